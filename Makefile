@@ -1,0 +1,49 @@
+# hetdp — two commands do everything: `make run` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+STAMP  := $(VENV)/.installed
+TSTAMP := $(VENV)/.installed-test
+PORT   ?= 8501
+
+.PHONY: run test test-fast bench install install-test chromium clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PIP) install --quiet -e .
+	touch $@
+
+$(TSTAMP): pyproject.toml $(STAMP)
+	$(PIP) install --quiet -e '.[test]'
+	touch $@
+
+install: $(STAMP)
+install-test: $(TSTAMP)
+
+# Debian's Chromium for the browser tests (no browser download from the test tool).
+chromium:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  echo "installing Debian chromium"; \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO="sudo"; \
+	  $$SUDO apt-get update -q && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
+	fi
+
+run: $(STAMP)
+	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+
+test: $(TSTAMP) chromium
+	$(PY) -m pytest -q -p no:cacheprovider
+
+# everything but the real-browser tests (quick local loop)
+test-fast: $(TSTAMP)
+	$(PY) -m pytest -q -p no:cacheprovider -m "not browser"
+
+bench: $(STAMP)
+	$(PY) benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) tests/artifacts .pytest_cache

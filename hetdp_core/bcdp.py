@@ -1,0 +1,382 @@
+"""Bayesian Coordinate DP (BCDP): privacy allocation, guarantees and error bounds.
+
+Reference: Aliakbarpour, Fallah, Chaudhuri, Courtade, Jordan, *Enhancing Feature-Specific Data
+Protection via Bayesian Coordinate Differential Privacy* (``shared/papers/bcdp-feature-specific-
+privacy.md``), Theorem 2, Propositions 3, 4, 6 and Corollary 1; SPEC §1.1, §1.2, §1.5.
+
+Conventions
+-----------
+* ``delta`` is the per-coordinate demand (``+inf`` = no coordinate-level demand), in the *user's*
+  order. The theory sorts coordinates so that δ is non-decreasing; :func:`privacy_allocation` does
+  the sorting itself and maps every result back to the user's order.
+* ``eps`` is the global LDP level, ``q`` the correlation bound of Assumption 1, ``zeta`` the free
+  parameter of Theorem 2 (default: the paper's heuristic ``(1 + q) / 2``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ._validate import check_real, check_vector
+
+__all__ = [
+    "MAX_EPS",
+    "GUARANTEE_TOL",
+    "Allocation",
+    "GuaranteeCheck",
+    "heuristic_zeta",
+    "privacy_allocation",
+    "correlation_cost",
+    "prop3_guarantee",
+    "prop4_ldp_guarantee",
+    "prop4_composition_guarantee",
+    "check_guarantee",
+    "prop6_matrix",
+    "translate_delta_to_c",
+    "stage_increments",
+    "mse_bound_thm2",
+    "corollary1_bound",
+]
+
+#: Largest privacy level accepted anywhere (e^700 is close to the float64 limit).
+MAX_EPS = 700.0
+#: Absolute floating-point tolerance of the pass/fail check (guaranteed ≤ demanded + tol).
+GUARANTEE_TOL = 1e-9
+
+
+def heuristic_zeta(q: float) -> float:
+    """The paper's heuristic ζ = (1 + q)/2 (Appendix B.3)."""
+    q = check_real("q", q, lo=0.0, hi=1.0, what=" (correlation bound of Assumption 1)")
+    return (1.0 + q) / 2.0
+
+
+def correlation_cost(level: np.ndarray | float, q: np.ndarray | float) -> np.ndarray:
+    """``log(1 + q e^{level} − q)``: the BCDP price that correlation q adds to a coordinate.
+
+    Computed as ``level + log(q + (1 − q) e^{−level})`` so that large levels do not overflow;
+    equals 0 when q = 0 and ``level`` when q = 1 (Proposition 4).
+    """
+    level = np.asarray(level, dtype=float)
+    q = np.asarray(q, dtype=float)
+    return level + np.log(q + (1.0 - q) * np.exp(-level))
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """Result of :func:`privacy_allocation` (Theorem 2). Arrays are in the user's order
+    unless the name ends in ``_sorted``.
+
+    Attributes
+    ----------
+    delta, delta_tilde : demands and ``min(δ_i, ε)``.
+    c : the per-coordinate CDP levels.
+    order : ``order[j]`` is the user index of the j-th least-private-demand coordinate, so
+        ``c_sorted = c[order]`` is non-decreasing.
+    ldp_level : ``c_d = max c``: the LDP level Mechanism 1 actually delivers (≤ ε).
+    """
+
+    delta: np.ndarray
+    delta_tilde: np.ndarray
+    c: np.ndarray
+    order: np.ndarray
+    eps: float
+    q: float
+    zeta: float
+    ldp_level: float
+
+    @property
+    def c_sorted(self) -> np.ndarray:
+        return self.c[self.order]
+
+    @property
+    def d(self) -> int:
+        return int(self.c.size)
+
+
+def privacy_allocation(
+    *, delta, eps: float, q: float, zeta: float | None = None
+) -> Allocation:
+    r"""Privacy allocation ``c`` of Theorem 2 (eq. 16).
+
+    With :math:`\tilde\delta_i = \min(\delta_i, \varepsilon)` and coordinates sorted so that
+    :math:`\tilde\delta` is non-decreasing:
+
+    .. math::
+        c_d = \min\Big(\log\frac{e^{\zeta\tilde\delta_1} + q - 1}{q},\ \tilde\delta_d\Big),\qquad
+        c_i = \begin{cases} c_d & c_d \le \tilde\delta_i\\
+              \tilde\delta_i - \log(1 + q e^{c_d} - q) & \text{otherwise.}\end{cases}
+
+    For q = 0 the log term is +inf, so ``c = δ̃``; for q = 1 every ``c_i = ζ δ̃_1``.
+    Mechanism 1 with this c is δ-BCDP and ε-LDP (it is in fact ``c_d``-LDP).
+    """
+    delta = check_vector("delta", delta, lo=0.0, lo_open=True, allow_inf=True, max_length=10_000,
+                         what=" (per-feature BCDP demands)")
+    eps = check_real("eps", eps, lo=0.0, lo_open=True, hi=MAX_EPS, what=" (global LDP level)")
+    q = check_real("q", q, lo=0.0, hi=1.0, what=" (correlation bound of Assumption 1)")
+    if zeta is None:
+        zeta = heuristic_zeta(q)
+    zeta = check_real("zeta", zeta, lo=0.0, hi=1.0, lo_open=True, what=" (free parameter ζ of Theorem 2)")
+
+    order = np.argsort(delta, kind="stable")
+    dt = np.minimum(delta[order], eps)                      # δ̃, sorted non-decreasing
+    a = zeta * dt[0]
+    if q == 0.0:
+        cd = dt[-1]                                         # log term is +inf
+    else:
+        # log((e^a + q − 1)/q) written as a + log(1 − (1 − q)e^{−a}) − log q (no overflow)
+        cd = min(a + np.log1p(-(1.0 - q) * np.exp(-a)) - np.log(q), dt[-1])
+    cost = correlation_cost(cd, q)                          # log(1 + q e^{c_d} − q)
+    c_sorted = np.where(cd <= dt, cd, dt - cost)
+    c_sorted = np.clip(c_sorted, 0.0, None)                 # remove −1e−17 rounding at ζ = 1
+    c = np.empty_like(c_sorted)
+    c[order] = c_sorted
+    return Allocation(delta=delta, delta_tilde=np.minimum(delta, eps), c=c, order=order,
+                      eps=eps, q=q, zeta=zeta, ldp_level=float(c_sorted[-1]))
+
+
+def prop3_guarantee(*, eps: float, d: int) -> np.ndarray:
+    """Proposition 3: an ε-LDP mechanism is ε·1-BCDP."""
+    eps = check_real("eps", eps, lo=0.0, allow_inf=True)
+    return np.full(int(d), eps)
+
+
+def _q_vector(q, d: int) -> np.ndarray:
+    if np.ndim(q) == 0:
+        q = check_real("q", q, lo=0.0, hi=1.0, what=" (correlation bound)")
+        return np.full(d, q)
+    return check_vector("q", q, length=d, lo=0.0, hi=1.0, what=" (per-coordinate correlation bounds)")
+
+
+def prop4_ldp_guarantee(*, c, q, ldp: float) -> np.ndarray:
+    r"""Proposition 4(2): a c-CDP mechanism that is also ``ldp``-LDP is δ'-BCDP with
+    :math:`\delta'_i = \min(c_i + \log(1 + q_i e^{\varepsilon} - q_i),\ \varepsilon)`, ε = ``ldp``.
+
+    For Mechanism 1 use ``ldp = c_d`` (it is c-CDP and c_d-LDP).
+    """
+    c = check_vector("c", c, lo=0.0, what=" (CDP levels)")
+    ldp = check_real("ldp", ldp, lo=0.0, hi=MAX_EPS, what=" (LDP level of the mechanism)")
+    qv = _q_vector(q, c.size)
+    return np.minimum(c + correlation_cost(ldp, qv), ldp)
+
+
+def prop4_composition_guarantee(*, c, q) -> tuple[np.ndarray, float]:
+    r"""Proposition 4(1): a c-CDP mechanism is (Σ c_i)-LDP and δ-BCDP with
+    :math:`\delta_i = c_i + \log(1 + q_i(e^{\sum_{j\ne i} c_j} - 1))`.
+
+    Returns ``(delta, ldp_level)``.
+    """
+    c = check_vector("c", c, lo=0.0, what=" (CDP levels)")
+    qv = _q_vector(q, c.size)
+    rest = c.sum() - c
+    return c + correlation_cost(rest, qv), float(c.sum())
+
+
+@dataclass(frozen=True)
+class GuaranteeCheck:
+    """Per-coordinate guarantee check (SPEC §1.2), user order.
+
+    ``ok[i]`` is True iff ``guaranteed[i] <= demanded[i] + GUARANTEE_TOL``; ``ldp_ok`` iff the
+    delivered LDP level is ≤ the demanded ε (same tolerance).
+    """
+
+    demanded: np.ndarray
+    guaranteed: np.ndarray
+    ok: np.ndarray
+    ldp_level: float
+    eps: float
+    ldp_ok: bool
+
+    @property
+    def slack(self) -> np.ndarray:
+        return self.demanded - self.guaranteed
+
+    @property
+    def all_ok(self) -> bool:
+        return bool(self.ok.all() and self.ldp_ok)
+
+    def to_frame(self, names: list[str] | None = None) -> pd.DataFrame:
+        names = names or [f"x{i + 1}" for i in range(self.demanded.size)]
+        return pd.DataFrame({
+            "feature": names,
+            "demanded δ": self.demanded,
+            "guaranteed δ'": self.guaranteed,
+            "slack": self.slack,
+            "pass": np.where(self.ok, "pass", "FAIL"),
+        })
+
+
+def check_guarantee(*, demanded, guaranteed, ldp_level: float, eps: float) -> GuaranteeCheck:
+    """Compare guaranteed δ' with demanded δ per coordinate, and the LDP level with ε."""
+    demanded = check_vector("demanded", demanded, lo=0.0, lo_open=True, allow_inf=True)
+    guaranteed = check_vector("guaranteed", guaranteed, length=demanded.size, lo=0.0, allow_inf=True)
+    ldp_level = check_real("ldp_level", ldp_level, lo=0.0, allow_inf=True)
+    eps = check_real("eps", eps, lo=0.0, lo_open=True, allow_inf=True)
+    ok = guaranteed <= demanded + GUARANTEE_TOL
+    return GuaranteeCheck(demanded=demanded, guaranteed=guaranteed, ok=ok, ldp_level=ldp_level,
+                          eps=eps, ldp_ok=bool(ldp_level <= eps + GUARANTEE_TOL))
+
+
+def prop6_matrix(*, delta, q) -> np.ndarray:
+    r"""Matrix :math:`A_\delta` of Proposition 6 (eq. 51):
+    :math:`A[i,i] = 1/\delta_i`, :math:`A[i,j] = 1/\log(1 + (e^{\delta_i}-1)/q_i)` for j ≠ i.
+
+    ``A c ≤ 1`` implies the Proposition 4(1) guarantee ``δ_i ≥ c_i + log(1 + q_i e^{Σ_{j≠i} c_j} − q_i)``.
+    Infinite demands give zero rows (no constraint); q_i = 0 gives zero off-diagonal entries.
+    """
+    delta = check_vector("delta", delta, lo=0.0, lo_open=True, allow_inf=True)
+    qv = _q_vector(q, delta.size)
+    with np.errstate(divide="ignore"):
+        diag = np.where(np.isinf(delta), 0.0, 1.0 / delta)
+        # log(1 + (e^δ − 1)/q) via logaddexp-free stable form; inf when q = 0 or δ = inf
+        off = np.zeros_like(delta)
+        pos = (qv > 0) & np.isfinite(delta)
+        off[pos] = 1.0 / np.log1p(np.expm1(np.minimum(delta[pos], MAX_EPS)) / qv[pos])
+    A = np.repeat(off[:, None], delta.size, axis=1)
+    np.fill_diagonal(A, diag)
+    return A
+
+
+def stage_increments(c_sorted) -> np.ndarray:
+    """Stage levels Δ_k = c_k − c_{k−1} (c_0 = 0) of Mechanism 1 for a non-decreasing c."""
+    c_sorted = np.asarray(c_sorted, dtype=float)
+    return np.diff(np.concatenate([[0.0], c_sorted]))
+
+
+def _information(c_sorted: np.ndarray) -> np.ndarray:
+    """S_i = Σ_{k≤i} Δ_k² / (d − k + 1): the precision proxy of Theorem 2."""
+    d = c_sorted.size
+    inc = stage_increments(c_sorted)
+    m = d - np.arange(d)                                    # m_k = d − k + 1
+    return np.cumsum(inc**2 / m)
+
+
+def mse_bound_thm2(*, c_sorted, n: int) -> float:
+    r"""Shape of the Theorem 2 bound (17), constant set to 1:
+    :math:`\frac1n\sum_i \min\big(1/\sum_{k\le i}\frac{(c_k-c_{k-1})^2}{d-k+1},\ d\big)`.
+
+    The theorem holds up to a universal constant, so only the shape is meaningful.
+    """
+    c_sorted = check_vector("c_sorted", c_sorted, lo=0.0)
+    if np.any(np.diff(c_sorted) < -1e-12):
+        raise ValueError("c_sorted must be non-decreasing (coordinates sorted by demand); "
+                         f"got {c_sorted}. Sort the coordinates first.")
+    n = int(n)
+    if n < 1:
+        raise ValueError(f"n must be >= 1 (number of users); got {n}.")
+    S = _information(c_sorted)
+    d = c_sorted.size
+    with np.errstate(divide="ignore"):
+        per = np.minimum(np.where(S > 0, 1.0 / S, np.inf), d)
+    return float(per.sum() / n)
+
+
+def corollary1_bound(*, d: int, k: int, delta: float, eps: float, q: float, n: int) -> float:
+    r"""Corollary 1 (ζ = 1/2, δ_i = δ for i ≤ k, ε > 2δ for the rest), constant set to 1:
+
+    * :math:`q \le (e^{\delta/2}-1)/(e^\varepsilon-1)`: :math:`\frac1n(\frac{dk}{\delta^2} + \frac{(d-k)^2}{\varepsilon^2})` (18);
+    * otherwise :math:`\frac1n(\frac{dk}{\delta^2} + \frac{(d-k)^2}{\frac{d-k}{d}\delta^2 + (c_d - \delta/2)^2})`
+      with :math:`c_d = \log\frac{e^{\delta/2}+q-1}{q}` (19).
+    """
+    d = int(d)
+    k = int(k)
+    if not (1 <= k < d):
+        raise ValueError(f"k must satisfy 1 <= k < d (number of sensitive features); got k={k}, d={d}.")
+    delta = check_real("delta", delta, lo=0.0, lo_open=True, hi=MAX_EPS)
+    eps = check_real("eps", eps, lo=0.0, lo_open=True, hi=MAX_EPS)
+    if not eps > 2 * delta:
+        raise ValueError(f"Corollary 1 needs eps > 2*delta; got eps={eps:g}, delta={delta:g}. "
+                         "Use the general Theorem 2 bound instead.")
+    q = check_real("q", q, lo=0.0, hi=1.0)
+    threshold = np.expm1(delta / 2) / np.expm1(eps)
+    if q <= threshold:
+        val = d * k / delta**2 + (d - k) ** 2 / eps**2
+    else:
+        cd = np.log((np.exp(delta / 2) + q - 1) / q)
+        val = d * k / delta**2 + (d - k) ** 2 / ((d - k) / d * delta**2 + (cd - delta / 2) ** 2)
+    return float(val / n)
+
+
+def translate_delta_to_c(
+    *, delta, eps: float, q, max_iter: int = 30, tol: float = 1e-7
+) -> dict:
+    r"""Proposition 6 translator "δ → c": a c that satisfies ``A_δ c ≤ 1`` (hence the
+    Proposition 4(1) guarantee), ``0 ≤ c``, non-decreasing in the sorted order, ``c_d ≤ ε``,
+    and locally minimises the Theorem 2 bound shape ``Σ_i 1/S_i(c)``.
+
+    The objective is not convex in c (S_i is a convex quadratic of the increments), so we use
+    the convex–concave (majorise–minimise) procedure: at the current increments Δ^t, S_i is
+    replaced by its tangent (a lower bound), giving the convex problem
+    ``min Σ_i 1/S_i^{lin}(Δ)`` that cvxpy solves exactly; each step never increases the bound.
+
+    The cap ``∧ d`` of (17) is dropped from the objective (it is flat, so it gives no direction);
+    the reported ``bound`` re-applies it. Returns a dict with ``c`` (user order), ``c_sorted``,
+    ``order``, ``bound`` (``Σ_i min(1/S_i, d)`` = n × :func:`mse_bound_thm2`), ``objective``
+    (``Σ_i 1/S_i``), ``iterations`` and ``status``.
+    """
+    import cvxpy as cp
+
+    delta = check_vector("delta", delta, lo=0.0, lo_open=True, allow_inf=True, max_length=200)
+    eps = check_real("eps", eps, lo=0.0, lo_open=True, hi=MAX_EPS)
+    d = delta.size
+    qv = _q_vector(q, d)
+    order = np.argsort(delta, kind="stable")
+    ds, qs = delta[order], qv[order]
+    A = prop6_matrix(delta=ds, q=qs)
+    m = (d - np.arange(d)).astype(float)
+
+    # Feasible start with every increment positive (a zero increment has a zero tangent and
+    # would never grow): the average of a ramp t·(1/d, …, 1) with t·1 feasible (A ≥ 0) and
+    # Theorem 2's allocation scaled into the polytope. Both are feasible, so is their average.
+    row = A.sum(axis=1)
+    t0 = min(eps, 1.0 / row.max()) if row.max() > 0 else eps
+    ramp = t0 * np.arange(1, d + 1) / d
+    thm2 = privacy_allocation(delta=ds, eps=eps, q=float(qs.max())).c_sorted
+    scale_in = max((A @ thm2).max(), thm2[-1] / eps, 1.0)
+    inc = stage_increments(0.999 * (ramp + thm2 / scale_in) / 2)
+
+    x = cp.Variable(d, nonneg=True)                         # increments Δ_k ≥ 0 ⇒ c non-decreasing
+    L = np.tril(np.ones((d, d)))                            # c = L Δ
+    cons = [A @ (L @ x) <= 1, cp.sum(x) <= eps]
+
+    def objective(v: np.ndarray) -> float:                 # Σ_i 1/S_i (uncapped)
+        S = np.cumsum(v**2 / m)
+        with np.errstate(divide="ignore"):
+            return float(np.where(S > 0, 1.0 / S, np.inf).sum())
+
+    status, it = "not run", 0
+    best = objective(inc)
+    for it in range(1, max_iter + 1):
+        # tangent of Δ_k² at the current increments: 2Δ_k^t Δ_k − (Δ_k^t)² ≤ Δ_k²
+        # (scaled by 1/max S_i so the subproblem is O(1); the argmin is unchanged)
+        unit = 1.0 / max(float(np.cumsum(inc**2 / m)[-1]), 1e-300)
+        tangent = L @ ((cp.multiply(2 * inc * unit, x) - unit * inc**2) / m)
+        prob = cp.Problem(cp.Minimize(cp.sum(cp.inv_pos(tangent))), cons)
+        try:
+            prob.solve(solver=cp.CLARABEL)
+        except cp.error.SolverError:
+            prob.solve(solver=cp.SCS)
+        status = prob.status
+        if x.value is None or status not in ("optimal", "optimal_inaccurate"):
+            break
+        new = np.clip(np.asarray(x.value, dtype=float), 0.0, None)
+        c_new = np.cumsum(new)                              # stay feasible despite solver tolerance
+        viol = max((A @ c_new).max(), c_new[-1] / eps)
+        if viol > 1.0:
+            new = new / viol
+        val = objective(new)
+        if not val < best:
+            break
+        improved, inc, best = best - val, new, val
+        if improved <= tol * best:
+            break
+    c_sorted = np.cumsum(inc)
+    c = np.empty(d)
+    c[order] = c_sorted
+    S = np.cumsum(inc**2 / m)
+    with np.errstate(divide="ignore"):
+        capped = float(np.minimum(np.where(S > 0, 1.0 / S, np.inf), d).sum())
+    return {"c": c, "c_sorted": c_sorted, "order": order, "bound": capped, "objective": best,
+            "iterations": it, "status": status}

@@ -1,0 +1,332 @@
+"""Monte Carlo experiments for BCDP mean estimation (SPEC §1.4–§1.6).
+
+Everything here works in the *user's* coordinate order: demands may be given in any order; the
+allocation sorts them and the estimates are compared with x̄ in the same order (the squared ℓ2
+error does not depend on the order).
+
+Randomness: one integer ``seed`` (or Generator) per call; each sweep point gets its own child
+stream ``SeedSequence([seed, point_index])`` so a point's result does not depend on the others.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ._validate import as_generator, check_choice, check_int, check_real, check_vector
+from .bcdp import (
+    MAX_EPS,
+    Allocation,
+    check_guarantee,
+    mse_bound_thm2,
+    privacy_allocation,
+    prop4_composition_guarantee,
+    prop4_ldp_guarantee,
+)
+from .duchi import SCALES, spawn
+from .mmean import (
+    PROJECTIONS,
+    exact_mse_baseline,
+    exact_mse_mmean,
+    ldp_baseline_estimate,
+    mmean_estimate,
+)
+
+__all__ = [
+    "AXES",
+    "MAX_CELLS_CLI",
+    "MAX_CELLS_PAGE",
+    "PRESETS",
+    "Preset",
+    "PointResult",
+    "two_group_delta",
+    "q_mixture_data",
+    "simulation_cost",
+    "check_cost",
+    "run_point",
+    "sweep",
+    "guarantee_report",
+]
+
+AXES = ("q", "d", "f", "n")
+#: Compute-size guards, in random numbers drawn (≈ 5 ns each on 2 cores).
+MAX_CELLS_PAGE = 1_500_000_000
+MAX_CELLS_CLI = 50_000_000_000
+
+
+def two_group_delta(*, d: int, k: int, delta: float, eps: float) -> np.ndarray:
+    """Demand vector with the first ``k`` features at ``delta`` and the other ``d − k`` at ``eps``."""
+    d = check_int("d", d, lo=1, hi=500, what=" (number of features)")
+    k = check_int("k", k, lo=0, hi=d, what=" (number of sensitive features)")
+    delta = check_real("delta", delta, lo=0.0, lo_open=True, allow_inf=True, what=" (sensitive demand)")
+    eps = check_real("eps", eps, lo=0.0, lo_open=True, hi=MAX_EPS, what=" (global LDP level)")
+    return np.concatenate([np.full(k, delta), np.full(d - k, eps)])
+
+
+def q_mixture_data(*, n: int, d: int, q: float, rng: np.random.Generator | int | None = None) -> np.ndarray:
+    """Users from the q-mixture prior of eq. (58), values in {−1, 1}:
+    with probability q all coordinates equal one fair sign Z, otherwise i.i.d. fair signs.
+    Under this prior TV(π_{x−i|xi=1}, π_{x−i|xi=−1}) = q for every i (Assumption 1 with q)."""
+    n = check_int("n", n, lo=1, hi=10_000_000, what=" (number of users)")
+    d = check_int("d", d, lo=1, hi=500, what=" (number of features)")
+    q = check_real("q", q, lo=0.0, hi=1.0, what=" (mixture weight / correlation)")
+    rng = as_generator(rng)
+    same = rng.random(n) < q
+    z = rng.integers(0, 2, size=n)
+    bits = rng.integers(0, 2, size=(n, d))
+    bits = np.where(same[:, None], z[:, None], bits)
+    return 2.0 * bits - 1.0
+
+
+def simulation_cost(*, n: int, d: int, trials: int) -> int:
+    """Upper bound on random numbers drawn by one point (M_mean ≤ d(d+1)/2 normals per user-trial
+    plus d for the baseline)."""
+    return int(n) * int(trials) * (int(d) * (int(d) + 1) // 2 + int(d))
+
+
+def check_cost(cells: int, limit: int) -> None:
+    """Raise a ValueError explaining the compute-size guard when ``cells > limit``."""
+    if cells > limit:
+        raise ValueError(f"compute size: this run would draw about {cells:.3g} random numbers, over the "
+                         f"limit of {limit:.3g}. Reduce trials, n, d or the number of sweep points.")
+
+
+@dataclass(frozen=True)
+class PointResult:
+    """One configuration: per-trial squared errors of M_mean and the baseline and summaries."""
+
+    allocation: Allocation
+    errors_mmean: np.ndarray
+    errors_baseline: np.ndarray
+    exact_mmean: float          # closed-form pre-projection MSE (analytic)
+    exact_baseline: float
+    bound_shape: float          # Theorem 2 bound with constant 1 (analytic, up to a constant)
+    baseline_level: float
+    seconds: float
+    extra: dict = field(default_factory=dict)
+
+
+def _summary(errors: np.ndarray) -> dict:
+    q25, med, q75 = np.quantile(errors, [0.25, 0.5, 0.75])
+    return {"median": float(med), "q25": float(q25), "q75": float(q75), "mean": float(errors.mean())}
+
+
+def run_point(
+    *,
+    x: np.ndarray | None = None,
+    n: int | None = None,
+    delta,
+    eps: float,
+    q: float,
+    zeta: float | None = None,
+    data_q: float | None = None,
+    trials: int,
+    rng: np.random.Generator | int | None = None,
+    projection: str = "box",
+    baseline_projection: str = "box",
+    scale: str = "unbiased",
+    max_cells: int = MAX_CELLS_CLI,
+) -> PointResult:
+    """Simulate Mechanism 1 (allocation of Theorem 2) and the min-δ LDP baseline ``trials`` times.
+
+    Either pass data ``x`` (n × d, in [-1,1]) or ``n`` to draw users from the q-mixture prior with
+    mixture weight ``data_q`` (default: ``q``). Errors are ``‖estimate − x̄‖²``, one per trial,
+    conditional on the data (as in Theorem 2).
+    """
+    delta = check_vector("delta", delta, lo=0.0, lo_open=True, allow_inf=True, max_length=500,
+                         what=" (per-feature demands)")
+    d = delta.size
+    trials = check_int("trials", trials, lo=1, hi=1_000_000, what=" (Monte Carlo repetitions)")
+    projection = check_choice("projection", projection, PROJECTIONS)
+    baseline_projection = check_choice("baseline_projection", baseline_projection, PROJECTIONS)
+    scale = check_choice("scale", scale, SCALES)
+    alloc = privacy_allocation(delta=delta, eps=eps, q=q, zeta=zeta)
+    rng = as_generator(rng)
+    g_data, g_mech, g_base = spawn(rng, 3)
+    if x is None:
+        if n is None:
+            raise ValueError("run_point needs either x (data) or n (number of users to draw); got neither.")
+        n = check_int("n", n, lo=1, hi=10_000_000, what=" (number of users)")
+        check_cost(simulation_cost(n=n, d=d, trials=trials), max_cells)
+        x = q_mixture_data(n=n, d=d, q=alloc.q if data_q is None else data_q, rng=g_data)
+    else:
+        x = np.asarray(x, dtype=float)
+        if x.ndim != 2 or x.shape[1] != d:
+            raise ValueError(f"x must have one column per feature (d = {d}); got shape {x.shape}.")
+        check_cost(simulation_cost(n=x.shape[0], d=d, trials=trials), max_cells)
+    t0 = time.perf_counter()
+    xs = x[:, alloc.order]                               # sorted coordinate order
+    xbar = xs.mean(axis=0)
+    est = mmean_estimate(xs, c_sorted=alloc.c_sorted, trials=trials, rng=g_mech,
+                         projection=projection, scale=scale)
+    base_level = float(alloc.delta_tilde.min())          # min δ (capped at ε)
+    base = ldp_baseline_estimate(xs, level=base_level, trials=trials, rng=g_base,
+                                 projection=baseline_projection, scale=scale)
+    seconds = time.perf_counter() - t0
+    err_m = ((est - xbar) ** 2).sum(axis=1)
+    err_b = ((base - xbar) ** 2).sum(axis=1)
+    return PointResult(
+        allocation=alloc,
+        errors_mmean=err_m,
+        errors_baseline=err_b,
+        exact_mmean=exact_mse_mmean(xs, c_sorted=alloc.c_sorted, scale=scale),
+        exact_baseline=exact_mse_baseline(xs, level=base_level, scale=scale),
+        bound_shape=mse_bound_thm2(c_sorted=alloc.c_sorted, n=x.shape[0]),
+        baseline_level=base_level,
+        seconds=seconds,
+    )
+
+
+def guarantee_report(alloc: Allocation, q=None) -> pd.DataFrame:
+    """Guarantee table for Mechanism 1 with allocation ``alloc`` (user order).
+
+    Mechanism 1 is c-CDP and c_d-LDP, so both Proposition 4(2) (with ε := c_d) and
+    Proposition 4(1) bound the BCDP level; the guarantee is the smaller of the two.
+    """
+    qv = alloc.q if q is None else q
+    p42 = prop4_ldp_guarantee(c=alloc.c, q=qv, ldp=alloc.ldp_level)
+    p41, _ = prop4_composition_guarantee(c=alloc.c, q=qv)
+    guaranteed = np.minimum(p42, p41)
+    chk = check_guarantee(demanded=alloc.delta, guaranteed=guaranteed, ldp_level=alloc.ldp_level,
+                          eps=alloc.eps)
+    df = chk.to_frame()
+    df.insert(1, "c (CDP level)", alloc.c)
+    df["Prop 4(2) (ε:=c_d)"] = p42
+    df["Prop 4(1)"] = p41
+    df.attrs["ldp_level"] = alloc.ldp_level
+    df.attrs["ldp_ok"] = chk.ldp_ok
+    df.attrs["all_ok"] = chk.all_ok
+    return df
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A paper experiment (SPEC §1.6). ``published`` notes how the paper/code differ."""
+
+    name: str
+    axis: str
+    values: tuple
+    d: int
+    k_fraction: float | None       # for two-group presets: fraction f of sensitive features
+    k: int | None
+    delta: float
+    eps: float
+    q: float
+    n: int
+    trials: int
+    note: str
+
+
+PRESETS: dict[str, Preset] = {
+    "fig3": Preset("Figure 3 (MSE vs q)", "q", (0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 0.9, 1.0),
+                   d=10, k_fraction=None, k=2, delta=0.2, eps=2.0, q=0.1, n=10_000, trials=1000,
+                   note="d = 10, δ = (0.2, 0.2, ε, …, ε), ε = 2, n = 10 000, 1000 trials, ζ = (1+q)/2."),
+    "fig4a": Preset("Figure 4a (MSE vs d)", "d", (5, 10, 20, 30, 40, 50), d=50, k_fraction=0.2, k=None,
+                    delta=0.8, eps=8.0, q=0.1, n=5000, trials=100,
+                    note="Paper text: n = 5000, f = 0.2, q = 0.1, δ = 0.8, ε = 8, T = 100. "
+                         "The authors' code uses n = 3000."),
+    "fig4b": Preset("Figure 4b (MSE vs fraction f)", "f", (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+                    d=50, k_fraction=None, k=None, delta=0.2, eps=2.0, q=0.1, n=5000, trials=100,
+                    note="Paper text: d = 50, n = 5000, δ = 0.2, ε = 2, T = 100, q = 0.1. "
+                         "The authors' code uses q = 0.01."),
+}
+
+
+def _point_delta(axis: str, value, *, delta_vec, d, f, delta, eps):
+    if axis == "d":
+        dd = int(value)
+        return two_group_delta(d=dd, k=int(round(dd * f)), delta=delta, eps=eps)
+    if axis == "f":
+        return two_group_delta(d=d, k=int(round(d * float(value))), delta=delta, eps=eps)
+    return delta_vec
+
+
+def sweep(
+    *,
+    axis: str,
+    values: Sequence[float],
+    eps: float,
+    q: float,
+    n: int,
+    trials: int,
+    seed: int,
+    delta: Sequence[float] | None = None,
+    d: int | None = None,
+    f: float = 0.2,
+    delta_sensitive: float = 0.2,
+    zeta: float | None = None,
+    projection: str = "box",
+    baseline_projection: str = "box",
+    scale: str = "unbiased",
+    max_cells: int = MAX_CELLS_CLI,
+    progress: Callable[[float, str], None] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Run :func:`run_point` along one axis and return ``(summary, errors)`` tidy DataFrames.
+
+    * ``axis="q"``: the demand vector ``delta`` is fixed, q takes ``values`` (ζ heuristic per q
+      unless ``zeta`` is given);
+    * ``axis="n"``: ``delta`` fixed, n takes ``values``;
+    * ``axis="d"``: two-group demands, the first round(d·f) features at ``delta_sensitive``, the
+      rest at ε, for each d in ``values``;
+    * ``axis="f"``: dimension ``d``, fraction f of sensitive features takes ``values``.
+
+    ``summary`` has one row per (x, method) with median, q25, q75, mean, exact (closed-form,
+    pre-projection) MSE and the bound shape; ``errors`` has one row per (x, method, trial).
+    """
+    axis = check_choice("axis", axis, AXES)
+    values = check_vector("values", values, min_length=1, max_length=60, what=" (sweep points)")
+    seed = check_int("seed", seed, lo=0, hi=2**63 - 1, what=" (random seed)")
+    trials = check_int("trials", trials, lo=1, hi=1_000_000, what=" (Monte Carlo repetitions)")
+    n = check_int("n", n, lo=1, hi=10_000_000, what=" (number of users)")
+    if axis in ("q", "n"):
+        if delta is None:
+            raise ValueError(f"axis={axis!r} needs the demand vector delta; got None.")
+        delta_vec = check_vector("delta", delta, lo=0.0, lo_open=True, allow_inf=True, max_length=500)
+        dims = [delta_vec.size] * values.size
+    else:
+        delta_vec = None
+        f = check_real("f", f, lo=0.0, hi=1.0, what=" (fraction of sensitive features)")
+        delta_sensitive = check_real("delta_sensitive", delta_sensitive, lo=0.0, lo_open=True,
+                                     what=" (demand of the sensitive features)")
+        if axis == "f":
+            d = check_int("d", d, lo=1, hi=500, what=" (number of features)")
+            dims = [d] * values.size
+        else:
+            dims = [check_int("d values", v, lo=1, hi=500, what=" (dimensions to sweep)") for v in values]
+    if axis == "q":
+        for v in values:
+            check_real("q values", v, lo=0.0, hi=1.0, what=" (correlations to sweep)")
+    if axis == "f":
+        for v in values:
+            check_real("f values", v, lo=0.0, hi=1.0, what=" (fractions to sweep)")
+    ns = [check_int("n values", v, lo=1, hi=10_000_000) for v in values] if axis == "n" else [n] * values.size
+    total = sum(simulation_cost(n=nn, d=dd, trials=trials) for nn, dd in zip(ns, dims))
+    check_cost(total, max_cells)
+
+    rows, err_rows = [], []
+    for i, v in enumerate(values):
+        if progress:
+            progress(i / values.size, f"{axis} = {v:g}")
+        dv = _point_delta(axis, v, delta_vec=delta_vec, d=d, f=f, delta=delta_sensitive, eps=eps)
+        qq = float(v) if axis == "q" else q
+        res = run_point(n=ns[i], delta=dv, eps=eps, q=qq, zeta=zeta, trials=trials,
+                        rng=np.random.default_rng(np.random.SeedSequence([seed, i])),
+                        projection=projection, baseline_projection=baseline_projection, scale=scale,
+                        max_cells=max_cells)
+        for method, errs, exact, bound in (
+            ("M_mean (BCDP)", res.errors_mmean, res.exact_mmean, res.bound_shape),
+            ("min-δ LDP", res.errors_baseline, res.exact_baseline, np.nan),
+        ):
+            rows.append({axis: float(v), "method": method, **_summary(errs), "exact_mse": exact,
+                         "bound_shape": bound, "ldp_level": res.allocation.ldp_level
+                         if method.startswith("M") else res.baseline_level,
+                         "seconds": res.seconds, "d": dv.size, "n": ns[i]})
+            err_rows.append(pd.DataFrame({axis: float(v), "method": method,
+                                          "trial": np.arange(errs.size), "sq_error": errs}))
+    if progress:
+        progress(1.0, "done")
+    return pd.DataFrame(rows), pd.concat(err_rows, ignore_index=True)

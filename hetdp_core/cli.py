@@ -1,0 +1,210 @@
+"""The ``hetdp`` command line (SPEC §8). ``--json`` prints JSON on stdout.
+
+Bad input exits with code 2 and one line on stderr naming the parameter; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .bcdp import privacy_allocation
+from .bcdp_sim import PRESETS, guarantee_report, run_point, sweep
+
+
+class CliError(ValueError):
+    """A user-input problem found while parsing the command line."""
+
+
+def parse_list(text: str, name: str) -> list[float]:
+    """Parse ``"0.2,0.2,inf"`` (or ``@file`` with numbers separated by commas/whitespace)."""
+    if text.startswith("@"):
+        path = Path(text[1:])
+        if not path.is_file():
+            raise CliError(f"{name}: file {path} not found. Give @path to an existing text file.")
+        if path.stat().st_size > 50_000_000:
+            raise CliError(f"{name}: file {path} is larger than 50 MB. Use a smaller file.")
+        text = path.read_text().replace("\n", ",").replace(" ", ",").replace("\t", ",")
+    out = []
+    for tok in (t.strip() for t in text.split(",")):
+        if not tok:
+            continue
+        try:
+            out.append(float(tok))
+        except ValueError:
+            raise CliError(f"{name}: could not read {tok!r} as a number. Use numbers separated by "
+                           "commas, e.g. 0.2,0.2,inf.") from None
+    if not out:
+        raise CliError(f"{name}: empty list. Give at least one number.")
+    return out
+
+
+def _dump(obj) -> str:
+    return json.dumps(obj, indent=None, allow_nan=True)
+
+
+def _errors_block(errs: np.ndarray) -> dict:
+    q25, med, q75 = np.quantile(errs, [0.25, 0.5, 0.75])
+    return {"errors": errs.tolist(), "median": float(med), "q25": float(q25), "q75": float(q75),
+            "mean": float(errs.mean())}
+
+
+def cmd_c_vector(a) -> int:
+    delta = parse_list(a.delta, "--delta")
+    alloc = privacy_allocation(delta=delta, eps=a.eps, q=a.q, zeta=a.zeta)
+    rep = guarantee_report(alloc)
+    out = {
+        "c": alloc.c.tolist(),
+        "ldp_level": alloc.ldp_level,
+        "zeta": alloc.zeta,
+        "guarantee": [{"delta": float(dl), "guaranteed": float(g), "ok": bool(ok == "pass")}
+                      for dl, g, ok in zip(rep["demanded δ"], rep["guaranteed δ'"], rep["pass"])],
+        "all_ok": bool(rep.attrs["all_ok"]),
+    }
+    if a.json:
+        print(_dump(out))
+    else:
+        print(f"zeta = {alloc.zeta:.4g}; LDP level delivered c_d = {alloc.ldp_level:.6g} (ε = {alloc.eps:g})")
+        print(rep.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
+    return 0 if out["all_ok"] else 1
+
+
+def cmd_mse(a) -> int:
+    delta = parse_list(a.delta, "--delta")
+    if a.d is not None and a.d != len(delta):
+        raise CliError(f"--d is {a.d} but --delta has {len(delta)} entries; give one demand per feature.")
+    qs = parse_list(a.q, "--q")
+    results = []
+    for i, q in enumerate(qs):
+        rng = np.random.default_rng(np.random.SeedSequence([a.seed, i]))
+        res = run_point(n=a.n, delta=delta, eps=a.eps, q=q, zeta=a.zeta, trials=a.trials, rng=rng,
+                        projection=a.projection, baseline_projection=a.baseline_projection,
+                        scale=a.duchi_scale)
+        results.append({"q": q, "seconds": res.seconds, "c": res.allocation.c.tolist(),
+                        "ldp_level": res.allocation.ldp_level,
+                        "mmean": {**_errors_block(res.errors_mmean), "exact_mse_no_projection": res.exact_mmean},
+                        "baseline": {**_errors_block(res.errors_baseline), "level": res.baseline_level,
+                                     "exact_mse_no_projection": res.exact_baseline}})
+    params = {"n": a.n, "d": len(delta), "eps": a.eps, "delta": delta, "q": qs, "zeta": a.zeta,
+              "trials": a.trials, "seed": a.seed, "duchi_scale": a.duchi_scale,
+              "projection": a.projection, "baseline_projection": a.baseline_projection}
+    if a.json:
+        print(_dump({"params": params, "results": results}))
+    else:
+        print(f"{'q':>6} {'M_mean median':>14} {'[q25, q75]':>24} {'min-δ LDP median':>17} {'[q25, q75]':>24} {'s':>6}")
+        for r in results:
+            m, b = r["mmean"], r["baseline"]
+            print(f"{r['q']:6.3g} {m['median']:14.5g} [{m['q25']:10.4g}, {m['q75']:10.4g}] "
+                  f"{b['median']:17.5g} [{b['q25']:10.4g}, {b['q75']:10.4g}] {r['seconds']:6.2f}")
+    return 0
+
+
+def cmd_reproduce(a) -> int:
+    from hetdp_ui.figures import mse_sweep_figure  # plotly only, no Streamlit
+
+    key = a.figure
+    p = PRESETS[key]
+    published = a.variant == "published"
+    scale = a.duchi_scale or ("paper" if published else "unbiased")
+    projection = a.projection or ("ball" if published else "box")
+    baseline_projection = a.baseline_projection or ("none" if published else "box")
+    n = a.n or p.n
+    trials = a.trials or p.trials
+    q = p.q if a.q is None else a.q
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    kw = dict(eps=p.eps, q=q, n=n, trials=trials, seed=a.seed, projection=projection,
+              baseline_projection=baseline_projection, scale=scale)
+    if p.axis == "q":
+        delta = [p.delta] * p.k + [p.eps] * (p.d - p.k)
+        summary, errors = sweep(axis="q", values=p.values, delta=delta, **kw)
+    elif p.axis == "d":
+        summary, errors = sweep(axis="d", values=p.values, f=p.k_fraction, delta_sensitive=p.delta, **kw)
+    else:
+        summary, errors = sweep(axis="f", values=p.values, d=p.d, delta_sensitive=p.delta, **kw)
+    secs = time.perf_counter() - t0
+    stem = f"{key}_{a.variant}"
+    summary.to_csv(out / f"{stem}_summary.csv", index=False)
+    errors.to_csv(out / f"{stem}_errors.csv", index=False)
+    label = (f"{p.name} — {'as published (printed Duchi constant, ball projection, baseline unprojected)' if published else 'corrected (unbiased Duchi constant)'}"
+             f"; n={n}, T={trials}, q={q if p.axis != 'q' else 'swept'}")
+    fig = mse_sweep_figure(summary, p.axis, show_exact=not published, title=label)
+    fig.write_html(out / f"{stem}.html", include_plotlyjs=True, full_html=True)
+    info = {"figure": key, "variant": a.variant, "seconds": secs, "files": sorted(
+        str(f) for f in out.glob(f"{stem}*")), "note": p.note,
+        "summary": summary.drop(columns=["seconds"]).to_dict(orient="records")}
+    if a.json:
+        print(_dump(info))
+    else:
+        print(f"{p.name}: {secs:.1f} s; wrote {', '.join(info['files'])}")
+        print(summary[[p.axis, "method", "median", "q25", "q75"]].to_string(index=False))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="hetdp", description="Heterogeneous differential privacy toolkit.")
+    sub = ap.add_subparsers(dest="group", required=True)
+
+    bcdp = sub.add_parser("bcdp", help="feature-specific privacy (BCDP) mean estimation")
+    bsub = bcdp.add_subparsers(dest="cmd", required=True)
+
+    cv = bsub.add_parser("c-vector", help="privacy allocation c of Theorem 2 and its guarantee check")
+    cv.add_argument("--delta", required=True, help="per-feature demands, e.g. 0.2,0.2,2,inf")
+    cv.add_argument("--eps", type=float, required=True, help="global LDP level ε")
+    cv.add_argument("--q", type=float, required=True, help="correlation bound q in [0,1]")
+    cv.add_argument("--zeta", type=float, default=None, help="ζ in (0,1] (default (1+q)/2)")
+    cv.add_argument("--json", action="store_true")
+    cv.set_defaults(func=cmd_c_vector)
+
+    ms = bsub.add_parser("mse", help="Monte Carlo squared errors of M_mean and min-δ LDP")
+    ms.add_argument("--n", type=int, required=True)
+    ms.add_argument("--d", type=int, default=None, help="number of features (= length of --delta)")
+    ms.add_argument("--eps", type=float, required=True)
+    ms.add_argument("--delta", required=True)
+    ms.add_argument("--q", required=True, help="one or more q values, e.g. 0.1,0.5,1")
+    ms.add_argument("--zeta", type=float, default=None)
+    ms.add_argument("--trials", type=int, default=100)
+    ms.add_argument("--seed", type=int, default=0)
+    ms.add_argument("--duchi-scale", choices=["unbiased", "paper"], default="unbiased")
+    ms.add_argument("--projection", choices=["box", "ball", "none"], default="box")
+    ms.add_argument("--baseline-projection", choices=["box", "ball", "none"], default="box")
+    ms.add_argument("--json", action="store_true")
+    ms.set_defaults(func=cmd_mse)
+
+    rp = sub.add_parser("reproduce", help="reproduce a paper figure: CSV + standalone HTML")
+    rp.add_argument("figure", choices=sorted(PRESETS))
+    rp.add_argument("--out", required=True, help="output directory")
+    rp.add_argument("--variant", choices=["published", "corrected"], default="published",
+                    help="published: printed Duchi constant, ball projection, unprojected baseline "
+                         "(as the authors' code); corrected: unbiased constant, box projection")
+    rp.add_argument("--n", type=int, default=None)
+    rp.add_argument("--q", type=float, default=None, help="q for fig4a/fig4b (paper text 0.1)")
+    rp.add_argument("--trials", type=int, default=None)
+    rp.add_argument("--seed", type=int, default=0)
+    rp.add_argument("--duchi-scale", choices=["unbiased", "paper"], default=None)
+    rp.add_argument("--projection", choices=["box", "ball", "none"], default=None)
+    rp.add_argument("--baseline-projection", choices=["box", "ball", "none"], default=None)
+    rp.add_argument("--json", action="store_true")
+    rp.set_defaults(func=cmd_reproduce)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = build_parser()
+    args = ap.parse_args(argv)                  # argparse itself exits 2 on malformed flags
+    try:
+        return int(args.func(args))
+    except (ValueError, TypeError) as exc:
+        msg = " ".join(str(exc).split())
+        print(f"hetdp: error: {msg}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

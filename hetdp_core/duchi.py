@@ -1,0 +1,152 @@
+r"""The LDP channel of Duchi, Jordan & Wainwright (Mechanism 3 of the BCDP paper), vectorised.
+
+Input ``v ∈ R^m`` with ``‖v‖₂ ≤ r``, privacy level α > 0:
+
+* ``K ~ Bern(e^α/(e^α+1))``, ``S ~ Bern(1/2 + ‖v‖/(2r))``,
+* ``ṽ = (2S − 1) r v/‖v‖`` (a uniformly random direction when v = 0),
+* ``Z`` uniform on the sphere of radius B in the half-space ``(2K − 1) zᵀṽ > 0``.
+
+**The constant B.** The paper prints (and the authors' code uses)
+``B = √π m r (e^α+1)/(e^α−1) Γ((m+1)/2)/Γ(m/2+1)``, which equals twice the value that makes
+``E[Z] = v``. Since ``E[zᵀu | zᵀu > 0] = Γ(m/2)/(√π Γ((m+1)/2))`` for z uniform on the unit
+sphere, unbiasedness needs
+
+.. math:: B = r\,\frac{e^\alpha+1}{e^\alpha-1}\,\sqrt\pi\,\frac{\Gamma(\frac{m+1}{2})}{\Gamma(\frac m2)}.
+
+``scale="unbiased"`` (default) uses this value; ``scale="paper"`` uses the printed one, only to
+reproduce the published figures (SPEC §1.3). With either, ``‖Z‖ = B`` and
+``E[Z Zᵀ] = (B²/m) I``; with ``"paper"``, ``E[Z] = 2v``.
+
+**Sampling.** A Gaussian vector g gives a uniform direction g/‖g‖; reflecting it across the
+hyperplane orthogonal to ``u = v/‖v‖`` when it lies in the wrong half-space (replace its
+u-component ``gᵀu`` by ``σ|gᵀu|``, σ = (2K−1)(2S−1)) leaves it uniform on the required
+hemisphere, by symmetry. No rejection loop: every (trial, user) pair costs m normals.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from scipy.special import expit, gammaln
+
+from ._validate import as_generator, check_choice, check_int, check_matrix, check_real
+
+__all__ = ["SCALES", "duchi_B", "duchi_channel", "duchi_channel_sum", "spawn"]
+
+SCALES = ("unbiased", "paper")
+#: Number of float32 cells per work chunk (bounds memory: 4M cells = 16 MB per array).
+_CHUNK_CELLS = 4_000_000
+_WORKERS = max(1, min(4, os.cpu_count() or 1))
+
+
+def duchi_B(*, alpha: float, m: int, r: float = 1.0, scale: str = "unbiased") -> float:
+    """Radius B of the output sphere (see the module docstring for both formulas)."""
+    alpha = check_real("alpha", alpha, lo=0.0, lo_open=True, hi=700.0, what=" (LDP level of the channel)")
+    m = check_int("m", m, lo=1, what=" (dimension)")
+    r = check_real("r", r, lo=0.0, lo_open=True, what=" (radius of the input ball)")
+    scale = check_choice("scale", scale, SCALES)
+    coth = 1.0 / np.tanh(alpha / 2.0)                       # (e^α + 1)/(e^α − 1)
+    if scale == "unbiased":
+        return float(r * coth * np.sqrt(np.pi) * np.exp(gammaln((m + 1) / 2) - gammaln(m / 2)))
+    # as printed: √π d r (e^α+1)/(e^α−1) Γ((d+1)/2) / Γ(d/2 + 1)
+    return float(np.sqrt(np.pi) * m * r * coth * np.exp(gammaln((m + 1) / 2) - gammaln(m / 2 + 1)))
+
+
+def spawn(rng: np.random.Generator, k: int) -> list[np.random.Generator]:
+    """k independent child generators of ``rng`` (deterministic given rng's state)."""
+    try:
+        return rng.spawn(k)
+    except (AttributeError, TypeError, ValueError):     # generator without a SeedSequence
+        seeds = rng.integers(0, 2**63, size=k)
+        return [np.random.default_rng(int(s)) for s in seeds]
+
+
+def _prepare(v: np.ndarray, r: float) -> tuple[np.ndarray, np.ndarray]:
+    """Unit directions U (m, n) (zero columns for v = 0) and P(S = 1) per user."""
+    norms = np.linalg.norm(v, axis=1)
+    if np.any(norms > r * (1 + 1e-9)):
+        i = int(np.argmax(norms))
+        raise ValueError(f"v rows must satisfy ||v||_2 <= r = {r:g}; row {i} has norm {norms[i]:.6g}. "
+                         "Rescale the data or increase r.")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        U = np.where(norms[:, None] > 0, v / norms[:, None], 0.0)
+    pS = 0.5 + np.minimum(norms / r, 1.0) / 2.0
+    return np.ascontiguousarray(U.T), pS
+
+
+def _oriented_directions(rng, U, pS, pK, t, dtype, reduce):
+    """Core sampler for one chunk of t trials.
+
+    Returns the unit output directions either summed over users, shape (t, m), or per user,
+    shape (t, m, n). Output Z = B × direction.
+    """
+    m, n = U.shape
+    K = rng.random((t, n)) < pK                              # K ~ Bern(e^α/(e^α+1))
+    S = rng.random((t, n)) < pS[None, :]                     # S ~ Bern(1/2 + ‖v‖/2r)
+    sigma = np.where(K == S, 1.0, -1.0).astype(dtype)        # sign of the half-space w.r.t. u
+    if m == 1:
+        # the "sphere" in R^1 is {−1, +1}: the direction is σ·sign(v), or a fair sign if v = 0
+        fair = np.where(rng.random((t, n)) < 0.5, 1.0, -1.0).astype(dtype)
+        unit = np.where(U[0][None, :] != 0, sigma * U[0][None, :].astype(dtype), fair)
+        return unit.sum(axis=1, dtype=np.float64)[:, None] if reduce else unit[:, None, :]
+    Uc = U.astype(dtype)
+    g = rng.standard_normal((t, m, n), dtype=dtype)          # uniform direction g/‖g‖
+    inv = 1.0 / np.sqrt(np.maximum(np.einsum("tmn,tmn->tn", g, g), np.finfo(dtype).tiny))
+    dot = np.einsum("tmn,mn->tn", g, Uc)                     # gᵀu
+    a = (sigma * np.abs(dot) - dot) * inv                    # reflect: gᵀu → σ|gᵀu|
+    if reduce:
+        out = np.matmul(g, inv[:, :, None])[..., 0].astype(np.float64)
+        out += (a @ Uc.T).astype(np.float64)
+        return out
+    return g * inv[:, None, :] + a[:, None, :] * Uc[None, :, :]
+
+
+def _run(v, alpha, r, trials, rng, scale, reduce, dtype):
+    v = check_matrix("v", v, what=" (one row per user)")
+    alpha = check_real("alpha", alpha, lo=0.0, lo_open=True, hi=700.0, what=" (LDP level)")
+    r = check_real("r", r, lo=0.0, lo_open=True, what=" (radius of the input ball)")
+    trials = check_int("trials", trials, lo=1, what=" (independent repetitions)")
+    scale = check_choice("scale", scale, SCALES)
+    rng = as_generator(rng)
+    n, m = v.shape
+    B = duchi_B(alpha=alpha, m=m, r=r, scale=scale)
+    U, pS = _prepare(v, r)
+    pK = float(expit(alpha))                                 # e^α/(e^α+1), overflow-free
+    per = max(1, _CHUNK_CELLS // (n * m))                    # trials per chunk
+    bounds = [(s, min(s + per, trials)) for s in range(0, trials, per)]
+    children = spawn(rng, len(bounds))
+
+    def job(i):
+        s, e = bounds[i]
+        return _oriented_directions(children[i], U, pS, pK, e - s, dtype, reduce)
+
+    if len(bounds) == 1:
+        parts = [job(0)]
+    else:
+        with ThreadPoolExecutor(max_workers=_WORKERS) as pool:   # numpy releases the GIL
+            parts = list(pool.map(job, range(len(bounds))))
+    out = np.concatenate(parts, axis=0)
+    return B, out
+
+
+def duchi_channel(v, *, alpha: float, r: float, trials: int = 1,
+                  rng: np.random.Generator | int | None = None, scale: str = "unbiased") -> np.ndarray:
+    """Privatise every row of ``v`` (shape (n, m)) ``trials`` times.
+
+    Returns Z with shape (trials, n, m), float64, ``‖Z[t, j]‖ = B`` exactly.
+    """
+    B, unit = _run(v, alpha, r, trials, rng, scale, reduce=False, dtype=np.float64)
+    return B * np.transpose(unit, (0, 2, 1))
+
+
+def duchi_channel_sum(v, *, alpha: float, r: float, trials: int = 1,
+                      rng: np.random.Generator | int | None = None, scale: str = "unbiased") -> np.ndarray:
+    """Σ over users of the channel outputs, shape (trials, m): what a server needs for a mean.
+
+    Same distribution as ``duchi_channel(...).sum(axis=1)`` but never materialises the
+    per-user outputs; normals are drawn in float32 for speed and sums are returned in float64.
+    """
+    B, total = _run(v, alpha, r, trials, rng, scale, reduce=True, dtype=np.float32)
+    return B * total

@@ -1,0 +1,85 @@
+"""Plotly figure builders shared by the pages and ``hetdp reproduce`` (no Streamlit here)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+COLORS = {"M_mean (BCDP)": "#1f77b4", "min-δ LDP": "#d62728"}
+AXIS_TITLES = {"q": "correlation q", "d": "dimension d", "f": "fraction f of sensitive features",
+               "n": "number of users n"}
+
+
+def _rgba(hex_color: str, alpha: float) -> str:
+    h = hex_color.lstrip("#")
+    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def mse_sweep_figure(summary: pd.DataFrame, axis: str, *, show_exact: bool = True,
+                     show_bound: bool = False, log_y: bool = True, title: str = "") -> go.Figure:
+    """Median squared error with the 25–75 % band per method (simulated), plus the analytic
+    closed-form pre-projection MSE (dashed) and, optionally, the Theorem 2 bound shape (dotted)."""
+    fig = go.Figure()
+    for method, grp in summary.groupby("method", sort=False):
+        grp = grp.sort_values(axis)
+        col = COLORS.get(method, "#555555")
+        x = grp[axis].to_numpy()
+        fig.add_trace(go.Scatter(x=np.concatenate([x, x[::-1]]),
+                                 y=np.concatenate([grp["q75"].to_numpy(), grp["q25"].to_numpy()[::-1]]),
+                                 fill="toself", fillcolor=_rgba(col, 0.18), line={"width": 0},
+                                 hoverinfo="skip", name=f"{method}: 25–75% (simulated)",
+                                 legendgroup=method, showlegend=True))
+        fig.add_trace(go.Scatter(x=x, y=grp["median"], mode="lines+markers", line={"color": col},
+                                 name=f"{method}: median (simulated)", legendgroup=method))
+        if show_exact:
+            fig.add_trace(go.Scatter(x=x, y=grp["exact_mse"], mode="lines",
+                                     line={"color": col, "dash": "dash"},
+                                     name=f"{method}: exact MSE, no projection (analytic)",
+                                     legendgroup=method))
+        if show_bound and grp["bound_shape"].notna().any():
+            fig.add_trace(go.Scatter(x=x, y=grp["bound_shape"], mode="lines",
+                                     line={"color": col, "dash": "dot"},
+                                     name="Theorem 2 bound (analytic, up to a constant)",
+                                     legendgroup=method))
+    fig.update_layout(title=title or None, xaxis_title=AXIS_TITLES.get(axis, axis),
+                      yaxis_title="squared error ‖x̂ − x̄‖²", template="plotly_white",
+                      legend={"orientation": "h", "y": -0.25}, margin={"t": 40 if title else 10})
+    if log_y:
+        fig.update_yaxes(type="log")
+    if axis == "n":
+        fig.update_xaxes(type="log")
+    return fig
+
+
+def c_vector_figure(names: list[str], delta: np.ndarray, c: np.ndarray, guaranteed: np.ndarray,
+                    eps: float) -> go.Figure:
+    """Per-feature demand δ, allocation c and guaranteed δ' as grouped bars (user order)."""
+    shown = np.minimum(delta, eps * 1.5)
+    fig = go.Figure()
+    fig.add_bar(x=names, y=shown, name="demanded δ (∞ shown at 1.5ε)", marker_color="#bbbbbb")
+    fig.add_bar(x=names, y=guaranteed, name="guaranteed δ'", marker_color="#2ca02c")
+    fig.add_bar(x=names, y=c, name="allocated c (CDP level)", marker_color="#1f77b4")
+    fig.add_hline(y=eps, line_dash="dash", annotation_text="ε (global LDP)", line_color="#d62728")
+    fig.update_layout(barmode="group", template="plotly_white", yaxis_title="privacy level",
+                      legend={"orientation": "h", "y": -0.2}, margin={"t": 10})
+    return fig
+
+
+def stage_schematic_figure(names_sorted: list[str], stages: list) -> go.Figure:
+    """Heatmap: stage k (rows) × feature (columns, most private first), coloured by level Δ_k."""
+    d = len(names_sorted)
+    z = np.full((len(stages), d), np.nan)
+    text = [["" for _ in range(d)] for _ in stages]
+    for r, st in enumerate(stages):
+        z[r, st.start:] = st.level
+        for j in range(st.start, d):
+            text[r][j] = f"{st.level:.3g}"
+    fig = go.Figure(go.Heatmap(z=z, x=names_sorted, y=[f"stage {st.k} (m={st.dims})" for st in stages],
+                               text=text, texttemplate="%{text}", colorscale="Blues",
+                               colorbar={"title": "Δ_k"}, hovertemplate="%{y}, %{x}: Δ=%{z:.4g}<extra></extra>"))
+    fig.update_yaxes(autorange="reversed")
+    fig.update_layout(template="plotly_white", xaxis_title="features (most private first)",
+                      margin={"t": 10}, height=max(220, 40 * len(stages) + 120))
+    return fig
