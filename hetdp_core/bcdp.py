@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._validate import check_real, check_vector
+from ._validate import check_int, check_real, check_vector
 
 __all__ = [
     "MAX_EPS",
@@ -29,7 +29,6 @@ __all__ = [
     "GuaranteeCheck",
     "heuristic_zeta",
     "privacy_allocation",
-    "correlation_cost",
     "prop3_guarantee",
     "prop4_ldp_guarantee",
     "prop4_composition_guarantee",
@@ -53,7 +52,7 @@ def heuristic_zeta(q: float) -> float:
     return (1.0 + q) / 2.0
 
 
-def correlation_cost(level: np.ndarray | float, q: np.ndarray | float) -> np.ndarray:
+def _correlation_cost(level: np.ndarray | float, q: np.ndarray | float) -> np.ndarray:
     """``log(1 + q e^{level} − q)``: the BCDP price that correlation q adds to a coordinate.
 
     Computed as ``level + log(q + (1 − q) e^{−level})`` so that large levels do not overflow;
@@ -128,7 +127,7 @@ def privacy_allocation(
     else:
         # log((e^a + q − 1)/q) written as a + log(1 − (1 − q)e^{−a}) − log q (no overflow)
         cd = min(a + np.log1p(-(1.0 - q) * np.exp(-a)) - np.log(q), dt[-1])
-    cost = correlation_cost(cd, q)                          # log(1 + q e^{c_d} − q)
+    cost = _correlation_cost(cd, q)                          # log(1 + q e^{c_d} − q)
     c_sorted = np.where(cd <= dt, cd, dt - cost)
     c_sorted = np.clip(c_sorted, 0.0, None)                 # remove −1e−17 rounding at ζ = 1
     c = np.empty_like(c_sorted)
@@ -139,8 +138,9 @@ def privacy_allocation(
 
 def prop3_guarantee(*, eps: float, d: int) -> np.ndarray:
     """Proposition 3: an ε-LDP mechanism is ε·1-BCDP."""
-    eps = check_real("eps", eps, lo=0.0, allow_inf=True)
-    return np.full(int(d), eps)
+    eps = check_real("eps", eps, lo=0.0, allow_inf=True, what=" (LDP level)")
+    d = check_int("d", d, lo=1, what=" (number of features)")
+    return np.full(d, eps)
 
 
 def _q_vector(q, d: int) -> np.ndarray:
@@ -159,7 +159,7 @@ def prop4_ldp_guarantee(*, c, q, ldp: float) -> np.ndarray:
     c = check_vector("c", c, lo=0.0, what=" (CDP levels)")
     ldp = check_real("ldp", ldp, lo=0.0, hi=MAX_EPS, what=" (LDP level of the mechanism)")
     qv = _q_vector(q, c.size)
-    return np.minimum(c + correlation_cost(ldp, qv), ldp)
+    return np.minimum(c + _correlation_cost(ldp, qv), ldp)
 
 
 def prop4_composition_guarantee(*, c, q) -> tuple[np.ndarray, float]:
@@ -171,7 +171,7 @@ def prop4_composition_guarantee(*, c, q) -> tuple[np.ndarray, float]:
     c = check_vector("c", c, lo=0.0, what=" (CDP levels)")
     qv = _q_vector(q, c.size)
     rest = c.sum() - c
-    return c + correlation_cost(rest, qv), float(c.sum())
+    return c + _correlation_cost(rest, qv), float(c.sum())
 
 
 @dataclass(frozen=True)
@@ -241,8 +241,11 @@ def prop6_matrix(*, delta, q) -> np.ndarray:
 
 def stage_increments(c_sorted) -> np.ndarray:
     """Stage levels Δ_k = c_k − c_{k−1} (c_0 = 0) of Mechanism 1 for a non-decreasing c."""
-    c_sorted = np.asarray(c_sorted, dtype=float)
-    return np.diff(np.concatenate([[0.0], c_sorted]))
+    c_sorted = check_vector("c_sorted", c_sorted, lo=0.0, what=" (sorted CDP levels)")
+    inc = np.diff(np.concatenate([[0.0], c_sorted]))
+    if np.any(inc < -1e-12):
+        raise ValueError(f"c_sorted must be non-decreasing; got {c_sorted}. Sort the coordinates by demand.")
+    return np.clip(inc, 0.0, None)
 
 
 def _information(c_sorted: np.ndarray) -> np.ndarray:
@@ -263,9 +266,7 @@ def mse_bound_thm2(*, c_sorted, n: int) -> float:
     if np.any(np.diff(c_sorted) < -1e-12):
         raise ValueError("c_sorted must be non-decreasing (coordinates sorted by demand); "
                          f"got {c_sorted}. Sort the coordinates first.")
-    n = int(n)
-    if n < 1:
-        raise ValueError(f"n must be >= 1 (number of users); got {n}.")
+    n = check_int("n", n, lo=1, what=" (number of users)")
     S = _information(c_sorted)
     d = c_sorted.size
     with np.errstate(divide="ignore"):
@@ -280,8 +281,9 @@ def corollary1_bound(*, d: int, k: int, delta: float, eps: float, q: float, n: i
     * otherwise :math:`\frac1n(\frac{dk}{\delta^2} + \frac{(d-k)^2}{\frac{d-k}{d}\delta^2 + (c_d - \delta/2)^2})`
       with :math:`c_d = \log\frac{e^{\delta/2}+q-1}{q}` (19).
     """
-    d = int(d)
-    k = int(k)
+    d = check_int("d", d, lo=2, what=" (number of features)")
+    k = check_int("k", k, lo=1, what=" (number of sensitive features)")
+    n = check_int("n", n, lo=1, what=" (number of users)")
     if not (1 <= k < d):
         raise ValueError(f"k must satisfy 1 <= k < d (number of sensitive features); got k={k}, d={d}.")
     delta = check_real("delta", delta, lo=0.0, lo_open=True, hi=MAX_EPS)

@@ -85,11 +85,16 @@ def q_mixture_data(*, n: int, d: int, q: float, rng: np.random.Generator | int |
 def simulation_cost(*, n: int, d: int, trials: int) -> int:
     """Upper bound on random numbers drawn by one point (M_mean ≤ d(d+1)/2 normals per user-trial
     plus d for the baseline)."""
-    return int(n) * int(trials) * (int(d) * (int(d) + 1) // 2 + int(d))
+    n = check_int("n", n, lo=1, what=" (number of users)")
+    d = check_int("d", d, lo=1, what=" (number of features)")
+    trials = check_int("trials", trials, lo=1, what=" (Monte Carlo repetitions)")
+    return n * trials * (d * (d + 1) // 2 + d)
 
 
 def check_cost(cells: int, limit: int) -> None:
     """Raise a ValueError explaining the compute-size guard when ``cells > limit``."""
+    cells = check_int("cells", cells, lo=0)
+    limit = check_int("limit", limit, lo=1)
     if cells > limit:
         raise ValueError(f"compute size: this run would draw about {cells:.3g} random numbers, over the "
                          f"limit of {limit:.3g}. Reduce trials, n, d or the number of sweep points.")

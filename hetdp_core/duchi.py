@@ -56,6 +56,8 @@ def duchi_B(*, alpha: float, m: int, r: float = 1.0, scale: str = "unbiased") ->
 
 def spawn(rng: np.random.Generator, k: int) -> list[np.random.Generator]:
     """k independent child generators of ``rng`` (deterministic given rng's state)."""
+    rng = as_generator(rng)
+    k = check_int("k", k, lo=0, hi=1_000_000, what=" (number of child generators)")
     try:
         return rng.spawn(k)
     except (AttributeError, TypeError, ValueError):     # generator without a SeedSequence

@@ -87,7 +87,14 @@ def project(est: np.ndarray, *, mode: str, radius: float | None = None) -> np.nd
     """Project each row of ``est`` (…, d): ``box`` clips to [-1,1], ``ball`` onto the ℓ2 ball of
     ``radius`` (default √d), ``none`` returns a copy."""
     mode = check_choice("mode", mode, PROJECTIONS)
-    est = np.asarray(est, dtype=float)
+    if radius is not None:
+        radius = check_real("radius", radius, lo=0.0, lo_open=True, what=" (ball radius)")
+    try:
+        est = np.asarray(est, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"est must be an array of numbers; got {type(est).__name__}.") from None
+    if est.ndim == 0 or est.shape[-1] == 0:
+        raise ValueError(f"est must have a last axis of length d >= 1; got shape {est.shape}.")
     if mode == "box":
         return np.clip(est, -1.0, 1.0)
     if mode == "ball":
@@ -168,7 +175,7 @@ def ldp_baseline_estimate(x, *, level: float, trials: int = 1,
     return project(mean, mode=projection)
 
 
-def exact_mse_mmean(x, *, c_sorted, scale: str = "unbiased") -> float:
+def exact_mse_mmean(x, *, c_sorted, scale: str = "unbiased", per_coordinate: bool = False):
     r"""Exact pre-projection MSE ``E‖x̂ − x̄‖²`` of the Mechanism 1 server estimate.
 
     With E[Z] = γv and Var(Z_j) = B²/m − γ²v_j² (γ = 1 unbiased, 2 printed scale), per coordinate
@@ -177,7 +184,8 @@ def exact_mse_mmean(x, *, c_sorted, scale: str = "unbiased") -> float:
               + (\gamma - 1)^2\,\bar x_i^2,
 
     where ω are the normalised stage weights and :math:`\overline{x_i^2} = \frac1n\sum_j x_{ji}^2`;
-    an uncovered coordinate contributes :math:`\bar x_i^2`.
+    an uncovered coordinate contributes :math:`\bar x_i^2`. Returns the sum over coordinates, or
+    the per-coordinate vector (variance + bias²) with ``per_coordinate=True``.
     """
     c = _check_c(c_sorted)
     X = _check_x(x, c.size)
@@ -191,15 +199,17 @@ def exact_mse_mmean(x, *, c_sorted, scale: str = "unbiased") -> float:
         B = duchi_B(alpha=st.level, m=st.dims, r=np.sqrt(st.dims), scale=scale)
         var += omega[j] ** 2 * (B**2 / st.dims - gamma**2 * x2) / n
     bias2 = np.where(tot > 0, (gamma - 1.0) ** 2, 1.0) * xbar**2
-    return float((var + bias2).sum())
+    return var + bias2 if per_coordinate else float((var + bias2).sum())
 
 
-def exact_mse_baseline(x, *, level: float, scale: str = "unbiased") -> float:
-    """Exact pre-projection MSE of the min-δ LDP baseline (one stage of dimension d)."""
+def exact_mse_baseline(x, *, level: float, scale: str = "unbiased", per_coordinate: bool = False):
+    """Exact pre-projection MSE of the min-δ LDP baseline (one stage of dimension d); the
+    per-coordinate vector with ``per_coordinate=True``."""
     X = _check_x(x)
     level = check_real("level", level, lo=0.0, lo_open=True, hi=700.0)
     gamma = scale_bias_factor(scale)
     n, d = X.shape
     B = duchi_B(alpha=level, m=d, r=np.sqrt(d), scale=scale)
     xbar, x2 = X.mean(axis=0), (X**2).mean(axis=0)
-    return float(((B**2 / d - gamma**2 * x2) / n + (gamma - 1.0) ** 2 * xbar**2).sum())
+    per = (B**2 / d - gamma**2 * x2) / n + (gamma - 1.0) ** 2 * xbar**2
+    return per if per_coordinate else float(per.sum())

@@ -1,0 +1,193 @@
+"""Small Streamlit helpers shared by every page: URL state, CSV download, log sliders, progress.
+
+Pattern used by every page::
+
+    state = PageState("bcdp", {"q": Param(0.1, parse_float(0, 1)), ...})
+    state.init()            # session defaults ← validated URL query params (bad ones reported)
+    ... widgets with key=state.key("q") and no value= (the session state holds the value) ...
+    state.sync_url()        # write the current values back to the URL
+
+URL query parameters are untrusted input: each is parsed by a strict parser (no eval), checked by
+the same rules as the widget, and ignored with a visible warning when invalid.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+MAX_URL_VALUE = 2000  # characters; longer query values are rejected
+
+
+class UrlValueError(ValueError):
+    """A URL query value that does not parse or is out of range."""
+
+
+@dataclass(frozen=True)
+class Param:
+    default: Any
+    parse: Callable[[str], Any]
+    dump: Callable[[Any], str] = str
+
+
+def parse_float(lo: float, hi: float, *, allowed: Sequence[float] | None = None) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise UrlValueError(f"{text!r} is not a number") from None
+        if not math.isfinite(v) or not (lo <= v <= hi):
+            raise UrlValueError(f"{text!r} is outside [{lo:g}, {hi:g}]")
+        if allowed is not None:
+            v = min(allowed, key=lambda a: abs(a - v))   # snap to the slider's grid
+        return v
+    return parse
+
+
+def parse_int(lo: int, hi: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise UrlValueError(f"{text!r} is not a whole number") from None
+        if not (lo <= v <= hi):
+            raise UrlValueError(f"{text!r} is outside [{lo}, {hi}]")
+        return v
+    return parse
+
+
+def parse_choice(options: Sequence[str]) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        if text not in options:
+            raise UrlValueError(f"{text!r} is not one of {', '.join(options)}")
+        return text
+    return parse
+
+
+def parse_bool(text: str) -> bool:
+    if text in ("1", "true", "True"):
+        return True
+    if text in ("0", "false", "False"):
+        return False
+    raise UrlValueError(f"{text!r} is not a boolean (use 1 or 0)")
+
+
+def dump_bool(v: bool) -> str:
+    return "1" if v else "0"
+
+
+def parse_float_list(lo: float, hi: float, *, allow_inf: bool = False, max_len: int = 200) -> Callable[[str], str]:
+    """Validate a comma-separated number list; keeps the text form (the page parses it again)."""
+    def parse(text: str) -> str:
+        parts = [p.strip() for p in text.split(",") if p.strip()]
+        if not parts or len(parts) > max_len:
+            raise UrlValueError(f"needs 1 to {max_len} comma-separated numbers")
+        for p in parts:
+            try:
+                v = float(p)
+            except ValueError:
+                raise UrlValueError(f"{p!r} is not a number") from None
+            if math.isnan(v) or (math.isinf(v) and not (allow_inf and v > 0)):
+                raise UrlValueError(f"{p!r} is not allowed")
+            if math.isfinite(v) and not (lo <= v <= hi):
+                raise UrlValueError(f"{p!r} is outside [{lo:g}, {hi:g}]")
+        return ",".join(parts)
+    return parse
+
+
+class PageState:
+    """Session-state defaults, validated URL query params and URL write-back for one page."""
+
+    def __init__(self, prefix: str, params: dict[str, Param]):
+        self.prefix = prefix
+        self.params = params
+
+    def key(self, name: str) -> str:
+        return f"{self.prefix}_{name}"
+
+    def __getitem__(self, name: str) -> Any:
+        return st.session_state[self.key(name)]
+
+    def init(self) -> list[str]:
+        """Fill missing session values from the URL (validated) or defaults; warn on bad params."""
+        problems = []
+        first = not st.session_state.get(f"_{self.prefix}_url_loaded", False)
+        qp = st.query_params
+        for name, p in self.params.items():
+            k = self.key(name)
+            if first and name in qp:
+                raw = qp.get(name)
+                try:
+                    if raw is None or len(raw) > MAX_URL_VALUE:
+                        raise UrlValueError("value too long")
+                    st.session_state[k] = p.parse(raw)
+                    continue
+                except UrlValueError as exc:
+                    problems.append(f"URL parameter '{name}' ignored: {exc}. Using the default "
+                                    f"{p.dump(p.default)}.")
+            if k not in st.session_state:
+                st.session_state[k] = p.default
+        st.session_state[f"_{self.prefix}_url_loaded"] = True
+        for msg in problems:
+            st.warning(msg)
+        return problems
+
+    def sync_url(self) -> None:
+        """Write every parameter's current value to the URL query string."""
+        want = {name: p.dump(st.session_state[self.key(name)]) for name, p in self.params.items()}
+        current = {k: st.query_params.get(k) for k in want}
+        if current != want:
+            st.query_params.update(want)
+
+    def apply(self, values: dict[str, Any]) -> None:
+        """Set several values at once (used by preset callbacks, before widgets are drawn)."""
+        for name, v in values.items():
+            st.session_state[self.key(name)] = v
+
+
+def log_options(lo: float, hi: float, per_decade: int = 12, extra: Sequence[float] = ()) -> list[float]:
+    """Log-spaced slider grid from lo to hi (rounded to 3 significant digits), plus ``extra``."""
+    k = int(round(per_decade * math.log10(hi / lo)))
+    vals = {float(f"{v:.3g}") for v in np.logspace(math.log10(lo), math.log10(hi), k + 1)}
+    vals.update(float(e) for e in extra)
+    return sorted(vals)
+
+
+def log_slider(label: str, options: Sequence[float], key: str, help: str | None = None) -> float:
+    """A select-slider over a log-spaced grid (Streamlit has no native log slider)."""
+    return st.sidebar.select_slider(label, options=list(options), key=key, help=help,
+                                    format_func=lambda v: f"{v:g}")
+
+
+def csv_download(df: pd.DataFrame, filename: str, key: str, label: str | None = None) -> None:
+    st.download_button(label or f"Download {filename}", df.to_csv(index=False).encode(),
+                       file_name=filename, mime="text/csv", key=key)
+
+
+def show_input_error(exc: Exception) -> None:
+    """Show a validation error from the core as a readable message (no traceback)."""
+    st.error(f"Input problem: {exc}")
+
+
+def question(text: str) -> None:
+    """The page's plain-language 'what question does this answer' paragraph."""
+    st.markdown(f"**What question does this answer?** {text}")
+
+
+class Progress:
+    """A progress bar callable as ``progress(fraction, text)`` from inside the core."""
+
+    def __init__(self):
+        self.bar = st.progress(0.0, text="computing…")
+
+    def __call__(self, frac: float, text: str = "") -> None:
+        self.bar.progress(min(max(float(frac), 0.0), 1.0), text=f"computing… {text}")
+
+    def done(self) -> None:
+        self.bar.empty()

@@ -1,0 +1,30 @@
+"""Shared test configuration."""
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+
+settings.register_profile("hetdp", max_examples=60, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("hetdp")
+
+
+@pytest.fixture(scope="session")
+def root() -> Path:
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+def pytest_collection_modifyitems(config, items):
+    """Browser tests are never silently skipped in CI (HETDP_REQUIRE_BROWSER=1)."""
+    os.environ.setdefault("HETDP_ROOT", str(ROOT))

@@ -1,0 +1,148 @@
+"""Statistical tests of the Duchi channel and Mechanism 1 (fixed seeds, CI-based tolerances).
+
+Tolerance: |estimate − target| ≤ 4.5 standard errors (see tests/stats.py for the rationale).
+The last tests show the checks can fail: the same checks run on deliberately broken channels
+must report a violation.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from hetdp_core import duchi as duchi_mod
+from hetdp_core.bcdp import privacy_allocation
+from hetdp_core.bcdp_sim import q_mixture_data
+from hetdp_core.duchi import duchi_B, duchi_channel, duchi_channel_sum
+from hetdp_core.mmean import (
+    exact_mse_baseline, exact_mse_mmean, ldp_baseline_estimate, mmean_estimate, mmean_release,
+)
+from stats import mean_within_ci, mean_within_known_se
+
+pytestmark = pytest.mark.statistical
+
+V = np.array([[0.9, -0.6, 0.3, 0.0],     # inside the ball of radius 2, various norms
+              [0.0, 0.0, 0.0, 0.0],      # zero vector: random direction
+              [1.0, 1.0, 1.0, 1.0]])     # on the sphere: S = 1 surely
+R, ALPHA = 2.0, 1.0
+
+
+def channel_unbiased(scale="unbiased", seed=11, trials=120_000):
+    Z = duchi_channel(V, alpha=ALPHA, r=R, trials=trials, rng=seed, scale=scale)
+    return mean_within_ci(Z, V)
+
+
+def test_norm_is_exactly_B():
+    Z = duchi_channel(V, alpha=ALPHA, r=R, trials=1000, rng=1)
+    B = duchi_B(alpha=ALPHA, m=4, r=R)
+    assert np.allclose(np.linalg.norm(Z, axis=-1), B, rtol=1e-12, atol=0)
+
+
+def test_paper_constant_is_twice_unbiased():
+    for m in (1, 2, 3, 10, 50):
+        assert duchi_B(alpha=0.7, m=m, r=3.0, scale="paper") == pytest.approx(
+            2 * duchi_B(alpha=0.7, m=m, r=3.0), rel=1e-12)
+
+
+def test_unbiased_channel_mean_is_v():
+    ok, dev = channel_unbiased()
+    assert ok, f"max deviation {dev.max():.2f} SE"
+
+
+def test_paper_scale_is_detectably_biased_by_two():
+    Z = duchi_channel(V, alpha=ALPHA, r=R, trials=120_000, rng=12, scale="paper")
+    ok2, dev2 = mean_within_ci(Z, 2 * V)
+    assert ok2, f"E[Z] should be 2v with the printed constant; max dev {dev2.max():.2f} SE"
+    ok1, dev1 = mean_within_ci(Z, V)
+    nonzero = V != 0
+    assert not ok1 and np.all(dev1[nonzero] > 10), "the printed constant must be visibly biased"
+
+
+@pytest.mark.parametrize("m", [1, 3, 6])
+def test_second_moment_is_isotropic(m):
+    rng = np.random.default_rng(5)
+    v = rng.uniform(-1, 1, size=(2, m)) / math.sqrt(m)
+    B = duchi_B(alpha=0.5, m=m, r=1.0)
+    Z = duchi_channel(v, alpha=0.5, r=1.0, trials=60_000, rng=6)
+    prods = (Z[..., :, None] * Z[..., None, :]).reshape(Z.shape[0], -1)
+    ok, dev = mean_within_ci(prods, np.tile((B**2 / m) * np.eye(m), (2, 1, 1)).reshape(-1))
+    assert ok, f"E[ZZ^T] != (B^2/m) I: max dev {dev.max():.2f} SE"
+
+
+def test_sum_path_mean_and_variance():
+    rng = np.random.default_rng(3)
+    v = rng.uniform(-1, 1, size=(50, 3)) / math.sqrt(3)
+    T = 40_000
+    S = duchi_channel_sum(v, alpha=0.8, r=1.0, trials=T, rng=4)
+    ok, dev = mean_within_ci(S, v.sum(axis=0))
+    assert ok, f"sum path mean: {dev.max():.2f} SE"
+    B = duchi_B(alpha=0.8, m=3, r=1.0)
+    var = (B**2 / 3 - v**2).sum(axis=0)
+    ok, dev = mean_within_ci((S - v.sum(axis=0)) ** 2, var)
+    assert ok, f"sum path variance: {dev.max():.2f} SE"
+
+
+def test_mmean_release_is_unbiased_per_user():
+    x = q_mixture_data(n=4, d=4, q=0.3, rng=2) * np.array([1.0, 0.5, -0.25, 1.0])
+    a = privacy_allocation(delta=[0.5, 1.0, 3.0, 3.0], eps=3.0, q=0.3)
+    xs = x[:, a.order]
+    rel = mmean_release(xs, c_sorted=a.c_sorted, trials=60_000, rng=8)
+    ok, dev = mean_within_ci(rel, xs)
+    assert ok, f"M_mean per-user release biased: {dev.max():.2f} SE"
+
+
+@pytest.mark.parametrize("scale", ["unbiased", "paper"])
+def test_server_estimate_mean_and_mse_match_closed_form(scale):
+    """No projection: E[x̂] = γ x̄ (γ = 1 unbiased), and the Monte Carlo MSE equals the closed form."""
+    x = q_mixture_data(n=300, d=5, q=0.2, rng=21)
+    a = privacy_allocation(delta=[0.3, 0.3, 2.0, 2.0, 2.0], eps=2.0, q=0.2)
+    xs = x[:, a.order]
+    T = 20_000
+    est = mmean_estimate(xs, c_sorted=a.c_sorted, trials=T, rng=22, projection="none", scale=scale)
+    gamma = 1.0 if scale == "unbiased" else 2.0
+    per = exact_mse_mmean(xs, c_sorted=a.c_sorted, scale=scale, per_coordinate=True)
+    var = per - (gamma - 1) ** 2 * xs.mean(0) ** 2
+    ok, dev = mean_within_known_se(est, gamma * xs.mean(0), np.sqrt(var / T))
+    assert ok, f"server estimate mean off: {dev.max():.2f} SE"
+    err = ((est - xs.mean(0)) ** 2).sum(axis=1)
+    ok, dev = mean_within_ci(err, exact_mse_mmean(xs, c_sorted=a.c_sorted, scale=scale))
+    assert ok, f"Monte Carlo MSE vs closed form: {float(dev):.2f} SE"
+
+
+def test_baseline_mse_matches_closed_form():
+    x = q_mixture_data(n=500, d=6, q=0.5, rng=31)
+    T = 20_000
+    est = ldp_baseline_estimate(x, level=0.4, trials=T, rng=32, projection="none")
+    err = ((est - x.mean(0)) ** 2).sum(axis=1)
+    ok, dev = mean_within_ci(err, exact_mse_baseline(x, level=0.4))
+    assert ok, f"baseline MSE vs closed form: {float(dev):.2f} SE"
+
+
+# ---------------------------------------------------------------- the checks can fail
+def test_unbiasedness_check_catches_printed_constant(monkeypatch):
+    """A channel that silently uses the printed constant under the 'unbiased' name must fail."""
+    real = duchi_mod.duchi_B
+    monkeypatch.setattr(duchi_mod, "duchi_B", lambda **kw: real(**{**kw, "scale": "paper"}))
+    ok, dev = channel_unbiased()
+    assert not ok and dev.max() > 10
+
+
+def test_unbiasedness_check_catches_ignored_privacy_coin(monkeypatch):
+    """A channel whose coin K ignores α (fair coin: E[Z] = 0) must fail."""
+    monkeypatch.setattr(duchi_mod, "expit", lambda a: 0.5)
+    ok, dev = channel_unbiased()
+    assert not ok and dev.max() > 10
+
+
+def test_mse_check_catches_wrong_variance(monkeypatch):
+    """If the simulated channel had a 10% larger radius, the MSE check must fail."""
+    x = q_mixture_data(n=300, d=4, q=0.2, rng=41)
+    a = privacy_allocation(delta=[0.3, 2.0, 2.0, 2.0], eps=2.0, q=0.2)
+    xs = x[:, a.order]
+    exact = exact_mse_mmean(xs, c_sorted=a.c_sorted)
+    real = duchi_mod.duchi_B
+    monkeypatch.setattr(duchi_mod, "duchi_B", lambda **kw: 1.1 * real(**kw))
+    est = mmean_estimate(xs, c_sorted=a.c_sorted, trials=20_000, rng=42, projection="none")
+    err = ((est - xs.mean(0)) ** 2).sum(axis=1)
+    ok, dev = mean_within_ci(err, exact)
+    assert not ok and float(dev) > 10
