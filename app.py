@@ -1,57 +1,68 @@
-"""hetdp — home page."""
+"""hetdp — home page and navigation."""
+
+import textwrap
 
 import streamlit as st
 
-st.set_page_config(page_title="hetdp — heterogeneous differential privacy", page_icon="🔐", layout="wide")
+PAGE_FILES = {
+    "Feature privacy (BCDP)": ("pages/1_Feature_privacy.py", "Feature_privacy", ":material/tune:"),
+}
 
-st.title("hetdp: privacy that is not one number")
-st.markdown(
-    "Differential privacy is usually described by a single ε. Real privacy choices are rarely that "
-    "simple: some **features** of a record are more sensitive than others, some **people** ask for "
-    "more protection than others, some **groups** are small and easy to single out, and a training "
-    "run spends its budget **over many iterations**. hetdp lets you set those levels with sliders "
-    "and see, live, what they cost in accuracy and what is actually guaranteed. Every curve marked "
-    "*simulated* is a real simulation of the mechanism; curves marked *analytic* are formulas."
-)
 
-st.subheader("Pages")
-PAGES = [
-    ("pages/1_Feature_privacy.py", "Feature privacy (BCDP)",
-     "Some features of my record are more sensitive than others. If I protect them more and the rest "
-     "less, how much accuracy do I gain over protecting everything at the strictest level — and how "
-     "does correlation between features eat into that gain?"),
-]
-PLANNED = [
-    ("BCDP guarantee lab", "What exactly does a per-feature guarantee promise on small examples?"),
-    ("Private regression (BCDP)", "Can least squares be learned under per-feature privacy?"),
-    ("Per-user privacy: frequencies and means", "Each person chose their own ε — what can we publish, and who pays?"),
-    ("Group-wise zCDP", "Does a bigger group really get a smaller privacy loss?"),
-    ("Mechanism lab", "Laplace, Gaussian, smooth sensitivity, bounded and exponential mechanisms side by side."),
-    ("DP-SGD schedules", "How do learning-rate and privacy schedules trade off over the iterations?"),
-]
-cols = st.columns(2)
-for i, (path, title, q) in enumerate(PAGES):
-    with cols[i % 2].container(border=True):
-        st.page_link(path, label=title, icon="➡️")
-        st.caption(q)
-with st.expander("Planned pages (not available yet)"):
-    for title, q in PLANNED:
-        st.markdown(f"- **{title}** — {q}")
+def home() -> None:
+    st.title("hetdp: privacy that is not one number")
+    st.markdown(
+        "Differential privacy is usually described by a single ε. Real privacy choices are rarely that "
+        "simple: some **features** of a record are more sensitive than others, some **people** ask for "
+        "more protection than others, some **groups** are small and easy to single out, and a training "
+        "run spends its budget **over many iterations**. hetdp lets you set those levels with sliders "
+        "and see, live, what they cost in accuracy and what is actually guaranteed. Every curve marked "
+        "*simulated* is a real simulation of the mechanism; curves marked *analytic* are formulas."
+    )
 
-st.subheader("Glossary")
-st.markdown(
-    """
-| symbol | meaning |
-|---|---|
-| **ε** (epsilon) | a differential-privacy level: how much one output may change the odds about the protected thing. Smaller = more private; ε = ∞ means no protection asked. |
-| **δ** (delta vector) | in *feature privacy (BCDP)*: the per-feature demand δ_i — the privacy level asked for feature i alone (Bayesian Coordinate DP). Not the δ of (ε, δ)-DP. |
-| **c** | the per-feature budget actually spent by the mechanism (coordinate DP level); chosen so that every demand δ_i still holds. |
-| **q** | correlation bound between features (Assumption 1 of the BCDP paper): the total-variation distance between what the other features look like given two values of one feature. q = 0 independent, q = 1 fully tied. |
-| **ζ** (zeta) | free parameter of the BCDP allocation splitting the most sensitive budget between its own estimate and the correlation cost; default (1+q)/2. |
-| **LDP** | local DP: each user randomises their own data before sending it. |
-| **ρ** (rho) | zero-concentrated DP (zCDP) level: Rényi divergence of order α is at most ρα. |
-| **MSE** | mean squared error ‖x̂ − x̄‖² of an estimate. |
-"""
-)
-st.caption("Sources: the papers in shared/papers (BCDP; heterogeneous DP for means and frequencies; "
-           "group-wise zCDP; MAT 4376 lectures 17–20). See README for references and known corrections.")
+    st.subheader("Pages")
+    PAGES = [
+        ("pages/1_Feature_privacy.py", "Feature privacy (BCDP)",
+         "Some features of my record are more sensitive than others. If I protect them more and the rest "
+         "less, how much accuracy do I gain over protecting everything at the strictest level — and how "
+         "does correlation between features eat into that gain?"),
+    ]
+    PLANNED = [
+        ("BCDP guarantee lab", "What exactly does a per-feature guarantee promise on small examples?"),
+        ("Private regression (BCDP)", "Can least squares be learned under per-feature privacy?"),
+        ("Per-user privacy: frequencies and means", "Each person chose their own ε — what can we publish, and who pays?"),
+        ("Group-wise zCDP", "Does a bigger group really get a smaller privacy loss?"),
+        ("Mechanism lab", "Laplace, Gaussian, smooth sensitivity, bounded and exponential mechanisms side by side."),
+        ("DP-SGD schedules", "How do learning-rate and privacy schedules trade off over the iterations?"),
+    ]
+    cols = st.columns(2)
+    for i, (path, title, q) in enumerate(PAGES):
+        with cols[i % 2].container(border=True):
+            st.page_link(path, label=title, icon=":material/arrow_forward:")
+            st.caption(q)
+    with st.expander("Planned pages (not available yet)"):
+        for title, q in PLANNED:
+            st.markdown(f"- **{title}** — {q}")
+
+    st.subheader("Glossary")
+    st.markdown(textwrap.dedent(
+        """
+    | symbol | meaning |
+    |---|---|
+    | **ε** (epsilon) | a differential-privacy level: how much one output may change the odds about the protected thing. Smaller = more private; ε = ∞ means no protection asked. |
+    | **δ** (delta vector) | in *feature privacy (BCDP)*: the per-feature demand δ_i — the privacy level asked for feature i alone (Bayesian Coordinate DP). Not the δ of (ε, δ)-DP. |
+    | **c** | the per-feature budget actually spent by the mechanism (coordinate DP level); chosen so that every demand δ_i still holds. |
+    | **q** | correlation bound between features (Assumption 1 of the BCDP paper): the total-variation distance between what the other features look like given two values of one feature. q = 0 independent, q = 1 fully tied. |
+    | **ζ** (zeta) | free parameter of the BCDP allocation splitting the most sensitive budget between its own estimate and the correlation cost; default (1+q)/2. |
+    | **LDP** | local DP: each user randomises their own data before sending it. |
+    | **ρ** (rho) | zero-concentrated DP (zCDP) level: Rényi divergence of order α is at most ρα. |
+    | **MSE** | mean squared error ‖x̂ − x̄‖² of an estimate. |
+    """))
+    st.caption("Sources: the papers in shared/papers (BCDP; heterogeneous DP for means and frequencies; "
+               "group-wise zCDP; MAT 4376 lectures 17–20). See README for references and known corrections.")
+
+
+st.set_page_config(page_title="hetdp — heterogeneous differential privacy", page_icon=":material/lock:", layout="wide")
+nav = st.navigation([st.Page(home, title="Home", icon=":material/home:", default=True)]
+                    + [st.Page(f, title=t, icon=i, url_path=u) for t, (f, u, i) in PAGE_FILES.items()])
+nav.run()

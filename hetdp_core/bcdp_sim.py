@@ -4,8 +4,9 @@ Everything here works in the *user's* coordinate order: demands may be given in 
 allocation sorts them and the estimates are compared with x̄ in the same order (the squared ℓ2
 error does not depend on the order).
 
-Randomness: one integer ``seed`` (or Generator) per call; each sweep point gets its own child
-stream ``SeedSequence([seed, point_index])`` so a point's result does not depend on the others.
+Randomness: one integer ``seed`` (or Generator) per call; each sweep point gets its own stream
+:func:`point_rng` built from ``(seed, the point's value)``, so a point's result does not depend on
+the other points of the sweep (and a point can be cached and recomputed on its own).
 """
 
 from __future__ import annotations
@@ -50,12 +51,21 @@ __all__ = [
     "run_point",
     "sweep",
     "guarantee_report",
+    "point_rng",
+    "check_sweep_size",
 ]
 
 AXES = ("q", "d", "f", "n")
 #: Compute-size guards, in random numbers drawn (≈ 5 ns each on 2 cores).
 MAX_CELLS_PAGE = 1_500_000_000
 MAX_CELLS_CLI = 50_000_000_000
+
+
+def point_rng(seed: int, value: float) -> np.random.Generator:
+    """Generator for one sweep point: ``SeedSequence([seed, bits of float64(value)])``."""
+    seed = check_int("seed", seed, lo=0, hi=2**63 - 1, what=" (random seed)")
+    bits = int(np.float64(value).view(np.uint64))
+    return np.random.default_rng(np.random.SeedSequence([seed, bits]))
 
 
 def two_group_delta(*, d: int, k: int, delta: float, eps: float) -> np.ndarray:
@@ -98,6 +108,30 @@ def check_cost(cells: int, limit: int) -> None:
     if cells > limit:
         raise ValueError(f"compute size: this run would draw about {cells:.3g} random numbers, over the "
                          f"limit of {limit:.3g}. Reduce trials, n, d or the number of sweep points.")
+
+
+def _sweep_shapes(axis: str, values, d: int, n: int) -> tuple[list[int], list[int]]:
+    """Dimension and number of users at every sweep point."""
+    if axis == "d":
+        dims = [check_int("d values", v, lo=1, hi=500, what=" (dimensions to sweep)") for v in values]
+    else:
+        dims = [check_int("d", d, lo=1, hi=500, what=" (number of features)")] * len(values)
+    if axis == "n":
+        ns = [check_int("n values", v, lo=1, hi=10_000_000, what=" (user counts to sweep)") for v in values]
+    else:
+        ns = [check_int("n", n, lo=1, hi=10_000_000, what=" (number of users)")] * len(values)
+    return dims, ns
+
+
+def check_sweep_size(*, axis: str, values, d: int, n: int, trials: int, limit: int) -> int:
+    """Compute-size guard for a whole sweep: raises ValueError over ``limit``; returns the cost."""
+    axis = check_choice("axis", axis, AXES)
+    values = check_vector("values", values, min_length=1, max_length=60, what=" (sweep points)")
+    trials = check_int("trials", trials, lo=1, hi=1_000_000, what=" (Monte Carlo repetitions)")
+    dims, ns = _sweep_shapes(axis, values, d, n)
+    total = sum(simulation_cost(n=nn, d=dd, trials=trials) for nn, dd in zip(ns, dims))
+    check_cost(total, limit)
+    return total
 
 
 @dataclass(frozen=True)
@@ -291,26 +325,20 @@ def sweep(
         if delta is None:
             raise ValueError(f"axis={axis!r} needs the demand vector delta; got None.")
         delta_vec = check_vector("delta", delta, lo=0.0, lo_open=True, allow_inf=True, max_length=500)
-        dims = [delta_vec.size] * values.size
+        d = delta_vec.size
     else:
         delta_vec = None
         f = check_real("f", f, lo=0.0, hi=1.0, what=" (fraction of sensitive features)")
         delta_sensitive = check_real("delta_sensitive", delta_sensitive, lo=0.0, lo_open=True,
                                      what=" (demand of the sensitive features)")
-        if axis == "f":
-            d = check_int("d", d, lo=1, hi=500, what=" (number of features)")
-            dims = [d] * values.size
-        else:
-            dims = [check_int("d values", v, lo=1, hi=500, what=" (dimensions to sweep)") for v in values]
     if axis == "q":
         for v in values:
             check_real("q values", v, lo=0.0, hi=1.0, what=" (correlations to sweep)")
     if axis == "f":
         for v in values:
             check_real("f values", v, lo=0.0, hi=1.0, what=" (fractions to sweep)")
-    ns = [check_int("n values", v, lo=1, hi=10_000_000) for v in values] if axis == "n" else [n] * values.size
-    total = sum(simulation_cost(n=nn, d=dd, trials=trials) for nn, dd in zip(ns, dims))
-    check_cost(total, max_cells)
+    _, ns = _sweep_shapes(axis, values, d, n)
+    check_sweep_size(axis=axis, values=values, d=d, n=n, trials=trials, limit=max_cells)
 
     rows, err_rows = [], []
     for i, v in enumerate(values):
@@ -319,7 +347,7 @@ def sweep(
         dv = _point_delta(axis, v, delta_vec=delta_vec, d=d, f=f, delta=delta_sensitive, eps=eps)
         qq = float(v) if axis == "q" else q
         res = run_point(n=ns[i], delta=dv, eps=eps, q=qq, zeta=zeta, trials=trials,
-                        rng=np.random.default_rng(np.random.SeedSequence([seed, i])),
+                        rng=point_rng(seed, float(v)),
                         projection=projection, baseline_projection=baseline_projection, scale=scale,
                         max_cells=max_cells)
         for method, errs, exact, bound in (

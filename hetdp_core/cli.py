@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .bcdp import privacy_allocation
-from .bcdp_sim import PRESETS, guarantee_report, run_point, sweep
+from .bcdp_sim import PRESETS, guarantee_report, point_rng, run_point, sweep
 
 
 class CliError(ValueError):
@@ -80,8 +80,8 @@ def cmd_mse(a) -> int:
         raise CliError(f"--d is {a.d} but --delta has {len(delta)} entries; give one demand per feature.")
     qs = parse_list(a.q, "--q")
     results = []
-    for i, q in enumerate(qs):
-        rng = np.random.default_rng(np.random.SeedSequence([a.seed, i]))
+    for q in qs:
+        rng = point_rng(a.seed, q)             # same numbers as the page's sweep point at this q
         res = run_point(n=a.n, delta=delta, eps=a.eps, q=q, zeta=a.zeta, trials=a.trials, rng=rng,
                         projection=a.projection, baseline_projection=a.baseline_projection,
                         scale=a.duchi_scale)

@@ -28,7 +28,7 @@ def mse_sweep_figure(summary: pd.DataFrame, axis: str, *, show_exact: bool = Tru
         x = grp[axis].to_numpy()
         fig.add_trace(go.Scatter(x=np.concatenate([x, x[::-1]]),
                                  y=np.concatenate([grp["q75"].to_numpy(), grp["q25"].to_numpy()[::-1]]),
-                                 fill="toself", fillcolor=_rgba(col, 0.18), line={"width": 0},
+                                 mode="lines", fill="toself", fillcolor=_rgba(col, 0.18), line={"width": 0},
                                  hoverinfo="skip", name=f"{method}: 25–75% (simulated)",
                                  legendgroup=method, showlegend=True))
         fig.add_trace(go.Scatter(x=x, y=grp["median"], mode="lines+markers", line={"color": col},
@@ -46,8 +46,17 @@ def mse_sweep_figure(summary: pd.DataFrame, axis: str, *, show_exact: bool = Tru
     fig.update_layout(title=title or None, xaxis_title=AXIS_TITLES.get(axis, axis),
                       yaxis_title="squared error ‖x̂ − x̄‖²", template="plotly_white",
                       legend={"orientation": "h", "y": -0.25}, margin={"t": 40 if title else 10})
+    # the y-range follows the simulated data; an analytic curve may leave the plot (its values are
+    # in the hover text and the CSV) rather than squash the simulated curves
+    lo, hi = float(summary["q25"].min()), float(summary["q75"].max())
     if log_y:
-        fig.update_yaxes(type="log")
+        if lo > 0 and hi > 0:
+            fig.update_yaxes(type="log", range=[np.log10(lo) - 0.25, np.log10(hi) + 0.25])
+        else:
+            fig.update_yaxes(type="log")
+    else:
+        pad = 0.1 * (hi - lo if hi > lo else 1.0)
+        fig.update_yaxes(range=[lo - pad, hi + pad])
     if axis == "n":
         fig.update_xaxes(type="log")
     return fig

@@ -5,7 +5,9 @@ import pandas as pd
 import streamlit as st
 
 from hetdp_core.bcdp import MAX_EPS, privacy_allocation
-from hetdp_core.bcdp_sim import MAX_CELLS_PAGE, PRESETS, guarantee_report, sweep, two_group_delta
+from hetdp_core.bcdp_sim import (
+    MAX_CELLS_PAGE, PRESETS, check_sweep_size, guarantee_report, sweep, two_group_delta,
+)
 from hetdp_core.mmean import mmean_stages
 from hetdp_ui.common import (
     PageState, Param, Progress, csv_download, dump_bool, log_options, log_slider, parse_bool,
@@ -69,14 +71,14 @@ def mark_custom():
     st.session_state[state.key("preset")] = "Custom"
 
 
-@st.cache_data(max_entries=48, show_spinner=False)
-def cached_sweep(axis: str, values: tuple, delta: tuple | None, d: int, f: float, delta_s: float,
+@st.cache_data(max_entries=256, show_spinner=False)
+def cached_point(axis: str, value: float, delta: tuple | None, d: int, f: float, delta_s: float,
                  eps: float, q: float, zeta: float | None, n: int, trials: int, seed: int,
-                 projection: str, baseline_projection: str, scale: str, _progress=None):
-    return sweep(axis=axis, values=values, delta=delta, d=d, f=f, delta_sensitive=delta_s, eps=eps,
+                 projection: str, baseline_projection: str, scale: str):
+    """One sweep point (its randomness depends only on seed and value, so points cache alone)."""
+    return sweep(axis=axis, values=(value,), delta=delta, d=d, f=f, delta_sensitive=delta_s, eps=eps,
                  q=q, zeta=zeta, n=n, trials=trials, seed=seed, projection=projection,
-                 baseline_projection=baseline_projection, scale=scale, max_cells=MAX_CELLS_PAGE,
-                 progress=_progress)
+                 baseline_projection=baseline_projection, scale=scale, max_cells=MAX_CELLS_PAGE)
 
 
 st.title("Feature privacy (BCDP)")
@@ -196,8 +198,14 @@ with c2:
     (st.success if ok else st.error)(
         f"{'Every demand holds' if ok else 'A demand FAILS'}: LDP level delivered c_d = "
         f"{alloc.ldp_level:.4g} ≤ ε = {eps:g}; ζ = {alloc.zeta:.3g}.")
-    st.dataframe(report.round(5), hide_index=True, key="bcdp_gtable")
-    csv_download(report, "bcdp_guarantee.csv", "dl_guarantee")
+    st.metric("sensitive features' budget c_1", f"{alloc.c_sorted[0]:.3g}",
+              help="the CDP level left for the most private feature after paying for correlation")
+    st.metric("LDP level delivered c_d", f"{alloc.ldp_level:.3g}", delta=f"{alloc.ldp_level - eps:.3g} vs ε",
+              delta_color="off")
+st.dataframe(report.round(5), hide_index=True, key="bcdp_gtable")
+st.caption("pass ⇔ guaranteed δ'_i ≤ demanded δ_i (+1e-9 floating-point tolerance). Guaranteed δ' is the "
+           "smaller of the two valid bounds of Proposition 4: (2) with ε := c_d, and (1).")
+csv_download(report, "bcdp_guarantee.csv", "dl_guarantee")
 
 with st.expander("Stage schematic of Mechanism 1 — which features each stage covers, at what level"):
     sorted_names = [names[i] for i in alloc.order]
@@ -214,17 +222,25 @@ try:
 except ValueError:
     st.error(f"Input problem: sweep points must be numbers separated by commas; got {state['points']!r}.")
     st.stop()
+args = dict(delta=tuple(delta_vec) if state["axis"] in ("q", "n") else None, d=d,
+            f=(k / d) if d else 0.0, delta_s=dsens, eps=eps, q=state["q"], zeta=zeta, n=state["n"],
+            trials=int(state["trials"]), seed=int(state["seed"]), projection=projection,
+            baseline_projection=base_proj, scale=scale)
 prog = Progress()
 try:
-    summary, errors = cached_sweep(
-        state["axis"], pts, tuple(delta_vec) if state["axis"] in ("q", "n") else None, d,
-        (k / d) if d else 0.0, dsens, eps, state["q"], zeta, state["n"], int(state["trials"]),
-        int(state["seed"]), projection, base_proj, scale, _progress=prog)
+    check_sweep_size(axis=state["axis"], values=pts, d=d, n=state["n"], trials=int(state["trials"]),
+                     limit=MAX_CELLS_PAGE)
+    parts = []
+    for i, v in enumerate(pts):
+        prog(i / len(pts), f"{state['axis']} = {v:g}")
+        parts.append(cached_point(state["axis"], v, **args))
 except (ValueError, TypeError) as exc:
     prog.done()
     show_input_error(exc)
     st.stop()
 prog.done()
+summary = pd.concat([p[0] for p in parts], ignore_index=True)
+errors = pd.concat([p[1] for p in parts], ignore_index=True)
 fig = mse_sweep_figure(summary, state["axis"], show_exact=state["analytic"], show_bound=False)
 st.plotly_chart(fig, key="bcdp_msefig")
 st.caption(f"Simulated: {int(state['trials'])} independent runs per point, n = {state['n']:,} users "
@@ -237,8 +253,9 @@ with m2:
     csv_download(errors, "bcdp_mse_errors.csv", "dl_errors")
 
 # ------------------------------------------------------------------ explanation
-ratio = (summary.loc[summary.method == "min-δ LDP", "median"].to_numpy()
-         / summary.loc[summary.method == "M_mean (BCDP)", "median"].to_numpy())
+med = summary.pivot(index=state["axis"], columns="method", values="median")
+ratio = (med["min-δ LDP"] / med["M_mean (BCDP)"]).to_numpy()
+wins = int((ratio > 1).sum())
 st.subheader("Why correlation erodes the advantage")
 st.markdown(
     f"At q = {state['q']:g}, the less sensitive features are released at level c_d = "
@@ -247,8 +264,17 @@ st.markdown(
     "the sensitive feature i an extra log(1 + q e^{c_d} − q) on top of its own budget c_i. "
     "The larger q, the larger that charge, so c_d must shrink to keep δ_i, and at q = 1 every "
     "feature gets the strictest level — the mechanism becomes min-δ LDP. "
-    f"Across this sweep, min-δ LDP's median error is {np.nanmin(ratio):.2g}× to {np.nanmax(ratio):.2g}× "
-    "that of M_mean."
+    f"In this sweep M_mean has the lower median error at **{wins} of {ratio.size}** points; "
+    f"min-δ LDP's median error ranges from {np.nanmin(ratio):.2g}× to {np.nanmax(ratio):.2g}× M_mean's."
+)
+st.info(
+    "**What we found (corrected mechanism).** With the unbiased Duchi constant and the *same* "
+    "projection for both methods, M_mean's advantage is real for weak correlation but it can *lose* to "
+    "min-δ LDP when q is large: the heuristic ζ = (1+q)/2 leaves the most sensitive features only "
+    "c₁ = (1−ζ)δ₁, so their estimates are mostly noise. In the Figure 3 setup (n = 10 000, 200 runs) "
+    "M_mean wins for q ≤ 0.2, ties near q = 0.3 and is up to about 2× worse at q = 0.9. The published "
+    "figure shows M_mean ahead everywhere because its baseline uses the printed (2×) constant without "
+    "projection. Try a manual ζ, or switch 'As published' on to see the published comparison."
 )
 
 with st.expander("Formulas behind the curves"):

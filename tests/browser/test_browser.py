@@ -1,0 +1,73 @@
+"""Open each page in real Chromium, move a slider, see the figure change, no error element.
+Screenshots go to tests/artifacts/ (git-ignored)."""
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ERROR_SELECTORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+
+
+def wait_idle(page, timeout=60_000):
+    """Wait until Streamlit has finished the current run (the 'running' status widget is gone)."""
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
+
+
+def plot_data(page, index):
+    return page.evaluate(
+        "(i) => { const p = document.querySelectorAll('.js-plotly-plot')[i];"
+        " return p && p.data ? JSON.stringify(p.data.map(t => t.y)) : null; }", index)
+
+
+def assert_no_errors(page):
+    errs = page.locator(ERROR_SELECTORS)
+    assert errs.count() == 0, [errs.nth(i).inner_text() for i in range(errs.count())]
+
+
+def test_home_page(page, server, artifacts):
+    page.goto(server + "/")
+    page.get_by_text("hetdp: privacy that is not one number").wait_for()
+    page.get_by_text("Glossary").wait_for()
+    wait_idle(page)
+    assert_no_errors(page)
+    page.screenshot(path=str(artifacts / "home.png"), full_page=True)
+    link = page.get_by_role("link", name="Feature privacy (BCDP)").first
+    assert link.count() == 1
+
+
+def test_feature_privacy_page_slider_changes_figure(page, server, artifacts):
+    page.goto(server + "/Feature_privacy?trials=10&n=2000")
+    page.locator(".js-plotly-plot").nth(2).wait_for()
+    wait_idle(page)
+    assert_no_errors(page)
+    page.screenshot(path=str(artifacts / "feature_privacy_before.png"), full_page=True)
+    before = plot_data(page, 0)
+    assert before is not None
+
+    slider = page.get_by_role("slider", name="q — correlation between features")
+    slider.focus()
+    for _ in range(25):                      # q: 0.10 → 0.35 by keyboard, like a user would
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "(b) => { const p = document.querySelectorAll('.js-plotly-plot')[0];"
+        " return p && p.data && JSON.stringify(p.data.map(t => t.y)) !== b; }", arg=before,
+        timeout=60_000)
+    wait_idle(page)
+    assert_no_errors(page)
+    after = plot_data(page, 0)
+    assert after != before
+    assert "q=0.35" in page.url or "q=0.3" in page.url     # state is in the URL
+    page.screenshot(path=str(artifacts / "feature_privacy_after.png"), full_page=True)
+
+
+def test_feature_privacy_bad_url_shows_warning_not_error(page, server, artifacts):
+    page.goto(server + "/Feature_privacy?trials=5&n=500&q=abc")
+    page.locator(".js-plotly-plot").nth(2).wait_for()
+    wait_idle(page)
+    assert_no_errors(page)
+    assert page.get_by_text("URL parameter 'q' ignored").count() >= 1
+    page.screenshot(path=str(artifacts / "feature_privacy_bad_url.png"), full_page=True)

@@ -1,0 +1,129 @@
+"""Streamlit AppTest for every page: renders without exception, widgets change outputs,
+bad input shows a message (never a traceback)."""
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from conftest import ROOT
+
+BCDP = str(ROOT / "pages" / "1_Feature_privacy.py")
+HOME = str(ROOT / "app.py")
+TIMEOUT = 120
+
+
+def charts(at) -> dict:
+    """Plotly figures on the page, by element key suffix order."""
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def fresh(path=BCDP, **params) -> AppTest:
+    at = AppTest.from_file(path, default_timeout=TIMEOUT)
+    for k, v in params.items():
+        at.query_params[k] = v
+    return at
+
+
+def assert_clean(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_home_renders_with_cards_and_glossary():
+    at = AppTest.from_file(HOME, default_timeout=TIMEOUT).run()
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown)
+    assert "Glossary" in " ".join(s.value for s in at.subheader)
+    assert "BCDP" in text and "ζ" in text and "ρ" in text
+
+
+def test_bcdp_default_renders():
+    at = fresh(trials="10", n="2000").run()
+    assert_clean(at)
+    figs = charts(at)
+    assert len(figs) == 3                      # c vector, stage schematic, MSE sweep
+    assert "Every demand holds" in at.success[0].value
+    assert any("What question does this answer?" in m.value for m in at.markdown)
+    assert at.get("download_button"), "CSV downloads are offered"
+
+
+def test_q_slider_changes_allocation_and_guarantee():
+    at = fresh(trials="5", n="500").run()
+    before = (charts(at)[0]["data"][2]["y"], at.success[0].value)
+    at.sidebar.slider(key="bcdp_q").set_value(0.6).run()
+    assert_clean(at)
+    after = (charts(at)[0]["data"][2]["y"], at.success[0].value)
+    assert before[1] != after[1] and before[0] != after[0]
+
+
+def test_axis_switch_changes_mse_figure():
+    at = fresh(trials="5", n="500").run()
+    x_before = charts(at)[2]["data"][1]["x"]
+    at.sidebar.selectbox(key="bcdp_axis").set_value("f").run()
+    assert_clean(at)
+    fig = charts(at)[2]
+    assert fig["data"][1]["x"] != x_before
+    assert "fraction" in fig["layout"]["xaxis"]["title"]["text"]
+
+
+def test_seed_changes_simulation_but_not_allocation():
+    at = fresh(trials="5", n="500").run()
+    y0 = charts(at)[2]["data"][1]["y"]
+    at.sidebar.number_input(key="bcdp_seed").set_value(7).run()
+    assert_clean(at)
+    assert charts(at)[2]["data"][1]["y"] != y0
+
+
+def test_preset_figure3_applies_paper_setup():
+    at = fresh().run()
+    at.sidebar.selectbox(key="bcdp_preset").set_value("Figure 3").run()
+    assert_clean(at)
+    ss = at.session_state
+    assert ss["bcdp_d"] == 10 and ss["bcdp_k"] == 2 and ss["bcdp_delta"] == 0.2 and ss["bcdp_eps"] == 2.0
+    assert ss["bcdp_n"] == 10_000 and ss["bcdp_axis"] == "q"
+    assert any("Figure 3" in i.value for i in at.info)
+
+
+def test_as_published_toggle_warns_and_changes_curves():
+    at = fresh(trials="5", n="500").run()
+    y0 = charts(at)[2]["data"][1]["y"]
+    at.sidebar.toggle(key="bcdp_published").set_value(True).run()
+    assert_clean(at)
+    assert any("As published" in w.value for w in at.warning)
+    assert charts(at)[2]["data"][1]["y"] != y0
+
+
+def test_table_mode_any_order_and_bad_entries():
+    at = fresh(mode="Per-feature table", table="2,0.2,inf,2", trials="5", n="500").run()
+    assert_clean(at)
+    assert len(at.get("data_editor" if at.get("data_editor") else "arrow_data_frame")) >= 1
+    # non-numeric entry → clear message, no exception
+    at.sidebar.text_input(key="bcdp_table").set_value("0.2,abc").run()
+    assert not at.exception
+    assert any("must be numbers" in e.value for e in at.error)
+    # negative demand → the core's message
+    at.sidebar.text_input(key="bcdp_table").set_value("0.2,-1").run()
+    assert not at.exception
+    assert any("delta entries must be > 0" in e.value for e in at.error)
+
+
+def test_malformed_url_params_are_reported_and_ignored():
+    at = fresh(q="abc", n="-4", axis="evil()", points="1,2,x", trials="5").run()
+    assert not at.exception
+    warns = " ".join(w.value for w in at.warning)
+    for name in ("'q'", "'n'", "'axis'", "'points'"):
+        assert name in warns
+    assert at.session_state["bcdp_q"] == 0.1 and at.session_state["bcdp_axis"] == "q"
+
+
+def test_compute_guard_message():
+    at = fresh(n="200000", trials="2000").run()
+    assert not at.exception
+    assert any("compute size" in e.value for e in at.error)
+
+
+def test_url_state_round_trip():
+    at = fresh(trials="5", n="500").run()
+    at.sidebar.slider(key="bcdp_q").set_value(0.35).run()
+    assert at.query_params["q"] in ("0.35", ["0.35"])
