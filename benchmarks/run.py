@@ -1,0 +1,88 @@
+"""hetdp benchmarks (``make bench``). Prints a table and writes benchmarks/results/latest.json.
+
+Measured, not asserted: timed tests are flaky; these numbers go into the README.
+
+* fig3_full — the full Figure 3 configuration: n = 10 000, d = 10, 1000 trials, 10 values of q,
+  both mechanisms (the authors' per-user loop takes about 80 minutes on a 2-core machine);
+* fig4a_full / fig4b_full — the Figure 4 configurations of the paper text (T = 100);
+* page_default_cold — the Feature-privacy page's default sweep (n = 10 000, 30 trials, 9 q's),
+  computed from scratch by the core;
+* page_default_apptest / page_default_cached — the whole page rendered by Streamlit's AppTest,
+  first run and a rerun with the same inputs (cache hit).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from hetdp_core.bcdp_sim import PRESETS, sweep  # noqa: E402
+
+AUTHORS_LOOP_SECONDS = 80 * 60
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def fig(key: str, trials: int | None = None) -> float:
+    p = PRESETS[key]
+    kw = dict(eps=p.eps, q=p.q, n=p.n, trials=trials or p.trials, seed=0, projection="ball",
+              baseline_projection="none", scale="paper")
+    if p.axis == "q":
+        return timed(lambda: sweep(axis="q", values=p.values, delta=[p.delta] * p.k + [p.eps] * (p.d - p.k), **kw))
+    if p.axis == "d":
+        return timed(lambda: sweep(axis="d", values=p.values, f=p.k_fraction, delta_sensitive=p.delta, **kw))
+    return timed(lambda: sweep(axis="f", values=p.values, d=p.d, delta_sensitive=p.delta, **kw))
+
+
+def page_default() -> float:
+    return timed(lambda: sweep(axis="q", values=(0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0),
+                               delta=[0.2, 0.2] + [2.0] * 8, eps=2.0, q=0.1, n=10_000, trials=30, seed=0))
+
+
+def page_apptest() -> tuple[float, float]:
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "pages" / "1_Feature_privacy.py"), default_timeout=300)
+    first = timed(at.run)
+    again = timed(at.run)
+    return first, again
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    results = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                           "platform": platform.platform()}}
+    results["page_default_cold"] = page_default()
+    first, again = page_apptest()
+    results["page_default_apptest"] = first
+    results["page_default_cached"] = again
+    if quick:
+        results["fig3_100_trials"] = fig("fig3", trials=100)
+    else:
+        results["fig3_full"] = fig("fig3")
+        results["fig3_speedup_vs_authors_loop"] = AUTHORS_LOOP_SECONDS / results["fig3_full"]
+        results["fig4a_full"] = fig("fig4a")
+        results["fig4b_full"] = fig("fig4b")
+    out = ROOT / "benchmarks" / "results"
+    out.mkdir(exist_ok=True)
+    (out / "latest.json").write_text(json.dumps(results, indent=2))
+    for k, v in results.items():
+        if k != "machine":
+            unit = "x" if "speedup" in k else "s"
+            print(f"{k:32s} {v:10.2f} {unit}")
+    print(f"machine: {results['machine']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+"""The hetdp command line: JSON contract (SPEC §8), exit codes, one-line errors."""
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+from hetdp_core.cli import main
+
+HETDP = [sys.executable, "-m", "hetdp_core.cli"]
+
+
+def run(args, capsys):
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_c_vector_json_shape_and_user_order(capsys):
+    code, out, err = run(["bcdp", "c-vector", "--delta", "2,0.2,inf,2", "--eps", "2", "--q", "0.3", "--json"], capsys)
+    assert code == 0 and err == ""
+    d = json.loads(out)
+    assert set(d) >= {"c", "ldp_level", "guarantee"}
+    assert len(d["c"]) == 4 and d["c"][1] < d["c"][0] == d["c"][3]
+    assert [g["delta"] for g in d["guarantee"]] == [2.0, 0.2, math.inf, 2.0]
+    assert all(g["ok"] and g["guaranteed"] <= g["delta"] + 1e-9 for g in d["guarantee"])
+
+
+def test_c_vector_text_output(capsys):
+    code, out, _ = run(["bcdp", "c-vector", "--delta", "0.2,2", "--eps", "2", "--q", "0"], capsys)
+    assert code == 0 and "pass" in out and "zeta" in out
+
+
+def test_mse_json_shape(capsys):
+    code, out, _ = run(["bcdp", "mse", "--n", "500", "--d", "3", "--eps", "2", "--delta", "0.2,2,2",
+                        "--q", "0.1,1", "--trials", "7", "--seed", "3", "--json"], capsys)
+    assert code == 0
+    d = json.loads(out)
+    assert d["params"]["n"] == 500 and len(d["results"]) == 2
+    for r in d["results"]:
+        assert {"q", "seconds", "mmean", "baseline"} <= set(r)
+        for k in ("mmean", "baseline"):
+            assert len(r[k]["errors"]) == 7
+            assert r[k]["q25"] <= r[k]["median"] <= r[k]["q75"]
+
+
+def test_mse_is_reproducible_by_seed(capsys):
+    args = ["bcdp", "mse", "--n", "300", "--eps", "1", "--delta", "0.3,1", "--q", "0.2",
+            "--trials", "5", "--seed", "9", "--json"]
+    a = json.loads(run(args, capsys)[1])["results"][0]["mmean"]["errors"]
+    b = json.loads(run(args, capsys)[1])["results"][0]["mmean"]["errors"]
+    assert a == b
+
+
+def test_reproduce_writes_csv_and_html(tmp_path, capsys):
+    code, out, _ = run(["reproduce", "fig4a", "--out", str(tmp_path), "--n", "300", "--trials", "3",
+                        "--json"], capsys)
+    assert code == 0
+    info = json.loads(out)
+    names = {p.split("/")[-1] for p in info["files"]}
+    assert {"fig4a_published.html", "fig4a_published_summary.csv", "fig4a_published_errors.csv"} <= names
+    html = (tmp_path / "fig4a_published.html").read_text()
+    assert "plotly" in html.lower() and len(html) > 100_000          # standalone (plotly.js inlined)
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["bcdp", "c-vector", "--delta", "0.2,-1", "--eps", "2", "--q", "0.1"], "delta entries must be > 0"),
+    (["bcdp", "c-vector", "--delta", "0.2,nan", "--eps", "2", "--q", "0.1"], "must not contain NaN"),
+    (["bcdp", "c-vector", "--delta", "0.2,abc", "--eps", "2", "--q", "0.1"], "could not read 'abc'"),
+    (["bcdp", "c-vector", "--delta", "0.2", "--eps", "2", "--q", "1.5"], "q must be in [0, 1]"),
+    (["bcdp", "c-vector", "--delta", "0.2", "--eps", "2", "--q", "0.5", "--zeta", "0"], "zeta must be in (0, 1]"),
+    (["bcdp", "c-vector", "--delta", "0.2", "--eps", "inf", "--q", "0.5"], "eps must be finite"),
+    (["bcdp", "mse", "--n", "100", "--d", "3", "--eps", "2", "--delta", "0.2,2", "--q", "0.1"], "--d is 3"),
+    (["bcdp", "mse", "--n", "100", "--eps", "2", "--delta", "0.2,2", "--q", "0.1", "--trials", "0"], "trials must be >= 1"),
+    (["bcdp", "mse", "--n", "200000", "--eps", "2", "--delta", ",".join(["0.2"] * 60), "--q", "0.1",
+      "--trials", "100000"], "compute size"),
+])
+def test_bad_input_exit_2_one_line(args, fragment, capsys):
+    code, out, err = run(args, capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("hetdp: error:") and fragment in err
+    assert "Traceback" not in err
+
+
+def test_installed_entry_point_and_argparse_errors():
+    """Through a real process: malformed flags exit 2 (argparse), no traceback."""
+    p = subprocess.run(HETDP + ["bcdp", "c-vector", "--delta"], capture_output=True, text=True)
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    p = subprocess.run(HETDP + ["bcdp", "c-vector", "--delta", "0.2", "--eps", "x", "--q", "0"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "invalid float value" in p.stderr and "Traceback" not in p.stderr
+    p = subprocess.run(HETDP + ["bcdp", "c-vector", "--delta", "0.2,0.1", "--eps", "1", "--q", "0", "--json"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0 and json.loads(p.stdout)["all_ok"] is True
