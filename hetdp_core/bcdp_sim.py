@@ -23,6 +23,7 @@ from .bcdp import (
     MAX_EPS,
     Allocation,
     check_guarantee,
+    corollary1_bound,
     mse_bound_thm2,
     privacy_allocation,
     prop4_composition_guarantee,
@@ -144,6 +145,7 @@ class PointResult:
     exact_mmean: float          # closed-form pre-projection MSE (analytic)
     exact_baseline: float
     bound_shape: float          # Theorem 2 bound with constant 1 (analytic, up to a constant)
+    corollary1: float           # Corollary 1 (two-group demands with ε > 2δ; NaN otherwise)
     baseline_level: float
     seconds: float
     extra: dict = field(default_factory=dict)
@@ -215,9 +217,20 @@ def run_point(
         exact_mmean=exact_mse_mmean(xs, c_sorted=alloc.c_sorted, scale=scale),
         exact_baseline=exact_mse_baseline(xs, level=base_level, scale=scale),
         bound_shape=mse_bound_thm2(c_sorted=alloc.c_sorted, n=x.shape[0]),
+        corollary1=_corollary1_if_two_groups(alloc, x.shape[0]),
         baseline_level=base_level,
         seconds=seconds,
     )
+
+
+def _corollary1_if_two_groups(alloc: Allocation, n: int) -> float:
+    """Corollary 1 when the demands are two groups (k at δ, the rest at ε, ε > 2δ), else NaN."""
+    dt = alloc.delta_tilde
+    low = dt.min()
+    k = int(np.sum(dt == low))
+    if not (1 <= k < dt.size) or not np.all((dt == low) | (dt == alloc.eps)) or not alloc.eps > 2 * low:
+        return float("nan")
+    return corollary1_bound(d=dt.size, k=k, delta=float(low), eps=alloc.eps, q=alloc.q, n=n)
 
 
 def guarantee_report(alloc: Allocation, q=None) -> pd.DataFrame:
@@ -314,7 +327,7 @@ def sweep(
     * ``axis="f"``: dimension ``d``, fraction f of sensitive features takes ``values``.
 
     ``summary`` has one row per (x, method) with median, q25, q75, mean, exact (closed-form,
-    pre-projection) MSE and the bound shape; ``errors`` has one row per (x, method, trial).
+    pre-projection) MSE, the Theorem 2 bound shape and Corollary 1 (both with constant 1); ``errors`` has one row per (x, method, trial).
     """
     axis = check_choice("axis", axis, AXES)
     values = check_vector("values", values, min_length=1, max_length=60, what=" (sweep points)")
@@ -350,12 +363,12 @@ def sweep(
                         rng=point_rng(seed, float(v)),
                         projection=projection, baseline_projection=baseline_projection, scale=scale,
                         max_cells=max_cells)
-        for method, errs, exact, bound in (
-            ("M_mean (BCDP)", res.errors_mmean, res.exact_mmean, res.bound_shape),
-            ("min-δ LDP", res.errors_baseline, res.exact_baseline, np.nan),
+        for method, errs, exact, bound, cor in (
+            ("M_mean (BCDP)", res.errors_mmean, res.exact_mmean, res.bound_shape, res.corollary1),
+            ("min-δ LDP", res.errors_baseline, res.exact_baseline, np.nan, np.nan),
         ):
             rows.append({axis: float(v), "method": method, **_summary(errs), "exact_mse": exact,
-                         "bound_shape": bound, "ldp_level": res.allocation.ldp_level
+                         "bound_shape": bound, "corollary1": cor, "ldp_level": res.allocation.ldp_level
                          if method.startswith("M") else res.baseline_level,
                          "seconds": res.seconds, "d": dv.size, "n": ns[i]})
             err_rows.append(pd.DataFrame({axis: float(v), "method": method,

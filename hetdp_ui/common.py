@@ -180,6 +180,12 @@ def question(text: str) -> None:
     st.markdown(f"**What question does this answer?** {text}")
 
 
+def cached(max_entries: int = 64):
+    """Decorator for a page's compute wrapper: ``st.cache_data`` with a bounded size and no spinner
+    (pages show their own progress bar). Wrap functions of hashable primitives (incl. an int seed)."""
+    return st.cache_data(max_entries=max_entries, show_spinner=False)
+
+
 class Progress:
     """A progress bar callable as ``progress(fraction, text)`` from inside the core."""
 

@@ -40,9 +40,14 @@ def mse_sweep_figure(summary: pd.DataFrame, axis: str, *, show_exact: bool = Tru
                                      legendgroup=method))
         if show_bound and grp["bound_shape"].notna().any():
             fig.add_trace(go.Scatter(x=x, y=grp["bound_shape"], mode="lines",
-                                     line={"color": col, "dash": "dot"},
-                                     name="Theorem 2 bound (analytic, up to a constant)",
-                                     legendgroup=method))
+                                     line={"color": "#7f7f7f", "dash": "dot"},
+                                     name="Theorem 2 bound, constant 1 (analytic, right axis)",
+                                     legendgroup="bounds", yaxis="y2"))
+        if show_bound and "corollary1" in grp and grp["corollary1"].notna().any():
+            fig.add_trace(go.Scatter(x=x, y=grp["corollary1"], mode="lines",
+                                     line={"color": "#9467bd", "dash": "dashdot"},
+                                     name="Corollary 1 (ζ = ½), constant 1 (analytic, right axis)",
+                                     legendgroup="bounds", yaxis="y2"))
     fig.update_layout(title=title or None, xaxis_title=AXIS_TITLES.get(axis, axis),
                       yaxis_title="squared error ‖x̂ − x̄‖²", template="plotly_white",
                       legend={"orientation": "h", "y": -0.25}, margin={"t": 40 if title else 10})
@@ -57,6 +62,10 @@ def mse_sweep_figure(summary: pd.DataFrame, axis: str, *, show_exact: bool = Tru
     else:
         pad = 0.1 * (hi - lo if hi > lo else 1.0)
         fig.update_yaxes(range=[lo - pad, hi + pad])
+    if show_bound:
+        fig.update_layout(yaxis2={"title": "bound, constant 1 (only the shape is meaningful)",
+                                  "overlaying": "y", "side": "right", "type": "log" if log_y else "linear",
+                                  "showgrid": False})
     if axis == "n":
         fig.update_xaxes(type="log")
     return fig

@@ -10,7 +10,7 @@ from hetdp_core.bcdp_sim import (
 )
 from hetdp_core.mmean import mmean_stages
 from hetdp_ui.common import (
-    PageState, Param, Progress, csv_download, dump_bool, log_options, log_slider, parse_bool,
+    PageState, Param, Progress, cached, csv_download, dump_bool, log_options, log_slider, parse_bool,
     parse_choice, parse_float, parse_float_list, parse_int, question, show_input_error,
 )
 from hetdp_ui.figures import c_vector_figure, mse_sweep_figure, stage_schematic_figure
@@ -42,6 +42,7 @@ state = PageState("bcdp", {
     "projection": Param("box", parse_choice(["box", "ball", "none"])),
     "published": Param(False, parse_bool, dump_bool),
     "analytic": Param(True, parse_bool, dump_bool),
+    "bounds": Param(False, parse_bool, dump_bool),
 })
 
 
@@ -71,7 +72,7 @@ def mark_custom():
     st.session_state[state.key("preset")] = "Custom"
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
+@cached(max_entries=256)
 def cached_point(axis: str, value: float, delta: tuple | None, d: int, f: float, delta_s: float,
                  eps: float, q: float, zeta: float | None, n: int, trials: int, seed: int,
                  projection: str, baseline_projection: str, scale: str):
@@ -169,6 +170,9 @@ else:
     scale, projection = "unbiased", state["projection"]
     base_proj = projection
 sb.checkbox("show analytic curves", key=state.key("analytic"))
+sb.checkbox("overlay bounds (shape only)", key=state.key("bounds"),
+            help="Theorem 2 (17) and Corollary 1 hold up to an unknown universal constant: drawn "
+                 "with constant 1, only their shape is meaningful.")
 state.sync_url()
 
 if delta_vec is None:
@@ -241,7 +245,7 @@ except (ValueError, TypeError) as exc:
 prog.done()
 summary = pd.concat([p[0] for p in parts], ignore_index=True)
 errors = pd.concat([p[1] for p in parts], ignore_index=True)
-fig = mse_sweep_figure(summary, state["axis"], show_exact=state["analytic"], show_bound=False)
+fig = mse_sweep_figure(summary, state["axis"], show_exact=state["analytic"], show_bound=state["bounds"])
 st.plotly_chart(fig, key="bcdp_msefig")
 st.caption(f"Simulated: {int(state['trials'])} independent runs per point, n = {state['n']:,} users "
            "(data from the q-mixture prior of eq. 58), median and 25–75 % band of ‖x̂ − x̄‖². "
@@ -295,6 +299,9 @@ with st.expander("Formulas behind the curves"):
              r"+(\gamma-1)^2\bar x_i^2\Big]")
     st.markdown("**Theorem 2 bound** (up to a universal constant):")
     st.latex(r"\mathbb E\|\bar x-\Pi(\hat x)\|^2\lesssim\frac1n\sum_i\Big(\frac1{\sum_{k\le i}\Delta_k^2/(d-k+1)}\wedge d\Big)")
+    st.markdown("**Corollary 1** (two groups: k features at δ, the rest at ε > 2δ, ζ = ½), up to a constant:")
+    st.latex(r"\frac1n\Big(\frac{dk}{\delta^2}+\frac{(d-k)^2}{\varepsilon^2}\Big)\ \text{if } q\le\frac{e^{\delta/2}-1}{e^\varepsilon-1},"
+             r"\qquad \frac1n\Big(\frac{dk}{\delta^2}+\frac{(d-k)^2}{\frac{d-k}{d}\delta^2+(c_d-\delta/2)^2}\Big)\ \text{otherwise}")
 if state["preset"] != "Custom":
     key = {"Figure 3": "fig3", "Figure 4a": "fig4a", "Figure 4b": "fig4b"}[state["preset"]]
     st.info(f"Preset {PRESETS[key].name}: {PRESETS[key].note} Trials are capped at 40 here; "

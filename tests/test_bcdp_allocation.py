@@ -147,3 +147,15 @@ def test_projections_land_inside_their_sets(d, mode, raw):
         assert np.array_equal(out, est)
     inside = np.clip(est, -1, 1) / math.sqrt(max(d, 1))
     assert project(inside, mode=mode) == pytest.approx(inside)   # points inside are fixed
+
+
+def test_corollary1_reported_only_for_two_groups():
+    from hetdp_core.bcdp_sim import run_point
+
+    two = run_point(n=200, delta=[0.2, 0.2, 2.0, 2.0], eps=2.0, q=0.3, zeta=0.5, trials=3, rng=0)
+    assert two.corollary1 == pytest.approx(
+        bcdp.corollary1_bound(d=4, k=2, delta=0.2, eps=2.0, q=0.3, n=200))
+    three = run_point(n=200, delta=[0.2, 0.5, 2.0, 2.0], eps=2.0, q=0.3, trials=3, rng=0)
+    assert math.isnan(three.corollary1)
+    close = run_point(n=200, delta=[1.5, 2.0], eps=2.0, q=0.3, trials=3, rng=0)   # ε ≤ 2δ
+    assert math.isnan(close.corollary1)

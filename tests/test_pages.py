@@ -127,3 +127,15 @@ def test_url_state_round_trip():
     at = fresh(trials="5", n="500").run()
     at.sidebar.slider(key="bcdp_q").set_value(0.35).run()
     assert at.query_params["q"] in ("0.35", ["0.35"])
+
+
+def test_bounds_overlay_adds_right_axis_traces():
+    at = fresh(trials="5", n="500").run()
+    n0 = len(charts(at)[2]["data"])
+    at.sidebar.checkbox(key="bcdp_bounds").check().run()
+    assert_clean(at)
+    fig = charts(at)[2]
+    names = [t.get("name", "") for t in fig["data"]]
+    assert len(fig["data"]) == n0 + 2
+    assert any("Theorem 2" in nm for nm in names) and any("Corollary 1" in nm for nm in names)
+    assert "yaxis2" in fig["layout"]
