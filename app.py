@@ -4,12 +4,12 @@ import textwrap
 
 import streamlit as st
 
-PAGE_FILES = {
-    "Feature privacy (BCDP)": ("pages/1_Feature_privacy.py", "Feature_privacy", ":material/tune:"),
-}
+from hetdp_ui import nav as _nav
+from hetdp_ui.nav import PAGES, sidebar_nav
 
 
 def home() -> None:
+    sidebar_nav()
     st.title("hetdp: privacy that is not one number")
     st.markdown(
         "Differential privacy is usually described by a single ε. Real privacy choices are rarely that "
@@ -21,22 +21,15 @@ def home() -> None:
     )
 
     st.subheader("Pages")
-    PAGES = [
-        ("pages/1_Feature_privacy.py", "Feature privacy (BCDP)",
-         "Some features of my record are more sensitive than others. If I protect them more and the rest "
-         "less, how much accuracy do I gain over protecting everything at the strictest level — and how "
-         "does correlation between features eat into that gain?"),
-    ]
     PLANNED = [
         ("BCDP guarantee lab", "What exactly does a per-feature guarantee promise on small examples?"),
         ("Private regression (BCDP)", "Can least squares be learned under per-feature privacy?"),
         ("Per-user privacy: frequencies and means", "Each person chose their own ε — what can we publish, and who pays?"),
-        ("Group-wise zCDP", "Does a bigger group really get a smaller privacy loss?"),
         ("Mechanism lab", "Laplace, Gaussian, smooth sensitivity, bounded and exponential mechanisms side by side."),
         ("DP-SGD schedules", "How do learning-rate and privacy schedules trade off over the iterations?"),
     ]
     cols = st.columns(2)
-    for i, (path, title, q) in enumerate(PAGES):
+    for i, (path, title, _, _, q) in enumerate(PAGES):
         with cols[i % 2].container(border=True):
             st.page_link(path, label=title, icon=":material/arrow_forward:")
             st.caption(q)
@@ -63,6 +56,8 @@ def home() -> None:
 
 
 st.set_page_config(page_title="hetdp — heterogeneous differential privacy", page_icon=":material/lock:", layout="wide")
-nav = st.navigation([st.Page(home, title="Home", icon=":material/home:", default=True)]
-                    + [st.Page(f, title=t, icon=i, url_path=u) for t, (f, u, i) in PAGE_FILES.items()])
+home_page = st.Page(home, title="Home", icon=":material/home:", default=True)
+_nav.HOME[:] = [home_page]
+nav = st.navigation([home_page] + [st.Page(f, title=t, icon=i, url_path=u) for f, t, u, i, _ in PAGES],
+                   position="hidden")
 nav.run()

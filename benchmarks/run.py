@@ -28,6 +28,21 @@ from hetdp_core.bcdp_sim import PRESETS, sweep  # noqa: E402
 AUTHORS_LOOP_SECONDS = 80 * 60
 
 
+def zcdp_curves() -> dict:
+    """Algorithm 1 D_α curve (50 values of α, both directions, neighbours x ± 1), worst of several
+    group sizes; and the page's default loss-vs-size scan."""
+    import numpy as np
+
+    from hetdp_core.zcdp import divergence_vs_size, renyi_curves
+
+    alphas = np.linspace(1.01, 20, 50)
+    worst = max(timed(lambda x=x: renyi_curves(algorithm=1, x=x, rho=0.5, r=0.2, alpha=alphas))
+                for x in (0, 2, 5, 15, 50, 500))
+    scan = timed(lambda: divergence_vs_size(sizes=[0, 1, 2, 4, 8, 15, 30, 60, 120, 250, 500, 857],
+                                            alphas=[2.0, 5.0, 10.0], rho=0.5, r=0.2))
+    return {"zcdp_alg1_curve_50_alpha_worst": worst, "zcdp_alg1_size_scan": scan}
+
+
 def timed(fn):
     t0 = time.perf_counter()
     fn()
@@ -63,6 +78,10 @@ def main() -> None:
     quick = "--quick" in sys.argv
     results = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                            "platform": platform.platform()}}
+    results.update(zcdp_curves())
+    if "--zcdp" in sys.argv:
+        print(json.dumps(results, indent=2))
+        return
     results["page_default_cold"] = page_default()
     first, again = page_apptest()
     results["page_default_apptest"] = first

@@ -9,6 +9,7 @@ from hetdp_core.bcdp_sim import (
     MAX_CELLS_PAGE, PRESETS, check_sweep_size, guarantee_report, sweep, two_group_delta,
 )
 from hetdp_core.mmean import mmean_stages
+from hetdp_ui.nav import sidebar_nav
 from hetdp_ui.common import (
     PageState, Param, Progress, cached, csv_download, dump_bool, log_options, log_slider, parse_bool,
     parse_choice, parse_float, parse_float_list, parse_int, question, show_input_error,
@@ -16,6 +17,7 @@ from hetdp_ui.common import (
 from hetdp_ui.figures import c_vector_figure, mse_sweep_figure, stage_schematic_figure
 
 st.set_page_config(page_title="Feature privacy (BCDP) — hetdp", layout="wide")
+sidebar_nav()
 
 EPS_GRID = log_options(0.05, 20.0, extra=(0.2, 0.8, 2.0, 8.0))
 AXES = {"q": "correlation q", "d": "dimension d", "f": "fraction f of sensitive features", "n": "users n"}

@@ -94,3 +94,38 @@ def test_installed_entry_point_and_argparse_errors():
     p = subprocess.run(HETDP + ["bcdp", "c-vector", "--delta", "0.2,0.1", "--eps", "1", "--q", "0", "--json"],
                        capture_output=True, text=True)
     assert p.returncode == 0 and json.loads(p.stdout)["all_ok"] is True
+
+
+def test_zcdp_renyi_json_contract(capsys):
+    code, out, _ = run(["zcdp", "renyi", "--algorithm", "2", "--x", "10", "--r", "0.1", "--rho", "1",
+                        "--alpha", "1.5,2,6", "--json"], capsys)
+    assert code == 0
+    d = json.loads(out)
+    assert {"alpha", "up", "down", "claimed"} <= set(d)
+    assert d["alpha"] == [1.5, 2.0, 6.0] and math.isinf(d["down"][2])       # Infinity allowed
+    assert d["violated"][0] is True and d["holds"] is False
+
+
+def test_zcdp_renyi_algorithm1_and_release(capsys):
+    code, out, _ = run(["zcdp", "renyi", "--algorithm", "1", "--x", "3", "--r", "0.2", "--rho", "0.5",
+                        "--alpha", "2,5", "--json"], capsys)
+    d = json.loads(out)
+    assert code == 0 and d["holds"] and all(u <= c for u, c in zip(d["up"], d["claimed"]))
+    code, out, _ = run(["zcdp", "release", "--counts", "0,3,50", "--algorithm", "2", "--r", "0.2",
+                        "--rho", "0.5", "--trials", "4", "--seed", "1", "--json"], capsys)
+    d = json.loads(out)
+    assert code == 0 and len(d["released"]) == 4 and len(d["released"][0]) == 3
+    assert d["released"][0][0] == 0.0                     # Algorithm 2 adds no noise to x = 0
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["zcdp", "renyi", "--algorithm", "2", "--x", "-1", "--r", "0.1", "--rho", "1", "--alpha", "2"], "x entries must be >= 0"),
+    (["zcdp", "renyi", "--algorithm", "2", "--x", "1.5", "--r", "0.1", "--rho", "1", "--alpha", "2"], "whole numbers"),
+    (["zcdp", "renyi", "--algorithm", "1", "--x", "3", "--r", "0.1", "--rho", "0", "--alpha", "2"], "rho must be in (0"),
+    (["zcdp", "renyi", "--algorithm", "2", "--x", "3", "--r", "0", "--rho", "1", "--alpha", "2"], "r must be in (0"),
+    (["zcdp", "renyi", "--algorithm", "2", "--x", "3", "--r", "0.1", "--rho", "1", "--alpha", "1"], "alpha entries must be > 1"),
+    (["zcdp", "release", "--counts", "1,2.5", "--algorithm", "1", "--r", "0.1", "--rho", "1"], "whole numbers"),
+])
+def test_zcdp_bad_input(args, fragment, capsys):
+    code, out, err = run(args, capsys)
+    assert code == 2 and out == "" and fragment in err and err.count("\n") == 1

@@ -139,3 +139,46 @@ def test_bounds_overlay_adds_right_axis_traces():
     assert len(fig["data"]) == n0 + 2
     assert any("Theorem 2" in nm for nm in names) and any("Corollary 1" in nm for nm in names)
     assert "yaxis2" in fig["layout"]
+
+
+ZCDP = str(ROOT / "pages" / "5_Groupwise_zCDP.py")
+
+
+def test_zcdp_default_renders_and_answers_the_open_question():
+    at = AppTest.from_file(ZCDP, default_timeout=TIMEOUT).run()
+    assert_clean(at)
+    assert len(charts(at)) == 5
+    assert any("Numerical answer" in m.value for m in at.markdown)
+    assert any("What question does this answer?" in m.value for m in at.markdown)
+    assert at.get("download_button")
+
+
+def test_zcdp_group_and_algorithm_change_outputs():
+    at = AppTest.from_file(ZCDP, default_timeout=TIMEOUT)
+    at.query_params["mode"] = "List"
+    at.query_params["counts"] = "0,3,10,50,400"
+    at.run()
+    assert_clean(at)
+    y0 = charts(at)[2]["data"][0]["y"]
+    at.sidebar.selectbox(key="zc_group").set_value(3).run()          # x = 10: the claim fails
+    assert not at.exception
+    assert charts(at)[2]["data"][0]["y"] != y0
+    assert any("The claim fails" in e.value for e in at.error)
+    assert any(t.get("name", "").startswith("claim violated") for t in charts(at)[2]["data"])
+    at.sidebar.radio(key="zc_algorithm").set_value("1").run()
+    assert_clean(at)
+    assert any("α·ρ" in s.value for s in at.success)
+
+
+def test_zcdp_bad_counts_show_messages():
+    at = AppTest.from_file(ZCDP, default_timeout=TIMEOUT)
+    at.query_params["mode"] = "List"
+    at.run()
+    for bad, frag in (("1,-2", "must be >= 0"), ("1,2.5", "whole numbers"), ("1,abc", "numbers separated")):
+        at.sidebar.text_input(key="zc_counts").set_value(bad).run()
+        assert not at.exception
+        assert any(frag in e.value for e in at.error), (bad, [e.value for e in at.error])
+    at2 = AppTest.from_file(ZCDP, default_timeout=TIMEOUT)
+    at2.query_params["rho"] = "-3"
+    at2.run()
+    assert not at2.exception and any("'rho' ignored" in w.value for w in at2.warning)

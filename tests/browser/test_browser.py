@@ -71,3 +71,29 @@ def test_feature_privacy_bad_url_shows_warning_not_error(page, server, artifacts
     assert_no_errors(page)
     assert page.get_by_text("URL parameter 'q' ignored").count() >= 1
     page.screenshot(path=str(artifacts / "feature_privacy_bad_url.png"), full_page=True)
+
+
+def move_slider_and_wait(page, label, presses, plot_index):
+    before = plot_data(page, plot_index)
+    slider = page.get_by_role("slider", name=label)
+    slider.focus()
+    for _ in range(presses):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "([i, b]) => { const p = document.querySelectorAll('.js-plotly-plot')[i];"
+        " return p && p.data && JSON.stringify(p.data.map(t => t.y)) !== b; }", arg=[plot_index, before],
+        timeout=90_000)
+    wait_idle(page)
+    return before, plot_data(page, plot_index)
+
+
+def test_groupwise_zcdp_page_slider_changes_figure(page, server, artifacts):
+    page.goto(server + "/Groupwise_zCDP?trials=200")
+    page.locator(".js-plotly-plot").nth(4).wait_for()
+    wait_idle(page)
+    assert_no_errors(page)
+    page.screenshot(path=str(artifacts / "zcdp_before.png"), full_page=True)
+    before, after = move_slider_and_wait(page, "r — relative error", 10, 2)   # r: 0.20 → 0.30
+    assert after != before
+    assert_no_errors(page)
+    page.screenshot(path=str(artifacts / "zcdp_after.png"), full_page=True)

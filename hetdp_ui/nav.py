@@ -1,0 +1,41 @@
+"""One registry of the app's pages and a sidebar menu that looks the same however a page is reached.
+
+Streamlit ignores the legacy ``pages/`` directory only after some session has run ``st.navigation``
+in app.py; the first deep link after a server start runs the page file directly with file-derived
+labels. So Streamlit's own menu is hidden (``position="hidden"``) and every page draws this menu,
+whose links work in both modes (the url paths equal the file-derived ones).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
+
+#: The home page object when app.py routes with st.navigation (set by app.py on every run);
+#: in legacy mode the home page is the file app.py itself.
+HOME: list = []
+
+#: (file, title, url path, icon, question answered) — in menu order.
+PAGES = [
+    ("pages/1_Feature_privacy.py", "Feature privacy (BCDP)", "Feature_privacy", ":material/tune:",
+     "Some features of my record are more sensitive than others. If I protect them more and the rest "
+     "less, how much accuracy do I gain over protecting everything at the strictest level — and how "
+     "does correlation between features eat into that gain?"),
+    ("pages/5_Groupwise_zCDP.py", "Group-wise zCDP", "Groupwise_zCDP", ":material/groups:",
+     "Counts are released with the same relative error for every group. Is a bigger group really "
+     "better protected — and does the published privacy claim hold in both directions?"),
+]
+
+
+def sidebar_nav() -> None:
+    """The app's menu at the top of the sidebar. A link Streamlit cannot resolve in the current
+    mode (a page file run on its own, e.g. by AppTest) is left out rather than failing the page."""
+    targets = [(HOME[0] if HOME else "app.py", "Home", ":material/home:")]
+    targets += [(file, title, icon) for file, title, _, icon, _ in PAGES]
+    with st.sidebar:
+        for target, label, icon in targets:
+            try:
+                st.page_link(target, label=label, icon=icon)
+            except StreamlitPageNotFoundError:
+                pass
+        st.divider()

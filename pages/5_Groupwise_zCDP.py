@@ -1,0 +1,238 @@
+"""Group-wise zCDP lab: privacy that depends on the size of your group (SPEC §5)."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from hetdp_core import zcdp
+from hetdp_ui.nav import sidebar_nav
+from hetdp_ui.common import (
+    PageState, Param, Progress, cached, csv_download, log_options, log_slider, parse_choice,
+    parse_float, parse_float_list, parse_int, question, show_input_error,
+)
+from hetdp_ui.zcdp_figures import (
+    budget_figure, loss_vs_size_figure, relative_error_figure, release_figure, renyi_figure,
+)
+
+st.set_page_config(page_title="Group-wise zCDP — hetdp", layout="wide")
+sidebar_nav()
+
+RHO_GRID = log_options(0.01, 10.0, extra=(0.5, 1.0))
+ALPHA_MAX_GRID = [2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0]
+PRESETS = {
+    "Custom": None,
+    "Zipf groups (k = 8, 2000 people)": dict(mode="Zipf generator", k=8, total=2000, s=1.2, rho=0.5, r=0.2,
+                                             algorithm="2", alpha_max=20.0, group=1),
+    "Tiny groups (0–5 people)": dict(mode="List", counts="0,1,2,3,5", rho=1.0, r=0.3, algorithm="1",
+                                     alpha_max=10.0, group=2),
+    "Near the Gaussian mechanism (r = 0.01)": dict(mode="List", counts="1,10,100,1000", rho=0.5, r=0.01,
+                                                   algorithm="1", alpha_max=20.0, group=2),
+}
+MAX_GROUPS = 200
+MAX_ALG1_SUMMARY = 40
+MAX_CELLS = 20_000_000
+
+state = PageState("zc", {
+    "preset": Param("Custom", parse_choice(list(PRESETS))),
+    "mode": Param("Zipf generator", parse_choice(["Zipf generator", "List"])),
+    "k": Param(8, parse_int(1, MAX_GROUPS)),
+    "total": Param(2000, parse_int(0, 10_000_000)),
+    "s": Param(1.2, parse_float(0.0, 3.0)),
+    "counts": Param("0,3,10,50,400", parse_float_list(0, 1e9, max_len=MAX_GROUPS)),
+    "rho": Param(0.5, parse_float(0.01, 10.0, allowed=RHO_GRID)),
+    "r": Param(0.2, parse_float(0.01, 1.0)),
+    "algorithm": Param("2", parse_choice(["1", "2"])),
+    "alpha_max": Param(20.0, parse_float(2.0, 100.0, allowed=ALPHA_MAX_GRID)),
+    "group": Param(1, parse_int(1, MAX_GROUPS)),
+    "trials": Param(2000, parse_int(10, 100_000)),
+    "seed": Param(0, parse_int(0, 2**31 - 1)),
+})
+
+
+def apply_preset():
+    p = PRESETS[st.session_state[state.key("preset")]]
+    if p:
+        state.apply(p)
+
+
+def mark_custom():
+    st.session_state[state.key("preset")] = "Custom"
+
+
+@cached(max_entries=64)
+def cached_release(counts: tuple, rho: float, r: float, algorithm: int, trials: int, seed: int):
+    return zcdp.release_summary(counts, rho=rho, r=r, algorithm=algorithm, trials=trials, rng=seed)
+
+
+@cached(max_entries=64)
+def cached_curves(algorithm: int, x: float, rho: float, r: float, alpha: tuple):
+    c = zcdp.renyi_curves(algorithm=algorithm, x=x, rho=rho, r=r, alpha=alpha)
+    return c, zcdp.check_claim(c)
+
+
+@cached(max_entries=256)
+def cached_size_point(size: float, alphas: tuple, rho: float, r: float):
+    return zcdp.divergence_vs_size(sizes=[size], alphas=alphas, rho=rho, r=r, algorithm=1)
+
+
+@cached(max_entries=32)
+def cached_summary(counts: tuple, rho: float, r: float, algorithm: int, alpha_max: float):
+    return zcdp.group_summary(counts, rho=rho, r=r, algorithm=algorithm, alpha_max=alpha_max)
+
+
+st.title("Group-wise zCDP")
+question(
+    "Counts of people in k groups (say, patients per rare disease) are released with noise "
+    "proportional to the count, so every group gets the same *relative* error r. A bigger group "
+    "should then be better protected than a small one. Is that what actually happens? For each "
+    "group this page compares the privacy loss it is promised with the loss it really gets — in "
+    "both directions and for both neighbours (one person more, one person less), as group-wise zCDP "
+    "requires."
+)
+state.init()
+
+sb = st.sidebar
+sb.selectbox("Preset", list(PRESETS), key=state.key("preset"), on_change=apply_preset)
+sb.radio("Group sizes", ["Zipf generator", "List"], key=state.key("mode"), horizontal=True, on_change=mark_custom)
+if state["mode"] == "Zipf generator":
+    sb.slider("k — number of groups", 1, 50, key=state.key("k"), on_change=mark_custom)
+    sb.number_input("total people", 0, 10_000_000, step=100, key=state.key("total"), on_change=mark_custom)
+    sb.slider("Zipf exponent s", 0.0, 3.0, step=0.1, key=state.key("s"), on_change=mark_custom)
+else:
+    sb.text_input("counts per group (comma-separated)", key=state.key("counts"), on_change=mark_custom)
+log_slider("ρ — zCDP level (σ² = 1/(2ρ))", RHO_GRID, state.key("rho"))
+sb.slider("r — relative error", 0.01, 1.0, step=0.01, key=state.key("r"), on_change=mark_custom)
+sb.radio("Algorithm", ["1", "2"], key=state.key("algorithm"), horizontal=True,
+         format_func=lambda a: {"1": "1: Gaussian, then relative noise", "2": "2: relative noise only"}[a])
+sb.select_slider("largest Rényi order α", ALPHA_MAX_GRID, key=state.key("alpha_max"))
+sb.number_input("trials (simulated releases)", 10, 100_000, step=100, key=state.key("trials"))
+sb.number_input("seed", 0, 2**31 - 1, step=1, key=state.key("seed"))
+
+# ------------------------------------------------------------------ counts (validated by the core)
+try:
+    if state["mode"] == "Zipf generator":
+        counts = zcdp.zipf_counts(k=state["k"], total=state["total"], s=state["s"])
+    else:
+        try:
+            raw = [float(t) for t in state["counts"].split(",") if t.strip()]
+        except ValueError:
+            raise ValueError(f"counts must be numbers separated by commas; got {state['counts']!r}. "
+                             "Fix the list in the sidebar.") from None
+        counts = zcdp.validate_counts(raw)
+    if counts.size > MAX_GROUPS:
+        raise ValueError(f"at most {MAX_GROUPS} groups; got {counts.size}. Use fewer groups.")
+    if counts.size * int(state["trials"]) > MAX_CELLS:
+        raise ValueError(f"compute size: {counts.size} groups × {int(state['trials'])} trials exceeds "
+                         f"{MAX_CELLS:.0e}. Reduce trials.")
+except (ValueError, TypeError) as exc:
+    show_input_error(exc)
+    state.sync_url()
+    st.stop()
+
+if state["group"] > counts.size:
+    st.session_state[state.key("group")] = 1
+sb.selectbox("group for the D_α plot", list(range(1, counts.size + 1)), key=state.key("group"),
+             format_func=lambda g: f"group {g} (x = {counts[g - 1]:g})")
+state.sync_url()
+
+algorithm = int(state["algorithm"])
+rho, r = state["rho"], state["r"]
+alphas = tuple(np.round(np.linspace(1.01, state["alpha_max"], 50), 6))
+try:
+    stats = cached_release(tuple(counts), rho, r, algorithm, int(state["trials"]), int(state["seed"]))
+    x_sel = float(counts[state["group"] - 1])
+    curves, claim = cached_curves(algorithm, x_sel, rho, r, alphas)
+except (ValueError, TypeError) as exc:
+    show_input_error(exc)
+    st.stop()
+
+# ------------------------------------------------------------------ releases
+c1, c2 = st.columns(2)
+with c1:
+    st.subheader("Released vs true counts")
+    st.plotly_chart(release_figure(stats), key="zc_release")
+with c2:
+    st.subheader("Relative error vs the bound")
+    st.plotly_chart(relative_error_figure(stats), key="zc_relerr")
+csv_download(stats, "zcdp_releases.csv", "dl_zc_release")
+
+# ------------------------------------------------------------------ D_alpha for one group
+st.subheader(f"Privacy loss of group {state['group']} (x = {x_sel:g}) in both directions")
+reference = ("claimed α·v + ξ (paper)" if algorithm == 2 else "α·ρ (post-processing of the Gaussian step)")
+st.plotly_chart(renyi_figure(curves.alpha, curves.up, curves.down, curves.claimed, curves.violated,
+                             reference), key="zc_renyi")
+if claim["holds"]:
+    st.success(f"On α ∈ (1, {state['alpha_max']:g}] both directions stay below {reference}.")
+else:
+    parts = []
+    for d, label in (("up", "D_α(M(x)‖M(x±1))"), ("down", "D_α(M(x±1)‖M(x))")):
+        if claim[f"first_violation_{d}"] is not None:
+            parts.append(f"{label} exceeds it from α ≈ {claim[f'first_violation_{d}']:.3g}"
+                         + (" and becomes infinite" if claim[f"infinite_{d}"] else ""))
+    thr = claim.get("alpha_infinite_threshold")
+    st.error("The claim fails for this group: " + "; ".join(parts) + "."
+             + (f" The reverse direction against x+1 is infinite exactly for α ≥ (x+1)²/(2x+1) = {thr:.4g}."
+                if thr else ""))
+curve_df = pd.DataFrame({"alpha": curves.alpha, "up": curves.up, "down": curves.down,
+                         "claimed": curves.claimed, "violated": curves.violated})
+csv_download(curve_df, "zcdp_renyi_curve.csv", "dl_zc_curve")
+
+# ------------------------------------------------------------------ budgets and summary
+c3, c4 = st.columns(2)
+with c3:
+    st.subheader("Claimed budgets vs group size (Algorithm 2)")
+    sizes = np.unique(np.concatenate([counts, np.geomspace(1, max(counts.max(), 2), 30).round()]))
+    v, xi = zcdp.claimed_budget(sizes, r=r)
+    st.plotly_chart(budget_figure(sizes, v, xi), key="zc_budget")
+with c4:
+    st.subheader("What each group is promised and gets")
+    if algorithm == 1 and counts.size > MAX_ALG1_SUMMARY:
+        st.warning(f"The per-group summary for Algorithm 1 is numerical; shown for up to "
+                   f"{MAX_ALG1_SUMMARY} groups (you have {counts.size}).")
+        summary = None
+    else:
+        summary = cached_summary(tuple(counts), rho, r, algorithm, state["alpha_max"])
+        st.dataframe(summary, hide_index=True, key="zc_summary")
+        csv_download(summary, "zcdp_group_summary.csv", "dl_zc_summary")
+
+# ------------------------------------------------------------------ the open question
+st.subheader("Open question: is Algorithm 1's loss non-increasing in the group size?")
+scan_alphas = tuple(a for a in (2.0, 5.0, 10.0) if a <= state["alpha_max"]) or (2.0,)
+scan_sizes = np.unique(np.concatenate([[0.0], np.geomspace(1, max(counts.max(), 10), 11).round()]))
+prog = Progress()
+parts = []
+for i, sz in enumerate(scan_sizes):
+    prog(i / scan_sizes.size, f"x = {sz:g}")
+    parts.append(cached_size_point(float(sz), scan_alphas, rho, r))
+prog.done()
+scan = pd.concat(parts, ignore_index=True)
+st.plotly_chart(loss_vs_size_figure(scan), key="zc_scan")
+answer = []
+for al, m in zcdp.loss_monotonicity(scan, rel_tol=1e-3).items():
+    if m["non_increasing"]:
+        answer.append(f"α = {al:g}: **yes**, non-increasing over the sizes shown")
+    else:
+        lo, hi = m["first_rise"]
+        answer.append(f"α = {al:g}: **no** — it rises between x = {lo:g} and x = {hi:g}"
+                      + (f", non-increasing from x = {m['from']:g} on" if m["from"] is not None else ""))
+st.markdown("Numerical answer for ρ = {:g}, r = {:g}: ".format(rho, r) + "; ".join(answer) + ".")
+st.caption("Algorithm 1 has no closed form: D_α is computed numerically (density of Y by quadrature, "
+           "then the Rényi integral with log-sum-exp; refinement and Monte Carlo checks in the tests). "
+           "Empty groups (x = 0) are compared with x = 1 only.")
+csv_download(scan, "zcdp_loss_vs_size.csv", "dl_zc_scan")
+
+with st.expander("Formulas behind the curves"):
+    st.markdown("**Algorithm 1**: $X_i\\sim N(x_i,\\sigma^2)$, $Y_i\\sim N(X_i,(rX_i)^2)$, $\\sigma^2=1/(2\\rho)$; "
+                "**Algorithm 2**: $X_i\\sim N(x_i,(rx_i)^2)$. Accuracy bounds (analytic):")
+    st.latex(r"\mathbb E|Y_i-x_i|\le r x_i+\sigma\sqrt{1+r^2}\qquad \mathbb E|X_i-x_i|\le r x_i")
+    st.markdown("**Rényi divergence of Gaussians** ($s_\\alpha^2=\\alpha s_2^2+(1-\\alpha)s_1^2$; $+\\infty$ if $s_\\alpha^2\\le0$):")
+    st.latex(r"D_\alpha(N(\mu_1,s_1^2)\|N(\mu_2,s_2^2))=\log\frac{s_2}{s_1}+\frac{\log(s_2^2/s_\alpha^2)}{2(\alpha-1)}"
+             r"+\frac{\alpha(\mu_1-\mu_2)^2}{2s_\alpha^2}")
+    st.markdown("**Claimed budgets for Algorithm 2** (paper), to hold in *both* directions for neighbours x ± 1:")
+    st.latex(r"D_\alpha\le\alpha\,v(D)_i+\xi(D)_i,\quad v(D)_i=\frac1{2r^2x_i^2},\quad \xi(D)_i=2\log\Big(1+\frac1{x_i}\Big)")
+    st.markdown("The reverse direction against x+1 has $s_\\alpha^2\\le 0$, hence $D_\\alpha=\\infty$, exactly when "
+                "$\\alpha\\ge (x+1)^2/(2x+1)$. **Algorithm 1, numerically**, with $U=1+rZ$:")
+    st.latex(r"f_Y(y)=\int\varphi(z)\,N\big(y;\,x(1+rz),\,\sigma^2(1+rz)^2\big)\,dz,\qquad "
+             r"D_\alpha(f\|g)=\frac1{\alpha-1}\log\int f^\alpha g^{1-\alpha}\,dy")
+    st.markdown("Algorithm 1 is a post-processing of the Gaussian mechanism $X$, so $D_\\alpha\\le\\alpha\\rho$ "
+                "for every group; the question is whether it is smaller for larger groups.")
