@@ -180,6 +180,27 @@ def question(text: str) -> None:
     st.markdown(f"**What question does this answer?** {text}")
 
 
+def list_editor(state_key: str, *, item: str, column: str) -> list[float] | None:
+    """A comma-separated list kept in ``st.session_state[state_key]`` (so it can live in the URL),
+    shown as an editable table (rows can be added and deleted). Returns the parsed numbers, or
+    None after showing an error when the list does not parse (validation of values is the core's)."""
+    text = st.session_state[state_key]
+    try:
+        vals = [float(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        st.error(f"Input problem: the list must be numbers separated by commas (inf allowed); got "
+                 f"{text!r}. Fix the list in the sidebar.")
+        return None
+    table = pd.DataFrame({item: [f"{item}{i + 1}" for i in range(len(vals))], column: vals})
+    edited = st.data_editor(table, key=f"{state_key}_editor_{text}", num_rows="dynamic",
+                            disabled=[item], hide_index=True)
+    new = ",".join(f"{v:g}" if pd.notna(v) else "nan" for v in edited[column])
+    if new != ",".join(f"{v:g}" for v in vals):
+        st.session_state[state_key] = new
+        st.rerun()
+    return vals
+
+
 def cached(max_entries: int = 64):
     """Decorator for a page's compute wrapper: ``st.cache_data`` with a bounded size and no spinner
     (pages show their own progress bar). Wrap functions of hashable primitives (incl. an int seed)."""

@@ -11,7 +11,7 @@ from hetdp_core.bcdp_sim import (
 from hetdp_core.mmean import mmean_stages
 from hetdp_ui.nav import sidebar_nav
 from hetdp_ui.common import (
-    PageState, Param, Progress, cached, csv_download, dump_bool, log_options, log_slider, parse_bool,
+    PageState, Param, Progress, cached, csv_download, list_editor, dump_bool, log_options, log_slider, parse_bool,
     parse_choice, parse_float, parse_float_list, parse_int, question, show_input_error,
 )
 from hetdp_ui.figures import c_vector_figure, mse_sweep_figure, stage_schematic_figure
@@ -117,23 +117,8 @@ if state["mode"] == "Two groups":
 else:
     sb.text_input("δ per feature (any order; inf = no extra demand)", key=state.key("table"),
                   help="Comma-separated. Edit here or in the table on the page.")
-    raw = [t.strip() for t in state["table"].split(",") if t.strip()]
-    try:
-        vals = [float(t) for t in raw]
-    except ValueError:
-        vals = None
-        st.error("Input problem: δ per feature must be numbers separated by commas (inf allowed); "
-                 f"got {state['table']!r}. Fix the list in the sidebar.")
-    delta_vec = None
-    if vals is not None:
-        table = pd.DataFrame({"feature": [f"x{i + 1}" for i in range(len(vals))], "δ demand": vals})
-        edited = st.data_editor(table, key=f"bcdp_editor_{state['table']}", num_rows="dynamic",
-                                disabled=["feature"], hide_index=True)
-        new = ",".join(f"{v:g}" if pd.notna(v) else "nan" for v in edited["δ demand"])
-        if new != ",".join(f"{v:g}" for v in vals):
-            st.session_state[state.key("table")] = new
-            st.rerun()
-        delta_vec = np.asarray(vals, dtype=float)
+    vals = list_editor(state.key("table"), item="feature", column="δ demand")
+    delta_vec = None if vals is None else np.asarray(vals, dtype=float)
     d = 0 if delta_vec is None else delta_vec.size
     k = int(np.sum(delta_vec < eps)) if delta_vec is not None else 0
     dsens = float(np.min(delta_vec)) if delta_vec is not None and delta_vec.size else 0.2

@@ -7,7 +7,7 @@ import streamlit as st
 from hetdp_core import zcdp
 from hetdp_ui.nav import sidebar_nav
 from hetdp_ui.common import (
-    PageState, Param, Progress, cached, csv_download, log_options, log_slider, parse_choice,
+    PageState, Param, Progress, cached, csv_download, list_editor, log_options, log_slider, parse_choice,
     parse_float, parse_float_list, parse_int, question, show_input_error,
 )
 from hetdp_ui.zcdp_figures import (
@@ -113,11 +113,11 @@ try:
     if state["mode"] == "Zipf generator":
         counts = zcdp.zipf_counts(k=state["k"], total=state["total"], s=state["s"])
     else:
-        try:
-            raw = [float(t) for t in state["counts"].split(",") if t.strip()]
-        except ValueError:
-            raise ValueError(f"counts must be numbers separated by commas; got {state['counts']!r}. "
-                             "Fix the list in the sidebar.") from None
+        with st.expander("Group sizes (editable table)", expanded=True):
+            raw = list_editor(state.key("counts"), item="group", column="count")
+        if raw is None:
+            state.sync_url()
+            st.stop()
         counts = zcdp.validate_counts(raw)
     if counts.size > MAX_GROUPS:
         raise ValueError(f"at most {MAX_GROUPS} groups; got {counts.size}. Use fewer groups.")
@@ -173,6 +173,18 @@ else:
     st.error("The claim fails for this group: " + "; ".join(parts) + "."
              + (f" The reverse direction against x+1 is infinite exactly for α ≥ (x+1)²/(2x+1) = {thr:.4g}."
                 if thr else ""))
+i_sel = state["group"] - 1
+acc_sel = float(stats["bound"].iloc[i_sel])
+st.markdown(
+    f"**In plain words.** Group {state['group']} has {x_sel:g} people. Its released count is off by "
+    f"{float(stats['mean_abs_error'].iloc[i_sel]):.3g} on average (bound {acc_sel:.3g}). "
+    + (f"It is promised a privacy loss of at most α·v + ξ = {float(np.interp(2.0, curves.alpha, curves.claimed)):.3g} "
+       f"at α = 2 and actually faces {float(np.interp(2.0, curves.alpha, np.maximum(curves.up, curves.down))):.3g}"
+       if algorithm == 2 else
+       f"Its loss at α = 2 is {float(np.interp(2.0, curves.alpha, np.maximum(curves.up, curves.down))):.3g}, "
+       f"below the ρ-zCDP guarantee 2ρ = {2 * rho:.3g} that every group has")
+    + ("; the promise holds for every order shown." if claim["holds"] else
+       "; the promise is broken for some orders (above)."))
 curve_df = pd.DataFrame({"alpha": curves.alpha, "up": curves.up, "down": curves.down,
                          "claimed": curves.claimed, "violated": curves.violated})
 csv_download(curve_df, "zcdp_renyi_curve.csv", "dl_zc_curve")
