@@ -22,8 +22,6 @@ def home() -> None:
 
     st.subheader("Pages")
     PLANNED = [
-        ("BCDP guarantee lab", "What exactly does a per-feature guarantee promise on small examples?"),
-        ("Private regression (BCDP)", "Can least squares be learned under per-feature privacy?"),
         ("Per-user privacy: frequencies and means", "Each person chose their own ε — what can we publish, and who pays?"),
         ("Mechanism lab", "Laplace, Gaussian, smooth sensitivity, bounded and exponential mechanisms side by side."),
         ("DP-SGD schedules", "How do learning-rate and privacy schedules trade off over the iterations?"),

@@ -185,6 +185,52 @@ def cmd_zcdp_release(a) -> int:
     return 0
 
 
+def _report_dict(rep) -> dict:
+    return {"bcdp": rep.bcdp.tolist(), "cdp": rep.cdp.tolist(), "ldp": rep.ldp, "tv": rep.tv.tolist()}
+
+
+def cmd_exact(a) -> int:
+    from . import bcdp_exact as ex
+
+    if a.example == "1":
+        prior, mech = ex.example1(a=a.a, b=a.b, c=a.c)
+        out = {"example": 1, "a": a.a, "b": a.b, "c": a.c, **_report_dict(ex.exact_report(prior, mech)),
+               "p_one": mech[..., 1].tolist()}
+    elif a.example == "2":
+        prior, one = ex.example2(copies=1)
+        _, two = ex.example2(copies=2)
+        xor = np.array([[1, 0], [0, 1], [0, 1], [1, 0]])
+        out = {"example": 2, "one_copy": _report_dict(ex.exact_report(prior, one)),
+               "two_copies": _report_dict(ex.exact_report(prior, two)),
+               "post_processed_xor": _report_dict(ex.exact_report(prior, ex.post_process(one, xor)))}
+    else:
+        c = parse_list(a.rr_c, "--rr-c")
+        qs = parse_list(a.q, "--q")
+        df = ex.rr_sweep(c=c, qs=qs)
+        out = {"example": "rr", "c": c, "rows": df.to_dict(orient="records")}
+    if a.json:
+        print(_dump(out))
+    else:
+        print(json.dumps(out, indent=2, allow_nan=True))
+    return 0
+
+
+def cmd_regression(a) -> int:
+    from .regression import excess_risk_sweep
+
+    theta = parse_list(a.theta, "--theta")
+    values = parse_list(a.values, "--values")
+    df = excess_risk_sweep(axis=a.axis, values=values, n=a.n, theta=theta, noise=a.noise, q=a.q,
+                           k_sensitive=a.k, delta=a.delta, eps=a.eps, radius=a.radius,
+                           schedule=a.schedule, gamma0=a.gamma0, steps=a.steps, rho=a.rho, lam=a.lam,
+                           trials=a.trials, seed=a.seed)
+    if a.json:
+        print(_dump({"axis": a.axis, "rows": df.to_dict(orient="records")}))
+    else:
+        print(df.to_string(index=False, float_format=lambda v: f"{v:.5g}"))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="hetdp", description="Heterogeneous differential privacy toolkit.")
     sub = ap.add_subparsers(dest="group", required=True)
@@ -234,6 +280,39 @@ def build_parser() -> argparse.ArgumentParser:
     zl.add_argument("--seed", type=int, default=0)
     zl.add_argument("--json", action="store_true")
     zl.set_defaults(func=cmd_zcdp_release)
+
+    ex_ = bsub.add_parser("exact", help="exact BCDP/LDP/CDP levels on finite examples")
+    ex_.add_argument("--example", choices=["1", "2", "rr"], required=True,
+                     help="1: Example 1 (a, b, c); 2: Example 2 (one vs two copies); rr: per-coordinate "
+                          "randomized response under the q-mixture prior")
+    ex_.add_argument("--a", type=float, default=0.5)
+    ex_.add_argument("--b", type=float, default=0.5)
+    ex_.add_argument("--c", type=float, default=0.5)
+    ex_.add_argument("--rr-c", default="0.3,0.3,0.3", help="RR levels per coordinate (d <= 10)")
+    ex_.add_argument("--q", default="0,0.25,0.5,0.75,1", help="q values for --example rr")
+    ex_.add_argument("--json", action="store_true")
+    ex_.set_defaults(func=cmd_exact)
+
+    rg = sub.add_parser("regression", help="private least squares (Algorithm 2) vs baselines")
+    rg.add_argument("--axis", choices=["n", "eps"], default="n")
+    rg.add_argument("--values", default="1000,10000,100000", help="values of n or eps to sweep")
+    rg.add_argument("--n", type=int, default=10_000, help="users (when sweeping eps)")
+    rg.add_argument("--theta", default="0.5,-0.3,0.2", help="true coefficients (features = len)")
+    rg.add_argument("--noise", type=float, default=0.1)
+    rg.add_argument("--q", type=float, default=0.1, help="feature correlation")
+    rg.add_argument("--k", type=int, default=1, help="sensitive features (demand --delta)")
+    rg.add_argument("--delta", type=float, default=2.0)
+    rg.add_argument("--eps", type=float, default=8.0)
+    rg.add_argument("--radius", type=float, default=1.0)
+    rg.add_argument("--schedule", choices=["constant", "poly", "inverse"], default="constant")
+    rg.add_argument("--gamma0", type=float, default=1.0)
+    rg.add_argument("--steps", type=int, default=200)
+    rg.add_argument("--rho", type=float, default=0.5)
+    rg.add_argument("--lam", type=float, default=0.1)
+    rg.add_argument("--trials", type=int, default=10)
+    rg.add_argument("--seed", type=int, default=0)
+    rg.add_argument("--json", action="store_true")
+    rg.set_defaults(func=cmd_regression)
 
     rp = sub.add_parser("reproduce", help="reproduce a paper figure: CSV + standalone HTML")
     rp.add_argument("figure", choices=sorted(PRESETS))

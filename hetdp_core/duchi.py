@@ -116,7 +116,10 @@ def _run(v, alpha, r, trials, rng, scale, reduce, dtype):
     B = duchi_B(alpha=alpha, m=m, r=r, scale=scale)
     U, pS = _prepare(v, r)
     pK = float(expit(alpha))                                 # e^α/(e^α+1), overflow-free
-    per = max(1, _CHUNK_CELLS // (n * m))                    # trials per chunk
+    # trials per chunk (per-user outputs are float64 and 3× larger in memory: smaller chunks, which
+    # also lets moderate runs use both threads)
+    cells = _CHUNK_CELLS if reduce else _CHUNK_CELLS // 4
+    per = max(1, cells // (n * m))
     bounds = [(s, min(s + per, trials)) for s in range(0, trials, per)]
     children = spawn(rng, len(bounds))
 

@@ -11,7 +11,7 @@ AXIS_TITLES = {"q": "correlation q", "d": "dimension d", "f": "fraction f of sen
                "n": "number of users n"}
 
 
-def _rgba(hex_color: str, alpha: float) -> str:
+def rgba(hex_color: str, alpha: float) -> str:
     h = hex_color.lstrip("#")
     r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
     return f"rgba({r},{g},{b},{alpha})"
@@ -28,7 +28,7 @@ def mse_sweep_figure(summary: pd.DataFrame, axis: str, *, show_exact: bool = Tru
         x = grp[axis].to_numpy()
         fig.add_trace(go.Scatter(x=np.concatenate([x, x[::-1]]),
                                  y=np.concatenate([grp["q75"].to_numpy(), grp["q25"].to_numpy()[::-1]]),
-                                 mode="lines", fill="toself", fillcolor=_rgba(col, 0.18), line={"width": 0},
+                                 mode="lines", fill="toself", fillcolor=rgba(col, 0.18), line={"width": 0},
                                  hoverinfo="skip", name=f"{method}: 25–75% (simulated)",
                                  legendgroup=method, showlegend=True))
         fig.add_trace(go.Scatter(x=x, y=grp["median"], mode="lines+markers", line={"color": col},

@@ -21,6 +21,12 @@ PAGES = [
      "Some features of my record are more sensitive than others. If I protect them more and the rest "
      "less, how much accuracy do I gain over protecting everything at the strictest level — and how "
      "does correlation between features eat into that gain?"),
+    ("pages/2_BCDP_guarantee_lab.py", "BCDP guarantee lab", "BCDP_guarantee_lab", ":material/science:",
+     "What exactly does a per-feature guarantee promise? Exact answers on small examples: a mechanism "
+     "private per feature but not per record, composition that fails, and how loose the bounds are."),
+    ("pages/3_Private_regression.py", "Private regression (BCDP)", "Private_regression", ":material/show_chart:",
+     "Can least squares be learned when every user randomises their own record, with stricter privacy "
+     "for some features — and how many users does it take?"),
     ("pages/5_Groupwise_zCDP.py", "Group-wise zCDP", "Groupwise_zCDP", ":material/groups:",
      "Counts are released with the same relative error for every group. Is a bigger group really "
      "better protected — and does the published privacy claim hold in both directions?"),

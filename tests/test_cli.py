@@ -129,3 +129,33 @@ def test_zcdp_renyi_algorithm1_and_release(capsys):
 def test_zcdp_bad_input(args, fragment, capsys):
     code, out, err = run(args, capsys)
     assert code == 2 and out == "" and fragment in err and err.count("\n") == 1
+
+
+def test_bcdp_exact_cli(capsys):
+    code, out, _ = run(["bcdp", "exact", "--example", "1", "--json"], capsys)
+    d = json.loads(out)
+    assert code == 0 and d["bcdp"] == pytest.approx([math.log(2)] * 2) and math.isinf(d["ldp"])
+    code, out, _ = run(["bcdp", "exact", "--example", "2", "--json"], capsys)
+    d = json.loads(out)
+    assert d["one_copy"]["bcdp"][0] == 0 and math.isinf(d["two_copies"]["bcdp"][0])
+    code, out, _ = run(["bcdp", "exact", "--example", "rr", "--rr-c", "0.3,0.3", "--q", "0,1", "--json"], capsys)
+    rows = json.loads(out)["rows"]
+    assert code == 0 and all(r["exact"] <= r["prop4"] + 1e-9 <= r["prop3"] + 2e-9 for r in rows)
+
+
+def test_regression_cli(capsys):
+    code, out, _ = run(["regression", "--values", "2000", "--theta", "0.5,-0.3", "--delta", "6", "--eps", "8",
+                        "--q", "0", "--trials", "2", "--json"], capsys)
+    d = json.loads(out)
+    assert code == 0 and len(d["rows"]) == 3 and {r["method"] for r in d["rows"]} >= {"naive single copy"}
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["bcdp", "exact", "--example", "1", "--a", "1.5"], "a must be in [0, 1]"),
+    (["bcdp", "exact", "--example", "rr", "--rr-c", ",".join(["0.1"] * 11)], "at most 10 entries"),
+    (["regression", "--gamma0", "0"], "gamma0 must be in (0"),
+    (["regression", "--values", "1"], "n values must be >= 2"),
+])
+def test_lab_and_regression_bad_input(args, fragment, capsys):
+    code, out, err = run(args, capsys)
+    assert code == 2 and fragment in err and err.count("\n") == 1

@@ -182,3 +182,58 @@ def test_zcdp_bad_counts_show_messages():
     at2.query_params["rho"] = "-3"
     at2.run()
     assert not at2.exception and any("'rho' ignored" in w.value for w in at2.warning)
+
+
+LAB = str(ROOT / "pages" / "2_BCDP_guarantee_lab.py")
+REG = str(ROOT / "pages" / "3_Private_regression.py")
+
+
+def test_lab_example1_sliders_change_levels():
+    at = AppTest.from_file(LAB, default_timeout=TIMEOUT).run()
+    assert_clean(at)
+    assert [m.value for m in at.metric][:3] == ["0.6931", "0.6931", "∞"]
+    assert len(charts(at)) == 3
+    at.sidebar.slider(key="lab_a").set_value(0.2).run()
+    assert_clean(at)
+    assert at.metric[0].value != "0.6931"
+
+
+def test_lab_rr_and_test_view_react():
+    at = AppTest.from_file(LAB, default_timeout=TIMEOUT).run()
+    rr0 = charts(at)[0]["data"][0]["y"]
+    at.sidebar.text_input(key="lab_rr_c").set_value("0.3,0.3,0.3").run()
+    assert_clean(at)
+    assert charts(at)[0]["data"][0]["y"] != rr0
+    t0 = charts(at)[1]["data"]
+    at.sidebar.radio(key="lab_test_source").set_value("Randomized response").run()
+    assert_clean(at)
+    assert charts(at)[1]["data"] != t0
+
+
+def test_lab_bad_lists_show_message():
+    at = AppTest.from_file(LAB, default_timeout=TIMEOUT).run()
+    at.sidebar.text_input(key="lab_rr_c").set_value("0.3,x").run()
+    assert not at.exception and any("numbers separated" in e.value for e in at.error)
+    at.sidebar.text_input(key="lab_rr_c").set_value(",".join(["0.1"] * 11)).run()
+    assert not at.exception and any("at most 10" in e.value for e in at.error)
+
+
+def test_regression_default_and_slider():
+    at = AppTest.from_file(REG, default_timeout=TIMEOUT)
+    at.query_params["trials"] = "3"
+    at.run()
+    assert_clean(at)
+    assert len(charts(at)) == 2
+    y0 = charts(at)[1]["data"]
+    at.sidebar.slider(key="reg_delta").set_value(3.0).run()
+    assert not at.exception
+    assert charts(at)[1]["data"] != y0
+    assert any("allocation c" in c.value for c in at.caption)
+
+
+def test_regression_nonconvex_is_reported():
+    at = AppTest.from_file(REG, default_timeout=TIMEOUT)
+    at.query_params.update({"trials": "2", "n": "1000", "delta": "0.5", "eps": "1.0"})
+    at.run()
+    assert not at.exception
+    assert any("not convex" in w.value for w in at.warning)

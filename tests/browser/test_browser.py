@@ -97,3 +97,31 @@ def test_groupwise_zcdp_page_slider_changes_figure(page, server, artifacts):
     assert after != before
     assert_no_errors(page)
     page.screenshot(path=str(artifacts / "zcdp_after.png"), full_page=True)
+
+
+def test_guarantee_lab_slider_changes_figure(page, server, artifacts):
+    page.goto(server + "/BCDP_guarantee_lab")
+    page.locator(".js-plotly-plot").nth(2).wait_for(state="attached")     # plots live in tabs
+    wait_idle(page)
+    assert_no_errors(page)
+    page.screenshot(path=str(artifacts / "lab_example1.png"), full_page=True)
+    page.get_by_role("tab", name="Randomized response vs bounds").click()
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(artifacts / "lab_rr.png"), full_page=True)
+    page.get_by_role("tab", name="Hypothesis tests (Theorem 1)").click()
+    before, after = move_slider_and_wait(page, "a = P(M=1 | x1=0, x2=0)", 20, 1)   # a: 0.50 → 0.70
+    assert after != before
+    assert_no_errors(page)
+    page.screenshot(path=str(artifacts / "lab_tests.png"), full_page=True)
+
+
+def test_regression_slider_changes_figure(page, server, artifacts):
+    page.goto(server + "/Private_regression?trials=3")
+    page.locator(".js-plotly-plot").nth(1).wait_for()
+    wait_idle(page)
+    assert_no_errors(page)
+    page.screenshot(path=str(artifacts / "regression_before.png"), full_page=True)
+    before, after = move_slider_and_wait(page, "δ — demand of sensitive features", 10, 0)
+    assert after != before
+    assert_no_errors(page)
+    page.screenshot(path=str(artifacts / "regression_after.png"), full_page=True)

@@ -1,0 +1,315 @@
+r"""Private least squares with BCDP — Algorithm 2 of the BCDP paper (SPEC §3).
+
+User data ``x = [z; l] ∈ [-1,1]^d`` with the label last. Each user sends two independent copies
+``M_mean(x, c/2)`` (Mechanism 1, unprojected so that each copy is unbiased); the server minimises
+
+.. math:: \hat f(\theta) = \frac1{2n}\sum_i \big(\theta^\top \hat z^{1}_i \hat z^{2\top}_i\theta
+          - 2\theta^\top \hat l^{1}_i \hat z^{2}_i\big) = \tfrac12\theta^\top \hat A\theta - \hat b^\top\theta
+
+over the ℓ2 ball Θ of radius R by projected gradient descent. Because the two copies are
+independent, ``E[Â] = (1/n) Σ z zᵀ`` and ``E[b̂] = (1/n) Σ l z``: the gradient ``Âθ − b̂`` is
+unbiased. The naive single-copy plug-in uses ``ẑ ẑᵀ`` instead, whose mean carries the channel's
+noise covariance on the diagonal — a bias that does not vanish with n. ``Â`` (symmetrised) need
+not be positive semi-definite for small n: f̂ is then non-convex, and the run stops with a message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import brentq
+
+from ._validate import as_generator, check_choice, check_int, check_matrix, check_real, check_vector
+from .bcdp import privacy_allocation
+from .duchi import spawn
+from .mmean import mmean_release
+
+__all__ = [
+    "SCHEDULES",
+    "learning_rates",
+    "regression_data",
+    "risk",
+    "ball_lstsq",
+    "private_quadratic",
+    "pgd",
+    "RegressionRun",
+    "fit",
+    "excess_risk_sweep",
+    "load_regression_csv",
+]
+
+MAX_CSV_BYTES = 20_000_000
+MAX_CSV_ROWS = 1_000_000
+MAX_CSV_COLS = 21
+
+SCHEDULES = ("constant", "poly", "inverse")
+METHODS = ("Algorithm 2 (two copies)", "naive single copy", "min-δ LDP (two copies)")
+
+
+def learning_rates(*, schedule: str, gamma0: float, steps: int, rho: float = 0.5,
+                   lam: float = 0.1) -> np.ndarray:
+    """γ_h for h = 0..steps−1: constant γ0, ``poly`` γ0 (1+h)^{−ρ}, ``inverse`` γ0/(1 + λh).
+    (:func:`pgd` divides them by the smoothness L, so γ0 is in units of 1/L.)"""
+    schedule = check_choice("schedule", schedule, SCHEDULES)
+    gamma0 = check_real("gamma0", gamma0, lo=0.0, lo_open=True, hi=1e6, what=" (initial learning rate)")
+    steps = check_int("steps", steps, lo=1, hi=1_000_000, what=" (gradient steps)")
+    h = np.arange(steps, dtype=float)
+    if schedule == "constant":
+        return np.full(steps, gamma0)
+    if schedule == "poly":
+        rho = check_real("rho", rho, lo=0.0, lo_open=True, hi=1.0, what=" (decay exponent)")
+        return gamma0 * (1.0 + h) ** (-rho)
+    lam = check_real("lam", lam, lo=0.0, lo_open=True, hi=1e6, what=" (decay rate λ)")
+    return gamma0 / (1.0 + lam * h)
+
+
+def regression_data(*, n: int, theta, noise: float = 0.1, q: float = 0.0,
+                    rng: np.random.Generator | int | None = None) -> np.ndarray:
+    """n users ``[z; l]`` in [-1,1]^d with d = len(theta) + 1: features uniform on [-1,1], with
+    probability q all features of a user equal one common draw (correlation between features);
+    label ``l = clip(θᵀz + noise·N(0,1), −1, 1)``."""
+    n = check_int("n", n, lo=2, hi=2_000_000, what=" (number of users)")
+    theta = check_vector("theta", theta, lo=-10, hi=10, max_length=30, what=" (true coefficients)")
+    noise = check_real("noise", noise, lo=0.0, hi=10.0, what=" (label noise sd)")
+    q = check_real("q", q, lo=0.0, hi=1.0, what=" (feature correlation)")
+    rng = as_generator(rng)
+    k = theta.size
+    z = rng.uniform(-1, 1, size=(n, k))
+    common = rng.uniform(-1, 1, size=(n, 1))
+    z = np.where(rng.random((n, 1)) < q, common, z)
+    label = np.clip(z @ theta + noise * rng.standard_normal(n), -1.0, 1.0)
+    return np.column_stack([z, label])
+
+
+def risk(theta, x) -> float:
+    """Empirical risk f(θ) = (1/2n) Σ (θᵀz − l)² on non-private data x = [z; l]."""
+    x = np.asarray(x, dtype=float)
+    z, label = x[:, :-1], x[:, -1]
+    return float(0.5 * np.mean((z @ np.asarray(theta) - label) ** 2))
+
+
+def ball_lstsq(A, b, *, radius: float) -> np.ndarray:
+    r"""Exact minimiser of ½θᵀAθ − bᵀθ over ‖θ‖ ≤ R for a symmetric positive semi-definite A
+    (eigen-decomposition; on the boundary, the multiplier λ solves ‖(A + λI)^{-1} b‖ = R)."""
+    A = np.asarray(A, dtype=float)
+    b = np.asarray(b, dtype=float)
+    radius = check_real("radius", radius, lo=0.0, lo_open=True, what=" (radius of Θ)")
+    w, V = np.linalg.eigh((A + A.T) / 2)
+    if w.min() < -1e-10 * max(1.0, abs(w).max()):
+        raise ValueError("ball_lstsq needs a positive semi-definite matrix; got a negative eigenvalue "
+                         f"{w.min():.3g}.")
+    w = np.clip(w, 0.0, None)
+    beta = V.T @ b
+    def norm_at(lam):
+        return np.linalg.norm(beta / (w + lam))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inside = w.min() > 1e-12 and norm_at(0.0) <= radius
+    if inside:
+        return V @ (beta / w)
+    hi = 1.0
+    while norm_at(hi) > radius:
+        hi *= 2.0
+    lam = brentq(lambda t: norm_at(t) - radius, 1e-15, hi, xtol=1e-14)
+    return V @ (beta / (w + lam))
+
+
+def _project(theta: np.ndarray, radius: float) -> np.ndarray:
+    nrm = np.linalg.norm(theta, axis=-1, keepdims=True)
+    return theta * np.minimum(1.0, radius / np.maximum(nrm, 1e-300))
+
+
+def private_quadratic(copy1: np.ndarray, copy2: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(Â, b̂) of f̂ from per-user releases (n, d): two copies → (1/n)Σ ẑ¹ẑ²ᵀ (symmetrised),
+    (1/n)Σ l̂¹ẑ²; ``copy2=None`` → the naive single-copy plug-in (1/n)Σ ẑẑᵀ, (1/n)Σ l̂ẑ."""
+    c2 = copy1 if copy2 is None else copy2
+    z1, l1, z2 = copy1[..., :-1], copy1[..., -1], c2[..., :-1]
+    n = copy1.shape[-2]
+    A = np.einsum("...ni,...nj->...ij", z1, z2) / n
+    A = (A + np.swapaxes(A, -1, -2)) / 2
+    b = np.einsum("...n,...ni->...i", l1, z2) / n
+    return A, b
+
+
+def pgd(A, b, *, radius: float, rates: np.ndarray, theta0=None) -> np.ndarray:
+    """Projected gradient descent on ½θᵀAθ − bᵀθ over the ball, with steps relative to the
+    smoothness L = λ_max(A): θ ← Π(θ − (γ_h / L)(Aθ − b)). (L is computed from the released data,
+    so this is post-processing; γ_h < 2 keeps a constant schedule stable.) Returns the trajectory,
+    shape (steps + 1, p)."""
+    A = np.asarray(A, dtype=float)
+    b = np.asarray(b, dtype=float)
+    L = max(float(np.linalg.eigvalsh((A + A.T) / 2).max()), 1e-12)
+    theta = np.zeros(b.size) if theta0 is None else np.asarray(theta0, dtype=float)
+    traj = np.empty((rates.size + 1, b.size))
+    traj[0] = theta
+    for h, g in enumerate(rates):
+        theta = _project(theta - (g / L) * (A @ theta - b), radius)
+        traj[h + 1] = theta
+    return traj
+
+
+@dataclass(frozen=True)
+class RegressionRun:
+    """One private fit: trajectory, final θ̂, excess risk and the convexity diagnosis."""
+
+    method: str
+    theta: np.ndarray | None
+    trajectory: np.ndarray | None
+    excess_risk: float
+    min_eig: float
+    convex: bool
+    message: str
+
+
+def _releases(x, c_half, trials, rng, copies):
+    """``copies`` independent per-user M_mean releases at c/2 (sorted order handled here)."""
+    alloc_order, c_sorted = c_half
+    xs = x[:, alloc_order]
+    out = []
+    for g in spawn(rng, copies):
+        rel = mmean_release(xs, c_sorted=c_sorted, trials=trials, rng=g)
+        back = np.empty_like(rel)
+        back[..., alloc_order] = rel                      # back to the user's order
+        out.append(back)
+    return out
+
+
+def fit(*, x, delta, eps: float, q: float, radius: float = 1.0, schedule: str = "constant",
+        gamma0: float = 0.5, steps: int = 200, rho: float = 0.5, lam: float = 0.1, trials: int = 1,
+        rng: np.random.Generator | int | None = None) -> dict:
+    """Algorithm 2, the naive single-copy plug-in and min-δ LDP (two copies of the whole vector at
+    min δ / 2), ``trials`` independent privatisations each, on data x (n × d, label last).
+
+    The label is the last coordinate and should carry the largest demand (it is exempt from
+    Assumption 1 in the theory). Excess risk is ``f(θ̂) − f*`` on the non-private data. Returns
+    ``{method: [RegressionRun per trial]}`` plus ``"_reference"`` (θ*, f*) and ``"_allocation"``.
+    """
+    x = check_matrix("x", x, lo=-1.0, hi=1.0, what=" (users × [features, label] in [-1,1])")
+    n, d = x.shape
+    if d < 2:
+        raise ValueError(f"x must have at least one feature and a label (d >= 2); got d = {d}.")
+    delta = check_vector("delta", delta, length=d, lo=0.0, lo_open=True, allow_inf=True,
+                         what=" (per-coordinate demands, label last)")
+    radius = check_real("radius", radius, lo=0.0, lo_open=True, hi=1e3, what=" (radius R of Θ)")
+    trials = check_int("trials", trials, lo=1, hi=10_000, what=" (repetitions)")
+    if trials * n * d * d > 50_000_000:
+        raise ValueError(f"compute size: trials × n × d² = {trials * n * d * d:.3g} exceeds 5e7. "
+                         "Reduce trials, n or d.")
+    rates = learning_rates(schedule=schedule, gamma0=gamma0, steps=steps, rho=rho, lam=lam)
+    rng = as_generator(rng)
+    alloc = privacy_allocation(delta=delta, eps=eps, q=q)
+    z, label = x[:, :-1], x[:, -1]
+    A_true, b_true = z.T @ z / n, z.T @ label / n
+    theta_star = ball_lstsq(A_true, b_true, radius=radius)
+    f_star = risk(theta_star, x)
+    g_main, g_naive, g_ldp = spawn(rng, 3)
+    low = float(alloc.delta_tilde.min())
+    plans = {
+        METHODS[0]: _releases(x, (alloc.order, alloc.c_sorted / 2), trials, g_main, 2),
+        METHODS[1]: _releases(x, (alloc.order, alloc.c_sorted), trials, g_naive, 1),
+        METHODS[2]: _releases(x, (np.arange(d), np.full(d, low / 2)), trials, g_ldp, 2),
+    }
+    out: dict[str, list[RegressionRun]] = {}
+    for method, rel in plans.items():
+        A, b = private_quadratic(rel[0], rel[1] if len(rel) == 2 else None)
+        runs = []
+        for t in range(trials):
+            w = np.linalg.eigvalsh(A[t])
+            convex = bool(w.min() >= 0)
+            if not convex:
+                runs.append(RegressionRun(method, None, None, float("nan"), float(w.min()), False,
+                                          f"f̂ is not convex for n = {n} (smallest eigenvalue of Â is "
+                                          f"{w.min():.3g} < 0): stopped. More users make Â concentrate "
+                                          "on the positive semi-definite (1/n) Σ z zᵀ."))
+                continue
+            traj = pgd(A[t], b[t], radius=radius, rates=rates)
+            th = traj[-1]
+            runs.append(RegressionRun(method, th, traj, risk(th, x) - f_star, float(w.min()), True, "ok"))
+        out[method] = runs
+    out["_reference"] = [RegressionRun("reference", theta_star, None, 0.0, float(np.linalg.eigvalsh(A_true).min()),
+                                       True, f"f* = {f_star:.6g}")]
+    out["_allocation"] = alloc
+    return out
+
+
+def load_regression_csv(data: bytes) -> np.ndarray:
+    """Parse an uploaded CSV (untrusted): header row, numeric columns only, label in the last
+    column; at most 20 MB, 1 000 000 rows, 21 columns (20 features + label); rows with missing
+    values are refused (not silently dropped). Every column is rescaled to [-1, 1] by its min and
+    max (a constant column becomes 0). Returns the (n, d) array."""
+    import io
+
+    import pandas as pd
+
+    if not isinstance(data, bytes | bytearray):
+        raise TypeError(f"data must be the file's bytes; got {type(data).__name__}.")
+    if len(data) > MAX_CSV_BYTES:
+        raise ValueError(f"the CSV is {len(data) / 1e6:.1f} MB, over the 20 MB limit. Upload a smaller file.")
+    try:
+        df = pd.read_csv(io.BytesIO(bytes(data)), nrows=MAX_CSV_ROWS + 1)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"the file is not a readable CSV ({type(exc).__name__}). Upload comma-separated "
+                         "numbers with a header row.") from None
+    if len(df) > MAX_CSV_ROWS:
+        raise ValueError(f"the CSV has more than {MAX_CSV_ROWS:,} rows. Use a sample.")
+    if df.shape[1] < 2 or df.shape[1] > MAX_CSV_COLS:
+        raise ValueError(f"the CSV needs 2 to {MAX_CSV_COLS} columns (features, then the label last); "
+                         f"got {df.shape[1]}.")
+    if len(df) < 10:
+        raise ValueError(f"the CSV needs at least 10 rows (users); got {len(df)}.")
+    bad = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
+    if bad:
+        raise ValueError(f"column {bad[0]!r} is not numeric. Every column must hold numbers.")
+    arr = df.to_numpy(dtype=float)
+    if not np.all(np.isfinite(arr)):
+        r, c = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(f"row {r + 1}, column {df.columns[c]!r} is missing or not finite. Fill or remove it.")
+    lo, hi = arr.min(axis=0), arr.max(axis=0)
+    span = np.where(hi > lo, hi - lo, 1.0)
+    return np.where(hi > lo, 2 * (arr - lo) / span - 1, 0.0)
+
+
+def excess_risk_sweep(*, axis: str, values, n: int, theta, noise: float, q: float, k_sensitive: int,
+                      delta: float, eps: float, radius: float = 1.0, schedule: str = "constant",
+                      gamma0: float = 0.5, steps: int = 200, rho: float = 0.5, lam: float = 0.1,
+                      trials: int = 10, seed: int = 0, progress=None, x=None) -> "pd.DataFrame":
+    """Excess risk vs n or vs ε (``axis``) for the three methods: tidy table with median, q25, q75,
+    the number of non-convex (stopped) runs, per point. Demands: the first ``k_sensitive`` features
+    at δ, the other features and the label at ε. Data are drawn once per point from
+    :func:`regression_data` with a seed derived from (seed, value) — or, when ``x`` (users ×
+    [features, label] in [-1,1]) is given, taken from it (axis n: a random subsample of n users)."""
+    import pandas as pd
+
+    from .bcdp_sim import point_rng
+
+    axis = check_choice("axis", axis, ("n", "eps"))
+    values = check_vector("values", values, min_length=1, max_length=30, lo=0.0, lo_open=True)
+    if x is not None:
+        x = check_matrix("x", x, lo=-1.0, hi=1.0, what=" (users × [features, label])")
+        theta = np.zeros(x.shape[1] - 1)
+    theta = check_vector("theta", theta, lo=-10, hi=10, max_length=30)
+    k_sensitive = check_int("k_sensitive", k_sensitive, lo=0, hi=theta.size)
+    rows = []
+    for j, v in enumerate(values):
+        if progress:
+            progress(j / values.size, f"{axis} = {v:g}")
+        nn = check_int("n values", v, lo=2, hi=2_000_000) if axis == "n" else n
+        ee = float(v) if axis == "eps" else eps
+        rng = point_rng(seed, float(v))
+        g_data, g_fit = spawn(rng, 2)
+        if x is None:
+            xx = regression_data(n=nn, theta=theta, noise=noise, q=q, rng=g_data)
+        else:
+            xx = x if nn >= x.shape[0] else x[g_data.choice(x.shape[0], size=nn, replace=False)]
+        dem = [delta] * k_sensitive + [ee] * (theta.size - k_sensitive) + [ee]
+        res = fit(x=xx, delta=dem, eps=ee, q=q, radius=radius, schedule=schedule, gamma0=gamma0,
+                  steps=steps, rho=rho, lam=lam, trials=trials, rng=g_fit)
+        for method in METHODS:
+            ex = np.array([r.excess_risk for r in res[method]])
+            ok = ex[np.isfinite(ex)]
+            q25, med, q75 = np.quantile(ok, [0.25, 0.5, 0.75]) if ok.size else (np.nan,) * 3
+            rows.append({axis: float(v), "method": method, "median": med, "q25": q25, "q75": q75,
+                         "nonconvex": int((~np.isfinite(ex)).sum()), "runs": ex.size, "n": xx.shape[0]})
+    if progress:
+        progress(1.0, "done")
+    return pd.DataFrame(rows)
