@@ -25,9 +25,13 @@ def test_example1_half_gives_log2_and_infinite_ldp():
 
 @given(st.floats(0.01, 1), st.floats(0.01, 1), st.floats(0.01, 1))
 def test_example1_bcdp_finite_ldp_infinite(a, b, c):
+    """LDP is always infinite; BCDP is finite except at two corners of the paper's range (0, 1]:
+    P(M=0 | x1=1) = 0 when b = c = 1, and P(M=0 | x2=0) = 0 when a = b = 1 (found by hypothesis)."""
     prior, mech = ex.example1(a=a, b=b, c=c)
     r = ex.exact_report(prior, mech)
-    assert np.all(np.isfinite(r.bcdp)) and math.isinf(r.ldp)
+    assert math.isinf(r.ldp)
+    assert math.isinf(r.bcdp[0]) == (b == 1 and c == 1)
+    assert math.isinf(r.bcdp[1]) == (a == 1 and b == 1)
 
 
 def test_example2_composition_fails_post_processing_holds():
