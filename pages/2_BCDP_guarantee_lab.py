@@ -134,7 +134,9 @@ with tab1:
         m[1].metric("BCDP δ₂", levels_text(rep1.bcdp[1])[0])
         m[2].metric("LDP ε", levels_text(rep1.ldp)[0])
         st.caption(f"CDP levels c = ({', '.join(levels_text(rep1.cdp))}); at a = b = c = ½ the paper's "
-                   f"(log 2, log 2) = ({math.log(2):.4f}, {math.log(2):.4f}).")
+                   f"(log 2, log 2) = ({math.log(2):.4f}, {math.log(2):.4f}). The paper allows a, b, c ∈ (0, 1], "
+                   "but at b = c = 1 (or a = b = 1) output 0 becomes impossible for x₁ = 1 (or x₂ = 0) and "
+                   "that feature's δ is ∞ too.")
     ex1 = pd.DataFrame({"coordinate": [1, 2], "bcdp": rep1.bcdp, "cdp": rep1.cdp, "ldp": rep1.ldp})
     csv_download(ex1, "bcdp_example1.csv", "dl_lab_ex1")
 
