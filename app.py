@@ -23,8 +23,6 @@ def home() -> None:
     st.subheader("Pages")
     PLANNED = [
         ("Per-user privacy: frequencies and means", "Each person chose their own ε — what can we publish, and who pays?"),
-        ("Mechanism lab", "Laplace, Gaussian, smooth sensitivity, bounded and exponential mechanisms side by side."),
-        ("DP-SGD schedules", "How do learning-rate and privacy schedules trade off over the iterations?"),
     ]
     cols = st.columns(2)
     for i, (path, title, _, _, q) in enumerate(PAGES):

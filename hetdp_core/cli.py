@@ -231,6 +231,78 @@ def cmd_regression(a) -> int:
     return 0
 
 
+def _sgd_schedules(a):
+    from . import dpsgd as sg
+
+    g = sg.learning_rates(schedule=a.schedule, steps=a.steps, gamma0=a.gamma0, rho=a.rho,
+                          custom=parse_list(a.custom, "--custom") if a.custom else None)
+    av = sg.privacy_schedule(kind="constant" if a.kappa == 0 else "power", steps=a.steps, kappa=a.kappa)
+    th = sg.theta(gammas=g, a=av, sensitivity=a.sensitivity, eps=a.eps)
+    return g, av, th
+
+
+def cmd_sgd_theta(a) -> int:
+    g, av, th = _sgd_schedules(a)
+    out = {"h": list(range(1, a.steps + 1)), "theta": th.tolist(), "eps_release": (a.eps * av).tolist(),
+           "gamma": g.tolist()}
+    if a.json:
+        print(_dump(out))
+    else:
+        for h, t, e in list(zip(out["h"], out["theta"], out["eps_release"]))[:20]:
+            print(f"h={h:5d}  theta={t:12.6g}  release is {e:.4g}-DP")
+        if a.steps > 20:
+            print(f"... ({a.steps} steps; use --json for all)")
+    return 0
+
+
+def cmd_sgd_run(a) -> int:
+    from . import dpsgd as sg
+
+    g, _, th = _sgd_schedules(a)
+    rng = np.random.default_rng(a.seed)
+    if a.problem == "mean":
+        x = sg.example33_data(n=a.n, Lambda=a.Lambda, rng=rng)
+        target = np.array([x.mean()])
+    else:
+        x = sg.example34_data(n=a.n, rng=rng)
+        gd = sg.simulate(problem="ridge", data=x, gammas=np.full(3000, 0.3), thetas=np.zeros(3000), runs=1,
+                         method="gd", lam=a.lam)
+        target = gd[0, -1]
+    tr = sg.simulate(problem=a.problem, data=x, gammas=g, thetas=th, runs=a.runs, method=a.method, lam=a.lam, rng=rng)
+    err = np.linalg.norm(tr[:, -1, :] - target, axis=1)
+    q25, med, q75 = np.quantile(err, [0.25, 0.5, 0.75])
+    out = {"problem": a.problem, "method": a.method, "target": target.tolist(), "final_error": {
+        "median": float(med), "q25": float(q25), "q75": float(q75)}, "errors": err.tolist(),
+        "converges_in_theory": bool(sg.region(a.rho, a.kappa)) if a.schedule == "poly" else None}
+    print(_dump(out) if a.json else f"{a.method} on {a.problem}: final |beta - beta*| median {med:.4g} "
+          f"[{q25:.4g}, {q75:.4g}] over {a.runs} runs")
+    return 0
+
+
+def cmd_mech(a) -> int:
+    from . import mechanisms as mc
+
+    if a.what == "release":
+        out = {"releases": mc.release(a.value, a.mechanism, sensitivity=a.sensitivity, eps=a.eps, delta=a.delta,
+                                      size=a.size, rng=a.seed).tolist(),
+               "noise_variance": mc.noise_variance(a.mechanism, sensitivity=a.sensitivity, eps=a.eps, delta=a.delta)}
+    elif a.what == "bounded-laplace":
+        b = mc.bounded_laplace_b(sensitivity=a.sensitivity, eps=a.eps, delta=a.delta, lower=a.lower, upper=a.upper)
+        out = {"b": b, "plain_laplace_b": a.sensitivity / a.eps}
+    elif a.what == "exponential":
+        sc = parse_list(a.scores, "--scores")
+        out = {"scores": sc, "exponential": mc.exponential_probabilities(sc, eps=a.eps, sensitivity=a.sensitivity).tolist(),
+               "report_noisy_max": mc.report_noisy_max_probabilities(sc, eps=a.eps, sensitivity=a.sensitivity).tolist()}
+    else:
+        data = parse_list(a.data, "--data")
+        r = mc.smooth_noise(data, kind=a.kind, eps=a.eps, delta=a.delta, lower=a.lower, upper=a.upper,
+                            size=a.size, rng=a.seed)
+        out = {"median": r["median"], "local_sensitivity": mc.local_sensitivity_median(data), "smooth_sensitivity": r["S"],
+               "beta": r["beta"], "scale": r["scale"], "guarantee": r["guarantee"], "releases": r["releases"].tolist()}
+    print(_dump(out) if a.json else json.dumps(out, indent=2, allow_nan=True))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="hetdp", description="Heterogeneous differential privacy toolkit.")
     sub = ap.add_subparsers(dest="group", required=True)
@@ -313,6 +385,47 @@ def build_parser() -> argparse.ArgumentParser:
     rg.add_argument("--seed", type=int, default=0)
     rg.add_argument("--json", action="store_true")
     rg.set_defaults(func=cmd_regression)
+
+    sgp = sub.add_parser("sgd", help="DP-SGD schedules (Theorems 36-37)")
+    ssub = sgp.add_subparsers(dest="cmd", required=True)
+    for name, func, hlp in (("theta", cmd_sgd_theta, "noise scales theta_h and per-release guarantees"),
+                            ("run", cmd_sgd_run, "simulate DP-SGD / SGD / GD on Example 33 or 34")):
+        sp = ssub.add_parser(name, help=hlp)
+        sp.add_argument("--schedule", choices=["constant", "poly", "step", "custom"], default="poly")
+        sp.add_argument("--rho", type=float, default=0.5, help="learning-rate decay exponent")
+        sp.add_argument("--gamma0", type=float, default=0.1)
+        sp.add_argument("--custom", default=None, help="custom learning rates, e.g. 0.1,0.05,0.02")
+        sp.add_argument("--kappa", type=float, default=0.0, help="privacy schedule a_h = h^kappa (0: constant)")
+        sp.add_argument("--eps", type=float, default=1.0)
+        sp.add_argument("--sensitivity", type=float, default=1.0, help="gradient sensitivity Delta")
+        sp.add_argument("--steps", type=int, default=100)
+        sp.add_argument("--json", action="store_true")
+        sp.set_defaults(func=func)
+        if name == "run":
+            sp.add_argument("--problem", choices=["mean", "ridge"], default="mean")
+            sp.add_argument("--method", choices=["dpsgd", "sgd", "gd"], default="dpsgd")
+            sp.add_argument("--n", type=int, default=1000)
+            sp.add_argument("--Lambda", type=float, default=5.0, help="clipping level for Example 33")
+            sp.add_argument("--lam", type=float, default=0.1, help="ridge penalty for Example 34")
+            sp.add_argument("--runs", type=int, default=50)
+            sp.add_argument("--seed", type=int, default=0)
+
+    mp = sub.add_parser("mech", help="mechanism catalogue (lectures 17-20)")
+    mp.add_argument("what", choices=["release", "bounded-laplace", "exponential", "smooth-median"])
+    mp.add_argument("--mechanism", choices=["laplace", "gaussian", "mnm"], default="laplace")
+    mp.add_argument("--value", type=float, default=0.0)
+    mp.add_argument("--sensitivity", type=float, default=1.0)
+    mp.add_argument("--eps", type=float, default=1.0)
+    mp.add_argument("--delta", type=float, default=1e-5)
+    mp.add_argument("--lower", type=float, default=0.0)
+    mp.add_argument("--upper", type=float, default=1.0)
+    mp.add_argument("--scores", default="15,20,25")
+    mp.add_argument("--data", default="0,0,0,0,0,0,1,1,1,1,1")
+    mp.add_argument("--kind", choices=["laplace", "heavy", "gaussian"], default="laplace")
+    mp.add_argument("--size", type=int, default=5)
+    mp.add_argument("--seed", type=int, default=0)
+    mp.add_argument("--json", action="store_true")
+    mp.set_defaults(func=cmd_mech)
 
     rp = sub.add_parser("reproduce", help="reproduce a paper figure: CSV + standalone HTML")
     rp.add_argument("figure", choices=sorted(PRESETS))

@@ -30,6 +30,12 @@ PAGES = [
     ("pages/5_Groupwise_zCDP.py", "Group-wise zCDP", "Groupwise_zCDP", ":material/groups:",
      "Counts are released with the same relative error for every group. Is a bigger group really "
      "better protected — and does the published privacy claim hold in both directions?"),
+    ("pages/6_Mechanism_lab.py", "Mechanism lab", "Mechanism_lab", ":material/casino:",
+     "Which noise, how much, and what does it buy? Laplace, Gaussian, mixed noise, composition, smooth "
+     "sensitivity, bounded Laplace and the exponential mechanism, side by side."),
+    ("pages/7_DP_SGD_schedules.py", "DP-SGD schedules", "DP_SGD_schedules", ":material/timeline:",
+     "How must learning-rate and privacy schedules change over the iterations for private SGD to "
+     "stay private and still converge?"),
 ]
 
 

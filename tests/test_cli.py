@@ -159,3 +159,35 @@ def test_regression_cli(capsys):
 def test_lab_and_regression_bad_input(args, fragment, capsys):
     code, out, err = run(args, capsys)
     assert code == 2 and fragment in err and err.count("\n") == 1
+
+
+def test_sgd_theta_json_contract(capsys):
+    code, out, _ = run(["sgd", "theta", "--rho", "0.5", "--kappa", "0.8", "--eps", "2", "--sensitivity", "3",
+                        "--steps", "4", "--json"], capsys)
+    d = json.loads(out)
+    assert code == 0 and d["h"] == [1, 2, 3, 4] and d["theta"][0] == pytest.approx(1.5)
+    assert d["eps_release"] == pytest.approx([2 * h**0.8 for h in (1, 2, 3, 4)])
+
+
+def test_sgd_run_and_mech_cli(capsys):
+    code, out, _ = run(["sgd", "run", "--kappa", "1.0", "--steps", "500", "--runs", "10", "--json"], capsys)
+    d = json.loads(out)
+    assert code == 0 and len(d["errors"]) == 10 and d["converges_in_theory"] is True
+    code, out, _ = run(["mech", "exponential", "--scores", "15,20,25", "--eps", "1", "--json"], capsys)
+    d = json.loads(out)
+    assert sum(d["exponential"]) == pytest.approx(1) and sum(d["report_noisy_max"]) == pytest.approx(1)
+    code, out, _ = run(["mech", "bounded-laplace", "--lower", "0", "--upper", "10", "--delta", "0.001", "--json"], capsys)
+    assert json.loads(out)["b"] > 1.0
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["sgd", "theta", "--rho", "0"], "rho must be in (0, 1]"),
+    (["sgd", "theta", "--kappa", "-1"], "kappa must be in"),
+    (["sgd", "theta", "--eps", "0"], "eps must be in (0"),
+    (["sgd", "run", "--Lambda", "0"], "Lambda must be in (0"),
+    (["mech", "release", "--mechanism", "gaussian", "--eps", "0.5", "--delta", "2"], "delta must be in (0, 1)"),
+    (["mech", "exponential", "--scores", ""], "empty list"),
+])
+def test_sgd_mech_bad_input(args, fragment, capsys):
+    code, out, err = run(args, capsys)
+    assert code == 2 and fragment in err and err.count("\n") == 1

@@ -237,3 +237,56 @@ def test_regression_nonconvex_is_reported():
     at.run()
     assert not at.exception
     assert any("not convex" in w.value for w in at.warning)
+
+
+MECH = str(ROOT / "pages" / "6_Mechanism_lab.py")
+SGD = str(ROOT / "pages" / "7_DP_SGD_schedules.py")
+
+
+def test_mechanism_lab_renders_and_reacts():
+    at = AppTest.from_file(MECH, default_timeout=TIMEOUT)
+    at.query_params["trials"] = "500"
+    at.run()
+    assert_clean(at)
+    assert len(charts(at)) == 5
+    d0 = charts(at)[0]["data"][0]["y"]
+    at.sidebar.select_slider(key="mech_eps").set_value(2.0).run()
+    assert_clean(at)
+    assert charts(at)[0]["data"][0]["y"] != d0
+    assert any("VIOLATION" in m.value for m in at.markdown)           # Example 12 attack is detected
+
+
+def test_mechanism_lab_bad_inputs():
+    at = AppTest.from_file(MECH, default_timeout=TIMEOUT)
+    at.query_params.update({"trials": "200", "scores": "", "bl_q": "20"})
+    at.run()
+    assert not at.exception
+    assert any("must lie in the domain" in e.value for e in at.error)
+    at2 = AppTest.from_file(MECH, default_timeout=TIMEOUT)
+    at2.query_params.update({"trials": "200", "eps": "0"})
+    at2.run()
+    assert not at2.exception and any("'eps' ignored" in w.value for w in at2.warning)
+
+
+def test_dpsgd_page_kappa_changes_outputs():
+    at = AppTest.from_file(SGD, default_timeout=TIMEOUT)
+    at.query_params.update({"runs": "20", "steps": "1000"})
+    at.run()
+    assert_clean(at)
+    assert len(charts(at)) == 4
+    y0 = charts(at)[0]["data"][0]["y"]
+    at.sidebar.slider(key="sgd_kappa").set_value(0.0).run()
+    assert_clean(at)
+    assert charts(at)[0]["data"][0]["y"] != y0
+    assert any("N^1.5" in m.value for m in at.markdown)
+
+
+def test_dpsgd_page_guard_and_bad_custom():
+    at = AppTest.from_file(SGD, default_timeout=TIMEOUT)
+    at.query_params.update({"runs": "1000", "steps": "50000"})
+    at.run()
+    assert not at.exception and any("compute size" in e.value for e in at.error)
+    at2 = AppTest.from_file(SGD, default_timeout=TIMEOUT)
+    at2.query_params.update({"lr": "custom", "custom": "0.1,-1", "runs": "10", "steps": "100"})
+    at2.run()
+    assert not at2.exception and any("'custom' ignored" in w.value for w in at2.warning)

@@ -125,3 +125,27 @@ def test_regression_slider_changes_figure(page, server, artifacts):
     assert after != before
     assert_no_errors(page)
     page.screenshot(path=str(artifacts / "regression_after.png"), full_page=True)
+
+
+def test_mechanism_lab_slider_changes_figure(page, server, artifacts):
+    page.goto(server + "/Mechanism_lab?trials=500")
+    page.locator(".js-plotly-plot").nth(4).wait_for(state="attached")
+    wait_idle(page)
+    assert_no_errors(page)
+    page.screenshot(path=str(artifacts / "mechanism_lab_before.png"), full_page=True)
+    before, after = move_slider_and_wait(page, "ε", 3, 0)
+    assert after != before
+    assert_no_errors(page)
+    page.screenshot(path=str(artifacts / "mechanism_lab_after.png"), full_page=True)
+
+
+def test_dpsgd_slider_changes_figure(page, server, artifacts):
+    page.goto(server + "/DP_SGD_schedules?runs=30&steps=1000")
+    page.locator(".js-plotly-plot").nth(3).wait_for()
+    wait_idle(page)
+    assert_no_errors(page)
+    page.screenshot(path=str(artifacts / "dpsgd_before.png"), full_page=True)
+    before, after = move_slider_and_wait(page, "κ", 4, 0)
+    assert after != before
+    assert_no_errors(page)
+    page.screenshot(path=str(artifacts / "dpsgd_after.png"), full_page=True)

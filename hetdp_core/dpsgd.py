@@ -1,0 +1,190 @@
+r"""DP-SGD with learning-rate and privacy schedules (MAT 4376, Theorems 36–37; SPEC §6).
+
+Offline SGD with batch size 1 and Laplace noise: release h (h = 1, 2, …) is
+
+.. math:: \beta^{(h)} = \beta^{(h-1)} - \gamma_{h-1}\big(\nabla L_{\Omega_h}(\beta^{(h-1)}) + \theta_h Z_h\big),
+
+with Z_h i.i.d. standard Laplace vectors and (Theorem 36, exact sums — not the asymptotic form)
+
+.. math:: \theta_1 = \frac{\Delta}{\varepsilon},\qquad
+          \theta_h = \frac1{a_h}\Big(\frac{\sum_{j=0}^{h-2}\gamma_j}{\gamma_{h-1}} + 1\Big)\frac{\Delta}{\varepsilon},
+
+so that release h is ε a_h-DP. Theorem 37 bounds the excess risk by A1 + A2 + A3 (11):
+A1 = ‖β0 − β*‖²/Σγ_j, A2 = C Σγ_j²/Σγ_j, A3 = C Σγ_j²θ_j²/Σγ_j (we pair γ_{h−1} with θ_h and set
+C = 1: shapes). With γ_h = (1+h)^{−ρ} and a_h = h^κ, A3 ≈ N^{2−ρ−2κ}: it vanishes iff 2κ + ρ > 2.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validate import as_generator, check_choice, check_int, check_real, check_vector
+
+__all__ = ["trajectory_bands", "reference_optimum", "LR_SCHEDULES", "learning_rates", "privacy_schedule", "theta", "bound_terms", "fitted_slope",
+           "example33_data", "example34_data", "simulate", "region"]
+
+LR_SCHEDULES = ("constant", "poly", "step", "custom")
+
+
+def learning_rates(*, schedule: str, steps: int, gamma0: float = 1.0, rho: float = 0.5,
+                   step_every: int = 100, factor: float = 0.5, custom=None) -> np.ndarray:
+    """γ_h, h = 0..steps−1: constant γ0; ``poly`` γ0 (1+h)^{−ρ} (ρ ∈ (0, 1]); ``step`` γ0 factor^{⌊h/step_every⌋};
+    ``custom`` a list (repeated from its last value if shorter than ``steps``)."""
+    schedule = check_choice("schedule", schedule, LR_SCHEDULES)
+    steps = check_int("steps", steps, lo=1, hi=10_000_000, what=" (number of iterations N)")
+    h = np.arange(steps, dtype=float)
+    if schedule == "custom":
+        vals = check_vector("custom", custom, lo=0.0, lo_open=True, max_length=100_000, what=" (learning rates)")
+        return np.concatenate([vals, np.full(max(0, steps - vals.size), vals[-1])])[:steps]
+    gamma0 = check_real("gamma0", gamma0, lo=0.0, lo_open=True, hi=1e6, what=" (initial learning rate)")
+    if schedule == "constant":
+        return np.full(steps, gamma0)
+    if schedule == "poly":
+        rho = check_real("rho", rho, lo=0.0, lo_open=True, hi=1.0, what=" (decay exponent ρ in (0, 1])")
+        return gamma0 * (1.0 + h) ** (-rho)
+    step_every = check_int("step_every", step_every, lo=1, what=" (steps between decays)")
+    factor = check_real("factor", factor, lo=0.0, lo_open=True, hi=1.0, what=" (decay factor)")
+    return gamma0 * factor ** np.floor(h / step_every)
+
+
+def privacy_schedule(*, kind: str, steps: int, kappa: float = 0.0) -> np.ndarray:
+    """a_h for h = 1..steps: ``constant`` 1, ``power`` h^κ (κ ≥ 0)."""
+    kind = check_choice("kind", kind, ("constant", "power"))
+    steps = check_int("steps", steps, lo=1, hi=10_000_000)
+    if kind == "constant":
+        return np.ones(steps)
+    kappa = check_real("kappa", kappa, lo=0.0, hi=10.0, what=" (privacy-schedule exponent κ ≥ 0)")
+    return np.arange(1, steps + 1, dtype=float) ** kappa
+
+
+def theta(*, gammas, a, sensitivity: float, eps: float) -> np.ndarray:
+    """θ_h for h = 1..N from Theorem 36 with exact partial sums (gammas = γ_0..γ_{N−1}, a = a_1..a_N)."""
+    g = check_vector("gammas", gammas, lo=0.0, lo_open=True, max_length=10_000_000, what=" (learning rates)")
+    a = check_vector("a", a, length=g.size, lo=0.0, lo_open=True, what=" (privacy schedule a_h > 0)")
+    sens = check_real("sensitivity", sensitivity, lo=0.0, lo_open=True, what=" (gradient sensitivity Δ)")
+    eps = check_real("eps", eps, lo=0.0, lo_open=True, hi=1e3, what=" (privacy level ε)")
+    prefix = np.concatenate([[0.0], np.cumsum(g)])         # prefix[k] = Σ_{j<k} γ_j
+    out = np.empty(g.size)
+    out[0] = sens / eps                                    # θ_1 = Δ/ε
+    h = np.arange(2, g.size + 1)
+    out[1:] = (prefix[h - 1] / g[h - 1] + 1.0) * sens / eps / a[1:]
+    return out
+
+
+def bound_terms(*, gammas, thetas, dist0: float = 1.0, C: float = 1.0) -> "pd.DataFrame":
+    """A1, A2, A3 of (11) for every N = 1..len(gammas) (C = 1 unless given: shapes)."""
+    import pandas as pd
+
+    g = check_vector("gammas", gammas, lo=0.0, lo_open=True, max_length=10_000_000)
+    th = check_vector("thetas", thetas, length=g.size, lo=0.0)
+    dist0 = check_real("dist0", dist0, lo=0.0, what=" (‖β0 − β*‖²)")
+    C = check_real("C", C, lo=0.0)
+    S1 = np.cumsum(g)
+    return pd.DataFrame({"N": np.arange(1, g.size + 1), "A1": dist0 / S1, "A2": C * np.cumsum(g**2) / S1,
+                         "A3": C * np.cumsum(g**2 * th**2) / S1})
+
+
+def fitted_slope(N, values, *, start_fraction: float = 0.5) -> float:
+    """Least-squares slope of log(values) against log(N) for N ≥ N_min^{1−f} N_max^{f}
+    (f = ``start_fraction``: 0.5 fits the upper half of the log range, where asymptotics apply)."""
+    N = np.asarray(N, dtype=float)
+    v = np.asarray(values, dtype=float)
+    keep = (N >= N.max() ** start_fraction * N.min() ** (1 - start_fraction)) & (v > 0) & np.isfinite(v)
+    if keep.sum() < 3:
+        raise ValueError("fitted_slope needs at least 3 positive values in the fitting range.")
+    return float(np.polyfit(np.log(N[keep]), np.log(v[keep]), 1)[0])
+
+
+def example33_data(*, n: int, Lambda: float, rng=None) -> np.ndarray:
+    """Example 33: Exp(1) data clipped to [0, Λ] (so the gradient −2(x − β) has sensitivity 2Λ)."""
+    n = check_int("n", n, lo=1, hi=10_000_000)
+    Lambda = check_real("Lambda", Lambda, lo=0.0, lo_open=True, what=" (clipping level Λ)")
+    return np.minimum(as_generator(rng).exponential(1.0, n), Lambda)
+
+
+def example34_data(*, n: int, slope: float = 0.5, intercept: float = 0.2, noise: float = 0.2, rng=None) -> np.ndarray:
+    """Example 34: pairs (u, v) in [-1, 1]², u = β0 + β1 v + noise (clipped), v uniform."""
+    n = check_int("n", n, lo=2, hi=10_000_000)
+    rng = as_generator(rng)
+    v = rng.uniform(-1, 1, n)
+    u = np.clip(intercept + slope * v + noise * rng.standard_normal(n), -1, 1)
+    return np.column_stack([u, v])
+
+
+def _grad(problem, beta, x, lam):
+    """Per-run gradients: beta (R, p), x (R, …) one data point per run."""
+    if problem == "mean":
+        return -2.0 * (x - beta[:, 0])[:, None]
+    u, v = x[:, 0], x[:, 1]
+    r = u - beta[:, 0] - beta[:, 1] * v
+    return np.column_stack([-r, -v * r + lam * beta[:, 1]])
+
+
+def simulate(*, problem: str, data, gammas, thetas, runs: int = 50, method: str = "dpsgd", lam: float = 0.1,
+             radius: float = 5.0, rng=None) -> np.ndarray:
+    """Trajectories β^(0..N) of ``runs`` independent runs, shape (runs, N + 1, p).
+
+    ``method``: ``dpsgd`` (Laplace noise θ_h Z_h), ``sgd`` (no noise), ``gd`` (full gradient).
+    ``problem``: ``mean`` (Example 33, L_i = (x_i − β)²) or ``ridge`` (Example 34,
+    L_i = ½(u_i − β0 − β1 v_i)² + λβ1²/2; β kept in [−R, R]² so the gradient sensitivity is bounded).
+    """
+    problem = check_choice("problem", problem, ("mean", "ridge"))
+    method = check_choice("method", method, ("dpsgd", "sgd", "gd"))
+    x = np.asarray(data, dtype=float)
+    g = check_vector("gammas", gammas, lo=0.0, lo_open=True, max_length=1_000_000)
+    th = check_vector("thetas", thetas, length=g.size, lo=0.0)
+    runs = check_int("runs", runs, lo=1, hi=10_000)
+    radius = check_real("radius", radius, lo=0.0, lo_open=True)
+    if runs * g.size > 20_000_000:
+        raise ValueError(f"compute size: runs × steps = {runs * g.size:.3g} exceeds 2e7. Reduce runs or steps.")
+    rng = as_generator(rng)
+    p = 1 if problem == "mean" else 2
+    beta = np.zeros((runs, p))
+    traj = np.empty((runs, g.size + 1, p))
+    traj[:, 0] = beta
+    n = x.shape[0]
+    for h in range(1, g.size + 1):
+        if method == "gd":
+            if problem == "mean":
+                grad = -2.0 * (x.mean() - beta)
+            else:
+                r = x[:, 0][None, :] - beta[:, :1] - beta[:, 1:] * x[:, 1][None, :]
+                grad = np.column_stack([-r.mean(1), -(x[:, 1][None, :] * r).mean(1) + lam * beta[:, 1]])
+        else:
+            pick = x[rng.integers(0, n, runs)]
+            grad = _grad(problem, beta, pick, lam)
+        if method == "dpsgd":
+            grad = grad + th[h - 1] * rng.laplace(0.0, 1.0, (runs, p))
+        beta = beta - g[h - 1] * grad
+        if problem == "ridge":
+            beta = np.clip(beta, -radius, radius)
+        traj[:, h] = beta
+    return traj
+
+
+def region(rho, kappa) -> np.ndarray:
+    """True where the privacy term A3 vanishes: 2κ + ρ > 2."""
+    return 2 * np.asarray(kappa, dtype=float) + np.asarray(rho, dtype=float) > 2
+
+
+def reference_optimum(*, problem: str, data, lam: float = 0.1) -> np.ndarray:
+    """β*: the sample mean (Example 33) or the ridge estimator of eq. (8) (Example 34)."""
+    problem = check_choice("problem", problem, ("mean", "ridge"))
+    x = np.asarray(data, dtype=float)
+    if problem == "mean":
+        return np.array([x.mean()])
+    u, v = x[:, 0], x[:, 1]
+    b1 = np.mean((v - v.mean()) * (u - u.mean())) / (np.var(v) + check_real("lam", lam, lo=0.0))
+    return np.array([u.mean() - b1 * v.mean(), b1])
+
+
+def trajectory_bands(traj: np.ndarray, target, *, points: int = 200) -> "pd.DataFrame":
+    """Median and 10/90 % quantiles over runs of ‖β^(h) − β*‖ at ≤ ``points`` log-spaced steps h."""
+    import pandas as pd
+
+    traj = np.asarray(traj, dtype=float)
+    err = np.linalg.norm(traj - np.asarray(target, dtype=float), axis=2)       # (runs, N+1)
+    N = err.shape[1] - 1
+    hs = np.unique(np.r_[0, np.geomspace(1, max(N, 1), points).round().astype(int)])
+    q10, q50, q90 = np.quantile(err[:, hs], [0.1, 0.5, 0.9], axis=0)
+    return pd.DataFrame({"h": hs, "median": q50, "q10": q10, "q90": q90})

@@ -1,0 +1,425 @@
+r"""Course lab: the mechanism catalogue of MAT 4376 lectures 17–20 (SPEC §6).
+
+* Laplace (Theorem 2): ``f(x) + Lap(Δ/ε)``, variance 2(Δ/ε)².
+* Gaussian (Theorem 5): σ = cΔ/ε with c² > 2 ln(1.25/δ), valid for ε < 1 (we take c at the boundary
+  ``√(2 ln(1.25/δ))`` times 1 + 1e−12 so the inequality is strict).
+* Mixed Noise Mechanism (Theorem 10): Gaussian with σ² = 2(Δ/ε)² if Δ ≤ t0 = √π δ ε/2, else Laplace.
+* Composition (Lemmas 6, 7) and Example 8.
+* Median: local sensitivity, smooth sensitivity by formula (4), noise calibrated to it.
+* Bounded Laplace (Definition 24, Theorem 26).
+* Exponential mechanism and report-noisy-max (Example 29, Lemma 28).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import integrate, optimize
+
+from ._validate import as_generator, check_choice, check_int, check_real, check_vector
+
+__all__ = [
+    "laplace_scale", "gaussian_sigma", "mnm_threshold", "mnm_sigma", "noise_variance", "release",
+    "noise_density", "pareto_sample", "pareto_mse", "sequential", "parallel", "example8",
+    "local_sensitivity_median", "smooth_sensitivity_median", "example12_datasets", "smooth_noise",
+    "sample_heavy_tailed", "bounded_laplace_C", "bounded_laplace_b", "bounded_laplace_sample",
+    "bounded_laplace_density", "exponential_probabilities", "report_noisy_max_probabilities",
+    "report_noisy_max_sample", "lemma28_bound", "local_sensitivity_release", "laplace_outside_share",
+    "exponential_sample",
+]
+
+MECHANISMS = ("laplace", "gaussian", "mnm")
+
+
+def _eps(eps, hi: float = 100.0) -> float:
+    return check_real("eps", eps, lo=0.0, lo_open=True, hi=hi, what=" (privacy level ε)")
+
+
+def _delta(delta) -> float:
+    return check_real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True, what=" (δ of (ε, δ)-DP)")
+
+
+def _sens(sensitivity) -> float:
+    return check_real("sensitivity", sensitivity, lo=0.0, lo_open=True, what=" (global sensitivity Δ)")
+
+
+def laplace_scale(*, sensitivity: float, eps: float) -> float:
+    """b = Δ/ε (Theorem 2)."""
+    return _sens(sensitivity) / _eps(eps)
+
+
+def gaussian_sigma(*, sensitivity: float, eps: float, delta: float) -> float:
+    """σ = cΔ/ε with c = √(2 ln(1.25/δ)) (1 + 1e−12); Theorem 5 requires ε < 1."""
+    eps = _eps(eps)
+    if eps >= 1:
+        raise ValueError(f"eps must be < 1 for the Gaussian mechanism (Theorem 5); got {eps:g}. "
+                         "Use a smaller ε or the Laplace mechanism.")
+    return math.sqrt(2 * math.log(1.25 / _delta(delta))) * (1 + 1e-12) * _sens(sensitivity) / eps
+
+
+def mnm_threshold(*, eps: float, delta: float) -> float:
+    """t0 = √π δ ε / 2 (Theorem 10)."""
+    return math.sqrt(math.pi) * _delta(delta) * _eps(eps) / 2
+
+
+def mnm_sigma(*, sensitivity: float, eps: float) -> float:
+    """σ_MNM = √2 Δ/ε, so σ² = 2(Δ/ε)² — the Laplace variance."""
+    return math.sqrt(2) * _sens(sensitivity) / _eps(eps)
+
+
+def noise_variance(mechanism: str, *, sensitivity: float, eps: float, delta: float = 1e-5) -> float:
+    """Variance of the added noise: Laplace 2b², Gaussian σ², MNM 2(Δ/ε)² (either branch)."""
+    mechanism = check_choice("mechanism", mechanism, MECHANISMS)
+    if mechanism == "laplace":
+        return 2 * laplace_scale(sensitivity=sensitivity, eps=eps) ** 2
+    if mechanism == "gaussian":
+        return gaussian_sigma(sensitivity=sensitivity, eps=eps, delta=delta) ** 2
+    return mnm_sigma(sensitivity=sensitivity, eps=eps) ** 2
+
+
+def release(value, mechanism: str, *, sensitivity: float, eps: float, delta: float = 1e-5,
+            size: int = 1, rng: np.random.Generator | int | None = None) -> np.ndarray:
+    """``size`` independent noisy releases of ``value`` (scalar or array, broadcast)."""
+    mechanism = check_choice("mechanism", mechanism, MECHANISMS)
+    size = check_int("size", size, lo=1, hi=50_000_000, what=" (number of releases)")
+    value = np.asarray(value, dtype=float)
+    if not np.all(np.isfinite(value)):
+        raise ValueError("value must be finite.")
+    rng = as_generator(rng)
+    shape = (size,) + value.shape
+    if mechanism == "laplace":
+        return value + rng.laplace(0.0, laplace_scale(sensitivity=sensitivity, eps=eps), shape)
+    if mechanism == "gaussian":
+        return value + rng.normal(0.0, gaussian_sigma(sensitivity=sensitivity, eps=eps, delta=delta), shape)
+    if _sens(sensitivity) <= mnm_threshold(eps=eps, delta=delta):
+        return value + rng.normal(0.0, mnm_sigma(sensitivity=sensitivity, eps=eps), shape)
+    return value + rng.laplace(0.0, laplace_scale(sensitivity=sensitivity, eps=eps), shape)
+
+
+def noise_density(z, mechanism: str, *, sensitivity: float, eps: float, delta: float = 1e-5) -> np.ndarray:
+    """Density of the added noise at z."""
+    z = np.asarray(z, dtype=float)
+    mechanism = check_choice("mechanism", mechanism, MECHANISMS)
+    gauss = mechanism == "gaussian" or (mechanism == "mnm" and _sens(sensitivity) <= mnm_threshold(eps=eps, delta=delta))
+    if gauss:
+        s = (gaussian_sigma(sensitivity=sensitivity, eps=eps, delta=delta) if mechanism == "gaussian"
+             else mnm_sigma(sensitivity=sensitivity, eps=eps))
+        return np.exp(-0.5 * (z / s) ** 2) / (s * math.sqrt(2 * math.pi))
+    b = laplace_scale(sensitivity=sensitivity, eps=eps)
+    return np.exp(-np.abs(z) / b) / (2 * b)
+
+
+def pareto_sample(*, n: int, alpha: float, size: int = 1, rng=None) -> np.ndarray:
+    """Example 11: Pareto data with density α x^{−α−1}, x > 1; shape (size, n)."""
+    n = check_int("n", n, lo=1, hi=10_000_000, what=" (sample size)")
+    alpha = check_real("alpha", alpha, lo=0.0, lo_open=True, hi=100.0, what=" (Pareto tail index)")
+    size = check_int("size", size, lo=1, hi=1_000_000)
+    return (1.0 - as_generator(rng).random((size, n))) ** (-1.0 / alpha)
+
+
+def pareto_mse(*, n: int, alpha: float, clip: float, eps_values, delta: float = 1e-5, trials: int = 500,
+               seed: int = 0) -> "pd.DataFrame":
+    """Example 11: MSE of the noisy sample mean of Pareto(α) data clipped to [0, Λ] (so Δ = Λ/n)
+    for Laplace, Gaussian (ε < 1 only) and MNM, against the population mean α/(α−1) (α > 1).
+    Simulated, with the analytic noise variance alongside."""
+    import pandas as pd
+
+    clip = check_real("clip", clip, lo=1.0, lo_open=True, hi=1e9, what=" (clipping level Λ)")
+    alpha = check_real("alpha", alpha, lo=1.0, lo_open=True, hi=100.0, what=" (Pareto α > 1: finite mean)")
+    eps_values = check_vector("eps_values", eps_values, lo=0.0, lo_open=True, hi=100.0, max_length=50)
+    trials = check_int("trials", trials, lo=2, hi=100_000)
+    rng = as_generator(seed)
+    x = np.minimum(pareto_sample(n=n, alpha=alpha, size=trials, rng=rng), clip)
+    means = x.mean(axis=1)
+    target = alpha / (alpha - 1)
+    sens = clip / n
+    rows = []
+    for e in eps_values:
+        for mech in MECHANISMS:
+            if mech == "gaussian" and e >= 1:
+                continue
+            noisy = means + release(0.0, mech, sensitivity=sens, eps=e, delta=delta, size=trials, rng=rng)
+            rows.append({"eps": float(e), "mechanism": mech, "mse": float(np.mean((noisy - target) ** 2)),
+                         "mse_nonprivate": float(np.mean((means - target) ** 2)),
+                         "noise_variance": noise_variance(mech, sensitivity=sens, eps=e, delta=delta)})
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------ composition
+def sequential(eps_list) -> float:
+    """Lemma 6: queries on the same data compose to Σ ε_i."""
+    return float(check_vector("eps_list", eps_list, lo=0.0, lo_open=True, allow_inf=True).sum())
+
+
+def parallel(eps_list) -> float:
+    """Lemma 7: queries on disjoint parts compose to max ε_i."""
+    return float(check_vector("eps_list", eps_list, lo=0.0, lo_open=True, allow_inf=True).max())
+
+
+def example8(*, n: int, m: int, Lambda: float, eps1: float, eps2: float, eps3: float) -> dict:
+    """Example 8: mean (Δ = Λ/m) and variance (Δ = Λ²/m) on x_1..x_m, median (Δ = Λ) on the rest;
+    total level max(ε1 + ε2, ε3)."""
+    n = check_int("n", n, lo=2, hi=10**9)
+    m = check_int("m", m, lo=1, hi=n - 1, what=" (size of the first part, m < n)")
+    Lambda = check_real("Lambda", Lambda, lo=0.0, lo_open=True, what=" (data range [0, Λ])")
+    e = [_eps(v) for v in (eps1, eps2, eps3)]
+    sens = {"mean": Lambda / m, "variance": Lambda**2 / m, "median": Lambda}
+    return {"sensitivity": sens, "scale": {k: s / ei for (k, s), ei in zip(sens.items(), e)},
+            "part1": sequential(e[:2]), "total": parallel([sequential(e[:2]), e[2]])}
+
+
+# ------------------------------------------------------------------ smooth sensitivity of the median
+def _sorted_odd(x, name="x") -> np.ndarray:
+    x = np.sort(check_vector(name, x, max_length=1_000_000, what=" (data values)"))
+    if x.size % 2 == 0:
+        raise ValueError(f"{name} must have an odd number of entries (median rank m = (n+1)/2); got {x.size}.")
+    return x
+
+
+def local_sensitivity_median(x) -> float:
+    """Δ_local = max(x_{m+1} − x_m, x_m − x_{m−1}) for odd n (Example 12)."""
+    x = _sorted_odd(x)
+    m = x.size // 2                                       # 0-based index of the median
+    lo = x[m - 1] if m >= 1 else x[m]
+    hi = x[m + 1] if m + 1 < x.size else x[m]
+    return float(max(hi - x[m], x[m] - lo))
+
+
+def smooth_sensitivity_median(x, *, beta: float, lower: float, upper: float) -> float:
+    r"""β-smooth sensitivity of the median by formula (4),
+    :math:`\max_{k}\ e^{-k\beta}\max_{t=0..k+1}(x_{m+t} - x_{m+t-k-1})` with x_i = lower for i < 1
+    and x_i = upper for i > n (the data range [lower, upper])."""
+    x = _sorted_odd(x)
+    beta = check_real("beta", beta, lo=0.0, lo_open=True, what=" (smoothness β)")
+    lower = check_real("lower", lower)
+    upper = check_real("upper", upper)
+    if not lower < upper or x[0] < lower or x[-1] > upper:
+        raise ValueError(f"need lower < upper and data inside [lower, upper]; got [{lower:g}, {upper:g}] for "
+                         f"data in [{x[0]:g}, {x[-1]:g}].")
+    n = x.size
+    m = (n + 1) // 2                                      # 1-based median rank
+    padded = np.concatenate([[lower] * (n + 2), x, [upper] * (n + 2)])   # padded[i + n + 1] = x_i
+    def val(i):
+        return padded[np.clip(i + n + 1, 0, padded.size - 1)]
+    best = 0.0
+    for k in range(n + 1):
+        t = np.arange(k + 2)
+        gap = np.max(val(m + t) - val(m + t - k - 1))
+        best = max(best, math.exp(-k * beta) * gap)
+        if math.exp(-k * beta) * (upper - lower) <= best:
+            break                                         # later terms cannot exceed it
+    return float(best)
+
+
+def example12_datasets(*, n: int, Lambda: float) -> tuple[np.ndarray, np.ndarray]:
+    """Example 12: dataset 1 has m zeros and the rest Λ; dataset 2 has m+1 zeros (neighbours)."""
+    n = check_int("n", n, lo=3, hi=100_001)
+    if n % 2 == 0:
+        raise ValueError(f"n must be odd (Example 12); got {n}.")
+    Lambda = check_real("Lambda", Lambda, lo=0.0, lo_open=True)
+    m = (n + 1) // 2
+    d1 = np.r_[np.zeros(m), np.full(n - m, Lambda)]
+    d2 = np.r_[np.zeros(m + 1), np.full(n - m - 1, Lambda)]
+    return d1, d2
+
+
+def sample_heavy_tailed(*, gamma: float, size: int, rng=None) -> np.ndarray:
+    """Draws from h(z) ∝ 1/(1 + |z|^γ), γ ≥ 2, by rejection from a Cauchy envelope
+    (1/(1+|z|^γ) ≤ 2/(1+z²) for γ ≥ 2; acceptance ≥ ∫h/(2π))."""
+    gamma = check_real("gamma", gamma, lo=2.0, hi=50.0, what=" (tail exponent γ ≥ 2)")
+    size = check_int("size", size, lo=1, hi=50_000_000)
+    rng = as_generator(rng)
+    out = np.empty(0)
+    while out.size < size:
+        z = rng.standard_cauchy(2 * (size - out.size) + 16)
+        u = rng.random(z.size)
+        keep = u * 2.0 / (1.0 + z**2) <= 1.0 / (1.0 + np.abs(z) ** gamma)
+        out = np.concatenate([out, z[keep]])
+    return out[:size]
+
+
+def smooth_noise(x, *, kind: str, eps: float, delta: float = 1e-3, gamma: float = 4.0, lower: float = 0.0,
+                 upper: float = 1.0, size: int = 1, rng=None) -> dict:
+    """Median + noise calibrated to the smooth sensitivity (lecture, after Corollary 17):
+
+    * ``laplace``: β = ε/(2 ln(2/δ')), Lap(2S/ε), (ε, δ)-DP with δ = δ'(e^{ε/2} + 1)/2 (we solve δ'
+      from the requested δ);
+    * ``heavy``: β = ε/(2(γ+1)), c = 2(γ+1)S/ε times Z ~ h(z) ∝ 1/(1+|z|^γ): ε-DP;
+    * ``gaussian``: β = ε/(2 ln(2/δ)), 5√(2 ln(2/δ)) S/ε times N(0,1): (ε, δ)-DP.
+    Returns the releases, S, β, the noise scale and the guarantee."""
+    kind = check_choice("kind", kind, ("laplace", "heavy", "gaussian"))
+    eps = _eps(eps)
+    delta = _delta(delta)
+    rng = as_generator(rng)
+    x = _sorted_odd(x)
+    med = float(x[x.size // 2])
+    if kind == "laplace":
+        dprime = 2 * delta / (math.exp(eps / 2) + 1)
+        beta = eps / (2 * math.log(2 / dprime))
+        S = smooth_sensitivity_median(x, beta=beta, lower=lower, upper=upper)
+        scale = 2 * S / eps
+        noise = rng.laplace(0.0, scale, size) if scale > 0 else np.zeros(size)
+        guarantee = f"({eps:g}, {delta:g})-DP"
+    elif kind == "heavy":
+        beta = eps / (2 * (gamma + 1))
+        S = smooth_sensitivity_median(x, beta=beta, lower=lower, upper=upper)
+        scale = 2 * (gamma + 1) * S / eps
+        noise = scale * sample_heavy_tailed(gamma=gamma, size=size, rng=rng)
+        guarantee = f"{eps:g}-DP"
+    else:
+        beta = eps / (2 * math.log(2 / delta))
+        S = smooth_sensitivity_median(x, beta=beta, lower=lower, upper=upper)
+        scale = 5 * math.sqrt(2 * math.log(2 / delta)) * S / eps
+        noise = scale * rng.standard_normal(size)
+        guarantee = f"({eps:g}, {delta:g})-DP"
+    return {"releases": med + noise, "median": med, "S": S, "beta": beta, "scale": scale, "guarantee": guarantee}
+
+
+# ------------------------------------------------------------------ bounded Laplace
+def bounded_laplace_C(q, *, b: float, lower: float, upper: float):
+    """C_q = 1 − ½(exp(−(q − l)/b) + exp(−(u − q)/b)): the mass of Lap(q, b) inside [l, u]."""
+    q = np.asarray(q, dtype=float)
+    return 1.0 - 0.5 * (np.exp(-(q - lower) / b) + np.exp(-(upper - q) / b))
+
+
+def _domain(lower, upper):
+    lower = check_real("lower", lower, what=" (lower end l of the output domain)")
+    upper = check_real("upper", upper, what=" (upper end u of the output domain)")
+    if not lower < upper:
+        raise ValueError(f"need lower < upper for the output domain [l, u]; got [{lower:g}, {upper:g}].")
+    return lower, upper
+
+
+def bounded_laplace_b(*, sensitivity: float, eps: float, delta: float, lower: float, upper: float) -> float:
+    """Smallest b with b ≥ Δ/(ε − log ΔC(b) − log(1 − δ)), ΔC(b) = C_{l+Δ}/C_l (Theorem 26).
+
+    g(b) = b(ε − log ΔC(b) − log(1−δ)) − Δ is scanned on a log grid for its first sign change
+    (where the denominator is positive) and refined by Brent's method."""
+    sens, eps = _sens(sensitivity), _eps(eps)
+    delta = check_real("delta", delta, lo=0.0, hi=1.0, hi_open=True, what=" (δ in [0, 1))")
+    lower, upper = _domain(lower, upper)
+    if sens >= upper - lower:
+        raise ValueError(f"sensitivity must be smaller than the domain width u − l = {upper - lower:g}; got {sens:g}.")
+
+    def g(b):
+        dC = bounded_laplace_C(lower + sens, b=b, lower=lower, upper=upper) / bounded_laplace_C(lower, b=b, lower=lower, upper=upper)
+        return b * (eps - math.log(dC) - math.log1p(-delta)) - sens
+
+    grid = np.geomspace(sens / eps * 1e-3, sens / eps * 1e3 + 10 * (upper - lower), 4000)
+    vals = np.array([g(b) for b in grid])
+    idx = np.flatnonzero(vals >= 0)
+    if idx.size == 0:
+        raise ValueError("no b satisfies Theorem 26 on the search range; increase ε or δ.")
+    i = idx[0]
+    if i == 0:
+        return float(grid[0])
+    return float(optimize.brentq(g, grid[i - 1], grid[i], xtol=1e-14, rtol=1e-13))
+
+
+def bounded_laplace_density(v, *, q: float, b: float, lower: float, upper: float) -> np.ndarray:
+    """Density of the bounded Laplace mechanism centred at q (Definition 24)."""
+    v = np.asarray(v, dtype=float)
+    C = bounded_laplace_C(q, b=b, lower=lower, upper=upper)
+    inside = (v >= lower) & (v <= upper)
+    return np.where(inside, np.exp(-np.abs(v - q) / b) / (2 * b * C), 0.0)
+
+
+def bounded_laplace_sample(q: float, *, b: float, lower: float, upper: float, size: int, rng=None) -> np.ndarray:
+    """Inverse-CDF sampling of Lap(q, b) restricted to [l, u]."""
+    lower, upper = _domain(lower, upper)
+    b = check_real("b", b, lo=0.0, lo_open=True)
+    q = check_real("q", q)
+    size = check_int("size", size, lo=1, hi=50_000_000)
+    rng = as_generator(rng)
+
+    def cdf(v):
+        v = np.asarray(v, dtype=float)
+        return np.where(v < q, 0.5 * np.exp((v - q) / b), 1 - 0.5 * np.exp(-(v - q) / b))
+
+    def icdf(p):
+        return np.where(p < 0.5, q + b * np.log(2 * p), q - b * np.log(2 * (1 - p)))
+
+    lo_p, hi_p = cdf(lower), cdf(upper)
+    u = lo_p + (hi_p - lo_p) * rng.random(size)
+    return np.clip(icdf(np.clip(u, 1e-300, 1 - 1e-16)), lower, upper)
+
+
+# ------------------------------------------------------------------ exponential mechanism / RNM
+def _scores(scores) -> np.ndarray:
+    return check_vector("scores", scores, min_length=1, max_length=10_000,
+                        what=" (one score per candidate; at least one candidate)")
+
+
+def exponential_probabilities(scores, *, eps: float, sensitivity: float = 1.0) -> np.ndarray:
+    """P(Q = q) ∝ exp(ε f(q) / (2Δ)) (exact, overflow-free)."""
+    s = _scores(scores)
+    w = _eps(eps) * s / (2 * _sens(sensitivity))
+    w = np.exp(w - w.max())
+    return w / w.sum()
+
+
+def report_noisy_max_probabilities(scores, *, eps: float, sensitivity: float = 1.0) -> np.ndarray:
+    """Exact win probabilities of argmax_i (f_i + Z_i), Z_i ~ Exp(rate λ = ε/(2Δ)), by quadrature:
+    P(i wins) = ∫ λe^{−λz} Π_{j≠i} F(s_i + z − s_j) dz with F(t) = (1 − e^{−λt})⁺."""
+    s = _scores(scores)
+    lam = _eps(eps) / (2 * _sens(sensitivity))
+    out = np.zeros(s.size)
+    for i in range(s.size):
+        others = np.delete(s, i)
+        def integrand(z):
+            t = s[i] + z - others
+            return lam * math.exp(-lam * z) * float(np.prod(np.where(t > 0, -np.expm1(-lam * np.maximum(t, 0)), 0.0)))
+        start = max(0.0, float((others - s[i]).max()) if others.size else 0.0)
+        out[i], _ = integrate.quad(integrand, start, np.inf, limit=200)
+    return out / out.sum()
+
+
+def report_noisy_max_sample(scores, *, eps: float, sensitivity: float = 1.0, size: int = 1, rng=None) -> np.ndarray:
+    """Winners of ``size`` runs of report-noisy-max with Exp(ε/(2Δ)) noise."""
+    s = _scores(scores)
+    lam = _eps(eps) / (2 * _sens(sensitivity))
+    size = check_int("size", size, lo=1, hi=10_000_000)
+    z = as_generator(rng).exponential(1.0 / lam, (size, s.size))
+    return np.argmax(s + z, axis=1)
+
+
+def lemma28_bound(scores, *, eps: float, t, sensitivity: float = 1.0) -> "pd.DataFrame":
+    """Lemma 28: P(f(Q) < f* − 2Δ(ln d + t)/ε) ≤ e^{−t}; exact left side for the exponential mechanism."""
+    import pandas as pd
+
+    s = _scores(scores)
+    t = check_vector("t", np.atleast_1d(t), lo=0.0, max_length=1000)
+    p = exponential_probabilities(s, eps=eps, sensitivity=sensitivity)
+    psi = 2 * _sens(sensitivity) * (math.log(s.size) + t) / _eps(eps)
+    exact = np.array([p[s < s.max() - ps].sum() for ps in psi])
+    return pd.DataFrame({"t": t, "threshold": s.max() - psi, "exact": exact, "bound": np.exp(-t)})
+
+
+def local_sensitivity_release(x, *, eps: float, size: int, rng=None) -> np.ndarray:
+    """The flawed mechanism of Example 12: median + Lap(Δ_local(x)/ε) (no noise when Δ_local = 0)."""
+    loc = local_sensitivity_median(x)
+    med = float(np.sort(np.asarray(x, dtype=float))[len(x) // 2])
+    size = check_int("size", size, lo=1, hi=50_000_000)
+    rng = as_generator(rng)
+    return med + (rng.laplace(0.0, loc / _eps(eps), size) if loc > 0 else np.zeros(size))
+
+
+def laplace_outside_share(q: float, *, b: float, lower: float, upper: float, size: int = 0, rng=None) -> dict:
+    """Share of plain Lap(q, b) outputs outside [l, u]: exact, and simulated when ``size`` > 0."""
+    lower, upper = _domain(lower, upper)
+    b = check_real("b", b, lo=0.0, lo_open=True)
+    q = check_real("q", q)
+    exact = 1.0 - float(bounded_laplace_C(q, b=b, lower=lower, upper=upper))
+    out = {"exact": exact}
+    if size:
+        z = q + as_generator(rng).laplace(0.0, b, check_int("size", size, lo=1, hi=50_000_000))
+        out["simulated"] = float(np.mean((z < lower) | (z > upper)))
+    return out
+
+
+def exponential_sample(scores, *, eps: float, sensitivity: float = 1.0, size: int = 1, rng=None) -> np.ndarray:
+    """Indices selected by ``size`` runs of the exponential mechanism."""
+    p = exponential_probabilities(scores, eps=eps, sensitivity=sensitivity)
+    size = check_int("size", size, lo=1, hi=50_000_000)
+    return as_generator(rng).choice(p.size, size=size, p=p)
