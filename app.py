@@ -21,17 +21,11 @@ def home() -> None:
     )
 
     st.subheader("Pages")
-    PLANNED = [
-        ("Per-user privacy: frequencies and means", "Each person chose their own ε — what can we publish, and who pays?"),
-    ]
     cols = st.columns(2)
     for i, (path, title, _, _, q) in enumerate(PAGES):
         with cols[i % 2].container(border=True):
             st.page_link(path, label=title, icon=":material/arrow_forward:")
             st.caption(q)
-    with st.expander("Planned pages (not available yet)"):
-        for title, q in PLANNED:
-            st.markdown(f"- **{title}** — {q}")
 
     st.subheader("Glossary")
     st.markdown(textwrap.dedent(

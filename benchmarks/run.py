@@ -60,6 +60,20 @@ def fig(key: str, trials: int | None = None) -> float:
     return timed(lambda: sweep(axis="f", values=p.values, d=p.d, delta_sensitive=p.delta, **kw))
 
 
+def hetero_weights() -> dict:
+    """Fast weights for 1 000 000 users (best of 3), cvxpy for 10 000 users."""
+    import numpy as np
+
+    from hetdp_core.hetero import cvxpy_weights, fast_weights
+
+    rng = np.random.default_rng(0)
+    big = np.exp(rng.uniform(np.log(1e-3), np.log(1e3), 1_000_000))
+    fast = min(timed(lambda: fast_weights(big, variant="CP", problem="frequency", k=20)) for _ in range(3))
+    mid = np.exp(rng.uniform(np.log(1e-2), np.log(1e1), 10_000))
+    cv = timed(lambda: cvxpy_weights(mid, variant="CP", problem="frequency", k=5))
+    return {"hetero_fast_weights_1e6": fast, "hetero_cvxpy_weights_1e4": cv}
+
+
 def page_default() -> float:
     return timed(lambda: sweep(axis="q", values=(0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0),
                                delta=[0.2, 0.2] + [2.0] * 8, eps=2.0, q=0.1, n=10_000, trials=30, seed=0))
@@ -79,6 +93,7 @@ def main() -> None:
     results = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                            "platform": platform.platform()}}
     results.update(zcdp_curves())
+    results.update(hetero_weights())
     if "--zcdp" in sys.argv:
         print(json.dumps(results, indent=2))
         return

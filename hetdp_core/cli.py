@@ -303,6 +303,66 @@ def cmd_mech(a) -> int:
     return 0
 
 
+def _hetero_dataset(a):
+    from . import hetero as ht
+
+    rng = np.random.default_rng(a.seed)
+    if a.dataset == "synthetic":
+        x = (ht.synthetic_frequency(n=a.n, k=a.k, profile="peaked", rng=rng) if a.problem == "frequency"
+             else ht.synthetic_mean(n=a.n, rng=rng))
+    else:
+        df = ht.load_randhie(Path(__file__).resolve().parents[1] / "data" / "randhie_persons.csv")
+        x = df["health"].to_numpy() if a.problem == "frequency" else np.minimum(df["income"].to_numpy() / 30_000, 1.0)
+        if a.problem == "frequency":
+            a.k = 4
+    if a.eps_by_bin:
+        e = parse_list(a.eps_by_bin, "--eps-by-bin")
+        bins = x if a.problem == "frequency" else ht.value_bins(x, bins=len(e))
+        eps = ht.demand_by_bin(bins, eps_by_bin=e)
+    else:
+        eps = ht.demand_by_groups(n=x.size, shares=parse_list(a.shares, "--shares"), lows=parse_list(a.lows, "--lows"),
+                                  highs=parse_list(a.highs, "--highs"), rng=rng)
+    return x, eps
+
+
+def cmd_hetero_weights(a) -> int:
+    from . import hetero as ht
+
+    eps = parse_list(a.eps, "--eps")
+    w = ht.weights(eps, algorithm=a.variant, problem=a.problem, k=a.k, beta=a.beta, solver=a.solver)
+    out = {"weights": w.weights.tolist(), "b": w.b, "eps_eff": w.eps_eff.tolist(), "objective": w.objective,
+           "solver": w.solver, "t": w.t, "note": w.note, "bias_bound": ht.bias_bound(w.weights)}
+    if a.json:
+        print(_dump(out))
+    else:
+        print(f"{a.variant} ({w.solver}): b = {w.b:.6g}, objective = {w.objective:.6g}, bias bound T = {out['bias_bound']:.4g}")
+        for e, wi, ee in list(zip(eps, w.weights, w.eps_eff))[:30]:
+            print(f"  eps = {e:<10g} w = {wi:.6g}  eps_eff = {ee:.6g}")
+    return 0
+
+
+def cmd_hetero_run(a) -> int:
+    from . import hetero as ht
+
+    x, eps = _hetero_dataset(a)
+    algs = [s.strip().upper() for s in a.algorithms.split(",") if s.strip()]
+    results = []
+    for alg in algs:
+        r = ht.simulate(x, eps, algorithm=alg, problem=a.problem, k=a.k, beta=a.beta, trials=a.trials,
+                        setting=a.setting, rng=np.random.default_rng([a.seed, len(results)]), solver=a.solver,
+                        sm_threshold=a.sm_threshold)
+        results.append({"algorithm": alg, "errors": r["errors"].tolist(), **ht.summarize(r["errors"], beta=a.beta),
+                        "b": r["info"].get("b")})
+    out = {"params": {"problem": a.problem, "dataset": a.dataset, "n": int(x.size), "k": a.k, "setting": a.setting,
+                      "beta": a.beta, "trials": a.trials, "seed": a.seed}, "results": results}
+    if a.json:
+        print(_dump(out))
+    else:
+        for r in results:
+            print(f"{r['algorithm']:>5}: PAC({1 - a.beta:.0%}) = {r['pac']:.5g}   MSE = {r['mse']:.4g}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="hetdp", description="Heterogeneous differential privacy toolkit.")
     sub = ap.add_subparsers(dest="group", required=True)
@@ -426,6 +486,36 @@ def build_parser() -> argparse.ArgumentParser:
     mp.add_argument("--seed", type=int, default=0)
     mp.add_argument("--json", action="store_true")
     mp.set_defaults(func=cmd_mech)
+
+    hp = sub.add_parser("hetero", help="per-user privacy: heterogeneous DP for frequencies and means")
+    hsub = hp.add_subparsers(dest="cmd", required=True)
+    hw = hsub.add_parser("weights", help="weights, noise scale and effective privacy of one algorithm")
+    hw.add_argument("--problem", choices=["frequency", "mean"], required=True)
+    hw.add_argument("--variant", choices=["CP", "CE", "UP", "UE", "A", "CT", "UT", "UNI", "PROP"], required=True)
+    hw.add_argument("--eps", required=True, help="demands, e.g. 0.1,0.5,inf or @file")
+    hw.add_argument("--k", type=int, default=5)
+    hw.add_argument("--beta", type=float, default=0.05)
+    hw.add_argument("--solver", choices=["fast", "cvxpy"], default="fast")
+    hw.add_argument("--json", action="store_true")
+    hw.set_defaults(func=cmd_hetero_weights)
+    hr = hsub.add_parser("run", help="error samples per algorithm")
+    hr.add_argument("--problem", choices=["frequency", "mean"], default="frequency")
+    hr.add_argument("--dataset", choices=["synthetic", "randhie"], default="synthetic")
+    hr.add_argument("--n", type=int, default=10_000)
+    hr.add_argument("--k", type=int, default=5)
+    hr.add_argument("--eps-by-bin", default="0.05,0.5,2,0.5,0.05", help="correlated demand per bin ('' for groups)")
+    hr.add_argument("--shares", default="0.3,0.5,0.2")
+    hr.add_argument("--lows", default="0.01,0.1,1")
+    hr.add_argument("--highs", default="0.1,1,5")
+    hr.add_argument("--setting", choices=["correlated", "uncorrelated"], default="correlated")
+    hr.add_argument("--algorithms", default="CP,CE,UP,UE,A,UNI,PROP,SM,LDP")
+    hr.add_argument("--beta", type=float, default=0.05)
+    hr.add_argument("--trials", type=int, default=200)
+    hr.add_argument("--seed", type=int, default=0)
+    hr.add_argument("--solver", choices=["fast", "cvxpy"], default="fast")
+    hr.add_argument("--sm-threshold", choices=["max_finite", "max"], default="max_finite")
+    hr.add_argument("--json", action="store_true")
+    hr.set_defaults(func=cmd_hetero_run)
 
     rp = sub.add_parser("reproduce", help="reproduce a paper figure: CSV + standalone HTML")
     rp.add_argument("figure", choices=sorted(PRESETS))

@@ -27,6 +27,9 @@ PAGES = [
     ("pages/3_Private_regression.py", "Private regression (BCDP)", "Private_regression", ":material/show_chart:",
      "Can least squares be learned when every user randomises their own record, with stricter privacy "
      "for some features — and how many users does it take?"),
+    ("pages/4_Per_user_privacy.py", "Per-user privacy", "Per_user_privacy", ":material/person:",
+     "Each person chose their own ε — what histogram or average can we publish, how accurate is it, "
+     "and who pays for it?"),
     ("pages/5_Groupwise_zCDP.py", "Group-wise zCDP", "Groupwise_zCDP", ":material/groups:",
      "Counts are released with the same relative error for every group. Is a bigger group really "
      "better protected — and does the published privacy claim hold in both directions?"),

@@ -191,3 +191,40 @@ def test_sgd_run_and_mech_cli(capsys):
 def test_sgd_mech_bad_input(args, fragment, capsys):
     code, out, err = run(args, capsys)
     assert code == 2 and fragment in err and err.count("\n") == 1
+
+
+def test_hetero_weights_json_contract(capsys):
+    code, out, _ = run(["hetero", "weights", "--problem", "frequency", "--variant", "A", "--eps", "0.1,0.5,2,inf",
+                        "--k", "5", "--json"], capsys)
+    d = json.loads(out)
+    assert code == 0 and {"weights", "b", "eps_eff", "objective", "solver"} <= set(d)
+    assert sum(d["weights"]) == pytest.approx(1) and d["solver"] == "fast"
+    assert all(e <= x * (1 + 1e-9) for e, x in zip(d["eps_eff"], [0.1, 0.5, 2, math.inf]))
+
+
+def test_hetero_weights_file_and_cvxpy(tmp_path, capsys):
+    f = tmp_path / "eps.txt"
+    f.write_text("0.1\n0.5\n2\n")
+    code, out, _ = run(["hetero", "weights", "--problem", "mean", "--variant", "CP", "--eps", f"@{f}",
+                        "--solver", "cvxpy", "--json"], capsys)
+    d = json.loads(out)
+    assert code == 0 and len(d["weights"]) == 3 and d["solver"] == "cvxpy"
+
+
+def test_hetero_run_json(capsys):
+    code, out, _ = run(["hetero", "run", "--n", "1000", "--trials", "20", "--algorithms", "CP,UNI,SM", "--json"], capsys)
+    d = json.loads(out)
+    assert code == 0 and [r["algorithm"] for r in d["results"]] == ["CP", "UNI", "SM"]
+    assert all(len(r["errors"]) == 20 for r in d["results"])
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "0.1,-1"], "eps entries must be > 0"),
+    (["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "@/nonexistent"], "not found"),
+    (["hetero", "weights", "--problem", "frequency", "--variant", "A", "--eps", "1", "--k", "1"], "k must be >= 2"),
+    (["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "1", "--beta", "1"], "beta must be in (0, 1)"),
+    (["hetero", "run", "--eps-by-bin", "", "--shares", "0.5,0.6", "--lows", "0.1,1", "--highs", "1,2"], "shares must sum to 1"),
+])
+def test_hetero_bad_input(args, fragment, capsys):
+    code, out, err = run(args, capsys)
+    assert code == 2 and fragment in err and err.count("\n") == 1

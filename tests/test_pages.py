@@ -290,3 +290,37 @@ def test_dpsgd_page_guard_and_bad_custom():
     at2.query_params.update({"lr": "custom", "custom": "0.1,-1", "runs": "10", "steps": "100"})
     at2.run()
     assert not at2.exception and any("'custom' ignored" in w.value for w in at2.warning)
+
+
+HET = str(ROOT / "pages" / "4_Per_user_privacy.py")
+
+
+def test_per_user_default_and_preset():
+    at = AppTest.from_file(HET, default_timeout=TIMEOUT)
+    at.query_params["trials"] = "40"
+    at.run()
+    assert_clean(at)
+    assert len(charts(at)) == 3
+    assert at.get("download_button")
+    y0 = charts(at)[0]["data"]
+    at.sidebar.selectbox(key="het_preset").set_value("RAND HIE income (mean), high earners more private").run()
+    assert_clean(at)
+    assert charts(at)[0]["data"] != y0
+    assert any("RAND HIE income" in c.value for c in at.caption)
+
+
+def test_per_user_widgets_and_bad_input():
+    at = AppTest.from_file(HET, default_timeout=TIMEOUT)
+    at.query_params.update({"trials": "40", "demand": "groups"})
+    at.run()
+    at.sidebar.text_input(key="het_shares").set_value("0.5,0.6,0.2").run()
+    assert not at.exception and any("shares must sum to 1" in e.value for e in at.error)
+    at.sidebar.text_input(key="het_shares").set_value("0.3,0.5,0.2").run()
+    at.sidebar.text_input(key="het_lows").set_value("0.01,-1,1").run()
+    assert not at.exception and any("lows entries must be > 0" in e.value for e in at.error)
+    at2 = AppTest.from_file(HET, default_timeout=TIMEOUT)
+    at2.query_params.update({"trials": "40", "algs": "CP,EVIL", "beta": "2"})
+    at2.run()
+    assert not at2.exception
+    warns = " ".join(w.value for w in at2.warning)
+    assert "'algs' ignored" in warns and "'beta' ignored" in warns

@@ -20,7 +20,7 @@ def wait_idle(page, timeout=60_000):
 def plot_data(page, index):
     return page.evaluate(
         "(i) => { const p = document.querySelectorAll('.js-plotly-plot')[i];"
-        " return p && p.data ? JSON.stringify(p.data.map(t => t.y)) : null; }", index)
+        " return p && p.data ? JSON.stringify(p.data.map(t => [t.x, t.y])) : null; }", index)
 
 
 def assert_no_errors(page):
@@ -54,7 +54,7 @@ def test_feature_privacy_page_slider_changes_figure(page, server, artifacts):
         page.keyboard.press("ArrowRight")
     page.wait_for_function(
         "(b) => { const p = document.querySelectorAll('.js-plotly-plot')[0];"
-        " return p && p.data && JSON.stringify(p.data.map(t => t.y)) !== b; }", arg=before,
+        " return p && p.data && JSON.stringify(p.data.map(t => [t.x, t.y])) !== b; }", arg=before,
         timeout=60_000)
     wait_idle(page)
     assert_no_errors(page)
@@ -81,7 +81,7 @@ def move_slider_and_wait(page, label, presses, plot_index):
         page.keyboard.press("ArrowRight")
     page.wait_for_function(
         "([i, b]) => { const p = document.querySelectorAll('.js-plotly-plot')[i];"
-        " return p && p.data && JSON.stringify(p.data.map(t => t.y)) !== b; }", arg=[plot_index, before],
+        " return p && p.data && JSON.stringify(p.data.map(t => [t.x, t.y])) !== b; }", arg=[plot_index, before],
         timeout=90_000)
     wait_idle(page)
     return before, plot_data(page, plot_index)
@@ -149,3 +149,15 @@ def test_dpsgd_slider_changes_figure(page, server, artifacts):
     assert after != before
     assert_no_errors(page)
     page.screenshot(path=str(artifacts / "dpsgd_after.png"), full_page=True)
+
+
+def test_per_user_privacy_slider_changes_figure(page, server, artifacts):
+    page.goto(server + "/Per_user_privacy?trials=60")
+    page.locator(".js-plotly-plot").nth(2).wait_for()
+    wait_idle(page)
+    assert_no_errors(page)
+    page.screenshot(path=str(artifacts / "per_user_before.png"), full_page=True)
+    before, after = move_slider_and_wait(page, "n users", 1, 0)          # n: 10 000 → 20 000: new data
+    assert after != before
+    assert_no_errors(page)
+    page.screenshot(path=str(artifacts / "per_user_after.png"), full_page=True)

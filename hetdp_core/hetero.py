@@ -1,0 +1,629 @@
+r"""Per-user privacy: heterogeneous DP for frequencies (HPF) and means (HPM), central model (SPEC §4).
+
+n users, public demands ε ∈ (0, ∞]^n (∞ = public), data x_i ∈ {0..k−1} (frequency) or [0, 1]
+(mean). Weights w on the simplex; κ = 2 (frequency) or 1 (mean); the release adds Laplace noise of
+scale ``b = κ max_i w_i/ε_i`` to ``Σ w_i e_{x_i}`` (projected onto the simplex) or to ``Σ w_i x_i``
+(clipped to [0, 1]). User i actually gets ``ε_i^eff = κ w_i / b ≤ ε_i``.
+
+Weight objectives (u = 1/n, a = w − u, T = ½‖a‖₁, E2 = ‖a‖₂, s = max_i w_i/ε_i, K = k or 1,
+H_K = Σ_{j≤K} 1/j, S_K = Σ_{j≤K} 1/j²):
+
+* CP: T + κ s log(K/β);   CE: (T + κ H_K s)² + κ² S_K s²;
+* UP: the better of CP and E2 √(log(4K/β)/2) + κ s log(2K/β);
+* UE: the better of CE and E2²(1 + log 2K) + 2κ² s² (H_K² + S_K);
+* A: ¼ E2² + 2κ² s²;   CT / UT: CP / UP with T replaced by its bound (√n/2) E2.
+
+**Structure.** Every objective is minimised on the family w(t)_i = min(t ε_i, μ(t)), Σw = 1,
+from proportional (t = 1/Σε) to uniform (t = 1/(n ε_min)) weights (verified against cvxpy in the
+tests). On it s(t) = t and T(t) = Σ_i (1/n − t ε_i)₊ (saturated users have w = μ ≥ 1/n), and
+between consecutive breakpoints — saturation points 1/G_k and the kinks 1/(n ε_i) — a(t) is affine,
+so each objective is convex on each piece. :func:`fast_weights` evaluates every breakpoint with
+prefix sums and bisects the derivative inside the pieces that contain a minimum: an exact
+O(n log n) search. :func:`cvxpy_weights` solves the same convex programs directly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._validate import as_generator, check_choice, check_int, check_real, check_vector
+
+__all__ = [
+    "PROBLEMS", "VARIANTS", "BASELINES", "ALGORITHMS", "check_demands", "kappa_of", "noise_scale",
+    "eps_effective", "objective_value", "Weights", "fast_weights", "cvxpy_weights", "weights",
+    "baseline_weights", "project_simplex", "simulate", "summarize", "synthetic_frequency",
+    "synthetic_mean", "demand_by_bin", "demand_by_groups", "load_randhie", "parse_data_csv",
+    "noisy_histogram", "value_bins", "bias_bound",
+]
+
+PROBLEMS = ("frequency", "mean")
+VARIANTS = ("CP", "CE", "UP", "UE", "A", "CT", "UT")
+BASELINES = ("UNI", "PROP", "SM", "LDP")
+ALGORITHMS = VARIANTS + BASELINES
+_BASES = {"CP": ("P1",), "CE": ("E1",), "UP": ("P1", "P2"), "UE": ("E1", "Q2"), "A": ("A",),
+          "CT": ("P1T",), "UT": ("P1T", "P2")}
+MAX_USERS = 10_000_000
+
+
+def check_demands(eps) -> np.ndarray:
+    """Demands ε_i ∈ (0, ∞] (∞ = public), 1 to 10 000 000 users."""
+    return check_vector("eps", eps, lo=0.0, lo_open=True, allow_inf=True, max_length=MAX_USERS,
+                        what=" (per-user privacy demands; inf = public)")
+
+
+def kappa_of(problem: str) -> float:
+    return 2.0 if check_choice("problem", problem, PROBLEMS) == "frequency" else 1.0
+
+
+def _K(problem: str, k: int) -> int:
+    return check_int("k", k, lo=2, hi=10_000, what=" (number of bins)") if problem == "frequency" else 1
+
+
+def _consts(problem: str, k: int, beta: float) -> dict:
+    K = _K(problem, k)
+    beta = check_real("beta", beta, lo=0.0, hi=1.0, lo_open=True, hi_open=True, what=" (failure probability β)")
+    j = np.arange(1, K + 1)
+    return {"kappa": kappa_of(problem), "K": K, "H": float(np.sum(1 / j)), "S": float(np.sum(1 / j**2)),
+            "L1": math.log(K / beta), "L2": math.sqrt(math.log(4 * K / beta) / 2), "L3": math.log(2 * K / beta),
+            "L4": 1 + math.log(2 * K)}
+
+
+def noise_scale(w, eps, kappa: float) -> float:
+    """b = κ max_i w_i/ε_i (public users contribute 0)."""
+    w, eps = np.asarray(w, float), np.asarray(eps, float)
+    fin = np.isfinite(eps)
+    return float(kappa * np.max(w[fin] / eps[fin])) if fin.any() else 0.0
+
+
+def eps_effective(w, b: float, kappa: float) -> np.ndarray:
+    """ε_i^eff = κ w_i / b (0 for zero weight; ∞ when b = 0 and w_i > 0 — only public users then)."""
+    w = np.asarray(w, float)
+    if b == 0:
+        return np.where(w > 0, np.inf, 0.0)
+    return kappa * w / b
+
+
+def _base_value(base: str, T, Q, s, c, n):
+    E = np.sqrt(np.maximum(Q, 0.0))
+    kap = c["kappa"]
+    if base == "P1":
+        return T + kap * s * c["L1"]
+    if base == "P1T":
+        return math.sqrt(n) / 2 * E + kap * s * c["L1"]
+    if base == "E1":
+        return (T + kap * c["H"] * s) ** 2 + kap**2 * c["S"] * s**2
+    if base == "P2":
+        return E * c["L2"] + kap * s * c["L3"]
+    if base == "Q2":
+        return Q * c["L4"] + 2 * kap**2 * s**2 * (c["H"] ** 2 + c["S"])
+    return Q / 4 + 2 * kap**2 * s**2                          # "A"
+
+
+def _base_deriv(base: str, T, Q, s, dT, dQ, c, n):
+    E = np.sqrt(np.maximum(Q, 1e-300))
+    dE = dQ / (2 * E)
+    kap = c["kappa"]
+    if base == "P1":
+        return dT + kap * c["L1"]
+    if base == "P1T":
+        return math.sqrt(n) / 2 * dE + kap * c["L1"]
+    if base == "E1":
+        return 2 * (T + kap * c["H"] * s) * (dT + kap * c["H"]) + 2 * kap**2 * c["S"] * s
+    if base == "P2":
+        return dE * c["L2"] + kap * c["L3"]
+    if base == "Q2":
+        return dQ * c["L4"] + 4 * kap**2 * s * (c["H"] ** 2 + c["S"])
+    return dQ / 4 + 4 * kap**2 * s
+
+
+def objective_value(variant: str, w, eps, *, problem: str, k: int = 2, beta: float = 0.05) -> float:
+    """The variant's objective at weights w (evaluated directly from w)."""
+    variant = check_choice("variant", variant, VARIANTS)
+    c = _consts(problem, k, beta)
+    w, eps = np.asarray(w, float), check_demands(eps)
+    n = w.size
+    a = w - 1.0 / n
+    T, Q = 0.5 * np.abs(a).sum(), float(a @ a)
+    fin = np.isfinite(eps)
+    s = float(np.max(w[fin] / eps[fin])) if fin.any() else 0.0
+    return float(min(_base_value(b, T, Q, s, c, n) for b in _BASES[variant]))
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Weights in the order the demands were given, with b, ε_eff, the objective and the solver."""
+
+    weights: np.ndarray
+    b: float
+    eps_eff: np.ndarray
+    objective: float
+    algorithm: str
+    solver: str
+    t: float | None = None
+    note: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+# ------------------------------------------------------------------ the fast exact solver
+class _Family:
+    """w(t)_i = min(t ε_i, μ(t)) with prefix sums over the sorted finite demands."""
+
+    def __init__(self, eps: np.ndarray):
+        self.n = eps.size
+        fin = np.isfinite(eps)
+        self.order = np.argsort(eps[fin], kind="stable")
+        self.e = eps[fin][self.order]
+        self.m = self.e.size
+        self.p = self.n - self.m
+        self.P1 = np.concatenate([[0.0], np.cumsum(self.e)])
+        self.P2 = np.concatenate([[0.0], np.cumsum(self.e**2)])
+        nk = self.n - np.arange(self.m)
+        G = self.P1[:-1] + nk * self.e                         # G_k = Σ_{i≤k} ε_i + (n−k) ε_{k+1}
+        self.G = np.concatenate([G, [np.inf]])
+        self.t_lo = 0.0 if self.p > 0 else 1.0 / self.P1[-1]
+        self.t_hi = 1.0 / (self.n * self.e[0])
+
+    def indices(self, t):
+        t = np.asarray(t, float)
+        with np.errstate(divide="ignore"):
+            inv = np.where(t > 0, 1.0 / t, np.inf)
+        k = np.searchsorted(self.G, inv * (1 - 1e-14), side="left")          # number unsaturated
+        k = np.minimum(k, self.m if self.p > 0 else self.m - 1)
+        r = np.searchsorted(self.e, inv / self.n, side="left")                 # ε_i < 1/(n t)
+        return k, np.minimum(r, k)
+
+    def state(self, t, k, r):
+        """(T, Q, dT, dQ, μ) for fixed saturation index k and kink index r:
+        μ = (1 − tP1_k)/(n − k), T = r/n − tP1_r, Q = t²P2_k − 2tP1_k/n + k/n² + (n−k)(μ − 1/n)²,
+        dQ/dt = 2tP2_k − 2P1_k/n − 2(μ − 1/n)P1_k (since (n−k) dμ/dt = −P1_k)."""
+        n = self.n
+        P1k, P2k, P1r = self.P1[k], self.P2[k], self.P1[r]
+        NS = n - k
+        mu = (1.0 - t * P1k) / NS
+        dev = mu - 1.0 / n
+        T = r / n - t * P1r
+        Q = t * (t * P2k - 2.0 * P1k / n) + k / n**2 + NS * dev * dev
+        dQ = 2.0 * t * P2k - 2.0 * P1k / n - 2.0 * dev * P1k
+        return T, Q, -P1r, dQ, mu
+
+    def weights_at(self, t, eps):
+        k, _ = self.indices(np.array([t]))
+        mu = float((1.0 - t * self.P1[k[0]]) / (self.n - k[0]))
+        w = np.where(np.isfinite(eps), np.minimum(t * np.where(np.isfinite(eps), eps, 0.0), mu), mu)
+        return w / w.sum()
+
+
+def _pieces(fam: _Family) -> dict:
+    """Breakpoints and, per piece, the state at both ends (computed once per family)."""
+    n = fam.n
+    bps = np.concatenate([[fam.t_lo, fam.t_hi], 1.0 / fam.G[:-1], 1.0 / (n * fam.e)])
+    bps = np.unique(bps[(bps >= fam.t_lo) & (bps <= fam.t_hi)])
+    k, r = fam.indices(bps)
+    T, Q, _, _, _ = fam.state(bps, k, r)
+    out = {"bps": bps, "T": T, "Q": Q}
+    if bps.size > 1:
+        lo, hi = bps[:-1], bps[1:]
+        kp, rp = fam.indices((lo + hi) / 2)
+        out.update(lo=lo, hi=hi, kp=kp, rp=rp, left=fam.state(lo, kp, rp), right=fam.state(hi, kp, rp))
+    return out
+
+
+def _minimise_base(fam: _Family, pieces: dict, base: str, c: dict) -> tuple[float, float]:
+    """Exact minimiser t of one base objective on the family (breakpoints + interior roots)."""
+    n = fam.n
+    bps = pieces["bps"]
+    vals = _base_value(base, pieces["T"], pieces["Q"], bps, c, n)
+    best_i = int(np.argmin(vals))
+    best_t, best_v = float(bps[best_i]), float(vals[best_i])
+    if bps.size > 1:
+        lo, hi, kp, rp = pieces["lo"], pieces["hi"], pieces["kp"], pieces["rp"]
+        Tl, Ql, dTl, dQl, _ = pieces["left"]
+        Th, Qh, dTh, dQh, _ = pieces["right"]
+        dl = _base_deriv(base, Tl, Ql, lo, dTl, dQl, c, n)
+        dh = _base_deriv(base, Th, Qh, hi, dTh, dQh, c, n)
+        inner = np.flatnonzero((dl < 0) & (dh > 0))          # convex piece with an interior minimum
+        if inner.size:
+            a, b_ = lo[inner].copy(), hi[inner].copy()
+            kk, rr = kp[inner], rp[inner]
+            for _ in range(80):
+                mid = (a + b_) / 2
+                T_, Q_, dT_, dQ_, _ = fam.state(mid, kk, rr)
+                neg = _base_deriv(base, T_, Q_, mid, dT_, dQ_, c, n) < 0
+                a, b_ = np.where(neg, mid, a), np.where(neg, b_, mid)
+            tm = (a + b_) / 2
+            T_, Q_, _, _, _ = fam.state(tm, kk, rr)
+            v = _base_value(base, T_, Q_, tm, c, n)
+            j = int(np.argmin(v))
+            if v[j] < best_v:
+                best_t, best_v = float(tm[j]), float(v[j])
+    return best_t, best_v
+
+
+def fast_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float = 0.05) -> Weights:
+    """Exact O(n log n) minimiser over the family w(t) (see the module docstring)."""
+    eps = check_demands(eps)
+    variant = check_choice("variant", variant, VARIANTS)
+    c = _consts(problem, k, beta)
+    n = eps.size
+    kap = c["kappa"]
+    if not np.isfinite(eps).any():                              # everyone public: uniform, no noise
+        w = np.full(n, 1.0 / n)
+        return Weights(w, 0.0, eps_effective(w, 0.0, kap), objective_value(variant, w, eps, problem=problem, k=k,
+                       beta=beta), variant, "fast", None, "all users public")
+    fam = _Family(eps)
+    pieces = _pieces(fam)
+    best = min((_minimise_base(fam, pieces, base, c) for base in _BASES[variant]), key=lambda tv: tv[1])
+    w = fam.weights_at(best[0], eps)
+    b = noise_scale(w, eps, kap)
+    return Weights(w, b, eps_effective(w, b, kap), objective_value(variant, w, eps, problem=problem, k=k, beta=beta),
+                   variant, "fast", best[0])
+
+
+def cvxpy_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float = 0.05) -> Weights:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)          # "may be inaccurate": status is reported
+        return _cvxpy_weights(eps, variant=variant, problem=problem, k=k, beta=beta)
+
+
+def _cvxpy_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float = 0.05) -> Weights:
+    """The same objectives solved directly by cvxpy (Clarabel, then SCS). Any solver failure falls
+    back to :func:`fast_weights`, reported in ``solver`` and ``note`` (never raised)."""
+    import cvxpy as cp
+
+    eps = check_demands(eps)
+    variant = check_choice("variant", variant, VARIANTS)
+    c = _consts(problem, k, beta)
+    n = eps.size
+    if n > 200_000:
+        res = fast_weights(eps, variant=variant, problem=problem, k=k, beta=beta)
+        return Weights(res.weights, res.b, res.eps_eff, res.objective, variant, "fast (cvxpy skipped: n > 200 000)",
+                       res.t, "cvxpy is not attempted above 200 000 users")
+    fin = np.isfinite(eps)
+    kap = c["kappa"]
+    best = None
+    note = ""
+    for base in _BASES[variant]:
+        w = cp.Variable(n, nonneg=True)
+        s = cp.Variable(nonneg=True)
+        a = w - 1.0 / n
+        T, E = 0.5 * cp.norm1(a), cp.norm2(a)
+        cons = [cp.sum(w) == 1]
+        if fin.any():
+            cons.append(w[fin] <= s * eps[fin])
+        if base == "P1":
+            obj = T + kap * c["L1"] * s
+        elif base == "P1T":
+            obj = math.sqrt(n) / 2 * E + kap * c["L1"] * s
+        elif base == "E1":
+            z = cp.Variable(nonneg=True)
+            cons.append(z >= T + kap * c["H"] * s)
+            obj = cp.square(z) + kap**2 * c["S"] * cp.square(s)
+        elif base == "P2":
+            obj = c["L2"] * E + kap * c["L3"] * s
+        elif base == "Q2":
+            obj = c["L4"] * cp.sum_squares(a) + 2 * kap**2 * (c["H"] ** 2 + c["S"]) * cp.square(s)
+        else:
+            obj = cp.sum_squares(a) / 4 + 2 * kap**2 * cp.square(s)
+        prob = cp.Problem(cp.Minimize(obj), cons)
+        ok = False
+        for solver, opts in ((cp.CLARABEL, {"tol_gap_abs": 1e-11, "tol_gap_rel": 1e-11, "tol_feas": 1e-11}),
+                             (cp.SCS, {"eps": 1e-9})):
+            try:
+                prob.solve(solver=solver, **opts)
+                ok = w.value is not None and prob.status in ("optimal", "optimal_inaccurate")
+            except (cp.error.SolverError, ArithmeticError, ValueError) as exc:
+                note = f"{solver} failed: {type(exc).__name__}"
+                ok = False
+            if ok:
+                break
+        if not ok:
+            res = fast_weights(eps, variant=variant, problem=problem, k=k, beta=beta)
+            return Weights(res.weights, res.b, res.eps_eff, res.objective, variant, "fast (cvxpy failed)", res.t,
+                           note or f"cvxpy status {prob.status}")
+        wv = np.clip(np.asarray(w.value, float), 0.0, None)
+        wv = wv / wv.sum()
+        val = objective_value(variant, wv, eps, problem=problem, k=k, beta=beta)
+        if best is None or val < best[1]:
+            best = (wv, val)
+    wv = best[0]
+    b = noise_scale(wv, eps, kap)
+    return Weights(wv, b, eps_effective(wv, b, kap), best[1], variant, "cvxpy", None, note)
+
+
+def baseline_weights(eps, *, algorithm: str, problem: str) -> Weights:
+    """UNI (w = 1/n) and PROP (w ∝ ε; with public users all weight goes to them — degenerate)."""
+    eps = check_demands(eps)
+    algorithm = check_choice("algorithm", algorithm, ("UNI", "PROP"))
+    kap = kappa_of(problem)
+    n = eps.size
+    if algorithm == "UNI":
+        w = np.full(n, 1.0 / n)
+        note = ""
+    elif np.isinf(eps).any():
+        w = np.where(np.isinf(eps), 1.0, 0.0)
+        w = w / w.sum()
+        note = "public users take all the weight: everyone else is ignored"
+    else:
+        w = eps / eps.sum()
+        note = ""
+    b = noise_scale(w, eps, kap)
+    return Weights(w, b, eps_effective(w, b, kap), float("nan"), algorithm, "closed form", None, note)
+
+
+def weights(eps, *, algorithm: str, problem: str, k: int = 2, beta: float = 0.05, solver: str = "fast") -> Weights:
+    """Weights of any weighted algorithm (variants, UNI, PROP)."""
+    algorithm = check_choice("algorithm", algorithm, VARIANTS + ("UNI", "PROP"))
+    solver = check_choice("solver", solver, ("fast", "cvxpy"))
+    if algorithm in ("UNI", "PROP"):
+        return baseline_weights(eps, algorithm=algorithm, problem=problem)
+    fn = fast_weights if solver == "fast" else cvxpy_weights
+    return fn(eps, variant=algorithm, problem=problem, k=k, beta=beta)
+
+
+# ------------------------------------------------------------------ releases and simulation
+def project_simplex(v) -> np.ndarray:
+    """Euclidean projection of each row of v onto the probability simplex (sort-based)."""
+    v = np.asarray(v, float)
+    u = np.sort(v, axis=-1)[..., ::-1]
+    css = np.cumsum(u, axis=-1) - 1.0
+    idx = np.arange(1, v.shape[-1] + 1)
+    cond = u - css / idx > 0
+    rho = v.shape[-1] - 1 - np.argmax(cond[..., ::-1], axis=-1)
+    theta = np.take_along_axis(css, rho[..., None], axis=-1) / (rho[..., None] + 1)
+    return np.maximum(v - theta, 0.0)
+
+
+def _check_data(x, problem: str, k: int) -> np.ndarray:
+    if problem == "frequency":
+        x = check_vector("x", x, lo=0, hi=k - 1, max_length=MAX_USERS, what=f" (bins 0..{k - 1})")
+        if np.any(x != np.round(x)):
+            raise ValueError("x must hold whole bin indices for the frequency problem.")
+        return x.astype(np.int64)
+    return check_vector("x", x, lo=0.0, hi=1.0, max_length=MAX_USERS, what=" (values in [0, 1])")
+
+
+def _weighted_stat(x, w, problem, k):
+    return np.bincount(x, weights=w, minlength=k) if problem == "frequency" else float(w @ x)
+
+
+def _ldp_weights(v: np.ndarray) -> np.ndarray:
+    """LDP combination: minimise T² + Σ w_i² v_i on the simplex (cvxpy; closed-form-free fallback to
+    the family-like w ∝ 1/v capped at uniform when cvxpy fails)."""
+    import cvxpy as cp
+
+    n = v.size
+    w = cp.Variable(n, nonneg=True)
+    obj = cp.square(0.5 * cp.norm1(w - 1.0 / n)) + cp.sum(cp.multiply(v, cp.square(w)))
+    prob = cp.Problem(cp.Minimize(obj), [cp.sum(w) == 1])
+    try:
+        prob.solve(solver=cp.CLARABEL)
+        if w.value is not None and prob.status in ("optimal", "optimal_inaccurate"):
+            out = np.clip(np.asarray(w.value, float), 0, None)
+            return out / out.sum()
+    except (cp.error.SolverError, ArithmeticError, ValueError):
+        pass
+    inv = np.where(v > 0, 1.0 / np.maximum(v, 1e-300), 1e300)
+    return inv / inv.sum()
+
+
+def noisy_histogram(x, weights_, *, b: float, k: int, size: int = 1, rng=None) -> np.ndarray:
+    """HPF release before projection: Σ_i w_i e_{x_i} + Lap(b)^k, shape (size, k)."""
+    k = check_int("k", k, lo=2, hi=10_000)
+    x = _check_data(x, "frequency", k)
+    w = check_vector("weights", weights_, length=x.size, lo=0.0)
+    b = check_real("b", b, lo=0.0, what=" (noise scale)")
+    size = check_int("size", size, lo=1, hi=50_000_000)
+    hist = np.bincount(x, weights=w, minlength=k)
+    return hist + (as_generator(rng).laplace(0.0, b, (size, k)) if b > 0 else np.zeros((size, k)))
+
+
+def bias_bound(w) -> float:
+    """T = ½‖w − u‖₁: the worst-case bias of the weighted statistic (frequency: in ℓ∞; mean: absolute)."""
+    w = np.asarray(w, float)
+    return float(0.5 * np.abs(w - 1.0 / w.size).sum())
+
+
+def simulate(x, eps, *, algorithm: str, problem: str, k: int = 2, beta: float = 0.05, trials: int = 200,
+             setting: str = "correlated", rng=None, solver: str = "fast", sm_threshold: str = "max_finite",
+             w: Weights | None = None) -> dict:
+    """Errors of ``trials`` independent releases: ‖p̂ − p‖_∞ (frequency) or |μ̂ − x̄| (mean).
+
+    ``setting="uncorrelated"`` re-permutes the values against the demands every trial. SM: keep user
+    i with probability (e^{ε_i} − 1)/(e^t − 1) (public: 1), then the homogeneous t-DP estimator on the
+    sample (noisy counts / sample mean with Laplace noise; the sample size is treated as public);
+    ``sm_threshold`` ``max_finite`` (default, SPEC) or ``max`` (the paper: max over all users, so one
+    public user makes t = ∞ and the others are never sampled). LDP: ε_i-LDP channel per user
+    (Laplace(1/ε_i) for means, k-RAPPOR bit flips with probability 1/(1 + e^{ε_i/2})), unbiased per-user
+    estimates combined with weights minimising T² + Σ w_i² v_i (cvxpy)."""
+    algorithm = check_choice("algorithm", algorithm, ALGORITHMS)
+    problem = check_choice("problem", problem, PROBLEMS)
+    k = _K(problem, k) if problem == "frequency" else 1
+    eps = check_demands(eps)
+    x = _check_data(x, problem, k)
+    if x.size != eps.size:
+        raise ValueError(f"x and eps must have one entry per user; got {x.size} values and {eps.size} demands.")
+    trials = check_int("trials", trials, lo=1, hi=100_000, what=" (repetitions)")
+    setting = check_choice("setting", setting, ("correlated", "uncorrelated"))
+    sm_threshold = check_choice("sm_threshold", sm_threshold, ("max_finite", "max"))
+    if trials * x.size > 200_000_000:
+        raise ValueError(f"compute size: trials × n = {trials * x.size:.3g} exceeds 2e8. Reduce trials or n.")
+    rng = as_generator(rng)
+    n = x.size
+    truth = np.bincount(x, minlength=k) / n if problem == "frequency" else float(x.mean())
+    kap = kappa_of(problem)
+    info: dict = {}
+
+    def perm(t_):
+        return x if setting == "correlated" else x[rng.permutation(n)]
+
+    errs = np.empty(trials)
+    if algorithm in VARIANTS + ("UNI", "PROP"):
+        wt = w or weights(eps, algorithm=algorithm, problem=problem, k=max(k, 2), beta=beta, solver=solver)
+        info.update(b=wt.b, weights=wt.weights, eps_eff=wt.eps_eff, note=wt.note, solver=wt.solver)
+        for t_ in range(trials):
+            stat = _weighted_stat(perm(t_), wt.weights, problem, k)
+            if problem == "frequency":
+                est = project_simplex(stat + rng.laplace(0.0, wt.b, k)) if wt.b > 0 else stat
+                errs[t_] = np.max(np.abs(est - truth))
+            else:
+                est = min(max(stat + (rng.laplace(0.0, wt.b) if wt.b > 0 else 0.0), 0.0), 1.0)
+                errs[t_] = abs(est - truth)
+    elif algorithm == "SM":
+        fin = np.isfinite(eps)
+        thr = (np.max(eps[fin]) if fin.any() else np.inf) if sm_threshold == "max_finite" else np.max(eps)
+        with np.errstate(over="ignore", invalid="ignore"):
+            keep_p = np.where(np.isinf(eps), 1.0, np.where(np.isinf(thr), 0.0, np.expm1(np.minimum(eps, 700))
+                                                             / np.expm1(min(thr, 700)) if np.isfinite(thr) else 0.0))
+        keep_p = np.clip(keep_p, 0.0, 1.0)
+        info.update(threshold=float(thr), keep_probability=keep_p)
+        for t_ in range(trials):
+            xs = perm(t_)[rng.random(n) < keep_p]
+            ns = xs.size
+            if ns == 0:
+                est = np.full(k, 1.0 / k) if problem == "frequency" else 0.5
+            elif problem == "frequency":
+                noisy = np.bincount(xs, minlength=k) + (rng.laplace(0.0, 2.0 / thr, k) if np.isfinite(thr) else 0.0)
+                est = project_simplex(noisy / ns)
+            else:
+                est = min(max(xs.mean() + (rng.laplace(0.0, 1.0 / (ns * thr)) if np.isfinite(thr) else 0.0), 0.0), 1.0)
+            errs[t_] = np.max(np.abs(est - truth)) if problem == "frequency" else abs(est - truth)
+    else:                                                       # LDP
+        if n > 50_000:
+            raise ValueError(f"the LDP baseline solves a cvxpy problem over all users; n = {n} exceeds 50 000. "
+                             "Use fewer users for LDP.")
+        fin = np.isfinite(eps)
+        if problem == "mean":
+            v = np.where(fin, 2.0 / np.where(fin, eps, 1.0) ** 2, 0.0)
+        else:
+            f = np.where(fin, 1.0 / (1.0 + np.exp(np.where(fin, eps, 0.0) / 2)), 0.0)
+            v = np.where(fin, f * (1 - f) / (1 - 2 * f) ** 2 + 0.25, 0.0)
+        wl = _ldp_weights(v)
+        info.update(weights=wl, ldp_variance=v)
+        for t_ in range(trials):
+            xs = perm(t_)
+            if problem == "mean":
+                y = xs + np.where(fin, rng.laplace(0.0, 1.0, n) / np.where(fin, eps, 1.0), 0.0)
+                est = min(max(float(wl @ y), 0.0), 1.0)
+                errs[t_] = abs(est - truth)
+            else:
+                onehot = np.zeros((n, k))
+                onehot[np.arange(n), xs] = 1.0
+                flip = rng.random((n, k)) < f[:, None]
+                y = np.where(flip, 1.0 - onehot, onehot)
+                unb = np.where(fin[:, None], (y - f[:, None]) / (1 - 2 * f[:, None]), y)
+                est = project_simplex(wl @ unb)
+                errs[t_] = np.max(np.abs(est - truth))
+    return {"errors": errs, "info": info}
+
+
+def summarize(errors, *, beta: float) -> dict:
+    """PAC error = (1 − β)-quantile; MSE = mean squared error."""
+    e = np.asarray(errors, float)
+    return {"pac": float(np.quantile(e, 1 - beta)), "mse": float(np.mean(e**2)), "median": float(np.median(e))}
+
+
+# ------------------------------------------------------------------ data and demand profiles
+def synthetic_frequency(*, n: int, k: int, profile: str = "peaked", rng=None) -> np.ndarray:
+    """n values in bins 0..k−1: ``uniform``, ``peaked`` (binomial-like, central bins common) or ``skewed``."""
+    n = check_int("n", n, lo=1, hi=MAX_USERS)
+    k = check_int("k", k, lo=2, hi=1000, what=" (number of bins)")
+    profile = check_choice("profile", profile, ("uniform", "peaked", "skewed"))
+    j = np.arange(k)
+    if profile == "uniform":
+        p = np.ones(k)
+    elif profile == "peaked":
+        p = np.exp(-0.5 * ((j - (k - 1) / 2) / max(k / 5, 0.5)) ** 2)
+    else:
+        p = 1.0 / (1 + j)
+    return as_generator(rng).choice(k, size=n, p=p / p.sum())
+
+
+def synthetic_mean(*, n: int, rng=None) -> np.ndarray:
+    """n values in [0, 1] from Beta(2, 5) (a skewed 'income-like' shape)."""
+    return as_generator(rng).beta(2.0, 5.0, check_int("n", n, lo=1, hi=MAX_USERS))
+
+
+def demand_by_bin(x, *, eps_by_bin) -> np.ndarray:
+    """Correlated demands: user i gets eps_by_bin[x_i] (e.g. central bins less private)."""
+    e = check_vector("eps_by_bin", eps_by_bin, lo=0.0, lo_open=True, allow_inf=True, max_length=1000)
+    x = np.asarray(x)
+    if x.min() < 0 or x.max() >= e.size:
+        raise ValueError(f"eps_by_bin needs one demand per bin (0..{int(x.max())}); got {e.size}.")
+    return e[x.astype(int)]
+
+
+def value_bins(x, *, bins: int) -> np.ndarray:
+    """Equal-width bins of values in [0, 1] (for demands that depend on the value in the mean problem)."""
+    x = check_vector("x", x, lo=0.0, hi=1.0, max_length=MAX_USERS)
+    bins = check_int("bins", bins, lo=1, hi=1000)
+    return np.minimum((x * bins).astype(int), bins - 1)
+
+
+def demand_by_groups(*, n: int, shares, lows, highs, rng=None) -> np.ndarray:
+    """Uncorrelated demands: groups with the given shares of users, each with ε log-uniform in
+    [low, high] (high = inf makes the group public)."""
+    n = check_int("n", n, lo=1, hi=MAX_USERS)
+    shares = check_vector("shares", shares, lo=0.0, lo_open=True, max_length=50, what=" (share of users per group)")
+    lows = check_vector("lows", lows, length=shares.size, lo=0.0, lo_open=True, allow_inf=True)
+    highs = check_vector("highs", highs, length=shares.size, lo=0.0, lo_open=True, allow_inf=True)
+    if abs(shares.sum() - 1) > 1e-6:
+        raise ValueError(f"shares must sum to 1; they sum to {shares.sum():.6g}. Adjust the group shares.")
+    if np.any(highs < lows):
+        raise ValueError("each group's ε range must have low <= high.")
+    rng = as_generator(rng)
+    counts = np.floor(shares * n).astype(int)
+    counts[np.argmax(shares)] += n - counts.sum()
+    out = []
+    for c, lo, hi in zip(counts, lows, highs):
+        if np.isinf(lo):                                      # a public group (low = high = inf)
+            out.append(np.full(c, np.inf))
+        elif np.isinf(hi):
+            raise ValueError("a group's ε range must be finite, or public with low = high = inf; got "
+                             f"[{lo:g}, inf].")
+        elif hi == lo:
+            out.append(np.full(c, lo))
+        else:
+            out.append(np.exp(rng.uniform(np.log(lo), np.log(hi), c)))
+    return rng.permutation(np.concatenate(out))
+
+
+def load_randhie(path) -> "pd.DataFrame":
+    """The bundled RAND HIE person file (see data/README.md)."""
+    import pandas as pd
+
+    return pd.read_csv(path)
+
+
+def parse_data_csv(data: bytes, *, column: str | None = None, max_rows: int = 1_000_000) -> tuple[np.ndarray, str]:
+    """An uploaded CSV (untrusted): ≤ 20 MB, header row, the chosen (or first) numeric column,
+    no missing values. Returns (values, column name)."""
+    import io
+
+    import pandas as pd
+
+    if not isinstance(data, bytes | bytearray):
+        raise TypeError(f"data must be the file's bytes; got {type(data).__name__}.")
+    if len(data) > 20_000_000:
+        raise ValueError(f"the CSV is {len(data) / 1e6:.1f} MB, over the 20 MB limit.")
+    try:
+        df = pd.read_csv(io.BytesIO(bytes(data)), nrows=max_rows + 1)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"the file is not a readable CSV ({type(exc).__name__}).") from None
+    if len(df) > max_rows:
+        raise ValueError(f"the CSV has more than {max_rows:,} rows.")
+    if len(df) < 2:
+        raise ValueError("the CSV needs at least 2 rows (users).")
+    col = column if column is not None else df.columns[0]
+    if col not in df.columns:
+        raise ValueError(f"column {col!r} not found; available: {', '.join(map(str, df.columns[:20]))}.")
+    if not pd.api.types.is_numeric_dtype(df[col]):
+        raise ValueError(f"column {col!r} is not numeric.")
+    vals = df[col].to_numpy(dtype=float)
+    if not np.all(np.isfinite(vals)):
+        raise ValueError(f"column {col!r} has missing or non-finite values (row {int(np.argmin(np.isfinite(vals))) + 1}).")
+    return vals, str(col)
