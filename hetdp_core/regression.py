@@ -37,6 +37,8 @@ __all__ = [
     "fit",
     "excess_risk_sweep",
     "load_regression_csv",
+    "randhie_regression",
+    "randhie_regression_bytes",
 ]
 
 MAX_CSV_BYTES = 20_000_000
@@ -267,6 +269,20 @@ def load_regression_csv(data: bytes) -> np.ndarray:
     lo, hi = arr.min(axis=0), arr.max(axis=0)
     span = np.where(hi > lo, hi - lo, 1.0)
     return np.where(hi > lo, 2 * (arr - lo) / span - 1, 0.0)
+
+
+def randhie_regression_bytes(path) -> bytes:
+    """The bundled RAND HIE regression table as CSV bytes (age, chronic_diseases, income) — the
+    same parser as uploads then rescales it."""
+    import pandas as pd
+
+    return pd.read_csv(path)[["age", "chronic_diseases", "income"]].to_csv(index=False).encode()
+
+
+def randhie_regression(path) -> np.ndarray:
+    """Bundled RAND HIE persons as a regression problem: features (age, chronic-disease index),
+    label income last; every column rescaled to [-1, 1] by its min and max (data/README.md)."""
+    return load_regression_csv(randhie_regression_bytes(path))
 
 
 def excess_risk_sweep(*, axis: str, values, n: int, theta, noise: float, q: float, k_sensitive: int,

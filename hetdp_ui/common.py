@@ -102,11 +102,17 @@ def parse_float_list(lo: float, hi: float, *, allow_inf: bool = False, max_len: 
 
 
 class PageState:
-    """Session-state defaults, validated URL query params and URL write-back for one page."""
+    """Session-state defaults, validated URL query params and URL write-back for one page.
 
-    def __init__(self, prefix: str, params: dict[str, Param]):
+    ``presets`` maps a preset name to the values it sets (None = "Custom"); use
+    ``on_change=state.apply_preset`` on the preset selector (key ``<prefix>_preset``) and
+    ``on_change=state.mark_custom`` on inputs that a preset sets.
+    """
+
+    def __init__(self, prefix: str, params: dict[str, Param], presets: dict | None = None):
         self.prefix = prefix
         self.params = params
+        self.presets = presets or {}
 
     def key(self, name: str) -> str:
         return f"{self.prefix}_{name}"
@@ -149,6 +155,16 @@ class PageState:
         """Set several values at once (used by preset callbacks, before widgets are drawn)."""
         for name, v in values.items():
             st.session_state[self.key(name)] = v
+
+    def apply_preset(self) -> None:
+        """Callback of the preset selector: set the chosen preset's values."""
+        values = self.presets.get(st.session_state[self.key("preset")])
+        if values:
+            self.apply(values)
+
+    def mark_custom(self) -> None:
+        """Callback of inputs that presets set: the page no longer shows a preset."""
+        st.session_state[self.key("preset")] = "Custom"
 
 
 def log_options(lo: float, hi: float, per_decade: int = 12, extra: Sequence[float] = ()) -> list[float]:

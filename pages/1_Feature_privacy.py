@@ -70,10 +70,6 @@ def set_axis_grid():
     st.session_state[state.key("points")] = GRIDS[st.session_state[state.key("axis")]]
 
 
-def mark_custom():
-    st.session_state[state.key("preset")] = "Custom"
-
-
 @cached(max_entries=256)
 def cached_point(axis: str, value: float, delta: tuple | None, d: int, f: float, delta_s: float,
                  eps: float, q: float, zeta: float | None, n: int, trials: int, seed: int,
@@ -99,14 +95,14 @@ sb = st.sidebar
 sb.selectbox("Preset", PRESET_NAMES, key=state.key("preset"), on_change=apply_preset,
              help="Paper setups (Appendix B.3/B.4). Presets cap trials at 40 for interactivity; "
                   "use `hetdp reproduce` for the full runs.")
-sb.radio("Demands", ["Two groups", "Per-feature table"], key=state.key("mode"), on_change=mark_custom,
+sb.radio("Demands", ["Two groups", "Per-feature table"], key=state.key("mode"), on_change=state.mark_custom,
          horizontal=True)
 eps = log_slider("ε — global LDP level", EPS_GRID, state.key("eps"))
 if state["mode"] == "Two groups":
-    d = sb.slider("d — number of features", 1, 60, key=state.key("d"), on_change=mark_custom)
+    d = sb.slider("d — number of features", 1, 60, key=state.key("d"), on_change=state.mark_custom)
     if state["k"] > d:
         st.session_state[state.key("k")] = d
-    k = sb.slider("k — sensitive features", 0, d, key=state.key("k"), on_change=mark_custom)
+    k = sb.slider("k — sensitive features", 0, d, key=state.key("k"), on_change=state.mark_custom)
     dsens = log_slider("δ — demand of the sensitive features", EPS_GRID, state.key("delta"))
     delta_vec = None
     try:
@@ -125,7 +121,7 @@ else:
     names = [f"x{i + 1}" for i in range(d)]
 
 sb.slider("q — correlation between features", 0.0, 1.0, step=0.01, key=state.key("q"),
-          on_change=mark_custom)
+          on_change=state.mark_custom)
 sb.checkbox("ζ automatic: (1+q)/2", key=state.key("zeta_auto"))
 if not state["zeta_auto"]:
     sb.slider("ζ — split of the most sensitive budget", 0.01, 1.0, step=0.01, key=state.key("zeta"))
@@ -140,7 +136,7 @@ sb.selectbox("x-axis of the MSE plot", axis_opts, format_func=AXES.get, key=stat
              on_change=set_axis_grid)
 sb.text_input("sweep points", key=state.key("points"), help="comma-separated values of the x-axis")
 sb.select_slider("n — users", options=[100, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000],
-                 key=state.key("n"), on_change=mark_custom)
+                 key=state.key("n"), on_change=state.mark_custom)
 sb.number_input("trials", 5, 2000, step=5, key=state.key("trials"))
 sb.number_input("seed", 0, 2**31 - 1, step=1, key=state.key("seed"))
 sb.toggle("As published (paper's Duchi constant, ball projection, unprojected baseline)",

@@ -26,7 +26,7 @@ PRESETS = {
     "Figure 3 demands (translator)": dict(tr_delta="0.2,0.2,2,2,2,2,2,2,2,2", tr_eps=2.0, tr_q=0.1),
 }
 
-state = PageState("lab", {
+state = PageState("lab", presets=PRESETS, params={
     "preset": Param("Custom", parse_choice(list(PRESETS))),
     "a": Param(0.5, parse_float(0.0, 1.0)),
     "b": Param(0.5, parse_float(0.0, 1.0)),
@@ -41,16 +41,6 @@ state = PageState("lab", {
     "tr_q": Param(0.1, parse_float(0.0, 1.0)),
     "all_tests": Param(True, parse_bool, dump_bool),
 })
-
-
-def apply_preset():
-    p = PRESETS[st.session_state[state.key("preset")]]
-    if p:
-        state.apply(p)
-
-
-def mark_custom():
-    st.session_state[state.key("preset")] = "Custom"
 
 
 def levels_text(v) -> list[str]:
@@ -77,20 +67,20 @@ question(
 )
 state.init()
 sb = st.sidebar
-sb.selectbox("Preset", list(PRESETS), key=state.key("preset"), on_change=apply_preset)
+sb.selectbox("Preset", list(PRESETS), key=state.key("preset"), on_change=state.apply_preset)
 sb.markdown("**Example 1**")
 for k, lab in (("a", "a = P(M=1 | x1=0, x2=0)"), ("b", "b = P(M=1 | x1=1, x2=0)"), ("c", "c = P(M=1 | x1=1, x2=1)")):
-    sb.slider(lab, 0.0, 1.0, step=0.01, key=state.key(k), on_change=mark_custom)
+    sb.slider(lab, 0.0, 1.0, step=0.01, key=state.key(k), on_change=state.mark_custom)
 sb.markdown("**Randomized response**")
-sb.text_input("RR level c_i per coordinate (d ≤ 10)", key=state.key("rr_c"), on_change=mark_custom)
+sb.text_input("RR level c_i per coordinate (d ≤ 10)", key=state.key("rr_c"), on_change=state.mark_custom)
 sb.markdown("**Hypothesis-test view**")
 sb.radio("mechanism", ["Example 1", "Randomized response"], key=state.key("test_source"), horizontal=True)
 sb.slider("q for randomized response", 0.0, 1.0, step=0.05, key=state.key("test_q"))
 sb.checkbox("show every rejection region (|Y| ≤ 12)", key=state.key("all_tests"))
 sb.markdown("**δ → c translator**")
-sb.text_input("demands δ (any order, inf allowed)", key=state.key("tr_delta"), on_change=mark_custom)
-sb.slider("ε (global LDP)", 0.1, 20.0, step=0.1, key=state.key("tr_eps"), on_change=mark_custom)
-sb.slider("q (translator)", 0.0, 1.0, step=0.01, key=state.key("tr_q"), on_change=mark_custom)
+sb.text_input("demands δ (any order, inf allowed)", key=state.key("tr_delta"), on_change=state.mark_custom)
+sb.slider("ε (global LDP)", 0.1, 20.0, step=0.1, key=state.key("tr_eps"), on_change=state.mark_custom)
+sb.slider("q (translator)", 0.0, 1.0, step=0.01, key=state.key("tr_q"), on_change=state.mark_custom)
 
 try:
     rr_c = np.asarray([float(t) for t in state["rr_c"].split(",") if t.strip()])

@@ -1,5 +1,7 @@
 """Private regression with BCDP — Algorithm 2 (SPEC §3)."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -16,6 +18,7 @@ st.set_page_config(page_title="Private regression (BCDP) — hetdp", layout="wid
 sidebar_nav()
 
 N_GRID = [1000, 3000, 10_000, 30_000, 100_000]
+DATA = Path(__file__).resolve().parents[1] / "data" / "randhie_persons.csv"
 EPS_GRID = [1.0, 2.0, 4.0, 8.0, 16.0]
 THETA = np.array([0.5, -0.3, 0.2, 0.1, -0.1, 0.05])
 PRESETS = {
@@ -27,8 +30,9 @@ PRESETS = {
     "Decaying learning rate γ0 (1+h)^−ρ": dict(schedule="poly", gamma0=1.5, rho=0.5),
 }
 
-state = PageState("reg", {
+state = PageState("reg", presets=PRESETS, params={
     "preset": Param("Custom", parse_choice(list(PRESETS))),
+    "source": Param("synthetic", parse_choice(["synthetic", "RAND HIE (real)", "upload"])),
     "features": Param(2, parse_int(1, 6)),
     "noise": Param(0.1, parse_float(0.0, 1.0)),
     "q": Param(0.1, parse_float(0.0, 1.0)),
@@ -46,16 +50,6 @@ state = PageState("reg", {
     "trials": Param(6, parse_int(2, 40)),
     "seed": Param(0, parse_int(0, 2**31 - 1)),
 })
-
-
-def apply_preset():
-    p = PRESETS[st.session_state[state.key("preset")]]
-    if p:
-        state.apply(p)
-
-
-def mark_custom():
-    st.session_state[state.key("preset")] = "Custom"
 
 
 @cached(max_entries=64)
@@ -89,24 +83,31 @@ question(
 )
 state.init()
 sb = st.sidebar
-sb.selectbox("Preset", list(PRESETS), key=state.key("preset"), on_change=apply_preset)
-upload = sb.file_uploader("your data (CSV, label last; optional)", type=["csv"], key="reg_upload",
-                          help="Numeric columns with a header; each column is rescaled to [-1, 1]. "
-                               "At most 20 MB.")
-data = upload.getvalue() if upload is not None else None
+sb.selectbox("Preset", list(PRESETS), key=state.key("preset"), on_change=state.apply_preset)
+sb.radio("data", ["synthetic", "RAND HIE (real)", "upload"], key=state.key("source"), horizontal=True,
+         on_change=state.mark_custom, help="RAND HIE: income ~ age + chronic-disease index (data/README.md)")
+data = None
+if state["source"] == "RAND HIE (real)":
+    data = rg.randhie_regression_bytes(DATA)
+elif state["source"] == "upload":
+    upload = sb.file_uploader("your data (CSV, label last)", type=["csv"], key="reg_upload",
+                              help="Numeric columns with a header; each column is rescaled to [-1, 1]. At most 20 MB.")
+    data = upload.getvalue() if upload is not None else None
+    if data is None:
+        st.info("Upload a CSV (numeric columns, label last) to fit your own data.")
 if data is None:
-    sb.slider("features (label is the extra, last coordinate)", 1, 6, key=state.key("features"), on_change=mark_custom)
+    sb.slider("features (label is the extra, last coordinate)", 1, 6, key=state.key("features"), on_change=state.mark_custom)
     sb.slider("label noise", 0.0, 1.0, step=0.05, key=state.key("noise"))
-sb.slider("q — correlation between features", 0.0, 1.0, step=0.05, key=state.key("q"), on_change=mark_custom)
+sb.slider("q — correlation between features", 0.0, 1.0, step=0.05, key=state.key("q"), on_change=state.mark_custom)
 feat = state["features"] if data is None else None
-sb.slider("sensitive features (demand δ)", 0, 6, key=state.key("k"), on_change=mark_custom)
-sb.slider("δ — demand of sensitive features", 0.1, 20.0, step=0.1, key=state.key("delta"), on_change=mark_custom)
+sb.slider("sensitive features (demand δ)", 0, 6, key=state.key("k"), on_change=state.mark_custom)
+sb.slider("δ — demand of sensitive features", 0.1, 20.0, step=0.1, key=state.key("delta"), on_change=state.mark_custom)
 sb.slider("ε — global LDP level (other features and label)", 0.1, 20.0, step=0.1, key=state.key("eps"),
-          on_change=mark_custom)
+          on_change=state.mark_custom)
 sb.slider("R — radius of Θ", 0.1, 10.0, step=0.1, key=state.key("radius"))
-sb.selectbox("learning-rate schedule", list(rg.SCHEDULES), key=state.key("schedule"), on_change=mark_custom,
+sb.selectbox("learning-rate schedule", list(rg.SCHEDULES), key=state.key("schedule"), on_change=state.mark_custom,
              format_func={"constant": "constant γ0", "poly": "γ0 (1+h)^−ρ", "inverse": "γ0 / (1+λh)"}.get)
-sb.slider("γ0 (in units of 1/L)", 0.01, 1.99, step=0.01, key=state.key("gamma0"), on_change=mark_custom)
+sb.slider("γ0 (in units of 1/L)", 0.01, 1.99, step=0.01, key=state.key("gamma0"), on_change=state.mark_custom)
 if state["schedule"] == "poly":
     sb.slider("ρ", 0.05, 1.0, step=0.05, key=state.key("rho"))
 if state["schedule"] == "inverse":
@@ -120,7 +121,14 @@ sb.number_input("seed", 0, 2**31 - 1, key=state.key("seed"))
 state.sync_url()
 
 theta = tuple(THETA[: state["features"]]) if data is None else (0.0,)
-k = min(state["k"], state["features"]) if data is None else state["k"]
+try:
+    n_feat = state["features"] if data is None else rg.load_regression_csv(data).shape[1] - 1
+except (ValueError, TypeError) as exc:
+    show_input_error(exc)
+    st.stop()
+k = min(state["k"], n_feat)
+if k < state["k"]:
+    st.caption(f"The data have {n_feat} feature(s): {k} of them carry the sensitive demand δ.")
 common = dict(theta=theta, noise=state["noise"], q=state["q"], k=k, delta=state["delta"], eps=state["eps"],
               radius=state["radius"], schedule=state["schedule"], gamma0=state["gamma0"], steps=int(state["steps"]),
               rho=state["rho"], lam=state["lam"])

@@ -47,7 +47,7 @@ def parse_algorithms(text: str) -> str:
     return ",".join(names)
 
 
-state = PageState("het", {
+state = PageState("het", presets=PRESETS, params={
     "preset": Param("Custom", parse_choice(list(PRESETS))),
     "problem": Param("frequency", parse_choice(list(ht.PROBLEMS))),
     "dataset": Param("synthetic", parse_choice(DATASETS)),
@@ -66,16 +66,6 @@ state = PageState("het", {
     "solver": Param("fast", parse_choice(["fast", "cvxpy"])),
     "seed": Param(0, parse_int(0, 2**31 - 1)),
 })
-
-
-def apply_preset():
-    p = PRESETS[st.session_state[state.key("preset")]]
-    if p:
-        state.apply(p)
-
-
-def mark_custom():
-    st.session_state[state.key("preset")] = "Custom"
 
 
 def nums(text: str) -> list[float]:
@@ -125,9 +115,9 @@ question(
 )
 state.init()
 sb = st.sidebar
-sb.selectbox("Preset", list(PRESETS), key=state.key("preset"), on_change=apply_preset)
-sb.radio("problem", list(ht.PROBLEMS), key=state.key("problem"), horizontal=True, on_change=mark_custom)
-sb.selectbox("dataset", DATASETS, key=state.key("dataset"), on_change=mark_custom)
+sb.selectbox("Preset", list(PRESETS), key=state.key("preset"), on_change=state.apply_preset)
+sb.radio("problem", list(ht.PROBLEMS), key=state.key("problem"), horizontal=True, on_change=state.mark_custom)
+sb.selectbox("dataset", DATASETS, key=state.key("dataset"), on_change=state.mark_custom)
 upload = None
 if state["dataset"] == "synthetic":
     sb.select_slider("n users", [100, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000], key=state.key("n"))
@@ -141,7 +131,7 @@ elif state["dataset"] == "upload":
         st.info("Upload a CSV to use your own data (≤ 20 MB, numeric first column).")
         state.sync_url()
         st.stop()
-sb.radio("demand profile", ["by value", "groups"], key=state.key("demand"), horizontal=True, on_change=mark_custom,
+sb.radio("demand profile", ["by value", "groups"], key=state.key("demand"), horizontal=True, on_change=state.mark_custom,
          help="by value: ε depends on the user's bin (correlated with the data); groups: shares of users with ε ranges")
 if state["demand"] == "by value":
     sb.text_input("ε per bin (mean: per fifth of [0,1]…); inf = public", key=state.key("eps_by_bin"))

@@ -32,7 +32,7 @@ MAX_GROUPS = 200
 MAX_ALG1_SUMMARY = 40
 MAX_CELLS = 20_000_000
 
-state = PageState("zc", {
+state = PageState("zc", presets=PRESETS, params={
     "preset": Param("Custom", parse_choice(list(PRESETS))),
     "mode": Param("Zipf generator", parse_choice(["Zipf generator", "List"])),
     "k": Param(8, parse_int(1, MAX_GROUPS)),
@@ -47,16 +47,6 @@ state = PageState("zc", {
     "trials": Param(2000, parse_int(10, 100_000)),
     "seed": Param(0, parse_int(0, 2**31 - 1)),
 })
-
-
-def apply_preset():
-    p = PRESETS[st.session_state[state.key("preset")]]
-    if p:
-        state.apply(p)
-
-
-def mark_custom():
-    st.session_state[state.key("preset")] = "Custom"
 
 
 @cached(max_entries=64)
@@ -92,16 +82,16 @@ question(
 state.init()
 
 sb = st.sidebar
-sb.selectbox("Preset", list(PRESETS), key=state.key("preset"), on_change=apply_preset)
-sb.radio("Group sizes", ["Zipf generator", "List"], key=state.key("mode"), horizontal=True, on_change=mark_custom)
+sb.selectbox("Preset", list(PRESETS), key=state.key("preset"), on_change=state.apply_preset)
+sb.radio("Group sizes", ["Zipf generator", "List"], key=state.key("mode"), horizontal=True, on_change=state.mark_custom)
 if state["mode"] == "Zipf generator":
-    sb.slider("k — number of groups", 1, 50, key=state.key("k"), on_change=mark_custom)
-    sb.number_input("total people", 0, 10_000_000, step=100, key=state.key("total"), on_change=mark_custom)
-    sb.slider("Zipf exponent s", 0.0, 3.0, step=0.1, key=state.key("s"), on_change=mark_custom)
+    sb.slider("k — number of groups", 1, 50, key=state.key("k"), on_change=state.mark_custom)
+    sb.number_input("total people", 0, 10_000_000, step=100, key=state.key("total"), on_change=state.mark_custom)
+    sb.slider("Zipf exponent s", 0.0, 3.0, step=0.1, key=state.key("s"), on_change=state.mark_custom)
 else:
-    sb.text_input("counts per group (comma-separated)", key=state.key("counts"), on_change=mark_custom)
+    sb.text_input("counts per group (comma-separated)", key=state.key("counts"), on_change=state.mark_custom)
 log_slider("ρ — zCDP level (σ² = 1/(2ρ))", RHO_GRID, state.key("rho"))
-sb.slider("r — relative error", 0.01, 1.0, step=0.01, key=state.key("r"), on_change=mark_custom)
+sb.slider("r — relative error", 0.01, 1.0, step=0.01, key=state.key("r"), on_change=state.mark_custom)
 sb.radio("Algorithm", ["1", "2"], key=state.key("algorithm"), horizontal=True,
          format_func=lambda a: {"1": "1: Gaussian, then relative noise", "2": "2: relative noise only"}[a])
 sb.select_slider("largest Rényi order α", ALPHA_MAX_GRID, key=state.key("alpha_max"))

@@ -24,7 +24,7 @@ PRESETS = {
     "Example 29: election (15, 20, 25)": dict(scores="15,20,25", eps=1.0),
     "Example 22: born on Mars (count 0)": dict(bl_q=0.0, bl_lower=0.0, bl_upper=10.0, eps=1.0, delta=1e-3),
 }
-state = PageState("mech", {
+state = PageState("mech", presets=PRESETS, params={
     "preset": Param("Custom", parse_choice(list(PRESETS))),
     "eps": Param(0.5, parse_float(0.05, 10.0, allowed=EPS_GRID)),
     "delta": Param(1e-5, parse_float(1e-6, 0.1, allowed=DELTA_GRID)),
@@ -43,12 +43,6 @@ state = PageState("mech", {
     "trials": Param(2000, parse_int(100, 50_000)),
     "seed": Param(0, parse_int(0, 2**31 - 1)),
 })
-
-
-def apply_preset():
-    p = PRESETS[st.session_state[state.key("preset")]]
-    if p:
-        state.apply(p)
 
 
 @cached(max_entries=32)
@@ -70,7 +64,7 @@ question(
 )
 state.init()
 sb = st.sidebar
-sb.selectbox("Preset", list(PRESETS), key=state.key("preset"), on_change=apply_preset)
+sb.selectbox("Preset", list(PRESETS), key=state.key("preset"), on_change=state.apply_preset)
 eps = log_slider("ε", EPS_GRID, state.key("eps"))
 delta = sb.select_slider("δ", DELTA_GRID, key=state.key("delta"), format_func=lambda v: f"{v:g}")
 sb.number_input("sensitivity Δ (noise tab)", 0.001, 100.0, key=state.key("sens"))

@@ -22,7 +22,7 @@ PRESETS = {
     "Lecture: γ = (1+h)^−½, a_h = h^0.8: converges": dict(lr="poly", rho=0.5, priv="power", kappa=0.8),
     "Constant learning rate (SGD does not converge)": dict(lr="constant", priv="power", kappa=1.0),
 }
-state = PageState("sgd", {
+state = PageState("sgd", presets=PRESETS, params={
     "preset": Param("Custom", parse_choice(list(PRESETS))),
     "lr": Param("poly", parse_choice(list(sg.LR_SCHEDULES))),
     "gamma0": Param(0.1, parse_float(0.001, 2.0)),
@@ -41,16 +41,6 @@ state = PageState("sgd", {
     "compare": Param(True, parse_bool, dump_bool),
     "seed": Param(0, parse_int(0, 2**31 - 1)),
 })
-
-
-def apply_preset():
-    p = PRESETS[st.session_state[state.key("preset")]]
-    if p:
-        state.apply(p)
-
-
-def mark_custom():
-    st.session_state[state.key("preset")] = "Custom"
 
 
 @cached(max_entries=64)
@@ -76,6 +66,10 @@ def cached_sim(problem, Lambda, lam, lr, gamma0, rho, step_every, factor, custom
     target = sg.reference_optimum(problem=problem, data=x, lam=lam)
     out = {"DP-SGD": sg.trajectory_bands(sg.simulate(problem=problem, data=x, gammas=g, thetas=th, runs=runs,
                                                      lam=lam, rng=rng), target)}
+    if priv == "power" and kappa > 0:                          # the same run with constant privacy a_h = 1
+        _, _, th0 = cached_schedules(lr, gamma0, rho, step_every, factor, custom, "constant", 0.0, eps, sens, steps)
+        out["DP-SGD, a_h = 1"] = sg.trajectory_bands(sg.simulate(problem=problem, data=x, gammas=g, thetas=th0,
+                                                                 runs=runs, lam=lam, rng=rng), target)
     if compare:
         out["SGD (no noise)"] = sg.trajectory_bands(sg.simulate(problem=problem, data=x, gammas=g, thetas=th,
                                                                 runs=runs, method="sgd", lam=lam, rng=rng), target)
@@ -94,22 +88,22 @@ question(
 )
 state.init()
 sb = st.sidebar
-sb.selectbox("Preset", list(PRESETS), key=state.key("preset"), on_change=apply_preset)
-sb.selectbox("learning-rate schedule", list(sg.LR_SCHEDULES), key=state.key("lr"), on_change=mark_custom,
+sb.selectbox("Preset", list(PRESETS), key=state.key("preset"), on_change=state.apply_preset)
+sb.selectbox("learning-rate schedule", list(sg.LR_SCHEDULES), key=state.key("lr"), on_change=state.mark_custom,
              format_func={"constant": "constant γ0", "poly": "γ0 (1+h)^−ρ", "step": "step decay",
                           "custom": "custom list"}.get)
 sb.number_input("γ0", 0.001, 2.0, step=0.01, key=state.key("gamma0"), format="%.3f")
 if state["lr"] == "poly":
-    sb.slider("ρ", 0.05, 1.0, step=0.05, key=state.key("rho"), on_change=mark_custom)
+    sb.slider("ρ", 0.05, 1.0, step=0.05, key=state.key("rho"), on_change=state.mark_custom)
 elif state["lr"] == "step":
     sb.number_input("decay every (steps)", 1, 100_000, key=state.key("step_every"))
     sb.slider("decay factor", 0.05, 1.0, step=0.05, key=state.key("factor"))
 elif state["lr"] == "custom":
     sb.text_input("learning rates (repeats the last)", key=state.key("custom"))
 sb.radio("privacy schedule a_h", ["constant", "power"], key=state.key("priv"), horizontal=True,
-         format_func={"constant": "constant 1", "power": "h^κ"}.get, on_change=mark_custom)
+         format_func={"constant": "constant 1", "power": "h^κ"}.get, on_change=state.mark_custom)
 if state["priv"] == "power":
-    sb.slider("κ", 0.0, 3.0, step=0.05, key=state.key("kappa"), on_change=mark_custom)
+    sb.slider("κ", 0.0, 3.0, step=0.05, key=state.key("kappa"), on_change=state.mark_custom)
 sb.slider("ε (per-release level ε·a_h)", 0.05, 20.0, step=0.05, key=state.key("eps"))
 sb.radio("problem", ["mean", "ridge"], key=state.key("problem"), horizontal=True,
          format_func={"mean": "Example 33: mean", "ridge": "Example 34: ridge"}.get)
@@ -126,7 +120,7 @@ state.sync_url()
 try:
     custom = tuple(float(t) for t in state["custom"].split(",") if t.strip())
     kappa = state["kappa"] if state["priv"] == "power" else 0.0
-    if int(state["runs"]) * int(state["steps"]) * (3 if state["compare"] else 1) > 6_000_000:
+    if int(state["runs"]) * int(state["steps"]) * (4 if state["compare"] else 2) > 8_000_000:
         raise ValueError(f"compute size: runs × N = {int(state['runs']) * int(state['steps']):,} is too large for "
                          "the page (limit 2e6 with comparisons). Reduce runs or N.")
     sims, sens, target = cached_sim(state["problem"], state["Lambda"], state["lam"], state["lr"], state["gamma0"],
@@ -189,7 +183,8 @@ st.markdown("Fitted log–log slopes (upper half of the log range of N): " + ", 
 csv_download(bt, "dpsgd_bound_terms.csv", "dl_sgd_bounds")
 
 st.subheader(f"Simulated trajectories: {'Example 33 (mean of Exp data)' if state['problem'] == 'mean' else 'Example 34 (ridge)'}")
-colors = {"DP-SGD": "#1f77b4", "SGD (no noise)": "#ff7f0e", "GD (full gradient)": "#2ca02c"}
+colors = {"DP-SGD": "#1f77b4", "DP-SGD, a_h = 1": "#d62728", "SGD (no noise)": "#ff7f0e",
+          "GD (full gradient)": "#2ca02c"}
 fig4 = go.Figure()
 for name, band in sims.items():
     col = colors[name]

@@ -324,3 +324,19 @@ def test_per_user_widgets_and_bad_input():
     assert not at2.exception
     warns = " ".join(w.value for w in at2.warning)
     assert "'algs' ignored" in warns and "'beta' ignored" in warns
+
+
+def test_regression_bundled_dataset():
+    at = AppTest.from_file(REG, default_timeout=TIMEOUT)
+    at.query_params.update({"trials": "2", "source": "RAND HIE (real)"})
+    at.run()
+    assert not at.exception
+    assert len(charts(at)) == 2
+
+
+def test_dpsgd_compares_constant_privacy_schedule():
+    at = AppTest.from_file(SGD, default_timeout=TIMEOUT)
+    at.query_params.update({"runs": "20", "steps": "1000"})
+    at.run()
+    names = [t.get("name", "") for t in charts(at)[3]["data"]]
+    assert any("a_h = 1" in nm for nm in names)
