@@ -18,10 +18,14 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._validate import check_int, check_real, check_vector
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "MAX_CELLS",

@@ -16,9 +16,14 @@ C = 1: shapes). With γ_h = (1+h)^{−ρ} and a_h = h^κ, A3 ≈ N^{2−ρ−2κ
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ._validate import as_generator, check_choice, check_int, check_real, check_vector
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["trajectory_bands", "reference_optimum", "LR_SCHEDULES", "learning_rates", "privacy_schedule", "theta", "bound_terms", "fitted_slope",
            "example33_data", "example34_data", "simulate", "region"]

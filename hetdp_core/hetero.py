@@ -26,10 +26,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._validate import as_generator, check_choice, check_int, check_real, check_vector
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "PROBLEMS", "VARIANTS", "BASELINES", "ALGORITHMS", "check_demands", "kappa_of", "noise_scale",
@@ -455,7 +459,6 @@ def simulate(x, eps, *, algorithm: str, problem: str, k: int = 2, beta: float = 
     rng = as_generator(rng)
     n = x.size
     truth = np.bincount(x, minlength=k) / n if problem == "frequency" else float(x.mean())
-    kap = kappa_of(problem)
     info: dict = {}
 
     def perm(t_):

@@ -13,11 +13,15 @@ r"""Course lab: the mechanism catalogue of MAT 4376 lectures 17–20 (SPEC §6).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import integrate, optimize
 
 from ._validate import as_generator, check_choice, check_int, check_real, check_vector
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "laplace_scale", "gaussian_sigma", "mnm_threshold", "mnm_sigma", "noise_variance", "release",

@@ -27,7 +27,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import as_generator, check_choice, check_int, check_matrix, check_real, check_vector
+from ._validate import (
+    as_generator,
+    check_choice,
+    check_int,
+    check_matrix,
+    check_real,
+    check_vector,
+)
 from .duchi import SCALES, duchi_B, duchi_channel, duchi_channel_sum, spawn
 
 __all__ = [

@@ -16,14 +16,25 @@ not be positive semi-definite for small n: f̂ is then non-convex, and the run s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.optimize import brentq
 
-from ._validate import as_generator, check_choice, check_int, check_matrix, check_real, check_vector
+from ._validate import (
+    as_generator,
+    check_choice,
+    check_int,
+    check_matrix,
+    check_real,
+    check_vector,
+)
 from .bcdp import privacy_allocation
 from .duchi import spawn
 from .mmean import mmean_release
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "SCHEDULES",

@@ -21,11 +21,15 @@ Rényi divergence of Gaussians (s_α² = α s2² + (1−α) s1²):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import logsumexp
 
-from ._validate import as_generator, check_choice, check_int, check_real, check_vector
+from ._validate import as_generator, check_int, check_real, check_vector
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "sigma_from_rho",

@@ -3,7 +3,6 @@ bad input shows a message (never a traceback)."""
 
 import json
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT

@@ -7,7 +7,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy import integrate
-from scipy.special import logsumexp
 from scipy.stats import norm
 
 from hetdp_core import zcdp

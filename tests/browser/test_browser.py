@@ -1,7 +1,6 @@
 """Open each page in real Chromium, move a slider, see the figure change, no error element.
 Screenshots go to tests/artifacts/ (git-ignored)."""
 
-import json
 
 import pytest
 
