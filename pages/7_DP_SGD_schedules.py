@@ -7,7 +7,7 @@ import streamlit as st
 
 from hetdp_core import dpsgd as sg
 from hetdp_ui.common import (
-    PageState, Param, cached, csv_download, dump_bool, parse_bool, parse_choice, parse_float,
+    PageState, Param, Progress, cached, csv_download, dump_bool, parse_bool, parse_choice, parse_float,
     parse_float_list, parse_int, question, show_input_error,
 )
 from hetdp_ui.figures import rgba
@@ -52,30 +52,31 @@ def cached_schedules(lr, gamma0, rho, step_every, factor, custom, priv, kappa, e
     return g, a, th
 
 
-@cached(max_entries=32)
-def cached_sim(problem, Lambda, lam, lr, gamma0, rho, step_every, factor, custom, priv, kappa, eps, steps, runs,
-               compare, seed):
-    rng = np.random.default_rng(seed)
+def problem_setup(problem, Lambda, lam, seed):
+    """Data, gradient sensitivity and β* for the chosen example (drawn from the seed)."""
+    rng = np.random.default_rng([seed, 0])
     if problem == "mean":
         x = sg.example33_data(n=1000, Lambda=Lambda, rng=rng)
         sens = 2 * Lambda                                     # |∇L(β,x) − ∇L(β,y)| = 2|x − y| ≤ 2Λ
     else:
         x = sg.example34_data(n=1000, rng=rng)
         sens = 4 * (1 + 2 * 5.0)                              # ℓ1 bound for data in [−1,1]², β ∈ [−5, 5]²
-    g, a, th = cached_schedules(lr, gamma0, rho, step_every, factor, custom, priv, kappa, eps, sens, steps)
-    target = sg.reference_optimum(problem=problem, data=x, lam=lam)
-    out = {"DP-SGD": sg.trajectory_bands(sg.simulate(problem=problem, data=x, gammas=g, thetas=th, runs=runs,
-                                                     lam=lam, rng=rng), target)}
-    if priv == "power" and kappa > 0:                          # the same run with constant privacy a_h = 1
-        _, _, th0 = cached_schedules(lr, gamma0, rho, step_every, factor, custom, "constant", 0.0, eps, sens, steps)
-        out["DP-SGD, a_h = 1"] = sg.trajectory_bands(sg.simulate(problem=problem, data=x, gammas=g, thetas=th0,
-                                                                 runs=runs, lam=lam, rng=rng), target)
-    if compare:
-        out["SGD (no noise)"] = sg.trajectory_bands(sg.simulate(problem=problem, data=x, gammas=g, thetas=th,
-                                                                runs=runs, method="sgd", lam=lam, rng=rng), target)
-        out["GD (full gradient)"] = sg.trajectory_bands(sg.simulate(problem=problem, data=x, gammas=g, thetas=th,
-                                                                    runs=1, method="gd", lam=lam, rng=rng), target)
-    return out, sens, target
+    return x, sens, sg.reference_optimum(problem=problem, data=x, lam=lam)
+
+
+@cached(max_entries=64)
+def cached_method(method, problem, Lambda, lam, lr, gamma0, rho, step_every, factor, custom, priv, kappa, eps, steps,
+                  runs, seed):
+    """Trajectory bands of one method ("DP-SGD", "DP-SGD, a_h = 1", "SGD (no noise)", "GD (full gradient)")."""
+    x, sens, target = problem_setup(problem, Lambda, lam, seed)
+    if method == "DP-SGD, a_h = 1":
+        priv, kappa = "constant", 0.0
+    g, _, th = cached_schedules(lr, gamma0, rho, step_every, factor, custom, priv, kappa, eps, sens, steps)
+    kind = {"SGD (no noise)": "sgd", "GD (full gradient)": "gd"}.get(method, "dpsgd")
+    traj = sg.simulate(problem=problem, data=x, gammas=g, thetas=th, runs=1 if kind == "gd" else runs, method=kind,
+                       lam=lam, rng=np.random.default_rng([seed, 1 + ["DP-SGD", "DP-SGD, a_h = 1", "SGD (no noise)",
+                                                                      "GD (full gradient)"].index(method)]))
+    return sg.trajectory_bands(traj, target)
 
 
 st.title("DP-SGD schedules")
@@ -123,10 +124,17 @@ try:
     if int(state["runs"]) * int(state["steps"]) * (4 if state["compare"] else 2) > 8_000_000:
         raise ValueError(f"compute size: runs × N = {int(state['runs']) * int(state['steps']):,} is too large for "
                          "the page (limit 2e6 with comparisons). Reduce runs or N.")
-    sims, sens, target = cached_sim(state["problem"], state["Lambda"], state["lam"], state["lr"], state["gamma0"],
-                                    state["rho"], int(state["step_every"]), state["factor"], custom, state["priv"],
-                                    kappa, state["eps"], int(state["steps"]), int(state["runs"]),
-                                    bool(state["compare"]), int(state["seed"]))
+    methods = ["DP-SGD"] + (["DP-SGD, a_h = 1"] if state["priv"] == "power" and kappa > 0 else []) + (
+        ["SGD (no noise)", "GD (full gradient)"] if state["compare"] else [])
+    _, sens, target = problem_setup(state["problem"], state["Lambda"], state["lam"], int(state["seed"]))
+    prog = Progress()
+    sims = {}
+    for i, m in enumerate(methods):
+        prog(i / len(methods), m)
+        sims[m] = cached_method(m, state["problem"], state["Lambda"], state["lam"], state["lr"], state["gamma0"],
+                                state["rho"], int(state["step_every"]), state["factor"], custom, state["priv"], kappa,
+                                state["eps"], int(state["steps"]), int(state["runs"]), int(state["seed"]))
+    prog.done()
     g, a, th = cached_schedules(state["lr"], state["gamma0"], state["rho"], int(state["step_every"]), state["factor"],
                                 custom, state["priv"], kappa, state["eps"], sens, int(state["steps"]))
 except ValueError as exc:
