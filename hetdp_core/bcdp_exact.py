@@ -8,7 +8,7 @@ shape ``(k_1, …, k_d)`` (non-negative, sums to 1) and the mechanism ``mech`` h
   events to single outputs, so
   :math:`\delta_i = \max_{y,a,a'} \log\frac{P(y\mid x_i=a)}{P(y\mid x_i=a')}` over a, a' with positive
   prior mass, :math:`P(y\mid x_i=a) = \sum_{x_{-i}} \pi(x_{-i}\mid x_i=a)\,P(y\mid x)`; +∞ when a
-  positive numerator meets a zero denominator.
+  positive numerator meets a zero denominator (probabilities ≤ ``ZERO_TOL`` = 1e−15 count as zero).
 * LDP level (Definition 1): :math:`\varepsilon = \max_{y,x,x'} \log P(y|x)/P(y|x')` over all x, x'.
 * CDP level of coordinate i (Definition 3): the same maximum over x, x' differing only in x_i.
 * Correlation q_i (Proposition 4): :math:`\max_{a,a'} TV(\pi(x_{-i}|x_i=a), \pi(x_{-i}|x_i=a'))`.
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_CELLS",
+    "ZERO_TOL",
     "check_prior",
     "check_mechanism",
     "conditional_outputs",
@@ -52,7 +53,10 @@ __all__ = [
 
 #: Largest |X|·|Y| handled by enumeration (d = 10 binary features with |Y| = 2^10 is 2^20).
 MAX_CELLS = 4_200_000
-_TOL = 1e-15
+#: Probabilities at or below this are treated as exact zeros (round-off of sums such as 1 − 0.7 − 0.3):
+#: a level is +∞ when a probability above ZERO_TOL faces one at or below it.
+ZERO_TOL = 1e-15
+_TOL = ZERO_TOL
 
 
 def check_prior(prior) -> np.ndarray:
