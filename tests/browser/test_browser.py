@@ -86,18 +86,6 @@ def move_slider_and_wait(page, label, presses, plot_index):
     return before, plot_data(page, plot_index)
 
 
-def test_groupwise_zcdp_page_slider_changes_figure(page, server, artifacts):
-    page.goto(server + "/Groupwise_zCDP?trials=200")
-    page.locator(".js-plotly-plot").nth(4).wait_for()
-    wait_idle(page)
-    assert_no_errors(page)
-    page.screenshot(path=str(artifacts / "zcdp_before.png"), full_page=True)
-    before, after = move_slider_and_wait(page, "r — relative error", 10, 2)   # r: 0.20 → 0.30
-    assert after != before
-    assert_no_errors(page)
-    page.screenshot(path=str(artifacts / "zcdp_after.png"), full_page=True)
-
-
 def test_guarantee_lab_slider_changes_figure(page, server, artifacts):
     page.goto(server + "/BCDP_guarantee_lab")
     page.locator(".js-plotly-plot").nth(2).wait_for(state="attached")     # plots live in tabs
@@ -114,49 +102,26 @@ def test_guarantee_lab_slider_changes_figure(page, server, artifacts):
     page.screenshot(path=str(artifacts / "lab_tests.png"), full_page=True)
 
 
-def test_regression_slider_changes_figure(page, server, artifacts):
-    page.goto(server + "/Private_regression?trials=3")
-    page.locator(".js-plotly-plot").nth(1).wait_for()
+# page, URL query, index of the last figure to wait for, wait until attached only (figures in tabs),
+# slider label, key presses, index of the figure that must change, artifact name
+SLIDER_CASES = [
+    ("Groupwise_zCDP", "trials=200", 4, False, "r — relative error", 10, 2, "zcdp"),              # r: 0.20 → 0.30
+    ("Private_regression", "trials=3", 1, False, "δ — demand of sensitive features", 10, 0, "regression"),
+    ("Mechanism_lab", "trials=500", 4, True, "ε", 3, 0, "mechanism_lab"),
+    ("DP_SGD_schedules", "runs=30&steps=1000", 3, False, "κ", 4, 0, "dpsgd"),
+    ("Per_user_privacy", "trials=60", 2, False, "n users", 1, 0, "per_user"),                    # n: 10 000 → 20 000
+]
+
+
+@pytest.mark.parametrize("path,query,last,attached,label,presses,fig,name", SLIDER_CASES,
+                         ids=[c[0] for c in SLIDER_CASES])
+def test_page_slider_changes_figure(page, server, artifacts, path, query, last, attached, label, presses, fig, name):
+    page.goto(f"{server}/{path}?{query}")
+    page.locator(".js-plotly-plot").nth(last).wait_for(state="attached" if attached else "visible")
     wait_idle(page)
     assert_no_errors(page)
-    page.screenshot(path=str(artifacts / "regression_before.png"), full_page=True)
-    before, after = move_slider_and_wait(page, "δ — demand of sensitive features", 10, 0)
+    page.screenshot(path=str(artifacts / f"{name}_before.png"), full_page=True)
+    before, after = move_slider_and_wait(page, label, presses, fig)
     assert after != before
     assert_no_errors(page)
-    page.screenshot(path=str(artifacts / "regression_after.png"), full_page=True)
-
-
-def test_mechanism_lab_slider_changes_figure(page, server, artifacts):
-    page.goto(server + "/Mechanism_lab?trials=500")
-    page.locator(".js-plotly-plot").nth(4).wait_for(state="attached")
-    wait_idle(page)
-    assert_no_errors(page)
-    page.screenshot(path=str(artifacts / "mechanism_lab_before.png"), full_page=True)
-    before, after = move_slider_and_wait(page, "ε", 3, 0)
-    assert after != before
-    assert_no_errors(page)
-    page.screenshot(path=str(artifacts / "mechanism_lab_after.png"), full_page=True)
-
-
-def test_dpsgd_slider_changes_figure(page, server, artifacts):
-    page.goto(server + "/DP_SGD_schedules?runs=30&steps=1000")
-    page.locator(".js-plotly-plot").nth(3).wait_for()
-    wait_idle(page)
-    assert_no_errors(page)
-    page.screenshot(path=str(artifacts / "dpsgd_before.png"), full_page=True)
-    before, after = move_slider_and_wait(page, "κ", 4, 0)
-    assert after != before
-    assert_no_errors(page)
-    page.screenshot(path=str(artifacts / "dpsgd_after.png"), full_page=True)
-
-
-def test_per_user_privacy_slider_changes_figure(page, server, artifacts):
-    page.goto(server + "/Per_user_privacy?trials=60")
-    page.locator(".js-plotly-plot").nth(2).wait_for()
-    wait_idle(page)
-    assert_no_errors(page)
-    page.screenshot(path=str(artifacts / "per_user_before.png"), full_page=True)
-    before, after = move_slider_and_wait(page, "n users", 1, 0)          # n: 10 000 → 20 000: new data
-    assert after != before
-    assert_no_errors(page)
-    page.screenshot(path=str(artifacts / "per_user_after.png"), full_page=True)
+    page.screenshot(path=str(artifacts / f"{name}_after.png"), full_page=True)
