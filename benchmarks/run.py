@@ -88,12 +88,28 @@ def page_apptest() -> tuple[float, float]:
     return first, again
 
 
+def all_pages() -> dict:
+    """First render of every page with its defaults (fresh AppTest, module caches cleared), and a rerun."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    out = {}
+    for page in sorted((ROOT / "pages").glob("*.py")):
+        st.cache_data.clear()
+        at = AppTest.from_file(str(page), default_timeout=300)
+        first = timed(at.run)
+        out[f"page_{page.stem}_first"] = first
+        out[f"page_{page.stem}_rerun"] = timed(at.run)
+    return out
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
     results = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                            "platform": platform.platform()}}
     results.update(zcdp_curves())
     results.update(hetero_weights())
+    results.update(all_pages())
     if "--zcdp" in sys.argv:
         print(json.dumps(results, indent=2))
         return
