@@ -198,6 +198,9 @@ with st.expander("Stage schematic of Mechanism 1 — which features each stage c
     sorted_names = [names[i] for i in alloc.order]
     stages = mmean_stages(alloc.c_sorted)
     st.plotly_chart(stage_schematic_figure(sorted_names, stages), key="bcdp_stages")
+    csv_download(pd.DataFrame([{"stage": st_.k, "first feature": sorted_names[st_.start], "dimension": st_.dims,
+                                "level Δ_k": st_.level, "weight w_k": st_.weight} for st_ in stages]),
+                 "bcdp_stages.csv", "dl_stages", "Download the stages (CSV)")
     st.caption("Stage k privatises the features from the k-th most private one onwards with budget "
                "Δ_k = c_k − c_{k−1}; a feature's estimate combines the stages that cover it with "
                "weights Δ_k²/m_k. Stages with Δ_k = 0 are skipped.")

@@ -142,6 +142,9 @@ st.subheader("One private fit: distance to the non-private optimum along gradien
 ref = res["_reference"][0]
 trajs = {m: runs[0].trajectory for m, runs in res.items() if not m.startswith("_")}
 st.plotly_chart(trajectory_figure(trajs, ref.theta), key="reg_traj")
+csv_download(pd.DataFrame({m: np.linalg.norm(tr - ref.theta, axis=1) for m, tr in trajs.items() if tr is not None}
+                          ).rename_axis("step").reset_index(), "regression_trajectory.csv", "dl_reg_traj",
+             "Download the trajectory (CSV)")
 for m, runs in res.items():
     if m.startswith("_"):
         continue

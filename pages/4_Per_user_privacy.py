@@ -208,6 +208,8 @@ with c1:
     fig.update_layout(template="plotly_white", xaxis={"type": "log", "title": "error (ℓ∞ for frequencies, |·| for means)"},
                       yaxis_title="fraction of trials", legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
     st.plotly_chart(fig, key="het_cdf")
+    csv_download(pd.DataFrame({alg: errs for alg, (_, errs, _) in res.items()}), "hetero_errors.csv", "dl_het_err",
+                 "Download the error samples (CSV)")
 with c2:
     st.subheader("Weights against demands")
     fig2 = go.Figure()

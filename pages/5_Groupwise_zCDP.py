@@ -186,6 +186,8 @@ with c3:
     sizes = np.unique(np.concatenate([counts, np.geomspace(1, max(counts.max(), 2), 30).round()]))
     v, xi = zcdp.claimed_budget(sizes, r=r)
     st.plotly_chart(budget_figure(sizes, v, xi), key="zc_budget")
+    csv_download(pd.DataFrame({"size": sizes, "v": v, "xi": xi}), "zcdp_claimed_budgets.csv", "dl_zc_budget",
+                 "Download the budgets (CSV)")
 with c4:
     st.subheader("What each group is promised and gets")
     if algorithm == 1 and counts.size > MAX_ALG1_SUMMARY:

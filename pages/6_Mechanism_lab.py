@@ -94,6 +94,8 @@ with t1:
     fig.update_layout(template="plotly_white", xaxis_title="added noise", yaxis_title="density",
                       legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
     st.plotly_chart(fig, key="mech_density")
+    csv_download(pd.DataFrame({"noise": z, **{tr.name: tr.y for tr in fig.data}}), "mech_noise_densities.csv",
+                 "dl_mech_density", "Download the densities (CSV)")
     t0 = mc.mnm_threshold(eps=eps, delta=delta)
     st.caption(f"MNM adds Gaussian noise with σ² = 2(Δ/ε)² when Δ ≤ t0 = √π δ ε/2 = {t0:.3g}, else Laplace: "
                f"here Δ = {sens:g} → {'Gaussian' if sens <= t0 else 'Laplace'} branch. Its variance always equals "
@@ -198,6 +200,8 @@ with t4:
         figb.update_layout(template="plotly_white", xaxis_title="output", yaxis_title="density",
                            legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
         st.plotly_chart(figb, key="mech_bounded")
+        csv_download(pd.DataFrame({"output": v, **{tr.name: tr.y for tr in figb.data}}), "mech_bounded_laplace.csv",
+                     "dl_mech_bounded", "Download the densities (CSV)")
         share = mc.laplace_outside_share(state["bl_q"], b=b0, lower=lo_, upper=up_, size=trials, rng=seed)
         st.markdown(f"Smallest b satisfying Theorem 26: **{b:.4g}** (plain Laplace: {b0:.4g}). Plain Laplace puts "
                     f"**{share['simulated']:.1%}** of outputs outside [{lo_:g}, {up_:g}] (simulated; exact "

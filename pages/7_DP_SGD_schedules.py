@@ -154,6 +154,8 @@ with c1:
                       yaxis2={"type": "log", "title": "ε·a_h", "overlaying": "y", "side": "right", "showgrid": False},
                       legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
     st.plotly_chart(fig, key="sgd_theta")
+    csv_download(pd.DataFrame({"h": h, "gamma": g, "a": a, "theta": th, "eps_release": state["eps"] * a}),
+                 "dpsgd_schedule.csv", "dl_sgd_theta", "Download the schedule (CSV)")
 with c2:
     st.subheader("Where the privacy term vanishes: 2κ + ρ > 2")
     rr = np.linspace(0, 1, 101)
@@ -169,6 +171,10 @@ with c2:
     fig2.update_layout(template="plotly_white", xaxis_title="ρ (learning-rate decay)", yaxis_title="κ (privacy decay)",
                        xaxis_range=[0, 1], yaxis_range=[0, 3], legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
     st.plotly_chart(fig2, key="sgd_region")
+    csv_download(pd.DataFrame({"rho": rr, "kappa_boundary (2κ+ρ=2)": 1 - rr / 2,
+                               "your_rho": state["rho"], "your_kappa": kappa,
+                               "your_point_converges": bool(sg.region(state["rho"], kappa))}),
+                 "dpsgd_region.csv", "dl_sgd_region", "Download the region (CSV)")
     if state["lr"] != "poly":
         st.caption("The (ρ, κ) criterion is for γ_h = γ0 (1+h)^−ρ; choose that schedule to place your point.")
 
