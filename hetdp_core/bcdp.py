@@ -344,7 +344,7 @@ def translate_delta_to_c(
     cons = [A @ (L @ x) <= 1, cp.sum(x) <= eps]
 
     def objective(v: np.ndarray) -> float:                 # Σ_i 1/S_i (uncapped)
-        S = np.cumsum(v**2 / m)
+        S = _information(np.cumsum(v))
         with np.errstate(divide="ignore"):
             return float(np.where(S > 0, 1.0 / S, np.inf).sum())
 
@@ -353,7 +353,7 @@ def translate_delta_to_c(
     for it in range(1, max_iter + 1):
         # tangent of Δ_k² at the current increments: 2Δ_k^t Δ_k − (Δ_k^t)² ≤ Δ_k²
         # (scaled by 1/max S_i so the subproblem is O(1); the argmin is unchanged)
-        unit = 1.0 / max(float(np.cumsum(inc**2 / m)[-1]), 1e-300)
+        unit = 1.0 / max(float(_information(np.cumsum(inc))[-1]), 1e-300)
         tangent = L @ ((cp.multiply(2 * inc * unit, x) - unit * inc**2) / m)
         prob = cp.Problem(cp.Minimize(cp.sum(cp.inv_pos(tangent))), cons)
         try:
@@ -377,8 +377,6 @@ def translate_delta_to_c(
     c_sorted = np.cumsum(inc)
     c = np.empty(d)
     c[order] = c_sorted
-    S = np.cumsum(inc**2 / m)
-    with np.errstate(divide="ignore"):
-        capped = float(np.minimum(np.where(S > 0, 1.0 / S, np.inf), d).sum())
+    capped = mse_bound_thm2(c_sorted=c_sorted, n=1)          # Σ_i min(1/S_i, d)
     return {"c": c, "c_sorted": c_sorted, "order": order, "bound": capped, "objective": best,
             "iterations": it, "status": status}

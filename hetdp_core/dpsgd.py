@@ -29,13 +29,15 @@ __all__ = ["trajectory_bands", "reference_optimum", "LR_SCHEDULES", "learning_ra
            "example33_data", "example34_data", "simulate", "region"]
 
 LR_SCHEDULES = ("constant", "poly", "step", "custom")
+#: Every schedule :func:`learning_rates` knows (``inverse`` is used by the private regression page).
+ALL_SCHEDULES = LR_SCHEDULES + ("inverse",)
 
 
 def learning_rates(*, schedule: str, steps: int, gamma0: float = 1.0, rho: float = 0.5,
-                   step_every: int = 100, factor: float = 0.5, custom=None) -> np.ndarray:
+                   step_every: int = 100, factor: float = 0.5, custom=None, lam: float = 0.1) -> np.ndarray:
     """γ_h, h = 0..steps−1: constant γ0; ``poly`` γ0 (1+h)^{−ρ} (ρ ∈ (0, 1]); ``step`` γ0 factor^{⌊h/step_every⌋};
-    ``custom`` a list (repeated from its last value if shorter than ``steps``)."""
-    schedule = check_choice("schedule", schedule, LR_SCHEDULES)
+    ``custom`` a list (repeated from its last value if shorter than ``steps``); ``inverse`` γ0/(1 + λh)."""
+    schedule = check_choice("schedule", schedule, ALL_SCHEDULES)
     steps = check_int("steps", steps, lo=1, hi=10_000_000, what=" (number of iterations N)")
     h = np.arange(steps, dtype=float)
     if schedule == "custom":
@@ -47,6 +49,9 @@ def learning_rates(*, schedule: str, steps: int, gamma0: float = 1.0, rho: float
     if schedule == "poly":
         rho = check_real("rho", rho, lo=0.0, lo_open=True, hi=1.0, what=" (decay exponent ρ in (0, 1])")
         return gamma0 * (1.0 + h) ** (-rho)
+    if schedule == "inverse":
+        lam = check_real("lam", lam, lo=0.0, lo_open=True, hi=1e6, what=" (decay rate λ)")
+        return gamma0 / (1.0 + lam * h)
     step_every = check_int("step_every", step_every, lo=1, what=" (steps between decays)")
     factor = check_real("factor", factor, lo=0.0, lo_open=True, hi=1.0, what=" (decay factor)")
     return gamma0 * factor ** np.floor(h / step_every)

@@ -30,8 +30,9 @@ from ._validate import (
     check_vector,
 )
 from .bcdp import privacy_allocation
+from .dpsgd import learning_rates as dpsgd_learning_rates
 from .duchi import spawn
-from .mmean import mmean_release
+from .mmean import mmean_release, project
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -62,19 +63,12 @@ METHODS = ("Algorithm 2 (two copies)", "naive single copy", "min-δ LDP (two cop
 
 def learning_rates(*, schedule: str, gamma0: float, steps: int, rho: float = 0.5,
                    lam: float = 0.1) -> np.ndarray:
-    """γ_h for h = 0..steps−1: constant γ0, ``poly`` γ0 (1+h)^{−ρ}, ``inverse`` γ0/(1 + λh).
+    """γ_h for h = 0..steps−1: constant γ0, ``poly`` γ0 (1+h)^{−ρ}, ``inverse`` γ0/(1 + λh) — the
+    schedules of :func:`hetdp_core.dpsgd.learning_rates` that this page offers, at most 1 000 000 steps.
     (:func:`pgd` divides them by the smoothness L, so γ0 is in units of 1/L.)"""
     schedule = check_choice("schedule", schedule, SCHEDULES)
-    gamma0 = check_real("gamma0", gamma0, lo=0.0, lo_open=True, hi=1e6, what=" (initial learning rate)")
     steps = check_int("steps", steps, lo=1, hi=1_000_000, what=" (gradient steps)")
-    h = np.arange(steps, dtype=float)
-    if schedule == "constant":
-        return np.full(steps, gamma0)
-    if schedule == "poly":
-        rho = check_real("rho", rho, lo=0.0, lo_open=True, hi=1.0, what=" (decay exponent)")
-        return gamma0 * (1.0 + h) ** (-rho)
-    lam = check_real("lam", lam, lo=0.0, lo_open=True, hi=1e6, what=" (decay rate λ)")
-    return gamma0 / (1.0 + lam * h)
+    return dpsgd_learning_rates(schedule=schedule, steps=steps, gamma0=gamma0, rho=rho, lam=lam)
 
 
 def regression_data(*, n: int, theta, noise: float = 0.1, q: float = 0.0,
@@ -127,11 +121,6 @@ def ball_lstsq(A, b, *, radius: float) -> np.ndarray:
     return V @ (beta / (w + lam))
 
 
-def _project(theta: np.ndarray, radius: float) -> np.ndarray:
-    nrm = np.linalg.norm(theta, axis=-1, keepdims=True)
-    return theta * np.minimum(1.0, radius / np.maximum(nrm, 1e-300))
-
-
 def private_quadratic(copy1: np.ndarray, copy2: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """(Â, b̂) of f̂ from per-user releases (n, d): two copies → (1/n)Σ ẑ¹ẑ²ᵀ (symmetrised),
     (1/n)Σ l̂¹ẑ²; ``copy2=None`` → the naive single-copy plug-in (1/n)Σ ẑẑᵀ, (1/n)Σ l̂ẑ."""
@@ -156,7 +145,7 @@ def pgd(A, b, *, radius: float, rates: np.ndarray, theta0=None) -> np.ndarray:
     traj = np.empty((rates.size + 1, b.size))
     traj[0] = theta
     for h, g in enumerate(rates):
-        theta = _project(theta - (g / L) * (A @ theta - b), radius)
+        theta = project(theta - (g / L) * (A @ theta - b), mode="ball", radius=radius)
         traj[h + 1] = theta
     return traj
 
