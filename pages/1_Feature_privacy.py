@@ -6,15 +6,35 @@ import streamlit as st
 
 from hetdp_core.bcdp import MAX_EPS, privacy_allocation
 from hetdp_core.bcdp_sim import (
-    MAX_CELLS_PAGE, PRESETS, check_sweep_size, guarantee_report, sweep, two_group_delta,
+    MAX_CELLS_PAGE,
+    PRESETS,
+    check_sweep_size,
+    guarantee_report,
+    sweep,
+    two_group_delta,
 )
 from hetdp_core.mmean import mmean_stages
-from hetdp_ui.nav import sidebar_nav
 from hetdp_ui.common import (
-    PageState, Param, Progress, cached, csv_download, list_editor, dump_bool, log_options, log_slider, parse_bool,
-    parse_choice, parse_float, parse_float_list, parse_int, question, show_input_error,
+    PageState,
+    Param,
+    Progress,
+    cached,
+    csv_download,
+    dump_bool,
+    list_editor,
+    log_options,
+    log_slider,
+    numbers,
+    parse_bool,
+    parse_choice,
+    parse_float,
+    parse_float_list,
+    parse_int,
+    question,
+    show_input_error,
 )
 from hetdp_ui.figures import c_vector_figure, mse_sweep_figure, stage_schematic_figure
+from hetdp_ui.nav import sidebar_nav
 
 st.set_page_config(page_title="Feature privacy (BCDP) — hetdp", layout="wide")
 sidebar_nav()
@@ -208,9 +228,9 @@ with st.expander("Stage schematic of Mechanism 1 — which features each stage c
 # ------------------------------------------------------------------ MSE sweep
 st.subheader(f"Squared error vs {AXES[state['axis']]}")
 try:
-    pts = tuple(float(t) for t in state["points"].split(",") if t.strip())
-except ValueError:
-    st.error(f"Input problem: sweep points must be numbers separated by commas; got {state['points']!r}.")
+    pts = tuple(numbers(state["points"], "sweep points"))
+except ValueError as exc:
+    show_input_error(exc)
     st.stop()
 args = dict(delta=tuple(delta_vec) if state["axis"] in ("q", "n") else None, d=d,
             f=(k / d) if d else 0.0, delta_s=dsens, eps=eps, q=state["q"], zeta=zeta, n=state["n"],

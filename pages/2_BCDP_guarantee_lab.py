@@ -9,8 +9,19 @@ import streamlit as st
 from hetdp_core import bcdp_exact as ex
 from hetdp_core.bcdp import mse_bound_thm2, privacy_allocation, translate_delta_to_c
 from hetdp_ui.common import (
-    PageState, Param, cached, csv_download, dump_bool, parse_bool, parse_choice, parse_float,
-    parse_float_list, parse_int, question, show_input_error,
+    PageState,
+    Param,
+    cached,
+    csv_download,
+    dump_bool,
+    numbers,
+    parse_bool,
+    parse_choice,
+    parse_float,
+    parse_float_list,
+    parse_int,
+    question,
+    show_input_error,
 )
 from hetdp_ui.lab_figures import rr_figure, tradeoff_figure, translator_figure
 from hetdp_ui.nav import sidebar_nav
@@ -83,10 +94,10 @@ sb.slider("ε (global LDP)", 0.1, 20.0, step=0.1, key=state.key("tr_eps"), on_ch
 sb.slider("q (translator)", 0.0, 1.0, step=0.01, key=state.key("tr_q"), on_change=state.mark_custom)
 
 try:
-    rr_c = np.asarray([float(t) for t in state["rr_c"].split(",") if t.strip()])
-    tr_delta = np.asarray([float(t) for t in state["tr_delta"].split(",") if t.strip()])
-except ValueError:
-    st.error("Input problem: the lists in the sidebar must be numbers separated by commas.")
+    rr_c = np.asarray(numbers(state["rr_c"], "RR levels c_i"))
+    tr_delta = np.asarray(numbers(state["tr_delta"], "demands δ"))
+except ValueError as exc:
+    show_input_error(exc)
     state.sync_url()
     st.stop()
 d_rr = max(rr_c.size, 1)

@@ -8,7 +8,15 @@ import streamlit as st
 
 from hetdp_core import regression as rg
 from hetdp_ui.common import (
-    PageState, Param, Progress, cached, csv_download, parse_choice, parse_float, parse_int, question,
+    PageState,
+    Param,
+    Progress,
+    cached,
+    csv_download,
+    parse_choice,
+    parse_float,
+    parse_int,
+    question,
     show_input_error,
 )
 from hetdp_ui.lab_figures import excess_risk_figure, trajectory_figure

@@ -9,8 +9,19 @@ import streamlit as st
 
 from hetdp_core import hetero as ht
 from hetdp_ui.common import (
-    PageState, Param, Progress, UrlValueError, cached, csv_download, parse_choice, parse_float, parse_float_list, parse_int,
-    question, show_input_error,
+    PageState,
+    Param,
+    Progress,
+    UrlValueError,
+    cached,
+    csv_download,
+    numbers,
+    parse_choice,
+    parse_float,
+    parse_float_list,
+    parse_int,
+    question,
+    show_input_error,
 )
 from hetdp_ui.nav import sidebar_nav
 
@@ -66,10 +77,6 @@ state = PageState("het", presets=PRESETS, params={
     "solver": Param("fast", parse_choice(["fast", "cvxpy"])),
     "seed": Param(0, parse_int(0, 2**31 - 1)),
 })
-
-
-def nums(text: str) -> list[float]:
-    return [float(t) for t in text.split(",") if t.strip()]
 
 
 @cached(max_entries=16)
@@ -160,8 +167,8 @@ try:
     x, k, desc = cached_data(state["problem"], state["dataset"], state["n"], state["k"], state["profile"],
                              int(state["seed"]), upload)
     args = (state["problem"], state["dataset"], state["n"], state["k"], state["profile"], int(state["seed"]), upload,
-            state["demand"], tuple(nums(state["eps_by_bin"])), tuple(nums(state["shares"])), tuple(nums(state["lows"])),
-            tuple(nums(state["highs"])), state["setting"], state["beta"])
+            state["demand"], tuple(numbers(state["eps_by_bin"], "ε per bin")), tuple(numbers(state["shares"], "group shares")), tuple(numbers(state["lows"], "group ε low")),
+            tuple(numbers(state["highs"], "group ε high")), state["setting"], state["beta"])
     if "LDP" in algs and x.size > 50_000:
         raise ValueError("the LDP baseline solves a cvxpy problem over all users; use n ≤ 50 000 or deselect LDP.")
     prog = Progress()

@@ -5,13 +5,29 @@ import pandas as pd
 import streamlit as st
 
 from hetdp_core import zcdp
-from hetdp_ui.nav import sidebar_nav
 from hetdp_ui.common import (
-    PageState, Param, Progress, cached, csv_download, list_editor, log_options, log_slider, parse_choice,
-    parse_float, parse_float_list, parse_int, question, show_input_error,
+    PageState,
+    Param,
+    Progress,
+    cached,
+    csv_download,
+    list_editor,
+    log_options,
+    log_slider,
+    parse_choice,
+    parse_float,
+    parse_float_list,
+    parse_int,
+    question,
+    show_input_error,
 )
+from hetdp_ui.nav import sidebar_nav
 from hetdp_ui.zcdp_figures import (
-    budget_figure, loss_vs_size_figure, relative_error_figure, release_figure, renyi_figure,
+    budget_figure,
+    loss_vs_size_figure,
+    relative_error_figure,
+    release_figure,
+    renyi_figure,
 )
 
 st.set_page_config(page_title="Group-wise zCDP — hetdp", layout="wide")

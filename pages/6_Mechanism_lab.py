@@ -8,8 +8,19 @@ import streamlit as st
 from hetdp_core import mechanisms as mc
 from hetdp_core.dptest import histogram_privacy_test
 from hetdp_ui.common import (
-    PageState, Param, cached, csv_download, log_options, log_slider, parse_choice, parse_float,
-    parse_float_list, parse_int, question, show_input_error,
+    PageState,
+    Param,
+    cached,
+    csv_download,
+    log_options,
+    log_slider,
+    numbers,
+    parse_choice,
+    parse_float,
+    parse_float_list,
+    parse_int,
+    question,
+    show_input_error,
 )
 from hetdp_ui.nav import sidebar_nav
 
@@ -213,7 +224,7 @@ with t4:
 with t5:
     st.text_input("scores f(x, q) per candidate", key=state.key("scores"))
     try:
-        sc = np.array([float(t) for t in state["scores"].split(",") if t.strip()])
+        sc = np.array(numbers(state["scores"], "scores"))
         pe = mc.exponential_probabilities(sc, eps=eps)
         pr = mc.report_noisy_max_probabilities(sc, eps=eps)
         w = mc.report_noisy_max_sample(sc, eps=eps, size=trials, rng=seed)

@@ -7,8 +7,20 @@ import streamlit as st
 
 from hetdp_core import dpsgd as sg
 from hetdp_ui.common import (
-    PageState, Param, Progress, cached, csv_download, dump_bool, parse_bool, parse_choice, parse_float,
-    parse_float_list, parse_int, question, show_input_error,
+    PageState,
+    Param,
+    Progress,
+    cached,
+    csv_download,
+    dump_bool,
+    numbers,
+    parse_bool,
+    parse_choice,
+    parse_float,
+    parse_float_list,
+    parse_int,
+    question,
+    show_input_error,
 )
 from hetdp_ui.figures import rgba
 from hetdp_ui.nav import sidebar_nav
@@ -119,7 +131,7 @@ sb.number_input("seed", 0, 2**31 - 1, key=state.key("seed"))
 state.sync_url()
 
 try:
-    custom = tuple(float(t) for t in state["custom"].split(",") if t.strip())
+    custom = tuple(numbers(state["custom"], "custom learning rates"))
     kappa = state["kappa"] if state["priv"] == "power" else 0.0
     if int(state["runs"]) * int(state["steps"]) * (4 if state["compare"] else 2) > 8_000_000:
         raise ValueError(f"compute size: runs × N = {int(state['runs']) * int(state['steps']):,} is too large for "
