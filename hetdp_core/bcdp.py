@@ -55,12 +55,15 @@ def heuristic_zeta(q: float) -> float:
 def _correlation_cost(level: np.ndarray | float, q: np.ndarray | float) -> np.ndarray:
     """``log(1 + q e^{level} − q)``: the BCDP price that correlation q adds to a coordinate.
 
-    Computed as ``level + log(q + (1 − q) e^{−level})`` so that large levels do not overflow;
-    equals 0 when q = 0 and ``level`` when q = 1 (Proposition 4).
+    Computed as ``logaddexp(log q + level, log(1 − q))`` so that neither large levels overflow nor
+    ``q e^{level}`` underflows (an earlier form, ``level + log(q + (1 − q)e^{−level})``, gave −∞ for
+    q = 0 and level = 400); equals 0 when q = 0 and ``level`` when q = 1 (Proposition 4).
     """
     level = np.asarray(level, dtype=float)
     q = np.asarray(q, dtype=float)
-    return level + np.log(q + (1.0 - q) * np.exp(-level))
+    with np.errstate(divide="ignore"):
+        cost = np.logaddexp(np.log(q) + level, np.log1p(-q))
+    return np.clip(cost, 0.0, level)          # exact range for level ≥ 0; removes round-off (~1e-17)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from .bcdp import (
     prop4_composition_guarantee,
     prop4_ldp_guarantee,
 )
+from .checks import check_le
 from .duchi import SCALES, spawn
 from .mmean import (
     PROJECTIONS,
@@ -252,6 +253,13 @@ def guarantee_report(alloc: Allocation, q=None) -> pd.DataFrame:
     df.attrs["ldp_level"] = alloc.ldp_level
     df.attrs["ldp_ok"] = chk.ldp_ok
     df.attrs["all_ok"] = chk.all_ok
+    ins = {"eps": alloc.eps, "q": alloc.q, "zeta": alloc.zeta}
+    # Theorem 2 guarantees both: a failure is a numerical failure, not a finding
+    df.attrs["checks"] = [
+        check_le("guaranteed δ'_i ≤ demanded δ_i (Theorem 2)", guaranteed, alloc.delta,
+                 labels=[f"feature {i + 1}" for i in range(alloc.c.size)], inputs=ins),
+        check_le("delivered LDP level c_d ≤ ε", alloc.ldp_level, alloc.eps, inputs=ins),
+    ]
     return df
 
 

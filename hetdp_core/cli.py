@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -44,8 +45,19 @@ def parse_list(text: str, name: str) -> list[float]:
     return out
 
 
+def _no_nan(obj):
+    """NaN ("no value": unresolved, not computed) becomes null; ±Infinity stays (SPEC §8 contract)."""
+    if isinstance(obj, float):
+        return None if math.isnan(obj) else obj
+    if isinstance(obj, dict):
+        return {k: _no_nan(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_no_nan(v) for v in obj]
+    return obj
+
+
 def _dump(obj) -> str:
-    return json.dumps(obj, indent=None, allow_nan=True)
+    return json.dumps(_no_nan(obj), indent=None, allow_nan=True)
 
 
 def _errors_block(errs: np.ndarray) -> dict:
@@ -157,13 +169,29 @@ def cmd_zcdp_renyi(a) -> int:
            "claimed": c.claimed.tolist(), "violated": c.violated.tolist(),
            "reference": "alpha*v+xi (paper's claim)" if a.algorithm == 2 else "alpha*rho (post-processing)",
            **rep}
+    if a.algorithm == 2:
+        out["violation_orders"] = zcdp.algorithm2_violation_orders(x=a.x, r=a.r)
+    if rep["unresolved"]:
+        out["note"] = (f"D_alpha could not be resolved to the numerical tolerance ({zcdp.ALG1_REL_TOL:g} relative) "
+                       f"for alpha = {', '.join(f'{v:g}' for v in rep['unresolved'])}; those entries are null.")
     if a.json:
         print(_dump(out))
     else:
         print(f"Algorithm {a.algorithm}, x = {a.x:g}, rho = {a.rho:g}, r = {a.r:g}; reference: {out['reference']}")
         print(f"{'alpha':>8} {'up':>12} {'down':>12} {'claimed':>12}  ok")
         for al, u, d, cl, bad in zip(c.alpha, c.up, c.down, c.claimed, c.violated):
+            if math.isnan(u) or math.isnan(d):
+                print(f"{al:8.4g} {'unresolved':>12} {'unresolved':>12} {cl:12.6g}  numerical tolerance not met")
+                continue
             print(f"{al:8.4g} {u:12.6g} {d:12.6g} {cl:12.6g}  {'VIOLATED' if bad else 'ok'}")
+        if a.algorithm == 2:
+            inf = rep["alpha_infinite"]
+            print("infinite from alpha: " + ", ".join(
+                f"{k} {v:.6g}" for k, v in inf.items() if k != "first" and v is not None)
+                  + "; first violation of the claim: "
+                  + (f"alpha = {out['violation_orders']['first']:.6g}" if out["violation_orders"]["first"] else "none"))
+        if "note" in out:
+            print(out["note"])
     return 0
 
 
@@ -231,20 +259,20 @@ def cmd_regression(a) -> int:
     return 0
 
 
-def _sgd_schedules(a):
+def _sgd_schedules(a, sensitivity: float):
     from . import dpsgd as sg
 
     g = sg.learning_rates(schedule=a.schedule, steps=a.steps, gamma0=a.gamma0, rho=a.rho,
                           custom=parse_list(a.custom, "--custom") if a.custom else None)
     av = sg.privacy_schedule(kind="constant" if a.kappa == 0 else "power", steps=a.steps, kappa=a.kappa)
-    th = sg.theta(gammas=g, a=av, sensitivity=a.sensitivity, eps=a.eps)
+    th = sg.theta(gammas=g, a=av, sensitivity=sensitivity, eps=a.eps)
     return g, av, th
 
 
 def cmd_sgd_theta(a) -> int:
-    g, av, th = _sgd_schedules(a)
+    g, av, th = _sgd_schedules(a, 1.0 if a.sensitivity is None else a.sensitivity)
     out = {"h": list(range(1, a.steps + 1)), "theta": th.tolist(), "eps_release": (a.eps * av).tolist(),
-           "gamma": g.tolist()}
+           "gamma": g.tolist(), "sensitivity": 1.0 if a.sensitivity is None else a.sensitivity}
     if a.json:
         print(_dump(out))
     else:
@@ -258,7 +286,8 @@ def cmd_sgd_theta(a) -> int:
 def cmd_sgd_run(a) -> int:
     from . import dpsgd as sg
 
-    g, _, th = _sgd_schedules(a)
+    sens = sg.checked_sensitivity(problem=a.problem, Lambda=a.Lambda, override=a.sensitivity)
+    g, _, th = _sgd_schedules(a, sens)
     rng = np.random.default_rng(a.seed)
     if a.problem == "mean":
         x = sg.example33_data(n=a.n, Lambda=a.Lambda, rng=rng)
@@ -273,7 +302,8 @@ def cmd_sgd_run(a) -> int:
     q25, med, q75 = np.quantile(err, [0.25, 0.5, 0.75])
     out = {"problem": a.problem, "method": a.method, "target": target.tolist(), "final_error": {
         "median": float(med), "q25": float(q25), "q75": float(q75)}, "errors": err.tolist(),
-        "converges_in_theory": bool(sg.region(a.rho, a.kappa)) if a.schedule == "poly" else None}
+        "converges_in_theory": bool(sg.region(a.rho, a.kappa)) if a.schedule == "poly" else None,
+        "sensitivity": sens}
     print(_dump(out) if a.json else f"{a.method} on {a.problem}: final |beta - beta*| median {med:.4g} "
           f"[{q25:.4g}, {q75:.4g}] over {a.runs} runs")
     return 0
@@ -457,7 +487,9 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--custom", default=None, help="custom learning rates, e.g. 0.1,0.05,0.02")
         sp.add_argument("--kappa", type=float, default=0.0, help="privacy schedule a_h = h^kappa (0: constant)")
         sp.add_argument("--eps", type=float, default=1.0)
-        sp.add_argument("--sensitivity", type=float, default=1.0, help="gradient sensitivity Delta")
+        sp.add_argument("--sensitivity", type=float, default=None,
+                        help="gradient sensitivity Delta (theta: default 1; run: the example's own, "
+                             "2*Lambda or 4(1+2R); a smaller value is refused)")
         sp.add_argument("--steps", type=int, default=100)
         sp.add_argument("--json", action="store_true")
         sp.set_defaults(func=func)

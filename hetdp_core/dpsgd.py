@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["trajectory_bands", "reference_optimum", "LR_SCHEDULES", "learning_rates", "privacy_schedule", "theta", "bound_terms", "fitted_slope",
-           "example33_data", "example34_data", "simulate", "region"]
+           "RIDGE_RADIUS", "gradient_sensitivity", "theta_checks", "checked_sensitivity", "example33_data", "example34_data", "simulate", "region"]
 
 LR_SCHEDULES = ("constant", "poly", "step", "custom")
 #: Every schedule :func:`learning_rates` knows (``inverse`` is used by the private regression page).
@@ -81,6 +81,20 @@ def theta(*, gammas, a, sensitivity: float, eps: float) -> np.ndarray:
     return out
 
 
+def theta_checks(*, thetas, a, sensitivity: float, eps: float) -> list:
+    """θ_1 = Δ/ε exactly, and every θ_h ≥ Δ/(ε a_h): no release is less noisy than a single
+    (ε a_h)-DP Laplace step (Theorem 36's θ_h adds the accumulated learning-rate ratio on top)."""
+    from .checks import check_le
+
+    th = np.asarray(thetas, dtype=float)
+    av = np.asarray(a, dtype=float)
+    ins = {"sensitivity": sensitivity, "eps": eps}
+    single = sensitivity / (eps * av)
+    return [check_le("θ_h ≥ Δ/(ε a_h) for every release h", single, th,
+                     labels=[f"h = {h + 1}" for h in range(th.size)], inputs=ins),
+            check_le("θ_1 ≤ Δ/ε (first release is exactly ε a_1-DP)", th[:1], single[:1], inputs=ins)]
+
+
 def bound_terms(*, gammas, thetas, dist0: float = 1.0, C: float = 1.0) -> "pd.DataFrame":
     """A1, A2, A3 of (11) for every N = 1..len(gammas) (C = 1 unless given: shapes)."""
     import pandas as pd
@@ -103,6 +117,47 @@ def fitted_slope(N, values, *, start_fraction: float = 0.5) -> float:
     if keep.sum() < 3:
         raise ValueError("fitted_slope needs at least 3 positive values in the fitting range.")
     return float(np.polyfit(np.log(N[keep]), np.log(v[keep]), 1)[0])
+
+
+#: Example 34: β is kept in [−R, R]² (projection after every step) so that gradients are bounded.
+RIDGE_RADIUS = 5.0
+
+
+def gradient_sensitivity(*, problem: str, Lambda: float | None = None, radius: float = RIDGE_RADIUS) -> float:
+    r"""ℓ1 sensitivity Δ of one per-example gradient — what θ_h must be calibrated with.
+
+    * ``mean`` (Example 33, L(β, x) = (x − β)², x ∈ [0, Λ]): ∇L = −2(x − β), so for two data
+      points |∇L(β, x) − ∇L(β, x')| = 2|x − x'| ≤ **2Λ**, whatever β.
+    * ``ridge`` (Example 34, L = ½(u − β0 − β1 v)² + λβ1²/2, (u, v) ∈ [−1, 1]², β ∈ [−R, R]²):
+      with residual e = u − β0 − β1 v, |e| ≤ 1 + R + R, ∇L = (−e, −v e + λβ1); the λβ1 term is the
+      same for both points and cancels, so the ℓ1 difference is ≤ |e − e'| + |v e − v' e'|
+      ≤ 2(1 + 2R) + 2(1 + 2R) = **4(1 + 2R)** (= 44 for R = 5). This is a proven upper bound, not
+      the tightest one (the worst pair found numerically differs by 22 for R = 5): the release is
+      private, with some extra noise.
+
+    Laplace noise with scale θ_h = (...)Δ/ε on each coordinate (Theorem 36) is private only with
+    this Δ; the lecture's examples leave it implicit."""
+    problem = check_choice("problem", problem, ("mean", "ridge"))
+    if problem == "mean":
+        Lambda = check_real("Lambda", Lambda, lo=0.0, lo_open=True, hi=1e6, what=" (clipping level Λ)")
+        return 2.0 * Lambda
+    radius = check_real("radius", radius, lo=0.0, lo_open=True, hi=1e6, what=" (β is kept in [−R, R]²)")
+    return 4.0 * (1.0 + 2.0 * radius)
+
+
+def checked_sensitivity(*, problem: str, Lambda: float | None = None, override: float | None = None) -> float:
+    """The sensitivity to calibrate with: the example's own (:func:`gradient_sensitivity`), or an
+    explicit ``override`` that is at least as large (a larger Δ only adds noise). A smaller
+    override would not be private and is refused."""
+    own = gradient_sensitivity(problem=problem, Lambda=Lambda)
+    if override is None:
+        return own
+    override = check_real("sensitivity", override, lo=0.0, lo_open=True, what=" (gradient sensitivity Δ)")
+    if override < own * (1 - 1e-12):
+        raise ValueError(f"sensitivity {override:g} is below the gradient sensitivity {own:g} of the {problem} "
+                         f"example; the release would not be private. Omit --sensitivity (uses {own:g}) "
+                         "or pass a value >= it.")
+    return override
 
 
 def example33_data(*, n: int, Lambda: float, rng=None) -> np.ndarray:
@@ -131,7 +186,7 @@ def _grad(problem, beta, x, lam):
 
 
 def simulate(*, problem: str, data, gammas, thetas, runs: int = 50, method: str = "dpsgd", lam: float = 0.1,
-             radius: float = 5.0, rng=None) -> np.ndarray:
+             radius: float = RIDGE_RADIUS, rng=None) -> np.ndarray:
     """Trajectories β^(0..N) of ``runs`` independent runs, shape (runs, N + 1, p).
 
     ``method``: ``dpsgd`` (Laplace noise θ_h Z_h), ``sgd`` (no noise), ``gd`` (full gradient).

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PROBLEMS", "VARIANTS", "BASELINES", "ALGORITHMS", "check_demands", "kappa_of", "noise_scale",
-    "eps_effective", "objective_value", "Weights", "fast_weights", "cvxpy_weights", "weights",
+    "eps_effective", "objective_value", "Weights", "weight_checks", "fast_weights", "cvxpy_weights", "weights",
     "baseline_weights", "project_simplex", "simulate", "summarize", "synthetic_frequency",
     "synthetic_mean", "demand_by_bin", "demand_by_groups", "load_randhie", "parse_data_csv",
     "noisy_histogram", "value_bins", "bias_bound",
@@ -149,6 +149,20 @@ class Weights:
     t: float | None = None
     note: str = ""
     extra: dict = field(default_factory=dict)
+
+
+def weight_checks(*, eps, eps_eff, weights, algorithm: str, b: float) -> list:
+    """ε_eff,i = κ w_i / b ≤ ε_i for every user (the release is private for everyone), and the
+    weights lie on the simplex. A failure is a numerical failure of the solver, not a finding."""
+    from .checks import check_le
+
+    eps = np.asarray(eps, dtype=float)
+    w = np.asarray(weights, dtype=float)
+    ins = {"algorithm": algorithm, "b": b}
+    return [check_le(f"{algorithm}: effective ε_i ≤ demanded ε_i", eps_eff, eps,
+                     labels=[f"user {i + 1}" for i in range(eps.size)], inputs=ins),
+            check_le(f"{algorithm}: weights on the simplex (|Σw − 1| ≤ 1e-9, w ≥ 0)",
+                     max(abs(float(w.sum()) - 1.0), float(-w.min(initial=0.0))), 1e-9, inputs=ins)]
 
 
 # ------------------------------------------------------------------ the fast exact solver
@@ -396,8 +410,10 @@ def _weighted_stat(x, w, problem, k):
 
 
 def _ldp_weights(v: np.ndarray) -> np.ndarray:
-    """LDP combination: minimise T² + Σ w_i² v_i on the simplex (cvxpy; closed-form-free fallback to
-    the family-like w ∝ 1/v capped at uniform when cvxpy fails)."""
+    """LDP combination: minimise T² + Σ w_i² v_i on the simplex (T = ½‖w − u‖₁, v_i the variance of
+    user i's unbiased estimate), solved by cvxpy. If the solver fails, the fallback is the
+    inverse-variance weighting w ∝ 1/v (users with v = 0, i.e. public users, share all the weight);
+    it is not capped."""
     import cvxpy as cp
 
     n = v.size
@@ -503,8 +519,12 @@ def simulate(x, eps, *, algorithm: str, problem: str, k: int = 2, beta: float = 
         if problem == "mean":
             v = np.where(fin, 2.0 / np.where(fin, eps, 1.0) ** 2, 0.0)
         else:
+            # k-RAPPOR: each bit is flipped with probability f, so the observed bit is Bernoulli with
+            # variance f(1 − f) whatever the true bit, and the unbiased (y − f)/(1 − 2f) has variance
+            # f(1 − f)/(1 − 2f)² (SPEC §4). The user's own value is fixed (the target is the empirical
+            # frequency), so no sampling variance is added. (An earlier version added 0.25.)
             f = np.where(fin, 1.0 / (1.0 + np.exp(np.where(fin, eps, 0.0) / 2)), 0.0)
-            v = np.where(fin, f * (1 - f) / (1 - 2 * f) ** 2 + 0.25, 0.0)
+            v = np.where(fin, f * (1 - f) / (1 - 2 * f) ** 2, 0.0)
         wl = _ldp_weights(v)
         info.update(weights=wl, ldp_variance=v)
         for t_ in range(trials):

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "laplace_scale", "gaussian_sigma", "mnm_threshold", "mnm_sigma", "noise_variance", "release",
+    "calibration_checks", "laplace_scale", "gaussian_sigma", "mnm_threshold", "mnm_sigma", "noise_variance", "release",
     "noise_density", "pareto_sample", "pareto_mse", "sequential", "parallel", "example8",
     "local_sensitivity_median", "smooth_sensitivity_median", "example12_datasets", "smooth_noise",
     "sample_heavy_tailed", "bounded_laplace_C", "bounded_laplace_b", "bounded_laplace_sample",
@@ -70,6 +70,30 @@ def mnm_threshold(*, eps: float, delta: float) -> float:
 def mnm_sigma(*, sensitivity: float, eps: float) -> float:
     """σ_MNM = √2 Δ/ε, so σ² = 2(Δ/ε)² — the Laplace variance."""
     return math.sqrt(2) * _sens(sensitivity) / _eps(eps)
+
+
+def calibration_checks(*, sensitivity: float, eps: float, delta: float | None = None,
+                       bounded: tuple[float, float, float] | None = None) -> list:
+    """Checks of the noise calibrations the lab shows: Laplace loss Δ/b ≤ ε; Gaussian
+    σ ≥ √(2 ln(1.25/δ)) Δ/ε (when ε < 1 and δ is given); bounded Laplace (``bounded`` = (b, l, u))
+    b ≥ Δ/(ε − log ΔC(b) − log(1 − δ)) (Theorem 26)."""
+    from .checks import check_le
+
+    sens, e = _sens(sensitivity), _eps(eps)
+    ins = {"sensitivity": sens, "eps": e}
+    out = [check_le("Laplace: privacy loss Δ/b ≤ ε", sens / laplace_scale(sensitivity=sens, eps=e), e, inputs=ins)]
+    if delta is not None and e < 1:
+        sig = gaussian_sigma(sensitivity=sens, eps=e, delta=delta)
+        out.append(check_le("Gaussian: √(2 ln(1.25/δ))·Δ/ε ≤ σ", math.sqrt(2 * math.log(1.25 / delta)) * sens / e,
+                            sig, inputs={**ins, "delta": delta}))
+    if bounded is not None:
+        b, lo, hi = bounded
+        dC = bounded_laplace_C(lo + sens, b=b, lower=lo, upper=hi) / bounded_laplace_C(lo, b=b, lower=lo, upper=hi)
+        denom = e - math.log(dC) - math.log1p(-(delta or 0.0))
+        need = sens / denom if denom > 0 else math.inf
+        out.append(check_le("bounded Laplace: Δ/(ε − log ΔC(b) − log(1−δ)) ≤ b (Theorem 26)", need, b,
+                            inputs={**ins, "delta": delta, "lower": lo, "upper": hi}))
+    return out
 
 
 def noise_variance(mechanism: str, *, sensitivity: float, eps: float, delta: float = 1e-5) -> float:
@@ -299,7 +323,10 @@ def bounded_laplace_b(*, sensitivity: float, eps: float, delta: float, lower: fl
     """Smallest b with b ≥ Δ/(ε − log ΔC(b) − log(1 − δ)), ΔC(b) = C_{l+Δ}/C_l (Theorem 26).
 
     g(b) = b(ε − log ΔC(b) − log(1−δ)) − Δ is scanned on a log grid for its first sign change
-    (where the denominator is positive) and refined by Brent's method."""
+    and refined by Brent's method. The grid starts where g < 0 provably: l + Δ is nearer the
+    centre of [l, u] than l (0 < Δ < u − l), so C_{l+Δ} ≥ C_l, ΔC ≥ 1 and g(b) ≤ b(ε − log(1−δ)) − Δ,
+    which is negative for b < Δ/(ε − log(1−δ)). (An earlier grid started at 10⁻³Δ/ε, above the
+    answer when δ is close to 1, and returned its first point instead of the smallest b.)"""
     sens, eps = _sens(sensitivity), _eps(eps)
     delta = check_real("delta", delta, lo=0.0, hi=1.0, hi_open=True, what=" (δ in [0, 1))")
     lower, upper = _domain(lower, upper)
@@ -310,14 +337,15 @@ def bounded_laplace_b(*, sensitivity: float, eps: float, delta: float, lower: fl
         dC = bounded_laplace_C(lower + sens, b=b, lower=lower, upper=upper) / bounded_laplace_C(lower, b=b, lower=lower, upper=upper)
         return b * (eps - math.log(dC) - math.log1p(-delta)) - sens
 
-    grid = np.geomspace(sens / eps * 1e-3, sens / eps * 1e3 + 10 * (upper - lower), 4000)
+    b_lo = 0.5 * sens / (eps - math.log1p(-delta))
+    grid = np.geomspace(b_lo, sens / eps * 1e3 + 10 * (upper - lower), 4000)
     vals = np.array([g(b) for b in grid])
+    if vals[0] >= 0:                                    # cannot happen (see above); never return it silently
+        raise ArithmeticError(f"bounded_laplace_b: g({grid[0]:g}) = {vals[0]:g} >= 0 at the start of the bracket.")
     idx = np.flatnonzero(vals >= 0)
     if idx.size == 0:
         raise ValueError("no b satisfies Theorem 26 on the search range; increase ε or δ.")
     i = idx[0]
-    if i == 0:
-        return float(grid[0])
     return float(optimize.brentq(g, grid[i - 1], grid[i], xtol=1e-14, rtol=1e-13))
 
 

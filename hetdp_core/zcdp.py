@@ -44,6 +44,12 @@ __all__ = [
     "RenyiCurves",
     "renyi_curves",
     "check_claim",
+    "curve_checks",
+    "algorithm2_infinite_from",
+    "algorithm2_violation_orders",
+    "renyi_algorithm1_detail",
+    "Algorithm1Divergence",
+    "ALG1_REL_TOL",
     "zipf_counts",
     "divergence_vs_size",
     "group_summary",
@@ -162,12 +168,15 @@ def renyi_algorithm2(*, x: float, r: float, alpha) -> tuple[np.ndarray, np.ndarr
 
 
 # ---------------------------------------------------------------- Algorithm 1 (numerical)
-@dataclass(frozen=True)
-class _Grid:
-    """Resolution of the numerical Rényi divergence (doubling both is the convergence test)."""
-
-    nw: int = 600      # linear nodes of the w-integral around x (plus nw // 3 geometric per sign)
-    ny: int = 800      # linear nodes of the y-integral (plus ny // 4 geometric per sign near 0)
+#: A numerical D_α of Algorithm 1 is reported only when two resolutions (``fine`` and ``1.5·fine``)
+#: agree within this relative tolerance (plus ``ALG1_ABS_TOL`` nats); otherwise it is "unresolved".
+ALG1_REL_TOL = 1e-2
+ALG1_ABS_TOL = 1e-9
+_K_SIGMA = 14.0          # the Gaussian step is discretised on x ± 14σ (mass outside: e^{-98})
+_Z_MAX = 12.0            # the multiplicative noise U = 1 + rZ is discretised on Z ∈ [−12, 12]
+_END_GAP = 40.0          # the y-range grows until the integrand at both ends is e^{-40} below its peak
+_MAX_Y_NODES = 400_000
+_MAX_MIX_NODES = 40_000
 
 
 def _trapezoid_weights(t: np.ndarray) -> np.ndarray:
@@ -178,144 +187,235 @@ def _trapezoid_weights(t: np.ndarray) -> np.ndarray:
     return w
 
 
-def _hybrid_grid(lo: float, hi: float, n_lin: int, n_geo: int, tiny: float, near: float) -> np.ndarray:
-    """Sorted nodes: a linear grid on [lo, hi] plus geometric nodes ±[tiny, near] accumulating at 0
-    (where the integrands of Algorithm 1 are singular); 0 itself is excluded."""
-    lin = np.linspace(lo, hi, n_lin)
-    geo = np.geomspace(tiny, near, n_geo)
-    pts = np.concatenate([lin, geo, -geo])
-    pts = pts[(pts >= lo) & (pts <= hi) & (pts != 0.0)]
-    return np.unique(pts)
+@dataclass(frozen=True)
+class _Mixture:
+    """The discretised mechanism: for every x, ``Y = Σ_j w_j(x) N(mean_j(x), sd_j(x)²)``.
+
+    ``kind = "t"``: the Gaussian step X is discretised on a grid shared by all x (weights
+    ∝ φ((t_j − x)/σ), components N(t_j, r²t_j²)); ``kind = "z"``: U = 1 + rZ is discretised on nodes
+    shared by all x (weights ∝ φ(z_j), components N(x u_j, σ²u_j²)). Either way the approximation is
+    itself a post-processing of a (discretised) Gaussian step, so its D_α obeys the αρ bound."""
+
+    kind: str
+    logw: dict
+    mean: dict
+    sd: dict
+    y_step: float          # linear y-spacing that resolves every component
+    y_near: float          # "z": geometric y-nodes accumulate at 0 below this (the singular point)
+    y_far: float           # "z": beyond |y| = y_far the spacing grows geometrically
 
 
-def _z_nodes(r: float, nz: int) -> tuple[np.ndarray, np.ndarray]:
-    """Nodes and log trapezoid weights × φ(z) for Z ~ N(0,1) on [−12, 12]: linear, plus geometric
-    nodes around z* = −1/r (where U = 1 + rZ = 0 and the conditional law of Y collapses to 0), so
-    that the density near its singular point y = 0 is resolved. z* itself is excluded."""
-    lin = np.linspace(-12.0, 12.0, nz)
-    nodes = [lin]
-    zstar = -1.0 / r
-    if zstar > -12.0:
-        du = r * (lin[1] - lin[0]) * 4                      # a few linear steps, in u units
-        off = np.geomspace(1e-13, du, max(nz // 4, 20)) / r
-        nodes += [zstar + off, zstar - off]
-    z = np.unique(np.concatenate(nodes))
-    z = z[(z >= -12.0) & (z <= 12.0) & (1.0 + r * z != 0.0)]
-    return z, np.log(_trapezoid_weights(z)) - 0.5 * z**2 - 0.5 * np.log(2 * np.pi)
-
-
-def _lse_rows(y: np.ndarray, base: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """log Σ_j exp(base_j − ((y − mean_j)/scale_j)²/2) for every y (chunked)."""
-    out = np.empty(y.shape)
-    flat, res = y.reshape(-1), out.reshape(-1)
-    step = max(1, 3_000_000 // base.size)
-    for s0 in range(0, flat.size, step):
-        res[s0:s0 + step] = logsumexp(base - 0.5 * ((flat[s0:s0 + step, None] - mean) / scale) ** 2, axis=1)
-    return out
-
-
-_MIN_NODES_PER_BUMP = 8
-_MAX_NODES = 20_000
-
-
-def _density_plan(xs, sigma: float, r: float, nw: int) -> tuple[str, int]:
-    """Pick the quadrature representation ('z' or 'x') and node count for a set of group sizes.
-
-    Bump width / node spacing with ``nw`` nodes: conditioning on Z resolves σ/(x r) in z over
-    [−12, 12]; conditioning on X resolves r(x − 14σ) in t over x ± 14σ. The same plan is used for
-    every density of one divergence, so quadrature errors are alike in f and g (mixing the two
-    representations for x and x + 1 gave spurious divergences)."""
-    xs = np.abs(np.asarray(xs, dtype=float))
-    big = max(float(xs.max()), sigma)
-    ratio_z = (sigma / (big * r)) / (24.0 / nw)
-    lo_t = float(xs.min()) - 14.0 * sigma
-    ratio_x = (r * lo_t) / (28.0 * sigma / nw) if lo_t > 0 else 0.0
-    rep, ratio = ("x", ratio_x) if ratio_x > ratio_z else ("z", ratio_z)
-    n = int(min(_MAX_NODES, max(nw, nw * _MIN_NODES_PER_BUMP / max(ratio, 1e-300))))
-    return rep, n
-
-
-def log_density_algorithm1(y, *, x: float, sigma: float, r: float, nw: int = 600,
-                           plan: tuple[str, int] | None = None) -> np.ndarray:
-    r"""log f_Y(y) for Algorithm 1 (Y = X·U, X ~ N(x, σ²), U = 1 + rZ ~ N(1, r²)), by one of two
-    exact representations:
-
-    * condition on Z (:math:`u = 1 + rz`): :math:`f_Y(y) = \int\varphi(z)\,N(y;\,xu,\,\sigma^2u^2)\,dz`.
-      At fixed y the integrand is a bump of width ≈ σ/(x r) in z — fine for small x or small r.
-      Nodes are refined geometrically around z* = −1/r, where f_Y has its (integrable)
-      log-singularity at y = 0;
-    * condition on X: :math:`f_Y(y) = \int f_X(t)\,N(y;\,t,\,r^2t^2)\,dt` over x ± 14σ — the bump
-      is f_X itself (width σ) and N(y; t, r²t²) is smooth in t when x ≫ σ.
-
-    ``plan`` = (representation, nodes) from :func:`_density_plan` (default: chosen for this x alone,
-    with at least 8 nodes across the narrowest bump). Trapezoid rule in log-space (log-sum-exp)."""
-    y = np.asarray(y, dtype=float)
-    rep, n = plan if plan is not None else _density_plan([x], sigma, r, nw)
-    if rep == "x":
-        t = np.linspace(x - 14.0 * sigma, x + 14.0 * sigma, n)
-        t = t[t != 0.0]
-        base = (np.log(_trapezoid_weights(t)) - 0.5 * ((t - x) / sigma) ** 2 - np.log(sigma * np.sqrt(2 * np.pi))
-                - np.log(r * np.abs(t)) - 0.5 * np.log(2 * np.pi))
-        return _lse_rows(y, base, t, r * np.abs(t))
-    z, logw = _z_nodes(r, n)
+def _alg1_mixture(xs, sigma: float, r: float, fine: float) -> _Mixture | None:
+    xs = sorted(set(float(v) for v in xs))
+    lo, hi = xs[0] - _K_SIGMA * sigma, xs[-1] + _K_SIGMA * sigma
+    if lo > 0 and r * lo >= sigma / 2:
+        # condition on X: components N(t, r²t²) are ≥ σ/2 wide, so a t-step of σ/8 resolves them
+        h = sigma / (8.0 * fine)
+        n = int(np.ceil((hi - lo) / h)) + 1
+        if n > _MAX_MIX_NODES:
+            return None
+        t = lo + h * np.arange(n)
+        logw, mean, sd = {}, {}, {}
+        for x in xs:
+            lw = -0.5 * ((t - x) / sigma) ** 2
+            logw[x], mean[x], sd[x] = lw - logsumexp(lw), t, r * t
+        return _Mixture("t", logw, mean, sd, y_step=r * lo / (6.0 * fine), y_near=0.0, y_far=np.inf)
+    # condition on U: component means x·u_j are spaced x r Δz apart and must overlap (width σ|u|)
+    top = xs[-1] + sigma
+    n_lin = int(max(400, 96.0 * top * r / sigma) * fine)
+    z = np.linspace(-_Z_MAX, _Z_MAX, n_lin)
+    zstar = -1.0 / r                    # U = 0: the conditional law of Y collapses to the point 0
+    if zstar > -_Z_MAX:
+        ratio = 1.0 + sigma / (2.0 * top * fine)
+        m = int(np.log(4.0 * r * (z[1] - z[0]) / 1e-13) / np.log(ratio)) + 1
+        off = 1e-13 * ratio ** np.arange(m) / r
+        z = np.concatenate([z, zstar + off, zstar - off])
+    z = np.unique(z)
+    z = z[(np.abs(z) <= _Z_MAX) & (1.0 + r * z != 0.0)]
+    if z.size > _MAX_MIX_NODES:
+        return None
     u = 1.0 + r * z
-    scale = sigma * np.abs(u)
-    return _lse_rows(y, logw - np.log(scale) - 0.5 * np.log(2 * np.pi), x * u, scale)
+    lw = np.log(_trapezoid_weights(z)) - 0.5 * z**2
+    lw -= logsumexp(lw)
+    return _Mixture("z", {x: lw for x in xs}, {x: x * u for x in xs}, {x: sigma * np.abs(u) for x in xs},
+                    y_step=sigma / (6.0 * fine), y_near=top if zstar > -_Z_MAX else 0.0, y_far=top + 100.0)
 
 
-def _divergences_on_grid(logs: dict, a: np.ndarray, logwy: np.ndarray, x: float):
-    """(up, down) maxima over the neighbours from log-densities on a common y-grid."""
+def _y_nodes(mix: _Mixture, center: float, half: float, fine: float, sigma: float) -> np.ndarray:
+    """The nodes of a fixed, nested node set that lie in [center − half, center + half]: widening
+    the range only adds nodes, so a result does not depend on how far the range had to grow."""
+    h = mix.y_step
+    if mix.kind == "t":
+        k = np.arange(-np.ceil(half / h), np.ceil(half / h) + 1)
+        return center + h * k
+    lin_top = min(half, mix.y_far)
+    lin = h * np.arange(-np.ceil(lin_top / h), np.ceil(lin_top / h) + 1)
+    parts = [lin]
+    if mix.y_near > 0:
+        # U reaches 0: f_Y is log-singular at y = 0. Near 0 the components are σ|u| wide at |y| ≈ x|u|,
+        # so the spacing is σ|y|/(6x) (geometric); it equals the linear step h at |y| = y_near.
+        q = 1.0 + sigma / (6.0 * mix.y_near * fine)
+        tiny = 1e-12 * mix.y_near
+        near = tiny * q ** np.arange(int(np.log(mix.y_near / tiny) / np.log(q)) + 1)
+        parts = [lin[np.abs(lin) > near[-1]], near, -near]
+    if half > mix.y_far:                                  # far out: spacing grows ∝ |y|
+        g = 1.0 + h / mix.y_far
+        far = mix.y_far * g ** np.arange(1, int(np.log(half / mix.y_far) / np.log(g)) + 2)
+        parts += [far, -far]
+    y = np.unique(np.concatenate(parts))
+    return y[(y != 0.0) & (np.abs(y) <= max(half, mix.y_near))]
+
+
+def _mixture_logpdf(y: np.ndarray, mix: _Mixture, x: float) -> np.ndarray:
+    """log Σ_j w_j N(y; mean_j, sd_j²) for every y (chunked log-sum-exp)."""
+    lw, mean, sd = mix.logw[x], mix.mean[x], mix.sd[x]
+    base = lw - np.log(sd) - 0.5 * np.log(2 * np.pi)
+    inv = 1.0 / sd
+    flat = np.asarray(y, dtype=float).reshape(-1)
+    out = np.empty(flat.shape)
+    step = max(1, 2_000_000 // base.size)
+    for s0 in range(0, flat.size, step):
+        t = (flat[s0:s0 + step, None] - mean) * inv
+        np.square(t, out=t)
+        t *= -0.5
+        t += base
+        m = t.max(axis=1)
+        t -= m[:, None]
+        np.exp(t, out=t)
+        out[s0:s0 + step] = np.log(t.sum(axis=1)) + m
+    return out.reshape(np.shape(y))
+
+
+def _alg1_once(x: float, xs: list, sigma: float, r: float, a: np.ndarray, fine: float):
+    """(up, down) at one resolution, or None when the node budget is exceeded."""
+    mix = _alg1_mixture(xs, sigma, r, fine)
+    if mix is None:
+        return None
+    center = float(np.mean(xs)) if mix.kind == "t" else 0.0
+    sd = np.sqrt(sigma**2 * (1 + r**2) + r**2 * (x + 1) ** 2)
+    half = 12.0 * sd + 2.0 + abs(x - center)
+    y = _y_nodes(mix, center, half, fine, sigma)
+    if y.size > _MAX_Y_NODES:
+        return None
+    pairs = [(p, q) for v in xs[1:] for p, q in ((x, v), (v, x))]
+    # the integrand's peak, from every 4th node (a lower estimate: the end test below is conservative)
+    sub = y[::4]
+    lsub = {v: _mixture_logpdf(sub, mix, v) for v in xs}
+    lwsub = np.log(_trapezoid_weights(sub)) - np.log(4.0)
+    peak = np.stack([(a[:, None] * lsub[p] + (1 - a[:, None]) * lsub[q] + lwsub).max(axis=1) for p, q in pairs])
+    for _ in range(40):                                   # widen: test only the two end nodes
+        ends = _y_nodes(mix, center, half, fine, sigma)[[0, -1]]
+        le = {v: _mixture_logpdf(ends, mix, v) for v in xs}
+        gap = np.stack([(a[:, None] * le[p] + (1 - a[:, None]) * le[q]).max(axis=1) for p, q in pairs])
+        if np.all(gap + np.log(mix.y_step * (1 + abs(ends).max() / mix.y_far)) <= peak - _END_GAP):
+            break
+        half *= 1.5
+    else:
+        return None
+    y = _y_nodes(mix, center, half, fine, sigma)
+    if y.size > _MAX_Y_NODES:
+        return None
+    logs = {v: _mixture_logpdf(y, mix, v) for v in xs}
+    lwy = np.log(_trapezoid_weights(y))
+    # normalise each density on the grid: the quadrature's mass error would otherwise be amplified
+    # by 1/(α − 1) for α near 1
+    logs = {v: lv - logsumexp(lv + lwy) for v, lv in logs.items()}
     up = np.full(a.shape, -np.inf)
     down = np.full(a.shape, -np.inf)
-    # normalise each density to mass 1 on the grid: the quadrature's mass error would otherwise be
-    # amplified by 1/(α − 1) for α near 1
-    logs = {v: lv - logsumexp(lv + logwy) for v, lv in logs.items()}
-    lf = logs[x]
-    for xn, lg in logs.items():
-        if xn == x:
-            continue
-        u = logsumexp(a[:, None] * lf + (1 - a[:, None]) * lg + logwy, axis=1) / (a - 1.0)
-        d = logsumexp(a[:, None] * lg + (1 - a[:, None]) * lf + logwy, axis=1) / (a - 1.0)
-        up, down = np.maximum(up, u), np.maximum(down, d)
-    return up, down
+    for p, q in pairs:
+        d = logsumexp(a[:, None] * logs[p] + (1 - a[:, None]) * logs[q] + lwy, axis=1) / (a - 1.0)
+        if p == x:
+            up = np.maximum(up, d)
+        else:
+            down = np.maximum(down, d)
+    return np.maximum(up, 0.0), np.maximum(down, 0.0)       # D_α ≥ 0; clip round-off below 0
 
 
-def renyi_algorithm1(*, x: float, rho: float, r: float, alpha, nw: int = 600,
-                     ny: int = 800) -> tuple[np.ndarray, np.ndarray]:
+@dataclass(frozen=True)
+class Algorithm1Divergence:
+    """Numerical D_α of Algorithm 1 for one group, with its error estimate.
+
+    ``up``/``down`` are NaN where the value could not be resolved to the tolerance
+    (``ALG1_REL_TOL`` relative + ``ALG1_ABS_TOL``) or where it exceeds the provable bound αρ by more
+    than its error estimate (a numerical failure, reported as such); a value above αρ within its
+    error estimate is shown as αρ. ``up_error``/``down_error`` are the differences between
+    two resolutions; ``bound`` = αρ."""
+
+    alpha: np.ndarray
+    up: np.ndarray
+    down: np.ndarray
+    up_error: np.ndarray
+    down_error: np.ndarray
+    bound: np.ndarray
+    x: float
+
+    @property
+    def resolved(self) -> np.ndarray:
+        return np.isfinite(self.up) & np.isfinite(self.down)
+
+
+def renyi_algorithm1_detail(*, x: float, rho: float, r: float, alpha, fine: float = 1.0) -> Algorithm1Divergence:
     r"""Algorithm 1, both directions, maximised over neighbours x ± 1 — computed numerically:
 
-    .. math:: D_\alpha(f\|g) = \frac1{\alpha-1}\log\int f(y)^\alpha g(y)^{1-\alpha}\,dy
+    .. math:: D_\alpha(f\|g) = \frac1{\alpha-1}\log\int f(y)^\alpha g(y)^{1-\alpha}\,dy,\qquad
+              Y = X\cdot U,\ X\sim N(x,\sigma^2),\ U = 1+rZ \sim N(1, r^2).
 
-    with the densities of :func:`log_density_algorithm1` on a y-grid (linear over the bulk,
-    geometric towards the singular point 0), trapezoid weights and log-sum-exp. The y-range widens
-    until the integrand at both ends is e^{-35} below its peak for every α. ``nw``/``ny`` set the
-    resolution; doubling them changes the result by < 1 % (tested)."""
+    **Discretisation that keeps the guarantee.** The densities are replaced by finite mixtures that
+    are themselves post-processings of a Gaussian step: for groups far from 0 (x − 14σ > 0 and
+    r(x − 14σ) ≥ σ/2) the step X is discretised on a uniform grid shared by x and its neighbours,
+    followed by the kernel N(t, r²t²); otherwise U is discretised on nodes shared by all three
+    densities (geometric refinement at U = 0, the singular point), followed by the Gaussian step. By
+    the data-processing inequality the exact D_α of either approximation is ≤ αρ; an earlier
+    version used different nodes per density and truncated them asymmetrically, which broke this
+    and gave values up to 1000× above the bound.
+
+    **The y-integral** uses a fixed, nested node set (linear in the bulk, geometric at 0 and far
+    out), widened until the integrand at both ends is e^{-40} below its peak; so the value for one α
+    does not depend on which other orders are requested. Each density is normalised on the grid.
+
+    **Error estimate**: the whole computation is repeated at 1.5× the resolution (``1.5·fine``); the
+    finer value is reported with ``|difference|`` as its error, and set to NaN ("unresolved") when
+    the error exceeds ``ALG1_REL_TOL``·|D| + ``ALG1_ABS_TOL`` or the node budget is exceeded."""
     x = float(_counts(x, "x")[0])
     sigma = sigma_from_rho(rho)
     r = check_real("r", r, lo=0.0, lo_open=True, hi=10.0, what=" (relative error)")
     a = _alphas(alpha)
-    nw = check_int("nw", nw, lo=50, hi=50_000)
-    ny = check_int("ny", ny, lo=50, hi=50_000)
+    fine = check_real("fine", fine, lo=0.25, hi=8.0, what=" (resolution multiplier)")
     xs = [x] + _neighbours(x)
-    sd = np.sqrt(sigma**2 * (1 + r**2) + r**2 * (x + 1) ** 2)
-    half = 30.0 * sd + 1.0          # Y = X·U has heavier-than-Gaussian tails
-    for _ in range(8):
-        lo, hi = x - half, x + half
-        h = (hi - lo) / ny
-        y = _hybrid_grid(lo, hi, ny, ny // 4, 1e-12 * max(1.0, abs(x)), h)
-        logwy = np.log(_trapezoid_weights(y))
-        plan = _density_plan(xs, sigma, r, nw)
-        logs = {v: log_density_algorithm1(y, x=v, sigma=sigma, r=r, plan=plan) for v in xs}
-        ends_ok = True
-        for v in xs[1:]:
-            for p, q in ((logs[x], logs[v]), (logs[v], logs[x])):
-                t = a[:, None] * p + (1 - a[:, None]) * q
-                if np.any(np.maximum(t[:, 0], t[:, -1]) > t.max(axis=1) - 35.0):
-                    ends_ok = False
-        if ends_ok:
-            break
-        half *= 1.6
-    return _divergences_on_grid(logs, a, logwy, x)
+    bound = a * rho
+    coarse = _alg1_once(x, xs, sigma, r, a, fine)
+    finer = _alg1_once(x, xs, sigma, r, a, 1.5 * fine) if coarse is not None else None
+    nan = np.full(a.shape, np.nan)
+    if finer is None:
+        return Algorithm1Divergence(a, nan, nan.copy(), nan.copy(), nan.copy(), bound, x)
+    out = []
+    for c, f in zip(coarse, finer):
+        err = np.abs(f - c)
+        good = err <= ALG1_REL_TOL * np.abs(f) + ALG1_ABS_TOL
+        # the exact D_α of the discretisation is ≤ αρ; a value above it by no more than its own error
+        # estimate is quadrature error and is clipped to αρ; anything beyond is a numerical failure
+        good &= f <= bound + err + ALG1_ABS_TOL
+        out.append((np.where(good, np.minimum(f, bound), np.nan), err))
+    (up, eu), (down, ed) = out
+    return Algorithm1Divergence(a, up, down, eu, ed, bound, x)
+
+
+def renyi_algorithm1(*, x: float, rho: float, r: float, alpha, fine: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """(up, down) of :func:`renyi_algorithm1_detail`; NaN where unresolved."""
+    d = renyi_algorithm1_detail(x=x, rho=rho, r=r, alpha=alpha, fine=fine)
+    return d.up, d.down
+
+
+def log_density_algorithm1(y, *, x: float, sigma: float, r: float, neighbours=(), fine: float = 1.0) -> np.ndarray:
+    r"""log f_Y(y) for Algorithm 1 (Y = X·U) from the discretised mixture of
+    :func:`renyi_algorithm1_detail`; pass the other group sizes the density will be compared with as
+    ``neighbours`` so that all share one discretisation."""
+    mix = _alg1_mixture([x, *neighbours], sigma, r, fine)
+    if mix is None:
+        raise ValueError(f"x = {x:g} with σ = {sigma:g}, r = {r:g} needs more quadrature nodes than the "
+                         "budget allows; use a smaller x or a larger r.")
+    y = np.asarray(y, dtype=float)
+    return _mixture_logpdf(y, mix, float(x))
 
 
 def renyi_monte_carlo_algorithm1(*, x: float, xn: float, rho: float, r: float, alpha,
@@ -329,9 +429,8 @@ def renyi_monte_carlo_algorithm1(*, x: float, xn: float, rho: float, r: float, a
     a = _alphas(alpha)
     samples = check_int("samples", samples, lo=100, hi=10_000_000)
     Y = release([xn], rho=rho, r=r, algorithm=1, trials=samples, rng=rng)[:, 0]
-    plan = _density_plan([x, xn], sigma, r, 600)
-    lr = (log_density_algorithm1(Y, x=x, sigma=sigma, r=r, plan=plan)
-          - log_density_algorithm1(Y, x=xn, sigma=sigma, r=r, plan=plan))
+    lr = (log_density_algorithm1(Y, x=x, sigma=sigma, r=r, neighbours=(xn,))
+          - log_density_algorithm1(Y, x=xn, sigma=sigma, r=r, neighbours=(x,)))
     t = a[:, None] * lr[None, :]
     m = logsumexp(t, axis=1) - np.log(samples)
     w = np.exp(t - m[:, None])                              # ratio / mean, mean 1
@@ -342,7 +441,10 @@ def renyi_monte_carlo_algorithm1(*, x: float, xn: float, rho: float, r: float, a
 # ---------------------------------------------------------------- curves and claim check
 @dataclass(frozen=True)
 class RenyiCurves:
-    """D_α in both directions against the reference line for one group."""
+    """D_α in both directions against the reference line for one group.
+
+    For Algorithm 1 the values are numerical: NaN marks an order whose integral could not be
+    resolved to the tolerance (``unresolved``); it is never counted as a violation or a finding."""
 
     alpha: np.ndarray
     up: np.ndarray        # max over ± of D_α(M(x) ‖ M(x±1))
@@ -352,10 +454,15 @@ class RenyiCurves:
     x: float
 
     @property
+    def unresolved(self) -> np.ndarray:
+        return np.isnan(self.up) | np.isnan(self.down)
+
+    @property
     def violated(self) -> np.ndarray:
         """True where either direction exceeds the claim (tolerance 1e-9 relative)."""
         tol = 1e-9 * np.maximum(1.0, np.abs(np.where(np.isfinite(self.claimed), self.claimed, 0)))
-        return (self.up > self.claimed + tol) | (self.down > self.claimed + tol)
+        with np.errstate(invalid="ignore"):
+            return (self.up > self.claimed + tol) | (self.down > self.claimed + tol)
 
 
 def renyi_curves(*, algorithm: int, x: float, rho: float, r: float, alpha) -> RenyiCurves:
@@ -376,19 +483,104 @@ def renyi_curves(*, algorithm: int, x: float, rho: float, r: float, alpha) -> Re
     return RenyiCurves(alpha=a, up=up, down=down, claimed=claimed, algorithm=algorithm, x=xv)
 
 
+def curve_checks(curves: RenyiCurves, *, rho: float) -> list:
+    """Algorithm 1 is a post-processing of the ρ-zCDP Gaussian step: every shown D_α ≤ αρ
+    (unresolved orders are not shown and not checked). Algorithm 2 has no provable bound to check:
+    its comparison with the paper's claim is a finding, not a check."""
+    from .checks import check_le
+
+    if curves.algorithm != 1:
+        return []
+    ins = {"x": curves.x, "rho": rho}
+    return [check_le(f"Algorithm 1: {name} ≤ αρ (post-processing)", vals, curves.alpha * rho,
+                     labels=[f"α = {a:g}" for a in curves.alpha], inputs=ins)
+            for name, vals in (("D_α(M(x)‖M(x±1))", curves.up), ("D_α(M(x±1)‖M(x))", curves.down))]
+
+
+def algorithm2_infinite_from(x: float) -> dict:
+    r"""Orders from which Algorithm 2's divergences are +∞, per direction and neighbour.
+
+    With s = r·x the scales of M(x) = N(x, r²x²) and M(x') = N(x', r²x'²), D_α(P‖Q) is infinite
+    iff s_α² = α s_Q² + (1 − α) s_P² ≤ 0, i.e. for α ≥ s_P²/(s_P² − s_Q²) when s_P > s_Q:
+
+    * ``down_plus``  D_α(M(x+1)‖M(x)): α ≥ (x+1)²/(2x+1);
+    * ``up_minus``   D_α(M(x)‖M(x−1)): α ≥ x²/(2x−1) (x ≥ 1; at x = 1, M(0) is a point mass and
+      the divergence is infinite for every α);
+    * ``up_plus`` and ``down_minus`` (towards the larger scale) stay finite for every α.
+
+    ``first`` is the smallest of these: the order from which the claim fails by being infinite.
+    (r cancels.)"""
+    x = float(_counts(x, "x")[0])
+    if x == 0:
+        return {"down_plus": 1.0, "up_minus": None, "up_plus": 1.0, "down_minus": None, "first": 1.0}
+    out = {"down_plus": (x + 1) ** 2 / (2 * x + 1), "up_plus": None, "down_minus": None,
+           "up_minus": (1.0 if x == 1 else x**2 / (2 * x - 1))}
+    out["first"] = min(v for v in (out["down_plus"], out["up_minus"]) if v is not None)
+    return out
+
+
+def algorithm2_violation_orders(*, x: float, r: float, alpha_max: float = 100.0) -> dict:
+    """The smallest order α ∈ (1, ``alpha_max``] at which each of Algorithm 2's four divergences
+    (``up_plus`` = D_α(M(x)‖M(x+1)), ``up_minus`` = D_α(M(x)‖M(x−1)), ``down_plus``, ``down_minus``)
+    exceeds the claim α v + ξ — found on a fine grid and refined by bisection to 1e-10 — or None
+    if it never does there. ``first`` is the smallest of them."""
+    from scipy.optimize import brentq
+
+    x = float(_counts(x, "x")[0])
+    r = check_real("r", r, lo=0.0, lo_open=True, hi=10.0, what=" (relative error)")
+    alpha_max = check_real("alpha_max", alpha_max, lo=1.0, lo_open=True, hi=MAX_ALPHA)
+    v, xi = claimed_budget([x], r=r)
+    grid = 1.0 + np.geomspace(1e-6, alpha_max - 1.0, 4000)
+    out = {}
+    for name, (mu1, mu2) in {"up_plus": (x, x + 1), "up_minus": (x, x - 1),
+                             "down_plus": (x + 1, x), "down_minus": (x - 1, x)}.items():
+        if min(mu1, mu2) < 0:
+            out[name] = None
+            continue
+
+        def excess(a, mu1=mu1, mu2=mu2):
+            with np.errstate(invalid="ignore", over="ignore"):
+                d = renyi_gaussian(alpha=a, mu1=mu1, s1=r * mu1, mu2=mu2, s2=r * mu2)
+                return d - (a * v[0] + xi[0])
+
+        e = excess(grid)
+        bad = np.flatnonzero(e > 0)
+        if bad.size == 0:
+            out[name] = None
+        elif bad[0] == 0:
+            out[name] = float(grid[0])
+        else:
+            lo, hi = grid[bad[0] - 1], grid[bad[0]]
+            f = lambda a: float(np.minimum(excess(np.array([a]))[0], 1e300))  # noqa: E731
+            out[name] = float(brentq(f, lo, hi, xtol=1e-10)) if np.isfinite(e[bad[0]]) or f(hi) > 0 else float(hi)
+    found = [val for val in out.values() if val is not None]
+    out["first"] = min(found) if found else None
+    return out
+
+
 def check_claim(curves: RenyiCurves) -> dict:
     """Where the claim fails: the smallest violating α per direction (None if it holds on the
-    grid), and whether any direction is infinite. For Algorithm 2 the exact threshold of the
-    infinite reverse direction (neighbour x+1) is ``α* = (x+1)²/(2x+1)``."""
+    grid), and whether any direction is infinite. For Algorithm 2 the exact orders from which a
+    direction is infinite are given per direction and neighbour (:func:`algorithm2_infinite_from`).
+    For Algorithm 1, ``unresolved`` lists the orders whose integral could not be resolved and
+    ``bound_violation`` is True if a resolved value exceeds αρ — a numerical failure, never a
+    finding (Algorithm 1 is ρ-zCDP by post-processing)."""
     tol = 1e-9 * np.maximum(1.0, np.abs(np.where(np.isfinite(curves.claimed), curves.claimed, 0)))
     res = {}
     for name, vals in (("up", curves.up), ("down", curves.down)):
-        bad = vals > curves.claimed + tol
+        with np.errstate(invalid="ignore"):
+            bad = vals > curves.claimed + tol
         res[f"first_violation_{name}"] = float(curves.alpha[bad][0]) if bad.any() else None
         res[f"infinite_{name}"] = bool(np.isinf(vals).any())
+    res["unresolved"] = [float(v) for v in curves.alpha[curves.unresolved]]
+    if curves.algorithm == 1:
+        res["bound_violation"] = not (res["first_violation_up"] is None and res["first_violation_down"] is None)
+        res["holds"] = True
+        return res
     res["holds"] = res["first_violation_up"] is None and res["first_violation_down"] is None
-    if curves.algorithm == 2 and curves.x > 0:
-        res["alpha_infinite_threshold"] = (curves.x + 1) ** 2 / (2 * curves.x + 1)
+    inf = algorithm2_infinite_from(curves.x)
+    res["alpha_infinite_threshold"] = inf["first"]
+    res["alpha_infinite"] = inf
     return res
 
 
@@ -405,13 +597,13 @@ def zipf_counts(*, k: int, total: int, s: float = 1.0) -> np.ndarray:
     return base
 
 
-def divergence_vs_size(*, sizes, alphas, rho: float, r: float, algorithm: int = 1,
-                       nw: int = 600, ny: int = 800) -> "pd.DataFrame":
+def divergence_vs_size(*, sizes, alphas, rho: float, r: float, algorithm: int = 1) -> "pd.DataFrame":
     """Worst-direction loss ``max(up, down)`` at each group size and order α (tidy DataFrame with
-    columns size, alpha, up, down, loss, reference), plus ``attrs["non_increasing"]``: for each α,
-    whether the loss is non-increasing in the size over the given sizes (tolerance 1e-9 relative
-    plus the numerical accuracy 1e-3 relative for Algorithm 1) — the open question, answered
-    numerically for these parameters."""
+    columns size, alpha, up, down, loss, error, reference), plus ``attrs["non_increasing"]``: for
+    each α, whether the loss is non-increasing in the size over the given sizes — the open question,
+    answered numerically for these parameters. For Algorithm 1, ``error`` is the numerical error
+    estimate and ``loss`` is NaN where the integral could not be resolved (such sizes are skipped
+    by the monotonicity check and listed in ``attrs["unresolved"]``)."""
     import pandas as pd
 
     sizes = np.unique(_counts(sizes, "sizes"))
@@ -420,40 +612,48 @@ def divergence_vs_size(*, sizes, alphas, rho: float, r: float, algorithm: int = 
     rows = []
     for x in sizes:
         if algorithm == 1:
-            up, down = renyi_algorithm1(x=x, rho=rho, r=r, alpha=a, nw=nw, ny=ny)
+            d = renyi_algorithm1_detail(x=x, rho=rho, r=r, alpha=a)
+            up, down, err = d.up, d.down, np.maximum(d.up_error, d.down_error)
             ref = a * rho
         else:
             up, down = renyi_algorithm2(x=x, r=r, alpha=a)
+            err = np.zeros(a.shape)
             v, xi = claimed_budget([x], r=r)
             ref = a * v[0] + xi[0]
         for j, al in enumerate(a):
             rows.append({"size": float(x), "alpha": float(al), "up": up[j], "down": down[j],
-                         "loss": max(up[j], down[j]), "reference": ref[j]})
+                         "loss": np.nan if np.isnan(up[j]) or np.isnan(down[j]) else max(up[j], down[j]),
+                         "error": float(err[j]), "reference": ref[j]})
     df = pd.DataFrame(rows)
-    mono = loss_monotonicity(df, rel_tol=1e-3 if algorithm == 1 else 1e-9)
+    mono = loss_monotonicity(df, rel_tol=1e-9)
     df.attrs["non_increasing"] = {a_: m["non_increasing"] for a_, m in mono.items()}
     df.attrs["non_increasing_from"] = {a_: m["from"] for a_, m in mono.items()}
+    df.attrs["unresolved"] = sorted({float(v) for v in df.loc[df["loss"].isna(), "size"]})
     return df
 
 
-def loss_monotonicity(df: "pd.DataFrame", *, rel_tol: float = 1e-3) -> dict:
-    """For each α in a (size, alpha, loss) table: whether the loss is non-increasing in the size
-    (a rise counts only above ``rel_tol`` relative, the numerical accuracy), the first rise
-    (size before, size after) and the smallest size from which it never rises again
-    (None if it rises at the last step)."""
+def loss_monotonicity(df: "pd.DataFrame", *, rel_tol: float = 1e-9) -> dict:
+    """For each α in a (size, alpha, loss[, error]) table: whether the loss is non-increasing in
+    the size, the first rise (size before, size after) and the smallest size from which it never
+    rises again (None if it rises at the last step). A rise counts only when it exceeds the two
+    points' numerical error estimates plus ``rel_tol`` relative and ``ALG1_ABS_TOL``; unresolved
+    (NaN) points are skipped."""
     rel_tol = check_real("rel_tol", rel_tol, lo=0.0, hi=1.0)
     out = {}
     for al, g in df.groupby("alpha"):
         g = g.sort_values("size")
+        g = g[~g["loss"].isna()]
         vals, xs = g["loss"].to_numpy(dtype=float), g["size"].to_numpy(dtype=float)
+        err = g["error"].to_numpy(dtype=float) if "error" in g else np.zeros(vals.size)
         with np.errstate(invalid="ignore"):
-            rises = np.diff(vals) > rel_tol * np.abs(vals[:-1]) + 1e-12
-        rises |= ~np.isfinite(vals[1:]) & np.isfinite(vals[:-1])
+            slack = err[:-1] + err[1:] + rel_tol * np.abs(vals[:-1]) + ALG1_ABS_TOL
+            rises = np.diff(vals) > slack
+        rises |= np.isinf(vals[1:]) & np.isfinite(vals[:-1])
         idx = np.flatnonzero(rises)
         out[float(al)] = {
             "non_increasing": idx.size == 0,
             "first_rise": None if idx.size == 0 else (float(xs[idx[0]]), float(xs[idx[0] + 1])),
-            "from": float(xs[0]) if idx.size == 0 else (
+            "from": (float(xs[0]) if xs.size else None) if idx.size == 0 else (
                 float(xs[idx[-1] + 1]) if idx[-1] + 1 < xs.size - 1 else None),
         }
     return out
@@ -478,16 +678,19 @@ def group_summary(counts, *, rho: float, r: float, algorithm: int, alpha_max: fl
             c = renyi_curves(algorithm=2, x=xi_, rho=rho, r=r, alpha=grid)
             bad = c.violated
             holds_to = float(grid[np.argmax(bad)] if bad.any() else grid[-1])
+            up2, down2 = renyi_algorithm2(x=xi_, r=r, alpha=[2.0])
+            v, xi = claimed_budget([xi_], r=r)
+            inf_from = algorithm2_infinite_from(xi_)["first"]
             rows.append({"group": i + 1, "count": xi_, "accuracy bound E|err|": acc[i],
-                         "promised at α=2": float(np.interp(2.0, grid, c.claimed)),
-                         "actual at α=2": float(np.interp(2.0, grid, np.maximum(c.up, c.down))),
+                         "promised at α=2": float(2.0 * v[0] + xi[0]),
+                         "actual at α=2": float(max(up2[0], down2[0])),
                          "claim holds for α <": f"{holds_to:.4g}" if bad.any() else f"all α ≤ {alpha_max:g}",
-                         "infinite loss from α =": float(grid[np.isinf(np.maximum(c.up, c.down))][0])
-                         if np.isinf(np.maximum(c.up, c.down)).any() else np.nan})
+                         "infinite loss from α =": inf_from if inf_from <= alpha_max else np.nan})
         else:
             up, down = renyi_algorithm1(x=xi_, rho=rho, r=r, alpha=np.array([2.0]))
             rows.append({"group": i + 1, "count": xi_, "accuracy bound E|err|": acc[i],
-                         "promised at α=2": 2 * rho, "actual at α=2": float(max(up[0], down[0])),
+                         "promised at α=2": 2 * rho,
+                         "actual at α=2": np.nan if np.isnan(up[0] + down[0]) else float(max(up[0], down[0])),
                          "claim holds for α <": "all α (post-processing)", "infinite loss from α =": np.nan})
     return pd.DataFrame(rows)
 

@@ -191,6 +191,18 @@ def show_input_error(exc: Exception) -> None:
     st.error(f"Input problem: {exc}")
 
 
+def show_checks(checks, *, quiet: bool = False) -> bool:
+    """Report the guarantee checks the core ran on the numbers shown: each failure as a numerical
+    failure with its inputs (st.error); otherwise a one-line caption naming what was verified.
+    Returns True when all hold."""
+    bad = [c for c in checks if not c.holds]
+    for c in bad:
+        st.error(c.message())
+    if not bad and checks and not quiet:
+        st.caption("Verified before display: " + "; ".join(c.name for c in checks) + ".")
+    return not bad
+
+
 def question(text: str) -> None:
     """The page's plain-language 'what question does this answer' paragraph."""
     st.markdown(f"**What question does this answer?** {text}")

@@ -21,6 +21,7 @@ from hetdp_ui.common import (
     parse_float_list,
     parse_int,
     question,
+    show_checks,
     show_input_error,
 )
 from hetdp_ui.lab_figures import rr_figure, tradeoff_figure, translator_figure
@@ -171,6 +172,7 @@ with tab3:
         st.markdown("Each coordinate i is reported truthfully with probability e^{c_i}/(1+e^{c_i}) "
                     "(c-CDP, Σc-LDP). Data come from the q-mixture prior (eq. 58). The exact BCDP level "
                     "(by enumeration) sits below Proposition 4's bound, which sits below Proposition 3's.")
+        show_checks(rr.attrs["checks"])
         st.plotly_chart(rr_figure(rr, state["rr_coord"]), key="lab_rr")
         g = rr[rr.coordinate == state["rr_coord"]]
         gap = (g["prop4"] - g["exact"]).max()

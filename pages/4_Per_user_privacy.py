@@ -21,6 +21,7 @@ from hetdp_ui.common import (
     parse_float_list,
     parse_int,
     question,
+    show_checks,
     show_input_error,
 )
 from hetdp_ui.nav import sidebar_nav
@@ -236,6 +237,9 @@ with c2:
                "relaxed ones: w_i = min(t ε_i, μ).")
 
 st.subheader("Free privacy: what each user actually gets")
+show_checks([c for alg, (_, _, info) in res.items() if info.get("eps_eff") is not None
+             for c in ht.weight_checks(eps=eps, eps_eff=info["eps_eff"], weights=info["weights"], algorithm=alg,
+                                       b=info["b"])])
 fig3 = go.Figure()
 for alg, (_, _, info) in res.items():
     if info.get("eps_eff") is None:

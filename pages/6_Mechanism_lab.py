@@ -20,6 +20,7 @@ from hetdp_ui.common import (
     parse_float_list,
     parse_int,
     question,
+    show_checks,
     show_input_error,
 )
 from hetdp_ui.nav import sidebar_nav
@@ -112,6 +113,7 @@ with t1:
                f"here Δ = {sens:g} → {'Gaussian' if sens <= t0 else 'Laplace'} branch. Its variance always equals "
                "Laplace's, far below the Gaussian mechanism's (which needs ε < 1).")
     st.dataframe(pd.DataFrame(rows), hide_index=True, key="mech_var_table")
+    show_checks(mc.calibration_checks(sensitivity=sens, eps=eps, delta=delta))
     st.markdown("**Example 11 — Pareto sample mean**: data with density α x^{−α−1} (x > 1), clipped to "
                 "[0, Λ] so that Δ = Λ/n; MSE of the noisy mean against the population mean α/(α−1).")
     c = st.columns(3)
@@ -200,6 +202,8 @@ with t4:
         if not lo_ <= state["bl_q"] <= up_:
             raise ValueError(f"true value q must lie in the domain [l, u] = [{lo_:g}, {up_:g}]; got {state['bl_q']:g}.")
         b = cached_bounded_b(state["sens"], eps, delta, lo_, up_)
+        show_checks(mc.calibration_checks(sensitivity=state["sens"], eps=eps, delta=delta,
+                                          bounded=(b, lo_, up_))[-1:])
         v = np.linspace(lo_ - (up_ - lo_) * 0.3, up_ + (up_ - lo_) * 0.3, 800)
         figb = go.Figure()
         figb.add_trace(go.Scatter(x=v, y=mc.bounded_laplace_density(v, q=state["bl_q"], b=b, lower=lo_, upper=up_),

@@ -20,6 +20,7 @@ from hetdp_ui.common import (
     parse_float_list,
     parse_int,
     question,
+    show_checks,
     show_input_error,
 )
 from hetdp_ui.figures import rgba
@@ -69,10 +70,9 @@ def problem_setup(problem, Lambda, lam, seed):
     rng = np.random.default_rng([seed, 0])
     if problem == "mean":
         x = sg.example33_data(n=1000, Lambda=Lambda, rng=rng)
-        sens = 2 * Lambda                                     # |∇L(β,x) − ∇L(β,y)| = 2|x − y| ≤ 2Λ
     else:
         x = sg.example34_data(n=1000, rng=rng)
-        sens = 4 * (1 + 2 * 5.0)                              # ℓ1 bound for data in [−1,1]², β ∈ [−5, 5]²
+    sens = sg.gradient_sensitivity(problem=problem, Lambda=Lambda)
     return x, sens, sg.reference_optimum(problem=problem, data=x, lam=lam)
 
 
@@ -153,6 +153,7 @@ except ValueError as exc:
     show_input_error(exc)
     st.stop()
 
+show_checks(sg.theta_checks(thetas=th, a=a, sensitivity=sens, eps=state["eps"]))
 h = np.arange(1, g.size + 1)
 c1, c2 = st.columns(2)
 with c1:

@@ -5,14 +5,18 @@ import time
 
 import numpy as np
 import pytest
-from hypothesis import assume, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from stats import mean_within_ci
 
 from hetdp_core import bcdp_exact as ex
 from hetdp_core import regression as rg
+from hetdp_core.bcdp import (
+    privacy_allocation,
+    prop4_composition_guarantee,
+    prop4_ldp_guarantee,
+)
 from hetdp_core.mmean import mmean_release
-from hetdp_core.bcdp import privacy_allocation, prop4_composition_guarantee, prop4_ldp_guarantee
-from stats import mean_within_ci
 
 
 def test_example1_half_gives_log2_and_infinite_ldp():
@@ -27,18 +31,39 @@ def test_example1_half_gives_log2_and_infinite_ldp():
 @example(1.0, 1.0, 0.9999999999999999)
 @example(0.9999999999999999, 1.0, 1.0)
 @example(0.5, 1.0, 1.0)
+@example(0.5, 1 - 1e-16, 1 - 1e-16)
 def test_example1_bcdp_finite_ldp_infinite(a, b, c):
     """LDP is always infinite; BCDP is finite except at two corners of the paper's range (0, 1]:
-    P(M=0 | x1=1) = (2 − b − c)/2 vanishes when b = c = 1, and P(M=0 | x2=0) = (2 − a − b)/2 when
-    a = b = 1 (found by hypothesis). Probabilities ≤ ex.ZERO_TOL count as zero (round-off)."""
-    p0_x1, p0_x2 = (2 - b - c) / 2, (2 - a - b) / 2
-    # the enumeration sums in another order: skip a hair's width around the zero threshold
-    assume(all(not (0.5 * ex.ZERO_TOL < v < 2 * ex.ZERO_TOL) for v in (p0_x1, p0_x2)))
+    P(M=0 | x1=1) = (2 − b − c)/2 vanishes exactly when b = c = 1, and P(M=0 | x2=0) = (2 − a − b)/2
+    when a = b = 1 (found by hypothesis). Zeros are structural: 1 − 1e−16 is not 1."""
     prior, mech = ex.example1(a=a, b=b, c=c)
     r = ex.exact_report(prior, mech)
     assert math.isinf(r.ldp)
-    assert math.isinf(r.bcdp[0]) == (p0_x1 <= ex.ZERO_TOL)
-    assert math.isinf(r.bcdp[1]) == (p0_x2 <= ex.ZERO_TOL)
+    assert math.isinf(r.bcdp[0]) == (b == 1.0 and c == 1.0)
+    assert math.isinf(r.bcdp[1]) == (a == 1.0 and b == 1.0)
+    if not math.isinf(r.bcdp[0]):                        # δ_1 = max log-ratio of P(M | x1), exactly
+        p1 = [a / 2, (b + c) / 2]                          # P(M = 1 | x1 = 0), P(M = 1 | x1 = 1)
+        p0 = [((1 - a) + 1) / 2, ((1 - b) + (1 - c)) / 2]  # complements without cancellation
+        ratios = [p1[1] / p1[0], p1[0] / p1[1], p0[0] / p0[1], p0[1] / p0[0]]
+        assert r.bcdp[0] == pytest.approx(math.log(max(ratios)), rel=1e-9)
+
+
+# Issue 9, defect 2: probabilities around 1e-16 were treated as zeros (delta = inf at q = 1).
+@settings(max_examples=30)
+@given(c=st.floats(0.0, 10.0), d=st.integers(1, 10), q=st.floats(0.0, 1.0))
+@example(c=3.5, d=10, q=1.0)
+@example(c=10.0, d=10, q=1.0)
+def test_rr_exact_levels_over_the_page_range(c, d, q):
+    """Per-coordinate RR over the page's whole range (c_i ≤ 10, d ≤ 10): CDP levels equal c_i
+    (relative 1e-9), the LDP level is Σc_i, and the exact δ_i is finite and ≤ Prop 3 (= Σc_i)."""
+    cs = np.full(d, c)
+    m = ex.randomized_response(cs)
+    assert ex.cdp_levels(m) == pytest.approx(cs, rel=1e-9, abs=1e-12)
+    assert ex.ldp_level(m) == pytest.approx(cs.sum(), rel=1e-9, abs=1e-12)
+    sweep = ex.rr_sweep(c=cs, qs=[q])
+    assert np.all(np.isfinite(sweep["exact"]))
+    assert np.all(sweep["exact"] <= sweep["prop3"] * (1 + 1e-9) + 1e-12)
+    assert sweep["within_bound"].all()
 
 
 def test_example2_composition_fails_post_processing_holds():
@@ -73,6 +98,7 @@ priors = st.integers(2, 4).flatmap(lambda d: st.tuples(
 
 @given(priors)
 @settings(max_examples=40)
+@example((3, [0.0, 0.5504130004389386, 0.048828125, 0.0, 0.0, 1e-10, 0.0, 0.03125], [0.0, 0.0, 0.0]))
 def test_exact_bcdp_below_prop4_on_random_priors(args):
     d, w, c = args
     prior = np.asarray(w).reshape((2,) * d)

@@ -5,11 +5,11 @@ import math
 
 import numpy as np
 import pytest
+from stats import mean_within_ci
 
 from hetdp_core import dpsgd as sg
 from hetdp_core import mechanisms as mc
 from hetdp_core.dptest import histogram_privacy_test
-from stats import mean_within_ci
 
 N_SAMPLES = 300_000
 

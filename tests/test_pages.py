@@ -4,10 +4,8 @@ bad input shows a message (never a traceback)."""
 import json
 
 import pytest
-
-from streamlit.testing.v1 import AppTest
-
 from conftest import ROOT
+from streamlit.testing.v1 import AppTest
 
 BCDP = str(ROOT / "pages" / "1_Feature_privacy.py")
 HOME = str(ROOT / "app.py")

@@ -9,15 +9,19 @@ import math
 
 import numpy as np
 import pytest
+from stats import mean_within_ci, mean_within_known_se
 
 from hetdp_core import duchi as duchi_mod
 from hetdp_core.bcdp import privacy_allocation
 from hetdp_core.bcdp_sim import q_mixture_data
 from hetdp_core.duchi import duchi_B, duchi_channel, duchi_channel_sum
 from hetdp_core.mmean import (
-    exact_mse_baseline, exact_mse_mmean, ldp_baseline_estimate, mmean_estimate, mmean_release,
+    exact_mse_baseline,
+    exact_mse_mmean,
+    ldp_baseline_estimate,
+    mmean_estimate,
+    mmean_release,
 )
-from stats import mean_within_ci, mean_within_known_se
 
 pytestmark = pytest.mark.statistical
 

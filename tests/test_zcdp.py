@@ -4,13 +4,13 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate
 from scipy.stats import norm
+from stats import mean_within_ci
 
 from hetdp_core import zcdp
-from stats import mean_within_ci
 
 ALPHAS = np.array([1.1, 1.5, 2.0, 3.0, 5.0, 10.0])
 
@@ -61,7 +61,8 @@ def test_algorithm2_claim_fails_where_exactly():
     rep = zcdp.check_claim(c)
     assert not rep["holds"]
     thr = (x + 1) ** 2 / (2 * x + 1)
-    assert rep["alpha_infinite_threshold"] == pytest.approx(thr)
+    assert rep["alpha_infinite_threshold"] == pytest.approx(x**2 / (2 * x - 1))   # the x − 1 neighbour, first
+    assert rep["alpha_infinite"]["down_plus"] == pytest.approx(thr)
     # reverse direction (neighbour x+1) is infinite exactly from α* on, finite before
     assert np.all(np.isinf(c.down[c.alpha >= thr])) and np.all(np.isfinite(c.down[c.alpha < thr * 0.999]))
     # the paper's derivation (addition neighbour, forward direction) does respect the claim:
@@ -72,11 +73,57 @@ def test_algorithm2_claim_fails_where_exactly():
 
 @pytest.mark.parametrize("x,rho,r", [(5, 0.5, 0.2), (50, 0.1, 0.1), (0, 1.0, 0.3), (1, 1.0, 0.5)])
 def test_algorithm1_converges_under_grid_refinement(x, rho, r):
-    up, down = zcdp.renyi_algorithm1(x=x, rho=rho, r=r, alpha=ALPHAS)
-    up2, down2 = zcdp.renyi_algorithm1(x=x, rho=rho, r=r, alpha=ALPHAS, nw=1200, ny=1600)
-    # worst case (small x, large r, α near 1) moves < 3 %; typical cases < 0.1 %
-    tol = 0.03 if (x <= 1 and r >= 0.3) else 1e-3
-    assert np.max(np.abs(up2 - up) / up) < tol and np.max(np.abs(down2 - down) / down) < tol
+    d1 = zcdp.renyi_algorithm1_detail(x=x, rho=rho, r=r, alpha=ALPHAS)
+    d2 = zcdp.renyi_algorithm1_detail(x=x, rho=rho, r=r, alpha=ALPHAS, fine=3.0)
+    assert d1.resolved.all() and d2.resolved.all()
+    # a 3x finer run agrees within the stated tolerance, and the error estimate is of the right
+    # order (within 10x of the actual change, or the change is below 1e-5 relative)
+    for v1, v2, e1 in ((d1.up, d2.up, d1.up_error), (d1.down, d2.down, d1.down_error)):
+        assert np.all(np.abs(v2 - v1) <= zcdp.ALG1_REL_TOL * v2 + 1e-9)
+        assert np.all(np.abs(v2 - v1) <= 10 * e1 + 1e-5 * v2), (v1, v2, e1)
+
+
+# Issue 9, defect 1: the published reproductions (values 100-1000x above alpha*rho, and a value
+# for one order that changed when another order was requested).
+@pytest.mark.parametrize("x,rho,r,alphas", [
+    (10, 2.0, 0.2, [10.0, 40.0]), (5, 10.0, 0.2, [5.0]), (50, 0.5, 0.2, [40.0]),
+])
+def test_algorithm1_reproductions_respect_the_post_processing_bound(x, rho, r, alphas):
+    up, down = zcdp.renyi_algorithm1(x=x, rho=rho, r=r, alpha=alphas)
+    bound = rho * np.asarray(alphas)
+    assert np.all(np.isfinite(up)) and np.all(np.isfinite(down))
+    assert np.all(up <= bound) and np.all(down <= bound), (up, down, bound)
+
+
+def test_algorithm1_value_does_not_depend_on_the_other_orders():
+    alone = zcdp.renyi_algorithm1(x=10, rho=2.0, r=0.2, alpha=[10.0])
+    both = zcdp.renyi_algorithm1(x=10, rho=2.0, r=0.2, alpha=[10.0, 40.0])
+    many = zcdp.renyi_algorithm1(x=10, rho=2.0, r=0.2, alpha=[1.5, 10.0, 100.0])
+    for d in (0, 1):
+        assert both[d][0] == pytest.approx(alone[d][0], rel=1e-9)
+        assert many[d][1] == pytest.approx(alone[d][0], rel=1e-9)
+
+
+_BOX_EXAMPLES = max(12, settings.default.max_examples // 4)
+
+
+@settings(max_examples=_BOX_EXAMPLES)
+@given(x=st.one_of(st.integers(0, 40), st.integers(0, 10**9)),
+       rho=st.floats(0.01, 10.0), r=st.floats(0.01, 1.0),
+       alpha=st.floats(1.0, 100.0, exclude_min=True), other=st.floats(1.0, 100.0, exclude_min=True))
+def test_algorithm1_box_bound_and_order_independence(x, rho, r, alpha, other):
+    """Over the whole box the page accepts (counts up to 1e9, rho in [0.01, 10], r in [0.01, 1],
+    alpha up to 100): a reported D_alpha is <= alpha*rho, and unresolved orders are NaN (never a number);
+    the value for one order is the same whether or not another order is requested."""
+    d = zcdp.renyi_algorithm1_detail(x=x, rho=rho, r=r, alpha=[alpha])
+    both = zcdp.renyi_algorithm1_detail(x=x, rho=rho, r=r, alpha=[alpha, other])
+    for res in (d, both):
+        for v in (res.up, res.down):
+            ok = np.isnan(v) | (v <= res.bound * (1 + 1e-9) + zcdp.ALG1_ABS_TOL)
+            assert ok.all(), (v, res.bound)
+    for v1, v2 in ((d.up[0], both.up[0]), (d.down[0], both.down[0])):
+        if np.isfinite(v1) and np.isfinite(v2):
+            assert v2 == pytest.approx(v1, rel=1e-6, abs=1e-12)
 
 
 def test_algorithm1_gaussian_limit_and_post_processing_bound():
@@ -125,6 +172,7 @@ def test_divergence_vs_size_reports_monotonicity():
     loss = df.sort_values("size")["loss"].to_numpy()
     assert df.attrs["non_increasing"][2.0] is False          # small groups: the loss rises first
     assert df.attrs["non_increasing_from"][2.0] in (1.0, 2.0, 3.0)
+    assert df["error"].max() < 1e-3 and df.attrs["unresolved"] == []
     assert loss[-1] < loss[0]
     df2 = zcdp.divergence_vs_size(sizes=[1, 5, 20, 100], alphas=[2.0], rho=0.5, r=0.2, algorithm=2)
     assert df2.attrs["non_increasing"][2.0] is True
@@ -138,7 +186,34 @@ def test_zipf_counts_sum_and_order():
 def test_group_summary_columns():
     df = zcdp.group_summary([0, 3, 50], rho=0.5, r=0.2, algorithm=2)
     assert list(df["count"]) == [0, 3, 50]
-    assert df.loc[0, "infinite loss from α ="] == pytest.approx(1.001)
+    assert df.loc[0, "infinite loss from α ="] == 1.0           # x = 0: no noise at all
+    assert df.loc[1, "infinite loss from α ="] == pytest.approx(9 / 5)   # x = 3: min(x²/(2x−1), …)
+
+
+# Issue 9, defect 4: D_α(M(x)‖M(x−1)) is infinite from x²/(2x−1), below (x+1)²/(2x+1).
+def test_algorithm2_infinite_orders_per_direction_and_neighbour():
+    inf = zcdp.algorithm2_infinite_from(10)
+    assert inf["up_minus"] == pytest.approx(100 / 19) and inf["down_plus"] == pytest.approx(121 / 21)
+    assert inf["first"] == pytest.approx(100 / 19)            # 5.263 < 5.762
+    a = np.array([1.2, 5.2, 5.27, 5.7, 5.77])
+    up, down = zcdp.renyi_algorithm2(x=10, r=0.1, alpha=a)
+    assert list(np.isinf(up)) == [False, False, True, True, True]
+    assert list(np.isinf(down)) == [False, False, False, False, True]
+    c = zcdp.renyi_curves(algorithm=2, x=10, rho=0.5, r=0.1, alpha=a)
+    assert zcdp.check_claim(c)["alpha_infinite_threshold"] == pytest.approx(100 / 19)
+    # x = 1: the neighbour 0 is a point mass, so D_α(M(1)‖M(0)) is infinite for every α
+    assert zcdp.algorithm2_infinite_from(1)["up_minus"] == 1.0
+    assert np.all(np.isinf(zcdp.renyi_algorithm2(x=1, r=0.3, alpha=[1.01, 2.0])[0]))
+
+
+def test_algorithm2_claim_fails_from_the_first_violating_order():
+    """README sentence: x = 10, r = 0.1 — the claim against x − 1 fails from α ≈ 1.196."""
+    v = zcdp.algorithm2_violation_orders(x=10, r=0.1)
+    assert v["up_minus"] == pytest.approx(1.1961866, abs=1e-6) and v["first"] == v["up_minus"]
+    assert v["up_plus"] is None                                 # towards the larger scale: holds
+    a = np.linspace(1.001, 3, 2000)
+    c = zcdp.renyi_curves(algorithm=2, x=10, rho=0.5, r=0.1, alpha=a)
+    assert zcdp.check_claim(c)["first_violation_up"] == pytest.approx(v["up_minus"], abs=2e-3)
 
 
 @pytest.mark.parametrize("func,kw,match", [
