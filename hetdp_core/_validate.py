@@ -1,6 +1,6 @@
 """Input validation shared by every public function of :mod:`hetdp_core`.
 
-Every check raises :class:`ValueError` or :class:`TypeError` with one sentence that names the
+Every check raises :class:`InputError` (a :class:`ValueError`) with one sentence that names the
 parameter, the rule, the value received and the fix, e.g.::
 
     q must be a number in [0, 1] (a total-variation bound); got 1.5. Pass a value between 0 and 1.
@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "InputError",
     "as_generator",
     "check_choice",
     "check_int",
@@ -27,6 +28,12 @@ __all__ = [
     "check_matrix",
     "fmt",
 ]
+
+
+class InputError(ValueError):
+    """The project's input-error type: a bad parameter value, with a message that names the
+    parameter, the rule, the value and the fix. Pages catch this type only (around scenario
+    construction and the run), so any other exception is a bug that fails a test."""
 
 
 def fmt(value: Any) -> str:
@@ -62,20 +69,20 @@ def check_real(
     ``[lo, hi]`` with either end made open by ``lo_open`` / ``hi_open``.
     """
     if not _is_real_scalar(value):
-        raise TypeError(f"{name} must be a real number{what}; got {fmt(value)} of type "
+        raise InputError(f"{name} must be a real number{what}; got {fmt(value)} of type "
                         f"{type(value).__name__}. Pass a plain number such as 0.5.")
     x = float(value)
     if math.isnan(x):
-        raise ValueError(f"{name} must be a number{what}; got NaN. Pass a finite value.")
+        raise InputError(f"{name} must be a number{what}; got NaN. Pass a finite value.")
     if math.isinf(x) and not (allow_inf and x > 0):
         extra = " or +inf" if allow_inf else ""
-        raise ValueError(f"{name} must be finite{extra}{what}; got {x}. Pass a finite value.")
+        raise InputError(f"{name} must be finite{extra}{what}; got {x}. Pass a finite value.")
     rule = _interval_text(lo, hi, lo_open, hi_open, allow_inf)
     if lo is not None and (x < lo or (lo_open and x == lo)):
-        raise ValueError(f"{name} must be in {rule}{what}; got {fmt(value)}. "
+        raise InputError(f"{name} must be in {rule}{what}; got {fmt(value)}. "
                          f"Pass a value {'>' if lo_open else '>='} {lo:g}.")
     if hi is not None and not (allow_inf and math.isinf(x)) and (x > hi or (hi_open and x == hi)):
-        raise ValueError(f"{name} must be in {rule}{what}; got {fmt(value)}. "
+        raise InputError(f"{name} must be in {rule}{what}; got {fmt(value)}. "
                          f"Pass a value {'<' if hi_open else '<='} {hi:g}.")
     return x
 
@@ -98,22 +105,22 @@ def check_int(
     Floats with an integral value (e.g. ``10.0``) are accepted; ``True``/``False`` are not.
     """
     if isinstance(value, bool | np.bool_):
-        raise TypeError(f"{name} must be an integer{what}; got a boolean {value!r}. "
+        raise InputError(f"{name} must be an integer{what}; got a boolean {value!r}. "
                         "Pass a whole number.")
     if isinstance(value, numbers.Integral):
         x = int(value)
     elif isinstance(value, numbers.Real) and math.isfinite(float(value)) and float(value).is_integer():
         x = int(value)
     elif isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a whole number{what}; got {fmt(value)}. "
+        raise InputError(f"{name} must be a whole number{what}; got {fmt(value)}. "
                          "Pass an integer such as 10.")
     else:
-        raise TypeError(f"{name} must be an integer{what}; got {fmt(value)} of type "
+        raise InputError(f"{name} must be an integer{what}; got {fmt(value)} of type "
                         f"{type(value).__name__}. Pass a whole number.")
     if lo is not None and x < lo:
-        raise ValueError(f"{name} must be >= {lo}{what}; got {x}. Pass a larger value.")
+        raise InputError(f"{name} must be >= {lo}{what}; got {x}. Pass a larger value.")
     if hi is not None and x > hi:
-        raise ValueError(f"{name} must be <= {hi}{what}; got {x}. Pass a smaller value "
+        raise InputError(f"{name} must be <= {hi}{what}; got {x}. Pass a smaller value "
                          "(this limit keeps the computation within memory and time).")
     return x
 
@@ -122,9 +129,9 @@ def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     """Return ``value`` if it is one of ``choices`` (strings)."""
     choices = tuple(choices)
     if not isinstance(value, str):
-        raise TypeError(f"{name} must be one of {', '.join(map(repr, choices))}; got {fmt(value)}.")
+        raise InputError(f"{name} must be one of {', '.join(map(repr, choices))}; got {fmt(value)}.")
     if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}. "
+        raise InputError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}. "
                          "Pick one of the listed options.")
     return value
 
@@ -147,35 +154,35 @@ def check_vector(
     ``allow_inf`` admits ``+inf`` entries (e.g. "no demand"). Bounds apply to finite entries.
     """
     if isinstance(values, str | bytes) or values is None:
-        raise TypeError(f"{name} must be a list of numbers{what}; got {fmt(values)}.")
+        raise InputError(f"{name} must be a list of numbers{what}; got {fmt(values)}.")
     try:
         arr = np.asarray(values)
     except (ValueError, TypeError) as exc:  # ragged input
-        raise TypeError(f"{name} must be a flat list of numbers{what}; got {fmt(values)} ({exc}).") from None
+        raise InputError(f"{name} must be a flat list of numbers{what}; got {fmt(values)} ({exc}).") from None
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.number)):
-        raise TypeError(f"{name} must contain numbers only{what}; got {fmt(values)}. "
+        raise InputError(f"{name} must contain numbers only{what}; got {fmt(values)}. "
                         "Remove text or boolean entries.")
     if np.iscomplexobj(arr):
-        raise TypeError(f"{name} must contain real numbers{what}; got complex values.")
+        raise InputError(f"{name} must contain real numbers{what}; got complex values.")
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional{what}; got shape {arr.shape}. "
+        raise InputError(f"{name} must be one-dimensional{what}; got shape {arr.shape}. "
                          "Pass a flat list.")
     arr = arr.astype(np.float64)
     if length is not None and arr.size != length:
-        raise ValueError(f"{name} must have length {length}{what}; got length {arr.size}. "
+        raise InputError(f"{name} must have length {length}{what}; got length {arr.size}. "
                          f"Give exactly {length} values.")
     if arr.size < min_length:
-        raise ValueError(f"{name} must have at least {min_length} entries{what}; got {arr.size}.")
+        raise InputError(f"{name} must have at least {min_length} entries{what}; got {arr.size}.")
     if max_length is not None and arr.size > max_length:
-        raise ValueError(f"{name} must have at most {max_length} entries{what}; got {arr.size}.")
+        raise InputError(f"{name} must have at most {max_length} entries{what}; got {arr.size}.")
     if np.isnan(arr).any():
         i = int(np.flatnonzero(np.isnan(arr))[0])
-        raise ValueError(f"{name} must not contain NaN{what}; entry {i} is NaN. Fill in a number.")
+        raise InputError(f"{name} must not contain NaN{what}; entry {i} is NaN. Fill in a number.")
     bad_inf = np.isinf(arr) & ~((arr > 0) & allow_inf)
     if bad_inf.any():
         i = int(np.flatnonzero(bad_inf)[0])
         extra = " (+inf is allowed)" if allow_inf else ""
-        raise ValueError(f"{name} must be finite{extra}{what}; entry {i} is {arr[i]}. "
+        raise InputError(f"{name} must be finite{extra}{what}; entry {i} is {arr[i]}. "
                          "Pass finite values.")
     finite = np.isfinite(arr)
     if lo is not None:
@@ -183,13 +190,13 @@ def check_vector(
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             op = ">" if lo_open else ">="
-            raise ValueError(f"{name} entries must be {op} {lo:g}{what}; entry {i} is {arr[i]:g}. "
+            raise InputError(f"{name} entries must be {op} {lo:g}{what}; entry {i} is {arr[i]:g}. "
                              f"Use values {op} {lo:g}.")
     if hi is not None:
         bad = finite & (arr > hi)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"{name} entries must be <= {hi:g}{what}; entry {i} is {arr[i]:g}. "
+            raise InputError(f"{name} entries must be <= {hi:g}{what}; entry {i} is {arr[i]:g}. "
                              f"Use values <= {hi:g}.")
     return arr
 
@@ -205,29 +212,29 @@ def check_matrix(
 ) -> np.ndarray:
     """Return a finite 2-D float64 array after checking its shape and range."""
     if isinstance(values, str | bytes) or values is None:
-        raise TypeError(f"{name} must be a 2-D array of numbers{what}; got {fmt(values)}.")
+        raise InputError(f"{name} must be a 2-D array of numbers{what}; got {fmt(values)}.")
     try:
         arr = np.asarray(values)
     except (ValueError, TypeError):
-        raise TypeError(f"{name} must be a rectangular 2-D array{what}.") from None
+        raise InputError(f"{name} must be a rectangular 2-D array{what}.") from None
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
-        raise TypeError(f"{name} must contain real numbers only{what}; got dtype {arr.dtype}.")
+        raise InputError(f"{name} must contain real numbers only{what}; got dtype {arr.dtype}.")
     if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array (rows = users){what}; got shape {arr.shape}.")
+        raise InputError(f"{name} must be a 2-D array (rows = users){what}; got shape {arr.shape}.")
     for axis, want in enumerate(shape):
         if want is not None and arr.shape[axis] != want:
-            raise ValueError(f"{name} must have {want} {'rows' if axis == 0 else 'columns'}{what}; "
+            raise InputError(f"{name} must have {want} {'rows' if axis == 0 else 'columns'}{what}; "
                              f"got shape {arr.shape}.")
     if arr.size == 0:
-        raise ValueError(f"{name} must not be empty{what}; got shape {arr.shape}.")
+        raise InputError(f"{name} must not be empty{what}; got shape {arr.shape}.")
     arr = arr.astype(np.float64)
     if not np.isfinite(arr).all():
-        raise ValueError(f"{name} must contain finite numbers only{what}; found NaN or inf.")
+        raise InputError(f"{name} must contain finite numbers only{what}; found NaN or inf.")
     if lo is not None and arr.min() < lo:
-        raise ValueError(f"{name} entries must be >= {lo:g}{what}; the smallest is {arr.min():g}. "
+        raise InputError(f"{name} entries must be >= {lo:g}{what}; the smallest is {arr.min():g}. "
                          "Rescale the data into the allowed range.")
     if hi is not None and arr.max() > hi:
-        raise ValueError(f"{name} entries must be <= {hi:g}{what}; the largest is {arr.max():g}. "
+        raise InputError(f"{name} entries must be <= {hi:g}{what}; the largest is {arr.max():g}. "
                          "Rescale the data into the allowed range.")
     return arr
 
@@ -243,8 +250,8 @@ def as_generator(rng: np.random.Generator | int | None, name: str = "rng") -> np
     if rng is None:
         return np.random.default_rng()
     if isinstance(rng, bool | np.bool_) or not isinstance(rng, numbers.Integral):
-        raise TypeError(f"{name} must be a numpy Generator, a non-negative int seed or None; "
+        raise InputError(f"{name} must be a numpy Generator, a non-negative int seed or None; "
                         f"got {fmt(rng)} of type {type(rng).__name__}.")
     if int(rng) < 0:
-        raise ValueError(f"{name} seed must be >= 0; got {int(rng)}. Pass a non-negative integer.")
+        raise InputError(f"{name} seed must be >= 0; got {int(rng)}. Pass a non-negative integer.")
     return np.random.default_rng(int(rng))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._validate import check_int, check_real, check_vector
+from ._validate import InputError, check_int, check_real, check_vector
 
 __all__ = [
     "MAX_EPS",
@@ -247,7 +247,7 @@ def stage_increments(c_sorted) -> np.ndarray:
     c_sorted = check_vector("c_sorted", c_sorted, lo=0.0, what=" (sorted CDP levels)")
     inc = np.diff(np.concatenate([[0.0], c_sorted]))
     if np.any(inc < -1e-12):
-        raise ValueError(f"c_sorted must be non-decreasing; got {c_sorted}. Sort the coordinates by demand.")
+        raise InputError(f"c_sorted must be non-decreasing; got {c_sorted}. Sort the coordinates by demand.")
     return np.clip(inc, 0.0, None)
 
 
@@ -267,7 +267,7 @@ def mse_bound_thm2(*, c_sorted, n: int) -> float:
     """
     c_sorted = check_vector("c_sorted", c_sorted, lo=0.0)
     if np.any(np.diff(c_sorted) < -1e-12):
-        raise ValueError("c_sorted must be non-decreasing (coordinates sorted by demand); "
+        raise InputError("c_sorted must be non-decreasing (coordinates sorted by demand); "
                          f"got {c_sorted}. Sort the coordinates first.")
     n = check_int("n", n, lo=1, what=" (number of users)")
     S = _information(c_sorted)
@@ -288,11 +288,11 @@ def corollary1_bound(*, d: int, k: int, delta: float, eps: float, q: float, n: i
     k = check_int("k", k, lo=1, what=" (number of sensitive features)")
     n = check_int("n", n, lo=1, what=" (number of users)")
     if not (1 <= k < d):
-        raise ValueError(f"k must satisfy 1 <= k < d (number of sensitive features); got k={k}, d={d}.")
+        raise InputError(f"k must satisfy 1 <= k < d (number of sensitive features); got k={k}, d={d}.")
     delta = check_real("delta", delta, lo=0.0, lo_open=True, hi=MAX_EPS)
     eps = check_real("eps", eps, lo=0.0, lo_open=True, hi=MAX_EPS)
     if not eps > 2 * delta:
-        raise ValueError(f"Corollary 1 needs eps > 2*delta; got eps={eps:g}, delta={delta:g}. "
+        raise InputError(f"Corollary 1 needs eps > 2*delta; got eps={eps:g}, delta={delta:g}. "
                          "Use the general Theorem 2 bound instead.")
     q = check_real("q", q, lo=0.0, hi=1.0)
     threshold = np.expm1(delta / 2) / np.expm1(eps)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._validate import check_int, check_real, check_vector
+from ._validate import InputError, check_int, check_real, check_vector
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -76,15 +76,15 @@ def check_prior(prior) -> np.ndarray:
     try:
         p = np.asarray(prior, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError("prior must be an array of probabilities (one axis per coordinate).") from None
+        raise InputError("prior must be an array of probabilities (one axis per coordinate).") from None
     if p.ndim < 1 or p.ndim > 20 or p.size == 0:
-        raise ValueError(f"prior must have 1 to 20 axes (one per coordinate); got shape {p.shape}.")
+        raise InputError(f"prior must have 1 to 20 axes (one per coordinate); got shape {p.shape}.")
     if not np.all(np.isfinite(p)):
-        raise ValueError("prior must contain finite probabilities; found NaN or inf.")
+        raise InputError("prior must contain finite probabilities; found NaN or inf.")
     if np.any(p < 0):
-        raise ValueError(f"prior probabilities must be >= 0; the smallest is {p.min():g}. Fix the prior.")
+        raise InputError(f"prior probabilities must be >= 0; the smallest is {p.min():g}. Fix the prior.")
     if abs(p.sum() - 1.0) > 1e-9:
-        raise ValueError(f"prior must sum to 1; it sums to {p.sum():.12g}. Normalise the prior.")
+        raise InputError(f"prior must sum to 1; it sums to {p.sum():.12g}. Normalise the prior.")
     return p
 
 
@@ -93,22 +93,22 @@ def check_mechanism(mech, shape: tuple[int, ...] | None = None) -> np.ndarray:
     try:
         m = np.asarray(mech, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError("mech must be an array of probabilities with the outputs on the last axis.") from None
+        raise InputError("mech must be an array of probabilities with the outputs on the last axis.") from None
     if m.ndim < 2:
-        raise ValueError(f"mech must have the input axes plus an output axis; got shape {m.shape}.")
+        raise InputError(f"mech must have the input axes plus an output axis; got shape {m.shape}.")
     if shape is not None and m.shape[:-1] != tuple(shape):
-        raise ValueError(f"mech input axes must match the prior {tuple(shape)}; got {m.shape[:-1]}.")
+        raise InputError(f"mech input axes must match the prior {tuple(shape)}; got {m.shape[:-1]}.")
     if m.size > MAX_CELLS:
-        raise ValueError(f"mech has {m.size} cells, more than the {MAX_CELLS} that exact enumeration "
+        raise InputError(f"mech has {m.size} cells, more than the {MAX_CELLS} that exact enumeration "
                          "handles; reduce d or the number of outputs.")
     if not np.all(np.isfinite(m)):
-        raise ValueError("mech must contain finite probabilities; found NaN or inf.")
+        raise InputError("mech must contain finite probabilities; found NaN or inf.")
     if np.any(m < 0) or np.any(m > 1):
-        raise ValueError(f"mech probabilities must be in [0, 1]; found values in [{m.min():g}, {m.max():g}].")
+        raise InputError(f"mech probabilities must be in [0, 1]; found values in [{m.min():g}, {m.max():g}].")
     rows = m.sum(axis=-1)
     if np.any(np.abs(rows - 1.0) > 1e-9):
         bad = np.unravel_index(np.argmax(np.abs(rows - 1.0)), rows.shape)
-        raise ValueError(f"mech rows must sum to 1 (a distribution over outputs for every input); the row "
+        raise InputError(f"mech rows must sum to 1 (a distribution over outputs for every input); the row "
                          f"for input {tuple(int(b) for b in bad)} sums to {rows[bad]:.12g}.")
     return m
 
@@ -187,7 +187,7 @@ def compose(mech1, mech2) -> np.ndarray:
     """Two independent runs on the same input: P((y1, y2) | x) = P1(y1|x) P2(y2|x)."""
     a, b = check_mechanism(mech1), check_mechanism(mech2)
     if a.shape[:-1] != b.shape[:-1]:
-        raise ValueError(f"mech1 and mech2 must share input axes; got {a.shape[:-1]} and {b.shape[:-1]}.")
+        raise InputError(f"mech1 and mech2 must share input axes; got {a.shape[:-1]} and {b.shape[:-1]}.")
     out = a[..., :, None] * b[..., None, :]
     return out.reshape(*a.shape[:-1], -1)
 
@@ -197,9 +197,9 @@ def post_process(mech, kernel) -> np.ndarray:
     m = check_mechanism(mech)
     K = np.asarray(kernel, dtype=float)
     if K.ndim != 2 or K.shape[0] != m.shape[-1]:
-        raise ValueError(f"kernel must have shape (|Y|, |Z|) = ({m.shape[-1]}, …); got {K.shape}.")
+        raise InputError(f"kernel must have shape (|Y|, |Z|) = ({m.shape[-1]}, …); got {K.shape}.")
     if np.any(K < 0) or np.any(np.abs(K.sum(axis=1) - 1) > 1e-9):
-        raise ValueError("kernel rows must be probability distributions (non-negative, summing to 1).")
+        raise InputError("kernel rows must be probability distributions (non-negative, summing to 1).")
     return m @ K
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._validate import as_generator, check_choice, check_int, check_real, check_vector
+from ._validate import InputError, as_generator, check_choice, check_int, check_real, check_vector
 from .bcdp import (
     MAX_EPS,
     Allocation,
@@ -108,7 +108,7 @@ def check_cost(cells: int, limit: int) -> None:
     cells = check_int("cells", cells, lo=0)
     limit = check_int("limit", limit, lo=1)
     if cells > limit:
-        raise ValueError(f"compute size: this run would draw about {cells:.3g} random numbers, over the "
+        raise InputError(f"compute size: this run would draw about {cells:.3g} random numbers, over the "
                          f"limit of {limit:.3g}. Reduce trials, n, d or the number of sweep points.")
 
 
@@ -191,14 +191,14 @@ def run_point(
     g_data, g_mech, g_base = spawn(rng, 3)
     if x is None:
         if n is None:
-            raise ValueError("run_point needs either x (data) or n (number of users to draw); got neither.")
+            raise InputError("run_point needs either x (data) or n (number of users to draw); got neither.")
         n = check_int("n", n, lo=1, hi=10_000_000, what=" (number of users)")
         check_cost(simulation_cost(n=n, d=d, trials=trials), max_cells)
         x = q_mixture_data(n=n, d=d, q=alloc.q if data_q is None else data_q, rng=g_data)
     else:
         x = np.asarray(x, dtype=float)
         if x.ndim != 2 or x.shape[1] != d:
-            raise ValueError(f"x must have one column per feature (d = {d}); got shape {x.shape}.")
+            raise InputError(f"x must have one column per feature (d = {d}); got shape {x.shape}.")
         check_cost(simulation_cost(n=x.shape[0], d=d, trials=trials), max_cells)
     t0 = time.perf_counter()
     xs = x[:, alloc.order]                               # sorted coordinate order
@@ -344,7 +344,7 @@ def sweep(
     n = check_int("n", n, lo=1, hi=10_000_000, what=" (number of users)")
     if axis in ("q", "n"):
         if delta is None:
-            raise ValueError(f"axis={axis!r} needs the demand vector delta; got None.")
+            raise InputError(f"axis={axis!r} needs the demand vector delta; got None.")
         delta_vec = check_vector("delta", delta, lo=0.0, lo_open=True, allow_inf=True, max_length=500)
         d = delta_vec.size
     else:

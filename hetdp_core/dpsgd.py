@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._validate import as_generator, check_choice, check_int, check_real, check_vector
+from ._validate import InputError, as_generator, check_choice, check_int, check_real, check_vector
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -115,7 +115,7 @@ def fitted_slope(N, values, *, start_fraction: float = 0.5) -> float:
     v = np.asarray(values, dtype=float)
     keep = (N >= N.max() ** start_fraction * N.min() ** (1 - start_fraction)) & (v > 0) & np.isfinite(v)
     if keep.sum() < 3:
-        raise ValueError("fitted_slope needs at least 3 positive values in the fitting range.")
+        raise InputError("fitted_slope needs at least 3 positive values in the fitting range.")
     return float(np.polyfit(np.log(N[keep]), np.log(v[keep]), 1)[0])
 
 
@@ -154,7 +154,7 @@ def checked_sensitivity(*, problem: str, Lambda: float | None = None, override: 
         return own
     override = check_real("sensitivity", override, lo=0.0, lo_open=True, what=" (gradient sensitivity Δ)")
     if override < own * (1 - 1e-12):
-        raise ValueError(f"sensitivity {override:g} is below the gradient sensitivity {own:g} of the {problem} "
+        raise InputError(f"sensitivity {override:g} is below the gradient sensitivity {own:g} of the {problem} "
                          f"example; the release would not be private. Omit --sensitivity (uses {own:g}) "
                          "or pass a value >= it.")
     return override
@@ -201,7 +201,7 @@ def simulate(*, problem: str, data, gammas, thetas, runs: int = 50, method: str 
     runs = check_int("runs", runs, lo=1, hi=10_000)
     radius = check_real("radius", radius, lo=0.0, lo_open=True)
     if runs * g.size > 20_000_000:
-        raise ValueError(f"compute size: runs × steps = {runs * g.size:.3g} exceeds 2e7. Reduce runs or steps.")
+        raise InputError(f"compute size: runs × steps = {runs * g.size:.3g} exceeds 2e7. Reduce runs or steps.")
     rng = as_generator(rng)
     p = 1 if problem == "mean" else 2
     beta = np.zeros((runs, p))

@@ -20,7 +20,7 @@ import math
 import numpy as np
 from scipy.stats import beta as beta_dist
 
-from ._validate import check_int, check_real
+from ._validate import InputError, check_int, check_real
 
 __all__ = ["histogram_privacy_test"]
 
@@ -39,7 +39,7 @@ def histogram_privacy_test(sample_x, sample_y, *, eps: float, delta: float = 0.0
     x = np.asarray(sample_x, dtype=float).ravel()
     y = np.asarray(sample_y, dtype=float).ravel()
     if x.size < 100 or y.size < 100:
-        raise ValueError(f"need at least 100 samples per input; got {x.size} and {y.size}.")
+        raise InputError(f"need at least 100 samples per input; got {x.size} and {y.size}.")
     eps = check_real("eps", eps, lo=0.0, what=" (claimed ε)")
     delta = check_real("delta", delta, lo=0.0, hi=1.0, what=" (claimed δ)")
     alpha = check_real("alpha", alpha, lo=0.0, lo_open=True, hi=0.5, what=" (family-wise error level)")

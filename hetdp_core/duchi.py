@@ -31,7 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from scipy.special import expit, gammaln
 
-from ._validate import as_generator, check_choice, check_int, check_matrix, check_real
+from ._validate import InputError, as_generator, check_choice, check_int, check_matrix, check_real
 
 __all__ = ["SCALES", "duchi_B", "duchi_channel", "duchi_channel_sum", "spawn"]
 
@@ -70,7 +70,7 @@ def _prepare(v: np.ndarray, r: float) -> tuple[np.ndarray, np.ndarray]:
     norms = np.linalg.norm(v, axis=1)
     if np.any(norms > r * (1 + 1e-9)):
         i = int(np.argmax(norms))
-        raise ValueError(f"v rows must satisfy ||v||_2 <= r = {r:g}; row {i} has norm {norms[i]:.6g}. "
+        raise InputError(f"v rows must satisfy ||v||_2 <= r = {r:g}; row {i} has norm {norms[i]:.6g}. "
                          "Rescale the data or increase r.")
     with np.errstate(invalid="ignore", divide="ignore"):
         U = np.where(norms[:, None] > 0, v / norms[:, None], 0.0)

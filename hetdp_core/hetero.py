@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._validate import as_generator, check_choice, check_int, check_real, check_vector
+from ._validate import InputError, as_generator, check_choice, check_int, check_real, check_vector
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -400,7 +400,7 @@ def _check_data(x, problem: str, k: int) -> np.ndarray:
     if problem == "frequency":
         x = check_vector("x", x, lo=0, hi=k - 1, max_length=MAX_USERS, what=f" (bins 0..{k - 1})")
         if np.any(x != np.round(x)):
-            raise ValueError("x must hold whole bin indices for the frequency problem.")
+            raise InputError("x must hold whole bin indices for the frequency problem.")
         return x.astype(np.int64)
     return check_vector("x", x, lo=0.0, hi=1.0, max_length=MAX_USERS, what=" (values in [0, 1])")
 
@@ -466,12 +466,12 @@ def simulate(x, eps, *, algorithm: str, problem: str, k: int = 2, beta: float = 
     eps = check_demands(eps)
     x = _check_data(x, problem, k)
     if x.size != eps.size:
-        raise ValueError(f"x and eps must have one entry per user; got {x.size} values and {eps.size} demands.")
+        raise InputError(f"x and eps must have one entry per user; got {x.size} values and {eps.size} demands.")
     trials = check_int("trials", trials, lo=1, hi=100_000, what=" (repetitions)")
     setting = check_choice("setting", setting, ("correlated", "uncorrelated"))
     sm_threshold = check_choice("sm_threshold", sm_threshold, ("max_finite", "max"))
     if trials * x.size > 200_000_000:
-        raise ValueError(f"compute size: trials × n = {trials * x.size:.3g} exceeds 2e8. Reduce trials or n.")
+        raise InputError(f"compute size: trials × n = {trials * x.size:.3g} exceeds 2e8. Reduce trials or n.")
     rng = as_generator(rng)
     n = x.size
     truth = np.bincount(x, minlength=k) / n if problem == "frequency" else float(x.mean())
@@ -513,7 +513,7 @@ def simulate(x, eps, *, algorithm: str, problem: str, k: int = 2, beta: float = 
             errs[t_] = np.max(np.abs(est - truth)) if problem == "frequency" else abs(est - truth)
     else:                                                       # LDP
         if n > 50_000:
-            raise ValueError(f"the LDP baseline solves a cvxpy problem over all users; n = {n} exceeds 50 000. "
+            raise InputError(f"the LDP baseline solves a cvxpy problem over all users; n = {n} exceeds 50 000. "
                              "Use fewer users for LDP.")
         fin = np.isfinite(eps)
         if problem == "mean":
@@ -576,7 +576,7 @@ def demand_by_bin(x, *, eps_by_bin) -> np.ndarray:
     e = check_vector("eps_by_bin", eps_by_bin, lo=0.0, lo_open=True, allow_inf=True, max_length=1000)
     x = np.asarray(x)
     if x.min() < 0 or x.max() >= e.size:
-        raise ValueError(f"eps_by_bin needs one demand per bin (0..{int(x.max())}); got {e.size}.")
+        raise InputError(f"eps_by_bin needs one demand per bin (0..{int(x.max())}); got {e.size}.")
     return e[x.astype(int)]
 
 
@@ -595,9 +595,9 @@ def demand_by_groups(*, n: int, shares, lows, highs, rng=None) -> np.ndarray:
     lows = check_vector("lows", lows, length=shares.size, lo=0.0, lo_open=True, allow_inf=True)
     highs = check_vector("highs", highs, length=shares.size, lo=0.0, lo_open=True, allow_inf=True)
     if abs(shares.sum() - 1) > 1e-6:
-        raise ValueError(f"shares must sum to 1; they sum to {shares.sum():.6g}. Adjust the group shares.")
+        raise InputError(f"shares must sum to 1; they sum to {shares.sum():.6g}. Adjust the group shares.")
     if np.any(highs < lows):
-        raise ValueError("each group's ε range must have low <= high.")
+        raise InputError("each group's ε range must have low <= high.")
     rng = as_generator(rng)
     counts = np.floor(shares * n).astype(int)
     counts[np.argmax(shares)] += n - counts.sum()
@@ -606,7 +606,7 @@ def demand_by_groups(*, n: int, shares, lows, highs, rng=None) -> np.ndarray:
         if np.isinf(lo):                                      # a public group (low = high = inf)
             out.append(np.full(c, np.inf))
         elif np.isinf(hi):
-            raise ValueError("a group's ε range must be finite, or public with low = high = inf; got "
+            raise InputError("a group's ε range must be finite, or public with low = high = inf; got "
                              f"[{lo:g}, inf].")
         elif hi == lo:
             out.append(np.full(c, lo))
@@ -630,23 +630,23 @@ def parse_data_csv(data: bytes, *, column: str | None = None, max_rows: int = 1_
     import pandas as pd
 
     if not isinstance(data, bytes | bytearray):
-        raise TypeError(f"data must be the file's bytes; got {type(data).__name__}.")
+        raise InputError(f"data must be the file's bytes; got {type(data).__name__}.")
     if len(data) > 20_000_000:
-        raise ValueError(f"the CSV is {len(data) / 1e6:.1f} MB, over the 20 MB limit.")
+        raise InputError(f"the CSV is {len(data) / 1e6:.1f} MB, over the 20 MB limit.")
     try:
         df = pd.read_csv(io.BytesIO(bytes(data)), nrows=max_rows + 1)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
-        raise ValueError(f"the file is not a readable CSV ({type(exc).__name__}).") from None
+        raise InputError(f"the file is not a readable CSV ({type(exc).__name__}).") from None
     if len(df) > max_rows:
-        raise ValueError(f"the CSV has more than {max_rows:,} rows.")
+        raise InputError(f"the CSV has more than {max_rows:,} rows.")
     if len(df) < 2:
-        raise ValueError("the CSV needs at least 2 rows (users).")
+        raise InputError("the CSV needs at least 2 rows (users).")
     col = column if column is not None else df.columns[0]
     if col not in df.columns:
-        raise ValueError(f"column {col!r} not found; available: {', '.join(map(str, df.columns[:20]))}.")
+        raise InputError(f"column {col!r} not found; available: {', '.join(map(str, df.columns[:20]))}.")
     if not pd.api.types.is_numeric_dtype(df[col]):
-        raise ValueError(f"column {col!r} is not numeric.")
+        raise InputError(f"column {col!r} is not numeric.")
     vals = df[col].to_numpy(dtype=float)
     if not np.all(np.isfinite(vals)):
-        raise ValueError(f"column {col!r} has missing or non-finite values (row {int(np.argmin(np.isfinite(vals))) + 1}).")
+        raise InputError(f"column {col!r} has missing or non-finite values (row {int(np.argmin(np.isfinite(vals))) + 1}).")
     return vals, str(col)

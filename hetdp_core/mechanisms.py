@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import integrate, optimize
 
-from ._validate import as_generator, check_choice, check_int, check_real, check_vector
+from ._validate import InputError, as_generator, check_choice, check_int, check_real, check_vector
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -57,7 +57,7 @@ def gaussian_sigma(*, sensitivity: float, eps: float, delta: float) -> float:
     """σ = cΔ/ε with c = √(2 ln(1.25/δ)) (1 + 1e−12); Theorem 5 requires ε < 1."""
     eps = _eps(eps)
     if eps >= 1:
-        raise ValueError(f"eps must be < 1 for the Gaussian mechanism (Theorem 5); got {eps:g}. "
+        raise InputError(f"eps must be < 1 for the Gaussian mechanism (Theorem 5); got {eps:g}. "
                          "Use a smaller ε or the Laplace mechanism.")
     return math.sqrt(2 * math.log(1.25 / _delta(delta))) * (1 + 1e-12) * _sens(sensitivity) / eps
 
@@ -113,7 +113,7 @@ def release(value, mechanism: str, *, sensitivity: float, eps: float, delta: flo
     size = check_int("size", size, lo=1, hi=50_000_000, what=" (number of releases)")
     value = np.asarray(value, dtype=float)
     if not np.all(np.isfinite(value)):
-        raise ValueError("value must be finite.")
+        raise InputError("value must be finite.")
     rng = as_generator(rng)
     shape = (size,) + value.shape
     if mechanism == "laplace":
@@ -201,7 +201,7 @@ def example8(*, n: int, m: int, Lambda: float, eps1: float, eps2: float, eps3: f
 def _sorted_odd(x, name="x") -> np.ndarray:
     x = np.sort(check_vector(name, x, max_length=1_000_000, what=" (data values)"))
     if x.size % 2 == 0:
-        raise ValueError(f"{name} must have an odd number of entries (median rank m = (n+1)/2); got {x.size}.")
+        raise InputError(f"{name} must have an odd number of entries (median rank m = (n+1)/2); got {x.size}.")
     return x
 
 
@@ -223,7 +223,7 @@ def smooth_sensitivity_median(x, *, beta: float, lower: float, upper: float) -> 
     lower = check_real("lower", lower)
     upper = check_real("upper", upper)
     if not lower < upper or x[0] < lower or x[-1] > upper:
-        raise ValueError(f"need lower < upper and data inside [lower, upper]; got [{lower:g}, {upper:g}] for "
+        raise InputError(f"need lower < upper and data inside [lower, upper]; got [{lower:g}, {upper:g}] for "
                          f"data in [{x[0]:g}, {x[-1]:g}].")
     n = x.size
     m = (n + 1) // 2                                      # 1-based median rank
@@ -244,7 +244,7 @@ def example12_datasets(*, n: int, Lambda: float) -> tuple[np.ndarray, np.ndarray
     """Example 12: dataset 1 has m zeros and the rest Λ; dataset 2 has m+1 zeros (neighbours)."""
     n = check_int("n", n, lo=3, hi=100_001)
     if n % 2 == 0:
-        raise ValueError(f"n must be odd (Example 12); got {n}.")
+        raise InputError(f"n must be odd (Example 12); got {n}.")
     Lambda = check_real("Lambda", Lambda, lo=0.0, lo_open=True)
     m = (n + 1) // 2
     d1 = np.r_[np.zeros(m), np.full(n - m, Lambda)]
@@ -315,7 +315,7 @@ def _domain(lower, upper):
     lower = check_real("lower", lower, what=" (lower end l of the output domain)")
     upper = check_real("upper", upper, what=" (upper end u of the output domain)")
     if not lower < upper:
-        raise ValueError(f"need lower < upper for the output domain [l, u]; got [{lower:g}, {upper:g}].")
+        raise InputError(f"need lower < upper for the output domain [l, u]; got [{lower:g}, {upper:g}].")
     return lower, upper
 
 
@@ -331,7 +331,7 @@ def bounded_laplace_b(*, sensitivity: float, eps: float, delta: float, lower: fl
     delta = check_real("delta", delta, lo=0.0, hi=1.0, hi_open=True, what=" (δ in [0, 1))")
     lower, upper = _domain(lower, upper)
     if sens >= upper - lower:
-        raise ValueError(f"sensitivity must be smaller than the domain width u − l = {upper - lower:g}; got {sens:g}.")
+        raise InputError(f"sensitivity must be smaller than the domain width u − l = {upper - lower:g}; got {sens:g}.")
 
     def g(b):
         dC = bounded_laplace_C(lower + sens, b=b, lower=lower, upper=upper) / bounded_laplace_C(lower, b=b, lower=lower, upper=upper)
@@ -344,7 +344,7 @@ def bounded_laplace_b(*, sensitivity: float, eps: float, delta: float, lower: fl
         raise ArithmeticError(f"bounded_laplace_b: g({grid[0]:g}) = {vals[0]:g} >= 0 at the start of the bracket.")
     idx = np.flatnonzero(vals >= 0)
     if idx.size == 0:
-        raise ValueError("no b satisfies Theorem 26 on the search range; increase ε or δ.")
+        raise InputError("no b satisfies Theorem 26 on the search range; increase ε or δ.")
     i = idx[0]
     return float(optimize.brentq(g, grid[i - 1], grid[i], xtol=1e-14, rtol=1e-13))
 

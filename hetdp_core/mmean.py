@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import (
+    InputError,
     as_generator,
     check_choice,
     check_int,
@@ -68,10 +69,10 @@ def _check_c(c_sorted) -> np.ndarray:
     c = check_vector("c_sorted", c_sorted, lo=0.0, hi=700.0, what=" (CDP levels, sorted)")
     if np.any(np.diff(c) < 0):
         i = int(np.flatnonzero(np.diff(c) < 0)[0])
-        raise ValueError(f"c_sorted must be non-decreasing (coordinates sorted by demand); "
+        raise InputError(f"c_sorted must be non-decreasing (coordinates sorted by demand); "
                          f"c[{i}]={c[i]:g} > c[{i + 1}]={c[i + 1]:g}. Sort coordinates by δ first.")
     if c[-1] <= 0:
-        raise ValueError("c_sorted must have a positive largest entry (some privacy budget); "
+        raise InputError("c_sorted must have a positive largest entry (some privacy budget); "
                          f"got {c}. Raise the demands or ε.")
     return c
 
@@ -99,9 +100,9 @@ def project(est: np.ndarray, *, mode: str, radius: float | None = None) -> np.nd
     try:
         est = np.asarray(est, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(f"est must be an array of numbers; got {type(est).__name__}.") from None
+        raise InputError(f"est must be an array of numbers; got {type(est).__name__}.") from None
     if est.ndim == 0 or est.shape[-1] == 0:
-        raise ValueError(f"est must have a last axis of length d >= 1; got shape {est.shape}.")
+        raise InputError(f"est must have a last axis of length d >= 1; got shape {est.shape}.")
     if mode == "box":
         return np.clip(est, -1.0, 1.0)
     if mode == "ball":
@@ -134,7 +135,7 @@ def mmean_release(x, *, c_sorted, trials: int = 1, rng: np.random.Generator | in
     X = _check_x(x, c.size)
     trials = check_int("trials", trials, lo=1)
     if trials * X.shape[0] * c.size**2 > 50_000_000:
-        raise ValueError("trials × n × d² must be <= 5e7 for per-user releases; "
+        raise InputError("trials × n × d² must be <= 5e7 for per-user releases; "
                          f"got {trials * X.shape[0] * c.size**2:.3g}. Use mmean_estimate for large runs.")
     rng = as_generator(rng)
     stages = mmean_stages(c)

@@ -22,6 +22,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ._validate import (
+    InputError,
     as_generator,
     check_choice,
     check_int,
@@ -104,7 +105,7 @@ def ball_lstsq(A, b, *, radius: float) -> np.ndarray:
     radius = check_real("radius", radius, lo=0.0, lo_open=True, what=" (radius of Θ)")
     w, V = np.linalg.eigh((A + A.T) / 2)
     if w.min() < -1e-10 * max(1.0, abs(w).max()):
-        raise ValueError("ball_lstsq needs a positive semi-definite matrix; got a negative eigenvalue "
+        raise InputError("ball_lstsq needs a positive semi-definite matrix; got a negative eigenvalue "
                          f"{w.min():.3g}.")
     w = np.clip(w, 0.0, None)
     beta = V.T @ b
@@ -189,13 +190,13 @@ def fit(*, x, delta, eps: float, q: float, radius: float = 1.0, schedule: str = 
     x = check_matrix("x", x, lo=-1.0, hi=1.0, what=" (users × [features, label] in [-1,1])")
     n, d = x.shape
     if d < 2:
-        raise ValueError(f"x must have at least one feature and a label (d >= 2); got d = {d}.")
+        raise InputError(f"x must have at least one feature and a label (d >= 2); got d = {d}.")
     delta = check_vector("delta", delta, length=d, lo=0.0, lo_open=True, allow_inf=True,
                          what=" (per-coordinate demands, label last)")
     radius = check_real("radius", radius, lo=0.0, lo_open=True, hi=1e3, what=" (radius R of Θ)")
     trials = check_int("trials", trials, lo=1, hi=10_000, what=" (repetitions)")
     if trials * n * d * d > 50_000_000:
-        raise ValueError(f"compute size: trials × n × d² = {trials * n * d * d:.3g} exceeds 5e7. "
+        raise InputError(f"compute size: trials × n × d² = {trials * n * d * d:.3g} exceeds 5e7. "
                          "Reduce trials, n or d.")
     rates = learning_rates(schedule=schedule, gamma0=gamma0, steps=steps, rho=rho, lam=lam)
     rng = as_generator(rng)
@@ -244,28 +245,28 @@ def load_regression_csv(data: bytes) -> np.ndarray:
     import pandas as pd
 
     if not isinstance(data, bytes | bytearray):
-        raise TypeError(f"data must be the file's bytes; got {type(data).__name__}.")
+        raise InputError(f"data must be the file's bytes; got {type(data).__name__}.")
     if len(data) > MAX_CSV_BYTES:
-        raise ValueError(f"the CSV is {len(data) / 1e6:.1f} MB, over the 20 MB limit. Upload a smaller file.")
+        raise InputError(f"the CSV is {len(data) / 1e6:.1f} MB, over the 20 MB limit. Upload a smaller file.")
     try:
         df = pd.read_csv(io.BytesIO(bytes(data)), nrows=MAX_CSV_ROWS + 1)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
-        raise ValueError(f"the file is not a readable CSV ({type(exc).__name__}). Upload comma-separated "
+        raise InputError(f"the file is not a readable CSV ({type(exc).__name__}). Upload comma-separated "
                          "numbers with a header row.") from None
     if len(df) > MAX_CSV_ROWS:
-        raise ValueError(f"the CSV has more than {MAX_CSV_ROWS:,} rows. Use a sample.")
+        raise InputError(f"the CSV has more than {MAX_CSV_ROWS:,} rows. Use a sample.")
     if df.shape[1] < 2 or df.shape[1] > MAX_CSV_COLS:
-        raise ValueError(f"the CSV needs 2 to {MAX_CSV_COLS} columns (features, then the label last); "
+        raise InputError(f"the CSV needs 2 to {MAX_CSV_COLS} columns (features, then the label last); "
                          f"got {df.shape[1]}.")
     if len(df) < 10:
-        raise ValueError(f"the CSV needs at least 10 rows (users); got {len(df)}.")
+        raise InputError(f"the CSV needs at least 10 rows (users); got {len(df)}.")
     bad = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
     if bad:
-        raise ValueError(f"column {bad[0]!r} is not numeric. Every column must hold numbers.")
+        raise InputError(f"column {bad[0]!r} is not numeric. Every column must hold numbers.")
     arr = df.to_numpy(dtype=float)
     if not np.all(np.isfinite(arr)):
         r, c = np.argwhere(~np.isfinite(arr))[0]
-        raise ValueError(f"row {r + 1}, column {df.columns[c]!r} is missing or not finite. Fill or remove it.")
+        raise InputError(f"row {r + 1}, column {df.columns[c]!r} is missing or not finite. Fill or remove it.")
     lo, hi = arr.min(axis=0), arr.max(axis=0)
     span = np.where(hi > lo, hi - lo, 1.0)
     return np.where(hi > lo, 2 * (arr - lo) / span - 1, 0.0)

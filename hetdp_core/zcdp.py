@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.special import logsumexp
 
-from ._validate import as_generator, check_int, check_real, check_vector
+from ._validate import InputError, as_generator, check_int, check_real, check_vector
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -83,9 +83,9 @@ def renyi_gaussian(*, alpha, mu1, s1, mu2, s2) -> np.ndarray:
     mu1, s1, mu2, s2 = (np.asarray(v, dtype=float) for v in (mu1, s1, mu2, s2))
     for name, v in (("mu1", mu1), ("mu2", mu2), ("s1", s1), ("s2", s2)):
         if not np.all(np.isfinite(v)):
-            raise ValueError(f"{name} must be finite; got {v}.")
+            raise InputError(f"{name} must be finite; got {v}.")
     if np.any(s1 < 0) or np.any(s2 < 0):
-        raise ValueError("s1 and s2 must be >= 0 (standard deviations).")
+        raise InputError("s1 and s2 must be >= 0 (standard deviations).")
     a, mu1, s1, mu2, s2 = np.broadcast_arrays(a, mu1, s1, mu2, s2)
     out = np.full(a.shape, np.inf)
     both0 = (s1 == 0) & (s2 == 0)
@@ -109,7 +109,7 @@ def _counts(x, name="counts") -> np.ndarray:
     arr = check_vector(name, np.atleast_1d(x), lo=0.0, max_length=100_000, what=" (group counts)")
     if np.any(arr != np.round(arr)):
         i = int(np.flatnonzero(arr != np.round(arr))[0])
-        raise ValueError(f"{name} must be whole numbers (counts of people); entry {i} is {arr[i]:g}. "
+        raise InputError(f"{name} must be whole numbers (counts of people); entry {i} is {arr[i]:g}. "
                          "Round the counts.")
     return arr
 
@@ -412,7 +412,7 @@ def log_density_algorithm1(y, *, x: float, sigma: float, r: float, neighbours=()
     ``neighbours`` so that all share one discretisation."""
     mix = _alg1_mixture([x, *neighbours], sigma, r, fine)
     if mix is None:
-        raise ValueError(f"x = {x:g} with σ = {sigma:g}, r = {r:g} needs more quadrature nodes than the "
+        raise InputError(f"x = {x:g} with σ = {sigma:g}, r = {r:g} needs more quadrature nodes than the "
                          "budget allows; use a smaller x or a larger r.")
     y = np.asarray(y, dtype=float)
     return _mixture_logpdf(y, mix, float(x))

@@ -22,6 +22,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from hetdp_core.scenario import InputError, Scenario, Spec, check_value, dump_value, log_grid
+from hetdp_ui.runcache import RunCache
+
 MAX_URL_VALUE = 2000  # characters; longer query values are rejected
 
 
@@ -167,12 +170,59 @@ class PageState:
         st.session_state[self.key("preset")] = "Custom"
 
 
+class ScenarioState(PageState):
+    """Page state built from a scenario class: one URL parameter and one session value per field,
+    parsed by the field's own :class:`~hetdp_core.scenario.Spec` (the bounds a URL value is parsed
+    with are the widget's bounds). List fields live in the session as their comma text (a text
+    input edits them); every other field as its value. ``ui`` adds page-only parameters (e.g. the
+    preset selector); ``presets`` maps names to scenarios."""
+
+    def __init__(self, prefix: str, cls: type[Scenario], *, presets: dict[str, Scenario] | None = None,
+                 ui: dict[str, Param] | None = None):
+        self.cls = cls
+        self.scenario_presets = dict(presets or {})
+        params: dict[str, Param] = {}
+        if presets is not None:
+            params["preset"] = Param("Custom", parse_choice(["Custom", *presets]))
+        for name, spec in cls.specs().items():
+            params[name] = Param(self._session_form(spec, cls.defaults()[name]), self._parser(name, spec),
+                                 self._dumper(spec))
+        params.update(ui or {})
+        super().__init__(prefix, params, presets={k: self.session_values(v) for k, v in self.scenario_presets.items()})
+
+    @staticmethod
+    def _session_form(spec: Spec, value):
+        return dump_value(spec, value) if spec.kind == "floats" else value
+
+    @classmethod
+    def _parser(cls, name: str, spec: Spec):
+        def parse(text: str):
+            try:
+                return cls._session_form(spec, check_value(name, spec, text))
+            except InputError as exc:
+                raise UrlValueError(str(exc)) from None
+        return parse
+
+    @staticmethod
+    def _dumper(spec: Spec):
+        return (lambda v: str(v)) if spec.kind in ("floats", "text") else (lambda v: dump_value(spec, v))
+
+    def spec(self, name: str) -> Spec:
+        return self.cls.specs()[name]
+
+    def session_values(self, scenario: Scenario) -> dict:
+        return {n: self._session_form(sp, getattr(scenario, n)) for n, sp in scenario.specs().items()}
+
+    def scenario(self, **override) -> Scenario:
+        """The scenario the widgets describe (raises InputError, naming the field, if invalid)."""
+        vals = {n: st.session_state[self.key(n)] for n in self.cls.specs()}
+        vals.update(override)
+        return self.cls(**vals)
+
+
 def log_options(lo: float, hi: float, per_decade: int = 12, extra: Sequence[float] = ()) -> list[float]:
     """Log-spaced slider grid from lo to hi (rounded to 3 significant digits), plus ``extra``."""
-    k = int(round(per_decade * math.log10(hi / lo)))
-    vals = {float(f"{v:.3g}") for v in np.logspace(math.log10(lo), math.log10(hi), k + 1)}
-    vals.update(float(e) for e in extra)
-    return sorted(vals)
+    return list(log_grid(lo, hi, per_decade, extra))
 
 
 def log_slider(label: str, options: Sequence[float], key: str, help: str | None = None) -> float:
@@ -242,6 +292,28 @@ def cached(max_entries: int = 64):
     """Decorator for a page's compute wrapper: ``st.cache_data`` with a bounded size and no spinner
     (pages show their own progress bar). Wrap functions of hashable primitives (incl. an int seed)."""
     return st.cache_data(max_entries=max_entries, show_spinner=False)
+
+
+RUNS = RunCache(max_entries=128)
+
+
+def run_scenario(scenario: Scenario, *, progress: bool = True):
+    """The page's one computation: ``run(scenario)`` of its core module, cached process-wide by the
+    scenario's query string (the same link costs one computation however many sessions open it).
+    Shows a progress bar while it computes. Raises InputError for bad input."""
+    from hetdp_core.scenarios import get
+
+    key = (scenario.PAGE, tuple(sorted(scenario.to_query().items())))
+
+    def compute():
+        bar = Progress() if progress else None
+        try:
+            return get(scenario.PAGE).run(scenario, progress=bar)
+        finally:
+            if bar is not None:
+                bar.done()
+
+    return RUNS.get_or_compute(key, compute)
 
 
 class Progress:

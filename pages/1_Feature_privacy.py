@@ -1,36 +1,18 @@
 """Feature privacy (BCDP): per-feature privacy demands and what they cost (SPEC §1)."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
-from hetdp_core.bcdp import MAX_EPS, privacy_allocation
-from hetdp_core.bcdp_sim import (
-    MAX_CELLS_PAGE,
-    PRESETS,
-    check_sweep_size,
-    guarantee_report,
-    sweep,
-    two_group_delta,
-)
-from hetdp_core.mmean import mmean_stages
+from hetdp_core.bcdp_sim import PRESETS as PAPER_PRESETS
+from hetdp_core.scenario import InputError
+from hetdp_core.scenarios import feature_privacy as fp
 from hetdp_ui.common import (
-    PageState,
-    Param,
-    Progress,
-    cached,
+    ScenarioState,
     csv_download,
-    dump_bool,
     list_editor,
-    log_options,
     log_slider,
-    numbers,
-    parse_bool,
-    parse_choice,
-    parse_float,
-    parse_float_list,
-    parse_int,
     question,
+    run_scenario,
     show_checks,
     show_input_error,
 )
@@ -40,65 +22,12 @@ from hetdp_ui.nav import sidebar_nav
 st.set_page_config(page_title="Feature privacy (BCDP) — hetdp", layout="wide")
 sidebar_nav()
 
-EPS_GRID = log_options(0.05, 20.0, extra=(0.2, 0.8, 2.0, 8.0))
-AXES = {"q": "correlation q", "d": "dimension d", "f": "fraction f of sensitive features", "n": "users n"}
-GRIDS = {"q": "0.01,0.05,0.1,0.2,0.3,0.5,0.7,0.9,1", "d": "5,10,20,30,40,50",
-         "f": "0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1", "n": "500,1000,2000,5000,10000,20000"}
-PRESET_NAMES = ["Custom", "Figure 3", "Figure 4a", "Figure 4b"]
-
-state = PageState("bcdp", {
-    "preset": Param("Custom", parse_choice(PRESET_NAMES)),
-    "mode": Param("Two groups", parse_choice(["Two groups", "Per-feature table"])),
-    "d": Param(10, parse_int(1, 60)),
-    "k": Param(2, parse_int(0, 60)),
-    "delta": Param(0.2, parse_float(0.05, 20.0, allowed=EPS_GRID)),
-    "eps": Param(2.0, parse_float(0.05, 20.0, allowed=EPS_GRID)),
-    "table": Param("0.2,0.2,2,2,2,2,2,2,2,2", parse_float_list(1e-3, MAX_EPS, allow_inf=True, max_len=60)),
-    "q": Param(0.1, parse_float(0.0, 1.0)),
-    "zeta_auto": Param(True, parse_bool, dump_bool),
-    "zeta": Param(0.55, parse_float(0.01, 1.0)),
-    "n": Param(10_000, parse_int(10, 200_000)),
-    "trials": Param(30, parse_int(5, 2000)),
-    "seed": Param(0, parse_int(0, 2**31 - 1)),
-    "axis": Param("q", parse_choice(list(AXES))),
-    "points": Param(GRIDS["q"], parse_float_list(0.0, 1e7, max_len=30)),
-    "projection": Param("box", parse_choice(["box", "ball", "none"])),
-    "published": Param(False, parse_bool, dump_bool),
-    "analytic": Param(True, parse_bool, dump_bool),
-    "bounds": Param(False, parse_bool, dump_bool),
-})
-
-
-def apply_preset():
-    name = st.session_state[state.key("preset")]
-    key = {"Figure 3": "fig3", "Figure 4a": "fig4a", "Figure 4b": "fig4b"}.get(name)
-    if key is None:
-        return
-    p = PRESETS[key]
-    vals = {"mode": "Two groups", "eps": p.eps, "delta": p.delta, "q": p.q, "n": p.n,
-            "zeta_auto": True, "axis": p.axis, "points": ",".join(f"{v:g}" for v in p.values),
-            "trials": min(p.trials, 40)}
-    if p.axis == "q":
-        vals.update(d=p.d, k=p.k)
-    elif p.axis == "d":
-        vals.update(d=10, k=round(10 * p.k_fraction))
-    else:
-        vals.update(d=p.d, k=round(p.d * 0.2))
-    state.apply(vals)
+EPS_GRID, AXES, GRIDS = list(fp.EPS_GRID), fp.AXES, fp.GRIDS
+state = ScenarioState("bcdp", fp.FeaturePrivacy, presets=fp.PRESETS)
 
 
 def set_axis_grid():
     st.session_state[state.key("points")] = GRIDS[st.session_state[state.key("axis")]]
-
-
-@cached(max_entries=256)
-def cached_point(axis: str, value: float, delta: tuple | None, d: int, f: float, delta_s: float,
-                 eps: float, q: float, zeta: float | None, n: int, trials: int, seed: int,
-                 projection: str, baseline_projection: str, scale: str):
-    """One sweep point (its randomness depends only on seed and value, so points cache alone)."""
-    return sweep(axis=axis, values=(value,), delta=delta, d=d, f=f, delta_sensitive=delta_s, eps=eps,
-                 q=q, zeta=zeta, n=n, trials=trials, seed=seed, projection=projection,
-                 baseline_projection=baseline_projection, scale=scale, max_cells=MAX_CELLS_PAGE)
 
 
 st.title("Feature privacy (BCDP)")
@@ -113,40 +42,30 @@ state.init()
 
 # ------------------------------------------------------------------ sidebar
 sb = st.sidebar
-sb.selectbox("Preset", PRESET_NAMES, key=state.key("preset"), on_change=apply_preset,
+sb.selectbox("Preset", ["Custom", *fp.PRESETS], key=state.key("preset"), on_change=state.apply_preset,
              help="Paper setups (Appendix B.3/B.4). Presets cap trials at 40 for interactivity; "
                   "use `hetdp reproduce` for the full runs.")
 sb.radio("Demands", ["Two groups", "Per-feature table"], key=state.key("mode"), on_change=state.mark_custom,
          horizontal=True)
 eps = log_slider("ε — global LDP level", EPS_GRID, state.key("eps"))
 if state["mode"] == "Two groups":
-    d = sb.slider("d — number of features", 1, 60, key=state.key("d"), on_change=state.mark_custom)
+    d = sb.slider("d — number of features", 1, int(state.spec("d").hi), key=state.key("d"), on_change=state.mark_custom)
     if state["k"] > d:
         st.session_state[state.key("k")] = d
     k = sb.slider("k — sensitive features", 0, d, key=state.key("k"), on_change=state.mark_custom)
-    dsens = log_slider("δ — demand of the sensitive features", EPS_GRID, state.key("delta"))
-    delta_vec = None
-    try:
-        delta_vec = two_group_delta(d=d, k=k, delta=dsens, eps=eps)
-    except ValueError as exc:
-        show_input_error(exc)
-    names = [f"x{i + 1}" for i in range(d)]
+    log_slider("δ — demand of the sensitive features", EPS_GRID, state.key("delta"))
 else:
     sb.text_input("δ per feature (any order; inf = no extra demand)", key=state.key("table"),
                   help="Comma-separated. Edit here or in the table on the page.")
-    vals = list_editor(state.key("table"), item="feature", column="δ demand")
-    delta_vec = None if vals is None else np.asarray(vals, dtype=float)
-    d = 0 if delta_vec is None else delta_vec.size
-    k = int(np.sum(delta_vec < eps)) if delta_vec is not None else 0
-    dsens = float(np.min(delta_vec)) if delta_vec is not None and delta_vec.size else 0.2
-    names = [f"x{i + 1}" for i in range(d)]
+    if list_editor(state.key("table"), item="feature", column="δ demand") is None:
+        state.sync_url()
+        st.stop()
 
 sb.slider("q — correlation between features", 0.0, 1.0, step=0.01, key=state.key("q"),
           on_change=state.mark_custom)
 sb.checkbox("ζ automatic: (1+q)/2", key=state.key("zeta_auto"))
 if not state["zeta_auto"]:
     sb.slider("ζ — split of the most sensitive budget", 0.01, 1.0, step=0.01, key=state.key("zeta"))
-zeta = None if state["zeta_auto"] else state["zeta"]
 
 sb.divider()
 axis_opts = list(AXES) if state["mode"] == "Two groups" else ["q", "n"]
@@ -156,9 +75,9 @@ if state["axis"] not in axis_opts:
 sb.selectbox("x-axis of the MSE plot", axis_opts, format_func=AXES.get, key=state.key("axis"),
              on_change=set_axis_grid)
 sb.text_input("sweep points", key=state.key("points"), help="comma-separated values of the x-axis")
-sb.select_slider("n — users", options=[100, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000],
+sb.select_slider("n — users", options=list(fp.N_OPTIONS),
                  key=state.key("n"), on_change=state.mark_custom)
-sb.number_input("trials", 5, 2000, step=5, key=state.key("trials"))
+sb.number_input("trials", int(state.spec("trials").lo), int(state.spec("trials").hi), step=5, key=state.key("trials"))
 sb.number_input("seed", 0, 2**31 - 1, step=1, key=state.key("seed"))
 sb.toggle("As published (paper's Duchi constant, ball projection, unprojected baseline)",
           key=state.key("published"),
@@ -166,29 +85,26 @@ sb.toggle("As published (paper's Duchi constant, ball projection, unprojected ba
                "projects onto ℓ2 balls. Switch on only to reproduce the published figures.")
 published = state["published"]
 if published:
-    scale, projection, base_proj = "paper", "ball", "none"
     sb.caption("projection: ball (fixed by 'as published')")
 else:
     sb.selectbox("projection", ["box", "ball", "none"], key=state.key("projection"),
                  help="box: clip to [-1,1]^d (paper's Π); ball: authors' code; none: unbiased")
-    scale, projection = "unbiased", state["projection"]
-    base_proj = projection
 sb.checkbox("show analytic curves", key=state.key("analytic"))
 sb.checkbox("overlay bounds (shape only)", key=state.key("bounds"),
             help="Theorem 2 (17) and Corollary 1 hold up to an unknown universal constant: drawn "
                  "with constant 1, only their shape is meaningful.")
 state.sync_url()
 
-if delta_vec is None:
-    st.stop()
-
-# ------------------------------------------------------------------ allocation and guarantees
+# ------------------------------------------------------------------ the one computation
 try:
-    alloc = privacy_allocation(delta=delta_vec, eps=eps, q=state["q"], zeta=zeta)
-    report = guarantee_report(alloc)
-except (ValueError, TypeError) as exc:
+    scenario = state.scenario()
+    result = run_scenario(scenario)
+except InputError as exc:
     show_input_error(exc)
     st.stop()
+alloc, report, names = result.values["alloc"], result.values["report"], result.values["names"]
+eps, d = scenario.eps, len(result.values["names"])
+tables = result.tables()
 
 if published:
     st.warning("**As published.** The Duchi et al. constant B printed in the paper is twice the value "
@@ -202,68 +118,39 @@ with c1:
                     key="bcdp_cfig")
 with c2:
     st.subheader("Guarantee check")
-    if show_checks(report.attrs["checks"], quiet=True):
+    if show_checks(result.checks, quiet=True):
         st.success(f"Every demand holds: LDP level delivered c_d = {alloc.ldp_level:.4g} ≤ ε = {eps:g}; "
                    f"ζ = {alloc.zeta:.3g}.")
     st.metric("sensitive features' budget c_1", f"{alloc.c_sorted[0]:.3g}",
               help="the CDP level left for the most private feature after paying for correlation")
     st.metric("LDP level delivered c_d", f"{alloc.ldp_level:.3g}", delta=f"{alloc.ldp_level - eps:.3g} vs ε",
               delta_color="off")
-shown = report.round(5)
-shown.attrs = {}                                   # the checks are shown above, not serialised
-st.dataframe(shown, hide_index=True, key="bcdp_gtable")
+st.dataframe(report.round(5), hide_index=True, key="bcdp_gtable")
 st.caption("pass ⇔ guaranteed δ'_i ≤ demanded δ_i (+1e-9 floating-point tolerance); Theorem 2 proves it, so a "
            "fail would be reported as a numerical failure of this software. Guaranteed δ' is the "
            "smaller of the two valid bounds of Proposition 4: (2) with ε := c_d, and (1).")
-csv_download(report, "bcdp_guarantee.csv", "dl_guarantee")
+csv_download(tables["bcdp_guarantee"], "bcdp_guarantee.csv", "dl_guarantee")
 
 with st.expander("Stage schematic of Mechanism 1 — which features each stage covers, at what level"):
-    sorted_names = [names[i] for i in alloc.order]
-    stages = mmean_stages(alloc.c_sorted)
-    st.plotly_chart(stage_schematic_figure(sorted_names, stages), key="bcdp_stages")
-    csv_download(pd.DataFrame([{"stage": st_.k, "first feature": sorted_names[st_.start], "dimension": st_.dims,
-                                "level Δ_k": st_.level, "weight w_k": st_.weight} for st_ in stages]),
-                 "bcdp_stages.csv", "dl_stages", "Download the stages (CSV)")
+    st.plotly_chart(stage_schematic_figure(result.values["sorted_names"], result.values["stages"]), key="bcdp_stages")
+    csv_download(tables["bcdp_stages"], "bcdp_stages.csv", "dl_stages", "Download the stages (CSV)")
     st.caption("Stage k privatises the features from the k-th most private one onwards with budget "
                "Δ_k = c_k − c_{k−1}; a feature's estimate combines the stages that cover it with "
                "weights Δ_k²/m_k. Stages with Δ_k = 0 are skipped.")
 
 # ------------------------------------------------------------------ MSE sweep
 st.subheader(f"Squared error vs {AXES[state['axis']]}")
-try:
-    pts = tuple(numbers(state["points"], "sweep points"))
-except ValueError as exc:
-    show_input_error(exc)
-    st.stop()
-args = dict(delta=tuple(delta_vec) if state["axis"] in ("q", "n") else None, d=d,
-            f=(k / d) if d else 0.0, delta_s=dsens, eps=eps, q=state["q"], zeta=zeta, n=state["n"],
-            trials=int(state["trials"]), seed=int(state["seed"]), projection=projection,
-            baseline_projection=base_proj, scale=scale)
-prog = Progress()
-try:
-    check_sweep_size(axis=state["axis"], values=pts, d=d, n=state["n"], trials=int(state["trials"]),
-                     limit=MAX_CELLS_PAGE)
-    parts = []
-    for i, v in enumerate(pts):
-        prog(i / len(pts), f"{state['axis']} = {v:g}")
-        parts.append(cached_point(state["axis"], v, **args))
-except (ValueError, TypeError) as exc:
-    prog.done()
-    show_input_error(exc)
-    st.stop()
-prog.done()
-summary = pd.concat([p[0] for p in parts], ignore_index=True)
-errors = pd.concat([p[1] for p in parts], ignore_index=True)
+summary, errors = tables["bcdp_mse_summary"], tables["bcdp_mse_errors"]
 fig = mse_sweep_figure(summary, state["axis"], show_exact=state["analytic"], show_bound=state["bounds"])
 st.plotly_chart(fig, key="bcdp_msefig")
-st.caption(f"Simulated: {int(state['trials'])} independent runs per point, n = {state['n']:,} users "
+st.caption(f"Simulated: {scenario.trials} independent runs per point, n = {scenario.n:,} users "
            "(data from the q-mixture prior of eq. 58), median and 25–75 % band of ‖x̂ − x̄‖². "
            "Dashed (analytic): exact MSE before projection, from Var(Z_j) = B²/m − v_j².")
 m1, m2 = st.columns(2)
 with m1:
-    csv_download(summary, "bcdp_mse_summary.csv", "dl_summary")
+    csv_download(tables["bcdp_mse_summary"], "bcdp_mse_summary.csv", "dl_summary")
 with m2:
-    csv_download(errors, "bcdp_mse_errors.csv", "dl_errors")
+    csv_download(tables["bcdp_mse_errors"], "bcdp_mse_errors.csv", "dl_errors")
 
 # ------------------------------------------------------------------ explanation
 med = summary.pivot(index=state["axis"], columns="method", values="median")
@@ -312,6 +199,7 @@ with st.expander("Formulas behind the curves"):
     st.latex(r"\frac1n\Big(\frac{dk}{\delta^2}+\frac{(d-k)^2}{\varepsilon^2}\Big)\ \text{if } q\le\frac{e^{\delta/2}-1}{e^\varepsilon-1},"
              r"\qquad \frac1n\Big(\frac{dk}{\delta^2}+\frac{(d-k)^2}{\frac{d-k}{d}\delta^2+(c_d-\delta/2)^2}\Big)\ \text{otherwise}")
 if state["preset"] != "Custom":
-    key = {"Figure 3": "fig3", "Figure 4a": "fig4a", "Figure 4b": "fig4b"}[state["preset"]]
-    st.info(f"Preset {PRESETS[key].name}: {PRESETS[key].note} Trials are capped at 40 here; "
+    key = fp.PRESET_KEYS[state["preset"]]
+    st.info(f"Preset {PAPER_PRESETS[key].name}: {PAPER_PRESETS[key].note} Trials are capped at "
+            f"{fp.PAGE_PRESET_TRIALS} here; "
             f"`hetdp reproduce {key} --out DIR` runs the full configuration.")

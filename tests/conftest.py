@@ -31,3 +31,14 @@ def artifacts() -> Path:
 def pytest_collection_modifyitems(config, items):
     """Browser tests are never silently skipped in CI (HETDP_REQUIRE_BROWSER=1)."""
     os.environ.setdefault("HETDP_ROOT", str(ROOT))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_run_cache():
+    """Each test starts with an empty process-wide run cache (pages share it across sessions)."""
+    import sys
+
+    mod = sys.modules.get("hetdp_ui.common")
+    if mod is not None:
+        mod.RUNS.clear()
+    yield

@@ -150,7 +150,7 @@ def test_as_generator_accepts_int_none_generator():
     assert as_generator(g) is g
     assert as_generator(5).integers(1000) == np.random.default_rng(5).integers(1000)
     assert isinstance(as_generator(None), np.random.Generator)
-    with pytest.raises(TypeError, match="rng must be"):
+    with pytest.raises(ValueError, match="rng must be"):
         as_generator(1.5)
-    with pytest.raises(TypeError, match="rng must be"):
+    with pytest.raises(ValueError, match="rng must be"):
         as_generator(True)

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from hetdp_core.cli import main
+from hetdp_ui.cli import main
 
-HETDP = [sys.executable, "-m", "hetdp_core.cli"]
+HETDP = [sys.executable, "-m", "hetdp_ui.cli"]
 
 
 def run(args, capsys):

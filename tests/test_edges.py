@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hetdp_core import bcdp, dpsgd, hetero, mechanisms
-from hetdp_core.cli import main
+from hetdp_ui.cli import main
 
 
 def run(argv, capsys):

@@ -104,7 +104,7 @@ def test_table_mode_any_order_and_bad_entries():
     # negative demand → the core's message
     at.sidebar.text_input(key="bcdp_table").set_value("0.2,-1").run()
     assert not at.exception
-    assert any("delta entries must be > 0" in e.value for e in at.error)
+    assert any("table (δ per feature) entry 2 must be in [0.001" in e.value for e in at.error)
 
 
 def test_malformed_url_params_are_reported_and_ignored():
@@ -212,9 +212,9 @@ def test_lab_rr_and_test_view_react():
 def test_lab_bad_lists_show_message():
     at = AppTest.from_file(LAB, default_timeout=TIMEOUT).run()
     at.sidebar.text_input(key="lab_rr_c").set_value("0.3,x").run()
-    assert not at.exception and any("numbers separated" in e.value for e in at.error)
+    assert not at.exception and any("rr_c (RR levels c_i) entry 2 must be a number" in e.value for e in at.error)
     at.sidebar.text_input(key="lab_rr_c").set_value(",".join(["0.1"] * 11)).run()
-    assert not at.exception and any("at most 10" in e.value for e in at.error)
+    assert not at.exception and any("needs 1 to 10 entries; got 11" in e.value for e in at.error)
 
 
 def test_regression_default_and_slider():

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .bcdp import privacy_allocation
-from .bcdp_sim import PRESETS, guarantee_report, point_rng, run_point, sweep
+from hetdp_core.bcdp import privacy_allocation
+from hetdp_core.scenario import InputError
+from hetdp_core.bcdp_sim import PRESETS, guarantee_report, point_rng, run_point, sweep
 
 
-class CliError(ValueError):
+class CliError(InputError):
     """A user-input problem found while parsing the command line."""
 
 
@@ -160,7 +161,7 @@ def cmd_reproduce(a) -> int:
 
 
 def cmd_zcdp_renyi(a) -> int:
-    from . import zcdp
+    from hetdp_core import zcdp
 
     alphas = parse_list(a.alpha, "--alpha")
     c = zcdp.renyi_curves(algorithm=a.algorithm, x=a.x, rho=a.rho, r=a.r, alpha=alphas)
@@ -196,7 +197,7 @@ def cmd_zcdp_renyi(a) -> int:
 
 
 def cmd_zcdp_release(a) -> int:
-    from . import zcdp
+    from hetdp_core import zcdp
 
     counts = parse_list(a.counts, "--counts")
     Y = zcdp.release(counts, rho=a.rho, r=a.r, algorithm=a.algorithm, trials=a.trials, rng=a.seed)
@@ -218,7 +219,7 @@ def _report_dict(rep) -> dict:
 
 
 def cmd_exact(a) -> int:
-    from . import bcdp_exact as ex
+    from hetdp_core import bcdp_exact as ex
 
     if a.example == "1":
         prior, mech = ex.example1(a=a.a, b=a.b, c=a.c)
@@ -244,7 +245,7 @@ def cmd_exact(a) -> int:
 
 
 def cmd_regression(a) -> int:
-    from .regression import excess_risk_sweep
+    from hetdp_core.regression import excess_risk_sweep
 
     theta = parse_list(a.theta, "--theta")
     values = parse_list(a.values, "--values")
@@ -260,7 +261,7 @@ def cmd_regression(a) -> int:
 
 
 def _sgd_schedules(a, sensitivity: float):
-    from . import dpsgd as sg
+    from hetdp_core import dpsgd as sg
 
     g = sg.learning_rates(schedule=a.schedule, steps=a.steps, gamma0=a.gamma0, rho=a.rho,
                           custom=parse_list(a.custom, "--custom") if a.custom else None)
@@ -284,7 +285,7 @@ def cmd_sgd_theta(a) -> int:
 
 
 def cmd_sgd_run(a) -> int:
-    from . import dpsgd as sg
+    from hetdp_core import dpsgd as sg
 
     sens = sg.checked_sensitivity(problem=a.problem, Lambda=a.Lambda, override=a.sensitivity)
     g, _, th = _sgd_schedules(a, sens)
@@ -310,7 +311,7 @@ def cmd_sgd_run(a) -> int:
 
 
 def cmd_mech(a) -> int:
-    from . import mechanisms as mc
+    from hetdp_core import mechanisms as mc
 
     if a.what == "release":
         out = {"releases": mc.release(a.value, a.mechanism, sensitivity=a.sensitivity, eps=a.eps, delta=a.delta,
@@ -334,7 +335,7 @@ def cmd_mech(a) -> int:
 
 
 def _hetero_dataset(a):
-    from . import hetero as ht
+    from hetdp_core import hetero as ht
 
     rng = np.random.default_rng(a.seed)
     if a.dataset == "synthetic":
@@ -356,7 +357,7 @@ def _hetero_dataset(a):
 
 
 def cmd_hetero_weights(a) -> int:
-    from . import hetero as ht
+    from hetdp_core import hetero as ht
 
     eps = parse_list(a.eps, "--eps")
     w = ht.weights(eps, algorithm=a.variant, problem=a.problem, k=a.k, beta=a.beta, solver=a.solver)
@@ -372,7 +373,7 @@ def cmd_hetero_weights(a) -> int:
 
 
 def cmd_hetero_run(a) -> int:
-    from . import hetero as ht
+    from hetdp_core import hetero as ht
 
     x, eps = _hetero_dataset(a)
     algs = [s.strip().upper() for s in a.algorithms.split(",") if s.strip()]
@@ -391,6 +392,58 @@ def cmd_hetero_run(a) -> int:
         for r in results:
             print(f"{r['algorithm']:>5}: PAC({1 - a.beta:.0%}) = {r['pac']:.5g}   MSE = {r['mse']:.4g}")
     return 0
+
+
+def _query_of(a) -> tuple[str, dict]:
+    """(page, query mapping) from ``PAGE``, ``--query`` and ``--url``."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from hetdp_core.scenarios import page_name
+
+    page, query = a.page, {}
+    if a.url:
+        parts = urlsplit(a.url)
+        if parts.path.strip("/"):
+            url_page = page_name(parts.path)
+            if page and page_name(page) != url_page:
+                raise CliError(f"PAGE {page!r} does not match the page of --url ({url_page}); give one of them.")
+            page = url_page
+        query.update(parse_qs(parts.query, keep_blank_values=True))
+    if a.query:
+        query.update(parse_qs(a.query.lstrip("?"), keep_blank_values=True))
+    if not page:
+        raise CliError("give PAGE (e.g. Feature_privacy) or an app link with --url.")
+    return page_name(page), query
+
+
+def cmd_run(a) -> int:
+    """``hetdp run PAGE --query …``: the page's scenario and run; its download tables as JSON or CSV."""
+    from hetdp_core.scenarios import get
+
+    page, query = _query_of(a)
+    mod = get(page)
+    scenario = mod.SCENARIO.from_query(query)
+    kw = {"max_cells": a.max_cells} if a.max_cells else {}
+    result = mod.run(scenario, **kw)
+    tables = result.tables()
+    if a.csv:
+        out = Path(a.csv)
+        out.mkdir(parents=True, exist_ok=True)
+        for name, df in tables.items():
+            (out / f"{name}.csv").write_text(df.to_csv(index=False))
+    if a.json or not a.csv:
+        payload = {"page": page, "query": scenario.to_query(), "link": f"/{page}?{scenario.query_string()}",
+                   "tables": {name: df.to_dict(orient="records") for name, df in tables.items()},
+                   "checks": [c.to_dict() for c in result.checks], "notes": list(result.notes)}
+        if a.json:
+            print(_dump(payload))
+        else:
+            print(f"{page}: {len(tables)} tables ({', '.join(f'{n} {df.shape[0]}x{df.shape[1]}' for n, df in tables.items())}); "
+                  f"checks: {'all hold' if all(c.holds for c in result.checks) else 'NUMERICAL FAILURE'}. "
+                  "Use --json or --csv DIR for the numbers.")
+    elif a.csv:
+        print(f"wrote {len(tables)} CSV files to {a.csv}")
+    return 0 if all(c.holds for c in result.checks) else 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -549,6 +602,17 @@ def build_parser() -> argparse.ArgumentParser:
     hr.add_argument("--json", action="store_true")
     hr.set_defaults(func=cmd_hetero_run)
 
+    run = sub.add_parser("run", help="run a page's scenario: every table the page offers, as JSON or CSV")
+    run.add_argument("page", nargs="?", default=None,
+                     help="page URL path, e.g. Feature_privacy (any case); optional with --url")
+    run.add_argument("--query", default="", help="the page's query string, e.g. 'q=0.3&n=5000&seed=1'")
+    run.add_argument("--url", default=None, help="a full app link (page and query are read from it)")
+    run.add_argument("--json", action="store_true", help="print the tables as JSON")
+    run.add_argument("--csv", default=None, metavar="DIR", help="write one CSV per table into DIR")
+    run.add_argument("--max-cells", type=int, default=None,
+                     help="compute budget in random numbers (default: the page's budget)")
+    run.set_defaults(func=cmd_run)
+
     rp = sub.add_parser("reproduce", help="reproduce a paper figure: CSV + standalone HTML")
     rp.add_argument("figure", choices=sorted(PRESETS))
     rp.add_argument("--out", required=True, help="output directory")
@@ -572,7 +636,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)                  # argparse itself exits 2 on malformed flags
     try:
         return int(args.func(args))
-    except (ValueError, TypeError) as exc:
+    except InputError as exc:                   # only input problems; anything else is a bug
         msg = " ".join(str(exc).split())
         print(f"hetdp: error: {msg}", file=sys.stderr)
         return 2

@@ -1,0 +1,270 @@
+"""Scenarios: one typed, validated question per page, serialised as the page's URL query string.
+
+A scenario is a frozen dataclass whose fields each carry a :class:`Spec` (kind, bounds, grid,
+length). The *same* spec parses a URL parameter, validates a value set in Python, bounds the page's
+widget and the CLI's ``--query`` — one definition per input. ``run(scenario)`` in the page's module
+(:mod:`hetdp_core.scenarios`) computes everything the page shows and returns a :class:`Result`
+whose :meth:`Result.tables` are exactly the tables the page offers for download.
+
+Serialisation: ``to_query()`` writes every field (floats with ``repr`` so that they round-trip
+exactly, ``inf`` for +∞, lists comma-separated, booleans ``1``/``0``); ``from_query(mapping)``
+accepts a ``dict`` of strings (or of lists of strings, as ``urllib.parse.parse_qs`` returns) and
+ignores keys that are not fields (UI-only parameters such as ``preset``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ._validate import InputError
+
+__all__ = ["InputError", "Spec", "param", "Scenario", "Result", "MAX_QUERY_VALUE", "log_grid", "check_value",
+           "dump_value"]
+
+#: Longest accepted value of one query parameter (characters); longer ones are refused unread.
+MAX_QUERY_VALUE = 20_000
+
+
+def log_grid(lo: float, hi: float, per_decade: int = 12, extra=()) -> tuple[float, ...]:
+    """A log-spaced slider grid from lo to hi (3 significant digits), plus ``extra`` values."""
+    k = int(round(per_decade * math.log10(hi / lo)))
+    import numpy as np
+
+    vals = {float(f"{v:.3g}") for v in np.logspace(math.log10(lo), math.log10(hi), k + 1)}
+    vals.update(float(e) for e in extra)
+    return tuple(sorted(vals))
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What one scenario parameter accepts.
+
+    kind: ``float`` | ``int`` | ``choice`` | ``bool`` | ``floats`` (a tuple of floats) | ``text``.
+    ``lo``/``hi`` bound numbers (and every entry of ``floats``); ``grid`` is a slider's grid (values
+    snap to the nearest grid point); ``allow_inf`` admits +∞ in ``floats``; ``min_len``/``max_len``
+    bound list lengths; ``label`` names the parameter in plain words in messages."""
+
+    kind: str
+    lo: float | None = None
+    hi: float | None = None
+    choices: tuple = ()
+    grid: tuple | None = None
+    allow_inf: bool = False
+    min_len: int = 1
+    max_len: int = 200
+    label: str = ""
+
+
+def param(default: Any, kind: str, **spec) -> Any:
+    """A scenario field with its :class:`Spec` (use inside a frozen dataclass body)."""
+    if isinstance(default, list):
+        default = tuple(default)
+    return field(default=default, metadata={"spec": Spec(kind, **spec)})
+
+
+def _fmt(v: float) -> str:
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    if float(v).is_integer() and abs(v) < 1e15:
+        return str(int(v))
+    return repr(float(v))
+
+
+def _what(name: str, spec: Spec) -> str:
+    return f"{name} ({spec.label})" if spec.label else name
+
+
+def _range(spec: Spec) -> str:
+    lo = "-inf" if spec.lo is None else f"{spec.lo:g}"
+    hi = "inf" if spec.hi is None else f"{spec.hi:g}"
+    return f"[{lo}, {hi}]"
+
+
+def _number(name: str, spec: Spec, v: Any, *, integer: bool = False, entry: str = "") -> float:
+    where = f"{_what(name, spec)}{entry}"
+    if isinstance(v, bool) or not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
+        if isinstance(v, str):
+            text = v.strip()
+            try:
+                v = int(text) if integer and text.lstrip("+-").isdigit() else float(text)
+            except ValueError:
+                raise InputError(f"{where} must be a number; got {v[:40]!r}. Type digits, e.g. "
+                                 f"{spec.lo if spec.lo is not None else 1:g}.") from None
+        else:
+            raise InputError(f"{where} must be a number; got {type(v).__name__}.")
+    v = float(v)
+    if math.isnan(v):
+        raise InputError(f"{where} must be a number; got NaN. Use a value in {_range(spec)}.")
+    if math.isinf(v) and not (spec.allow_inf and v > 0):
+        raise InputError(f"{where} must be finite; got {_fmt(v)}. Use a value in {_range(spec)}.")
+    if integer and math.isfinite(v) and v != round(v):
+        raise InputError(f"{where} must be a whole number; got {v:g}. Round it.")
+    if math.isfinite(v) and ((spec.lo is not None and v < spec.lo) or (spec.hi is not None and v > spec.hi)):
+        raise InputError(f"{where} must be in {_range(spec)}; got {v:g}. Use a value in that range.")
+    if spec.grid is not None and math.isfinite(v):
+        v = float(min(spec.grid, key=lambda g: abs(g - v)))      # snap to the slider's grid
+    return v
+
+
+def check_value(name: str, spec: Spec, value: Any) -> Any:
+    """Parse (from URL text) or validate (a Python value) one parameter; returns the canonical value
+    (float, int, str, bool or tuple of floats). Raises :class:`InputError` naming the parameter,
+    the rule, the value and the fix."""
+    if isinstance(value, str) and len(value) > MAX_QUERY_VALUE:
+        raise InputError(f"{_what(name, spec)} is {len(value)} characters long; at most {MAX_QUERY_VALUE} "
+                         "are accepted. Shorten it.")
+    k = spec.kind
+    if k == "float":
+        return _number(name, spec, value)
+    if k == "int":
+        return int(_number(name, spec, value, integer=True))
+    if k == "bool":
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on"):
+            return True
+        if isinstance(value, str) and value.strip().lower() in ("0", "false", "no", "off"):
+            return False
+        if isinstance(value, (int, float)) and value in (0, 1):
+            return bool(value)
+        raise InputError(f"{_what(name, spec)} must be 1 or 0 (true/false); got {str(value)[:40]!r}.")
+    if k == "choice":
+        text = str(value).strip()
+        if text not in spec.choices:
+            raise InputError(f"{_what(name, spec)} must be one of {', '.join(map(str, spec.choices))}; "
+                             f"got {text[:40]!r}.")
+        return text
+    if k == "text":
+        text = str(value)
+        if len(text) > spec.max_len:
+            raise InputError(f"{_what(name, spec)} has {len(text)} characters; at most {spec.max_len}.")
+        return text
+    if k == "floats":
+        if isinstance(value, str):
+            parts = [p.strip() for p in value.split(",")]
+            if parts == [""]:
+                parts = []
+            if any(p == "" for p in parts):
+                raise InputError(f"{_what(name, spec)} has an empty entry in {value[:40]!r}; separate the "
+                                 "numbers by single commas, e.g. 0.2,0.5,2.")
+        else:
+            try:
+                parts = list(value)
+            except TypeError:
+                parts = [value]
+        if not spec.min_len <= len(parts) <= spec.max_len:
+            raise InputError(f"{_what(name, spec)} needs {spec.min_len} to {spec.max_len} entries; got "
+                             f"{len(parts)}. Give between {spec.min_len} and {spec.max_len} comma-separated numbers.")
+        return tuple(_number(name, spec, p, entry=f" entry {i + 1}") for i, p in enumerate(parts))
+    raise AssertionError(f"unknown spec kind {k!r}")             # a programming error, not input
+
+
+def dump_value(spec: Spec, value: Any) -> str:
+    """The URL text of a canonical value (round-trips through :func:`check_value`)."""
+    if spec.kind == "bool":
+        return "1" if value else "0"
+    if spec.kind == "float":
+        return _fmt(value)
+    if spec.kind == "floats":
+        return ",".join(_fmt(v) for v in value)
+    return str(value)
+
+
+class Scenario:
+    """Base of every page's scenario (subclasses are frozen dataclasses of :func:`param` fields).
+
+    Construction validates every field against its spec, then :meth:`validate` checks rules that
+    involve several fields; both raise :class:`InputError`."""
+
+    PAGE: ClassVar[str] = ""          # the page's URL path, e.g. "Feature_privacy"
+    TITLE: ClassVar[str] = ""
+
+    def __post_init__(self):
+        for f in dataclasses.fields(self):
+            object.__setattr__(self, f.name, check_value(f.name, f.metadata["spec"], getattr(self, f.name)))
+        self.validate()
+
+    def validate(self) -> None:
+        """Cross-field rules (override)."""
+
+    @classmethod
+    def specs(cls) -> dict[str, Spec]:
+        return {f.name: f.metadata["spec"] for f in dataclasses.fields(cls)}
+
+    @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        return {f.name: f.default for f in dataclasses.fields(cls)}
+
+    @staticmethod
+    def _flat(query: Mapping) -> dict[str, str]:
+        out = {}
+        for k, v in query.items():
+            if isinstance(v, (list, tuple)):
+                if not v:
+                    continue
+                v = v[-1]
+            out[str(k)] = v
+        return out
+
+    @classmethod
+    def from_query(cls, query: Mapping):
+        """The scenario a URL query string describes (missing fields take their defaults; keys that
+        are not fields are ignored). Any bad value raises :class:`InputError` naming it."""
+        q = cls._flat(query)
+        values = cls.defaults()
+        for name, spec in cls.specs().items():
+            if name in q:
+                values[name] = check_value(name, spec, q[name])
+        return cls(**values)
+
+    @classmethod
+    def from_query_lenient(cls, query: Mapping) -> tuple[Scenario, list[str]]:
+        """Like :meth:`from_query`, but a bad value falls back to its default with a message (a
+        shared link with one broken parameter still opens). Cross-field problems fall back to the
+        defaults of the fields involved only if the whole scenario cannot be built otherwise."""
+        q = cls._flat(query)
+        values = cls.defaults()
+        problems = []
+        for name, spec in cls.specs().items():
+            if name in q:
+                try:
+                    values[name] = check_value(name, spec, q[name])
+                except InputError as exc:
+                    problems.append(f"URL parameter '{name}' ignored: {exc} Using the default "
+                                    f"{dump_value(spec, values[name])}.")
+        try:
+            return cls(**values), problems
+        except InputError as exc:
+            problems.append(f"URL parameters ignored: {exc} Using the defaults.")
+            return cls(), problems
+
+    def to_query(self) -> dict[str, str]:
+        return {name: dump_value(spec, getattr(self, name)) for name, spec in self.specs().items()}
+
+    def query_string(self) -> str:
+        from urllib.parse import urlencode
+
+        return urlencode(self.to_query())
+
+    def replace(self, **changes):
+        return dataclasses.replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a page's run computed: the scenario, the download tables (name → DataFrame; the page's
+    CSV file is ``<name>.csv``), the guarantee checks it verified, messages to show, and any other
+    values the page renders."""
+
+    scenario: Scenario
+    tables_: dict = field(default_factory=dict)
+    checks: tuple = ()
+    notes: tuple = ()
+    values: dict = field(default_factory=dict)
+
+    def tables(self) -> dict:
+        return dict(self.tables_)

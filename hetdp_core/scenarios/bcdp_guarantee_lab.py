@@ -1,0 +1,127 @@
+"""BCDP guarantee lab: exact computations on small finite examples (SPEC §2).
+
+Question: what does a per-feature (Bayesian coordinate) privacy level promise? Example 1 (BCDP
+finite, LDP infinite), Example 2 (composition fails), per-coordinate randomized response against
+Propositions 3 and 4, the hypothesis-testing view (Theorem 1), and the δ → c translator (Theorem 2
+vs Proposition 6).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .. import bcdp_exact as ex
+from ..bcdp import mse_bound_thm2, privacy_allocation, translate_delta_to_c
+from ..scenario import InputError, Result, Scenario, param
+
+PAGE = "BCDP_guarantee_lab"
+RR_QS = tuple(np.round(np.linspace(0, 1, 21), 3))
+N_REF = 10_000
+
+
+@dataclass(frozen=True)
+class GuaranteeLab(Scenario):
+    PAGE = PAGE
+    TITLE = "BCDP guarantee lab"
+
+    a: float = param(0.5, "float", lo=0.0, hi=1.0, label="P(M=1 | x1=0, x2=0)")
+    b: float = param(0.5, "float", lo=0.0, hi=1.0, label="P(M=1 | x1=1, x2=0)")
+    c: float = param(0.5, "float", lo=0.0, hi=1.0, label="P(M=1 | x1=1, x2=1)")
+    rr_c: tuple = param((0.2, 0.5, 0.5, 1), "floats", lo=0.0, hi=10.0, max_len=10, label="RR levels c_i")
+    rr_coord: int = param(1, "int", lo=1, hi=10, label="coordinate for the RR chart")
+    test_source: str = param("Example 1", "choice", choices=("Example 1", "Randomized response"),
+                             label="mechanism of the test view")
+    test_coord: int = param(1, "int", lo=1, hi=10, label="coordinate for the test view")
+    test_q: float = param(0.3, "float", lo=0.0, hi=1.0, label="q for randomized response")
+    tr_delta: tuple = param((0.2, 0.2, 2, 2, 2, 2), "floats", lo=1e-3, hi=700.0, allow_inf=True, max_len=30,
+                            label="demands δ")
+    tr_eps: float = param(2.0, "float", lo=0.1, hi=20.0, label="ε (translator)")
+    tr_q: float = param(0.1, "float", lo=0.0, hi=1.0, label="q (translator)")
+    all_tests: bool = param(True, "bool", label="show every rejection region")
+
+    def validate(self) -> None:
+        if self.rr_coord > len(self.rr_c):
+            raise InputError(f"rr_coord (coordinate for the RR chart) must be <= {len(self.rr_c)}, the number of "
+                             f"RR levels; got {self.rr_coord}.")
+        top = 2 if self.test_source == "Example 1" else len(self.rr_c)
+        if self.test_coord > top:
+            raise InputError(f"test_coord (coordinate for the test view) must be <= {top} for {self.test_source}; "
+                             f"got {self.test_coord}.")
+
+
+PRESETS = {
+    "Example 1 at a = b = c = ½ (paper)": GuaranteeLab(a=0.5, b=0.5, c=0.5, test_source="Example 1", test_coord=1),
+    "Randomized response, d = 10, c = 0.3": GuaranteeLab(rr_c=(0.3,) * 10, rr_coord=1,
+                                                         test_source="Randomized response", test_q=0.3),
+    "Figure 3 demands (translator)": GuaranteeLab(tr_delta=(0.2, 0.2, 2, 2, 2, 2, 2, 2, 2, 2), tr_eps=2.0, tr_q=0.1),
+}
+
+
+def levels_text(v) -> list[str]:
+    return ["∞" if math.isinf(x) else f"{x:.4g}" for x in np.atleast_1d(v)]
+
+
+def run(s: GuaranteeLab, *, executor=None, progress=None) -> Result:
+    """Tables: ``bcdp_example1``, ``bcdp_example2``, ``bcdp_rr_vs_bounds``, ``bcdp_tradeoff``,
+    ``bcdp_translator``. Exact (no randomness)."""
+    prior1, mech1 = ex.example1(a=s.a, b=s.b, c=s.c)
+    rep1 = ex.exact_report(prior1, mech1)
+    ex1 = pd.DataFrame({"coordinate": [1, 2], "bcdp": rep1.bcdp, "cdp": rep1.cdp, "ldp": rep1.ldp})
+
+    prior2, one = ex.example2(copies=1)
+    _, two = ex.example2(copies=2)
+    xor = np.array([[1, 0], [0, 1], [0, 1], [1, 0]])
+    rows = []
+    for label, mech in (("one run: [x1⊕x2, x3] or [x2, x1⊕x3]", one), ("two independent runs", two),
+                        ("one run, post-processed (XOR of its two bits)", ex.post_process(one, xor))):
+        r = ex.exact_report(prior2, mech)
+        rows.append({"mechanism": label, "δ₁": levels_text(r.bcdp[0])[0], "δ₂": levels_text(r.bcdp[1])[0],
+                     "δ₃": levels_text(r.bcdp[2])[0], "LDP ε": levels_text(r.ldp)[0]})
+    ex2 = pd.DataFrame(rows)
+
+    rr_c = np.asarray(s.rr_c, dtype=float)
+    rr = ex.rr_sweep(c=rr_c, qs=RR_QS)
+    checks = tuple(rr.attrs["checks"])
+    rr.attrs = {}
+
+    if s.test_source == "Example 1":
+        prior_t, mech_t = prior1, mech1
+    else:
+        prior_t, mech_t = ex.q_mixture_prior(d=rr_c.size, q=s.test_q), ex.randomized_response(rr_c)
+    i = s.test_coord - 1
+    vals, P = ex.conditional_outputs(prior_t, mech_t, i)
+    delta_i = float(ex.bcdp_levels(prior_t, mech_t)[i])
+    test = {"values": vals, "delta_i": delta_i, "testable": P.shape[0] >= 2, "outputs": P.shape[1]}
+    if P.shape[0] >= 2:
+        a_np, b_np = ex.tradeoff_curve(P[0], P[1])
+        show_all = s.all_tests and P.shape[1] <= 12
+        test["all"] = ex.all_tests(P[0], P[1]) if show_all else (None, None)
+    else:
+        a_np, b_np = np.array([0.0, 1.0]), np.array([1.0, 0.0])
+        test["all"] = (None, None)
+    tradeoff = pd.DataFrame({"alpha": a_np, "beta": b_np})
+
+    tr_delta = np.asarray(s.tr_delta, dtype=float)
+    alloc = privacy_allocation(delta=tr_delta, eps=s.tr_eps, q=s.tr_q)
+    tr = translate_delta_to_c(delta=tr_delta, eps=s.tr_eps, q=s.tr_q)
+    names = [f"x{j + 1}" for j in range(tr_delta.size)]
+    translator = pd.DataFrame({"feature": names, "delta": tr_delta, "c_theorem2": alloc.c, "c_prop6": tr["c"]})
+    compare = pd.DataFrame({
+        "method": ["Theorem 2", "Proposition 6 (cvxpy)"],
+        "LDP level": [alloc.ldp_level, float(np.max(tr["c"]))],
+        f"bound shape (17) at n = {N_REF:,}": [mse_bound_thm2(c_sorted=alloc.c_sorted, n=N_REF),
+                                                 mse_bound_thm2(c_sorted=tr["c_sorted"], n=N_REF)],
+    })
+    return Result(scenario=s, tables_={"bcdp_example1": ex1, "bcdp_example2": ex2, "bcdp_rr_vs_bounds": rr,
+                                       "bcdp_tradeoff": tradeoff, "bcdp_translator": translator},
+                  checks=checks,
+                  values={"rep1": rep1, "test": test, "alloc": alloc, "translate": tr, "names": names,
+                          "compare": compare})
+
+
+SCENARIO = GuaranteeLab
+__all__ = ["GuaranteeLab", "SCENARIO", "PRESETS", "run", "levels_text", "RR_QS"]

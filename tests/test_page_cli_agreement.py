@@ -1,0 +1,64 @@
+"""One scenario, one computation: every page opened with a non-default query string (AppTest)
+offers download tables byte-identical to `hetdp run PAGE --query <same string> --csv DIR`."""
+
+from pathlib import Path
+
+import pytest
+import streamlit.testing.v1.app_test as app_test_module
+from conftest import ROOT
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.testing.v1 import AppTest
+
+from hetdp_core.scenarios import PAGES
+from hetdp_ui.cli import main
+
+#: a non-default scenario per page (small enough for the suite)
+QUERIES = {
+    "Feature_privacy": "q=0.35&n=1000&trials=6&seed=3&points=0.05,0.6,1&eps=4.19&k=3",
+    "BCDP_guarantee_lab": "a=0.3&b=0.9&c=0.6&rr_c=0.4,1,2&test_source=Randomized+response&test_coord=2&test_q=0.7"
+                          "&tr_delta=0.5,inf,3&tr_eps=3&tr_q=0.4",
+}
+
+
+class _Capture(MemoryMediaFileStorage):
+    files: dict = {}
+
+    def load_and_get_id(self, path_or_data, mimetype, kind, filename=None):
+        fid = super().load_and_get_id(path_or_data, mimetype, kind, filename)
+        if filename and isinstance(path_or_data, bytes):
+            _Capture.files[filename] = path_or_data
+        return fid
+
+
+def page_downloads(page: str, query: str, monkeypatch) -> dict[str, bytes]:
+    from urllib.parse import parse_qsl
+
+    monkeypatch.setattr(app_test_module, "MemoryMediaFileStorage", _Capture)
+    _Capture.files = {}
+    path = next((ROOT / "pages").glob(f"*_{page}.py"))
+    at = AppTest.from_file(str(path), default_timeout=180)
+    for k, v in parse_qsl(query, keep_blank_values=True):
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    # the page shows the scenario it was given (no URL parameter was rejected)
+    assert not [w.value for w in at.warning if "URL parameter" in w.value]
+    return dict(_Capture.files)
+
+
+@pytest.mark.parametrize("page", sorted(QUERIES))
+def test_page_and_cli_give_identical_tables(page, monkeypatch, tmp_path, capsys):
+    query = QUERIES[page]
+    downloads = page_downloads(page, query, monkeypatch)
+    assert downloads, "the page offers downloads"
+    code = main(["run", page.lower(), "--query", query, "--csv", str(tmp_path)])
+    assert code == 0, capsys.readouterr().err
+    cli = {p.name: p.read_bytes() for p in Path(tmp_path).glob("*.csv")}
+    assert set(downloads) == set(cli), (sorted(downloads), sorted(cli))
+    for name in downloads:
+        assert downloads[name] == cli[name], f"{name} differs between the page and the CLI"
+
+
+def test_every_page_has_an_agreement_query():
+    assert set(QUERIES) == set(PAGES)
