@@ -43,7 +43,8 @@ def log_grid(lo: float, hi: float, per_decade: int = 12, extra=()) -> tuple[floa
 class Spec:
     """What one scenario parameter accepts.
 
-    kind: ``float`` | ``int`` | ``choice`` | ``bool`` | ``floats`` (a tuple of floats) | ``text``.
+    kind: ``float`` | ``int`` | ``choice`` | ``bool`` | ``floats`` (a tuple of floats) | ``choices``
+    (a tuple of names from ``choices``) | ``text``.
     ``lo``/``hi`` bound numbers (and every entry of ``floats``); ``grid`` is a slider's grid (values
     snap to the nearest grid point); ``allow_inf`` admits +∞ in ``floats``; ``min_len``/``max_len``
     bound list lengths; ``label`` names the parameter in plain words in messages."""
@@ -143,6 +144,16 @@ def check_value(name: str, spec: Spec, value: Any) -> Any:
         if len(text) > spec.max_len:
             raise InputError(f"{_what(name, spec)} has {len(text)} characters; at most {spec.max_len}.")
         return text
+    if k == "choices":
+        items = [p.strip() for p in value.split(",") if p.strip()] if isinstance(value, str) else [str(v) for v in value]
+        bad = [p for p in items if p not in spec.choices]
+        if bad:
+            raise InputError(f"{_what(name, spec)} has unknown entries {', '.join(b[:20] for b in bad[:5])}; choose from "
+                             f"{', '.join(spec.choices)}.")
+        if not spec.min_len <= len(items) <= spec.max_len:
+            raise InputError(f"{_what(name, spec)} needs {spec.min_len} to {spec.max_len} entries; got {len(items)}. "
+                             f"Choose from {', '.join(spec.choices)}.")
+        return tuple(items)
     if k == "floats":
         if isinstance(value, str):
             parts = [p.strip() for p in value.split(",")]
@@ -171,6 +182,8 @@ def dump_value(spec: Spec, value: Any) -> str:
         return _fmt(value)
     if spec.kind == "floats":
         return ",".join(_fmt(v) for v in value)
+    if spec.kind == "choices":
+        return ",".join(value)
     return str(value)
 
 

@@ -424,6 +424,13 @@ def cmd_run(a) -> int:
     mod = get(page)
     scenario = mod.SCENARIO.from_query(query)
     kw = {"max_cells": a.max_cells} if a.max_cells else {}
+    if a.data:
+        path = Path(a.data)
+        if not path.is_file():
+            raise CliError(f"--data: file {path} not found. Give the path of a CSV file.")
+        if path.stat().st_size > 20 * 2**20:
+            raise CliError(f"--data: {path} is larger than 20 MB, the upload limit. Use a smaller file.")
+        kw["upload"] = path.read_bytes()
     result = mod.run(scenario, **kw)
     tables = result.tables()
     if a.csv:
@@ -609,6 +616,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--url", default=None, help="a full app link (page and query are read from it)")
     run.add_argument("--json", action="store_true", help="print the tables as JSON")
     run.add_argument("--csv", default=None, metavar="DIR", help="write one CSV per table into DIR")
+    run.add_argument("--data", default=None, metavar="FILE", help="CSV file for pages whose source is 'upload'")
     run.add_argument("--max-cells", type=int, default=None,
                      help="compute budget in random numbers (default: the page's budget)")
     run.set_defaults(func=cmd_run)

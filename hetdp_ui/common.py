@@ -192,7 +192,7 @@ class ScenarioState(PageState):
 
     @staticmethod
     def _session_form(spec: Spec, value):
-        return dump_value(spec, value) if spec.kind == "floats" else value
+        return dump_value(spec, value) if spec.kind in ("floats", "choices") else value
 
     @classmethod
     def _parser(cls, name: str, spec: Spec):
@@ -205,7 +205,7 @@ class ScenarioState(PageState):
 
     @staticmethod
     def _dumper(spec: Spec):
-        return (lambda v: str(v)) if spec.kind in ("floats", "text") else (lambda v: dump_value(spec, v))
+        return (lambda v: str(v)) if spec.kind in ("floats", "choices", "text") else (lambda v: dump_value(spec, v))
 
     def spec(self, name: str) -> Spec:
         return self.cls.specs()[name]
@@ -297,18 +297,23 @@ def cached(max_entries: int = 64):
 RUNS = RunCache(max_entries=128)
 
 
-def run_scenario(scenario: Scenario, *, progress: bool = True):
+def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | None = None):
     """The page's one computation: ``run(scenario)`` of its core module, cached process-wide by the
-    scenario's query string (the same link costs one computation however many sessions open it).
-    Shows a progress bar while it computes. Raises InputError for bad input."""
+    scenario's query string (and the SHA-256 of an uploaded file), so the same link costs one
+    computation however many sessions open it. Shows a progress bar while it computes. Raises
+    InputError for bad input."""
+    import hashlib
+
     from hetdp_core.scenarios import get
 
-    key = (scenario.PAGE, tuple(sorted(scenario.to_query().items())))
+    digest = None if upload is None else hashlib.sha256(upload).hexdigest()
+    key = (scenario.PAGE, tuple(sorted(scenario.to_query().items())), digest)
+    extra = {} if upload is None else {"upload": upload}
 
     def compute():
         bar = Progress() if progress else None
         try:
-            return get(scenario.PAGE).run(scenario, progress=bar)
+            return get(scenario.PAGE).run(scenario, progress=bar, **extra)
         finally:
             if bar is not None:
                 bar.done()

@@ -1,26 +1,17 @@
 """Per-user privacy: heterogeneous-DP frequency (HPF) and mean (HPM) estimation (SPEC §4)."""
 
-from pathlib import Path
-
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from hetdp_core import hetero as ht
+from hetdp_core.scenario import InputError
+from hetdp_core.scenarios import per_user_privacy as pu
 from hetdp_ui.common import (
-    PageState,
-    Param,
-    Progress,
-    UrlValueError,
-    cached,
+    ScenarioState,
     csv_download,
-    numbers,
-    parse_choice,
-    parse_float,
-    parse_float_list,
-    parse_int,
     question,
+    run_scenario,
     show_checks,
     show_input_error,
 )
@@ -29,89 +20,8 @@ from hetdp_ui.nav import sidebar_nav
 st.set_page_config(page_title="Per-user privacy — hetdp", layout="wide")
 sidebar_nav()
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "randhie_persons.csv"
-ALL_ALGS = list(ht.ALGORITHMS)
-DATASETS = ["synthetic", "RAND HIE (real)", "upload"]
-PRESETS = {
-    "Custom": None,
-    "Synthetic frequencies k = 5, central bins less private (correlated)": dict(
-        algs="CP,CE,UP,UE,A,UNI,PROP,SM,LDP",
-        problem="frequency", dataset="synthetic", n=10_000, k=5, demand="by value", eps_by_bin="0.05,0.5,2,0.5,0.05",
-        setting="correlated"),
-    "Synthetic frequencies k = 20, groups (uncorrelated)": dict(
-        algs="CP,CE,UP,UE,A,UNI,PROP,SM,LDP",
-        problem="frequency", dataset="synthetic", n=10_000, k=20, demand="groups", shares="0.3,0.5,0.2",
-        lows="0.01,0.1,1", highs="0.1,1,5", setting="uncorrelated"),
-    "Synthetic mean, groups with 1 % public users": dict(
-        problem="mean", dataset="synthetic", n=10_000, demand="groups", shares="0.49,0.5,0.01", lows="0.01,0.1,inf",
-        highs="0.1,1,inf", setting="uncorrelated"),
-    "RAND HIE income (mean), high earners more private": dict(
-        problem="mean", dataset="RAND HIE (real)", demand="by value", eps_by_bin="1,1,0.5,0.1,0.05", setting="correlated"),
-    "RAND HIE self-rated health (k = 4)": dict(
-        problem="frequency", dataset="RAND HIE (real)", demand="by value", eps_by_bin="1,0.5,0.1,0.05", setting="correlated"),
-}
-def parse_algorithms(text: str) -> str:
-    """URL value: comma-separated algorithm names, each one of ALL_ALGS."""
-    names = [a.strip().upper() for a in text.split(",") if a.strip()]
-    bad = [a for a in names if a not in ALL_ALGS]
-    if not names or bad:
-        raise UrlValueError(f"unknown algorithm(s) {', '.join(bad) or '(none)'}; choose from {', '.join(ALL_ALGS)}")
-    return ",".join(names)
-
-
-state = PageState("het", presets=PRESETS, params={
-    "preset": Param("Custom", parse_choice(list(PRESETS))),
-    "problem": Param("frequency", parse_choice(list(ht.PROBLEMS))),
-    "dataset": Param("synthetic", parse_choice(DATASETS)),
-    "n": Param(10_000, parse_int(100, 200_000)),
-    "k": Param(5, parse_int(2, 50)),
-    "profile": Param("peaked", parse_choice(["uniform", "peaked", "skewed"])),
-    "demand": Param("by value", parse_choice(["by value", "groups"])),
-    "eps_by_bin": Param("0.05,0.5,2,0.5,0.05", parse_float_list(1e-4, 1e4, allow_inf=True, max_len=50)),
-    "shares": Param("0.3,0.5,0.2", parse_float_list(1e-6, 1.0, max_len=20)),
-    "lows": Param("0.01,0.1,1", parse_float_list(1e-4, 1e4, allow_inf=True, max_len=20)),
-    "highs": Param("0.1,1,5", parse_float_list(1e-4, 1e4, allow_inf=True, max_len=20)),
-    "setting": Param("correlated", parse_choice(["correlated", "uncorrelated"])),
-    "beta": Param(0.05, parse_float(0.001, 0.5)),
-    "algs": Param("CP,UP,A,UNI,PROP,SM", parse_algorithms),
-    "trials": Param(200, parse_int(20, 5000)),
-    "solver": Param("fast", parse_choice(["fast", "cvxpy"])),
-    "seed": Param(0, parse_int(0, 2**31 - 1)),
-})
-
-
-@cached(max_entries=16)
-def cached_data(problem, dataset, n, k, profile, seed, upload):
-    if dataset == "synthetic":
-        x = (ht.synthetic_frequency(n=n, k=k, profile=profile, rng=seed) if problem == "frequency"
-             else ht.synthetic_mean(n=n, rng=seed))
-        return x, k, f"synthetic ({profile if problem == 'frequency' else 'Beta(2, 5)'}), n = {n:,}"
-    if dataset == "RAND HIE (real)":
-        df = ht.load_randhie(DATA)
-        if problem == "frequency":
-            return df["health"].to_numpy(), 4, "RAND HIE self-rated health (0 excellent … 3 poor), 5 912 persons"
-        return np.minimum(df["income"].to_numpy() / 30_000, 1.0), k, "RAND HIE income / $30 000, 5 912 persons"
-    vals, col = ht.parse_data_csv(upload)
-    if problem == "frequency":
-        if np.any(vals != np.round(vals)) or vals.min() < 0:
-            raise ValueError(f"for frequencies, column {col!r} must hold bin indices 0, 1, 2, …")
-        return vals.astype(int), int(vals.max()) + 1, f"upload: column {col!r}, n = {vals.size:,}"
-    lo, hi = vals.min(), vals.max()
-    return (vals - lo) / (hi - lo) if hi > lo else np.zeros_like(vals), k, f"upload: column {col!r} rescaled to [0, 1]"
-
-
-@cached(max_entries=64)
-def cached_run(problem, dataset, n, k, profile, seed, upload, demand, eps_by_bin, shares, lows, highs, setting, beta,
-               alg, trials, solver):
-    x, kk, _ = cached_data(problem, dataset, n, k, profile, seed, upload)
-    if demand == "by value":
-        bins = x if problem == "frequency" else ht.value_bins(x, bins=len(eps_by_bin))
-        eps = ht.demand_by_bin(bins, eps_by_bin=eps_by_bin)
-    else:
-        eps = ht.demand_by_groups(n=x.size, shares=shares, lows=lows, highs=highs, rng=seed + 1)
-    r = ht.simulate(x, eps, algorithm=alg, problem=problem, k=kk, beta=beta, trials=trials, setting=setting,
-                    rng=np.random.default_rng([seed, ALL_ALGS.index(alg)]), solver=solver)
-    return eps, r["errors"], r["info"]
+ALL_ALGS, DATASETS = list(pu.ALL_ALGS), list(pu.DATASETS)
+state = ScenarioState("het", pu.PerUserPrivacy, presets=pu.PRESETS)
 
 
 st.title("Per-user privacy: frequencies and means")
@@ -123,12 +33,12 @@ question(
 )
 state.init()
 sb = st.sidebar
-sb.selectbox("Preset", list(PRESETS), key=state.key("preset"), on_change=state.apply_preset)
+sb.selectbox("Preset", ["Custom", *pu.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
 sb.radio("problem", list(ht.PROBLEMS), key=state.key("problem"), horizontal=True, on_change=state.mark_custom)
 sb.selectbox("dataset", DATASETS, key=state.key("dataset"), on_change=state.mark_custom)
 upload = None
 if state["dataset"] == "synthetic":
-    sb.select_slider("n users", [100, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000], key=state.key("n"))
+    sb.select_slider("n users", list(pu.N_OPTIONS), key=state.key("n"))
     if state["problem"] == "frequency":
         sb.slider("k bins", 2, 50, key=state.key("k"))
         sb.selectbox("bin profile", ["uniform", "peaked", "skewed"], key=state.key("profile"))
@@ -163,68 +73,49 @@ sb.radio("solver for the weights", ["fast", "cvxpy"], key=state.key("solver"), h
 sb.number_input("seed", 0, 2**31 - 1, key=state.key("seed"))
 state.sync_url()
 
-algs = [a for a in state["algs"].split(",") if a in ALL_ALGS]
-try:
-    x, k, desc = cached_data(state["problem"], state["dataset"], state["n"], state["k"], state["profile"],
-                             int(state["seed"]), upload)
-    args = (state["problem"], state["dataset"], state["n"], state["k"], state["profile"], int(state["seed"]), upload,
-            state["demand"], tuple(numbers(state["eps_by_bin"], "ε per bin")), tuple(numbers(state["shares"], "group shares")), tuple(numbers(state["lows"], "group ε low")),
-            tuple(numbers(state["highs"], "group ε high")), state["setting"], state["beta"])
-    if "LDP" in algs and x.size > 50_000:
-        raise ValueError("the LDP baseline solves a cvxpy problem over all users; use n ≤ 50 000 or deselect LDP.")
-    prog = Progress()
-    res = {}
-    for i, alg in enumerate(algs):
-        prog(i / max(len(algs), 1), alg)
-        res[alg] = cached_run(*args, alg, int(state["trials"]), state["solver"])
-    prog.done()
-except (ValueError, TypeError) as exc:
-    show_input_error(exc)
-    st.stop()
-if not res:
+if not st.session_state["het_alg_select"]:
     st.info("Pick at least one algorithm in the sidebar.")
     st.stop()
-
-eps = next(iter(res.values()))[0]
+try:
+    scenario = state.scenario()
+    result = run_scenario(scenario, upload=upload)
+except InputError as exc:
+    show_input_error(exc)
+    st.stop()
+tables, infos, desc = result.tables(), result.values["infos"], result.values["description"]
+errors = tables["hetero_errors"]
+eps = result.values["eps"]
 st.caption(f"Data: {desc}. Demands: {np.isinf(eps).sum():,} public users, finite ε from {np.min(eps[np.isfinite(eps)]) if np.isfinite(eps).any() else float('nan'):.3g} "
            f"to {np.max(eps[np.isfinite(eps)]) if np.isfinite(eps).any() else float('nan'):.3g}; setting: {state['setting']}.")
 
 # ------------------------------------------------------------------ table
-rows = []
-for alg, (_, errs, info) in res.items():
-    sm = ht.summarize(errs, beta=state["beta"])
-    w = info.get("weights")
-    rows.append({"algorithm": alg, f"PAC error ({1 - state['beta']:.1%} quantile)": sm["pac"], "MSE": sm["mse"],
-                 "noise scale b": info.get("b", np.nan), "bias bound ½‖w−u‖₁": ht.bias_bound(w) if w is not None else np.nan,
-                 "note": info.get("note", "") or ("" if alg != "SM" else f"threshold t = {info.get('threshold', np.nan):.3g}")})
-table = pd.DataFrame(rows)
+table = tables["hetero_summary"]
 best = table.iloc[:, 1].idxmin()
 st.subheader("Accuracy per algorithm (Tables 4/5 view)")
 st.dataframe(table.round(6), hide_index=True, key="het_table")
 st.markdown(f"Lowest PAC error here: **{table.loc[best, 'algorithm']}**. C-variants (CP, CE, CT) target the "
             "correlated setting, U-variants (UP, UE, UT) the uncorrelated one, A is a setting-agnostic heuristic.")
-csv_download(table, "hetero_summary.csv", "dl_het_table")
+csv_download(tables["hetero_summary"], "hetero_summary.csv", "dl_het_table")
 
 c1, c2 = st.columns(2)
 with c1:
     st.subheader("Error CDFs (simulated)")
     fig = go.Figure()
-    for alg, (_, errs, _) in res.items():
-        e = np.sort(errs)
+    for alg in errors.columns:
+        e = np.sort(errors[alg].to_numpy())
         fig.add_trace(go.Scatter(x=e, y=np.arange(1, e.size + 1) / e.size, mode="lines", name=alg))
     fig.add_hline(y=1 - state["beta"], line_dash="dot", annotation_text="1 − β")
     fig.update_layout(template="plotly_white", xaxis={"type": "log", "title": "error (ℓ∞ for frequencies, |·| for means)"},
                       yaxis_title="fraction of trials", legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
     st.plotly_chart(fig, key="het_cdf")
-    csv_download(pd.DataFrame({alg: errs for alg, (_, errs, _) in res.items()}), "hetero_errors.csv", "dl_het_err",
-                 "Download the error samples (CSV)")
+    csv_download(tables["hetero_errors"], "hetero_errors.csv", "dl_het_err", "Download the error samples (CSV)")
 with c2:
     st.subheader("Weights against demands")
     fig2 = go.Figure()
     order = np.argsort(eps)
     pick = order[np.unique(np.linspace(0, eps.size - 1, min(eps.size, 1500)).astype(int))]
     shown_eps = np.where(np.isinf(eps), np.nanmax(np.where(np.isinf(eps), np.nan, eps)) * 3 if np.isfinite(eps).any() else 1, eps)
-    for alg, (_, _, info) in res.items():
+    for alg, info in infos.items():
         if info.get("weights") is None:
             continue
         fig2.add_trace(go.Scatter(x=shown_eps[pick], y=info["weights"][pick] * eps.size, mode="lines+markers",
@@ -237,11 +128,9 @@ with c2:
                "relaxed ones: w_i = min(t ε_i, μ).")
 
 st.subheader("Free privacy: what each user actually gets")
-show_checks([c for alg, (_, _, info) in res.items() if info.get("eps_eff") is not None
-             for c in ht.weight_checks(eps=eps, eps_eff=info["eps_eff"], weights=info["weights"], algorithm=alg,
-                                       b=info["b"])])
+show_checks(result.checks)
 fig3 = go.Figure()
-for alg, (_, _, info) in res.items():
+for alg, info in infos.items():
     if info.get("eps_eff") is None:
         continue
     ee = np.where(np.isinf(info["eps_eff"]), np.nan, info["eps_eff"])
@@ -256,8 +145,7 @@ fig3.update_layout(template="plotly_white", xaxis={"type": "log", "title": "dema
 st.plotly_chart(fig3, key="het_free")
 st.caption("Below the diagonal = free privacy: the user is protected better than they asked. Every point is on or "
            "below it (ε_eff ≤ ε is a tested invariant).")
-csv_download(pd.DataFrame({"eps": eps, **{f"w_{a}": info["weights"] for a, (_, _, info) in res.items()
-                                          if info.get("weights") is not None}}), "hetero_weights.csv", "dl_het_w")
+csv_download(tables["hetero_weights"], "hetero_weights.csv", "dl_het_w")
 
 with st.expander("Formulas behind the numbers"):
     st.latex(r"\text{HPF: } \tilde p=\sum_i w_ie_{x_i}+Z,\ Z_j\sim\mathrm{Lap}(b),\ \hat p=\Pi_\Delta(\tilde p);\qquad "

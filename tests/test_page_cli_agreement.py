@@ -17,6 +17,10 @@ QUERIES = {
     "Feature_privacy": "q=0.35&n=1000&trials=6&seed=3&points=0.05,0.6,1&eps=4.19&k=3",
     "BCDP_guarantee_lab": "a=0.3&b=0.9&c=0.6&rr_c=0.4,1,2&test_source=Randomized+response&test_coord=2&test_q=0.7"
                           "&tr_delta=0.5,inf,3&tr_eps=3&tr_q=0.4",
+    "Private_regression": "features=3&k=2&delta=3&eps=6&q=0.2&steps=60&trials=2&seed=5&axis=eps&n=3000"
+                          "&schedule=poly&rho=0.6&gamma0=1.2",
+    "Per_user_privacy": "problem=mean&n=2000&demand=groups&shares=0.4,0.6&lows=0.05,1&highs=0.5,5&trials=40"
+                        "&seed=9&algs=CP,UE,A,UNI,SM,LDP&setting=uncorrelated&beta=0.1",
 }
 
 

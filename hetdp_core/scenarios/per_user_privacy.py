@@ -1,0 +1,141 @@
+"""Per-user privacy: heterogeneous-DP frequency (HPF) and mean (HPM) estimation (SPEC §4).
+
+Question: each person chose their own ε; what histogram or mean can be published, how accurate is
+it, and who pays? Compares the weighting schemes (CP, CE, UP, UE, A, CT, UT) with UNI, PROP, SM and
+LDP. Seeds: the data from ``seed``, group demands from ``seed + 1``, algorithm j from
+``[seed, j]`` (j its index in ``hetero.ALGORITHMS``) — the same for the page, ``hetdp run`` and
+``hetdp hetero run``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+import pandas as pd
+
+from .. import hetero as ht
+from ..datasets import data_path
+from ..scenario import InputError, Result, Scenario, param
+from ._common import map_points
+
+PAGE = "Per_user_privacy"
+ALL_ALGS = tuple(ht.ALGORITHMS)
+DATASETS = ("synthetic", "RAND HIE (real)", "upload")
+N_OPTIONS = (100, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000)
+MAX_LDP_USERS = 50_000
+
+
+@dataclass(frozen=True)
+class PerUserPrivacy(Scenario):
+    PAGE = PAGE
+    TITLE = "Per-user privacy: frequencies and means"
+
+    problem: str = param("frequency", "choice", choices=tuple(ht.PROBLEMS), label="problem")
+    dataset: str = param("synthetic", "choice", choices=DATASETS, label="dataset")
+    n: int = param(10_000, "int", lo=100, hi=200_000, grid=N_OPTIONS, label="number of users")
+    k: int = param(5, "int", lo=2, hi=50, label="number of bins")
+    profile: str = param("peaked", "choice", choices=("uniform", "peaked", "skewed"), label="bin profile")
+    demand: str = param("by value", "choice", choices=("by value", "groups"), label="demand profile")
+    eps_by_bin: tuple = param((0.05, 0.5, 2, 0.5, 0.05), "floats", lo=1e-4, hi=1e4, allow_inf=True, max_len=50,
+                              label="ε per bin")
+    shares: tuple = param((0.3, 0.5, 0.2), "floats", lo=1e-6, hi=1.0, max_len=20, label="group shares")
+    lows: tuple = param((0.01, 0.1, 1), "floats", lo=1e-4, hi=1e4, allow_inf=True, max_len=20, label="group ε low")
+    highs: tuple = param((0.1, 1, 5), "floats", lo=1e-4, hi=1e4, allow_inf=True, max_len=20, label="group ε high")
+    setting: str = param("correlated", "choice", choices=("correlated", "uncorrelated"), label="setting")
+    beta: float = param(0.05, "float", lo=0.001, hi=0.5, label="β (PAC level)")
+    algs: tuple = param(("CP", "UP", "A", "UNI", "PROP", "SM"), "choices", choices=ALL_ALGS, max_len=len(ALL_ALGS),
+                        label="algorithms")
+    trials: int = param(200, "int", lo=20, hi=5000, label="trials")
+    solver: str = param("fast", "choice", choices=("fast", "cvxpy"), label="solver for the weights")
+    seed: int = param(0, "int", lo=0, hi=2**31 - 1, label="random seed")
+
+
+_ALL = ("CP", "CE", "UP", "UE", "A", "UNI", "PROP", "SM", "LDP")
+PRESETS = {
+    "Synthetic frequencies k = 5, central bins less private (correlated)": PerUserPrivacy(
+        algs=_ALL, problem="frequency", dataset="synthetic", n=10_000, k=5, demand="by value",
+        eps_by_bin=(0.05, 0.5, 2, 0.5, 0.05), setting="correlated"),
+    "Synthetic frequencies k = 20, groups (uncorrelated)": PerUserPrivacy(
+        algs=_ALL, problem="frequency", dataset="synthetic", n=10_000, k=20, demand="groups", shares=(0.3, 0.5, 0.2),
+        lows=(0.01, 0.1, 1), highs=(0.1, 1, 5), setting="uncorrelated"),
+    "Synthetic mean, groups with 1 % public users": PerUserPrivacy(
+        problem="mean", dataset="synthetic", n=10_000, demand="groups", shares=(0.49, 0.5, 0.01),
+        lows=(0.01, 0.1, float("inf")), highs=(0.1, 1, float("inf")), setting="uncorrelated"),
+    "RAND HIE income (mean), high earners more private": PerUserPrivacy(
+        problem="mean", dataset="RAND HIE (real)", demand="by value", eps_by_bin=(1, 1, 0.5, 0.1, 0.05),
+        setting="correlated"),
+    "RAND HIE self-rated health (k = 4)": PerUserPrivacy(
+        problem="frequency", dataset="RAND HIE (real)", demand="by value", eps_by_bin=(1, 0.5, 0.1, 0.05),
+        setting="correlated"),
+}
+
+
+def load_data(s: PerUserPrivacy, upload: bytes | None = None) -> tuple[np.ndarray, int, str]:
+    """(values, number of bins, description) for the scenario's dataset."""
+    if s.dataset == "synthetic":
+        x = (ht.synthetic_frequency(n=s.n, k=s.k, profile=s.profile, rng=s.seed) if s.problem == "frequency"
+             else ht.synthetic_mean(n=s.n, rng=s.seed))
+        return x, s.k, f"synthetic ({s.profile if s.problem == 'frequency' else 'Beta(2, 5)'}), n = {s.n:,}"
+    if s.dataset == "RAND HIE (real)":
+        df = ht.load_randhie(data_path())
+        if s.problem == "frequency":
+            return df["health"].to_numpy(), 4, "RAND HIE self-rated health (0 excellent … 3 poor), 5 912 persons"
+        return np.minimum(df["income"].to_numpy() / 30_000, 1.0), s.k, "RAND HIE income / $30 000, 5 912 persons"
+    if upload is None:
+        raise InputError("dataset is 'upload' but no CSV was given: upload a file or choose another dataset.")
+    vals, col = ht.parse_data_csv(upload)
+    if s.problem == "frequency":
+        if np.any(vals != np.round(vals)) or vals.min() < 0:
+            raise InputError(f"for frequencies, column {col!r} must hold bin indices 0, 1, 2, …")
+        return vals.astype(int), int(vals.max()) + 1, f"upload: column {col!r}, n = {vals.size:,}"
+    lo, hi = vals.min(), vals.max()
+    return (vals - lo) / (hi - lo) if hi > lo else np.zeros_like(vals), s.k, f"upload: column {col!r} rescaled to [0, 1]"
+
+
+def demands(s: PerUserPrivacy, x: np.ndarray) -> np.ndarray:
+    if s.demand == "by value":
+        bins = x if s.problem == "frequency" else ht.value_bins(x, bins=len(s.eps_by_bin))
+        return ht.demand_by_bin(bins, eps_by_bin=s.eps_by_bin)
+    return ht.demand_by_groups(n=x.size, shares=s.shares, lows=s.lows, highs=s.highs, rng=s.seed + 1)
+
+
+def _one(alg: str, *, s: PerUserPrivacy, x, eps, k):
+    r = ht.simulate(x, eps, algorithm=alg, problem=s.problem, k=k, beta=s.beta, trials=s.trials, setting=s.setting,
+                    rng=np.random.default_rng([s.seed, ALL_ALGS.index(alg)]), solver=s.solver)
+    return r["errors"], r["info"]
+
+
+def run(s: PerUserPrivacy, *, upload: bytes | None = None, executor=None, progress=None) -> Result:
+    """Tables: ``hetero_summary`` (PAC error, MSE, b, bias bound per algorithm), ``hetero_errors``
+    (error samples), ``hetero_weights`` (demands and each weighting's weights)."""
+    x, k, desc = load_data(s, upload)
+    if "LDP" in s.algs and x.size > MAX_LDP_USERS:
+        raise InputError(f"the LDP baseline solves a cvxpy problem over all users; n = {x.size:,} exceeds "
+                         f"{MAX_LDP_USERS:,}. Use fewer users or deselect LDP.")
+    eps = demands(s, x)
+    outs = map_points(partial(_one, s=s, x=x, eps=eps, k=k), s.algs, executor=executor, progress=progress,
+                      label=str)
+    res = dict(zip(s.algs, outs))
+    rows, checks = [], []
+    for alg, (errs, info) in res.items():
+        sm = ht.summarize(errs, beta=s.beta)
+        w = info.get("weights")
+        rows.append({"algorithm": alg, f"PAC error ({1 - s.beta:.1%} quantile)": sm["pac"], "MSE": sm["mse"],
+                     "noise scale b": info.get("b", np.nan),
+                     "bias bound ½‖w−u‖₁": ht.bias_bound(w) if w is not None else np.nan,
+                     "note": info.get("note", "") or ("" if alg != "SM" else f"threshold t = {info.get('threshold', np.nan):.3g}")})
+        if info.get("eps_eff") is not None:
+            checks += ht.weight_checks(eps=eps, eps_eff=info["eps_eff"], weights=w, algorithm=alg, b=info["b"])
+    summary = pd.DataFrame(rows)
+    errors = pd.DataFrame({alg: errs for alg, (errs, _) in res.items()})
+    weights = pd.DataFrame({"eps": eps, **{f"w_{a}": info["weights"] for a, (_, info) in res.items()
+                                          if info.get("weights") is not None}})
+    return Result(scenario=s, tables_={"hetero_summary": summary, "hetero_errors": errors, "hetero_weights": weights},
+                  checks=tuple(checks), values={"eps": eps, "infos": {a: info for a, (_, info) in res.items()},
+                                                "description": desc, "k": k})
+
+
+SCENARIO = PerUserPrivacy
+__all__ = ["PerUserPrivacy", "SCENARIO", "PRESETS", "run", "ALL_ALGS", "DATASETS", "N_OPTIONS", "load_data", "demands"]
