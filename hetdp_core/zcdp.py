@@ -20,6 +20,8 @@ Rényi divergence of Gaussians (s_α² = α s2² + (1−α) s1²):
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -377,10 +379,35 @@ def renyi_algorithm1_detail(*, x: float, rho: float, r: float, alpha, fine: floa
     finer value is reported with ``|difference|`` as its error, and set to NaN ("unresolved") when
     the error exceeds ``ALG1_REL_TOL``·|D| + ``ALG1_ABS_TOL`` or the node budget is exceeded."""
     x = float(_counts(x, "x")[0])
-    sigma = sigma_from_rho(rho)
+    sigma_from_rho(rho)
     r = check_real("r", r, lo=0.0, lo_open=True, hi=10.0, what=" (relative error)")
     a = _alphas(alpha)
     fine = check_real("fine", fine, lo=0.25, hi=8.0, what=" (resolution multiplier)")
+    # memoised per order: pages ask for the same (x, ρ, r, α) again and again as other inputs change.
+    # Orders not yet known are computed in one vectorised batch; on the fixed nested grid a batch
+    # and a single order agree to round-off (tested), so a value does not depend on its batch.
+    key = (x, float(rho), r, fine)
+    with _MEMO_LOCK:
+        known = {float(al): _MEMO[key + (float(al),)] for al in a if key + (float(al),) in _MEMO}
+    todo = np.array(sorted({float(al) for al in a} - set(known)))
+    if todo.size:
+        d = _alg1_compute(x, float(rho), r, todo, fine)
+        with _MEMO_LOCK:
+            for i, al in enumerate(todo):
+                known[float(al)] = _MEMO[key + (float(al),)] = (d.up[i], d.down[i], d.up_error[i], d.down_error[i])
+            while len(_MEMO) > _MEMO_MAX:
+                _MEMO.popitem(last=False)
+    cols = [np.array([known[float(al)][i] for al in a]) for i in range(4)]
+    return Algorithm1Divergence(a, cols[0], cols[1], cols[2], cols[3], a * rho, x)
+
+
+_MEMO: OrderedDict = OrderedDict()
+_MEMO_LOCK = threading.Lock()
+_MEMO_MAX = 50_000
+
+
+def _alg1_compute(x: float, rho: float, r: float, a: np.ndarray, fine: float) -> Algorithm1Divergence:
+    sigma = sigma_from_rho(rho)
     xs = [x] + _neighbours(x)
     bound = a * rho
     coarse = _alg1_once(x, xs, sigma, r, a, fine)

@@ -1,24 +1,18 @@
 """Group-wise zCDP lab: privacy that depends on the size of your group (SPEC §5)."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from hetdp_core import zcdp
+from hetdp_core.scenario import InputError
+from hetdp_core.scenarios import groupwise_zcdp as gz
 from hetdp_ui.common import (
-    PageState,
-    Param,
-    Progress,
-    cached,
+    ScenarioState,
     csv_download,
     list_editor,
-    log_options,
     log_slider,
-    parse_choice,
-    parse_float,
-    parse_float_list,
-    parse_int,
     question,
+    run_scenario,
     show_checks,
     show_input_error,
 )
@@ -34,57 +28,8 @@ from hetdp_ui.zcdp_figures import (
 st.set_page_config(page_title="Group-wise zCDP — hetdp", layout="wide")
 sidebar_nav()
 
-RHO_GRID = log_options(0.01, 10.0, extra=(0.5, 1.0))
-ALPHA_MAX_GRID = [2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0]
-PRESETS = {
-    "Custom": None,
-    "Zipf groups (k = 8, 2000 people)": dict(mode="Zipf generator", k=8, total=2000, s=1.2, rho=0.5, r=0.2,
-                                             algorithm="2", alpha_max=20.0, group=1),
-    "Tiny groups (0–5 people)": dict(mode="List", counts="0,1,2,3,5", rho=1.0, r=0.3, algorithm="1",
-                                     alpha_max=10.0, group=2),
-    "Near the Gaussian mechanism (r = 0.01)": dict(mode="List", counts="1,10,100,1000", rho=0.5, r=0.01,
-                                                   algorithm="1", alpha_max=20.0, group=2),
-}
-MAX_GROUPS = 200
-MAX_ALG1_SUMMARY = 40
-MAX_CELLS = 20_000_000
-
-state = PageState("zc", presets=PRESETS, params={
-    "preset": Param("Custom", parse_choice(list(PRESETS))),
-    "mode": Param("Zipf generator", parse_choice(["Zipf generator", "List"])),
-    "k": Param(8, parse_int(1, MAX_GROUPS)),
-    "total": Param(2000, parse_int(0, 10_000_000)),
-    "s": Param(1.2, parse_float(0.0, 3.0)),
-    "counts": Param("0,3,10,50,400", parse_float_list(0, 1e9, max_len=MAX_GROUPS)),
-    "rho": Param(0.5, parse_float(0.01, 10.0, allowed=RHO_GRID)),
-    "r": Param(0.2, parse_float(0.01, 1.0)),
-    "algorithm": Param("2", parse_choice(["1", "2"])),
-    "alpha_max": Param(20.0, parse_float(2.0, 100.0, allowed=ALPHA_MAX_GRID)),
-    "group": Param(1, parse_int(1, MAX_GROUPS)),
-    "trials": Param(2000, parse_int(10, 100_000)),
-    "seed": Param(0, parse_int(0, 2**31 - 1)),
-})
-
-
-@cached(max_entries=64)
-def cached_release(counts: tuple, rho: float, r: float, algorithm: int, trials: int, seed: int):
-    return zcdp.release_summary(counts, rho=rho, r=r, algorithm=algorithm, trials=trials, rng=seed)
-
-
-@cached(max_entries=64)
-def cached_curves(algorithm: int, x: float, rho: float, r: float, alpha: tuple):
-    c = zcdp.renyi_curves(algorithm=algorithm, x=x, rho=rho, r=r, alpha=alpha)
-    return c, zcdp.check_claim(c)
-
-
-@cached(max_entries=256)
-def cached_size_point(size: float, alphas: tuple, rho: float, r: float):
-    return zcdp.divergence_vs_size(sizes=[size], alphas=alphas, rho=rho, r=r, algorithm=1)
-
-
-@cached(max_entries=32)
-def cached_summary(counts: tuple, rho: float, r: float, algorithm: int, alpha_max: float):
-    return zcdp.group_summary(counts, rho=rho, r=r, algorithm=algorithm, alpha_max=alpha_max)
+RHO_GRID, ALPHA_MAX_GRID = list(gz.RHO_GRID), list(gz.ALPHA_MAX_GRID)
+state = ScenarioState("zc", gz.GroupwiseZcdp, presets=gz.PRESETS)
 
 
 st.title("Group-wise zCDP")
@@ -99,10 +44,10 @@ question(
 state.init()
 
 sb = st.sidebar
-sb.selectbox("Preset", list(PRESETS), key=state.key("preset"), on_change=state.apply_preset)
+sb.selectbox("Preset", ["Custom", *gz.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
 sb.radio("Group sizes", ["Zipf generator", "List"], key=state.key("mode"), horizontal=True, on_change=state.mark_custom)
 if state["mode"] == "Zipf generator":
-    sb.slider("k — number of groups", 1, 50, key=state.key("k"), on_change=state.mark_custom)
+    sb.slider("k — number of groups", 1, gz.ZIPF_MAX_K, key=state.key("k"), on_change=state.mark_custom)
     sb.number_input("total people", 0, 10_000_000, step=100, key=state.key("total"), on_change=state.mark_custom)
     sb.slider("Zipf exponent s", 0.0, 3.0, step=0.1, key=state.key("s"), on_change=state.mark_custom)
 else:
@@ -115,43 +60,32 @@ sb.select_slider("largest Rényi order α", ALPHA_MAX_GRID, key=state.key("alpha
 sb.number_input("trials (simulated releases)", 10, 100_000, step=100, key=state.key("trials"))
 sb.number_input("seed", 0, 2**31 - 1, step=1, key=state.key("seed"))
 
-# ------------------------------------------------------------------ counts (validated by the core)
+# ------------------------------------------------------------------ the one computation
 try:
-    if state["mode"] == "Zipf generator":
-        counts = zcdp.zipf_counts(k=state["k"], total=state["total"], s=state["s"])
-    else:
+    if state["mode"] == "List":
         with st.expander("Group sizes (editable table)", expanded=True):
-            raw = list_editor(state.key("counts"), item="group", column="count")
-        if raw is None:
-            state.sync_url()
-            st.stop()
-        counts = zcdp.validate_counts(raw)
-    if counts.size > MAX_GROUPS:
-        raise ValueError(f"at most {MAX_GROUPS} groups; got {counts.size}. Use fewer groups.")
-    if counts.size * int(state["trials"]) > MAX_CELLS:
-        raise ValueError(f"compute size: {counts.size} groups × {int(state['trials'])} trials exceeds "
-                         f"{MAX_CELLS:.0e}. Reduce trials.")
-except (ValueError, TypeError) as exc:
+            if list_editor(state.key("counts"), item="group", column="count") is None:
+                state.sync_url()
+                st.stop()
+    counts = state.scenario(group=1).group_counts()           # validates every field
+except InputError as exc:
     show_input_error(exc)
     state.sync_url()
     st.stop()
-
 if state["group"] > counts.size:
     st.session_state[state.key("group")] = 1
 sb.selectbox("group for the D_α plot", list(range(1, counts.size + 1)), key=state.key("group"),
              format_func=lambda g: f"group {g} (x = {counts[g - 1]:g})")
 state.sync_url()
-
-algorithm = int(state["algorithm"])
-rho, r = state["rho"], state["r"]
-alphas = tuple(np.round(np.linspace(1.01, state["alpha_max"], 50), 6))
 try:
-    stats = cached_release(tuple(counts), rho, r, algorithm, int(state["trials"]), int(state["seed"]))
-    x_sel = float(counts[state["group"] - 1])
-    curves, claim = cached_curves(algorithm, x_sel, rho, r, alphas)
-except (ValueError, TypeError) as exc:
+    scenario = state.scenario()
+    result = run_scenario(scenario)
+except InputError as exc:
     show_input_error(exc)
     st.stop()
+tables, values = result.tables(), result.values
+algorithm, rho, r = int(scenario.algorithm), scenario.rho, scenario.r
+stats, curves, claim, x_sel = tables["zcdp_releases"], values["curves"], values["claim"], values["x_sel"]
 
 # ------------------------------------------------------------------ releases
 c1, c2 = st.columns(2)
@@ -161,7 +95,7 @@ with c1:
 with c2:
     st.subheader("Relative error vs the bound")
     st.plotly_chart(relative_error_figure(stats), key="zc_relerr")
-csv_download(stats, "zcdp_releases.csv", "dl_zc_release")
+csv_download(tables["zcdp_releases"], "zcdp_releases.csv", "dl_zc_release")
 
 # ------------------------------------------------------------------ D_alpha for one group
 st.subheader(f"Privacy loss of group {state['group']} (x = {x_sel:g}) in both directions")
@@ -174,7 +108,7 @@ if claim["unresolved"]:
                + ", ".join(f"{v:.3g}" for v in claim["unresolved"][:8])
                + (" …" if len(claim["unresolved"]) > 8 else "") + "; those points are left out of the plot.")
 if algorithm == 1:
-    show_checks(zcdp.curve_checks(curves, rho=rho))
+    show_checks(result.checks)
 if algorithm == 1 and claim.get("bound_violation"):
     pass                                            # reported by show_checks as a numerical failure
 elif claim["holds"]:
@@ -194,7 +128,7 @@ else:
     st.error("The claim fails for this group: " + "; ".join(parts) + "."
              + (" Infinite exactly: " + "; ".join(where) + "." if where else ""))
 i_sel = state["group"] - 1
-c2 = cached_curves(algorithm, x_sel, rho, r, (2.0,))[0]
+c2 = values["at2"]
 loss2 = float(np.maximum(c2.up, c2.down)[0])                        # NaN if unresolved
 acc_sel = float(stats["bound"].iloc[i_sel])
 st.markdown(
@@ -208,44 +142,30 @@ st.markdown(
        + f"below the ρ-zCDP guarantee 2ρ = {2 * rho:.3g} that every group has")
     + ("; the promise holds for every order shown." if claim["holds"] else
        "; the promise is broken for some orders (above)."))
-curve_df = pd.DataFrame({"alpha": curves.alpha, "up": curves.up, "down": curves.down,
-                         "claimed": curves.claimed, "violated": curves.violated})
-csv_download(curve_df, "zcdp_renyi_curve.csv", "dl_zc_curve")
+csv_download(tables["zcdp_renyi_curve"], "zcdp_renyi_curve.csv", "dl_zc_curve")
 
 # ------------------------------------------------------------------ budgets and summary
 c3, c4 = st.columns(2)
 with c3:
     st.subheader("Claimed budgets vs group size (Algorithm 2)")
-    sizes = np.unique(np.concatenate([counts, np.geomspace(1, max(counts.max(), 2), 30).round()]))
-    v, xi = zcdp.claimed_budget(sizes, r=r)
-    st.plotly_chart(budget_figure(sizes, v, xi), key="zc_budget")
-    csv_download(pd.DataFrame({"size": sizes, "v": v, "xi": xi}), "zcdp_claimed_budgets.csv", "dl_zc_budget",
-                 "Download the budgets (CSV)")
+    bud = tables["zcdp_claimed_budgets"]
+    st.plotly_chart(budget_figure(bud["size"].to_numpy(), bud["v"].to_numpy(), bud["xi"].to_numpy()), key="zc_budget")
+    csv_download(bud, "zcdp_claimed_budgets.csv", "dl_zc_budget", "Download the budgets (CSV)")
 with c4:
     st.subheader("What each group is promised and gets")
-    if algorithm == 1 and counts.size > MAX_ALG1_SUMMARY:
+    if values["summary_skipped"]:
         st.warning(f"The per-group summary for Algorithm 1 is numerical; shown for up to "
-                   f"{MAX_ALG1_SUMMARY} groups (you have {counts.size}).")
-        summary = None
+                   f"{gz.MAX_ALG1_SUMMARY} groups (you have {counts.size}).")
     else:
-        summary = cached_summary(tuple(counts), rho, r, algorithm, state["alpha_max"])
-        st.dataframe(summary, hide_index=True, key="zc_summary")
-        csv_download(summary, "zcdp_group_summary.csv", "dl_zc_summary")
+        st.dataframe(tables["zcdp_group_summary"], hide_index=True, key="zc_summary")
+        csv_download(tables["zcdp_group_summary"], "zcdp_group_summary.csv", "dl_zc_summary")
 
 # ------------------------------------------------------------------ the open question
 st.subheader("Open question: is Algorithm 1's loss non-increasing in the group size?")
-scan_alphas = tuple(a for a in (2.0, 5.0, 10.0) if a <= state["alpha_max"]) or (2.0,)
-scan_sizes = np.unique(np.concatenate([[0.0], np.geomspace(1, max(counts.max(), 10), 11).round()]))
-prog = Progress()
-parts = []
-for i, sz in enumerate(scan_sizes):
-    prog(i / scan_sizes.size, f"x = {sz:g}")
-    parts.append(cached_size_point(float(sz), scan_alphas, rho, r))
-prog.done()
-scan = pd.concat(parts, ignore_index=True)
+scan = tables["zcdp_loss_vs_size"]
 st.plotly_chart(loss_vs_size_figure(scan), key="zc_scan")
 answer = []
-for al, m in zcdp.loss_monotonicity(scan, rel_tol=1e-3).items():
+for al, m in values["monotonicity"].items():
     if m["non_increasing"]:
         answer.append(f"α = {al:g}: **yes**, non-increasing over the sizes shown")
     else:
@@ -262,7 +182,7 @@ st.caption("Algorithm 1 has no closed form: D_α is computed numerically. The de
            "the Rényi integral is taken on a fixed grid with log-sum-exp, and every value is computed at two "
            "resolutions: a rise counts only when it exceeds both error estimates. Empty groups (x = 0) are "
            "compared with x = 1 only.")
-csv_download(scan, "zcdp_loss_vs_size.csv", "dl_zc_scan")
+csv_download(tables["zcdp_loss_vs_size"], "zcdp_loss_vs_size.csv", "dl_zc_scan")
 
 with st.expander("Formulas behind the curves"):
     st.markdown("**Algorithm 1**: $X_i\\sim N(x_i,\\sigma^2)$, $Y_i\\sim N(X_i,(rX_i)^2)$, $\\sigma^2=1/(2\\rho)$; "

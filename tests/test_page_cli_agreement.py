@@ -21,6 +21,7 @@ QUERIES = {
                           "&schedule=poly&rho=0.6&gamma0=1.2",
     "Per_user_privacy": "problem=mean&n=2000&demand=groups&shares=0.4,0.6&lows=0.05,1&highs=0.5,5&trials=40"
                         "&seed=9&algs=CP,UE,A,UNI,SM,LDP&setting=uncorrelated&beta=0.1",
+    "Groupwise_zCDP": "mode=List&counts=0,2,7,40&rho=1&r=0.3&algorithm=1&alpha_max=10&group=3&trials=300&seed=4",
 }
 
 
