@@ -173,7 +173,7 @@ def test_zcdp_bad_counts_show_messages():
     at = AppTest.from_file(ZCDP, default_timeout=TIMEOUT)
     at.query_params["mode"] = "List"
     at.run()
-    for bad, frag in (("1,-2", "entry 2 must be in [0, 1e+09]"), ("1,2.5", "whole numbers"), ("1,abc", "must be a number")):
+    for bad, frag in (("1,-2", "entry 2 must be in [0, 1e+09]"), ("1,2.5", "whole numbers"), ("1,abc", "numbers separated")):
         at.sidebar.text_input(key="zc_counts").set_value(bad).run()
         assert not at.exception
         assert any(frag in e.value for e in at.error), (bad, [e.value for e in at.error])
