@@ -22,6 +22,8 @@ QUERIES = {
     "Per_user_privacy": "problem=mean&n=2000&demand=groups&shares=0.4,0.6&lows=0.05,1&highs=0.5,5&trials=40"
                         "&seed=9&algs=CP,UE,A,UNI,SM,LDP&setting=uncorrelated&beta=0.1",
     "Groupwise_zCDP": "mode=List&counts=0,2,7,40&rho=1&r=0.3&algorithm=1&alpha_max=10&group=3&trials=300&seed=4",
+    "Mechanism_lab": "eps=0.8&delta=0.001&sens=2&n=500&alpha=2.5&Lambda=20&m=100&med_n=21&scores=3,1,4,1,5"
+                     "&bl_q=2&bl_lower=0&bl_upper=20&trials=700&seed=6",
 }
 
 

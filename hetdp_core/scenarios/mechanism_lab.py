@@ -1,0 +1,144 @@
+"""Mechanism lab: the catalogue of MAT 4376 lectures 17–20 (SPEC §6).
+
+Question: which noise, how much, and what for? Laplace / Gaussian / mixed noise, composition
+(Example 8), local vs smooth sensitivity of the median (Examples 12, 21), bounded Laplace
+(Theorem 26, Example 22), and the exponential mechanism vs report-noisy-max (Example 29).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .. import mechanisms as mc
+from ..dptest import histogram_privacy_test
+from ..scenario import InputError, Result, Scenario, log_grid, param
+
+PAGE = "Mechanism_lab"
+EPS_GRID = log_grid(0.05, 10.0, extra=(0.5, 1.0, 2.0))
+DELTA_GRID = (1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.05, 0.1)
+PARETO_TRIALS_MAX = 5000
+
+
+@dataclass(frozen=True)
+class MechanismLab(Scenario):
+    PAGE = PAGE
+    TITLE = "Mechanism lab"
+
+    eps: float = param(0.5, "float", lo=0.05, hi=10.0, grid=EPS_GRID, label="ε")
+    delta: float = param(1e-5, "float", lo=1e-6, hi=0.1, grid=DELTA_GRID, label="δ")
+    sens: float = param(1.0, "float", lo=0.001, hi=100.0, label="sensitivity Δ")
+    n: int = param(1000, "int", lo=10, hi=100_000, label="n (Example 11 / 8)")
+    alpha: float = param(3.0, "float", lo=1.1, hi=10.0, label="Pareto index α")
+    Lambda: float = param(50.0, "float", lo=1.5, hi=1000.0, label="clip Λ")
+    m: int = param(400, "int", lo=1, hi=99_999, label="m (first part, Example 8)")
+    eps1: float = param(0.5, "float", lo=0.01, hi=10.0, label="ε1 (mean)")
+    eps2: float = param(0.3, "float", lo=0.01, hi=10.0, label="ε2 (variance)")
+    eps3: float = param(1.0, "float", lo=0.01, hi=10.0, label="ε3 (median)")
+    med_n: int = param(11, "int", lo=3, hi=201, label="n for Example 12 (odd)")
+    scores: tuple = param((15, 20, 25), "floats", lo=-1e6, hi=1e6, max_len=50, label="scores per candidate")
+    bl_q: float = param(0.0, "float", lo=-1e6, hi=1e6, label="true value q")
+    bl_lower: float = param(0.0, "float", lo=-1e6, hi=1e6, label="domain lower l")
+    bl_upper: float = param(10.0, "float", lo=-1e6, hi=1e6, label="domain upper u")
+    trials: int = param(2000, "int", lo=100, hi=50_000, label="trials (simulations)")
+    seed: int = param(0, "int", lo=0, hi=2**31 - 1, label="random seed")
+
+    def validate(self) -> None:
+        if self.med_n % 2 == 0:
+            raise InputError(f"med_n (n for Example 12) must be odd, so that the median is one data point; got "
+                             f"{self.med_n}. Use {self.med_n + 1}.")
+        if self.m >= self.n:
+            raise InputError(f"m (first part, Example 8) must be < n = {self.n}; got {self.m}. Lower m or raise n.")
+        if not self.bl_lower < self.bl_upper:
+            raise InputError(f"bl_lower (domain lower l) must be < bl_upper = {self.bl_upper:g}; got {self.bl_lower:g}.")
+        if not self.bl_lower <= self.bl_q <= self.bl_upper:
+            raise InputError(f"bl_q (true value q) must lie in the domain [l, u] = [{self.bl_lower:g}, "
+                             f"{self.bl_upper:g}]; got {self.bl_q:g}.")
+        if self.sens >= self.bl_upper - self.bl_lower:
+            raise InputError(f"sens (sensitivity Δ) must be smaller than the domain width u − l = "
+                             f"{self.bl_upper - self.bl_lower:g} for the bounded Laplace; got {self.sens:g}.")
+
+
+PRESETS = {
+    "Example 11: Pareto sample mean": MechanismLab(eps=0.5, delta=1e-5, n=1000, alpha=3.0, Lambda=50.0),
+    "Example 29: election (15, 20, 25)": MechanismLab(scores=(15, 20, 25), eps=1.0),
+    "Example 22: born on Mars (count 0)": MechanismLab(bl_q=0.0, bl_lower=0.0, bl_upper=10.0, eps=1.0, delta=1e-3),
+}
+
+
+def run(s: MechanismLab, *, executor=None, progress=None) -> Result:
+    """Tables: ``mech_noise_densities``, ``mech_pareto_mse``, ``mech_example8``,
+    ``mech_smooth_sensitivity``, ``mech_bounded_laplace``, ``mech_exponential``."""
+    eps, delta, sens, trials, seed = s.eps, s.delta, s.sens, s.trials, s.seed
+    # noise: analytic densities and variances
+    z = np.linspace(-6 * sens / eps * 2, 6 * sens / eps * 2, 600)
+    dens, var_rows = {"noise": z}, []
+    for mech in ("laplace", "gaussian", "mnm"):
+        try:
+            d = mc.noise_density(z, mech, sensitivity=sens, eps=eps, delta=delta)
+            var = mc.noise_variance(mech, sensitivity=sens, eps=eps, delta=delta)
+        except InputError as exc:                       # e.g. the Gaussian needs ε < 1: shown as a note
+            var_rows.append({"mechanism": mech, "variance": np.nan, "note": str(exc)})
+            continue
+        dens[f"{mech} (analytic density)"] = d
+        var_rows.append({"mechanism": mech, "variance": var, "note": ""})
+    checks = list(mc.calibration_checks(sensitivity=sens, eps=eps, delta=delta))
+    pareto = mc.pareto_mse(n=s.n, alpha=s.alpha, clip=s.Lambda, eps_values=tuple(EPS_GRID[::4]), delta=delta,
+                           trials=min(trials, PARETO_TRIALS_MAX), seed=seed)
+    # composition (Example 8)
+    r8 = mc.example8(n=s.n, m=s.m, Lambda=s.Lambda, eps1=s.eps1, eps2=s.eps2, eps3=s.eps3)
+    ex8 = pd.DataFrame({"query": ["mean of x₁..x_m", "variance of x₁..x_m", "median of x_{m+1}..x_n"],
+                        "sensitivity": list(r8["sensitivity"].values()), "Laplace scale Δ/ε": list(r8["scale"].values()),
+                        "ε": [s.eps1, s.eps2, s.eps3]})
+    # median: local vs smooth sensitivity
+    d1, d2 = mc.example12_datasets(n=s.med_n, Lambda=1.0)
+    out1 = mc.local_sensitivity_release(d1, eps=eps, size=trials, rng=seed)
+    out2 = mc.local_sensitivity_release(d2, eps=eps, size=trials, rng=seed + 1)
+    test = histogram_privacy_test(out1, out2, eps=eps, delta=delta, bins=20)
+    rows = []
+    for kind in ("laplace", "heavy", "gaussian"):
+        r1 = mc.smooth_noise(d1, kind=kind, eps=eps, delta=max(delta, 1e-6), lower=0, upper=1, size=trials, rng=seed + 1)
+        r2 = mc.smooth_noise(d2, kind=kind, eps=eps, delta=max(delta, 1e-6), lower=0, upper=1, size=trials, rng=seed + 2)
+        tt = histogram_privacy_test(r1["releases"], r2["releases"], eps=eps, delta=delta if kind != "heavy" else 0.0,
+                                    bins=20)
+        rows.append({"noise": kind, "guarantee": r1["guarantee"], "β": r1["beta"], "S(dataset 1)": r1["S"],
+                     "S(dataset 2)": r2["S"], "noise scale": r1["scale"],
+                     "mean |error|": float(np.mean(np.abs(r1["releases"] - r1["median"]))),
+                     "empirical test": "violation" if tt["violation"] else "no violation found"})
+    smooth = pd.DataFrame(rows)
+    # bounded Laplace
+    lo_, up_, q = s.bl_lower, s.bl_upper, s.bl_q
+    b = mc.bounded_laplace_b(sensitivity=sens, eps=eps, delta=delta, lower=lo_, upper=up_)
+    checks += mc.calibration_checks(sensitivity=sens, eps=eps, delta=delta, bounded=(b, lo_, up_))[-1:]
+    v = np.linspace(lo_ - (up_ - lo_) * 0.3, up_ + (up_ - lo_) * 0.3, 800)
+    b0 = sens / eps
+    bounded = pd.DataFrame({"output": v,
+                            f"bounded Laplace, b = {b:.4g} (analytic)": mc.bounded_laplace_density(v, q=q, b=b, lower=lo_,
+                                                                                                    upper=up_),
+                            f"plain Laplace, b = Δ/ε = {b0:.4g}": np.exp(-np.abs(v - q) / b0) / (2 * b0)})
+    share = mc.laplace_outside_share(q, b=b0, lower=lo_, upper=up_, size=trials, rng=seed)
+    # exponential mechanism
+    sc = np.asarray(s.scores, dtype=float)
+    w = mc.report_noisy_max_sample(sc, eps=eps, size=trials, rng=seed)
+    ex_idx = mc.exponential_sample(sc, eps=eps, size=trials, rng=seed + 1)
+    expo = pd.DataFrame({"candidate": np.arange(1, sc.size + 1), "score": sc,
+                         "exponential (exact)": mc.exponential_probabilities(sc, eps=eps),
+                         "exponential (simulated)": np.bincount(ex_idx, minlength=sc.size) / trials,
+                         "noisy max (exact)": mc.report_noisy_max_probabilities(sc, eps=eps),
+                         "noisy max (simulated)": np.bincount(w, minlength=sc.size) / trials})
+    return Result(scenario=s,
+                  tables_={"mech_noise_densities": pd.DataFrame(dens), "mech_pareto_mse": pareto,
+                           "mech_example8": ex8, "mech_smooth_sensitivity": smooth, "mech_bounded_laplace": bounded,
+                           "mech_exponential": expo},
+                  checks=tuple(checks),
+                  values={"variances": pd.DataFrame(var_rows), "mnm_threshold": mc.mnm_threshold(eps=eps, delta=delta),
+                          "example8": r8, "local": (out1, out2), "local_sensitivity": (mc.local_sensitivity_median(d1),
+                                                                                       mc.local_sensitivity_median(d2)),
+                          "local_test": test, "b": b, "b0": b0, "share": share,
+                          "lemma28": mc.lemma28_bound(sc, eps=eps, t=np.linspace(0, 5, 11))})
+
+
+SCENARIO = MechanismLab
+__all__ = ["MechanismLab", "SCENARIO", "PRESETS", "run", "EPS_GRID", "DELTA_GRID"]
