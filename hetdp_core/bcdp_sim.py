@@ -18,7 +18,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._validate import InputError, as_generator, check_choice, check_int, check_real, check_vector
+from ._validate import (
+    InputError,
+    as_generator,
+    check_choice,
+    check_int,
+    check_real,
+    check_vector,
+)
 from .bcdp import (
     MAX_EPS,
     Allocation,

@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._validate import InputError, as_generator, check_choice, check_int, check_real, check_vector
+from ._validate import (
+    InputError,
+    as_generator,
+    check_choice,
+    check_int,
+    check_real,
+    check_vector,
+)
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -31,7 +31,14 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from scipy.special import expit, gammaln
 
-from ._validate import InputError, as_generator, check_choice, check_int, check_matrix, check_real
+from ._validate import (
+    InputError,
+    as_generator,
+    check_choice,
+    check_int,
+    check_matrix,
+    check_real,
+)
 
 __all__ = ["SCALES", "duchi_B", "duchi_channel", "duchi_channel_sum", "spawn"]
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from hetdp_core.bcdp import privacy_allocation
-from hetdp_core.scenario import InputError
 from hetdp_core.bcdp_sim import PRESETS, guarantee_report, point_rng, run_point, sweep
+from hetdp_core.scenario import InputError
 
 
 class CliError(InputError):

@@ -18,11 +18,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
-from hetdp_core.scenario import InputError, Scenario, Spec, check_value, dump_value, log_grid
+from hetdp_core.scenario import (
+    InputError,
+    Scenario,
+    Spec,
+    check_value,
+    dump_value,
+    log_grid,
+)
 from hetdp_ui.runcache import RunCache
 
 MAX_URL_VALUE = 2000  # characters; longer query values are rejected
@@ -225,10 +231,26 @@ def log_options(lo: float, hi: float, per_decade: int = 12, extra: Sequence[floa
     return list(log_grid(lo, hi, per_decade, extra))
 
 
+def grid_options(grid: Sequence[float], key: str) -> list:
+    """A slider's grid plus the current value of ``key`` when it is off the grid (a shared link or
+    the CLI may hold any value within the parameter's bounds; the slider shows it instead of moving
+    it)."""
+    cur = st.session_state.get(key)
+    opts = set(grid)
+    if isinstance(cur, (int, float)) and not isinstance(cur, bool):
+        opts.add(cur)
+    return sorted(opts)
+
+
 def log_slider(label: str, options: Sequence[float], key: str, help: str | None = None) -> float:
     """A select-slider over a log-spaced grid (Streamlit has no native log slider)."""
-    return st.sidebar.select_slider(label, options=list(options), key=key, help=help,
+    return st.sidebar.select_slider(label, options=grid_options(options, key), key=key, help=help,
                                     format_func=lambda v: f"{v:g}")
+
+
+def grid_slider(label: str, options: Sequence, key: str, **kw):
+    """``st.sidebar.select_slider`` over a grid that also contains the current value."""
+    return st.sidebar.select_slider(label, options=grid_options(options, key), key=key, **kw)
 
 
 def csv_download(df: pd.DataFrame, filename: str, key: str, label: str | None = None) -> None:

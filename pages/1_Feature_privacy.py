@@ -9,6 +9,7 @@ from hetdp_core.scenarios import feature_privacy as fp
 from hetdp_ui.common import (
     ScenarioState,
     csv_download,
+    grid_slider,
     list_editor,
     log_slider,
     question,
@@ -75,8 +76,7 @@ if state["axis"] not in axis_opts:
 sb.selectbox("x-axis of the MSE plot", axis_opts, format_func=AXES.get, key=state.key("axis"),
              on_change=set_axis_grid)
 sb.text_input("sweep points", key=state.key("points"), help="comma-separated values of the x-axis")
-sb.select_slider("n — users", options=list(fp.N_OPTIONS),
-                 key=state.key("n"), on_change=state.mark_custom)
+grid_slider("n — users", fp.N_OPTIONS, state.key("n"), on_change=state.mark_custom)
 sb.number_input("trials", int(state.spec("trials").lo), int(state.spec("trials").hi), step=5, key=state.key("trials"))
 sb.number_input("seed", 0, 2**31 - 1, step=1, key=state.key("seed"))
 sb.toggle("As published (paper's Duchi constant, ball projection, unprojected baseline)",

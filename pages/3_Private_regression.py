@@ -8,6 +8,7 @@ from hetdp_core.scenarios import private_regression as pr
 from hetdp_ui.common import (
     ScenarioState,
     csv_download,
+    grid_slider,
     question,
     run_scenario,
     show_input_error,
@@ -62,7 +63,7 @@ if state["schedule"] == "inverse":
 sb.slider("gradient steps", 10, 2000, step=10, key=state.key("steps"))
 sb.radio("excess risk against", ["n", "eps"], key=state.key("axis"), horizontal=True,
          format_func={"n": "users n", "eps": "ε"}.get)
-sb.select_slider("n (trajectory; users when sweeping ε)", N_GRID, key=state.key("n"))
+grid_slider("n (trajectory; users when sweeping ε)", N_GRID, state.key("n"))
 sb.number_input("trials per point", 2, 40, key=state.key("trials"))
 sb.number_input("seed", 0, 2**31 - 1, key=state.key("seed"))
 state.sync_url()

@@ -10,6 +10,7 @@ from hetdp_core.scenarios import per_user_privacy as pu
 from hetdp_ui.common import (
     ScenarioState,
     csv_download,
+    grid_slider,
     question,
     run_scenario,
     show_checks,
@@ -38,7 +39,7 @@ sb.radio("problem", list(ht.PROBLEMS), key=state.key("problem"), horizontal=True
 sb.selectbox("dataset", DATASETS, key=state.key("dataset"), on_change=state.mark_custom)
 upload = None
 if state["dataset"] == "synthetic":
-    sb.select_slider("n users", list(pu.N_OPTIONS), key=state.key("n"))
+    grid_slider("n users", pu.N_OPTIONS, state.key("n"))
     if state["problem"] == "frequency":
         sb.slider("k bins", 2, 50, key=state.key("k"))
         sb.selectbox("bin profile", ["uniform", "peaked", "skewed"], key=state.key("profile"))

@@ -9,6 +9,7 @@ from hetdp_core.scenarios import groupwise_zcdp as gz
 from hetdp_ui.common import (
     ScenarioState,
     csv_download,
+    grid_slider,
     list_editor,
     log_slider,
     question,
@@ -56,7 +57,7 @@ log_slider("ρ — zCDP level (σ² = 1/(2ρ))", RHO_GRID, state.key("rho"))
 sb.slider("r — relative error", 0.01, 1.0, step=0.01, key=state.key("r"), on_change=state.mark_custom)
 sb.radio("Algorithm", ["1", "2"], key=state.key("algorithm"), horizontal=True,
          format_func=lambda a: {"1": "1: Gaussian, then relative noise", "2": "2: relative noise only"}[a])
-sb.select_slider("largest Rényi order α", ALPHA_MAX_GRID, key=state.key("alpha_max"))
+grid_slider("largest Rényi order α", ALPHA_MAX_GRID, state.key("alpha_max"))
 sb.number_input("trials (simulated releases)", 10, 100_000, step=100, key=state.key("trials"))
 sb.number_input("seed", 0, 2**31 - 1, step=1, key=state.key("seed"))
 

@@ -8,6 +8,7 @@ from hetdp_core.scenarios import mechanism_lab as ml
 from hetdp_ui.common import (
     ScenarioState,
     csv_download,
+    grid_slider,
     log_slider,
     question,
     run_scenario,
@@ -34,7 +35,7 @@ state.init()
 sb = st.sidebar
 sb.selectbox("Preset", ["Custom", *ml.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
 eps = log_slider("ε", EPS_GRID, state.key("eps"))
-delta = sb.select_slider("δ", DELTA_GRID, key=state.key("delta"), format_func=lambda v: f"{v:g}")
+delta = grid_slider("δ", DELTA_GRID, state.key("delta"), format_func=lambda v: f"{v:g}")
 sb.number_input("sensitivity Δ (noise tab)", 0.001, 100.0, key=state.key("sens"))
 sb.number_input("trials (simulations)", 100, 50_000, step=100, key=state.key("trials"))
 sb.number_input("seed", 0, 2**31 - 1, key=state.key("seed"))

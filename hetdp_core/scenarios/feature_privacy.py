@@ -18,11 +18,13 @@ from ..bcdp import MAX_EPS, privacy_allocation
 from ..bcdp_sim import (
     MAX_CELLS_CLI,
     MAX_CELLS_PAGE,
-    PRESETS as PAPER_PRESETS,
     check_sweep_size,
     guarantee_report,
     sweep,
     two_group_delta,
+)
+from ..bcdp_sim import (
+    PRESETS as PAPER_PRESETS,
 )
 from ..mmean import mmean_stages
 from ..scenario import InputError, Result, Scenario, log_grid, param
@@ -47,14 +49,14 @@ class FeaturePrivacy(Scenario):
     mode: str = param("Two groups", "choice", choices=("Two groups", "Per-feature table"), label="how demands are given")
     d: int = param(10, "int", lo=1, hi=60, label="number of features")
     k: int = param(2, "int", lo=0, hi=60, label="number of sensitive features")
-    delta: float = param(0.2, "float", lo=0.05, hi=20.0, grid=EPS_GRID, label="demand of the sensitive features")
-    eps: float = param(2.0, "float", lo=0.05, hi=20.0, grid=EPS_GRID, label="global LDP level ε")
+    delta: float = param(0.2, "float", lo=0.05, hi=20.0, label="demand of the sensitive features")
+    eps: float = param(2.0, "float", lo=0.05, hi=20.0, label="global LDP level ε")
     table: tuple = param((0.2, 0.2, 2, 2, 2, 2, 2, 2, 2, 2), "floats", lo=1e-3, hi=MAX_EPS, allow_inf=True,
                          max_len=60, label="δ per feature")
     q: float = param(0.1, "float", lo=0.0, hi=1.0, label="correlation q")
     zeta_auto: bool = param(True, "bool", label="ζ = (1+q)/2")
     zeta: float = param(0.55, "float", lo=0.01, hi=1.0, label="ζ")
-    n: int = param(10_000, "int", lo=100, hi=200_000, grid=N_OPTIONS, label="number of users")
+    n: int = param(10_000, "int", lo=100, hi=200_000, label="number of users")
     trials: int = param(30, "int", lo=5, hi=2000, label="Monte Carlo trials")
     seed: int = param(0, "int", lo=0, hi=2**31 - 1, label="random seed")
     axis: str = param("q", "choice", choices=tuple(AXES), label="x-axis of the MSE plot")

@@ -27,8 +27,8 @@ class MechanismLab(Scenario):
     PAGE = PAGE
     TITLE = "Mechanism lab"
 
-    eps: float = param(0.5, "float", lo=0.05, hi=10.0, grid=EPS_GRID, label="ε")
-    delta: float = param(1e-5, "float", lo=1e-6, hi=0.1, grid=DELTA_GRID, label="δ")
+    eps: float = param(0.5, "float", lo=0.05, hi=10.0, label="ε")
+    delta: float = param(1e-5, "float", lo=1e-6, hi=0.1, label="δ")
     sens: float = param(1.0, "float", lo=0.001, hi=100.0, label="sensitivity Δ")
     n: int = param(1000, "int", lo=10, hi=100_000, label="n (Example 11 / 8)")
     alpha: float = param(3.0, "float", lo=1.1, hi=10.0, label="Pareto index α")

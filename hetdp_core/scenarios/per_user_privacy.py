@@ -34,7 +34,7 @@ class PerUserPrivacy(Scenario):
 
     problem: str = param("frequency", "choice", choices=tuple(ht.PROBLEMS), label="problem")
     dataset: str = param("synthetic", "choice", choices=DATASETS, label="dataset")
-    n: int = param(10_000, "int", lo=100, hi=200_000, grid=N_OPTIONS, label="number of users")
+    n: int = param(10_000, "int", lo=100, hi=200_000, label="number of users")
     k: int = param(5, "int", lo=2, hi=50, label="number of bins")
     profile: str = param("peaked", "choice", choices=("uniform", "peaked", "skewed"), label="bin profile")
     demand: str = param("by value", "choice", choices=("by value", "groups"), label="demand profile")

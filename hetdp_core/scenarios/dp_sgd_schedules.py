@@ -1,0 +1,128 @@
+"""DP-SGD schedules: learning-rate and privacy schedules (SPEC §6, Theorems 36–37).
+
+Question: how should the learning rate γ_h and the per-release privacy a_h change over the
+iterations so that DP-SGD stays private and still converges? θ_h of Theorem 36 (calibrated with
+the example's own gradient sensitivity, :func:`hetdp_core.dpsgd.gradient_sensitivity`), the bound
+terms A1–A3 of (11), the (ρ, κ) region 2κ + ρ > 2, and simulated trajectories on Example 33 (mean)
+or 34 (ridge). Seeds: data from ``[seed, 0]``, method j from ``[seed, 1 + j]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .. import dpsgd as sg
+from ..scenario import InputError, Result, Scenario, param
+
+PAGE = "DP_SGD_schedules"
+METHODS = ("DP-SGD", "DP-SGD, a_h = 1", "SGD (no noise)", "GD (full gradient)")
+STEP_OPTIONS = (100, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000)
+#: runs × N × (methods) above this is refused (about 10 s on two cores)
+MAX_RUN_STEPS = 8_000_000
+
+
+@dataclass(frozen=True)
+class DpSgdSchedules(Scenario):
+    PAGE = PAGE
+    TITLE = "DP-SGD schedules"
+
+    lr: str = param("poly", "choice", choices=tuple(sg.LR_SCHEDULES), label="learning-rate schedule")
+    gamma0: float = param(0.1, "float", lo=0.001, hi=2.0, label="γ0")
+    rho: float = param(0.5, "float", lo=0.05, hi=1.0, label="learning-rate decay ρ")
+    step_every: int = param(200, "int", lo=1, hi=100_000, label="decay every (steps)")
+    factor: float = param(0.5, "float", lo=0.05, hi=1.0, label="decay factor")
+    custom: tuple = param((0.1, 0.05, 0.02, 0.01), "floats", lo=1e-6, hi=10.0, max_len=1000, label="custom learning rates")
+    priv: str = param("power", "choice", choices=("constant", "power"), label="privacy schedule a_h")
+    kappa: float = param(0.8, "float", lo=0.0, hi=3.0, label="privacy decay κ")
+    eps: float = param(1.0, "float", lo=0.05, hi=20.0, label="ε (per-release level ε·a_h)")
+    problem: str = param("mean", "choice", choices=("mean", "ridge"), label="problem")
+    Lambda: float = param(3.0, "float", lo=0.5, hi=50.0, label="clip Λ")
+    lam: float = param(0.1, "float", lo=0.0, hi=10.0, label="ridge penalty λ")
+    steps: int = param(2000, "int", lo=10, hi=50_000, label="iterations N")
+    runs: int = param(100, "int", lo=5, hi=1000, label="runs")
+    compare: bool = param(True, "bool", label="compare with plain SGD and GD")
+    n: int = param(1000, "int", lo=2, hi=1_000_000, label="data points")
+    seed: int = param(0, "int", lo=0, hi=2**31 - 1, label="random seed")
+
+    @property
+    def used_kappa(self) -> float:
+        return self.kappa if self.priv == "power" else 0.0
+
+    def methods(self) -> list[str]:
+        return (["DP-SGD"] + (["DP-SGD, a_h = 1"] if self.priv == "power" and self.used_kappa > 0 else [])
+                + (["SGD (no noise)", "GD (full gradient)"] if self.compare else []))
+
+    def validate(self) -> None:
+        cost = self.runs * self.steps * (4 if self.compare else 2)
+        if cost > MAX_RUN_STEPS:
+            raise InputError(f"compute size: runs × N = {self.runs * self.steps:,} is too large (limit "
+                             f"{MAX_RUN_STEPS // (4 if self.compare else 2):,}{' with comparisons' if self.compare else ''}). "
+                             "Reduce runs or N.")
+
+
+PRESETS = {
+    "Lecture: γ = (1+h)^−½, constant privacy (κ = 0): diverges": DpSgdSchedules(lr="poly", rho=0.5, priv="constant",
+                                                                              kappa=0.0),
+    "Lecture: γ = (1+h)^−½, a_h = h^0.8: converges": DpSgdSchedules(lr="poly", rho=0.5, priv="power", kappa=0.8),
+    "Constant learning rate (SGD does not converge)": DpSgdSchedules(lr="constant", priv="power", kappa=1.0),
+}
+
+
+def schedules(s: DpSgdSchedules, *, priv: str | None = None, kappa: float | None = None):
+    """(γ, a, θ, Δ): learning rates, privacy schedule, noise scales (Theorem 36) and the sensitivity."""
+    g = sg.learning_rates(schedule=s.lr, steps=s.steps, gamma0=s.gamma0, rho=s.rho, step_every=s.step_every,
+                          factor=s.factor, custom=list(s.custom) if s.lr == "custom" else None)
+    a = sg.privacy_schedule(kind=priv or s.priv, steps=s.steps, kappa=s.used_kappa if kappa is None else kappa)
+    sens = sg.gradient_sensitivity(problem=s.problem, Lambda=s.Lambda)
+    return g, a, sg.theta(gammas=g, a=a, sensitivity=sens, eps=s.eps), sens
+
+
+def data(s: DpSgdSchedules) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng([s.seed, 0])
+    x = (sg.example33_data(n=s.n, Lambda=s.Lambda, rng=rng) if s.problem == "mean"
+         else sg.example34_data(n=s.n, rng=rng))
+    return x, sg.reference_optimum(problem=s.problem, data=x, lam=s.lam)
+
+
+def run(s: DpSgdSchedules, *, executor=None, progress=None) -> Result:
+    """Tables: ``dpsgd_schedule`` (γ_h, a_h, θ_h, ε·a_h), ``dpsgd_region`` (the boundary 2κ + ρ = 2 and
+    your point), ``dpsgd_bound_terms`` (A1, A2, A3 vs N), ``dpsgd_trajectories`` (median and 10/90 %
+    of ‖β^(h) − β*‖ per method)."""
+    g, a, th, sens = schedules(s)
+    x, target = data(s)
+    bands, finals = {}, {}
+    methods = s.methods()
+    for i, m in enumerate(methods):
+        if progress is not None:
+            progress(i / len(methods), m)
+        thm = th if m != "DP-SGD, a_h = 1" else schedules(s, priv="constant", kappa=0.0)[2]
+        kind = {"SGD (no noise)": "sgd", "GD (full gradient)": "gd"}.get(m, "dpsgd")
+        traj = sg.simulate(problem=s.problem, data=x, gammas=g, thetas=thm, runs=1 if kind == "gd" else s.runs,
+                           method=kind, lam=s.lam, rng=np.random.default_rng([s.seed, 1 + METHODS.index(m)]))
+        bands[m] = sg.trajectory_bands(traj, target)
+        finals[m] = np.linalg.norm(traj[:, -1, :] - target, axis=1)
+    h = np.arange(1, g.size + 1)
+    schedule = pd.DataFrame({"h": h, "gamma": g, "a": a, "theta": th, "eps_release": s.eps * a})
+    rr = np.linspace(0, 1, 101)
+    region = pd.DataFrame({"rho": rr, "kappa_boundary (2κ+ρ=2)": 1 - rr / 2, "your_rho": s.rho,
+                           "your_kappa": s.used_kappa, "your_point_converges": bool(sg.region(s.rho, s.used_kappa))})
+    bt = sg.bound_terms(gammas=g, thetas=th, dist0=float(np.sum(target**2)))
+    slopes = {}
+    for col in ("A1", "A2", "A3"):
+        try:
+            slopes[col] = sg.fitted_slope(bt["N"], bt[col])
+        except InputError:
+            slopes[col] = float("nan")
+    traj_table = pd.concat([b.assign(method=k) for k, b in bands.items()])
+    return Result(scenario=s, tables_={"dpsgd_schedule": schedule, "dpsgd_region": region, "dpsgd_bound_terms": bt,
+                                       "dpsgd_trajectories": traj_table},
+                  checks=tuple(sg.theta_checks(thetas=th, a=a, sensitivity=sens, eps=s.eps)),
+                  values={"gammas": g, "a": a, "theta": th, "sensitivity": sens, "target": target, "bands": bands,
+                          "final_errors": finals, "slopes": slopes})
+
+
+SCENARIO = DpSgdSchedules
+__all__ = ["DpSgdSchedules", "SCENARIO", "PRESETS", "run", "METHODS", "STEP_OPTIONS", "schedules", "data"]
