@@ -23,7 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hetdp_core.bcdp_sim import PRESETS, sweep  # noqa: E402
+from hetdp_core.scenarios import get  # noqa: E402
+from hetdp_core.scenarios.feature_privacy import paper_preset  # noqa: E402
+from hetdp_core.scenarios.feature_privacy import run as run_feature_privacy  # noqa: E402
 
 AUTHORS_LOOP_SECONDS = 80 * 60
 
@@ -50,14 +52,11 @@ def timed(fn):
 
 
 def fig(key: str, trials: int | None = None) -> float:
-    p = PRESETS[key]
-    kw = dict(eps=p.eps, q=p.q, n=p.n, trials=trials or p.trials, seed=0, projection="ball",
-              baseline_projection="none", scale="paper")
-    if p.axis == "q":
-        return timed(lambda: sweep(axis="q", values=p.values, delta=[p.delta] * p.k + [p.eps] * (p.d - p.k), **kw))
-    if p.axis == "d":
-        return timed(lambda: sweep(axis="d", values=p.values, f=p.k_fraction, delta_sensitive=p.delta, **kw))
-    return timed(lambda: sweep(axis="f", values=p.values, d=p.d, delta_sensitive=p.delta, **kw))
+    """A paper figure, as published, through the same scenario and run as the page and the CLI."""
+    from hetdp_core.bcdp_sim import MAX_CELLS_CLI
+
+    s = paper_preset(key, variant="published", trials=trials)
+    return timed(lambda: run_feature_privacy(s, max_cells=MAX_CELLS_CLI))
 
 
 def hetero_weights() -> dict:
@@ -75,8 +74,9 @@ def hetero_weights() -> dict:
 
 
 def page_default() -> float:
-    return timed(lambda: sweep(axis="q", values=(0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0),
-                               delta=[0.2, 0.2] + [2.0] * 8, eps=2.0, q=0.1, n=10_000, trials=30, seed=0))
+    """The Feature-privacy page's default scenario, computed from scratch by its run."""
+    mod = get("Feature_privacy")
+    return timed(lambda: mod.run(mod.SCENARIO()))
 
 
 def page_apptest() -> tuple[float, float]:
@@ -94,8 +94,13 @@ def all_pages() -> dict:
     from streamlit.testing.v1 import AppTest
 
     out = {}
+    from hetdp_core.zcdp import _MEMO as zcdp_memo
+    from hetdp_ui.common import RUNS
+
     for page in sorted((ROOT / "pages").glob("*.py")):
         st.cache_data.clear()
+        RUNS.clear()
+        zcdp_memo.clear()
         at = AppTest.from_file(str(page), default_timeout=300)
         first = timed(at.run)
         out[f"page_{page.stem}_first"] = first

@@ -118,29 +118,40 @@ def cmd_mse(a) -> int:
 
 
 def cmd_reproduce(a) -> int:
+    """A paper figure through the Feature-privacy scenario (``paper_preset``) and its run — the same
+    computation as the page's preset and ``hetdp run``; the individual switches ``--duchi-scale``,
+    ``--projection`` and ``--baseline-projection`` (combinations the page does not offer) run the
+    sweep directly."""
+    from hetdp_core.bcdp_sim import MAX_CELLS_CLI
+    from hetdp_core.scenarios import feature_privacy as fp
     from hetdp_ui.figures import mse_sweep_figure  # plotly only, no Streamlit
 
     key = a.figure
     p = PRESETS[key]
     published = a.variant == "published"
-    scale = a.duchi_scale or ("paper" if published else "unbiased")
-    projection = a.projection or ("ball" if published else "box")
-    baseline_projection = a.baseline_projection or ("none" if published else "box")
     n = a.n or p.n
     trials = a.trials or p.trials
     q = p.q if a.q is None else a.q
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    kw = dict(eps=p.eps, q=q, n=n, trials=trials, seed=a.seed, projection=projection,
-              baseline_projection=baseline_projection, scale=scale)
-    if p.axis == "q":
-        delta = [p.delta] * p.k + [p.eps] * (p.d - p.k)
-        summary, errors = sweep(axis="q", values=p.values, delta=delta, **kw)
-    elif p.axis == "d":
-        summary, errors = sweep(axis="d", values=p.values, f=p.k_fraction, delta_sensitive=p.delta, **kw)
+    if a.duchi_scale is None and a.projection is None and a.baseline_projection is None:
+        s = fp.paper_preset(key, variant=a.variant, trials=trials, n=n, q=q, seed=a.seed)
+        tabs = fp.run(s, max_cells=MAX_CELLS_CLI).tables()
+        summary, errors = tabs["bcdp_mse_summary"], tabs["bcdp_mse_errors"]
     else:
-        summary, errors = sweep(axis="f", values=p.values, d=p.d, delta_sensitive=p.delta, **kw)
+        scale = a.duchi_scale or ("paper" if published else "unbiased")
+        projection = a.projection or ("ball" if published else "box")
+        baseline_projection = a.baseline_projection or ("none" if published else "box")
+        kw = dict(eps=p.eps, q=q, n=n, trials=trials, seed=a.seed, projection=projection,
+                  baseline_projection=baseline_projection, scale=scale)
+        if p.axis == "q":
+            delta = [p.delta] * p.k + [p.eps] * (p.d - p.k)
+            summary, errors = sweep(axis="q", values=p.values, delta=delta, **kw)
+        elif p.axis == "d":
+            summary, errors = sweep(axis="d", values=p.values, f=p.k_fraction, delta_sensitive=p.delta, **kw)
+        else:
+            summary, errors = sweep(axis="f", values=p.values, d=p.d, delta_sensitive=p.delta, **kw)
     secs = time.perf_counter() - t0
     stem = f"{key}_{a.variant}"
     summary.to_csv(out / f"{stem}_summary.csv", index=False)
@@ -151,7 +162,7 @@ def cmd_reproduce(a) -> int:
     fig.write_html(out / f"{stem}.html", include_plotlyjs=True, full_html=True)
     info = {"figure": key, "variant": a.variant, "seconds": secs, "files": sorted(
         str(f) for f in out.glob(f"{stem}*")), "note": p.note,
-        "summary": summary.drop(columns=["seconds"]).to_dict(orient="records")}
+        "summary": summary.drop(columns=["seconds"], errors="ignore").to_dict(orient="records")}
     if a.json:
         print(_dump(info))
     else:
@@ -285,29 +296,39 @@ def cmd_sgd_theta(a) -> int:
 
 
 def cmd_sgd_run(a) -> int:
+    """Alias of ``hetdp run DP_SGD_schedules``: the page's scenario, seeds and gradient sensitivity."""
     from hetdp_core import dpsgd as sg
+    from hetdp_core.scenarios import dp_sgd_schedules as ds
 
+    if a.schedule == "custom" and not a.custom:
+        raise CliError("--schedule custom needs --custom, e.g. --custom 0.1,0.05,0.02.")
+    s = ds.DpSgdSchedules(lr=a.schedule, gamma0=a.gamma0, rho=a.rho,
+                          custom=parse_list(a.custom, "--custom") if a.custom else ds.DpSgdSchedules().custom,
+                          priv="constant" if a.kappa == 0 else "power", kappa=a.kappa, eps=a.eps,
+                          problem=a.problem, Lambda=a.Lambda, lam=a.lam, steps=a.steps, runs=a.runs,
+                          compare=a.method != "dpsgd", n=a.n, seed=a.seed)
     sens = sg.checked_sensitivity(problem=a.problem, Lambda=a.Lambda, override=a.sensitivity)
-    g, _, th = _sgd_schedules(a, sens)
-    rng = np.random.default_rng(a.seed)
-    if a.problem == "mean":
-        x = sg.example33_data(n=a.n, Lambda=a.Lambda, rng=rng)
-        target = np.array([x.mean()])
+    if sens != sg.gradient_sensitivity(problem=a.problem, Lambda=a.Lambda):
+        g, _, th = _sgd_schedules(a, sens)            # a larger, explicit sensitivity: recalibrate
+        x, target = ds.data(s)
+        traj = sg.simulate(problem=a.problem, data=x, gammas=g, thetas=th, runs=a.runs, method=a.method, lam=a.lam,
+                           rng=np.random.default_rng([a.seed, 1 + ds.METHODS.index(_METHOD[a.method])]))
+        err = np.linalg.norm(traj[:, -1, :] - target, axis=1)
     else:
-        x = sg.example34_data(n=a.n, rng=rng)
-        gd = sg.simulate(problem="ridge", data=x, gammas=np.full(3000, 0.3), thetas=np.zeros(3000), runs=1,
-                         method="gd", lam=a.lam)
-        target = gd[0, -1]
-    tr = sg.simulate(problem=a.problem, data=x, gammas=g, thetas=th, runs=a.runs, method=a.method, lam=a.lam, rng=rng)
-    err = np.linalg.norm(tr[:, -1, :] - target, axis=1)
+        s_res = ds.run(s)
+        target = s_res.values["target"]
+        err = s_res.values["final_errors"][_METHOD[a.method]]
     q25, med, q75 = np.quantile(err, [0.25, 0.5, 0.75])
-    out = {"problem": a.problem, "method": a.method, "target": target.tolist(), "final_error": {
+    out = {"problem": a.problem, "method": a.method, "target": np.asarray(target).tolist(), "final_error": {
         "median": float(med), "q25": float(q25), "q75": float(q75)}, "errors": err.tolist(),
         "converges_in_theory": bool(sg.region(a.rho, a.kappa)) if a.schedule == "poly" else None,
-        "sensitivity": sens}
+        "sensitivity": sens, "link": f"/{s.PAGE}?{s.query_string()}"}
     print(_dump(out) if a.json else f"{a.method} on {a.problem}: final |beta - beta*| median {med:.4g} "
           f"[{q25:.4g}, {q75:.4g}] over {a.runs} runs")
     return 0
+
+
+_METHOD = {"dpsgd": "DP-SGD", "sgd": "SGD (no noise)", "gd": "GD (full gradient)"}
 
 
 def cmd_mech(a) -> int:
@@ -334,28 +355,6 @@ def cmd_mech(a) -> int:
     return 0
 
 
-def _hetero_dataset(a):
-    from hetdp_core import hetero as ht
-
-    rng = np.random.default_rng(a.seed)
-    if a.dataset == "synthetic":
-        x = (ht.synthetic_frequency(n=a.n, k=a.k, profile="peaked", rng=rng) if a.problem == "frequency"
-             else ht.synthetic_mean(n=a.n, rng=rng))
-    else:
-        df = ht.load_randhie(Path(__file__).resolve().parents[1] / "data" / "randhie_persons.csv")
-        x = df["health"].to_numpy() if a.problem == "frequency" else np.minimum(df["income"].to_numpy() / 30_000, 1.0)
-        if a.problem == "frequency":
-            a.k = 4
-    if a.eps_by_bin:
-        e = parse_list(a.eps_by_bin, "--eps-by-bin")
-        bins = x if a.problem == "frequency" else ht.value_bins(x, bins=len(e))
-        eps = ht.demand_by_bin(bins, eps_by_bin=e)
-    else:
-        eps = ht.demand_by_groups(n=x.size, shares=parse_list(a.shares, "--shares"), lows=parse_list(a.lows, "--lows"),
-                                  highs=parse_list(a.highs, "--highs"), rng=rng)
-    return x, eps
-
-
 def cmd_hetero_weights(a) -> int:
     from hetdp_core import hetero as ht
 
@@ -373,25 +372,36 @@ def cmd_hetero_weights(a) -> int:
 
 
 def cmd_hetero_run(a) -> int:
-    from hetdp_core import hetero as ht
+    """Alias of ``hetdp run Per_user_privacy``: the page's scenario and seeds."""
+    from hetdp_core.scenarios import per_user_privacy as pu
 
-    x, eps = _hetero_dataset(a)
-    algs = [s.strip().upper() for s in a.algorithms.split(",") if s.strip()]
+    algs = tuple(s.strip().upper() for s in a.algorithms.split(",") if s.strip())
+    s = pu.PerUserPrivacy(problem=a.problem, dataset="RAND HIE (real)" if a.dataset == "randhie" else "synthetic",
+                          n=a.n, k=a.k, demand="by value" if a.eps_by_bin else "groups",
+                          eps_by_bin=a.eps_by_bin or "1", shares=a.shares, lows=a.lows, highs=a.highs,
+                          setting=a.setting, beta=a.beta, algs=algs, trials=a.trials, solver=a.solver,
+                          sm_threshold=a.sm_threshold, seed=a.seed)
+    res = pu.run(s)
+    errs, infos = res.tables()["hetero_errors"], res.values["infos"]
     results = []
     for alg in algs:
-        r = ht.simulate(x, eps, algorithm=alg, problem=a.problem, k=a.k, beta=a.beta, trials=a.trials,
-                        setting=a.setting, rng=np.random.default_rng([a.seed, len(results)]), solver=a.solver,
-                        sm_threshold=a.sm_threshold)
-        results.append({"algorithm": alg, "errors": r["errors"].tolist(), **ht.summarize(r["errors"], beta=a.beta),
-                        "b": r["info"].get("b")})
-    out = {"params": {"problem": a.problem, "dataset": a.dataset, "n": int(x.size), "k": a.k, "setting": a.setting,
-                      "beta": a.beta, "trials": a.trials, "seed": a.seed}, "results": results}
+        e = errs[alg].to_numpy()
+        results.append({"algorithm": alg, "errors": e.tolist(), **ht_summarize(e, a.beta), "b": infos[alg].get("b")})
+    out = {"params": {"problem": a.problem, "dataset": a.dataset, "n": int(res.values["eps"].size), "k": res.values["k"],
+                      "setting": a.setting, "beta": a.beta, "trials": a.trials, "seed": a.seed},
+           "results": results, "link": f"/{s.PAGE}?{s.query_string()}"}
     if a.json:
         print(_dump(out))
     else:
         for r in results:
             print(f"{r['algorithm']:>5}: PAC({1 - a.beta:.0%}) = {r['pac']:.5g}   MSE = {r['mse']:.4g}")
     return 0
+
+
+def ht_summarize(errors, beta):
+    from hetdp_core import hetero as ht
+
+    return ht.summarize(errors, beta=beta)
 
 
 def _query_of(a) -> tuple[str, dict]:

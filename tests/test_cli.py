@@ -55,7 +55,7 @@ def test_mse_is_reproducible_by_seed(capsys):
 
 
 def test_reproduce_writes_csv_and_html(tmp_path, capsys):
-    code, out, _ = run(["reproduce", "fig4a", "--out", str(tmp_path), "--n", "300", "--trials", "3",
+    code, out, _ = run(["reproduce", "fig4a", "--out", str(tmp_path), "--n", "300", "--trials", "5",
                         "--json"], capsys)
     assert code == 0
     info = json.loads(out)
@@ -184,7 +184,7 @@ def test_sgd_run_and_mech_cli(capsys):
     (["sgd", "theta", "--rho", "0"], "rho must be in (0, 1]"),
     (["sgd", "theta", "--kappa", "-1"], "kappa must be in"),
     (["sgd", "theta", "--eps", "0"], "eps must be in (0"),
-    (["sgd", "run", "--Lambda", "0"], "Lambda must be in (0"),
+    (["sgd", "run", "--Lambda", "0"], "Lambda (clip Λ) must be in [0.5, 50]"),
     (["mech", "release", "--mechanism", "gaussian", "--eps", "0.5", "--delta", "2"], "delta must be in (0, 1)"),
     (["mech", "exponential", "--scores", ""], "empty list"),
 ])

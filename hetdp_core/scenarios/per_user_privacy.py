@@ -49,6 +49,8 @@ class PerUserPrivacy(Scenario):
                         label="algorithms")
     trials: int = param(200, "int", lo=20, hi=5000, label="trials")
     solver: str = param("fast", "choice", choices=("fast", "cvxpy"), label="solver for the weights")
+    sm_threshold: str = param("max_finite", "choice", choices=("max_finite", "max"),
+                              label="SM threshold (max finite ε, or the paper's max ε)")
     seed: int = param(0, "int", lo=0, hi=2**31 - 1, label="random seed")
 
 
@@ -103,7 +105,8 @@ def demands(s: PerUserPrivacy, x: np.ndarray) -> np.ndarray:
 
 def _one(alg: str, *, s: PerUserPrivacy, x, eps, k):
     r = ht.simulate(x, eps, algorithm=alg, problem=s.problem, k=k, beta=s.beta, trials=s.trials, setting=s.setting,
-                    rng=np.random.default_rng([s.seed, ALL_ALGS.index(alg)]), solver=s.solver)
+                    rng=np.random.default_rng([s.seed, ALL_ALGS.index(alg)]), solver=s.solver,
+                    sm_threshold=s.sm_threshold)
     return r["errors"], r["info"]
 
 
