@@ -1,0 +1,58 @@
+"""The layers show in the tree: the core imports neither Streamlit, plotly nor the UI package; the
+figure builders and the CLI are Streamlit-free; dependencies point pages/CLI → figures → core."""
+
+import ast
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+
+def imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            out.add(node.module.split(".")[0])
+    return out
+
+
+CORE = sorted((ROOT / "hetdp_core").rglob("*.py"))
+STREAMLIT_FREE_UI = ["figures.py", "zcdp_figures.py", "lab_figures.py", "cli.py", "runcache.py"]
+
+
+@pytest.mark.parametrize("path", CORE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_core_imports_no_ui(path):
+    bad = imports(path) & {"streamlit", "plotly", "hetdp_ui"}
+    assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+@pytest.mark.parametrize("name", STREAMLIT_FREE_UI)
+def test_figures_and_cli_are_streamlit_free(name):
+    assert "streamlit" not in imports(ROOT / "hetdp_ui" / name)
+
+
+def test_every_page_has_a_scenario_and_run():
+    from hetdp_core.scenario import Result, Scenario
+    from hetdp_core.scenarios import PAGES, get
+
+    page_files = {p.stem.split("_", 1)[1] for p in (ROOT / "pages").glob("*.py")}
+    assert page_files == set(PAGES)
+    for page in PAGES:
+        mod = get(page)
+        assert issubclass(mod.SCENARIO, Scenario) and mod.SCENARIO.PAGE == page
+        assert callable(mod.run) and isinstance(mod.PRESETS, dict)
+        for preset in mod.PRESETS.values():                     # presets are scenarios
+            assert isinstance(preset, mod.SCENARIO)
+            assert mod.SCENARIO.from_query(preset.to_query()) == preset      # the URL is the serialisation
+        assert Result
+
+
+def test_pages_catch_only_the_input_error_type():
+    """A page never catches ValueError/TypeError/Exception broadly: a bug must fail a test."""
+    for page in (ROOT / "pages").glob("*.py"):
+        text = page.read_text()
+        for bad in ("except ValueError", "except (ValueError", "except TypeError", "except Exception", "except:"):
+            assert bad not in text, f"{page.name}: {bad}"
