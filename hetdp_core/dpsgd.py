@@ -41,9 +41,12 @@ ALL_SCHEDULES = LR_SCHEDULES + ("inverse",)
 
 
 def learning_rates(*, schedule: str, steps: int, gamma0: float = 1.0, rho: float = 0.5,
-                   step_every: int = 100, factor: float = 0.5, custom=None, lam: float = 0.1) -> np.ndarray:
+                   step_every: int = 100, factor: float = 0.5, custom=None, decay: float = 0.1) -> np.ndarray:
     """γ_h, h = 0..steps−1: constant γ0; ``poly`` γ0 (1+h)^{−ρ} (ρ ∈ (0, 1]); ``step`` γ0 factor^{⌊h/step_every⌋};
-    ``custom`` a list (repeated from its last value if shorter than ``steps``); ``inverse`` γ0/(1 + λh)."""
+    ``custom`` a list (repeated from its last value if shorter than ``steps``); ``inverse`` γ0/(1 + λh) with λ = ``decay``.
+
+    Names: ``decay`` is a learning-rate decay rate; ``lam`` elsewhere in this module is the ridge
+    penalty of Example 34."""
     schedule = check_choice("schedule", schedule, ALL_SCHEDULES)
     steps = check_int("steps", steps, lo=1, hi=10_000_000, what=" (number of iterations N)")
     h = np.arange(steps, dtype=float)
@@ -57,8 +60,8 @@ def learning_rates(*, schedule: str, steps: int, gamma0: float = 1.0, rho: float
         rho = check_real("rho", rho, lo=0.0, lo_open=True, hi=1.0, what=" (decay exponent ρ in (0, 1])")
         return gamma0 * (1.0 + h) ** (-rho)
     if schedule == "inverse":
-        lam = check_real("lam", lam, lo=0.0, lo_open=True, hi=1e6, what=" (decay rate λ)")
-        return gamma0 / (1.0 + lam * h)
+        decay = check_real("decay", decay, lo=0.0, lo_open=True, hi=1e6, what=" (decay rate λ)")
+        return gamma0 / (1.0 + decay * h)
     step_every = check_int("step_every", step_every, lo=1, what=" (steps between decays)")
     factor = check_real("factor", factor, lo=0.0, lo_open=True, hi=1.0, what=" (decay factor)")
     return gamma0 * factor ** np.floor(h / step_every)
@@ -192,9 +195,9 @@ def _grad(problem, beta, x, lam):
     return np.column_stack([-r, -v * r + lam * beta[:, 1]])
 
 
-def simulate(*, problem: str, data, gammas, thetas, runs: int = 50, method: str = "dpsgd", lam: float = 0.1,
+def simulate(*, problem: str, data, gammas, thetas, trials: int = 50, method: str = "dpsgd", lam: float = 0.1,
              radius: float = RIDGE_RADIUS, rng=None) -> np.ndarray:
-    """Trajectories β^(0..N) of ``runs`` independent runs, shape (runs, N + 1, p).
+    """Trajectories β^(0..N) of ``trials`` independent runs, shape (trials, N + 1, p).
 
     ``method``: ``dpsgd`` (Laplace noise θ_h Z_h), ``sgd`` (no noise), ``gd`` (full gradient).
     ``problem``: ``mean`` (Example 33, L_i = (x_i − β)²) or ``ridge`` (Example 34,
@@ -205,10 +208,10 @@ def simulate(*, problem: str, data, gammas, thetas, runs: int = 50, method: str 
     x = np.asarray(data, dtype=float)
     g = check_vector("gammas", gammas, lo=0.0, lo_open=True, max_length=1_000_000)
     th = check_vector("thetas", thetas, length=g.size, lo=0.0)
-    runs = check_int("runs", runs, lo=1, hi=10_000)
+    runs = check_int("trials", trials, lo=1, hi=10_000, what=" (independent runs)")
     radius = check_real("radius", radius, lo=0.0, lo_open=True)
     if runs * g.size > 20_000_000:
-        raise InputError(f"compute size: runs × steps = {runs * g.size:.3g} exceeds 2e7. Reduce runs or steps.")
+        raise InputError(f"compute size: trials × steps = {runs * g.size:.3g} exceeds 2e7. Reduce trials or steps.")
     rng = as_generator(rng)
     p = 1 if problem == "mean" else 2
     beta = np.zeros((runs, p))

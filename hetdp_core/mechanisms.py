@@ -145,15 +145,15 @@ def noise_density(z, mechanism: str, *, sensitivity: float, eps: float, delta: f
     return np.exp(-np.abs(z) / b) / (2 * b)
 
 
-def pareto_sample(*, n: int, alpha: float, size: int = 1, rng=None) -> np.ndarray:
+def pareto_sample(*, n: int, pareto_index: float, size: int = 1, rng=None) -> np.ndarray:
     """Example 11: Pareto data with density α x^{−α−1}, x > 1; shape (size, n)."""
     n = check_int("n", n, lo=1, hi=10_000_000, what=" (sample size)")
-    alpha = check_real("alpha", alpha, lo=0.0, lo_open=True, hi=100.0, what=" (Pareto tail index)")
+    pareto_index = check_real("pareto_index", pareto_index, lo=0.0, lo_open=True, hi=100.0, what=" (Pareto tail index)")
     size = check_int("size", size, lo=1, hi=1_000_000)
-    return (1.0 - as_generator(rng).random((size, n))) ** (-1.0 / alpha)
+    return (1.0 - as_generator(rng).random((size, n))) ** (-1.0 / pareto_index)
 
 
-def pareto_mse(*, n: int, alpha: float, clip: float, eps_values, delta: float = 1e-5, trials: int = 500,
+def pareto_mse(*, n: int, pareto_index: float, clip: float, eps_values, delta: float = 1e-5, trials: int = 500,
                seed: int = 0) -> "pd.DataFrame":
     """Example 11: MSE of the noisy sample mean of Pareto(α) data clipped to [0, Λ] (so Δ = Λ/n)
     for Laplace, Gaussian (ε < 1 only) and MNM, against the population mean α/(α−1) (α > 1).
@@ -161,13 +161,13 @@ def pareto_mse(*, n: int, alpha: float, clip: float, eps_values, delta: float = 
     import pandas as pd
 
     clip = check_real("clip", clip, lo=1.0, lo_open=True, hi=1e9, what=" (clipping level Λ)")
-    alpha = check_real("alpha", alpha, lo=1.0, lo_open=True, hi=100.0, what=" (Pareto α > 1: finite mean)")
+    pareto_index = check_real("pareto_index", pareto_index, lo=1.0, lo_open=True, hi=100.0, what=" (Pareto α > 1: finite mean)")
     eps_values = check_vector("eps_values", eps_values, lo=0.0, lo_open=True, hi=100.0, max_length=50)
     trials = check_int("trials", trials, lo=2, hi=100_000)
     rng = as_generator(seed)
-    x = np.minimum(pareto_sample(n=n, alpha=alpha, size=trials, rng=rng), clip)
+    x = np.minimum(pareto_sample(n=n, pareto_index=pareto_index, size=trials, rng=rng), clip)
     means = x.mean(axis=1)
-    target = alpha / (alpha - 1)
+    target = pareto_index / (pareto_index - 1)
     sens = clip / n
     rows = []
     for e in eps_values:

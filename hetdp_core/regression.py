@@ -63,13 +63,13 @@ METHODS = ("Algorithm 2 (two copies)", "naive single copy", "min-δ LDP (two cop
 
 
 def learning_rates(*, schedule: str, gamma0: float, steps: int, rho: float = 0.5,
-                   lam: float = 0.1) -> np.ndarray:
+                   decay: float = 0.1) -> np.ndarray:
     """γ_h for h = 0..steps−1: constant γ0, ``poly`` γ0 (1+h)^{−ρ}, ``inverse`` γ0/(1 + λh) — the
     schedules of :func:`hetdp_core.dpsgd.learning_rates` that this page offers, at most 1 000 000 steps.
     (:func:`pgd` divides them by the smoothness L, so γ0 is in units of 1/L.)"""
     schedule = check_choice("schedule", schedule, SCHEDULES)
     steps = check_int("steps", steps, lo=1, hi=1_000_000, what=" (gradient steps)")
-    return dpsgd_learning_rates(schedule=schedule, steps=steps, gamma0=gamma0, rho=rho, lam=lam)
+    return dpsgd_learning_rates(schedule=schedule, steps=steps, gamma0=gamma0, rho=rho, decay=decay)
 
 
 def regression_data(*, n: int, theta, noise: float = 0.1, q: float = 0.0,
@@ -178,7 +178,7 @@ def _releases(x, c_half, trials, rng, copies):
 
 
 def fit(*, x, delta, eps: float, q: float, radius: float = 1.0, schedule: str = "constant",
-        gamma0: float = 0.5, steps: int = 200, rho: float = 0.5, lam: float = 0.1, trials: int = 1,
+        gamma0: float = 0.5, steps: int = 200, rho: float = 0.5, decay: float = 0.1, trials: int = 1,
         rng: np.random.Generator | int | None = None) -> dict:
     """Algorithm 2, the naive single-copy plug-in and min-δ LDP (two copies of the whole vector at
     min δ / 2), ``trials`` independent privatisations each, on data x (n × d, label last).
@@ -198,7 +198,7 @@ def fit(*, x, delta, eps: float, q: float, radius: float = 1.0, schedule: str = 
     if trials * n * d * d > 50_000_000:
         raise InputError(f"compute size: trials × n × d² = {trials * n * d * d:.3g} exceeds 5e7. "
                          "Reduce trials, n or d.")
-    rates = learning_rates(schedule=schedule, gamma0=gamma0, steps=steps, rho=rho, lam=lam)
+    rates = learning_rates(schedule=schedule, gamma0=gamma0, steps=steps, rho=rho, decay=decay)
     rng = as_generator(rng)
     alloc = privacy_allocation(delta=delta, eps=eps, q=q)
     z, label = x[:, :-1], x[:, -1]
@@ -288,7 +288,7 @@ def randhie_regression(path) -> np.ndarray:
 
 def excess_risk_sweep(*, axis: str, values, n: int, theta, noise: float, q: float, k_sensitive: int,
                       delta: float, eps: float, radius: float = 1.0, schedule: str = "constant",
-                      gamma0: float = 0.5, steps: int = 200, rho: float = 0.5, lam: float = 0.1,
+                      gamma0: float = 0.5, steps: int = 200, rho: float = 0.5, decay: float = 0.1,
                       trials: int = 10, seed: int = 0, progress=None, x=None) -> "pd.DataFrame":
     """Excess risk vs n or vs ε (``axis``) for the three methods: tidy table with median, q25, q75,
     the number of non-convex (stopped) runs, per point. Demands: the first ``k_sensitive`` features
@@ -320,7 +320,7 @@ def excess_risk_sweep(*, axis: str, values, n: int, theta, noise: float, q: floa
             xx = x if nn >= x.shape[0] else x[g_data.choice(x.shape[0], size=nn, replace=False)]
         dem = [delta] * k_sensitive + [ee] * (theta.size - k_sensitive) + [ee]
         res = fit(x=xx, delta=dem, eps=ee, q=q, radius=radius, schedule=schedule, gamma0=gamma0,
-                  steps=steps, rho=rho, lam=lam, trials=trials, rng=g_fit)
+                  steps=steps, rho=rho, decay=decay, trials=trials, rng=g_fit)
         for method in METHODS:
             ex = np.array([r.excess_risk for r in res[method]])
             ok = ex[np.isfinite(ex)]

@@ -195,6 +195,8 @@ class Scenario:
 
     PAGE: ClassVar[str] = ""          # the page's URL path, e.g. "Feature_privacy"
     TITLE: ClassVar[str] = ""
+    #: old URL parameter names → field names (a renamed parameter keeps old links working)
+    ALIASES: ClassVar[dict] = {}
 
     def __post_init__(self):
         for f in dataclasses.fields(self):
@@ -212,8 +214,8 @@ class Scenario:
     def defaults(cls) -> dict[str, Any]:
         return {f.name: f.default for f in dataclasses.fields(cls)}
 
-    @staticmethod
-    def _flat(query: Mapping) -> dict[str, str]:
+    @classmethod
+    def _flat(cls, query: Mapping) -> dict[str, str]:
         out = {}
         for k, v in query.items():
             if isinstance(v, (list, tuple)):
@@ -221,6 +223,9 @@ class Scenario:
                     continue
                 v = v[-1]
             out[str(k)] = v
+        for old, new in cls.ALIASES.items():            # an old name counts unless the new one is given
+            if old in out and new not in out:
+                out[new] = out[old]
         return out
 
     @classmethod

@@ -262,7 +262,7 @@ def cmd_regression(a) -> int:
     values = parse_list(a.values, "--values")
     df = excess_risk_sweep(axis=a.axis, values=values, n=a.n, theta=theta, noise=a.noise, q=a.q,
                            k_sensitive=a.k, delta=a.delta, eps=a.eps, radius=a.radius,
-                           schedule=a.schedule, gamma0=a.gamma0, steps=a.steps, rho=a.rho, lam=a.lam,
+                           schedule=a.schedule, gamma0=a.gamma0, steps=a.steps, rho=a.rho, decay=a.decay,
                            trials=a.trials, seed=a.seed)
     if a.json:
         print(_dump({"axis": a.axis, "rows": df.to_dict(orient="records")}))
@@ -305,13 +305,13 @@ def cmd_sgd_run(a) -> int:
     s = ds.DpSgdSchedules(lr=a.schedule, gamma0=a.gamma0, rho=a.rho,
                           custom=parse_list(a.custom, "--custom") if a.custom else ds.DpSgdSchedules().custom,
                           priv="constant" if a.kappa == 0 else "power", kappa=a.kappa, eps=a.eps,
-                          problem=a.problem, Lambda=a.Lambda, lam=a.lam, steps=a.steps, runs=a.runs,
+                          problem=a.problem, Lambda=a.Lambda, lam=a.lam, steps=a.steps, trials=a.trials,
                           compare=a.method != "dpsgd", n=a.n, seed=a.seed)
     sens = sg.checked_sensitivity(problem=a.problem, Lambda=a.Lambda, override=a.sensitivity)
     if sens != sg.gradient_sensitivity(problem=a.problem, Lambda=a.Lambda):
         g, _, th = _sgd_schedules(a, sens)            # a larger, explicit sensitivity: recalibrate
         x, target = ds.data(s)
-        traj = sg.simulate(problem=a.problem, data=x, gammas=g, thetas=th, runs=a.runs, method=a.method, lam=a.lam,
+        traj = sg.simulate(problem=a.problem, data=x, gammas=g, thetas=th, trials=a.trials, method=a.method, lam=a.lam,
                            rng=np.random.default_rng([a.seed, 1 + ds.METHODS.index(_METHOD[a.method])]))
         err = np.linalg.norm(traj[:, -1, :] - target, axis=1)
     else:
@@ -324,7 +324,7 @@ def cmd_sgd_run(a) -> int:
         "converges_in_theory": bool(sg.region(a.rho, a.kappa)) if a.schedule == "poly" else None,
         "sensitivity": sens, "link": f"/{s.PAGE}?{s.query_string()}"}
     print(_dump(out) if a.json else f"{a.method} on {a.problem}: final |beta - beta*| median {med:.4g} "
-          f"[{q25:.4g}, {q75:.4g}] over {a.runs} runs")
+          f"[{q25:.4g}, {q75:.4g}] over {a.trials} runs")
     return 0
 
 
@@ -540,7 +540,8 @@ def build_parser() -> argparse.ArgumentParser:
     rg.add_argument("--gamma0", type=float, default=1.0)
     rg.add_argument("--steps", type=int, default=200)
     rg.add_argument("--rho", type=float, default=0.5)
-    rg.add_argument("--lam", type=float, default=0.1)
+    rg.add_argument("--decay", "--lam", dest="decay", type=float, default=0.1,
+                    help="decay rate λ of the inverse schedule (--lam: old name)")
     rg.add_argument("--trials", type=int, default=10)
     rg.add_argument("--seed", type=int, default=0)
     rg.add_argument("--json", action="store_true")
@@ -569,7 +570,8 @@ def build_parser() -> argparse.ArgumentParser:
             sp.add_argument("--n", type=int, default=1000)
             sp.add_argument("--Lambda", type=float, default=5.0, help="clipping level for Example 33")
             sp.add_argument("--lam", type=float, default=0.1, help="ridge penalty for Example 34")
-            sp.add_argument("--runs", type=int, default=50)
+            sp.add_argument("--trials", "--runs", dest="trials", type=int, default=50,
+                            help="independent runs (--runs: old name)")
             sp.add_argument("--seed", type=int, default=0)
 
     mp = sub.add_parser("mech", help="mechanism catalogue (lectures 17-20)")

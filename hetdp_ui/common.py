@@ -213,6 +213,17 @@ class ScenarioState(PageState):
     def _dumper(spec: Spec):
         return (lambda v: str(v)) if spec.kind in ("floats", "choices", "text") else (lambda v: dump_value(spec, v))
 
+    def init(self) -> list[str]:
+        """As :meth:`PageState.init`, reading renamed parameters under their old URL names too."""
+        qp = st.query_params
+        first = not st.session_state.get(f"_{self.prefix}_url_loaded", False)
+        if first:
+            for old, new in self.cls.ALIASES.items():
+                if old in qp and new not in qp:
+                    qp[new] = qp[old]
+                    del qp[old]
+        return super().init()
+
     def spec(self, name: str) -> Spec:
         return self.cls.specs()[name]
 

@@ -59,7 +59,7 @@ sb.slider("γ0 (in units of 1/L)", 0.01, 1.99, step=0.01, key=state.key("gamma0"
 if state["schedule"] == "poly":
     sb.slider("ρ", 0.05, 1.0, step=0.05, key=state.key("rho"))
 if state["schedule"] == "inverse":
-    sb.slider("λ", 0.001, 10.0, step=0.001, key=state.key("lam"))
+    sb.slider("λ", 0.001, 10.0, step=0.001, key=state.key("decay"))
 sb.slider("gradient steps", 10, 2000, step=10, key=state.key("steps"))
 sb.radio("excess risk against", ["n", "eps"], key=state.key("axis"), horizontal=True,
          format_func={"n": "users n", "eps": "ε"}.get)

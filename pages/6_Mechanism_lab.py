@@ -47,7 +47,7 @@ with t1:
     noise_area = st.container()
     c = st.columns(3)
     c[0].number_input("n", 10, 100_000, key=state.key("n"))
-    c[1].slider("Pareto α", 1.1, 10.0, step=0.1, key=state.key("alpha"))
+    c[1].slider("Pareto α", 1.1, 10.0, step=0.1, key=state.key("pareto_index"))
     c[2].number_input("clip Λ", 1.5, 1000.0, key=state.key("Lambda"))
     pareto_area = st.container()
 with t2:

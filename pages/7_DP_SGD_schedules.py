@@ -59,7 +59,7 @@ if state["problem"] == "mean":
 else:
     sb.slider("ridge λ", 0.0, 10.0, step=0.05, key=state.key("lam"))
 grid_slider("iterations N", ds.STEP_OPTIONS, state.key("steps"))
-sb.number_input("runs", 5, 1000, step=5, key=state.key("runs"))
+sb.number_input("trials (independent runs)", 5, 1000, step=5, key=state.key("trials"))
 sb.checkbox("compare with plain SGD and GD", key=state.key("compare"))
 sb.number_input("seed", 0, 2**31 - 1, key=state.key("seed"))
 state.sync_url()

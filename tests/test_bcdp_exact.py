@@ -217,7 +217,7 @@ def test_ball_lstsq_and_pgd_agree():
     (dict(schedule="poly", gamma0=0.0, steps=10), r"gamma0 must be in \(0"),
     (dict(schedule="poly", gamma0=-1.0, steps=10), r"gamma0 must be in \(0"),
     (dict(schedule="poly", gamma0=1.0, steps=10, rho=0.0), r"rho must be in \(0, 1\]"),
-    (dict(schedule="inverse", gamma0=1.0, steps=10, lam=-1), r"lam must be in \(0"),
+    (dict(schedule="inverse", gamma0=1.0, steps=10, decay=-1), r"decay must be in \(0"),
     (dict(schedule="cosine", gamma0=1.0, steps=10), "schedule must be one of"),
     (dict(schedule="constant", gamma0=1.0, steps=0), "steps must be >= 1"),
     (dict(schedule="constant", gamma0=float("nan"), steps=5), "gamma0 must be a number"),

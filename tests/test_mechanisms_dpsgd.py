@@ -152,7 +152,7 @@ def test_dpsgd_converges_iff_2kappa_plus_rho_above_2():
             g = sg.learning_rates(schedule="poly", steps=N, gamma0=0.1, rho=0.5)
             th = sg.theta(gammas=g, a=sg.privacy_schedule(kind="power", steps=N, kappa=kappa),
                           sensitivity=6.0, eps=1.0)
-            tr = sg.simulate(problem="mean", data=x, gammas=g, thetas=th, runs=200, rng=N + int(10 * kappa))
+            tr = sg.simulate(problem="mean", data=x, gammas=g, thetas=th, trials=200, rng=N + int(10 * kappa))
             errs[(kappa, N)] = np.median(np.abs(tr[:, -1, 0] - x.mean()))
     assert errs[(1.0, 20_000)] < errs[(1.0, 200)] / 3          # 2κ + ρ = 2.5 > 2: converges
     assert errs[(0.0, 20_000)] > errs[(0.0, 200)] * 3          # κ = 0: the privacy noise wins
@@ -161,7 +161,7 @@ def test_dpsgd_converges_iff_2kappa_plus_rho_above_2():
 def test_sgd_and_gd_on_ridge():
     x = sg.example34_data(n=500, rng=1)
     g = sg.learning_rates(schedule="constant", steps=300, gamma0=0.3)
-    gd = sg.simulate(problem="ridge", data=x, gammas=g, thetas=np.zeros(300), runs=1, method="gd", lam=0.1)
+    gd = sg.simulate(problem="ridge", data=x, gammas=g, thetas=np.zeros(300), trials=1, method="gd", lam=0.1)
     u, v = x[:, 0], x[:, 1]
     b1 = np.mean((v - v.mean()) * (u - u.mean())) / (np.var(v) + 0.1)
     assert gd[0, -1] == pytest.approx([u.mean() - b1 * v.mean(), b1], abs=1e-4)   # eq. (8)
@@ -174,7 +174,7 @@ def test_sgd_and_gd_on_ridge():
     (mc.release, dict(value=0.0, mechanism="gaussian", sensitivity=1, eps=0.5, delta=0), r"delta must be in \(0, 1\)"),
     (mc.release, dict(value=0.0, mechanism="laplace", sensitivity=0, eps=1), r"sensitivity must be in \(0"),
     (mc.release, dict(value=0.0, mechanism="cauchy", sensitivity=1, eps=1), "mechanism must be one of"),
-    (mc.pareto_mse, dict(n=10, alpha=3, clip=-1, eps_values=[1]), r"clip must be in \(1"),
+    (mc.pareto_mse, dict(n=10, pareto_index=3, clip=-1, eps_values=[1]), r"clip must be in \(1"),
     (mc.example12_datasets, dict(n=10, Lambda=1), "n must be odd"),
     (mc.smooth_sensitivity_median, dict(x=[0.1, 0.5, 2.0], beta=0.1, lower=0, upper=1), "data inside"),
     (mc.bounded_laplace_b, dict(sensitivity=1, eps=1, delta=0.1, lower=5, upper=5), "lower < upper"),

@@ -28,6 +28,7 @@ MAX_RUN_STEPS = 8_000_000
 class DpSgdSchedules(Scenario):
     PAGE = PAGE
     TITLE = "DP-SGD schedules"
+    ALIASES = {"runs": "trials"}        # renamed: repetitions are "trials" on every page
 
     lr: str = param("poly", "choice", choices=tuple(sg.LR_SCHEDULES), label="learning-rate schedule")
     gamma0: float = param(0.1, "float", lo=0.001, hi=2.0, label="γ0")
@@ -42,7 +43,7 @@ class DpSgdSchedules(Scenario):
     Lambda: float = param(3.0, "float", lo=0.5, hi=50.0, label="clip Λ")
     lam: float = param(0.1, "float", lo=0.0, hi=10.0, label="ridge penalty λ")
     steps: int = param(2000, "int", lo=10, hi=50_000, label="iterations N")
-    runs: int = param(100, "int", lo=5, hi=1000, label="runs")
+    trials: int = param(100, "int", lo=5, hi=1000, label="independent runs")
     compare: bool = param(True, "bool", label="compare with plain SGD and GD")
     n: int = param(1000, "int", lo=2, hi=1_000_000, label="data points")
     seed: int = param(0, "int", lo=0, hi=2**31 - 1, label="random seed")
@@ -56,11 +57,11 @@ class DpSgdSchedules(Scenario):
                 + (["SGD (no noise)", "GD (full gradient)"] if self.compare else []))
 
     def validate(self) -> None:
-        cost = self.runs * self.steps * (4 if self.compare else 2)
+        cost = self.trials * self.steps * (4 if self.compare else 2)
         if cost > MAX_RUN_STEPS:
-            raise InputError(f"compute size: runs × N = {self.runs * self.steps:,} is too large (limit "
+            raise InputError(f"compute size: trials × N = {self.trials * self.steps:,} is too large (limit "
                              f"{MAX_RUN_STEPS // (4 if self.compare else 2):,}{' with comparisons' if self.compare else ''}). "
-                             "Reduce runs or N.")
+                             "Reduce trials or N.")
 
 
 PRESETS = {
@@ -100,7 +101,7 @@ def run(s: DpSgdSchedules, *, executor=None, progress=None) -> Result:
             progress(i / len(methods), m)
         thm = th if m != "DP-SGD, a_h = 1" else schedules(s, priv="constant", kappa=0.0)[2]
         kind = {"SGD (no noise)": "sgd", "GD (full gradient)": "gd"}.get(m, "dpsgd")
-        traj = sg.simulate(problem=s.problem, data=x, gammas=g, thetas=thm, runs=1 if kind == "gd" else s.runs,
+        traj = sg.simulate(problem=s.problem, data=x, gammas=g, thetas=thm, trials=1 if kind == "gd" else s.trials,
                            method=kind, lam=s.lam, rng=np.random.default_rng([s.seed, 1 + METHODS.index(m)]))
         bands[m] = sg.trajectory_bands(traj, target)
         finals[m] = np.linalg.norm(traj[:, -1, :] - target, axis=1)

@@ -26,12 +26,13 @@ PARETO_TRIALS_MAX = 5000
 class MechanismLab(Scenario):
     PAGE = PAGE
     TITLE = "Mechanism lab"
+    ALIASES = {"alpha": "pareto_index"}   # renamed: α names a Rényi order or an LDP level elsewhere
 
     eps: float = param(0.5, "float", lo=0.05, hi=10.0, label="ε")
     delta: float = param(1e-5, "float", lo=1e-6, hi=0.1, label="δ")
     sens: float = param(1.0, "float", lo=0.001, hi=100.0, label="sensitivity Δ")
     n: int = param(1000, "int", lo=10, hi=100_000, label="n (Example 11 / 8)")
-    alpha: float = param(3.0, "float", lo=1.1, hi=10.0, label="Pareto index α")
+    pareto_index: float = param(3.0, "float", lo=1.1, hi=10.0, label="Pareto index α")
     Lambda: float = param(50.0, "float", lo=1.5, hi=1000.0, label="clip Λ")
     m: int = param(400, "int", lo=1, hi=99_999, label="m (first part, Example 8)")
     eps1: float = param(0.5, "float", lo=0.01, hi=10.0, label="ε1 (mean)")
@@ -62,7 +63,7 @@ class MechanismLab(Scenario):
 
 
 PRESETS = {
-    "Example 11: Pareto sample mean": MechanismLab(eps=0.5, delta=1e-5, n=1000, alpha=3.0, Lambda=50.0),
+    "Example 11: Pareto sample mean": MechanismLab(eps=0.5, delta=1e-5, n=1000, pareto_index=3.0, Lambda=50.0),
     "Example 29: election (15, 20, 25)": MechanismLab(scores=(15, 20, 25), eps=1.0),
     "Example 22: born on Mars (count 0)": MechanismLab(bl_q=0.0, bl_lower=0.0, bl_upper=10.0, eps=1.0, delta=1e-3),
 }
@@ -85,7 +86,7 @@ def run(s: MechanismLab, *, executor=None, progress=None) -> Result:
         dens[f"{mech} (analytic density)"] = d
         var_rows.append({"mechanism": mech, "variance": var, "note": ""})
     checks = list(mc.calibration_checks(sensitivity=sens, eps=eps, delta=delta))
-    pareto = mc.pareto_mse(n=s.n, alpha=s.alpha, clip=s.Lambda, eps_values=tuple(EPS_GRID[::4]), delta=delta,
+    pareto = mc.pareto_mse(n=s.n, pareto_index=s.pareto_index, clip=s.Lambda, eps_values=tuple(EPS_GRID[::4]), delta=delta,
                            trials=min(trials, PARETO_TRIALS_MAX), seed=seed)
     # composition (Example 8)
     r8 = mc.example8(n=s.n, m=s.m, Lambda=s.Lambda, eps1=s.eps1, eps2=s.eps2, eps3=s.eps3)

@@ -29,6 +29,7 @@ SOURCES = ("synthetic", "RAND HIE (real)", "upload")
 class PrivateRegression(Scenario):
     PAGE = PAGE
     TITLE = "Private regression (BCDP)"
+    ALIASES = {"lam": "decay"}          # renamed: λ here is a decay rate, not a ridge penalty
 
     source: str = param("synthetic", "choice", choices=SOURCES, label="data")
     features: int = param(2, "int", lo=1, hi=6, label="number of features")
@@ -41,7 +42,7 @@ class PrivateRegression(Scenario):
     schedule: str = param("constant", "choice", choices=tuple(rg.SCHEDULES), label="learning-rate schedule")
     gamma0: float = param(1.0, "float", lo=0.01, hi=1.99, label="γ0")
     rho: float = param(0.5, "float", lo=0.05, hi=1.0, label="decay exponent ρ")
-    lam: float = param(0.05, "float", lo=0.001, hi=10.0, label="decay rate λ")
+    decay: float = param(0.05, "float", lo=0.001, hi=10.0, label="decay rate λ")
     steps: int = param(200, "int", lo=10, hi=2000, label="gradient steps")
     axis: str = param("n", "choice", choices=("n", "eps"), label="excess risk against")
     n: int = param(30_000, "int", lo=1000, hi=100_000, label="users n")
@@ -75,7 +76,7 @@ def _settings(s: PrivateRegression, data: bytes | None) -> tuple[dict, int, int]
     n_feat = s.features if data is None else rg.load_regression_csv(data).shape[1] - 1
     k = min(s.k, n_feat)
     common = dict(theta=theta, noise=s.noise, q=s.q, k=k, delta=s.delta, eps=s.eps, radius=s.radius,
-                  schedule=s.schedule, gamma0=s.gamma0, steps=s.steps, rho=s.rho, lam=s.lam)
+                  schedule=s.schedule, gamma0=s.gamma0, steps=s.steps, rho=s.rho, decay=s.decay)
     return common, n_feat, k
 
 
@@ -100,7 +101,7 @@ def run(s: PrivateRegression, *, upload: bytes | None = None, executor=None, pro
     d = x.shape[1]
     dem = [s.delta] * k + [s.eps] * (d - 1 - k) + [s.eps]
     res = rg.fit(x=x, delta=dem, eps=s.eps, q=s.q, radius=s.radius, schedule=s.schedule, gamma0=s.gamma0,
-                 steps=s.steps, rho=s.rho, lam=s.lam, trials=1, rng=s.seed + 1)
+                 steps=s.steps, rho=s.rho, decay=s.decay, trials=1, rng=s.seed + 1)
     ref = res["_reference"][0]
     trajs = {m: runs[0].trajectory for m, runs in res.items() if not m.startswith("_")}
     trajectory = pd.DataFrame({m: np.linalg.norm(tr - ref.theta, axis=1) for m, tr in trajs.items()
