@@ -48,13 +48,13 @@ _CHUNK_CELLS = 4_000_000
 _WORKERS = max(1, min(4, os.cpu_count() or 1))
 
 
-def duchi_B(*, alpha: float, m: int, r: float = 1.0, scale: str = "unbiased") -> float:
+def duchi_B(*, level: float, m: int, r: float = 1.0, scale: str = "unbiased") -> float:
     """Radius B of the output sphere (see the module docstring for both formulas)."""
-    alpha = check_real("alpha", alpha, lo=0.0, lo_open=True, hi=700.0, what=" (LDP level of the channel)")
+    level = check_real("level", level, lo=0.0, lo_open=True, hi=700.0, what=" (LDP level α of the channel)")
     m = check_int("m", m, lo=1, what=" (dimension)")
     r = check_real("r", r, lo=0.0, lo_open=True, what=" (radius of the input ball)")
     scale = check_choice("scale", scale, SCALES)
-    coth = 1.0 / np.tanh(alpha / 2.0)                       # (e^α + 1)/(e^α − 1)
+    coth = 1.0 / np.tanh(level / 2.0)                       # (e^α + 1)/(e^α − 1)
     if scale == "unbiased":
         return float(r * coth * np.sqrt(np.pi) * np.exp(gammaln((m + 1) / 2) - gammaln(m / 2)))
     # as printed: √π d r (e^α+1)/(e^α−1) Γ((d+1)/2) / Γ(d/2 + 1)
@@ -112,17 +112,17 @@ def _oriented_directions(rng, U, pS, pK, t, dtype, reduce):
     return g * inv[:, None, :] + a[:, None, :] * Uc[None, :, :]
 
 
-def _run(v, alpha, r, trials, rng, scale, reduce, dtype):
+def _run(v, level, r, trials, rng, scale, reduce, dtype):
     v = check_matrix("v", v, what=" (one row per user)")
-    alpha = check_real("alpha", alpha, lo=0.0, lo_open=True, hi=700.0, what=" (LDP level)")
+    level = check_real("level", level, lo=0.0, lo_open=True, hi=700.0, what=" (LDP level α)")
     r = check_real("r", r, lo=0.0, lo_open=True, what=" (radius of the input ball)")
     trials = check_int("trials", trials, lo=1, what=" (independent repetitions)")
     scale = check_choice("scale", scale, SCALES)
     rng = as_generator(rng)
     n, m = v.shape
-    B = duchi_B(alpha=alpha, m=m, r=r, scale=scale)
+    B = duchi_B(level=level, m=m, r=r, scale=scale)
     U, pS = _prepare(v, r)
-    pK = float(expit(alpha))                                 # e^α/(e^α+1), overflow-free
+    pK = float(expit(level))                                 # e^α/(e^α+1), overflow-free
     # trials per chunk (per-user outputs are float64 and 3× larger in memory: smaller chunks, which
     # also lets moderate runs use both threads)
     cells = _CHUNK_CELLS if reduce else _CHUNK_CELLS // 4
@@ -143,22 +143,22 @@ def _run(v, alpha, r, trials, rng, scale, reduce, dtype):
     return B, out
 
 
-def duchi_channel(v, *, alpha: float, r: float, trials: int = 1,
+def duchi_channel(v, *, level: float, r: float, trials: int = 1,
                   rng: np.random.Generator | int | None = None, scale: str = "unbiased") -> np.ndarray:
     """Privatise every row of ``v`` (shape (n, m)) ``trials`` times.
 
     Returns Z with shape (trials, n, m), float64, ``‖Z[t, j]‖ = B`` exactly.
     """
-    B, unit = _run(v, alpha, r, trials, rng, scale, reduce=False, dtype=np.float64)
+    B, unit = _run(v, level, r, trials, rng, scale, reduce=False, dtype=np.float64)
     return B * np.transpose(unit, (0, 2, 1))
 
 
-def duchi_channel_sum(v, *, alpha: float, r: float, trials: int = 1,
+def duchi_channel_sum(v, *, level: float, r: float, trials: int = 1,
                       rng: np.random.Generator | int | None = None, scale: str = "unbiased") -> np.ndarray:
     """Σ over users of the channel outputs, shape (trials, m): what a server needs for a mean.
 
     Same distribution as ``duchi_channel(...).sum(axis=1)`` but never materialises the
     per-user outputs; normals are drawn in float32 for speed and sums are returned in float64.
     """
-    B, total = _run(v, alpha, r, trials, rng, scale, reduce=True, dtype=np.float32)
+    B, total = _run(v, level, r, trials, rng, scale, reduce=True, dtype=np.float32)
     return B * total

@@ -142,7 +142,7 @@ def mmean_release(x, *, c_sorted, trials: int = 1, rng: np.random.Generator | in
     omega, _ = _weights_matrix(stages, c.size)
     out = np.zeros((trials, X.shape[0], c.size))
     for j, (st, g) in enumerate(zip(stages, spawn(rng, len(stages)))):
-        Y = duchi_channel(X[:, st.start:], alpha=st.level, r=np.sqrt(st.dims), trials=trials,
+        Y = duchi_channel(X[:, st.start:], level=st.level, r=np.sqrt(st.dims), trials=trials,
                           rng=g, scale=scale)
         out[:, :, st.start:] += omega[j, st.start:] * Y
     return out
@@ -161,7 +161,7 @@ def mmean_estimate(x, *, c_sorted, trials: int = 1, rng: np.random.Generator | i
     omega, _ = _weights_matrix(stages, d)
     est = np.zeros((trials, d))
     for j, (st, g) in enumerate(zip(stages, spawn(rng, len(stages)))):
-        mean_k = duchi_channel_sum(X[:, st.start:], alpha=st.level, r=np.sqrt(st.dims),
+        mean_k = duchi_channel_sum(X[:, st.start:], level=st.level, r=np.sqrt(st.dims),
                                    trials=trials, rng=g, scale=scale) / n      # Ȳ^k
         if projection == "ball":
             mean_k = project(mean_k, mode="ball", radius=np.sqrt(st.dims))
@@ -179,7 +179,7 @@ def ldp_baseline_estimate(x, *, level: float, trials: int = 1,
     trials = check_int("trials", trials, lo=1)
     projection = check_choice("projection", projection, PROJECTIONS)
     n, d = X.shape
-    mean = duchi_channel_sum(X, alpha=level, r=np.sqrt(d), trials=trials, rng=rng, scale=scale) / n
+    mean = duchi_channel_sum(X, level=level, r=np.sqrt(d), trials=trials, rng=rng, scale=scale) / n
     return project(mean, mode=projection)
 
 
@@ -204,7 +204,7 @@ def exact_mse_mmean(x, *, c_sorted, scale: str = "unbiased", per_coordinate: boo
     xbar, x2 = X.mean(axis=0), (X**2).mean(axis=0)
     var = np.zeros(d)
     for j, st in enumerate(stages):
-        B = duchi_B(alpha=st.level, m=st.dims, r=np.sqrt(st.dims), scale=scale)
+        B = duchi_B(level=st.level, m=st.dims, r=np.sqrt(st.dims), scale=scale)
         var += omega[j] ** 2 * (B**2 / st.dims - gamma**2 * x2) / n
     bias2 = np.where(tot > 0, (gamma - 1.0) ** 2, 1.0) * xbar**2
     return var + bias2 if per_coordinate else float((var + bias2).sum())
@@ -217,7 +217,7 @@ def exact_mse_baseline(x, *, level: float, scale: str = "unbiased", per_coordina
     level = check_real("level", level, lo=0.0, lo_open=True, hi=700.0)
     gamma = scale_bias_factor(scale)
     n, d = X.shape
-    B = duchi_B(alpha=level, m=d, r=np.sqrt(d), scale=scale)
+    B = duchi_B(level=level, m=d, r=np.sqrt(d), scale=scale)
     xbar, x2 = X.mean(axis=0), (X**2).mean(axis=0)
     per = (B**2 / d - gamma**2 * x2) / n + (gamma - 1.0) ** 2 * xbar**2
     return per if per_coordinate else float(per.sum())

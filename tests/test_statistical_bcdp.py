@@ -32,20 +32,20 @@ R, ALPHA = 2.0, 1.0
 
 
 def channel_unbiased(scale="unbiased", seed=11, trials=120_000):
-    Z = duchi_channel(V, alpha=ALPHA, r=R, trials=trials, rng=seed, scale=scale)
+    Z = duchi_channel(V, level=ALPHA, r=R, trials=trials, rng=seed, scale=scale)
     return mean_within_ci(Z, V)
 
 
 def test_norm_is_exactly_B():
-    Z = duchi_channel(V, alpha=ALPHA, r=R, trials=1000, rng=1)
-    B = duchi_B(alpha=ALPHA, m=4, r=R)
+    Z = duchi_channel(V, level=ALPHA, r=R, trials=1000, rng=1)
+    B = duchi_B(level=ALPHA, m=4, r=R)
     assert np.allclose(np.linalg.norm(Z, axis=-1), B, rtol=1e-12, atol=0)
 
 
 def test_paper_constant_is_twice_unbiased():
     for m in (1, 2, 3, 10, 50):
-        assert duchi_B(alpha=0.7, m=m, r=3.0, scale="paper") == pytest.approx(
-            2 * duchi_B(alpha=0.7, m=m, r=3.0), rel=1e-12)
+        assert duchi_B(level=0.7, m=m, r=3.0, scale="paper") == pytest.approx(
+            2 * duchi_B(level=0.7, m=m, r=3.0), rel=1e-12)
 
 
 def test_unbiased_channel_mean_is_v():
@@ -54,7 +54,7 @@ def test_unbiased_channel_mean_is_v():
 
 
 def test_paper_scale_is_detectably_biased_by_two():
-    Z = duchi_channel(V, alpha=ALPHA, r=R, trials=120_000, rng=12, scale="paper")
+    Z = duchi_channel(V, level=ALPHA, r=R, trials=120_000, rng=12, scale="paper")
     ok2, dev2 = mean_within_ci(Z, 2 * V)
     assert ok2, f"E[Z] should be 2v with the printed constant; max dev {dev2.max():.2f} SE"
     ok1, dev1 = mean_within_ci(Z, V)
@@ -66,8 +66,8 @@ def test_paper_scale_is_detectably_biased_by_two():
 def test_second_moment_is_isotropic(m):
     rng = np.random.default_rng(5)
     v = rng.uniform(-1, 1, size=(2, m)) / math.sqrt(m)
-    B = duchi_B(alpha=0.5, m=m, r=1.0)
-    Z = duchi_channel(v, alpha=0.5, r=1.0, trials=60_000, rng=6)
+    B = duchi_B(level=0.5, m=m, r=1.0)
+    Z = duchi_channel(v, level=0.5, r=1.0, trials=60_000, rng=6)
     prods = (Z[..., :, None] * Z[..., None, :]).reshape(Z.shape[0], -1)
     ok, dev = mean_within_ci(prods, np.tile((B**2 / m) * np.eye(m), (2, 1, 1)).reshape(-1))
     assert ok, f"E[ZZ^T] != (B^2/m) I: max dev {dev.max():.2f} SE"
@@ -77,10 +77,10 @@ def test_sum_path_mean_and_variance():
     rng = np.random.default_rng(3)
     v = rng.uniform(-1, 1, size=(50, 3)) / math.sqrt(3)
     T = 40_000
-    S = duchi_channel_sum(v, alpha=0.8, r=1.0, trials=T, rng=4)
+    S = duchi_channel_sum(v, level=0.8, r=1.0, trials=T, rng=4)
     ok, dev = mean_within_ci(S, v.sum(axis=0))
     assert ok, f"sum path mean: {dev.max():.2f} SE"
-    B = duchi_B(alpha=0.8, m=3, r=1.0)
+    B = duchi_B(level=0.8, m=3, r=1.0)
     var = (B**2 / 3 - v**2).sum(axis=0)
     ok, dev = mean_within_ci((S - v.sum(axis=0)) ** 2, var)
     assert ok, f"sum path variance: {dev.max():.2f} SE"
