@@ -1,12 +1,12 @@
 """Per-user privacy: heterogeneous-DP frequency (HPF) and mean (HPM) estimation (SPEC §4)."""
 
 import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
 
 from hetdp_core import hetero as ht
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import per_user_privacy as pu
+from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
     ScenarioState,
     csv_download,
@@ -101,49 +101,17 @@ csv_download(tables["hetero_summary"], "hetero_summary.csv", "dl_het_table")
 c1, c2 = st.columns(2)
 with c1:
     st.subheader("Error CDFs (simulated)")
-    fig = go.Figure()
-    for alg in errors.columns:
-        e = np.sort(errors[alg].to_numpy())
-        fig.add_trace(go.Scatter(x=e, y=np.arange(1, e.size + 1) / e.size, mode="lines", name=alg))
-    fig.add_hline(y=1 - state["beta"], line_dash="dot", annotation_text="1 − β")
-    fig.update_layout(template="plotly_white", xaxis={"type": "log", "title": "error (ℓ∞ for frequencies, |·| for means)"},
-                      yaxis_title="fraction of trials", legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
-    st.plotly_chart(fig, key="het_cdf")
+    st.plotly_chart(pf.error_cdf_figure(result), key="het_cdf")
     csv_download(tables["hetero_errors"], "hetero_errors.csv", "dl_het_err", "Download the error samples (CSV)")
 with c2:
     st.subheader("Weights against demands")
-    fig2 = go.Figure()
-    order = np.argsort(eps)
-    pick = order[np.unique(np.linspace(0, eps.size - 1, min(eps.size, 1500)).astype(int))]
-    shown_eps = np.where(np.isinf(eps), np.nanmax(np.where(np.isinf(eps), np.nan, eps)) * 3 if np.isfinite(eps).any() else 1, eps)
-    for alg, info in infos.items():
-        if info.get("weights") is None:
-            continue
-        fig2.add_trace(go.Scatter(x=shown_eps[pick], y=info["weights"][pick] * eps.size, mode="lines+markers",
-                                  marker={"size": 3}, name=alg))
-    fig2.add_hline(y=1.0, line_dash="dot", annotation_text="uniform")
-    fig2.update_layout(template="plotly_white", xaxis={"type": "log", "title": "demand ε_i (public drawn at the right)"},
-                       yaxis={"type": "log", "title": "n · w_i"}, legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
-    st.plotly_chart(fig2, key="het_weights")
+    st.plotly_chart(pf.weights_figure(result), key="het_weights")
     st.caption("The HPF/HPM weights are proportional to ε for strict users and saturate at a common level for "
                "relaxed ones: w_i = min(t ε_i, μ).")
 
 st.subheader("Free privacy: what each user actually gets")
 show_checks(result.checks)
-fig3 = go.Figure()
-for alg, info in infos.items():
-    if info.get("eps_eff") is None:
-        continue
-    ee = np.where(np.isinf(info["eps_eff"]), np.nan, info["eps_eff"])
-    fig3.add_trace(go.Scatter(x=shown_eps[pick], y=ee[pick], mode="markers", marker={"size": 4}, name=alg))
-fin = eps[np.isfinite(eps)]
-if fin.size:
-    fig3.add_trace(go.Scatter(x=[fin.min(), fin.max()], y=[fin.min(), fin.max()], mode="lines",
-                              line={"dash": "dash", "color": "#7f7f7f"}, name="ε_eff = ε (demand)"))
-fig3.update_layout(template="plotly_white", xaxis={"type": "log", "title": "demanded ε_i"},
-                   yaxis={"type": "log", "title": "effective ε_i = κ w_i / b"}, legend={"orientation": "h", "y": -0.25},
-                   margin={"t": 10})
-st.plotly_chart(fig3, key="het_free")
+st.plotly_chart(pf.free_privacy_figure(result), key="het_free")
 st.caption("Below the diagonal = free privacy: the user is protected better than they asked. Every point is on or "
            "below it (ε_eff ≤ ε is a tested invariant).")
 csv_download(tables["hetero_weights"], "hetero_weights.csv", "dl_het_w")

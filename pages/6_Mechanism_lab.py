@@ -1,10 +1,10 @@
 """Mechanism lab: the catalogue of MAT 4376 lectures 17–20 (SPEC §6)."""
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import mechanism_lab as ml
+from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
     ScenarioState,
     csv_download,
@@ -77,13 +77,7 @@ sens, eps, delta = scenario.sens, scenario.eps, scenario.delta
 
 with noise_area:
     dens = tables["mech_noise_densities"]
-    fig = go.Figure()
-    for col in dens.columns[1:]:
-        fig.add_trace(go.Scatter(x=dens["noise"], y=dens[col], mode="lines", name=col,
-                                 line={"dash": "dash" if col.startswith("mnm") else "solid"}))
-    fig.update_layout(template="plotly_white", xaxis_title="added noise", yaxis_title="density",
-                      legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
-    st.plotly_chart(fig, key="mech_density")
+    st.plotly_chart(pf.noise_density_figure(result), key="mech_density")
     csv_download(dens, "mech_noise_densities.csv", "dl_mech_density", "Download the densities (CSV)")
     t0 = values["mnm_threshold"]
     st.caption(f"MNM adds Gaussian noise with σ² = 2(Δ/ε)² when Δ ≤ t0 = √π δ ε/2 = {t0:.3g}, else Laplace: "
@@ -95,16 +89,7 @@ with noise_area:
                 "[0, Λ] so that Δ = Λ/n; MSE of the noisy mean against the population mean α/(α−1).")
 with pareto_area:
     pm = tables["mech_pareto_mse"]
-    figp = go.Figure()
-    for mech, g in pm.groupby("mechanism"):
-        figp.add_trace(go.Scatter(x=g["eps"], y=g["mse"], mode="lines+markers", name=f"{mech} (simulated MSE)"))
-    g0 = pm.groupby("eps")["mse_nonprivate"].first()
-    figp.add_trace(go.Scatter(x=g0.index, y=g0.values, mode="lines", name="no privacy (simulated)",
-                              line={"dash": "dot", "color": "#7f7f7f"}))
-    figp.update_xaxes(type="log", title="ε")
-    figp.update_yaxes(type="log", title="MSE of the noisy mean")
-    figp.update_layout(template="plotly_white", legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
-    st.plotly_chart(figp, key="mech_pareto")
+    st.plotly_chart(pf.pareto_figure(result), key="mech_pareto")
     csv_download(pm, "mech_pareto_mse.csv", "dl_mech_pareto")
 
 with t2:
@@ -120,13 +105,7 @@ with t3:
     test = values["local_test"]
     c1, c2 = st.columns(2)
     with c1:
-        fig = go.Figure()
-        fig.add_trace(go.Histogram(x=out1, name="dataset 1: median + Lap(local/ε)", opacity=0.6, nbinsx=60))
-        fig.add_trace(go.Histogram(x=out2, name="dataset 2 (neighbour): local sensitivity 0 → no noise", opacity=0.6,
-                                   nbinsx=60))
-        fig.update_layout(barmode="overlay", template="plotly_white", xaxis_title="released median",
-                          legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
-        st.plotly_chart(fig, key="mech_local")
+        st.plotly_chart(pf.local_sensitivity_figure(result), key="mech_local")
     with c2:
         st.markdown(f"**Example 12.** Both datasets have median 0 and differ in one person; local sensitivity "
                     f"{loc1:g} vs {loc2:g}. Seeing any non-zero output proves it is dataset 1: "
@@ -142,13 +121,7 @@ with t4:
     lo_, up_ = scenario.bl_lower, scenario.bl_upper
     show_checks([c for c in result.checks if c.name.startswith("bounded")])
     bl = tables["mech_bounded_laplace"]
-    figb = go.Figure()
-    for col, dash in zip(bl.columns[1:], ("solid", "dash")):
-        figb.add_trace(go.Scatter(x=bl["output"], y=bl[col], mode="lines", name=col, line={"dash": dash}))
-    figb.add_vrect(x0=lo_, x1=up_, fillcolor="green", opacity=0.05, line_width=0)
-    figb.update_layout(template="plotly_white", xaxis_title="output", yaxis_title="density",
-                       legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
-    st.plotly_chart(figb, key="mech_bounded")
+    st.plotly_chart(pf.bounded_laplace_figure(result), key="mech_bounded")
     csv_download(bl, "mech_bounded_laplace.csv", "dl_mech_bounded", "Download the densities (CSV)")
     st.markdown(f"Smallest b satisfying Theorem 26: **{b:.4g}** (plain Laplace: {b0:.4g}). Plain Laplace puts "
                 f"**{share['simulated']:.1%}** of outputs outside [{lo_:g}, {up_:g}] (simulated; exact "
@@ -157,12 +130,7 @@ with t4:
 
 with t5:
     tbl = tables["mech_exponential"]
-    fig = go.Figure()
-    for col in tbl.columns[2:]:
-        fig.add_bar(x=tbl["candidate"].astype(str), y=tbl[col], name=col)
-    fig.update_layout(barmode="group", template="plotly_white", yaxis_title="probability of being selected",
-                      xaxis_title="candidate", legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
-    st.plotly_chart(fig, key="mech_exp")
+    st.plotly_chart(pf.exponential_figure(result), key="mech_exp")
     st.dataframe(values["lemma28"], hide_index=True, key="mech_lemma28")
     st.caption("Lemma 28: P(f(Q) < f* − 2Δ(ln d + t)/ε) ≤ e^{−t} (exact left side for the exponential mechanism).")
     csv_download(tbl, "mech_exponential.csv", "dl_mech_exp")

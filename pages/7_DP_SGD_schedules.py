@@ -1,12 +1,11 @@
 """DP-SGD schedules: learning-rate and privacy schedules (SPEC §6, Theorems 36–37)."""
 
-import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
 
 from hetdp_core import dpsgd as sg
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import dp_sgd_schedules as ds
+from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
     ScenarioState,
     csv_download,
@@ -16,7 +15,6 @@ from hetdp_ui.common import (
     show_checks,
     show_input_error,
 )
-from hetdp_ui.figures import rgba
 from hetdp_ui.nav import sidebar_nav
 
 st.set_page_config(page_title="DP-SGD schedules — hetdp", layout="wide")
@@ -71,70 +69,31 @@ except InputError as exc:
     show_input_error(exc)
     st.stop()
 tables, values = result.tables(), result.values
-g, a, th, sens, target = values["gammas"], values["a"], values["theta"], values["sensitivity"], values["target"]
-kappa, sims = scenario.used_kappa, values["bands"]
+sens, target = values["sensitivity"], values["target"]
+kappa = scenario.used_kappa
 show_checks(result.checks)
-h = np.arange(1, g.size + 1)
 c1, c2 = st.columns(2)
 with c1:
     st.subheader("Noise scale θ_h and per-release guarantee")
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=h, y=th, mode="lines", name="θ_h (Theorem 36, exact sums)"))
-    fig.add_trace(go.Scatter(x=h, y=state["eps"] * a, mode="lines", name="release h is ε·a_h-DP", yaxis="y2",
-                             line={"dash": "dash"}))
-    fig.update_layout(template="plotly_white", xaxis={"type": "log", "title": "iteration h"},
-                      yaxis={"type": "log", "title": "θ_h"},
-                      yaxis2={"type": "log", "title": "ε·a_h", "overlaying": "y", "side": "right", "showgrid": False},
-                      legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
-    st.plotly_chart(fig, key="sgd_theta")
+    st.plotly_chart(pf.theta_figure(result), key="sgd_theta")
     csv_download(tables["dpsgd_schedule"], "dpsgd_schedule.csv", "dl_sgd_theta", "Download the schedule (CSV)")
 with c2:
     st.subheader("Where the privacy term vanishes: 2κ + ρ > 2")
-    rr = np.linspace(0, 1, 101)
-    fig2 = go.Figure()
-    fig2.add_trace(go.Scatter(x=np.r_[rr, rr[::-1]], y=np.r_[np.maximum(1 - rr / 2, 0), np.full(rr.size, 3.0)],
-                              fill="toself", fillcolor=rgba("#2ca02c", 0.2), line={"width": 0},
-                              name="2κ + ρ > 2: A3 → 0 (converges)"))
-    fig2.add_trace(go.Scatter(x=rr, y=1 - rr / 2, mode="lines", line={"color": "#2ca02c"}, name="2κ + ρ = 2"))
-    if state["lr"] == "poly":
-        ok = bool(sg.region(state["rho"], kappa))
-        fig2.add_trace(go.Scatter(x=[state["rho"]], y=[kappa], mode="markers", name="your (ρ, κ)",
-                                  marker={"size": 14, "color": "#1f77b4" if ok else "#d62728", "symbol": "star"}))
-    fig2.update_layout(template="plotly_white", xaxis_title="ρ (learning-rate decay)", yaxis_title="κ (privacy decay)",
-                       xaxis_range=[0, 1], yaxis_range=[0, 3], legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
-    st.plotly_chart(fig2, key="sgd_region")
+    st.plotly_chart(pf.region_figure(result), key="sgd_region")
     csv_download(tables["dpsgd_region"], "dpsgd_region.csv", "dl_sgd_region", "Download the region (CSV)")
     if state["lr"] != "poly":
         st.caption("The (ρ, κ) criterion is for γ_h = γ0 (1+h)^−ρ; choose that schedule to place your point.")
 
 st.subheader("Bound terms of (11) vs N (C = 1: shapes)")
 bt, slopes = tables["dpsgd_bound_terms"], values["slopes"]
-fig3 = go.Figure()
-for col, name in (("A1", "A1 = ‖β0−β*‖²/Σγ"), ("A2", "A2 = Σγ²/Σγ"), ("A3", "A3 = Σγ²θ²/Σγ (privacy)")):
-    fig3.add_trace(go.Scatter(x=bt["N"], y=bt[col], mode="lines", name=name))
-fig3.update_layout(template="plotly_white", xaxis={"type": "log", "title": "N"}, yaxis={"type": "log"},
-                   legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
-st.plotly_chart(fig3, key="sgd_bounds")
+st.plotly_chart(pf.bound_terms_figure(result), key="sgd_bounds")
 pred = f"; the lecture predicts A3 ∝ N^(2−ρ−2κ) = N^{2 - state['rho'] - 2 * kappa:.3g}" if state["lr"] == "poly" else ""
 st.markdown("Fitted log–log slopes (upper half of the log range of N): " + ", ".join(f"{k}: **{v:.3g}**" for k, v in slopes.items()) + pred
             + ". (The prediction assumes 2 − 2ρ − 2κ > −1; below that the sum Σγ²θ² converges or grows like log N.)")
 csv_download(tables["dpsgd_bound_terms"], "dpsgd_bound_terms.csv", "dl_sgd_bounds")
 
 st.subheader(f"Simulated trajectories: {'Example 33 (mean of Exp data)' if state['problem'] == 'mean' else 'Example 34 (ridge)'}")
-colors = {"DP-SGD": "#1f77b4", "DP-SGD, a_h = 1": "#d62728", "SGD (no noise)": "#ff7f0e",
-          "GD (full gradient)": "#2ca02c"}
-fig4 = go.Figure()
-for name, band in sims.items():
-    col = colors[name]
-    fig4.add_trace(go.Scatter(x=np.r_[band["h"], band["h"][::-1]], y=np.r_[band["q90"], band["q10"][::-1]],
-                              fill="toself", fillcolor=rgba(col, 0.15), line={"width": 0}, hoverinfo="skip",
-                              name=f"{name}: 10–90 %", showlegend=False))
-    fig4.add_trace(go.Scatter(x=band["h"], y=band["median"], mode="lines", line={"color": col},
-                              name=f"{name}: median over runs (simulated)"))
-fig4.update_layout(template="plotly_white", xaxis={"type": "log", "title": "iteration h"},
-                   yaxis={"type": "log", "title": "‖β^(h) − β*‖"}, legend={"orientation": "h", "y": -0.25},
-                   margin={"t": 10})
-st.plotly_chart(fig4, key="sgd_traj")
+st.plotly_chart(pf.trajectories_figure(result), key="sgd_traj")
 st.caption(f"Batch size 1, standard Laplace noise scaled by θ_h; gradient sensitivity Δ = {sens:g} "
            + ("(2Λ for data clipped to [0, Λ])." if state["problem"] == "mean" else
               f"(ℓ1 bound 4(1 + 2R) for data in [−1,1]² and β kept in [−R, R]², R = {sg.RIDGE_RADIUS:g}).")

@@ -20,7 +20,7 @@ def imports(path: Path) -> set[str]:
 
 
 CORE = sorted((ROOT / "hetdp_core").rglob("*.py"))
-STREAMLIT_FREE_UI = ["figures.py", "zcdp_figures.py", "lab_figures.py", "cli.py", "runcache.py"]
+STREAMLIT_FREE_UI = ["figures.py", "zcdp_figures.py", "lab_figures.py", "page_figures.py", "cli.py", "runcache.py"]
 
 
 @pytest.mark.parametrize("path", CORE, ids=lambda p: str(p.relative_to(ROOT)))
@@ -81,3 +81,9 @@ def test_renamed_parameters_keep_old_links_working(page, old, new, value):
 
 def _prefix(page: str) -> str:
     return {"Mechanism_lab": "mech", "DP_SGD_schedules": "sgd", "Private_regression": "reg"}[page]
+
+
+def test_pages_build_no_figures_themselves():
+    """Pages hold widgets and layout only: figures come from the Streamlit-free builders."""
+    for page in (ROOT / "pages").glob("*.py"):
+        assert "plotly" not in imports(page), f"{page.name} imports plotly"

@@ -1,0 +1,183 @@
+"""Plotly figures of the Per-user, Mechanism-lab and DP-SGD pages, built from a page's
+:class:`~hetdp_core.scenario.Result` (Streamlit-free: the pages only render them)."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .figures import rgba
+
+_LEGEND = {"orientation": "h", "y": -0.25}
+
+
+# ---------------------------------------------------------------- per-user privacy
+def _demand_axis(eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(users to draw, demands with public users drawn at 3× the largest finite ε)."""
+    order = np.argsort(eps)
+    pick = order[np.unique(np.linspace(0, eps.size - 1, min(eps.size, 1500)).astype(int))]
+    fin = np.isfinite(eps)
+    shown = np.where(~fin, np.max(eps[fin]) * 3 if fin.any() else 1.0, eps)
+    return pick, shown
+
+
+def error_cdf_figure(result) -> go.Figure:
+    errors, beta = result.tables()["hetero_errors"], result.scenario.beta
+    fig = go.Figure()
+    for alg in errors.columns:
+        e = np.sort(errors[alg].to_numpy())
+        fig.add_trace(go.Scatter(x=e, y=np.arange(1, e.size + 1) / e.size, mode="lines", name=alg))
+    fig.add_hline(y=1 - beta, line_dash="dot", annotation_text="1 − β")
+    fig.update_layout(template="plotly_white", xaxis={"type": "log", "title": "error (ℓ∞ for frequencies, |·| for means)"},
+                      yaxis_title="fraction of trials", legend=_LEGEND, margin={"t": 10})
+    return fig
+
+
+def weights_figure(result) -> go.Figure:
+    eps, infos = result.values["eps"], result.values["infos"]
+    pick, shown = _demand_axis(eps)
+    fig = go.Figure()
+    for alg, info in infos.items():
+        if info.get("weights") is None:
+            continue
+        fig.add_trace(go.Scatter(x=shown[pick], y=info["weights"][pick] * eps.size, mode="lines+markers",
+                                 marker={"size": 3}, name=alg))
+    fig.add_hline(y=1.0, line_dash="dot", annotation_text="uniform")
+    fig.update_layout(template="plotly_white", xaxis={"type": "log", "title": "demand ε_i (public drawn at the right)"},
+                      yaxis={"type": "log", "title": "n · w_i"}, legend=_LEGEND, margin={"t": 10})
+    return fig
+
+
+def free_privacy_figure(result) -> go.Figure:
+    eps, infos = result.values["eps"], result.values["infos"]
+    pick, shown = _demand_axis(eps)
+    fig = go.Figure()
+    for alg, info in infos.items():
+        if info.get("eps_eff") is None:
+            continue
+        ee = np.where(np.isinf(info["eps_eff"]), np.nan, info["eps_eff"])
+        fig.add_trace(go.Scatter(x=shown[pick], y=ee[pick], mode="markers", marker={"size": 4}, name=alg))
+    fin = eps[np.isfinite(eps)]
+    if fin.size:
+        fig.add_trace(go.Scatter(x=[fin.min(), fin.max()], y=[fin.min(), fin.max()], mode="lines",
+                                 line={"dash": "dash", "color": "#7f7f7f"}, name="ε_eff = ε (demand)"))
+    fig.update_layout(template="plotly_white", xaxis={"type": "log", "title": "demanded ε_i"},
+                      yaxis={"type": "log", "title": "effective ε_i = κ w_i / b"}, legend=_LEGEND, margin={"t": 10})
+    return fig
+
+
+# ---------------------------------------------------------------- mechanism lab
+def noise_density_figure(result) -> go.Figure:
+    dens = result.tables()["mech_noise_densities"]
+    fig = go.Figure()
+    for col in dens.columns[1:]:
+        fig.add_trace(go.Scatter(x=dens["noise"], y=dens[col], mode="lines", name=col,
+                                 line={"dash": "dash" if col.startswith("mnm") else "solid"}))
+    fig.update_layout(template="plotly_white", xaxis_title="added noise", yaxis_title="density", legend=_LEGEND,
+                      margin={"t": 10})
+    return fig
+
+
+def pareto_figure(result) -> go.Figure:
+    pm = result.tables()["mech_pareto_mse"]
+    fig = go.Figure()
+    for mech, g in pm.groupby("mechanism"):
+        fig.add_trace(go.Scatter(x=g["eps"], y=g["mse"], mode="lines+markers", name=f"{mech} (simulated MSE)"))
+    g0 = pm.groupby("eps")["mse_nonprivate"].first()
+    fig.add_trace(go.Scatter(x=g0.index, y=g0.values, mode="lines", name="no privacy (simulated)",
+                             line={"dash": "dot", "color": "#7f7f7f"}))
+    fig.update_xaxes(type="log", title="ε")
+    fig.update_yaxes(type="log", title="MSE of the noisy mean")
+    fig.update_layout(template="plotly_white", legend=_LEGEND, margin={"t": 10})
+    return fig
+
+
+def local_sensitivity_figure(result) -> go.Figure:
+    out1, out2 = result.values["local"]
+    fig = go.Figure()
+    fig.add_trace(go.Histogram(x=out1, name="dataset 1: median + Lap(local/ε)", opacity=0.6, nbinsx=60))
+    fig.add_trace(go.Histogram(x=out2, name="dataset 2 (neighbour): local sensitivity 0 → no noise", opacity=0.6,
+                               nbinsx=60))
+    fig.update_layout(barmode="overlay", template="plotly_white", xaxis_title="released median", legend=_LEGEND,
+                      margin={"t": 10})
+    return fig
+
+
+def bounded_laplace_figure(result) -> go.Figure:
+    bl, s = result.tables()["mech_bounded_laplace"], result.scenario
+    fig = go.Figure()
+    for col, dash in zip(bl.columns[1:], ("solid", "dash")):
+        fig.add_trace(go.Scatter(x=bl["output"], y=bl[col], mode="lines", name=col, line={"dash": dash}))
+    fig.add_vrect(x0=s.bl_lower, x1=s.bl_upper, fillcolor="green", opacity=0.05, line_width=0)
+    fig.update_layout(template="plotly_white", xaxis_title="output", yaxis_title="density", legend=_LEGEND,
+                      margin={"t": 10})
+    return fig
+
+
+def exponential_figure(result) -> go.Figure:
+    tbl = result.tables()["mech_exponential"]
+    fig = go.Figure()
+    for col in tbl.columns[2:]:
+        fig.add_bar(x=tbl["candidate"].astype(str), y=tbl[col], name=col)
+    fig.update_layout(barmode="group", template="plotly_white", yaxis_title="probability of being selected",
+                      xaxis_title="candidate", legend=_LEGEND, margin={"t": 10})
+    return fig
+
+
+# ---------------------------------------------------------------- DP-SGD
+METHOD_COLORS = {"DP-SGD": "#1f77b4", "DP-SGD, a_h = 1": "#d62728", "SGD (no noise)": "#ff7f0e",
+                 "GD (full gradient)": "#2ca02c"}
+
+
+def theta_figure(result) -> go.Figure:
+    sch = result.tables()["dpsgd_schedule"]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=sch["h"], y=sch["theta"], mode="lines", name="θ_h (Theorem 36, exact sums)"))
+    fig.add_trace(go.Scatter(x=sch["h"], y=sch["eps_release"], mode="lines", name="release h is ε·a_h-DP", yaxis="y2",
+                             line={"dash": "dash"}))
+    fig.update_layout(template="plotly_white", xaxis={"type": "log", "title": "iteration h"},
+                      yaxis={"type": "log", "title": "θ_h"},
+                      yaxis2={"type": "log", "title": "ε·a_h", "overlaying": "y", "side": "right", "showgrid": False},
+                      legend=_LEGEND, margin={"t": 10})
+    return fig
+
+
+def region_figure(result) -> go.Figure:
+    reg, s = result.tables()["dpsgd_region"], result.scenario
+    rr = reg["rho"].to_numpy()
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=np.r_[rr, rr[::-1]], y=np.r_[np.maximum(1 - rr / 2, 0), np.full(rr.size, 3.0)],
+                             fill="toself", fillcolor=rgba("#2ca02c", 0.2), line={"width": 0},
+                             name="2κ + ρ > 2: A3 → 0 (converges)"))
+    fig.add_trace(go.Scatter(x=rr, y=1 - rr / 2, mode="lines", line={"color": "#2ca02c"}, name="2κ + ρ = 2"))
+    if s.lr == "poly":
+        ok = bool(reg["your_point_converges"].iloc[0])
+        fig.add_trace(go.Scatter(x=[s.rho], y=[s.used_kappa], mode="markers", name="your (ρ, κ)",
+                                 marker={"size": 14, "color": "#1f77b4" if ok else "#d62728", "symbol": "star"}))
+    fig.update_layout(template="plotly_white", xaxis_title="ρ (learning-rate decay)", yaxis_title="κ (privacy decay)",
+                      xaxis_range=[0, 1], yaxis_range=[0, 3], legend=_LEGEND, margin={"t": 10})
+    return fig
+
+
+def bound_terms_figure(result) -> go.Figure:
+    bt = result.tables()["dpsgd_bound_terms"]
+    fig = go.Figure()
+    for col, name in (("A1", "A1 = ‖β0−β*‖²/Σγ"), ("A2", "A2 = Σγ²/Σγ"), ("A3", "A3 = Σγ²θ²/Σγ (privacy)")):
+        fig.add_trace(go.Scatter(x=bt["N"], y=bt[col], mode="lines", name=name))
+    fig.update_layout(template="plotly_white", xaxis={"type": "log", "title": "N"}, yaxis={"type": "log"},
+                      legend=_LEGEND, margin={"t": 10})
+    return fig
+
+
+def trajectories_figure(result) -> go.Figure:
+    fig = go.Figure()
+    for name, band in result.values["bands"].items():
+        col = METHOD_COLORS[name]
+        fig.add_trace(go.Scatter(x=np.r_[band["h"], band["h"][::-1]], y=np.r_[band["q90"], band["q10"][::-1]],
+                                 fill="toself", fillcolor=rgba(col, 0.15), line={"width": 0}, hoverinfo="skip",
+                                 name=f"{name}: 10–90 %", showlegend=False))
+        fig.add_trace(go.Scatter(x=band["h"], y=band["median"], mode="lines", line={"color": col},
+                                 name=f"{name}: median over runs (simulated)"))
+    fig.update_layout(template="plotly_white", xaxis={"type": "log", "title": "iteration h"},
+                      yaxis={"type": "log", "title": "‖β^(h) − β*‖"}, legend=_LEGEND, margin={"t": 10})
+    return fig
