@@ -636,21 +636,24 @@ def parse_data_csv(data: bytes, *, column: str | None = None, max_rows: int = 1_
 
     import pandas as pd
 
-    if not isinstance(data, bytes | bytearray):
-        raise InputError(f"data must be the file's bytes; got {type(data).__name__}.")
-    if len(data) > 20_000_000:
-        raise InputError(f"the CSV is {len(data) / 1e6:.1f} MB, over the 20 MB limit.")
+    from .uploads import PER_USER_LIMITS, check_csv_bytes
+
+    check_csv_bytes(data, PER_USER_LIMITS, what="the uploaded CSV")      # before the parser reads the body
+    header = [h.strip().strip('"') for h in bytes(data[: data.find(b"\n") if b"\n" in data else len(data)])
+              .decode("utf-8").split(",")]
+    col = column if column is not None else header[0]
+    if col not in header:
+        raise InputError(f"column {col!r} not found; available: {', '.join(header[:20])}.")
     try:
-        df = pd.read_csv(io.BytesIO(bytes(data)), nrows=max_rows + 1)
+        df = pd.read_csv(io.BytesIO(bytes(data)), nrows=max_rows + 1, usecols=[header.index(col)])
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"the file is not a readable CSV ({type(exc).__name__}).") from None
+        raise InputError(f"the file is not a readable CSV ({type(exc).__name__}). Upload comma-separated numbers "
+                         "with a header row.") from None
     if len(df) > max_rows:
         raise InputError(f"the CSV has more than {max_rows:,} rows.")
     if len(df) < 2:
         raise InputError("the CSV needs at least 2 rows (users).")
-    col = column if column is not None else df.columns[0]
-    if col not in df.columns:
-        raise InputError(f"column {col!r} not found; available: {', '.join(map(str, df.columns[:20]))}.")
+    col = df.columns[0]
     if not pd.api.types.is_numeric_dtype(df[col]):
         raise InputError(f"column {col!r} is not numeric.")
     vals = df[col].to_numpy(dtype=float)

@@ -54,9 +54,11 @@ __all__ = [
     "randhie_regression_bytes",
 ]
 
-MAX_CSV_BYTES = 20_000_000
-MAX_CSV_ROWS = 1_000_000
-MAX_CSV_COLS = 21
+from .uploads import REGRESSION_LIMITS as _LIMITS  # noqa: E402  (one definition of the upload limits)
+
+MAX_CSV_BYTES = _LIMITS.max_bytes
+MAX_CSV_ROWS = _LIMITS.max_rows
+MAX_CSV_COLS = _LIMITS.max_cols
 
 SCHEDULES = ("constant", "poly", "inverse")
 METHODS = ("Algorithm 2 (two copies)", "naive single copy", "min-δ LDP (two copies)")
@@ -244,10 +246,9 @@ def load_regression_csv(data: bytes) -> np.ndarray:
 
     import pandas as pd
 
-    if not isinstance(data, bytes | bytearray):
-        raise InputError(f"data must be the file's bytes; got {type(data).__name__}.")
-    if len(data) > MAX_CSV_BYTES:
-        raise InputError(f"the CSV is {len(data) / 1e6:.1f} MB, over the 20 MB limit. Upload a smaller file.")
+    from .uploads import REGRESSION_LIMITS, check_csv_bytes
+
+    check_csv_bytes(data, REGRESSION_LIMITS, what="the uploaded CSV")    # before the parser reads the body
     try:
         df = pd.read_csv(io.BytesIO(bytes(data)), nrows=MAX_CSV_ROWS + 1)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:

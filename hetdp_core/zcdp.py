@@ -62,11 +62,14 @@ __all__ = [
 
 ALGORITHMS = (1, 2)
 MAX_ALPHA = 1000.0
+#: Largest accepted zCDP level (σ = √(1/(2ρ)) ≥ 7e-4) and group count (a count of people).
+MAX_RHO = 1e6
+MAX_COUNT = 1e12
 
 
 def sigma_from_rho(rho: float) -> float:
     """σ = √(1/(2ρ)) (Gaussian mechanism with sensitivity 1 is ρ-zCDP)."""
-    rho = check_real("rho", rho, lo=0.0, lo_open=True, what=" (zCDP level)")
+    rho = check_real("rho", rho, lo=0.0, lo_open=True, hi=MAX_RHO, what=" (zCDP level)")
     return float(np.sqrt(1.0 / (2.0 * rho)))
 
 
@@ -108,7 +111,7 @@ def validate_counts(counts) -> np.ndarray:
 
 
 def _counts(x, name="counts") -> np.ndarray:
-    arr = check_vector(name, np.atleast_1d(x), lo=0.0, max_length=100_000, what=" (group counts)")
+    arr = check_vector(name, np.atleast_1d(x), lo=0.0, hi=MAX_COUNT, max_length=100_000, what=" (group counts)")
     if np.any(arr != np.round(arr)):
         i = int(np.flatnonzero(arr != np.round(arr))[0])
         raise InputError(f"{name} must be whole numbers (counts of people); entry {i} is {arr[i]:g}. "
@@ -499,14 +502,14 @@ def renyi_curves(*, algorithm: int, x: float, rho: float, r: float, alpha) -> Re
     a = _alphas(alpha)
     xv = float(_counts(x, "x")[0])
     if algorithm == 2:
-        check_real("rho", rho, lo=0.0, lo_open=True, what=" (zCDP level)")
+        check_real("rho", rho, lo=0.0, lo_open=True, hi=MAX_RHO, what=" (zCDP level)")
         up, down = renyi_algorithm2(x=xv, r=r, alpha=a)
         v, xi = claimed_budget([xv], r=r)
         with np.errstate(invalid="ignore"):
             claimed = a * v[0] + xi[0]
     else:
         up, down = renyi_algorithm1(x=xv, rho=rho, r=r, alpha=a)
-        claimed = a * check_real("rho", rho, lo=0.0, lo_open=True)
+        claimed = a * check_real("rho", rho, lo=0.0, lo_open=True, hi=MAX_RHO)
     return RenyiCurves(alpha=a, up=up, down=down, claimed=claimed, algorithm=algorithm, x=xv)
 
 

@@ -251,7 +251,7 @@ def cmd_exact(a) -> int:
     if a.json:
         print(_dump(out))
     else:
-        print(json.dumps(out, indent=2, allow_nan=True))
+        print(json.dumps(_no_nan(out), indent=2, allow_nan=True))
     return 0
 
 
@@ -264,10 +264,15 @@ def cmd_regression(a) -> int:
                            k_sensitive=a.k, delta=a.delta, eps=a.eps, radius=a.radius,
                            schedule=a.schedule, gamma0=a.gamma0, steps=a.steps, rho=a.rho, decay=a.decay,
                            trials=a.trials, seed=a.seed)
+    rows = df.to_dict(orient="records")
+    for r in rows:                              # no value (null) says why, instead of a bare NaN
+        if isinstance(r.get("median"), float) and math.isnan(r["median"]):
+            r["reason"] = (f"no value: all {r['runs']} runs stopped because the server's objective f̂ was not "
+                           "convex (Â indefinite); use more users n or larger budgets")
     if a.json:
-        print(_dump({"axis": a.axis, "rows": df.to_dict(orient="records")}))
+        print(_dump({"axis": a.axis, "rows": rows}))
     else:
-        print(df.to_string(index=False, float_format=lambda v: f"{v:.5g}"))
+        print(df.to_string(index=False, float_format=lambda v: f"{v:.5g}", na_rep="no value"))
     return 0
 
 
@@ -351,7 +356,7 @@ def cmd_mech(a) -> int:
                             size=a.size, rng=a.seed)
         out = {"median": r["median"], "local_sensitivity": mc.local_sensitivity_median(data), "smooth_sensitivity": r["S"],
                "beta": r["beta"], "scale": r["scale"], "guarantee": r["guarantee"], "releases": r["releases"].tolist()}
-    print(_dump(out) if a.json else json.dumps(out, indent=2, allow_nan=True))
+    print(_dump(out) if a.json else json.dumps(_no_nan(out), indent=2, allow_nan=True))
     return 0
 
 

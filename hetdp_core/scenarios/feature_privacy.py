@@ -74,6 +74,17 @@ class FeaturePrivacy(Scenario):
         if self.mode == "Per-feature table" and self.axis in ("d", "f"):
             raise InputError(f"axis {self.axis!r} needs two-group demands; with a per-feature table use "
                              "axis q or n.")
+        if len(set(self.points)) != len(self.points):
+            dup = next(v for v in self.points if self.points.count(v) > 1)
+            raise InputError(f"points (sweep points) must be distinct; {dup:g} appears more than once. Remove the "
+                             "repeated value.")
+        rules = {"q": (0.0, 1.0, False, "a correlation"), "f": (0.0, 1.0, False, "a fraction"),
+                 "d": (1, 60, True, "a number of features"), "n": (100, 200_000, True, "a number of users")}
+        lo, hi, whole, what = rules[self.axis]
+        for v in self.points:
+            if not lo <= v <= hi or (whole and v != round(v)):
+                raise InputError(f"points (sweep points) on axis {self.axis} must be {'whole numbers' if whole else 'values'} "
+                                 f"in [{lo:g}, {hi:g}] ({what}); got {v:g}.")
 
     # ---- derived settings (one place for the 'as published' switch)
     @property
