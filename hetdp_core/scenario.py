@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 from ._validate import InputError
 
 __all__ = ["InputError", "Spec", "param", "Scenario", "Result", "MAX_QUERY_VALUE", "log_grid", "check_value",
-           "dump_value"]
+           "dump_value", "Budget", "Cost", "PAGE_BUDGET", "LARGE_BUDGET", "check_budget"]
 
 #: Longest accepted value of one query parameter (characters); longer ones are refused unread.
 MAX_QUERY_VALUE = 20_000
@@ -187,6 +187,56 @@ def dump_value(spec: Spec, value: Any) -> str:
     return str(value)
 
 
+@dataclass(frozen=True)
+class Budget:
+    """What one request may cost: wall-clock seconds on the 2-core reference machine and memory."""
+
+    seconds: float
+    bytes: int
+    name: str = "page"
+
+
+#: The per-request budget of the app (and of ``hetdp run`` by default): about 10 s and 1 GiB, so a
+#: few hostile requests cannot take down a server that a whole class is using.
+PAGE_BUDGET = Budget(seconds=10.0, bytes=2**30, name="page")
+#: ``hetdp run --budget large``: for deliberate long runs on your own machine.
+LARGE_BUDGET = Budget(seconds=3600.0, bytes=16 * 2**30, name="large")
+
+
+@dataclass(frozen=True)
+class Cost:
+    """An estimate of a run's cost, made from the scenario alone before anything is computed
+    (constants measured on the 2-core reference machine; see ``benchmarks/``). ``driver`` names what
+    dominates, in the page's words, so a refusal can say what to reduce."""
+
+    seconds: float = 0.0
+    bytes: int = 0
+    driver: str = ""
+
+    def __add__(self, other: "Cost") -> "Cost":
+        drv = self.driver if self.seconds >= other.seconds else other.driver
+        return Cost(self.seconds + other.seconds, self.bytes + other.bytes, drv)
+
+
+def check_budget(scenario, budget: Budget | None, cost: Cost | None = None) -> Cost:
+    """Refuse a scenario whose estimated cost (``scenario.estimate()`` unless ``cost`` is given)
+    exceeds ``budget`` (None: no limit) with an InputError that says what it would cost, the limit
+    and what to reduce."""
+    cost = scenario.estimate() if cost is None else cost
+    if budget is None:
+        return cost
+    over = []
+    if cost.seconds > budget.seconds:
+        over.append(f"about {cost.seconds:.0f} s of computation (limit {budget.seconds:g} s)")
+    if cost.bytes > budget.bytes:
+        over.append(f"about {cost.bytes / 2**30:.1f} GiB of memory (limit {budget.bytes / 2**30:g} GiB)")
+    if over:
+        raise InputError(f"compute budget: this request needs {' and '.join(over)}, driven by {cost.driver}. "
+                         "Reduce those inputs" + (" (or run it with `hetdp run … --budget large`)."
+                                                  if budget.name == "page" else "."))
+    return cost
+
+
 class Scenario:
     """Base of every page's scenario (subclasses are frozen dataclasses of :func:`param` fields).
 
@@ -205,6 +255,10 @@ class Scenario:
 
     def validate(self) -> None:
         """Cross-field rules (override)."""
+
+    def estimate(self) -> Cost:
+        """The run's estimated cost (override for pages with heavy computations)."""
+        return Cost()
 
     @classmethod
     def specs(cls) -> dict[str, Spec]:

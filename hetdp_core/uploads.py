@@ -13,7 +13,7 @@ __all__ = ["CsvLimits", "check_csv_bytes", "REGRESSION_LIMITS", "PER_USER_LIMITS
 
 @dataclass(frozen=True)
 class CsvLimits:
-    max_bytes: int = 20 * 2**20
+    max_bytes: int = 20_000_000
     max_rows: int = 1_000_000
     max_cols: int = 21
     max_cells: int = 20_000_000
@@ -29,7 +29,7 @@ def check_csv_bytes(data, limits: CsvLimits, *, what: str = "the CSV") -> tuple[
     if not isinstance(data, bytes | bytearray):
         raise InputError(f"{what} must be the file's bytes; got {type(data).__name__}.")
     if len(data) > limits.max_bytes:
-        raise InputError(f"{what} is {len(data) / 2**20:.1f} MB, over the {limits.max_bytes / 2**20:.0f} MB upload "
+        raise InputError(f"{what} is {len(data) / 1e6:.1f} MB, over the {limits.max_bytes / 1e6:.0f} MB upload "
                          "limit. Upload a smaller file (a sample of the rows).")
     if not data.strip():
         raise InputError(f"{what} is empty. Upload a file with a header row and numbers below it.")

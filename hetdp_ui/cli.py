@@ -16,7 +16,9 @@ import numpy as np
 
 from hetdp_core.bcdp import privacy_allocation
 from hetdp_core.bcdp_sim import PRESETS, guarantee_report, point_rng, run_point, sweep
-from hetdp_core.scenario import InputError
+from hetdp_core.scenario import LARGE_BUDGET, PAGE_BUDGET, InputError
+
+BUDGETS = {"page": PAGE_BUDGET, "large": LARGE_BUDGET, "none": None}
 
 
 class CliError(InputError):
@@ -137,7 +139,7 @@ def cmd_reproduce(a) -> int:
     t0 = time.perf_counter()
     if a.duchi_scale is None and a.projection is None and a.baseline_projection is None:
         s = fp.paper_preset(key, variant=a.variant, trials=trials, n=n, q=q, seed=a.seed)
-        tabs = fp.run(s, max_cells=MAX_CELLS_CLI).tables()
+        tabs = fp.run(s, max_cells=MAX_CELLS_CLI, budget=BUDGETS[a.budget]).tables()
         summary, errors = tabs["bcdp_mse_summary"], tabs["bcdp_mse_errors"]
     else:
         scale = a.duchi_scale or ("paper" if published else "unbiased")
@@ -320,7 +322,7 @@ def cmd_sgd_run(a) -> int:
                            rng=np.random.default_rng([a.seed, 1 + ds.METHODS.index(_METHOD[a.method])]))
         err = np.linalg.norm(traj[:, -1, :] - target, axis=1)
     else:
-        s_res = ds.run(s)
+        s_res = ds.run(s, budget=BUDGETS[a.budget])
         target = s_res.values["target"]
         err = s_res.values["final_errors"][_METHOD[a.method]]
     q25, med, q75 = np.quantile(err, [0.25, 0.5, 0.75])
@@ -386,7 +388,7 @@ def cmd_hetero_run(a) -> int:
                           eps_by_bin=a.eps_by_bin or "1", shares=a.shares, lows=a.lows, highs=a.highs,
                           setting=a.setting, beta=a.beta, algs=algs, trials=a.trials, solver=a.solver,
                           sm_threshold=a.sm_threshold, seed=a.seed)
-    res = pu.run(s)
+    res = pu.run(s, budget=BUDGETS[a.budget])
     errs, infos = res.tables()["hetero_errors"], res.values["infos"]
     results = []
     for alg in algs:
@@ -438,7 +440,13 @@ def cmd_run(a) -> int:
     page, query = _query_of(a)
     mod = get(page)
     scenario = mod.SCENARIO.from_query(query)
-    kw = {"max_cells": a.max_cells} if a.max_cells else {}
+    kw = {"budget": BUDGETS[a.budget]}
+    if a.max_cells:
+        kw["max_cells"] = a.max_cells
+    elif page == "Feature_privacy" and a.budget != "page":
+        from hetdp_core.bcdp_sim import MAX_CELLS_CLI
+
+        kw["max_cells"] = MAX_CELLS_CLI if a.budget == "large" else 10**18
     if a.data:
         path = Path(a.data)
         if not path.is_file():
@@ -577,6 +585,7 @@ def build_parser() -> argparse.ArgumentParser:
             sp.add_argument("--lam", type=float, default=0.1, help="ridge penalty for Example 34")
             sp.add_argument("--trials", "--runs", dest="trials", type=int, default=50,
                             help="independent runs (--runs: old name)")
+            sp.add_argument("--budget", choices=sorted(BUDGETS), default="page", help="compute budget (see hetdp run)")
             sp.add_argument("--seed", type=int, default=0)
 
     mp = sub.add_parser("mech", help="mechanism catalogue (lectures 17-20)")
@@ -623,6 +632,7 @@ def build_parser() -> argparse.ArgumentParser:
     hr.add_argument("--seed", type=int, default=0)
     hr.add_argument("--solver", choices=["fast", "cvxpy"], default="fast")
     hr.add_argument("--sm-threshold", choices=["max_finite", "max"], default="max_finite")
+    hr.add_argument("--budget", choices=sorted(BUDGETS), default="page", help="compute budget (see hetdp run)")
     hr.add_argument("--json", action="store_true")
     hr.set_defaults(func=cmd_hetero_run)
 
@@ -634,6 +644,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the tables as JSON")
     run.add_argument("--csv", default=None, metavar="DIR", help="write one CSV per table into DIR")
     run.add_argument("--data", default=None, metavar="FILE", help="CSV file for pages whose source is 'upload'")
+    run.add_argument("--budget", choices=sorted(BUDGETS), default="page",
+                     help="per-request compute budget: page (the app's: ~10 s, 1 GiB; default), large (1 h, 16 GiB), "
+                          "none")
     run.add_argument("--max-cells", type=int, default=None,
                      help="compute budget in random numbers (default: the page's budget)")
     run.set_defaults(func=cmd_run)
@@ -651,6 +664,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--duchi-scale", choices=["unbiased", "paper"], default=None)
     rp.add_argument("--projection", choices=["box", "ball", "none"], default=None)
     rp.add_argument("--baseline-projection", choices=["box", "ball", "none"], default=None)
+    rp.add_argument("--budget", choices=sorted(BUDGETS), default="large",
+                    help="compute budget; paper-scale runs need 'large' (the default here)")
     rp.add_argument("--json", action="store_true")
     rp.set_defaults(func=cmd_reproduce)
     return ap

@@ -151,9 +151,9 @@ def test_large_n_fast_path_runs():
     (ht.simulate, dict(x=[0.5, 1.5], eps=[1.0, 1.0], algorithm="CP", problem="mean"), "x entries must be <= 1"),
     (ht.parse_data_csv, dict(data=b"a,b\n1,x\n2,y\n", column="b"), "not numeric"),
     (ht.parse_data_csv, dict(data=b"a\n1\n\n"), "at least 2 rows"),
-    (ht.parse_data_csv, dict(data=b"\x00\x01garbage"), "not a readable CSV|at least 2 rows"),
+    (ht.parse_data_csv, dict(data=b"\x00\x01garbage"), "not a text CSV|not a readable CSV|at least 2 rows"),
     (ht.parse_data_csv, dict(data=b"a\n" + b"1\n" * 10, column="zzz"), "not found"),
-    (ht.parse_data_csv, dict(data=b"x" * 20_000_001), "over the 20 MB limit"),
+    (ht.parse_data_csv, dict(data=b"x" * 20_000_001), "over the 20 MB upload limit"),
 ])
 def test_bad_input(func, kw, match):
     with pytest.raises((ValueError, TypeError), match=match):

@@ -119,7 +119,7 @@ def test_malformed_url_params_are_reported_and_ignored():
 def test_compute_guard_message():
     at = fresh(n="200000", trials="2000").run()
     assert not at.exception
-    assert any("compute size" in e.value for e in at.error)
+    assert any("compute budget" in e.value and "10 s" in e.value for e in at.error)
 
 
 def test_url_state_round_trip():

@@ -16,7 +16,16 @@ import pandas as pd
 
 from .. import bcdp_exact as ex
 from ..bcdp import mse_bound_thm2, privacy_allocation, translate_delta_to_c
-from ..scenario import InputError, Result, Scenario, param
+from ..scenario import (
+    PAGE_BUDGET,
+    Budget,
+    Cost,
+    InputError,
+    Result,
+    Scenario,
+    check_budget,
+    param,
+)
 
 PAGE = "BCDP_guarantee_lab"
 RR_QS = tuple(np.round(np.linspace(0, 1, 21), 3))
@@ -65,9 +74,20 @@ def levels_text(v) -> list[str]:
     return ["∞" if math.isinf(x) else f"{x:.4g}" for x in np.atleast_1d(v)]
 
 
-def run(s: GuaranteeLab, *, executor=None, progress=None) -> Result:
+def _estimate(s: GuaranteeLab) -> Cost:
+    d = len(s.rr_c)
+    cells = 4**d * len(RR_QS)                                # RR enumeration: 2^d inputs × 2^d outputs per q
+    return Cost(seconds=cells * 3e-8 + len(s.tr_delta) * 0.05, bytes=4**d * 8 * 6,
+                driver=f"exact enumeration of 2^{d} inputs × 2^{d} outputs")
+
+
+GuaranteeLab.estimate = _estimate
+
+
+def run(s: GuaranteeLab, *, executor=None, progress=None, budget: Budget | None = PAGE_BUDGET) -> Result:
     """Tables: ``bcdp_example1``, ``bcdp_example2``, ``bcdp_rr_vs_bounds``, ``bcdp_tradeoff``,
     ``bcdp_translator``. Exact (no randomness)."""
+    check_budget(s, budget)
     prior1, mech1 = ex.example1(a=s.a, b=s.b, c=s.c)
     rep1 = ex.exact_report(prior1, mech1)
     ex1 = pd.DataFrame({"coordinate": [1, 2], "bcdp": rep1.bcdp, "cdp": rep1.cdp, "ldp": rep1.ldp})

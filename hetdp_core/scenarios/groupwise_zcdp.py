@@ -14,7 +14,17 @@ import numpy as np
 import pandas as pd
 
 from .. import zcdp
-from ..scenario import InputError, Result, Scenario, log_grid, param
+from ..scenario import (
+    PAGE_BUDGET,
+    Budget,
+    Cost,
+    InputError,
+    Result,
+    Scenario,
+    check_budget,
+    log_grid,
+    param,
+)
 
 PAGE = "Groupwise_zCDP"
 RHO_GRID = log_grid(0.01, 10.0, extra=(0.5, 1.0))
@@ -59,6 +69,32 @@ class GroupwiseZcdp(Scenario):
                              f"got {self.group}.")
 
 
+def _plan(s: GroupwiseZcdp):
+    counts = s.group_counts()
+    algorithm = int(s.algorithm)
+    alphas = tuple(np.round(np.linspace(1.01, s.alpha_max, CURVE_POINTS), 6))
+    scan_alphas = tuple(a for a in (2.0, 5.0, 10.0) if a <= s.alpha_max) or (2.0,)
+    scan_sizes = np.unique(np.concatenate([[0.0], np.geomspace(1, max(counts.max(), 10), 11).round()]))
+    return counts, algorithm, alphas, scan_alphas, scan_sizes
+
+
+def _estimate(s: GroupwiseZcdp) -> Cost:
+    """Algorithm 1's numerical divergences dominate: estimated from the quadrature each would plan
+    (:func:`hetdp_core.zcdp.algorithm1_seconds`; values already computed cost nothing)."""
+    counts, algorithm, alphas, scan_alphas, scan_sizes = _plan(s)
+    jobs = [(float(x), scan_alphas) for x in scan_sizes]
+    if algorithm == 1:
+        jobs.append((float(counts[s.group - 1]), alphas))
+        if counts.size <= MAX_ALG1_SUMMARY:
+            jobs += [(float(x), (2.0,)) for x in np.unique(counts)]
+    secs = sum(zcdp.algorithm1_seconds(x=x, rho=s.rho, r=s.r, alpha=a) for x, a in jobs)
+    return Cost(seconds=secs + counts.size * s.trials * 3e-8, bytes=counts.size * s.trials * 8 * 4,
+                driver=f"Algorithm 1's numerical divergences at ρ = {s.rho:g}, r = {s.r:g} for "
+                       f"{len({x for x, _ in jobs})} group sizes (small groups at large ρ are the costly ones)")
+
+
+GroupwiseZcdp.estimate = _estimate
+
 PRESETS = {
     "Zipf groups (k = 8, 2000 people)": GroupwiseZcdp(mode="Zipf generator", k=8, total=2000, s=1.2, rho=0.5, r=0.2,
                                                       algorithm="2", alpha_max=20.0, group=1),
@@ -69,15 +105,14 @@ PRESETS = {
 }
 
 
-def run(s: GroupwiseZcdp, *, executor=None, progress=None) -> Result:
+def run(s: GroupwiseZcdp, *, executor=None, progress=None, budget: Budget | None = PAGE_BUDGET) -> Result:
     """Tables: ``zcdp_releases`` (simulated releases per group), ``zcdp_renyi_curve`` (D_α of the
     chosen group, both directions), ``zcdp_claimed_budgets`` (v, ξ vs size), ``zcdp_group_summary``
     (promised vs actual; Algorithm 1 only up to 40 groups) and ``zcdp_loss_vs_size`` (the open
     question: Algorithm 1's loss vs size for α = 2, 5, 10)."""
-    counts = s.group_counts()
-    algorithm = int(s.algorithm)
+    check_budget(s, budget)
+    counts, algorithm, alphas, scan_alphas, scan_sizes = _plan(s)
     stats = zcdp.release_summary(counts, rho=s.rho, r=s.r, algorithm=algorithm, trials=s.trials, rng=s.seed)
-    alphas = tuple(np.round(np.linspace(1.01, s.alpha_max, CURVE_POINTS), 6))
     x_sel = float(counts[s.group - 1])
     curves = zcdp.renyi_curves(algorithm=algorithm, x=x_sel, rho=s.rho, r=s.r, alpha=alphas)
     claim = zcdp.check_claim(curves)
@@ -91,8 +126,6 @@ def run(s: GroupwiseZcdp, *, executor=None, progress=None) -> Result:
     if not (algorithm == 1 and counts.size > MAX_ALG1_SUMMARY):
         tables["zcdp_group_summary"] = zcdp.group_summary(counts, rho=s.rho, r=s.r, algorithm=algorithm,
                                                           alpha_max=s.alpha_max)
-    scan_alphas = tuple(a for a in (2.0, 5.0, 10.0) if a <= s.alpha_max) or (2.0,)
-    scan_sizes = np.unique(np.concatenate([[0.0], np.geomspace(1, max(counts.max(), 10), 11).round()]))
     parts = []
     for i, sz in enumerate(scan_sizes):
         if progress is not None:
