@@ -4,6 +4,7 @@ import textwrap
 
 import streamlit as st
 
+from hetdp_core.sources import SOURCES
 from hetdp_ui import nav as _nav
 from hetdp_ui.nav import PAGES, sidebar_nav
 
@@ -41,8 +42,8 @@ def home() -> None:
     | **ρ** (rho) | zero-concentrated DP (zCDP) level: Rényi divergence of order α is at most ρα. |
     | **MSE** | mean squared error ‖x̂ − x̄‖² of an estimate. |
     """))
-    st.caption("Sources: the papers in shared/papers (BCDP; heterogeneous DP for means and frequencies; "
-               "group-wise zCDP; MAT 4376 lectures 17–20). See README for references and known corrections.")
+    st.markdown("**Sources**\n\n" + "\n".join(f"- {s.citation()} — {', '.join(s.pages)}" for s in SOURCES))
+    st.caption("Where a source is wrong we fix it and say so: see the README's corrections sections.")
 
 
 st.set_page_config(page_title="hetdp — heterogeneous differential privacy", page_icon=":material/lock:", layout="wide")

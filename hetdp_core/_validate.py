@@ -27,7 +27,13 @@ __all__ = [
     "check_vector",
     "check_matrix",
     "fmt",
+    "MIN_EPS",
 ]
+
+#: Smallest privacy level ε accepted anywhere. Below it the noise scale is more than a million
+#: times the sensitivity (nothing is learned) and floating point breaks first: 1/ε overflows for
+#: denormal ε and weights computed from ε become NaN.
+MIN_EPS = 1e-6
 
 
 class InputError(ValueError):

@@ -1,8 +1,8 @@
 """Bayesian Coordinate DP (BCDP): privacy allocation, guarantees and error bounds.
 
-Reference: Aliakbarpour, Fallah, Chaudhuri, Courtade, Jordan, *Enhancing Feature-Specific Data
-Protection via Bayesian Coordinate Differential Privacy* (``shared/papers/bcdp-feature-specific-
-privacy.md``), Theorem 2, Propositions 3, 4, 6 and Corollary 1; SPEC §1.1, §1.2, §1.5.
+Reference: Aliakbarpour, Chaudhuri, Courtade, Fallah, Jordan, *Enhancing Feature-Specific Data
+Protection via Bayesian Coordinate Differential Privacy*, AISTATS 2025 (arXiv:2410.18404),
+Theorem 2, Propositions 3, 4, 6 and Corollary 1.
 
 Conventions
 -----------
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._validate import InputError, check_int, check_real, check_vector
+from ._validate import MIN_EPS, InputError, check_int, check_real, check_vector
 
 __all__ = [
     "MAX_EPS",
@@ -116,7 +116,7 @@ def privacy_allocation(
     """
     delta = check_vector("delta", delta, lo=0.0, lo_open=True, allow_inf=True, max_length=10_000,
                          what=" (per-feature BCDP demands)")
-    eps = check_real("eps", eps, lo=0.0, lo_open=True, hi=MAX_EPS, what=" (global LDP level)")
+    eps = check_real("eps", eps, lo=MIN_EPS, hi=MAX_EPS, what=" (global LDP level)")
     q = check_real("q", q, lo=0.0, hi=1.0, what=" (correlation bound of Assumption 1)")
     if zeta is None:
         zeta = heuristic_zeta(q)
@@ -179,7 +179,7 @@ def prop4_composition_guarantee(*, c, q) -> tuple[np.ndarray, float]:
 
 @dataclass(frozen=True)
 class GuaranteeCheck:
-    """Per-coordinate guarantee check (SPEC §1.2), user order.
+    """Per-coordinate guarantee check, user order.
 
     ``ok[i]`` is True iff ``guaranteed[i] <= demanded[i] + GUARANTEE_TOL``; ``ldp_ok`` iff the
     delivered LDP level is ≤ the demanded ε (same tolerance).
@@ -290,7 +290,7 @@ def corollary1_bound(*, d: int, k: int, delta: float, eps: float, q: float, n: i
     if not (1 <= k < d):
         raise InputError(f"k must satisfy 1 <= k < d (number of sensitive features); got k={k}, d={d}.")
     delta = check_real("delta", delta, lo=0.0, lo_open=True, hi=MAX_EPS)
-    eps = check_real("eps", eps, lo=0.0, lo_open=True, hi=MAX_EPS)
+    eps = check_real("eps", eps, lo=MIN_EPS, hi=MAX_EPS)
     if not eps > 2 * delta:
         raise InputError(f"Corollary 1 needs eps > 2*delta; got eps={eps:g}, delta={delta:g}. "
                          "Use the general Theorem 2 bound instead.")
@@ -324,7 +324,7 @@ def translate_delta_to_c(
     import cvxpy as cp
 
     delta = check_vector("delta", delta, lo=0.0, lo_open=True, allow_inf=True, max_length=200)
-    eps = check_real("eps", eps, lo=0.0, lo_open=True, hi=MAX_EPS)
+    eps = check_real("eps", eps, lo=MIN_EPS, hi=MAX_EPS)
     d = delta.size
     qv = _q_vector(q, d)
     order = np.argsort(delta, kind="stable")

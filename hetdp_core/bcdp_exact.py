@@ -1,4 +1,4 @@
-r"""Exact BCDP computations on finite examples (SPEC §2; BCDP paper §2–3, Examples 1–2, Thm 1).
+r"""Exact BCDP computations on finite examples (BCDP paper §2–3, Examples 1–2, Theorem 1).
 
 A finite data space ``X = X_1 × … × X_d`` is represented by array shapes: the prior ``prior`` has
 shape ``(k_1, …, k_d)`` (non-negative, sums to 1) and the mechanism ``mech`` has shape
@@ -302,9 +302,9 @@ def tradeoff_curve(p0, p1) -> tuple[np.ndarray, np.ndarray]:
     vertices from (0, 1) to (1, 0); the region of achievable pairs lies on or above it."""
     p0 = check_vector("p0", p0, lo=0.0, hi=1.0, max_length=MAX_CELLS)
     p1 = check_vector("p1", p1, length=p0.size, lo=0.0, hi=1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lr = np.where(p0 > 0, p1 / np.where(p0 > 0, p0, 1), np.inf)
-    order = np.argsort(-lr, kind="stable")
+    with np.errstate(divide="ignore", invalid="ignore"):      # log ratio: p1/p0 overflows for tiny p0
+        log_lr = np.where(p0 > 0, np.log(p1) - np.log(np.where(p0 > 0, p0, 1)), np.inf)
+    order = np.argsort(-log_lr, kind="stable")
     alpha = np.concatenate([[0.0], np.cumsum(p0[order])])
     beta = 1.0 - np.concatenate([[0.0], np.cumsum(p1[order])])
     return np.clip(alpha, 0, 1), np.clip(beta, 0, 1)

@@ -1,4 +1,4 @@
-"""Monte Carlo experiments for BCDP mean estimation (SPEC §1.4–§1.6).
+"""Monte Carlo experiments for BCDP mean estimation.
 
 Everything here works in the *user's* coordinate order: demands may be given in any order; the
 allocation sorts them and the estimates are compared with x̄ in the same order (the squared ℓ2
@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ._validate import (
+    MIN_EPS,
     InputError,
     as_generator,
     check_choice,
@@ -82,7 +83,7 @@ def two_group_delta(*, d: int, k: int, delta: float, eps: float) -> np.ndarray:
     d = check_int("d", d, lo=1, hi=500, what=" (number of features)")
     k = check_int("k", k, lo=0, hi=d, what=" (number of sensitive features)")
     delta = check_real("delta", delta, lo=0.0, lo_open=True, allow_inf=True, what=" (sensitive demand)")
-    eps = check_real("eps", eps, lo=0.0, lo_open=True, hi=MAX_EPS, what=" (global LDP level)")
+    eps = check_real("eps", eps, lo=MIN_EPS, hi=MAX_EPS, what=" (global LDP level)")
     return np.concatenate([np.full(k, delta), np.full(d - k, eps)])
 
 
@@ -272,7 +273,7 @@ def guarantee_report(alloc: Allocation, q=None) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class Preset:
-    """A paper experiment (SPEC §1.6). ``published`` notes how the paper/code differ."""
+    """A paper experiment. ``published`` notes how the paper/code differ."""
 
     name: str
     axis: str

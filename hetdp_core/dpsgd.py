@@ -1,4 +1,4 @@
-r"""DP-SGD with learning-rate and privacy schedules (MAT 4376, Theorems 36–37; SPEC §6).
+r"""DP-SGD with learning-rate and privacy schedules (MAT 4376, Theorems 36–37).
 
 Offline SGD with batch size 1 and Laplace noise: release h (h = 1, 2, …) is
 
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._validate import (
+    MIN_EPS,
     InputError,
     as_generator,
     check_choice,
@@ -82,7 +83,7 @@ def theta(*, gammas, a, sensitivity: float, eps: float) -> np.ndarray:
     g = check_vector("gammas", gammas, lo=0.0, lo_open=True, max_length=10_000_000, what=" (learning rates)")
     a = check_vector("a", a, length=g.size, lo=0.0, lo_open=True, what=" (privacy schedule a_h > 0)")
     sens = check_real("sensitivity", sensitivity, lo=0.0, lo_open=True, what=" (gradient sensitivity Δ)")
-    eps = check_real("eps", eps, lo=0.0, lo_open=True, hi=1e3, what=" (privacy level ε)")
+    eps = check_real("eps", eps, lo=MIN_EPS, hi=1e3, what=" (privacy level ε)")
     prefix = np.concatenate([[0.0], np.cumsum(g)])         # prefix[k] = Σ_{j<k} γ_j
     out = np.empty(g.size)
     out[0] = sens / eps                                    # θ_1 = Δ/ε
@@ -218,6 +219,15 @@ def simulate(*, problem: str, data, gammas, thetas, trials: int = 50, method: st
     traj = np.empty((runs, g.size + 1, p))
     traj[:, 0] = beta
     n = x.shape[0]
+    # a step size above the stability limit (mean: γ ≥ 1) makes the iterates grow geometrically; they
+    # overflow to ±inf/NaN, which the caller reports as divergence (no warnings on the way)
+    with np.errstate(over="ignore", invalid="ignore"):
+        _run_steps(problem, method, x, g, th, runs, p, lam, radius, rng, beta, traj)
+    return traj
+
+
+def _run_steps(problem, method, x, g, th, runs, p, lam, radius, rng, beta, traj) -> None:
+    n = x.shape[0]
     for h in range(1, g.size + 1):
         if method == "gd":
             if problem == "mean":
@@ -234,7 +244,6 @@ def simulate(*, problem: str, data, gammas, thetas, trials: int = 50, method: st
         if problem == "ridge":
             beta = np.clip(beta, -radius, radius)
         traj[:, h] = beta
-    return traj
 
 
 def region(rho, kappa) -> np.ndarray:
@@ -253,13 +262,30 @@ def reference_optimum(*, problem: str, data, lam: float = 0.1) -> np.ndarray:
     return np.array([u.mean() - b1 * v.mean(), b1])
 
 
+def distances(traj, target) -> np.ndarray:
+    """‖β^(h) − β*‖ per run and step, shape (runs, N+1), scaled so that diverging iterates
+    (|β| up to 1e308) do not overflow in the squares; overflowed iterates (±inf/NaN) give inf."""
+    d = np.abs(np.asarray(traj, dtype=float) - np.asarray(target, dtype=float))
+    d = np.where(np.isnan(d), np.inf, d)
+    m = d.max(axis=2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = m * np.sqrt(np.sum((d / np.where(m > 0, m, 1.0)[..., None]) ** 2, axis=2))
+    return np.where(np.isinf(m), np.inf, out)
+
+
+#: An iterate this far from β* (relative to the start) counts as diverged in the notes.
+DIVERGED = 1e6
+
+
 def trajectory_bands(traj: np.ndarray, target, *, points: int = 200) -> "pd.DataFrame":
     """Median and 10/90 % quantiles over runs of ‖β^(h) − β*‖ at ≤ ``points`` log-spaced steps h."""
     import pandas as pd
 
     traj = np.asarray(traj, dtype=float)
-    err = np.linalg.norm(traj - np.asarray(target, dtype=float), axis=2)       # (runs, N+1)
+    err = distances(traj, target)                                              # (runs, N+1)
     N = err.shape[1] - 1
     hs = np.unique(np.r_[0, np.geomspace(1, max(N, 1), points).round().astype(int)])
-    q10, q50, q90 = np.quantile(err[:, hs], [0.1, 0.5, 0.9], axis=0)
+    with np.errstate(invalid="ignore"):                                        # inf − inf between diverged runs
+        q10, q50, q90 = np.quantile(err[:, hs], [0.1, 0.5, 0.9], axis=0)
+    q10, q50, q90 = (np.where(np.isnan(v), np.inf, v) for v in (q10, q50, q90))
     return pd.DataFrame({"h": hs, "median": q50, "q10": q10, "q90": q90})

@@ -14,7 +14,7 @@ sphere, unbiasedness needs
 .. math:: B = r\,\frac{e^\alpha+1}{e^\alpha-1}\,\sqrt\pi\,\frac{\Gamma(\frac{m+1}{2})}{\Gamma(\frac m2)}.
 
 ``scale="unbiased"`` (default) uses this value; ``scale="paper"`` uses the printed one, only to
-reproduce the published figures (SPEC §1.3). With either, ``‖Z‖ = B`` and
+reproduce the published figures. With either, ``‖Z‖ = B`` and
 ``E[Z Zᵀ] = (B²/m) I``; with ``"paper"``, ``E[Z] = 2v``.
 
 **Sampling.** A Gaussian vector g gives a uniform direction g/‖g‖; reflecting it across the

@@ -1,4 +1,4 @@
-r"""Per-user privacy: heterogeneous DP for frequencies (HPF) and means (HPM), central model (SPEC §4).
+r"""Per-user privacy: heterogeneous DP for frequencies (HPF) and means (HPM), central model.
 
 n users, public demands ε ∈ (0, ∞]^n (∞ = public), data x_i ∈ {0..k−1} (frequency) or [0, 1]
 (mean). Weights w on the simplex; κ = 2 (frequency) or 1 (mean); the release adds Laplace noise of
@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._validate import (
+    MIN_EPS,
     InputError,
     as_generator,
     check_choice,
@@ -61,7 +62,7 @@ MAX_USERS = 10_000_000
 
 def check_demands(eps) -> np.ndarray:
     """Demands ε_i ∈ (0, ∞] (∞ = public), 1 to 10 000 000 users."""
-    return check_vector("eps", eps, lo=0.0, lo_open=True, allow_inf=True, max_length=MAX_USERS,
+    return check_vector("eps", eps, lo=MIN_EPS, allow_inf=True, max_length=MAX_USERS,
                         what=" (per-user privacy demands; inf = public)")
 
 
@@ -463,7 +464,7 @@ def simulate(x, eps, *, algorithm: str, problem: str, k: int = 2, beta: float = 
     ``setting="uncorrelated"`` re-permutes the values against the demands every trial. SM: keep user
     i with probability (e^{ε_i} − 1)/(e^t − 1) (public: 1), then the homogeneous t-DP estimator on the
     sample (noisy counts / sample mean with Laplace noise; the sample size is treated as public);
-    ``sm_threshold`` ``max_finite`` (default, SPEC) or ``max`` (the paper: max over all users, so one
+    ``sm_threshold`` ``max_finite`` (our default) or ``max`` (the paper: max over all users, so one
     public user makes t = ∞ and the others are never sampled). LDP: ε_i-LDP channel per user
     (Laplace(1/ε_i) for means, k-RAPPOR bit flips with probability 1/(1 + e^{ε_i/2})), unbiased per-user
     estimates combined with weights minimising T² + Σ w_i² v_i (cvxpy)."""
@@ -528,7 +529,7 @@ def simulate(x, eps, *, algorithm: str, problem: str, k: int = 2, beta: float = 
         else:
             # k-RAPPOR: each bit is flipped with probability f, so the observed bit is Bernoulli with
             # variance f(1 − f) whatever the true bit, and the unbiased (y − f)/(1 − 2f) has variance
-            # f(1 − f)/(1 − 2f)² (SPEC §4). The user's own value is fixed (the target is the empirical
+            # f(1 − f)/(1 − 2f)². The user's own value is fixed (the target is the empirical
             # frequency), so no sampling variance is added. (An earlier version added 0.25.)
             f = np.where(fin, 1.0 / (1.0 + np.exp(np.where(fin, eps, 0.0) / 2)), 0.0)
             v = np.where(fin, f * (1 - f) / (1 - 2 * f) ** 2, 0.0)
@@ -580,7 +581,7 @@ def synthetic_mean(*, n: int, rng=None) -> np.ndarray:
 
 def demand_by_bin(x, *, eps_by_bin) -> np.ndarray:
     """Correlated demands: user i gets eps_by_bin[x_i] (e.g. central bins less private)."""
-    e = check_vector("eps_by_bin", eps_by_bin, lo=0.0, lo_open=True, allow_inf=True, max_length=1000)
+    e = check_vector("eps_by_bin", eps_by_bin, lo=MIN_EPS, allow_inf=True, max_length=1000)
     x = np.asarray(x)
     if x.min() < 0 or x.max() >= e.size:
         raise InputError(f"eps_by_bin needs one demand per bin (0..{int(x.max())}); got {e.size}.")

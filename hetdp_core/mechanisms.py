@@ -1,4 +1,4 @@
-r"""Course lab: the mechanism catalogue of MAT 4376 lectures 17–20 (SPEC §6).
+r"""Course lab: the mechanism catalogue of MAT 4376 lectures 17–20.
 
 * Laplace (Theorem 2): ``f(x) + Lap(Δ/ε)``, variance 2(Δ/ε)².
 * Gaussian (Theorem 5): σ = cΔ/ε with c² > 2 ln(1.25/δ), valid for ε < 1 (we take c at the boundary
@@ -19,6 +19,7 @@ import numpy as np
 from scipy import integrate, optimize
 
 from ._validate import (
+    MIN_EPS,
     InputError,
     as_generator,
     check_choice,
@@ -44,7 +45,7 @@ MECHANISMS = ("laplace", "gaussian", "mnm")
 
 
 def _eps(eps, hi: float = 100.0) -> float:
-    return check_real("eps", eps, lo=0.0, lo_open=True, hi=hi, what=" (privacy level ε)")
+    return check_real("eps", eps, lo=MIN_EPS, hi=hi, what=" (privacy level ε)")
 
 
 def _delta(delta) -> float:
@@ -162,7 +163,7 @@ def pareto_mse(*, n: int, pareto_index: float, clip: float, eps_values, delta: f
 
     clip = check_real("clip", clip, lo=1.0, lo_open=True, hi=1e9, what=" (clipping level Λ)")
     pareto_index = check_real("pareto_index", pareto_index, lo=1.0, lo_open=True, hi=100.0, what=" (Pareto α > 1: finite mean)")
-    eps_values = check_vector("eps_values", eps_values, lo=0.0, lo_open=True, hi=100.0, max_length=50)
+    eps_values = check_vector("eps_values", eps_values, lo=MIN_EPS, hi=100.0, max_length=50)
     trials = check_int("trials", trials, lo=2, hi=100_000)
     rng = as_generator(seed)
     x = np.minimum(pareto_sample(n=n, pareto_index=pareto_index, size=trials, rng=rng), clip)

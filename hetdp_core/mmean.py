@@ -1,7 +1,7 @@
 r"""Mechanism 1 (M_mean) of the BCDP paper, its server, the min-δ LDP baseline and exact MSEs.
 
 Coordinates are in *sorted* order here (c non-decreasing); :mod:`hetdp_core.bcdp_sim` handles
-the user's order. SPEC §1.4.
+the user's order. 
 
 Mechanism 1, for ``x ∈ [-1,1]^d`` and non-decreasing ``c`` (c_0 = 0):
 stage k = 1..d privatises ``x_{k:d}`` (dimension ``m_k = d − k + 1``, radius ``√m_k``) with the
@@ -78,7 +78,7 @@ def _check_c(c_sorted) -> np.ndarray:
 
 
 def mmean_stages(c_sorted) -> list[Stage]:
-    """Stages of Mechanism 1 with Δ_k > 0 (SPEC §1.4)."""
+    """Stages of Mechanism 1 with Δ_k > 0."""
     c = _check_c(c_sorted)
     d = c.size
     inc = np.diff(np.concatenate([[0.0], c]))

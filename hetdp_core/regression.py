@@ -1,4 +1,4 @@
-r"""Private least squares with BCDP — Algorithm 2 of the BCDP paper (SPEC §3).
+r"""Private least squares with BCDP — Algorithm 2 of the BCDP paper.
 
 User data ``x = [z; l] ∈ [-1,1]^d`` with the label last. Each user sends two independent copies
 ``M_mean(x, c/2)`` (Mechanism 1, unprojected so that each copy is unbiased); the server minimises
@@ -117,6 +117,12 @@ def ball_lstsq(A, b, *, radius: float) -> np.ndarray:
         inside = w.min() > 1e-12 and norm_at(0.0) <= radius
     if inside:
         return V @ (beta / w)
+    lo = 1e-15
+    if norm_at(lo) <= radius:
+        # singular A with b in its range (e.g. perfectly correlated features, q = 1): the minimisers
+        # form an affine set whose least-norm point, the λ → 0 limit, lies inside the ball
+        keep = w > 1e-12 * max(1.0, w.max())                     # pseudo-inverse: drop the null space
+        return V @ np.where(keep, beta / np.where(keep, w, 1.0), 0.0)
     hi = 1.0
     while norm_at(hi) > radius:
         hi *= 2.0
@@ -292,7 +298,8 @@ def excess_risk_sweep(*, axis: str, values, n: int, theta, noise: float, q: floa
                       gamma0: float = 0.5, steps: int = 200, rho: float = 0.5, decay: float = 0.1,
                       trials: int = 10, seed: int = 0, progress=None, x=None) -> "pd.DataFrame":
     """Excess risk vs n or vs ε (``axis``) for the three methods: tidy table with median, q25, q75,
-    the number of non-convex (stopped) runs, per point. Demands: the first ``k_sensitive`` features
+    the number of non-convex (stopped) runs, per point; ``reason`` says why a point has no value
+    (NaN quantiles, null in JSON) and is None otherwise. Demands: the first ``k_sensitive`` features
     at δ, the other features and the label at ε. Data are drawn once per point from
     :func:`regression_data` with a seed derived from (seed, value) — or, when ``x`` (users ×
     [features, label] in [-1,1]) is given, taken from it (axis n: a random subsample of n users)."""
@@ -326,8 +333,12 @@ def excess_risk_sweep(*, axis: str, values, n: int, theta, noise: float, q: floa
             ex = np.array([r.excess_risk for r in res[method]])
             ok = ex[np.isfinite(ex)]
             q25, med, q75 = np.quantile(ok, [0.25, 0.5, 0.75]) if ok.size else (np.nan,) * 3
+            reason = None if ok.size else (
+                f"no value: all {ex.size} runs stopped because the server's objective f̂ was not convex "
+                "(Â indefinite); use more users n or larger privacy levels")
             rows.append({axis: float(v), "method": method, "median": med, "q25": q25, "q75": q75,
-                         "nonconvex": int((~np.isfinite(ex)).sum()), "runs": ex.size, "n": xx.shape[0]})
+                         "nonconvex": int((~np.isfinite(ex)).sum()), "runs": ex.size, "n": xx.shape[0],
+                         "reason": reason})
     if progress:
         progress(1.0, "done")
     return pd.DataFrame(rows)

@@ -97,7 +97,11 @@ def _number(name: str, spec: Spec, v: Any, *, integer: bool = False, entry: str 
                                  f"{spec.lo if spec.lo is not None else 1:g}.") from None
         else:
             raise InputError(f"{where} must be a number; got {type(v).__name__}.")
-    v = float(v)
+    try:
+        v = float(v)
+    except OverflowError:                                         # a digit string beyond 1.8e308
+        raise InputError(f"{where} must be in {_range(spec)}; got a {len(str(v))}-digit number. "
+                         "Use a value in that range.") from None
     if math.isnan(v):
         raise InputError(f"{where} must be a number; got NaN. Use a value in {_range(spec)}.")
     if math.isinf(v) and not (spec.allow_inf and v > 0):

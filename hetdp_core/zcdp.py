@@ -1,4 +1,4 @@
-r"""Group-wise zCDP lab (SPEC §5; paper: ``shared/papers/groupwise-zcdp-open-problem.md``).
+r"""Group-wise zCDP lab (A. Azize, *Open problem: better privacy guarantees for larger groups*, 2023).
 
 Counts ``x_i`` for k groups are released with relative error r; σ² = 1/(2ρ).
 
@@ -63,14 +63,16 @@ __all__ = [
 
 ALGORITHMS = (1, 2)
 MAX_ALPHA = 1000.0
-#: Largest accepted zCDP level (σ = √(1/(2ρ)) ≥ 7e-4) and group count (a count of people).
+#: Accepted zCDP levels (σ = √(1/(2ρ)) between 7e-4 and 707: below MIN_RHO the release is noise
+#: at any group size we accept, and σ overflows for denormal ρ) and largest group count.
+MIN_RHO = 1e-6
 MAX_RHO = 1e6
 MAX_COUNT = 1e12
 
 
 def sigma_from_rho(rho: float) -> float:
     """σ = √(1/(2ρ)) (Gaussian mechanism with sensitivity 1 is ρ-zCDP)."""
-    rho = check_real("rho", rho, lo=0.0, lo_open=True, hi=MAX_RHO, what=" (zCDP level)")
+    rho = check_real("rho", rho, lo=MIN_RHO, hi=MAX_RHO, what=" (zCDP level)")
     return float(np.sqrt(1.0 / (2.0 * rho)))
 
 
@@ -99,8 +101,13 @@ def renyi_gaussian(*, alpha, mu1, s1, mu2, s2) -> np.ndarray:
     ok = (s1 > 0) & (s2 > 0)
     sa2 = a * s2**2 + (1.0 - a) * s1**2
     good = ok & (sa2 > 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        val = (np.log(s2 / s1) + np.log(s2**2 / sa2) / (2.0 * (a - 1.0))
+    # With d = 1 − (s1/s2)² = (s2 − s1)(s2 + s1)/s2², s_α²/s2² = 1 + (α−1)d and
+    #   D_α = −log1p((s1 − s2)/s2) − log1p((α−1)d) / (2(α−1)) + α(μ1 − μ2)² / (2 s_α²).
+    # The log1p form keeps relative accuracy when s1 ≈ s2 (large groups, α near 1), where
+    # log(s2/s1) + log(s2²/s_α²)/(2(α−1)) cancels to round-off (about 1e-11 at x = 1e12).
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        d = (s2 - s1) * (s2 + s1) / s2**2
+        val = (-np.log1p((s1 - s2) / s2) - np.log1p((a - 1.0) * d) / (2.0 * (a - 1.0))
                + a * (mu1 - mu2) ** 2 / (2.0 * sa2))
     out[good] = val[good]
     return out
@@ -529,14 +536,14 @@ def renyi_curves(*, algorithm: int, x: float, rho: float, r: float, alpha) -> Re
     a = _alphas(alpha)
     xv = float(_counts(x, "x")[0])
     if algorithm == 2:
-        check_real("rho", rho, lo=0.0, lo_open=True, hi=MAX_RHO, what=" (zCDP level)")
+        check_real("rho", rho, lo=MIN_RHO, hi=MAX_RHO, what=" (zCDP level)")
         up, down = renyi_algorithm2(x=xv, r=r, alpha=a)
         v, xi = claimed_budget([xv], r=r)
         with np.errstate(invalid="ignore"):
             claimed = a * v[0] + xi[0]
     else:
         up, down = renyi_algorithm1(x=xv, rho=rho, r=r, alpha=a)
-        claimed = a * check_real("rho", rho, lo=0.0, lo_open=True, hi=MAX_RHO)
+        claimed = a * check_real("rho", rho, lo=MIN_RHO, hi=MAX_RHO)
     return RenyiCurves(alpha=a, up=up, down=down, claimed=claimed, algorithm=algorithm, x=xv)
 
 

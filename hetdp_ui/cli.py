@@ -1,4 +1,4 @@
-"""The ``hetdp`` command line (SPEC §8). ``--json`` prints JSON on stdout.
+"""The ``hetdp`` command line. ``--json`` prints JSON on stdout.
 
 Bad input exits with code 2 and one line on stderr naming the parameter; never a traceback.
 """
@@ -49,7 +49,7 @@ def parse_list(text: str, name: str) -> list[float]:
 
 
 def _no_nan(obj):
-    """NaN ("no value": unresolved, not computed) becomes null; ±Infinity stays (SPEC §8 contract)."""
+    """NaN ("no value": unresolved, not computed) becomes null; ±Infinity stays."""
     if isinstance(obj, float):
         return None if math.isnan(obj) else obj
     if isinstance(obj, dict):
@@ -266,11 +266,7 @@ def cmd_regression(a) -> int:
                            k_sensitive=a.k, delta=a.delta, eps=a.eps, radius=a.radius,
                            schedule=a.schedule, gamma0=a.gamma0, steps=a.steps, rho=a.rho, decay=a.decay,
                            trials=a.trials, seed=a.seed)
-    rows = df.to_dict(orient="records")
-    for r in rows:                              # no value (null) says why, instead of a bare NaN
-        if isinstance(r.get("median"), float) and math.isnan(r["median"]):
-            r["reason"] = (f"no value: all {r['runs']} runs stopped because the server's objective f̂ was not "
-                           "convex (Â indefinite); use more users n or larger budgets")
+    rows = df.to_dict(orient="records")         # a point without a value: null and the core's reason
     if a.json:
         print(_dump({"axis": a.axis, "rows": rows}))
     else:
@@ -476,8 +472,17 @@ def cmd_run(a) -> int:
     return 0 if all(c.holds for c in result.checks) else 1
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse prints the whole usage block before a malformed-flag error; we print one line
+    naming the flag and where to find the usage (subparsers inherit this class)."""
+
+    def error(self, message: str):
+        msg = " ".join(message.split())
+        self.exit(2, f"{self.prog}: error: {msg} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="hetdp", description="Heterogeneous differential privacy toolkit.")
+    ap = OneLineParser(prog="hetdp", description="Heterogeneous differential privacy toolkit.")
     sub = ap.add_subparsers(dest="group", required=True)
 
     bcdp = sub.add_parser("bcdp", help="feature-specific privacy (BCDP) mean estimation")

@@ -43,7 +43,7 @@ def tradeoff_figure(alpha_all, beta_all, alpha_np, beta_np, delta: float) -> go.
                              line={"color": BLUE}))
     a = np.linspace(0, 1, 200)
     if math.isfinite(delta):
-        e = math.exp(delta)
+        e = math.exp(min(delta, 700.0))        # beyond e^700 both lines coincide with the axes on screen
         fig.add_trace(go.Scatter(x=a, y=np.clip(1 - e * a, 0, 1), mode="lines", name="e^δ α + β = 1",
                                  line={"color": RED, "dash": "dash"}))
         fig.add_trace(go.Scatter(x=a, y=np.clip((1 - a) / e, 0, 1), mode="lines", name="α + e^δ β = 1",

@@ -1,4 +1,4 @@
-"""Feature privacy (BCDP): per-feature privacy demands and what they cost (SPEC §1)."""
+"""Feature privacy (BCDP): per-feature privacy demands and what they cost."""
 
 import numpy as np
 import streamlit as st

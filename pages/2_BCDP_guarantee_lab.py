@@ -1,4 +1,4 @@
-"""BCDP guarantee lab: exact answers on small examples (SPEC §2)."""
+"""BCDP guarantee lab: exact answers on small examples."""
 
 import math
 

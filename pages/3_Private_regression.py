@@ -1,4 +1,4 @@
-"""Private regression with BCDP — Algorithm 2 (SPEC §3)."""
+"""Private regression with BCDP — Algorithm 2."""
 
 import streamlit as st
 

@@ -1,4 +1,4 @@
-"""Per-user privacy: heterogeneous-DP frequency (HPF) and mean (HPM) estimation (SPEC §4)."""
+"""Per-user privacy: heterogeneous-DP frequency (HPF) and mean (HPM) estimation."""
 
 import numpy as np
 import streamlit as st

@@ -1,4 +1,4 @@
-"""Group-wise zCDP lab: privacy that depends on the size of your group (SPEC §5)."""
+"""Group-wise zCDP lab: privacy that depends on the size of your group."""
 
 import numpy as np
 import streamlit as st

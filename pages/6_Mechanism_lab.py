@@ -1,4 +1,4 @@
-"""Mechanism lab: the catalogue of MAT 4376 lectures 17–20 (SPEC §6)."""
+"""Mechanism lab: the catalogue of MAT 4376 lectures 17–20."""
 
 import streamlit as st
 

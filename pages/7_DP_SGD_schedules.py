@@ -1,4 +1,4 @@
-"""DP-SGD schedules: learning-rate and privacy schedules (SPEC §6, Theorems 36–37)."""
+"""DP-SGD schedules: learning-rate and privacy schedules."""
 
 import streamlit as st
 
@@ -72,6 +72,8 @@ tables, values = result.tables(), result.values
 sens, target = values["sensitivity"], values["target"]
 kappa = scenario.used_kappa
 show_checks(result.checks)
+for note in result.notes:                    # e.g. a learning rate so large that the iteration diverges
+    st.warning(note)
 c1, c2 = st.columns(2)
 with c1:
     st.subheader("Noise scale θ_h and per-release guarantee")

@@ -2,6 +2,7 @@
 figure builders and the CLI are Streamlit-free; dependencies point pages/CLI → figures → core."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,29 @@ def test_pages_build_no_figures_themselves():
     """Pages hold widgets and layout only: figures come from the Streamlit-free builders."""
     for page in (ROOT / "pages").glob("*.py"):
         assert "plotly" not in imports(page), f"{page.name} imports plotly"
+
+
+def test_no_user_facing_text_points_outside_the_repository():
+    """The team's references (../shared/SPEC.md, ../shared/papers/) are not in a copy of the
+    repository: the app, CLI, core docstrings, README, docs and data cite sources by authors,
+    title, venue and arXiv id instead (hetdp_core/sources.py)."""
+    import re
+
+    pattern = re.compile(r"\.\./|shared/papers|SPEC\.md|\bSPEC\b")
+    files = [ROOT / "app.py", ROOT / "README.md", *ROOT.glob("pages/*.py"), *ROOT.glob("hetdp_ui/**/*.py"),
+             *ROOT.glob("hetdp_core/**/*.py"), *ROOT.glob("docs/**/*.md"), *ROOT.glob("data/**/*.md"),
+             *ROOT.glob("data/**/*.toml"), *ROOT.glob("benchmarks/*.py")]
+    hits = [f"{f.relative_to(ROOT)}:{i}: {line.strip()}" for f in files
+            for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    assert not hits, "\n".join(hits)
+
+
+def test_sources_are_cited_with_authors_title_venue():
+    from hetdp_core.sources import SOURCES
+
+    readme = (ROOT / "README.md").read_text()
+    for s in SOURCES:
+        assert s.authors and s.title and s.venue
+        assert s.title.split(":")[0] in readme.replace("\n  ", " ")
+        if s.arxiv:
+            assert re.fullmatch(r"\d{4}\.\d{4,5}", s.arxiv) and f"arXiv:{s.arxiv}" in readme

@@ -121,7 +121,7 @@ def test_zcdp_renyi_algorithm1_and_release(capsys):
 @pytest.mark.parametrize("args,fragment", [
     (["zcdp", "renyi", "--algorithm", "2", "--x", "-1", "--r", "0.1", "--rho", "1", "--alpha", "2"], "x entries must be >= 0"),
     (["zcdp", "renyi", "--algorithm", "2", "--x", "1.5", "--r", "0.1", "--rho", "1", "--alpha", "2"], "whole numbers"),
-    (["zcdp", "renyi", "--algorithm", "1", "--x", "3", "--r", "0.1", "--rho", "0", "--alpha", "2"], "rho must be in (0"),
+    (["zcdp", "renyi", "--algorithm", "1", "--x", "3", "--r", "0.1", "--rho", "0", "--alpha", "2"], "rho must be in [1e-06"),
     (["zcdp", "renyi", "--algorithm", "2", "--x", "3", "--r", "0", "--rho", "1", "--alpha", "2"], "r must be in (0"),
     (["zcdp", "renyi", "--algorithm", "2", "--x", "3", "--r", "0.1", "--rho", "1", "--alpha", "1"], "alpha entries must be > 1"),
     (["zcdp", "release", "--counts", "1,2.5", "--algorithm", "1", "--r", "0.1", "--rho", "1"], "whole numbers"),
@@ -183,7 +183,7 @@ def test_sgd_run_and_mech_cli(capsys):
 @pytest.mark.parametrize("args,fragment", [
     (["sgd", "theta", "--rho", "0"], "rho must be in (0, 1]"),
     (["sgd", "theta", "--kappa", "-1"], "kappa must be in"),
-    (["sgd", "theta", "--eps", "0"], "eps must be in (0"),
+    (["sgd", "theta", "--eps", "0"], "eps must be in [1e-06"),
     (["sgd", "run", "--Lambda", "0"], "Lambda (clip Λ) must be in [0.5, 50]"),
     (["mech", "release", "--mechanism", "gaussian", "--eps", "0.5", "--delta", "2"], "delta must be in (0, 1)"),
     (["mech", "exponential", "--scores", ""], "empty list"),
@@ -219,7 +219,7 @@ def test_hetero_run_json(capsys):
 
 
 @pytest.mark.parametrize("args,fragment", [
-    (["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "0.1,-1"], "eps entries must be > 0"),
+    (["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "0.1,-1"], "eps entries must be >= 1e-06"),
     (["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "@/nonexistent"], "not found"),
     (["hetero", "weights", "--problem", "frequency", "--variant", "A", "--eps", "1", "--k", "1"], "k must be >= 2"),
     (["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "1", "--beta", "1"], "beta must be in (0, 1)"),

@@ -119,3 +119,76 @@ def test_bounded_laplace_b_satisfies_theorem_26_and_nothing_smaller_does(eps, de
     assert g(b * (1 + 1e-9)) >= -1e-9
     for frac in (0.5, 0.9, 0.99, 0.999):
         assert g(b * frac) < 0
+
+
+# ---------------------------------------------------------------- found by the fuzz module (issue 14)
+def test_gaussian_renyi_keeps_relative_accuracy_for_huge_groups():
+    """Algorithm 2 at x = 1e12: D_α(N(x, r²x²) ‖ N(x+1, r²(x+1)²)) ≈ α(1 + r²)/(2r²x²) (first order in
+    1/x). The old log(s2/s1) + log(s2²/s_α²)/(2(α−1)) form cancelled to round-off (7e-17 instead of
+    1.35e-21) and reported a false violation of the paper's claim at α = 1 + 1e-6."""
+    from hetdp_core import zcdp
+
+    x, r = 1e12, 0.2
+    for a in (1.000001, 2.0, 100.0):
+        d = float(zcdp.renyi_gaussian(alpha=a, mu1=x, s1=r * x, mu2=x + 1, s2=r * (x + 1)))
+        assert d == pytest.approx(a * (1 + r * r) / (2 * r * r * x * x), rel=1e-3)
+    assert zcdp.algorithm2_violation_orders(x=x, r=r)["first"] is None
+
+
+def test_zcdp_level_below_the_accepted_range_is_refused_not_overflowed(capsys):
+    """ρ = 1e-320 made σ infinite and Algorithm 1's quadrature planner crash (ValueError on NaN)."""
+    code, _, err = run(["zcdp", "renyi", "--algorithm", "1", "--x", "3", "--r", "0.2", "--rho", "1e-320",
+                        "--alpha", "2"], capsys)
+    assert code == 2 and err.startswith("hetdp: error: rho must be in [1e-06, 1e+06]") and err.count("\n") == 1
+
+
+def test_tradeoff_curve_orders_outputs_by_log_likelihood_ratio():
+    """p1/p0 overflowed for a denormal p0 (every such output tied at inf); the lab figure then
+    called exp(δ) with δ ≈ 737 (OverflowError) for Example 1 at a = 1e-320."""
+    from hetdp_core.bcdp_exact import tradeoff_curve
+    from hetdp_ui.lab_figures import tradeoff_figure
+
+    p0 = np.array([1e-310, 1e-320, 1.0 - 1e-310])      # ratios 2.5e309 and 5e319: both inf in linear space
+    p1 = np.array([0.25, 0.5, 0.25])
+    alpha, beta = tradeoff_curve(p0, p1)
+    assert np.all(np.diff(alpha) >= 0) and np.all(np.diff(beta) <= 0)
+    assert beta[1] == pytest.approx(0.5) and beta[2] == pytest.approx(0.25)   # largest ratio first
+    assert len(tradeoff_figure(None, None, alpha, beta, 737.0).data) == 4
+
+
+def test_ball_lstsq_with_a_singular_matrix_and_b_in_its_range():
+    """Perfectly correlated features (regression page, q = 1): A is singular, the unconstrained
+    minimisers form a line, and brentq failed with 'f(a) and f(b) must have different signs'."""
+    from hetdp_core.regression import ball_lstsq
+
+    A = np.array([[1.0, 1.0], [1.0, 1.0]])
+    b = np.array([0.5, 0.5])                     # in the range of A: minimisers θ1 + θ2 = 0.5
+    theta = ball_lstsq(A, b, radius=5.0)
+    assert theta == pytest.approx([0.25, 0.25])  # the least-norm minimiser
+    theta = ball_lstsq(A, b, radius=0.1)         # the ball cuts the line: boundary solution
+    assert np.linalg.norm(theta) == pytest.approx(0.1)
+
+
+def test_scenario_number_beyond_float_range_is_an_input_error():
+    from hetdp_core.scenario import InputError
+    from hetdp_core.scenarios import get
+
+    with pytest.raises(InputError, match=r"n \(data points\) must be in \[2, 1e\+06\]; got a 400-digit number"):
+        get("DP_SGD_schedules").SCENARIO.from_query({"n": "1" * 400})
+
+
+def test_dpsgd_divergence_is_reported_not_shown_as_null(capsys):
+    """A custom learning rate of 10 (the page allows up to 10) makes every method diverge for the
+    mean; the distances used to overflow to NaN (null in JSON, with no explanation)."""
+    code = main(["run", "DP_SGD_schedules", "--query", "lr=custom&custom=10&trials=5&steps=200", "--json"])
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert code == 0 and "RuntimeWarning" not in err
+    assert len(doc["notes"]) == 1 and doc["notes"][0].startswith("Diverged") and "GD (full gradient)" in doc["notes"][0]
+    last = [r for r in doc["tables"]["dpsgd_trajectories"] if r["h"] == 200]
+    assert all(r["median"] is not None and r["median"] > 1e100 for r in last)
+
+
+def test_dpsgd_default_has_no_divergence_note(capsys):
+    code = main(["run", "DP_SGD_schedules", "--query", "trials=5&steps=200", "--json"])
+    assert code == 0 and json.loads(capsys.readouterr().out)["notes"] == []

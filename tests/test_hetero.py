@@ -135,8 +135,8 @@ def test_large_n_fast_path_runs():
 
 
 @pytest.mark.parametrize("func,kw,match", [
-    (ht.weights, dict(eps=[0.1, -1], algorithm="CP", problem="mean"), "eps entries must be > 0"),
-    (ht.weights, dict(eps=[0.1, 0], algorithm="CP", problem="mean"), "eps entries must be > 0"),
+    (ht.weights, dict(eps=[0.1, -1], algorithm="CP", problem="mean"), "eps entries must be >= 1e-06"),
+    (ht.weights, dict(eps=[0.1, 0], algorithm="CP", problem="mean"), "eps entries must be >= 1e-06"),
     (ht.weights, dict(eps=[0.1, float("nan")], algorithm="CP", problem="mean"), "eps must not contain NaN"),
     (ht.weights, dict(eps=[], algorithm="CP", problem="mean"), "at least 1"),
     (ht.weights, dict(eps=[0.1], algorithm="XX", problem="mean"), "algorithm must be one of"),

@@ -168,8 +168,8 @@ def test_sgd_and_gd_on_ridge():
 
 
 @pytest.mark.parametrize("func,kw,match", [
-    (mc.release, dict(value=0.0, mechanism="laplace", sensitivity=1, eps=0), r"eps must be in \(0"),
-    (mc.release, dict(value=0.0, mechanism="laplace", sensitivity=1, eps=-1), r"eps must be in \(0"),
+    (mc.release, dict(value=0.0, mechanism="laplace", sensitivity=1, eps=0), r"eps must be in \[1e-06"),
+    (mc.release, dict(value=0.0, mechanism="laplace", sensitivity=1, eps=-1), r"eps must be in \[1e-06"),
     (mc.release, dict(value=0.0, mechanism="gaussian", sensitivity=1, eps=0.5, delta=1.5), r"delta must be in \(0, 1\)"),
     (mc.release, dict(value=0.0, mechanism="gaussian", sensitivity=1, eps=0.5, delta=0), r"delta must be in \(0, 1\)"),
     (mc.release, dict(value=0.0, mechanism="laplace", sensitivity=0, eps=1), r"sensitivity must be in \(0"),
@@ -183,7 +183,7 @@ def test_sgd_and_gd_on_ridge():
     (sg.learning_rates, dict(schedule="poly", steps=10, rho=0), r"rho must be in \(0, 1\]"),
     (sg.learning_rates, dict(schedule="poly", steps=10, rho=1.5), r"rho must be in \(0, 1\]"),
     (sg.privacy_schedule, dict(kind="power", steps=10, kappa=-0.5), "kappa must be in"),
-    (sg.theta, dict(gammas=[0.1, 0.1], a=[1, 1], sensitivity=1, eps=0), r"eps must be in \(0"),
+    (sg.theta, dict(gammas=[0.1, 0.1], a=[1, 1], sensitivity=1, eps=0), r"eps must be in \[1e-06"),
     (sg.theta, dict(gammas=[0.1, 0.1], a=[1], sensitivity=1, eps=1), "a must have length 2"),
     (sg.example33_data, dict(n=10, Lambda=0), r"Lambda must be in \(0"),
     (sg.example33_data, dict(n=10, Lambda=-2), r"Lambda must be in \(0"),

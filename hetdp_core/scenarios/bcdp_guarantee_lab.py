@@ -1,4 +1,4 @@
-"""BCDP guarantee lab: exact computations on small finite examples (SPEC §2).
+"""BCDP guarantee lab: exact computations on small finite examples.
 
 Question: what does a per-feature (Bayesian coordinate) privacy level promise? Example 1 (BCDP
 finite, LDP infinite), Example 2 (composition fails), per-coordinate randomized response against

@@ -1,4 +1,4 @@
-"""DP-SGD schedules: learning-rate and privacy schedules (SPEC §6, Theorems 36–37).
+"""DP-SGD schedules: learning-rate and privacy schedules.
 
 Question: how should the learning rate γ_h and the per-release privacy a_h change over the
 iterations so that DP-SGD stays private and still converges? θ_h of Theorem 36 (calibrated with
@@ -114,7 +114,7 @@ def run(s: DpSgdSchedules, *, executor=None, progress=None, budget: Budget | Non
     check_budget(s, budget)
     g, a, th, sens = schedules(s)
     x, target = data(s)
-    bands, finals = {}, {}
+    bands, finals, diverged = {}, {}, []
     methods = s.methods()
     for i, m in enumerate(methods):
         if progress is not None:
@@ -123,8 +123,16 @@ def run(s: DpSgdSchedules, *, executor=None, progress=None, budget: Budget | Non
         kind = {"SGD (no noise)": "sgd", "GD (full gradient)": "gd"}.get(m, "dpsgd")
         traj = sg.simulate(problem=s.problem, data=x, gammas=g, thetas=thm, trials=1 if kind == "gd" else s.trials,
                            method=kind, lam=s.lam, rng=np.random.default_rng([s.seed, 1 + METHODS.index(m)]))
+        err = sg.distances(traj, target)
+        bad = np.any(err > sg.DIVERGED * max(1.0, float(err[0, 0])), axis=0)
+        if bad.any():
+            diverged.append(f"{m} from step {int(np.argmax(bad))}")
         bands[m] = sg.trajectory_bands(traj, target)
-        finals[m] = np.linalg.norm(traj[:, -1, :] - target, axis=1)
+        finals[m] = err[:, -1]
+    notes = [f"Diverged (some runs more than {sg.DIVERGED:g} times their starting distance from β*): "
+             f"{'; '.join(diverged)}. The learning rate reaches γ = {float(g.max()):g}; the iteration is stable "
+             "only for small steps (for the mean, γ < 1). Distances that overflow are shown as infinite."] \
+        if diverged else []
     h = np.arange(1, g.size + 1)
     schedule = pd.DataFrame({"h": h, "gamma": g, "a": a, "theta": th, "eps_release": s.eps * a})
     rr = np.linspace(0, 1, 101)
@@ -140,7 +148,7 @@ def run(s: DpSgdSchedules, *, executor=None, progress=None, budget: Budget | Non
     traj_table = pd.concat([b.assign(method=k) for k, b in bands.items()])
     return Result(scenario=s, tables_={"dpsgd_schedule": schedule, "dpsgd_region": region, "dpsgd_bound_terms": bt,
                                        "dpsgd_trajectories": traj_table},
-                  checks=tuple(sg.theta_checks(thetas=th, a=a, sensitivity=sens, eps=s.eps)),
+                  checks=tuple(sg.theta_checks(thetas=th, a=a, sensitivity=sens, eps=s.eps)), notes=tuple(notes),
                   values={"gammas": g, "a": a, "theta": th, "sensitivity": sens, "target": target, "bands": bands,
                           "final_errors": finals, "slopes": slopes})
 

@@ -1,4 +1,4 @@
-r"""Feature privacy (BCDP): per-feature demands δ, global LDP level ε, correlation q (SPEC §1).
+r"""Feature privacy (BCDP): per-feature demands δ, global LDP level ε, correlation q.
 
 Question: how much more accurate is the mean under Mechanism 1 (M_mean) than under min-δ LDP,
 and how does correlation q erode that gain? The run computes Theorem 2's allocation c, the

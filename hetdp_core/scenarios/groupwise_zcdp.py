@@ -1,4 +1,4 @@
-"""Group-wise zCDP lab: privacy that depends on the size of your group (SPEC §5).
+"""Group-wise zCDP lab: privacy that depends on the size of your group.
 
 Question: counts of k groups are released with noise proportional to the count (same relative error
 r for everyone). Is a bigger group then better protected? Promised vs actual loss per group, both

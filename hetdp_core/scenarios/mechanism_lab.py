@@ -1,4 +1,4 @@
-"""Mechanism lab: the catalogue of MAT 4376 lectures 17–20 (SPEC §6).
+"""Mechanism lab: the catalogue of MAT 4376 lectures 17–20.
 
 Question: which noise, how much, and what for? Laplace / Gaussian / mixed noise, composition
 (Example 8), local vs smooth sensitivity of the median (Examples 12, 21), bounded Laplace

@@ -1,4 +1,4 @@
-"""Per-user privacy: heterogeneous-DP frequency (HPF) and mean (HPM) estimation (SPEC §4).
+"""Per-user privacy: heterogeneous-DP frequency (HPF) and mean (HPM) estimation.
 
 Question: each person chose their own ε; what histogram or mean can be published, how accurate is
 it, and who pays? Compares the weighting schemes (CP, CE, UP, UE, A, CT, UT) with UNI, PROP, SM and

@@ -1,4 +1,4 @@
-"""Private regression with BCDP — Algorithm 2 (SPEC §3).
+"""Private regression with BCDP — Algorithm 2.
 
 Question: can a server fit least squares when every user randomises their own record (stricter
 levels for some features)? One private fit's trajectory against the non-private optimum, and the

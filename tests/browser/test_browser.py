@@ -125,3 +125,28 @@ def test_page_slider_changes_figure(page, server, artifacts, path, query, last, 
     assert after != before
     assert_no_errors(page)
     page.screenshot(path=str(artifacts / f"{name}_after.png"), full_page=True)
+
+
+@pytest.mark.parametrize("path,query,name", [("Private_regression", "source=upload", "regression"),
+                                             ("Per_user_privacy", "dataset=upload", "per_user")])
+def test_hostile_upload_gives_a_message_naming_the_upload(page, server, artifacts, tmp_path, path, query, name):
+    """Issue 14: a CSV with 10⁶ columns took ~50 s and 2 GB before a message; now the header is
+    checked from the raw bytes before parsing and the page answers at once."""
+    import time
+
+    wide = tmp_path / "wide.csv"
+    wide.write_bytes((",".join(f"c{i}" for i in range(10**6)) + "\n" + ",".join(["1"] * 10**6)).encode())
+    page.goto(f"{server}/{path}?{query}")
+    page.locator('input[type="file"]').wait_for(state="attached")
+    wait_idle(page)
+    t0 = time.perf_counter()
+    page.locator('input[type="file"]').set_input_files(str(wide))
+    msg = page.locator('[data-testid="stAlertContentError"]')
+    msg.first.wait_for(timeout=30_000)
+    wait_idle(page)
+    elapsed = time.perf_counter() - t0
+    text = msg.first.inner_text()
+    assert "upload" in text and "header line is longer" in text, text
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert elapsed < 20, f"{elapsed:.1f} s before the message"
+    page.screenshot(path=str(artifacts / f"{name}_hostile_upload.png"), full_page=True)
