@@ -227,6 +227,23 @@ class ScenarioState(PageState):
     def spec(self, name: str) -> Spec:
         return self.cls.specs()[name]
 
+    def _bounds(self, name: str, hi=None):
+        sp = self.spec(name)
+        cast = int if sp.kind == "int" else float
+        return cast(sp.lo), cast(sp.hi if hi is None else hi)
+
+    def slider(self, name: str, label: str, *, where=None, hi=None, **kw):
+        """A slider whose range is the field's own Spec bounds (one definition per input: a URL value
+        is parsed with the same bounds, so no link can put the widget out of range). ``hi`` narrows
+        the upper end where it depends on another widget (e.g. k ≤ d)."""
+        lo, top = self._bounds(name, hi)
+        return (where or st.sidebar).slider(label, lo, top, key=self.key(name), **kw)
+
+    def number(self, name: str, label: str, *, where=None, **kw):
+        """A number input whose range is the field's own Spec bounds (see :meth:`slider`)."""
+        lo, hi = self._bounds(name)
+        return (where or st.sidebar).number_input(label, lo, hi, key=self.key(name), **kw)
+
     def session_values(self, scenario: Scenario) -> dict:
         return {n: self._session_form(sp, getattr(scenario, n)) for n, sp in scenario.specs().items()}
 

@@ -50,10 +50,10 @@ sb.radio("Demands", ["Two groups", "Per-feature table"], key=state.key("mode"), 
          horizontal=True)
 eps = log_slider("ε — global LDP level", EPS_GRID, state.key("eps"))
 if state["mode"] == "Two groups":
-    d = sb.slider("d — number of features", 1, int(state.spec("d").hi), key=state.key("d"), on_change=state.mark_custom)
+    d = state.slider("d", "d — number of features", on_change=state.mark_custom)
     if state["k"] > d:
         st.session_state[state.key("k")] = d
-    k = sb.slider("k — sensitive features", 0, d, key=state.key("k"), on_change=state.mark_custom)
+    k = state.slider("k", "k — sensitive features", hi=d, on_change=state.mark_custom)
     log_slider("δ — demand of the sensitive features", EPS_GRID, state.key("delta"))
 else:
     sb.text_input("δ per feature (any order; inf = no extra demand)", key=state.key("table"),
@@ -62,11 +62,11 @@ else:
         state.sync_url()
         st.stop()
 
-sb.slider("q — correlation between features", 0.0, 1.0, step=0.01, key=state.key("q"),
+state.slider("q", "q — correlation between features", step=0.01,
           on_change=state.mark_custom)
 sb.checkbox("ζ automatic: (1+q)/2", key=state.key("zeta_auto"))
 if not state["zeta_auto"]:
-    sb.slider("ζ — split of the most sensitive budget", 0.01, 1.0, step=0.01, key=state.key("zeta"))
+    state.slider("zeta", "ζ — split of the most sensitive budget", step=0.01)
 
 sb.divider()
 axis_opts = list(AXES) if state["mode"] == "Two groups" else ["q", "n"]
@@ -77,8 +77,8 @@ sb.selectbox("x-axis of the MSE plot", axis_opts, format_func=AXES.get, key=stat
              on_change=set_axis_grid)
 sb.text_input("sweep points", key=state.key("points"), help="comma-separated values of the x-axis")
 grid_slider("n — users", fp.N_OPTIONS, state.key("n"), on_change=state.mark_custom)
-sb.number_input("trials", int(state.spec("trials").lo), int(state.spec("trials").hi), step=5, key=state.key("trials"))
-sb.number_input("seed", 0, 2**31 - 1, step=1, key=state.key("seed"))
+state.number("trials", "trials", step=5)
+state.number("seed", "seed", step=1)
 sb.toggle("As published (paper's Duchi constant, ball projection, unprojected baseline)",
           key=state.key("published"),
           help="The paper prints a Duchi constant B twice the unbiased value; the authors' code "

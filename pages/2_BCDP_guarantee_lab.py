@@ -38,18 +38,18 @@ sb = st.sidebar
 sb.selectbox("Preset", ["Custom", *lab.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
 sb.markdown("**Example 1**")
 for k, text in (("a", "a = P(M=1 | x1=0, x2=0)"), ("b", "b = P(M=1 | x1=1, x2=0)"), ("c", "c = P(M=1 | x1=1, x2=1)")):
-    sb.slider(text, 0.0, 1.0, step=0.01, key=state.key(k), on_change=state.mark_custom)
+    state.slider(k, text, step=0.01, on_change=state.mark_custom)
 sb.markdown("**Randomized response**")
 sb.text_input("RR level c_i per coordinate (d ≤ 10)", key=state.key("rr_c"), on_change=state.mark_custom)
 sb.markdown("**Hypothesis-test view**")
 sb.radio("mechanism", ["Example 1", "Randomized response"], key=state.key("test_source"), horizontal=True)
-sb.slider("q for randomized response", 0.0, 1.0, step=0.05, key=state.key("test_q"))
+state.slider("test_q", "q for randomized response", step=0.05)
 sb.checkbox("show every rejection region (|Y| ≤ 12)", key=state.key("all_tests"))
 sb.markdown("**δ → c translator**")
 sb.text_input("demands δ (any order, inf allowed)", key=state.key("tr_delta"), on_change=state.mark_custom)
-sb.slider("ε (global LDP)", state.spec("tr_eps").lo, state.spec("tr_eps").hi, step=0.1, key=state.key("tr_eps"),
+state.slider("tr_eps", "ε (global LDP)", step=0.1,
           on_change=state.mark_custom)
-sb.slider("q (translator)", 0.0, 1.0, step=0.01, key=state.key("tr_q"), on_change=state.mark_custom)
+state.slider("tr_q", "q (translator)", step=0.01, on_change=state.mark_custom)
 
 try:
     d_rr = len(state.scenario(rr_coord=1, test_coord=1).rr_c)        # validates every field

@@ -45,27 +45,27 @@ if state["source"] == "upload":
         st.info("Upload a CSV (numeric columns, label last) to fit your own data.")
 data = upload if state["source"] == "upload" else (b"" if state["source"] != "synthetic" else None)
 if data is None:
-    sb.slider("features (label is the extra, last coordinate)", 1, 6, key=state.key("features"), on_change=state.mark_custom)
-    sb.slider("label noise", 0.0, 1.0, step=0.05, key=state.key("noise"))
-sb.slider("q — correlation between features", 0.0, 1.0, step=0.05, key=state.key("q"), on_change=state.mark_custom)
-sb.slider("sensitive features (demand δ)", 0, 6, key=state.key("k"), on_change=state.mark_custom)
-sb.slider("δ — demand of sensitive features", 0.1, 20.0, step=0.1, key=state.key("delta"), on_change=state.mark_custom)
-sb.slider("ε — global LDP level (other features and label)", 0.1, 20.0, step=0.1, key=state.key("eps"),
+    state.slider("features", "features (label is the extra, last coordinate)", on_change=state.mark_custom)
+    state.slider("noise", "label noise", step=0.05)
+state.slider("q", "q — correlation between features", step=0.05, on_change=state.mark_custom)
+state.slider("k", "sensitive features (demand δ)", on_change=state.mark_custom)
+state.slider("delta", "δ — demand of sensitive features", step=0.1, on_change=state.mark_custom)
+state.slider("eps", "ε — global LDP level (other features and label)", step=0.1,
           on_change=state.mark_custom)
-sb.slider("R — radius of Θ", 0.1, 10.0, step=0.1, key=state.key("radius"))
+state.slider("radius", "R — radius of Θ", step=0.1)
 sb.selectbox("learning-rate schedule", list(rg.SCHEDULES), key=state.key("schedule"), on_change=state.mark_custom,
              format_func={"constant": "constant γ0", "poly": "γ0 (1+h)^−ρ", "inverse": "γ0 / (1+λh)"}.get)
-sb.slider("γ0 (in units of 1/L)", 0.01, 1.99, step=0.01, key=state.key("gamma0"), on_change=state.mark_custom)
+state.slider("gamma0", "γ0 (in units of 1/L)", step=0.01, on_change=state.mark_custom)
 if state["schedule"] == "poly":
-    sb.slider("ρ", 0.05, 1.0, step=0.05, key=state.key("rho"))
+    state.slider("rho", "ρ", step=0.05)
 if state["schedule"] == "inverse":
-    sb.slider("λ", 0.001, 10.0, step=0.001, key=state.key("decay"))
-sb.slider("gradient steps", 10, 2000, step=10, key=state.key("steps"))
+    state.slider("decay", "λ", step=0.001)
+state.slider("steps", "gradient steps", step=10)
 sb.radio("excess risk against", ["n", "eps"], key=state.key("axis"), horizontal=True,
          format_func={"n": "users n", "eps": "ε"}.get)
 grid_slider("n (trajectory; users when sweeping ε)", N_GRID, state.key("n"))
-sb.number_input("trials per point", 2, 40, key=state.key("trials"))
-sb.number_input("seed", 0, 2**31 - 1, key=state.key("seed"))
+state.number("trials", "trials per point")
+state.number("seed", "seed")
 state.sync_url()
 
 if state["source"] == "upload" and upload is None:

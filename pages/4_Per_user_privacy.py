@@ -41,7 +41,7 @@ upload = None
 if state["dataset"] == "synthetic":
     grid_slider("n users", pu.N_OPTIONS, state.key("n"))
     if state["problem"] == "frequency":
-        sb.slider("k bins", 2, 50, key=state.key("k"))
+        state.slider("k", "k bins")
         sb.selectbox("bin profile", ["uniform", "peaked", "skewed"], key=state.key("profile"))
 elif state["dataset"] == "upload":
     f = sb.file_uploader("CSV (first column; frequencies: bin indices)", type=["csv"], key="het_upload")
@@ -60,7 +60,7 @@ else:
     sb.text_input("group ε high", key=state.key("highs"))
 sb.radio("setting", ["correlated", "uncorrelated"], key=state.key("setting"), horizontal=True,
          help="uncorrelated: values are randomly re-permuted against the demands every trial")
-sb.slider("β (PAC: the (1−β)-quantile of the error)", 0.001, 0.5, step=0.001, key=state.key("beta"))
+state.slider("beta", "β (PAC: the (1−β)-quantile of the error)", step=0.001)
 def sync_algorithms():
     st.session_state[state.key("algs")] = ",".join(st.session_state["het_alg_select"])
 
@@ -69,9 +69,9 @@ if "het_alg_select" not in st.session_state or st.session_state.get("_het_algs_s
     st.session_state["het_alg_select"] = state["algs"].split(",")      # from the URL / a preset
 sb.multiselect("algorithms", ALL_ALGS, key="het_alg_select", on_change=sync_algorithms)
 st.session_state["_het_algs_seen"] = state["algs"]
-sb.number_input("trials", 20, 5000, step=20, key=state.key("trials"))
+state.number("trials", "trials", step=20)
 sb.radio("solver for the weights", ["fast", "cvxpy"], key=state.key("solver"), horizontal=True)
-sb.number_input("seed", 0, 2**31 - 1, key=state.key("seed"))
+state.number("seed", "seed")
 state.sync_url()
 
 if not st.session_state["het_alg_select"]:

@@ -48,18 +48,18 @@ sb = st.sidebar
 sb.selectbox("Preset", ["Custom", *gz.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
 sb.radio("Group sizes", ["Zipf generator", "List"], key=state.key("mode"), horizontal=True, on_change=state.mark_custom)
 if state["mode"] == "Zipf generator":
-    sb.slider("k — number of groups", 1, gz.ZIPF_MAX_K, key=state.key("k"), on_change=state.mark_custom)
-    sb.number_input("total people", 0, 10_000_000, step=100, key=state.key("total"), on_change=state.mark_custom)
-    sb.slider("Zipf exponent s", 0.0, 3.0, step=0.1, key=state.key("s"), on_change=state.mark_custom)
+    state.slider("k", "k — number of groups", on_change=state.mark_custom)
+    state.number("total", "total people", step=100, on_change=state.mark_custom)
+    state.slider("s", "Zipf exponent s", step=0.1, on_change=state.mark_custom)
 else:
     sb.text_input("counts per group (comma-separated)", key=state.key("counts"), on_change=state.mark_custom)
 log_slider("ρ — zCDP level (σ² = 1/(2ρ))", RHO_GRID, state.key("rho"))
-sb.slider("r — relative error", 0.01, 1.0, step=0.01, key=state.key("r"), on_change=state.mark_custom)
+state.slider("r", "r — relative error", step=0.01, on_change=state.mark_custom)
 sb.radio("Algorithm", ["1", "2"], key=state.key("algorithm"), horizontal=True,
          format_func=lambda a: {"1": "1: Gaussian, then relative noise", "2": "2: relative noise only"}[a])
 grid_slider("largest Rényi order α", ALPHA_MAX_GRID, state.key("alpha_max"))
-sb.number_input("trials (simulated releases)", 10, 100_000, step=100, key=state.key("trials"))
-sb.number_input("seed", 0, 2**31 - 1, step=1, key=state.key("seed"))
+state.number("trials", "trials (simulated releases)", step=100)
+state.number("seed", "seed", step=1)
 
 # ------------------------------------------------------------------ the one computation
 try:

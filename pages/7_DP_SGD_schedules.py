@@ -37,29 +37,29 @@ sb.selectbox("Preset", ["Custom", *ds.PRESETS], key=state.key("preset"), on_chan
 sb.selectbox("learning-rate schedule", list(sg.LR_SCHEDULES), key=state.key("lr"), on_change=state.mark_custom,
              format_func={"constant": "constant γ0", "poly": "γ0 (1+h)^−ρ", "step": "step decay",
                           "custom": "custom list"}.get)
-sb.number_input("γ0", 0.001, 2.0, step=0.01, key=state.key("gamma0"), format="%.3f")
+state.number("gamma0", "γ0", step=0.01, format="%.3f")
 if state["lr"] == "poly":
-    sb.slider("ρ", 0.05, 1.0, step=0.05, key=state.key("rho"), on_change=state.mark_custom)
+    state.slider("rho", "ρ", step=0.05, on_change=state.mark_custom)
 elif state["lr"] == "step":
-    sb.number_input("decay every (steps)", 1, 100_000, key=state.key("step_every"))
-    sb.slider("decay factor", 0.05, 1.0, step=0.05, key=state.key("factor"))
+    state.number("step_every", "decay every (steps)")
+    state.slider("factor", "decay factor", step=0.05)
 elif state["lr"] == "custom":
     sb.text_input("learning rates (repeats the last)", key=state.key("custom"))
 sb.radio("privacy schedule a_h", ["constant", "power"], key=state.key("priv"), horizontal=True,
          format_func={"constant": "constant 1", "power": "h^κ"}.get, on_change=state.mark_custom)
 if state["priv"] == "power":
-    sb.slider("κ", 0.0, 3.0, step=0.05, key=state.key("kappa"), on_change=state.mark_custom)
-sb.slider("ε (per-release level ε·a_h)", 0.05, 20.0, step=0.05, key=state.key("eps"))
+    state.slider("kappa", "κ", step=0.05, on_change=state.mark_custom)
+state.slider("eps", "ε (per-release level ε·a_h)", step=0.05)
 sb.radio("problem", ["mean", "ridge"], key=state.key("problem"), horizontal=True,
          format_func={"mean": "Example 33: mean", "ridge": "Example 34: ridge"}.get)
 if state["problem"] == "mean":
-    sb.slider("clip Λ (Exp data in [0, Λ])", 0.5, 50.0, step=0.5, key=state.key("Lambda"))
+    state.slider("Lambda", "clip Λ (Exp data in [0, Λ])", step=0.5)
 else:
-    sb.slider("ridge λ", 0.0, 10.0, step=0.05, key=state.key("lam"))
+    state.slider("lam", "ridge λ", step=0.05)
 grid_slider("iterations N", ds.STEP_OPTIONS, state.key("steps"))
-sb.number_input("trials (independent runs)", 5, 1000, step=5, key=state.key("trials"))
+state.number("trials", "trials (independent runs)", step=5)
 sb.checkbox("compare with plain SGD and GD", key=state.key("compare"))
-sb.number_input("seed", 0, 2**31 - 1, key=state.key("seed"))
+state.number("seed", "seed")
 state.sync_url()
 
 try:
