@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
 PORT   ?= 8501
 
-.PHONY: run test test-fast bench install install-test chromium clean
+.PHONY: run dev test test-fast bench load install install-test chromium clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -32,8 +32,14 @@ chromium:
 	  $$SUDO apt-get update -q && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
 	fi
 
+# production settings come from .streamlit/config.toml (no file watcher, no run-on-save)
 run: $(STAMP)
-	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	$(VENV)/bin/streamlit run app.py --server.port $(PORT)
+
+# development: reload pages when a source file changes
+dev: $(STAMP)
+	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.fileWatcherType auto --server.runOnSave true \
+	  --client.showErrorDetails full
 
 test: $(TSTAMP) chromium
 	$(PY) -m pytest -q -p no:cacheprovider
@@ -44,6 +50,10 @@ test-fast: $(TSTAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
+
+# N virtual users speaking Streamlit's websocket protocol against a production-settings server
+load: $(STAMP)
+	$(PY) benchmarks/load.py
 
 clean:
 	rm -rf $(VENV) tests/artifacts .pytest_cache

@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from ._validate import MIN_EPS, InputError, check_int, check_real, check_vector
 
@@ -200,7 +199,10 @@ class GuaranteeCheck:
     def all_ok(self) -> bool:
         return bool(self.ok.all() and self.ldp_ok)
 
-    def to_frame(self, names: list[str] | None = None) -> pd.DataFrame:
+    def to_frame(self, names: list[str] | None = None):
+        """The check as a table (pandas is imported here only: the CLI's c-vector path stays light)."""
+        import pandas as pd
+
         names = names or [f"x{i + 1}" for i in range(self.demanded.size)]
         return pd.DataFrame({
             "feature": names,
@@ -383,3 +385,39 @@ def translate_delta_to_c(
     capped = mse_bound_thm2(c_sorted=c_sorted, n=1)          # Σ_i min(1/S_i, d)
     return {"c": c, "c_sorted": c_sorted, "order": order, "bound": capped, "objective": best,
             "iterations": it, "status": status}
+
+
+@dataclass(frozen=True)
+class MechanismGuarantee:
+    """What Mechanism 1 with allocation ``allocation`` guarantees per feature (user order).
+
+    Mechanism 1 is c-CDP and c_d-LDP, so both Proposition 4(2) (with ε := c_d) and Proposition 4(1)
+    bound its BCDP level; the guarantee is the smaller of the two. ``checks`` are the provable
+    bounds of Theorem 2 (δ'_i ≤ δ_i and c_d ≤ ε): a failure is a numerical failure, never a finding.
+    """
+
+    allocation: Allocation
+    prop4_ldp: np.ndarray
+    prop4_composition: np.ndarray
+    check: GuaranteeCheck
+    checks: tuple
+
+    @property
+    def guaranteed(self) -> np.ndarray:
+        return self.check.guaranteed
+
+
+def mechanism_guarantee(alloc: Allocation, q=None) -> MechanismGuarantee:
+    """Guarantee of Mechanism 1 under ``alloc`` (at correlation ``q``, default the allocation's)."""
+    from .checks import check_le
+
+    qv = alloc.q if q is None else q
+    p42 = prop4_ldp_guarantee(c=alloc.c, q=qv, ldp=alloc.ldp_level)
+    p41, _ = prop4_composition_guarantee(c=alloc.c, q=qv)
+    guaranteed = np.minimum(p42, p41)
+    chk = check_guarantee(demanded=alloc.delta, guaranteed=guaranteed, ldp_level=alloc.ldp_level, eps=alloc.eps)
+    ins = {"eps": alloc.eps, "q": alloc.q, "zeta": alloc.zeta}
+    checks = (check_le("guaranteed δ'_i ≤ demanded δ_i (Theorem 2)", guaranteed, alloc.delta,
+                       labels=[f"feature {i + 1}" for i in range(alloc.c.size)], inputs=ins),
+              check_le("delivered LDP level c_d ≤ ε", alloc.ldp_level, alloc.eps, inputs=ins))
+    return MechanismGuarantee(alloc, p42, p41, chk, checks)

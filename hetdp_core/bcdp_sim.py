@@ -30,14 +30,11 @@ from ._validate import (
 from .bcdp import (
     MAX_EPS,
     Allocation,
-    check_guarantee,
+    mechanism_guarantee,
     corollary1_bound,
     mse_bound_thm2,
     privacy_allocation,
-    prop4_composition_guarantee,
-    prop4_ldp_guarantee,
 )
-from .checks import check_le
 from .duchi import SCALES, spawn
 from .mmean import (
     PROJECTIONS,
@@ -248,26 +245,15 @@ def guarantee_report(alloc: Allocation, q=None) -> pd.DataFrame:
     Mechanism 1 is c-CDP and c_d-LDP, so both Proposition 4(2) (with ε := c_d) and
     Proposition 4(1) bound the BCDP level; the guarantee is the smaller of the two.
     """
-    qv = alloc.q if q is None else q
-    p42 = prop4_ldp_guarantee(c=alloc.c, q=qv, ldp=alloc.ldp_level)
-    p41, _ = prop4_composition_guarantee(c=alloc.c, q=qv)
-    guaranteed = np.minimum(p42, p41)
-    chk = check_guarantee(demanded=alloc.delta, guaranteed=guaranteed, ldp_level=alloc.ldp_level,
-                          eps=alloc.eps)
-    df = chk.to_frame()
+    g = mechanism_guarantee(alloc, q)
+    df = g.check.to_frame()
     df.insert(1, "c (CDP level)", alloc.c)
-    df["Prop 4(2) (ε:=c_d)"] = p42
-    df["Prop 4(1)"] = p41
+    df["Prop 4(2) (ε:=c_d)"] = g.prop4_ldp
+    df["Prop 4(1)"] = g.prop4_composition
     df.attrs["ldp_level"] = alloc.ldp_level
-    df.attrs["ldp_ok"] = chk.ldp_ok
-    df.attrs["all_ok"] = chk.all_ok
-    ins = {"eps": alloc.eps, "q": alloc.q, "zeta": alloc.zeta}
-    # Theorem 2 guarantees both: a failure is a numerical failure, not a finding
-    df.attrs["checks"] = [
-        check_le("guaranteed δ'_i ≤ demanded δ_i (Theorem 2)", guaranteed, alloc.delta,
-                 labels=[f"feature {i + 1}" for i in range(alloc.c.size)], inputs=ins),
-        check_le("delivered LDP level c_d ≤ ε", alloc.ldp_level, alloc.eps, inputs=ins),
-    ]
+    df.attrs["ldp_ok"] = g.check.ldp_ok
+    df.attrs["all_ok"] = g.check.all_ok
+    df.attrs["checks"] = list(g.checks)   # Theorem 2 guarantees both: a failure is a numerical failure
     return df
 
 

@@ -14,11 +14,21 @@ from pathlib import Path
 
 import numpy as np
 
-from hetdp_core.bcdp import privacy_allocation
-from hetdp_core.bcdp_sim import PRESETS, guarantee_report, point_rng, run_point, sweep
-from hetdp_core.scenario import LARGE_BUDGET, PAGE_BUDGET, InputError
+from hetdp_core._validate import InputError
 
-BUDGETS = {"page": PAGE_BUDGET, "large": LARGE_BUDGET, "none": None}
+# Heavy modules (pandas, scipy, cvxpy, the simulations) are imported inside the commands that use
+# them, so `hetdp --help` and `hetdp bcdp c-vector` start fast (numpy only).
+
+BUDGET_NAMES = ("large", "none", "page")
+#: names of hetdp_core.bcdp_sim.PRESETS (a test keeps them equal; listed here to keep start-up light)
+FIGURES = ("fig3", "fig4a", "fig4b")
+
+
+def budget(name: str):
+    """The compute budget called ``name`` (``none``: no limit)."""
+    from hetdp_core.scenario import LARGE_BUDGET, PAGE_BUDGET
+
+    return {"page": PAGE_BUDGET, "large": LARGE_BUDGET, "none": None}[name]
 
 
 class CliError(InputError):
@@ -70,26 +80,38 @@ def _errors_block(errs: np.ndarray) -> dict:
 
 
 def cmd_c_vector(a) -> int:
+    from hetdp_core.bcdp import mechanism_guarantee, privacy_allocation
+
     delta = parse_list(a.delta, "--delta")
     alloc = privacy_allocation(delta=delta, eps=a.eps, q=a.q, zeta=a.zeta)
-    rep = guarantee_report(alloc)
+    g = mechanism_guarantee(alloc)
+    chk = g.check
     out = {
         "c": alloc.c.tolist(),
         "ldp_level": alloc.ldp_level,
         "zeta": alloc.zeta,
-        "guarantee": [{"delta": float(dl), "guaranteed": float(g), "ok": bool(ok == "pass")}
-                      for dl, g, ok in zip(rep["demanded δ"], rep["guaranteed δ'"], rep["pass"])],
-        "all_ok": bool(rep.attrs["all_ok"]),
+        "guarantee": [{"delta": float(dl), "guaranteed": float(gd), "ok": bool(ok)}
+                      for dl, gd, ok in zip(chk.demanded, chk.guaranteed, chk.ok)],
+        "all_ok": chk.all_ok,
     }
     if a.json:
         print(_dump(out))
     else:
         print(f"zeta = {alloc.zeta:.4g}; LDP level delivered c_d = {alloc.ldp_level:.6g} (ε = {alloc.eps:g})")
-        print(rep.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
+        cols = ["feature", "c (CDP level)", "demanded δ", "guaranteed δ'", "slack", "pass", "Prop 4(2) (ε:=c_d)",
+                "Prop 4(1)"]
+        rows = [[f"x{i + 1}", *(f"{v:.6g}" for v in (alloc.c[i], chk.demanded[i], chk.guaranteed[i], chk.slack[i])),
+                 "pass" if chk.ok[i] else "FAIL", f"{g.prop4_ldp[i]:.6g}", f"{g.prop4_composition[i]:.6g}"]
+                for i in range(alloc.c.size)]
+        widths = [max(len(c), *(len(r[j]) for r in rows)) for j, c in enumerate(cols)]
+        for r in [cols, *rows]:
+            print(" ".join(v.rjust(w) for v, w in zip(r, widths)))
     return 0 if out["all_ok"] else 1
 
 
 def cmd_mse(a) -> int:
+    from hetdp_core.bcdp_sim import point_rng, run_point
+
     delta = parse_list(a.delta, "--delta")
     if a.d is not None and a.d != len(delta):
         raise CliError(f"--d is {a.d} but --delta has {len(delta)} entries; give one demand per feature.")
@@ -124,7 +146,7 @@ def cmd_reproduce(a) -> int:
     computation as the page's preset and ``hetdp run``; the individual switches ``--duchi-scale``,
     ``--projection`` and ``--baseline-projection`` (combinations the page does not offer) run the
     sweep directly."""
-    from hetdp_core.bcdp_sim import MAX_CELLS_CLI
+    from hetdp_core.bcdp_sim import MAX_CELLS_CLI, PRESETS, sweep
     from hetdp_core.scenarios import feature_privacy as fp
     from hetdp_ui.figures import mse_sweep_figure  # plotly only, no Streamlit
 
@@ -139,7 +161,7 @@ def cmd_reproduce(a) -> int:
     t0 = time.perf_counter()
     if a.duchi_scale is None and a.projection is None and a.baseline_projection is None:
         s = fp.paper_preset(key, variant=a.variant, trials=trials, n=n, q=q, seed=a.seed)
-        tabs = fp.run(s, max_cells=MAX_CELLS_CLI, budget=BUDGETS[a.budget]).tables()
+        tabs = fp.run(s, max_cells=MAX_CELLS_CLI, budget=budget(a.budget)).tables()
         summary, errors = tabs["bcdp_mse_summary"], tabs["bcdp_mse_errors"]
     else:
         scale = a.duchi_scale or ("paper" if published else "unbiased")
@@ -318,7 +340,7 @@ def cmd_sgd_run(a) -> int:
                            rng=np.random.default_rng([a.seed, 1 + ds.METHODS.index(_METHOD[a.method])]))
         err = np.linalg.norm(traj[:, -1, :] - target, axis=1)
     else:
-        s_res = ds.run(s, budget=BUDGETS[a.budget])
+        s_res = ds.run(s, budget=budget(a.budget))
         target = s_res.values["target"]
         err = s_res.values["final_errors"][_METHOD[a.method]]
     q25, med, q75 = np.quantile(err, [0.25, 0.5, 0.75])
@@ -384,7 +406,7 @@ def cmd_hetero_run(a) -> int:
                           eps_by_bin=a.eps_by_bin or "1", shares=a.shares, lows=a.lows, highs=a.highs,
                           setting=a.setting, beta=a.beta, algs=algs, trials=a.trials, solver=a.solver,
                           sm_threshold=a.sm_threshold, seed=a.seed)
-    res = pu.run(s, budget=BUDGETS[a.budget])
+    res = pu.run(s, budget=budget(a.budget))
     errs, infos = res.tables()["hetero_errors"], res.values["infos"]
     results = []
     for alg in algs:
@@ -436,7 +458,7 @@ def cmd_run(a) -> int:
     page, query = _query_of(a)
     mod = get(page)
     scenario = mod.SCENARIO.from_query(query)
-    kw = {"budget": BUDGETS[a.budget]}
+    kw = {"budget": budget(a.budget)}
     if a.max_cells:
         kw["max_cells"] = a.max_cells
     elif page == "Feature_privacy" and a.budget != "page":
@@ -590,7 +612,7 @@ def build_parser() -> argparse.ArgumentParser:
             sp.add_argument("--lam", type=float, default=0.1, help="ridge penalty for Example 34")
             sp.add_argument("--trials", "--runs", dest="trials", type=int, default=50,
                             help="independent runs (--runs: old name)")
-            sp.add_argument("--budget", choices=sorted(BUDGETS), default="page", help="compute budget (see hetdp run)")
+            sp.add_argument("--budget", choices=BUDGET_NAMES, default="page", help="compute budget (see hetdp run)")
             sp.add_argument("--seed", type=int, default=0)
 
     mp = sub.add_parser("mech", help="mechanism catalogue (lectures 17-20)")
@@ -637,7 +659,7 @@ def build_parser() -> argparse.ArgumentParser:
     hr.add_argument("--seed", type=int, default=0)
     hr.add_argument("--solver", choices=["fast", "cvxpy"], default="fast")
     hr.add_argument("--sm-threshold", choices=["max_finite", "max"], default="max_finite")
-    hr.add_argument("--budget", choices=sorted(BUDGETS), default="page", help="compute budget (see hetdp run)")
+    hr.add_argument("--budget", choices=BUDGET_NAMES, default="page", help="compute budget (see hetdp run)")
     hr.add_argument("--json", action="store_true")
     hr.set_defaults(func=cmd_hetero_run)
 
@@ -649,7 +671,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the tables as JSON")
     run.add_argument("--csv", default=None, metavar="DIR", help="write one CSV per table into DIR")
     run.add_argument("--data", default=None, metavar="FILE", help="CSV file for pages whose source is 'upload'")
-    run.add_argument("--budget", choices=sorted(BUDGETS), default="page",
+    run.add_argument("--budget", choices=BUDGET_NAMES, default="page",
                      help="per-request compute budget: page (the app's: ~10 s, 1 GiB; default), large (1 h, 16 GiB), "
                           "none")
     run.add_argument("--max-cells", type=int, default=None,
@@ -657,7 +679,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=cmd_run)
 
     rp = sub.add_parser("reproduce", help="reproduce a paper figure: CSV + standalone HTML")
-    rp.add_argument("figure", choices=sorted(PRESETS))
+    rp.add_argument("figure", choices=FIGURES)
     rp.add_argument("--out", required=True, help="output directory")
     rp.add_argument("--variant", choices=["published", "corrected"], default="published",
                     help="published: printed Duchi constant, ball projection, unprojected baseline "
@@ -669,7 +691,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--duchi-scale", choices=["unbiased", "paper"], default=None)
     rp.add_argument("--projection", choices=["box", "ball", "none"], default=None)
     rp.add_argument("--baseline-projection", choices=["box", "ball", "none"], default=None)
-    rp.add_argument("--budget", choices=sorted(BUDGETS), default="large",
+    rp.add_argument("--budget", choices=BUDGET_NAMES, default="large",
                     help="compute budget; paper-scale runs need 'large' (the default here)")
     rp.add_argument("--json", action="store_true")
     rp.set_defaults(func=cmd_reproduce)

@@ -29,6 +29,7 @@ from hetdp_core.scenario import (
     dump_value,
     log_grid,
 )
+from hetdp_ui.figcache import csv_bytes
 from hetdp_ui.runcache import RunCache
 
 MAX_URL_VALUE = 2000  # characters; longer query values are rejected
@@ -282,7 +283,7 @@ def grid_slider(label: str, options: Sequence, key: str, **kw):
 
 
 def csv_download(df: pd.DataFrame, filename: str, key: str, label: str | None = None) -> None:
-    st.download_button(label or f"Download {filename}", df.to_csv(index=False).encode(),
+    st.download_button(label or f"Download {filename}", csv_bytes(df),
                        file_name=filename, mime="text/csv", key=key)
 
 

@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from .figcache import memo_figure
+
 COLORS = {"M_mean (BCDP)": "#1f77b4", "min-δ LDP": "#d62728"}
 AXIS_TITLES = {"q": "correlation q", "d": "dimension d", "f": "fraction f of sensitive features",
                "n": "number of users n"}
@@ -17,6 +19,7 @@ def rgba(hex_color: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
+@memo_figure
 def mse_sweep_figure(summary: pd.DataFrame, axis: str, *, show_exact: bool = True,
                      show_bound: bool = False, log_y: bool = True, title: str = "") -> go.Figure:
     """Median squared error with the 25–75 % band per method (simulated), plus the analytic
@@ -71,6 +74,7 @@ def mse_sweep_figure(summary: pd.DataFrame, axis: str, *, show_exact: bool = Tru
     return fig
 
 
+@memo_figure
 def c_vector_figure(names: list[str], delta: np.ndarray, c: np.ndarray, guaranteed: np.ndarray,
                     eps: float) -> go.Figure:
     """Per-feature demand δ, allocation c and guaranteed δ' as grouped bars (user order)."""
@@ -85,6 +89,7 @@ def c_vector_figure(names: list[str], delta: np.ndarray, c: np.ndarray, guarante
     return fig
 
 
+@memo_figure
 def stage_schematic_figure(names_sorted: list[str], stages: list) -> go.Figure:
     """Heatmap: stage k (rows) × feature (columns, most private first), coloured by level Δ_k."""
     d = len(names_sorted)

@@ -8,11 +8,13 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from .figcache import memo_figure
 from .figures import rgba
 
 BLUE, RED, GREEN, GREY, PURPLE = "#1f77b4", "#d62728", "#2ca02c", "#7f7f7f", "#9467bd"
 
 
+@memo_figure
 def rr_figure(df: pd.DataFrame, coordinate: int) -> go.Figure:
     """Exact BCDP level of one coordinate vs q against the Prop 4 and Prop 3 bounds (all analytic
     / exact: no simulation)."""
@@ -32,6 +34,7 @@ def rr_figure(df: pd.DataFrame, coordinate: int) -> go.Figure:
     return fig
 
 
+@memo_figure
 def tradeoff_figure(alpha_all, beta_all, alpha_np, beta_np, delta: float) -> go.Figure:
     """Theorem 1 view: (type I, type II) of every test, the optimal boundary, and the lines
     e^δ α + β = 1 and α + e^δ β = 1 below which no test may go."""
@@ -56,6 +59,7 @@ def tradeoff_figure(alpha_all, beta_all, alpha_np, beta_np, delta: float) -> go.
     return fig
 
 
+@memo_figure
 def translator_figure(names, c_thm2, c_prop6, delta) -> go.Figure:
     fig = go.Figure()
     fig.add_bar(x=names, y=np.minimum(delta, np.nanmax(np.r_[c_thm2, c_prop6]) * 1.5),
@@ -70,6 +74,7 @@ def translator_figure(names, c_thm2, c_prop6, delta) -> go.Figure:
 COLORS = {"Algorithm 2 (two copies)": BLUE, "naive single copy": RED, "min-δ LDP (two copies)": GREEN}
 
 
+@memo_figure
 def excess_risk_figure(df: pd.DataFrame, axis: str) -> go.Figure:
     """Median excess risk with 25–75 % band per method (simulated; non-convex runs excluded)."""
     fig = go.Figure()
@@ -94,6 +99,7 @@ def excess_risk_figure(df: pd.DataFrame, axis: str) -> go.Figure:
     return fig
 
 
+@memo_figure
 def trajectory_figure(trajs: dict[str, np.ndarray], theta_star: np.ndarray) -> go.Figure:
     """‖θ_h − θ*‖ along projected gradient descent for one privatisation per method."""
     fig = go.Figure()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from .figcache import memo_figure
 from .figures import rgba
 
 _LEGEND = {"orientation": "h", "y": -0.25}
@@ -21,6 +22,7 @@ def _demand_axis(eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pick, shown
 
 
+@memo_figure
 def error_cdf_figure(result) -> go.Figure:
     errors, beta = result.tables()["hetero_errors"], result.scenario.beta
     fig = go.Figure()
@@ -33,6 +35,7 @@ def error_cdf_figure(result) -> go.Figure:
     return fig
 
 
+@memo_figure
 def weights_figure(result) -> go.Figure:
     eps, infos = result.values["eps"], result.values["infos"]
     pick, shown = _demand_axis(eps)
@@ -48,6 +51,7 @@ def weights_figure(result) -> go.Figure:
     return fig
 
 
+@memo_figure
 def free_privacy_figure(result) -> go.Figure:
     eps, infos = result.values["eps"], result.values["infos"]
     pick, shown = _demand_axis(eps)
@@ -67,6 +71,7 @@ def free_privacy_figure(result) -> go.Figure:
 
 
 # ---------------------------------------------------------------- mechanism lab
+@memo_figure
 def noise_density_figure(result) -> go.Figure:
     dens = result.tables()["mech_noise_densities"]
     fig = go.Figure()
@@ -78,6 +83,7 @@ def noise_density_figure(result) -> go.Figure:
     return fig
 
 
+@memo_figure
 def pareto_figure(result) -> go.Figure:
     pm = result.tables()["mech_pareto_mse"]
     fig = go.Figure()
@@ -92,6 +98,7 @@ def pareto_figure(result) -> go.Figure:
     return fig
 
 
+@memo_figure
 def local_sensitivity_figure(result) -> go.Figure:
     out1, out2 = result.values["local"]
     fig = go.Figure()
@@ -103,6 +110,7 @@ def local_sensitivity_figure(result) -> go.Figure:
     return fig
 
 
+@memo_figure
 def bounded_laplace_figure(result) -> go.Figure:
     bl, s = result.tables()["mech_bounded_laplace"], result.scenario
     fig = go.Figure()
@@ -114,6 +122,7 @@ def bounded_laplace_figure(result) -> go.Figure:
     return fig
 
 
+@memo_figure
 def exponential_figure(result) -> go.Figure:
     tbl = result.tables()["mech_exponential"]
     fig = go.Figure()
@@ -129,6 +138,7 @@ METHOD_COLORS = {"DP-SGD": "#1f77b4", "DP-SGD, a_h = 1": "#d62728", "SGD (no noi
                  "GD (full gradient)": "#2ca02c"}
 
 
+@memo_figure
 def theta_figure(result) -> go.Figure:
     sch = result.tables()["dpsgd_schedule"]
     fig = go.Figure()
@@ -142,6 +152,7 @@ def theta_figure(result) -> go.Figure:
     return fig
 
 
+@memo_figure
 def region_figure(result) -> go.Figure:
     reg, s = result.tables()["dpsgd_region"], result.scenario
     rr = reg["rho"].to_numpy()
@@ -159,6 +170,7 @@ def region_figure(result) -> go.Figure:
     return fig
 
 
+@memo_figure
 def bound_terms_figure(result) -> go.Figure:
     bt = result.tables()["dpsgd_bound_terms"]
     fig = go.Figure()
@@ -169,6 +181,7 @@ def bound_terms_figure(result) -> go.Figure:
     return fig
 
 
+@memo_figure
 def trajectories_figure(result) -> go.Figure:
     fig = go.Figure()
     for name, band in result.values["bands"].items():

@@ -6,9 +6,12 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from .figcache import memo_figure
+
 BLUE, RED, GREEN, GREY = "#1f77b4", "#d62728", "#2ca02c", "#7f7f7f"
 
 
+@memo_figure
 def release_figure(stats: pd.DataFrame) -> go.Figure:
     """True counts (bars) and released counts: mean with the 2.5–97.5 % range (simulated)."""
     g = [f"g{int(i)}" for i in stats["group"]]
@@ -24,6 +27,7 @@ def release_figure(stats: pd.DataFrame) -> go.Figure:
     return fig
 
 
+@memo_figure
 def relative_error_figure(stats: pd.DataFrame) -> go.Figure:
     """Empirical E|error|/x (simulated) against the accuracy bound / x (analytic), groups with x > 0."""
     s = stats[stats["count"] > 0].sort_values("count")
@@ -38,6 +42,7 @@ def relative_error_figure(stats: pd.DataFrame) -> go.Figure:
     return fig
 
 
+@memo_figure
 def budget_figure(sizes: np.ndarray, v: np.ndarray, xi: np.ndarray) -> go.Figure:
     """The paper's claimed budgets v = 1/(2r²x²) and ξ = 2 log(1 + 1/x) (analytic)."""
     m = sizes > 0
@@ -52,6 +57,7 @@ def budget_figure(sizes: np.ndarray, v: np.ndarray, xi: np.ndarray) -> go.Figure
     return fig
 
 
+@memo_figure
 def renyi_figure(alpha, up, down, claimed, violated, reference: str) -> go.Figure:
     """D_α in both directions against the reference line; violations marked; ∞ drawn at the top."""
     finite = np.concatenate([v[np.isfinite(v)] for v in (up, down, claimed)])
@@ -72,6 +78,7 @@ def renyi_figure(alpha, up, down, claimed, violated, reference: str) -> go.Figur
     return fig
 
 
+@memo_figure
 def loss_vs_size_figure(df: pd.DataFrame) -> go.Figure:
     """Worst-direction D_α against the group size, one curve per α (numerical for Algorithm 1)."""
     fig = go.Figure()

@@ -41,4 +41,7 @@ def _fresh_run_cache():
     mod = sys.modules.get("hetdp_ui.common")
     if mod is not None:
         mod.RUNS.clear()
+    fig = sys.modules.get("hetdp_ui.figcache")
+    if fig is not None:
+        fig.clear()
     yield

@@ -6,7 +6,7 @@ import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core import bcdp_exact, bcdp_sim, dpsgd, hetero, mechanisms, zcdp
+from hetdp_core import bcdp, bcdp_exact, bcdp_sim, dpsgd, hetero, mechanisms, zcdp
 from hetdp_core.bcdp import privacy_allocation
 from hetdp_core.checks import check_le, failures
 
@@ -62,9 +62,9 @@ def _page(name: str) -> AppTest:
 def test_page_reports_a_broken_guarantee_as_a_numerical_failure(monkeypatch):
     """Force Proposition 4(2) to return a too-large δ': the page must not say "a demand fails"
     (a finding) but "Numerical failure" naming the check and its inputs."""
-    real = bcdp_sim.prop4_ldp_guarantee
-    monkeypatch.setattr(bcdp_sim, "prop4_ldp_guarantee", lambda **kw: real(**kw) + 5.0)
-    monkeypatch.setattr(bcdp_sim, "prop4_composition_guarantee",
+    real = bcdp.prop4_ldp_guarantee
+    monkeypatch.setattr(bcdp, "prop4_ldp_guarantee", lambda **kw: real(**kw) + 5.0)
+    monkeypatch.setattr(bcdp, "prop4_composition_guarantee",
                         lambda **kw: (np.full(np.size(kw["c"]), 50.0), float(np.sum(kw["c"]))))
     at = _page("Feature_privacy")
     at.query_params["trials"] = "5"

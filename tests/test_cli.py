@@ -228,3 +228,11 @@ def test_hetero_run_json(capsys):
 def test_hetero_bad_input(args, fragment, capsys):
     code, out, err = run(args, capsys)
     assert code == 2 and fragment in err and err.count("\n") == 1
+
+
+def test_cli_figure_names_match_the_presets():
+    """The CLI lists the figure names without importing the simulations (fast start-up)."""
+    from hetdp_core.bcdp_sim import PRESETS
+    from hetdp_ui.cli import FIGURES
+
+    assert tuple(sorted(PRESETS)) == FIGURES

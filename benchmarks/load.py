@@ -1,0 +1,219 @@
+"""Load tool: N virtual users that speak Streamlit's own websocket protocol (``make load``).
+
+Each virtual user opens ``/_stcore/stream`` (subprotocol ``streamlit``), sends one ``BackMsg``
+``rerun_script`` with the page name and the page's query string — exactly what a browser sends
+when a link is opened — and reads ``ForwardMsg``s until ``script_finished``. It records the latency,
+exceptions (``exception`` elements), error alerts and charts received.
+
+Without ``--url`` the tool starts its own server with the production settings of ``make run``
+(``.streamlit/config.toml``: no file watcher, no run-on-save) on a free port and can therefore also
+measure the server's CPU time per view (from ``/proc/<pid>/stat``).
+
+    python benchmarks/load.py                       # the standard suite; writes results/load.json
+    python benchmarks/load.py --users 50 --page Feature_privacy --distinct
+    python benchmarks/load.py --url http://127.0.0.1:8080 --users 50   # through a proxy / other server
+
+Scenarios of the standard suite:
+* warm view: per page, the server CPU of one new session on a view whose results are cached
+  (median of 10 sequential sessions after one warm-up);
+* 50 users opening one cached link at once (p50/p95/max latency, errors, exceptions);
+* 50 users with 50 different scenarios at once (distinct seeds: nothing is cached).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ClientState_pb2 import ClientState
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ("Feature_privacy", "BCDP_guarantee_lab", "Private_regression", "Per_user_privacy", "Groupwise_zCDP",
+         "Mechanism_lab", "DP_SGD_schedules")
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class View:
+    """What one virtual user saw."""
+
+    seconds: float = 0.0
+    finished: bool = False
+    status: str = ""
+    exceptions: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    charts: int = 0
+    messages: int = 0
+    failure: str = ""
+
+
+async def open_view(url: str, page: str, query: str, *, timeout: float = 300.0) -> View:
+    """One browser session opening ``url/page?query``: connect, request the run, read to the end."""
+    ws_url = url.replace("http://", "ws://").replace("https://", "wss://").rstrip("/") + "/_stcore/stream"
+    view = View()
+    t0 = time.perf_counter()
+    try:
+        async with websockets.connect(ws_url, subprotocols=["streamlit"], max_size=None,
+                                      open_timeout=30, ping_interval=None) as ws:
+            back = BackMsg(rerun_script=ClientState(query_string=query, page_name=page))
+            await ws.send(back.SerializeToString())
+            async with asyncio.timeout(timeout):
+                while True:
+                    msg = ForwardMsg()
+                    msg.ParseFromString(await ws.recv())
+                    view.messages += 1
+                    kind = msg.WhichOneof("type")
+                    if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                        el = msg.delta.new_element
+                        t = el.WhichOneof("type")
+                        if t == "exception":
+                            view.exceptions.append(f"{el.exception.type}: {el.exception.message}"[:300])
+                        elif t == "alert" and el.alert.format == el.alert.ERROR:
+                            view.errors.append(el.alert.body[:300])
+                        elif t == "plotly_chart":
+                            view.charts += 1
+                    elif kind == "page_not_found":
+                        view.failure = f"page not found: {page}"
+                        break
+                    elif kind == "script_finished":
+                        view.status = ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)
+                        view.finished = msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY
+                        break
+    except (OSError, TimeoutError, websockets.WebSocketException) as exc:
+        view.failure = f"{type(exc).__name__}: {exc}"[:300]
+    view.seconds = time.perf_counter() - t0
+    return view
+
+
+async def crowd(url: str, page: str, queries: list[str]) -> list[View]:
+    """All users at once (one query each)."""
+    return list(await asyncio.gather(*(open_view(url, page, q) for q in queries)))
+
+
+def summary(views: list[View]) -> dict:
+    lat = sorted(v.seconds for v in views)
+    p = lambda f: lat[min(len(lat) - 1, int(round(f * (len(lat) - 1))))]  # noqa: E731
+    return {"users": len(views), "p50_s": round(p(0.5), 3), "p95_s": round(p(0.95), 3), "max_s": round(lat[-1], 3),
+            "finished": sum(v.finished for v in views),
+            "failures": sum(bool(v.failure) for v in views), "exceptions": sum(len(v.exceptions) for v in views),
+            "error_alerts": sum(len(v.errors) for v in views),
+            "first_problem": next((v.failure or (v.exceptions or v.errors)[0] for v in views
+                                   if v.failure or v.exceptions or v.errors), None)}
+
+
+# ------------------------------------------------------------------ a server with `make run` settings
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+                             "--server.address", "127.0.0.1"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
+                return proc
+        except OSError:
+            if proc.poll() is not None:
+                raise SystemExit(f"load: streamlit exited with code {proc.returncode}") from None
+            time.sleep(0.3)
+    proc.kill()
+    raise SystemExit("load: streamlit did not become healthy within 60 s")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process and its threads (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def warm_view_cpu(url: str, pid: int, page: str, query: str = "", repeats: int = 10) -> dict:
+    """Server CPU of one new session on a cached view: median over ``repeats`` sequential sessions."""
+    first = asyncio.run(open_view(url, page, query))                # computes and caches the results
+    costs, walls = [], []
+    for _ in range(repeats):
+        c0 = cpu_seconds(pid)
+        v = asyncio.run(open_view(url, page, query))
+        time.sleep(0.05)                                             # let the session finish its bookkeeping
+        costs.append(cpu_seconds(pid) - c0)
+        walls.append(v.seconds)
+        if v.failure or v.exceptions:
+            return {"page": page, "problem": v.failure or v.exceptions[0]}
+    return {"page": page, "cold_s": round(first.seconds, 3), "warm_cpu_s": round(statistics.median(costs), 3),
+            "warm_wall_s": round(statistics.median(walls), 3), "charts": first.charts}
+
+
+def standard_suite(url: str, pid: int | None, users: int) -> dict:
+    out: dict = {"users": users}
+    if pid is not None:
+        out["warm_view"] = [warm_view_cpu(url, pid, p) for p in PAGES]
+        for r in out["warm_view"]:
+            print(f"warm view {r['page']:20s} cpu {r.get('warm_cpu_s', '-')} s  wall {r.get('warm_wall_s', '-')} s  "
+                  f"cold {r.get('cold_s', '-')} s {r.get('problem', '')}", flush=True)
+    for page, query in (("Feature_privacy", ""), ("Groupwise_zCDP", "")):
+        asyncio.run(open_view(url, page, query))                    # cached link
+        s = summary(asyncio.run(crowd(url, page, [query] * users)))
+        out[f"same_link_{page}"] = s
+        print(f"{users} users, one cached link, {page}: {s}", flush=True)
+    s = summary(asyncio.run(crowd(url, "Feature_privacy", [f"seed={1000 + i}" for i in range(users)])))
+    out["distinct_Feature_privacy"] = s
+    print(f"{users} users, {users} different scenarios, Feature_privacy: {s}", flush=True)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--url", help="an already running server (default: start one with `make run` settings)")
+    ap.add_argument("--users", type=int, default=50)
+    ap.add_argument("--page", choices=PAGES, help="one crowd on this page instead of the standard suite")
+    ap.add_argument("--query", default="", help="the page's query string, e.g. 'q=0.3&n=5000'")
+    ap.add_argument("--distinct", action="store_true", help="every user a different scenario (seed=1000+i)")
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "load.json"))
+    a = ap.parse_args(argv)
+    if a.users < 1:
+        ap.error("--users must be at least 1")
+    proc = None
+    url = a.url
+    if url is None:
+        port = free_port()
+        proc = start_server(port)
+        url = f"http://127.0.0.1:{port}"
+    try:
+        if a.page:
+            qs = [("&".join(x for x in (a.query, f"seed={1000 + i}") if x)) if a.distinct else a.query
+                  for i in range(a.users)]
+            result = summary(asyncio.run(crowd(url, a.page, qs)))
+            print(json.dumps(result, indent=2))
+        else:
+            result = standard_suite(url, proc.pid if proc else None, a.users)
+            Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+            Path(a.out).write_text(json.dumps({"machine_cpus": os.cpu_count(), **result}, indent=2))
+            print(f"wrote {a.out}")
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(10)
+    bad = result.get("failures", 0) + result.get("exceptions", 0) if a.page else sum(
+        v.get("failures", 0) + v.get("exceptions", 0) for v in result.values() if isinstance(v, dict))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

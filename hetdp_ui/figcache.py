@@ -1,0 +1,109 @@
+"""A process-wide memo for figure builders (Streamlit-free).
+
+A warm view — a new session on a view whose results are cached — used to rebuild every plotly
+figure (template validation and deep copies: most of the server CPU of a warm view). Builders
+decorated with :func:`memo_figure` return the *same* Figure object for equal inputs, so callers
+must treat figures as read-only (pages only pass them to ``st.plotly_chart``; the CLI writes them).
+
+Inputs are fingerprinted by content: numbers, strings and tuples by value, numpy arrays and
+pandas tables by a hash of their bytes, and scenario results (cached objects of the run cache) by
+identity — the entry keeps a reference, so an identity is never reused while its entry lives.
+Anything else disables the memo for that call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import threading
+from collections import OrderedDict
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["memo_figure", "csv_bytes", "clear", "MAX_FIGURES"]
+
+MAX_FIGURES = 512
+_CACHE: OrderedDict = OrderedDict()
+_LOCK = threading.Lock()
+
+
+class _NoKey(Exception):
+    pass
+
+
+def _fp(obj):
+    if obj is None or isinstance(obj, (bool, int, float, str, bytes)):
+        return (type(obj).__name__, obj)
+    if isinstance(obj, np.generic):
+        return ("np", obj.dtype.str, obj.item())
+    if isinstance(obj, np.ndarray):
+        if obj.dtype == object:
+            return ("arr", obj.shape, tuple(_fp(v) for v in obj.ravel().tolist()))
+        return ("arr", obj.shape, obj.dtype.str, hashlib.blake2b(np.ascontiguousarray(obj).tobytes(),
+                                                                 digest_size=16).digest())
+    if isinstance(obj, pd.DataFrame):
+        h = pd.util.hash_pandas_object(obj, index=True).to_numpy()
+        return ("df", tuple(map(str, obj.columns)), tuple(map(str, obj.dtypes)), _fp(h))
+    if isinstance(obj, pd.Series):
+        return ("s", str(obj.name), _fp(pd.util.hash_pandas_object(obj, index=True).to_numpy()))
+    if isinstance(obj, (list, tuple)):
+        return (type(obj).__name__, tuple(_fp(v) for v in obj))
+    if isinstance(obj, dict):
+        return ("dict", tuple((_fp(k), _fp(v)) for k, v in obj.items()))
+    if hasattr(obj, "tables_") and hasattr(obj, "scenario"):           # a cached scenario Result
+        return ("result", id(obj))
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):      # e.g. the stages of Mechanism 1
+        return (type(obj).__qualname__, tuple(_fp(getattr(obj, f.name)) for f in dataclasses.fields(obj)))
+    raise _NoKey
+
+
+def memo_figure(fn):
+    """Memoise a figure builder on the content of its arguments (see the module docstring)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kw):
+        try:
+            key = (fn.__module__, fn.__qualname__, _fp(args), _fp(tuple(sorted(kw.items()))))
+        except _NoKey:
+            return fn(*args, **kw)
+        with _LOCK:
+            hit = _CACHE.get(key)
+            if hit is not None:
+                _CACHE.move_to_end(key)
+                return hit[0]
+        fig = fn(*args, **kw)
+        with _LOCK:
+            _CACHE[key] = (fig, args, kw)                               # args: keeps identities alive
+            while len(_CACHE) > MAX_FIGURES:
+                _CACHE.popitem(last=False)
+        return fig
+
+    return wrapper
+
+
+def clear() -> None:
+    with _LOCK:
+        _CACHE.clear()
+        _CSV.clear()
+
+
+_CSV: OrderedDict = OrderedDict()
+
+
+def csv_bytes(df: pd.DataFrame) -> bytes:
+    """``df.to_csv(index=False)`` as UTF-8, memoised on the table's identity (the tables of a
+    cached result are shared by every session; the entry keeps the table alive)."""
+    key = id(df)
+    with _LOCK:
+        hit = _CSV.get(key)
+        if hit is not None and hit[0] is df:
+            _CSV.move_to_end(key)
+            return hit[1]
+    data = df.to_csv(index=False).encode()
+    with _LOCK:
+        _CSV[key] = (df, data)
+        while len(_CSV) > MAX_FIGURES:
+            _CSV.popitem(last=False)
+    return data
