@@ -6,6 +6,7 @@ Bad input exits with code 2 and one line on stderr naming the parameter; never a
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import sys
@@ -15,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from hetdp_core._validate import InputError
+from hetdp_ui.dask_exec import ClusterError
 
 # Heavy modules (pandas, scipy, cvxpy, the simulations) are imported inside the commands that use
 # them, so `hetdp --help` and `hetdp bcdp c-vector` start fast (numpy only).
@@ -22,6 +24,18 @@ from hetdp_core._validate import InputError
 BUDGET_NAMES = ("large", "none", "page")
 #: names of hetdp_core.bcdp_sim.PRESETS (a test keeps them equal; listed here to keep start-up light)
 FIGURES = ("fig3", "fig4a", "fig4b")
+
+
+@contextlib.contextmanager
+def _executor(a):
+    """Dask when ``--dask`` is given (``local`` or a scheduler address), else None (threads)."""
+    if not getattr(a, "dask", None):
+        yield None
+        return
+    from hetdp_ui.dask_exec import dask_executor
+
+    with dask_executor(a.dask) as ex:
+        yield ex
 
 
 def budget(name: str):
@@ -161,7 +175,8 @@ def cmd_reproduce(a) -> int:
     t0 = time.perf_counter()
     if a.duchi_scale is None and a.projection is None and a.baseline_projection is None:
         s = fp.paper_preset(key, variant=a.variant, trials=trials, n=n, q=q, seed=a.seed)
-        tabs = fp.run(s, max_cells=MAX_CELLS_CLI, budget=budget(a.budget)).tables()
+        with _executor(a) as executor:
+            tabs = fp.run(s, max_cells=MAX_CELLS_CLI, budget=budget(a.budget), executor=executor).tables()
         summary, errors = tabs["bcdp_mse_summary"], tabs["bcdp_mse_errors"]
     else:
         scale = a.duchi_scale or ("paper" if published else "unbiased")
@@ -472,7 +487,8 @@ def cmd_run(a) -> int:
         if path.stat().st_size > 20 * 2**20:
             raise CliError(f"--data: {path} is larger than 20 MB, the upload limit. Use a smaller file.")
         kw["upload"] = path.read_bytes()
-    result = mod.run(scenario, **kw)
+    with _executor(a) as executor:
+        result = mod.run(scenario, executor=executor, **kw)
     tables = result.tables()
     if a.csv:
         out = Path(a.csv)
@@ -671,6 +687,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the tables as JSON")
     run.add_argument("--csv", default=None, metavar="DIR", help="write one CSV per table into DIR")
     run.add_argument("--data", default=None, metavar="FILE", help="CSV file for pages whose source is 'upload'")
+    run.add_argument("--dask", metavar="ADDRESS", help="run the sweep points on Dask: 'local' (a LocalCluster of "
+                     "worker processes) or a scheduler address tcp://host:8786 (needs the [dask] extra)")
     run.add_argument("--budget", choices=BUDGET_NAMES, default="page",
                      help="per-request compute budget: page (the app's: ~10 s, 1 GiB; default), large (1 h, 16 GiB), "
                           "none")
@@ -691,6 +709,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--duchi-scale", choices=["unbiased", "paper"], default=None)
     rp.add_argument("--projection", choices=["box", "ball", "none"], default=None)
     rp.add_argument("--baseline-projection", choices=["box", "ball", "none"], default=None)
+    rp.add_argument("--dask", metavar="ADDRESS", help="run the sweep points on Dask: 'local' (a LocalCluster of "
+                    "worker processes) or a scheduler address tcp://host:8786 (needs the [dask] extra)")
     rp.add_argument("--budget", choices=BUDGET_NAMES, default="large",
                     help="compute budget; paper-scale runs need 'large' (the default here)")
     rp.add_argument("--json", action="store_true")
@@ -707,6 +727,9 @@ def main(argv: list[str] | None = None) -> int:
         msg = " ".join(str(exc).split())
         print(f"hetdp: error: {msg}", file=sys.stderr)
         return 2
+    except ClusterError as exc:                 # the Dask cluster (unreachable, workers dying): exit 3
+        print(f"hetdp: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":  # pragma: no cover

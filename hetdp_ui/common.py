@@ -362,9 +362,16 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
     extra = {} if upload is None else {"upload": upload}
 
     def compute():
-        bar = Progress() if progress else None
+        from hetdp_ui.dask_exec import ClusterError, app_executor
+
         try:
-            return get(scenario.PAGE).run(scenario, progress=bar, **extra)
+            executor = app_executor()              # Dask when HETDP_DASK names a scheduler, else threads
+        except ClusterError as exc:
+            st.warning(f"{exc} Computing on this server's own threads instead.")
+            executor = None
+        bar = Progress() if progress and executor is None else None
+        try:
+            return get(scenario.PAGE).run(scenario, progress=bar, executor=executor, **extra)
         finally:
             if bar is not None:
                 bar.done()
