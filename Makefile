@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
 PORT   ?= 8501
 
-.PHONY: run dev test test-fast bench load install install-test chromium clean
+.PHONY: run dev serve test test-fast bench load install install-test chromium nginx clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,14 @@ $(TSTAMP): pyproject.toml $(STAMP)
 install: $(STAMP)
 install-test: $(TSTAMP)
 
+# Debian's nginx for `make serve` (several workers behind a reverse proxy)
+nginx:
+	@if [ ! -x /usr/sbin/nginx ]; then \
+	  echo "installing Debian nginx-light"; \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO="sudo"; \
+	  $$SUDO apt-get update -q && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q nginx-light; \
+	fi
+
 # Debian's Chromium for the browser tests (no browser download from the test tool).
 chromium:
 	@if [ ! -x /usr/bin/chromium ]; then \
@@ -36,12 +44,17 @@ chromium:
 run: $(STAMP)
 	$(VENV)/bin/streamlit run app.py --server.port $(PORT)
 
+# k Streamlit workers behind nginx with sticky sessions and a result cache shared on disk
+WORKERS ?= 2
+serve: $(STAMP) nginx
+	$(PY) -m hetdp_ui.serve --workers $(WORKERS) --port $(PORT)
+
 # development: reload pages when a source file changes
 dev: $(STAMP)
 	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.fileWatcherType auto --server.runOnSave true \
 	  --client.showErrorDetails full
 
-test: $(TSTAMP) chromium
+test: $(TSTAMP) chromium nginx
 	$(PY) -m pytest -q -p no:cacheprovider
 
 # everything but the real-browser tests (quick local loop)
@@ -52,8 +65,10 @@ bench: $(STAMP)
 	$(PY) benchmarks/run.py
 
 # N virtual users speaking Streamlit's websocket protocol against a production-settings server
-load: $(STAMP)
+load: $(STAMP) nginx
 	$(PY) benchmarks/load.py
+	$(PY) benchmarks/load.py --workers 1
+	$(PY) benchmarks/load.py --workers 2
 
 clean:
 	rm -rf $(VENV) tests/artifacts .pytest_cache

@@ -11,7 +11,8 @@ measure the server's CPU time per view (from ``/proc/<pid>/stat``).
 
     python benchmarks/load.py                       # the standard suite; writes results/load.json
     python benchmarks/load.py --users 50 --page Feature_privacy --distinct
-    python benchmarks/load.py --url http://127.0.0.1:8080 --users 50   # through a proxy / other server
+    python benchmarks/load.py --url http://127.0.0.1:8080 --users 50   # any running server
+    python benchmarks/load.py --workers 2          # k workers behind nginx (make serve WORKERS=2)
 
 Scenarios of the standard suite:
 * warm view: per page, the server CPU of one new session on a view whose results are cached
@@ -138,8 +139,10 @@ def start_server(port: int) -> subprocess.Popen:
     raise SystemExit("load: streamlit did not become healthy within 60 s")
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU of a process and its threads (Linux /proc)."""
+def cpu_seconds(pid) -> float:
+    """User + system CPU of a process (or a list of processes) and their threads (Linux /proc)."""
+    if isinstance(pid, (list, tuple)):
+        return sum(cpu_seconds(p) for p in pid)
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICKS
 
@@ -160,7 +163,7 @@ def warm_view_cpu(url: str, pid: int, page: str, query: str = "", repeats: int =
             "warm_wall_s": round(statistics.median(walls), 3), "charts": first.charts}
 
 
-def standard_suite(url: str, pid: int | None, users: int) -> dict:
+def standard_suite(url: str, pid, users: int) -> dict:
     out: dict = {"users": users}
     if pid is not None:
         out["warm_view"] = [warm_view_cpu(url, pid, p) for p in PAGES]
@@ -185,16 +188,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--page", choices=PAGES, help="one crowd on this page instead of the standard suite")
     ap.add_argument("--query", default="", help="the page's query string, e.g. 'q=0.3&n=5000'")
     ap.add_argument("--distinct", action="store_true", help="every user a different scenario (seed=1000+i)")
-    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "load.json"))
+    ap.add_argument("--workers", type=int, default=0,
+                    help="start k workers behind nginx (make serve WORKERS=k) instead of one server")
+    ap.add_argument("--out", default=None, help="JSON results (default benchmarks/results/load[-kN].json)")
     a = ap.parse_args(argv)
     if a.users < 1:
         ap.error("--users must be at least 1")
-    proc = None
+    proc = stack = None
+    pids = None
     url = a.url
-    if url is None:
+    if url is None and a.workers:
+        sys.path.insert(0, str(ROOT))
+        from hetdp_ui.serve import Stack
+
+        stack = Stack(workers=a.workers, port=free_port()).start()
+        url, pids = stack.url, stack.pids
+    elif url is None:
         port = free_port()
         proc = start_server(port)
-        url = f"http://127.0.0.1:{port}"
+        url, pids = f"http://127.0.0.1:{port}", proc.pid
+    out = a.out or str(ROOT / "benchmarks" / "results" / (f"load-k{a.workers}.json" if a.workers else "load.json"))
     try:
         if a.page:
             qs = [("&".join(x for x in (a.query, f"seed={1000 + i}") if x)) if a.distinct else a.query
@@ -202,14 +215,17 @@ def main(argv: list[str] | None = None) -> int:
             result = summary(asyncio.run(crowd(url, a.page, qs)))
             print(json.dumps(result, indent=2))
         else:
-            result = standard_suite(url, proc.pid if proc else None, a.users)
-            Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-            Path(a.out).write_text(json.dumps({"machine_cpus": os.cpu_count(), **result}, indent=2))
-            print(f"wrote {a.out}")
+            result = standard_suite(url, pids, a.users)
+            Path(out).parent.mkdir(parents=True, exist_ok=True)
+            Path(out).write_text(json.dumps({"machine_cpus": os.cpu_count(), "workers": a.workers or 1,
+                                             "through_nginx": bool(a.workers), **result}, indent=2))
+            print(f"wrote {out}")
     finally:
         if proc is not None:
             proc.terminate()
             proc.wait(10)
+        if stack is not None:
+            stack.stop()
     bad = result.get("failures", 0) + result.get("exceptions", 0) if a.page else sum(
         v.get("failures", 0) + v.get("exceptions", 0) for v in result.values() if isinstance(v, dict))
     return 1 if bad else 0

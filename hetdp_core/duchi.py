@@ -46,6 +46,10 @@ SCALES = ("unbiased", "paper")
 #: Number of float32 cells per work chunk (bounds memory: 4M cells = 16 MB per array).
 _CHUNK_CELLS = 4_000_000
 _WORKERS = max(1, min(4, os.cpu_count() or 1))
+#: Work (trials × users × dimensions) above which a single chunk is split in two halves, so that
+#: small trial counts also use two cores. Fixed (not the machine's core count): the chunking fixes
+#: the random streams, so results are the same on every machine.
+_SPLIT_CELLS = 500_000
 
 
 def duchi_B(*, level: float, m: int, r: float = 1.0, scale: str = "unbiased") -> float:
@@ -127,6 +131,8 @@ def _run(v, level, r, trials, rng, scale, reduce, dtype):
     # also lets moderate runs use both threads)
     cells = _CHUNK_CELLS if reduce else _CHUNK_CELLS // 4
     per = max(1, cells // (n * m))
+    if per >= trials >= 2 and trials * n * m >= _SPLIT_CELLS:
+        per = (trials + 1) // 2
     bounds = [(s, min(s + per, trials)) for s in range(0, trials, per)]
     children = spawn(rng, len(bounds))
 

@@ -14,6 +14,7 @@ the same rules as the widget, and ignored with a visible warning when invalid.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +31,8 @@ from hetdp_core.scenario import (
     log_grid,
 )
 from hetdp_ui.figcache import csv_bytes
-from hetdp_ui.runcache import RunCache
+from hetdp_ui.runcache import ENV as CACHE_ENV
+from hetdp_ui.runcache import DiskStore, RunCache
 
 MAX_URL_VALUE = 2000  # characters; longer query values are rejected
 
@@ -345,7 +347,7 @@ def cached(max_entries: int = 64):
     return st.cache_data(max_entries=max_entries, show_spinner=False)
 
 
-RUNS = RunCache(max_entries=128)
+RUNS = RunCache(max_entries=128, disk=DiskStore(os.environ[CACHE_ENV]) if os.environ.get(CACHE_ENV) else None)
 
 
 def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | None = None):

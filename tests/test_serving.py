@@ -116,3 +116,67 @@ def test_load_tool_crowd_on_one_cached_link(server):
     assert s["finished"] == 8 and s["failures"] == 0 and s["exceptions"] == 0
     warm = load.warm_view_cpu(url, pid, "Feature_privacy", q, repeats=3)
     assert "warm_cpu_s" in warm and warm["charts"] >= 1
+
+
+# ------------------------------------------------------------------ k workers behind nginx
+@pytest.fixture(scope="module")
+def stack():
+    from hetdp_ui.serve import Stack
+
+    st = Stack(workers=2, port=load.free_port()).start()
+    yield st
+    st.stop()
+
+
+def _get(url, cookie=None):
+    import urllib.request
+
+    req = urllib.request.Request(url, headers={"Cookie": cookie} if cookie else {})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return r.headers
+
+
+def test_proxy_sessions_are_sticky_by_cookie(stack):
+    h = _get(stack.url + "/")
+    cookie = h["Set-Cookie"].split(";")[0]
+    assert cookie.startswith("hetdp_route=")
+    first = h["X-Hetdp-Worker"]
+    assert all(_get(stack.url + "/_stcore/health", cookie)["X-Hetdp-Worker"] == first for _ in range(10))
+    seen = {_get(stack.url + "/")["X-Hetdp-Worker"] for _ in range(30)}      # new browsers: spread
+    assert seen == {f"127.0.0.1:{p}" for p in stack.worker_ports}
+
+
+def test_every_page_through_the_proxy_without_errors(stack):
+    for page in load.PAGES:
+        query = "trials=5&n=500" if page == "Feature_privacy" else ""
+        v = asyncio.run(load.open_view(stack.url, page, query))
+        assert v.finished and not v.failure and not v.exceptions and not v.errors, (page, v)
+    s = load.summary(asyncio.run(load.crowd(stack.url, "Groupwise_zCDP", [""] * 10)))
+    assert s["finished"] == 10 and s["failures"] == 0 and s["exceptions"] == 0
+
+
+def test_a_sweep_computed_in_one_worker_is_read_by_the_other(stack):
+    """Worker A computes and writes the result to the shared cache; worker B, asked for the same
+    scenario, reads it (the file is not rewritten, i.e. B did not recompute)."""
+    from pathlib import Path
+
+    q = "trials=7&n=700&q=0.45"
+    a, b = (f"http://127.0.0.1:{p}" for p in stack.worker_ports)
+    before = set(Path(stack.cache_dir).glob("*.pkl"))
+    assert asyncio.run(load.open_view(a, "Feature_privacy", q)).finished
+    new = set(Path(stack.cache_dir).glob("*.pkl")) - before
+    assert len(new) == 1
+    f = new.pop()
+    stamp = f.stat().st_mtime_ns
+    assert asyncio.run(load.open_view(b, "Feature_privacy", q)).finished
+    assert f.stat().st_mtime_ns == stamp and set(Path(stack.cache_dir).glob("*.pkl")) - before == {f}
+
+
+def test_disk_store_refuses_a_directory_others_can_write(tmp_path):
+    from hetdp_ui.runcache import DiskStore
+
+    d = tmp_path / "open"
+    d.mkdir()
+    d.chmod(0o777)
+    with pytest.raises(PermissionError, match="not writable by others"):
+        DiskStore(d)

@@ -150,3 +150,31 @@ def test_hostile_upload_gives_a_message_naming_the_upload(page, server, artifact
     assert page.locator('[data-testid="stException"]').count() == 0
     assert elapsed < 20, f"{elapsed:.1f} s before the message"
     page.screenshot(path=str(artifacts / f"{name}_hostile_upload.png"), full_page=True)
+
+
+def test_two_workers_behind_nginx(page, artifacts):
+    """`make serve WORKERS=2`: a real browser through nginx (sticky cookie, websocket upgrade)
+    opens a page, moves a slider and sees the figure change, with no error element."""
+    import sys
+
+    from conftest import ROOT
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import load
+
+    from hetdp_ui.serve import Stack
+
+    stack = Stack(workers=2, port=load.free_port()).start()
+    try:
+        page.goto(f"{stack.url}/Groupwise_zCDP?trials=200")
+        page.locator(".js-plotly-plot").nth(4).wait_for()
+        wait_idle(page)
+        assert_no_errors(page)
+        cookies = {c["name"]: c["value"] for c in page.context.cookies()}
+        assert "hetdp_route" in cookies
+        before, after = move_slider_and_wait(page, "r — relative error", 10, 2)
+        assert after != before
+        assert_no_errors(page)
+        page.screenshot(path=str(artifacts / "zcdp_through_nginx.png"), full_page=True)
+    finally:
+        stack.stop()
