@@ -218,7 +218,6 @@ def simulate(*, problem: str, data, gammas, thetas, trials: int = 50, method: st
     beta = np.zeros((runs, p))
     traj = np.empty((runs, g.size + 1, p))
     traj[:, 0] = beta
-    n = x.shape[0]
     # a step size above the stability limit (mean: γ ≥ 1) makes the iterates grow geometrically; they
     # overflow to ±inf/NaN, which the caller reports as divergence (no warnings on the way)
     with np.errstate(over="ignore", invalid="ignore"):

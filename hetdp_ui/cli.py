@@ -93,6 +93,24 @@ def _errors_block(errs: np.ndarray) -> dict:
             "mean": float(errs.mean())}
 
 
+def cmd_meaning(a) -> int:
+    """``hetdp meaning``: the attacker's worst-case posterior for levels ε (or ρ-zCDP at δ)."""
+    from hetdp_core.meaning import meaning_table, zcdp_to_eps
+
+    levels = parse_list(a.eps, "--eps")
+    eps = zcdp_to_eps(rho=levels, delta=a.delta) if a.zcdp else levels
+    import pandas as pd
+
+    lv = pd.DataFrame({"level": [f"{'ρ' if a.zcdp else 'ε'} = {v:g}" for v in levels], "demanded ε": eps})
+    table = meaning_table(lv, prior=a.prior, delta=a.delta if a.zcdp else None)
+    if a.json:
+        print(_dump({"prior": a.prior, "rows": table.to_dict(orient="records")}))
+    else:
+        for lev, words in zip(table["level"], table["in words"]):
+            print(f"{lev}: {words}")
+    return 0
+
+
 def cmd_c_vector(a) -> int:
     from hetdp_core.bcdp import mechanism_guarantee, privacy_allocation
 
@@ -490,6 +508,13 @@ def cmd_run(a) -> int:
     with _executor(a) as executor:
         result = mod.run(scenario, executor=executor, **kw)
     tables = result.tables()
+    if a.prior is not None:
+        if not hasattr(mod, "levels"):
+            raise CliError(f"--prior: the {page} page has no per-person privacy levels table yet; "
+                           "it is available for Feature_privacy and Per_user_privacy.")
+        from hetdp_core.meaning import meaning_table
+
+        tables["privacy_meaning"] = meaning_table(mod.levels(result), prior=a.prior)
     if a.csv:
         out = Path(a.csv)
         out.mkdir(parents=True, exist_ok=True)
@@ -687,6 +712,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the tables as JSON")
     run.add_argument("--csv", default=None, metavar="DIR", help="write one CSV per table into DIR")
     run.add_argument("--data", default=None, metavar="FILE", help="CSV file for pages whose source is 'upload'")
+    run.add_argument("--prior", type=float, default=None,
+                     help="add the table privacy_meaning: an attacker's worst-case posterior from this prior "
+                          "(Feature_privacy, Per_user_privacy)")
     run.add_argument("--dask", metavar="ADDRESS", help="run the sweep points on Dask: 'local' (a LocalCluster of "
                      "worker processes) or a scheduler address tcp://host:8786 (needs the [dask] extra)")
     run.add_argument("--budget", choices=BUDGET_NAMES, default="page",
@@ -695,6 +723,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-cells", type=int, default=None,
                      help="compute budget in random numbers (default: the page's budget)")
     run.set_defaults(func=cmd_run)
+
+    mn = sub.add_parser("meaning", help="what a privacy level means: an attacker's worst-case posterior")
+    mn.add_argument("--eps", required=True, help="levels, e.g. 0.1,1,2,inf (with --zcdp: zCDP levels ρ)")
+    mn.add_argument("--prior", type=float, default=0.01, help="the attacker's prior probability p in (0, 1)")
+    mn.add_argument("--zcdp", action="store_true", help="the levels are ρ-zCDP: convert to (ε, δ) first")
+    mn.add_argument("--delta", type=float, default=1e-6, help="δ of the zCDP conversion (default 1e-6)")
+    mn.add_argument("--json", action="store_true")
+    mn.set_defaults(func=cmd_meaning)
 
     rp = sub.add_parser("reproduce", help="reproduce a paper figure: CSV + standalone HTML")
     rp.add_argument("figure", choices=FIGURES)

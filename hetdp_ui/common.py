@@ -392,3 +392,25 @@ class Progress:
 
     def done(self) -> None:
         self.bar.empty()
+
+
+#: prior probabilities offered by the "what does this level mean" panel
+PRIOR_GRID = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
+
+
+def meaning_panel(levels: pd.DataFrame, key: str, *, delta: float | None = None, expanded: bool = False) -> None:
+    """Issue 12 §1: the page's levels as an attacker's worst-case belief, for an adjustable prior."""
+    from hetdp_core.meaning import meaning_table
+
+    with st.expander("What does this level mean for a person?", expanded=expanded):
+        st.markdown("An attacker who believes with probability *p* that a person has the protected "
+                    "attribute can, after seeing the output, believe at most "
+                    "$\\dfrac{e^{\\varepsilon} p}{1 + (e^{\\varepsilon} - 1) p}$ "
+                    "(and at least $\\dfrac{p}{p + (1-p) e^{\\varepsilon}}$).")
+        prior = st.select_slider("attacker's prior p", options=PRIOR_GRID, value=0.01, key=f"{key}_prior",
+                                 format_func=lambda v: f"{100 * v:g} %")
+        table = meaning_table(levels, prior=prior, delta=delta)
+        for lev, words in zip(table["level"], table["in words"]):
+            st.markdown(f"- **{lev}**: {words}")
+        st.dataframe(table.drop(columns=["in words"]), hide_index=True, use_container_width=True)
+        csv_download(table, "privacy_meaning.csv", f"{key}_dl_meaning")

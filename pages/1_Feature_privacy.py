@@ -12,6 +12,7 @@ from hetdp_ui.common import (
     grid_slider,
     list_editor,
     log_slider,
+    meaning_panel,
     question,
     run_scenario,
     show_checks,
@@ -130,6 +131,7 @@ st.caption("pass ⇔ guaranteed δ'_i ≤ demanded δ_i (+1e-9 floating-point to
            "fail would be reported as a numerical failure of this software. Guaranteed δ' is the "
            "smaller of the two valid bounds of Proposition 4: (2) with ε := c_d, and (1).")
 csv_download(tables["bcdp_guarantee"], "bcdp_guarantee.csv", "dl_guarantee")
+meaning_panel(fp.levels(result), "bcdp")
 
 with st.expander("Stage schematic of Mechanism 1 — which features each stage covers, at what level"):
     st.plotly_chart(stage_schematic_figure(result.values["sorted_names"], result.values["stages"]), key="bcdp_stages")

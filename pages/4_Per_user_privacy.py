@@ -11,6 +11,7 @@ from hetdp_ui.common import (
     ScenarioState,
     csv_download,
     grid_slider,
+    meaning_panel,
     question,
     run_scenario,
     show_checks,
@@ -115,6 +116,7 @@ st.plotly_chart(pf.free_privacy_figure(result), key="het_free")
 st.caption("Below the diagonal = free privacy: the user is protected better than they asked. Every point is on or "
            "below it (ε_eff ≤ ε is a tested invariant).")
 csv_download(tables["hetero_weights"], "hetero_weights.csv", "dl_het_w")
+meaning_panel(pu.levels(result), "het")
 
 with st.expander("Formulas behind the numbers"):
     st.latex(r"\text{HPF: } \tilde p=\sum_i w_ie_{x_i}+Z,\ Z_j\sim\mathrm{Lap}(b),\ \hat p=\Pi_\Delta(\tilde p);\qquad "

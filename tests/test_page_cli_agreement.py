@@ -61,7 +61,10 @@ def test_page_and_cli_give_identical_tables(page, monkeypatch, tmp_path, capsys)
     query = QUERIES[page]
     downloads = page_downloads(page, query, monkeypatch)
     assert downloads, "the page offers downloads"
-    code = main(["run", page.lower(), "--query", query, "--csv", str(tmp_path)])
+    from hetdp_core.scenarios import get
+
+    prior = ["--prior", "0.01"] if hasattr(get(page), "levels") else []     # the page's default prior
+    code = main(["run", page.lower(), "--query", query, "--csv", str(tmp_path), *prior])
     assert code == 0, capsys.readouterr().err
     cli = {p.name: p.read_bytes() for p in Path(tmp_path).glob("*.csv")}
     assert set(downloads) == set(cli), (sorted(downloads), sorted(cli))

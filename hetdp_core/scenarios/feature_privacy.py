@@ -198,4 +198,12 @@ def run(s: FeaturePrivacy, *, executor=None, progress=None, max_cells: int = MAX
 
 __all__ = ["FeaturePrivacy", "run", "paper_preset", "PRESETS", "PRESET_KEYS", "AXES", "GRIDS", "EPS_GRID",
            "N_OPTIONS", "MAX_CELLS_CLI"]
+
+def levels(result: Result):
+    """The page's privacy levels per feature: the demanded δ_i and the guaranteed δ'_i of
+    Mechanism 1 (Proposition 4, including what the correlated features leak) — the input of
+    :func:`hetdp_core.meaning.meaning_table`."""
+    g = result.tables_["bcdp_guarantee"]
+    return pd.DataFrame({"level": g["feature"], "demanded ε": g["demanded δ"], "delivered ε": g["guaranteed δ'"]})
+
 SCENARIO = FeaturePrivacy

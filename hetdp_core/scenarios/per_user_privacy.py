@@ -174,5 +174,33 @@ def run(s: PerUserPrivacy, *, upload: bytes | None = None, executor=None, progre
                                                 "description": desc, "k": k})
 
 
+
+def levels(result: Result, *, max_groups: int = 12):
+    """The page's privacy levels per group of users with the same demand ε_i: the demand and the
+    largest effective level ε_eff = κ w_i / b that the first weighted algorithm delivers in the group
+    (ε_eff ≤ ε_i is checked by the run). More than ``max_groups`` distinct demands are grouped
+    into ``max_groups`` quantile groups (demanded = the group's smallest ε: the strictest)."""
+    eps = np.asarray(result.values["eps"], float)
+    infos = result.values["infos"]
+    alg = next((a for a, info in infos.items() if info.get("eps_eff") is not None), None)
+    eff = np.asarray(infos[alg]["eps_eff"], float) if alg else None
+    distinct = np.unique(eps)
+    if distinct.size <= max_groups:
+        groups = [eps == v for v in distinct]
+    else:
+        edges = np.quantile(eps[np.isfinite(eps)], np.linspace(0, 1, max_groups + 1)[1:-1])
+        idx = np.searchsorted(edges, eps, side="right")
+        groups = [idx == i for i in np.unique(idx)]
+    rows = []
+    for m in groups:
+        dem = float(eps[m].min())
+        row = {"level": f"users with ε = {dem:g}" if np.all(eps[m] == dem) else f"users with ε in [{dem:g}, {eps[m].max():g}]",
+               "users": int(m.sum()), "demanded ε": dem}
+        if eff is not None:
+            row["delivered ε"] = float(eff[m].max())
+            row["delivered by"] = alg
+        rows.append(row)
+    return pd.DataFrame(rows)
+
 SCENARIO = PerUserPrivacy
 __all__ = ["PerUserPrivacy", "SCENARIO", "PRESETS", "run", "ALL_ALGS", "DATASETS", "N_OPTIONS", "load_data", "demands"]

@@ -1,0 +1,111 @@
+r"""What a privacy level means for a person: an attacker's worst-case belief.
+
+An attacker believes with prior probability p that a person has the protected attribute (or that
+their record is the one in question). After seeing the output of an ε-DP mechanism (or, for a
+feature, an output whose level for that feature is ε), Bayes' rule and the likelihood-ratio bound
+e^{−ε} ≤ P(y | x) / P(y | x') ≤ e^{ε} give
+
+    p / (p + (1 − p) e^{ε})  ≤  posterior  ≤  e^{ε} p / (1 + (e^{ε} − 1) p).
+
+For (ε, δ) guarantees the same bound holds except on outputs of total probability at most δ; for
+ρ-zCDP we use the standard conversion ρ-zCDP ⇒ (ρ + 2√(ρ ln(1/δ)), δ)-DP (Bun and Steinke,
+*Concentrated Differential Privacy: Simplifications, Extensions, and Lower Bounds*, TCC 2016,
+arXiv:1605.02065, Proposition 1.3). Levels ε = ∞ (public data) give the bound 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validate import InputError, check_real, check_vector
+
+__all__ = ["posterior_bounds", "zcdp_to_eps", "Meaning", "meaning", "in_words", "meaning_table"]
+
+
+def posterior_bounds(*, eps, prior: float) -> tuple[np.ndarray, np.ndarray]:
+    """(lowest, highest) posterior an attacker can reach from ``prior`` at level(s) ``eps``."""
+    p = check_real("prior", prior, lo=0.0, hi=1.0, lo_open=True, hi_open=True,
+                   what=" (the attacker's prior probability)")
+    e = check_vector("eps", np.atleast_1d(eps), lo=0.0, allow_inf=True, max_length=100_000,
+                     what=" (privacy levels; inf = no protection)")
+    with np.errstate(over="ignore", invalid="ignore"):
+        # written with e^{−ε} so that large ε (and ε = ∞) give 1 and 0 without overflow
+        t = np.exp(-e)
+        hi = p / (p + (1.0 - p) * t)
+        lo = p * t / (p * t + (1.0 - p))
+    return lo, hi
+
+
+def zcdp_to_eps(*, rho, delta: float) -> np.ndarray:
+    """ε with ρ-zCDP ⇒ (ε, δ)-DP: ε = ρ + 2√(ρ ln(1/δ))."""
+    r = check_vector("rho", np.atleast_1d(rho), lo=0.0, allow_inf=True, max_length=100_000, what=" (zCDP levels)")
+    d = check_real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True, what=" (failure probability)")
+    return r + 2.0 * np.sqrt(r * np.log(1.0 / d))
+
+
+@dataclass(frozen=True)
+class Meaning:
+    """Posterior bounds per labelled level, for one prior."""
+
+    labels: tuple
+    eps: np.ndarray
+    prior: float
+    lowest: np.ndarray
+    highest: np.ndarray
+    delta: float | None = None       # set when the levels hold except with probability δ
+
+    def rows(self) -> list[dict]:
+        return [{"level": lab, "eps": float(e), "prior": self.prior, "posterior_low": float(lo),
+                 "posterior_high": float(hi), "sentence": in_words(e, self.prior, hi, self.delta)}
+                for lab, e, lo, hi in zip(self.labels, self.eps, self.lowest, self.highest)]
+
+
+def meaning(*, labels, eps, prior: float, delta: float | None = None) -> Meaning:
+    """:class:`Meaning` of the levels ``eps`` named by ``labels`` for an attacker with ``prior``."""
+    e = np.atleast_1d(np.asarray(eps, dtype=float))
+    labels = tuple(str(x) for x in labels)
+    if len(labels) != e.size:
+        raise InputError(f"labels has {len(labels)} entries but eps has {e.size}; give one label per level.")
+    lo, hi = posterior_bounds(eps=e, prior=prior)
+    return Meaning(labels, e, float(prior), lo, hi, delta)
+
+
+def _pct(x: float) -> str:
+    v = 100.0 * x
+    return f"{v:.3g} %" if v < 99.95 else ("100 %" if v >= 100.0 else f"{v:.4g} %")
+
+
+def in_words(eps: float, prior: float, highest: float, delta: float | None = None) -> str:
+    """One plain sentence, e.g. "an attacker who thought 1 % now thinks at most 2.7 %"."""
+    if not np.isfinite(eps):
+        return f"no protection: an attacker who thought {_pct(prior)} can become certain"
+    tail = "" if delta is None else f" (except with probability {delta:g})"
+    return f"an attacker who thought {_pct(prior)} now thinks at most {_pct(highest)}{tail}"
+
+
+def meaning_table(levels, *, prior: float, delta: float | None = None):
+    """Add the attacker's posterior bounds to a page's level table.
+
+    ``levels`` has a ``level`` column (what the row is: a feature, a group of users, a release), a
+    ``demanded ε`` column and optionally a ``delivered ε`` column (what the mechanism guarantees:
+    BCDP's δ'_i including what correlated features leak, per-user ε_eff). Returns a new table with
+    ``posterior ≤ (demanded)``, ``posterior ≤ (delivered)`` and a plain sentence for the delivered
+    (else demanded) level."""
+    import pandas as pd
+
+    df = pd.DataFrame(levels).copy()
+    for col in ("level", "demanded ε"):
+        if col not in df:
+            raise InputError(f"levels must have a '{col}' column; got {list(df.columns)}.")
+    _, hi_d = posterior_bounds(eps=df["demanded ε"].to_numpy(float), prior=prior)
+    df["posterior ≤ (demanded)"] = hi_d
+    basis = "demanded ε"
+    if "delivered ε" in df:
+        _, hi_g = posterior_bounds(eps=df["delivered ε"].to_numpy(float), prior=prior)
+        df["posterior ≤ (delivered)"] = hi_g
+        basis = "delivered ε"
+    _, hi = posterior_bounds(eps=df[basis].to_numpy(float), prior=prior)
+    df["in words"] = [in_words(e, prior, h, delta) for e, h in zip(df[basis].to_numpy(float), hi)]
+    return df

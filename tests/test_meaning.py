@@ -1,0 +1,114 @@
+"""What a privacy level means for a person (issue 12 §1): posterior bounds, their tightness, the
+zCDP conversion, per-page levels, the page panel and the CLI."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from conftest import ROOT
+from hypothesis import given
+from hypothesis import strategies as st
+from streamlit.testing.v1 import AppTest
+
+from hetdp_core.meaning import meaning, meaning_table, posterior_bounds, zcdp_to_eps
+from hetdp_core.scenario import InputError
+from hetdp_core.scenarios import get
+from hetdp_ui.cli import main
+
+
+def test_the_issue_example_one_percent_to_two_point_seven():
+    lo, hi = posterior_bounds(eps=1.0, prior=0.01)
+    assert hi[0] == pytest.approx(math.e * 0.01 / (1 + (math.e - 1) * 0.01)) and round(100 * hi[0], 1) == 2.7
+    assert lo[0] == pytest.approx(0.01 / (0.01 + 0.99 * math.e))
+    rows = meaning(labels=["x"], eps=[1.0], prior=0.01).rows()
+    assert rows[0]["sentence"] == "an attacker who thought 1 % now thinks at most 2.67 %"
+
+
+def test_randomized_response_attains_the_bound():
+    """Tightness: ε-randomized response (keep with e^ε/(1+e^ε)) moves a prior p exactly to the bound."""
+    for eps, p in ((0.3, 0.2), (2.0, 0.01), (5.0, 0.5)):
+        keep = math.exp(eps) / (1 + math.exp(eps))
+        bayes = p * keep / (p * keep + (1 - p) * (1 - keep))
+        assert posterior_bounds(eps=eps, prior=p)[1][0] == pytest.approx(bayes, rel=1e-12)
+
+
+@given(st.lists(st.one_of(st.floats(0, 1e6), st.just(math.inf)), min_size=1, max_size=20),
+       st.floats(1e-12, 1 - 1e-12))
+def test_bounds_are_probabilities_around_the_prior_and_monotone(eps, p):
+    e = np.sort(np.asarray(eps))
+    lo, hi = posterior_bounds(eps=e, prior=p)
+    assert np.all((lo >= 0) & (lo <= p * (1 + 1e-12)) & (hi >= p * (1 - 1e-12)) & (hi <= 1))
+    assert np.all(np.diff(hi) >= -1e-15) and np.all(np.diff(lo) <= 1e-15)
+
+
+def test_zero_and_infinite_levels():
+    lo, hi = posterior_bounds(eps=[0.0, math.inf], prior=0.3)
+    assert list(hi) == [pytest.approx(0.3), 1.0] and list(lo) == [pytest.approx(0.3), 0.0]
+    assert "no protection" in meaning(labels=["public"], eps=[math.inf], prior=0.3).rows()[0]["sentence"]
+
+
+def test_zcdp_conversion():
+    assert zcdp_to_eps(rho=[0.5], delta=1e-6)[0] == pytest.approx(0.5 + 2 * math.sqrt(0.5 * math.log(1e6)))
+
+
+@pytest.mark.parametrize("kw,match", [
+    (dict(eps=1, prior=0), r"prior must be in \(0, 1\)"),
+    (dict(eps=1, prior=1), r"prior must be in \(0, 1\)"),
+    (dict(eps=1, prior=float("nan")), "prior must be"),
+    (dict(eps=-1, prior=0.1), "eps entries must be >= 0"),
+    (dict(eps=[float("nan")], prior=0.1), "eps must not contain NaN"),
+])
+def test_bad_input(kw, match):
+    with pytest.raises(InputError, match=match):
+        posterior_bounds(**kw)
+
+
+def test_bad_tables_and_labels():
+    with pytest.raises(InputError, match="one label per level"):
+        meaning(labels=["a"], eps=[1, 2], prior=0.1)
+    with pytest.raises(InputError, match="levels must have a 'demanded ε' column"):
+        meaning_table({"level": ["a"]}, prior=0.1)
+    with pytest.raises(InputError, match=r"delta must be in \(0, 1\)"):
+        zcdp_to_eps(rho=[1], delta=0)
+
+
+def test_page_levels_come_from_the_guarantees():
+    fp = get("Feature_privacy")
+    r = fp.run(fp.SCENARIO.from_query({"trials": "5", "n": "500"}))
+    lv = fp.levels(r)
+    g = r.tables()["bcdp_guarantee"]
+    assert list(lv["delivered ε"]) == list(g["guaranteed δ'"]) and np.all(lv["delivered ε"] <= lv["demanded ε"] + 1e-9)
+    pu = get("Per_user_privacy")
+    r = pu.run(pu.SCENARIO.from_query({"trials": "20", "n": "1000"}))
+    lv = pu.levels(r)
+    assert lv["users"].sum() == 1000 and np.all(lv["delivered ε"] <= lv["demanded ε"] * (1 + 1e-9))
+
+
+def _page(name):
+    return AppTest.from_file(str(next((ROOT / "pages").glob(f"*_{name}.py"))), default_timeout=120)
+
+
+@pytest.mark.parametrize("page,key,query", [("Feature_privacy", "bcdp", {"trials": "5", "n": "500"}),
+                                            ("Per_user_privacy", "het", {"trials": "20"})])
+def test_page_panel_states_the_meaning_and_follows_the_prior(page, key, query):
+    at = _page(page)
+    at.query_params.update(query)
+    at.run()
+    assert not at.exception and not at.error
+    text = " ".join(m.value for m in at.markdown)
+    assert "an attacker who thought 1 % now thinks at most" in text
+    at.select_slider(key=f"{key}_prior").set_value(0.2).run()
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown)
+    assert "an attacker who thought 20 % now thinks at most" in text
+
+
+def test_cli_meaning(capsys):
+    assert main(["meaning", "--eps", "0.1,1,inf", "--prior", "0.01", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert [round(r["posterior ≤ (demanded)"], 4) for r in rows] == [0.011, 0.0267, 1.0]
+    assert main(["meaning", "--eps", "1", "--prior", "1.5"]) == 2
+    assert "prior must be in (0, 1)" in capsys.readouterr().err
+    assert main(["run", "Mechanism_lab", "--prior", "0.1"]) == 2
+    assert "--prior" in capsys.readouterr().err
