@@ -484,6 +484,29 @@ def _query_of(a) -> tuple[str, dict]:
     return page_name(page), query
 
 
+def cmd_report(a) -> int:
+    """``hetdp report PAGE --query … --out FILE.html``: the same standalone report as the page's button."""
+    from hetdp_core.meaning import posterior_bounds
+    from hetdp_core.scenarios import get
+    from hetdp_ui.report import REPORT_PAGES, build_report
+
+    page, query = _query_of(a)
+    if page not in REPORT_PAGES:
+        raise CliError(f"PAGE: {page} has no report yet; reports exist for {', '.join(REPORT_PAGES)}.")
+    posterior_bounds(eps=1.0, prior=a.prior)                  # validates --prior before the run
+    out = Path(a.out)
+    if out.suffix.lower() not in (".html", ".htm"):
+        raise CliError(f"--out must name an .html file; got {out}.")
+    mod = get(page)
+    scenario = mod.SCENARIO.from_query(query)
+    with _executor(a) as executor:
+        result = mod.run(scenario, executor=executor, budget=budget(a.budget))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(build_report(page, scenario, result, prior=a.prior, app_url=a.app_url), encoding="utf-8")
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, opens offline)")
+    return 0 if all(c.holds for c in result.checks) else 1
+
+
 def cmd_run(a) -> int:
     """``hetdp run PAGE --query …``: the page's scenario and run; its download tables as JSON or CSV."""
     from hetdp_core.scenarios import get
@@ -723,6 +746,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-cells", type=int, default=None,
                      help="compute budget in random numbers (default: the page's budget)")
     run.set_defaults(func=cmd_run)
+
+    rep_ = sub.add_parser("report", help="a standalone HTML report of a page's scenario (opens offline)")
+    rep_.add_argument("page", nargs="?", help="Feature_privacy or Per_user_privacy")
+    rep_.add_argument("--query", default="", help="the page's query string")
+    rep_.add_argument("--url", help="a whole app link instead of PAGE and --query")
+    rep_.add_argument("--out", required=True, help="the HTML file to write")
+    rep_.add_argument("--prior", type=float, default=0.01, help="the attacker's prior for the meaning section")
+    rep_.add_argument("--app-url", default="http://localhost:8501", help="base of the link that reopens the view")
+    rep_.add_argument("--budget", choices=BUDGET_NAMES, default="page", help="compute budget (see hetdp run)")
+    rep_.add_argument("--dask", metavar="ADDRESS", help="run the sweep points on Dask (see hetdp run)")
+    rep_.set_defaults(func=cmd_report)
 
     mn = sub.add_parser("meaning", help="what a privacy level means: an attacker's worst-case posterior")
     mn.add_argument("--eps", required=True, help="levels, e.g. 0.1,1,2,inf (with --zcdp: zCDP levels ρ)")

@@ -414,3 +414,16 @@ def meaning_panel(levels: pd.DataFrame, key: str, *, delta: float | None = None,
             st.markdown(f"- **{lev}**: {words}")
         st.dataframe(table.drop(columns=["in words"]), hide_index=True, use_container_width=True)
         csv_download(table, "privacy_meaning.csv", f"{key}_dl_meaning")
+
+
+def report_button(page: str, scenario: Scenario, result, *, prior_key: str) -> None:
+    """One click: the standalone HTML report (built only when clicked; same builder as
+    ``hetdp report``)."""
+    from hetdp_ui.report import build_report
+
+    prior = st.session_state.get(prior_key, 0.01)
+    st.download_button("Download a report (HTML, opens offline)",
+                       data=lambda: build_report(page, scenario, result, prior=prior).encode(),
+                       file_name=f"hetdp-{page}-report.html", mime="text/html", key=f"{page}_report",
+                       on_click="ignore", help="the question, parameters, guarantee checks, figures, what the "
+                       "levels mean, the link that reopens this view, versions and seed")

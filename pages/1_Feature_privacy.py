@@ -14,6 +14,7 @@ from hetdp_ui.common import (
     log_slider,
     meaning_panel,
     question,
+    report_button,
     run_scenario,
     show_checks,
     show_input_error,
@@ -33,13 +34,7 @@ def set_axis_grid():
 
 
 st.title("Feature privacy (BCDP)")
-question(
-    "Some features of a record are more sensitive than others (say, a diagnosis versus a postcode). "
-    "Each user randomises their own record (local DP at level ε), and additionally asks for a "
-    "stricter level δ_i on the sensitive features. How much more accurate is the average we can "
-    "publish, compared with protecting the *whole* record at the strictest level min δ — and how "
-    "does correlation q between features eat into that gain?"
-)
+question(fp.QUESTION)
 state.init()
 
 # ------------------------------------------------------------------ sidebar
@@ -132,6 +127,7 @@ st.caption("pass ⇔ guaranteed δ'_i ≤ demanded δ_i (+1e-9 floating-point to
            "smaller of the two valid bounds of Proposition 4: (2) with ε := c_d, and (1).")
 csv_download(tables["bcdp_guarantee"], "bcdp_guarantee.csv", "dl_guarantee")
 meaning_panel(fp.levels(result), "bcdp")
+report_button("Feature_privacy", scenario, result, prior_key="bcdp_prior")
 
 with st.expander("Stage schematic of Mechanism 1 — which features each stage covers, at what level"):
     st.plotly_chart(stage_schematic_figure(result.values["sorted_names"], result.values["stages"]), key="bcdp_stages")

@@ -13,6 +13,7 @@ from hetdp_ui.common import (
     grid_slider,
     meaning_panel,
     question,
+    report_button,
     run_scenario,
     show_checks,
     show_input_error,
@@ -27,12 +28,7 @@ state = ScenarioState("het", pu.PerUserPrivacy, presets=pu.PRESETS)
 
 
 st.title("Per-user privacy: frequencies and means")
-question(
-    "Each person chose their own privacy level ε (some are relaxed, some very strict, some have nothing "
-    "to hide). What histogram or average can we publish, how accurate is it — and who pays for it? The "
-    "trick is to give people different weights: strict users get less weight so the noise can stay "
-    "small. This page compares the weighting schemes of the heterogeneous-DP paper with simple baselines."
-)
+question(pu.QUESTION)
 state.init()
 sb = st.sidebar
 sb.selectbox("Preset", ["Custom", *pu.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
@@ -117,6 +113,7 @@ st.caption("Below the diagonal = free privacy: the user is protected better than
            "below it (ε_eff ≤ ε is a tested invariant).")
 csv_download(tables["hetero_weights"], "hetero_weights.csv", "dl_het_w")
 meaning_panel(pu.levels(result), "het")
+report_button("Per_user_privacy", scenario, result, prior_key="het_prior")
 
 with st.expander("Formulas behind the numbers"):
     st.latex(r"\text{HPF: } \tilde p=\sum_i w_ie_{x_i}+Z,\ Z_j\sim\mathrm{Lap}(b),\ \hat p=\Pi_\Delta(\tilde p);\qquad "

@@ -206,4 +206,14 @@ def levels(result: Result):
     g = result.tables_["bcdp_guarantee"]
     return pd.DataFrame({"level": g["feature"], "demanded ε": g["demanded δ"], "delivered ε": g["guaranteed δ'"]})
 
+
+#: the page's question in plain words (page header and reports)
+QUESTION = (
+    "Some features of a record are more sensitive than others (say, a diagnosis versus a postcode). "
+    "Each user randomises their own record (local DP at level ε), and additionally asks for a "
+    "stricter level δ_i on the sensitive features. How much more accurate is the average we can "
+    "publish, compared with protecting the *whole* record at the strictest level min δ — and how "
+    "does correlation q between features eat into that gain?"
+)
+
 SCENARIO = FeaturePrivacy

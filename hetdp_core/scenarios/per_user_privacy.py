@@ -202,5 +202,14 @@ def levels(result: Result, *, max_groups: int = 12):
         rows.append(row)
     return pd.DataFrame(rows)
 
+
+#: the page's question in plain words (page header and reports)
+QUESTION = (
+    "Each person chose their own privacy level ε (some are relaxed, some very strict, some have nothing "
+    "to hide). What histogram or average can we publish, how accurate is it — and who pays for it? The "
+    "trick is to give people different weights: strict users get less weight so the noise can stay "
+    "small. This page compares the weighting schemes of the heterogeneous-DP paper with simple baselines."
+)
+
 SCENARIO = PerUserPrivacy
 __all__ = ["PerUserPrivacy", "SCENARIO", "PRESETS", "run", "ALL_ALGS", "DATASETS", "N_OPTIONS", "load_data", "demands"]

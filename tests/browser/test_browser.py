@@ -178,3 +178,32 @@ def test_two_workers_behind_nginx(page, artifacts):
         page.screenshot(path=str(artifacts / "zcdp_through_nginx.png"), full_page=True)
     finally:
         stack.stop()
+
+
+@pytest.mark.parametrize("path,query,name", [("Feature_privacy", "trials=5&n=500", "fp"),
+                                             ("Per_user_privacy", "trials=20&n=1000", "per_user")])
+def test_report_download_opens_offline_with_every_figure(page, server, artifacts, browser, tmp_path, path, query, name):
+    """Issue 12 §4: one click on the page downloads the report; Chromium with the network disabled
+    opens it and renders every figure (plotly.js is embedded)."""
+    page.goto(f"{server}/{path}?{query}")
+    page.locator(".js-plotly-plot").nth(2).wait_for(state="attached")
+    wait_idle(page)
+    assert_no_errors(page)
+    with page.expect_download(timeout=120_000) as dl:
+        page.get_by_role("button", name="Download a report (HTML, opens offline)").click()
+    file = tmp_path / f"{name}.html"
+    dl.value.save_as(str(file))
+    ctx = browser.new_context(offline=True, viewport={"width": 1200, "height": 1000})
+    try:
+        off = ctx.new_page()
+        requests = []
+        off.on("request", lambda r: requests.append(r.url))
+        off.goto(file.as_uri())
+        n = off.evaluate("document.querySelectorAll('.plotly-graph-div').length")
+        assert n >= 3
+        off.wait_for_function(f"() => window.Plotly && document.querySelectorAll('.js-plotly-plot .main-svg').length >= {n}",
+                              timeout=30_000)
+        assert [u for u in requests if not u.startswith("file://") and not u.startswith("data:")] == []
+        off.screenshot(path=str(artifacts / f"report_{name}.png"), full_page=True)
+    finally:
+        ctx.close()

@@ -1,0 +1,135 @@
+"""A report to take away (issue 12 §4): one standalone HTML file per scenario (Streamlit-free).
+
+The file opens offline: plotly.js is embedded once, every figure is interactive. It holds the
+page's question, the parameter table, the guarantee checks, the figures, what the privacy levels
+mean for a person (for a stated prior), the link that reopens the same view in the app, and the
+software versions and seed. The page's "Download a report" button and ``hetdp report PAGE --query
+… --out FILE.html`` call :func:`build_report` with the same scenario and result.
+"""
+
+from __future__ import annotations
+
+import html
+import platform
+from collections.abc import Callable
+
+import numpy as np
+import plotly
+import plotly.graph_objects as go
+
+__all__ = ["REPORT_PAGES", "report_figures", "build_report"]
+
+
+def _feature_privacy(s, result) -> list[tuple[str, go.Figure]]:
+    from hetdp_ui.figures import (
+        c_vector_figure,
+        mse_sweep_figure,
+        stage_schematic_figure,
+    )
+
+    v, t = result.values, result.tables()
+    return [
+        ("Privacy allocation c (Theorem 2)",
+         c_vector_figure(v["names"], v["alloc"].delta, v["alloc"].c, v["report"]["guaranteed δ'"].to_numpy(), s.eps)),
+        ("Stage schematic of Mechanism 1", stage_schematic_figure(v["sorted_names"], v["stages"])),
+        (f"Squared error vs {s.axis} (simulated; dashed: analytic)",
+         mse_sweep_figure(t["bcdp_mse_summary"], s.axis, show_exact=s.analytic, show_bound=s.bounds)),
+    ]
+
+
+def _per_user(s, result) -> list[tuple[str, go.Figure]]:
+    from hetdp_ui import page_figures as pf
+
+    return [("Error CDFs (simulated)", pf.error_cdf_figure(result)),
+            ("Weights against demands", pf.weights_figure(result)),
+            ("Free privacy: what each user actually gets", pf.free_privacy_figure(result))]
+
+
+#: pages with a report: page name -> (title, figures builder)
+REPORT_PAGES: dict[str, tuple[str, Callable]] = {
+    "Feature_privacy": ("Feature privacy (BCDP)", _feature_privacy),
+    "Per_user_privacy": ("Per-user privacy: frequencies and means", _per_user),
+}
+
+
+def report_figures(page: str, scenario, result) -> list[tuple[str, go.Figure]]:
+    return REPORT_PAGES[page][1](scenario, result)
+
+
+def _table(rows: list[dict], *, digits: int = 5) -> str:
+    if not rows:
+        return "<p>(none)</p>"
+    cols = list(rows[0])
+
+    def cell(v):
+        if isinstance(v, (float, np.floating)):
+            return f"{v:.{digits}g}"
+        return str(v)
+
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in cols)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(cell(r.get(c, '')))}</td>" for c in cols) + "</tr>"
+                   for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+CSS = """
+body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; color: #222; line-height: 1.45; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: .5em 0; font-size: .9em; }
+td, th { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
+a, code { word-break: break-all; }
+.ok { color: #1a7f37; } .bad { color: #b42318; font-weight: bold; } .small { color: #555; font-size: .85em; }
+"""
+
+
+def build_report(page: str, scenario, result, *, prior: float = 0.01, app_url: str = "http://localhost:8501") -> str:
+    """The standalone HTML report of ``scenario`` and its ``result`` (see the module docstring)."""
+    import hetdp_core
+    from hetdp_core.meaning import meaning_table
+    from hetdp_core.scenarios import get
+
+    if page not in REPORT_PAGES:
+        from hetdp_core.scenario import InputError
+
+        raise InputError(f"page {page!r} has no report yet; reports exist for {', '.join(REPORT_PAGES)}.")
+    title, _ = REPORT_PAGES[page]
+    mod = get(page)
+    link = f"{app_url.rstrip('/')}/{page}?{scenario.query_string()}"
+    params = [{"parameter": k, "value": v} for k, v in scenario.to_query().items()]
+    checks = "".join(
+        f"<li class='{'ok' if c.holds else 'bad'}'>{'holds' if c.holds else 'NUMERICAL FAILURE'}: "
+        f"{html.escape(c.name)}</li>" for c in result.checks) or "<li>(no checks for this view)</li>"
+    parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>hetdp report — {html.escape(title)}"
+             f"</title><style>{CSS}</style></head><body>",
+             f"<h1>hetdp report — {html.escape(title)}</h1>",
+             f"<p><b>The question.</b> {html.escape(getattr(mod, 'QUESTION', ''))}</p>",
+             f"<p><b>Reopen this view in the app:</b> <a href='{html.escape(link)}'>{html.escape(link)}</a><br>"
+             f"<span class='small'>or on the command line: <code>hetdp run {page} --query "
+             f"'{html.escape(scenario.query_string())}'</code></span></p>",
+             "<h2>Parameters</h2>", _table(params),
+             "<h2>Guarantee checks</h2>",
+             "<p class='small'>Every number shown as a guarantee is checked against the bound that provably "
+             "holds; a failure would be a numerical failure of this software, not a finding.</p>",
+             f"<ul>{checks}</ul>"]
+    if hasattr(mod, "levels"):
+        mt = meaning_table(mod.levels(result), prior=prior)
+        parts += [f"<h2>What the privacy levels mean for a person (attacker's prior {100 * prior:g} %)</h2>",
+                  "<p class='small'>An attacker who believes with probability p that a person has the protected "
+                  "attribute can, after seeing the output of a level-ε mechanism, believe at most "
+                  "e<sup>ε</sup>p / (1 + (e<sup>ε</sup> − 1)p).</p><ul>",
+                  *(f"<li><b>{html.escape(str(lev))}</b>: {html.escape(words)}</li>"
+                    for lev, words in zip(mt["level"], mt["in words"])),
+                  "</ul>", _table(mt.drop(columns=["in words"]).to_dict(orient="records"))]
+    parts.append("<h2>Figures</h2>")
+    for i, (name, fig) in enumerate(report_figures(page, scenario, result)):
+        parts += [f"<h3>{html.escape(name)}</h3>",
+                  fig.to_html(full_html=False, include_plotlyjs=(i == 0), div_id=f"fig{i}",
+                              config={"displaylogo": False})]
+    seed = scenario.to_query().get("seed", "—")
+    parts += ["<h2>Provenance</h2>",
+              f"<p class='small'>hetdp {hetdp_core.__version__}; plotly {plotly.__version__}; numpy {np.__version__}; "
+              f"Python {platform.python_version()}. Random seed {html.escape(str(seed))}: the link above reproduces "
+              "every number in this report. Simulated curves are real simulations; analytic curves are "
+              "labelled analytic.</p>",
+              "</body></html>"]
+    return "\n".join(parts)

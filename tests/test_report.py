@@ -1,0 +1,61 @@
+"""A report to take away (issue 12 §4): `hetdp report` and the page's button build the same
+standalone HTML; it embeds plotly.js once and fetches nothing (the browser test opens it offline)."""
+
+import re
+
+import pytest
+from conftest import ROOT
+from streamlit.testing.v1 import AppTest
+
+from hetdp_core.scenarios import get
+from hetdp_ui.cli import main
+from hetdp_ui.report import REPORT_PAGES, build_report, report_figures
+
+QUERY = {"Feature_privacy": "trials=5&n=500&seed=4", "Per_user_privacy": "trials=20&n=1000&seed=4"}
+
+
+@pytest.mark.parametrize("page", sorted(REPORT_PAGES))
+def test_cli_report_is_standalone_and_complete(page, tmp_path, capsys):
+    out = tmp_path / "r.html"
+    assert main(["report", page, "--query", QUERY[page], "--out", str(out), "--prior", "0.05"]) == 0
+    doc = out.read_text()
+    mod = get(page)
+    s = mod.SCENARIO.from_query(dict(kv.split("=") for kv in QUERY[page].split("&")))
+    n_figs = len(report_figures(page, s, mod.run(s)))
+    assert len(re.findall(r'<div id="fig\d+"', doc)) == n_figs >= 3
+    assert doc.count("Plotly.newPlot") == n_figs
+    assert len(re.findall(r"<script[^>]+src=", doc)) == 0                    # nothing fetched
+    assert not re.search(r"<link[^>]+href=.https?:", doc)                    # no external stylesheet
+    assert mod.QUESTION[:40] in doc and f"/{page}?" in doc and "seed=4" in doc
+    assert "an attacker who thought 5 % now thinks at most" in doc
+    assert "holds:" in doc and "NUMERICAL FAILURE" not in doc
+
+
+def test_report_and_page_share_the_builder():
+    mod = get("Feature_privacy")
+    s = mod.SCENARIO.from_query({"trials": "5", "n": "500"})
+    a, b = build_report("Feature_privacy", s, mod.run(s)), build_report("Feature_privacy", s, mod.run(s))
+    assert a == b                                                            # deterministic given the scenario
+
+
+@pytest.mark.parametrize("argv,match", [
+    (["report", "Mechanism_lab", "--out", "x.html"], "has no report yet"),
+    (["report", "Feature_privacy", "--out", "x.pdf"], "--out must name an .html file"),
+    (["report", "Feature_privacy", "--out", "x.html", "--prior", "1.5"], r"prior must be in \(0, 1\)"),
+    (["report", "--out", "x.html"], "give PAGE"),
+])
+def test_report_bad_input(argv, match, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert re.search(match, err) and err.count("\n") == 1 and not (tmp_path / "x.html").exists()
+
+
+@pytest.mark.parametrize("page,key", [("Feature_privacy", "bcdp"), ("Per_user_privacy", "het")])
+def test_page_offers_the_report_button(page, key):
+    at = AppTest.from_file(str(next((ROOT / "pages").glob(f"*_{page}.py"))), default_timeout=120)
+    at.query_params.update(dict(kv.split("=") for kv in QUERY[page].split("&")))
+    at.run()
+    assert not at.exception
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Download a report (HTML, opens offline)" in labels
