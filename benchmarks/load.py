@@ -33,7 +33,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import websockets
@@ -99,6 +99,19 @@ async def open_view(url: str, page: str, query: str, *, timeout: float = 300.0) 
     return view
 
 
+def arun(coro):
+    """``asyncio.run`` that also works where an event loop is already running in this thread (e.g.
+    next to Playwright's sync API in the test session): then the loop runs in a helper thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
 async def crowd(url: str, page: str, queries: list[str]) -> list[View]:
     """All users at once (one query each)."""
     return list(await asyncio.gather(*(open_view(url, page, q) for q in queries)))
@@ -149,11 +162,11 @@ def cpu_seconds(pid) -> float:
 
 def warm_view_cpu(url: str, pid: int, page: str, query: str = "", repeats: int = 10) -> dict:
     """Server CPU of one new session on a cached view: median over ``repeats`` sequential sessions."""
-    first = asyncio.run(open_view(url, page, query))                # computes and caches the results
+    first = arun(open_view(url, page, query))                # computes and caches the results
     costs, walls = [], []
     for _ in range(repeats):
         c0 = cpu_seconds(pid)
-        v = asyncio.run(open_view(url, page, query))
+        v = arun(open_view(url, page, query))
         time.sleep(0.05)                                             # let the session finish its bookkeeping
         costs.append(cpu_seconds(pid) - c0)
         walls.append(v.seconds)
@@ -171,11 +184,11 @@ def standard_suite(url: str, pid, users: int) -> dict:
             print(f"warm view {r['page']:20s} cpu {r.get('warm_cpu_s', '-')} s  wall {r.get('warm_wall_s', '-')} s  "
                   f"cold {r.get('cold_s', '-')} s {r.get('problem', '')}", flush=True)
     for page, query in (("Feature_privacy", ""), ("Groupwise_zCDP", "")):
-        asyncio.run(open_view(url, page, query))                    # cached link
-        s = summary(asyncio.run(crowd(url, page, [query] * users)))
+        arun(open_view(url, page, query))                    # cached link
+        s = summary(arun(crowd(url, page, [query] * users)))
         out[f"same_link_{page}"] = s
         print(f"{users} users, one cached link, {page}: {s}", flush=True)
-    s = summary(asyncio.run(crowd(url, "Feature_privacy", [f"seed={1000 + i}" for i in range(users)])))
+    s = summary(arun(crowd(url, "Feature_privacy", [f"seed={1000 + i}" for i in range(users)])))
     out["distinct_Feature_privacy"] = s
     print(f"{users} users, {users} different scenarios, Feature_privacy: {s}", flush=True)
     return out
@@ -212,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         if a.page:
             qs = [("&".join(x for x in (a.query, f"seed={1000 + i}") if x)) if a.distinct else a.query
                   for i in range(a.users)]
-            result = summary(asyncio.run(crowd(url, a.page, qs)))
+            result = summary(arun(crowd(url, a.page, qs)))
             print(json.dumps(result, indent=2))
         else:
             result = standard_suite(url, pids, a.users)

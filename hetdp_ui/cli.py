@@ -484,6 +484,33 @@ def _query_of(a) -> tuple[str, dict]:
     return page_name(page), query
 
 
+def cmd_solve(a) -> int:
+    """``hetdp solve PAGE --query … --target T``: the most private scaling of the levels that meets T."""
+    import dataclasses
+
+    from hetdp_core.scenarios import get
+    from hetdp_core.solve import solve_feature_privacy
+
+    page, query = _query_of(a)
+    if page != "Feature_privacy":
+        raise CliError(f"PAGE: {page} has no accuracy solver yet; it exists for Feature_privacy.")
+    s = get(page).SCENARIO.from_query(query)
+    sol = solve_feature_privacy(s, target=a.target, check_trials=a.check_trials)
+    from urllib.parse import urlencode
+
+    link = f"/{page}?{urlencode(sol.scenario_query)}"
+    if a.json:
+        print(_dump({**dataclasses.asdict(sol), "link": link}))
+    else:
+        print(f"most private scaling meeting E‖x̂ − x̄‖² ≤ {sol.target:g}: {sol.scale:.4g}× the levels "
+              f"(ε = {sol.eps:.4g}, δ = {', '.join(f'{v:.4g}' for v in sol.delta)})")
+        print(f"exact pre-projection error {sol.exact_mse:.4g} (10 % more private: {sol.exact_mse_10pct_more_private:.4g}"
+              f" > target); fresh simulation ({sol.simulated_trials} releases, projected): mean "
+              f"{sol.simulated_mean:.4g} ± {sol.simulated_se:.2g} — {'meets' if sol.meets_target else 'MISSES'} the target")
+        print(f"link: {link}")
+    return 0 if sol.meets_target else 1
+
+
 def cmd_report(a) -> int:
     """``hetdp report PAGE --query … --out FILE.html``: the same standalone report as the page's button."""
     from hetdp_core.meaning import posterior_bounds
@@ -746,6 +773,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-cells", type=int, default=None,
                      help="compute budget in random numbers (default: the page's budget)")
     run.set_defaults(func=cmd_run)
+
+    sv = sub.add_parser("solve", help="what privacy do I need for this accuracy? (Feature_privacy)")
+    sv.add_argument("page", nargs="?", help="Feature_privacy")
+    sv.add_argument("--query", default="", help="the page's query string (the levels to scale)")
+    sv.add_argument("--url", help="a whole app link instead of PAGE and --query")
+    sv.add_argument("--target", type=float, required=True, help="target expected squared error E‖x̂ − x̄‖²")
+    sv.add_argument("--check-trials", type=int, default=200, help="fresh simulated releases for the check")
+    sv.add_argument("--json", action="store_true")
+    sv.set_defaults(func=cmd_solve)
 
     rep_ = sub.add_parser("report", help="a standalone HTML report of a page's scenario (opens offline)")
     rep_.add_argument("page", nargs="?", help="Feature_privacy or Per_user_privacy")

@@ -18,11 +18,13 @@ keep failing (Dask's ``allowed-failures``), the sweep stops with :class:`Cluster
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 from contextlib import contextmanager
 
-__all__ = ["ClusterError", "DaskExecutor", "dask_executor", "app_executor", "CONNECT_TIMEOUT", "ENV"]
+__all__ = ["ClusterError", "DaskExecutor", "dask_executor", "app_executor", "close_app_executor", "CONNECT_TIMEOUT",
+           "ENV"]
 
 CONNECT_TIMEOUT = 5.0
 ENV = "HETDP_DASK"
@@ -112,7 +114,22 @@ def app_executor():
         return None
     with _APP_LOCK:
         if _APP["key"] != address:
+            close_app_executor(locked=True)
             ctx = dask_executor(address, source=ENV)
             executor = ctx.__enter__()
             _APP.update(key=address, ctx=ctx, executor=executor)
+            if not _APP.get("atexit"):
+                atexit.register(close_app_executor)      # close the connection before interpreter teardown
+                _APP["atexit"] = True
         return _APP["executor"]
+
+
+def close_app_executor(*, locked: bool = False) -> None:
+    """Close the app's Dask connection (and its local cluster), if any."""
+    if not locked:
+        with _APP_LOCK:
+            return close_app_executor(locked=True)
+    ctx = _APP.get("ctx")
+    _APP.update(key=None, ctx=None, executor=None)
+    if ctx is not None:
+        ctx.__exit__(None, None, None)

@@ -1,11 +1,14 @@
 """Feature privacy (BCDP): per-feature privacy demands and what they cost."""
 
+from urllib.parse import urlencode
+
 import numpy as np
 import streamlit as st
 
 from hetdp_core.bcdp_sim import PRESETS as PAPER_PRESETS
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import feature_privacy as fp
+from hetdp_core.solve import TARGET_MAX, TARGET_MIN, solve_feature_privacy
 from hetdp_ui.common import (
     ScenarioState,
     csv_download,
@@ -149,6 +152,26 @@ with m1:
     csv_download(tables["bcdp_mse_summary"], "bcdp_mse_summary.csv", "dl_summary")
 with m2:
     csv_download(tables["bcdp_mse_errors"], "bcdp_mse_errors.csv", "dl_errors")
+
+with st.expander("What privacy do I need for this accuracy?"):
+    st.markdown(f"Scale every level of this scenario (all δ_i and ε) by one factor and find the **most private** "
+                f"scaling whose expected squared error E‖x̂ − x̄‖² (exact, before projection; q = {scenario.q:g}, "
+                f"n = {scenario.n:,}) meets your target; a fresh simulation then checks it.")
+    target = st.number_input("target squared error", min_value=TARGET_MIN, max_value=TARGET_MAX, value=0.5,
+                             format="%.4g", key="bcdp_target")
+    if st.button("Find the most private setting", key="bcdp_solve"):
+        try:
+            sol = solve_feature_privacy(scenario, target=target)
+        except InputError as exc:
+            show_input_error(exc)
+        else:
+            st.success(f"{sol.scale:.3g}× the levels: ε = {sol.eps:.3g}, δ = "
+                       f"{', '.join(f'{v:.3g}' for v in sol.delta)}. Exact error {sol.exact_mse:.4g} ≤ {sol.target:g}; "
+                       f"10 % more private gives {sol.exact_mse_10pct_more_private:.4g}.")
+            st.markdown(f"Fresh simulation ({sol.simulated_trials} releases, projected): mean squared error "
+                        f"{sol.simulated_mean:.4g} ± {sol.simulated_se:.2g} — "
+                        f"{'meets' if sol.meets_target else '**misses**'} the target. "
+                        f"[Open this setting](/Feature_privacy?{urlencode(sol.scenario_query)})")
 
 # ------------------------------------------------------------------ explanation
 med = summary.pivot(index=state["axis"], columns="method", values="median")

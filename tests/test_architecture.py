@@ -118,15 +118,21 @@ def test_sources_are_cited_with_authors_title_venue():
 
 def test_pages_take_widget_bounds_from_the_scenario_spec():
     """One definition per input (issue 14): range widgets are created through
-    ScenarioState.slider/number (bounds from the field's Spec) or over a grid; no page passes
-    literal bounds to st.slider/st.number_input."""
+    ScenarioState.slider/number (bounds from the field's Spec) or over a grid; a widget that is not
+    a scenario field (e.g. the solver's target) takes its bounds from named core constants. No page
+    passes literal numbers as bounds to st.slider/st.number_input."""
+    def literal(n):
+        return isinstance(n, ast.Constant) or (isinstance(n, ast.UnaryOp) and isinstance(n.operand, ast.Constant))
+
     offenders = []
     for path in sorted((ROOT / "pages").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and node.func.attr in ("slider", "number_input") \
                     and not (isinstance(node.func.value, ast.Name) and node.func.value.id == "state"):
-                offenders.append(f"{path.name}:{node.lineno}")
+                bounds = node.args[1:3] + [k.value for k in node.keywords if k.arg in ("min_value", "max_value")]
+                if not bounds or any(literal(b) for b in bounds):
+                    offenders.append(f"{path.name}:{node.lineno}")
     assert not offenders, offenders
 
 

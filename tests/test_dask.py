@@ -109,3 +109,6 @@ def test_app_uses_hetdp_dask_and_falls_back_with_a_message(monkeypatch, cluster)
     at.run()
     assert not at.exception
     assert any("HETDP_DASK" in w.value and "own threads" in w.value for w in at.warning)
+    from hetdp_ui.dask_exec import close_app_executor
+
+    close_app_executor()

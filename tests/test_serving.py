@@ -2,7 +2,6 @@
 tool speaking Streamlit's websocket protocol against a real server. Latency targets are measured
 with `make load` (README), not asserted here."""
 
-import asyncio
 import subprocess
 import sys
 import tomllib
@@ -94,7 +93,7 @@ def server():
 def test_load_tool_opens_every_page_over_the_websocket_protocol(server, page):
     url, _ = server
     query = "trials=5&n=500" if page == "Feature_privacy" else ""
-    view = asyncio.run(load.open_view(url, page, query))
+    view = load.arun(load.open_view(url, page, query))
     assert view.finished and view.status == "FINISHED_SUCCESSFULLY", view
     assert not view.failure and not view.exceptions and not view.errors
     assert view.charts >= 1
@@ -102,17 +101,17 @@ def test_load_tool_opens_every_page_over_the_websocket_protocol(server, page):
 
 def test_load_tool_reports_exceptions_and_unknown_pages(server):
     url, _ = server
-    bad = asyncio.run(load.open_view(url, "Feature_privacy", "trials=5&n=500&q=abc"))
+    bad = load.arun(load.open_view(url, "Feature_privacy", "trials=5&n=500&q=abc"))
     assert bad.finished and not bad.exceptions                   # a bad URL value is a warning, not an error
-    missing = asyncio.run(load.open_view(url, "No_such_page", "", timeout=30))
+    missing = load.arun(load.open_view(url, "No_such_page", "", timeout=30))
     assert not missing.finished
 
 
 def test_load_tool_crowd_on_one_cached_link(server):
     url, pid = server
     q = "trials=5&n=500"
-    asyncio.run(load.open_view(url, "Feature_privacy", q))
-    s = load.summary(asyncio.run(load.crowd(url, "Feature_privacy", [q] * 8)))
+    load.arun(load.open_view(url, "Feature_privacy", q))
+    s = load.summary(load.arun(load.crowd(url, "Feature_privacy", [q] * 8)))
     assert s["finished"] == 8 and s["failures"] == 0 and s["exceptions"] == 0
     warm = load.warm_view_cpu(url, pid, "Feature_privacy", q, repeats=3)
     assert "warm_cpu_s" in warm and warm["charts"] >= 1
@@ -149,9 +148,9 @@ def test_proxy_sessions_are_sticky_by_cookie(stack):
 def test_every_page_through_the_proxy_without_errors(stack):
     for page in load.PAGES:
         query = "trials=5&n=500" if page == "Feature_privacy" else ""
-        v = asyncio.run(load.open_view(stack.url, page, query))
+        v = load.arun(load.open_view(stack.url, page, query))
         assert v.finished and not v.failure and not v.exceptions and not v.errors, (page, v)
-    s = load.summary(asyncio.run(load.crowd(stack.url, "Groupwise_zCDP", [""] * 10)))
+    s = load.summary(load.arun(load.crowd(stack.url, "Groupwise_zCDP", [""] * 10)))
     assert s["finished"] == 10 and s["failures"] == 0 and s["exceptions"] == 0
 
 
@@ -163,12 +162,12 @@ def test_a_sweep_computed_in_one_worker_is_read_by_the_other(stack):
     q = "trials=7&n=700&q=0.45"
     a, b = (f"http://127.0.0.1:{p}" for p in stack.worker_ports)
     before = set(Path(stack.cache_dir).glob("*.pkl"))
-    assert asyncio.run(load.open_view(a, "Feature_privacy", q)).finished
+    assert load.arun(load.open_view(a, "Feature_privacy", q)).finished
     new = set(Path(stack.cache_dir).glob("*.pkl")) - before
     assert len(new) == 1
     f = new.pop()
     stamp = f.stat().st_mtime_ns
-    assert asyncio.run(load.open_view(b, "Feature_privacy", q)).finished
+    assert load.arun(load.open_view(b, "Feature_privacy", q)).finished
     assert f.stat().st_mtime_ns == stamp and set(Path(stack.cache_dir).glob("*.pkl")) - before == {f}
 
 

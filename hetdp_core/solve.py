@@ -1,0 +1,116 @@
+r"""What privacy do I need for this accuracy? (issue 12 §2) — Feature privacy.
+
+Given a Feature-privacy scenario and a target expected squared error τ of the published mean
+(E‖x̂ − x̄‖², for the scenario's data: n users drawn from the q-mixture prior with the scenario's
+seed at its correlation q), find the **most private** setting that meets it among the scalings of
+the scenario's levels: every demand δ_i and the global level ε multiplied by one factor s (the
+relative strictness of the features is kept). The error used is the exact pre-projection MSE of
+Mechanism 1 (analytic, closed form), which decreases as s grows, so the smallest s is found by
+bisection on log s. Projection onto the box can only shrink the error, so the simulated error of
+the released (projected) estimate is at most this value in expectation; the answer is then checked
+by a fresh simulation with a new seed, reported with its standard error.
+
+Infeasible targets say why: below the error floor (even at the largest accepted levels the Duchi
+channel keeps noise), or met already at the strictest scaling tried.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validate import InputError, check_int, check_real
+from .bcdp import privacy_allocation
+from .bcdp_sim import point_rng, q_mixture_data, run_point
+from .mmean import exact_mse_mmean
+
+__all__ = ["Solution", "solve_feature_privacy", "SCALE_RANGE", "TARGET_MIN", "TARGET_MAX"]
+
+#: accepted targets (expected squared error of the published mean)
+TARGET_MIN, TARGET_MAX = 1e-6, 1e6
+
+#: scalings s tried: from 1000× stricter to 1000× more relaxed (capped by the largest accepted level)
+SCALE_RANGE = (1e-3, 1e3)
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The most private scaling that meets the target, its exact error, and the check."""
+
+    target: float
+    scale: float
+    eps: float
+    delta: tuple
+    exact_mse: float
+    exact_mse_10pct_more_private: float
+    simulated_mean: float
+    simulated_se: float
+    simulated_trials: int
+    meets_target: bool
+    scenario_query: dict
+
+    def rows(self) -> list[dict]:
+        return [dataclasses.asdict(self)]
+
+
+def _setting(s, scale: float):
+    return s.eps * scale, tuple(float(v * scale) for v in s.delta_vector())
+
+
+def _scale_range(s) -> tuple[float, float]:
+    """Scalings whose levels stay inside the page's own ranges (so the answer's link opens)."""
+    sp = s.specs()
+    dv = s.delta_vector()
+    fin = dv[np.isfinite(dv)]
+    lo = max(SCALE_RANGE[0], sp["eps"].lo / s.eps, sp["table"].lo / float(fin.min()) if fin.size else 0.0)
+    hi = min(SCALE_RANGE[1], sp["eps"].hi / s.eps, sp["table"].hi / float(fin.max()) if fin.size else np.inf)
+    return lo, hi
+
+
+def _exact(s, x, scale: float) -> float:
+    eps, delta = _setting(s, scale)
+    alloc = privacy_allocation(delta=delta, eps=eps, q=s.q, zeta=None if s.zeta_auto else s.zeta)
+    return exact_mse_mmean(x[:, alloc.order], c_sorted=alloc.c_sorted, scale=s.duchi_scale)
+
+
+def solve_feature_privacy(s, *, target: float, check_trials: int = 200, tol: float = 1e-3) -> Solution:
+    """Smallest scaling s of (δ, ε) whose exact pre-projection MSE is ≤ ``target`` (see the module
+    docstring), checked by ``check_trials`` fresh simulated releases."""
+    target = check_real("target", target, lo=TARGET_MIN, hi=TARGET_MAX, what=" (expected squared error E‖x̂ − x̄‖²)")
+    check_trials = check_int("check_trials", check_trials, lo=10, hi=10_000, what=" (simulated releases)")
+    x = q_mixture_data(n=s.n, d=s.delta_vector().size, q=s.q, rng=point_rng(s.seed, float(s.q)))
+    lo, hi = _scale_range(s)
+    if not lo < hi:
+        raise InputError("the scenario's levels leave no room to scale them within the page's ranges; "
+                         "move ε or the demands away from the ends of their sliders.")
+    f_lo, f_hi = _exact(s, x, lo), _exact(s, x, hi)
+    if f_hi > target:
+        raise InputError(f"target {target:g} is below the smallest error reachable here ({f_hi:.4g} at "
+                         f"{hi:.4g}× the levels, the largest the page accepts; the local randomizer keeps noise "
+                         "at any level). Raise the target or add users (n).")
+    if f_lo <= target:
+        raise InputError(f"target {target:g} is met even at {lo:g}× the levels (error {f_lo:.4g}); any "
+                         "practical level meets it. Lower the target to see a trade-off.")
+    a, b = np.log(lo), np.log(hi)
+    while b - a > tol:                          # invariant: exact(e^a) > target ≥ exact(e^b)
+        m = 0.5 * (a + b)
+        if _exact(s, x, float(np.exp(m))) <= target:
+            b = m
+        else:
+            a = m
+    scale = float(np.exp(b))
+    eps, delta = _setting(s, scale)
+    exact = _exact(s, x, scale)
+    stricter = _exact(s, x, scale * 0.9)
+    res = run_point(x=x, delta=delta, eps=eps, q=s.q, zeta=None if s.zeta_auto else s.zeta, trials=check_trials,
+                    rng=np.random.default_rng([s.seed, 7919]), projection=s.used_projection,
+                    baseline_projection=s.baseline_projection, scale=s.duchi_scale)
+    errs = res.errors_mmean
+    mean, se = float(errs.mean()), float(errs.std(ddof=1) / np.sqrt(errs.size))
+    query = {**s.to_query(), "mode": "Per-feature table", "table": ",".join(f"{v:.6g}" for v in delta),
+             "eps": f"{eps:.6g}"}
+    type(s).from_query(query)                   # the link reopens a valid scenario
+    return Solution(target, scale, eps, delta, exact, stricter, mean, se, errs.size,
+                    bool(mean <= target + 3 * se), query)
