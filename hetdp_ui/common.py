@@ -412,7 +412,7 @@ def meaning_panel(levels: pd.DataFrame, key: str, *, delta: float | None = None,
         table = meaning_table(levels, prior=prior, delta=delta)
         for lev, words in zip(table["level"], table["in words"]):
             st.markdown(f"- **{lev}**: {words}")
-        st.dataframe(table.drop(columns=["in words"]), hide_index=True, use_container_width=True)
+        st.dataframe(table.drop(columns=["in words"]), hide_index=True, width="stretch")
         csv_download(table, "privacy_meaning.csv", f"{key}_dl_meaning")
 
 
@@ -427,3 +427,51 @@ def report_button(page: str, scenario: Scenario, result, *, prior_key: str) -> N
                        file_name=f"hetdp-{page}-report.html", mime="text/html", key=f"{page}_report",
                        on_click="ignore", help="the question, parameters, guarantee checks, figures, what the "
                        "levels mean, the link that reopens this view, versions and seed")
+
+
+def plan_a(state: ScenarioState, scenario: Scenario):
+    """Plan A vs plan B (issue 12 §3): buttons to pin the current view as plan A; the pinned
+    scenario lives in the URL (``pin=<its query string>``) so a shared link opens the same
+    comparison. Returns (scenario A, result A) or None. A malformed pin is ignored with a warning
+    naming it; the current scenario (plan B) is never touched."""
+    from urllib.parse import parse_qsl
+
+    key = state.key("pin")
+    if key not in st.session_state:
+        st.session_state[key] = st.query_params.get("pin", "") or ""
+    c1, c2 = st.columns(2)
+    if c1.button("Pin this view as plan A", key=f"{key}_set",
+                 help="then change the sliders: the current view becomes plan B"):
+        st.session_state[key] = scenario.query_string()
+    if st.session_state[key] and c2.button("Unpin plan A", key=f"{key}_clear"):
+        st.session_state[key] = ""
+    raw = st.session_state[key]
+    if not raw:
+        if "pin" in st.query_params:
+            del st.query_params["pin"]
+        return None
+    try:
+        if len(raw) > MAX_URL_VALUE:
+            raise InputError(f"the pinned scenario is {len(raw)} characters long; at most {MAX_URL_VALUE}.")
+        a = type(scenario).from_query(dict(parse_qsl(raw, keep_blank_values=True)))
+        result_a = run_scenario(a, progress=False)
+    except InputError as exc:
+        st.warning(f"URL parameter 'pin' (plan A) ignored: {exc} The current view (plan B) is unchanged.")
+        st.session_state[key] = ""
+        if "pin" in st.query_params:
+            del st.query_params["pin"]
+        return None
+    if st.query_params.get("pin") != raw:
+        st.query_params["pin"] = raw
+    return a, result_a
+
+
+def plan_table(numbers_a: dict, numbers_b: dict, key: str) -> None:
+    """The A/B table: each guarantee and accuracy figure side by side with the difference."""
+    from hetdp_core.compare import compare
+
+    table = compare(numbers_a, numbers_b)
+    st.markdown("**Plan A (pinned) vs plan B (current view)** — every guarantee and accuracy figure, "
+                "with the difference B − A; figures overlay plan A dotted.")
+    st.dataframe(table, hide_index=True, width="stretch", key=f"{key}_ab_table")
+    csv_download(table, "plan_a_vs_b.csv", f"{key}_dl_ab")

@@ -21,10 +21,19 @@ def rgba(hex_color: str, alpha: float) -> str:
 
 @memo_figure
 def mse_sweep_figure(summary: pd.DataFrame, axis: str, *, show_exact: bool = True,
-                     show_bound: bool = False, log_y: bool = True, title: str = "") -> go.Figure:
+                     show_bound: bool = False, log_y: bool = True, title: str = "",
+                     plan_a: pd.DataFrame | None = None) -> go.Figure:
     """Median squared error with the 25–75 % band per method (simulated), plus the analytic
-    closed-form pre-projection MSE (dashed) and, optionally, the Theorem 2 bound shape (dotted)."""
+    closed-form pre-projection MSE (dashed) and, optionally, the Theorem 2 bound shape (dotted).
+    ``plan_a``: a pinned scenario's summary, drawn as dotted medians with open markers."""
     fig = go.Figure()
+    if plan_a is not None:
+        for method, grp in plan_a.groupby("method", sort=False):
+            grp = grp.sort_values(axis)
+            fig.add_trace(go.Scatter(x=grp[axis], y=grp["median"], mode="lines+markers",
+                                     line={"color": COLORS.get(method, "#555555"), "dash": "dot", "width": 2},
+                                     marker={"symbol": "circle-open", "size": 8},
+                                     name=f"plan A — {method}: median (simulated)", legendgroup=f"A {method}"))
     for method, grp in summary.groupby("method", sort=False):
         grp = grp.sort_values(axis)
         col = COLORS.get(method, "#555555")
@@ -57,6 +66,8 @@ def mse_sweep_figure(summary: pd.DataFrame, axis: str, *, show_exact: bool = Tru
     # the y-range follows the simulated data; an analytic curve may leave the plot (its values are
     # in the hover text and the CSV) rather than squash the simulated curves
     lo, hi = float(summary["q25"].min()), float(summary["q75"].max())
+    if plan_a is not None:
+        lo, hi = min(lo, float(plan_a["median"].min())), max(hi, float(plan_a["median"].max()))
     if log_y:
         if lo > 0 and hi > 0:
             fig.update_yaxes(type="log", range=[np.log10(lo) - 0.25, np.log10(hi) + 0.25])

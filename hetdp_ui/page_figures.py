@@ -22,13 +22,27 @@ def _demand_axis(eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pick, shown
 
 
+#: plotly's default qualitative colours, fixed per algorithm so plan A and plan B match
+_PALETTE = ("#636efa", "#EF553B", "#00cc96", "#ab63fa", "#FFA15A", "#19d3f3", "#FF6692", "#B6E880")
+
+
 @memo_figure
-def error_cdf_figure(result) -> go.Figure:
+def error_cdf_figure(result, plan_a=None) -> go.Figure:
+    """Error CDF per algorithm; ``plan_a`` (a pinned scenario's result) is overlaid dotted."""
     errors, beta = result.tables()["hetero_errors"], result.scenario.beta
     fig = go.Figure()
-    for alg in errors.columns:
+    colors = {}
+    for i, alg in enumerate(errors.columns):
         e = np.sort(errors[alg].to_numpy())
-        fig.add_trace(go.Scatter(x=e, y=np.arange(1, e.size + 1) / e.size, mode="lines", name=alg))
+        colors[alg] = _PALETTE[i % len(_PALETTE)]
+        fig.add_trace(go.Scatter(x=e, y=np.arange(1, e.size + 1) / e.size, mode="lines", name=alg,
+                                 line={"color": colors[alg]}))
+    if plan_a is not None:
+        ea = plan_a.tables()["hetero_errors"]
+        for i, alg in enumerate(ea.columns):
+            e = np.sort(ea[alg].to_numpy())
+            fig.add_trace(go.Scatter(x=e, y=np.arange(1, e.size + 1) / e.size, mode="lines", name=f"plan A — {alg}",
+                                     line={"color": colors.get(alg, _PALETTE[i % len(_PALETTE)]), "dash": "dot"}))
     fig.add_hline(y=1 - beta, line_dash="dot", annotation_text="1 − β")
     fig.update_layout(template="plotly_white", xaxis={"type": "log", "title": "error (ℓ∞ for frequencies, |·| for means)"},
                       yaxis_title="fraction of trials", legend=_LEGEND, margin={"t": 10})

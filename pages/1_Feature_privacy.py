@@ -16,6 +16,8 @@ from hetdp_ui.common import (
     list_editor,
     log_slider,
     meaning_panel,
+    plan_a,
+    plan_table,
     question,
     report_button,
     run_scenario,
@@ -104,6 +106,9 @@ except InputError as exc:
 alloc, report, names = result.values["alloc"], result.values["report"], result.values["names"]
 eps, d = scenario.eps, len(result.values["names"])
 tables = result.tables()
+ab = plan_a(state, scenario)
+if ab is not None:
+    plan_table(fp.key_numbers(ab[1]), fp.key_numbers(result), "bcdp")
 
 if published:
     st.warning("**As published.** The Duchi et al. constant B printed in the paper is twice the value "
@@ -142,7 +147,11 @@ with st.expander("Stage schematic of Mechanism 1 — which features each stage c
 # ------------------------------------------------------------------ MSE sweep
 st.subheader(f"Squared error vs {AXES[state['axis']]}")
 summary, errors = tables["bcdp_mse_summary"], tables["bcdp_mse_errors"]
-fig = mse_sweep_figure(summary, state["axis"], show_exact=state["analytic"], show_bound=state["bounds"])
+same_axis = ab is not None and ab[0].axis == scenario.axis
+fig = mse_sweep_figure(summary, state["axis"], show_exact=state["analytic"], show_bound=state["bounds"],
+                       plan_a=ab[1].tables()["bcdp_mse_summary"] if same_axis else None)
+if ab is not None and not same_axis:
+    st.caption(f"Plan A sweeps {ab[0].axis}, this view sweeps {scenario.axis}: plan A is not overlaid here.")
 st.plotly_chart(fig, key="bcdp_msefig")
 st.caption(f"Simulated: {scenario.trials} independent runs per point, n = {scenario.n:,} users "
            "(data from the q-mixture prior of eq. 58), median and 25–75 % band of ‖x̂ − x̄‖². "

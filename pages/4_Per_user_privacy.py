@@ -12,6 +12,8 @@ from hetdp_ui.common import (
     csv_download,
     grid_slider,
     meaning_panel,
+    plan_a,
+    plan_table,
     question,
     report_button,
     run_scenario,
@@ -82,6 +84,9 @@ except InputError as exc:
     st.stop()
 tables, infos, desc = result.tables(), result.values["infos"], result.values["description"]
 errors = tables["hetero_errors"]
+ab = plan_a(state, scenario)
+if ab is not None:
+    plan_table(pu.key_numbers(ab[1]), pu.key_numbers(result), "het")
 eps = result.values["eps"]
 st.caption(f"Data: {desc}. Demands: {np.isinf(eps).sum():,} public users, finite ε from {np.min(eps[np.isfinite(eps)]) if np.isfinite(eps).any() else float('nan'):.3g} "
            f"to {np.max(eps[np.isfinite(eps)]) if np.isfinite(eps).any() else float('nan'):.3g}; setting: {state['setting']}.")
@@ -98,7 +103,7 @@ csv_download(tables["hetero_summary"], "hetero_summary.csv", "dl_het_table")
 c1, c2 = st.columns(2)
 with c1:
     st.subheader("Error CDFs (simulated)")
-    st.plotly_chart(pf.error_cdf_figure(result), key="het_cdf")
+    st.plotly_chart(pf.error_cdf_figure(result, ab[1] if ab is not None else None), key="het_cdf")
     csv_download(tables["hetero_errors"], "hetero_errors.csv", "dl_het_err", "Download the error samples (CSV)")
 with c2:
     st.subheader("Weights against demands")

@@ -207,6 +207,19 @@ def levels(result: Result):
     return pd.DataFrame({"level": g["feature"], "demanded ε": g["demanded δ"], "delivered ε": g["guaranteed δ'"]})
 
 
+def key_numbers(result: Result) -> dict:
+    """Guarantees and accuracy of one scenario, for plan A vs plan B (:mod:`hetdp_core.compare`)."""
+    s = result.scenario
+    g = result.tables_["bcdp_guarantee"]
+    out = {f"guaranteed δ' of {f}": float(v) for f, v in zip(g["feature"], g["guaranteed δ'"])}
+    out["LDP level delivered c_d"] = float(result.values["alloc"].ldp_level)
+    m = result.tables_["bcdp_mse_summary"]
+    for method in m["method"].unique():
+        for v, med in m.loc[m["method"] == method, [s.axis, "median"]].itertuples(index=False):
+            out[f"median squared error, {method}, {s.axis} = {v:g}"] = float(med)
+    return out
+
+
 #: the page's question in plain words (page header and reports)
 QUESTION = (
     "Some features of a record are more sensitive than others (say, a diagnosis versus a postcode). "

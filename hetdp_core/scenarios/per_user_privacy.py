@@ -203,6 +203,20 @@ def levels(result: Result, *, max_groups: int = 12):
     return pd.DataFrame(rows)
 
 
+def key_numbers(result: Result) -> dict:
+    """Accuracy per algorithm and the largest effective level, for plan A vs plan B."""
+    t = result.tables_["hetero_summary"]
+    pac = next(c for c in t.columns if c.startswith("PAC error"))
+    out = {}
+    for _, row in t.iterrows():
+        out[f"{pac}, {row['algorithm']}"] = float(row[pac])
+        out[f"MSE, {row['algorithm']}"] = float(row["MSE"])
+    for alg, info in result.values["infos"].items():
+        if info.get("eps_eff") is not None:
+            out[f"largest effective ε, {alg}"] = float(np.max(info["eps_eff"]))
+    return out
+
+
 #: the page's question in plain words (page header and reports)
 QUESTION = (
     "Each person chose their own privacy level ε (some are relaxed, some very strict, some have nothing "

@@ -1,0 +1,74 @@
+"""Plan A vs plan B (issue 12 §3): pin the current view, change it, compare; both plans in the URL."""
+
+import math
+
+import pytest
+from conftest import ROOT
+from streamlit.testing.v1 import AppTest
+
+from hetdp_core.compare import compare
+from hetdp_core.scenarios import get
+
+CASES = [("Feature_privacy", "bcdp", {"trials": "5", "n": "500"}, ("slider", "bcdp_q", 0.5)),
+         ("Per_user_privacy", "het", {"trials": "20"}, ("slider", "het_beta", 0.2))]
+
+
+def _page(name):
+    return AppTest.from_file(str(next((ROOT / "pages").glob(f"*_{name}.py"))), default_timeout=120)
+
+
+def _ab_table(at):
+    tables = [d.value for d in at.dataframe if "plan A" in d.value.columns]
+    return tables[0] if tables else None
+
+
+@pytest.mark.parametrize("page,key,query,change", CASES, ids=[c[0] for c in CASES])
+def test_pin_change_and_compare(page, key, query, change):
+    at = _page(page)
+    at.query_params.update(query)
+    at.run()
+    assert _ab_table(at) is None
+    at.button(key=f"{key}_pin_set").click().run()
+    pin = at.query_params.get("pin")
+    assert pin and "seed=" in pin                                  # plan A lives in the URL
+    kind, wkey, value = change
+    getattr(at, kind)(key=wkey).set_value(value).run()
+    assert not at.exception and not at.error
+    table = _ab_table(at)
+    assert table is not None and len(table) >= 3
+    diff = table.dropna(subset=["B − A"])
+    assert (diff["B − A"] - (diff["plan B"] - diff["plan A"])).abs().max() < 1e-12
+    assert (diff["B − A"].abs() > 0).any()                          # the change shows
+    # a shared link with both plans opens the same comparison in a new session
+    fresh = _page(page)
+    fresh.query_params.update({**{k: str(v) for k, v in at.query_params.items()}})
+    fresh.run()
+    assert not fresh.exception
+    t2 = _ab_table(fresh)
+    assert t2 is not None and t2["quantity"].tolist() == table["quantity"].tolist()
+    # unpin
+    at.button(key=f"{key}_pin_clear").click().run()
+    assert _ab_table(at) is None and "pin" not in at.query_params
+
+
+@pytest.mark.parametrize("page,key,query,change", CASES, ids=[c[0] for c in CASES])
+def test_malformed_pin_is_ignored_with_a_message_and_the_view_is_kept(page, key, query, change):
+    at = _page(page)
+    at.query_params.update({**query, "pin": "trials=abc&n=-5"})
+    at.run()
+    assert not at.exception and not at.error
+    assert any("URL parameter 'pin' (plan A) ignored" in w.value and "unchanged" in w.value for w in at.warning)
+    assert _ab_table(at) is None and at.query_params.get("trials") == query["trials"]
+
+
+def test_compare_table_handles_quantities_in_one_plan_only():
+    t = compare({"a": 1.0, "b": 2.0}, {"b": 3.0, "c": 4.0})
+    assert t["quantity"].tolist() == ["a", "b", "c"]
+    assert t.loc[1, "B − A"] == 1.0 and math.isnan(t.loc[0, "B − A"]) and math.isnan(t.loc[2, "plan A"])
+
+
+def test_key_numbers_name_guarantees_and_accuracy():
+    fp = get("Feature_privacy")
+    nums = fp.key_numbers(fp.run(fp.SCENARIO.from_query({"trials": "5", "n": "500"})))
+    assert "LDP level delivered c_d" in nums and any(k.startswith("guaranteed δ'") for k in nums)
+    assert any(k.startswith("median squared error") for k in nums)
