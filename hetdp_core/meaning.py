@@ -92,13 +92,16 @@ def meaning_table(levels, *, prior: float, delta: float | None = None):
     ``demanded ε`` column and optionally a ``delivered ε`` column (what the mechanism guarantees:
     BCDP's δ'_i including what correlated features leak, per-user ε_eff). Returns a new table with
     ``posterior ≤ (demanded)``, ``posterior ≤ (delivered)`` and a plain sentence for the delivered
-    (else demanded) level."""
+    (else demanded) level. A ``δ`` column (or ``delta`` for every row) marks (ε, δ) levels: the
+    bound then holds except on outputs of total probability δ, and the sentence says so."""
     import pandas as pd
 
     df = pd.DataFrame(levels).copy()
     for col in ("level", "demanded ε"):
         if col not in df:
             raise InputError(f"levels must have a '{col}' column; got {list(df.columns)}.")
+    if df.empty:                                   # a page with no valid level to state
+        return df.assign(**{"posterior ≤ (demanded)": [], "in words": []})
     _, hi_d = posterior_bounds(eps=df["demanded ε"].to_numpy(float), prior=prior)
     df["posterior ≤ (demanded)"] = hi_d
     basis = "demanded ε"
@@ -107,5 +110,7 @@ def meaning_table(levels, *, prior: float, delta: float | None = None):
         df["posterior ≤ (delivered)"] = hi_g
         basis = "delivered ε"
     _, hi = posterior_bounds(eps=df[basis].to_numpy(float), prior=prior)
-    df["in words"] = [in_words(e, prior, h, delta) for e, h in zip(df[basis].to_numpy(float), hi)]
+    deltas = df["δ"].to_numpy(float) if "δ" in df else np.full(len(df), np.nan if delta is None else delta)
+    df["in words"] = [in_words(e, prior, h, None if not (dl > 0) else float(dl))
+                      for e, h, dl in zip(df[basis].to_numpy(float), hi, deltas)]
     return df

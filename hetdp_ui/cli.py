@@ -559,12 +559,11 @@ def cmd_run(a) -> int:
         result = mod.run(scenario, executor=executor, **kw)
     tables = result.tables()
     if a.prior is not None:
-        if not hasattr(mod, "levels"):
-            raise CliError(f"--prior: the {page} page has no per-person privacy levels table yet; "
-                           "it is available for Feature_privacy and Per_user_privacy.")
         from hetdp_core.meaning import meaning_table
 
-        tables["privacy_meaning"] = meaning_table(mod.levels(result), prior=a.prior)
+        meaning = meaning_table(mod.levels(result), prior=a.prior)
+        if not meaning.empty:                   # as on the page: no table when no level is stated
+            tables["privacy_meaning"] = meaning
     if a.csv:
         out = Path(a.csv)
         out.mkdir(parents=True, exist_ok=True)
@@ -763,8 +762,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--csv", default=None, metavar="DIR", help="write one CSV per table into DIR")
     run.add_argument("--data", default=None, metavar="FILE", help="CSV file for pages whose source is 'upload'")
     run.add_argument("--prior", type=float, default=None,
-                     help="add the table privacy_meaning: an attacker's worst-case posterior from this prior "
-                          "(Feature_privacy, Per_user_privacy)")
+                     help="add the table privacy_meaning: an attacker's worst-case posterior from this prior")
     run.add_argument("--dask", metavar="ADDRESS", help="run the sweep points on Dask: 'local' (a LocalCluster of "
                      "worker processes) or a scheduler address tcp://host:8786 (needs the [dask] extra)")
     run.add_argument("--budget", choices=BUDGET_NAMES, default="page",

@@ -398,7 +398,8 @@ class Progress:
 PRIOR_GRID = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
 
 
-def meaning_panel(levels: pd.DataFrame, key: str, *, delta: float | None = None, expanded: bool = False) -> None:
+def meaning_panel(levels: pd.DataFrame, key: str, *, delta: float | None = None, expanded: bool = False,
+                  empty_note: str = "This view states no privacy level.") -> None:
     """Issue 12 §1: the page's levels as an attacker's worst-case belief, for an adjustable prior."""
     from hetdp_core.meaning import meaning_table
 
@@ -410,6 +411,9 @@ def meaning_panel(levels: pd.DataFrame, key: str, *, delta: float | None = None,
         prior = st.select_slider("attacker's prior p", options=PRIOR_GRID, value=0.01, key=f"{key}_prior",
                                  format_func=lambda v: f"{100 * v:g} %")
         table = meaning_table(levels, prior=prior, delta=delta)
+        if table.empty:
+            st.info(empty_note)
+            return
         for lev, words in zip(table["level"], table["in words"]):
             st.markdown(f"- **{lev}**: {words}")
         st.dataframe(table.drop(columns=["in words"]), hide_index=True, width="stretch")

@@ -10,6 +10,7 @@ from hetdp_core.scenarios import bcdp_guarantee_lab as lab
 from hetdp_ui.common import (
     ScenarioState,
     csv_download,
+    meaning_panel,
     question,
     run_scenario,
     show_checks,
@@ -153,6 +154,8 @@ with tab5:
     st.caption(f"cvxpy status: {tr['status']} after {tr['iterations']} convex–concave steps. "
                "Proposition 6 is more conservative because it ignores the tighter LDP level.")
     csv_download(tables["bcdp_translator"], "bcdp_translator.csv", "dl_lab_tr")
+
+meaning_panel(lab.levels(result), "lab")
 
 with st.expander("Formulas behind the numbers"):
     st.latex(r"\delta_i=\max_{y,\,a,\,a'}\log\frac{P(y\mid x_i=a)}{P(y\mid x_i=a')},\qquad "

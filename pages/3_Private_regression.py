@@ -9,6 +9,7 @@ from hetdp_ui.common import (
     ScenarioState,
     csv_download,
     grid_slider,
+    meaning_panel,
     question,
     run_scenario,
     show_input_error,
@@ -101,6 +102,8 @@ st.caption("Simulated: median and 25–75 % band over the runs where f̂ was con
            "The naive single-copy plug-in is always convex but biased: its excess risk does not vanish "
            "with n.")
 csv_download(tables["regression_excess_risk"], "regression_excess_risk.csv", "dl_reg_risk")
+
+meaning_panel(pr.levels(result), "reg")
 
 with st.expander("Formulas behind the curves"):
     st.markdown("Each user sends two independent copies $\\hat x^{(i,1)},\\hat x^{(i,2)}=M_{mean}(x^{(i)}, c/2)$ "

@@ -12,6 +12,7 @@ from hetdp_ui.common import (
     grid_slider,
     list_editor,
     log_slider,
+    meaning_panel,
     question,
     run_scenario,
     show_checks,
@@ -184,6 +185,8 @@ st.caption("Algorithm 1 has no closed form: D_α is computed numerically. The de
            "resolutions: a rise counts only when it exceeds both error estimates. Empty groups (x = 0) are "
            "compared with x = 1 only.")
 csv_download(tables["zcdp_loss_vs_size"], "zcdp_loss_vs_size.csv", "dl_zc_scan")
+
+meaning_panel(gz.levels(result), "zc", empty_note="Algorithm 2's per-group claim does not hold (see the checks above), so no level is stated; switch to Algorithm 1, which is ρ-zCDP for every group.")
 
 with st.expander("Formulas behind the curves"):
     st.markdown("**Algorithm 1**: $X_i\\sim N(x_i,\\sigma^2)$, $Y_i\\sim N(X_i,(rX_i)^2)$, $\\sigma^2=1/(2\\rho)$; "

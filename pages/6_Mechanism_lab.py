@@ -10,6 +10,7 @@ from hetdp_ui.common import (
     csv_download,
     grid_slider,
     log_slider,
+    meaning_panel,
     question,
     run_scenario,
     show_checks,
@@ -134,6 +135,8 @@ with t5:
     st.dataframe(values["lemma28"], hide_index=True, key="mech_lemma28")
     st.caption("Lemma 28: P(f(Q) < f* − 2Δ(ln d + t)/ε) ≤ e^{−t} (exact left side for the exponential mechanism).")
     csv_download(tbl, "mech_exponential.csv", "dl_mech_exp")
+
+meaning_panel(ml.levels(result), "mech")
 
 with st.expander("Formulas behind the numbers"):
     st.latex(r"\text{Laplace: } f(x)+\mathrm{Lap}(\Delta/\varepsilon),\ \mathrm{Var}=2(\Delta/\varepsilon)^2;\qquad "

@@ -10,6 +10,7 @@ from hetdp_ui.common import (
     ScenarioState,
     csv_download,
     grid_slider,
+    meaning_panel,
     question,
     run_scenario,
     show_checks,
@@ -101,6 +102,8 @@ st.caption(f"Batch size 1, standard Laplace noise scaled by θ_h; gradient sensi
               f"(ℓ1 bound 4(1 + 2R) for data in [−1,1]² and β kept in [−R, R]², R = {sg.RIDGE_RADIUS:g}).")
            + f" β* = ({', '.join(f'{v:.4g}' for v in target)}).")
 csv_download(tables["dpsgd_trajectories"], "dpsgd_trajectories.csv", "dl_sgd_traj")
+
+meaning_panel(ds.levels(result), "sgd")
 
 with st.expander("Formulas behind the curves"):
     st.latex(r"\beta^{(h)}=\beta^{(h-1)}-\gamma_{h-1}\big(\nabla L_{\Omega_h}(\beta^{(h-1)})+\theta_hZ_h\big),\quad Z_h\sim\mathrm{Lap}(0,1)^p")

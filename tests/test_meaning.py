@@ -110,5 +110,38 @@ def test_cli_meaning(capsys):
     assert [round(r["posterior ≤ (demanded)"], 4) for r in rows] == [0.011, 0.0267, 1.0]
     assert main(["meaning", "--eps", "1", "--prior", "1.5"]) == 2
     assert "prior must be in (0, 1)" in capsys.readouterr().err
-    assert main(["run", "Mechanism_lab", "--prior", "0.1"]) == 2
-    assert "--prior" in capsys.readouterr().err
+    assert main(["run", "Mechanism_lab", "--prior", "0.1", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["tables"]["privacy_meaning"]
+    assert "(except with probability 1e-05)" in rows[1]["in words"] and "except" not in rows[0]["in words"]
+    assert main(["run", "Groupwise_zCDP", "--query", "algorithm=2&trials=10", "--prior", "0.1", "--json"]) == 0
+    assert "privacy_meaning" not in json.loads(capsys.readouterr().out)["tables"]     # no valid level to state
+
+
+@pytest.mark.parametrize("page", ["BCDP_guarantee_lab", "Private_regression", "Groupwise_zCDP", "Mechanism_lab",
+                                  "DP_SGD_schedules"])
+def test_every_page_states_what_its_levels_mean(page):
+    mod = get(page)
+    sp = mod.SCENARIO.specs()
+    q = {"trials": str(int(sp["trials"].lo))} if "trials" in sp else {}
+    if page == "Groupwise_zCDP":
+        q["algorithm"] = "1"
+    r = mod.run(mod.SCENARIO.from_query(q))
+    t = meaning_table(mod.levels(r), prior=0.01)
+    assert len(t) >= 1 and t["in words"].str.startswith("an attacker who thought 1 %").all()
+    at = _page(page)
+    at.query_params.update(q)
+    at.run()
+    assert not at.exception
+    assert "an attacker who thought 1 % now thinks at most" in " ".join(m.value for m in at.markdown)
+
+
+def test_level_definitions():
+    zc = get("Groupwise_zCDP")
+    r = zc.run(zc.SCENARIO.from_query({"algorithm": "1", "trials": "10", "rho": "0.5"}))
+    assert zc.levels(r)["demanded ε"].iloc[0] == pytest.approx(0.5 + 2 * math.sqrt(0.5 * math.log(1e6)))
+    r2 = zc.run(zc.SCENARIO.from_query({"algorithm": "2", "trials": "10"}))
+    assert zc.levels(r2).empty
+    ds = get("DP_SGD_schedules")
+    r = ds.run(ds.SCENARIO.from_query({"trials": "5", "steps": "100"}))
+    lv = ds.levels(r)
+    assert lv["demanded ε"].iloc[-1] == pytest.approx(r.tables()["dpsgd_schedule"]["eps_release"].sum())

@@ -143,5 +143,16 @@ def run(s: GuaranteeLab, *, executor=None, progress=None, budget: Budget | None 
                           "compare": compare})
 
 
+
+def levels(result: Result):
+    """The translator's features: the demanded δ_i and the guaranteed δ'_i of Mechanism 1 under
+    Theorem 2's allocation (Proposition 4, including what correlated features leak)."""
+    from ..bcdp import mechanism_guarantee
+
+    alloc = result.values["alloc"]
+    g = mechanism_guarantee(alloc)
+    return pd.DataFrame({"level": result.values["names"], "demanded ε": alloc.delta, "delivered ε": g.guaranteed})
+
+
 SCENARIO = GuaranteeLab
 __all__ = ["GuaranteeLab", "SCENARIO", "PRESETS", "run", "levels_text", "RR_QS"]

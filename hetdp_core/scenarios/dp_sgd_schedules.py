@@ -153,5 +153,17 @@ def run(s: DpSgdSchedules, *, executor=None, progress=None, budget: Budget | Non
                           "final_errors": finals, "slopes": slopes})
 
 
+
+def levels(result: Result):
+    """Per release h the level ε·a_h (first, middle, last) and all N releases together by basic
+    composition Σ_h ε·a_h (what an attacker who sees every iterate can learn at most)."""
+    sch = result.tables_["dpsgd_schedule"]
+    e = sch["eps_release"].to_numpy(float)
+    n = e.size
+    rows = [{"level": f"release h = {h}", "demanded ε": float(e[h - 1])} for h in sorted({1, (n + 1) // 2, n})]
+    rows.append({"level": f"all {n} releases together (Σ ε·a_h)", "demanded ε": float(e.sum())})
+    return pd.DataFrame(rows)
+
+
 SCENARIO = DpSgdSchedules
 __all__ = ["DpSgdSchedules", "SCENARIO", "PRESETS", "run", "METHODS", "STEP_OPTIONS", "schedules", "data"]

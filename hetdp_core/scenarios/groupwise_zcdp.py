@@ -141,6 +141,25 @@ def run(s: GroupwiseZcdp, *, executor=None, progress=None, budget: Budget | None
                           "summary_skipped": "zcdp_group_summary" not in tables})
 
 
+
+#: δ of the zCDP → (ε, δ) conversion used to state what a level means for a person
+MEANING_DELTA = 1e-6
+
+
+def levels(result: Result):
+    """Algorithm 1 releases every group's count ρ-zCDP (post-processing of the Gaussian mechanism):
+    one level, converted to (ε, δ) with δ = 1e-6. Algorithm 2's per-group claim does not hold (the
+    page's checks show where), so no level is stated for it (an empty table)."""
+    from ..meaning import zcdp_to_eps
+
+    s = result.scenario
+    if str(s.algorithm) != "1":
+        return pd.DataFrame(columns=["level", "demanded ε", "δ"])
+    eps = float(zcdp_to_eps(rho=[s.rho], delta=MEANING_DELTA)[0])
+    return pd.DataFrame([{"level": f"every group (Algorithm 1, ρ = {s.rho:g}-zCDP)", "demanded ε": eps,
+                          "δ": MEANING_DELTA}])
+
+
 SCENARIO = GroupwiseZcdp
 __all__ = ["GroupwiseZcdp", "SCENARIO", "PRESETS", "run", "RHO_GRID", "ALPHA_MAX_GRID", "MAX_GROUPS",
            "MAX_ALG1_SUMMARY", "ZIPF_MAX_K"]

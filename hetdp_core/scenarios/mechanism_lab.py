@@ -164,5 +164,18 @@ def run(s: MechanismLab, *, executor=None, progress=None, budget: Budget | None 
                           "lemma28": mc.lemma28_bound(sc, eps=eps, t=np.linspace(0, 5, 11))})
 
 
+
+def levels(result: Result):
+    """The lab's levels: pure ε (Laplace, exponential mechanism), (ε, δ) (Gaussian, MNM, bounded
+    Laplace) and the composed level ε1 + ε2 + ε3 of Example 12's three releases."""
+    s = result.scenario
+    return pd.DataFrame([
+        {"level": "Laplace / exponential mechanism (ε-DP)", "demanded ε": s.eps, "δ": 0.0},
+        {"level": "Gaussian / MNM / bounded Laplace ((ε, δ)-DP)", "demanded ε": s.eps, "δ": s.delta},
+        {"level": "Example 12: mean, variance and median together (ε1 + ε2 + ε3)",
+         "demanded ε": s.eps1 + s.eps2 + s.eps3, "δ": 0.0},
+    ])
+
+
 SCENARIO = MechanismLab
 __all__ = ["MechanismLab", "SCENARIO", "PRESETS", "run", "EPS_GRID", "DELTA_GRID"]

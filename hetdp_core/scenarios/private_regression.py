@@ -147,5 +147,16 @@ def run(s: PrivateRegression, *, upload: bytes | None = None, executor=None, pro
                           "warnings": warnings, "k": k, "n_features": n_feat})
 
 
+
+def levels(result: Result):
+    """Per coordinate of a user's record: the sensitive features' demand δ, the other features' and
+    the label's level ε (Algorithm 2 meets each demand by Theorem 2's allocation)."""
+    s, k, nf = result.scenario, int(result.values["k"]), int(result.values["n_features"])
+    rows = [{"level": f"feature {i + 1}" + (" (sensitive)" if i < k else ""), "demanded ε": s.delta if i < k else s.eps}
+            for i in range(nf)]
+    rows.append({"level": "label", "demanded ε": s.eps})
+    return pd.DataFrame(rows)
+
+
 SCENARIO = PrivateRegression
 __all__ = ["PrivateRegression", "SCENARIO", "PRESETS", "run", "N_GRID", "EPS_GRID", "THETA", "SOURCES"]
