@@ -230,6 +230,12 @@ class ScenarioState(PageState):
     def spec(self, name: str) -> Spec:
         return self.cls.specs()[name]
 
+    def apply_scenario(self, scenario: Scenario) -> None:
+        """Callback: set every widget to ``scenario`` (e.g. the accuracy solver's answer)."""
+        self.apply(self.session_values(scenario))
+        if "preset" in self.params:
+            st.session_state[self.key("preset")] = "Custom"
+
     def _bounds(self, name: str, hi=None):
         sp = self.spec(name)
         cast = int if sp.kind == "int" else float

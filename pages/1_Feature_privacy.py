@@ -162,7 +162,7 @@ with m1:
 with m2:
     csv_download(tables["bcdp_mse_errors"], "bcdp_mse_errors.csv", "dl_errors")
 
-with st.expander("What privacy do I need for this accuracy?"):
+with st.expander("What privacy do I need for this accuracy?", expanded=bool(st.session_state.get("bcdp_solve"))):
     st.markdown(f"Scale every level of this scenario (all δ_i and ε) by one factor and find the **most private** "
                 f"scaling whose expected squared error E‖x̂ − x̄‖² (exact, before projection; q = {scenario.q:g}, "
                 f"n = {scenario.n:,}) meets your target; a fresh simulation then checks it.")
@@ -179,8 +179,11 @@ with st.expander("What privacy do I need for this accuracy?"):
                        f"10 % more private gives {sol.exact_mse_10pct_more_private:.4g}.")
             st.markdown(f"Fresh simulation ({sol.simulated_trials} releases, projected): mean squared error "
                         f"{sol.simulated_mean:.4g} ± {sol.simulated_se:.2g} — "
-                        f"{'meets' if sol.meets_target else '**misses**'} the target. "
-                        f"[Open this setting](/Feature_privacy?{urlencode(sol.scenario_query)})")
+                        f"{'meets' if sol.meets_target else '**misses**'} the target.")
+            b1, b2 = st.columns(2)
+            b1.button("Use this setting here", key="bcdp_use_solution", on_click=state.apply_scenario,
+                      args=(fp.SCENARIO.from_query(sol.scenario_query),))
+            b2.link_button("Open it in a new tab", f"Feature_privacy?{urlencode(sol.scenario_query)}")
 
 # ------------------------------------------------------------------ explanation
 med = summary.pivot(index=state["axis"], columns="method", values="median")

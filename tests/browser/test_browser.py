@@ -207,3 +207,46 @@ def test_report_download_opens_offline_with_every_figure(page, server, artifacts
         off.screenshot(path=str(artifacts / f"report_{name}.png"), full_page=True)
     finally:
         ctx.close()
+
+
+@pytest.mark.parametrize("path,query,slider,presses,name", [
+    ("Feature_privacy", "trials=5&n=2000", "q — correlation between features", 10, "fp"),
+    ("Per_user_privacy", "trials=20", "n users", 1, "per_user")])
+def test_meeting_features_in_the_browser(page, server, artifacts, path, query, slider, presses, name):
+    """Issue 12 §1 and §3 in Chromium: the meaning panel states a posterior; pin plan A, move a
+    slider, the A/B table appears and the pin is in the URL."""
+    page.goto(f"{server}/{path}?{query}")
+    page.locator(".js-plotly-plot").nth(2).wait_for(state="attached")
+    wait_idle(page)
+    page.get_by_text("What does this level mean for a person?").click()
+    page.get_by_text("an attacker who thought 1 % now thinks at most").first.wait_for()
+    page.get_by_role("button", name="Pin this view as plan A").click()
+    wait_idle(page)
+    page.wait_for_function("() => location.search.includes('pin=')", timeout=30_000)
+    move_slider_and_wait(page, slider, presses, 0)
+    page.get_by_text("Plan A (pinned) vs plan B (current view)").wait_for(timeout=60_000)
+    assert_no_errors(page)
+    assert "pin=" in page.url
+    page.screenshot(path=str(artifacts / f"{name}_plan_a_vs_b.png"), full_page=True)
+
+
+def test_accuracy_solver_in_the_browser(page, server, artifacts):
+    """Issue 12 §2 in Chromium: type a target, find the most private setting, follow its link."""
+    page.goto(f"{server}/Feature_privacy?trials=5&n=10000")
+    page.locator(".js-plotly-plot").nth(2).wait_for()
+    wait_idle(page)
+    page.get_by_text("What privacy do I need for this accuracy?").click()
+    box = page.get_by_label("target squared error")
+    box.fill("0.5")
+    box.press("Enter")
+    wait_idle(page)
+    page.get_by_role("button", name="Find the most private setting").click()
+    page.get_by_text("× the levels").first.wait_for(timeout=60_000)
+    assert_no_errors(page)
+    page.screenshot(path=str(artifacts / "fp_solver.png"), full_page=True)
+    href = page.get_by_role("link", name="Open it in a new tab").get_attribute("href")
+    assert "mode=Per-feature" in href
+    page.get_by_role("button", name="Use this setting here").click()
+    page.wait_for_function("() => location.search.includes('mode=Per-feature')", timeout=90_000)
+    wait_idle(page)
+    assert_no_errors(page)
