@@ -26,7 +26,8 @@ from .bcdp import privacy_allocation
 from .bcdp_sim import point_rng, q_mixture_data, run_point
 from .mmean import exact_mse_mmean
 
-__all__ = ["Solution", "solve_feature_privacy", "SCALE_RANGE", "TARGET_MIN", "TARGET_MAX"]
+__all__ = ["Solution", "solve_feature_privacy", "SCALE_RANGE", "TARGET_MIN", "TARGET_MAX", "METRICS",
+           "MechanismSolution", "solve_mechanisms"]
 
 #: accepted targets (expected squared error of the published mean)
 TARGET_MIN, TARGET_MAX = 1e-6, 1e6
@@ -114,3 +115,85 @@ def solve_feature_privacy(s, *, target: float, check_trials: int = 200, tol: flo
     type(s).from_query(query)                   # the link reopens a valid scenario
     return Solution(target, scale, eps, delta, exact, stricter, mean, se, errs.size,
                     bool(mean <= target + 3 * se), query)
+
+
+# ------------------------------------------------------------------ mechanism lab
+#: accuracy measures of one noisy release: expected squared error, or the 95 % quantile of |error|
+METRICS = ("mse", "q95")
+_Z95 = 1.959963984540054                     # standard normal 97.5 % quantile: P(|N| ≤ z) = 0.95
+
+
+def _mech_error(mechanism: str, metric: str, *, sensitivity: float, eps: float, delta: float) -> float:
+    from . import mechanisms as mc
+
+    if metric == "mse":
+        return mc.noise_variance(mechanism, sensitivity=sensitivity, eps=eps, delta=delta)
+    if mechanism == "gaussian":
+        return _Z95 * mc.gaussian_sigma(sensitivity=sensitivity, eps=eps, delta=delta)
+    if mechanism == "mnm" and sensitivity <= mc.mnm_threshold(eps=eps, delta=delta):
+        return _Z95 * mc.mnm_sigma(sensitivity=sensitivity, eps=eps)
+    return np.log(20.0) * mc.laplace_scale(sensitivity=sensitivity, eps=eps)    # P(|Lap(b)| ≤ b ln 20) = 0.95
+
+
+@dataclass(frozen=True)
+class MechanismSolution:
+    mechanism: str
+    metric: str
+    target: float
+    eps: float | None
+    error: float | None
+    error_10pct_more_private: float | None
+    simulated: float | None
+    simulated_se: float | None
+    reason: str
+
+
+def solve_mechanisms(s, *, target: float, metric: str = "mse", releases: int = 200_000) -> list[MechanismSolution]:
+    """For the mechanism lab's sensitivity Δ and δ: the smallest ε (most private) within the page's
+    ε range at which each of Laplace, Gaussian (Theorem 5 calibration, valid for ε < 1) and MNM
+    meets ``target`` for ``metric`` (``mse``: noise variance; ``q95``: 95 % quantile of |error|).
+    Closed forms are decreasing in ε, so ε is found by bisection; each answer is checked by
+    ``releases`` fresh simulated releases (mean squared error ± standard error, or the empirical
+    95 % quantile). A mechanism that cannot meet the target in range says why."""
+    from . import mechanisms as mc
+
+    target = check_real("target", target, lo=TARGET_MIN, hi=TARGET_MAX, what=" (error of one release)")
+    if metric not in METRICS:
+        raise InputError(f"metric must be one of {', '.join(METRICS)}; got {metric!r}.")
+    sp = s.specs()["eps"]
+    out = []
+    for k, m in enumerate(mc.MECHANISMS):
+        lo, hi = float(sp.lo), float(sp.hi)
+        if m == "gaussian":
+            hi = min(hi, 1.0 - 1e-9)                 # Theorem 5's calibration needs ε < 1
+
+        def err(e, m=m):
+            return _mech_error(m, metric, sensitivity=s.sens, eps=e, delta=s.delta)
+
+        if err(hi) > target:
+            why = (f"even ε = {hi:g} gives {err(hi):.4g} > {target:g}"
+                   + (" (the Gaussian calibration of Theorem 5 needs ε < 1)" if m == "gaussian" else
+                      f" (the page's ε range ends at {hi:g})"))
+            out.append(MechanismSolution(m, metric, target, None, None, None, None, None, why))
+            continue
+        if err(lo) <= target:
+            e = lo
+        else:
+            a, b = np.log(lo), np.log(hi)
+            while b - a > 1e-6:
+                mid = 0.5 * (a + b)
+                if err(float(np.exp(mid))) <= target:
+                    b = mid
+                else:
+                    a = mid
+            e = float(np.exp(b))
+        noise = mc.release(0.0, m, sensitivity=s.sens, eps=e, delta=s.delta, size=releases,
+                           rng=np.random.default_rng([s.seed, 104729, k]))
+        if metric == "mse":
+            sq = noise**2
+            sim, se = float(sq.mean()), float(sq.std(ddof=1) / np.sqrt(sq.size))
+        else:
+            sim, se = float(np.quantile(np.abs(noise), 0.95)), None
+        out.append(MechanismSolution(m, metric, target, e, err(e), err(e * 0.9) if e * 0.9 >= lo else None, sim, se,
+                                     "met at the most private ε of the page's range" if e == lo else ""))
+    return out

@@ -492,8 +492,19 @@ def cmd_solve(a) -> int:
     from hetdp_core.solve import solve_feature_privacy
 
     page, query = _query_of(a)
+    if page == "Mechanism_lab":
+        from hetdp_core.solve import solve_mechanisms
+
+        sols = solve_mechanisms(get(page).SCENARIO.from_query(query), target=a.target, metric=a.metric)
+        if a.json:
+            print(_dump({"metric": a.metric, "target": a.target, "rows": [dataclasses.asdict(r) for r in sols]}))
+        else:
+            for r in sols:
+                print(f"{r.mechanism:9s} " + (f"ε = {r.eps:.4g}: {a.metric} {r.error:.4g} (simulated {r.simulated:.4g}) {r.reason}"
+                                              if r.eps is not None else f"no ε in range: {r.reason}"))
+        return 0
     if page != "Feature_privacy":
-        raise CliError(f"PAGE: {page} has no accuracy solver yet; it exists for Feature_privacy.")
+        raise CliError(f"PAGE: {page} has no accuracy solver yet; it exists for Feature_privacy and Mechanism_lab.")
     s = get(page).SCENARIO.from_query(query)
     sol = solve_feature_privacy(s, target=a.target, check_trials=a.check_trials)
     from urllib.parse import urlencode
@@ -772,12 +783,14 @@ def build_parser() -> argparse.ArgumentParser:
                      help="compute budget in random numbers (default: the page's budget)")
     run.set_defaults(func=cmd_run)
 
-    sv = sub.add_parser("solve", help="what privacy do I need for this accuracy? (Feature_privacy)")
-    sv.add_argument("page", nargs="?", help="Feature_privacy")
+    sv = sub.add_parser("solve", help="what privacy do I need for this accuracy? (Feature_privacy, Mechanism_lab)")
+    sv.add_argument("page", nargs="?", help="Feature_privacy or Mechanism_lab")
     sv.add_argument("--query", default="", help="the page's query string (the levels to scale)")
     sv.add_argument("--url", help="a whole app link instead of PAGE and --query")
     sv.add_argument("--target", type=float, required=True, help="target expected squared error E‖x̂ − x̄‖²")
     sv.add_argument("--check-trials", type=int, default=200, help="fresh simulated releases for the check")
+    sv.add_argument("--metric", choices=("mse", "q95"), default="mse",
+                    help="Mechanism_lab: expected squared error or 95 %% quantile of |error| of one release")
     sv.add_argument("--json", action="store_true")
     sv.set_defaults(func=cmd_solve)
 

@@ -4,6 +4,7 @@ import streamlit as st
 
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import mechanism_lab as ml
+from hetdp_core.solve import METRICS, TARGET_MAX, TARGET_MIN, solve_mechanisms
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
     ScenarioState,
@@ -137,6 +138,30 @@ with t5:
     csv_download(tbl, "mech_exponential.csv", "dl_mech_exp")
 
 meaning_panel(ml.levels(result), "mech")
+
+with st.expander("What privacy do I need for this accuracy?", expanded=bool(st.session_state.get("mech_solve"))):
+    st.markdown(f"The most private ε (smallest, within the page's range) at which each mechanism's single release "
+                f"meets your target, for sensitivity Δ = {scenario.sens:g} and δ = {scenario.delta:g}; each answer is "
+                "checked by fresh simulated releases.")
+    c1, c2 = st.columns(2)
+    metric = c1.radio("accuracy measure", METRICS, key="mech_metric", horizontal=True,
+                      format_func=lambda m: {"mse": "expected squared error", "q95": "95 % of errors below"}[m])
+    target = c2.number_input("target", min_value=TARGET_MIN, max_value=TARGET_MAX, value=1.0, format="%.4g",
+                             key="mech_target")
+    if st.button("Find the most private ε", key="mech_solve"):
+        try:
+            sols = solve_mechanisms(scenario, target=target, metric=metric)
+        except InputError as exc:
+            show_input_error(exc)
+        else:
+            for r in sols:
+                if r.eps is None:
+                    st.markdown(f"- **{r.mechanism}**: no ε in range — {r.reason}.")
+                else:
+                    st.markdown(f"- **{r.mechanism}**: ε = {r.eps:.4g} gives {r.error:.4g} (analytic); fresh "
+                                f"simulation {r.simulated:.4g}" + (f" ± {r.simulated_se:.2g}" if r.simulated_se else "")
+                                + (f"; 10 % more private gives {r.error_10pct_more_private:.4g}"
+                                   if r.error_10pct_more_private is not None else "") + (f" ({r.reason})" if r.reason else ""))
 
 with st.expander("Formulas behind the numbers"):
     st.latex(r"\text{Laplace: } f(x)+\mathrm{Lap}(\Delta/\varepsilon),\ \mathrm{Var}=2(\Delta/\varepsilon)^2;\qquad "

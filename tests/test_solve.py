@@ -70,3 +70,39 @@ def test_page_solver_panel():
     at.number_input(key="bcdp_target").set_value(1e-5)
     at.button(key="bcdp_solve").click().run()
     assert not at.exception and any("below the smallest error" in e.value for e in at.error)
+
+
+def test_mechanism_solver_meets_the_target_and_ten_percent_more_private_does_not():
+    from hetdp_core import mechanisms as mc
+    from hetdp_core.solve import solve_mechanisms
+
+    ml = get("Mechanism_lab")
+    s = ml.SCENARIO.from_query({"sens": "1", "delta": "1e-5"})
+    for metric, target in (("mse", 10.0), ("q95", 5.0), ("mse", 50.0)):
+        for r in solve_mechanisms(s, target=target, metric=metric):
+            if r.eps is None:
+                assert r.mechanism == "gaussian" and "ε < 1" in r.reason
+                continue
+            assert r.error <= target * (1 + 1e-6) and r.error_10pct_more_private > target
+            if metric == "mse":                                  # simulation agrees within 4 standard errors
+                assert abs(r.simulated - r.error) < 4 * r.simulated_se
+            else:
+                assert abs(r.simulated - r.error) / r.error < 0.02
+    laplace = next(r for r in solve_mechanisms(s, target=10.0) if r.mechanism == "laplace")
+    assert laplace.eps == pytest.approx(np.sqrt(2 / 10.0), rel=1e-5)        # 2(Δ/ε)² = τ
+    assert mc.noise_variance("laplace", sensitivity=1, eps=laplace.eps) <= 10.0 * (1 + 1e-6)
+    with pytest.raises(InputError, match="metric must be one of"):
+        solve_mechanisms(s, target=1.0, metric="max")
+
+
+def test_mechanism_solver_cli_and_page(capsys):
+    assert main(["solve", "Mechanism_lab", "--target", "10", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert {r["mechanism"] for r in rows} == {"laplace", "gaussian", "mnm"}
+    at = AppTest.from_file(str(ROOT / "pages" / "6_Mechanism_lab.py"), default_timeout=120)
+    at.run()
+    at.number_input(key="mech_target").set_value(10.0)
+    at.button(key="mech_solve").click().run()
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown)
+    assert "**laplace**: ε = 0.4472" in text and "**gaussian**: no ε in range" in text
