@@ -45,10 +45,78 @@ def _per_user(s, result) -> list[tuple[str, go.Figure]]:
             ("Free privacy: what each user actually gets", pf.free_privacy_figure(result))]
 
 
+def _lab(s, result) -> list[tuple[str, go.Figure]]:
+    from hetdp_ui.lab_figures import rr_figure, tradeoff_figure, translator_figure
+
+    t, v = result.tables(), result.values
+    out = [(f"Randomized response: exact BCDP level vs the bounds (coordinate {s.rr_coord})",
+            rr_figure(t["bcdp_rr_vs_bounds"], s.rr_coord))]
+    test = v["test"]
+    if test["testable"]:
+        a_all, b_all = test["all"]
+        out.append(("Hypothesis tests (Theorem 1)",
+                    tradeoff_figure(a_all, b_all, t["bcdp_tradeoff"]["alpha"].to_numpy(),
+                                    t["bcdp_tradeoff"]["beta"].to_numpy(), test["delta_i"])))
+    out.append(("Translator: δ → c (Theorem 2 and Proposition 6)",
+                translator_figure(v["names"], v["alloc"].c, v["translate"]["c"], t["bcdp_translator"]["delta"].to_numpy())))
+    return out
+
+
+def _regression(s, result) -> list[tuple[str, go.Figure]]:
+    from hetdp_ui.lab_figures import excess_risk_figure, trajectory_figure
+
+    v = result.values
+    return [("One private fit: distance to the non-private optimum", trajectory_figure(v["trajectories"], v["reference"].theta)),
+            (f"Excess risk vs {s.axis}", excess_risk_figure(result.tables()["regression_excess_risk"], s.axis))]
+
+
+def _zcdp(s, result) -> list[tuple[str, go.Figure]]:
+    from hetdp_ui.zcdp_figures import (
+        budget_figure,
+        loss_vs_size_figure,
+        relative_error_figure,
+        release_figure,
+        renyi_figure,
+    )
+
+    t, v = result.tables(), result.values
+    c = v["curves"]
+    ref = "claimed α·v + ξ (paper)" if str(s.algorithm) == "2" else "α·ρ (post-processing of the Gaussian step)"
+    b = t["zcdp_claimed_budgets"]
+    return [("Released vs true counts", release_figure(t["zcdp_releases"])),
+            ("Relative error vs the bound", relative_error_figure(t["zcdp_releases"])),
+            (f"Privacy loss of group {s.group} (x = {v['x_sel']:g}) in both directions",
+             renyi_figure(c.alpha, c.up, c.down, c.claimed, c.violated, ref)),
+            ("Claimed budgets vs group size (Algorithm 2)",
+             budget_figure(b["size"].to_numpy(), b["v"].to_numpy(), b["xi"].to_numpy())),
+            ("Open question: Algorithm 1's loss vs group size", loss_vs_size_figure(t["zcdp_loss_vs_size"]))]
+
+
+def _mechanisms(s, result) -> list[tuple[str, go.Figure]]:
+    from hetdp_ui import page_figures as pf
+
+    return [("Noise densities", pf.noise_density_figure(result)), ("Pareto sample mean (Example 11)", pf.pareto_figure(result)),
+            ("Local vs smooth sensitivity of the median", pf.local_sensitivity_figure(result)),
+            ("Bounded Laplace", pf.bounded_laplace_figure(result)), ("Exponential mechanism", pf.exponential_figure(result))]
+
+
+def _dpsgd(s, result) -> list[tuple[str, go.Figure]]:
+    from hetdp_ui import page_figures as pf
+
+    return [("Noise scale θ_h per release", pf.theta_figure(result)), ("The (ρ, κ) plane", pf.region_figure(result)),
+            ("Bound terms A1, A2, A3 vs N", pf.bound_terms_figure(result)),
+            ("Simulated trajectories", pf.trajectories_figure(result))]
+
+
 #: pages with a report: page name -> (title, figures builder)
 REPORT_PAGES: dict[str, tuple[str, Callable]] = {
     "Feature_privacy": ("Feature privacy (BCDP)", _feature_privacy),
+    "BCDP_guarantee_lab": ("BCDP guarantee lab", _lab),
+    "Private_regression": ("Private regression (BCDP)", _regression),
     "Per_user_privacy": ("Per-user privacy: frequencies and means", _per_user),
+    "Groupwise_zCDP": ("Group-wise zCDP", _zcdp),
+    "Mechanism_lab": ("Mechanism lab", _mechanisms),
+    "DP_SGD_schedules": ("DP-SGD schedules", _dpsgd),
 }
 
 
@@ -113,6 +181,11 @@ def build_report(page: str, scenario, result, *, prior: float = 0.01, app_url: s
              f"<ul>{checks}</ul>"]
     if hasattr(mod, "levels"):
         mt = meaning_table(mod.levels(result), prior=prior)
+    if hasattr(mod, "levels") and mt.empty:
+        parts += ["<h2>What the privacy levels mean for a person</h2>",
+                  "<p>This view states no privacy level (for group-wise zCDP: Algorithm 2's per-group claim "
+                  "does not hold; Algorithm 1 is ρ-zCDP for every group).</p>"]
+    elif hasattr(mod, "levels"):
         parts += [f"<h2>What the privacy levels mean for a person (attacker's prior {100 * prior:g} %)</h2>",
                   "<p class='small'>An attacker who believes with probability p that a person has the protected "
                   "attribute can, after seeing the output of a level-ε mechanism, believe at most "

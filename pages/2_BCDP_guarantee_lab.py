@@ -12,6 +12,7 @@ from hetdp_ui.common import (
     csv_download,
     meaning_panel,
     question,
+    report_button,
     run_scenario,
     show_checks,
     show_input_error,
@@ -27,13 +28,7 @@ levels_text = lab.levels_text
 
 
 st.title("BCDP guarantee lab")
-question(
-    "What exactly does a per-feature (Bayesian coordinate) privacy level promise? On small examples "
-    "everything can be computed exactly, by listing every input and output. Here you can see a "
-    "mechanism that protects each feature but not the record as a whole, a guarantee that breaks "
-    "when a mechanism is run twice, how loose the general bounds are under correlation, and what "
-    "the guarantee means for someone trying to guess a feature."
-)
+question(lab.QUESTION)
 state.init()
 sb = st.sidebar
 sb.selectbox("Preset", ["Custom", *lab.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
@@ -156,6 +151,7 @@ with tab5:
     csv_download(tables["bcdp_translator"], "bcdp_translator.csv", "dl_lab_tr")
 
 meaning_panel(lab.levels(result), "lab")
+report_button("BCDP_guarantee_lab", scenario, result, prior_key="lab_prior")
 
 with st.expander("Formulas behind the numbers"):
     st.latex(r"\delta_i=\max_{y,\,a,\,a'}\log\frac{P(y\mid x_i=a)}{P(y\mid x_i=a')},\qquad "

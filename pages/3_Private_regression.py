@@ -11,6 +11,7 @@ from hetdp_ui.common import (
     grid_slider,
     meaning_panel,
     question,
+    report_button,
     run_scenario,
     show_input_error,
 )
@@ -25,13 +26,7 @@ state = ScenarioState("reg", pr.PrivateRegression, presets=pr.PRESETS)
 
 
 st.title("Private regression (BCDP)")
-question(
-    "Can a server fit a least-squares model when every user randomises their own record, with "
-    "stricter privacy for some features? Algorithm 2 has every user send *two* independent noisy "
-    "copies, so that products of copies give an unbiased gradient. How fast does the fit approach "
-    "the non-private one as the number of users grows — and what goes wrong with one copy, or with "
-    "protecting everything at the strictest level?"
-)
+question(pr.QUESTION)
 state.init()
 sb = st.sidebar
 sb.selectbox("Preset", ["Custom", *pr.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
@@ -104,6 +99,7 @@ st.caption("Simulated: median and 25–75 % band over the runs where f̂ was con
 csv_download(tables["regression_excess_risk"], "regression_excess_risk.csv", "dl_reg_risk")
 
 meaning_panel(pr.levels(result), "reg")
+report_button("Private_regression", scenario, result, prior_key="reg_prior")
 
 with st.expander("Formulas behind the curves"):
     st.markdown("Each user sends two independent copies $\\hat x^{(i,1)},\\hat x^{(i,2)}=M_{mean}(x^{(i)}, c/2)$ "

@@ -14,6 +14,7 @@ from hetdp_ui.common import (
     log_slider,
     meaning_panel,
     question,
+    report_button,
     run_scenario,
     show_checks,
     show_input_error,
@@ -35,14 +36,7 @@ state = ScenarioState("zc", gz.GroupwiseZcdp, presets=gz.PRESETS)
 
 
 st.title("Group-wise zCDP")
-question(
-    "Counts of people in k groups (say, patients per rare disease) are released with noise "
-    "proportional to the count, so every group gets the same *relative* error r. A bigger group "
-    "should then be better protected than a small one. Is that what actually happens? For each "
-    "group this page compares the privacy loss it is promised with the loss it really gets — in "
-    "both directions and for both neighbours (one person more, one person less), as group-wise zCDP "
-    "requires."
-)
+question(gz.QUESTION)
 state.init()
 
 sb = st.sidebar
@@ -187,6 +181,7 @@ st.caption("Algorithm 1 has no closed form: D_α is computed numerically. The de
 csv_download(tables["zcdp_loss_vs_size"], "zcdp_loss_vs_size.csv", "dl_zc_scan")
 
 meaning_panel(gz.levels(result), "zc", empty_note="Algorithm 2's per-group claim does not hold (see the checks above), so no level is stated; switch to Algorithm 1, which is ρ-zCDP for every group.")
+report_button("Groupwise_zCDP", scenario, result, prior_key="zc_prior")
 
 with st.expander("Formulas behind the curves"):
     st.markdown("**Algorithm 1**: $X_i\\sim N(x_i,\\sigma^2)$, $Y_i\\sim N(X_i,(rX_i)^2)$, $\\sigma^2=1/(2\\rho)$; "

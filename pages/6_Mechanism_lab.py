@@ -13,6 +13,7 @@ from hetdp_ui.common import (
     log_slider,
     meaning_panel,
     question,
+    report_button,
     run_scenario,
     show_checks,
     show_input_error,
@@ -27,12 +28,7 @@ state = ScenarioState("mech", ml.MechanismLab, presets=ml.PRESETS)
 
 
 st.title("Mechanism lab")
-question(
-    "Which noise should I add, how much, and what do I get for it? Laplace, Gaussian and the mixed "
-    "mechanism side by side; how privacy adds up over several queries; why calibrating noise to the "
-    "data's *local* sensitivity leaks, and how smooth sensitivity fixes it; how to keep outputs "
-    "realistic with bounded noise; and how to privately pick a winner."
-)
+question(ml.QUESTION)
 state.init()
 sb = st.sidebar
 sb.selectbox("Preset", ["Custom", *ml.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
@@ -138,6 +134,7 @@ with t5:
     csv_download(tbl, "mech_exponential.csv", "dl_mech_exp")
 
 meaning_panel(ml.levels(result), "mech")
+report_button("Mechanism_lab", scenario, result, prior_key="mech_prior")
 
 with st.expander("What privacy do I need for this accuracy?", expanded=bool(st.session_state.get("mech_solve"))):
     st.markdown(f"The most private ε (smallest, within the page's range) at which each mechanism's single release "

@@ -12,6 +12,7 @@ from hetdp_ui.common import (
     grid_slider,
     meaning_panel,
     question,
+    report_button,
     run_scenario,
     show_checks,
     show_input_error,
@@ -25,13 +26,7 @@ state = ScenarioState("sgd", ds.DpSgdSchedules, presets=ds.PRESETS)
 
 
 st.title("DP-SGD schedules")
-question(
-    "Private stochastic gradient descent adds noise at every step. How should the learning rate and "
-    "the per-step privacy level change over the iterations so that the algorithm stays private *and* "
-    "still converges? The lecture's answer: with γ_h = (1+h)^−ρ and a_h = h^κ, the privacy term of the "
-    "error bound vanishes exactly when 2κ + ρ > 2 — at the price of a per-release guarantee ε·h^κ that "
-    "weakens over time."
-)
+question(ds.QUESTION)
 state.init()
 sb = st.sidebar
 sb.selectbox("Preset", ["Custom", *ds.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
@@ -104,6 +99,7 @@ st.caption(f"Batch size 1, standard Laplace noise scaled by θ_h; gradient sensi
 csv_download(tables["dpsgd_trajectories"], "dpsgd_trajectories.csv", "dl_sgd_traj")
 
 meaning_panel(ds.levels(result), "sgd")
+report_button("DP_SGD_schedules", scenario, result, prior_key="sgd_prior")
 
 with st.expander("Formulas behind the curves"):
     st.latex(r"\beta^{(h)}=\beta^{(h-1)}-\gamma_{h-1}\big(\nabla L_{\Omega_h}(\beta^{(h-1)})+\theta_hZ_h\big),\quad Z_h\sim\mathrm{Lap}(0,1)^p")

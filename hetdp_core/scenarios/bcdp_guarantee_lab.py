@@ -154,5 +154,15 @@ def levels(result: Result):
     return pd.DataFrame({"level": result.values["names"], "demanded ε": alloc.delta, "delivered ε": g.guaranteed})
 
 
+
+#: the page's question in plain words (page header and reports)
+QUESTION = (
+    "What exactly does a per-feature (Bayesian coordinate) privacy level promise? On small examples "
+    "everything can be computed exactly, by listing every input and output. Here you can see a "
+    "mechanism that protects each feature but not the record as a whole, a guarantee that breaks "
+    "when a mechanism is run twice, how loose the general bounds are under correlation, and what "
+    "the guarantee means for someone trying to guess a feature."
+)
+
 SCENARIO = GuaranteeLab
 __all__ = ["GuaranteeLab", "SCENARIO", "PRESETS", "run", "levels_text", "RR_QS"]

@@ -165,5 +165,15 @@ def levels(result: Result):
     return pd.DataFrame(rows)
 
 
+
+#: the page's question in plain words (page header and reports)
+QUESTION = (
+    "Private stochastic gradient descent adds noise at every step. How should the learning rate and "
+    "the per-step privacy level change over the iterations so that the algorithm stays private *and* "
+    "still converges? The lecture's answer: with γ_h = (1+h)^−ρ and a_h = h^κ, the privacy term of the "
+    "error bound vanishes exactly when 2κ + ρ > 2 — at the price of a per-release guarantee ε·h^κ that "
+    "weakens over time."
+)
+
 SCENARIO = DpSgdSchedules
 __all__ = ["DpSgdSchedules", "SCENARIO", "PRESETS", "run", "METHODS", "STEP_OPTIONS", "schedules", "data"]

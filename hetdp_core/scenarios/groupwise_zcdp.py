@@ -160,6 +160,17 @@ def levels(result: Result):
                           "δ": MEANING_DELTA}])
 
 
+
+#: the page's question in plain words (page header and reports)
+QUESTION = (
+    "Counts of people in k groups (say, patients per rare disease) are released with noise "
+    "proportional to the count, so every group gets the same *relative* error r. A bigger group "
+    "should then be better protected than a small one. Is that what actually happens? For each "
+    "group this page compares the privacy loss it is promised with the loss it really gets — in "
+    "both directions and for both neighbours (one person more, one person less), as group-wise zCDP "
+    "requires."
+)
+
 SCENARIO = GroupwiseZcdp
 __all__ = ["GroupwiseZcdp", "SCENARIO", "PRESETS", "run", "RHO_GRID", "ALPHA_MAX_GRID", "MAX_GROUPS",
            "MAX_ALG1_SUMMARY", "ZIPF_MAX_K"]

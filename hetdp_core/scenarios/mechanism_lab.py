@@ -177,5 +177,14 @@ def levels(result: Result):
     ])
 
 
+
+#: the page's question in plain words (page header and reports)
+QUESTION = (
+    "Which noise should I add, how much, and what do I get for it? Laplace, Gaussian and the mixed "
+    "mechanism side by side; how privacy adds up over several queries; why calibrating noise to the "
+    "data's *local* sensitivity leaks, and how smooth sensitivity fixes it; how to keep outputs "
+    "realistic with bounded noise; and how to privately pick a winner."
+)
+
 SCENARIO = MechanismLab
 __all__ = ["MechanismLab", "SCENARIO", "PRESETS", "run", "EPS_GRID", "DELTA_GRID"]

@@ -158,5 +158,15 @@ def levels(result: Result):
     return pd.DataFrame(rows)
 
 
+
+#: the page's question in plain words (page header and reports)
+QUESTION = (
+    "Can a server fit a least-squares model when every user randomises their own record, with "
+    "stricter privacy for some features? Algorithm 2 has every user send *two* independent noisy "
+    "copies, so that products of copies give an unbiased gradient. How fast does the fit approach "
+    "the non-private one as the number of users grows — and what goes wrong with one copy, or with "
+    "protecting everything at the strictest level?"
+)
+
 SCENARIO = PrivateRegression
 __all__ = ["PrivateRegression", "SCENARIO", "PRESETS", "run", "N_GRID", "EPS_GRID", "THETA", "SOURCES"]
