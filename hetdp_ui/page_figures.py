@@ -208,3 +208,26 @@ def trajectories_figure(result) -> go.Figure:
     fig.update_layout(template="plotly_white", xaxis={"type": "log", "title": "iteration h"},
                       yaxis={"type": "log", "title": "‖β^(h) − β*‖"}, legend=_LEGEND, margin={"t": 10})
     return fig
+
+
+@memo_figure
+def quantile_dotplot_figure(quantiles) -> go.Figure:
+    """Quantile dotplot (one row per mechanism): each dot is one of 20 equally likely released
+    values; dots that fall in the same bin are stacked; the dashed line is the true value."""
+    fig = go.Figure()
+    mechs = list(dict.fromkeys(quantiles["mechanism"]))
+    vals = quantiles["released value"].to_numpy(float)
+    lo, hi = float(vals.min()), float(vals.max())
+    width = (hi - lo) / 30 if hi > lo else 1.0
+    for row, m in enumerate(mechs):
+        v = np.sort(quantiles.loc[quantiles["mechanism"] == m, "released value"].to_numpy(float))
+        bins = np.floor((v - lo) / width)
+        stack = np.array([np.sum(bins[:i] == b) for i, b in enumerate(bins)])
+        fig.add_trace(go.Scatter(x=lo + (bins + 0.5) * width, y=row + 0.12 * stack, mode="markers",
+                                 marker={"size": 9, "color": _PALETTE[row % len(_PALETTE)]}, name=m,
+                                 customdata=v, hovertemplate=f"{m}: %{{customdata:.4g}}<extra></extra>"))
+    fig.add_vline(x=float(quantiles["true value"].iloc[0]), line_dash="dash", annotation_text="true value")
+    fig.update_layout(template="plotly_white", xaxis_title="released value",
+                      yaxis={"tickvals": list(range(len(mechs))), "ticktext": mechs, "range": [-0.5, len(mechs) + 0.2]},
+                      showlegend=False, margin={"t": 10}, height=120 + 70 * len(mechs))
+    return fig

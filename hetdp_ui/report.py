@@ -97,7 +97,10 @@ def _mechanisms(s, result) -> list[tuple[str, go.Figure]]:
 
     return [("Noise densities", pf.noise_density_figure(result)), ("Pareto sample mean (Example 11)", pf.pareto_figure(result)),
             ("Local vs smooth sensitivity of the median", pf.local_sensitivity_figure(result)),
-            ("Bounded Laplace", pf.bounded_laplace_figure(result)), ("Exponential mechanism", pf.exponential_figure(result))]
+            ("Bounded Laplace", pf.bounded_laplace_figure(result)),
+            ("Twenty equally likely releases of the true value (quantile dotplot)",
+             pf.quantile_dotplot_figure(result.tables()["mech_release_quantiles"])),
+            ("Exponential mechanism", pf.exponential_figure(result))]
 
 
 def _dpsgd(s, result) -> list[tuple[str, go.Figure]]:

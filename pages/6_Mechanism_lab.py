@@ -125,6 +125,14 @@ with t4:
                 f"**{share['simulated']:.1%}** of outputs outside [{lo_:g}, {up_:g}] (simulated; exact "
                 f"{share['exact']:.1%}) — e.g. negative counts of people born on Mars (Example 22); the bounded "
                 "mechanism never does.")
+    qd = tables["mech_release_quantiles"]
+    st.markdown(f"**Twenty equally likely releases** of the true value q = {scenario.bl_q:g} under each mechanism "
+                f"(ε = {scenario.eps:g}, Δ = {scenario.sens:g}"
+                + f", δ = {scenario.delta:g}): each dot is one possible published number "
+                "(a quantile dotplot; analytic quantiles)." + ("" if scenario.eps < 1 else
+                " The Gaussian row is absent: its calibration (Theorem 5) needs ε < 1."))
+    st.plotly_chart(pf.quantile_dotplot_figure(qd), key="mech_dotplot")
+    csv_download(qd, "mech_release_quantiles.csv", "dl_mech_dots")
 
 with t5:
     tbl = tables["mech_exponential"]

@@ -250,3 +250,16 @@ def test_accuracy_solver_in_the_browser(page, server, artifacts):
     page.wait_for_function("() => location.search.includes('mode=Per-feature')", timeout=90_000)
     wait_idle(page)
     assert_no_errors(page)
+
+
+def test_quantile_dotplot_in_the_mechanism_lab(page, server, artifacts):
+    """Issue 12 §1: twenty equally likely releases next to the true value."""
+    page.goto(f"{server}/Mechanism_lab?trials=200")
+    page.locator(".js-plotly-plot").nth(4).wait_for(state="attached")
+    wait_idle(page)
+    page.get_by_role("tab", name="Bounded Laplace").click()
+    page.get_by_text("Twenty equally likely releases").wait_for()
+    page.get_by_text("Twenty equally likely releases").scroll_into_view_if_needed()
+    page.wait_for_timeout(800)
+    assert_no_errors(page)
+    page.screenshot(path=str(artifacts / "mechanism_dotplot.png"))
