@@ -27,7 +27,7 @@ from .bcdp_sim import point_rng, q_mixture_data, run_point
 from .mmean import exact_mse_mmean
 
 __all__ = ["Solution", "solve_feature_privacy", "SCALE_RANGE", "TARGET_MIN", "TARGET_MAX", "METRICS",
-           "MechanismSolution", "solve_mechanisms"]
+           "MechanismSolution", "solve_mechanisms", "PerUserSolution", "solve_per_user"]
 
 #: accepted targets (expected squared error of the published mean)
 TARGET_MIN, TARGET_MAX = 1e-6, 1e6
@@ -197,3 +197,101 @@ def solve_mechanisms(s, *, target: float, metric: str = "mse", releases: int = 2
         out.append(MechanismSolution(m, metric, target, e, err(e), err(e * 0.9) if e * 0.9 >= lo else None, sim, se,
                                      "met at the most private ε of the page's range" if e == lo else ""))
     return out
+
+
+# ------------------------------------------------------------------ per-user privacy
+#: simulated trials per evaluation of the per-user solver (at least; more if the scenario asks)
+SOLVE_TRIALS = 500
+
+@dataclass(frozen=True)
+class PerUserSolution:
+    algorithm: str
+    metric: str
+    target: float
+    scale: float
+    error: float
+    error_10pct_more_private: float
+    check_error: float          # mse: fresh mean squared error; pac: fresh share of errors ≤ target
+    check_se: float | None
+    meets_target: bool
+    demands: dict
+    scenario_query: dict
+
+
+def solve_per_user(s, *, target: float, metric: str = "pac", algorithm: str | None = None,
+                   upload: bytes | None = None, tol: float = 0.01) -> PerUserSolution:
+    """Smallest common scaling of every finite demand ε_i (public users stay public) at which
+    ``algorithm`` (default: the scenario's first) meets ``target`` for ``metric`` (``pac``: the
+    (1 − β)-quantile of the error; ``mse``). The error is simulated with the scenario's seed at
+    every scaling (common random numbers: the same noise draws rescaled, so the error is a
+    decreasing function of the scaling up to the discreteness of the weights), found by bisection
+    on log s with at least ``SOLVE_TRIALS`` trials, then checked with a fresh seed: MSE as mean ±
+    standard error; PAC as the share of fresh errors ≤ target, which must reach 1 − β within three
+    binomial standard errors."""
+    from . import hetero as ht
+    from .scenarios import per_user_privacy as pu
+
+    target = check_real("target", target, lo=TARGET_MIN, hi=TARGET_MAX, what=" (error of the published statistic)")
+    if metric not in ("pac", "mse"):
+        raise InputError(f"metric must be 'pac' or 'mse'; got {metric!r}.")
+    algorithm = algorithm or s.algs[0]
+    if algorithm not in s.algs:
+        raise InputError(f"algorithm must be one of the scenario's algorithms {', '.join(s.algs)}; got {algorithm!r}.")
+    x, k, _ = pu.load_data(s, upload)
+    eps0 = pu.demands(s, x)
+    fin = eps0[np.isfinite(eps0)]
+    if fin.size == 0:
+        raise InputError("every user is public (ε = ∞): there is no privacy level to choose.")
+    sp = s.specs()["eps_by_bin"]
+    fields = ("lows", "highs") if s.demand == "groups" else ("eps_by_bin",)
+    pv = np.array([v for f in fields for v in getattr(s, f)], float)
+    pv = pv[np.isfinite(pv)]
+    lo = max(1e-3, float(sp.lo) / float(pv.min()))                 # scaled parameters stay in the page's range
+    hi = min(1e3, float(sp.hi) / float(pv.max()))
+
+    trials = max(int(s.trials), SOLVE_TRIALS)
+
+    def err(scale: float, seed=None, samples: bool = False):
+        e = np.where(np.isfinite(eps0), eps0 * scale, np.inf)
+        r = ht.simulate(x, e, algorithm=algorithm, problem=s.problem, k=k, beta=s.beta, trials=trials,
+                        setting=s.setting, rng=np.random.default_rng([s.seed if seed is None else seed,
+                                                                     pu.ALL_ALGS.index(algorithm)]),
+                        solver=s.solver, sm_threshold=s.sm_threshold)
+        errs = np.asarray(r["errors"], float)
+        if samples:
+            return errs
+        sm = ht.summarize(errs, beta=s.beta)
+        se = float(np.std(errs**2, ddof=1) / np.sqrt(errs.size)) if metric == "mse" else None
+        return sm[metric], se
+
+    if err(hi)[0] > target:
+        raise InputError(f"target {target:g} is below the error {algorithm} reaches even with every demand "
+                         f"{hi:.3g}× larger (the largest the page accepts): {err(hi)[0]:.4g}. Raise the target or "
+                         "add users (n).")
+    if err(lo)[0] <= target:
+        raise InputError(f"target {target:g} is met even with every demand {lo:.3g}× smaller; lower the target "
+                         "to see a trade-off.")
+    a, b = np.log(lo), np.log(hi)
+    while b - a > tol:
+        m = 0.5 * (a + b)
+        if err(float(np.exp(m)))[0] <= target:
+            b = m
+        else:
+            a = m
+    scale = float(np.exp(b))
+    e_found, _ = err(scale)
+    e_stricter, _ = err(scale * 0.9)
+    fresh = err(scale, seed=s.seed + 7919, samples=True)
+    if metric == "mse":
+        sq = fresh**2
+        check, se = float(sq.mean()), float(sq.std(ddof=1) / np.sqrt(sq.size))
+        meets = check <= target + 3 * se
+    else:                                       # P(error ≤ target) ≥ 1 − β, within 3 binomial standard errors
+        check = float(np.mean(fresh <= target))
+        se = float(np.sqrt(s.beta * (1 - s.beta) / fresh.size))
+        meets = check >= 1 - s.beta - 3 * se
+    bins = {f"{v:g}": float(v * scale) for v in np.unique(fin)}
+    q = {**s.to_query(), **{f: ",".join(f"{v * scale:.6g}" if np.isfinite(v) else "inf" for v in getattr(s, f))
+                            for f in fields}}
+    type(s).from_query(q)                       # the link reopens a valid scenario
+    return PerUserSolution(algorithm, metric, target, scale, e_found, e_stricter, check, se, bool(meets), bins, q)

@@ -503,8 +503,24 @@ def cmd_solve(a) -> int:
                 print(f"{r.mechanism:9s} " + (f"ε = {r.eps:.4g}: {a.metric} {r.error:.4g} (simulated {r.simulated:.4g}) {r.reason}"
                                               if r.eps is not None else f"no ε in range: {r.reason}"))
         return 0
+    if page == "Per_user_privacy":
+        from hetdp_core.solve import solve_per_user
+
+        sol = solve_per_user(get(page).SCENARIO.from_query(query), target=a.target,
+                             metric="pac" if a.metric == "q95" else a.metric, algorithm=a.algorithm)
+        from urllib.parse import urlencode
+
+        link = f"/{page}?{urlencode(sol.scenario_query)}"
+        if a.json:
+            print(_dump({**dataclasses.asdict(sol), "link": link}))
+        else:
+            print(f"{sol.algorithm}: every finite demand × {sol.scale:.4g} meets {sol.metric} ≤ {sol.target:g} "
+                  f"({sol.error:.4g}; 10 % more private: {sol.error_10pct_more_private:.4g}); fresh check "
+                  f"{sol.check_error:.4g} — {'meets' if sol.meets_target else 'MISSES'} the target\nlink: {link}")
+        return 0 if sol.meets_target else 1
     if page != "Feature_privacy":
-        raise CliError(f"PAGE: {page} has no accuracy solver yet; it exists for Feature_privacy and Mechanism_lab.")
+        raise CliError(f"PAGE: {page} has no accuracy solver; solvers exist for Feature_privacy, Per_user_privacy "
+                       "and Mechanism_lab.")
     s = get(page).SCENARIO.from_query(query)
     sol = solve_feature_privacy(s, target=a.target, check_trials=a.check_trials)
     from urllib.parse import urlencode
@@ -783,14 +799,17 @@ def build_parser() -> argparse.ArgumentParser:
                      help="compute budget in random numbers (default: the page's budget)")
     run.set_defaults(func=cmd_run)
 
-    sv = sub.add_parser("solve", help="what privacy do I need for this accuracy? (Feature_privacy, Mechanism_lab)")
-    sv.add_argument("page", nargs="?", help="Feature_privacy or Mechanism_lab")
+    sv = sub.add_parser("solve", help="what privacy do I need for this accuracy? (Feature_privacy, Per_user_privacy, "
+                        "Mechanism_lab)")
+    sv.add_argument("page", nargs="?", help="Feature_privacy, Per_user_privacy or Mechanism_lab")
     sv.add_argument("--query", default="", help="the page's query string (the levels to scale)")
     sv.add_argument("--url", help="a whole app link instead of PAGE and --query")
     sv.add_argument("--target", type=float, required=True, help="target expected squared error E‖x̂ − x̄‖²")
     sv.add_argument("--check-trials", type=int, default=200, help="fresh simulated releases for the check")
     sv.add_argument("--metric", choices=("mse", "q95"), default="mse",
-                    help="Mechanism_lab: expected squared error or 95 %% quantile of |error| of one release")
+                    help="mse, or q95: Mechanism_lab's 95 %% error quantile / Per_user_privacy's PAC error "
+                         "(the (1-β)-quantile)")
+    sv.add_argument("--algorithm", default=None, help="Per_user_privacy: the algorithm to solve for (default: the first)")
     sv.add_argument("--json", action="store_true")
     sv.set_defaults(func=cmd_solve)
 

@@ -6,6 +6,7 @@ import streamlit as st
 from hetdp_core import hetero as ht
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import per_user_privacy as pu
+from hetdp_core.solve import TARGET_MAX, TARGET_MIN, solve_per_user
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
     ScenarioState,
@@ -118,6 +119,32 @@ st.caption("Below the diagonal = free privacy: the user is protected better than
            "below it (ε_eff ≤ ε is a tested invariant).")
 csv_download(tables["hetero_weights"], "hetero_weights.csv", "dl_het_w")
 meaning_panel(pu.levels(result), "het")
+
+with st.expander("What privacy do I need for this accuracy?", expanded=bool(st.session_state.get("het_solve"))):
+    st.markdown("Scale every finite demand ε_i by one factor (public users stay public) and find the **most "
+                "private** scaling at which the chosen algorithm meets your target; then a fresh simulation checks it.")
+    c1, c2, c3 = st.columns(3)
+    solve_alg = c1.selectbox("algorithm", list(scenario.algs), key="het_solve_alg")
+    metric = c2.radio("accuracy measure", ("pac", "mse"), key="het_metric", horizontal=True,
+                      format_func=lambda m: {"pac": f"PAC error ({1 - scenario.beta:.0%})", "mse": "MSE"}[m])
+    target = c3.number_input("target", min_value=TARGET_MIN, max_value=TARGET_MAX, value=0.01, format="%.4g",
+                             key="het_target")
+    if st.button("Find the most private setting", key="het_solve"):
+        try:
+            sol = solve_per_user(scenario, target=target, metric=metric, algorithm=solve_alg, upload=upload)
+        except InputError as exc:
+            show_input_error(exc)
+        else:
+            st.success(f"{sol.algorithm}: every finite demand × {sol.scale:.3g} — demands "
+                       + ", ".join(f"{k} → {v:.3g}" for k, v in sol.demands.items())
+                       + f". {sol.metric.upper()} {sol.error:.4g} ≤ {sol.target:g}; 10 % more private gives "
+                       f"{sol.error_10pct_more_private:.4g}.")
+            check = (f"share of fresh errors ≤ target {sol.check_error:.3f} (needs {1 - scenario.beta:.3f})"
+                     if sol.metric == "pac" else f"fresh MSE {sol.check_error:.4g} ± {sol.check_se:.2g}")
+            st.markdown(f"Fresh simulation (new seed): {check} — {'meets' if sol.meets_target else '**misses**'} "
+                        "the target.")
+            st.button("Use this setting here", key="het_use_solution", on_click=state.apply_scenario,
+                      args=(pu.SCENARIO.from_query(sol.scenario_query),))
 report_button("Per_user_privacy", scenario, result, prior_key="het_prior")
 
 with st.expander("Formulas behind the numbers"):

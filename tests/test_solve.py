@@ -106,3 +106,44 @@ def test_mechanism_solver_cli_and_page(capsys):
     assert not at.exception
     text = " ".join(m.value for m in at.markdown)
     assert "**laplace**: ε = 0.4472" in text and "**gaussian**: no ε in range" in text
+
+
+@pytest.mark.parametrize("query,target,metric", [({"trials": "100"}, 0.01, "pac"),
+                                                 ({"trials": "100", "problem": "mean"}, 0.01, "mse"),
+                                                 ({"trials": "100", "demand": "groups"}, 0.02, "pac")])
+def test_per_user_solver_meets_the_target_and_ten_percent_more_private_does_not(query, target, metric):
+    from hetdp_core.solve import solve_per_user
+
+    pu = get("Per_user_privacy")
+    s = pu.SCENARIO.from_query(query)
+    sol = solve_per_user(s, target=target, metric=metric)
+    assert sol.error <= target < sol.error_10pct_more_private          # same draws, rescaled
+    assert sol.meets_target                                            # fresh seed, stated tolerance
+    s2 = pu.SCENARIO.from_query(sol.scenario_query)                    # the link opens the scaled demands
+    e0, e2 = pu.demands(s, pu.load_data(s, None)[0]), pu.demands(s2, pu.load_data(s2, None)[0])
+    fin = np.isfinite(e0)
+    assert np.allclose(e2[fin], e0[fin] * sol.scale, rtol=1e-5)
+
+
+def test_per_user_solver_bad_input_and_page(capsys):
+    from hetdp_core.solve import solve_per_user
+
+    pu = get("Per_user_privacy")
+    s = pu.SCENARIO.from_query({"trials": "50"})
+    with pytest.raises(InputError, match="below the error"):
+        solve_per_user(s, target=1e-6)
+    with pytest.raises(InputError, match="algorithm must be one of"):
+        solve_per_user(s, target=0.01, algorithm="LDP")
+    with pytest.raises(InputError, match="metric must be"):
+        solve_per_user(s, target=0.01, metric="max")
+    assert main(["solve", "Per_user_privacy", "--query", "trials=50", "--target", "0.01", "--metric", "q95",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["meets_target"]
+    at = AppTest.from_file(str(ROOT / "pages" / "4_Per_user_privacy.py"), default_timeout=120)
+    at.query_params.update({"trials": "50"})
+    at.run()
+    at.number_input(key="het_target").set_value(0.01)
+    at.button(key="het_solve").click().run()
+    assert not at.exception and any("every finite demand ×" in x.value for x in at.success)
+    at.button(key="het_use_solution").click().run()
+    assert not at.exception and at.query_params.get("eps_by_bin") != "0.05,0.5,2,0.5,0.05"

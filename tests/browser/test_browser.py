@@ -263,3 +263,15 @@ def test_quantile_dotplot_in_the_mechanism_lab(page, server, artifacts):
     page.wait_for_timeout(800)
     assert_no_errors(page)
     page.screenshot(path=str(artifacts / "mechanism_dotplot.png"))
+
+
+def test_per_user_accuracy_solver_in_the_browser(page, server, artifacts):
+    page.goto(f"{server}/Per_user_privacy?trials=50")
+    page.locator(".js-plotly-plot").nth(2).wait_for(state="attached")
+    wait_idle(page)
+    page.get_by_text("What privacy do I need for this accuracy?").click()
+    page.get_by_role("button", name="Find the most private setting").click()
+    page.get_by_text("every finite demand ×").first.wait_for(timeout=60_000)
+    assert_no_errors(page)
+    page.get_by_text("every finite demand ×").first.scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / "per_user_solver.png"))
