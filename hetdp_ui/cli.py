@@ -558,6 +558,11 @@ def cmd_report(a) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(build_report(page, scenario, result, prior=a.prior, app_url=a.app_url), encoding="utf-8")
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, opens offline)")
+    if a.static:
+        from hetdp_ui.report import write_static
+
+        paths = write_static(page, scenario, result, out_dir=a.static, fmt=a.format)
+        print(f"wrote {len(paths)} {a.format.upper()} figures to {a.static}")
     return 0 if all(c.holds for c in result.checks) else 1
 
 
@@ -820,6 +825,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep_.add_argument("--out", required=True, help="the HTML file to write")
     rep_.add_argument("--prior", type=float, default=0.01, help="the attacker's prior for the meaning section")
     rep_.add_argument("--app-url", default="http://localhost:8501", help="base of the link that reopens the view")
+    rep_.add_argument("--static", metavar="DIR", help="also write every figure as a static image here (kaleido)")
+    rep_.add_argument("--format", choices=("png", "svg"), default="png", help="static image format")
     rep_.add_argument("--budget", choices=BUDGET_NAMES, default="page", help="compute budget (see hetdp run)")
     rep_.add_argument("--dask", metavar="ADDRESS", help="run the sweep points on Dask (see hetdp run)")
     rep_.set_defaults(func=cmd_report)

@@ -17,7 +17,7 @@ import numpy as np
 import plotly
 import plotly.graph_objects as go
 
-__all__ = ["REPORT_PAGES", "report_figures", "build_report"]
+__all__ = ["REPORT_PAGES", "report_figures", "build_report", "write_static"]
 
 
 def _feature_privacy(s, result) -> list[tuple[str, go.Figure]]:
@@ -125,6 +125,31 @@ REPORT_PAGES: dict[str, tuple[str, Callable]] = {
 
 def report_figures(page: str, scenario, result) -> list[tuple[str, go.Figure]]:
     return REPORT_PAGES[page][1](scenario, result)
+
+
+def write_static(page: str, scenario, result, *, out_dir, fmt: str = "png") -> list:
+    """Each report figure as a static PNG or SVG file (kaleido, which drives a headless Chromium;
+    optional extra ``[static]``). Returns the paths written."""
+    from pathlib import Path
+
+    from hetdp_core.scenario import InputError
+
+    if fmt not in ("png", "svg"):
+        raise InputError(f"format must be png or svg; got {fmt!r}.")
+    try:
+        import kaleido  # noqa: F401
+    except ImportError:
+        raise InputError("static export needs kaleido: pip install 'hetdp[static]' (or .venv/bin/pip install "
+                         "-e '.[static]').") from None
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i, (name, fig) in enumerate(report_figures(page, scenario, result)):
+        slug = "".join(c if c.isalnum() else "_" for c in name.lower()).strip("_")[:50]
+        path = out / f"{page}-{i + 1:02d}-{slug}.{fmt}"
+        fig.write_image(str(path), format=fmt, width=1000, height=600)
+        paths.append(path)
+    return paths
 
 
 def _table(rows: list[dict], *, digits: int = 5) -> str:

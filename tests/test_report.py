@@ -67,3 +67,16 @@ def test_page_offers_the_report_button(page, key):
     assert not at.exception
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Download a report (HTML, opens offline)" in labels
+
+
+def test_static_figures_with_kaleido(tmp_path, capsys):
+    """`hetdp report … --static DIR` writes every report figure as PNG (or SVG) through kaleido."""
+    out = tmp_path / "r.html"
+    assert main(["report", "Per_user_privacy", "--query", QUERY["Per_user_privacy"], "--out", str(out),
+                 "--static", str(tmp_path / "png")]) == 0
+    pngs = sorted((tmp_path / "png").glob("*.png"))
+    assert len(pngs) == 3 and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+    assert main(["report", "Mechanism_lab", "--query", QUERY["Mechanism_lab"], "--out", str(out),
+                 "--static", str(tmp_path / "svg"), "--format", "svg"]) == 0
+    svgs = sorted((tmp_path / "svg").glob("*.svg"))
+    assert len(svgs) == 6 and all(p.read_text().lstrip().startswith("<svg") for p in svgs)
