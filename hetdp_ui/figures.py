@@ -87,14 +87,21 @@ def mse_sweep_figure(summary: pd.DataFrame, axis: str, *, show_exact: bool = Tru
 
 @memo_figure
 def c_vector_figure(names: list[str], delta: np.ndarray, c: np.ndarray, guaranteed: np.ndarray,
-                    eps: float) -> go.Figure:
-    """Per-feature demand δ, allocation c and guaranteed δ' as grouped bars (user order)."""
+                    eps: float, plan_a: tuple | None = None) -> go.Figure:
+    """Per-feature demand δ, allocation c and guaranteed δ' as grouped bars (user order).
+    ``plan_a`` = (names, c, guaranteed) of a pinned scenario: open markers over the bars."""
     shown = np.minimum(delta, eps * 1.5)
     fig = go.Figure()
     fig.add_bar(x=names, y=shown, name="demanded δ (∞ shown at 1.5ε)", marker_color="#bbbbbb")
     fig.add_bar(x=names, y=guaranteed, name="guaranteed δ'", marker_color="#2ca02c")
     fig.add_bar(x=names, y=c, name="allocated c (CDP level)", marker_color="#1f77b4")
     fig.add_hline(y=eps, line_dash="dash", annotation_text="ε (global LDP)", line_color="#d62728")
+    if plan_a is not None:
+        a_names, a_c, a_g = plan_a
+        fig.add_trace(go.Scatter(x=list(a_names), y=a_g, mode="markers", name="plan A: guaranteed δ'",
+                                 marker={"symbol": "diamond-open", "size": 11, "color": "#2ca02c", "line": {"width": 2}}))
+        fig.add_trace(go.Scatter(x=list(a_names), y=a_c, mode="markers", name="plan A: allocated c",
+                                 marker={"symbol": "circle-open", "size": 11, "color": "#1f77b4", "line": {"width": 2}}))
     fig.update_layout(barmode="group", template="plotly_white", yaxis_title="privacy level",
                       legend={"orientation": "h", "y": -0.2}, margin={"t": 10})
     return fig

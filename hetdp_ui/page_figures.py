@@ -50,15 +50,21 @@ def error_cdf_figure(result, plan_a=None) -> go.Figure:
 
 
 @memo_figure
-def weights_figure(result) -> go.Figure:
-    eps, infos = result.values["eps"], result.values["infos"]
-    pick, shown = _demand_axis(eps)
+def weights_figure(result, plan_a=None) -> go.Figure:
+    """n·w_i against the demand per algorithm; ``plan_a`` (a pinned result) dotted."""
     fig = go.Figure()
-    for alg, info in infos.items():
-        if info.get("weights") is None:
+    for res, label, dash in ((result, "", None), (plan_a, "plan A — ", "dot")):
+        if res is None:
             continue
-        fig.add_trace(go.Scatter(x=shown[pick], y=info["weights"][pick] * eps.size, mode="lines+markers",
-                                 marker={"size": 3}, name=alg))
+        eps, infos = res.values["eps"], res.values["infos"]
+        pick, shown = _demand_axis(eps)
+        for i, (alg, info) in enumerate(infos.items()):
+            if info.get("weights") is None:
+                continue
+            fig.add_trace(go.Scatter(x=shown[pick], y=info["weights"][pick] * eps.size, mode="lines+markers",
+                                     marker={"size": 3}, name=f"{label}{alg}",
+                                     line={"color": _PALETTE[list(res.values["infos"]).index(alg) % len(_PALETTE)],
+                                           "dash": dash}))
     fig.add_hline(y=1.0, line_dash="dot", annotation_text="uniform")
     fig.update_layout(template="plotly_white", xaxis={"type": "log", "title": "demand ε_i (public drawn at the right)"},
                       yaxis={"type": "log", "title": "n · w_i"}, legend=_LEGEND, margin={"t": 10})
@@ -66,15 +72,22 @@ def weights_figure(result) -> go.Figure:
 
 
 @memo_figure
-def free_privacy_figure(result) -> go.Figure:
-    eps, infos = result.values["eps"], result.values["infos"]
-    pick, shown = _demand_axis(eps)
+def free_privacy_figure(result, plan_a=None) -> go.Figure:
+    """Effective against demanded ε per user; ``plan_a`` (a pinned result) as open markers."""
+    eps = result.values["eps"]
     fig = go.Figure()
-    for alg, info in infos.items():
-        if info.get("eps_eff") is None:
+    for res, label, symbol in ((result, "", "circle"), (plan_a, "plan A — ", "circle-open")):
+        if res is None:
             continue
-        ee = np.where(np.isinf(info["eps_eff"]), np.nan, info["eps_eff"])
-        fig.add_trace(go.Scatter(x=shown[pick], y=ee[pick], mode="markers", marker={"size": 4}, name=alg))
+        e_, infos = res.values["eps"], res.values["infos"]
+        pick, shown = _demand_axis(e_)
+        for alg, info in infos.items():
+            if info.get("eps_eff") is None:
+                continue
+            ee = np.where(np.isinf(info["eps_eff"]), np.nan, info["eps_eff"])
+            fig.add_trace(go.Scatter(x=shown[pick], y=ee[pick], mode="markers", name=f"{label}{alg}",
+                                     marker={"size": 4 if res is result else 7, "symbol": symbol,
+                                             "color": _PALETTE[list(infos).index(alg) % len(_PALETTE)]}))
     fin = eps[np.isfinite(eps)]
     if fin.size:
         fig.add_trace(go.Scatter(x=[fin.min(), fin.max()], y=[fin.min(), fin.max()], mode="lines",

@@ -118,7 +118,11 @@ if published:
 c1, c2 = st.columns([3, 2])
 with c1:
     st.subheader("Privacy allocation c (Theorem 2)")
-    st.plotly_chart(c_vector_figure(names, alloc.delta, alloc.c, report["guaranteed δ'"].to_numpy(), eps),
+    pa = None
+    if ab is not None:
+        va = ab[1].values
+        pa = (tuple(va["names"]), va["alloc"].c, va["report"]["guaranteed δ'"].to_numpy())
+    st.plotly_chart(c_vector_figure(names, alloc.delta, alloc.c, report["guaranteed δ'"].to_numpy(), eps, plan_a=pa),
                     key="bcdp_cfig")
 with c2:
     st.subheader("Guarantee check")
@@ -139,6 +143,10 @@ report_button("Feature_privacy", scenario, result, prior_key="bcdp_prior")
 
 with st.expander("Stage schematic of Mechanism 1 — which features each stage covers, at what level"):
     st.plotly_chart(stage_schematic_figure(result.values["sorted_names"], result.values["stages"]), key="bcdp_stages")
+    if ab is not None:
+        st.caption("Plan A's stages:")
+        st.plotly_chart(stage_schematic_figure(ab[1].values["sorted_names"], ab[1].values["stages"]),
+                        key="bcdp_stages_a")
     csv_download(tables["bcdp_stages"], "bcdp_stages.csv", "dl_stages", "Download the stages (CSV)")
     st.caption("Stage k privatises the features from the k-th most private one onwards with budget "
                "Δ_k = c_k − c_{k−1}; a feature's estimate combines the stages that cover it with "

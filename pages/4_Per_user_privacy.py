@@ -108,13 +108,13 @@ with c1:
     csv_download(tables["hetero_errors"], "hetero_errors.csv", "dl_het_err", "Download the error samples (CSV)")
 with c2:
     st.subheader("Weights against demands")
-    st.plotly_chart(pf.weights_figure(result), key="het_weights")
+    st.plotly_chart(pf.weights_figure(result, ab[1] if ab is not None else None), key="het_weights")
     st.caption("The HPF/HPM weights are proportional to ε for strict users and saturate at a common level for "
                "relaxed ones: w_i = min(t ε_i, μ).")
 
 st.subheader("Free privacy: what each user actually gets")
 show_checks(result.checks)
-st.plotly_chart(pf.free_privacy_figure(result), key="het_free")
+st.plotly_chart(pf.free_privacy_figure(result, ab[1] if ab is not None else None), key="het_free")
 st.caption("Below the diagonal = free privacy: the user is protected better than they asked. Every point is on or "
            "below it (ε_eff ≤ ε is a tested invariant).")
 csv_download(tables["hetero_weights"], "hetero_weights.csv", "dl_het_w")
