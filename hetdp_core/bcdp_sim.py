@@ -30,8 +30,8 @@ from ._validate import (
 from .bcdp import (
     MAX_EPS,
     Allocation,
-    mechanism_guarantee,
     corollary1_bound,
+    mechanism_guarantee,
     mse_bound_thm2,
     privacy_allocation,
 )

@@ -71,6 +71,7 @@ def _regression(s, result) -> list[tuple[str, go.Figure]]:
 
 
 def _zcdp(s, result) -> list[tuple[str, go.Figure]]:
+    from hetdp_ui import page_figures as pf
     from hetdp_ui.zcdp_figures import (
         budget_figure,
         loss_vs_size_figure,
@@ -87,6 +88,8 @@ def _zcdp(s, result) -> list[tuple[str, go.Figure]]:
             ("Relative error vs the bound", relative_error_figure(t["zcdp_releases"])),
             (f"Privacy loss of group {s.group} (x = {v['x_sel']:g}) in both directions",
              renyi_figure(c.alpha, c.up, c.down, c.claimed, c.violated, ref)),
+            (f"Twenty equally likely published counts of group {s.group} (quantile dotplot)",
+             pf.quantile_dotplot_figure(t["zcdp_release_quantiles"])),
             ("Claimed budgets vs group size (Algorithm 2)",
              budget_figure(b["size"].to_numpy(), b["v"].to_numpy(), b["xi"].to_numpy())),
             ("Open question: Algorithm 1's loss vs group size", loss_vs_size_figure(t["zcdp_loss_vs_size"]))]

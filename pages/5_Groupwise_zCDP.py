@@ -6,6 +6,7 @@ import streamlit as st
 from hetdp_core import zcdp
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import groupwise_zcdp as gz
+from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
     ScenarioState,
     csv_download,
@@ -139,6 +140,12 @@ st.markdown(
     + ("; the promise holds for every order shown." if claim["holds"] else
        "; the promise is broken for some orders (above)."))
 csv_download(tables["zcdp_renyi_curve"], "zcdp_renyi_curve.csv", "dl_zc_curve")
+
+st.markdown(f"**Twenty equally likely published counts** of group {state['group']} (true count {x_sel:g}) under "
+            f"each algorithm (ρ = {rho:g}, r = {r:g}): each dot is one possible release (quantiles of 100 000 "
+            "simulated releases).")
+st.plotly_chart(pf.quantile_dotplot_figure(tables["zcdp_release_quantiles"]), key="zc_dotplot")
+csv_download(tables["zcdp_release_quantiles"], "zcdp_release_quantiles.csv", "dl_zc_dots")
 
 # ------------------------------------------------------------------ budgets and summary
 c3, c4 = st.columns(2)

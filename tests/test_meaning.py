@@ -177,3 +177,19 @@ def test_mechanism_page_shows_the_dotplot():
     at.run()
     assert not at.exception
     assert any("Twenty equally likely releases" in m.value for m in at.markdown)
+
+
+def test_zcdp_dotplot_quantiles():
+    """The zCDP page's dotplot: 20 quantiles of each algorithm's release of the chosen group, read
+    from simulated releases; Algorithm 2's releases are N(x, (r x)²), so they match its quantiles."""
+    from scipy import stats
+
+    zc = get("Groupwise_zCDP")
+    s = zc.SCENARIO.from_query({"mode": "List", "counts": "5,100", "group": "2", "r": "0.2", "trials": "50"})
+    t = zc.run(s).tables()["zcdp_release_quantiles"]
+    v2 = t.loc[t["mechanism"] == "Algorithm 2", "released value"].to_numpy()
+    exact = 100 + 20 * stats.norm.ppf((np.arange(20) + 0.5) / 20)
+    assert np.max(np.abs(v2 - exact)) < 1.0 and (t["true value"] == 100).all()
+    at = _page("Groupwise_zCDP")
+    at.run()
+    assert not at.exception and any("Twenty equally likely published counts" in m.value for m in at.markdown)
