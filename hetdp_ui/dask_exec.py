@@ -23,7 +23,7 @@ import os
 import threading
 from contextlib import contextmanager
 
-__all__ = ["ClusterError", "DaskExecutor", "dask_executor", "app_executor", "close_app_executor", "CONNECT_TIMEOUT",
+__all__ = ["ClusterError", "DaskExecutor", "dask_executor", "local_cluster", "app_executor", "close_app_executor", "CONNECT_TIMEOUT",
            "ENV"]
 
 CONNECT_TIMEOUT = 5.0
@@ -65,6 +65,21 @@ def _import_distributed(source: str):
     return distributed
 
 
+def local_cluster(distributed, n_workers: int | None = None):
+    """A LocalCluster of worker processes (one thread each) whose BLAS uses the same number of
+    threads as this process: Dask's default sets OMP/MKL/OPENBLAS_NUM_THREADS=1 in its workers,
+    which changes the summation order of BLAS reductions and with it the last float32 bits of the
+    Feature-privacy server's sums. Keeping the threading equal makes results bit-identical to the
+    threaded run (tested)."""
+    import dask
+
+    env = {k: v for k, v in dask.config.get("distributed.nanny.pre-spawn-environ", {}).items()
+           if not k.endswith("_NUM_THREADS")}
+    with dask.config.set({"distributed.nanny.pre-spawn-environ": env}):
+        return distributed.LocalCluster(n_workers=n_workers or max(1, min(os.cpu_count() or 1, 8)),
+                                        threads_per_worker=1, processes=True, dashboard_address=None)
+
+
 @contextmanager
 def dask_executor(address: str, *, source: str = "--dask"):
     """An executor on ``address`` (``local`` or ``tcp://host:port``) for the duration of a block."""
@@ -75,8 +90,7 @@ def dask_executor(address: str, *, source: str = "--dask"):
     cluster = None
     try:
         if address == "local":
-            cluster = distributed.LocalCluster(n_workers=max(1, min(os.cpu_count() or 1, 8)), threads_per_worker=1,
-                                               processes=True, dashboard_address=None)
+            cluster = local_cluster(distributed)
             client = distributed.Client(cluster, timeout=CONNECT_TIMEOUT * 6)
         else:
             if "://" not in address:

@@ -20,21 +20,22 @@ distributed = pytest.importorskip("distributed", reason="the [dask] extra is par
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc:
+    from hetdp_ui.dask_exec import local_cluster
+
+    with local_cluster(distributed, n_workers=2) as lc:
         with distributed.Client(lc) as client:
             yield lc, client
 
 
 def tables_equal(a, b):
-    """Same random numbers, so equal up to summation order: the Feature-privacy server sums the
-    channel outputs in float32 with BLAS, and Dask workers run BLAS single-threaded
-    (OMP_NUM_THREADS=1), which changes the last float32 bits of the sums (seen: 4e-8 relative on a
-    median). A different random stream would differ in the first or second digit."""
+    """Bit-identical: the same random numbers (seeds per point) and, in local_cluster's workers,
+    the same BLAS threading as this process (Dask's default single-threaded BLAS would change
+    the last float32 bits of the Feature-privacy server's sums)."""
     assert a.keys() == b.keys()
     for name in a:
         pd.testing.assert_frame_equal(a[name].drop(columns=["seconds"], errors="ignore"),
                                       b[name].drop(columns=["seconds"], errors="ignore"),
-                                      check_exact=False, rtol=1e-6, atol=0.0)
+                                      check_exact=True)
 
 
 @pytest.mark.parametrize("page,query", [

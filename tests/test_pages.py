@@ -146,7 +146,7 @@ ZCDP = str(ROOT / "pages" / "5_Groupwise_zCDP.py")
 def test_zcdp_default_renders_and_answers_the_open_question():
     at = AppTest.from_file(ZCDP, default_timeout=TIMEOUT).run()
     assert_clean(at)
-    assert len(charts(at)) == 5
+    assert len(charts(at)) == 6                                       # incl. the quantile dotplot
     assert any("Numerical answer" in m.value for m in at.markdown)
     assert any("What question does this answer?" in m.value for m in at.markdown)
     assert at.get("download_button")
@@ -247,7 +247,7 @@ def test_mechanism_lab_renders_and_reacts():
     at.query_params["trials"] = "500"
     at.run()
     assert_clean(at)
-    assert len(charts(at)) == 5
+    assert len(charts(at)) == 6                                       # incl. the quantile dotplot
     d0 = charts(at)[0]["data"][0]["y"]
     at.sidebar.select_slider(key="mech_eps").set_value(2.0).run()
     assert_clean(at)
