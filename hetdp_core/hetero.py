@@ -459,7 +459,8 @@ def bias_bound(w) -> float:
 def simulate(x, eps, *, algorithm: str, problem: str, k: int = 2, beta: float = 0.05, trials: int = 200,
              setting: str = "correlated", rng=None, solver: str = "fast", sm_threshold: str = "max_finite",
              w: Weights | None = None) -> dict:
-    """Errors of ``trials`` independent releases: ‖p̂ − p‖_∞ (frequency) or |μ̂ − x̄| (mean).
+    """Errors of ``trials`` independent releases: ‖p̂ − p‖_∞ (frequency) or |μ̂ − x̄| (mean); also
+    the released ``estimates`` (trials × k, or trials) and the ``truth`` they estimate.
 
     ``setting="uncorrelated"`` re-permutes the values against the demands every trial. SM: keep user
     i with probability (e^{ε_i} − 1)/(e^t − 1) (public: 1), then the homogeneous t-DP estimator on the
@@ -489,6 +490,7 @@ def simulate(x, eps, *, algorithm: str, problem: str, k: int = 2, beta: float = 
         return x if setting == "correlated" else x[rng.permutation(n)]
 
     errs = np.empty(trials)
+    ests = np.empty((trials, k)) if problem == "frequency" else np.empty(trials)
     if algorithm in VARIANTS + ("UNI", "PROP"):
         wt = w or weights(eps, algorithm=algorithm, problem=problem, k=max(k, 2), beta=beta, solver=solver)
         info.update(b=wt.b, weights=wt.weights, eps_eff=wt.eps_eff, note=wt.note, solver=wt.solver)
@@ -500,6 +502,7 @@ def simulate(x, eps, *, algorithm: str, problem: str, k: int = 2, beta: float = 
             else:
                 est = min(max(stat + (rng.laplace(0.0, wt.b) if wt.b > 0 else 0.0), 0.0), 1.0)
                 errs[t_] = abs(est - truth)
+            ests[t_] = est
     elif algorithm == "SM":
         fin = np.isfinite(eps)
         thr = (np.max(eps[fin]) if fin.any() else np.inf) if sm_threshold == "max_finite" else np.max(eps)
@@ -519,6 +522,7 @@ def simulate(x, eps, *, algorithm: str, problem: str, k: int = 2, beta: float = 
             else:
                 est = min(max(xs.mean() + (rng.laplace(0.0, 1.0 / (ns * thr)) if np.isfinite(thr) else 0.0), 0.0), 1.0)
             errs[t_] = np.max(np.abs(est - truth)) if problem == "frequency" else abs(est - truth)
+            ests[t_] = est
     else:                                                       # LDP
         if n > 50_000:
             raise InputError(f"the LDP baseline solves a cvxpy problem over all users; n = {n} exceeds 50 000. "
@@ -541,6 +545,7 @@ def simulate(x, eps, *, algorithm: str, problem: str, k: int = 2, beta: float = 
                 y = xs + np.where(fin, rng.laplace(0.0, 1.0, n) / np.where(fin, eps, 1.0), 0.0)
                 est = min(max(float(wl @ y), 0.0), 1.0)
                 errs[t_] = abs(est - truth)
+                ests[t_] = est
             else:
                 onehot = np.zeros((n, k))
                 onehot[np.arange(n), xs] = 1.0
@@ -549,7 +554,8 @@ def simulate(x, eps, *, algorithm: str, problem: str, k: int = 2, beta: float = 
                 unb = np.where(fin[:, None], (y - f[:, None]) / (1 - 2 * f[:, None]), y)
                 est = project_simplex(wl @ unb)
                 errs[t_] = np.max(np.abs(est - truth))
-    return {"errors": errs, "info": info}
+                ests[t_] = est
+    return {"errors": errs, "info": info, "estimates": ests, "truth": truth}
 
 
 def summarize(errors, *, beta: float) -> dict:

@@ -239,7 +239,13 @@ def quantile_dotplot_figure(quantiles) -> go.Figure:
         fig.add_trace(go.Scatter(x=lo + (bins + 0.5) * width, y=row + 0.12 * stack, mode="markers",
                                  marker={"size": 9, "color": _PALETTE[row % len(_PALETTE)]}, name=m,
                                  customdata=v, hovertemplate=f"{m}: %{{customdata:.4g}}<extra></extra>"))
-    fig.add_vline(x=float(quantiles["true value"].iloc[0]), line_dash="dash", annotation_text="true value")
+    truth = quantiles.groupby("mechanism", sort=False)["true value"].first().reindex(mechs).to_numpy(float)
+    if np.allclose(truth, truth[0]):
+        fig.add_vline(x=float(truth[0]), line_dash="dash", annotation_text="true value")
+    else:                                                   # one true value per row (e.g. per bin)
+        fig.add_trace(go.Scatter(x=truth, y=np.arange(len(mechs)) - 0.15, mode="markers", name="true value",
+                                 marker={"symbol": "triangle-up", "size": 11, "color": "#222222"},
+                                 hovertemplate="true value %{x:.4g}<extra></extra>"))
     fig.update_layout(template="plotly_white", xaxis_title="released value",
                       yaxis={"tickvals": list(range(len(mechs))), "ticktext": mechs, "range": [-0.5, len(mechs) + 0.2]},
                       showlegend=False, margin={"t": 10}, height=120 + 70 * len(mechs))

@@ -41,6 +41,8 @@ def _per_user(s, result) -> list[tuple[str, go.Figure]]:
     from hetdp_ui import page_figures as pf
 
     return [("Error CDFs (simulated)", pf.error_cdf_figure(result)),
+            ("Twenty equally likely releases (quantile dotplot)",
+             pf.quantile_dotplot_figure(result.tables()["hetero_release_quantiles"])),
             ("Weights against demands", pf.weights_figure(result)),
             ("Free privacy: what each user actually gets", pf.free_privacy_figure(result))]
 

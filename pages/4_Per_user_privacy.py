@@ -112,6 +112,13 @@ with c2:
     st.caption("The HPF/HPM weights are proportional to ε for strict users and saturate at a common level for "
                "relaxed ones: w_i = min(t ε_i, μ).")
 
+qd = tables["hetero_release_quantiles"]
+st.markdown(f"**Twenty equally likely published values** of the {'mean' if scenario.problem == 'mean' else 'histogram'} "
+            f"under {scenario.algs[0]} next to the true value (▲ for each bin): each dot is one possible release "
+            f"(quantiles of the {scenario.trials} simulated releases).")
+st.plotly_chart(pf.quantile_dotplot_figure(qd), key="het_dotplot")
+csv_download(qd, "hetero_release_quantiles.csv", "dl_het_dots")
+
 st.subheader("Free privacy: what each user actually gets")
 show_checks(result.checks)
 st.plotly_chart(pf.free_privacy_figure(result, ab[1] if ab is not None else None), key="het_free")

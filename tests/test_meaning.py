@@ -193,3 +193,21 @@ def test_zcdp_dotplot_quantiles():
     at = _page("Groupwise_zCDP")
     at.run()
     assert not at.exception and any("Twenty equally likely published counts" in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("problem", ["frequency", "mean"])
+def test_per_user_dotplot_quantiles(problem):
+    """Twenty quantiles of the first algorithm's simulated releases, per bin (frequencies) or of the
+    mean, next to the true value; monotone in the dot index and centred near the truth."""
+    pu = get("Per_user_privacy")
+    r = pu.run(pu.SCENARIO.from_query({"trials": "200", "problem": problem}))
+    t = r.tables()["hetero_release_quantiles"]
+    rows = t.groupby("mechanism", sort=False)
+    assert len(rows) == (1 if problem == "mean" else r.values["k"])
+    for _, g in rows:
+        v = g["released value"].to_numpy()
+        assert np.all(np.diff(v) >= 0) and abs(np.median(v) - g["true value"].iloc[0]) < 0.05
+    at = _page("Per_user_privacy")
+    at.query_params.update({"trials": "40", "problem": problem})
+    at.run()
+    assert not at.exception and any("Twenty equally likely published values" in m.value for m in at.markdown)

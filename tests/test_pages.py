@@ -299,7 +299,7 @@ def test_per_user_default_and_preset():
     at.query_params["trials"] = "40"
     at.run()
     assert_clean(at)
-    assert len(charts(at)) == 3
+    assert len(charts(at)) == 4                                       # incl. the quantile dotplot
     assert at.get("download_button")
     y0 = charts(at)[0]["data"]
     at.sidebar.selectbox(key="het_preset").set_value("RAND HIE income (mean), high earners more private").run()

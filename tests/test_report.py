@@ -75,7 +75,7 @@ def test_static_figures_with_kaleido(tmp_path, capsys):
     assert main(["report", "Per_user_privacy", "--query", QUERY["Per_user_privacy"], "--out", str(out),
                  "--static", str(tmp_path / "png")]) == 0
     pngs = sorted((tmp_path / "png").glob("*.png"))
-    assert len(pngs) == 3 and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+    assert len(pngs) == 4 and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
     assert main(["report", "Mechanism_lab", "--query", QUERY["Mechanism_lab"], "--out", str(out),
                  "--static", str(tmp_path / "svg"), "--format", "svg"]) == 0
     svgs = sorted((tmp_path / "svg").glob("*.svg"))

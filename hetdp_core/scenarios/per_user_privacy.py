@@ -136,7 +136,26 @@ def _one(alg: str, *, s: PerUserPrivacy, x, eps, k):
     r = ht.simulate(x, eps, algorithm=alg, problem=s.problem, k=k, beta=s.beta, trials=s.trials, setting=s.setting,
                     rng=np.random.default_rng([s.seed, ALL_ALGS.index(alg)]), solver=s.solver,
                     sm_threshold=s.sm_threshold)
-    return r["errors"], r["info"]
+    return r["errors"], {**r["info"], "estimates": r["estimates"], "truth": r["truth"]}
+
+
+#: equally likely releases in the quantile dotplot
+DOTS = 20
+
+
+def release_quantiles(s: PerUserPrivacy, res: dict) -> pd.DataFrame:
+    """Twenty equally likely published values of the first algorithm's release — the mean, or each
+    bin's frequency — next to the true value: the (i − ½)/20 quantiles of the simulated releases
+    (per bin for frequencies), for the quantile dotplot."""
+    alg = next(iter(res))
+    info = res[alg][1]
+    est, truth = np.asarray(info["estimates"], float), np.atleast_1d(np.asarray(info["truth"], float))
+    est = est.reshape(est.shape[0], -1)
+    p = (np.arange(DOTS) + 0.5) / DOTS
+    q = np.quantile(est, p, axis=0)                                   # (DOTS, k)
+    label = ["mean"] if s.problem == "mean" else [f"bin {j + 1}" for j in range(est.shape[1])]
+    return pd.DataFrame([{"mechanism": f"{alg}: {label[j]}", "dot": i + 1, "released value": float(q[i, j]),
+                          "true value": float(truth[j])} for j in range(est.shape[1]) for i in range(DOTS)])
 
 
 def run(s: PerUserPrivacy, *, upload: bytes | None = None, executor=None, progress=None,
@@ -169,7 +188,9 @@ def run(s: PerUserPrivacy, *, upload: bytes | None = None, executor=None, progre
     errors = pd.DataFrame({alg: errs for alg, (errs, _) in res.items()})
     weights = pd.DataFrame({"eps": eps, **{f"w_{a}": info["weights"] for a, (_, info) in res.items()
                                           if info.get("weights") is not None}})
-    return Result(scenario=s, tables_={"hetero_summary": summary, "hetero_errors": errors, "hetero_weights": weights},
+    quantiles = release_quantiles(s, res)
+    return Result(scenario=s, tables_={"hetero_summary": summary, "hetero_errors": errors, "hetero_weights": weights,
+                                       "hetero_release_quantiles": quantiles},
                   checks=tuple(checks), values={"eps": eps, "infos": {a: info for a, (_, info) in res.items()},
                                                 "description": desc, "k": k})
 
