@@ -21,6 +21,7 @@ __all__ = ["REPORT_PAGES", "report_figures", "build_report", "write_static"]
 
 
 def _feature_privacy(s, result) -> list[tuple[str, go.Figure]]:
+    from hetdp_ui import page_figures as pf
     from hetdp_ui.figures import (
         c_vector_figure,
         mse_sweep_figure,
@@ -34,6 +35,8 @@ def _feature_privacy(s, result) -> list[tuple[str, go.Figure]]:
         ("Stage schematic of Mechanism 1", stage_schematic_figure(v["sorted_names"], v["stages"])),
         (f"Squared error vs {s.axis} (simulated; dashed: analytic)",
          mse_sweep_figure(t["bcdp_mse_summary"], s.axis, show_exact=s.analytic, show_bound=s.bounds)),
+        (f"Twenty equally likely published means per feature at q = {s.q:g} (quantile dotplot)",
+         pf.quantile_dotplot_figure(t["bcdp_release_quantiles"])),
     ]
 
 

@@ -211,3 +211,20 @@ def test_per_user_dotplot_quantiles(problem):
     at.query_params.update({"trials": "40", "problem": problem})
     at.run()
     assert not at.exception and any("Twenty equally likely published values" in m.value for m in at.markdown)
+
+
+def test_feature_privacy_dotplot_quantiles():
+    """Per feature: twenty quantiles of simulated Mechanism 1 releases around the true mean; the
+    strictly protected features (small δ) scatter more than the relaxed ones."""
+    fp = get("Feature_privacy")
+    r = fp.run(fp.SCENARIO.from_query({"trials": "5", "n": "2000"}))
+    t = r.tables()["bcdp_release_quantiles"]
+    spread = t.groupby("mechanism", sort=False)["released value"].agg(lambda v: v.max() - v.min()).to_numpy()
+    assert len(spread) == 10 and spread[:2].min() > spread[2:].max()       # x1, x2 have δ = 0.2, the rest ε
+    for _, g in t.groupby("mechanism", sort=False):
+        v = g["released value"].to_numpy()
+        assert np.all(np.diff(v) >= 0) and v.min() <= g["true value"].iloc[0] <= v.max()
+    at = _page("Feature_privacy")
+    at.query_params.update({"trials": "5", "n": "500"})
+    at.run()
+    assert not at.exception and any("Twenty equally likely published means" in m.value for m in at.markdown)

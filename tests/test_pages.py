@@ -41,7 +41,7 @@ def test_bcdp_default_renders():
     at = fresh(trials="10", n="2000").run()
     assert_clean(at)
     figs = charts(at)
-    assert len(figs) == 3                      # c vector, stage schematic, MSE sweep
+    assert len(figs) == 4                      # c vector, stage schematic, MSE sweep, quantile dotplot
     assert "Every demand holds" in at.success[0].value
     assert any("What question does this answer?" in m.value for m in at.markdown)
     assert at.get("download_button"), "CSV downloads are offered"

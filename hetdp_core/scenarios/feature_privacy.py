@@ -20,6 +20,8 @@ from ..bcdp_sim import (
     MAX_CELLS_PAGE,
     check_sweep_size,
     guarantee_report,
+    point_rng,
+    q_mixture_data,
     sweep,
     two_group_delta,
 )
@@ -103,6 +105,7 @@ class FeaturePrivacy(Scenario):
                                  limit=10**15)
         big_d = max([d] + ([int(v) for v in self.points] if self.axis == "d" else []))
         big_n = max([self.n] + ([int(v) for v in self.points] if self.axis == "n" else []))
+        cells += dot_trials(self.n, d) * self.n * d                   # the dotplot's releases
         return Cost(seconds=cells * 5e-9, bytes=big_n * big_d * 8 * 8 + self.trials * 8 * 4,
                     driver=f"{len(self.points)} sweep points × {self.trials} trials × n = {big_n:,} users × d = {big_d}")
 
@@ -162,6 +165,35 @@ def _dsens(s: FeaturePrivacy, delta_vec) -> float:
     return s.delta if s.mode == "Two groups" else float(np.min(delta_vec))
 
 
+#: equally likely releases in the quantile dotplot; at most DOT_TRIALS simulated releases are read,
+#: fewer for large n·d so the dotplot costs at most DOT_CELLS random numbers (≈ 0.2 s)
+DOTS, DOT_TRIALS, DOT_CELLS = 20, 200, 40_000_000
+
+
+def dot_trials(n: int, d: int) -> int:
+    return int(np.clip(DOT_CELLS // max(n * d, 1), DOTS, DOT_TRIALS))
+
+
+def release_quantiles(s: FeaturePrivacy, alloc, names) -> pd.DataFrame:
+    """Twenty equally likely published values of each feature's mean under Mechanism 1 at the
+    scenario's q (n users from the q-mixture prior, the sweep point's data seed): the (i − ½)/20
+    quantiles of up to 200 simulated releases (:func:`dot_trials`), next to the true mean, for the
+    quantile dotplot."""
+    from ..mmean import mmean_estimate
+
+    d = alloc.c.size
+    x = q_mixture_data(n=s.n, d=d, q=s.q, rng=point_rng(s.seed, float(s.q)))
+    xs = x[:, alloc.order]
+    est_sorted = mmean_estimate(xs, c_sorted=alloc.c_sorted, trials=dot_trials(s.n, d), rng=np.random.default_rng([s.seed, 4242]),
+                                projection=s.used_projection, scale=s.duchi_scale)
+    est = np.empty_like(est_sorted)
+    est[:, alloc.order] = est_sorted                                  # back to the user's feature order
+    q = np.quantile(est, (np.arange(DOTS) + 0.5) / DOTS, axis=0)
+    truth = x.mean(axis=0)
+    return pd.DataFrame([{"mechanism": f"{names[j]} (δ = {alloc.delta[j]:g})", "dot": i + 1, "released value": float(q[i, j]),
+                          "true value": float(truth[j])} for j in range(d) for i in range(DOTS)])
+
+
 def run(s: FeaturePrivacy, *, executor=None, progress=None, max_cells: int = MAX_CELLS_PAGE,
         budget: Budget | None = PAGE_BUDGET) -> Result:
     """Allocation, guarantee table, stages and the MSE sweep of one scenario.
@@ -189,8 +221,10 @@ def run(s: FeaturePrivacy, *, executor=None, progress=None, max_cells: int = MAX
     seconds = summary.pop("seconds") if "seconds" in summary else None       # timing is not reproducible
     table = report.copy()
     table.attrs = {}
+    quantiles = release_quantiles(s, alloc, names)
     return Result(scenario=s, tables_={"bcdp_guarantee": table, "bcdp_stages": stage_table,
-                                       "bcdp_mse_summary": summary, "bcdp_mse_errors": errors},
+                                       "bcdp_mse_summary": summary, "bcdp_mse_errors": errors,
+                                       "bcdp_release_quantiles": quantiles},
                   checks=tuple(report.attrs["checks"]),
                   values={"alloc": alloc, "names": names, "sorted_names": sorted_names, "stages": stages,
                           "k": k, "report": table, "seconds": seconds})
