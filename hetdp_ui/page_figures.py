@@ -224,7 +224,7 @@ def trajectories_figure(result) -> go.Figure:
 
 
 @memo_figure
-def quantile_dotplot_figure(quantiles) -> go.Figure:
+def quantile_dotplot_figure(quantiles, title: str = "") -> go.Figure:
     """Quantile dotplot (one row per mechanism): each dot is one of 20 equally likely released
     values; dots that fall in the same bin are stacked; the dashed line is the true value."""
     fig = go.Figure()
@@ -248,5 +248,6 @@ def quantile_dotplot_figure(quantiles) -> go.Figure:
                                  hovertemplate="true value %{x:.4g}<extra></extra>"))
     fig.update_layout(template="plotly_white", xaxis_title="released value",
                       yaxis={"tickvals": list(range(len(mechs))), "ticktext": mechs, "range": [-0.5, len(mechs) + 0.2]},
-                      showlegend=False, margin={"t": 10}, height=120 + 70 * len(mechs))
+                      showlegend=False, margin={"t": 40 if title else 10}, height=120 + 70 * len(mechs),
+                      title=title or None)
     return fig

@@ -176,6 +176,9 @@ st.markdown(f"**Twenty equally likely published means** of each feature under Me
             "(▲ true mean): each dot is one possible release — the strictly protected features scatter more "
             "(quantiles of simulated releases).")
 st.plotly_chart(pf.quantile_dotplot_figure(qd), key="bcdp_dotplot")
+if ab is not None:
+    st.plotly_chart(pf.quantile_dotplot_figure(ab[1].tables()["bcdp_release_quantiles"], title="plan A"),
+                    key="bcdp_dotplot_a")
 csv_download(qd, "bcdp_release_quantiles.csv", "dl_bcdp_dots")
 
 with st.expander("What privacy do I need for this accuracy?", expanded=bool(st.session_state.get("bcdp_solve"))):

@@ -117,6 +117,9 @@ st.markdown(f"**Twenty equally likely published values** of the {'mean' if scena
             f"under {scenario.algs[0]} next to the true value (▲ for each bin): each dot is one possible release "
             f"(quantiles of the {scenario.trials} simulated releases).")
 st.plotly_chart(pf.quantile_dotplot_figure(qd), key="het_dotplot")
+if ab is not None:
+    st.plotly_chart(pf.quantile_dotplot_figure(ab[1].tables()["hetero_release_quantiles"], title="plan A"),
+                    key="het_dotplot_a")
 csv_download(qd, "hetero_release_quantiles.csv", "dl_het_dots")
 
 st.subheader("Free privacy: what each user actually gets")

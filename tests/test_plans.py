@@ -40,7 +40,7 @@ def test_pin_change_and_compare(page, key, query, change):
     assert (diff["B − A"] - (diff["plan B"] - diff["plan A"])).abs().max() < 1e-12
     assert (diff["B − A"].abs() > 0).any()                          # the change shows
     overlaid = [c for c in at.get("plotly_chart") if "plan A" in c.proto.spec]
-    assert len(overlaid) >= (2 if page == "Feature_privacy" else 3)  # the figures overlay plan A
+    assert len(overlaid) >= (3 if page == "Feature_privacy" else 4)  # the figures show plan A too
     # a shared link with both plans opens the same comparison in a new session
     fresh = _page(page)
     fresh.query_params.update({**{k: str(v) for k, v in at.query_params.items()}})
