@@ -8,7 +8,8 @@ must treat figures as read-only (pages only pass them to ``st.plotly_chart``; th
 Inputs are fingerprinted by content: numbers, strings and tuples by value, numpy arrays and
 pandas tables by a hash of their bytes, and scenario results (cached objects of the run cache) by
 identity — the entry keeps a reference, so an identity is never reused while its entry lives.
-Anything else disables the memo for that call.
+Anything else disables the memo for that call. Every built figure is finished by
+:func:`hetdp_ui.theme.tidy_log_axes` (readable log axes).
 """
 
 from __future__ import annotations
@@ -64,16 +65,18 @@ def memo_figure(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kw):
+        from hetdp_ui.theme import tidy_log_axes       # finishing shared by every builder
+
         try:
             key = (fn.__module__, fn.__qualname__, _fp(args), _fp(tuple(sorted(kw.items()))))
         except _NoKey:
-            return fn(*args, **kw)
+            return tidy_log_axes(fn(*args, **kw))
         with _LOCK:
             hit = _CACHE.get(key)
             if hit is not None:
                 _CACHE.move_to_end(key)
                 return hit[0]
-        fig = fn(*args, **kw)
+        fig = tidy_log_axes(fn(*args, **kw))
         with _LOCK:
             _CACHE[key] = (fig, args, kw)                               # args: keeps identities alive
             while len(_CACHE) > MAX_FIGURES:
