@@ -44,7 +44,9 @@ def _axis_data(fig, letter: str, ref: str) -> np.ndarray:
 
 def tidy_log_axes(fig):
     """Give every log axis without explicit ticks clean ticks computed from its data (or its set
-    range). Returns the figure."""
+    range). Returns the figure (anything that is not a plotly figure is returned unchanged)."""
+    if not hasattr(fig, "layout") or not hasattr(fig, "data"):
+        return fig
     for name in list(fig.layout.to_plotly_json()):
         if not name.startswith(("xaxis", "yaxis")):
             continue
