@@ -56,6 +56,19 @@ class Solution:
         return [dataclasses.asdict(self)]
 
 
+def _smallest_meeting(err, target: float, lo: float, hi: float, tol: float) -> float:
+    """Smallest s in [lo, hi] with err(s) ≤ target for an error decreasing in s, by bisection on
+    log s to ``tol`` (invariant: err(e^a) > target ≥ err(e^b); the caller checks both ends)."""
+    a, b = np.log(lo), np.log(hi)
+    while b - a > tol:
+        m = 0.5 * (a + b)
+        if err(float(np.exp(m))) <= target:
+            b = m
+        else:
+            a = m
+    return float(np.exp(b))
+
+
 def _setting(s, scale: float):
     return s.eps * scale, tuple(float(v * scale) for v in s.delta_vector())
 
@@ -94,14 +107,7 @@ def solve_feature_privacy(s, *, target: float, check_trials: int = 200, tol: flo
     if f_lo <= target:
         raise InputError(f"target {target:g} is met even at {lo:g}× the levels (error {f_lo:.4g}); any "
                          "practical level meets it. Lower the target to see a trade-off.")
-    a, b = np.log(lo), np.log(hi)
-    while b - a > tol:                          # invariant: exact(e^a) > target ≥ exact(e^b)
-        m = 0.5 * (a + b)
-        if _exact(s, x, float(np.exp(m))) <= target:
-            b = m
-        else:
-            a = m
-    scale = float(np.exp(b))
+    scale = _smallest_meeting(lambda v: _exact(s, x, v), target, lo, hi, tol)
     eps, delta = _setting(s, scale)
     exact = _exact(s, x, scale)
     stricter = _exact(s, x, scale * 0.9)
@@ -170,23 +176,14 @@ def solve_mechanisms(s, *, target: float, metric: str = "mse", releases: int = 2
         def err(e, m=m):
             return _mech_error(m, metric, sensitivity=s.sens, eps=e, delta=s.delta)
 
-        if err(hi) > target:
-            why = (f"even ε = {hi:g} gives {err(hi):.4g} > {target:g}"
+        e_hi = err(hi)
+        if e_hi > target:
+            why = (f"even ε = {hi:g} gives {e_hi:.4g} > {target:g}"
                    + (" (the Gaussian calibration of Theorem 5 needs ε < 1)" if m == "gaussian" else
                       f" (the page's ε range ends at {hi:g})"))
             out.append(MechanismSolution(m, metric, target, None, None, None, None, None, why))
             continue
-        if err(lo) <= target:
-            e = lo
-        else:
-            a, b = np.log(lo), np.log(hi)
-            while b - a > 1e-6:
-                mid = 0.5 * (a + b)
-                if err(float(np.exp(mid))) <= target:
-                    b = mid
-                else:
-                    a = mid
-            e = float(np.exp(b))
+        e = lo if err(lo) <= target else _smallest_meeting(err, target, lo, hi, 1e-6)
         noise = mc.release(0.0, m, sensitivity=s.sens, eps=e, delta=s.delta, size=releases,
                            rng=np.random.default_rng([s.seed, 104729, k]))
         if metric == "mse":
@@ -251,37 +248,30 @@ def solve_per_user(s, *, target: float, metric: str = "pac", algorithm: str | No
 
     trials = max(int(s.trials), SOLVE_TRIALS)
 
-    def err(scale: float, seed=None, samples: bool = False):
+    def errors_at(scale: float, seed=None) -> np.ndarray:
+        """Errors of the simulated releases at demands × ``scale`` (common random numbers per seed)."""
         e = np.where(np.isfinite(eps0), eps0 * scale, np.inf)
         r = ht.simulate(x, e, algorithm=algorithm, problem=s.problem, k=k, beta=s.beta, trials=trials,
                         setting=s.setting, rng=np.random.default_rng([s.seed if seed is None else seed,
                                                                      pu.ALL_ALGS.index(algorithm)]),
                         solver=s.solver, sm_threshold=s.sm_threshold)
-        errs = np.asarray(r["errors"], float)
-        if samples:
-            return errs
-        sm = ht.summarize(errs, beta=s.beta)
-        se = float(np.std(errs**2, ddof=1) / np.sqrt(errs.size)) if metric == "mse" else None
-        return sm[metric], se
+        return np.asarray(r["errors"], float)
 
-    if err(hi)[0] > target:
+    def err(scale: float) -> float:
+        return ht.summarize(errors_at(scale), beta=s.beta)[metric]
+
+    e_hi = err(hi)
+    if e_hi > target:
         raise InputError(f"target {target:g} is below the error {algorithm} reaches even with every demand "
-                         f"{hi:.3g}× larger (the largest the page accepts): {err(hi)[0]:.4g}. Raise the target or "
+                         f"{hi:.3g}× larger (the largest the page accepts): {e_hi:.4g}. Raise the target or "
                          "add users (n).")
-    if err(lo)[0] <= target:
+    if err(lo) <= target:
         raise InputError(f"target {target:g} is met even with every demand {lo:.3g}× smaller; lower the target "
                          "to see a trade-off.")
-    a, b = np.log(lo), np.log(hi)
-    while b - a > tol:
-        m = 0.5 * (a + b)
-        if err(float(np.exp(m)))[0] <= target:
-            b = m
-        else:
-            a = m
-    scale = float(np.exp(b))
-    e_found, _ = err(scale)
-    e_stricter, _ = err(scale * 0.9)
-    fresh = err(scale, seed=s.seed + 7919, samples=True)
+    scale = _smallest_meeting(err, target, lo, hi, tol)
+    e_found = err(scale)
+    e_stricter = err(scale * 0.9)
+    fresh = errors_at(scale, seed=s.seed + 7919)
     if metric == "mse":
         sq = fresh**2
         check, se = float(sq.mean()), float(sq.std(ddof=1) / np.sqrt(sq.size))
