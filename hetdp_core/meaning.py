@@ -114,3 +114,21 @@ def meaning_table(levels, *, prior: float, delta: float | None = None):
     df["in words"] = [in_words(e, prior, h, None if not (dl > 0) else float(dl))
                       for e, h, dl in zip(df[basis].to_numpy(float), hi, deltas)]
     return df
+
+
+# ------------------------------------------------------------------ quantile dotplots
+#: equally likely released values per row of a quantile dotplot
+DOTS = 20
+#: the probabilities (i − ½)/DOTS whose quantiles the dots are
+DOT_PROBABILITIES = (np.arange(DOTS) + 0.5) / DOTS
+
+
+def dot_table(rows: dict, truth: dict):
+    """The table a quantile dotplot draws: for each row label its DOTS released values (quantiles
+    at :data:`DOT_PROBABILITIES`) and the true value, columns ``mechanism, dot, released value,
+    true value`` (the pages' ``*_release_quantiles`` tables)."""
+    import pandas as pd
+
+    return pd.DataFrame([{"mechanism": label, "dot": i + 1, "released value": float(v),
+                          "true value": float(truth[label])}
+                         for label, vals in rows.items() for i, v in enumerate(vals)])

@@ -167,10 +167,12 @@ def _dsens(s: FeaturePrivacy, delta_vec) -> float:
 
 #: equally likely releases in the quantile dotplot; at most DOT_TRIALS simulated releases are read,
 #: fewer for large n·d so the dotplot costs at most DOT_CELLS random numbers (≈ 0.2 s)
-DOTS, DOT_TRIALS, DOT_CELLS = 20, 200, 40_000_000
+DOT_TRIALS, DOT_CELLS = 200, 40_000_000
 
 
 def dot_trials(n: int, d: int) -> int:
+    from ..meaning import DOTS
+
     return int(np.clip(DOT_CELLS // max(n * d, 1), DOTS, DOT_TRIALS))
 
 
@@ -179,6 +181,7 @@ def release_quantiles(s: FeaturePrivacy, alloc, names) -> pd.DataFrame:
     scenario's q (n users from the q-mixture prior, the sweep point's data seed): the (i − ½)/20
     quantiles of up to 200 simulated releases (:func:`dot_trials`), next to the true mean, for the
     quantile dotplot."""
+    from ..meaning import DOT_PROBABILITIES, dot_table
     from ..mmean import mmean_estimate
 
     d = alloc.c.size
@@ -188,10 +191,10 @@ def release_quantiles(s: FeaturePrivacy, alloc, names) -> pd.DataFrame:
                                 projection=s.used_projection, scale=s.duchi_scale)
     est = np.empty_like(est_sorted)
     est[:, alloc.order] = est_sorted                                  # back to the user's feature order
-    q = np.quantile(est, (np.arange(DOTS) + 0.5) / DOTS, axis=0)
+    q = np.quantile(est, DOT_PROBABILITIES, axis=0)
     truth = x.mean(axis=0)
-    return pd.DataFrame([{"mechanism": f"{names[j]} (δ = {alloc.delta[j]:g})", "dot": i + 1, "released value": float(q[i, j]),
-                          "true value": float(truth[j])} for j in range(d) for i in range(DOTS)])
+    labels = [f"{names[j]} (δ = {alloc.delta[j]:g})" for j in range(d)]
+    return dot_table({lab: q[:, j] for j, lab in enumerate(labels)}, dict(zip(labels, truth)))
 
 
 def run(s: FeaturePrivacy, *, executor=None, progress=None, max_cells: int = MAX_CELLS_PAGE,

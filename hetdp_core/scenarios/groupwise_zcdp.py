@@ -106,21 +106,20 @@ PRESETS = {
 
 
 #: equally likely releases in the quantile dotplot; simulated releases they are read from
-DOTS, DOT_RELEASES = 20, 100_000
+DOT_RELEASES = 100_000
 
 
 def release_quantiles(s: GroupwiseZcdp, x: float) -> pd.DataFrame:
     """Twenty equally likely published counts of the chosen group (true count ``x``) under both
     algorithms: the (i − ½)/20 quantiles of 100 000 simulated releases (Algorithm 1's law has no
     closed-form quantiles), for the quantile dotplot."""
-    p = (np.arange(DOTS) + 0.5) / DOTS
-    rows = []
-    for alg in (1, 2):
-        y = zcdp.release([x], rho=s.rho, r=s.r, algorithm=alg, trials=DOT_RELEASES,
-                         rng=np.random.default_rng([s.seed, 31337, alg]))[:, 0]
-        rows += [{"mechanism": f"Algorithm {alg}", "dot": i + 1, "released value": float(v), "true value": x}
-                 for i, v in enumerate(np.quantile(y, p))]
-    return pd.DataFrame(rows)
+    from ..meaning import DOT_PROBABILITIES, dot_table
+
+    rows = {f"Algorithm {alg}": np.quantile(zcdp.release([x], rho=s.rho, r=s.r, algorithm=alg, trials=DOT_RELEASES,
+                                                          rng=np.random.default_rng([s.seed, 31337, alg]))[:, 0],
+                                            DOT_PROBABILITIES)
+            for alg in (1, 2)}
+    return dot_table(rows, dict.fromkeys(rows, x))
 
 
 def run(s: GroupwiseZcdp, *, executor=None, progress=None, budget: Budget | None = PAGE_BUDGET) -> Result:

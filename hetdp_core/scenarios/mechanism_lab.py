@@ -92,18 +92,17 @@ PRESETS = {
 
 
 #: number of possible released values in the quantile dotplot
-DOTS = 20
-
-
-def release_quantiles(s: MechanismLab, *, b_bounded: float, dots: int = DOTS) -> pd.DataFrame:
-    r"""``dots`` equally likely released values of the true value q (the bounded-Laplace tab's
-    q, domain and Δ): the quantiles at (i − ½)/dots of each mechanism's release distribution —
+def release_quantiles(s: MechanismLab, *, b_bounded: float) -> pd.DataFrame:
+    r"""Twenty equally likely released values of the true value q (the bounded-Laplace tab's
+    q, domain and Δ): the quantiles at (i − ½)/20 of each mechanism's release distribution —
     Laplace q + b F⁻¹, Gaussian q + σ Φ⁻¹ (Theorem 5, only for ε < 1), MNM by its branch, bounded
     Laplace by inverting its CDF on a fine grid. What a quantile dotplot shows a non-expert
     (Nanayakkara et al., PETS 2022)."""
     from scipy import stats
 
-    p = (np.arange(dots) + 0.5) / dots
+    from ..meaning import DOT_PROBABILITIES as p
+    from ..meaning import dot_table
+
     q, sens, eps, delta = s.bl_q, s.sens, s.eps, s.delta
     rows = {"Laplace": q + stats.laplace.ppf(p) * mc.laplace_scale(sensitivity=sens, eps=eps)}
     if eps < 1:
@@ -116,8 +115,7 @@ def release_quantiles(s: MechanismLab, *, b_bounded: float, dots: int = DOTS) ->
     grid = np.linspace(lo_, up_, 20_001)
     cdf = np.cumsum(mc.bounded_laplace_density(grid, q=q, b=b_bounded, lower=lo_, upper=up_))
     rows["bounded Laplace"] = np.interp(p, cdf / cdf[-1], grid)
-    return pd.DataFrame([{"mechanism": m, "dot": i + 1, "released value": float(v), "true value": q}
-                         for m, vals in rows.items() for i, v in enumerate(vals)])
+    return dot_table(rows, dict.fromkeys(rows, q))
 
 
 def run(s: MechanismLab, *, executor=None, progress=None, budget: Budget | None = PAGE_BUDGET) -> Result:

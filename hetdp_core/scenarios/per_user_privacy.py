@@ -140,9 +140,6 @@ def _one(alg: str, *, s: PerUserPrivacy, x, eps, k):
 
 
 #: equally likely releases in the quantile dotplot
-DOTS = 20
-
-
 def release_quantiles(s: PerUserPrivacy, res: dict) -> pd.DataFrame:
     """Twenty equally likely published values of the first algorithm's release — the mean, or each
     bin's frequency — next to the true value: the (i − ½)/20 quantiles of the simulated releases
@@ -151,11 +148,11 @@ def release_quantiles(s: PerUserPrivacy, res: dict) -> pd.DataFrame:
     info = res[alg][1]
     est, truth = np.asarray(info["estimates"], float), np.atleast_1d(np.asarray(info["truth"], float))
     est = est.reshape(est.shape[0], -1)
-    p = (np.arange(DOTS) + 0.5) / DOTS
-    q = np.quantile(est, p, axis=0)                                   # (DOTS, k)
-    label = ["mean"] if s.problem == "mean" else [f"bin {j + 1}" for j in range(est.shape[1])]
-    return pd.DataFrame([{"mechanism": f"{alg}: {label[j]}", "dot": i + 1, "released value": float(q[i, j]),
-                          "true value": float(truth[j])} for j in range(est.shape[1]) for i in range(DOTS)])
+    from ..meaning import DOT_PROBABILITIES, dot_table
+
+    q = np.quantile(est, DOT_PROBABILITIES, axis=0)                   # (DOTS, k)
+    labels = [f"{alg}: mean"] if s.problem == "mean" else [f"{alg}: bin {j + 1}" for j in range(est.shape[1])]
+    return dot_table({lab: q[:, j] for j, lab in enumerate(labels)}, dict(zip(labels, truth)))
 
 
 def run(s: PerUserPrivacy, *, upload: bytes | None = None, executor=None, progress=None,
