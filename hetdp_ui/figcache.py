@@ -23,6 +23,8 @@ from collections import OrderedDict
 import numpy as np
 import pandas as pd
 
+from hetdp_ui.theme import tidy_log_axes  # finishing shared by every builder
+
 __all__ = ["memo_figure", "csv_bytes", "clear", "MAX_FIGURES"]
 
 MAX_FIGURES = 512
@@ -65,8 +67,6 @@ def memo_figure(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kw):
-        from hetdp_ui.theme import tidy_log_axes       # finishing shared by every builder
-
         try:
             key = (fn.__module__, fn.__qualname__, _fp(args), _fp(tuple(sorted(kw.items()))))
         except _NoKey:
