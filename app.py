@@ -6,7 +6,7 @@ import streamlit as st
 
 from hetdp_core.sources import SOURCES
 from hetdp_ui import nav as _nav
-from hetdp_ui.nav import PAGES, sidebar_nav
+from hetdp_ui.nav import PAGES, TOOLS, sidebar_nav
 
 
 def home() -> None:
@@ -24,6 +24,13 @@ def home() -> None:
     st.subheader("Pages")
     cols = st.columns(2)
     for i, (path, title, _, _, q) in enumerate(PAGES):
+        with cols[i % 2].container(border=True):
+            st.page_link(path, label=title, icon=":material/arrow_forward:")
+            st.caption(q)
+
+    st.subheader("Learn and look up")
+    cols = st.columns(2)
+    for i, (path, title, _, _, q) in enumerate(TOOLS):
         with cols[i % 2].container(border=True):
             st.page_link(path, label=title, icon=":material/arrow_forward:")
             st.caption(q)
@@ -49,6 +56,6 @@ def home() -> None:
 st.set_page_config(page_title="hetdp — heterogeneous differential privacy", page_icon=":material/lock:", layout="wide")
 home_page = st.Page(home, title="Home", icon=":material/home:", default=True)
 _nav.HOME[:] = [home_page]
-nav = st.navigation([home_page] + [st.Page(f, title=t, icon=i, url_path=u) for f, t, u, i, _ in PAGES],
+nav = st.navigation([home_page] + [st.Page(f, title=t, icon=i, url_path=u) for f, t, u, i, _ in PAGES + TOOLS],
                    position="hidden")
 nav.run()

@@ -41,12 +41,23 @@ PAGES = [
      "stay private and still converge?"),
 ]
 
+#: pages that are not scenarios: a path through the pages, and the project's own documentation
+TOOLS = [
+    ("pages/8_Lessons.py", "Lessons", "Lessons", ":material/school:",
+     "Step-by-step lessons through the pages, with questions whose answers the app computes."),
+    ("pages/9_Docs.py", "Documentation", "Docs", ":material/menu_book:",
+     "The formulas each page uses, the corrections to the papers, and how each is tested."),
+]
+
+#: page URL path → page file (scenario pages and tools)
+FILES = {u: f for f, _, u, _, _ in PAGES + TOOLS}
+
 
 def sidebar_nav() -> None:
     """The app's menu at the top of the sidebar. A link Streamlit cannot resolve in the current
     mode (a page file run on its own, e.g. by AppTest) is left out rather than failing the page."""
     targets = [(HOME[0] if HOME else "app.py", "Home", ":material/home:")]
-    targets += [(file, title, icon) for file, title, _, icon, _ in PAGES]
+    targets += [(file, title, icon) for file, title, _, icon, _ in PAGES + TOOLS]
     with st.sidebar:
         for target, label, icon in targets:
             try:
@@ -54,3 +65,34 @@ def sidebar_nav() -> None:
             except StreamlitPageNotFoundError:
                 pass
         st.divider()
+
+
+#: documentation topics (docs/<name>.md) in menu order: name → title
+DOCS = {
+    "feature-privacy": "Feature privacy (BCDP)",
+    "bcdp-guarantee-lab": "BCDP guarantee lab",
+    "private-regression": "Private regression (BCDP)",
+    "per-user-privacy": "Per-user privacy",
+    "groupwise-zcdp": "Group-wise zCDP",
+    "mechanism-lab": "Mechanism lab",
+    "dp-sgd-schedules": "DP-SGD schedules",
+    "privacy-levels": "What a privacy level means; guarantee checks",
+    "corrections": "Corrections to the papers",
+    "lessons": "Writing a lesson",
+    "accessibility": "Look and accessibility",
+}
+
+#: each scenario page's documentation topic
+PAGE_DOCS = {u: u.lower().replace("_", "-") for _, _, u, _, _ in PAGES}
+PAGE_DOCS["Groupwise_zCDP"] = "groupwise-zcdp"
+
+
+def doc_link(topic: str, label: str = "Full notes: formulas, corrections to the papers, how it is tested") -> None:
+    """A link to a documentation topic (``PAGE_DOCS[page]`` or a key of :data:`DOCS`), opened in the
+    app's Documentation page; a plain link where Streamlit cannot resolve pages (a page file run on
+    its own)."""
+    topic = PAGE_DOCS.get(topic, topic)
+    try:
+        st.page_link(FILES["Docs"], label=label, icon=":material/menu_book:", query_params={"topic": topic})
+    except StreamlitPageNotFoundError:
+        st.markdown(f"[{label}](/Docs?topic={topic})")

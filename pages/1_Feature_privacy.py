@@ -26,7 +26,8 @@ from hetdp_ui.common import (
     show_input_error,
 )
 from hetdp_ui.figures import c_vector_figure, mse_sweep_figure, stage_schematic_figure
-from hetdp_ui.nav import sidebar_nav
+from hetdp_ui.lesson_panel import lesson_panel
+from hetdp_ui.nav import doc_link, sidebar_nav
 
 st.set_page_config(page_title="Feature privacy (BCDP) — hetdp", layout="wide")
 sidebar_nav()
@@ -42,6 +43,7 @@ def set_axis_grid():
 st.title("Feature privacy (BCDP)")
 question(fp.QUESTION)
 state.init()
+lesson_panel(state)
 
 # ------------------------------------------------------------------ sidebar
 sb = st.sidebar
@@ -230,6 +232,7 @@ st.info(
 )
 
 with st.expander("Formulas behind the curves"):
+    doc_link("Feature_privacy")
     st.markdown("**Allocation (Theorem 2)**, coordinates sorted by δ, δ̃_i = min(δ_i, ε):")
     st.latex(r"c_d=\min\Big(\log\frac{e^{\zeta\tilde\delta_1}+q-1}{q},\ \tilde\delta_d\Big),\quad "
              r"c_i=\begin{cases}c_d & c_d\le\tilde\delta_i\\ \tilde\delta_i-\log(1+qe^{c_d}-q)&\text{otherwise}\end{cases}")

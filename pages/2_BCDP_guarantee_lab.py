@@ -18,7 +18,8 @@ from hetdp_ui.common import (
     show_input_error,
 )
 from hetdp_ui.lab_figures import rr_figure, tradeoff_figure, translator_figure
-from hetdp_ui.nav import sidebar_nav
+from hetdp_ui.lesson_panel import lesson_panel
+from hetdp_ui.nav import doc_link, sidebar_nav
 
 st.set_page_config(page_title="BCDP guarantee lab — hetdp", layout="wide")
 sidebar_nav()
@@ -30,6 +31,7 @@ levels_text = lab.levels_text
 st.title("BCDP guarantee lab")
 question(lab.QUESTION)
 state.init()
+lesson_panel(state)
 sb = st.sidebar
 sb.selectbox("Preset", ["Custom", *lab.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
 sb.markdown("**Example 1**")
@@ -154,6 +156,7 @@ meaning_panel(lab.levels(result), "lab")
 report_button("BCDP_guarantee_lab", scenario, result, prior_key="lab_prior")
 
 with st.expander("Formulas behind the numbers"):
+    doc_link("BCDP_guarantee_lab")
     st.latex(r"\delta_i=\max_{y,\,a,\,a'}\log\frac{P(y\mid x_i=a)}{P(y\mid x_i=a')},\qquad "
              r"P(y\mid x_i=a)=\sum_{x_{-i}}\pi(x_{-i}\mid x_i=a)\,P(y\mid x)")
     st.latex(r"\varepsilon_{LDP}=\max_{y,x,x'}\log\frac{P(y|x)}{P(y|x')},\qquad "

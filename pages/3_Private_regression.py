@@ -16,7 +16,8 @@ from hetdp_ui.common import (
     show_input_error,
 )
 from hetdp_ui.lab_figures import excess_risk_figure, trajectory_figure
-from hetdp_ui.nav import sidebar_nav
+from hetdp_ui.lesson_panel import lesson_panel
+from hetdp_ui.nav import doc_link, sidebar_nav
 
 st.set_page_config(page_title="Private regression (BCDP) — hetdp", layout="wide")
 sidebar_nav()
@@ -28,6 +29,7 @@ state = ScenarioState("reg", pr.PrivateRegression, presets=pr.PRESETS)
 st.title("Private regression (BCDP)")
 question(pr.QUESTION)
 state.init()
+lesson_panel(state)
 sb = st.sidebar
 sb.selectbox("Preset", ["Custom", *pr.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
 sb.radio("data", ["synthetic", "RAND HIE (real)", "upload"], key=state.key("source"), horizontal=True,
@@ -102,6 +104,7 @@ meaning_panel(pr.levels(result), "reg")
 report_button("Private_regression", scenario, result, prior_key="reg_prior")
 
 with st.expander("Formulas behind the curves"):
+    doc_link("Private_regression")
     st.markdown("Each user sends two independent copies $\\hat x^{(i,1)},\\hat x^{(i,2)}=M_{mean}(x^{(i)}, c/2)$ "
                 "(Mechanism 1 without projection, so each copy is unbiased); the server minimises")
     st.latex(r"\hat f(\theta)=\frac1{2n}\sum_i\Big(\theta^\top\hat z^{(i,1)}\hat z^{(i,2)\top}\theta"

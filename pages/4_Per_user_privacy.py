@@ -21,7 +21,8 @@ from hetdp_ui.common import (
     show_checks,
     show_input_error,
 )
-from hetdp_ui.nav import sidebar_nav
+from hetdp_ui.lesson_panel import lesson_panel
+from hetdp_ui.nav import doc_link, sidebar_nav
 
 st.set_page_config(page_title="Per-user privacy — hetdp", layout="wide")
 sidebar_nav()
@@ -33,6 +34,7 @@ state = ScenarioState("het", pu.PerUserPrivacy, presets=pu.PRESETS)
 st.title("Per-user privacy: frequencies and means")
 question(pu.QUESTION)
 state.init()
+lesson_panel(state)
 sb = st.sidebar
 sb.selectbox("Preset", ["Custom", *pu.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
 sb.radio("problem", list(ht.PROBLEMS), key=state.key("problem"), horizontal=True, on_change=state.mark_custom)
@@ -158,6 +160,7 @@ with st.expander("What privacy do I need for this accuracy?", expanded=bool(st.s
 report_button("Per_user_privacy", scenario, result, prior_key="het_prior")
 
 with st.expander("Formulas behind the numbers"):
+    doc_link("Per_user_privacy")
     st.latex(r"\text{HPF: } \tilde p=\sum_i w_ie_{x_i}+Z,\ Z_j\sim\mathrm{Lap}(b),\ \hat p=\Pi_\Delta(\tilde p);\qquad "
              r"\text{HPM: } \hat\mu=\mathrm{clip}_{[0,1]}\Big(\sum_i w_ix_i+\mathrm{Lap}(b)\Big)")
     st.latex(r"b=\kappa\max_i\frac{w_i}{\varepsilon_i}\ (\kappa=2\text{ freq.},\ 1\text{ mean}),\qquad "

@@ -20,7 +20,8 @@ from hetdp_ui.common import (
     show_checks,
     show_input_error,
 )
-from hetdp_ui.nav import sidebar_nav
+from hetdp_ui.lesson_panel import lesson_panel
+from hetdp_ui.nav import doc_link, sidebar_nav
 from hetdp_ui.zcdp_figures import (
     budget_figure,
     loss_vs_size_figure,
@@ -39,6 +40,7 @@ state = ScenarioState("zc", gz.GroupwiseZcdp, presets=gz.PRESETS)
 st.title("Group-wise zCDP")
 question(gz.QUESTION)
 state.init()
+lesson_panel(state)
 
 sb = st.sidebar
 sb.selectbox("Preset", ["Custom", *gz.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
@@ -191,6 +193,7 @@ meaning_panel(gz.levels(result), "zc", empty_note="Algorithm 2's per-group claim
 report_button("Groupwise_zCDP", scenario, result, prior_key="zc_prior")
 
 with st.expander("Formulas behind the curves"):
+    doc_link("Groupwise_zCDP")
     st.markdown("**Algorithm 1**: $X_i\\sim N(x_i,\\sigma^2)$, $Y_i\\sim N(X_i,(rX_i)^2)$, $\\sigma^2=1/(2\\rho)$; "
                 "**Algorithm 2**: $X_i\\sim N(x_i,(rx_i)^2)$. Accuracy bounds (analytic):")
     st.latex(r"\mathbb E|Y_i-x_i|\le r x_i+\sigma\sqrt{1+r^2}\qquad \mathbb E|X_i-x_i|\le r x_i")

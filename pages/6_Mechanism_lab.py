@@ -18,7 +18,8 @@ from hetdp_ui.common import (
     show_checks,
     show_input_error,
 )
-from hetdp_ui.nav import sidebar_nav
+from hetdp_ui.lesson_panel import lesson_panel
+from hetdp_ui.nav import doc_link, sidebar_nav
 
 st.set_page_config(page_title="Mechanism lab — hetdp", layout="wide")
 sidebar_nav()
@@ -30,6 +31,7 @@ state = ScenarioState("mech", ml.MechanismLab, presets=ml.PRESETS)
 st.title("Mechanism lab")
 question(ml.QUESTION)
 state.init()
+lesson_panel(state)
 sb = st.sidebar
 sb.selectbox("Preset", ["Custom", *ml.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
 eps = log_slider("ε", EPS_GRID, state.key("eps"))
@@ -169,6 +171,7 @@ with st.expander("What privacy do I need for this accuracy?", expanded=bool(st.s
                                    if r.error_10pct_more_private is not None else "") + (f" ({r.reason})" if r.reason else ""))
 
 with st.expander("Formulas behind the numbers"):
+    doc_link("Mechanism_lab")
     st.latex(r"\text{Laplace: } f(x)+\mathrm{Lap}(\Delta/\varepsilon),\ \mathrm{Var}=2(\Delta/\varepsilon)^2;\qquad "
              r"\text{Gaussian: } \sigma=c\Delta/\varepsilon,\ c^2>2\ln(1.25/\delta),\ \varepsilon<1")
     st.latex(r"\text{MNM: } N(0,2(\Delta/\varepsilon)^2)\,\mathbb 1\{\Delta\le t_0\}+\mathrm{Lap}(\Delta/\varepsilon)\,"

@@ -17,7 +17,8 @@ from hetdp_ui.common import (
     show_checks,
     show_input_error,
 )
-from hetdp_ui.nav import sidebar_nav
+from hetdp_ui.lesson_panel import lesson_panel
+from hetdp_ui.nav import doc_link, sidebar_nav
 
 st.set_page_config(page_title="DP-SGD schedules — hetdp", layout="wide")
 sidebar_nav()
@@ -28,6 +29,7 @@ state = ScenarioState("sgd", ds.DpSgdSchedules, presets=ds.PRESETS)
 st.title("DP-SGD schedules")
 question(ds.QUESTION)
 state.init()
+lesson_panel(state)
 sb = st.sidebar
 sb.selectbox("Preset", ["Custom", *ds.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
 sb.selectbox("learning-rate schedule", list(sg.LR_SCHEDULES), key=state.key("lr"), on_change=state.mark_custom,
@@ -102,6 +104,7 @@ meaning_panel(ds.levels(result), "sgd")
 report_button("DP_SGD_schedules", scenario, result, prior_key="sgd_prior")
 
 with st.expander("Formulas behind the curves"):
+    doc_link("DP_SGD_schedules")
     st.latex(r"\beta^{(h)}=\beta^{(h-1)}-\gamma_{h-1}\big(\nabla L_{\Omega_h}(\beta^{(h-1)})+\theta_hZ_h\big),\quad Z_h\sim\mathrm{Lap}(0,1)^p")
     st.latex(r"\theta_1=\frac{\Delta}{\varepsilon},\qquad \theta_h=\frac1{a_h}\Big(\frac{\sum_{j=0}^{h-2}\gamma_j}{\gamma_{h-1}}+1\Big)"
              r"\frac{\Delta}{\varepsilon}\quad\Rightarrow\quad \text{release } h \text{ is } \varepsilon a_h\text{-DP}")

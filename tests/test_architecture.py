@@ -39,8 +39,10 @@ def test_every_page_has_a_scenario_and_run():
     from hetdp_core.scenario import Result, Scenario
     from hetdp_core.scenarios import PAGES, get
 
+    from hetdp_ui.nav import TOOLS
+
     page_files = {p.stem.split("_", 1)[1] for p in (ROOT / "pages").glob("*.py")}
-    assert page_files == set(PAGES)
+    assert page_files == set(PAGES) | {u for _, _, u, _, _ in TOOLS}      # scenario pages + Lessons, Docs
     for page in PAGES:
         mod = get(page)
         assert issubclass(mod.SCENARIO, Scenario) and mod.SCENARIO.PAGE == page

@@ -33,3 +33,6 @@ def test_wheel_in_a_clean_virtualenv_runs_the_bundled_dataset(tmp_path):
                           "dataset=RAND+HIE+(real)&problem=frequency&eps_by_bin=1,0.5,0.1,0.05&trials=20&algs=CP",
                           "--json"], cwd=elsewhere, check=True, capture_output=True, text=True).stdout
     assert len(json.loads(out)["tables"]["hetero_weights"]) == 5912
+    out = subprocess.run([str(env_dir / "bin" / "hetdp"), "lesson", "list"], cwd=elsewhere, check=True,
+                         capture_output=True, text=True).stdout
+    assert len(out.strip().splitlines()) >= 5 and "lesson=1-bcdp-feature-privacy" in out   # lessons ship too

@@ -1,0 +1,461 @@
+"""Lessons: a path through the pages that an instructor writes as a TOML file, without Python.
+
+A lesson is a title, the lecture or paper it follows, and steps. Each step opens a page with a
+scenario (the page's URL query string), shows a short text and optionally asks a question whose
+answer the core can compute. The schema is documented in ``docs/lessons.md``; :func:`parse_lesson`
+enforces it and :func:`check_lesson` runs every step's scenario and compares every answer with the
+number (or yes/no, or text) the core computes, so a lesson whose answer drifts from the code fails
+CI (``hetdp lesson check FILE``).
+
+Answer keys (``key``) name a value of the step's download tables — the same tables the page offers
+as CSV — in a small, safe grammar (no ``eval``)::
+
+    key   := term | term OP term              OP: " / ", " - ", " < ", " > " (with the spaces)
+    term  := ref | AGG "(" ref ")"            AGG: max, min, mean, sum, count, any, all, finite
+    ref   := TABLE ["[" COLUMN "=" VALUE {"," COLUMN "=" VALUE} "]"] "." COLUMN
+
+``TABLE[col=value].column`` must select exactly one row unless an aggregate is used; ``value``
+matches a numeric column numerically (``q=0.1``) and any other column as text; cells are numbers ("∞" and "inf" included),
+yes/no or text. ``<`` and ``>`` give yes/no, ``finite`` says whether a single cell is finite. A
+choice question's key gives a yes/no or a text cell; the answer must be that choice.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from urllib.parse import parse_qs
+
+import numpy as np
+import pandas as pd
+
+from ._validate import InputError
+
+__all__ = ["Question", "Step", "Lesson", "StepCheck", "parse_lesson", "load_lesson", "lesson_ids",
+           "bundled_lesson", "bundled_lessons", "evaluate_key", "check_lesson", "step_scenario", "MAX_LESSON_BYTES"]
+
+#: largest accepted lesson file (bytes) and the schema's other limits
+MAX_LESSON_BYTES = 64 * 1024
+MAX_STEPS = 30
+MAX_TEXT = 4000
+MAX_SHORT = 200
+AGGREGATES = ("max", "min", "mean", "sum", "count", "any", "all", "finite")
+_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,59}$")
+
+
+@dataclass(frozen=True)
+class Question:
+    """A step's question: ``kind`` "number" (answer ± tolerance) or "choice" (answer ∈ choices)."""
+
+    prompt: str
+    kind: str
+    answer: float | str
+    tolerance: float | None = None
+    choices: tuple[str, ...] = ()
+    key: str | None = None
+    hint: str = ""
+    explain: str = ""
+
+    def accepts(self, given) -> bool:
+        """Whether a student's answer is right: |given − answer| ≤ tolerance, or the same choice."""
+        if given is None:
+            return False
+        if self.kind == "number":
+            try:
+                g = float(given)
+            except (TypeError, ValueError):
+                return False
+            return math.isfinite(g) and abs(g - float(self.answer)) <= float(self.tolerance)
+        return str(given).strip().lower() == str(self.answer).strip().lower()
+
+
+@dataclass(frozen=True)
+class Step:
+    page: str
+    query: str
+    text: str
+    title: str = ""
+    question: Question | None = None
+
+
+@dataclass(frozen=True)
+class Lesson:
+    id: str
+    title: str
+    follows: str
+    steps: tuple[Step, ...]
+    summary: str = ""
+
+
+@dataclass(frozen=True)
+class StepCheck:
+    """One step of :func:`check_lesson`: ``status`` is "ok", "no question", "unchecked" (a choice
+    question without a key) or "wrong" (the written answer disagrees with the core)."""
+
+    step: int
+    page: str
+    status: str
+    message: str
+    computed: float | str | None = None
+
+
+# ---------------------------------------------------------------- schema
+
+def _where(lesson: str, step: int | None = None, q: bool = False) -> str:
+    at = f"lesson {lesson!r}"
+    if step is not None:
+        at += f", step {step}"
+    if q:
+        at += ", question"
+    return at
+
+
+def _text(d: dict, name: str, where: str, *, required: bool = True, limit: int = MAX_SHORT, default: str = "") -> str:
+    if name not in d:
+        if required:
+            raise InputError(f"{where}: '{name}' is missing; add {name} = \"…\".")
+        return default
+    v = d[name]
+    if not isinstance(v, str) or (required and not v.strip()):
+        raise InputError(f"{where}: '{name}' must be non-empty text; got {type(v).__name__} {str(v)[:40]!r}.")
+    if len(v) > limit:
+        raise InputError(f"{where}: '{name}' has {len(v)} characters; at most {limit}. Shorten it.")
+    return v.strip()
+
+
+def _only(d: dict, allowed: tuple[str, ...], where: str) -> None:
+    extra = [k for k in d if k not in allowed]
+    if extra:
+        raise InputError(f"{where}: unknown field(s) {', '.join(map(repr, extra))}; the schema allows "
+                         f"{', '.join(allowed)} (see docs/lessons.md).")
+
+
+def _question(d, where: str) -> Question:
+    if not isinstance(d, dict):
+        raise InputError(f"{where}: 'question' must be a table ([steps.question]); got {type(d).__name__}.")
+    _only(d, ("prompt", "kind", "answer", "tolerance", "choices", "key", "hint", "explain"), where)
+    prompt = _text(d, "prompt", where, limit=MAX_TEXT)
+    kind = d.get("kind")
+    if kind not in ("number", "choice"):
+        raise InputError(f"{where}: 'kind' must be \"number\" or \"choice\"; got {kind!r}.")
+    hint = _text(d, "hint", where, required=False, limit=MAX_TEXT)
+    explain = _text(d, "explain", where, required=False, limit=MAX_TEXT)
+    key = _text(d, "key", where, required=kind == "number", limit=MAX_SHORT) or None
+    if key is not None:
+        parse_key(key, where=where)
+    if "answer" not in d:
+        raise InputError(f"{where}: 'answer' is missing; add answer = … (a number, or one of the choices).")
+    answer = d["answer"]
+    if kind == "number":
+        if isinstance(answer, bool) or not isinstance(answer, (int, float)) or not math.isfinite(answer):
+            raise InputError(f"{where}: 'answer' of a number question must be a finite number; got {answer!r}.")
+        tol = d.get("tolerance")
+        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not (0 < tol < math.inf):
+            raise InputError(f"{where}: 'tolerance' must be a positive number (the accepted distance from the "
+                             f"answer); got {tol!r}. Add e.g. tolerance = 0.05.")
+        if "choices" in d:
+            raise InputError(f"{where}: a number question has no 'choices'; remove them or use kind = \"choice\".")
+        return Question(prompt, kind, float(answer), float(tol), (), key, hint, explain)
+    choices = d.get("choices")
+    if (not isinstance(choices, list) or not 2 <= len(choices) <= 8
+            or not all(isinstance(c, str) and c.strip() and len(c) <= MAX_SHORT for c in choices)):
+        raise InputError(f"{where}: 'choices' must be a list of 2 to 8 non-empty texts; got {str(choices)[:80]!r}.")
+    choices = tuple(c.strip() for c in choices)
+    if len({c.lower() for c in choices}) != len(choices):
+        raise InputError(f"{where}: 'choices' must be different from each other; got {list(choices)}.")
+    if not isinstance(answer, str) or answer.strip().lower() not in [c.lower() for c in choices]:
+        raise InputError(f"{where}: 'answer' must be one of the choices {list(choices)}; got {answer!r}.")
+    if "tolerance" in d:
+        raise InputError(f"{where}: a choice question has no 'tolerance'; remove it.")
+    answer = next(c for c in choices if c.lower() == answer.strip().lower())
+    return Question(prompt, kind, answer, None, choices, key, hint, explain)
+
+
+def step_scenario(step: Step):
+    """The scenario a step opens (strictly parsed: a bad query raises InputError)."""
+    from .scenarios import get
+
+    return get(step.page).SCENARIO.from_query(parse_qs(step.query, keep_blank_values=True))
+
+
+def parse_lesson(text: str | bytes, *, id: str) -> Lesson:
+    """A lesson from TOML text. Raises :class:`InputError` naming the lesson, the step, the field,
+    the rule and the fix: unknown fields, missing texts, unknown pages, scenario queries the page
+    rejects, and questions whose answer is not one of its choices are all refused here."""
+    from .scenarios import page_name
+
+    if not isinstance(id, str) or not _ID.match(id):
+        raise InputError(f"lesson id must be 1-60 lowercase letters, digits, '-' or '_' (the file name without "
+                         f".toml); got {str(id)[:60]!r}. Rename the file.")
+    if isinstance(text, str):
+        text = text.encode()
+    if len(text) > MAX_LESSON_BYTES:
+        raise InputError(f"lesson {id!r} is {len(text)} bytes; at most {MAX_LESSON_BYTES}. Split it into two lessons.")
+    try:
+        data = tomllib.loads(text.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"lesson {id!r} is not UTF-8 text. Save it as UTF-8.") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"lesson {id!r} is not valid TOML: {exc}. Fix the line it names.") from None
+    where = _where(id)
+    _only(data, ("title", "follows", "summary", "steps"), where)
+    title = _text(data, "title", where)
+    follows = _text(data, "follows", where, limit=400)
+    summary = _text(data, "summary", where, required=False, limit=MAX_TEXT)
+    raw = data.get("steps")
+    if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_STEPS:
+        raise InputError(f"{where}: needs 1 to {MAX_STEPS} [[steps]]; got "
+                         f"{len(raw) if isinstance(raw, list) else 'none'}.")
+    steps = []
+    for i, st in enumerate(raw, start=1):
+        w = _where(id, i)
+        if not isinstance(st, dict):
+            raise InputError(f"{w}: must be a table ([[steps]]); got {type(st).__name__}.")
+        _only(st, ("page", "query", "title", "text", "question"), w)
+        page_raw = _text(st, "page", w)
+        try:
+            page = page_name(page_raw)
+        except InputError as exc:
+            raise InputError(f"{w}: 'page': {exc}") from None
+        query = _text(st, "query", w, required=False, limit=2000).lstrip("?")
+        step = Step(page=page, query=query, text=_text(st, "text", w, limit=MAX_TEXT),
+                    title=_text(st, "title", w, required=False),
+                    question=_question(st["question"], _where(id, i, True)) if "question" in st else None)
+        try:
+            step_scenario(step)
+        except InputError as exc:
+            raise InputError(f"{w}: 'query' is not a valid {page} scenario: {exc}") from None
+        steps.append(step)
+    return Lesson(id=id, title=title, follows=follows, steps=tuple(steps), summary=summary)
+
+
+def load_lesson(path: str | Path) -> Lesson:
+    """A lesson file (its id is the file name without ``.toml``)."""
+    path = Path(path)
+    if path.suffix != ".toml":
+        raise InputError(f"lesson file must end in .toml; got {path.name!r}.")
+    if not path.is_file():
+        raise InputError(f"lesson file {str(path)!r} not found. Give the path of a .toml file.")
+    if path.stat().st_size > MAX_LESSON_BYTES:
+        raise InputError(f"lesson {path.stem!r} is {path.stat().st_size} bytes; at most {MAX_LESSON_BYTES}.")
+    return parse_lesson(path.read_bytes(), id=path.stem)
+
+
+def _lesson_files():
+    try:
+        root = resources.files("hetdp_core.data").joinpath("lessons")
+        if root.is_dir():
+            return root
+    except ModuleNotFoundError:
+        pass
+    return Path(__file__).resolve().parents[1] / "data" / "lessons"    # a source checkout, not installed
+
+
+def lesson_ids() -> list[str]:
+    """The bundled lessons (``data/lessons/*.toml``), in file-name order."""
+    return sorted(p.name[:-5] for p in _lesson_files().iterdir() if p.name.endswith(".toml"))
+
+
+def bundled_lesson(id: str) -> Lesson:
+    """A bundled lesson by id (an unknown id raises InputError listing the lessons)."""
+    ids = lesson_ids()
+    if id not in ids:
+        raise InputError(f"lesson must be one of {', '.join(ids)}; got {str(id)[:60]!r}.")
+    return parse_lesson(_lesson_files().joinpath(f"{id}.toml").read_bytes(), id=id)
+
+
+def bundled_lessons() -> list[Lesson]:
+    return [bundled_lesson(i) for i in lesson_ids()]
+
+
+# ---------------------------------------------------------------- answer keys
+
+_REF = re.compile(r"^(?P<table>[A-Za-z_][A-Za-z0-9_]*)(?:\[(?P<sel>[^\]]*)\])?\.(?P<col>.+)$")
+
+
+@dataclass(frozen=True)
+class _Ref:
+    agg: str | None
+    table: str
+    where: tuple[tuple[str, str], ...]
+    column: str
+
+
+def _parse_term(term: str, where: str) -> _Ref:
+    term = term.strip()
+    agg = None
+    m = re.match(r"^([a-z]+)\((.*)\)$", term)
+    if m:
+        agg, term = m.group(1), m.group(2).strip()
+        if agg not in AGGREGATES:
+            raise InputError(f"{where}: key uses unknown function {agg!r}; use one of {', '.join(AGGREGATES)}.")
+    m = _REF.match(term)
+    if not m:
+        raise InputError(f"{where}: key term {term[:80]!r} must look like table[column=value].column "
+                         "(see docs/lessons.md).")
+    sel = []
+    if m.group("sel"):
+        for part in m.group("sel").split(","):
+            if "=" not in part:
+                raise InputError(f"{where}: key selector {part.strip()!r} must be column=value.")
+            c, v = part.split("=", 1)
+            sel.append((c.strip(), v.strip()))
+    return _Ref(agg, m.group("table"), tuple(sel), m.group("col").strip())
+
+
+@dataclass(frozen=True)
+class _Key:
+    terms: tuple[_Ref, ...]
+    op: str | None = None
+
+
+_OP = re.compile(r" ([/<>-]) ")
+
+
+def parse_key(key: str, *, where: str = "key") -> _Key:
+    parts = _OP.split(key)
+    if len(parts) == 1:
+        return _Key((_parse_term(key, where),))
+    if len(parts) != 3:
+        raise InputError(f"{where}: key {key[:80]!r} may combine at most two terms with one of ' / ', ' - ', "
+                         "' < ', ' > '.")
+    return _Key((_parse_term(parts[0], where), _parse_term(parts[2], where)), parts[1])
+
+
+def _scalar(v):
+    """A cell as float, bool or text ("∞", "inf" and numeric texts become floats)."""
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, float, np.number)):
+        return float(v)
+    text = str(v).strip()
+    if text in ("∞", "+∞"):
+        return math.inf
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _cell_match(series: pd.Series, value: str) -> pd.Series:
+    if pd.api.types.is_bool_dtype(series):
+        return series == (value.lower() in ("1", "true", "yes"))
+    if pd.api.types.is_numeric_dtype(series):
+        try:
+            v = float(value)
+        except ValueError:
+            return pd.Series(False, index=series.index)
+        return np.isclose(series.astype(float), v, rtol=1e-9, atol=0)
+    return series.astype(str).str.strip() == value
+
+
+def _value(ref: _Ref, tables: dict, where: str):
+    if ref.table not in tables:
+        raise InputError(f"{where}: key names table {ref.table!r}; this step's tables are {', '.join(tables)}.")
+    df = tables[ref.table]
+    for col in [c for c, _ in ref.where] + [ref.column]:
+        if col not in df.columns:
+            raise InputError(f"{where}: table {ref.table} has no column {col!r}; its columns are "
+                             f"{', '.join(map(str, df.columns))}.")
+    mask = pd.Series(True, index=df.index)
+    for c, v in ref.where:
+        mask &= _cell_match(df[c], v)
+    vals = df.loc[mask, ref.column]
+    if ref.agg is None:
+        if len(vals) != 1:
+            raise InputError(f"{where}: key {ref.table}[…].{ref.column} selects {len(vals)} rows; it must select "
+                             "exactly one (add column=value conditions) or use an aggregate such as max(…).")
+        return _scalar(vals.iloc[0])
+    if ref.agg == "finite":
+        if len(vals) != 1:
+            raise InputError(f"{where}: key finite({ref.table}[…].{ref.column}) selects {len(vals)} rows; it "
+                             "must select exactly one.")
+        v = _scalar(vals.iloc[0])
+        return isinstance(v, float) and math.isfinite(v)
+    if len(vals) == 0 and ref.agg != "count":
+        raise InputError(f"{where}: key {ref.agg}({ref.table}[…].{ref.column}) selects no rows.")
+    if ref.agg in ("any", "all"):
+        return bool(getattr(vals.astype(bool), ref.agg)())
+    if ref.agg == "count":
+        return float(len(vals))
+    nums = [_scalar(v) for v in vals]
+    if not all(isinstance(v, float) for v in nums):
+        raise InputError(f"{where}: key {ref.agg}({ref.table}[…].{ref.column}) needs a numeric column.")
+    return float(getattr(np, ref.agg)(nums))
+
+
+def evaluate_key(key: str, tables: dict, *, where: str = "key"):
+    """The value a key names in a run's download tables: a float, a bool or a text."""
+    k = parse_key(key, where=where)
+    vals = [_value(t, tables, where) for t in k.terms]
+    if k.op is None:
+        return vals[0]
+    if not all(isinstance(v, float) for v in vals):
+        raise InputError(f"{where}: key {key!r} combines non-numbers; ' {k.op} ' needs numeric cells.")
+    a, b = vals
+    if k.op == "<":
+        return bool(a < b)
+    if k.op == ">":
+        return bool(a > b)
+    if k.op == "/":
+        if b == 0:
+            raise InputError(f"{where}: key {key!r} divides by zero at this step's scenario.")
+        return a / b
+    return a - b
+
+
+def _as_choice(v) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return "∞" if v == math.inf else f"{v:g}"
+    return str(v)
+
+
+def check_lesson(lesson: Lesson, *, budget=None, runs: dict | None = None) -> list[StepCheck]:
+    """Run every step's scenario (each distinct scenario once; ``runs`` may share results between
+    calls) and compare each question's written answer with the core's value of its key: a number
+    answer must lie within half its tolerance of the computed value (so the exact value is always
+    accepted from a student), a choice answer must equal the computed yes/no or text."""
+    from .scenario import PAGE_BUDGET
+    from .scenarios import get
+
+    budget = PAGE_BUDGET if budget is None else budget
+    runs = {} if runs is None else runs
+    out = []
+    for i, step in enumerate(lesson.steps, start=1):
+        q = step.question
+        if q is None:
+            out.append(StepCheck(i, step.page, "no question", "no question on this step"))
+            continue
+        if q.key is None:
+            out.append(StepCheck(i, step.page, "unchecked", "choice question without a key: not checked against the core"))
+            continue
+        scenario = step_scenario(step)
+        cache_key = (step.page, scenario.query_string())
+        if cache_key not in runs:
+            runs[cache_key] = get(step.page).run(scenario, budget=budget)
+        result = runs[cache_key]
+        where = _where(lesson.id, i, True)
+        value = evaluate_key(q.key, result.tables(), where=where)
+        if q.kind == "number":
+            if not isinstance(value, float) or not math.isfinite(value):
+                raise InputError(f"{where}: key {q.key!r} gives {value!r}, not a finite number; use a numeric column.")
+            ok = abs(value - float(q.answer)) <= 0.5 * float(q.tolerance)
+            msg = (f"answer {q.answer:g} ± {q.tolerance:g}; the core computes {value:.6g}"
+                   + ("" if ok else f" — outside half the tolerance ({0.5 * q.tolerance:g}). Update the answer "
+                      "or the tolerance."))
+        else:
+            got = _as_choice(value)
+            ok = got.strip().lower() == str(q.answer).lower()
+            if got.strip().lower() not in [c.lower() for c in q.choices]:
+                ok = False
+                msg = f"the core gives {got!r}, which is not one of the choices {list(q.choices)}."
+            else:
+                msg = f"answer {q.answer!r}; the core gives {got!r}" + ("" if ok else " — they differ. Fix the answer.")
+        out.append(StepCheck(i, step.page, "ok" if ok else "wrong", msg, value))
+    return out

@@ -1,0 +1,41 @@
+"""Lessons: step-by-step paths through the pages (data/lessons/*.toml)."""
+
+import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
+
+from hetdp_core.lessons import bundled_lessons
+from hetdp_ui.lesson_panel import AT
+from hetdp_ui.nav import FILES, doc_link, sidebar_nav
+
+st.set_page_config(page_title="Lessons — hetdp", layout="wide")
+sidebar_nav()
+st.session_state.pop(AT, None)          # starting (or restarting) a lesson always opens its step
+
+st.title("Lessons")
+st.markdown("**What is here?** Short paths through the pages for a course or a reading group. Each step "
+            "opens a page with the right settings, explains what to look at and asks a question whose "
+            "answer the app computes. Move the sliders freely; *Reset to this step* brings the step's "
+            "settings back. Your position is in the page's link: send it to share exactly where you are.")
+
+for lesson in bundled_lessons():
+    with st.container(border=True):
+        st.subheader(lesson.title)
+        st.caption(f"Follows {lesson.follows}")
+        if lesson.summary:
+            st.markdown(lesson.summary)
+        st.markdown("\n".join(f"{i}. {s.title or s.page.replace('_', ' ')}"
+                              + (" — with a question" if s.question else "")
+                              for i, s in enumerate(lesson.steps, start=1)))
+        first = lesson.steps[0]
+        try:
+            st.page_link(FILES[first.page], label=f"Start: {lesson.title}", icon=":material/play_arrow:",
+                         query_params={"lesson": lesson.id, "step": "1"})
+        except StreamlitPageNotFoundError:
+            st.markdown(f"[Start: {lesson.title}](/{first.page}?lesson={lesson.id}&step=1)")
+
+st.subheader("Write your own")
+st.markdown("A lesson is a short TOML file in `data/lessons/`: a title, the lecture or paper it follows, and "
+            "steps (a page, its settings as a query string, a text, and optionally a question with its answer "
+            "and a hint). No Python is needed. `hetdp lesson check FILE` validates it and checks every answer "
+            "against the core; `make test` does the same for every bundled lesson.")
+doc_link("lessons", "The lesson file format")

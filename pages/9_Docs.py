@@ -1,0 +1,36 @@
+"""Documentation: the project's own notes (docs/*.md), one topic at a time (``?topic=<name>``)."""
+
+import re
+from pathlib import Path
+
+import streamlit as st
+
+from hetdp_ui.nav import DOCS, sidebar_nav
+
+st.set_page_config(page_title="Documentation — hetdp", layout="wide")
+sidebar_nav()
+
+DOCS_DIR = Path(__file__).resolve().parents[1] / "docs"
+
+st.title("Documentation")
+st.markdown("**What is here?** The formulas each page uses, the corrections to the papers and how each "
+            "is tested, what a privacy level means, and how to write a lesson — in the project's own words. "
+            "The same pages are the Markdown files in the repository's `docs/` folder.")
+
+topics = list(DOCS)
+raw = st.query_params.get("topic", topics[0])
+if raw not in DOCS:
+    st.warning(f"URL parameter 'topic' ignored: it must be one of {', '.join(topics)}; got {raw[:40]!r}.")
+    raw = topics[0]
+if "docs_topic" not in st.session_state:
+    st.session_state["docs_topic"] = raw
+topic = st.sidebar.radio("Topic", topics, key="docs_topic", format_func=DOCS.get)
+if st.query_params.get("topic") != topic:
+    st.query_params["topic"] = topic
+
+text = (DOCS_DIR / f"{topic}.md").read_text(encoding="utf-8")
+# links between topics ("corrections.md") open the topic in this page
+text = re.sub(r"\]\(([a-z0-9-]+)\.md\)", lambda m: f"](/Docs?topic={m.group(1)})" if m.group(1) in DOCS
+              else m.group(0), text)
+st.markdown(text)
+st.caption("Sources are cited by authors, title, venue and arXiv identifier on the home page and in each topic.")
