@@ -485,3 +485,14 @@ def plan_table(numbers_a: dict, numbers_b: dict, key: str) -> None:
                 "with the difference B − A; figures overlay plan A dotted.")
     st.dataframe(table, hide_index=True, width="stretch", key=f"{key}_ab_table")
     csv_download(table, "plan_a_vs_b.csv", f"{key}_dl_ab")
+
+
+def chart(fig, *, key: str, **kw) -> None:
+    """A plotly chart with its text summary under it (what is plotted, each series and the range of
+    its values, from the figure's own data; issue 13 §2). The data tables are the page's CSV downloads."""
+    from hetdp_ui.theme import summarize
+
+    st.plotly_chart(fig, key=key, **kw)
+    text = summarize(fig)
+    if text:
+        st.caption("Chart in words: " + text)

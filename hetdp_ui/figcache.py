@@ -9,7 +9,7 @@ Inputs are fingerprinted by content: numbers, strings and tuples by value, numpy
 pandas tables by a hash of their bytes, and scenario results (cached objects of the run cache) by
 identity — the entry keeps a reference, so an identity is never reused while its entry lives.
 Anything else disables the memo for that call. Every built figure is finished by
-:func:`hetdp_ui.theme.tidy_log_axes` (readable log axes).
+:func:`hetdp_ui.theme.finish` (palette, theme, readable log axes).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections import OrderedDict
 import numpy as np
 import pandas as pd
 
-from hetdp_ui.theme import tidy_log_axes  # finishing shared by every builder
+from hetdp_ui.theme import finish  # palette, theme and log axes shared by every builder
 
 __all__ = ["memo_figure", "csv_bytes", "clear", "MAX_FIGURES"]
 
@@ -70,13 +70,13 @@ def memo_figure(fn):
         try:
             key = (fn.__module__, fn.__qualname__, _fp(args), _fp(tuple(sorted(kw.items()))))
         except _NoKey:
-            return tidy_log_axes(fn(*args, **kw))
+            return finish(fn(*args, **kw))
         with _LOCK:
             hit = _CACHE.get(key)
             if hit is not None:
                 _CACHE.move_to_end(key)
                 return hit[0]
-        fig = tidy_log_axes(fn(*args, **kw))
+        fig = finish(fn(*args, **kw))
         with _LOCK:
             _CACHE[key] = (fig, args, kw)                               # args: keeps identities alive
             while len(_CACHE) > MAX_FIGURES:

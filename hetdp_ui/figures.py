@@ -7,8 +7,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
+from .theme import GREY, METHOD_STYLES, OKABE_ITO
 
-COLORS = {"M_mean (BCDP)": "#1f77b4", "min-δ LDP": "#d62728"}
+COLORS = {m: METHOD_STYLES[m].color for m in ("M_mean (BCDP)", "min-δ LDP")}
 AXIS_TITLES = {"q": "correlation q", "d": "dimension d", "f": "fraction f of sensitive features",
                "n": "number of users n"}
 
@@ -31,12 +32,12 @@ def mse_sweep_figure(summary: pd.DataFrame, axis: str, *, show_exact: bool = Tru
         for method, grp in plan_a.groupby("method", sort=False):
             grp = grp.sort_values(axis)
             fig.add_trace(go.Scatter(x=grp[axis], y=grp["median"], mode="lines+markers",
-                                     line={"color": COLORS.get(method, "#555555"), "dash": "dot", "width": 2},
+                                     line={"color": COLORS.get(method, GREY), "dash": "dot", "width": 2},
                                      marker={"symbol": "circle-open", "size": 8},
                                      name=f"plan A — {method}: median (simulated)", legendgroup=f"A {method}"))
     for method, grp in summary.groupby("method", sort=False):
         grp = grp.sort_values(axis)
-        col = COLORS.get(method, "#555555")
+        col = COLORS.get(method, GREY)
         x = grp[axis].to_numpy()
         fig.add_trace(go.Scatter(x=np.concatenate([x, x[::-1]]),
                                  y=np.concatenate([grp["q75"].to_numpy(), grp["q25"].to_numpy()[::-1]]),
@@ -52,12 +53,12 @@ def mse_sweep_figure(summary: pd.DataFrame, axis: str, *, show_exact: bool = Tru
                                      legendgroup=method))
         if show_bound and grp["bound_shape"].notna().any():
             fig.add_trace(go.Scatter(x=x, y=grp["bound_shape"], mode="lines",
-                                     line={"color": "#7f7f7f", "dash": "dot"},
+                                     line={"color": GREY, "dash": "dot"},
                                      name="Theorem 2 bound, constant 1 (analytic, right axis)",
                                      legendgroup="bounds", yaxis="y2"))
         if show_bound and "corollary1" in grp and grp["corollary1"].notna().any():
             fig.add_trace(go.Scatter(x=x, y=grp["corollary1"], mode="lines",
-                                     line={"color": "#9467bd", "dash": "dashdot"},
+                                     line={"color": OKABE_ITO["purple"], "dash": "dashdot"},
                                      name="Corollary 1 (ζ = ½), constant 1 (analytic, right axis)",
                                      legendgroup="bounds", yaxis="y2"))
     fig.update_layout(title=title or None, xaxis_title=AXIS_TITLES.get(axis, axis),
@@ -93,15 +94,15 @@ def c_vector_figure(names: list[str], delta: np.ndarray, c: np.ndarray, guarante
     shown = np.minimum(delta, eps * 1.5)
     fig = go.Figure()
     fig.add_bar(x=names, y=shown, name="demanded δ (∞ shown at 1.5ε)", marker_color="#bbbbbb")
-    fig.add_bar(x=names, y=guaranteed, name="guaranteed δ'", marker_color="#2ca02c")
-    fig.add_bar(x=names, y=c, name="allocated c (CDP level)", marker_color="#1f77b4")
-    fig.add_hline(y=eps, line_dash="dash", annotation_text="ε (global LDP)", line_color="#d62728")
+    fig.add_bar(x=names, y=guaranteed, name="guaranteed δ'", marker_color=OKABE_ITO["green"])
+    fig.add_bar(x=names, y=c, name="allocated c (CDP level)", marker_color=OKABE_ITO["blue"])
+    fig.add_hline(y=eps, line_dash="dash", annotation_text="ε (global LDP)", line_color=OKABE_ITO["vermillion"])
     if plan_a is not None:
         a_names, a_c, a_g = plan_a
         fig.add_trace(go.Scatter(x=list(a_names), y=a_g, mode="markers", name="plan A: guaranteed δ'",
-                                 marker={"symbol": "diamond-open", "size": 11, "color": "#2ca02c", "line": {"width": 2}}))
+                                 marker={"symbol": "diamond-open", "size": 11, "color": OKABE_ITO["green"], "line": {"width": 2}}))
         fig.add_trace(go.Scatter(x=list(a_names), y=a_c, mode="markers", name="plan A: allocated c",
-                                 marker={"symbol": "circle-open", "size": 11, "color": "#1f77b4", "line": {"width": 2}}))
+                                 marker={"symbol": "circle-open", "size": 11, "color": OKABE_ITO["blue"], "line": {"width": 2}}))
     fig.update_layout(barmode="group", template="plotly_white", yaxis_title="privacy level",
                       legend={"orientation": "h", "y": -0.2}, margin={"t": 10})
     return fig

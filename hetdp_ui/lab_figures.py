@@ -9,9 +9,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
+from .theme import GREY, OKABE_ITO
 from .figures import rgba
 
-BLUE, RED, GREEN, GREY, PURPLE = "#1f77b4", "#d62728", "#2ca02c", "#7f7f7f", "#9467bd"
+BLUE, RED, GREEN, PURPLE = OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["green"], OKABE_ITO["purple"]
 
 
 @memo_figure

@@ -85,7 +85,8 @@ def lesson_panel(state: ScenarioState) -> None:
 
     with st.container(border=True, key="lesson_panel"):
         st.markdown(f"##### Lesson: {lesson.title}")
-        st.caption(f"Step {k} of {len(lesson.steps)}{' — ' + step.title if step.title else ''}. Follows {lesson.follows}.")
+        st.caption(f"Step {k} of {len(lesson.steps)}{' — ' + step.title if step.title else ''} · follows "
+                   f"{lesson.follows}")
         st.markdown(step.text)
         if step.question is not None:
             _question(lesson, k)

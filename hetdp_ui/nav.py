@@ -56,6 +56,7 @@ FILES = {u: f for f, _, u, _, _ in PAGES + TOOLS}
 def sidebar_nav() -> None:
     """The app's menu at the top of the sidebar. A link Streamlit cannot resolve in the current
     mode (a page file run on its own, e.g. by AppTest) is left out rather than failing the page."""
+    st.html(_CSS)
     targets = [(HOME[0] if HOME else "app.py", "Home", ":material/home:")]
     targets += [(file, title, icon) for file, title, _, icon, _ in PAGES + TOOLS]
     with st.sidebar:
@@ -96,3 +97,10 @@ def doc_link(topic: str, label: str = "Full notes: formulas, corrections to the 
         st.page_link(FILES["Docs"], label=label, icon=":material/menu_book:", query_params={"topic": topic})
     except StreamlitPageNotFoundError:
         st.markdown(f"[{label}](/Docs?topic={topic})")
+
+
+#: Streamlit's caption grey (60 % opacity on a grey text) is below the WCAG AA contrast ratio for small text
+#: (axe-core: color-contrast); every page draws captions a little darker.
+_CSS = """<style>
+[data-testid="stCaptionContainer"] { opacity: 1; color: rgba(49, 51, 63, 0.75); }
+</style>"""

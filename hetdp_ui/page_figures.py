@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 
 from .figcache import memo_figure
 from .figures import rgba
+from .theme import COLORWAY, GREY, METHOD_STYLES, OKABE_ITO
 
 _LEGEND = {"orientation": "h", "y": -0.25}
 
@@ -23,7 +24,7 @@ def _demand_axis(eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 #: plotly's default qualitative colours, fixed per algorithm so plan A and plan B match
-_PALETTE = ("#636efa", "#EF553B", "#00cc96", "#ab63fa", "#FFA15A", "#19d3f3", "#FF6692", "#B6E880")
+_PALETTE = tuple(COLORWAY)      # the shared colour-blind-safe palette (hetdp_ui/theme.py)
 
 
 @memo_figure
@@ -91,7 +92,7 @@ def free_privacy_figure(result, plan_a=None) -> go.Figure:
     fin = eps[np.isfinite(eps)]
     if fin.size:
         fig.add_trace(go.Scatter(x=[fin.min(), fin.max()], y=[fin.min(), fin.max()], mode="lines",
-                                 line={"dash": "dash", "color": "#7f7f7f"}, name="ε_eff = ε (demand)"))
+                                 line={"dash": "dash", "color": GREY}, name="ε_eff = ε (demand)"))
     fig.update_layout(template="plotly_white", xaxis={"type": "log", "title": "demanded ε_i"},
                       yaxis={"type": "log", "title": "effective ε_i = κ w_i / b"}, legend=_LEGEND, margin={"t": 10})
     return fig
@@ -118,7 +119,7 @@ def pareto_figure(result) -> go.Figure:
         fig.add_trace(go.Scatter(x=g["eps"], y=g["mse"], mode="lines+markers", name=f"{mech} (simulated MSE)"))
     g0 = pm.groupby("eps")["mse_nonprivate"].first()
     fig.add_trace(go.Scatter(x=g0.index, y=g0.values, mode="lines", name="no privacy (simulated)",
-                             line={"dash": "dot", "color": "#7f7f7f"}))
+                             line={"dash": "dot", "color": GREY}))
     fig.update_xaxes(type="log", title="ε")
     fig.update_yaxes(type="log", title="MSE of the noisy mean")
     fig.update_layout(template="plotly_white", legend=_LEGEND, margin={"t": 10})
@@ -161,8 +162,7 @@ def exponential_figure(result) -> go.Figure:
 
 
 # ---------------------------------------------------------------- DP-SGD
-METHOD_COLORS = {"DP-SGD": "#1f77b4", "DP-SGD, a_h = 1": "#d62728", "SGD (no noise)": "#ff7f0e",
-                 "GD (full gradient)": "#2ca02c"}
+METHOD_COLORS = {m: METHOD_STYLES[m].color for m in ("DP-SGD", "DP-SGD, a_h = 1", "SGD (no noise)", "GD (full gradient)")}
 
 
 @memo_figure
@@ -185,13 +185,13 @@ def region_figure(result) -> go.Figure:
     rr = reg["rho"].to_numpy()
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=np.r_[rr, rr[::-1]], y=np.r_[np.maximum(1 - rr / 2, 0), np.full(rr.size, 3.0)],
-                             fill="toself", fillcolor=rgba("#2ca02c", 0.2), line={"width": 0},
+                             fill="toself", fillcolor=rgba(OKABE_ITO["green"], 0.2), line={"width": 0},
                              name="2κ + ρ > 2: A3 → 0 (converges)"))
-    fig.add_trace(go.Scatter(x=rr, y=1 - rr / 2, mode="lines", line={"color": "#2ca02c"}, name="2κ + ρ = 2"))
+    fig.add_trace(go.Scatter(x=rr, y=1 - rr / 2, mode="lines", line={"color": OKABE_ITO["green"]}, name="2κ + ρ = 2"))
     if s.lr == "poly":
         ok = bool(reg["your_point_converges"].iloc[0])
         fig.add_trace(go.Scatter(x=[s.rho], y=[s.used_kappa], mode="markers", name="your (ρ, κ)",
-                                 marker={"size": 14, "color": "#1f77b4" if ok else "#d62728", "symbol": "star"}))
+                                 marker={"size": 14, "color": OKABE_ITO["blue"] if ok else OKABE_ITO["vermillion"], "symbol": "star"}))
     fig.update_layout(template="plotly_white", xaxis_title="ρ (learning-rate decay)", yaxis_title="κ (privacy decay)",
                       xaxis_range=[0, 1], yaxis_range=[0, 3], legend=_LEGEND, margin={"t": 10})
     return fig

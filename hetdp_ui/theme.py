@@ -1,4 +1,5 @@
-"""Figure finishing shared by every builder (Streamlit-free): readable log axes.
+"""Figure finishing shared by every builder (Streamlit-free): one colour-blind-safe palette with a
+fixed style per method, one plot theme, readable log axes, and a text summary of each chart.
 
 Plotly labels the minor ticks of a log axis that spans few decades ("2 3 4 5 6 7 8 9" between the
 powers of ten), which clutters the axis. :func:`tidy_log_axes` sets explicit ticks from the data:
@@ -8,9 +9,12 @@ integer multiple within a single decade.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-__all__ = ["log_ticks", "tidy_log_axes"]
+__all__ = ["log_ticks", "tidy_log_axes", "OKABE_ITO", "METHOD_STYLES", "Style", "method_of", "apply_palette",
+           "finish", "summarize"]
 
 
 def log_ticks(lo: float, hi: float, *, min_ticks: int = 3) -> list[float]:
@@ -66,3 +70,192 @@ def tidy_log_axes(fig):
             ax.tickvals = ticks
             ax.ticktext = [f"{t:g}" for t in ticks]
     return fig
+
+
+# ---------------------------------------------------------------- one palette, one theme (issue 13 §2)
+
+#: Okabe & Ito's colour-blind-safe palette (yellow is kept for fills: it is too light for lines)
+OKABE_ITO = {"blue": "#0072B2", "orange": "#E69F00", "green": "#009E73", "vermillion": "#D55E00",
+             "purple": "#CC79A7", "sky": "#56B4E9", "black": "#000000", "yellow": "#F0E442"}
+GREY = "#666666"
+#: the order default-coloured traces take (layout colorway)
+COLORWAY = [OKABE_ITO[c] for c in ("blue", "orange", "green", "vermillion", "purple", "sky", "black")]
+
+
+@dataclass(frozen=True)
+class Style:
+    """A method's look on every page: its colour and, as a second cue, its line style and marker."""
+
+    color: str
+    dash: str = "solid"
+    symbol: str = "circle"
+
+
+_O = OKABE_ITO
+#: every method the pages plot → its style (keys matched case-insensitively, see :func:`method_of`)
+METHOD_STYLES = {
+    # feature privacy and regression (BCDP): BCDP methods blue, the min-δ baseline vermillion
+    "M_mean (BCDP)": Style(_O["blue"], "solid", "circle"),
+    "min-δ LDP": Style(_O["vermillion"], "dash", "square"),
+    "Algorithm 2 (two copies)": Style(_O["blue"], "solid", "circle"),
+    "naive single copy": Style(_O["orange"], "dot", "diamond"),
+    "min-δ LDP (two copies)": Style(_O["vermillion"], "dash", "square"),
+    # per-user privacy
+    "CP": Style(_O["blue"], "solid", "circle"), "CE": Style(_O["blue"], "dash", "circle-open"),
+    "UP": Style(_O["orange"], "solid", "square"), "UE": Style(_O["orange"], "dash", "square-open"),
+    "A": Style(_O["green"], "solid", "diamond"), "CT": Style(_O["sky"], "solid", "triangle-up"),
+    "UT": Style(_O["sky"], "dash", "triangle-up-open"), "UNI": Style(_O["black"], "dot", "x"),
+    "PROP": Style(_O["purple"], "solid", "cross"), "SM": Style(_O["vermillion"], "dashdot", "star"),
+    "LDP": Style(_O["vermillion"], "dash", "hexagon"),
+    # group-wise zCDP
+    "Algorithm 1": Style(_O["green"], "solid", "circle"), "Algorithm 2": Style(_O["purple"], "dash", "square"),
+    # mechanisms
+    "Laplace": Style(_O["blue"], "solid", "circle"), "Gaussian": Style(_O["orange"], "dash", "square"),
+    "MNM": Style(_O["green"], "dot", "diamond"), "bounded Laplace": Style(_O["purple"], "solid", "triangle-up"),
+    "plain Laplace": Style(_O["blue"], "dash", "circle-open"), "exponential": Style(_O["blue"], "solid", "circle"),
+    "noisy max": Style(_O["orange"], "dash", "square"), "no privacy": Style(_O["black"], "dot", "x"),
+    # DP-SGD
+    "DP-SGD": Style(_O["blue"], "solid", "circle"), "DP-SGD, a_h = 1": Style(_O["vermillion"], "dash", "square"),
+    "SGD (no noise)": Style(_O["orange"], "dot", "diamond"), "GD (full gradient)": Style(_O["black"], "dashdot", "x"),
+}
+_KEYS = {k.lower(): k for k in METHOD_STYLES}
+
+#: the earlier default (plotly/matplotlib "tab10") colours → the palette, for reference lines and bars
+_REMAP = {"#1f77b4": _O["blue"], "#d62728": _O["vermillion"], "#2ca02c": _O["green"], "#ff7f0e": _O["orange"],
+          "#9467bd": _O["purple"], "#7f7f7f": GREY, "#8c564b": _O["black"], "#e377c2": _O["purple"],
+          "#17becf": _O["sky"], "#bcbd22": _O["yellow"], "#555555": GREY, "#bbbbbb": "#BBBBBB",
+          "green": _O["green"], "red": _O["vermillion"], "blue": _O["blue"]}
+PLAN_A = "plan A — "
+
+
+def method_of(name) -> str | None:
+    """The method a trace name belongs to: the text before ': ', ' (' or ', ' (in that order of
+    preference: 'M_mean (BCDP): median' → 'M_mean (BCDP)', 'laplace (analytic density)' → 'Laplace')."""
+    if not name:
+        return None
+    text = str(name)
+    if text.startswith(PLAN_A):
+        text = text[len(PLAN_A):]
+    cands = [text, text.split(": ")[0], text.split(" (")[0], text.split(", ")[0], text.split(" (")[0].split(", ")[0]]
+    for c in cands:
+        key = _KEYS.get(c.strip().lower())
+        if key:
+            return key
+    return None
+
+
+def _rgba(hex_color: str, alpha: float) -> str:
+    h = hex_color.lstrip("#")
+    return f"rgba({int(h[0:2], 16)}, {int(h[2:4], 16)}, {int(h[4:6], 16)}, {alpha})"
+
+
+def _remap(color):
+    if isinstance(color, str):
+        low = color.lower()
+        if low in _REMAP:
+            return _REMAP[low]
+        if low.startswith("rgba("):
+            parts = [p.strip() for p in low[5:-1].split(",")]
+            hex_ = "#" + "".join(f"{int(float(p)):02x}" for p in parts[:3])
+            if hex_ in _REMAP and _REMAP[hex_].startswith("#"):
+                return _rgba(_REMAP[hex_], float(parts[3]))
+    return color
+
+
+def apply_palette(fig):
+    """Colour every trace from the palette: a known method gets its own colour, line style and
+    marker (a figure whose builder set dashes — analytic curves, plan A — keeps them as the only
+    dashes; its methods differ by colour and marker); other colours
+    are mapped from the old defaults. Sets the shared plot theme."""
+    if not hasattr(fig, "layout") or not hasattr(fig, "data"):
+        return fig
+    # where a builder already uses dashes for a meaning (analytic curves, plan A), methods are told
+    # apart by colour and marker only, so that a dash keeps that one meaning
+    dashes_taken = any(getattr(getattr(tr, "line", None), "dash", None) not in (None, "solid") for tr in fig.data)
+    for tr in fig.data:
+        style = METHOD_STYLES.get(method_of(getattr(tr, "name", None)) or "")
+        line = getattr(tr, "line", None)
+        marker = getattr(tr, "marker", None)
+        if style is not None:
+            if getattr(tr, "fill", None) in ("toself", "tonexty", "tozeroy"):
+                tr.fillcolor = _rgba(style.color, 0.18)
+                continue
+            if line is not None:
+                line.color = style.color
+                if line.dash is None and not dashes_taken:
+                    line.dash = style.dash
+            if marker is not None:
+                marker.color = style.color if not isinstance(marker.color, (list, tuple)) else marker.color
+                if tr.type == "scatter" and marker.symbol is None:
+                    marker.symbol = style.symbol
+            continue
+        if line is not None and line.color is not None:
+            line.color = _remap(line.color)
+        if marker is not None and isinstance(marker.color, str):
+            marker.color = _remap(marker.color)
+        if getattr(tr, "fillcolor", None) is not None:
+            tr.fillcolor = _remap(tr.fillcolor)
+    for shape in fig.layout.shapes or ():
+        if shape.line is not None and shape.line.color is not None:
+            shape.line.color = _remap(shape.line.color)
+        if getattr(shape, "fillcolor", None) is not None:
+            shape.fillcolor = _remap(shape.fillcolor)
+    fig.update_layout(colorway=COLORWAY, font={"size": 14, "color": "#222222"},
+                      hoverlabel={"font": {"size": 13}})
+    return fig
+
+
+def finish(fig):
+    """Everything a built figure gets: the palette and theme, readable log axes."""
+    return tidy_log_axes(apply_palette(fig))
+
+
+# ---------------------------------------------------------------- charts in words
+
+def _fmt(v: float) -> str:
+    return f"{v:.3g}"
+
+
+def _axis_title(fig, name: str) -> str:
+    ax = fig.layout[name] if name in fig.layout else None
+    if ax is None:
+        return ""
+    t = ax.title.text if ax.title is not None and ax.title.text else ""
+    return t + (" (log scale)" if ax.type == "log" else "")
+
+
+def summarize(fig, *, max_series: int = 8) -> str:
+    """A plain-text summary of a figure from its own data: the axes, then each series with its
+    number of points and the range of its values (a screen reader's view of the chart)."""
+    if not hasattr(fig, "data"):
+        return ""
+    parts = []
+    x, y = _axis_title(fig, "xaxis"), _axis_title(fig, "yaxis")
+    if x or y:
+        parts.append(f"x: {x or '—'}; y: {y or '—'}.")
+    series = []
+    for tr in fig.data:
+        if getattr(tr, "showlegend", None) is False and not getattr(tr, "name", None):
+            continue
+        name = getattr(tr, "name", None) or tr.type
+        vals = getattr(tr, "z", None) if tr.type == "heatmap" else getattr(tr, "y", None)
+        if tr.type == "histogram":
+            vals = getattr(tr, "x", None)
+        try:
+            arr = np.asarray(vals, dtype=float).ravel() if vals is not None else np.empty(0)
+        except (TypeError, ValueError):
+            arr = np.empty(0)
+        fin = arr[np.isfinite(arr)]
+        if fin.size:
+            rng = _fmt(fin.min()) if fin.min() == fin.max() else f"{_fmt(fin.min())} to {_fmt(fin.max())}"
+            extra = f", {arr.size - fin.size} infinite" if arr.size - fin.size else ""
+            series.append(f"{name}: {arr.size} values, {rng}{extra}")
+        elif arr.size:
+            series.append(f"{name}: {arr.size} values, none finite")
+        else:
+            series.append(str(name))
+    if series:
+        shown = series[:max_series]
+        more = f"; and {len(series) - max_series} more series" if len(series) > max_series else ""
+        parts.append("Series — " + "; ".join(shown) + more + ".")
+    return " ".join(parts)

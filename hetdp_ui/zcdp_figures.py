@@ -7,8 +7,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
+from .theme import GREY, OKABE_ITO
 
-BLUE, RED, GREEN, GREY = "#1f77b4", "#d62728", "#2ca02c", "#7f7f7f"
+BLUE, RED, GREEN = OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["green"]
 
 
 @memo_figure
@@ -82,7 +83,7 @@ def renyi_figure(alpha, up, down, claimed, violated, reference: str) -> go.Figur
 def loss_vs_size_figure(df: pd.DataFrame) -> go.Figure:
     """Worst-direction D_α against the group size, one curve per α (numerical for Algorithm 1)."""
     fig = go.Figure()
-    palette = [BLUE, GREEN, RED, "#9467bd", "#ff7f0e"]
+    palette = [BLUE, GREEN, RED, OKABE_ITO["purple"], OKABE_ITO["orange"]]
     for j, (al, g) in enumerate(df.groupby("alpha")):
         g = g.sort_values("size")
         fig.add_trace(go.Scatter(x=g["size"] + 1, y=g["loss"], mode="lines+markers",

@@ -11,6 +11,7 @@ from hetdp_core.scenarios import feature_privacy as fp
 from hetdp_core.solve import TARGET_MAX, TARGET_MIN, solve_feature_privacy
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
+    chart,
     ScenarioState,
     csv_download,
     grid_slider,
@@ -125,7 +126,7 @@ with c1:
     if ab is not None:
         va = ab[1].values
         pa = (tuple(va["names"]), va["alloc"].c, va["report"]["guaranteed δ'"].to_numpy())
-    st.plotly_chart(c_vector_figure(names, alloc.delta, alloc.c, report["guaranteed δ'"].to_numpy(), eps, plan_a=pa),
+    chart(c_vector_figure(names, alloc.delta, alloc.c, report["guaranteed δ'"].to_numpy(), eps, plan_a=pa),
                     key="bcdp_cfig")
 with c2:
     st.subheader("Guarantee check")
@@ -145,10 +146,10 @@ meaning_panel(fp.levels(result), "bcdp")
 report_button("Feature_privacy", scenario, result, prior_key="bcdp_prior")
 
 with st.expander("Stage schematic of Mechanism 1 — which features each stage covers, at what level"):
-    st.plotly_chart(stage_schematic_figure(result.values["sorted_names"], result.values["stages"]), key="bcdp_stages")
+    chart(stage_schematic_figure(result.values["sorted_names"], result.values["stages"]), key="bcdp_stages")
     if ab is not None:
         st.caption("Plan A's stages:")
-        st.plotly_chart(stage_schematic_figure(ab[1].values["sorted_names"], ab[1].values["stages"]),
+        chart(stage_schematic_figure(ab[1].values["sorted_names"], ab[1].values["stages"]),
                         key="bcdp_stages_a")
     csv_download(tables["bcdp_stages"], "bcdp_stages.csv", "dl_stages", "Download the stages (CSV)")
     st.caption("Stage k privatises the features from the k-th most private one onwards with budget "
@@ -163,7 +164,7 @@ fig = mse_sweep_figure(summary, state["axis"], show_exact=state["analytic"], sho
                        plan_a=ab[1].tables()["bcdp_mse_summary"] if same_axis else None)
 if ab is not None and not same_axis:
     st.caption(f"Plan A sweeps {ab[0].axis}, this view sweeps {scenario.axis}: plan A is not overlaid here.")
-st.plotly_chart(fig, key="bcdp_msefig")
+chart(fig, key="bcdp_msefig")
 st.caption(f"Simulated: {scenario.trials} independent runs per point, n = {scenario.n:,} users "
            "(data from the q-mixture prior of eq. 58), median and 25–75 % band of ‖x̂ − x̄‖². "
            "Dashed (analytic): exact MSE before projection, from Var(Z_j) = B²/m − v_j².")
@@ -177,9 +178,9 @@ qd = tables["bcdp_release_quantiles"]
 st.markdown(f"**Twenty equally likely published means** of each feature under Mechanism 1 at q = {scenario.q:g} "
             "(▲ true mean): each dot is one possible release — the strictly protected features scatter more "
             "(quantiles of simulated releases).")
-st.plotly_chart(pf.quantile_dotplot_figure(qd), key="bcdp_dotplot")
+chart(pf.quantile_dotplot_figure(qd), key="bcdp_dotplot")
 if ab is not None:
-    st.plotly_chart(pf.quantile_dotplot_figure(ab[1].tables()["bcdp_release_quantiles"], title="plan A"),
+    chart(pf.quantile_dotplot_figure(ab[1].tables()["bcdp_release_quantiles"], title="plan A"),
                     key="bcdp_dotplot_a")
 csv_download(qd, "bcdp_release_quantiles.csv", "dl_bcdp_dots")
 

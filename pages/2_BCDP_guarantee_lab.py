@@ -8,6 +8,7 @@ import streamlit as st
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import bcdp_guarantee_lab as lab
 from hetdp_ui.common import (
+    chart,
     ScenarioState,
     csv_download,
     meaning_panel,
@@ -114,7 +115,7 @@ with tab3:
                     "(c-CDP, Σc-LDP). Data come from the q-mixture prior (eq. 58). The exact BCDP level "
                     "(by enumeration) sits below Proposition 4's bound, which sits below Proposition 3's.")
         show_checks(result.checks)
-        st.plotly_chart(rr_figure(rr, state["rr_coord"]), key="lab_rr")
+        chart(rr_figure(rr, state["rr_coord"]), key="lab_rr")
         g = rr[rr.coordinate == state["rr_coord"]]
         gap = (g["prop4"] - g["exact"]).max()
         st.caption(f"Largest gap between Proposition 4 and the exact level for coordinate {state['rr_coord']}: "
@@ -133,7 +134,7 @@ with tab4:
         st.markdown(f"An adversary tests H₀: x_{i + 1} = {vals[0]} against H₁: x_{i + 1} = {vals[1]} from the "
                     f"output. Theorem 1: the mechanism is δ_i-BCDP exactly when no test beats the lines "
                     f"e^δ α + β = 1 and α + e^δ β = 1. Here δ_{i + 1} = {levels_text(delta_i)[0]}.")
-        st.plotly_chart(tradeoff_figure(a_all, b_all, a_np, b_np, delta_i), key="lab_tests")
+        chart(tradeoff_figure(a_all, b_all, a_np, b_np, delta_i), key="lab_tests")
         if a_all is None and state["all_tests"]:
             st.caption(f"|Y| = {test['outputs']} > 12: only the optimal boundary is drawn.")
         csv_download(tables["bcdp_tradeoff"], "bcdp_tradeoff.csv", "dl_lab_tests")
@@ -145,7 +146,7 @@ with tab5:
     st.markdown("Two ways to turn demands δ into a budget c for Mechanism 1. **Theorem 2** uses that the "
                 "mechanism is c_d-LDP (Proposition 4(2)); **Proposition 6** only uses c-CDP (Proposition "
                 "4(1)): the linear constraint A c ≤ 1, solved by cvxpy minimising the Theorem 2 bound.")
-    st.plotly_chart(translator_figure(names, alloc.c, tr["c"], tr_delta), key="lab_translator")
+    chart(translator_figure(names, alloc.c, tr["c"], tr_delta), key="lab_translator")
     cmp = result.values["compare"]
     st.dataframe(cmp, hide_index=True, key="lab_translator_table")
     st.caption(f"cvxpy status: {tr['status']} after {tr['iterations']} convex–concave steps. "

@@ -6,6 +6,7 @@ from hetdp_core import regression as rg
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import private_regression as pr
 from hetdp_ui.common import (
+    chart,
     ScenarioState,
     csv_download,
     grid_slider,
@@ -80,7 +81,7 @@ for note in result.notes:
 
 st.subheader("One private fit: distance to the non-private optimum along gradient descent")
 ref, trajs = result.values["reference"], result.values["trajectories"]
-st.plotly_chart(trajectory_figure(trajs, ref.theta), key="reg_traj")
+chart(trajectory_figure(trajs, ref.theta), key="reg_traj")
 csv_download(tables["regression_trajectory"], "regression_trajectory.csv", "dl_reg_traj", "Download the trajectory (CSV)")
 for w in result.values["warnings"]:
     st.warning(w)
@@ -92,7 +93,7 @@ st.caption(f"Non-private reference: {ref.message}, θ* = ({', '.join(f'{v:.3g}' 
 
 st.subheader(f"Excess risk vs {'number of users' if state['axis'] == 'n' else 'ε'}")
 table = tables["regression_excess_risk"]
-st.plotly_chart(excess_risk_figure(table, state["axis"]), key="reg_risk")
+chart(excess_risk_figure(table, state["axis"]), key="reg_risk")
 stopped = table.groupby("method")["nonconvex"].sum()
 st.caption("Simulated: median and 25–75 % band over the runs where f̂ was convex. Runs stopped because f̂ "
            "was not convex: " + ", ".join(f"{m}: {int(v)}" for m, v in stopped.items()) + ". "

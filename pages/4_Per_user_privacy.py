@@ -9,6 +9,7 @@ from hetdp_core.scenarios import per_user_privacy as pu
 from hetdp_core.solve import TARGET_MAX, TARGET_MIN, solve_per_user
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
+    chart,
     ScenarioState,
     csv_download,
     grid_slider,
@@ -106,11 +107,11 @@ csv_download(tables["hetero_summary"], "hetero_summary.csv", "dl_het_table")
 c1, c2 = st.columns(2)
 with c1:
     st.subheader("Error CDFs (simulated)")
-    st.plotly_chart(pf.error_cdf_figure(result, ab[1] if ab is not None else None), key="het_cdf")
+    chart(pf.error_cdf_figure(result, ab[1] if ab is not None else None), key="het_cdf")
     csv_download(tables["hetero_errors"], "hetero_errors.csv", "dl_het_err", "Download the error samples (CSV)")
 with c2:
     st.subheader("Weights against demands")
-    st.plotly_chart(pf.weights_figure(result, ab[1] if ab is not None else None), key="het_weights")
+    chart(pf.weights_figure(result, ab[1] if ab is not None else None), key="het_weights")
     st.caption("The HPF/HPM weights are proportional to ε for strict users and saturate at a common level for "
                "relaxed ones: w_i = min(t ε_i, μ).")
 
@@ -118,15 +119,15 @@ qd = tables["hetero_release_quantiles"]
 st.markdown(f"**Twenty equally likely published values** of the {'mean' if scenario.problem == 'mean' else 'histogram'} "
             f"under {scenario.algs[0]} next to the true value (▲ for each bin): each dot is one possible release "
             f"(quantiles of the {scenario.trials} simulated releases).")
-st.plotly_chart(pf.quantile_dotplot_figure(qd), key="het_dotplot")
+chart(pf.quantile_dotplot_figure(qd), key="het_dotplot")
 if ab is not None:
-    st.plotly_chart(pf.quantile_dotplot_figure(ab[1].tables()["hetero_release_quantiles"], title="plan A"),
+    chart(pf.quantile_dotplot_figure(ab[1].tables()["hetero_release_quantiles"], title="plan A"),
                     key="het_dotplot_a")
 csv_download(qd, "hetero_release_quantiles.csv", "dl_het_dots")
 
 st.subheader("Free privacy: what each user actually gets")
 show_checks(result.checks)
-st.plotly_chart(pf.free_privacy_figure(result, ab[1] if ab is not None else None), key="het_free")
+chart(pf.free_privacy_figure(result, ab[1] if ab is not None else None), key="het_free")
 st.caption("Below the diagonal = free privacy: the user is protected better than they asked. Every point is on or "
            "below it (ε_eff ≤ ε is a tested invariant).")
 csv_download(tables["hetero_weights"], "hetero_weights.csv", "dl_het_w")

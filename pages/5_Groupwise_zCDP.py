@@ -8,6 +8,7 @@ from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import groupwise_zcdp as gz
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
+    chart,
     ScenarioState,
     csv_download,
     grid_slider,
@@ -90,16 +91,16 @@ stats, curves, claim, x_sel = tables["zcdp_releases"], values["curves"], values[
 c1, c2 = st.columns(2)
 with c1:
     st.subheader("Released vs true counts")
-    st.plotly_chart(release_figure(stats), key="zc_release")
+    chart(release_figure(stats), key="zc_release")
 with c2:
     st.subheader("Relative error vs the bound")
-    st.plotly_chart(relative_error_figure(stats), key="zc_relerr")
+    chart(relative_error_figure(stats), key="zc_relerr")
 csv_download(tables["zcdp_releases"], "zcdp_releases.csv", "dl_zc_release")
 
 # ------------------------------------------------------------------ D_alpha for one group
 st.subheader(f"Privacy loss of group {state['group']} (x = {x_sel:g}) in both directions")
 reference = ("claimed α·v + ξ (paper)" if algorithm == 2 else "α·ρ (post-processing of the Gaussian step)")
-st.plotly_chart(renyi_figure(curves.alpha, curves.up, curves.down, curves.claimed, curves.violated,
+chart(renyi_figure(curves.alpha, curves.up, curves.down, curves.claimed, curves.violated,
                              reference), key="zc_renyi")
 if claim["unresolved"]:
     st.warning("Numerical limit, not a finding: D_α could not be resolved to the tolerance "
@@ -146,7 +147,7 @@ csv_download(tables["zcdp_renyi_curve"], "zcdp_renyi_curve.csv", "dl_zc_curve")
 st.markdown(f"**Twenty equally likely published counts** of group {state['group']} (true count {x_sel:g}) under "
             f"each algorithm (ρ = {rho:g}, r = {r:g}): each dot is one possible release (quantiles of 100 000 "
             "simulated releases).")
-st.plotly_chart(pf.quantile_dotplot_figure(tables["zcdp_release_quantiles"]), key="zc_dotplot")
+chart(pf.quantile_dotplot_figure(tables["zcdp_release_quantiles"]), key="zc_dotplot")
 csv_download(tables["zcdp_release_quantiles"], "zcdp_release_quantiles.csv", "dl_zc_dots")
 
 # ------------------------------------------------------------------ budgets and summary
@@ -154,7 +155,7 @@ c3, c4 = st.columns(2)
 with c3:
     st.subheader("Claimed budgets vs group size (Algorithm 2)")
     bud = tables["zcdp_claimed_budgets"]
-    st.plotly_chart(budget_figure(bud["size"].to_numpy(), bud["v"].to_numpy(), bud["xi"].to_numpy()), key="zc_budget")
+    chart(budget_figure(bud["size"].to_numpy(), bud["v"].to_numpy(), bud["xi"].to_numpy()), key="zc_budget")
     csv_download(bud, "zcdp_claimed_budgets.csv", "dl_zc_budget", "Download the budgets (CSV)")
 with c4:
     st.subheader("What each group is promised and gets")
@@ -168,7 +169,7 @@ with c4:
 # ------------------------------------------------------------------ the open question
 st.subheader("Open question: is Algorithm 1's loss non-increasing in the group size?")
 scan = tables["zcdp_loss_vs_size"]
-st.plotly_chart(loss_vs_size_figure(scan), key="zc_scan")
+chart(loss_vs_size_figure(scan), key="zc_scan")
 answer = []
 for al, m in values["monotonicity"].items():
     if m["non_increasing"]:

@@ -7,6 +7,7 @@ from hetdp_core.scenarios import mechanism_lab as ml
 from hetdp_core.solve import METRICS, TARGET_MAX, TARGET_MIN, solve_mechanisms
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
+    chart,
     ScenarioState,
     csv_download,
     grid_slider,
@@ -77,7 +78,7 @@ sens, eps, delta = scenario.sens, scenario.eps, scenario.delta
 
 with noise_area:
     dens = tables["mech_noise_densities"]
-    st.plotly_chart(pf.noise_density_figure(result), key="mech_density")
+    chart(pf.noise_density_figure(result), key="mech_density")
     csv_download(dens, "mech_noise_densities.csv", "dl_mech_density", "Download the densities (CSV)")
     t0 = values["mnm_threshold"]
     st.caption(f"MNM adds Gaussian noise with σ² = 2(Δ/ε)² when Δ ≤ t0 = √π δ ε/2 = {t0:.3g}, else Laplace: "
@@ -89,7 +90,7 @@ with noise_area:
                 "[0, Λ] so that Δ = Λ/n; MSE of the noisy mean against the population mean α/(α−1).")
 with pareto_area:
     pm = tables["mech_pareto_mse"]
-    st.plotly_chart(pf.pareto_figure(result), key="mech_pareto")
+    chart(pf.pareto_figure(result), key="mech_pareto")
     csv_download(pm, "mech_pareto_mse.csv", "dl_mech_pareto")
 
 with t2:
@@ -105,7 +106,7 @@ with t3:
     test = values["local_test"]
     c1, c2 = st.columns(2)
     with c1:
-        st.plotly_chart(pf.local_sensitivity_figure(result), key="mech_local")
+        chart(pf.local_sensitivity_figure(result), key="mech_local")
     with c2:
         st.markdown(f"**Example 12.** Both datasets have median 0 and differ in one person; local sensitivity "
                     f"{loc1:g} vs {loc2:g}. Seeing any non-zero output proves it is dataset 1: "
@@ -121,7 +122,7 @@ with t4:
     lo_, up_ = scenario.bl_lower, scenario.bl_upper
     show_checks([c for c in result.checks if c.name.startswith("bounded")])
     bl = tables["mech_bounded_laplace"]
-    st.plotly_chart(pf.bounded_laplace_figure(result), key="mech_bounded")
+    chart(pf.bounded_laplace_figure(result), key="mech_bounded")
     csv_download(bl, "mech_bounded_laplace.csv", "dl_mech_bounded", "Download the densities (CSV)")
     st.markdown(f"Smallest b satisfying Theorem 26: **{b:.4g}** (plain Laplace: {b0:.4g}). Plain Laplace puts "
                 f"**{share['simulated']:.1%}** of outputs outside [{lo_:g}, {up_:g}] (simulated; exact "
@@ -133,12 +134,12 @@ with t4:
                 + f", δ = {scenario.delta:g}): each dot is one possible published number "
                 "(a quantile dotplot; analytic quantiles)." + ("" if scenario.eps < 1 else
                 " The Gaussian row is absent: its calibration (Theorem 5) needs ε < 1."))
-    st.plotly_chart(pf.quantile_dotplot_figure(qd), key="mech_dotplot")
+    chart(pf.quantile_dotplot_figure(qd), key="mech_dotplot")
     csv_download(qd, "mech_release_quantiles.csv", "dl_mech_dots")
 
 with t5:
     tbl = tables["mech_exponential"]
-    st.plotly_chart(pf.exponential_figure(result), key="mech_exp")
+    chart(pf.exponential_figure(result), key="mech_exp")
     st.dataframe(values["lemma28"], hide_index=True, key="mech_lemma28")
     st.caption("Lemma 28: P(f(Q) < f* − 2Δ(ln d + t)/ε) ≤ e^{−t} (exact left side for the exponential mechanism).")
     csv_download(tbl, "mech_exponential.csv", "dl_mech_exp")

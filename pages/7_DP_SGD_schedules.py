@@ -7,6 +7,7 @@ from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import dp_sgd_schedules as ds
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
+    chart,
     ScenarioState,
     csv_download,
     grid_slider,
@@ -75,25 +76,25 @@ for note in result.notes:                    # e.g. a learning rate so large tha
 c1, c2 = st.columns(2)
 with c1:
     st.subheader("Noise scale θ_h and per-release guarantee")
-    st.plotly_chart(pf.theta_figure(result), key="sgd_theta")
+    chart(pf.theta_figure(result), key="sgd_theta")
     csv_download(tables["dpsgd_schedule"], "dpsgd_schedule.csv", "dl_sgd_theta", "Download the schedule (CSV)")
 with c2:
     st.subheader("Where the privacy term vanishes: 2κ + ρ > 2")
-    st.plotly_chart(pf.region_figure(result), key="sgd_region")
+    chart(pf.region_figure(result), key="sgd_region")
     csv_download(tables["dpsgd_region"], "dpsgd_region.csv", "dl_sgd_region", "Download the region (CSV)")
     if state["lr"] != "poly":
         st.caption("The (ρ, κ) criterion is for γ_h = γ0 (1+h)^−ρ; choose that schedule to place your point.")
 
 st.subheader("Bound terms of (11) vs N (C = 1: shapes)")
 bt, slopes = tables["dpsgd_bound_terms"], values["slopes"]
-st.plotly_chart(pf.bound_terms_figure(result), key="sgd_bounds")
+chart(pf.bound_terms_figure(result), key="sgd_bounds")
 pred = f"; the lecture predicts A3 ∝ N^(2−ρ−2κ) = N^{2 - state['rho'] - 2 * kappa:.3g}" if state["lr"] == "poly" else ""
 st.markdown("Fitted log–log slopes (upper half of the log range of N): " + ", ".join(f"{k}: **{v:.3g}**" for k, v in slopes.items()) + pred
             + ". (The prediction assumes 2 − 2ρ − 2κ > −1; below that the sum Σγ²θ² converges or grows like log N.)")
 csv_download(tables["dpsgd_bound_terms"], "dpsgd_bound_terms.csv", "dl_sgd_bounds")
 
 st.subheader(f"Simulated trajectories: {'Example 33 (mean of Exp data)' if state['problem'] == 'mean' else 'Example 34 (ridge)'}")
-st.plotly_chart(pf.trajectories_figure(result), key="sgd_traj")
+chart(pf.trajectories_figure(result), key="sgd_traj")
 st.caption(f"Batch size 1, standard Laplace noise scaled by θ_h; gradient sensitivity Δ = {sens:g} "
            + ("(2Λ for data clipped to [0, Λ])." if state["problem"] == "mean" else
               f"(ℓ1 bound 4(1 + 2R) for data in [−1,1]² and β kept in [−R, R]², R = {sg.RIDGE_RADIUS:g}).")

@@ -47,3 +47,106 @@ def test_every_page_figure_with_a_log_axis_has_clean_ticks():
                     mant = np.round(np.asarray(ax["tickvals"]) / 10.0 ** np.floor(np.log10(ax["tickvals"])), 6)
                     assert set(mant) <= set(range(1, 10)), (page, name, ax["tickvals"])
     assert seen >= 5
+
+
+# ---------------------------------------------------------------- one palette, one style per method (§2)
+
+from hetdp_ui.theme import COLORWAY, GREY, METHOD_STYLES, OKABE_ITO, apply_palette, method_of, summarize  # noqa: E402
+
+ALLOWED = {c.lower() for c in OKABE_ITO.values()} | {GREY.lower(), "#bbbbbb", "#cccccc", "#222222", "#333333",
+                                                     "black", "white", "#ffffff"}
+
+
+def _page_figures():
+    from hetdp_core.scenarios import PAGES, get
+    from hetdp_ui.report import report_figures
+
+    out = []
+    for page in sorted(PAGES):
+        mod = get(page)
+        sp = mod.SCENARIO.specs()
+        s = mod.SCENARIO.from_query({"trials": str(int(sp["trials"].lo))} if "trials" in sp else {})
+        out += [(page, title, fig) for title, fig in report_figures(page, s, mod.run(s))]
+    return out
+
+
+@pytest.fixture(scope="module")
+def page_figures():
+    return _page_figures()
+
+
+def _colours(fig):
+    for tr in fig.data:
+        line, marker = getattr(tr, "line", None), getattr(tr, "marker", None)
+        for c in (getattr(line, "color", None), getattr(marker, "color", None)):
+            if isinstance(c, str):
+                yield tr.name, c
+
+
+def test_every_trace_colour_comes_from_the_palette(page_figures):
+    bad = [(page, title, name, c) for page, title, fig in page_figures for name, c in _colours(fig)
+           if c.lower() not in ALLOWED]
+    assert not bad, bad[:10]
+
+
+def test_each_method_keeps_its_colour_on_every_page(page_figures):
+    seen: dict = {}
+    for page, title, fig in page_figures:
+        for tr in fig.data:
+            m = method_of(tr.name)
+            line = getattr(tr, "line", None)
+            if m and line is not None and line.color and getattr(tr, "fill", None) is None:
+                seen.setdefault(m, set()).add(line.color)
+                assert line.color == METHOD_STYLES[m].color, (page, title, tr.name, line.color)
+    assert {"M_mean (BCDP)", "min-δ LDP (two copies)", "CP", "UNI", "DP-SGD", "Laplace"} <= set(seen)
+    assert METHOD_STYLES["min-δ LDP"].color == METHOD_STYLES["min-δ LDP (two copies)"].color
+
+
+def test_methods_shown_together_differ_in_colour_or_line_style():
+    groups = [("CP", "CE", "UP", "UE", "A", "CT", "UT", "UNI", "PROP", "SM", "LDP"),
+              ("M_mean (BCDP)", "min-δ LDP"), ("Algorithm 2 (two copies)", "naive single copy", "min-δ LDP (two copies)"),
+              ("Laplace", "Gaussian", "MNM", "bounded Laplace", "plain Laplace", "no privacy"),
+              ("DP-SGD", "DP-SGD, a_h = 1", "SGD (no noise)", "GD (full gradient)"), ("Algorithm 1", "Algorithm 2")]
+    for g in groups:
+        looks = [(METHOD_STYLES[m].color, METHOD_STYLES[m].dash) for m in g]
+        assert len(set(looks)) == len(g), g
+        assert len({METHOD_STYLES[m].symbol for m in g}) == len(g), g
+    assert COLORWAY[0] == OKABE_ITO["blue"] and OKABE_ITO["yellow"] not in COLORWAY     # yellow: fills only
+
+
+@pytest.mark.parametrize("name, method", [
+    ("M_mean (BCDP): median (simulated)", "M_mean (BCDP)"), ("plan A — CP", "CP"), ("laplace (analytic density)", "Laplace"),
+    ("bounded Laplace, b = 3.5 (analytic)", "bounded Laplace"), ("DP-SGD, a_h = 1: 10–90 %", "DP-SGD, a_h = 1"),
+    ("DP-SGD: median over runs (simulated)", "DP-SGD"), ("Algorithm 2 (two copies): 25–75%", "Algorithm 2 (two copies)"),
+    ("α = 2", None), (None, None), ("Axis", None),
+])
+def test_method_of(name, method):
+    assert method_of(name) == method
+
+
+def test_dashes_keep_their_meaning_where_a_builder_uses_them():
+    fig = go.Figure([go.Scatter(x=[1, 2], y=[1, 2], name="min-δ LDP: median", mode="lines"),
+                     go.Scatter(x=[1, 2], y=[2, 3], name="min-δ LDP: exact (analytic)", line={"dash": "dash"})])
+    apply_palette(fig)
+    assert fig.data[0].line.dash is None and fig.data[1].line.dash == "dash"
+    assert fig.data[0].line.color == fig.data[1].line.color == METHOD_STYLES["min-δ LDP"].color
+    alone = apply_palette(go.Figure([go.Scatter(x=[1], y=[1], name="UNI"), go.Scatter(x=[1], y=[2], name="CP")]))
+    assert [t.line.dash for t in alone.data] == ["dot", "solid"]
+
+
+def test_summary_names_axes_series_and_ranges():
+    fig = go.Figure([go.Scatter(x=[1, 2, 3], y=[0.5, 2.0, float("inf")], name="D_α up"),
+                     go.Bar(x=["a", "b"], y=[3, 3], name="counts")])
+    fig.update_layout(xaxis_title="order α", yaxis={"title": "divergence", "type": "log"})
+    text = summarize(fig)
+    assert "x: order α; y: divergence (log scale)." in text
+    assert "D_α up: 3 values, 0.5 to 2, 1 infinite" in text and "counts: 2 values, 3" in text
+    many = go.Figure([go.Scatter(x=[1], y=[i], name=f"s{i}") for i in range(12)])
+    assert "and 4 more series" in summarize(many)
+    assert summarize("not a figure") == ""
+
+
+def test_every_page_figure_has_a_summary(page_figures):
+    for page, title, fig in page_figures:
+        text = summarize(fig)
+        assert "Series —" in text and len(text) > 30, (page, title, text)

@@ -1,0 +1,81 @@
+"""Documentation that stands on its own (issue 13 §3) and a text summary next to every chart (§2)."""
+
+import re
+
+import pytest
+from conftest import ROOT
+from streamlit.testing.v1 import AppTest
+
+from hetdp_core.scenarios import PAGES
+from hetdp_ui.nav import DOCS, PAGE_DOCS
+
+DOCS_DIR = ROOT / "docs"
+
+
+def test_one_docs_page_per_topic_and_an_index():
+    files = {p.stem for p in DOCS_DIR.glob("*.md")} - {"README"}
+    assert files == set(DOCS)
+    index = (DOCS_DIR / "README.md").read_text()
+    assert all(f"({name}.md)" in index for name in DOCS)
+    assert set(PAGE_DOCS) == set(PAGES) and set(PAGE_DOCS.values()) <= set(DOCS)
+
+
+@pytest.mark.parametrize("topic", sorted(PAGE_DOCS.values()))
+def test_each_page_topic_has_formulas_sources_and_tests(topic):
+    text = (DOCS_DIR / f"{topic}.md").read_text()
+    assert "## Formulas" in text and "## How it is tested" in text and "$" in text
+    assert re.search(r"tests/test_\w+\.py", text)
+    assert "**Question.**" in text
+
+
+def test_the_corrections_page_names_each_correction_and_its_test():
+    text = (DOCS_DIR / "corrections.md").read_text()
+    for must in ("Duchi et al. constant", "Projection", "Figure 4 parameters", "Group-wise zCDP directions",
+                 "tests/test_statistical_bcdp.py", "tests/test_zcdp.py", "tests/test_reproduction_bcdp.py"):
+        assert must in text, must
+
+
+@pytest.mark.parametrize("page", sorted(PAGES))
+def test_each_formulas_expander_links_to_its_docs_topic(page):
+    src = next((ROOT / "pages").glob(f"*_{page}.py")).read_text()
+    assert re.search(r'with st\.expander\("Formulas behind [^"]*"\):\n    doc_link\("' + page + r'"\)', src)
+
+
+def test_the_link_renders_on_a_page():
+    at = AppTest.from_file(str(ROOT / "pages" / "7_DP_SGD_schedules.py"), default_timeout=120).run()
+    assert not at.exception
+    assert any("/Docs?topic=dp-sgd-schedules" in m.value for m in at.markdown)   # plain link when run alone
+
+
+@pytest.mark.parametrize("topic", sorted(DOCS))
+def test_docs_page_renders_every_topic(topic):
+    at = AppTest.from_file(str(ROOT / "pages" / "9_Docs.py"), default_timeout=60)
+    at.query_params["topic"] = topic
+    at.run()
+    assert not at.exception and not at.error and not at.warning
+    body = " ".join(m.value for m in at.markdown)
+    title = (DOCS_DIR / f"{topic}.md").read_text().splitlines()[0].lstrip("# ")
+    assert title in body
+    assert not re.search(r"\]\([a-z0-9-]+\.md\)", body)            # links between topics stay in the app
+
+
+def test_docs_page_refuses_an_unknown_topic():
+    at = AppTest.from_file(str(ROOT / "pages" / "9_Docs.py"), default_timeout=60)
+    at.query_params["topic"] = "../../etc/passwd"
+    at.run()
+    assert not at.exception
+    assert any("URL parameter 'topic' ignored" in w.value for w in at.warning)
+    assert "feature-privacy" in str(at.query_params["topic"])
+
+
+@pytest.mark.parametrize("page", sorted(PAGES))
+def test_every_chart_has_a_text_summary_next_to_it(page):
+    q = {"Feature_privacy": {"trials": "5", "n": "500"}, "Private_regression": {"trials": "5"}}.get(page, {})
+    at = AppTest.from_file(str(next((ROOT / "pages").glob(f"*_{page}.py"))), default_timeout=180)
+    at.query_params.update(q)
+    at.run()
+    assert not at.exception
+    charts = at.get("plotly_chart")
+    words = [c for c in at.caption if c.value.startswith("Chart in words: ")]
+    assert len(charts) >= 1 and len(words) == len(charts), (len(charts), len(words))
+    assert all("Series —" in w.value for w in words)
