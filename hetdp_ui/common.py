@@ -490,9 +490,9 @@ def plan_table(numbers_a: dict, numbers_b: dict, key: str) -> None:
 def chart(fig, *, key: str, **kw) -> None:
     """A plotly chart with its text summary under it (what is plotted, each series and the range of
     its values, from the figure's own data; issue 13 §2). The data tables are the page's CSV downloads."""
-    from hetdp_ui.theme import summarize
+    from hetdp_ui.figcache import summary_text
 
     st.plotly_chart(fig, key=key, **kw)
-    text = summarize(fig)
+    text = summary_text(fig)
     if text:
         st.caption("Chart in words: " + text)

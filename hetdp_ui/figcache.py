@@ -25,7 +25,7 @@ import pandas as pd
 
 from hetdp_ui.theme import finish  # palette, theme and log axes shared by every builder
 
-__all__ = ["memo_figure", "csv_bytes", "clear", "MAX_FIGURES"]
+__all__ = ["memo_figure", "csv_bytes", "summary_text", "clear", "MAX_FIGURES"]
 
 MAX_FIGURES = 512
 _CACHE: OrderedDict = OrderedDict()
@@ -90,6 +90,28 @@ def clear() -> None:
     with _LOCK:
         _CACHE.clear()
         _CSV.clear()
+        _SUMMARY.clear()
+
+
+_SUMMARY: OrderedDict = OrderedDict()
+
+
+def summary_text(fig) -> str:
+    """:func:`hetdp_ui.theme.summarize` of a figure, memoised on the figure's identity (memoised
+    figures are shared by every session, so a warm view does not summarise them again)."""
+    from hetdp_ui.theme import summarize
+
+    key = id(fig)
+    with _LOCK:
+        hit = _SUMMARY.get(key)
+        if hit is not None and hit[0] is fig:
+            return hit[1]
+    text = summarize(fig)
+    with _LOCK:
+        _SUMMARY[key] = (fig, text)
+        while len(_SUMMARY) > MAX_FIGURES:
+            _SUMMARY.popitem(last=False)
+    return text
 
 
 _CSV: OrderedDict = OrderedDict()

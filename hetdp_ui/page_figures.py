@@ -23,7 +23,7 @@ def _demand_axis(eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pick, shown
 
 
-#: plotly's default qualitative colours, fixed per algorithm so plan A and plan B match
+#: colours by algorithm order (plan A and plan B match); known methods then get their own style (theme.py)
 _PALETTE = tuple(COLORWAY)      # the shared colour-blind-safe palette (hetdp_ui/theme.py)
 
 

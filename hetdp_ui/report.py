@@ -229,11 +229,14 @@ def build_report(page: str, scenario, result, *, prior: float = 0.01, app_url: s
                   *(f"<li><b>{html.escape(str(lev))}</b>: {html.escape(words)}</li>"
                     for lev, words in zip(mt["level"], mt["in words"])),
                   "</ul>", _table(mt.drop(columns=["in words"]).to_dict(orient="records"))]
+    from hetdp_ui.figcache import summary_text
+
     parts.append("<h2>Figures</h2>")
     for i, (name, fig) in enumerate(report_figures(page, scenario, result)):
         parts += [f"<h3>{html.escape(name)}</h3>",
                   fig.to_html(full_html=False, include_plotlyjs=(i == 0), div_id=f"fig{i}",
-                              config={"displaylogo": False})]
+                              config={"displaylogo": False}),
+                  f"<p class='small'>Chart in words: {html.escape(summary_text(fig))}</p>"]
     seed = scenario.to_query().get("seed", "—")
     parts += ["<h2>Provenance</h2>",
               f"<p class='small'>hetdp {hetdp_core.__version__}; plotly {plotly.__version__}; numpy {np.__version__}; "

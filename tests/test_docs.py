@@ -79,3 +79,14 @@ def test_every_chart_has_a_text_summary_next_to_it(page):
     words = [c for c in at.caption if c.value.startswith("Chart in words: ")]
     assert len(charts) >= 1 and len(words) == len(charts), (len(charts), len(words))
     assert all("Series —" in w.value for w in words)
+
+
+def test_the_html_report_has_a_summary_under_every_figure():
+    from hetdp_core.scenarios import get
+    from hetdp_ui.report import build_report, report_figures
+
+    mod = get("DP_SGD_schedules")
+    s = mod.SCENARIO.from_query({"trials": "10"})
+    r = mod.run(s)
+    html = build_report("DP_SGD_schedules", s, r)
+    assert html.count("Chart in words: ") == len(report_figures("DP_SGD_schedules", s, r)) >= 3

@@ -325,3 +325,53 @@ def test_a_copied_lessons_folder_is_what_the_app_reads(tmp_path):
     dst = tmp_path / "copy.toml"
     shutil.copy(src, dst)
     assert [c.status for c in check_lesson(load_lesson(dst), runs=RUNS)] == ["ok", "ok", "ok"]
+
+
+# ---------------------------------------------------------------- property tests: any file, any key
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as hst  # noqa: E402
+
+TOML_VALUES = hst.one_of(
+    hst.integers(-10**20, 10**20).map(str), hst.floats(allow_nan=True).map(lambda f: repr(f).replace("inf", "inf")),
+    hst.booleans().map(lambda b: "true" if b else "false"), hst.text(max_size=60).map(lambda t: '"' + t.replace("\\", "\\\\")
+                                                                                      .replace('"', '\\"') + '"'),
+    hst.lists(hst.text(max_size=10).map(lambda t: '"' + t.replace("\\", "").replace('"', "") + '"'), max_size=10)
+    .map(lambda xs: "[" + ", ".join(xs) + "]"),
+)
+FIELDS = [line.split(" = ")[0] for line in GOOD.splitlines() if " = " in line]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(field=hst.sampled_from(FIELDS), value=TOML_VALUES)
+def test_any_value_in_any_field_is_accepted_or_refused_by_name(field, value):
+    """Whatever an instructor types into a field: a Lesson, or an InputError naming the lesson —
+    never another exception."""
+    lines = [f"{field} = {value}" if line.split(" = ")[0] == field else line for line in GOOD.splitlines()]
+    text = "\n".join(lines)
+    try:
+        parse_lesson(text.encode("utf-8", "surrogatepass"), id="fuzz")
+    except InputError as exc:
+        assert "lesson 'fuzz'" in str(exc)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=hst.binary(max_size=400) | hst.text(max_size=400).map(lambda t: t.encode("utf-8", "surrogatepass")))
+def test_any_bytes_are_a_lesson_or_an_input_error(text):
+    try:
+        parse_lesson(text, id="fuzz")
+    except InputError:
+        pass
+
+
+@settings(max_examples=300, deadline=None)
+@given(key=hst.text(max_size=80) | hst.builds(lambda a, b, op: f"{a} {op} {b}",
+                                              hst.sampled_from(["t[name=a].x", "max(t.x)", "t.s", "t[ok=1].x", "x"]),
+                                              hst.sampled_from(["t[name=b].x", "finite(t[name=b].s)", "t[x=2].name"]),
+                                              hst.sampled_from(["/", "-", "<", ">", "*"])))
+def test_any_key_is_a_value_or_an_input_error(key):
+    try:
+        v = evaluate_key(key, TABLES)
+        assert isinstance(v, (bool, float, str))
+    except InputError:
+        pass
