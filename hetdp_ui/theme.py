@@ -233,14 +233,16 @@ def summarize(fig, *, max_series: int = 8) -> str:
     x, y = _axis_title(fig, "xaxis"), _axis_title(fig, "yaxis")
     if x or y:
         parts.append(f"x: {x or '—'}; y: {y or '—'}.")
+    yax = fig.layout.yaxis
+    y_is_labels = yax is not None and yax.ticktext is not None and yax.type != "log"   # rows named by labels
     series = []
     for tr in fig.data:
         if getattr(tr, "showlegend", None) is False and not getattr(tr, "name", None):
             continue
         name = getattr(tr, "name", None) or tr.type
         vals = getattr(tr, "z", None) if tr.type == "heatmap" else getattr(tr, "y", None)
-        if tr.type == "histogram":
-            vals = getattr(tr, "x", None)
+        if tr.type == "histogram" or (tr.type != "heatmap" and y_is_labels):
+            vals = getattr(tr, "x", None)           # dotplots and the like: the values are on the x axis
         try:
             arr = np.asarray(vals, dtype=float).ravel() if vals is not None else np.empty(0)
         except (TypeError, ValueError):

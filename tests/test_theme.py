@@ -150,3 +150,15 @@ def test_every_page_figure_has_a_summary(page_figures):
     for page, title, fig in page_figures:
         text = summarize(fig)
         assert "Series —" in text and len(text) > 30, (page, title, text)
+
+
+def test_dotplot_summary_reports_the_released_values_not_the_stacking():
+    from hetdp_ui.page_figures import quantile_dotplot_figure
+
+    table = __import__("pandas").DataFrame({"mechanism": ["M"] * 20, "dot": range(20),
+                                             "released value": [10.0 + i for i in range(20)], "true value": 15.0})
+    text = summarize(quantile_dotplot_figure(table))
+    import re
+
+    lo, hi = map(float, re.search(r"M: 20 values, ([\d.]+) to ([\d.]+)", text).groups())
+    assert 9.5 <= lo <= 11 and 28 <= hi <= 30, text         # the (binned) released values on x
