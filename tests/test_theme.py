@@ -160,5 +160,5 @@ def test_dotplot_summary_reports_the_released_values_not_the_stacking():
     text = summarize(quantile_dotplot_figure(table))
     import re
 
-    lo, hi = map(float, re.search(r"M: 20 values, ([\d.]+) to ([\d.]+)", text).groups())
+    lo, hi = map(float, re.search(r"M: 20 values, (\d+(?:\.\d+)?) to (\d+(?:\.\d+)?)", text).groups())
     assert 9.5 <= lo <= 11 and 28 <= hi <= 30, text         # the (binned) released values on x
