@@ -21,19 +21,13 @@ def home() -> None:
         "*simulated* is a real simulation of the mechanism; curves marked *analytic* are formulas."
     )
 
-    st.subheader("Pages")
-    cols = st.columns(2)
-    for i, (path, title, _, _, q) in enumerate(PAGES):
-        with cols[i % 2].container(border=True):
-            st.page_link(path, label=title, icon=":material/arrow_forward:")
-            st.caption(q)
-
-    st.subheader("Learn and look up")
-    cols = st.columns(2)
-    for i, (path, title, _, _, q) in enumerate(TOOLS):
-        with cols[i % 2].container(border=True):
-            st.page_link(path, label=title, icon=":material/arrow_forward:")
-            st.caption(q)
+    for heading, entries in (("Pages", PAGES), ("Learn and look up", TOOLS)):
+        st.subheader(heading)
+        cols = st.columns(2)
+        for i, (path, title, _, _, q) in enumerate(entries):
+            with cols[i % 2].container(border=True):
+                st.page_link(path, label=title, icon=":material/arrow_forward:")
+                st.caption(q)
 
     st.subheader("Glossary")
     st.markdown(textwrap.dedent(

@@ -365,17 +365,14 @@ def _value(ref: _Ref, tables: dict, where: str):
     for c, v in ref.where:
         mask &= _cell_match(df[c], v)
     vals = df.loc[mask, ref.column]
-    if ref.agg is None:
+    if ref.agg in (None, "finite"):                          # one cell
         if len(vals) != 1:
-            raise InputError(f"{where}: key {ref.table}[…].{ref.column} selects {len(vals)} rows; it must select "
-                             "exactly one (add column=value conditions) or use an aggregate such as max(…).")
-        return _scalar(vals.iloc[0])
-    if ref.agg == "finite":
-        if len(vals) != 1:
-            raise InputError(f"{where}: key finite({ref.table}[…].{ref.column}) selects {len(vals)} rows; it "
-                             "must select exactly one.")
+            shown = f"{ref.table}[…].{ref.column}" if ref.agg is None else f"finite({ref.table}[…].{ref.column})"
+            raise InputError(f"{where}: key {shown} selects {len(vals)} rows; it must select exactly one"
+                             + (" (add column=value conditions) or use an aggregate such as max(…)."
+                                if ref.agg is None else "."))
         v = _scalar(vals.iloc[0])
-        return isinstance(v, float) and math.isfinite(v)
+        return v if ref.agg is None else isinstance(v, float) and math.isfinite(v)
     if len(vals) == 0 and ref.agg != "count":
         raise InputError(f"{where}: key {ref.agg}({ref.table}[…].{ref.column}) selects no rows.")
     if ref.agg in ("any", "all"):

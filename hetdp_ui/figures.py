@@ -7,17 +7,11 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
-from .theme import GREY, METHOD_STYLES, OKABE_ITO
+from .theme import GREY, METHOD_STYLES, OKABE_ITO, rgba
 
 COLORS = {m: METHOD_STYLES[m].color for m in ("M_mean (BCDP)", "min-δ LDP")}
 AXIS_TITLES = {"q": "correlation q", "d": "dimension d", "f": "fraction f of sensitive features",
                "n": "number of users n"}
-
-
-def rgba(hex_color: str, alpha: float) -> str:
-    h = hex_color.lstrip("#")
-    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
-    return f"rgba({r},{g},{b},{alpha})"
 
 
 @memo_figure

@@ -24,7 +24,8 @@ AT = "_lesson_at"
 
 
 @functools.lru_cache(maxsize=32)
-def _lesson(lesson_id: str) -> Lesson:
+def cached_lesson(lesson_id: str) -> Lesson:
+    """A bundled lesson, parsed and validated once per process (the files ship with the app)."""
     return bundled_lesson(lesson_id)
 
 
@@ -35,7 +36,7 @@ def position() -> tuple[Lesson, int] | None:
     if not lesson_id:
         return None
     try:
-        lesson = _lesson(lesson_id[:80])
+        lesson = cached_lesson(lesson_id[:80])
         raw = qp.get("step", "1")
         if not raw.isdigit() or not 1 <= int(raw) <= len(lesson.steps):
             raise InputError(f"step must be a whole number from 1 to {len(lesson.steps)}; got {raw[:20]!r}.")
@@ -55,10 +56,16 @@ def go(lesson: Lesson, step: int, current_page: str) -> None:
         st.query_params["lesson"] = lesson.id
         st.query_params["step"] = str(step)
         st.rerun()
+    _switch(target, {"lesson": lesson.id, "step": str(step)},
+            f"Step {step} is on the page {target}: open /{target}?lesson={lesson.id}&step={step}")
+
+
+def _switch(page: str, query_params: dict, fallback: str) -> None:
+    """Open another page of the app; a page file run on its own (AppTest) cannot, so it says where."""
     try:
-        st.switch_page(FILES[target], query_params={"lesson": lesson.id, "step": str(step)})
-    except StreamlitAPIException:          # a page file run on its own (AppTest): offer the link instead
-        st.info(f"Step {step} is on the page {target}: open /{target}?lesson={lesson.id}&step={step}")
+        st.switch_page(FILES[page], query_params=query_params)
+    except StreamlitAPIException:
+        st.info(fallback)
 
 
 def lesson_panel(state: ScenarioState) -> None:
@@ -103,10 +110,7 @@ def lesson_panel(state: ScenarioState) -> None:
     if nxt:
         if last:
             st.session_state.pop(AT, None)
-            try:
-                st.switch_page(FILES["Lessons"])
-            except StreamlitAPIException:
-                st.info("Lesson finished: open the Lessons page for the next one.")
+            _switch("Lessons", {}, "Lesson finished: open the Lessons page for the next one.")
         else:
             go(lesson, k + 1, page)
 

@@ -85,18 +85,24 @@ DOCS = {
 
 #: each scenario page's documentation topic
 PAGE_DOCS = {u: u.lower().replace("_", "-") for _, _, u, _, _ in PAGES}
-PAGE_DOCS["Groupwise_zCDP"] = "groupwise-zcdp"
 
 
 def doc_link(topic: str, label: str = "Full notes: formulas, corrections to the papers, how it is tested") -> None:
     """A link to a documentation topic (``PAGE_DOCS[page]`` or a key of :data:`DOCS`), opened in the
     app's Documentation page; a plain link where Streamlit cannot resolve pages (a page file run on
     its own)."""
-    topic = PAGE_DOCS.get(topic, topic)
+    app_link("Docs", label, icon=":material/menu_book:", query_params={"topic": PAGE_DOCS.get(topic, topic)})
+
+
+def app_link(page: str, label: str, *, icon: str, query_params: dict) -> None:
+    """A keyboard-focusable link to a page of the app (URL path ``page``) with a query string; a plain
+    Markdown link where Streamlit cannot resolve pages (a page file run on its own, e.g. by AppTest)."""
+    from urllib.parse import urlencode
+
     try:
-        st.page_link(FILES["Docs"], label=label, icon=":material/menu_book:", query_params={"topic": topic})
+        st.page_link(FILES[page], label=label, icon=icon, query_params=query_params)
     except StreamlitPageNotFoundError:
-        st.markdown(f"[{label}](/Docs?topic={topic})")
+        st.markdown(f"[{label}](/{page}?{urlencode(query_params)})")
 
 
 #: Streamlit's caption grey (60 % opacity on a grey text) is below the WCAG AA contrast ratio for small text

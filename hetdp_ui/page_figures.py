@@ -7,8 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
-from .figures import rgba
-from .theme import COLORWAY, GREY, METHOD_STYLES, OKABE_ITO
+from .theme import COLORWAY, GREY, METHOD_STYLES, OKABE_ITO, rgba
 
 _LEGEND = {"orientation": "h", "y": -0.25}
 

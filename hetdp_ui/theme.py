@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["log_ticks", "tidy_log_axes", "OKABE_ITO", "METHOD_STYLES", "Style", "method_of", "apply_palette",
-           "finish", "summarize"]
+           "finish", "summarize", "rgba"]
 
 
 def log_ticks(lo: float, hi: float, *, min_ticks: int = 3) -> list[float]:
@@ -144,9 +144,11 @@ def method_of(name) -> str | None:
     return None
 
 
-def _rgba(hex_color: str, alpha: float) -> str:
+def rgba(hex_color: str, alpha: float) -> str:
+    """A ``#rrggbb`` colour with transparency, as plotly's ``rgba(r,g,b,a)``."""
     h = hex_color.lstrip("#")
-    return f"rgba({int(h[0:2], 16)}, {int(h[2:4], 16)}, {int(h[4:6], 16)}, {alpha})"
+    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
 
 
 def _remap(color):
@@ -158,7 +160,7 @@ def _remap(color):
             parts = [p.strip() for p in low[5:-1].split(",")]
             hex_ = "#" + "".join(f"{int(float(p)):02x}" for p in parts[:3])
             if hex_ in _REMAP and _REMAP[hex_].startswith("#"):
-                return _rgba(_REMAP[hex_], float(parts[3]))
+                return rgba(_REMAP[hex_], float(parts[3]))
     return color
 
 
@@ -178,7 +180,7 @@ def apply_palette(fig):
         marker = getattr(tr, "marker", None)
         if style is not None:
             if getattr(tr, "fill", None) in ("toself", "tonexty", "tozeroy"):
-                tr.fillcolor = _rgba(style.color, 0.18)
+                tr.fillcolor = rgba(style.color, 0.18)
                 continue
             if line is not None:
                 line.color = style.color

@@ -1,11 +1,10 @@
 """Lessons: step-by-step paths through the pages (data/lessons/*.toml)."""
 
 import streamlit as st
-from streamlit.errors import StreamlitPageNotFoundError
 
-from hetdp_core.lessons import bundled_lessons
-from hetdp_ui.lesson_panel import AT
-from hetdp_ui.nav import FILES, doc_link, sidebar_nav
+from hetdp_core.lessons import lesson_ids
+from hetdp_ui.lesson_panel import AT, cached_lesson
+from hetdp_ui.nav import app_link, doc_link, sidebar_nav
 
 st.set_page_config(page_title="Lessons — hetdp", layout="wide")
 sidebar_nav()
@@ -17,7 +16,7 @@ st.markdown("**What is here?** Short paths through the pages for a course or a r
             "answer the app computes. Move the sliders freely; *Reset to this step* brings the step's "
             "settings back. Your position is in the page's link: send it to share exactly where you are.")
 
-for lesson in bundled_lessons():
+for lesson in map(cached_lesson, lesson_ids()):
     with st.container(border=True):
         st.subheader(lesson.title)
         st.caption(f"Follows {lesson.follows}")
@@ -26,12 +25,8 @@ for lesson in bundled_lessons():
         st.markdown("\n".join(f"{i}. {s.title or s.page.replace('_', ' ')}"
                               + (" — with a question" if s.question else "")
                               for i, s in enumerate(lesson.steps, start=1)))
-        first = lesson.steps[0]
-        try:
-            st.page_link(FILES[first.page], label=f"Start: {lesson.title}", icon=":material/play_arrow:",
-                         query_params={"lesson": lesson.id, "step": "1"})
-        except StreamlitPageNotFoundError:
-            st.markdown(f"[Start: {lesson.title}](/{first.page}?lesson={lesson.id}&step=1)")
+        app_link(lesson.steps[0].page, f"Start: {lesson.title}", icon=":material/play_arrow:",
+                 query_params={"lesson": lesson.id, "step": "1"})
 
 st.subheader("Write your own")
 st.markdown("A lesson is a short TOML file in `data/lessons/`: a title, the lecture or paper it follows, and "
