@@ -124,14 +124,17 @@ def privacy_allocation(
     order = np.argsort(delta, kind="stable")
     dt = np.minimum(delta[order], eps)                      # δ̃, sorted non-decreasing
     a = zeta * dt[0]
-    if q == 0.0:
-        cd = dt[-1]                                         # log term is +inf
+    # log((e^a + q − 1)/q) written as a + log(1 − (1 − q)e^{−a}) − log q (no overflow); +inf for q = 0
+    log_term = np.inf if q == 0.0 else a + np.log1p(-(1.0 - q) * np.exp(-a)) - np.log(q)
+    if log_term < dt[-1]:
+        # c_d is the log term, so log(1 + q e^{c_d} − q) = log(e^a) = ζ δ̃_1 exactly: using the identity
+        # instead of re-evaluating it makes c_1 = (1 − ζ) δ̃_1 exactly (ζ = 1 gives c_1 = 0, not 2.8e-17)
+        cd, cost = float(log_term), a
     else:
-        # log((e^a + q − 1)/q) written as a + log(1 − (1 − q)e^{−a}) − log q (no overflow)
-        cd = min(a + np.log1p(-(1.0 - q) * np.exp(-a)) - np.log(q), dt[-1])
-    cost = _correlation_cost(cd, q)                          # log(1 + q e^{c_d} − q)
+        cd = dt[-1]
+        cost = _correlation_cost(cd, q)                      # log(1 + q e^{c_d} − q)
     c_sorted = np.where(cd <= dt, cd, dt - cost)
-    c_sorted = np.clip(c_sorted, 0.0, None)                 # remove −1e−17 rounding at ζ = 1
+    c_sorted = np.clip(c_sorted, 0.0, None)
     c = np.empty_like(c_sorted)
     c[order] = c_sorted
     return Allocation(delta=delta, delta_tilde=np.minimum(delta, eps), c=c, order=order,

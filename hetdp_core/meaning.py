@@ -72,17 +72,32 @@ def meaning(*, labels, eps, prior: float, delta: float | None = None) -> Meaning
     return Meaning(labels, e, float(prior), lo, hi, delta)
 
 
-def _pct(x: float) -> str:
+def round_up(x: float, digits: int = 3) -> float:
+    """``x`` rounded *up* to ``digits`` significant digits: an upper bound shown rounded stays an
+    upper bound (2.6724 % is shown as 2.68 %, never 2.67 %)."""
+    x = float(x)
+    if x <= 0 or not np.isfinite(x):
+        return x
+    e = int(np.floor(np.log10(x))) - digits + 1
+    q = x / 10.0**e
+    r = np.ceil(q - 1e-9 * q) * 10.0**e                 # a value already on the grid stays
+    return float(f"{r:.{digits}g}") if float(f"{r:.{digits}g}") >= x * (1 - 1e-12) else r
+
+
+def _pct(x: float, *, up: bool = False) -> str:
     v = 100.0 * x
+    if up:
+        v = round_up(v, 3) if v < 99.95 else min(round_up(v, 4), 100.0)
     return f"{v:.3g} %" if v < 99.95 else ("100 %" if v >= 100.0 else f"{v:.4g} %")
 
 
 def in_words(eps: float, prior: float, highest: float, delta: float | None = None) -> str:
-    """One plain sentence, e.g. "an attacker who thought 1 % now thinks at most 2.7 %"."""
+    """One plain sentence, e.g. "an attacker who thought 1 % now thinks at most 2.68 %" (upper bounds
+    and probabilities of failure rounded up, so the sentence never overstates protection)."""
     if not np.isfinite(eps):
         return f"no protection: an attacker who thought {_pct(prior)} can become certain"
-    tail = "" if delta is None else f" (except with probability {delta:g})"
-    return f"an attacker who thought {_pct(prior)} now thinks at most {_pct(highest)}{tail}"
+    tail = "" if delta is None else f" (except with probability {round_up(delta, 3):g})"
+    return f"an attacker who thought {_pct(prior)} now thinks at most {_pct(highest, up=True)}{tail}"
 
 
 def meaning_table(levels, *, prior: float, delta: float | None = None):
@@ -93,7 +108,13 @@ def meaning_table(levels, *, prior: float, delta: float | None = None):
     BCDP's δ'_i including what correlated features leak, per-user ε_eff). Returns a new table with
     ``posterior ≤ (demanded)``, ``posterior ≤ (delivered)`` and a plain sentence for the delivered
     (else demanded) level. A ``δ`` column (or ``delta`` for every row) marks (ε, δ) levels: the
-    bound then holds except on outputs of total probability δ, and the sentence says so."""
+    bound then holds except on outputs of total probability δ, and the sentence says so.
+
+    An ``any attacker ε`` column marks levels that hold only *under a model's assumptions* (BCDP's
+    δ_i bound attackers whose belief about the other features follows the prior with correlation
+    ≤ q, Definition 4 and Theorem 1 of the BCDP paper); the column is the level that bounds every
+    attacker (the LDP level delivered). The table then adds ``posterior ≤ (any attacker)`` and the
+    sentence states both, in plain words."""
     import pandas as pd
 
     df = pd.DataFrame(levels).copy()
@@ -111,8 +132,16 @@ def meaning_table(levels, *, prior: float, delta: float | None = None):
         basis = "delivered ε"
     _, hi = posterior_bounds(eps=df[basis].to_numpy(float), prior=prior)
     deltas = df["δ"].to_numpy(float) if "δ" in df else np.full(len(df), np.nan if delta is None else delta)
-    df["in words"] = [in_words(e, prior, h, None if not (dl > 0) else float(dl))
-                      for e, h, dl in zip(df[basis].to_numpy(float), hi, deltas)]
+    words = [in_words(e, prior, h, None if not (dl > 0) else float(dl))
+             for e, h, dl in zip(df[basis].to_numpy(float), hi, deltas)]
+    if "any attacker ε" in df:
+        _, hi_any = posterior_bounds(eps=df["any attacker ε"].to_numpy(float), prior=prior)
+        df["posterior ≤ (any attacker)"] = hi_any
+        words = [f"under the model's assumptions (the attacker's beliefs about the other features follow "
+                 f"the model, correlation ≤ q), {w}; an attacker who knows more (any attacker): "
+                 + (f"at most {_pct(h, up=True)}" if np.isfinite(e) else "no protection")
+                 for w, h, e in zip(words, hi_any, df["any attacker ε"].to_numpy(float))]
+    df["in words"] = words
     return df
 
 

@@ -3,7 +3,13 @@ r"""Course lab: the mechanism catalogue of MAT 4376 lectures 17–20.
 * Laplace (Theorem 2): ``f(x) + Lap(Δ/ε)``, variance 2(Δ/ε)².
 * Gaussian (Theorem 5): σ = cΔ/ε with c² > 2 ln(1.25/δ), valid for ε < 1 (we take c at the boundary
   ``√(2 ln(1.25/δ))`` times 1 + 1e−12 so the inequality is strict).
-* Mixed Noise Mechanism (Theorem 10): Gaussian with σ² = 2(Δ/ε)² if Δ ≤ t0 = √π δ ε/2, else Laplace.
+* Mixed Noise Mechanism (Theorem 10), **corrected**: as printed (Gaussian with σ² = 2(Δ/ε)² when
+  Δ ≤ t0 = √π δ ε/2, else Laplace) its Gaussian branch is not (ε, δ)-DP — that Gaussian's privacy
+  profile depends only on Δ/σ = ε/√2, so no condition on Δ can make it private (ε = 2: exact
+  δ(ε) = 0.115). hetdp's MNM draws Gaussian noise with the smallest σ whose *exact* profile meets
+  (ε, δ) (:func:`hetdp_core.profiles.gaussian_sigma_exact`) when that variance is below Laplace's
+  2(Δ/ε)², else Laplace(Δ/ε): the mechanism the theorem is after (the lower-variance of two
+  (ε, δ)-DP noises), private by construction. The choice depends on (ε, δ) only.
 * Composition (Lemmas 6, 7) and Example 8.
 * Median: local sensitivity, smooth sensitivity by formula (4), noise calibrated to it.
 * Bounded Laplace (Definition 24, Theorem 26).
@@ -32,7 +38,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "calibration_checks", "laplace_scale", "gaussian_sigma", "mnm_threshold", "mnm_sigma", "noise_variance", "release",
+    "calibration_checks", "laplace_scale", "gaussian_sigma", "mnm_threshold", "mnm_sigma_printed",
+    "mnm_printed_delta", "mnm_noise", "exact_profiles", "noise_variance", "release",
     "noise_density", "pareto_sample", "pareto_mse", "sequential", "parallel", "example8",
     "local_sensitivity_median", "smooth_sensitivity_median", "example12_datasets", "smooth_noise",
     "sample_heavy_tailed", "bounded_laplace_C", "bounded_laplace_b", "bounded_laplace_sample",
@@ -71,47 +78,105 @@ def gaussian_sigma(*, sensitivity: float, eps: float, delta: float) -> float:
 
 
 def mnm_threshold(*, eps: float, delta: float) -> float:
-    """t0 = √π δ ε / 2 (Theorem 10)."""
+    """t0 = √π δ ε / 2 of Theorem 10 *as printed* (shown only in the erratum: it cannot make the
+    printed Gaussian branch private)."""
     return math.sqrt(math.pi) * _delta(delta) * _eps(eps) / 2
 
 
-def mnm_sigma(*, sensitivity: float, eps: float) -> float:
-    """σ_MNM = √2 Δ/ε, so σ² = 2(Δ/ε)² — the Laplace variance."""
+def mnm_sigma_printed(*, sensitivity: float, eps: float) -> float:
+    """σ = √2 Δ/ε of Theorem 10 as printed (not (ε, δ)-DP; see the module docstring)."""
     return math.sqrt(2) * _sens(sensitivity) / _eps(eps)
+
+
+def mnm_printed_delta(*, sensitivity: float, eps: float, delta: float) -> float:
+    """Exact δ(ε) of Theorem 10's printed Gaussian branch (σ = √2 Δ/ε); the erratum's number."""
+    from .profiles import gaussian_delta
+
+    _delta(delta)
+    return gaussian_delta(eps=_eps(eps), sigma=mnm_sigma_printed(sensitivity=sensitivity, eps=eps),
+                          sensitivity=_sens(sensitivity))
+
+
+def mnm_noise(*, sensitivity: float, eps: float, delta: float) -> tuple[str, float]:
+    """The corrected MNM's branch and scale: ``("gaussian", σ)`` with σ the exact (ε, δ) calibration
+    when σ² < 2(Δ/ε)², else ``("laplace", Δ/ε)``."""
+    from .profiles import gaussian_sigma_exact
+
+    sens, e, d = _sens(sensitivity), _eps(eps), _delta(delta)
+    sig = gaussian_sigma_exact(eps=e, delta=d, sensitivity=sens)
+    b = sens / e
+    return ("gaussian", sig) if sig**2 < 2 * b**2 else ("laplace", b)
+
+
+def exact_profiles(*, sensitivity: float, eps: float, delta: float,
+                   bounded: tuple[float, float, float] | None = None) -> list[dict]:
+    """The exact privacy profile of every noise the lab draws at (ε, δ): per mechanism the stated
+    (ε, δ), the exact δ(ε) of the noise actually drawn and P(privacy loss > ε) (the probability that
+    the pure-ε posterior bound is exceeded), from :mod:`hetdp_core.profiles`. The Gaussian
+    mechanism appears only for ε < 1 (Theorem 5's range); ``bounded`` = (b, l, u) adds the bounded
+    Laplace mechanism with its worst-case (pure) loss ``max_loss``."""
+    from . import profiles as pr
+
+    sens, e, d = _sens(sensitivity), _eps(eps), _delta(delta)
+    b = laplace_scale(sensitivity=sens, eps=e)
+    rows = [{"mechanism": "Laplace", "noise": f"Lap({b:.4g})", "stated ε": e, "stated δ": 0.0,
+             "exact δ(ε)": pr.laplace_delta(eps=e, b=b, sensitivity=sens),
+             "P(loss > ε)": pr.laplace_tail(eps=e, b=b, sensitivity=sens), "max_loss": sens / b}]
+    if e < 1:
+        sig = gaussian_sigma(sensitivity=sens, eps=e, delta=d)
+        rows.append({"mechanism": "Gaussian", "noise": f"N(0, {sig:.4g}²)", "stated ε": e, "stated δ": d,
+                     "exact δ(ε)": pr.gaussian_delta(eps=e, sigma=sig, sensitivity=sens),
+                     "P(loss > ε)": pr.gaussian_tail(eps=e, sigma=sig, sensitivity=sens), "max_loss": math.inf})
+    kind, sc = mnm_noise(sensitivity=sens, eps=e, delta=d)
+    if kind == "gaussian":
+        rows.append({"mechanism": "MNM", "noise": f"N(0, {sc:.4g}²)", "stated ε": e, "stated δ": d,
+                     "exact δ(ε)": pr.gaussian_delta(eps=e, sigma=sc, sensitivity=sens),
+                     "P(loss > ε)": pr.gaussian_tail(eps=e, sigma=sc, sensitivity=sens), "max_loss": math.inf})
+    else:
+        rows.append({**rows[0], "mechanism": "MNM", "stated δ": d})
+    if bounded is not None:
+        bb, lo, hi = bounded
+        prof = pr.bounded_laplace_profile(eps=e, b=bb, sensitivity=sens, lower=lo, upper=hi)
+        C = bounded_laplace_C
+        qs = np.linspace(lo, hi - sens, 2001)
+        k = np.abs(np.log(C(qs + sens, b=bb, lower=lo, upper=hi) / C(qs, b=bb, lower=lo, upper=hi)))
+        rows.append({"mechanism": "bounded Laplace", "noise": f"Lap({bb:.4g}) on [{lo:g}, {hi:g}]", "stated ε": e,
+                     "stated δ": d, "exact δ(ε)": prof["delta"], "P(loss > ε)": prof["tail"],
+                     "max_loss": float(sens / bb + k.max())})
+    return rows
 
 
 def calibration_checks(*, sensitivity: float, eps: float, delta: float | None = None,
                        bounded: tuple[float, float, float] | None = None) -> list:
-    """Checks of the noise calibrations the lab shows: Laplace loss Δ/b ≤ ε; Gaussian
-    σ ≥ √(2 ln(1.25/δ)) Δ/ε (when ε < 1 and δ is given); bounded Laplace (``bounded`` = (b, l, u))
-    b ≥ Δ/(ε − log ΔC(b) − log(1 − δ)) (Theorem 26)."""
+    """Checks of the noise calibrations the lab shows: Laplace loss Δ/b ≤ ε; and, when δ is given,
+    the exact privacy profile of each (ε, δ) noise actually drawn (Gaussian for ε < 1, the
+    corrected MNM, and the bounded Laplace when ``bounded`` = (b, l, u)): exact δ(ε) ≤ δ. A failed
+    check is a numerical failure reported with its inputs; the claim is then not shown."""
     from .checks import check_le
+    from .profiles import profile_check
 
     sens, e = _sens(sensitivity), _eps(eps)
     ins = {"sensitivity": sens, "eps": e}
     out = [check_le("Laplace: privacy loss Δ/b ≤ ε", sens / laplace_scale(sensitivity=sens, eps=e), e, inputs=ins)]
-    if delta is not None and e < 1:
-        sig = gaussian_sigma(sensitivity=sens, eps=e, delta=delta)
-        out.append(check_le("Gaussian: √(2 ln(1.25/δ))·Δ/ε ≤ σ", math.sqrt(2 * math.log(1.25 / delta)) * sens / e,
-                            sig, inputs={**ins, "delta": delta}))
-    if bounded is not None:
-        b, lo, hi = bounded
-        dC = bounded_laplace_C(lo + sens, b=b, lower=lo, upper=hi) / bounded_laplace_C(lo, b=b, lower=lo, upper=hi)
-        denom = e - math.log(dC) - math.log1p(-(delta or 0.0))
-        need = sens / denom if denom > 0 else math.inf
-        out.append(check_le("bounded Laplace: Δ/(ε − log ΔC(b) − log(1−δ)) ≤ b (Theorem 26)", need, b,
-                            inputs={**ins, "delta": delta, "lower": lo, "upper": hi}))
+    if delta is None:
+        return out
+    for row in exact_profiles(sensitivity=sens, eps=e, delta=delta, bounded=bounded)[1:]:
+        if row["mechanism"] == "bounded Laplace" and bounded is None:
+            continue
+        out.append(profile_check(row["mechanism"], exact_delta=row["exact δ(ε)"], stated_delta=row["stated δ"],
+                                 inputs={**ins, "delta": delta, "noise": row["noise"]}))
     return out
 
 
 def noise_variance(mechanism: str, *, sensitivity: float, eps: float, delta: float = 1e-5) -> float:
-    """Variance of the added noise: Laplace 2b², Gaussian σ², MNM 2(Δ/ε)² (either branch)."""
+    """Variance of the added noise: Laplace 2b², Gaussian σ², MNM that of its branch (≤ 2(Δ/ε)²)."""
     mechanism = check_choice("mechanism", mechanism, MECHANISMS)
     if mechanism == "laplace":
         return 2 * laplace_scale(sensitivity=sensitivity, eps=eps) ** 2
     if mechanism == "gaussian":
         return gaussian_sigma(sensitivity=sensitivity, eps=eps, delta=delta) ** 2
-    return mnm_sigma(sensitivity=sensitivity, eps=eps) ** 2
+    kind, scale = mnm_noise(sensitivity=sensitivity, eps=eps, delta=delta)
+    return scale**2 if kind == "gaussian" else 2 * scale**2
 
 
 def release(value, mechanism: str, *, sensitivity: float, eps: float, delta: float = 1e-5,
@@ -128,21 +193,23 @@ def release(value, mechanism: str, *, sensitivity: float, eps: float, delta: flo
         return value + rng.laplace(0.0, laplace_scale(sensitivity=sensitivity, eps=eps), shape)
     if mechanism == "gaussian":
         return value + rng.normal(0.0, gaussian_sigma(sensitivity=sensitivity, eps=eps, delta=delta), shape)
-    if _sens(sensitivity) <= mnm_threshold(eps=eps, delta=delta):
-        return value + rng.normal(0.0, mnm_sigma(sensitivity=sensitivity, eps=eps), shape)
-    return value + rng.laplace(0.0, laplace_scale(sensitivity=sensitivity, eps=eps), shape)
+    kind, scale = mnm_noise(sensitivity=sensitivity, eps=eps, delta=delta)
+    return value + (rng.normal(0.0, scale, shape) if kind == "gaussian" else rng.laplace(0.0, scale, shape))
 
 
 def noise_density(z, mechanism: str, *, sensitivity: float, eps: float, delta: float = 1e-5) -> np.ndarray:
     """Density of the added noise at z."""
     z = np.asarray(z, dtype=float)
     mechanism = check_choice("mechanism", mechanism, MECHANISMS)
-    gauss = mechanism == "gaussian" or (mechanism == "mnm" and _sens(sensitivity) <= mnm_threshold(eps=eps, delta=delta))
-    if gauss:
-        s = (gaussian_sigma(sensitivity=sensitivity, eps=eps, delta=delta) if mechanism == "gaussian"
-             else mnm_sigma(sensitivity=sensitivity, eps=eps))
+    if mechanism == "gaussian":
+        kind, s = "gaussian", gaussian_sigma(sensitivity=sensitivity, eps=eps, delta=delta)
+    elif mechanism == "mnm":
+        kind, s = mnm_noise(sensitivity=sensitivity, eps=eps, delta=delta)
+    else:
+        kind, s = "laplace", laplace_scale(sensitivity=sensitivity, eps=eps)
+    if kind == "gaussian":
         return np.exp(-0.5 * (z / s) ** 2) / (s * math.sqrt(2 * math.pi))
-    b = laplace_scale(sensitivity=sensitivity, eps=eps)
+    b = s
     return np.exp(-np.abs(z) / b) / (2 * b)
 
 

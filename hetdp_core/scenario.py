@@ -23,7 +23,8 @@ from typing import Any, ClassVar
 from ._validate import InputError
 
 __all__ = ["InputError", "Spec", "param", "Scenario", "Result", "MAX_QUERY_VALUE", "log_grid", "check_value",
-           "dump_value", "Budget", "Cost", "PAGE_BUDGET", "LARGE_BUDGET", "check_budget"]
+           "dump_value", "Budget", "Cost", "PAGE_BUDGET", "LARGE_BUDGET", "check_budget", "PRIOR_GRID",
+           "with_meaning", "states_meaning"]
 
 #: Longest accepted value of one query parameter (characters); longer ones are refused unread.
 MAX_QUERY_VALUE = 20_000
@@ -241,11 +242,20 @@ def check_budget(scenario, budget: Budget | None, cost: Cost | None = None) -> C
     return cost
 
 
+#: prior probabilities offered for "what does this level mean for a person" (the ``prior`` field)
+PRIOR_GRID = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
+
+
+@dataclass(frozen=True)
 class Scenario:
     """Base of every page's scenario (subclasses are frozen dataclasses of :func:`param` fields).
 
     Construction validates every field against its spec, then :meth:`validate` checks rules that
-    involve several fields; both raise :class:`InputError`."""
+    involve several fields; both raise :class:`InputError`. Every scenario has ``prior``: the
+    attacker's prior probability with which the page's privacy levels are read as a risk (table
+    ``privacy_meaning``), so a link and ``hetdp run`` give every number the page shows."""
+
+    prior: float = param(0.01, "float", lo=0.001, hi=0.5, label="attacker's prior p")
 
     PAGE: ClassVar[str] = ""          # the page's URL path, e.g. "Feature_privacy"
     TITLE: ClassVar[str] = ""
@@ -266,7 +276,10 @@ class Scenario:
 
     @classmethod
     def specs(cls) -> dict[str, Spec]:
-        return {f.name: f.metadata["spec"] for f in dataclasses.fields(cls)}
+        """Field name → spec, the page's own fields first and the shared ``prior`` last."""
+        out = {f.name: f.metadata["spec"] for f in dataclasses.fields(cls) if f.name != "prior"}
+        out["prior"] = next(f.metadata["spec"] for f in dataclasses.fields(cls) if f.name == "prior")
+        return out
 
     @classmethod
     def defaults(cls) -> dict[str, Any]:
@@ -344,3 +357,30 @@ class Result:
 
     def tables(self) -> dict:
         return dict(self.tables_)
+
+
+def with_meaning(result: Result, prior: float | None = None) -> Result:
+    """``result`` with the table ``privacy_meaning``: the page's levels (its module's ``levels``)
+    read as an attacker's worst-case posterior from ``prior`` (default: the scenario's ``prior``);
+    no table when the page states no level (:func:`hetdp_core.meaning.meaning_table`)."""
+    import sys
+
+    from .meaning import meaning_table
+
+    levels = getattr(sys.modules[type(result.scenario).__module__], "levels", None)
+    tables = {k: v for k, v in result.tables_.items() if k != "privacy_meaning"}
+    if levels is not None:
+        table = meaning_table(levels(result), prior=result.scenario.prior if prior is None else prior)
+        if not table.empty:
+            tables["privacy_meaning"] = table
+    return dataclasses.replace(result, tables_=tables)
+
+
+def states_meaning(run):
+    """Decorator of a page's ``run``: its result carries ``privacy_meaning`` (:func:`with_meaning`)."""
+    import functools
+
+    @functools.wraps(run)
+    def wrapped(scenario, *args, **kw):
+        return with_meaning(run(scenario, *args, **kw))
+    return wrapped

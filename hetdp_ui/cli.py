@@ -515,25 +515,28 @@ def cmd_solve(a) -> int:
             print(_dump({**dataclasses.asdict(sol), "link": link}))
         else:
             print(f"{sol.algorithm}: every finite demand × {sol.scale:.4g} meets {sol.metric} ≤ {sol.target:g} "
-                  f"({sol.error:.4g}; 10 % more private: {sol.error_10pct_more_private:.4g}); fresh check "
-                  f"{sol.check_error:.4g} — {'meets' if sol.meets_target else 'MISSES'} the target\nlink: {link}")
+                  f"({sol.error:.4g}; 10 % more private: {sol.error_10pct_more_private:.4g}); 95 % interval of the "
+                  f"smallest scaling [{sol.scale_low:.4g}, {sol.scale_high:.4g}] (± {100 * sol.precision:.1f} %, "
+                  f"{sol.trials_used} trials); fresh check {sol.check_error:.4g} — "
+                  f"{'meets' if sol.meets_target else 'MISSES'} the target\nlink: {link}")
         return 0 if sol.meets_target else 1
     if page != "Feature_privacy":
         raise CliError(f"PAGE: {page} has no accuracy solver; solvers exist for Feature_privacy, Per_user_privacy "
                        "and Mechanism_lab.")
     s = get(page).SCENARIO.from_query(query)
-    sol = solve_feature_privacy(s, target=a.target, check_trials=a.check_trials)
+    sol = solve_feature_privacy(s, target=a.target, check_trials=a.check_trials, statistic=a.statistic)
     from urllib.parse import urlencode
 
     link = f"/{page}?{urlencode(sol.scenario_query)}"
     if a.json:
         print(_dump({**dataclasses.asdict(sol), "link": link}))
     else:
-        print(f"most private scaling meeting E‖x̂ − x̄‖² ≤ {sol.target:g}: {sol.scale:.4g}× the levels "
-              f"(ε = {sol.eps:.4g}, δ = {', '.join(f'{v:.4g}' for v in sol.delta)})")
-        print(f"exact pre-projection error {sol.exact_mse:.4g} (10 % more private: {sol.exact_mse_10pct_more_private:.4g}"
-              f" > target); fresh simulation ({sol.simulated_trials} releases, projected): mean "
-              f"{sol.simulated_mean:.4g} ± {sol.simulated_se:.2g} — {'meets' if sol.meets_target else 'MISSES'} the target")
+        print(f"most private scaling whose {sol.statistic} ‖x̂ − x̄‖² (projection {sol.projection}) is ≤ {sol.target:g}: "
+              f"{sol.scale:.4g}× the levels (ε = {sol.eps:.4g}, δ = {', '.join(f'{v:.4g}' for v in sol.delta)}; "
+              f"scan resolution ×{sol.grid_ratio:.3g})")
+        print(f"simulated {sol.statistic} {sol.error:.4g} (10 % more private: {sol.error_10pct_more_private:.4g}); fresh "
+              f"simulation ({sol.check_trials} releases): {sol.check:.4g}, 95 % interval [{sol.check_low:.4g}, "
+              f"{sol.check_high:.4g}] — {'meets' if sol.meets_target else 'MISSES'} the target")
         print(f"link: {link}")
     return 0 if sol.meets_target else 1
 
@@ -547,7 +550,9 @@ def cmd_report(a) -> int:
     page, query = _query_of(a)
     if page not in REPORT_PAGES:
         raise CliError(f"PAGE: {page} has no report yet; reports exist for {', '.join(REPORT_PAGES)}.")
-    posterior_bounds(eps=1.0, prior=a.prior)                  # validates --prior before the run
+    if a.prior is not None:
+        posterior_bounds(eps=1.0, prior=a.prior)              # validates --prior before the run
+        query = {**query, "prior": repr(float(a.prior))}
     out = Path(a.out)
     if out.suffix.lower() not in (".html", ".htm"):
         raise CliError(f"--out must name an .html file; got {out}.")
@@ -556,7 +561,7 @@ def cmd_report(a) -> int:
     with _executor(a) as executor:
         result = mod.run(scenario, executor=executor, budget=budget(a.budget))
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(build_report(page, scenario, result, prior=a.prior, app_url=a.app_url), encoding="utf-8")
+    out.write_text(build_report(page, scenario, result, app_url=a.app_url), encoding="utf-8")
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, opens offline)")
     if a.static:
         from hetdp_ui.report import write_static
@@ -571,6 +576,8 @@ def cmd_run(a) -> int:
     from hetdp_core.scenarios import get
 
     page, query = _query_of(a)
+    if a.prior is not None:                     # --prior sets the scenario's prior (as the page's URL does)
+        query = {**query, "prior": repr(float(a.prior))}
     mod = get(page)
     scenario = mod.SCENARIO.from_query(query)
     kw = {"budget": budget(a.budget)}
@@ -589,13 +596,7 @@ def cmd_run(a) -> int:
         kw["upload"] = path.read_bytes()
     with _executor(a) as executor:
         result = mod.run(scenario, executor=executor, **kw)
-    tables = result.tables()
-    if a.prior is not None:
-        from hetdp_core.meaning import meaning_table
-
-        meaning = meaning_table(mod.levels(result), prior=a.prior)
-        if not meaning.empty:                   # as on the page: no table when no level is stated
-            tables["privacy_meaning"] = meaning
+    tables = result.tables()                    # privacy_meaning included (the scenario's prior)
     if a.csv:
         out = Path(a.csv)
         out.mkdir(parents=True, exist_ok=True)
@@ -846,7 +847,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--csv", default=None, metavar="DIR", help="write one CSV per table into DIR")
     run.add_argument("--data", default=None, metavar="FILE", help="CSV file for pages whose source is 'upload'")
     run.add_argument("--prior", type=float, default=None,
-                     help="add the table privacy_meaning: an attacker's worst-case posterior from this prior")
+                     help="the attacker's prior of the table privacy_meaning (same as prior=… in --query; "
+                          "default 0.01)")
     run.add_argument("--dask", metavar="ADDRESS", help="run the sweep points on Dask: 'local' (a LocalCluster of "
                      "worker processes) or a scheduler address tcp://host:8786 (needs the [dask] extra)")
     run.add_argument("--budget", choices=BUDGET_NAMES, default="page",
@@ -861,8 +863,13 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("page", nargs="?", help="Feature_privacy, Per_user_privacy or Mechanism_lab")
     sv.add_argument("--query", default="", help="the page's query string (the levels to scale)")
     sv.add_argument("--url", help="a whole app link instead of PAGE and --query")
-    sv.add_argument("--target", type=float, required=True, help="target expected squared error E‖x̂ − x̄‖²")
-    sv.add_argument("--check-trials", type=int, default=200, help="fresh simulated releases for the check")
+    sv.add_argument("--target", type=float, required=True,
+                    help="target error: Feature_privacy's squared error ‖x̂ − x̄‖² (see --statistic), the "
+                         "mechanism lab's error of one release, Per_user_privacy's error (see --metric)")
+    sv.add_argument("--check-trials", type=int, default=400, help="Feature_privacy: simulated releases per "
+                    "refinement step and for the fresh check")
+    sv.add_argument("--statistic", choices=("median", "mean"), default="median",
+                    help="Feature_privacy: the median over releases (the page's plotted curve) or the mean")
     sv.add_argument("--metric", choices=("mse", "q95"), default="mse",
                     help="mse, or q95: Mechanism_lab's 95 %% error quantile / Per_user_privacy's PAC error "
                          "(the (1-β)-quantile)")
@@ -875,7 +882,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep_.add_argument("--query", default="", help="the page's query string")
     rep_.add_argument("--url", help="a whole app link instead of PAGE and --query")
     rep_.add_argument("--out", required=True, help="the HTML file to write")
-    rep_.add_argument("--prior", type=float, default=0.01, help="the attacker's prior for the meaning section")
+    rep_.add_argument("--prior", type=float, default=None,
+                      help="the attacker's prior for the meaning section (same as prior=… in --query; default 0.01)")
     rep_.add_argument("--app-url", default="http://localhost:8501", help="base of the link that reopens the view")
     rep_.add_argument("--static", metavar="DIR", help="also write every figure as a static image here (kaleido)")
     rep_.add_argument("--format", choices=("png", "svg"), default="png", help="static image format")

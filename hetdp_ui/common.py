@@ -365,7 +365,13 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
 
     from hetdp_core.scenarios import get
 
+    import dataclasses
+
+    from hetdp_core.scenario import with_meaning
+
     digest = None if upload is None else hashlib.sha256(upload).hexdigest()
+    asked = scenario
+    scenario = dataclasses.replace(scenario, prior=type(scenario).defaults()["prior"])   # prior: no recompute
     key = (scenario.PAGE, tuple(sorted(scenario.to_query().items())), digest)
     extra = {} if upload is None else {"upload": upload}
 
@@ -384,7 +390,10 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
             if bar is not None:
                 bar.done()
 
-    return RUNS.get_or_compute(key, compute)
+    result = RUNS.get_or_compute(key, compute)
+    if asked.prior == scenario.prior:
+        return result
+    return with_meaning(dataclasses.replace(result, scenario=asked))
 
 
 class Progress:
@@ -400,40 +409,36 @@ class Progress:
         self.bar.empty()
 
 
-#: prior probabilities offered by the "what does this level mean" panel
-PRIOR_GRID = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
-
-
-def meaning_panel(levels: pd.DataFrame, key: str, *, delta: float | None = None, expanded: bool = False,
+def meaning_panel(result, state: "ScenarioState", *, expanded: bool = False,
                   empty_note: str = "This view states no privacy level.") -> None:
-    """Issue 12 §1: the page's levels as an attacker's worst-case belief, for an adjustable prior."""
-    from hetdp_core.meaning import meaning_table
+    """What the page's levels mean for a person: the run's ``privacy_meaning`` table (computed by the
+    core from the scenario's ``prior``, which is in the URL) and a slider for that prior."""
+    from hetdp_core.scenario import PRIOR_GRID
 
     with st.expander("What does this level mean for a person?", expanded=expanded):
         st.markdown("An attacker who believes with probability *p* that a person has the protected "
                     "attribute can, after seeing the output, believe at most "
                     "$\\dfrac{e^{\\varepsilon} p}{1 + (e^{\\varepsilon} - 1) p}$ "
-                    "(and at least $\\dfrac{p}{p + (1-p) e^{\\varepsilon}}$).")
-        prior = st.select_slider("attacker's prior p", options=PRIOR_GRID, value=0.01, key=f"{key}_prior",
-                                 format_func=lambda v: f"{100 * v:g} %")
-        table = meaning_table(levels, prior=prior, delta=delta)
-        if table.empty:
+                    "(and at least $\\dfrac{p}{p + (1-p) e^{\\varepsilon}}$). Upper bounds are rounded up.")
+        st.select_slider("attacker's prior p", options=grid_options(PRIOR_GRID, state.key("prior")),
+                         key=state.key("prior"), format_func=lambda v: f"{100 * v:g} %")
+        table = result.tables().get("privacy_meaning")
+        if table is None or table.empty:
             st.info(empty_note)
             return
         for lev, words in zip(table["level"], table["in words"]):
             st.markdown(f"- **{lev}**: {words}")
         st.dataframe(table.drop(columns=["in words"]), hide_index=True, width="stretch")
-        csv_download(table, "privacy_meaning.csv", f"{key}_dl_meaning")
+        csv_download(table, "privacy_meaning.csv", f"{state.prefix}_dl_meaning")
 
 
-def report_button(page: str, scenario: Scenario, result, *, prior_key: str) -> None:
+def report_button(page: str, scenario: Scenario, result, *, prior_key: str | None = None) -> None:
     """One click: the standalone HTML report (built only when clicked; same builder as
-    ``hetdp report``)."""
+    ``hetdp report``; the attacker's prior is the scenario's)."""
     from hetdp_ui.report import build_report
 
-    prior = st.session_state.get(prior_key, 0.01)
     st.download_button("Download a report (HTML, opens offline)",
-                       data=lambda: build_report(page, scenario, result, prior=prior).encode(),
+                       data=lambda: build_report(page, scenario, result).encode(),
                        file_name=f"hetdp-{page}-report.html", mime="text/html", key=f"{page}_report",
                        on_click="ignore", help="the question, parameters, guarantee checks, figures, what the "
                        "levels mean, the link that reopens this view, versions and seed")

@@ -186,8 +186,10 @@ a, code { word-break: break-all; }
 """
 
 
-def build_report(page: str, scenario, result, *, prior: float = 0.01, app_url: str = "http://localhost:8501") -> str:
-    """The standalone HTML report of ``scenario`` and its ``result`` (see the module docstring)."""
+def build_report(page: str, scenario, result, *, prior: float | None = None,
+                 app_url: str = "http://localhost:8501") -> str:
+    """The standalone HTML report of ``scenario`` and its ``result`` (see the module docstring);
+    ``prior`` defaults to the scenario's own."""
     import hetdp_core
     from hetdp_core.meaning import meaning_table
     from hetdp_core.scenarios import get
@@ -197,6 +199,7 @@ def build_report(page: str, scenario, result, *, prior: float = 0.01, app_url: s
 
         raise InputError(f"page {page!r} has no report yet; reports exist for {', '.join(REPORT_PAGES)}.")
     title, _ = REPORT_PAGES[page]
+    prior = scenario.prior if prior is None else prior
     mod = get(page)
     link = f"{app_url.rstrip('/')}/{page}?{scenario.query_string()}"
     params = [{"parameter": k, "value": v} for k, v in scenario.to_query().items()]

@@ -8,7 +8,7 @@ import streamlit as st
 from hetdp_core.bcdp_sim import PRESETS as PAPER_PRESETS
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import feature_privacy as fp
-from hetdp_core.solve import TARGET_MAX, TARGET_MIN, solve_feature_privacy
+from hetdp_core.solve import STATISTICS, TARGET_MAX, TARGET_MIN, solve_feature_privacy
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
     chart,
@@ -142,7 +142,7 @@ st.caption("pass ⇔ guaranteed δ'_i ≤ demanded δ_i (+1e-9 floating-point to
            "fail would be reported as a numerical failure of this software. Guaranteed δ' is the "
            "smaller of the two valid bounds of Proposition 4: (2) with ε := c_d, and (1).")
 csv_download(tables["bcdp_guarantee"], "bcdp_guarantee.csv", "dl_guarantee")
-meaning_panel(fp.levels(result), "bcdp")
+meaning_panel(result, state)
 report_button("Feature_privacy", scenario, result, prior_key="bcdp_prior")
 
 with st.expander("Stage schematic of Mechanism 1 — which features each stage covers, at what level"):
@@ -186,21 +186,27 @@ csv_download(qd, "bcdp_release_quantiles.csv", "dl_bcdp_dots")
 
 with st.expander("What privacy do I need for this accuracy?", expanded=bool(st.session_state.get("bcdp_solve"))):
     st.markdown(f"Scale every level of this scenario (all δ_i and ε) by one factor and find the **most private** "
-                f"scaling whose expected squared error E‖x̂ − x̄‖² (exact, before projection; q = {scenario.q:g}, "
-                f"n = {scenario.n:,}) meets your target; a fresh simulation then checks it.")
-    target = st.number_input("target squared error", min_value=TARGET_MIN, max_value=TARGET_MAX, value=0.5,
+                f"scaling whose squared error ‖x̂ − x̄‖² *as plotted below* (simulated releases with the "
+                f"{scenario.used_projection} projection; q = {scenario.q:g}, n = {scenario.n:,}) meets your target. "
+                "The error is not monotone in the scaling, so the whole range is scanned; a fresh simulation then "
+                "checks the answer.")
+    c1, c2 = st.columns(2)
+    target = c1.number_input("target squared error ‖x̂ − x̄‖²", min_value=TARGET_MIN, max_value=TARGET_MAX, value=0.5,
                              format="%.4g", key="bcdp_target")
+    statistic = c2.radio("of the releases' errors", STATISTICS, key="bcdp_statistic", horizontal=True,
+                         format_func=lambda v: {"median": "median (the plotted curve)", "mean": "mean"}[v])
     if st.button("Find the most private setting", key="bcdp_solve"):
         try:
-            sol = solve_feature_privacy(scenario, target=target)
+            sol = solve_feature_privacy(scenario, target=target, statistic=statistic)
         except InputError as exc:
             show_input_error(exc)
         else:
             st.success(f"{sol.scale:.3g}× the levels: ε = {sol.eps:.3g}, δ = "
-                       f"{', '.join(f'{v:.3g}' for v in sol.delta)}. Exact error {sol.exact_mse:.4g} ≤ {sol.target:g}; "
-                       f"10 % more private gives {sol.exact_mse_10pct_more_private:.4g}.")
-            st.markdown(f"Fresh simulation ({sol.simulated_trials} releases, projected): mean squared error "
-                        f"{sol.simulated_mean:.4g} ± {sol.simulated_se:.2g} — "
+                       f"{', '.join(f'{v:.3g}' for v in sol.delta)}. Simulated {sol.statistic} error {sol.error:.4g} ≤ "
+                       f"{sol.target:g}; 10 % more private gives {sol.error_10pct_more_private:.4g} (scan resolution "
+                       f"×{sol.grid_ratio:.3g}).")
+            st.markdown(f"Fresh simulation ({sol.check_trials} releases, new seed): {sol.statistic} {sol.check:.4g}, "
+                        f"95 % interval [{sol.check_low:.4g}, {sol.check_high:.4g}] — "
                         f"{'meets' if sol.meets_target else '**misses**'} the target.")
             b1, b2 = st.columns(2)
             b1.button("Use this setting here", key="bcdp_use_solution", on_click=state.apply_scenario,

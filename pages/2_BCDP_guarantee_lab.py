@@ -153,7 +153,7 @@ with tab5:
                "Proposition 6 is more conservative because it ignores the tighter LDP level.")
     csv_download(tables["bcdp_translator"], "bcdp_translator.csv", "dl_lab_tr")
 
-meaning_panel(lab.levels(result), "lab")
+meaning_panel(result, state)
 report_button("BCDP_guarantee_lab", scenario, result, prior_key="lab_prior")
 
 with st.expander("Formulas behind the numbers"):

@@ -131,7 +131,7 @@ chart(pf.free_privacy_figure(result, ab[1] if ab is not None else None), key="he
 st.caption("Below the diagonal = free privacy: the user is protected better than they asked. Every point is on or "
            "below it (ε_eff ≤ ε is a tested invariant).")
 csv_download(tables["hetero_weights"], "hetero_weights.csv", "dl_het_w")
-meaning_panel(pu.levels(result), "het")
+meaning_panel(result, state)
 
 with st.expander("What privacy do I need for this accuracy?", expanded=bool(st.session_state.get("het_solve"))):
     st.markdown("Scale every finite demand ε_i by one factor (public users stay public) and find the **most "
@@ -151,7 +151,9 @@ with st.expander("What privacy do I need for this accuracy?", expanded=bool(st.s
             st.success(f"{sol.algorithm}: every finite demand × {sol.scale:.3g} — demands "
                        + ", ".join(f"{k} → {v:.3g}" for k, v in sol.demands.items())
                        + f". {sol.metric.upper()} {sol.error:.4g} ≤ {sol.target:g}; 10 % more private gives "
-                       f"{sol.error_10pct_more_private:.4g}.")
+                       f"{sol.error_10pct_more_private:.4g}. Precision: the true smallest scaling lies in "
+                       f"[{sol.scale_low:.3g}, {sol.scale_high:.3g}] (95 %, ± {100 * sol.precision:.1f} %, "
+                       f"{sol.trials_used:,} simulated releases per evaluation).")
             check = (f"share of fresh errors ≤ target {sol.check_error:.3f} (needs {1 - scenario.beta:.3f})"
                      if sol.metric == "pac" else f"fresh MSE {sol.check_error:.4g} ± {sol.check_se:.2g}")
             st.markdown(f"Fresh simulation (new seed): {check} — {'meets' if sol.meets_target else '**misses**'} "

@@ -190,7 +190,7 @@ st.caption("Algorithm 1 has no closed form: D_α is computed numerically. The de
            "compared with x = 1 only.")
 csv_download(tables["zcdp_loss_vs_size"], "zcdp_loss_vs_size.csv", "dl_zc_scan")
 
-meaning_panel(gz.levels(result), "zc", empty_note="Algorithm 2's per-group claim does not hold (see the checks above), so no level is stated; switch to Algorithm 1, which is ρ-zCDP for every group.")
+meaning_panel(result, state, empty_note="Algorithm 2's per-group claim does not hold (see the checks above), so no level is stated; switch to Algorithm 1, which is ρ-zCDP for every group.")
 report_button("Groupwise_zCDP", scenario, result, prior_key="zc_prior")
 
 with st.expander("Formulas behind the curves"):

@@ -81,10 +81,19 @@ with noise_area:
     chart(pf.noise_density_figure(result), key="mech_density")
     csv_download(dens, "mech_noise_densities.csv", "dl_mech_density", "Download the densities (CSV)")
     t0 = values["mnm_threshold"]
-    st.caption(f"MNM adds Gaussian noise with σ² = 2(Δ/ε)² when Δ ≤ t0 = √π δ ε/2 = {t0:.3g}, else Laplace: "
-               f"here Δ = {sens:g} → {'Gaussian' if sens <= t0 else 'Laplace'} branch. Its variance always equals "
-               "Laplace's, far below the Gaussian mechanism's (which needs ε < 1).")
+    kind, scale = values["mnm_branch"]
+    st.warning(f"**Erratum (Theorem 10 as printed).** The printed mixed noise mechanism adds N(0, 2(Δ/ε)²) when "
+               f"Δ ≤ t0 = √π δ ε/2 (here t0 = {t0:.3g}). That Gaussian is *not* (ε, δ)-DP: its privacy depends only on "
+               f"Δ/σ = ε/√2, so no condition on Δ can fix it — at ε = {eps:g} its exact δ(ε) is "
+               f"**{values['mnm_printed_delta']:.3g}**, not ≤ δ = {delta:g}. hetdp's MNM uses the smallest Gaussian σ "
+               "whose exact privacy profile meets (ε, δ) when that noise has a lower variance than Laplace, and Laplace "
+               f"otherwise: here the **{kind}** branch, scale {scale:.4g}.")
     st.dataframe(values["variances"], hide_index=True, key="mech_var_table")
+    st.markdown("**Exact privacy profile of every noise drawn** (checked before any claim is shown): δ(ε) is the "
+                "exact hockey-stick divergence at the stated ε; P(loss > ε) is the probability that an output "
+                "moves an attacker's belief further than the pure-ε bound.")
+    st.dataframe(tables["mech_privacy_profiles"], hide_index=True, key="mech_profiles_table")
+    csv_download(tables["mech_privacy_profiles"], "mech_privacy_profiles.csv", "dl_mech_profiles")
     show_checks([c for c in result.checks if not c.name.startswith("bounded")])
     st.markdown("**Example 11 — Pareto sample mean**: data with density α x^{−α−1} (x > 1), clipped to "
                 "[0, Λ] so that Δ = Λ/n; MSE of the noisy mean against the population mean α/(α−1).")
@@ -144,7 +153,7 @@ with t5:
     st.caption("Lemma 28: P(f(Q) < f* − 2Δ(ln d + t)/ε) ≤ e^{−t} (exact left side for the exponential mechanism).")
     csv_download(tbl, "mech_exponential.csv", "dl_mech_exp")
 
-meaning_panel(ml.levels(result), "mech")
+meaning_panel(result, state)
 report_button("Mechanism_lab", scenario, result, prior_key="mech_prior")
 
 with st.expander("What privacy do I need for this accuracy?", expanded=bool(st.session_state.get("mech_solve"))):
@@ -175,8 +184,11 @@ with st.expander("Formulas behind the numbers"):
     doc_link("Mechanism_lab")
     st.latex(r"\text{Laplace: } f(x)+\mathrm{Lap}(\Delta/\varepsilon),\ \mathrm{Var}=2(\Delta/\varepsilon)^2;\qquad "
              r"\text{Gaussian: } \sigma=c\Delta/\varepsilon,\ c^2>2\ln(1.25/\delta),\ \varepsilon<1")
-    st.latex(r"\text{MNM: } N(0,2(\Delta/\varepsilon)^2)\,\mathbb 1\{\Delta\le t_0\}+\mathrm{Lap}(\Delta/\varepsilon)\,"
-             r"\mathbb 1\{\Delta>t_0\},\quad t_0=\sqrt\pi\,\delta\varepsilon/2")
+    st.latex(r"\text{MNM (corrected): } N(0,\sigma_{\varepsilon,\delta}^2)\ \text{if}\ \sigma_{\varepsilon,\delta}^2"
+             r"<2(\Delta/\varepsilon)^2,\ \text{else}\ \mathrm{Lap}(\Delta/\varepsilon);\quad \sigma_{\varepsilon,\delta}="
+             r"\min\{\sigma:\delta_\sigma(\varepsilon)\le\delta\}")
+    st.latex(r"\delta_\sigma(\varepsilon)=\Phi\Big(\frac{\Delta}{2\sigma}-\frac{\varepsilon\sigma}{\Delta}\Big)"
+             r"-e^{\varepsilon}\,\Phi\Big(-\frac{\Delta}{2\sigma}-\frac{\varepsilon\sigma}{\Delta}\Big)")
     st.latex(r"\text{sequential: }\textstyle\sum_i\varepsilon_i,\qquad \text{parallel: }\max_i\varepsilon_i")
     st.latex(r"\tilde S^*_{f,\beta}(x)=\max_{k}\ e^{-k\beta}\max_{t=0..k+1}(x_{m+t}-x_{m+t-k-1})")
     st.latex(r"\text{bounded Laplace: } b\ge\frac{\Delta}{\varepsilon-\log\Delta C(b)-\log(1-\delta)},\ "

@@ -101,7 +101,7 @@ st.caption(f"Batch size 1, standard Laplace noise scaled by θ_h; gradient sensi
            + f" β* = ({', '.join(f'{v:.4g}' for v in target)}).")
 csv_download(tables["dpsgd_trajectories"], "dpsgd_trajectories.csv", "dl_sgd_traj")
 
-meaning_panel(ds.levels(result), "sgd")
+meaning_panel(result, state)
 report_button("DP_SGD_schedules", scenario, result, prior_key="sgd_prior")
 
 with st.expander("Formulas behind the curves"):

@@ -36,8 +36,9 @@ def test_core_checks_hold_on_ordinary_inputs():
     assert not failures(zcdp.curve_checks(c, rho=2.0))
     b = mechanisms.bounded_laplace_b(sensitivity=1, eps=0.5, delta=1e-3, lower=0, upper=10)
     assert not failures(mechanisms.calibration_checks(sensitivity=1, eps=0.5, delta=1e-3, bounded=(b, 0, 10)))
-    # b calibrated for δ = 1e-3 is too small for δ = 1e-5: the check says so
-    assert failures(mechanisms.calibration_checks(sensitivity=1, eps=0.5, delta=1e-5, bounded=(b, 0, 10)))
+    # a scale far below Theorem 26's (loss up to Δ/b = 2 > ε = 0.5): the exact profile check says so
+    bad = failures(mechanisms.calibration_checks(sensitivity=1, eps=0.5, delta=1e-5, bounded=(0.5, 0, 10)))
+    assert [c.name for c in bad] == ["bounded Laplace: exact δ(ε) ≤ stated δ"]
     g = dpsgd.learning_rates(schedule="poly", steps=50, gamma0=0.1, rho=0.5)
     a = dpsgd.privacy_schedule(kind="power", steps=50, kappa=1.0)
     th = dpsgd.theta(gammas=g, a=a, sensitivity=10.0, eps=1.0)

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.meaning import meaning, meaning_table, posterior_bounds, zcdp_to_eps
+from hetdp_core.meaning import round_up, meaning, meaning_table, posterior_bounds, zcdp_to_eps
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import get
 from hetdp_ui.cli import main
@@ -22,7 +22,7 @@ def test_the_issue_example_one_percent_to_two_point_seven():
     assert hi[0] == pytest.approx(math.e * 0.01 / (1 + (math.e - 1) * 0.01)) and round(100 * hi[0], 1) == 2.7
     assert lo[0] == pytest.approx(0.01 / (0.01 + 0.99 * math.e))
     rows = meaning(labels=["x"], eps=[1.0], prior=0.01).rows()
-    assert rows[0]["sentence"] == "an attacker who thought 1 % now thinks at most 2.67 %"
+    assert rows[0]["sentence"] == "an attacker who thought 1 % now thinks at most 2.68 %"
 
 
 def test_randomized_response_attains_the_bound():
@@ -111,8 +111,12 @@ def test_cli_meaning(capsys):
     assert main(["meaning", "--eps", "1", "--prior", "1.5"]) == 2
     assert "prior must be in (0, 1)" in capsys.readouterr().err
     assert main(["run", "Mechanism_lab", "--prior", "0.1", "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)["tables"]["privacy_meaning"]
-    assert "(except with probability 1e-05)" in rows[1]["in words"] and "except" not in rows[0]["in words"]
+    tables = json.loads(capsys.readouterr().out)["tables"]
+    rows, prof = tables["privacy_meaning"], tables["mech_privacy_profiles"]
+    # (ε, δ) rows state the exact probability that the loss exceeds ε, rounded up (not the stated δ)
+    tail = next(p["P(loss > ε)"] for p in prof if p["mechanism"] == "Gaussian")
+    assert f"(except with probability {round_up(tail, 3):g})" in rows[1]["in words"]
+    assert "except" not in rows[0]["in words"]
     assert main(["run", "Groupwise_zCDP", "--query", "algorithm=2&trials=10", "--prior", "0.1", "--json"]) == 0
     assert "privacy_meaning" not in json.loads(capsys.readouterr().out)["tables"]     # no valid level to state
 
@@ -127,7 +131,7 @@ def test_every_page_states_what_its_levels_mean(page):
         q["algorithm"] = "1"
     r = mod.run(mod.SCENARIO.from_query(q))
     t = meaning_table(mod.levels(r), prior=0.01)
-    assert len(t) >= 1 and t["in words"].str.startswith("an attacker who thought 1 %").all()
+    assert len(t) >= 1 and t["in words"].str.contains("an attacker who thought 1 %").all()
     at = _page(page)
     at.query_params.update(q)
     at.run()

@@ -25,7 +25,8 @@ def test_empirical_privacy_loss_within_claim(mech, eps, delta):
     y = mc.release(1.0, mech, rng=2, **kw)
     res = histogram_privacy_test(x, y, eps=eps, delta=delta, bins=40)
     assert not res["violation"], res["loss_lower_bound"]
-    assert res["loss_lower_bound"] <= eps + 1e-9
+    if delta == 0:                          # an (ε, δ) noise may exceed ε on outputs of probability ≤ δ
+        assert res["loss_lower_bound"] <= eps + 1e-9
 
 
 @pytest.mark.statistical

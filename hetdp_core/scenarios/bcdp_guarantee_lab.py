@@ -17,6 +17,7 @@ import pandas as pd
 from .. import bcdp_exact as ex
 from ..bcdp import mse_bound_thm2, privacy_allocation, translate_delta_to_c
 from ..scenario import (
+    states_meaning,
     PAGE_BUDGET,
     Budget,
     Cost,
@@ -84,6 +85,7 @@ def _estimate(s: GuaranteeLab) -> Cost:
 GuaranteeLab.estimate = _estimate
 
 
+@states_meaning
 def run(s: GuaranteeLab, *, executor=None, progress=None, budget: Budget | None = PAGE_BUDGET) -> Result:
     """Tables: ``bcdp_example1``, ``bcdp_example2``, ``bcdp_rr_vs_bounds``, ``bcdp_tradeoff``,
     ``bcdp_translator``. Exact (no randomness)."""
@@ -146,12 +148,14 @@ def run(s: GuaranteeLab, *, executor=None, progress=None, budget: Budget | None 
 
 def levels(result: Result):
     """The translator's features: the demanded δ_i and the guaranteed δ'_i of Mechanism 1 under
-    Theorem 2's allocation (Proposition 4, including what correlated features leak)."""
+    Theorem 2's allocation (Proposition 4, including what correlated features leak; attackers whose
+    beliefs follow the model) and the LDP level c_d (any attacker)."""
     from ..bcdp import mechanism_guarantee
 
     alloc = result.values["alloc"]
     g = mechanism_guarantee(alloc)
-    return pd.DataFrame({"level": result.values["names"], "demanded ε": alloc.delta, "delivered ε": g.guaranteed})
+    return pd.DataFrame({"level": result.values["names"], "demanded ε": alloc.delta, "delivered ε": g.guaranteed,
+                         "any attacker ε": float(alloc.ldp_level)})
 
 
 

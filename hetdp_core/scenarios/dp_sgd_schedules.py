@@ -16,6 +16,7 @@ import pandas as pd
 
 from .. import dpsgd as sg
 from ..scenario import (
+    states_meaning,
     PAGE_BUDGET,
     Budget,
     Cost,
@@ -107,6 +108,7 @@ def data(s: DpSgdSchedules) -> tuple[np.ndarray, np.ndarray]:
     return x, sg.reference_optimum(problem=s.problem, data=x, lam=s.lam)
 
 
+@states_meaning
 def run(s: DpSgdSchedules, *, executor=None, progress=None, budget: Budget | None = PAGE_BUDGET) -> Result:
     """Tables: ``dpsgd_schedule`` (γ_h, a_h, θ_h, ε·a_h), ``dpsgd_region`` (the boundary 2κ + ρ = 2 and
     your point), ``dpsgd_bound_terms`` (A1, A2, A3 vs N), ``dpsgd_trajectories`` (median and 10/90 %

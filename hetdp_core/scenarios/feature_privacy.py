@@ -30,6 +30,7 @@ from ..bcdp_sim import (
 )
 from ..mmean import mmean_stages
 from ..scenario import (
+    states_meaning,
     PAGE_BUDGET,
     Budget,
     Cost,
@@ -197,6 +198,7 @@ def release_quantiles(s: FeaturePrivacy, alloc, names) -> pd.DataFrame:
     return dot_table({lab: q[:, j] for j, lab in enumerate(labels)}, dict(zip(labels, truth)))
 
 
+@states_meaning
 def run(s: FeaturePrivacy, *, executor=None, progress=None, max_cells: int = MAX_CELLS_PAGE,
         budget: Budget | None = PAGE_BUDGET) -> Result:
     """Allocation, guarantee table, stages and the MSE sweep of one scenario.
@@ -238,10 +240,12 @@ __all__ = ["FeaturePrivacy", "run", "paper_preset", "PRESETS", "PRESET_KEYS", "A
 
 def levels(result: Result):
     """The page's privacy levels per feature: the demanded δ_i and the guaranteed δ'_i of
-    Mechanism 1 (Proposition 4, including what the correlated features leak) — the input of
-    :func:`hetdp_core.meaning.meaning_table`."""
+    Mechanism 1 (Proposition 4, including what the correlated features leak), which bounds attackers
+    whose beliefs follow the model (correlation ≤ q), and the LDP level delivered c_d, which bounds
+    any attacker — the input of :func:`hetdp_core.meaning.meaning_table`."""
     g = result.tables_["bcdp_guarantee"]
-    return pd.DataFrame({"level": g["feature"], "demanded ε": g["demanded δ"], "delivered ε": g["guaranteed δ'"]})
+    return pd.DataFrame({"level": g["feature"], "demanded ε": g["demanded δ"], "delivered ε": g["guaranteed δ'"],
+                         "any attacker ε": float(result.values["alloc"].ldp_level)})
 
 
 def key_numbers(result: Result) -> dict:

@@ -15,6 +15,7 @@ import pandas as pd
 
 from .. import zcdp
 from ..scenario import (
+    states_meaning,
     PAGE_BUDGET,
     Budget,
     Cost,
@@ -122,6 +123,7 @@ def release_quantiles(s: GroupwiseZcdp, x: float) -> pd.DataFrame:
     return dot_table(rows, dict.fromkeys(rows, x))
 
 
+@states_meaning
 def run(s: GroupwiseZcdp, *, executor=None, progress=None, budget: Budget | None = PAGE_BUDGET) -> Result:
     """Tables: ``zcdp_releases`` (simulated releases per group), ``zcdp_renyi_curve`` (D_α of the
     chosen group, both directions), ``zcdp_claimed_budgets`` (v, ξ vs size), ``zcdp_group_summary``

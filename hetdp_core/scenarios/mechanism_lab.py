@@ -15,6 +15,7 @@ import pandas as pd
 from .. import mechanisms as mc
 from ..dptest import histogram_privacy_test
 from ..scenario import (
+    states_meaning,
     PAGE_BUDGET,
     Budget,
     Cost,
@@ -95,7 +96,7 @@ PRESETS = {
 def release_quantiles(s: MechanismLab, *, b_bounded: float) -> pd.DataFrame:
     r"""Twenty equally likely released values of the true value q (the bounded-Laplace tab's
     q, domain and Δ): the quantiles at (i − ½)/20 of each mechanism's release distribution —
-    Laplace q + b F⁻¹, Gaussian q + σ Φ⁻¹ (Theorem 5, only for ε < 1), MNM by its branch, bounded
+    Laplace q + b F⁻¹, Gaussian q + σ Φ⁻¹ (Theorem 5, only for ε < 1), the corrected MNM by its branch, bounded
     Laplace by inverting its CDF on a fine grid. What a quantile dotplot shows a non-expert
     (Nanayakkara et al., PETS 2022)."""
     from scipy import stats
@@ -107,10 +108,8 @@ def release_quantiles(s: MechanismLab, *, b_bounded: float) -> pd.DataFrame:
     rows = {"Laplace": q + stats.laplace.ppf(p) * mc.laplace_scale(sensitivity=sens, eps=eps)}
     if eps < 1:
         rows["Gaussian"] = q + stats.norm.ppf(p) * mc.gaussian_sigma(sensitivity=sens, eps=eps, delta=delta)
-    if sens <= mc.mnm_threshold(eps=eps, delta=delta):
-        rows["MNM"] = q + stats.norm.ppf(p) * mc.mnm_sigma(sensitivity=sens, eps=eps)
-    else:
-        rows["MNM"] = rows["Laplace"].copy()
+    kind, scale = mc.mnm_noise(sensitivity=sens, eps=eps, delta=delta)
+    rows["MNM"] = q + (stats.norm.ppf(p) if kind == "gaussian" else stats.laplace.ppf(p)) * scale
     lo_, up_ = s.bl_lower, s.bl_upper
     grid = np.linspace(lo_, up_, 20_001)
     cdf = np.cumsum(mc.bounded_laplace_density(grid, q=q, b=b_bounded, lower=lo_, upper=up_))
@@ -118,6 +117,7 @@ def release_quantiles(s: MechanismLab, *, b_bounded: float) -> pd.DataFrame:
     return dot_table(rows, dict.fromkeys(rows, q))
 
 
+@states_meaning
 def run(s: MechanismLab, *, executor=None, progress=None, budget: Budget | None = PAGE_BUDGET) -> Result:
     """Tables: ``mech_noise_densities``, ``mech_pareto_mse``, ``mech_example8``,
     ``mech_smooth_sensitivity``, ``mech_bounded_laplace``, ``mech_exponential``."""
@@ -135,7 +135,6 @@ def run(s: MechanismLab, *, executor=None, progress=None, budget: Budget | None 
             continue
         dens[f"{mech} (analytic density)"] = d
         var_rows.append({"mechanism": mech, "variance": var, "note": ""})
-    checks = list(mc.calibration_checks(sensitivity=sens, eps=eps, delta=delta))
     pareto = mc.pareto_mse(n=s.n, pareto_index=s.pareto_index, clip=s.Lambda, eps_values=tuple(EPS_GRID[::4]), delta=delta,
                            trials=min(trials, PARETO_TRIALS_MAX), seed=seed)
     # composition (Example 8)
@@ -162,7 +161,8 @@ def run(s: MechanismLab, *, executor=None, progress=None, budget: Budget | None 
     # bounded Laplace
     lo_, up_, q = s.bl_lower, s.bl_upper, s.bl_q
     b = mc.bounded_laplace_b(sensitivity=sens, eps=eps, delta=delta, lower=lo_, upper=up_)
-    checks += mc.calibration_checks(sensitivity=sens, eps=eps, delta=delta, bounded=(b, lo_, up_))[-1:]
+    checks = mc.calibration_checks(sensitivity=sens, eps=eps, delta=delta, bounded=(b, lo_, up_))
+    profiles = pd.DataFrame(mc.exact_profiles(sensitivity=sens, eps=eps, delta=delta, bounded=(b, lo_, up_)))
     v = np.linspace(lo_ - (up_ - lo_) * 0.3, up_ + (up_ - lo_) * 0.3, 800)
     b0 = sens / eps
     bounded = pd.DataFrame({"output": v,
@@ -183,9 +183,12 @@ def run(s: MechanismLab, *, executor=None, progress=None, budget: Budget | None 
     return Result(scenario=s,
                   tables_={"mech_noise_densities": pd.DataFrame(dens), "mech_pareto_mse": pareto,
                            "mech_example8": ex8, "mech_smooth_sensitivity": smooth, "mech_bounded_laplace": bounded,
-                           "mech_exponential": expo, "mech_release_quantiles": quantiles},
+                           "mech_exponential": expo, "mech_release_quantiles": quantiles,
+                           "mech_privacy_profiles": profiles},
                   checks=tuple(checks),
                   values={"variances": pd.DataFrame(var_rows), "mnm_threshold": mc.mnm_threshold(eps=eps, delta=delta),
+                          "mnm_branch": mc.mnm_noise(sensitivity=sens, eps=eps, delta=delta),
+                          "mnm_printed_delta": mc.mnm_printed_delta(sensitivity=sens, eps=eps, delta=delta),
                           "example8": r8, "local": (out1, out2), "local_sensitivity": (mc.local_sensitivity_median(d1),
                                                                                        mc.local_sensitivity_median(d2)),
                           "local_test": test, "b": b, "b0": b0, "share": share,
@@ -194,15 +197,26 @@ def run(s: MechanismLab, *, executor=None, progress=None, budget: Budget | None 
 
 
 def levels(result: Result):
-    """The lab's levels: pure ε (Laplace, exponential mechanism), (ε, δ) (Gaussian, MNM, bounded
-    Laplace) and the composed level ε1 + ε2 + ε3 of Example 12's three releases."""
+    """The lab's levels, each read from the exact privacy profile of the noise actually drawn
+    (table ``mech_privacy_profiles``): pure ε rows (Laplace, exponential mechanism), one row per
+    (ε, δ) noise whose profile meets the stated δ — its δ column is P(privacy loss > ε), the
+    probability that the posterior bound is exceeded (at least the hockey-stick δ(ε)) — the bounded
+    Laplace's worst-case pure level, and Example 8's composed level max(ε1 + ε2, ε3) (sequential on
+    the first part, parallel with the disjoint second part). A noise whose exact δ(ε) exceeds the
+    stated δ is never listed (its check reports a numerical failure instead)."""
     s = result.scenario
-    return pd.DataFrame([
-        {"level": "Laplace / exponential mechanism (ε-DP)", "demanded ε": s.eps, "δ": 0.0},
-        {"level": "Gaussian / MNM / bounded Laplace ((ε, δ)-DP)", "demanded ε": s.eps, "δ": s.delta},
-        {"level": "Example 12: mean, variance and median together (ε1 + ε2 + ε3)",
-         "demanded ε": s.eps1 + s.eps2 + s.eps3, "δ": 0.0},
-    ])
+    rows = [{"level": "Laplace / exponential mechanism (ε-DP)", "demanded ε": s.eps, "δ": 0.0}]
+    for r in result.tables_["mech_privacy_profiles"].to_dict(orient="records"):
+        if r["mechanism"] == "Laplace" or not r["exact δ(ε)"] <= r["stated δ"] * (1 + 1e-9):
+            continue
+        rows.append({"level": f"{r['mechanism']}, {r['noise']} ((ε, δ)-DP, exact δ(ε) = {r['exact δ(ε)']:.3g})",
+                     "demanded ε": s.eps, "δ": float(r["P(loss > ε)"])})
+        if r["mechanism"] == "bounded Laplace" and np.isfinite(r["max_loss"]):
+            rows.append({"level": "bounded Laplace, every output (pure worst-case loss)",
+                         "demanded ε": float(r["max_loss"]), "δ": 0.0})
+    rows.append({"level": "Example 8: mean, variance and median together (max(ε1 + ε2, ε3))",
+                 "demanded ε": float(result.values["example8"]["total"]), "δ": 0.0})
+    return pd.DataFrame(rows)
 
 
 

@@ -18,6 +18,7 @@ import pandas as pd
 from .. import hetero as ht
 from ..datasets import data_path
 from ..scenario import (
+    states_meaning,
     PAGE_BUDGET,
     Budget,
     Cost,
@@ -155,6 +156,7 @@ def release_quantiles(s: PerUserPrivacy, res: dict) -> pd.DataFrame:
     return dot_table({lab: q[:, j] for j, lab in enumerate(labels)}, dict(zip(labels, truth)))
 
 
+@states_meaning
 def run(s: PerUserPrivacy, *, upload: bytes | None = None, executor=None, progress=None,
         budget: Budget | None = PAGE_BUDGET) -> Result:
     """Tables: ``hetero_summary`` (PAC error, MSE, b, bias bound per algorithm), ``hetero_errors``
