@@ -47,7 +47,8 @@ def home() -> None:
     st.caption("Where a source is wrong we fix it and say so: see the README's corrections sections.")
 
 
-st.set_page_config(page_title="hetdp — heterogeneous differential privacy", page_icon=":material/lock:", layout="wide")
+st.set_page_config(page_title="hetdp — heterogeneous differential privacy", page_icon="🔒", layout="wide",
+                   initial_sidebar_state="auto")
 home_page = st.Page(home, title="Home", icon=":material/home:", default=True)
 _nav.HOME[:] = [home_page]
 nav = st.navigation([home_page] + [st.Page(f, title=t, icon=i, url_path=u) for f, t, u, i, _ in PAGES + TOOLS],

@@ -590,7 +590,8 @@ def demand_by_bin(x, *, eps_by_bin) -> np.ndarray:
     e = check_vector("eps_by_bin", eps_by_bin, lo=MIN_EPS, allow_inf=True, max_length=1000)
     x = np.asarray(x)
     if x.min() < 0 or x.max() >= e.size:
-        raise InputError(f"eps_by_bin needs one demand per bin (0..{int(x.max())}); got {e.size}.")
+        raise InputError(f"eps_by_bin (ε per bin) needs one demand for each of the {int(x.max()) + 1} bins "
+                         f"(0..{int(x.max())}); got {e.size}. Add or remove entries in the “ε per bin” list.")
     return e[x.astype(int)]
 
 

@@ -201,6 +201,12 @@ def parse_lesson(text: str | bytes, *, id: str) -> Lesson:
         raise InputError(f"lesson {id!r} is not UTF-8 text. Save it as UTF-8.") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"lesson {id!r} is not valid TOML: {exc}. Fix the line it names.") from None
+    except RecursionError:                      # e.g. thousands of nested arrays
+        raise InputError(f"lesson {id!r} nests arrays or tables too deeply to read; a lesson needs no "
+                         "nesting beyond [[steps]] and [steps.question].") from None
+    except ValueError as exc:                   # e.g. an integer of more than 4 300 digits
+        raise InputError(f"lesson {id!r} has a value that cannot be read: {str(exc)[:120]}. Use an ordinary "
+                         "number.") from None
     where = _where(id)
     _only(data, ("title", "follows", "summary", "steps"), where)
     title = _text(data, "title", where)

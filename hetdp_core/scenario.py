@@ -59,6 +59,8 @@ class Spec:
     min_len: int = 1
     max_len: int = 200
     label: str = ""
+    #: ``choice``: other accepted spellings (identifiers, any case) → the canonical value
+    synonyms: tuple = ()
 
 
 def param(default: Any, kind: str, **spec) -> Any:
@@ -140,6 +142,7 @@ def check_value(name: str, spec: Spec, value: Any) -> Any:
         raise InputError(f"{_what(name, spec)} must be 1 or 0 (true/false); got {str(value)[:40]!r}.")
     if k == "choice":
         text = str(value).strip()
+        text = dict((a.lower(), c) for a, c in spec.synonyms).get(text.lower(), text)
         if text not in spec.choices:
             raise InputError(f"{_what(name, spec)} must be one of {', '.join(map(str, spec.choices))}; "
                              f"got {text[:40]!r}.")

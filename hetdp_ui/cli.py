@@ -49,6 +49,63 @@ class CliError(InputError):
     """A user-input problem found while parsing the command line."""
 
 
+def output_path(path: str | Path, *, what: str, suffixes: tuple = ()) -> Path:
+    """Check an output file's path before any work: a suffix from ``suffixes``, not a directory, no
+    parent that is a file; parents are created. Raises :class:`CliError` naming the problem."""
+    out = Path(path)
+    if suffixes and out.suffix.lower() not in suffixes:
+        raise CliError(f"{what} must name a {'/'.join(suffixes)} file; got {out}.")
+    if out.is_dir():
+        raise CliError(f"{what}: {out} is a directory; give a file name inside it.")
+    for parent in out.parents:
+        if parent.exists() and not parent.is_dir():
+            raise CliError(f"{what}: {parent} is a file, so {out} cannot be created under it.")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"{what}: cannot create the folder {out.parent}: {exc.strerror or exc}.") from None
+    return out
+
+
+def output_dir(path: str | Path, *, what: str) -> Path:
+    """An output folder: created if missing; a file in its place is refused."""
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise CliError(f"{what}: {out} is a file; give a folder (it is created if missing).")
+    for parent in out.parents:
+        if parent.exists() and not parent.is_dir():
+            raise CliError(f"{what}: {parent} is a file, so {out} cannot be created under it.")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"{what}: cannot create the folder {out}: {exc.strerror or exc}.") from None
+    return out
+
+
+def write_atomic(path: Path, data: str | bytes, *, what: str) -> None:
+    """Write ``data`` to a temporary file beside ``path``, flush it to disk, then rename it over
+    ``path``: a full disk or a crash leaves the old file intact and no truncated file."""
+    import os
+    import tempfile
+
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise CliError(f"{what}: cannot write in {path.parent}: {exc.strerror or exc}.") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(raw)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise CliError(f"{what}: cannot write {path}: {exc.strerror or exc}. The previous file, if any, is "
+                       "unchanged.") from None
+
+
 def parse_list(text: str, name: str) -> list[float]:
     """Parse ``"0.2,0.2,inf"`` (or ``@file`` with numbers separated by commas/whitespace)."""
     if text.startswith("@"):
@@ -57,7 +114,11 @@ def parse_list(text: str, name: str) -> list[float]:
             raise CliError(f"{name}: file {path} not found. Give @path to an existing text file.")
         if path.stat().st_size > 50_000_000:
             raise CliError(f"{name}: file {path} is larger than 50 MB. Use a smaller file.")
-        text = path.read_text().replace("\n", ",").replace(" ", ",").replace("\t", ",")
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise CliError(f"{name}: file {path} is not UTF-8 text. Save it as plain UTF-8 numbers.") from None
+        text = text.replace("\n", ",").replace(" ", ",").replace("\t", ",")
     out = []
     for tok in (t.strip() for t in text.split(",")):
         if not tok:
@@ -91,6 +152,36 @@ def _errors_block(errs: np.ndarray) -> dict:
     q25, med, q75 = np.quantile(errs, [0.25, 0.5, 0.75])
     return {"errors": errs.tolist(), "median": float(med), "q25": float(q25), "q75": float(q75),
             "mean": float(errs.mean())}
+
+
+def app_script() -> Path:
+    """The dashboard's main script: the installed copy (package ``hetdp_app``, shipped in the wheel with
+    the page files, docs and Streamlit settings) or, in a checkout, the repository's ``app.py``."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("hetdp_app")
+    for d in [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []:
+        if (d / "app.py").is_file() and (d / "pages").is_dir():
+            return d / "app.py"
+    return Path(__file__).resolve().parents[1] / "app.py"
+
+
+def cmd_app(a) -> int:
+    """``hetdp app``: serve the dashboard with the production settings (from an install or a checkout)."""
+    if not 1 <= a.port <= 65535:
+        raise CliError(f"--port must be in [1, 65535]; got {a.port}.")
+    script = app_script()
+    if not script.is_file():
+        raise CliError(f"the dashboard's files were not found next to the package ({script}); reinstall hetdp.")
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(a.port),
+           "--server.address", a.address, "--server.headless", "true", "--server.fileWatcherType", "none",
+           "--browser.gatherUsageStats", "false"]
+    print(f"hetdp app: serving {script.parent} on http://{a.address}:{a.port} (Ctrl-C stops it)", flush=True)
+    import os
+
+    os.chdir(script.parent)                     # Streamlit reads .streamlit/config.toml from here
+    os.execv(sys.executable, cmd)               # the server replaces this process: a signal to it stops the server
+    return 0                                    # pragma: no cover
 
 
 def cmd_meaning(a) -> int:
@@ -188,8 +279,7 @@ def cmd_reproduce(a) -> int:
     n = a.n or p.n
     trials = a.trials or p.trials
     q = p.q if a.q is None else a.q
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_dir(a.out, what="--out")
     t0 = time.perf_counter()
     if a.duchi_scale is None and a.projection is None and a.baseline_projection is None:
         s = fp.paper_preset(key, variant=a.variant, trials=trials, n=n, q=q, seed=a.seed)
@@ -211,12 +301,13 @@ def cmd_reproduce(a) -> int:
             summary, errors = sweep(axis="f", values=p.values, d=p.d, delta_sensitive=p.delta, **kw)
     secs = time.perf_counter() - t0
     stem = f"{key}_{a.variant}"
-    summary.to_csv(out / f"{stem}_summary.csv", index=False)
-    errors.to_csv(out / f"{stem}_errors.csv", index=False)
-    label = (f"{p.name} — {'as published (printed Duchi constant, ball projection, baseline unprojected)' if published else 'corrected (unbiased Duchi constant)'}"
-             f"; n={n}, T={trials}, q={q if p.axis != 'q' else 'swept'}")
+    write_atomic(out / f"{stem}_summary.csv", summary.to_csv(index=False), what="--out")
+    write_atomic(out / f"{stem}_errors.csv", errors.to_csv(index=False), what="--out")
+    # a short title with a wrapped subtitle: one long line was cut off at about 1 100 px
+    label = (f"{p.name}<br><sup>{'as published (printed Duchi constant, ball projection,<br>baseline unprojected)' if published else 'corrected (unbiased Duchi constant)'}"
+             f"; n = {n}, T = {trials}, q = {q if p.axis != 'q' else 'swept'}</sup>")
     fig = mse_sweep_figure(summary, p.axis, show_exact=not published, title=label)
-    fig.write_html(out / f"{stem}.html", include_plotlyjs=True, full_html=True)
+    write_atomic(out / f"{stem}.html", fig.to_html(include_plotlyjs=True, full_html=True), what="--out")
     info = {"figure": key, "variant": a.variant, "seconds": secs, "files": sorted(
         str(f) for f in out.glob(f"{stem}*")), "note": p.note,
         "summary": summary.drop(columns=["seconds"], errors="ignore").to_dict(orient="records")}
@@ -462,6 +553,13 @@ def ht_summarize(errors, beta):
     return ht.summarize(errors, beta=beta)
 
 
+def _last(v):
+    """The last value of a query parameter (parse_qs gives lists), or None."""
+    if isinstance(v, (list, tuple)):
+        return v[-1] if v else None
+    return v
+
+
 def _query_of(a) -> tuple[str, dict]:
     """(page, query mapping) from ``PAGE``, ``--query`` and ``--url``."""
     from urllib.parse import parse_qs, urlsplit
@@ -553,15 +651,14 @@ def cmd_report(a) -> int:
     if a.prior is not None:
         posterior_bounds(eps=1.0, prior=a.prior)              # validates --prior before the run
         query = {**query, "prior": repr(float(a.prior))}
-    out = Path(a.out)
-    if out.suffix.lower() not in (".html", ".htm"):
-        raise CliError(f"--out must name an .html file; got {out}.")
+    out = output_path(a.out, what="--out", suffixes=(".html", ".htm"))
+    if a.static:
+        output_dir(a.static, what="--static")
     mod = get(page)
     scenario = mod.SCENARIO.from_query(query)
     with _executor(a) as executor:
         result = mod.run(scenario, executor=executor, budget=budget(a.budget))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(build_report(page, scenario, result, app_url=a.app_url), encoding="utf-8")
+    write_atomic(out, build_report(page, scenario, result, app_url=a.app_url), what="--out")
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, opens offline)")
     if a.static:
         from hetdp_ui.report import write_static
@@ -580,7 +677,16 @@ def cmd_run(a) -> int:
         query = {**query, "prior": repr(float(a.prior))}
     mod = get(page)
     scenario = mod.SCENARIO.from_query(query)
+    import inspect
+
+    accepts = inspect.signature(mod.run).parameters
     kw = {"budget": budget(a.budget)}
+    if a.max_cells and "max_cells" not in accepts:
+        raise CliError(f"--max-cells applies to pages with a simulation-size limit "
+                       f"({', '.join(p for p in ('Feature_privacy',))}); {page} has none. Drop --max-cells.")
+    if a.data and "upload" not in accepts:
+        raise CliError(f"--data: {page} takes no data file (pages that do: Per_user_privacy, Private_regression). "
+                       "Drop --data.")
     if a.max_cells:
         kw["max_cells"] = a.max_cells
     elif page == "Feature_privacy" and a.budget != "page":
@@ -595,13 +701,37 @@ def cmd_run(a) -> int:
             raise CliError(f"--data: {path} is larger than 20 MB, the upload limit. Use a smaller file.")
         kw["upload"] = path.read_bytes()
     with _executor(a) as executor:
-        result = mod.run(scenario, executor=executor, **kw)
+        if executor is None and a.budget == "page":          # the page's limits, enforced while it runs
+            from hetdp_ui.limits import run_limited
+
+            result = run_limited(page, scenario, start="fork", **kw)
+        else:
+            result = mod.run(scenario, executor=executor, **kw)
     tables = result.tables()                    # privacy_meaning included (the scenario's prior)
+    pin = _last(query.get("pin"))
+    if pin:                                     # plan A vs plan B, as the page shows it for a pinned link
+        from urllib.parse import parse_qsl
+
+        if len(pin) > 20_000:
+            raise CliError(f"pin (plan A) is {len(pin)} characters long; at most 20000.")
+        try:
+            plan_a = mod.SCENARIO.from_query(dict(parse_qsl(pin, keep_blank_values=True)))
+        except InputError as exc:
+            raise CliError(f"pin (plan A in the link) is not a valid scenario: {exc}") from None
+        result_a = mod.run(plan_a, budget=kw["budget"])
+        if hasattr(mod, "key_numbers"):
+            from hetdp_core.compare import compare
+
+            tables["plan_a_vs_b"] = compare(mod.key_numbers(result_a), mod.key_numbers(result))
+        tables.update({f"plan_a_{name}": df for name, df in result_a.tables().items()})
+    if _last(query.get("lesson")):
+        print(f"note: the link is at lesson {_last(query.get('lesson'))!r}, step {_last(query.get('step')) or '1'}; "
+              "the numbers are those of the view it shows (`hetdp lesson key` checks the lesson's answers).",
+              file=sys.stderr)
     if a.csv:
-        out = Path(a.csv)
-        out.mkdir(parents=True, exist_ok=True)
+        out = output_dir(a.csv, what="--csv")
         for name, df in tables.items():
-            (out / f"{name}.csv").write_text(df.to_csv(index=False))
+            write_atomic(out / f"{name}.csv", df.to_csv(index=False), what="--csv")
     if a.json or not a.csv:
         payload = {"page": page, "query": scenario.to_query(), "link": f"/{page}?{scenario.query_string()}",
                    "tables": {name: df.to_dict(orient="records") for name, df in tables.items()},
@@ -891,6 +1021,11 @@ def build_parser() -> argparse.ArgumentParser:
     rep_.add_argument("--dask", metavar="ADDRESS", help="run the sweep points on Dask (see hetdp run)")
     rep_.set_defaults(func=cmd_report)
 
+    app_ = sub.add_parser("app", help="serve the dashboard (production settings) from this install")
+    app_.add_argument("--port", type=int, default=8501)
+    app_.add_argument("--address", default="localhost", help="address to listen on (0.0.0.0: every interface)")
+    app_.set_defaults(func=cmd_app)
+
     mn = sub.add_parser("meaning", help="what a privacy level means: an attacker's worst-case posterior")
     mn.add_argument("--eps", required=True, help="levels, e.g. 0.1,1,2,inf (with --zcdp: zCDP levels ρ)")
     mn.add_argument("--prior", type=float, default=0.01, help="the attacker's prior probability p in (0, 1)")
@@ -950,6 +1085,10 @@ def main(argv: list[str] | None = None) -> int:
     except ClusterError as exc:                 # the Dask cluster (unreachable, workers dying): exit 3
         print(f"hetdp: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 3
+    except OSError as exc:                      # a file the user named: unreadable, unwritable, disk full
+        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"hetdp: error: cannot use{where}: {exc.strerror or exc}.", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -23,6 +23,7 @@ import pandas as pd
 import streamlit as st
 
 from hetdp_core.scenario import (
+    MAX_QUERY_VALUE,
     InputError,
     Scenario,
     Spec,
@@ -34,7 +35,10 @@ from hetdp_ui.figcache import csv_bytes
 from hetdp_ui.runcache import ENV as CACHE_ENV
 from hetdp_ui.runcache import DiskStore, RunCache
 
-MAX_URL_VALUE = 2000  # characters; longer query values are rejected
+#: one limit per input: a URL value may be as long as the core accepts for any parameter (a list typed in
+#: a widget reopens from the page's own link); a pinned plan A holds a whole query string
+MAX_URL_VALUE = MAX_QUERY_VALUE
+MAX_PIN_LENGTH = 8 * MAX_QUERY_VALUE
 
 
 class UrlValueError(ValueError):
@@ -143,11 +147,12 @@ class PageState:
                 raw = qp.get(name)
                 try:
                     if raw is None or len(raw) > MAX_URL_VALUE:
-                        raise UrlValueError("value too long")
+                        raise UrlValueError(f"it is {len(raw or '')} characters long; at most {MAX_URL_VALUE} "
+                                            "are accepted")
                     st.session_state[k] = p.parse(raw)
                     continue
                 except UrlValueError as exc:
-                    problems.append(f"URL parameter '{name}' ignored: {exc}. Using the default "
+                    problems.append(f"URL parameter '{name}' ignored: {str(exc).rstrip('.')}. Using the default "
                                     f"{p.dump(p.default)}.")
             if k not in st.session_state:
                 st.session_state[k] = p.default
@@ -225,7 +230,13 @@ class ScenarioState(PageState):
                 if old in qp and new not in qp:
                     qp[new] = qp[old]
                     del qp[old]
-        return super().init()
+        problems = super().init()
+        # a preset label must describe the values shown: a link naming a preset but other values is Custom
+        name = st.session_state.get(self.key("preset"))
+        want = self.presets.get(name) if "preset" in self.params else None
+        if want and any(st.session_state.get(self.key(k)) != v for k, v in want.items() if k != "prior"):
+            st.session_state[self.key("preset")] = "Custom"
+        return problems
 
     def spec(self, name: str) -> Spec:
         return self.cls.specs()[name]
@@ -353,7 +364,11 @@ def cached(max_entries: int = 64):
     return st.cache_data(max_entries=max_entries, show_spinner=False)
 
 
-RUNS = RunCache(max_entries=128, disk=DiskStore(os.environ[CACHE_ENV]) if os.environ.get(CACHE_ENV) else None)
+#: the run cache: bounded in bytes in memory (HETDP_CACHE_MEMORY_MB, default 512) and, with HETDP_CACHE_DIR
+#: (``make serve``), shared between workers on disk (HETDP_CACHE_DISK_MB, default 2048)
+RUNS = RunCache(max_entries=128, max_bytes=int(os.environ.get("HETDP_CACHE_MEMORY_MB", "512")) * 2**20,
+                disk=DiskStore(os.environ[CACHE_ENV], size_limit=int(os.environ.get("HETDP_CACHE_DISK_MB", "2048")) * 2**20)
+                if os.environ.get(CACHE_ENV) else None)
 
 
 def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | None = None):
@@ -385,7 +400,27 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
             executor = None
         bar = Progress() if progress and executor is None else None
         try:
-            return get(scenario.PAGE).run(scenario, progress=bar, executor=executor, **extra)
+            try:
+                if executor is None:              # limits enforced while the run executes, and a queue
+                    from hetdp_core.scenario import PAGE_BUDGET
+                    from hetdp_ui.limits import ADMISSION, run_limited
+
+                    note = st.empty()
+                    try:
+                        with ADMISSION(on_wait=lambda pos: note.info(
+                                f"Waiting for a free computing slot: you are number {pos} in the queue "
+                                "(views someone has already computed open at once).")):
+                            note.empty()
+                            return run_limited(scenario.PAGE, scenario, budget=PAGE_BUDGET, progress=bar, **extra)
+                    finally:
+                        note.empty()
+                return get(scenario.PAGE).run(scenario, progress=bar, executor=executor, **extra)
+            except ClusterError as exc:            # the scheduler went away mid-sweep: recompute here
+                from hetdp_ui.dask_exec import close_app_executor
+
+                close_app_executor()
+                st.warning(f"{exc} Computing on this server's own threads instead.")
+                return get(scenario.PAGE).run(scenario, progress=None, executor=None, **extra)
         finally:
             if bar is not None:
                 bar.done()
@@ -432,16 +467,51 @@ def meaning_panel(result, state: "ScenarioState", *, expanded: bool = False,
         csv_download(table, "privacy_meaning.csv", f"{state.prefix}_dl_meaning")
 
 
-def report_button(page: str, scenario: Scenario, result, *, prior_key: str | None = None) -> None:
+def solver_open(prefix: str) -> bool:
+    """Whether a page's accuracy-solver expander should be open: once the reader types a target or
+    presses the button it stays open across reruns (an expander opened by hand would close again when
+    typing a target reruns the page)."""
+    flag = f"_{prefix}_solver_open"
+    if st.session_state.get(f"{prefix}_solve") or st.session_state.get(f"{prefix}_target_touched"):
+        st.session_state[flag] = True
+    return bool(st.session_state.get(flag))
+
+
+def mark_solver(prefix: str) -> None:
+    """``on_change`` of a solver's inputs: keep its expander open."""
+    st.session_state[f"{prefix}_target_touched"] = True
+
+
+def app_base_url(page: str) -> str:
+    """The address this page was opened at, without the page and query (behind a proxy: the address
+    the browser used), so a report links back to the server it came from; localhost if unknown."""
+    from urllib.parse import urlsplit
+
+    try:
+        u = urlsplit(st.context.url or "")
+    except Exception:                  # noqa: BLE001 — no browser context (AppTest, bare mode)
+        return "http://localhost:8501"
+    if not u.scheme or not u.netloc:
+        return "http://localhost:8501"
+    path = u.path.rstrip("/")
+    if path.lower().endswith("/" + page.lower()):
+        path = path[: -len(page) - 1]
+    return f"{u.scheme}://{u.netloc}{path}"
+
+
+def report_button(page: str, scenario: Scenario, result, *, plan_a=None, prior_key: str | None = None) -> None:
     """One click: the standalone HTML report (built only when clicked; same builder as
-    ``hetdp report``; the attacker's prior is the scenario's)."""
+    ``hetdp report``): a decision record with plan A vs plan B when a plan is pinned, linking back to
+    the server the page was opened from. The attacker's prior is the scenario's."""
     from hetdp_ui.report import build_report
 
-    st.download_button("Download a report (HTML, opens offline)",
-                       data=lambda: build_report(page, scenario, result).encode(),
+    base = app_base_url(page)
+    st.download_button("Download a report (HTML, opens offline; print it to PDF)",
+                       data=lambda: build_report(page, scenario, result, app_url=base, plan_a=plan_a).encode(),
                        file_name=f"hetdp-{page}-report.html", mime="text/html", key=f"{page}_report",
-                       on_click="ignore", help="the question, parameters, guarantee checks, figures, what the "
-                       "levels mean, the link that reopens this view, versions and seed")
+                       on_click="ignore", help="a decision record: the question, a plain summary, plan A vs plan B, "
+                       "the key results, the guarantees and what they mean, the link that reopens this view, "
+                       "every figure, versions and seed")
 
 
 def plan_a(state: ScenarioState, scenario: Scenario):
@@ -466,8 +536,8 @@ def plan_a(state: ScenarioState, scenario: Scenario):
             del st.query_params["pin"]
         return None
     try:
-        if len(raw) > MAX_URL_VALUE:
-            raise InputError(f"the pinned scenario is {len(raw)} characters long; at most {MAX_URL_VALUE}.")
+        if len(raw) > MAX_PIN_LENGTH:
+            raise InputError(f"the pinned scenario is {len(raw)} characters long; at most {MAX_PIN_LENGTH}.")
         a = type(scenario).from_query(dict(parse_qsl(raw, keep_blank_values=True)))
         result_a = run_scenario(a, progress=False)
     except InputError as exc:

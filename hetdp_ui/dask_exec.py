@@ -10,10 +10,13 @@ are identical on threads, on a local cluster and on a remote one.
 * The app uses the scheduler named in the environment variable ``HETDP_DASK`` when it is set
   (``local`` starts one cluster per server process) and its own threads otherwise.
 
-Faults: a scheduler that does not answer within ``CONNECT_TIMEOUT`` seconds is a one-line error
-naming the option or variable (never a hang); a worker that dies mid-sweep has its points re-run
-on the other workers by the scheduler (the results are the same: seeds are per point); if points
-keep failing (Dask's ``allowed-failures``), the sweep stops with :class:`ClusterError`.
+Faults: a scheduler that does not answer within ``CONNECT_TIMEOUT`` seconds, or that has no worker
+within that time, is a one-line error naming the option or variable (never a hang); a worker that
+dies mid-sweep has its points re-run on the other workers by the scheduler (the results are the
+same: seeds are per point); if points keep failing (Dask's ``allowed-failures``), the sweep stops
+with :class:`ClusterError`. The app reconnects when its connection has closed (a scheduler
+restart), and a sweep that loses its scheduler midway is reported as :class:`ClusterError`, after
+which the page computes on its own threads.
 """
 
 from __future__ import annotations
@@ -42,18 +45,35 @@ class DaskExecutor:
         self.source = source
 
     def map(self, fn, items):
+        import asyncio
+        import concurrent.futures
+
         from distributed import KilledWorker
+        from distributed.client import ClosedClientError
+        from distributed.comm.core import CommClosedError
 
         items = list(items)
-        futures = self.client.map(fn, items, pure=False)
+        futures = []
         try:
+            futures = self.client.map(fn, items, pure=False)
             return self.client.gather(futures)
         except KilledWorker as exc:
             raise ClusterError(f"{self.source}: Dask workers died repeatedly while computing a sweep point "
                                f"({exc}); the sweep did not complete. Check the workers' memory limits.") from None
+        except (CommClosedError, ClosedClientError, OSError, asyncio.TimeoutError,
+                concurrent.futures.CancelledError) as exc:
+            raise ClusterError(f"{self.source}: the connection to the Dask scheduler was lost during a sweep "
+                               f"({type(exc).__name__}).") from None
         finally:
             for f in futures:
-                f.release()
+                try:
+                    f.release()
+                except Exception:                                     # noqa: BLE001 — client already closed
+                    pass
+
+    @property
+    def alive(self) -> bool:
+        return getattr(self.client, "status", "") in ("running", "connecting")
 
 
 def _import_distributed(source: str):
@@ -97,6 +117,14 @@ def dask_executor(address: str, *, source: str = "--dask"):
                 raise ClusterError(f"{source}: {address!r} is not a scheduler address. Use 'local' or "
                                    "tcp://host:8786.")
             client = distributed.Client(address, timeout=CONNECT_TIMEOUT)
+        if address != "local":
+            try:                  # a scheduler with no worker would accept the sweep and never run it
+                client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+            except Exception:     # noqa: BLE001 — a timeout, or the scheduler going away meanwhile
+                client.close()
+                raise ClusterError(f"{source}: the Dask scheduler at {address} has no worker (none joined within "
+                                   f"{CONNECT_TIMEOUT:g} s). Start workers (dask worker {address}) or use "
+                                   f"'{source} local'.") from None
     except ClusterError:
         raise
     except Exception as exc:      # noqa: BLE001 — anything on the way to a foreign address: refused,
@@ -127,6 +155,8 @@ def app_executor():
     if not address:
         return None
     with _APP_LOCK:
+        if _APP["executor"] is not None and not _APP["executor"].alive:      # e.g. the scheduler restarted
+            close_app_executor(locked=True)
         if _APP["key"] != address:
             close_app_executor(locked=True)
             ctx = dask_executor(address, source=ENV)
@@ -146,4 +176,7 @@ def close_app_executor(*, locked: bool = False) -> None:
     ctx = _APP.get("ctx")
     _APP.update(key=None, ctx=None, executor=None)
     if ctx is not None:
-        ctx.__exit__(None, None, None)
+        try:
+            ctx.__exit__(None, None, None)
+        except Exception:                                             # noqa: BLE001 — already closed
+            pass

@@ -57,7 +57,8 @@ def mse_sweep_figure(summary: pd.DataFrame, axis: str, *, show_exact: bool = Tru
                                      legendgroup="bounds", yaxis="y2"))
     fig.update_layout(title=title or None, xaxis_title=AXIS_TITLES.get(axis, axis),
                       yaxis_title="squared error ‖x̂ − x̄‖²", template="plotly_white",
-                      legend={"orientation": "h", "y": -0.25}, margin={"t": 40 if title else 10})
+                      legend={"orientation": "h", "y": -0.25},
+                      margin={"t": (40 + 22 * title.count("<br>")) if title else 10})
     # the y-range follows the simulated data; an analytic curve may leave the plot (its values are
     # in the hover text and the CSV) rather than squash the simulated curves
     lo, hi = float(summary["q25"].min()), float(summary["q75"].max())

@@ -38,7 +38,8 @@ def position() -> tuple[Lesson, int] | None:
     try:
         lesson = cached_lesson(lesson_id[:80])
         raw = qp.get("step", "1")
-        if not raw.isdigit() or not 1 <= int(raw) <= len(lesson.steps):
+        # ASCII digits only: "²".isdigit() is true but int("²") fails
+        if not (raw.isascii() and raw.isdigit() and len(raw) <= 4) or not 1 <= int(raw) <= len(lesson.steps):
             raise InputError(f"step must be a whole number from 1 to {len(lesson.steps)}; got {raw[:20]!r}.")
         return lesson, int(raw)
     except InputError as exc:
@@ -133,7 +134,9 @@ def _question(lesson: Lesson, k: int) -> None:
             st.info("Enter an answer first.")
         else:
             st.warning("Not quite." + (f" Hint: {q.hint}" if q.hint else " Try again."))
-    with st.expander("Show the answer"):
+    # one expander per step (its label names the step): an answer opened on one step is not open on
+    # the next (Streamlit keeps an expander's open state while its identity stays the same)
+    with st.expander(f"Show the answer to step {k}"):
         shown = f"{q.answer:g} (± {q.tolerance:g})" if q.kind == "number" else str(q.answer)
         st.markdown(f"**{shown}**" + (f" — {q.explain}" if q.explain else "")
                     + ("\n\nThe answer is the value at this step's settings; use *Reset to this step* if you "

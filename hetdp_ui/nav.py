@@ -105,8 +105,25 @@ def app_link(page: str, label: str, *, icon: str, query_params: dict) -> None:
         st.markdown(f"[{label}](/{page}?{urlencode(query_params)})")
 
 
+def open_page(page: str, query_params: dict) -> None:
+    """Switch to a page of the app (URL path ``page``) with a query string; where Streamlit cannot
+    switch pages (a page file run on its own, e.g. by AppTest) show the link to open instead."""
+    from urllib.parse import urlencode
+
+    from streamlit.errors import StreamlitAPIException
+
+    try:
+        st.switch_page(FILES[page], query_params=query_params)
+    except StreamlitAPIException:
+        st.info(f"Open [{page}](/{page}?{urlencode(query_params)}) to start.")
+
+
 #: Streamlit's caption grey (60 % opacity on a grey text) is below the WCAG AA contrast ratio for small text
 #: (axe-core: color-contrast); every page draws captions a little darker.
 _CSS = """<style>
 [data-testid="stCaptionContainer"] { opacity: 1; color: rgba(49, 51, 63, 0.75); }
+/* a chart's plotly toolbar appears on hover only: hidden buttons are out of the keyboard's tab order
+   (8 tab stops per chart otherwise) and do not cover the axis labels */
+.js-plotly-plot .modebar-container { visibility: hidden; }
+.js-plotly-plot:hover .modebar-container { visibility: visible; }
 </style>"""

@@ -183,13 +183,69 @@ table { border-collapse: collapse; margin: .5em 0; font-size: .9em; }
 td, th { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
 a, code { word-break: break-all; }
 .ok { color: #1a7f37; } .bad { color: #b42318; font-weight: bold; } .small { color: #555; font-size: .85em; }
+.summary { background: #f4f6f8; border-left: 4px solid #0072B2; padding: .6em 1em; }
+@media print {
+  body { max-width: none; margin: 1cm; font-size: 10.5pt; color: #000; }
+  a { color: #000; text-decoration: none; }
+  h2 { break-after: avoid; } table, figure, .plotly-graph-div { break-inside: avoid; }
+  .modebar, .modebar-container { display: none !important; }
+  .summary { border-left: 2pt solid #000; background: none; }
+}
 """
+
+#: per page, the tables that carry its main results (shown in the report's "Key results")
+KEY_TABLES = {
+    "Feature_privacy": ("bcdp_guarantee", "bcdp_mse_summary"),
+    "BCDP_guarantee_lab": ("bcdp_translator",),
+    "Private_regression": ("regression_guarantee", "regression_excess_risk"),
+    "Per_user_privacy": ("hetero_summary",),
+    "Groupwise_zCDP": ("zcdp_group_summary",),
+    "Mechanism_lab": ("mech_privacy_profiles", "mech_example8"),
+    "DP_SGD_schedules": ("dpsgd_schedule",),
+}
+#: rows of a key table shown in the report (the CSV downloads and `hetdp run` have them all)
+KEY_ROWS = 40
+
+
+def _value_text(spec, value) -> str:
+    if spec.kind == "bool":
+        return "yes" if value else "no"
+    if isinstance(value, tuple):
+        return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in value)
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _parameters(scenario) -> list[dict]:
+    """The parameters in words: the widget's label, the value, and the URL name in small print."""
+    return [{"parameter": sp.label or name, "value": _value_text(sp, getattr(scenario, name)), "in the link": name}
+            for name, sp in scenario.specs().items()]
+
+
+def _summary(page: str, result, meaning) -> str:
+    """A plain paragraph: whether every guarantee check held, the most exposed level in words."""
+    ok = all(c.holds for c in result.checks)
+    parts = ["Every guarantee shown was checked before display and holds." if ok else
+             "A guarantee check FAILED (a numerical failure of this software; see below): do not rely on this view."]
+    if meaning is not None and not meaning.empty:
+        col = next(c for c in ("posterior ≤ (any attacker)", "posterior ≤ (delivered)", "posterior ≤ (demanded)")
+                   if c in meaning)
+        key = meaning[col].to_numpy(float)
+        if "posterior ≤ (delivered)" in meaning:          # ties (one any-attacker level): the worse model level
+            key = key + 1e-6 * meaning["posterior ≤ (delivered)"].to_numpy(float)
+        i = int(key.argmax())
+        parts.append(f"Most exposed: {meaning['level'].iloc[i]} — {meaning['in words'].iloc[i]}.")
+    for n in result.notes:
+        parts.append(str(n))
+    return " ".join(parts)
 
 
 def build_report(page: str, scenario, result, *, prior: float | None = None,
-                 app_url: str = "http://localhost:8501") -> str:
-    """The standalone HTML report of ``scenario`` and its ``result`` (see the module docstring);
-    ``prior`` defaults to the scenario's own."""
+                 app_url: str = "http://localhost:8501", plan_a=None) -> str:
+    """The standalone HTML report of ``scenario`` and its ``result``, written as a decision record:
+    the question, a plain summary, plan A vs plan B (``plan_a`` = (scenario, result) of the pinned
+    view), the key results, the guarantees and what they mean for a person, how to reopen the view
+    (``app_url``: the server the report was downloaded from), the figures and provenance. Printable
+    (print CSS: "Save as PDF" gives a clean document). ``prior`` defaults to the scenario's own."""
     import hetdp_core
     from hetdp_core.meaning import meaning_table
     from hetdp_core.scenarios import get
@@ -202,36 +258,61 @@ def build_report(page: str, scenario, result, *, prior: float | None = None,
     prior = scenario.prior if prior is None else prior
     mod = get(page)
     link = f"{app_url.rstrip('/')}/{page}?{scenario.query_string()}"
-    params = [{"parameter": k, "value": v} for k, v in scenario.to_query().items()]
+    if plan_a is not None:
+        from urllib.parse import urlencode
+
+        link += "&" + urlencode({"pin": plan_a[0].query_string()})
     checks = "".join(
         f"<li class='{'ok' if c.holds else 'bad'}'>{'holds' if c.holds else 'NUMERICAL FAILURE'}: "
         f"{html.escape(c.name)}</li>" for c in result.checks) or "<li>(no checks for this view)</li>"
+    mt = meaning_table(mod.levels(result), prior=prior) if hasattr(mod, "levels") else None
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>hetdp report — {html.escape(title)}"
              f"</title><style>{CSS}</style></head><body>",
              f"<h1>hetdp report — {html.escape(title)}</h1>",
              f"<p><b>The question.</b> {html.escape(getattr(mod, 'QUESTION', ''))}</p>",
-             f"<p><b>Reopen this view in the app:</b> <a href='{html.escape(link)}'>{html.escape(link)}</a><br>"
-             f"<span class='small'>or on the command line: <code>hetdp run {page} --query "
-             f"'{html.escape(scenario.query_string())}'</code></span></p>",
-             "<h2>Parameters</h2>", _table(params),
-             "<h2>Guarantee checks</h2>",
-             "<p class='small'>Every number shown as a guarantee is checked against the bound that provably "
-             "holds; a failure would be a numerical failure of this software, not a finding.</p>",
-             f"<ul>{checks}</ul>"]
-    if hasattr(mod, "levels"):
-        mt = meaning_table(mod.levels(result), prior=prior)
-    if hasattr(mod, "levels") and mt.empty:
+             f"<p class='summary'><b>In short.</b> {html.escape(_summary(page, result, mt))}</p>"]
+    if plan_a is not None:
+        sa, ra = plan_a
+        diff = [{"parameter": sp.label or name, "plan A": _value_text(sp, getattr(sa, name)),
+                 "plan B": _value_text(sp, getattr(scenario, name))}
+                for name, sp in scenario.specs().items() if getattr(sa, name) != getattr(scenario, name)]
+        parts += ["<h2>Plan A (pinned) vs plan B (this view)</h2>",
+                  "<p>What differs between the two plans:</p>", _table(diff)]
+        if hasattr(mod, "key_numbers"):
+            from hetdp_core.compare import compare
+
+            parts += ["<p>Every guarantee and accuracy figure of both plans, with the difference B − A:</p>",
+                      _table(compare(mod.key_numbers(ra), mod.key_numbers(result)).to_dict(orient="records"))]
+    tables = result.tables()
+    keys = [k for k in KEY_TABLES.get(page, ()) if k in tables]
+    if keys:
+        parts.append("<h2>Key results</h2>")
+        for k in keys:
+            df = tables[k]
+            note = (f" (first {KEY_ROWS} of {len(df)} rows; the CSV download and <code>hetdp run</code> have all)"
+                    if len(df) > KEY_ROWS else "")
+            parts += [f"<h3>{html.escape(k)}{note}</h3>", _table(df.head(KEY_ROWS).to_dict(orient="records"))]
+    parts += ["<h2>Guarantee checks</h2>",
+              "<p class='small'>Every number shown as a guarantee is checked against the bound that provably "
+              "holds; a failure would be a numerical failure of this software, not a finding.</p>",
+              f"<ul>{checks}</ul>"]
+    if mt is not None and mt.empty:
         parts += ["<h2>What the privacy levels mean for a person</h2>",
                   "<p>This view states no privacy level (for group-wise zCDP: Algorithm 2's per-group claim "
                   "does not hold; Algorithm 1 is ρ-zCDP for every group).</p>"]
-    elif hasattr(mod, "levels"):
+    elif mt is not None:
         parts += [f"<h2>What the privacy levels mean for a person (attacker's prior {100 * prior:g} %)</h2>",
                   "<p class='small'>An attacker who believes with probability p that a person has the protected "
                   "attribute can, after seeing the output of a level-ε mechanism, believe at most "
-                  "e<sup>ε</sup>p / (1 + (e<sup>ε</sup> − 1)p).</p><ul>",
+                  "e<sup>ε</sup>p / (1 + (e<sup>ε</sup> − 1)p) (upper bounds rounded up).</p><ul>",
                   *(f"<li><b>{html.escape(str(lev))}</b>: {html.escape(words)}</li>"
                     for lev, words in zip(mt["level"], mt["in words"])),
                   "</ul>", _table(mt.drop(columns=["in words"]).to_dict(orient="records"))]
+    parts += ["<h2>How to reopen this view</h2>",
+              f"<p>In the app: <a href='{html.escape(link)}'>{html.escape(link)}</a><br>"
+              f"<span class='small'>On the command line: <code>hetdp run {page} --query "
+              f"'{html.escape(scenario.query_string())}'</code></span></p>",
+              "<h2>Parameters</h2>", _table(_parameters(scenario))]
     from hetdp_ui.figcache import summary_text
 
     parts.append("<h2>Figures</h2>")

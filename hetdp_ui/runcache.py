@@ -1,80 +1,176 @@
-"""A process-wide cache of page runs, keyed by (page, scenario query).
+"""A process-wide cache of page runs, keyed by (page, scenario query), bounded in bytes.
 
 Unlike ``st.cache_data`` it returns the cached :class:`~hetdp_core.scenario.Result` itself (no copy
 per hit: results are treated as read-only by the pages), lets the computation report progress to
 the page that triggered it, and computes each key once even when many sessions ask for it at the
-same moment (the others wait for the first). Streamlit-free.
+same moment (the others wait for the first). Its memory is bounded by the *bytes* of the results it
+holds (:func:`result_bytes`), least recently used first out. Streamlit-free.
 
 With ``disk`` (a :class:`DiskStore`, used by ``make serve WORKERS=k`` through the environment
-variable ``HETDP_CACHE_DIR``) the cache is shared between server processes: a miss in memory looks
-on disk, and one process computes a key while the others wait on a file lock, then read its result.
-The files are pickles written by the server itself into a private directory (mode 0700, owned by
-the server's user; anything else is refused) — never data supplied by a user.
+variable ``HETDP_CACHE_DIR``) the cache is shared between server processes through python-diskcache
+(SQLite; process-safe, bounded in bytes, eviction done by the library, no hand-written file store
+or lock files): a miss in memory looks on disk, and one process computes a key while the others wait
+on a diskcache lock that expires (a worker killed while computing cannot block a key for ever).
+Entries are bytes signed with HMAC-SHA256 under the server's secret (``HETDP_CACHE_SECRET``, made by
+``make serve`` for each launch): an entry whose signature does not verify — planted by someone else,
+truncated, corrupted — is a miss and is deleted, and is never unpickled; the store refuses to
+unpickle anything diskcache itself would (only raw bytes are read back). A failed write (disk full)
+is logged and the finished result is still returned.
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
+import hmac
+import logging
 import os
 import pickle
-import stat
-import tempfile
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RunCache", "DiskStore", "ENV"]
+__all__ = ["RunCache", "DiskStore", "ENV", "SECRET_ENV", "result_bytes"]
 
 ENV = "HETDP_CACHE_DIR"
+SECRET_ENV = "HETDP_CACHE_SECRET"
+log = logging.getLogger("hetdp.cache")
+
+
+def result_bytes(obj, _depth: int = 0) -> int:
+    """Approximate memory of a cached value: numpy arrays and pandas frames by their buffers,
+    containers and dataclasses recursively (4 levels), anything else by ``sys.getsizeof``."""
+    import dataclasses
+
+    import numpy as np
+
+    if _depth > 4:
+        return sys.getsizeof(obj)
+    if isinstance(obj, np.ndarray):
+        return int(obj.nbytes) + 112
+    if hasattr(obj, "memory_usage") and hasattr(obj, "columns"):        # a DataFrame
+        try:
+            return int(obj.memory_usage(deep=True, index=True).sum())
+        except Exception:                                               # noqa: BLE001 — exotic dtypes
+            return sys.getsizeof(obj)
+    if isinstance(obj, dict):
+        return sys.getsizeof(obj) + sum(result_bytes(k, _depth + 1) + result_bytes(v, _depth + 1)
+                                        for k, v in obj.items())
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return sys.getsizeof(obj) + sum(result_bytes(v, _depth + 1) for v in obj)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return sys.getsizeof(obj) + sum(result_bytes(getattr(obj, f.name), _depth + 1)
+                                        for f in dataclasses.fields(obj))
+    return sys.getsizeof(obj)
+
+
+def _safe_disk():
+    """A diskcache ``Disk`` that reads back raw bytes only: a row claiming to be a pickle (or a
+    pickled key) raises instead of being unpickled."""
+    import diskcache
+    from diskcache.core import MODE_PICKLE
+
+    class SafeDisk(diskcache.Disk):
+        def fetch(self, mode, filename, value, read):
+            if mode == MODE_PICKLE:
+                raise OSError("refused: a pickled cache entry (this store only holds signed bytes)")
+            return super().fetch(mode, filename, value, read)
+
+        def get(self, key, raw):
+            if not raw:
+                raise OSError("refused: a pickled cache key")
+            return super().get(key, raw)
+
+    return SafeDisk
 
 
 class DiskStore:
-    """Results shared between processes: ``<dir>/<sha256(key)>.pkl``, written atomically, at most
-    ``max_files`` (oldest removed first)."""
+    """Results shared between processes in a python-diskcache ``Cache`` at ``directory`` (at most
+    ``size_limit`` bytes, least recently stored first out), each entry ``HMAC(secret, body) || body``
+    with ``body`` a pickle written by this server. ``secret`` (bytes) defaults to the environment
+    variable ``HETDP_CACHE_SECRET``; without one the store refuses to start."""
 
-    def __init__(self, directory: str | Path, max_files: int = 2000):
+    def __init__(self, directory: str | Path, size_limit: int = 2 * 2**30, secret: bytes | None = None,
+                 lock_seconds: float = 900.0):
+        import diskcache
+
+        if secret is None:
+            env = os.environ.get(SECRET_ENV, "")
+            if len(env) < 32:
+                raise PermissionError(f"{ENV} is set but {SECRET_ENV} is missing or shorter than 32 characters: "
+                                      "the shared cache signs its entries with the server's secret "
+                                      "(`make serve` sets both).")
+            secret = env.encode()
+        self.secret = bytes(secret)
         self.dir = Path(directory)
         self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        st_ = self.dir.stat()
-        if st_.st_uid != os.getuid() or st_.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-            raise PermissionError(f"{ENV}={self.dir}: the cache directory must be owned by this user and not "
-                                  "writable by others (results are read back with pickle).")
-        self.max_files = max_files
+        self.lock_seconds = float(lock_seconds)
+        self.cache = diskcache.Cache(str(self.dir), size_limit=int(size_limit), disk=_safe_disk(),
+                                     eviction_policy="least-recently-stored", timeout=10)
 
     def _name(self, key) -> str:
         return hashlib.sha256(repr(key).encode()).hexdigest()
 
+    def _tag(self, body: bytes) -> bytes:
+        return hmac.new(self.secret, body, hashlib.sha256).digest()
+
     def load(self, key):
-        path = self.dir / f"{self._name(key)}.pkl"
+        """(True, value) for a verified entry, else (False, None); a bad entry is deleted."""
+        name = self._name(key)
         try:
-            with open(path, "rb") as f:
-                return True, pickle.load(f)
-        except FileNotFoundError:
+            blob = self.cache.get(name, default=None, retry=True)
+        except Exception as exc:                                    # noqa: BLE001 — refused or unreadable row
+            log.warning("cache entry %s unreadable (%s): treated as a miss", name[:12], exc)
+            self._drop(name)
+            return False, None
+        if blob is None:
+            return False, None
+        if not isinstance(blob, bytes) or len(blob) < 32 or not hmac.compare_digest(blob[:32], self._tag(blob[32:])):
+            log.warning("cache entry %s has no valid signature: treated as a miss and deleted", name[:12])
+            self._drop(name)
+            return False, None
+        try:
+            return True, pickle.loads(blob[32:])                   # signed by this server: its own pickle
+        except Exception as exc:                                    # noqa: BLE001 — e.g. written by another version
+            log.warning("cache entry %s does not load (%s): treated as a miss", name[:12], exc)
+            self._drop(name)
             return False, None
 
-    def save(self, key, value) -> None:
-        fd, tmp = tempfile.mkstemp(dir=self.dir, suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, self.dir / f"{self._name(key)}.pkl")
-        files = sorted(self.dir.glob("*.pkl"), key=lambda p: p.stat().st_mtime)
-        for old in files[: max(0, len(files) - self.max_files)]:
-            old.unlink(missing_ok=True)
+    def _drop(self, name: str) -> None:
+        try:
+            self.cache.delete(name, retry=True)
+        except Exception:                                           # noqa: BLE001
+            pass
+
+    def save(self, key, value) -> bool:
+        """Store ``value``; False (logged) if it could not be written — the caller keeps its result."""
+        try:
+            body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            self.cache.set(self._name(key), self._tag(body) + body, retry=True)
+            return True
+        except Exception as exc:                                    # noqa: BLE001 — disk full, read-only, …
+            log.warning("could not store a result in the shared cache (%s); serving it anyway", exc)
+            return False
 
     def lock(self, key):
-        """An exclusive lock file for computing ``key`` (released when the returned file is closed)."""
-        f = open(self.dir / f"{self._name(key)}.lock", "wb")
-        fcntl.flock(f, fcntl.LOCK_EX)
-        return f
+        """A lock across processes for computing ``key``; it expires after ``lock_seconds`` so that a
+        worker killed while computing does not block the key for ever."""
+        import diskcache
+
+        return diskcache.Lock(self.cache, f"lock:{self._name(key)}", expire=self.lock_seconds)
 
 
 class RunCache:
-    def __init__(self, max_entries: int = 128, disk: DiskStore | None = None):
+    """In-memory results, at most ``max_bytes`` (by :func:`result_bytes`) and ``max_entries``."""
+
+    def __init__(self, max_entries: int = 128, disk: DiskStore | None = None, max_bytes: int = 512 * 2**20):
         self.disk = disk
         self.max_entries = max_entries
+        self.max_bytes = int(max_bytes)
+        self.bytes = 0
+        self._sizes: dict = {}
         self._data: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
         self._inflight: dict = {}
@@ -103,11 +199,16 @@ class RunCache:
                 with self._lock:
                     self._inflight.pop(key).set()
                 raise
+            size = result_bytes(value)
             with self._lock:
                 self.misses += 1
-                self._data[key] = value
-                while len(self._data) > self.max_entries:
-                    self._data.popitem(last=False)
+                if size <= self.max_bytes:             # a result larger than the whole cache is not kept
+                    self._data[key] = value
+                    self._sizes[key] = size
+                    self.bytes += size
+                while self._data and (len(self._data) > self.max_entries or self.bytes > self.max_bytes):
+                    old, _ = self._data.popitem(last=False)
+                    self.bytes -= self._sizes.pop(old)
                 self._inflight.pop(key).set()
             return value
 
@@ -120,9 +221,11 @@ class RunCache:
             if found:
                 return value
             value = compute()
-            self.disk.save(key, value)
+            self.disk.save(key, value)            # a failed write is logged; the result is still served
             return value
 
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
+            self._sizes.clear()
+            self.bytes = 0

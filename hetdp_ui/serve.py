@@ -8,10 +8,19 @@
   later request of that browser — the websocket, uploads, media — is hashed on it to the same
   worker (a Streamlit session lives in one process). Clients without the cookie (e.g. the load
   tool's virtual users) are spread over the workers by their request id;
-* a result cache shared by the workers on disk (``HETDP_CACHE_DIR``, a private directory): a
-  sweep computed in one worker is read, not recomputed, by the others.
+* a result cache shared by the workers on disk (``HETDP_CACHE_DIR``, python-diskcache, entries
+  signed with a secret made for this launch): a sweep computed in one worker is read, not
+  recomputed, by the others;
+* **supervision**: a small supervising loop in this process (:meth:`Stack.supervise`) restarts a
+  worker that dies within about a second (and nginx, should it die), at most ``MAX_RESTARTS`` times a
+  minute per process; nginx stops routing to a dead worker (``max_fails=1``, a failed request is
+  retried on the next worker), so a crash costs only the sessions that lived in that process. A
+  loop in the process that already owns the children was chosen over an external supervisor
+  (supervisord, systemd): nothing more to install or configure, and it is tested by killing workers.
+* **logs**: each worker's and nginx's output goes to files in ``--log-dir`` (default ``logs/serve``
+  in the checkout, git-ignored): ``worker-<port>.log``, ``nginx-error.log``, ``supervisor.log``.
 
-    python -m hetdp_ui.serve --workers 2 --port 8501
+    python -m hetdp_ui.serve --workers 2 --port 8501 [--log-dir DIR]
 
 Ctrl-C (or SIGTERM) stops nginx and every worker.
 """
@@ -76,9 +85,21 @@ http {{
 """
 
 
-def nginx_conf(*, run_dir: Path, host: str, port: int, worker_ports: list[int]) -> str:
-    servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=0;" for p in worker_ports)
-    return CONF.format(run=run_dir, host=host, port=port, servers=servers)
+def nginx_conf(*, run_dir: Path, host: str, port: int, worker_ports: list[int], log_dir: Path | None = None) -> str:
+    # a worker that refuses a connection is skipped for 2 s and the request retried on the next one
+    servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=1 fail_timeout=2s;" for p in worker_ports)
+    conf = CONF.format(run=run_dir, host=host, port=port, servers=servers)
+    conf = conf.replace("            proxy_pass http://hetdp;",
+                        "            proxy_pass http://hetdp;\n"
+                        "            proxy_next_upstream error timeout http_502 http_503;\n"
+                        "            proxy_connect_timeout 2s;")
+    if log_dir is not None:
+        conf = conf.replace(f"error_log {run_dir}/error.log warn;", f"error_log {log_dir}/nginx-error.log warn;")
+    return conf
+
+
+#: restarts allowed per process and minute before the supervisor gives up on it (a crash loop)
+MAX_RESTARTS = 10
 
 
 def _healthy(url: str) -> bool:
@@ -92,7 +113,8 @@ def _healthy(url: str) -> bool:
 class Stack:
     """k workers + nginx; ``start()`` returns when all answer, ``stop()`` ends them."""
 
-    def __init__(self, *, workers: int, port: int, host: str = "127.0.0.1", cache_dir: str | None = None):
+    def __init__(self, *, workers: int, port: int, host: str = "127.0.0.1", cache_dir: str | None = None,
+                 log_dir: str | Path | None = None):
         if workers < 1:
             raise SystemExit("serve: --workers must be at least 1")
         if not Path(NGINX).exists():
@@ -102,20 +124,40 @@ class Stack:
         self.cache_dir = cache_dir or str(self.run_dir / "cache")
         self.procs: list[subprocess.Popen] = []
         self.worker_ports = [port + 1 + i for i in range(workers)]
+        self.log_dir = Path(log_dir) if log_dir else self.run_dir / "logs"
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        self.restarts: dict[str, list[float]] = {}
+        # one cookie secret for all workers, so XSRF tokens are valid on every worker; the shared result
+        # cache signs its entries with a secret made for this launch (see runcache)
+        self.env = {**os.environ, "HETDP_CACHE_DIR": self.cache_dir, "HETDP_CACHE_SECRET": secrets.token_hex(32),
+                    "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(32)}
+
+    def _log(self, msg: str) -> None:
+        with open(self.log_dir / "supervisor.log", "a", encoding="utf-8") as f:
+            f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {msg}\n")
+
+    def _worker(self, port: int) -> subprocess.Popen:
+        log = open(self.log_dir / f"worker-{port}.log", "ab")
+        try:
+            return subprocess.Popen(
+                [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+                 "--server.address", "127.0.0.1"],
+                cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        finally:
+            log.close()
+
+    def _nginx(self) -> subprocess.Popen:
+        conf = self.run_dir / "nginx.conf"
+        return subprocess.Popen([NGINX, "-c", str(conf), "-p", str(self.run_dir), "-g", "daemon off;"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
     def start(self, timeout: float = 90.0) -> Stack:
-        # one cookie secret for all workers, so XSRF tokens are valid on every worker
-        env = {**os.environ, "HETDP_CACHE_DIR": self.cache_dir, "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(32)}
         for p in self.worker_ports:
-            self.procs.append(subprocess.Popen(
-                [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(p),
-                 "--server.address", "127.0.0.1"],
-                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            self.procs.append(self._worker(p))
         conf = self.run_dir / "nginx.conf"
         conf.write_text(nginx_conf(run_dir=self.run_dir, host=self.host, port=self.port,
-                                   worker_ports=self.worker_ports))
-        self.nginx = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(self.run_dir), "-g", "daemon off;"],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                   worker_ports=self.worker_ports, log_dir=self.log_dir))
+        self.nginx = self._nginx()
         deadline = time.time() + timeout
         urls = [f"http://127.0.0.1:{p}" for p in self.worker_ports] + [self.url]
         while time.time() < deadline:
@@ -128,6 +170,37 @@ class Stack:
             time.sleep(0.3)
         self.stop()
         raise SystemExit(f"serve: the workers did not become healthy within {timeout:g} s")
+
+    def supervise_once(self) -> list[str]:
+        """Restart every dead worker (and nginx); return what was restarted. A process that needed more
+        than ``MAX_RESTARTS`` restarts in the last minute is left down (logged)."""
+        done = []
+        now = time.time()
+        for i, (port, p) in enumerate(zip(self.worker_ports, self.procs)):
+            if p.poll() is None:
+                continue
+            name = f"worker-{port}"
+            recent = [t for t in self.restarts.get(name, []) if now - t < 60]
+            if len(recent) >= MAX_RESTARTS:
+                continue
+            self._log(f"{name} exited with code {p.returncode}; restarting")
+            self.procs[i] = self._worker(port)
+            self.restarts[name] = recent + [now]
+            done.append(name)
+        if getattr(self, "nginx", None) is not None and self.nginx.poll() is not None:
+            recent = [t for t in self.restarts.get("nginx", []) if now - t < 60]
+            if len(recent) < MAX_RESTARTS:
+                self._log(f"nginx exited with code {self.nginx.returncode}; restarting")
+                self.nginx = self._nginx()
+                self.restarts["nginx"] = recent + [now]
+                done.append("nginx")
+        return done
+
+    def supervise(self, stop, interval: float = 0.5) -> None:
+        """Run :meth:`supervise_once` every ``interval`` seconds until ``stop`` (an Event) is set."""
+        while not stop.is_set():
+            self.supervise_once()
+            stop.wait(interval)
 
     @property
     def url(self) -> str:
@@ -155,23 +228,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--port", type=int, default=8501)
     ap.add_argument("--host", default="0.0.0.0", help="address nginx listens on (workers stay on 127.0.0.1)")
+    ap.add_argument("--log-dir", default=str(ROOT / "logs" / "serve"),
+                    help="where worker, nginx and supervisor logs go (default: logs/serve in the checkout)")
     a = ap.parse_args(argv)
-    stack = Stack(workers=a.workers, port=a.port, host=a.host).start()
+    import threading
+
+    stack = Stack(workers=a.workers, port=a.port, host=a.host, log_dir=a.log_dir).start()
     print(f"hetdp: {a.workers} workers behind nginx on http://{a.host}:{a.port} (sticky sessions, shared "
-          f"result cache in {stack.cache_dir}); Ctrl-C stops", flush=True)
-    stop = {"now": False}
+          f"result cache in {stack.cache_dir}, supervised; logs in {stack.log_dir}); Ctrl-C stops", flush=True)
+    stop = threading.Event()
 
     def handler(*_):
-        stop["now"] = True
+        stop.set()
 
     signal.signal(signal.SIGTERM, handler)
     signal.signal(signal.SIGINT, handler)
     try:
-        while not stop["now"]:
-            if any(p.poll() is not None for p in [stack.nginx, *stack.procs]):
-                print("hetdp: a worker or nginx exited; stopping", file=sys.stderr)
-                return 1
-            time.sleep(0.5)
+        stack.supervise(stop)
     finally:
         stack.stop()
     return 0

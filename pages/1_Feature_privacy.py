@@ -11,6 +11,8 @@ from hetdp_core.scenarios import feature_privacy as fp
 from hetdp_core.solve import STATISTICS, TARGET_MAX, TARGET_MIN, solve_feature_privacy
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
+    mark_solver,
+    solver_open,
     chart,
     ScenarioState,
     csv_download,
@@ -30,7 +32,8 @@ from hetdp_ui.figures import c_vector_figure, mse_sweep_figure, stage_schematic_
 from hetdp_ui.lesson_panel import lesson_panel
 from hetdp_ui.nav import doc_link, sidebar_nav
 
-st.set_page_config(page_title="Feature privacy (BCDP) — hetdp", layout="wide")
+st.set_page_config(page_title="Feature privacy (BCDP) — hetdp", page_icon="🔒", layout="wide",
+                   initial_sidebar_state="auto")  # an emoji icon is inlined: no font server
 sidebar_nav()
 
 EPS_GRID, AXES, GRIDS = list(fp.EPS_GRID), fp.AXES, fp.GRIDS
@@ -121,7 +124,9 @@ if published:
 
 c1, c2 = st.columns([3, 2])
 with c1:
-    st.subheader("Privacy allocation c (Theorem 2)")
+    st.subheader("How the privacy budget is split across features")
+    st.caption("Each bar is a feature's share of the budget (c_i, Theorem 2 of the paper); the markers are the "
+               "protection each feature actually gets, including what correlated features reveal.")
     pa = None
     if ab is not None:
         va = ab[1].values
@@ -129,21 +134,22 @@ with c1:
     chart(c_vector_figure(names, alloc.delta, alloc.c, report["guaranteed δ'"].to_numpy(), eps, plan_a=pa),
                     key="bcdp_cfig")
 with c2:
-    st.subheader("Guarantee check")
+    st.subheader("Is every feature's demand met?")
     if show_checks(result.checks, quiet=True):
         st.success(f"Every demand holds: LDP level delivered c_d = {alloc.ldp_level:.4g} ≤ ε = {eps:g}; "
                    f"ζ = {alloc.zeta:.3g}.")
     st.metric("sensitive features' budget c_1", f"{alloc.c_sorted[0]:.3g}",
               help="the CDP level left for the most private feature after paying for correlation")
-    st.metric("LDP level delivered c_d", f"{alloc.ldp_level:.3g}", delta=f"{alloc.ldp_level - eps:.3g} vs ε",
-              delta_color="off")
+    st.metric("whole-record privacy level delivered (c_d)", f"{alloc.ldp_level:.3g}",
+              delta=f"{alloc.ldp_level - eps:.3g} vs ε", delta_color="off",
+              help="the local-DP level of the whole record: what bounds an attacker who knows more than the model")
 st.dataframe(report.round(5), hide_index=True, key="bcdp_gtable")
 st.caption("pass ⇔ guaranteed δ'_i ≤ demanded δ_i (+1e-9 floating-point tolerance); Theorem 2 proves it, so a "
            "fail would be reported as a numerical failure of this software. Guaranteed δ' is the "
            "smaller of the two valid bounds of Proposition 4: (2) with ε := c_d, and (1).")
 csv_download(tables["bcdp_guarantee"], "bcdp_guarantee.csv", "dl_guarantee")
 meaning_panel(result, state)
-report_button("Feature_privacy", scenario, result, prior_key="bcdp_prior")
+report_button("Feature_privacy", scenario, result, plan_a=ab)
 
 with st.expander("Stage schematic of Mechanism 1 — which features each stage covers, at what level"):
     chart(stage_schematic_figure(result.values["sorted_names"], result.values["stages"]), key="bcdp_stages")
@@ -184,7 +190,7 @@ if ab is not None:
                     key="bcdp_dotplot_a")
 csv_download(qd, "bcdp_release_quantiles.csv", "dl_bcdp_dots")
 
-with st.expander("What privacy do I need for this accuracy?", expanded=bool(st.session_state.get("bcdp_solve"))):
+with st.expander("What privacy do I need for this accuracy?", expanded=solver_open("bcdp")):
     st.markdown(f"Scale every level of this scenario (all δ_i and ε) by one factor and find the **most private** "
                 f"scaling whose squared error ‖x̂ − x̄‖² *as plotted below* (simulated releases with the "
                 f"{scenario.used_projection} projection; q = {scenario.q:g}, n = {scenario.n:,}) meets your target. "
@@ -192,7 +198,7 @@ with st.expander("What privacy do I need for this accuracy?", expanded=bool(st.s
                 "checks the answer.")
     c1, c2 = st.columns(2)
     target = c1.number_input("target squared error ‖x̂ − x̄‖²", min_value=TARGET_MIN, max_value=TARGET_MAX, value=0.5,
-                             format="%.4g", key="bcdp_target")
+                             format="%.4g", key="bcdp_target", on_change=mark_solver, args=("bcdp",))
     statistic = c2.radio("of the releases' errors", STATISTICS, key="bcdp_statistic", horizontal=True,
                          format_func=lambda v: {"median": "median (the plotted curve)", "mean": "mean"}[v])
     if st.button("Find the most private setting", key="bcdp_solve"):
@@ -203,8 +209,9 @@ with st.expander("What privacy do I need for this accuracy?", expanded=bool(st.s
         else:
             st.success(f"{sol.scale:.3g}× the levels: ε = {sol.eps:.3g}, δ = "
                        f"{', '.join(f'{v:.3g}' for v in sol.delta)}. Simulated {sol.statistic} error {sol.error:.4g} ≤ "
-                       f"{sol.target:g}; 10 % more private gives {sol.error_10pct_more_private:.4g} (scan resolution "
-                       f"×{sol.grid_ratio:.3g}).")
+                       f"{sol.target:g} — about ± {np.sqrt(sol.error / len(sol.delta)):.3g} on each feature's published "
+                       f"mean (values in [−1, 1]); 10 % more private gives {sol.error_10pct_more_private:.4g} (scan "
+                       f"resolution ×{sol.grid_ratio:.3g}).")
             st.markdown(f"Fresh simulation ({sol.check_trials} releases, new seed): {sol.statistic} {sol.check:.4g}, "
                         f"95 % interval [{sol.check_low:.4g}, {sol.check_high:.4g}] — "
                         f"{'meets' if sol.meets_target else '**misses**'} the target.")

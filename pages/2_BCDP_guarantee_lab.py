@@ -22,7 +22,8 @@ from hetdp_ui.lab_figures import rr_figure, tradeoff_figure, translator_figure
 from hetdp_ui.lesson_panel import lesson_panel
 from hetdp_ui.nav import doc_link, sidebar_nav
 
-st.set_page_config(page_title="BCDP guarantee lab — hetdp", layout="wide")
+st.set_page_config(page_title="BCDP guarantee lab — hetdp", page_icon="🔒", layout="wide",
+                   initial_sidebar_state="auto")  # an emoji icon is inlined: no font server
 sidebar_nav()
 
 state = ScenarioState("lab", lab.GuaranteeLab, presets=lab.PRESETS)
@@ -154,7 +155,7 @@ with tab5:
     csv_download(tables["bcdp_translator"], "bcdp_translator.csv", "dl_lab_tr")
 
 meaning_panel(result, state)
-report_button("BCDP_guarantee_lab", scenario, result, prior_key="lab_prior")
+report_button("BCDP_guarantee_lab", scenario, result)
 
 with st.expander("Formulas behind the numbers"):
     doc_link("BCDP_guarantee_lab")

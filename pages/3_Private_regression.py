@@ -20,7 +20,8 @@ from hetdp_ui.lab_figures import excess_risk_figure, trajectory_figure
 from hetdp_ui.lesson_panel import lesson_panel
 from hetdp_ui.nav import doc_link, sidebar_nav
 
-st.set_page_config(page_title="Private regression (BCDP) — hetdp", layout="wide")
+st.set_page_config(page_title="Private regression (BCDP) — hetdp", page_icon="🔒", layout="wide",
+                   initial_sidebar_state="auto")  # an emoji icon is inlined: no font server
 sidebar_nav()
 
 N_GRID = list(pr.N_GRID)
@@ -109,7 +110,7 @@ st.caption("The per-feature levels of BCDP need Assumption 1: given one feature,
            "LDP level c_d bounds any attacker.")
 csv_download(tables["regression_guarantee"], "regression_guarantee.csv", "dl_reg_guarantee")
 meaning_panel(result, state)
-report_button("Private_regression", scenario, result, prior_key="reg_prior")
+report_button("Private_regression", scenario, result)
 
 with st.expander("Formulas behind the curves"):
     doc_link("Private_regression")

@@ -9,6 +9,8 @@ from hetdp_core.scenarios import per_user_privacy as pu
 from hetdp_core.solve import TARGET_MAX, TARGET_MIN, solve_per_user
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
+    mark_solver,
+    solver_open,
     chart,
     ScenarioState,
     csv_download,
@@ -23,9 +25,11 @@ from hetdp_ui.common import (
     show_input_error,
 )
 from hetdp_ui.lesson_panel import lesson_panel
+from hetdp_ui.glossary import glossary_markdown, method_label
 from hetdp_ui.nav import doc_link, sidebar_nav
 
-st.set_page_config(page_title="Per-user privacy — hetdp", layout="wide")
+st.set_page_config(page_title="Per-user privacy — hetdp", page_icon="🔒", layout="wide",
+                   initial_sidebar_state="auto")  # an emoji icon is inlined: no font server
 sidebar_nav()
 
 ALL_ALGS, DATASETS = list(pu.ALL_ALGS), list(pu.DATASETS)
@@ -41,10 +45,26 @@ sb.selectbox("Preset", ["Custom", *pu.PRESETS], key=state.key("preset"), on_chan
 sb.radio("problem", list(ht.PROBLEMS), key=state.key("problem"), horizontal=True, on_change=state.mark_custom)
 sb.selectbox("dataset", DATASETS, key=state.key("dataset"), on_change=state.mark_custom)
 upload = None
+
+
+def _resize_bins() -> None:
+    """k changed: keep one demand per bin (cut the list, or repeat its last value) instead of
+    replacing the page with an input error; a note says what changed."""
+    state.mark_custom()
+    k = int(st.session_state[state.key("k")])
+    parts = [p.strip() for p in str(st.session_state[state.key("eps_by_bin")]).split(",") if p.strip()]
+    if parts and len(parts) != k:
+        parts = parts[:k] if len(parts) > k else parts + [parts[-1]] * (k - len(parts))
+        st.session_state[state.key("eps_by_bin")] = ",".join(parts)
+        st.session_state["het_bins_note"] = (f"“ε per bin” now has {k} entries, one per bin "
+                                             f"(cut, or extended with its last value); "
+                                             "edit it to set each bin's demand.")
+
+
 if state["dataset"] == "synthetic":
     grid_slider("n users", pu.N_OPTIONS, state.key("n"))
     if state["problem"] == "frequency":
-        state.slider("k", "k bins")
+        state.slider("k", "k bins", on_change=_resize_bins)
         sb.selectbox("bin profile", ["uniform", "peaked", "skewed"], key=state.key("profile"))
 elif state["dataset"] == "upload":
     f = sb.file_uploader("CSV (first column; frequencies: bin indices)", type=["csv"], key="het_upload")
@@ -57,6 +77,8 @@ sb.radio("demand profile", ["by value", "groups"], key=state.key("demand"), hori
          help="by value: ε depends on the user's bin (correlated with the data); groups: shares of users with ε ranges")
 if state["demand"] == "by value":
     sb.text_input("ε per bin (mean: per fifth of [0,1]…); inf = public", key=state.key("eps_by_bin"))
+    if st.session_state.get("het_bins_note"):
+        sb.caption(st.session_state.pop("het_bins_note"))
 else:
     sb.text_input("group shares (sum to 1)", key=state.key("shares"))
     sb.text_input("group ε low (inf = public)", key=state.key("lows"))
@@ -70,7 +92,8 @@ def sync_algorithms():
 
 if "het_alg_select" not in st.session_state or st.session_state.get("_het_algs_seen") != state["algs"]:
     st.session_state["het_alg_select"] = state["algs"].split(",")      # from the URL / a preset
-sb.multiselect("algorithms", ALL_ALGS, key="het_alg_select", on_change=sync_algorithms)
+sb.multiselect("methods compared", ALL_ALGS, key="het_alg_select", on_change=sync_algorithms,
+               format_func=method_label, help="full names and one-line explanations: see the glossary on the page")
 st.session_state["_het_algs_seen"] = state["algs"]
 state.number("trials", "trials", step=20)
 sb.radio("solver for the weights", ["fast", "cvxpy"], key=state.key("solver"), horizontal=True)
@@ -98,10 +121,19 @@ st.caption(f"Data: {desc}. Demands: {np.isinf(eps).sum():,} public users, finite
 # ------------------------------------------------------------------ table
 table = tables["hetero_summary"]
 best = table.iloc[:, 1].idxmin()
-st.subheader("Accuracy per algorithm (Tables 4/5 view)")
-st.dataframe(table.round(6), hide_index=True, key="het_table")
-st.markdown(f"Lowest PAC error here: **{table.loc[best, 'algorithm']}**. C-variants (CP, CE, CT) target the "
-            "correlated setting, U-variants (UP, UE, UT) the uncorrelated one, A is a setting-agnostic heuristic.")
+st.subheader("How accurate is each method? (the papers' Tables 4 and 5)")
+pac_col = next(c for c in table.columns if c.startswith("PAC error"))
+everyday = [(f"± {100 * v:.2g} percentage points on each bin's share" if scenario.problem == "frequency"
+             else f"± {v:.3g} on the published mean (data in [0, 1])") + f", in {1 - scenario.beta:.0%} of releases"
+            for v in table[pac_col]]
+shown = table.round(6).assign(method=[method_label(a) for a in table["algorithm"]], **{"in everyday units": everyday})
+st.dataframe(shown[["method", "in everyday units", *[c for c in table.columns if c != "algorithm"]]], hide_index=True,
+             key="het_table")
+st.markdown(f"Lowest worst-case (PAC) error here: **{method_label(table.loc[best, 'algorithm'])}**. "
+            "Methods for data-dependent demands (CP, CE, CT) suit demands that depend on a person's value; those for "
+            "independent demands (UP, UE, UT) suit demands unrelated to it; A makes no assumption.")
+with st.expander("Glossary: the methods and terms in plain words"):
+    st.markdown(glossary_markdown(ALL_ALGS))
 csv_download(tables["hetero_summary"], "hetero_summary.csv", "dl_het_table")
 
 c1, c2 = st.columns(2)
@@ -133,15 +165,15 @@ st.caption("Below the diagonal = free privacy: the user is protected better than
 csv_download(tables["hetero_weights"], "hetero_weights.csv", "dl_het_w")
 meaning_panel(result, state)
 
-with st.expander("What privacy do I need for this accuracy?", expanded=bool(st.session_state.get("het_solve"))):
+with st.expander("What privacy do I need for this accuracy?", expanded=solver_open("het")):
     st.markdown("Scale every finite demand ε_i by one factor (public users stay public) and find the **most "
                 "private** scaling at which the chosen algorithm meets your target; then a fresh simulation checks it.")
     c1, c2, c3 = st.columns(3)
-    solve_alg = c1.selectbox("algorithm", list(scenario.algs), key="het_solve_alg")
+    solve_alg = c1.selectbox("method", list(scenario.algs), key="het_solve_alg", format_func=method_label)
     metric = c2.radio("accuracy measure", ("pac", "mse"), key="het_metric", horizontal=True,
                       format_func=lambda m: {"pac": f"PAC error ({1 - scenario.beta:.0%})", "mse": "MSE"}[m])
     target = c3.number_input("target", min_value=TARGET_MIN, max_value=TARGET_MAX, value=0.01, format="%.4g",
-                             key="het_target")
+                             key="het_target", on_change=mark_solver, args=("het",))
     if st.button("Find the most private setting", key="het_solve"):
         try:
             sol = solve_per_user(scenario, target=target, metric=metric, algorithm=solve_alg, upload=upload)
@@ -160,7 +192,7 @@ with st.expander("What privacy do I need for this accuracy?", expanded=bool(st.s
                         "the target.")
             st.button("Use this setting here", key="het_use_solution", on_click=state.apply_scenario,
                       args=(pu.SCENARIO.from_query(sol.scenario_query),))
-report_button("Per_user_privacy", scenario, result, prior_key="het_prior")
+report_button("Per_user_privacy", scenario, result, plan_a=ab)
 
 with st.expander("Formulas behind the numbers"):
     doc_link("Per_user_privacy")

@@ -31,7 +31,8 @@ from hetdp_ui.zcdp_figures import (
     renyi_figure,
 )
 
-st.set_page_config(page_title="Group-wise zCDP — hetdp", layout="wide")
+st.set_page_config(page_title="Group-wise zCDP — hetdp", page_icon="🔒", layout="wide",
+                   initial_sidebar_state="auto")  # an emoji icon is inlined: no font server
 sidebar_nav()
 
 RHO_GRID, ALPHA_MAX_GRID = list(gz.RHO_GRID), list(gz.ALPHA_MAX_GRID)
@@ -72,10 +73,16 @@ except InputError as exc:
     show_input_error(exc)
     state.sync_url()
     st.stop()
-if state["group"] > counts.size:
-    st.session_state[state.key("group")] = 1
+try:                                       # a value the browser sent back in another form is reset, not fatal
+    group = int(st.session_state[state.key("group")])
+except (TypeError, ValueError):
+    group = 1
+st.session_state[state.key("group")] = group if 1 <= group <= counts.size else 1
+# labels must not depend on the counts: when k changes the browser keeps the old label, and a label
+# that no longer matches an option came back as a string (the crash of issue 20)
 sb.selectbox("group for the D_α plot", list(range(1, counts.size + 1)), key=state.key("group"),
-             format_func=lambda g: f"group {g} (x = {counts[g - 1]:g})")
+             format_func=lambda g: f"group {g}")
+sb.caption(f"group {st.session_state[state.key('group')]} has x = {counts[st.session_state[state.key('group')] - 1]:g} people")
 state.sync_url()
 try:
     scenario = state.scenario()
@@ -191,7 +198,7 @@ st.caption("Algorithm 1 has no closed form: D_α is computed numerically. The de
 csv_download(tables["zcdp_loss_vs_size"], "zcdp_loss_vs_size.csv", "dl_zc_scan")
 
 meaning_panel(result, state, empty_note="Algorithm 2's per-group claim does not hold (see the checks above), so no level is stated; switch to Algorithm 1, which is ρ-zCDP for every group.")
-report_button("Groupwise_zCDP", scenario, result, prior_key="zc_prior")
+report_button("Groupwise_zCDP", scenario, result)
 
 with st.expander("Formulas behind the curves"):
     doc_link("Groupwise_zCDP")

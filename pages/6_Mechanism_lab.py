@@ -7,6 +7,8 @@ from hetdp_core.scenarios import mechanism_lab as ml
 from hetdp_core.solve import METRICS, TARGET_MAX, TARGET_MIN, solve_mechanisms
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
+    mark_solver,
+    solver_open,
     chart,
     ScenarioState,
     csv_download,
@@ -22,7 +24,8 @@ from hetdp_ui.common import (
 from hetdp_ui.lesson_panel import lesson_panel
 from hetdp_ui.nav import doc_link, sidebar_nav
 
-st.set_page_config(page_title="Mechanism lab — hetdp", layout="wide")
+st.set_page_config(page_title="Mechanism lab — hetdp", page_icon="🔒", layout="wide",
+                   initial_sidebar_state="auto")  # an emoji icon is inlined: no font server
 sidebar_nav()
 
 EPS_GRID, DELTA_GRID = list(ml.EPS_GRID), list(ml.DELTA_GRID)
@@ -154,9 +157,9 @@ with t5:
     csv_download(tbl, "mech_exponential.csv", "dl_mech_exp")
 
 meaning_panel(result, state)
-report_button("Mechanism_lab", scenario, result, prior_key="mech_prior")
+report_button("Mechanism_lab", scenario, result)
 
-with st.expander("What privacy do I need for this accuracy?", expanded=bool(st.session_state.get("mech_solve"))):
+with st.expander("What privacy do I need for this accuracy?", expanded=solver_open("mech")):
     st.markdown(f"The most private ε (smallest, within the page's range) at which each mechanism's single release "
                 f"meets your target, for sensitivity Δ = {scenario.sens:g} and δ = {scenario.delta:g}; each answer is "
                 "checked by fresh simulated releases.")
@@ -164,7 +167,7 @@ with st.expander("What privacy do I need for this accuracy?", expanded=bool(st.s
     metric = c1.radio("accuracy measure", METRICS, key="mech_metric", horizontal=True,
                       format_func=lambda m: {"mse": "expected squared error", "q95": "95 % of errors below"}[m])
     target = c2.number_input("target", min_value=TARGET_MIN, max_value=TARGET_MAX, value=1.0, format="%.4g",
-                             key="mech_target")
+                             key="mech_target", on_change=mark_solver, args=("mech",))
     if st.button("Find the most private ε", key="mech_solve"):
         try:
             sols = solve_mechanisms(scenario, target=target, metric=metric)

@@ -21,7 +21,8 @@ from hetdp_ui.common import (
 from hetdp_ui.lesson_panel import lesson_panel
 from hetdp_ui.nav import doc_link, sidebar_nav
 
-st.set_page_config(page_title="DP-SGD schedules — hetdp", layout="wide")
+st.set_page_config(page_title="DP-SGD schedules — hetdp", page_icon="🔒", layout="wide",
+                   initial_sidebar_state="auto")  # an emoji icon is inlined: no font server
 sidebar_nav()
 
 state = ScenarioState("sgd", ds.DpSgdSchedules, presets=ds.PRESETS)
@@ -102,7 +103,7 @@ st.caption(f"Batch size 1, standard Laplace noise scaled by θ_h; gradient sensi
 csv_download(tables["dpsgd_trajectories"], "dpsgd_trajectories.csv", "dl_sgd_traj")
 
 meaning_panel(result, state)
-report_button("DP_SGD_schedules", scenario, result, prior_key="sgd_prior")
+report_button("DP_SGD_schedules", scenario, result)
 
 with st.expander("Formulas behind the curves"):
     doc_link("DP_SGD_schedules")

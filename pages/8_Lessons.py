@@ -4,9 +4,10 @@ import streamlit as st
 
 from hetdp_core.lessons import lesson_ids
 from hetdp_ui.lesson_panel import AT, cached_lesson
-from hetdp_ui.nav import app_link, doc_link, sidebar_nav
+from hetdp_ui.nav import doc_link, open_page, sidebar_nav
 
-st.set_page_config(page_title="Lessons — hetdp", layout="wide")
+st.set_page_config(page_title="Lessons — hetdp", page_icon="🔒", layout="wide",
+                   initial_sidebar_state="auto")  # an emoji icon is inlined: no font server
 sidebar_nav()
 st.session_state.pop(AT, None)          # starting (or restarting) a lesson always opens its step
 
@@ -25,8 +26,8 @@ for lesson in map(cached_lesson, lesson_ids()):
         st.markdown("\n".join(f"{i}. {s.title or s.page.replace('_', ' ')}"
                               + (" — with a question" if s.question else "")
                               for i, s in enumerate(lesson.steps, start=1)))
-        app_link(lesson.steps[0].page, f"Start: {lesson.title}", icon=":material/play_arrow:",
-                 query_params={"lesson": lesson.id, "step": "1"})
+        if st.button(f"Start: {lesson.title}", key=f"start_{lesson.id}", type="primary", icon=":material/play_arrow:"):
+            open_page(lesson.steps[0].page, {"lesson": lesson.id, "step": "1"})
 
 st.subheader("Write your own")
 st.markdown("A lesson is a short TOML file in `data/lessons/`: a title, the lecture or paper it follows, and "

@@ -7,7 +7,8 @@ import streamlit as st
 
 from hetdp_ui.nav import DOCS, sidebar_nav
 
-st.set_page_config(page_title="Documentation — hetdp", layout="wide")
+st.set_page_config(page_title="Documentation — hetdp", page_icon="🔒", layout="wide",
+                   initial_sidebar_state="auto")  # an emoji icon is inlined: no font server
 sidebar_nav()
 
 DOCS_DIR = Path(__file__).resolve().parents[1] / "docs"

@@ -113,3 +113,49 @@ def test_app_uses_hetdp_dask_and_falls_back_with_a_message(monkeypatch, cluster)
     from hetdp_ui.dask_exec import close_app_executor
 
     close_app_executor()
+
+
+def test_a_scheduler_without_workers_is_reported_not_waited_for(capsys):
+    """`--dask tcp://…` on a scheduler that has no worker: exit 3 with one line, within seconds."""
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None, protocol="tcp://",
+                                  host="127.0.0.1") as lc:
+        t0 = time.time()
+        code = main(["run", "Feature_privacy", "--query", "trials=5&points=0.1", "--dask", lc.scheduler_address])
+        assert code == 3 and time.time() - t0 < 30
+        assert "has no worker" in capsys.readouterr().err
+
+
+def test_the_app_reconnects_after_a_scheduler_restart(monkeypatch):
+    """The app's connection closes when its scheduler stops; the next request connects to the new one
+    on the same address instead of failing until the app restarts."""
+    from hetdp_ui.dask_exec import ENV, app_executor, close_app_executor
+
+    lc = distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None, protocol="tcp://",
+                                  host="127.0.0.1", scheduler_port=0)
+    addr = lc.scheduler_address
+    monkeypatch.setenv(ENV, addr)
+    try:
+        ex1 = app_executor()
+        assert ex1.map(abs, [-1, -2]) == [1, 2]
+        lc.close()
+        deadline = time.time() + 20
+        while time.time() < deadline and ex1.alive:
+            time.sleep(0.2)
+        assert not ex1.alive
+        host_port = int(addr.rsplit(":", 1)[1])
+        lc = distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None, protocol="tcp://",
+                                      host="127.0.0.1", scheduler_port=host_port)
+        ex2 = app_executor()
+        assert ex2 is not ex1 and ex2.map(abs, [-3]) == [3]
+    finally:
+        close_app_executor()
+        lc.close()
+
+
+def test_a_sweep_that_loses_its_scheduler_is_a_cluster_error():
+    with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None) as lc:
+        client = distributed.Client(lc)
+        ex = DaskExecutor(client, "--dask")
+        client.close()
+        with pytest.raises(ClusterError):
+            ex.map(abs, [-1])

@@ -90,3 +90,13 @@ def test_the_html_report_has_a_summary_under_every_figure():
     r = mod.run(s)
     html = build_report("DP_SGD_schedules", s, r)
     assert html.count("Chart in words: ") == len(report_figures("DP_SGD_schedules", s, r)) >= 3
+
+
+def test_display_formulas_in_the_docs_are_on_one_line():
+    """A `$$…$$` block split over lines renders as red raw LaTeX (KaTeX error) in the Docs page;
+    tests/browser/test_first_session.py checks every topic in Chromium too."""
+    import re
+
+    for f in sorted((ROOT / "docs").glob("*.md")):
+        for m in re.finditer(r"\$\$(.+?)\$\$", f.read_text(encoding="utf-8"), flags=re.S):
+            assert "\n" not in m.group(1), f"{f.name}: display formula over several lines: {m.group(0)[:80]}"

@@ -46,7 +46,7 @@ def test_report_and_page_share_the_builder():
 
 @pytest.mark.parametrize("argv,match", [
     (["report", "No_such_page", "--out", "x.html"], "page"),
-    (["report", "Feature_privacy", "--out", "x.pdf"], "--out must name an .html file"),
+    (["report", "Feature_privacy", "--out", "x.pdf"], "--out must name a .html/.htm file"),
     (["report", "Feature_privacy", "--out", "x.html", "--prior", "1.5"], r"prior must be in \(0, 1\)"),
     (["report", "--out", "x.html"], "give PAGE"),
 ])
@@ -66,7 +66,7 @@ def test_page_offers_the_report_button(page, key):
     at.run()
     assert not at.exception
     labels = [b.proto.label for b in at.get("download_button")]
-    assert "Download a report (HTML, opens offline)" in labels
+    assert "Download a report (HTML, opens offline; print it to PDF)" in labels
 
 
 def test_static_figures_with_kaleido(tmp_path, capsys):
@@ -80,3 +80,23 @@ def test_static_figures_with_kaleido(tmp_path, capsys):
                  "--static", str(tmp_path / "svg"), "--format", "svg"]) == 0
     svgs = sorted((tmp_path / "svg").glob("*.svg"))
     assert len(svgs) == 6 and all(p.read_text().lstrip().startswith("<svg") for p in svgs)
+
+
+def test_the_report_of_a_pinned_view_is_a_decision_record():
+    """Plan A vs plan B with both plans' numbers, the page's key results table, parameters by their
+    names in words, the link to the server the report came from, and print CSS."""
+    from hetdp_core.scenarios import get
+    from hetdp_ui.report import build_report
+
+    mod = get("Per_user_privacy")
+    a = mod.SCENARIO.from_query({"trials": "20", "algs": "CP,UNI"})
+    b = mod.SCENARIO.from_query({"trials": "20", "algs": "CP,UNI", "beta": "0.1"})
+    ra, rb = mod.run(a), mod.run(b)
+    page = build_report("Per_user_privacy", b, rb, app_url="https://dp.example.edu/hetdp", plan_a=(a, ra))
+    assert "Plan A (pinned) vs plan B (this view)" in page and "B − A" in page
+    assert "β (PAC level)" in page                          # the parameter that differs, in words
+    assert "<h3>hetero_summary" in page and "UNI" in page   # the key results table (accuracy per method)
+    assert "https://dp.example.edu/hetdp/Per_user_privacy?" in page and "localhost" not in page
+    assert "&amp;pin=" in page                              # the link reopens the comparison
+    assert "@media print" in page and "In short." in page
+    assert "eps_by_bin" in page and "ε per bin" in page or "demand" in page   # names in words beside URL names

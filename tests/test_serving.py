@@ -154,28 +154,127 @@ def test_every_page_through_the_proxy_without_errors(stack):
     assert s["finished"] == 10 and s["failures"] == 0 and s["exceptions"] == 0
 
 
-def test_a_sweep_computed_in_one_worker_is_read_by_the_other(stack):
-    """Worker A computes and writes the result to the shared cache; worker B, asked for the same
-    scenario, reads it (the file is not rewritten, i.e. B did not recompute)."""
+def _entries(cache_dir):
+    """(key, store_time) of the shared cache's result entries (python-diskcache's SQLite table)."""
+    import sqlite3
     from pathlib import Path
 
+    with sqlite3.connect(Path(cache_dir) / "cache.db") as db:
+        return dict(db.execute("SELECT key, store_time FROM Cache WHERE key NOT LIKE 'lock:%'").fetchall())
+
+
+def test_a_sweep_computed_in_one_worker_is_read_by_the_other(stack):
+    """Worker A computes and writes the result to the shared cache; worker B, asked for the same
+    scenario, reads it (the entry is not stored again, i.e. B did not recompute)."""
     q = "trials=7&n=700&q=0.45"
     a, b = (f"http://127.0.0.1:{p}" for p in stack.worker_ports)
-    before = set(Path(stack.cache_dir).glob("*.pkl"))
+    before = _entries(stack.cache_dir)
     assert load.arun(load.open_view(a, "Feature_privacy", q)).finished
-    new = set(Path(stack.cache_dir).glob("*.pkl")) - before
+    new = {k: t for k, t in _entries(stack.cache_dir).items() if k not in before}
     assert len(new) == 1
-    f = new.pop()
-    stamp = f.stat().st_mtime_ns
     assert load.arun(load.open_view(b, "Feature_privacy", q)).finished
-    assert f.stat().st_mtime_ns == stamp and set(Path(stack.cache_dir).glob("*.pkl")) - before == {f}
+    after = _entries(stack.cache_dir)
+    assert all(after[k] == t for k, t in new.items()) and len(after) == len(before) + 1
 
 
-def test_disk_store_refuses_a_directory_others_can_write(tmp_path):
-    from hetdp_ui.runcache import DiskStore
+def test_disk_store_needs_the_servers_secret(tmp_path, monkeypatch):
+    from hetdp_ui.runcache import SECRET_ENV, DiskStore
 
-    d = tmp_path / "open"
-    d.mkdir()
-    d.chmod(0o777)
-    with pytest.raises(PermissionError, match="not writable by others"):
-        DiskStore(d)
+    monkeypatch.delenv(SECRET_ENV, raising=False)
+    with pytest.raises(PermissionError, match="signs its entries"):
+        DiskStore(tmp_path / "c")
+
+
+def test_a_killed_worker_costs_only_its_own_sessions_and_comes_back():
+    """kill -9 one of two workers while a crowd is being served: nginx keeps serving through the other
+    worker (every new view finishes), the supervisor restarts the dead one within seconds, and its
+    log file records it."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from hetdp_ui.serve import Stack
+
+    st = Stack(workers=2, port=load.free_port()).start()
+    stop = threading.Event()
+    sup = threading.Thread(target=st.supervise, args=(stop,), kwargs={"interval": 0.2}, daemon=True)
+    sup.start()
+    try:
+        victim = st.procs[0]
+        os.kill(victim.pid, signal.SIGKILL)
+        s = load.summary(load.arun(load.crowd(st.url, "Groupwise_zCDP", [""] * 8)))
+        assert s["finished"] == 8 and s["failures"] == 0 and s["exceptions"] == 0, s
+        deadline = time.time() + 60
+        while time.time() < deadline and not (st.procs[0] is not victim and st.procs[0].poll() is None
+                                                and _healthy_worker(st.worker_ports[0])):
+            time.sleep(0.3)
+        assert st.procs[0] is not victim and _healthy_worker(st.worker_ports[0])
+        assert "worker-%d exited" % st.worker_ports[0] in (st.log_dir / "supervisor.log").read_text()
+        assert (st.log_dir / f"worker-{st.worker_ports[1]}.log").stat().st_size > 0      # worker logs are files
+        v = load.arun(load.open_view(f"http://127.0.0.1:{st.worker_ports[0]}", "Mechanism_lab", "trials=100"))
+        assert v.finished and not v.failure                                             # the new worker serves
+    finally:
+        stop.set()
+        sup.join(5)
+        st.stop()
+
+
+def _healthy_worker(port):
+    from hetdp_ui.serve import _healthy
+
+    return _healthy(f"http://127.0.0.1:{port}")
+
+
+def _tree_rss(pid: int) -> int:
+    """Resident memory (bytes) of a process and all its descendants (Linux /proc)."""
+    from pathlib import Path
+
+    kids: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            kids.setdefault(ppid, []).append(int(d.name))
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        todo += kids.get(p, [])
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+        except OSError:
+            pass
+    return total
+
+
+def test_twenty_concurrent_heavy_users_keep_memory_bounded(server):
+    """20 users, 20 different uncached heavy views (about 2 s and 0.85 GiB each) at once: at most two
+    run at a time (admission control) in limited child processes; the server's memory, children
+    included, stays under 4 GiB, and every user gets a result (or "busy"), never an exception."""
+    import threading
+    import time
+
+    url, pid = server
+    peak, stop = [0], threading.Event()
+
+    def sample():
+        while not stop.is_set():
+            peak[0] = max(peak[0], _tree_rss(pid))
+            time.sleep(0.1)
+
+    t = threading.Thread(target=sample, daemon=True)
+    t.start()
+    try:
+        views = load.arun(load.crowd(url, "Mechanism_lab", [f"trials=5000&n=10000&seed={i}" for i in range(20)]))
+    finally:
+        stop.set()
+        t.join(5)
+    s = load.summary(views)
+    assert s["failures"] == 0 and s["exceptions"] == 0, s
+    assert all(v.finished and (not v.errors or all("busy" in e for e in v.errors)) for v in views), s
+    assert sum(not v.errors for v in views) >= 10, s
+    assert peak[0] < 4 * 2**30, peak[0] / 2**30

@@ -36,3 +36,41 @@ def test_wheel_in_a_clean_virtualenv_runs_the_bundled_dataset(tmp_path):
     out = subprocess.run([str(env_dir / "bin" / "hetdp"), "lesson", "list"], cwd=elsewhere, check=True,
                          capture_output=True, text=True).stdout
     assert len(out.strip().splitlines()) >= 5 and "lesson=1-bcdp-feature-privacy" in out   # lessons ship too
+    _hetdp_app_serves_the_home_page(env_dir, elsewhere)
+
+
+def _hetdp_app_serves_the_home_page(env_dir, cwd):
+    """`hetdp app` from the wheel (the page files, docs and settings ship in it): the server answers
+    its health check and serves the app, whose pages are the installed copies."""
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([str(env_dir / "bin" / "hetdp"), "app", "--port", str(port), "--address", "127.0.0.1"],
+                            cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline, ok = time.time() + 90, False
+        while time.time() < deadline and not ok:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                    ok = r.status == 200
+            except OSError:
+                time.sleep(0.5)
+            assert proc.poll() is None, proc.stdout.read()
+        assert ok, "hetdp app did not become healthy"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as r:
+            assert r.status == 200 and b"<div id=\"root\">" in r.read()
+        # the script it serves is the installed copy, next to its pages
+        py = env_dir / "bin" / "python"
+        where = subprocess.run([str(py), "-c", "from hetdp_ui.cli import app_script; print(app_script())"],
+                               cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+        assert where.startswith(str(env_dir)) and where.endswith("hetdp_app/app.py"), where
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()

@@ -43,7 +43,8 @@ class PerUserPrivacy(Scenario):
     TITLE = "Per-user privacy: frequencies and means"
 
     problem: str = param("frequency", "choice", choices=tuple(ht.PROBLEMS), label="problem")
-    dataset: str = param("synthetic", "choice", choices=DATASETS, label="dataset")
+    dataset: str = param("synthetic", "choice", choices=DATASETS, label="dataset",
+                         synonyms=(("randhie", "RAND HIE (real)"), ("rand-hie", "RAND HIE (real)")))
     n: int = param(10_000, "int", lo=100, hi=200_000, label="number of users")
     k: int = param(5, "int", lo=2, hi=50, label="number of bins")
     profile: str = param("peaked", "choice", choices=("uniform", "peaked", "skewed"), label="bin profile")
@@ -67,16 +68,21 @@ class PerUserPrivacy(Scenario):
 MAX_CVXPY_USERS = 50_000
 
 
-def _estimate(s: PerUserPrivacy) -> Cost:
+def _estimate(s: PerUserPrivacy, n: int | None = None, k: int | None = None) -> Cost:
     """Measured: 2e8 (trial × user) steps of a weighted release in 0.5 s; random permutations
     (uncorrelated setting) ≈ 4× that; the LDP baseline draws k flips per user and trial; one cvxpy
     weight solve ≈ 6e-5 s per user (n = 20 000: 1.2 s)."""
-    n = s.n if s.dataset == "synthetic" else 6000 if s.dataset != "upload" else 1_000_000
-    k = s.k if s.problem == "frequency" else 1
+    if n is None:
+        n = s.n if s.dataset == "synthetic" else 6000 if s.dataset != "upload" else 1_000_000
+    if k is None:
+        k = s.k if s.problem == "frequency" else 1
     per = s.trials * n * (4 if s.setting == "uncorrelated" else 1)
     seconds = sum(per * (10 * k if a == "LDP" else 1) * 2.5e-9 for a in s.algs)
     cvx = [a for a in s.algs if a == "LDP" or (s.solver == "cvxpy" and a not in ("UNI", "PROP", "SM"))]
     seconds += len(cvx) * n * 6e-5
+    # bins come from the data for uploads: the release and its dotplot grow with k² (the audit's CSV
+    # with 10 000 distinct bins ran 86 s, ≈ 9e-7 s per k²)
+    seconds += 9e-7 * k * k
     return Cost(seconds=seconds, bytes=n * max(k, 1) * 8 * 6 + s.trials * len(s.algs) * 8,
                 driver=f"{len(s.algs)} algorithms × {s.trials} trials × n = {n:,} users"
                        + (f" (cvxpy solves for {', '.join(cvx)})" if cvx else ""))
@@ -163,6 +169,8 @@ def run(s: PerUserPrivacy, *, upload: bytes | None = None, executor=None, progre
     (error samples), ``hetero_weights`` (demands and each weighting's weights)."""
     check_budget(s, budget)
     x, k, desc = load_data(s, upload)
+    if s.dataset != "synthetic":                    # the data's own size and bins, now that they are known
+        check_budget(s, budget, _estimate(s, n=int(x.size), k=int(k) if s.problem == "frequency" else 1))
     if s.solver == "cvxpy" and x.size > MAX_CVXPY_USERS and budget is not None and budget.name == "page":
         raise InputError(f"solver cvxpy with n = {x.size:,} users exceeds the page's limit of {MAX_CVXPY_USERS:,} "
                          "for cvxpy; use the fast exact solver (same weights, tested) or fewer users.")

@@ -41,7 +41,8 @@ class PrivateRegression(Scenario):
     TITLE = "Private regression (BCDP)"
     ALIASES = {"lam": "decay"}          # renamed: λ here is a decay rate, not a ridge penalty
 
-    source: str = param("synthetic", "choice", choices=SOURCES, label="data")
+    source: str = param("synthetic", "choice", choices=SOURCES, label="data",
+                        synonyms=(("randhie", "RAND HIE (real)"), ("rand-hie", "RAND HIE (real)")))
     features: int = param(2, "int", lo=1, hi=6, label="number of features")
     noise: float = param(0.1, "float", lo=0.0, hi=1.0, label="label noise")
     q: float = param(0.1, "float", lo=0.0, hi=1.0, label="correlation q")

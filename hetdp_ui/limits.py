@@ -1,0 +1,277 @@
+"""Limits that hold while a run executes, and admission control for heavy runs (Streamlit-free).
+
+The up-front estimate (:func:`hetdp_core.scenario.check_budget`) refuses what it can see is too big
+and words the message; it cannot be complete. So every uncached page run under the page budget is
+executed in a **child process** with
+
+* a **memory limit**: the caller watches the child's resident memory ten times a second and kills
+  it when it exceeds the child's own starting size plus the budget's bytes (an address-space limit
+  such as ``RLIMIT_DATA`` does not measure this: thread arenas and BLAS buffers reserve gigabytes of
+  virtual memory that are never touched — the default Feature-privacy view reserves 1.4 GB and uses
+  0.19 GB); a hard ``RLIMIT_DATA`` of the baseline plus eight budgets stays as a backstop;
+* a **deadline**: the child is killed when it has run ``DEADLINE_FACTOR`` × the budget's seconds
+  (the margin absorbs a busy machine; an estimate that forgets a cost costs at most that, never
+  minutes);
+
+and the reason is reported as an input problem naming the limit. Children are started by a
+``forkserver`` that has imported the numerical stack once (fast starts, no fork of a threaded
+server). Progress reported by the run inside the child is forwarded to the caller.
+
+**Admission control**: at most ``HETDP_HEAVY_RUNS`` runs (default: the number of cores) execute at
+once per server process; the others wait in a first-come queue and are told their position; after
+``HETDP_QUEUE_SECONDS`` (default 120) of waiting a request gets "busy, try again". Cached views
+never reach this code (the run cache answers them first), so they never wait behind heavy runs.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+from hetdp_core.scenario import InputError
+
+__all__ = ["RunLimitError", "BusyError", "run_limited", "Admission", "ADMISSION", "DEADLINE_FACTOR"]
+
+#: the child is killed after this many times the budget's seconds
+DEADLINE_FACTOR = 2.0
+#: seconds of the deadline never go below this (process start and result transfer included)
+MIN_DEADLINE = 10.0
+_PRELOAD = ["numpy", "scipy.stats", "pandas", "hetdp_core.scenarios.feature_privacy",
+            "hetdp_core.scenarios.bcdp_guarantee_lab", "hetdp_core.scenarios.private_regression",
+            "hetdp_core.scenarios.per_user_privacy", "hetdp_core.scenarios.groupwise_zcdp",
+            "hetdp_core.scenarios.mechanism_lab", "hetdp_core.scenarios.dp_sgd_schedules"]
+_CTX = None
+_CTX_LOCK = threading.Lock()
+
+
+class RunLimitError(InputError):
+    """A run stopped by its memory limit or deadline (an input problem: the request was too big)."""
+
+
+class BusyError(InputError):
+    """The server is busy with heavy runs and the queue waited too long."""
+
+
+def _context(start: str = "forkserver"):
+    """``forkserver`` for the app (a server has many threads; the fork server imported the stack once),
+    ``fork`` for one-shot commands (the CLI: no threads of its own, no start-up cost)."""
+    global _CTX
+    if start == "fork":
+        return mp.get_context("fork")
+    with _CTX_LOCK:
+        if _CTX is None:
+            ctx = mp.get_context("forkserver")
+            ctx.set_forkserver_preload(_PRELOAD)
+            _CTX = ctx
+        return _CTX
+
+
+_MAIN_LOCK = threading.Lock()
+
+
+def _start(proc) -> None:
+    """Start ``proc`` without multiprocessing re-importing ``__main__`` in the child (or the fork
+    server): under Streamlit, ``__main__`` is the page script being run, whose import would run the
+    page again. The child needs only importable modules (its target lives in this module)."""
+    import sys
+    import types
+
+    with _MAIN_LOCK:
+        saved = sys.modules.get("__main__")
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            proc.start()
+        finally:
+            if saved is not None:
+                sys.modules["__main__"] = saved
+
+
+def _rss(pid: int | str = "self") -> int:
+    """Resident memory of a process in bytes (Linux /proc; 0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _vm_data() -> int:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmData:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _child(conn, page: str, scenario, kwargs: dict, max_bytes: int | None) -> None:
+    """Runs in the child: set the memory limit, run, send ('ok', result) or the failure."""
+    import resource
+
+    from hetdp_core.scenarios import get
+
+    if max_bytes:                                   # a backstop; the caller enforces resident memory
+        limit = _vm_data() + 8 * int(max_bytes)
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+    conn.send(("start", _rss()))
+
+    def progress(frac, text=""):
+        try:
+            conn.send(("progress", float(frac), str(text)))
+        except (OSError, ValueError):
+            pass
+
+    try:
+        result = get(page).run(scenario, progress=progress, **kwargs)
+        conn.send(("ok", result))
+    except MemoryError:
+        conn.send(("memory", None))
+    except InputError as exc:
+        conn.send(("input", str(exc)))
+    except BaseException as exc:                     # noqa: BLE001 — a bug: re-raised in the caller
+        import traceback
+
+        conn.send(("bug", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
+    finally:
+        conn.close()
+
+
+def run_limited(page: str, scenario, *, budget, progress: Callable | None = None, start: str = "forkserver",
+                **kwargs):
+    """``get(page).run(scenario, budget=budget, **kwargs)`` in a child process limited to the budget's
+    memory and ``DEADLINE_FACTOR`` × its seconds (see the module docstring). ``budget`` None: no
+    limits, run here."""
+    from hetdp_core.scenarios import get
+
+    if budget is None:
+        return get(page).run(scenario, progress=progress, budget=None, **kwargs)
+    ctx = _context(start)
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(child, page, scenario, {**kwargs, "budget": budget}, budget.bytes),
+                       daemon=True)
+    _start(proc)
+    child.close()
+    deadline_s = max(MIN_DEADLINE, DEADLINE_FACTOR * budget.seconds)
+    t0 = time.monotonic()
+    base = None
+
+    def too_big():
+        return RunLimitError(f"compute budget: this request needed more than {budget.bytes / 2**30:.3g} GiB of "
+                             "memory and was stopped. Reduce the number of users, trials or sweep points"
+                             + (" (or run it with `hetdp run … --budget large`)." if budget.name == "page" else "."))
+
+    try:
+        while True:
+            if base is not None and _rss(proc.pid) > base + budget.bytes:
+                proc.kill()
+                raise too_big()
+            left = deadline_s - (time.monotonic() - t0)
+            if left <= 0:
+                raise RunLimitError(
+                    f"compute budget: this request was still running after {deadline_s:.0f} s (the page allows about "
+                    f"{budget.seconds:g} s) and was stopped. Reduce the number of users, trials or sweep points "
+                    + ("(or run it with `hetdp run … --budget large`)." if budget.name == "page" else "."))
+            if parent.poll(min(left, 0.1)):
+                try:
+                    msg = parent.recv()
+                except EOFError:
+                    proc.join(2)
+                    raise RunLimitError(f"compute budget: the run stopped unexpectedly (exit code {proc.exitcode}); "
+                                        f"it probably needed more than {budget.bytes / 2**30:g} GiB of memory. Reduce "
+                                        "the number of users, trials or sweep points.") from None
+                kind = msg[0]
+                if kind == "start":
+                    base = int(msg[1])
+                    continue
+                if kind == "progress":
+                    if progress is not None:
+                        progress(msg[1], msg[2])
+                    continue
+                if kind == "ok":
+                    return msg[1]
+                if kind == "memory":
+                    raise too_big()
+                if kind == "input":
+                    raise InputError(msg[1])
+                raise RuntimeError(f"the run failed in its worker process: {msg[1]}")
+            elif not proc.is_alive() and not parent.poll(0):
+                raise RunLimitError(f"compute budget: the run stopped unexpectedly (exit code {proc.exitcode}); it "
+                                    f"probably needed more than {budget.bytes / 2**30:g} GiB of memory. Reduce the "
+                                    "number of users, trials or sweep points.")
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join(5)
+        parent.close()
+
+
+class Admission:
+    """At most ``slots`` heavy runs at once; a first-come queue; ``wait`` seconds at most."""
+
+    def __init__(self, slots: int | None = None, wait: float | None = None):
+        self.slots = int(slots or os.environ.get("HETDP_HEAVY_RUNS") or (os.cpu_count() or 1))
+        self.wait = float(wait if wait is not None else os.environ.get("HETDP_QUEUE_SECONDS", "120"))
+        self._cond = threading.Condition()
+        self._running = 0
+        self._queue: deque = deque()
+
+    @property
+    def running(self) -> int:
+        return self._running
+
+    def position(self, ticket) -> int:
+        with self._cond:
+            return list(self._queue).index(ticket) + 1 if ticket in self._queue else 0
+
+    def __call__(self, on_wait: Callable[[int], None] | None = None):
+        return _Slot(self, on_wait)
+
+
+class _Slot:
+    def __init__(self, adm: Admission, on_wait):
+        self.adm, self.on_wait, self.ticket = adm, on_wait, object()
+
+    def __enter__(self):
+        adm = self.adm
+        t0 = time.monotonic()
+        with adm._cond:
+            adm._queue.append(self.ticket)
+            try:
+                while not (adm._running < adm.slots and adm._queue[0] is self.ticket):
+                    left = adm.wait - (time.monotonic() - t0)
+                    if left <= 0:
+                        raise BusyError(f"the server is busy: {adm._running} heavy computations are running and "
+                                        f"{len(adm._queue) - 1} more are waiting. Try again in a minute (views "
+                                        "someone has already computed open at once).")
+                    pos = list(adm._queue).index(self.ticket) + 1
+                    if self.on_wait is not None:
+                        adm._cond.release()
+                        try:
+                            self.on_wait(pos)
+                        finally:
+                            adm._cond.acquire()
+                    adm._cond.wait(min(left, 0.5))
+                adm._running += 1
+            finally:
+                adm._queue.remove(self.ticket)
+                adm._cond.notify_all()
+        return self
+
+    def __exit__(self, *exc):
+        with self.adm._cond:
+            self.adm._running -= 1
+            self.adm._cond.notify_all()
+        return False
+
+
+#: the server process's admission control for uncached runs
+ADMISSION = Admission()

@@ -1,0 +1,118 @@
+"""Limits that hold while a run executes (memory and deadline, in a child process) and admission
+control (at most k heavy runs, a queue, "busy" after a wait). The runs here are fakes standing for an
+estimate that forgot a cost: the child is forked, so the patched page module is the one it runs."""
+
+from __future__ import annotations
+
+import threading
+import time
+import types
+
+import pytest
+
+from hetdp_core.scenario import Budget, InputError
+from hetdp_ui import limits
+from hetdp_ui.limits import Admission, BusyError, RunLimitError, run_limited
+
+
+def _fake(monkeypatch, run):
+    import hetdp_core.scenarios as sc
+
+    monkeypatch.setattr(sc, "get", lambda page: types.SimpleNamespace(run=run))
+
+
+def test_a_run_beyond_its_memory_is_stopped_in_its_child(monkeypatch):
+    def run(s, progress=None, budget=None):
+        import numpy as np
+
+        return np.ones(2**28)                   # 2 GiB: far beyond the 200 MiB this budget allows
+
+    _fake(monkeypatch, run)
+    with pytest.raises(RunLimitError, match="needed more than"):
+        run_limited("Fake", None, budget=Budget(seconds=30, bytes=200 * 2**20), start="fork")
+
+
+def test_a_run_beyond_its_deadline_is_killed(monkeypatch):
+    monkeypatch.setattr(limits, "MIN_DEADLINE", 1.0)
+
+    def run(s, progress=None, budget=None):
+        time.sleep(120)                          # an estimate that forgot a cost: minutes
+
+    _fake(monkeypatch, run)
+    t0 = time.monotonic()
+    with pytest.raises(RunLimitError, match="still running after 2 s"):
+        run_limited("Fake", None, budget=Budget(seconds=1.0, bytes=2**30), start="fork")
+    assert time.monotonic() - t0 < 10
+
+
+def test_results_progress_input_errors_and_bugs_cross_the_process_boundary(monkeypatch):
+    seen = []
+
+    def run(s, progress=None, budget=None):
+        progress(0.5, "half")
+        if s == "bad":
+            raise InputError("n must be at most 10; got 11.")
+        if s == "bug":
+            raise KeyError("oops")
+        return {"value": s}
+
+    _fake(monkeypatch, run)
+    b = Budget(seconds=30, bytes=2**30)
+    assert run_limited("Fake", "x", budget=b, start="fork", progress=lambda f, t: seen.append((f, t))) == {"value": "x"}
+    assert seen == [(0.5, "half")]
+    with pytest.raises(InputError, match="n must be at most 10"):
+        run_limited("Fake", "bad", budget=b, start="fork")
+    with pytest.raises(RuntimeError, match="KeyError"):
+        run_limited("Fake", "bug", budget=b, start="fork")
+
+
+def test_the_real_pages_run_in_the_limited_child():
+    from hetdp_core.scenario import PAGE_BUDGET
+    from hetdp_core.scenarios import get
+
+    s = get("Mechanism_lab").SCENARIO.from_query({"trials": "100"})
+    r = run_limited("Mechanism_lab", s, budget=PAGE_BUDGET, start="fork")
+    assert "privacy_meaning" in r.tables() and all(c.holds for c in r.checks)
+
+
+def test_admission_runs_at_most_k_and_queues_the_rest():
+    adm = Admission(slots=2, wait=30)
+    active, peak, positions = [0], [0], []
+    lock = threading.Lock()
+
+    def user(i):
+        with adm(on_wait=lambda pos: positions.append(pos)):
+            with lock:
+                active[0] += 1
+                peak[0] = max(peak[0], active[0])
+            time.sleep(0.2)
+            with lock:
+                active[0] -= 1
+
+    ts = [threading.Thread(target=user, args=(i,)) for i in range(10)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert peak[0] == 2 and adm.running == 0
+    assert positions and max(positions) <= 8 and min(positions) >= 1
+
+
+def test_a_request_that_waits_too_long_is_told_the_server_is_busy():
+    adm = Admission(slots=1, wait=0.5)
+    release = threading.Event()
+
+    def holder():
+        with adm():
+            release.wait(5)
+
+    t = threading.Thread(target=holder)
+    t.start()
+    time.sleep(0.1)
+    with pytest.raises(BusyError, match="the server is busy"):
+        with adm():
+            pass
+    release.set()
+    t.join()
+    with adm():                                  # and the slot is free again afterwards
+        assert adm.running == 1

@@ -1,0 +1,139 @@
+"""The run cache: bounded in bytes in memory; the shared store (python-diskcache) treats corrupt,
+truncated and foreign entries as misses, never executes a planted pickle, keeps serving when a write
+fails, and survives many processes evicting at once."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import pickle
+import sqlite3
+
+import numpy as np
+import pytest
+
+from hetdp_ui.runcache import DiskStore, RunCache, result_bytes
+
+SECRET = b"s" * 40
+
+
+def _store(path, **kw):
+    return DiskStore(path, secret=SECRET, **kw)
+
+
+def test_memory_is_bounded_in_bytes_not_entries():
+    c = RunCache(max_entries=1000, max_bytes=10 * 2**20)
+    for i in range(40):                                     # 40 results of 1 MiB each
+        c.get_or_compute(("k", i), lambda: np.zeros(2**17))
+    assert c.bytes <= 10 * 2**20 and len(c._data) <= 10
+    assert c.bytes == sum(result_bytes(v) for v in c._data.values())
+    big = c.get_or_compute("huge", lambda: np.zeros(2**22))      # 32 MiB: larger than the cache, not kept
+    assert big.size == 2**22 and "huge" not in c._data
+
+
+def test_round_trip_and_single_flight_across_the_disk(tmp_path):
+    calls = []
+    c1, c2 = RunCache(disk=_store(tmp_path)), RunCache(disk=_store(tmp_path))
+    v = c1.get_or_compute("key", lambda: calls.append(1) or {"a": np.arange(3)})
+    w = c2.get_or_compute("key", lambda: calls.append(2) or None)       # read from disk, not recomputed
+    assert calls == [1] and np.array_equal(w["a"], v["a"])
+
+
+def _rows(path):
+    with sqlite3.connect(path / "cache.db") as db:
+        return db.execute("SELECT key, mode, filename, value FROM Cache").fetchall()
+
+
+def test_corrupt_and_truncated_entries_are_misses(tmp_path):
+    s = _store(tmp_path)
+    s.save("k", {"x": 1})
+    (name, mode, filename, value), = _rows(tmp_path)
+    for bad in (value[:-5], b"", b"\x00" * 40, value[:32] + b"garbage"):
+        with sqlite3.connect(tmp_path / "cache.db") as db:
+            db.execute("UPDATE Cache SET value = ? WHERE key = ?", (sqlite3.Binary(bad), name))
+        s2 = _store(tmp_path)
+        assert s2.load("k") == (False, None)                   # a miss, every time, for every worker
+        s2.save("k", {"x": 1})                                  # and the next computation repairs it
+        assert s2.load("k") == (True, {"x": 1})
+        (name, mode, filename, value), = _rows(tmp_path)
+
+
+class _Boom:
+    """Unpickling this object would create a file (stands for arbitrary code)."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def test_a_planted_entry_is_never_executed(tmp_path):
+    marker = tmp_path / "pwned"
+    s = _store(tmp_path / "cache")
+    name = s._name("k")
+    payload = pickle.dumps(_Boom(str(marker)))
+    # 1. a raw entry with a forged (wrong) signature
+    s.cache.set(name, b"\x00" * 32 + payload)
+    assert s.load("k") == (False, None) and not marker.exists()
+    # 2. a row diskcache itself would unpickle (mode pickle), planted straight into the database
+    from diskcache.core import MODE_PICKLE
+
+    s.cache.set(name, b"placeholder")
+    with sqlite3.connect(tmp_path / "cache" / "cache.db") as db:
+        db.execute("UPDATE Cache SET mode = ?, value = ? WHERE key = ?", (MODE_PICKLE, sqlite3.Binary(payload), name))
+    assert s.load("k") == (False, None) and not marker.exists()
+    # 3. signed with another secret
+    other = DiskStore(tmp_path / "cache", secret=b"o" * 40)
+    other.save("k", {"x": 1})
+    assert s.load("k") == (False, None)
+
+
+def test_a_failed_write_still_returns_the_result(tmp_path, monkeypatch):
+    c = RunCache(disk=_store(tmp_path))
+
+    def full(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(c.disk.cache, "set", full)
+    assert c.get_or_compute("k", lambda: {"answer": 42}) == {"answer": 42}
+
+
+def _hammer(args):
+    path, worker = args
+    s = DiskStore(path, secret=SECRET, size_limit=2**20)
+    c = RunCache(disk=s, max_entries=4)
+    for i in range(60):
+        key = ("k", (i * 7 + worker) % 90)
+        v = c.get_or_compute(key, lambda key=key: np.full(4000, key[1], dtype=float))    # 32 kB each
+        assert v[0] == key[1]
+    return True
+
+
+def test_many_processes_evicting_at_once(tmp_path):
+    """Past the size limit every store evicts while the others read and write: no error, right values."""
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(6) as pool:
+        assert all(pool.map(_hammer, [(str(tmp_path), w) for w in range(6)]))
+    s = DiskStore(tmp_path, secret=SECRET, size_limit=2**20)
+    s.cache.cull()
+    values = sum(len(v) for v in (s.cache.get(k) for k in s.cache.iterkeys()) if isinstance(v, bytes))
+    assert values <= 2**20 + 64_000                 # the entries themselves stay within the byte limit
+    assert s.cache.volume() < 8 * 2**20             # database pages and value files included
+
+
+def test_a_lock_left_by_a_killed_worker_expires(tmp_path):
+    import diskcache
+
+    s = _store(tmp_path, lock_seconds=0.5)
+    lock = s.lock("k")
+    lock.acquire()                              # a worker that dies holding it never releases it
+    c = RunCache(disk=_store(tmp_path, lock_seconds=0.5))
+    assert c.get_or_compute("k", lambda: 7) == 7
+    assert isinstance(lock, diskcache.Lock)
+
+
+@pytest.mark.parametrize("bad", ["", "short"])
+def test_the_store_needs_a_real_secret(tmp_path, monkeypatch, bad):
+    monkeypatch.setenv("HETDP_CACHE_SECRET", bad)
+    with pytest.raises(PermissionError):
+        DiskStore(tmp_path)
