@@ -55,7 +55,7 @@ dev: $(STAMP)
 	  --client.showErrorDetails full
 
 test: $(TSTAMP) chromium nginx
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider --durations=15
 
 # everything but the real-browser tests (quick local loop)
 test-fast: $(TSTAMP)

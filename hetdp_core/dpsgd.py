@@ -80,7 +80,8 @@ def privacy_schedule(*, kind: str, steps: int, kappa: float = 0.0) -> np.ndarray
 
 def theta(*, gammas, a, sensitivity: float, eps: float) -> np.ndarray:
     """θ_h for h = 1..N from Theorem 36 with exact partial sums (gammas = γ_0..γ_{N−1}, a = a_1..a_N)."""
-    g = check_vector("gammas", gammas, lo=0.0, lo_open=True, max_length=10_000_000, what=" (learning rates)")
+    g = check_vector("learning rates γ_h", gammas, lo=0.0, lo_open=True, max_length=10_000_000,
+                     what=" (they must stay positive: raise the decay factor or shorten N)")
     a = check_vector("a", a, length=g.size, lo=0.0, lo_open=True, what=" (privacy schedule a_h > 0)")
     sens = check_real("sensitivity", sensitivity, lo=0.0, lo_open=True, what=" (gradient sensitivity Δ)")
     eps = check_real("eps", eps, lo=MIN_EPS, hi=1e3, what=" (privacy level ε)")
@@ -110,8 +111,8 @@ def bound_terms(*, gammas, thetas, dist0: float = 1.0, C: float = 1.0) -> "pd.Da
     """A1, A2, A3 of (11) for every N = 1..len(gammas) (C = 1 unless given: shapes)."""
     import pandas as pd
 
-    g = check_vector("gammas", gammas, lo=0.0, lo_open=True, max_length=10_000_000)
-    th = check_vector("thetas", thetas, length=g.size, lo=0.0)
+    g = check_vector("learning rates γ_h", gammas, lo=0.0, lo_open=True, max_length=10_000_000)
+    th = check_vector("noise scales θ_h", thetas, length=g.size, lo=0.0)
     dist0 = check_real("dist0", dist0, lo=0.0, what=" (‖β0 − β*‖²)")
     C = check_real("C", C, lo=0.0)
     S1 = np.cumsum(g)
@@ -207,8 +208,8 @@ def simulate(*, problem: str, data, gammas, thetas, trials: int = 50, method: st
     problem = check_choice("problem", problem, ("mean", "ridge"))
     method = check_choice("method", method, ("dpsgd", "sgd", "gd"))
     x = np.asarray(data, dtype=float)
-    g = check_vector("gammas", gammas, lo=0.0, lo_open=True, max_length=1_000_000)
-    th = check_vector("thetas", thetas, length=g.size, lo=0.0)
+    g = check_vector("learning rates γ_h", gammas, lo=0.0, lo_open=True, max_length=1_000_000)
+    th = check_vector("noise scales θ_h", thetas, length=g.size, lo=0.0)
     runs = check_int("trials", trials, lo=1, hi=10_000, what=" (independent runs)")
     radius = check_real("radius", radius, lo=0.0, lo_open=True)
     if runs * g.size > 20_000_000:

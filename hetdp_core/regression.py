@@ -326,8 +326,9 @@ def load_regression_csv(data: bytes) -> np.ndarray:
         r, c = np.argwhere(~np.isfinite(arr))[0]
         raise InputError(f"row {r + 1}, column {df.columns[c]!r} is missing or not finite. Fill or remove it.")
     lo, hi = arr.min(axis=0), arr.max(axis=0)
-    span = np.where(hi > lo, hi - lo, 1.0)
-    return np.where(hi > lo, 2 * (arr - lo) / span - 1, 0.0)
+    # halves first: hi − lo overflows for finite values near ±1.8e308 (they were then reported as NaN)
+    span = np.where(hi > lo, hi / 2 - lo / 2, 1.0)
+    return np.where(hi > lo, np.clip((arr / 2 - lo / 2) / span, 0.0, 1.0) * 2 - 1, 0.0)
 
 
 def randhie_regression_bytes(path) -> bytes:

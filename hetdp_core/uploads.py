@@ -33,6 +33,8 @@ def check_csv_bytes(data, limits: CsvLimits, *, what: str = "the CSV") -> tuple[
                          "limit. Upload a smaller file (a sample of the rows).")
     if not data.strip():
         raise InputError(f"{what} is empty. Upload a file with a header row and numbers below it.")
+    if b"\n" not in data and b"\r" in data:     # classic Mac line ends (CR only): count them as lines
+        data = bytes(data).replace(b"\r", b"\n")
     if b"\x00" in data[:65536]:
         raise InputError(f"{what} is not a text CSV (it contains binary data). Upload comma-separated numbers.")
     end = data.find(b"\n", 0, limits.max_header_chars + 1)

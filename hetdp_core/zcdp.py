@@ -20,14 +20,13 @@ Rényi divergence of Gaussians (s_α² = α s2² + (1−α) s1²):
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import logsumexp
 
+from .memo import Memo
 from ._validate import InputError, as_generator, check_int, check_real, check_vector
 
 if TYPE_CHECKING:
@@ -351,8 +350,7 @@ def algorithm1_seconds(*, x: float, rho: float, r: float, alpha) -> float:
     on the 2-core reference machine, within about 2× for ρ ∈ [0.01, 10], r ∈ [0.01, 1])."""
     x, rho, r = float(x), float(rho), float(r)
     a = [float(v) for v in np.atleast_1d(alpha)]
-    with _MEMO_LOCK:
-        todo = [v for v in a if (x, rho, r, 1.0, v) not in _MEMO]
+    todo = [v for v in a if (x, rho, r, 1.0, v) not in _MEMO]
     if not todo:
         return 0.0
     sigma = sigma_from_rho(rho)
@@ -424,23 +422,23 @@ def renyi_algorithm1_detail(*, x: float, rho: float, r: float, alpha, fine: floa
     # Orders not yet known are computed in one vectorised batch; on the fixed nested grid a batch
     # and a single order agree to round-off (tested), so a value does not depend on its batch.
     key = (x, float(rho), r, fine)
-    with _MEMO_LOCK:
-        known = {float(al): _MEMO[key + (float(al),)] for al in a if key + (float(al),) in _MEMO}
+    known = {}
+    for al in a:
+        hit = _MEMO.get(key + (float(al),))
+        if hit is not None:
+            known[float(al)] = hit
     todo = np.array(sorted({float(al) for al in a} - set(known)))
     if todo.size:
         d = _alg1_compute(x, float(rho), r, todo, fine)
-        with _MEMO_LOCK:
-            for i, al in enumerate(todo):
-                known[float(al)] = _MEMO[key + (float(al),)] = (d.up[i], d.down[i], d.up_error[i], d.down_error[i])
-            while len(_MEMO) > _MEMO_MAX:
-                _MEMO.popitem(last=False)
+        for i, al in enumerate(todo):
+            known[float(al)] = (d.up[i], d.down[i], d.up_error[i], d.down_error[i])
+            _MEMO.put(key + (float(al),), known[float(al)])
     cols = [np.array([known[float(al)][i] for al in a]) for i in range(4)]
     return Algorithm1Divergence(a, cols[0], cols[1], cols[2], cols[3], a * rho, x)
 
 
-_MEMO: OrderedDict = OrderedDict()
-_MEMO_LOCK = threading.Lock()
-_MEMO_MAX = 50_000
+#: Algorithm 1's divergences per (x, ρ, r, resolution, α): four floats each, bounded in bytes
+_MEMO = Memo(16 * 2**20, size=lambda v: 4 * 32 + 64, name="Algorithm 1 divergences")
 
 
 def _alg1_compute(x: float, rho: float, r: float, a: np.ndarray, fine: float) -> Algorithm1Divergence:

@@ -374,15 +374,15 @@ RUNS = RunCache(max_entries=128, max_bytes=int(os.environ.get("HETDP_CACHE_MEMOR
 def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | None = None):
     """The page's one computation: ``run(scenario)`` of its core module, cached process-wide by the
     scenario's query string (and the SHA-256 of an uploaded file), so the same link costs one
-    computation however many sessions open it. Shows a progress bar while it computes. Raises
-    InputError for bad input."""
+    computation however many sessions open it. A miss waits for a computing slot (admission control)
+    and runs in a child process limited in memory and time (:mod:`hetdp_ui.limits`); the attacker's
+    prior is not part of the key (only the meaning table depends on it). Shows a progress bar while it
+    computes. Raises InputError for bad input."""
+    import dataclasses
     import hashlib
 
-    from hetdp_core.scenarios import get
-
-    import dataclasses
-
     from hetdp_core.scenario import with_meaning
+    from hetdp_core.scenarios import get
 
     digest = None if upload is None else hashlib.sha256(upload).hexdigest()
     asked = scenario

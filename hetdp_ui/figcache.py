@@ -17,19 +17,19 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-import threading
-from collections import OrderedDict
-
 import numpy as np
 import pandas as pd
+
+from hetdp_core.memo import Memo, size_of
 
 from hetdp_ui.theme import finish  # palette, theme and log axes shared by every builder
 
 __all__ = ["memo_figure", "csv_bytes", "summary_text", "clear", "MAX_FIGURES"]
 
 MAX_FIGURES = 512
-_CACHE: OrderedDict = OrderedDict()
-_LOCK = threading.Lock()
+#: bytes the figure memo may hold (a figure's data plus the inputs it keeps alive)
+FIGURE_BYTES = 256 * 2**20
+_CACHE = Memo(FIGURE_BYTES, name="figures")
 
 
 class _NoKey(Exception):
@@ -71,29 +71,32 @@ def memo_figure(fn):
             key = (fn.__module__, fn.__qualname__, _fp(args), _fp(tuple(sorted(kw.items()))))
         except _NoKey:
             return finish(fn(*args, **kw))
-        with _LOCK:
-            hit = _CACHE.get(key)
-            if hit is not None:
-                _CACHE.move_to_end(key)
-                return hit[0]
+        hit = _CACHE.get(key)
+        if hit is not None:
+            return hit[0]
         fig = finish(fn(*args, **kw))
-        with _LOCK:
-            _CACHE[key] = (fig, args, kw)                               # args: keeps identities alive
-            while len(_CACHE) > MAX_FIGURES:
-                _CACHE.popitem(last=False)
+        _CACHE.put(key, (fig, args, kw))                                # args: keeps identities alive
         return fig
 
     return wrapper
 
 
 def clear() -> None:
-    with _LOCK:
-        _CACHE.clear()
-        _CSV.clear()
-        _SUMMARY.clear()
+    _CACHE.clear()
+    _CSV.clear()
+    _SUMMARY.clear()
 
 
-_SUMMARY: OrderedDict = OrderedDict()
+def _fig_size(entry) -> int:
+    """A memo entry's bytes: the figure's traces (their arrays) and the inputs it keeps alive."""
+    fig, *rest = entry
+    data = getattr(fig, "data", ())
+    return size_of([getattr(t, "x", None) for t in data] + [getattr(t, "y", None) for t in data]) + size_of(rest) \
+        + 20_000
+
+
+_CACHE = Memo(FIGURE_BYTES, size=_fig_size, name="figures")
+_SUMMARY = Memo(16 * 2**20, size=lambda e: size_of(e[1]) + 200, name="chart summaries")
 
 
 def summary_text(fig) -> str:
@@ -102,33 +105,25 @@ def summary_text(fig) -> str:
     from hetdp_ui.theme import summarize
 
     key = id(fig)
-    with _LOCK:
-        hit = _SUMMARY.get(key)
-        if hit is not None and hit[0] is fig:
-            return hit[1]
+    hit = _SUMMARY.get(key)
+    if hit is not None and hit[0] is fig:
+        return hit[1]
     text = summarize(fig)
-    with _LOCK:
-        _SUMMARY[key] = (fig, text)
-        while len(_SUMMARY) > MAX_FIGURES:
-            _SUMMARY.popitem(last=False)
+    _SUMMARY.put(key, (fig, text))
     return text
 
 
-_CSV: OrderedDict = OrderedDict()
+#: CSV bytes of shared tables (the entry keeps its table alive, so both count)
+_CSV = Memo(128 * 2**20, size=lambda e: size_of(e[0]) + len(e[1]), name="CSV bytes")
 
 
 def csv_bytes(df: pd.DataFrame) -> bytes:
     """``df.to_csv(index=False)`` as UTF-8, memoised on the table's identity (the tables of a
     cached result are shared by every session; the entry keeps the table alive)."""
     key = id(df)
-    with _LOCK:
-        hit = _CSV.get(key)
-        if hit is not None and hit[0] is df:
-            _CSV.move_to_end(key)
-            return hit[1]
+    hit = _CSV.get(key)
+    if hit is not None and hit[0] is df:
+        return hit[1]
     data = df.to_csv(index=False).encode()
-    with _LOCK:
-        _CSV[key] = (df, data)
-        while len(_CSV) > MAX_FIGURES:
-            _CSV.popitem(last=False)
+    _CSV.put(key, (df, data))
     return data

@@ -82,11 +82,13 @@ def _start(proc) -> None:
 
     with _MAIN_LOCK:
         saved = sys.modules.get("__main__")
-        sys.modules["__main__"] = types.ModuleType("__main__")
+        dummy = types.ModuleType("__main__")
+        sys.modules["__main__"] = dummy
         try:
             proc.start()
         finally:
-            if saved is not None:
+            # put back what was there, unless someone (Streamlit ending a script run) replaced it meanwhile
+            if saved is not None and sys.modules.get("__main__") is dummy:
                 sys.modules["__main__"] = saved
 
 
@@ -152,8 +154,10 @@ def run_limited(page: str, scenario, *, budget, progress: Callable | None = None
     limits, run here."""
     from hetdp_core.scenarios import get
 
-    if budget is None:
-        return get(page).run(scenario, progress=progress, budget=None, **kwargs)
+    if budget is None or getattr(mp.current_process(), "_inheriting", False):
+        # no limits asked; or this process is itself being bootstrapped by multiprocessing (a spawned
+        # worker importing a page as its main module), where no process may be started
+        return get(page).run(scenario, progress=progress, budget=budget, **kwargs)
     ctx = _context(start)
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(child, page, scenario, {**kwargs, "budget": budget}, budget.bytes),

@@ -90,8 +90,15 @@ PAGE_DOCS = {u: u.lower().replace("_", "-") for _, _, u, _, _ in PAGES}
 def doc_link(topic: str, label: str = "Full notes: formulas, corrections to the papers, how it is tested") -> None:
     """A link to a documentation topic (``PAGE_DOCS[page]`` or a key of :data:`DOCS`), opened in the
     app's Documentation page; a plain link where Streamlit cannot resolve pages (a page file run on
-    its own)."""
-    app_link("Docs", label, icon=":material/menu_book:", query_params={"topic": PAGE_DOCS.get(topic, topic)})
+    its own). Inside a lesson the topic opens in a new tab, so the side trip keeps the student's
+    lesson, step and sliders where they were (no Back button needed)."""
+    query = {"topic": PAGE_DOCS.get(topic, topic)}
+    if st.query_params.get("lesson"):
+        from urllib.parse import urlencode
+
+        st.link_button(label + " (opens in a new tab)", f"Docs?{urlencode(query)}", icon=":material/menu_book:")
+        return
+    app_link("Docs", label, icon=":material/menu_book:", query_params=query)
 
 
 def app_link(page: str, label: str, *, icon: str, query_params: dict) -> None:

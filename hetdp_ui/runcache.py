@@ -27,7 +27,6 @@ import os
 import pickle
 import sys
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -35,35 +34,16 @@ from typing import Any
 __all__ = ["RunCache", "DiskStore", "ENV", "SECRET_ENV", "result_bytes"]
 
 ENV = "HETDP_CACHE_DIR"
+_NONE = object()
 SECRET_ENV = "HETDP_CACHE_SECRET"
 log = logging.getLogger("hetdp.cache")
 
 
-def result_bytes(obj, _depth: int = 0) -> int:
-    """Approximate memory of a cached value: numpy arrays and pandas frames by their buffers,
-    containers and dataclasses recursively (4 levels), anything else by ``sys.getsizeof``."""
-    import dataclasses
+def result_bytes(obj) -> int:
+    """Approximate memory of a cached value (:func:`hetdp_core.memo.size_of`)."""
+    from hetdp_core.memo import size_of
 
-    import numpy as np
-
-    if _depth > 4:
-        return sys.getsizeof(obj)
-    if isinstance(obj, np.ndarray):
-        return int(obj.nbytes) + 112
-    if hasattr(obj, "memory_usage") and hasattr(obj, "columns"):        # a DataFrame
-        try:
-            return int(obj.memory_usage(deep=True, index=True).sum())
-        except Exception:                                               # noqa: BLE001 — exotic dtypes
-            return sys.getsizeof(obj)
-    if isinstance(obj, dict):
-        return sys.getsizeof(obj) + sum(result_bytes(k, _depth + 1) + result_bytes(v, _depth + 1)
-                                        for k, v in obj.items())
-    if isinstance(obj, (list, tuple, set, frozenset)):
-        return sys.getsizeof(obj) + sum(result_bytes(v, _depth + 1) for v in obj)
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return sys.getsizeof(obj) + sum(result_bytes(getattr(obj, f.name), _depth + 1)
-                                        for f in dataclasses.fields(obj))
-    return sys.getsizeof(obj)
+    return size_of(obj)
 
 
 def _safe_disk():
@@ -166,12 +146,12 @@ class RunCache:
     """In-memory results, at most ``max_bytes`` (by :func:`result_bytes`) and ``max_entries``."""
 
     def __init__(self, max_entries: int = 128, disk: DiskStore | None = None, max_bytes: int = 512 * 2**20):
+        from hetdp_core.memo import Memo
+
         self.disk = disk
-        self.max_entries = max_entries
+        self.max_entries = max_entries        # kept for callers; the bound that matters is in bytes
         self.max_bytes = int(max_bytes)
-        self.bytes = 0
-        self._sizes: dict = {}
-        self._data: OrderedDict = OrderedDict()
+        self._data = Memo(self.max_bytes, name="runs")
         self._lock = threading.Lock()
         self._inflight: dict = {}
         self.hits = 0
@@ -180,10 +160,10 @@ class RunCache:
     def get_or_compute(self, key, compute: Callable[[], Any]) -> Any:
         while True:
             with self._lock:
-                if key in self._data:
-                    self._data.move_to_end(key)
+                hit = self._data.get(key, _NONE)
+                if hit is not _NONE:
                     self.hits += 1
-                    return self._data[key]
+                    return hit
                 ev = self._inflight.get(key)
                 if ev is None:
                     ev = self._inflight[key] = threading.Event()
@@ -199,16 +179,9 @@ class RunCache:
                 with self._lock:
                     self._inflight.pop(key).set()
                 raise
-            size = result_bytes(value)
             with self._lock:
                 self.misses += 1
-                if size <= self.max_bytes:             # a result larger than the whole cache is not kept
-                    self._data[key] = value
-                    self._sizes[key] = size
-                    self.bytes += size
-                while self._data and (len(self._data) > self.max_entries or self.bytes > self.max_bytes):
-                    old, _ = self._data.popitem(last=False)
-                    self.bytes -= self._sizes.pop(old)
+                self._data.put(key, value)            # a result larger than the whole cache is not kept
                 self._inflight.pop(key).set()
             return value
 
@@ -224,8 +197,9 @@ class RunCache:
             self.disk.save(key, value)            # a failed write is logged; the result is still served
             return value
 
+    @property
+    def bytes(self) -> int:
+        return self._data.bytes
+
     def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-            self._sizes.clear()
-            self.bytes = 0
+        self._data.clear()

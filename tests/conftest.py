@@ -45,3 +45,14 @@ def _fresh_run_cache():
     if fig is not None:
         fig.clear()
     yield
+
+
+@pytest.fixture
+def forked_runs(monkeypatch):
+    """Page runs go to a limited child process (hetdp_ui.limits); a test that patches the core must
+    have that child forked from this process (the app's fork server would not see the patch)."""
+    import multiprocessing as mp
+
+    from hetdp_ui import limits
+
+    monkeypatch.setattr(limits, "_context", lambda start="forkserver": mp.get_context("fork"))

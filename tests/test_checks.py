@@ -60,7 +60,7 @@ def _page(name: str) -> AppTest:
     return AppTest.from_file(str(next(PAGES.glob(f"*_{name}.py"))), default_timeout=120)
 
 
-def test_page_reports_a_broken_guarantee_as_a_numerical_failure(monkeypatch):
+def test_page_reports_a_broken_guarantee_as_a_numerical_failure(monkeypatch, forked_runs):
     """Force Proposition 4(2) to return a too-large δ': the page must not say "a demand fails"
     (a finding) but "Numerical failure" naming the check and its inputs."""
     real = bcdp.prop4_ldp_guarantee
@@ -77,7 +77,7 @@ def test_page_reports_a_broken_guarantee_as_a_numerical_failure(monkeypatch):
     assert not at.success
 
 
-def test_zcdp_page_reports_an_algorithm1_bound_violation_as_numerical_failure(monkeypatch):
+def test_zcdp_page_reports_an_algorithm1_bound_violation_as_numerical_failure(monkeypatch, forked_runs):
     real = zcdp.renyi_algorithm1
 
     def broken(**kw):

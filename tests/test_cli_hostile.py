@@ -142,3 +142,33 @@ def test_a_preset_label_never_stands_over_other_values():
     at2.query_params.update({**q, "preset": "Figure 3", "trials": q["trials"]})
     at2.run(timeout=300)
     assert not at2.exception and at2.sidebar.selectbox[0].value == "Figure 3"
+
+
+def test_small_per_user_upload_with_ldp_is_not_refused_as_a_million_users():
+    from hetdp_core.scenarios import get
+
+    mod = get("Per_user_privacy")
+    rng = __import__("numpy").random.default_rng(0)
+    csv = ("value\n" + "\n".join(str(v) for v in rng.integers(0, 4, 500))).encode()
+    s = mod.SCENARIO.from_query({"dataset": "upload", "problem": "frequency", "algs": "CP,LDP", "trials": "20",
+                                 "eps_by_bin": "1,1,1,1"})
+    r = mod.run(s, upload=csv)
+    assert set(r.tables()["hetero_summary"]["algorithm"]) == {"CP", "LDP"}
+
+
+def test_a_cr_only_csv_counts_its_rows_not_one_giant_header():
+    from hetdp_core.uploads import PER_USER_LIMITS, check_csv_bytes
+
+    data = b"value\r" + b"\r".join(b"1,2" for _ in range(300))
+    assert check_csv_bytes(data, PER_USER_LIMITS) == (300, 1)
+
+
+def test_finite_cells_near_the_float_limit_are_read_as_numbers():
+    import numpy as np
+
+    from hetdp_core.regression import load_regression_csv
+
+    rows = ["a,b,label"] + [f"{v},{w},{u}" for v, w, u in zip(["1e308", "-1e308"] + ["0"] * 10,
+                                                                 ["1"] * 12, [str(i / 12) for i in range(12)])]
+    x = load_regression_csv("\n".join(rows).encode())
+    assert np.isfinite(x).all() and x[0, 0] == 1.0 and x[1, 0] == -1.0 and abs(x[2, 0]) < 1e-12

@@ -236,3 +236,27 @@ def test_prior_is_a_scenario_parameter_and_changes_the_meaning_table():
             b.tables()["privacy_meaning"]["posterior ≤ (delivered)"]).all()
     with pytest.raises(ValueError, match="prior"):
         fp.SCENARIO.from_query({"prior": "0.9"})
+
+
+def test_composed_levels_are_upper_bounds_by_dp_accountings_pld():
+    """The DP-SGD page's composed level Σ ε·a_h (basic composition of its Laplace releases) is never
+    below the tight composition of the same releases by dp-accounting's PLD accountant (δ ≈ 0), and
+    the mechanism lab's Example 8 level max(ε1 + ε2, ε3) equals the PLD composition of its Laplace
+    releases on each part (tight for pure levels: within 0.05 at δ = 10⁻¹²)."""
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    ds = get("DP_SGD_schedules")
+    r = ds.run(ds.SCENARIO.from_query({"steps": "10", "trials": "5"}))
+    th, sens = r.values["theta"], r.values["sensitivity"]
+    comp = None
+    for t in th:
+        p = pld.from_laplace_mechanism(t / sens, sensitivity=1.0, value_discretization_interval=1e-4)
+        comp = p if comp is None else comp.compose(p)
+    tight = comp.get_epsilon_for_delta(1e-12)
+    stated = float(r.tables()["privacy_meaning"]["demanded ε"].iloc[-1])
+    assert tight <= stated * (1 + 1e-6)
+    e1, e2 = 0.5, 0.3
+    part1 = pld.from_laplace_mechanism(1 / e1, value_discretization_interval=1e-5).compose(
+        pld.from_laplace_mechanism(1 / e2, value_discretization_interval=1e-5))
+    tight1 = part1.get_epsilon_for_delta(1e-12)
+    assert e1 + e2 - 0.05 <= tight1 <= e1 + e2 + 1e-3          # sequential composition of pure levels is tight

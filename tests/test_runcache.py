@@ -111,7 +111,7 @@ def _hammer(args):
 
 def test_many_processes_evicting_at_once(tmp_path):
     """Past the size limit every store evicts while the others read and write: no error, right values."""
-    ctx = mp.get_context("spawn")
+    ctx = mp.get_context("fork")             # forked workers: no re-import of the test runner
     with ctx.Pool(6) as pool:
         assert all(pool.map(_hammer, [(str(tmp_path), w) for w in range(6)]))
     s = DiskStore(tmp_path, secret=SECRET, size_limit=2**20)

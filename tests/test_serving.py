@@ -60,9 +60,24 @@ def test_figure_memo_skips_unknown_argument_types_and_is_bounded():
     o = Opaque()
     build(o), build(o)
     assert len(calls) == 2                                                       # never cached
-    for i in range(figcache.MAX_FIGURES + 10):
+    for i in range(600):
         build(float(i))
-    assert len(figcache._CACHE) <= figcache.MAX_FIGURES
+    assert figcache._CACHE.bytes <= figcache.FIGURE_BYTES                          # bounded in bytes
+
+
+def test_every_cache_is_the_one_bytes_bounded_memo():
+    """Runs, figures, CSV bytes, chart summaries and Algorithm 1's divergences: one implementation
+    (hetdp_core.memo.Memo over cachetools), each bounded in bytes, entries counted with their data."""
+    from hetdp_core import zcdp
+    from hetdp_core.memo import Memo
+    from hetdp_ui import common
+
+    caches = [common.RUNS._data, figcache._CACHE, figcache._CSV, figcache._SUMMARY, zcdp._MEMO]
+    assert all(isinstance(c, Memo) and c.max_bytes > 0 for c in caches)
+    m = Memo(10 * 2**20)
+    for i in range(40):                                   # 40 tables of 1 MiB: only about 10 stay
+        m.put(i, pd.DataFrame({"v": np.zeros(2**17)}))
+    assert m.bytes <= 10 * 2**20 and len(m) <= 10 and 39 in m and 0 not in m
 
 
 def test_csv_bytes_equal_pandas_and_are_memoised_per_table():

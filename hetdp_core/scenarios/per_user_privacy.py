@@ -167,7 +167,9 @@ def run(s: PerUserPrivacy, *, upload: bytes | None = None, executor=None, progre
         budget: Budget | None = PAGE_BUDGET) -> Result:
     """Tables: ``hetero_summary`` (PAC error, MSE, b, bias bound per algorithm), ``hetero_errors``
     (error samples), ``hetero_weights`` (demands and each weighting's weights)."""
-    check_budget(s, budget)
+    # an upload's size is known from its bytes before it is parsed: the estimate uses its row count
+    rows = (upload.count(b"\n") or upload.count(b"\r")) if (s.dataset == "upload" and upload) else None
+    check_budget(s, budget, _estimate(s, n=max(int(rows), 1)) if rows is not None else None)
     x, k, desc = load_data(s, upload)
     if s.dataset != "synthetic":                    # the data's own size and bins, now that they are known
         check_budget(s, budget, _estimate(s, n=int(x.size), k=int(k) if s.problem == "frequency" else 1))

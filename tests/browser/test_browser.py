@@ -190,7 +190,7 @@ def test_report_download_opens_offline_with_every_figure(page, server, artifacts
     wait_idle(page)
     assert_no_errors(page)
     with page.expect_download(timeout=120_000) as dl:
-        page.get_by_role("button", name="Download a report (HTML, opens offline)").click()
+        page.get_by_role("button", name="Download a report (HTML, opens offline").click()
     file = tmp_path / f"{name}.html"
     dl.value.save_as(str(file))
     ctx = browser.new_context(offline=True, viewport={"width": 1200, "height": 1000})

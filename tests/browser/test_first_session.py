@@ -34,16 +34,18 @@ def _block_outside(page, server):
     return blocked
 
 
-@pytest.mark.parametrize("topic", list(DOCS))
-def test_docs_topic_renders_without_katex_errors_offline(page, server, artifacts, topic):
+def test_every_docs_topic_renders_without_katex_errors_offline(page, server, artifacts):
+    """Every topic of the Documentation page, with every request outside the server blocked."""
     blocked = _block_outside(page, server)
-    page.goto(f"{server}/Docs?topic={topic}")
-    page.get_by_text("Sources are cited by authors").wait_for()
-    wait_idle(page)
-    assert_no_errors(page)
-    errors = page.locator(".katex-error")
-    assert errors.count() == 0, [errors.nth(i).inner_text()[:120] for i in range(min(errors.count(), 3))]
-    page.screenshot(path=str(artifacts / f"docs_{topic}.png"), full_page=True)
+    for topic in DOCS:
+        page.goto(f"{server}/Docs?topic={topic}")
+        page.get_by_text("Sources are cited by authors").wait_for()
+        wait_idle(page)
+        assert_no_errors(page)
+        errors = page.locator(".katex-error")
+        assert errors.count() == 0, (topic, [errors.nth(i).inner_text()[:120] for i in range(min(errors.count(), 3))])
+        assert page.locator(".katex").count() >= 1 or topic in ("lessons", "accessibility"), topic
+        page.screenshot(path=str(artifacts / f"docs_{topic}.png"), full_page=True)
     assert blocked == [], blocked
 
 
@@ -133,3 +135,81 @@ def test_phone_view_opens_with_the_sidebar_collapsed(browser, server, artifacts,
         page.screenshot(path=str(artifacts / f"phone_{path or 'home'}.png"))
     finally:
         ctx.close()
+
+
+def test_a_docs_side_trip_inside_a_lesson_keeps_the_lesson(page, server, artifacts):
+    """Inside a lesson the Formulas expander's docs link opens a new tab: the lesson tab keeps its
+    lesson, step and settings."""
+    page.goto(f"{server}/Feature_privacy?lesson=1-bcdp-feature-privacy&step=2")
+    page.get_by_text("Show the answer to step 2").wait_for()
+    wait_idle(page, timeout=120_000)
+    before = page.url
+    page.get_by_text("Formulas behind").first.click()
+    with page.context.expect_page() as new:
+        page.get_by_role("link", name=re.compile("opens in a new tab")).click()
+    docs = new.value
+    docs.get_by_text("Sources are cited by authors").wait_for()
+    assert "/Docs?topic=feature-privacy" in docs.url
+    assert page.url == before and "lesson=1-bcdp-feature-privacy" in page.url and "step=2" in page.url
+    assert page.get_by_text("Show the answer to step 2").count() == 1
+    docs.screenshot(path=str(artifacts / "lesson_docs_new_tab.png"))
+
+
+def test_the_report_of_a_pinned_view_is_a_printable_decision_record(page, server, artifacts, browser, tmp_path):
+    """A pinned A/B view's report holds both plans, the key table and the link back to this server;
+    printed, it has no chart toolbars."""
+    from urllib.parse import quote
+
+    q = "trials=20&n=1000&algs=CP,UNI"
+    page.goto(f"{server}/Per_user_privacy?{q}&beta=0.1&pin={quote(q)}")
+    page.get_by_text("Plan A (pinned) vs plan B").first.wait_for()
+    wait_idle(page, timeout=120_000)
+    assert_no_errors(page)
+    with page.expect_download(timeout=120_000) as dl:
+        page.get_by_role("button", name="Download a report").click()
+    file = tmp_path / "ab.html"
+    dl.value.save_as(str(file))
+    text = file.read_text(encoding="utf-8")
+    assert "Plan A (pinned) vs plan B (this view)" in text and "<h3>hetero_summary" in text
+    assert f"{server}/Per_user_privacy?" in text and "In short." in text
+    ctx = browser.new_context(offline=True, viewport={"width": 1000, "height": 1400})
+    try:
+        off = ctx.new_page()
+        off.goto(file.as_uri())
+        off.emulate_media(media="print")
+        off.wait_for_function("() => window.Plotly && document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3",
+                              timeout=30_000)
+        shown = off.evaluate("() => [...document.querySelectorAll('.modebar-container')]"
+                             ".filter(e => getComputedStyle(e).display !== 'none').length")
+        assert shown == 0
+        off.screenshot(path=str(artifacts / "report_ab_print.png"), full_page=False)
+    finally:
+        ctx.close()
+
+
+def test_the_per_user_page_speaks_plainly(page, server, artifacts):
+    page.goto(f"{server}/Per_user_privacy?trials=20&n=1000")
+    page.get_by_text("How accurate is each method?").wait_for()
+    wait_idle(page, timeout=120_000)
+    assert_no_errors(page)
+    assert page.get_by_text("Uniform weights (UNI)").count() >= 1        # full names (acronym in brackets)
+    page.get_by_text("Glossary: the methods and terms in plain words").click()
+    page.get_by_text("the error that is not exceeded in a share").wait_for()
+    page.screenshot(path=str(artifacts / "per_user_plain_words.png"), full_page=True)
+
+
+@pytest.mark.browser
+def test_the_accuracy_table_gives_everyday_units():
+    """(AppTest: the table is drawn on a canvas in the browser.) Next to the technical columns, the
+    error in everyday units: ± percentage points on each bin's share."""
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import ROOT
+
+    at = AppTest.from_file(str(ROOT / "pages" / "4_Per_user_privacy.py"), default_timeout=180)
+    at.query_params.update({"trials": "20", "n": "1000"})
+    at.run()
+    assert not at.exception
+    df = next(d.value for d in at.dataframe if "in everyday units" in d.value.columns)
+    assert df["in everyday units"].str.contains("percentage points on each bin's share").all()
+    assert df["method"].str.contains(r"\(UNI\)").any()

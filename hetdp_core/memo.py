@@ -1,0 +1,92 @@
+"""One bounded, thread-safe memo for every cache of the app (runs, figures, CSV bytes, chart
+summaries, the Rényi divergences of Algorithm 1), bounded in **bytes**.
+
+It wraps ``cachetools.LRUCache`` (a well-kept library) with a size function, :func:`size_of`, and a
+lock: least recently used entries leave first once the sizes of the entries exceed ``max_bytes``.
+An entry larger than the whole memo is not kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["Memo", "size_of"]
+
+_MISSING = object()
+
+
+def size_of(obj, _depth: int = 0) -> int:
+    """Approximate memory of a value: numpy arrays and pandas tables by their buffers, containers and
+    dataclasses recursively (four levels), anything else by ``sys.getsizeof``."""
+    if _depth > 4:
+        return sys.getsizeof(obj)
+    nbytes = getattr(obj, "nbytes", None)
+    if isinstance(nbytes, int) and hasattr(obj, "dtype"):                 # a numpy array
+        return nbytes + 112
+    if hasattr(obj, "memory_usage") and hasattr(obj, "columns"):          # a pandas DataFrame
+        try:
+            return int(obj.memory_usage(deep=True, index=True).sum())
+        except Exception:                                                 # noqa: BLE001 — exotic dtypes
+            return sys.getsizeof(obj)
+    if isinstance(obj, dict):
+        return sys.getsizeof(obj) + sum(size_of(k, _depth + 1) + size_of(v, _depth + 1) for k, v in obj.items())
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return sys.getsizeof(obj) + sum(size_of(v, _depth + 1) for v in obj)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return sys.getsizeof(obj) + sum(size_of(getattr(obj, f.name), _depth + 1) for f in dataclasses.fields(obj))
+    return sys.getsizeof(obj)
+
+
+class Memo:
+    """A least-recently-used memo of at most ``max_bytes`` (by ``size``, default :func:`size_of`)."""
+
+    def __init__(self, max_bytes: int, *, size: Callable[[Any], int] = size_of, name: str = "memo"):
+        import cachetools
+
+        self.name = name
+        self.max_bytes = int(max_bytes)
+        self._lru = cachetools.LRUCache(maxsize=self.max_bytes, getsizeof=lambda v: max(1, int(size(v))))
+        self._lock = threading.Lock()
+
+    def get(self, key, default=None):
+        with self._lock:
+            return self._lru.get(key, default)
+
+    def __contains__(self, key) -> bool:
+        with self._lock:
+            return key in self._lru
+
+    def put(self, key, value) -> bool:
+        """Store ``value``; False when it is larger than the whole memo (then it is not kept)."""
+        with self._lock:
+            try:
+                self._lru[key] = value
+                return True
+            except ValueError:                    # cachetools: value too large
+                self._lru.pop(key, None)
+                return False
+
+    def pop(self, key, default=None):
+        with self._lock:
+            return self._lru.pop(key, default)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._lru.clear()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._lru)
+
+    @property
+    def bytes(self) -> int:
+        with self._lock:
+            return int(self._lru.currsize)
+
+    def values(self) -> list:
+        with self._lock:
+            return list(self._lru.values())
