@@ -147,11 +147,12 @@ def exact_profiles(*, sensitivity: float, eps: float, delta: float,
 
 
 def calibration_checks(*, sensitivity: float, eps: float, delta: float | None = None,
-                       bounded: tuple[float, float, float] | None = None) -> list:
+                       bounded: tuple[float, float, float] | None = None, profiles: list[dict] | None = None) -> list:
     """Checks of the noise calibrations the lab shows: Laplace loss Δ/b ≤ ε; and, when δ is given,
     the exact privacy profile of each (ε, δ) noise actually drawn (Gaussian for ε < 1, the
     corrected MNM, and the bounded Laplace when ``bounded`` = (b, l, u)): exact δ(ε) ≤ δ. A failed
-    check is a numerical failure reported with its inputs; the claim is then not shown."""
+    check is a numerical failure reported with its inputs; the claim is then not shown. ``profiles``:
+    the rows of :func:`exact_profiles` for these arguments, when the caller has them already."""
     from .checks import check_le
     from .profiles import profile_check
 
@@ -160,9 +161,9 @@ def calibration_checks(*, sensitivity: float, eps: float, delta: float | None = 
     out = [check_le("Laplace: privacy loss Δ/b ≤ ε", sens / laplace_scale(sensitivity=sens, eps=e), e, inputs=ins)]
     if delta is None:
         return out
-    for row in exact_profiles(sensitivity=sens, eps=e, delta=delta, bounded=bounded)[1:]:
-        if row["mechanism"] == "bounded Laplace" and bounded is None:
-            continue
+    if profiles is None:
+        profiles = exact_profiles(sensitivity=sens, eps=e, delta=delta, bounded=bounded)
+    for row in profiles[1:]:                                   # every (ε, δ) noise; row 0 is Laplace
         out.append(profile_check(row["mechanism"], exact_delta=row["exact δ(ε)"], stated_delta=row["stated δ"],
                                  inputs={**ins, "delta": delta, "noise": row["noise"]}))
     return out

@@ -22,12 +22,14 @@ from typing import Any, ClassVar
 
 from ._validate import InputError
 
-__all__ = ["InputError", "Spec", "param", "Scenario", "Result", "MAX_QUERY_VALUE", "log_grid", "check_value",
+__all__ = ["InputError", "Spec", "param", "Scenario", "Result", "MAX_QUERY_VALUE", "MAX_PIN_LENGTH", "log_grid", "check_value",
            "dump_value", "Budget", "Cost", "PAGE_BUDGET", "LARGE_BUDGET", "check_budget", "PRIOR_GRID",
            "with_meaning", "states_meaning"]
 
 #: Longest accepted value of one query parameter (characters); longer ones are refused unread.
 MAX_QUERY_VALUE = 20_000
+#: Longest accepted pinned plan A (``pin=``): a whole query string of a scenario.
+MAX_PIN_LENGTH = 8 * MAX_QUERY_VALUE
 
 
 def log_grid(lo: float, hi: float, per_decade: int = 12, extra=()) -> tuple[float, ...]:

@@ -119,17 +119,17 @@ def _stat(errors: np.ndarray, statistic: str) -> float:
     return float(np.median(errors) if statistic == "median" else np.mean(errors))
 
 
-def _interval(errors: np.ndarray, statistic: str) -> tuple[float, float]:
-    """95 % confidence interval of the statistic: order statistics of the median (binomial), or
-    mean ± 1.96 standard errors."""
+def _interval(values: np.ndarray, quantile: float | None = None) -> tuple[float, float]:
+    """95 % confidence interval of the ``quantile`` of ``values`` (binomial order statistics), or,
+    with ``quantile`` None, of their mean (± 1.96 standard errors)."""
     from scipy import stats
 
-    e = np.sort(errors)
-    if statistic == "mean":
+    e = np.sort(values)
+    if quantile is None:
         se = float(e.std(ddof=1) / np.sqrt(e.size))
         return float(e.mean() - 1.96 * se), float(e.mean() + 1.96 * se)
-    lo_k = int(stats.binom.ppf(0.025, e.size, 0.5))
-    hi_k = int(stats.binom.ppf(0.975, e.size, 0.5))
+    lo_k = int(stats.binom.ppf(0.025, e.size, quantile))
+    hi_k = int(stats.binom.ppf(0.975, e.size, quantile))
     return float(e[max(lo_k - 1, 0)]), float(e[min(hi_k, e.size - 1)])
 
 
@@ -189,7 +189,7 @@ def solve_feature_privacy(s, *, target: float, statistic: str = "median", check_
     eps, delta = _setting(s, scale)
     fresh = _errors(s, x, scale, trials=check_trials, seed=[s.seed, 7919])
     chk = _stat(fresh, statistic)
-    c_lo, c_hi = _interval(fresh, statistic)
+    c_lo, c_hi = _interval(fresh, 0.5 if statistic == "median" else None)
     query = {**s.to_query(), "mode": "Per-feature table", "table": ",".join(f"{v:.6g}" for v in delta),
              "eps": f"{eps:.6g}"}
     type(s).from_query(query)                   # the link reopens a valid scenario
@@ -376,8 +376,6 @@ def solve_per_user(s, *, target: float, metric: str = "pac", algorithm: str | No
     # refine: common random numbers with more trials; the error statistic's 95 % confidence interval
     # (binomial order statistics of the quantile, or mean ± 1.96 SE) gives an interval for the smallest
     # scaling; trials grow until that interval is within ± PRECISION of the answer
-    from scipy import stats as _st
-
     memo: dict = {}
 
     def ci_at(sc: float, n_tr: int) -> tuple[float, float, float]:
@@ -385,14 +383,9 @@ def solve_per_user(s, *, target: float, metric: str = "pac", algorithm: str | No
         if key not in memo:
             e = np.sort(errors_at(sc, trials_=n_tr))
             if metric == "pac":
-                pt = float(np.quantile(e, 1 - s.beta))
-                lo_k = int(_st.binom.ppf(0.025, e.size, 1 - s.beta))
-                hi_k = int(_st.binom.ppf(0.975, e.size, 1 - s.beta))
-                memo[key] = (pt, float(e[max(lo_k - 1, 0)]), float(e[min(hi_k, e.size - 1)]))
+                memo[key] = (float(np.quantile(e, 1 - s.beta)), *_interval(e, 1 - s.beta))
             else:
-                sq = e**2
-                se = float(sq.std(ddof=1) / np.sqrt(sq.size))
-                memo[key] = (float(sq.mean()), float(sq.mean()) - 1.96 * se, float(sq.mean()) + 1.96 * se)
+                memo[key] = (float(np.mean(e**2)), *_interval(e**2))
         return memo[key]
 
     s_low = s_high = scale

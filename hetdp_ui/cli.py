@@ -49,6 +49,13 @@ class CliError(InputError):
     """A user-input problem found while parsing the command line."""
 
 
+def _no_file_above(out: Path, what: str) -> None:
+    """Refuse a path with a file among its parents (it cannot be created)."""
+    for parent in out.parents:
+        if parent.exists() and not parent.is_dir():
+            raise CliError(f"{what}: {parent} is a file, so {out} cannot be created under it.")
+
+
 def output_path(path: str | Path, *, what: str, suffixes: tuple = ()) -> Path:
     """Check an output file's path before any work: a suffix from ``suffixes``, not a directory, no
     parent that is a file; parents are created. Raises :class:`CliError` naming the problem."""
@@ -57,9 +64,7 @@ def output_path(path: str | Path, *, what: str, suffixes: tuple = ()) -> Path:
         raise CliError(f"{what} must name a {'/'.join(suffixes)} file; got {out}.")
     if out.is_dir():
         raise CliError(f"{what}: {out} is a directory; give a file name inside it.")
-    for parent in out.parents:
-        if parent.exists() and not parent.is_dir():
-            raise CliError(f"{what}: {parent} is a file, so {out} cannot be created under it.")
+    _no_file_above(out, what)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -72,9 +77,7 @@ def output_dir(path: str | Path, *, what: str) -> Path:
     out = Path(path)
     if out.exists() and not out.is_dir():
         raise CliError(f"{what}: {out} is a file; give a folder (it is created if missing).")
-    for parent in out.parents:
-        if parent.exists() and not parent.is_dir():
-            raise CliError(f"{what}: {parent} is a file, so {out} cannot be created under it.")
+    _no_file_above(out, what)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -577,6 +580,8 @@ def _query_of(a) -> tuple[str, dict]:
         query.update(parse_qs(parts.query, keep_blank_values=True))
     if a.query:
         query.update(parse_qs(a.query.lstrip("?"), keep_blank_values=True))
+    if getattr(a, "prior", None) is not None:   # --prior sets the scenario's prior, as prior=… in the link does
+        query["prior"] = [repr(float(a.prior))]
     if not page:
         raise CliError("give PAGE (e.g. Feature_privacy) or an app link with --url.")
     return page_name(page), query
@@ -650,7 +655,6 @@ def cmd_report(a) -> int:
         raise CliError(f"PAGE: {page} has no report yet; reports exist for {', '.join(REPORT_PAGES)}.")
     if a.prior is not None:
         posterior_bounds(eps=1.0, prior=a.prior)              # validates --prior before the run
-        query = {**query, "prior": repr(float(a.prior))}
     out = output_path(a.out, what="--out", suffixes=(".html", ".htm"))
     if a.static:
         output_dir(a.static, what="--static")
@@ -673,8 +677,6 @@ def cmd_run(a) -> int:
     from hetdp_core.scenarios import get
 
     page, query = _query_of(a)
-    if a.prior is not None:                     # --prior sets the scenario's prior (as the page's URL does)
-        query = {**query, "prior": repr(float(a.prior))}
     mod = get(page)
     scenario = mod.SCENARIO.from_query(query)
     import inspect
@@ -682,8 +684,8 @@ def cmd_run(a) -> int:
     accepts = inspect.signature(mod.run).parameters
     kw = {"budget": budget(a.budget)}
     if a.max_cells and "max_cells" not in accepts:
-        raise CliError(f"--max-cells applies to pages with a simulation-size limit "
-                       f"({', '.join(p for p in ('Feature_privacy',))}); {page} has none. Drop --max-cells.")
+        raise CliError(f"--max-cells applies to pages with a simulation-size limit (Feature_privacy); {page} has "
+                       "none. Drop --max-cells.")
     if a.data and "upload" not in accepts:
         raise CliError(f"--data: {page} takes no data file (pages that do: Per_user_privacy, Private_regression). "
                        "Drop --data.")
@@ -712,8 +714,10 @@ def cmd_run(a) -> int:
     if pin:                                     # plan A vs plan B, as the page shows it for a pinned link
         from urllib.parse import parse_qsl
 
-        if len(pin) > 20_000:
-            raise CliError(f"pin (plan A) is {len(pin)} characters long; at most 20000.")
+        from hetdp_core.scenario import MAX_PIN_LENGTH
+
+        if len(pin) > MAX_PIN_LENGTH:             # the page's limit for the same parameter
+            raise CliError(f"pin (plan A) is {len(pin)} characters long; at most {MAX_PIN_LENGTH}.")
         try:
             plan_a = mod.SCENARIO.from_query(dict(parse_qsl(pin, keep_blank_values=True)))
         except InputError as exc:

@@ -23,6 +23,7 @@ import pandas as pd
 import streamlit as st
 
 from hetdp_core.scenario import (
+    MAX_PIN_LENGTH,
     MAX_QUERY_VALUE,
     InputError,
     Scenario,
@@ -38,7 +39,6 @@ from hetdp_ui.runcache import DiskStore, RunCache
 #: one limit per input: a URL value may be as long as the core accepts for any parameter (a list typed in
 #: a widget reopens from the page's own link); a pinned plan A holds a whole query string
 MAX_URL_VALUE = MAX_QUERY_VALUE
-MAX_PIN_LENGTH = 8 * MAX_QUERY_VALUE
 
 
 class UrlValueError(ValueError):
@@ -366,7 +366,7 @@ def cached(max_entries: int = 64):
 
 #: the run cache: bounded in bytes in memory (HETDP_CACHE_MEMORY_MB, default 512) and, with HETDP_CACHE_DIR
 #: (``make serve``), shared between workers on disk (HETDP_CACHE_DISK_MB, default 2048)
-RUNS = RunCache(max_entries=128, max_bytes=int(os.environ.get("HETDP_CACHE_MEMORY_MB", "512")) * 2**20,
+RUNS = RunCache(max_bytes=int(os.environ.get("HETDP_CACHE_MEMORY_MB", "512")) * 2**20,
                 disk=DiskStore(os.environ[CACHE_ENV], size_limit=int(os.environ.get("HETDP_CACHE_DISK_MB", "2048")) * 2**20)
                 if os.environ.get(CACHE_ENV) else None)
 
@@ -499,7 +499,7 @@ def app_base_url(page: str) -> str:
     return f"{u.scheme}://{u.netloc}{path}"
 
 
-def report_button(page: str, scenario: Scenario, result, *, plan_a=None, prior_key: str | None = None) -> None:
+def report_button(page: str, scenario: Scenario, result, *, plan_a=None) -> None:
     """One click: the standalone HTML report (built only when clicked; same builder as
     ``hetdp report``): a decision record with plan A vs plan B when a plan is pinned, linking back to
     the server the page was opened from. The attacker's prior is the scenario's."""

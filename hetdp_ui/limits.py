@@ -92,23 +92,12 @@ def _start(proc) -> None:
                 sys.modules["__main__"] = saved
 
 
-def _rss(pid: int | str = "self") -> int:
-    """Resident memory of a process in bytes (Linux /proc; 0 when it is gone)."""
+def _status_bytes(field: str, pid: int | str = "self") -> int:
+    """A memory field of ``/proc/<pid>/status`` (``VmRSS``, ``VmData``) in bytes; 0 when the process is gone."""
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
-
-
-def _vm_data() -> int:
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmData:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1]) * 1024
     except OSError:
         pass
@@ -122,9 +111,9 @@ def _child(conn, page: str, scenario, kwargs: dict, max_bytes: int | None) -> No
     from hetdp_core.scenarios import get
 
     if max_bytes:                                   # a backstop; the caller enforces resident memory
-        limit = _vm_data() + 8 * int(max_bytes)
+        limit = _status_bytes("VmData") + 8 * int(max_bytes)
         resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
-    conn.send(("start", _rss()))
+    conn.send(("start", _status_bytes("VmRSS")))
 
     def progress(frac, text=""):
         try:
@@ -168,30 +157,33 @@ def run_limited(page: str, scenario, *, budget, progress: Callable | None = None
     t0 = time.monotonic()
     base = None
 
+    advice = ("Reduce the number of users, trials or sweep points"
+              + (" (or run it with `hetdp run … --budget large`)." if budget.name == "page" else "."))
+
     def too_big():
         return RunLimitError(f"compute budget: this request needed more than {budget.bytes / 2**30:.3g} GiB of "
-                             "memory and was stopped. Reduce the number of users, trials or sweep points"
-                             + (" (or run it with `hetdp run … --budget large`)." if budget.name == "page" else "."))
+                             f"memory and was stopped. {advice}")
+
+    def died():
+        return RunLimitError(f"compute budget: the run stopped unexpectedly (exit code {proc.exitcode}); it probably "
+                             f"needed more than {budget.bytes / 2**30:g} GiB of memory. {advice}")
 
     try:
         while True:
-            if base is not None and _rss(proc.pid) > base + budget.bytes:
+            if base is not None and _status_bytes("VmRSS", proc.pid) > base + budget.bytes:
                 proc.kill()
                 raise too_big()
             left = deadline_s - (time.monotonic() - t0)
             if left <= 0:
                 raise RunLimitError(
                     f"compute budget: this request was still running after {deadline_s:.0f} s (the page allows about "
-                    f"{budget.seconds:g} s) and was stopped. Reduce the number of users, trials or sweep points "
-                    + ("(or run it with `hetdp run … --budget large`)." if budget.name == "page" else "."))
+                    f"{budget.seconds:g} s) and was stopped. {advice}")
             if parent.poll(min(left, 0.1)):
                 try:
                     msg = parent.recv()
                 except EOFError:
                     proc.join(2)
-                    raise RunLimitError(f"compute budget: the run stopped unexpectedly (exit code {proc.exitcode}); "
-                                        f"it probably needed more than {budget.bytes / 2**30:g} GiB of memory. Reduce "
-                                        "the number of users, trials or sweep points.") from None
+                    raise died() from None
                 kind = msg[0]
                 if kind == "start":
                     base = int(msg[1])
@@ -208,9 +200,7 @@ def run_limited(page: str, scenario, *, budget, progress: Callable | None = None
                     raise InputError(msg[1])
                 raise RuntimeError(f"the run failed in its worker process: {msg[1]}")
             elif not proc.is_alive() and not parent.poll(0):
-                raise RunLimitError(f"compute budget: the run stopped unexpectedly (exit code {proc.exitcode}); it "
-                                    f"probably needed more than {budget.bytes / 2**30:g} GiB of memory. Reduce the "
-                                    "number of users, trials or sweep points.")
+                raise died()
     finally:
         if proc.is_alive():
             proc.kill()
@@ -231,10 +221,6 @@ class Admission:
     @property
     def running(self) -> int:
         return self._running
-
-    def position(self, ticket) -> int:
-        with self._cond:
-            return list(self._queue).index(ticket) + 1 if ticket in self._queue else 0
 
     def __call__(self, on_wait: Callable[[int], None] | None = None):
         return _Slot(self, on_wait)

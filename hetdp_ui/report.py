@@ -14,6 +14,7 @@ import platform
 from collections.abc import Callable
 
 import numpy as np
+import pandas as pd
 import plotly
 import plotly.graph_objects as go
 
@@ -221,7 +222,7 @@ def _parameters(scenario) -> list[dict]:
             for name, sp in scenario.specs().items()]
 
 
-def _summary(page: str, result, meaning) -> str:
+def _summary(result, meaning) -> str:
     """A plain paragraph: whether every guarantee check held, the most exposed level in words."""
     ok = all(c.holds for c in result.checks)
     parts = ["Every guarantee shown was checked before display and holds." if ok else
@@ -247,7 +248,6 @@ def build_report(page: str, scenario, result, *, prior: float | None = None,
     (``app_url``: the server the report was downloaded from), the figures and provenance. Printable
     (print CSS: "Save as PDF" gives a clean document). ``prior`` defaults to the scenario's own."""
     import hetdp_core
-    from hetdp_core.meaning import meaning_table
     from hetdp_core.scenarios import get
 
     if page not in REPORT_PAGES:
@@ -265,12 +265,18 @@ def build_report(page: str, scenario, result, *, prior: float | None = None,
     checks = "".join(
         f"<li class='{'ok' if c.holds else 'bad'}'>{'holds' if c.holds else 'NUMERICAL FAILURE'}: "
         f"{html.escape(c.name)}</li>" for c in result.checks) or "<li>(no checks for this view)</li>"
-    mt = meaning_table(mod.levels(result), prior=prior) if hasattr(mod, "levels") else None
+    if hasattr(mod, "levels"):                 # the run's own meaning table (computed again only for another prior)
+        from hetdp_core.scenario import with_meaning
+
+        res = result if prior == scenario.prior else with_meaning(result, prior)
+        mt = res.tables().get("privacy_meaning", pd.DataFrame())
+    else:
+        mt = None
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>hetdp report — {html.escape(title)}"
              f"</title><style>{CSS}</style></head><body>",
              f"<h1>hetdp report — {html.escape(title)}</h1>",
              f"<p><b>The question.</b> {html.escape(getattr(mod, 'QUESTION', ''))}</p>",
-             f"<p class='summary'><b>In short.</b> {html.escape(_summary(page, result, mt))}</p>"]
+             f"<p class='summary'><b>In short.</b> {html.escape(_summary(result, mt))}</p>"]
     if plan_a is not None:
         sa, ra = plan_a
         diff = [{"parameter": sp.label or name, "plan A": _value_text(sp, getattr(sa, name)),

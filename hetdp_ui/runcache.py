@@ -31,6 +31,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hetdp_core.memo import Memo, size_of
+
 __all__ = ["RunCache", "DiskStore", "ENV", "SECRET_ENV", "result_bytes"]
 
 ENV = "HETDP_CACHE_DIR"
@@ -39,11 +41,8 @@ SECRET_ENV = "HETDP_CACHE_SECRET"
 log = logging.getLogger("hetdp.cache")
 
 
-def result_bytes(obj) -> int:
-    """Approximate memory of a cached value (:func:`hetdp_core.memo.size_of`)."""
-    from hetdp_core.memo import size_of
-
-    return size_of(obj)
+#: approximate memory of a cached value (the memo's own size function)
+result_bytes = size_of
 
 
 def _safe_disk():
@@ -143,13 +142,10 @@ class DiskStore:
 
 
 class RunCache:
-    """In-memory results, at most ``max_bytes`` (by :func:`result_bytes`) and ``max_entries``."""
+    """In-memory results, at most ``max_bytes`` (by :func:`result_bytes`)."""
 
-    def __init__(self, max_entries: int = 128, disk: DiskStore | None = None, max_bytes: int = 512 * 2**20):
-        from hetdp_core.memo import Memo
-
+    def __init__(self, disk: DiskStore | None = None, max_bytes: int = 512 * 2**20):
         self.disk = disk
-        self.max_entries = max_entries        # kept for callers; the bound that matters is in bytes
         self.max_bytes = int(max_bytes)
         self._data = Memo(self.max_bytes, name="runs")
         self._lock = threading.Lock()

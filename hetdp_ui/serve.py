@@ -45,7 +45,7 @@ NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 CONF = """\
 worker_processes 1;
 pid {run}/nginx.pid;
-error_log {run}/error.log warn;
+error_log {log}/nginx-error.log warn;
 events {{ worker_connections 4096; }}
 http {{
     access_log off;
@@ -73,6 +73,8 @@ http {{
             add_header Set-Cookie "hetdp_route=$hetdp_route; Path=/; HttpOnly; SameSite=Lax" always;
             add_header X-Hetdp-Worker $upstream_addr always;
             proxy_pass http://hetdp;
+            proxy_next_upstream error timeout http_502 http_503;
+            proxy_connect_timeout 2s;
             proxy_http_version 1.1;
             proxy_set_header Upgrade $http_upgrade;
             proxy_set_header Connection $connection_upgrade;
@@ -88,14 +90,7 @@ http {{
 def nginx_conf(*, run_dir: Path, host: str, port: int, worker_ports: list[int], log_dir: Path | None = None) -> str:
     # a worker that refuses a connection is skipped for 2 s and the request retried on the next one
     servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=1 fail_timeout=2s;" for p in worker_ports)
-    conf = CONF.format(run=run_dir, host=host, port=port, servers=servers)
-    conf = conf.replace("            proxy_pass http://hetdp;",
-                        "            proxy_pass http://hetdp;\n"
-                        "            proxy_next_upstream error timeout http_502 http_503;\n"
-                        "            proxy_connect_timeout 2s;")
-    if log_dir is not None:
-        conf = conf.replace(f"error_log {run_dir}/error.log warn;", f"error_log {log_dir}/nginx-error.log warn;")
-    return conf
+    return CONF.format(run=run_dir, log=log_dir or run_dir, host=host, port=port, servers=servers)
 
 
 #: restarts allowed per process and minute before the supervisor gives up on it (a crash loop)
@@ -176,24 +171,22 @@ class Stack:
         than ``MAX_RESTARTS`` restarts in the last minute is left down (logged)."""
         done = []
         now = time.time()
-        for i, (port, p) in enumerate(zip(self.worker_ports, self.procs)):
-            if p.poll() is None:
-                continue
-            name = f"worker-{port}"
+
+        def may_restart(name: str, proc) -> bool:
+            """Log and count a restart of ``name``, unless it already used its restarts of the last minute."""
             recent = [t for t in self.restarts.get(name, []) if now - t < 60]
             if len(recent) >= MAX_RESTARTS:
-                continue
-            self._log(f"{name} exited with code {p.returncode}; restarting")
-            self.procs[i] = self._worker(port)
+                return False
+            self._log(f"{name} exited with code {proc.returncode}; restarting")
             self.restarts[name] = recent + [now]
             done.append(name)
-        if getattr(self, "nginx", None) is not None and self.nginx.poll() is not None:
-            recent = [t for t in self.restarts.get("nginx", []) if now - t < 60]
-            if len(recent) < MAX_RESTARTS:
-                self._log(f"nginx exited with code {self.nginx.returncode}; restarting")
-                self.nginx = self._nginx()
-                self.restarts["nginx"] = recent + [now]
-                done.append("nginx")
+            return True
+
+        for i, (port, p) in enumerate(zip(self.worker_ports, self.procs)):
+            if p.poll() is not None and may_restart(f"worker-{port}", p):
+                self.procs[i] = self._worker(port)
+        if getattr(self, "nginx", None) is not None and self.nginx.poll() is not None and may_restart("nginx", self.nginx):
+            self.nginx = self._nginx()
         return done
 
     def supervise(self, stop, interval: float = 0.5) -> None:

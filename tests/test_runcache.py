@@ -21,7 +21,7 @@ def _store(path, **kw):
 
 
 def test_memory_is_bounded_in_bytes_not_entries():
-    c = RunCache(max_entries=1000, max_bytes=10 * 2**20)
+    c = RunCache(max_bytes=10 * 2**20)
     for i in range(40):                                     # 40 results of 1 MiB each
         c.get_or_compute(("k", i), lambda: np.zeros(2**17))
     assert c.bytes <= 10 * 2**20 and len(c._data) <= 10
@@ -101,7 +101,7 @@ def test_a_failed_write_still_returns_the_result(tmp_path, monkeypatch):
 def _hammer(args):
     path, worker = args
     s = DiskStore(path, secret=SECRET, size_limit=2**20)
-    c = RunCache(disk=s, max_entries=4)
+    c = RunCache(disk=s, max_bytes=4 * 40_000)          # about four results: the rest come from disk
     for i in range(60):
         key = ("k", (i * 7 + worker) % 90)
         v = c.get_or_compute(key, lambda key=key: np.full(4000, key[1], dtype=float))    # 32 kB each

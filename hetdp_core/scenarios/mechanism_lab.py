@@ -161,8 +161,9 @@ def run(s: MechanismLab, *, executor=None, progress=None, budget: Budget | None 
     # bounded Laplace
     lo_, up_, q = s.bl_lower, s.bl_upper, s.bl_q
     b = mc.bounded_laplace_b(sensitivity=sens, eps=eps, delta=delta, lower=lo_, upper=up_)
-    checks = mc.calibration_checks(sensitivity=sens, eps=eps, delta=delta, bounded=(b, lo_, up_))
-    profiles = pd.DataFrame(mc.exact_profiles(sensitivity=sens, eps=eps, delta=delta, bounded=(b, lo_, up_)))
+    rows = mc.exact_profiles(sensitivity=sens, eps=eps, delta=delta, bounded=(b, lo_, up_))
+    checks = mc.calibration_checks(sensitivity=sens, eps=eps, delta=delta, bounded=(b, lo_, up_), profiles=rows)
+    profiles = pd.DataFrame(rows)
     v = np.linspace(lo_ - (up_ - lo_) * 0.3, up_ + (up_ - lo_) * 0.3, 800)
     b0 = sens / eps
     bounded = pd.DataFrame({"output": v,
