@@ -117,6 +117,10 @@ def parse_float_list(lo: float, hi: float, *, allow_inf: bool = False, max_len: 
     return parse
 
 
+#: session key: the prefix of the scenario page whose script ran last (entering another page reads its URL)
+_CURRENT_PAGE = "_hetdp_current_page"
+
+
 class PageState:
     """Session-state defaults, validated URL query params and URL write-back for one page.
 
@@ -136,37 +140,62 @@ class PageState:
     def __getitem__(self, name: str) -> Any:
         return st.session_state[self.key(name)]
 
+    def _url_values(self) -> dict[str, str | None]:
+        """This page's parameters as the address bar holds them now (None = absent)."""
+        return {name: st.query_params.get(name) for name in self.params}
+
     def init(self) -> list[str]:
-        """Fill missing session values from the URL (validated) or defaults; warn on bad params."""
+        """Take the page's values from the URL when the URL is news to this session, else keep the
+        session's; warn on bad parameters.
+
+        The URL is read when it differs from what this session last read or wrote for this page: on
+        entering the page (a menu link, a shared link, the browser's Back or Forward button) a
+        parameter the URL omits takes its default, so a URL always means one view. Within the page
+        the widgets rule and :meth:`sync_url` writes them back. On a run that read the URL nothing
+        is written except on the session's first page (completing the address there is safe): the
+        address already says what is shown, and Streamlit applies a query-string write made on a
+        page's first run after a page switch to the previous page's path — a bogus history entry
+        that broke the Back button after a side trip."""
         problems = []
-        first = not st.session_state.get(f"_{self.prefix}_url_loaded", False)
-        qp = st.query_params
-        for name, p in self.params.items():
-            k = self.key(name)
-            if first and name in qp:
-                raw = qp.get(name)
-                try:
-                    if raw is None or len(raw) > MAX_URL_VALUE:
-                        raise UrlValueError(f"it is {len(raw or '')} characters long; at most {MAX_URL_VALUE} "
-                                            "are accepted")
-                    st.session_state[k] = p.parse(raw)
-                    continue
-                except UrlValueError as exc:
-                    problems.append(f"URL parameter '{name}' ignored: {str(exc).rstrip('.')}. Using the default "
-                                    f"{p.dump(p.default)}.")
-            if k not in st.session_state:
+        here = self._url_values()
+        seen = st.session_state.get(f"_{self.prefix}_url")
+        before = st.session_state.get(_CURRENT_PAGE)
+        entering = before != self.prefix
+        st.session_state[_CURRENT_PAGE] = self.prefix
+        self.read_url = entering or seen != here or any(self.key(n) not in st.session_state for n in self.params)
+        self.hold_url = False
+        if self.read_url:
+            for name, p in self.params.items():
+                k = self.key(name)
+                raw = here[name]
+                if raw is not None:
+                    try:
+                        if len(raw) > MAX_URL_VALUE:
+                            raise UrlValueError(f"it is {len(raw)} characters long; at most {MAX_URL_VALUE} "
+                                                "are accepted")
+                        st.session_state[k] = p.parse(raw)
+                        continue
+                    except UrlValueError as exc:
+                        problems.append(f"URL parameter '{name}' ignored: {str(exc).rstrip('.')}. Using the "
+                                        f"default {p.dump(p.default)}.")
                 st.session_state[k] = p.default
-        st.session_state[f"_{self.prefix}_url_loaded"] = True
+            # the address bar is completed (and a dropped bad parameter corrected) only on the session's
+            # first page, where no previous page's path can take the write
+            self.hold_url = before is not None
+            st.session_state[f"_{self.prefix}_url"] = here
         for msg in problems:
             st.warning(msg)
         return problems
 
     def sync_url(self) -> None:
-        """Write every parameter's current value to the URL query string."""
+        """Write every parameter's current value to the URL query string (not on a run that read the
+        URL: see :meth:`init`)."""
+        if getattr(self, "hold_url", False):
+            return
         want = {name: p.dump(st.session_state[self.key(name)]) for name, p in self.params.items()}
-        current = {k: st.query_params.get(k) for k in want}
-        if current != want:
+        if self._url_values() != want:
             st.query_params.update(want)
+        st.session_state[f"_{self.prefix}_url"] = self._url_values()
 
     def apply(self, values: dict[str, Any]) -> None:
         """Set several values at once (used by preset callbacks, before widgets are drawn)."""
@@ -224,8 +253,7 @@ class ScenarioState(PageState):
     def init(self) -> list[str]:
         """As :meth:`PageState.init`, reading renamed parameters under their old URL names too."""
         qp = st.query_params
-        first = not st.session_state.get(f"_{self.prefix}_url_loaded", False)
-        if first:
+        if any(old in qp for old in self.cls.ALIASES):
             for old, new in self.cls.ALIASES.items():
                 if old in qp and new not in qp:
                     qp[new] = qp[old]

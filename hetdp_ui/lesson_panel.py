@@ -85,8 +85,10 @@ def lesson_panel(state: ScenarioState) -> None:
         return
     marker = (lesson.id, k)
     at = st.session_state.get(AT)
-    if at != marker:
-        own_link = at is None and any(name in st.query_params for name in state.cls.specs())
+    if at != marker or state.read_url:
+        # a URL that carries the scenario's own values (a shared view, a Back to a moved slider) shows
+        # them; arriving at a step by its lesson and step alone shows the step's settings
+        own_link = state.read_url and any(name in st.query_params for name in state.cls.specs())
         if not own_link:
             state.apply_scenario(step_scenario(step))
         st.session_state[AT] = marker

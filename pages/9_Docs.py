@@ -19,15 +19,21 @@ st.markdown("**What is here?** The formulas each page uses, the corrections to t
             "The same pages are the Markdown files in the repository's `docs/` folder.")
 
 topics = list(DOCS)
-raw = st.query_params.get("topic", topics[0])
-if raw not in DOCS:
-    st.warning(f"URL parameter 'topic' ignored: it must be one of {', '.join(topics)}; got {raw[:40]!r}.")
-    raw = topics[0]
-if "docs_topic" not in st.session_state:
+# the URL's topic is read when it is news to this session (a link, Back/Forward); the radio rules
+# otherwise, and only a choice made here is written (a write on arrival would be applied by Streamlit
+# to the previous page's path and break the Back button)
+url_topic = st.query_params.get("topic")
+if url_topic != st.session_state.get("_docs_url", "") or "docs_topic" not in st.session_state:
+    raw = url_topic or topics[0]
+    if raw not in DOCS:
+        st.warning(f"URL parameter 'topic' ignored: it must be one of {', '.join(topics)}; got {raw[:40]!r}.")
+        raw = topics[0]
     st.session_state["docs_topic"] = raw
+    st.session_state["_docs_url"] = url_topic
 topic = st.sidebar.radio("Topic", topics, key="docs_topic", format_func=DOCS.get)
-if st.query_params.get("topic") != topic:
+if topic != (url_topic or topics[0]):
     st.query_params["topic"] = topic
+    st.session_state["_docs_url"] = topic
 
 text = (DOCS_DIR / f"{topic}.md").read_text(encoding="utf-8")
 # links between topics ("corrections.md") open the topic in this page

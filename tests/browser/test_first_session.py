@@ -155,6 +155,45 @@ def test_a_docs_side_trip_inside_a_lesson_keeps_the_lesson(page, server, artifac
     docs.screenshot(path=str(artifacts / "lesson_docs_new_tab.png"))
 
 
+def test_back_after_a_menu_side_trip_returns_to_the_lesson_step_and_settings(page, server, artifacts):
+    """Inside a lesson a student moves a slider, opens another page and the Documentation from the
+    menu, then presses Back twice: the lesson, the step and the moved slider are back, one menu item
+    is current, and no stray parameter of another page is in the address."""
+    page.goto(f"{server}/Feature_privacy?lesson=1-bcdp-feature-privacy&step=2")
+    page.get_by_text("Show the answer to step 2").wait_for()
+    wait_idle(page, timeout=120_000)
+    slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider").first
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    wait_idle(page, timeout=120_000)
+    moved = slider.get_attribute("aria-valuenow")
+    lesson_url = page.url
+    assert "lesson=1-bcdp-feature-privacy" in lesson_url and "step=2" in lesson_url
+    menu = page.locator('[data-testid="stSidebar"] a')
+    menu.filter(has_text="Mechanism lab").first.click()
+    page.wait_for_url(re.compile("/Mechanism_lab"))
+    wait_idle(page, timeout=120_000)
+    menu.filter(has_text="Documentation").first.click()
+    page.wait_for_url(re.compile("/Docs"))
+    page.get_by_text("Sources are cited by authors").wait_for()
+    wait_idle(page)
+    page.go_back()
+    page.wait_for_url(re.compile("/Mechanism_lab"))
+    wait_idle(page, timeout=120_000)
+    assert "topic=" not in page.url and "lesson=" not in page.url, page.url
+    page.go_back()
+    page.wait_for_url(re.compile("/Feature_privacy"))
+    page.get_by_text("Show the answer to step 2").wait_for()
+    wait_idle(page, timeout=120_000)
+    assert_no_errors(page)
+    assert page.url == lesson_url, (page.url, lesson_url)
+    assert "topic=" not in page.url and "pareto_index" not in page.url
+    slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider").first
+    assert slider.get_attribute("aria-valuenow") == moved
+    assert page.locator('[data-testid="stSidebar"] a[aria-current="page"]').count() <= 1
+    page.screenshot(path=str(artifacts / "lesson_back_after_menu_trip.png"), full_page=True)
+
+
 def test_the_report_of_a_pinned_view_is_a_printable_decision_record(page, server, artifacts, browser, tmp_path):
     """A pinned A/B view's report holds both plans, the key table and the link back to this server;
     printed, it has no chart toolbars."""
