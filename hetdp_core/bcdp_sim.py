@@ -247,9 +247,9 @@ def guarantee_report(alloc: Allocation, q=None) -> pd.DataFrame:
     """
     g = mechanism_guarantee(alloc, q)
     df = g.check.to_frame()
-    df.insert(1, "c (CDP level)", alloc.c)
-    df["Prop 4(2) (ε:=c_d)"] = g.prop4_ldp
-    df["Prop 4(1)"] = g.prop4_composition
+    df.insert(1, "budget c_i", alloc.c)
+    df["bound from the whole-record level"] = g.prop4_ldp
+    df["bound from composition"] = g.prop4_composition
     df.attrs["ldp_level"] = alloc.ldp_level
     df.attrs["ldp_ok"] = g.check.ldp_ok
     df.attrs["all_ok"] = g.check.all_ok

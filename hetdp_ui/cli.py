@@ -224,8 +224,8 @@ def cmd_c_vector(a) -> int:
         print(_dump(out))
     else:
         print(f"zeta = {alloc.zeta:.4g}; LDP level delivered c_d = {alloc.ldp_level:.6g} (ε = {alloc.eps:g})")
-        cols = ["feature", "c (CDP level)", "demanded δ", "guaranteed δ'", "slack", "pass", "Prop 4(2) (ε:=c_d)",
-                "Prop 4(1)"]
+        cols = ["feature", "budget c_i", "demanded δ", "guaranteed δ'", "slack", "pass", "bound from the whole-record level",
+                "bound from composition"]
         rows = [[f"x{i + 1}", *(f"{v:.6g}" for v in (alloc.c[i], chk.demanded[i], chk.guaranteed[i], chk.slack[i])),
                  "pass" if chk.ok[i] else "FAIL", f"{g.prop4_ldp[i]:.6g}", f"{g.prop4_composition[i]:.6g}"]
                 for i in range(alloc.c.size)]
@@ -1051,7 +1051,7 @@ def build_parser() -> argparse.ArgumentParser:
     lk.add_argument("page", nargs="?", default=None, help="page URL path, e.g. Feature_privacy; optional with --url")
     lk.add_argument("--query", default="", help="the step's query string")
     lk.add_argument("--url", default=None, help="a full app link (page and query are read from it)")
-    lk.add_argument("--key", required=True, help="e.g. 'bcdp_guarantee[feature=x1].c (CDP level)'")
+    lk.add_argument("--key", required=True, help="e.g. 'bcdp_guarantee[feature=x1].budget c_i'")
     lk.add_argument("--budget", choices=BUDGET_NAMES, default="page", help="compute budget of the run")
     lk.set_defaults(func=cmd_lesson_key)
 

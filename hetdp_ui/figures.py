@@ -90,7 +90,7 @@ def c_vector_figure(names: list[str], delta: np.ndarray, c: np.ndarray, guarante
     fig = go.Figure()
     fig.add_bar(x=names, y=shown, name="demanded δ (∞ shown at 1.5ε)", marker_color="#bbbbbb")
     fig.add_bar(x=names, y=guaranteed, name="guaranteed δ'", marker_color=OKABE_ITO["green"])
-    fig.add_bar(x=names, y=c, name="allocated c (CDP level)", marker_color=OKABE_ITO["blue"])
+    fig.add_bar(x=names, y=c, name="budget spent on the feature (c_i)", marker_color=OKABE_ITO["blue"])
     fig.add_hline(y=eps, line_dash="dash", annotation_text="ε (global LDP)", line_color=OKABE_ITO["vermillion"])
     if plan_a is not None:
         a_names, a_c, a_g = plan_a

@@ -72,9 +72,10 @@ else:
 
 state.slider("q", "q — correlation between features", step=0.01,
           on_change=state.mark_custom)
-sb.checkbox("ζ automatic: (1+q)/2", key=state.key("zeta_auto"))
+sb.checkbox("split the strictest budget automatically (ζ = (1+q)/2)", key=state.key("zeta_auto"),
+            help="ζ is the share of the most sensitive feature's budget set aside for what correlated features reveal")
 if not state["zeta_auto"]:
-    state.slider("zeta", "ζ — split of the most sensitive budget", step=0.01)
+    state.slider("zeta", "share set aside for correlation (ζ)", step=0.01)
 
 sb.divider()
 axis_opts = list(AXES) if state["mode"] == "Two groups" else ["q", "n"]
@@ -99,8 +100,8 @@ else:
                  help="box: clip to [-1,1]^d (paper's Π); ball: authors' code; none: unbiased")
 sb.checkbox("show analytic curves", key=state.key("analytic"))
 sb.checkbox("overlay bounds (shape only)", key=state.key("bounds"),
-            help="Theorem 2 (17) and Corollary 1 hold up to an unknown universal constant: drawn "
-                 "with constant 1, only their shape is meaningful.")
+            help="The paper's error bounds hold up to an unknown constant factor: drawn with factor 1, "
+                 "only their shape is meaningful (formulas under 'Formulas behind the curves').")
 state.sync_url()
 
 # ------------------------------------------------------------------ the one computation
@@ -125,7 +126,7 @@ if published:
 c1, c2 = st.columns([3, 2])
 with c1:
     st.subheader("How the privacy budget is split across features")
-    st.caption("Each bar is a feature's share of the budget (c_i, Theorem 2 of the paper); the markers are the "
+    st.caption("Each bar is a feature's share of the privacy budget (c_i in the formulas); the markers are the "
                "protection each feature actually gets, including what correlated features reveal.")
     pa = None
     if ab is not None:
@@ -139,14 +140,16 @@ with c2:
         st.success(f"Every demand holds: LDP level delivered c_d = {alloc.ldp_level:.4g} ≤ ε = {eps:g}; "
                    f"ζ = {alloc.zeta:.3g}.")
     st.metric("sensitive features' budget c_1", f"{alloc.c_sorted[0]:.3g}",
-              help="the CDP level left for the most private feature after paying for correlation")
+              help="the privacy budget the most sensitive feature's own value gets, after setting aside what "
+                   "correlated features reveal about it (smaller = noisier, more private)")
     st.metric("whole-record privacy level delivered (c_d)", f"{alloc.ldp_level:.3g}",
               delta=f"{alloc.ldp_level - eps:.3g} vs ε", delta_color="off",
               help="the local-DP level of the whole record: what bounds an attacker who knows more than the model")
 st.dataframe(report.round(5), hide_index=True, key="bcdp_gtable")
-st.caption("pass ⇔ guaranteed δ'_i ≤ demanded δ_i (+1e-9 floating-point tolerance); Theorem 2 proves it, so a "
-           "fail would be reported as a numerical failure of this software. Guaranteed δ' is the "
-           "smaller of the two valid bounds of Proposition 4: (2) with ε := c_d, and (1).")
+st.caption("pass = the protection a feature gets (guaranteed δ') is at least as strict as the level asked "
+           "for it (demanded δ), up to 1e-9 for rounding. The allocation is proven to pass, so a fail would be "
+           "reported as a numerical failure of this software, not as a finding. How guaranteed δ' is "
+           "computed: 'Formulas behind the curves' below.")
 csv_download(tables["bcdp_guarantee"], "bcdp_guarantee.csv", "dl_guarantee")
 meaning_panel(result, state)
 report_button("Feature_privacy", scenario, result, plan_a=ab)
@@ -253,6 +256,9 @@ with st.expander("Formulas behind the curves"):
     st.markdown("**Guarantee (Proposition 4)** — Mechanism 1 is c-CDP and c_d-LDP:")
     st.latex(r"\delta'_i=\min\big(c_i+\log(1+q e^{c_d}-q),\ c_d\big)\ \wedge\ "
              r"\big(c_i+\log(1+q(e^{\sum_{j\ne i}c_j}-1))\big)")
+    st.markdown("In the table: *bound from the whole-record level* is the first term (Proposition 4(2) with "
+                "ε := c_d), *bound from composition* the second (Proposition 4(1)); guaranteed δ' is the smaller. "
+                "*budget c_i* is c_i above.")
     st.markdown("**Duchi et al. channel (Mechanism 3)** — output on the sphere of radius B; unbiased value "
                 "(the paper prints twice this):")
     st.latex(r"B=r\,\frac{e^\alpha+1}{e^\alpha-1}\,\sqrt\pi\,\frac{\Gamma(\frac{m+1}{2})}{\Gamma(\frac m2)},"

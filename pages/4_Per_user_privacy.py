@@ -85,7 +85,8 @@ else:
     sb.text_input("group ε high", key=state.key("highs"))
 sb.radio("setting", ["correlated", "uncorrelated"], key=state.key("setting"), horizontal=True,
          help="uncorrelated: values are randomly re-permuted against the demands every trial")
-state.slider("beta", "β (PAC: the (1−β)-quantile of the error)", step=0.001)
+state.slider("beta", "β: worst-case error holds in a share 1−β of releases", step=0.001,
+             help="the 'PAC error' column is the error not exceeded in a share 1 − β of releases (β = 0.05: 95 %)")
 def sync_algorithms():
     st.session_state[state.key("algs")] = ",".join(st.session_state["het_alg_select"])
 
@@ -121,7 +122,7 @@ st.caption(f"Data: {desc}. Demands: {np.isinf(eps).sum():,} public users, finite
 # ------------------------------------------------------------------ table
 table = tables["hetero_summary"]
 best = table.iloc[:, 1].idxmin()
-st.subheader("How accurate is each method? (the papers' Tables 4 and 5)")
+st.subheader("How accurate is each method?")
 pac_col = next(c for c in table.columns if c.startswith("PAC error"))
 everyday = [(f"± {100 * v:.2g} percentage points on each bin's share" if scenario.problem == "frequency"
              else f"± {v:.3g} on the published mean (data in [0, 1])") + f", in {1 - scenario.beta:.0%} of releases"
@@ -131,7 +132,8 @@ st.dataframe(shown[["method", "in everyday units", *[c for c in table.columns if
              key="het_table")
 st.markdown(f"Lowest worst-case (PAC) error here: **{method_label(table.loc[best, 'algorithm'])}**. "
             "Methods for data-dependent demands (CP, CE, CT) suit demands that depend on a person's value; those for "
-            "independent demands (UP, UE, UT) suit demands unrelated to it; A makes no assumption.")
+            "independent demands (UP, UE, UT) suit demands unrelated to it; A makes no assumption. "
+            "(This is the comparison of the papers' Tables 4 and 5; the formulas are under 'Formulas'.)")
 with st.expander("Glossary: the methods and terms in plain words"):
     st.markdown(glossary_markdown(ALL_ALGS))
 csv_download(tables["hetero_summary"], "hetero_summary.csv", "dl_het_table")

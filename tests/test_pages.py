@@ -2,6 +2,7 @@
 bad input shows a message (never a traceback)."""
 
 import json
+import re
 
 import pytest
 from conftest import ROOT
@@ -350,3 +351,31 @@ def test_every_plotted_table_can_be_downloaded(page):
     at.run()
     assert_clean(at)
     assert len(at.get("download_button")) >= len(at.get("plotly_chart")) > 0
+
+
+PAPER_WORDS = re.compile(r"Theorem|Proposition|Prop \d|Corollary|CDP level|Tables? \d|PAC:")
+
+
+@pytest.mark.parametrize("path", ["pages/1_Feature_privacy.py", "pages/4_Per_user_privacy.py"])
+def test_labels_captions_and_headings_use_plain_words(path):
+    """The papers' numbering (Theorem 2, Prop 4(2), Tables 4/5) stays in the Formulas expanders and the
+    docs: no widget label or help, caption, heading or metric outside them uses it."""
+    at = AppTest.from_file(str(ROOT / path), default_timeout=180)
+    at.query_params.update({"trials": "5", "n": "500"} if "Feature" in path else {"trials": "20"})
+    at.run()
+    assert not at.exception
+    expanders = [e for e in at.expander]
+    inside = {id(el) for e in expanders for el in _walk(e)}
+    texts = [w.label for w in [*at.slider, *at.checkbox, *at.selectbox, *at.radio, *at.number_input,
+                               *at.text_input, *at.multiselect]]
+    texts += [w.help or "" for w in [*at.slider, *at.checkbox, *at.selectbox, *at.radio]]
+    texts += [e.value for e in [*at.caption, *at.subheader, *at.header] if id(e) not in inside]
+    texts += [m.label for m in at.metric]
+    bad = [t for t in texts if PAPER_WORDS.search(t or "")]
+    assert not bad, bad
+
+
+def _walk(node):
+    for child in getattr(node, "children", {}).values():
+        yield child
+        yield from _walk(child)
