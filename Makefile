@@ -64,11 +64,13 @@ test-fast: $(TSTAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
 
-# N virtual users speaking Streamlit's websocket protocol against a production-settings server
+# N virtual users speaking Streamlit's websocket protocol against a production-settings server,
+# then the long fault runs (kill workers under load, 40 heavy users, a corrupted shared cache)
 load: $(STAMP) nginx
 	$(PY) benchmarks/load.py
 	$(PY) benchmarks/load.py --workers 1
 	$(PY) benchmarks/load.py --workers 2
+	$(PY) benchmarks/faults.py
 
 clean:
 	rm -rf $(VENV) tests/artifacts .pytest_cache

@@ -160,6 +160,29 @@ def cpu_seconds(pid) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
+def tree_rss(pid: int) -> int:
+    """Resident memory (bytes) of a process and all its descendants (Linux /proc)."""
+    kids: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            kids.setdefault(ppid, []).append(int(d.name))
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        todo += kids.get(p, [])
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+        except OSError:
+            pass
+    return total
+
+
 def warm_view_cpu(url: str, pid: int, page: str, query: str = "", repeats: int = 10) -> dict:
     """Server CPU of one new session on a cached view: median over ``repeats`` sequential sessions."""
     first = arun(open_view(url, page, query))                # computes and caches the results

@@ -86,8 +86,64 @@ class DiskStore:
         self.dir = Path(directory)
         self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.lock_seconds = float(lock_seconds)
-        self.cache = diskcache.Cache(str(self.dir), size_limit=int(size_limit), disk=_safe_disk(),
-                                     eviction_policy="least-recently-stored", timeout=10)
+        self.size_limit = int(size_limit)
+        self._repairing = threading.Lock()
+        self.cache = self._open()
+
+    def _open(self, attempts: int = 20):
+        """Open the store; another process creating or configuring it at the same moment makes SQLite
+        answer "database is locked" to the opening PRAGMAs, so opening is retried with a short backoff."""
+        import sqlite3
+        import time
+
+        for i in range(attempts):
+            try:
+                return self._open_once()
+            except sqlite3.OperationalError:
+                if i == attempts - 1:
+                    raise
+                time.sleep(0.01 * (i + 1))
+
+    def _open_once(self):
+        import diskcache
+
+        # no memory-mapped files: SQLite's WAL index and mmap I/O turn a file truncated under a running
+        # worker into SIGBUS (the process dies); with a rollback journal and plain reads it is an error
+        return diskcache.Cache(str(self.dir), size_limit=self.size_limit, disk=_safe_disk(),
+                               eviction_policy="least-recently-stored", timeout=10,
+                               sqlite_journal_mode="delete", sqlite_mmap_size=0)
+
+    def _repair(self, exc: BaseException) -> None:
+        """After a database error (the SQLite file itself truncated or overwritten): reopen the store;
+        if the file on disk is still unreadable, move the directory aside (kept for inspection) and
+        start an empty store. Workers that still hold the old file repair themselves the same way on
+        their next error, reopening the fresh one. Entries are lost, never trusted."""
+        import sqlite3
+
+        if not isinstance(exc, sqlite3.DatabaseError):
+            return
+        with self._repairing:
+            try:
+                self.cache.close()
+            except Exception:                                       # noqa: BLE001
+                pass
+            try:
+                fresh = self._open()
+                fresh.get("probe", default=None)
+                self.cache = fresh
+                return
+            except Exception:                                       # noqa: BLE001 — still corrupt
+                pass
+            import time
+
+            aside = self.dir.with_name(f"{self.dir.name}.corrupt-{os.getpid()}-{int(time.time())}")
+            try:
+                os.replace(self.dir, aside)
+                log.error("shared cache database unreadable (%s): moved to %s, starting an empty cache", exc, aside)
+            except OSError:
+                pass                                                 # another worker moved it first
+            self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self.cache = self._open()
 
     def _name(self, key) -> str:
         return hashlib.sha256(repr(key).encode()).hexdigest()
@@ -102,6 +158,7 @@ class DiskStore:
             blob = self.cache.get(name, default=None, retry=True)
         except Exception as exc:                                    # noqa: BLE001 — refused or unreadable row
             log.warning("cache entry %s unreadable (%s): treated as a miss", name[:12], exc)
+            self._repair(exc)
             self._drop(name)
             return False, None
         if blob is None:
@@ -131,14 +188,41 @@ class DiskStore:
             return True
         except Exception as exc:                                    # noqa: BLE001 — disk full, read-only, …
             log.warning("could not store a result in the shared cache (%s); serving it anyway", exc)
+            self._repair(exc)
             return False
 
     def lock(self, key):
         """A lock across processes for computing ``key``; it expires after ``lock_seconds`` so that a
         worker killed while computing does not block the key for ever."""
+        return _SharedLock(self, f"lock:{self._name(key)}")
+
+
+class _SharedLock:
+    """diskcache's expiring lock; if the store cannot be used (a corrupt database), this process
+    computes without waiting for the others rather than failing the page."""
+
+    def __init__(self, store: DiskStore, name: str):
+        self.store, self.name, self.lock = store, name, None
+
+    def __enter__(self):
         import diskcache
 
-        return diskcache.Lock(self.cache, f"lock:{self._name(key)}", expire=self.lock_seconds)
+        try:
+            lock = diskcache.Lock(self.store.cache, self.name, expire=self.store.lock_seconds)
+            lock.acquire()
+            self.lock = lock
+        except Exception as exc:                                    # noqa: BLE001
+            log.warning("shared cache lock unavailable (%s): computing here without it", exc)
+            self.store._repair(exc)
+        return self
+
+    def __exit__(self, *exc_info):
+        if self.lock is not None:
+            try:
+                self.lock.release()
+            except Exception:                                       # noqa: BLE001 — store repaired meanwhile
+                pass
+        return False
 
 
 class RunCache:

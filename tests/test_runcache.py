@@ -57,6 +57,30 @@ def test_corrupt_and_truncated_entries_are_misses(tmp_path):
         (name, mode, filename, value), = _rows(tmp_path)
 
 
+@pytest.mark.parametrize("damage", ["random", "truncate", "empty"])
+def test_a_corrupt_database_file_is_repaired_not_an_exception(tmp_path, damage):
+    """The SQLite file itself (not one entry) overwritten, truncated or emptied while two workers hold
+    it open: loads are misses, the per-key lock and writes do not raise, the store starts afresh
+    (the damaged one moved aside) and both workers share results again."""
+    import random
+
+    d = tmp_path / "cache"
+    c1, c2 = RunCache(disk=_store(d)), RunCache(disk=_store(d))
+    c1.get_or_compute("warm", lambda: {"x": 1})
+    for f in d.glob("cache.db*"):
+        data = f.read_bytes()
+        f.write_bytes({"random": random.Random(0).randbytes(max(4096, len(data))),
+                       "truncate": data[: len(data) // 3], "empty": b""}[damage])
+    calls = []
+    v = c2.get_or_compute("cold", lambda: calls.append(2) or {"y": 2})
+    w = RunCache(disk=_store(d)).get_or_compute("cold", lambda: calls.append(3) or {"y": 3})
+    assert v == {"y": 2} and w["y"] in (2, 3)
+    u = c1.get_or_compute("again", lambda: calls.append(1) or {"z": 1})
+    assert u == {"z": 1}
+    x = c2.get_or_compute("again", lambda: calls.append(4) or {"z": 4})
+    assert x == {"z": 1}, calls                                  # shared again after the repair
+
+
 class _Boom:
     """Unpickling this object would create a file (stands for arbitrary code)."""
 
@@ -125,11 +149,10 @@ def test_a_lock_left_by_a_killed_worker_expires(tmp_path):
     import diskcache
 
     s = _store(tmp_path, lock_seconds=0.5)
-    lock = s.lock("k")
-    lock.acquire()                              # a worker that dies holding it never releases it
+    lock = s.lock("k").__enter__()              # a worker that dies holding it never releases it
+    assert isinstance(lock.lock, diskcache.Lock) and lock.lock.locked()
     c = RunCache(disk=_store(tmp_path, lock_seconds=0.5))
     assert c.get_or_compute("k", lambda: 7) == 7
-    assert isinstance(lock, diskcache.Lock)
 
 
 @pytest.mark.parametrize("bad", ["", "short"])

@@ -241,31 +241,6 @@ def _healthy_worker(port):
     return _healthy(f"http://127.0.0.1:{port}")
 
 
-def _tree_rss(pid: int) -> int:
-    """Resident memory (bytes) of a process and all its descendants (Linux /proc)."""
-    from pathlib import Path
-
-    kids: dict[int, list[int]] = {}
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            kids.setdefault(ppid, []).append(int(d.name))
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
-        todo += kids.get(p, [])
-        try:
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1]) * 1024
-        except OSError:
-            pass
-    return total
-
-
 def test_twenty_concurrent_heavy_users_keep_memory_bounded(server):
     """20 users, 20 different uncached heavy views (about 2 s and 0.85 GiB each) at once: at most two
     run at a time (admission control) in limited child processes; the server's memory, children
@@ -278,7 +253,7 @@ def test_twenty_concurrent_heavy_users_keep_memory_bounded(server):
 
     def sample():
         while not stop.is_set():
-            peak[0] = max(peak[0], _tree_rss(pid))
+            peak[0] = max(peak[0], load.tree_rss(pid))
             time.sleep(0.1)
 
     t = threading.Thread(target=sample, daemon=True)
