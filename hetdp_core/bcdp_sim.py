@@ -11,12 +11,16 @@ the other points of the sweep (and a point can be cached and recomputed on its o
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:                       # pandas is imported by the functions that build tables
+    import pandas as pd
 
 from ._validate import (
     MIN_EPS,
@@ -331,6 +335,8 @@ def sweep(
     ``summary`` has one row per (x, method) with median, q25, q75, mean, exact (closed-form,
     pre-projection) MSE, the Theorem 2 bound shape and Corollary 1 (both with constant 1); ``errors`` has one row per (x, method, trial).
     """
+    import pandas as pd
+
     axis = check_choice("axis", axis, AXES)
     values = check_vector("values", values, min_length=1, max_length=60, what=" (sweep points)")
     seed = check_int("seed", seed, lo=0, hi=2**63 - 1, what=" (random seed)")

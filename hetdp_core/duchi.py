@@ -25,11 +25,11 @@ hemisphere, by symmetry. No rejection loop: every (trial, user) pair costs m nor
 
 from __future__ import annotations
 
+import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from scipy.special import expit, gammaln
 
 from ._validate import (
     InputError,
@@ -60,9 +60,14 @@ def duchi_B(*, level: float, m: int, r: float = 1.0, scale: str = "unbiased") ->
     scale = check_choice("scale", scale, SCALES)
     coth = 1.0 / np.tanh(level / 2.0)                       # (e^α + 1)/(e^α − 1)
     if scale == "unbiased":
-        return float(r * coth * np.sqrt(np.pi) * np.exp(gammaln((m + 1) / 2) - gammaln(m / 2)))
+        return float(r * coth * np.sqrt(np.pi) * math.exp(math.lgamma((m + 1) / 2) - math.lgamma(m / 2)))
     # as printed: √π d r (e^α+1)/(e^α−1) Γ((d+1)/2) / Γ(d/2 + 1)
-    return float(np.sqrt(np.pi) * m * r * coth * np.exp(gammaln((m + 1) / 2) - gammaln(m / 2 + 1)))
+    return float(np.sqrt(np.pi) * m * r * coth * math.exp(math.lgamma((m + 1) / 2) - math.lgamma(m / 2 + 1)))
+
+
+def coin_probability(level: float) -> float:
+    """P(K = 1) = e^α/(e^α+1) of the channel's privacy coin, written 1/(1+e^{−α}) (no overflow, α > 0)."""
+    return 1.0 / (1.0 + math.exp(-level))
 
 
 def spawn(rng: np.random.Generator, k: int) -> list[np.random.Generator]:
@@ -110,10 +115,26 @@ def _oriented_directions(rng, U, pS, pK, t, dtype, reduce):
     dot = np.einsum("tmn,mn->tn", g, Uc)                     # gᵀu
     a = (sigma * np.abs(dot) - dot) * inv                    # reflect: gᵀu → σ|gᵀu|
     if reduce:
-        out = np.matmul(g, inv[:, :, None])[..., 0].astype(np.float64)
-        out += (a @ Uc.T).astype(np.float64)
+        # einsum, not matmul: no BLAS call, so no BLAS threads spinning inside these threaded chunks and
+        # the same float32 summation order on every machine (BLAS sums depend on its thread count)
+        out = np.einsum("tmn,tn->tm", g, inv).astype(np.float64)
+        out += np.einsum("tn,mn->tm", a, Uc).astype(np.float64)
         return out
     return g * inv[:, None, :] + a[:, None, :] * Uc[None, :, :]
+
+
+def _chunks(trials: int, per: int, work: int) -> list[tuple[int, int]]:
+    """Trial ranges of the work chunks: at most ``per`` trials each, an even number of chunks of equal
+    size (±1), so two threads get equal shares (60 trials at 40 per chunk: 30 + 30, not 40 + 20);
+    work above ``_SPLIT_CELLS`` in one chunk is split in two. Depends only on the inputs, never on
+    the machine: the chunking fixes the random streams."""
+    k = -(-trials // per)
+    if k == 1 and trials >= 2 and work >= _SPLIT_CELLS:
+        k = 2
+    if k > 1 and k % 2:
+        k = min(k + 1, trials)
+    edges = [trials * i // k for i in range(k + 1)]
+    return [(edges[i], edges[i + 1]) for i in range(k)]
 
 
 def _run(v, level, r, trials, rng, scale, reduce, dtype):
@@ -126,14 +147,11 @@ def _run(v, level, r, trials, rng, scale, reduce, dtype):
     n, m = v.shape
     B = duchi_B(level=level, m=m, r=r, scale=scale)
     U, pS = _prepare(v, r)
-    pK = float(expit(level))                                 # e^α/(e^α+1), overflow-free
+    pK = coin_probability(level)
     # trials per chunk (per-user outputs are float64 and 3× larger in memory: smaller chunks, which
     # also lets moderate runs use both threads)
     cells = _CHUNK_CELLS if reduce else _CHUNK_CELLS // 4
-    per = max(1, cells // (n * m))
-    if per >= trials >= 2 and trials * n * m >= _SPLIT_CELLS:
-        per = (trials + 1) // 2
-    bounds = [(s, min(s + per, trials)) for s in range(0, trials, per)]
+    bounds = _chunks(trials, max(1, cells // (n * m)), trials * n * m)
     children = spawn(rng, len(bounds))
 
     def job(i):

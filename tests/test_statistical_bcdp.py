@@ -133,7 +133,7 @@ def test_unbiasedness_check_catches_printed_constant(monkeypatch):
 
 def test_unbiasedness_check_catches_ignored_privacy_coin(monkeypatch):
     """A channel whose coin K ignores α (fair coin: E[Z] = 0) must fail."""
-    monkeypatch.setattr(duchi_mod, "expit", lambda a: 0.5)
+    monkeypatch.setattr(duchi_mod, "coin_probability", lambda a: 0.5)
     ok, dev = channel_unbiased()
     assert not ok and dev.max() > 10
 
