@@ -129,12 +129,125 @@ def all_pages() -> dict:
     return out
 
 
+# ------------------------------------------------------------------ floors measured in the same run
+FIG3_SUBSET = ["bcdp", "mse", "--n", "10000", "--eps", "2", "--delta", "0.2,0.2,2,2,2,2,2,2,2,2",
+               "--q", "0.01,0.1,0.3,0.5,0.9", "--trials", "60", "--seed", "0", "--json"]
+
+
+def _child_cpu_wall(argv: list[str]) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one child process (user + system, all its threads)."""
+    import resource
+    import subprocess
+
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), wall
+
+
+def _channel_draws(argv: list[str]) -> list[tuple[str, tuple, str]]:
+    """The random draws the Duchi channel makes for a CLI command, recorded by wrapping the child
+    generators it spawns: (method, shape, dtype) in order."""
+    import contextlib
+    import io
+
+    from hetdp_core import duchi
+    from hetdp_ui import cli
+
+    draws: list = []
+
+    class Counting:
+        def __init__(self, g):
+            self.g = g
+
+        def random(self, shape):
+            draws.append(("random", tuple(shape), "float64"))
+            return self.g.random(shape)
+
+        def standard_normal(self, shape, dtype=float):
+            draws.append(("standard_normal", tuple(shape), str(np.dtype(dtype))))
+            return self.g.standard_normal(shape, dtype=dtype)
+
+    import numpy as np
+
+    real = duchi.spawn
+    duchi.spawn = lambda rng, k: [Counting(g) for g in real(rng, k)]
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            cli.main(argv)
+    finally:
+        duchi.spawn = real
+    return draws
+
+
+FLOOR_SCRIPT = """
+import json, sys, numpy as np
+rng = np.random.default_rng(0)
+for method, shape, dtype in json.load(open(sys.argv[1])):
+    if method == "random":
+        rng.random(tuple(shape))
+    else:
+        rng.standard_normal(tuple(shape), dtype=np.dtype(dtype))
+"""
+
+
+def fig3_subset_vs_floor(pairs: int = 3) -> dict:
+    """The Figure-3 subset through the CLI next to its floor: a process that imports numpy and makes
+    exactly the channel's draws (same shapes and dtypes) on one thread. Measured in alternating
+    pairs; medians. Ratios: CLI CPU / floor CPU and CLI wall / floor wall (the floor is
+    single-threaded, so a wall ratio below 1 means both cores are used)."""
+    import statistics
+    import tempfile
+
+    import numpy as np
+
+    draws = _channel_draws(FIG3_SUBSET)
+    normals = sum(int(np.prod(s)) for m, s, _ in draws if m == "standard_normal")
+    uniforms = sum(int(np.prod(s)) for m, s, _ in draws if m == "random")
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(draws, f)
+    cli_argv = [sys.executable, "-m", "hetdp_ui.cli", *FIG3_SUBSET]
+    floor_argv = [sys.executable, "-c", FLOOR_SCRIPT, f.name]
+    cli, floor = [], []
+    for _ in range(pairs):
+        cli.append(_child_cpu_wall(cli_argv))
+        floor.append(_child_cpu_wall(floor_argv))
+    os.unlink(f.name)
+    med = lambda xs, i: statistics.median(x[i] for x in xs)  # noqa: E731
+    out = {"fig3_subset_normals": normals, "fig3_subset_uniforms": uniforms,
+           "fig3_subset_cli_cpu": med(cli, 0), "fig3_subset_cli_wall": med(cli, 1),
+           "fig3_subset_floor_cpu": med(floor, 0), "fig3_subset_floor_wall": med(floor, 1)}
+    out["fig3_subset_cpu_ratio"] = out["fig3_subset_cli_cpu"] / out["fig3_subset_floor_cpu"]
+    out["fig3_subset_wall_ratio"] = out["fig3_subset_cli_wall"] / out["fig3_subset_floor_wall"]
+    return out
+
+
+def floors() -> dict:
+    """Reference costs on this machine, now: importing numpy alone, one sort of 10⁶ doubles, 10⁷
+    standard normals."""
+    import statistics
+
+    import numpy as np
+
+    imp = statistics.median(_child_cpu_wall([sys.executable, "-c", "import numpy"])[1] for _ in range(3))
+    x = np.random.default_rng(0).random(1_000_000)
+    sort = min(timed(lambda: np.sort(x)) for _ in range(5))
+    rng = np.random.default_rng(0)
+    normals = min(timed(lambda: rng.standard_normal(10_000_000)) for _ in range(3))
+    return {"floor_import_numpy": imp, "floor_sort_1e6": sort, "floor_normals_1e7": normals}
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
     results = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                            "platform": platform.platform()}}
+    results.update(floors())
+    results.update(fig3_subset_vs_floor())
     results.update(zcdp_curves())
     results.update(hetero_weights())
+    results["hetero_fast_weights_1e6_in_sorts"] = results["hetero_fast_weights_1e6"] / results["floor_sort_1e6"]
     results.update(all_pages())
     if "--zcdp" in sys.argv:
         print(json.dumps(results, indent=2))
@@ -157,8 +270,9 @@ def main() -> None:
     (out / "latest.json").write_text(json.dumps(results, indent=2))
     for k, v in results.items():
         if k != "machine":
-            unit = "x" if "speedup" in k else "s"
-            print(f"{k:32s} {v:10.2f} {unit}")
+            unit = "x" if ("speedup" in k or "ratio" in k or "_in_sorts" in k) else (
+                "" if k.endswith(("normals", "uniforms")) else "s")
+            print(f"{k:36s} {v:12.3f} {unit}")
     print(f"machine: {results['machine']}")
 
 
