@@ -162,9 +162,20 @@ class PageState:
         before = st.session_state.get(_CURRENT_PAGE)
         entering = before != self.prefix
         st.session_state[_CURRENT_PAGE] = self.prefix
-        self.read_url = entering or seen != here or any(self.key(n) not in st.session_state for n in self.params)
+        self.read_url = entering or seen != here
         self.hold_url = False
-        if self.read_url:
+        if not self.read_url:
+            # Streamlit drops the value of a widget that was not drawn on the last run (e.g. the
+            # projection while 'as published' is on): it comes back as the URL last written has it,
+            # without touching the other values (which may hold the change this run is for)
+            for name, p in self.params.items():
+                k = self.key(name)
+                if k not in st.session_state:
+                    try:
+                        st.session_state[k] = p.parse(here[name]) if here[name] is not None else p.default
+                    except UrlValueError:
+                        st.session_state[k] = p.default
+        else:
             for name, p in self.params.items():
                 k = self.key(name)
                 raw = here[name]

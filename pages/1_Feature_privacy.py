@@ -101,7 +101,7 @@ else:
 sb.checkbox("show analytic curves", key=state.key("analytic"))
 sb.checkbox("overlay bounds (shape only)", key=state.key("bounds"),
             help="The paper's error bounds hold up to an unknown constant factor: drawn with factor 1, "
-                 "only their shape is meaningful (formulas under 'Formulas behind the curves').")
+                 "only their shape is meaningful (formulas at the bottom of the page).")
 state.sync_url()
 
 # ------------------------------------------------------------------ the one computation
@@ -149,7 +149,7 @@ st.dataframe(report.round(5), hide_index=True, key="bcdp_gtable")
 st.caption("pass = the protection a feature gets (guaranteed δ') is at least as strict as the level asked "
            "for it (demanded δ), up to 1e-9 for rounding. The allocation is proven to pass, so a fail would be "
            "reported as a numerical failure of this software, not as a finding. How guaranteed δ' is "
-           "computed: 'Formulas behind the curves' below.")
+           "computed: in the formulas at the bottom of the page.")
 csv_download(tables["bcdp_guarantee"], "bcdp_guarantee.csv", "dl_guarantee")
 meaning_panel(result, state)
 report_button("Feature_privacy", scenario, result, plan_a=ab)

@@ -379,3 +379,16 @@ def _walk(node):
     for child in getattr(node, "children", {}).values():
         yield child
         yield from _walk(child)
+
+
+def test_a_widget_hidden_on_the_last_run_does_not_undo_the_next_move():
+    """'As published' hides the projection selector, so Streamlit drops its value; the next slider
+    move must stick (it was reverted to the URL's value once) and the projection comes back as it was."""
+    at = fresh(trials="5", n="500", projection="none").run()
+    at.sidebar.toggle(key="bcdp_published").set_value(True).run()
+    assert "bcdp_projection" not in at.session_state
+    at.sidebar.slider(key="bcdp_q").set_value(0.35).run()
+    assert_clean(at)
+    assert at.session_state["bcdp_q"] == 0.35 and at.query_params["q"] in ("0.35", ["0.35"])
+    at.sidebar.toggle(key="bcdp_published").set_value(False).run()
+    assert at.session_state["bcdp_projection"] == "none" and at.session_state["bcdp_q"] == 0.35
