@@ -148,8 +148,9 @@ class PageState:
         """Take the page's values from the URL when the URL is news to this session, else keep the
         session's; warn on bad parameters.
 
-        The URL is read when it differs from what this session last read or wrote for this page: on
-        entering the page (a menu link, a shared link, the browser's Back or Forward button) a
+        The URL is read when it differs from what this session last read or wrote for this page and
+        no widget moved since the last run: on entering the page (a menu link, a shared link, the
+        browser's Back or Forward button) a
         parameter the URL omits takes its default, so a URL always means one view. Within the page
         the widgets rule and :meth:`sync_url` writes them back. On a run that read the URL nothing
         is written except on the session's first page (completing the address there is safe): the
@@ -162,7 +163,16 @@ class PageState:
         before = st.session_state.get(_CURRENT_PAGE)
         entering = before != self.prefix
         st.session_state[_CURRENT_PAGE] = self.prefix
-        self.read_url = entering or seen != here
+        # a rerun that a widget (or a callback) caused: the browser may still send the query string of
+        # an earlier run (Streamlit updates the address asynchronously), so the widgets rule; the URL is
+        # news only when nothing moved — a Back/Forward within the page, or another link
+        shown = st.session_state.get(f"_{self.prefix}_shown") or {}
+        moved = any(
+            name in shown and self.key(name) in st.session_state
+            and p.dump(st.session_state[self.key(name)]) != shown[name]
+            for name, p in self.params.items()
+        )
+        self.read_url = entering or (seen != here and not moved)
         self.hold_url = False
         if not self.read_url:
             # Streamlit drops the value of a widget that was not drawn on the last run (e.g. the
@@ -201,9 +211,10 @@ class PageState:
     def sync_url(self) -> None:
         """Write every parameter's current value to the URL query string (not on a run that read the
         URL: see :meth:`init`)."""
+        want = {name: p.dump(st.session_state[self.key(name)]) for name, p in self.params.items()}
+        st.session_state[f"_{self.prefix}_shown"] = want
         if getattr(self, "hold_url", False):
             return
-        want = {name: p.dump(st.session_state[self.key(name)]) for name, p in self.params.items()}
         if self._url_values() != want:
             st.query_params.update(want)
         st.session_state[f"_{self.prefix}_url"] = self._url_values()

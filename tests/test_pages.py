@@ -392,3 +392,18 @@ def test_a_widget_hidden_on_the_last_run_does_not_undo_the_next_move():
     assert at.session_state["bcdp_q"] == 0.35 and at.query_params["q"] in ("0.35", ["0.35"])
     at.sidebar.toggle(key="bcdp_published").set_value(False).run()
     assert at.session_state["bcdp_projection"] == "none" and at.session_state["bcdp_q"] == 0.35
+
+
+def test_a_stale_query_string_does_not_undo_a_slider_move():
+    """Streamlit updates the address asynchronously: a rerun caused by a slider can arrive with the
+    query string of an earlier run. The widgets rule then; only a rerun where nothing moved (Back
+    or Forward within the page) takes the URL's values."""
+    at = fresh(trials="5", n="500").run()
+    at.sidebar.slider(key="bcdp_q").set_value(0.35).run()
+    at.query_params["q"] = "0.1"                                  # the browser's stale echo
+    at.sidebar.slider(key="bcdp_q").set_value(0.5).run()          # the user keeps moving
+    assert at.session_state["bcdp_q"] == 0.5 and at.query_params["q"] in ("0.5", ["0.5"])
+    at.query_params["q"] = "0.35"                                 # Back: the URL changes, no widget moved
+    at.run()
+    assert_clean(at)
+    assert at.session_state["bcdp_q"] == 0.35
