@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
 PORT   ?= 8501
 
-.PHONY: run dev serve test test-fast bench load install install-test chromium nginx clean
+.PHONY: run dev serve test test-fast lint format bench load install install-test chromium nginx clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -54,8 +54,17 @@ dev: $(STAMP)
 	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.fileWatcherType auto --server.runOnSave true \
 	  --client.showErrorDetails full
 
-test: $(TSTAMP) chromium nginx
+test: $(TSTAMP) chromium nginx lint
 	$(PY) -m pytest -q -p no:cacheprovider --durations=15
+
+# ruff: lint and format check (pyproject's [tool.ruff]); `make format` rewrites
+lint: $(TSTAMP)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+format: $(TSTAMP)
+	$(PY) -m ruff check --fix .
+	$(PY) -m ruff format .
 
 # everything but the real-browser tests (quick local loop)
 test-fast: $(TSTAMP)

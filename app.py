@@ -6,7 +6,7 @@ import streamlit as st
 
 from hetdp_core.sources import SOURCES
 from hetdp_ui import nav as _nav
-from hetdp_ui.nav import PAGES, TOOLS, sidebar_nav
+from hetdp_ui.nav import TOOLS, pages, sidebar_nav
 
 
 def home() -> None:
@@ -21,7 +21,7 @@ def home() -> None:
         "*simulated* is a real simulation of the mechanism; curves marked *analytic* are formulas."
     )
 
-    for heading, entries in (("Pages", PAGES), ("Learn and look up", TOOLS)):
+    for heading, entries in (("Pages", pages()), ("Learn and look up", TOOLS)):
         st.subheader(heading)
         cols = st.columns(2)
         for i, (path, title, _, _, q) in enumerate(entries):
@@ -30,8 +30,9 @@ def home() -> None:
                 st.caption(q)
 
     st.subheader("Glossary")
-    st.markdown(textwrap.dedent(
-        """
+    st.markdown(
+        textwrap.dedent(
+            """
     | symbol | meaning |
     |---|---|
     | **ε** (epsilon) | a differential-privacy level: how much one output may change the odds about the protected thing. Smaller = more private; ε = ∞ means no protection asked. |
@@ -42,15 +43,19 @@ def home() -> None:
     | **LDP** | local DP: each user randomises their own data before sending it. |
     | **ρ** (rho) | zero-concentrated DP (zCDP) level: Rényi divergence of order α is at most ρα. |
     | **MSE** | mean squared error ‖x̂ − x̄‖² of an estimate. |
-    """))
+    """
+        )
+    )
     st.markdown("**Sources**\n\n" + "\n".join(f"- {s.citation()} — {', '.join(s.pages)}" for s in SOURCES))
     st.caption("Where a source is wrong we fix it and say so: see the README's corrections sections.")
 
 
-st.set_page_config(page_title="hetdp — heterogeneous differential privacy", page_icon="🔒", layout="wide",
-                   initial_sidebar_state="auto")
+st.set_page_config(
+    page_title="hetdp — heterogeneous differential privacy", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
+)
 home_page = st.Page(home, title="Home", icon=":material/home:", default=True)
 _nav.HOME[:] = [home_page]
-nav = st.navigation([home_page] + [st.Page(f, title=t, icon=i, url_path=u) for f, t, u, i, _ in PAGES + TOOLS],
-                   position="hidden")
+nav = st.navigation(
+    [home_page] + [st.Page(f, title=t, icon=i, url_path=u) for f, t, u, i, _ in pages() + TOOLS], position="hidden"
+)
 nav.run()

@@ -29,25 +29,28 @@ import sys
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import load  # noqa: E402
 
+from hetdp_core.registry import specs  # noqa: E402
 from hetdp_ui.serve import Stack, _healthy  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-LIGHT = {"Feature_privacy": "trials=5&n=500", "BCDP_guarantee_lab": "", "Private_regression": "trials=3",
-         "Per_user_privacy": "trials=20", "Groupwise_zCDP": "", "Mechanism_lab": "trials=200",
-         "DP_SGD_schedules": ""}
+#: every page with its cheap query (declared in the page's spec)
+LIGHT = {s.url: urlencode(dict(s.fast_query)) for s in specs()}
 
 
 def _spread(users: int, salt: int) -> list[tuple[str, str]]:
     """``users`` (page, query) pairs over every page, distinct seeds so most are cold runs."""
     pages = list(LIGHT)
-    return [(pages[i % len(pages)], "&".join(x for x in (LIGHT[pages[i % len(pages)]], f"seed={salt + i}") if x))
-            for i in range(users)]
+    return [
+        (pages[i % len(pages)], "&".join(x for x in (LIGHT[pages[i % len(pages)]], f"seed={salt + i}") if x))
+        for i in range(users)
+    ]
 
 
 async def _mixed(url: str, views: list[tuple[str, str]]):
@@ -73,8 +76,11 @@ def kill_rounds(users: int, rounds: int = 3) -> dict:
                 os.kill(victim.pid, signal.SIGKILL)
                 t0 = time.time()
                 while time.time() - t0 < 60:
-                    if st.procs[i] is not victim and st.procs[i].poll() is None and \
-                            _healthy(f"http://127.0.0.1:{st.worker_ports[i]}"):
+                    if (
+                        st.procs[i] is not victim
+                        and st.procs[i].poll() is None
+                        and _healthy(f"http://127.0.0.1:{st.worker_ports[i]}")
+                    ):
                         back.append(round(time.time() - t0, 2))
                         return
                     time.sleep(0.1)
@@ -85,14 +91,31 @@ def kill_rounds(users: int, rounds: int = 3) -> dict:
             after = load.summary(load.arun(_mixed(st.url, _spread(users, 1000 * r + 500))))
             killer.join(60)
             back = back[0] if back else None
-            ok = (during["finished"] + during["failures"] == users and during["finished"] >= users // 4
-                  and during["exceptions"] == 0 and after["finished"] == users and after["failures"] == 0
-                  and after["exceptions"] == 0 and back is not None)
-            out.append({"round": r, "killed_worker": st.worker_ports[i], "during_kill": during,
-                        "right_after": after, "worker_back_after_s": back, "ok": ok})
-            print(f"kill round {r}: during {during['finished']}/{users} finished, {during['failures']} dropped "
-                  f"with the killed worker; after {after['finished']}/{users}; worker back after {back} s "
-                  f"{'ok' if ok else 'FAILED'}", flush=True)
+            ok = (
+                during["finished"] + during["failures"] == users
+                and during["finished"] >= users // 4
+                and during["exceptions"] == 0
+                and after["finished"] == users
+                and after["failures"] == 0
+                and after["exceptions"] == 0
+                and back is not None
+            )
+            out.append(
+                {
+                    "round": r,
+                    "killed_worker": st.worker_ports[i],
+                    "during_kill": during,
+                    "right_after": after,
+                    "worker_back_after_s": back,
+                    "ok": ok,
+                }
+            )
+            print(
+                f"kill round {r}: during {during['finished']}/{users} finished, {during['failures']} dropped "
+                f"with the killed worker; after {after['finished']}/{users}; worker back after {back} s "
+                f"{'ok' if ok else 'FAILED'}",
+                flush=True,
+            )
     finally:
         stop.set()
         sup.join(5)
@@ -122,10 +145,17 @@ def heavy_users(users: int, cap_gib: float) -> dict:
         proc.wait(10)
     s = load.summary(views)
     busy = sum(bool(v.errors) and all("busy" in e for e in v.errors) for v in views)
-    ok = (s["failures"] == 0 and s["exceptions"] == 0 and peak[0] < cap_gib * 2**30
-          and all(v.finished and (not v.errors or all("busy" in e for e in v.errors)) for v in views))
-    print(f"{users} heavy users: peak resident {peak[0] / 2**30:.2f} GiB (cap {cap_gib} GiB), "
-          f"{users - busy} results, {busy} 'busy', p95 {s['p95_s']} s {'ok' if ok else 'FAILED'}", flush=True)
+    ok = (
+        s["failures"] == 0
+        and s["exceptions"] == 0
+        and peak[0] < cap_gib * 2**30
+        and all(v.finished and (not v.errors or all("busy" in e for e in v.errors)) for v in views)
+    )
+    print(
+        f"{users} heavy users: peak resident {peak[0] / 2**30:.2f} GiB (cap {cap_gib} GiB), "
+        f"{users - busy} results, {busy} 'busy', p95 {s['p95_s']} s {'ok' if ok else 'FAILED'}",
+        flush=True,
+    )
     return {"users": users, "peak_gib": round(peak[0] / 2**30, 3), "cap_gib": cap_gib, "busy": busy, **s, "ok": ok}
 
 
@@ -143,8 +173,11 @@ def corrupt_cache(users: int) -> dict:
     finally:
         st.stop()
     ok = warm["exceptions"] == 0 and again["exceptions"] == 0 and again["failures"] == 0 and again["finished"] == users
-    print(f"cache: {len(files)} files corrupted; then {again['finished']}/{users} views finished, "
-          f"{again['exceptions']} exceptions {'ok' if ok else 'FAILED'}", flush=True)
+    print(
+        f"cache: {len(files)} files corrupted; then {again['finished']}/{users} views finished, "
+        f"{again['exceptions']} exceptions {'ok' if ok else 'FAILED'}",
+        flush=True,
+    )
     return {"corrupted_files": len(files), "warm": warm, "after_corruption": again, "ok": ok}
 
 

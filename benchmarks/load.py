@@ -42,8 +42,10 @@ from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ("Feature_privacy", "BCDP_guarantee_lab", "Private_regression", "Per_user_privacy", "Groupwise_zCDP",
-         "Mechanism_lab", "DP_SGD_schedules")
+sys.path.insert(0, str(ROOT))
+from hetdp_core.registry import pages as _pages  # noqa: E402  (the app's one list of pages)
+
+PAGES = tuple(_pages())
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -67,8 +69,9 @@ async def open_view(url: str, page: str, query: str, *, timeout: float = 300.0) 
     view = View()
     t0 = time.perf_counter()
     try:
-        async with websockets.connect(ws_url, subprotocols=["streamlit"], max_size=None,
-                                      open_timeout=30, ping_interval=None) as ws:
+        async with websockets.connect(
+            ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=30, ping_interval=None
+        ) as ws:
             back = BackMsg(rerun_script=ClientState(query_string=query, page_name=page))
             await ws.send(back.SerializeToString())
             async with asyncio.timeout(timeout):
@@ -120,12 +123,19 @@ async def crowd(url: str, page: str, queries: list[str]) -> list[View]:
 def summary(views: list[View]) -> dict:
     lat = sorted(v.seconds for v in views)
     p = lambda f: lat[min(len(lat) - 1, int(round(f * (len(lat) - 1))))]  # noqa: E731
-    return {"users": len(views), "p50_s": round(p(0.5), 3), "p95_s": round(p(0.95), 3), "max_s": round(lat[-1], 3),
-            "finished": sum(v.finished for v in views),
-            "failures": sum(bool(v.failure) for v in views), "exceptions": sum(len(v.exceptions) for v in views),
-            "error_alerts": sum(len(v.errors) for v in views),
-            "first_problem": next((v.failure or (v.exceptions or v.errors)[0] for v in views
-                                   if v.failure or v.exceptions or v.errors), None)}
+    return {
+        "users": len(views),
+        "p50_s": round(p(0.5), 3),
+        "p95_s": round(p(0.95), 3),
+        "max_s": round(lat[-1], 3),
+        "finished": sum(v.finished for v in views),
+        "failures": sum(bool(v.failure) for v in views),
+        "exceptions": sum(len(v.exceptions) for v in views),
+        "error_alerts": sum(len(v.errors) for v in views),
+        "first_problem": next(
+            (v.failure or (v.exceptions or v.errors)[0] for v in views if v.failure or v.exceptions or v.errors), None
+        ),
+    }
 
 
 # ------------------------------------------------------------------ a server with `make run` settings
@@ -136,9 +146,22 @@ def free_port() -> int:
 
 
 def start_server(port: int) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-                             "--server.address", "127.0.0.1"], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(ROOT / "app.py"),
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.time() + 60
     while time.time() < deadline:
         try:
@@ -185,18 +208,23 @@ def tree_rss(pid: int) -> int:
 
 def warm_view_cpu(url: str, pid: int, page: str, query: str = "", repeats: int = 10) -> dict:
     """Server CPU of one new session on a cached view: median over ``repeats`` sequential sessions."""
-    first = arun(open_view(url, page, query))                # computes and caches the results
+    first = arun(open_view(url, page, query))  # computes and caches the results
     costs, walls = [], []
     for _ in range(repeats):
         c0 = cpu_seconds(pid)
         v = arun(open_view(url, page, query))
-        time.sleep(0.05)                                             # let the session finish its bookkeeping
+        time.sleep(0.05)  # let the session finish its bookkeeping
         costs.append(cpu_seconds(pid) - c0)
         walls.append(v.seconds)
         if v.failure or v.exceptions:
             return {"page": page, "problem": v.failure or v.exceptions[0]}
-    return {"page": page, "cold_s": round(first.seconds, 3), "warm_cpu_s": round(statistics.median(costs), 3),
-            "warm_wall_s": round(statistics.median(walls), 3), "charts": first.charts}
+    return {
+        "page": page,
+        "cold_s": round(first.seconds, 3),
+        "warm_cpu_s": round(statistics.median(costs), 3),
+        "warm_wall_s": round(statistics.median(walls), 3),
+        "charts": first.charts,
+    }
 
 
 def standard_suite(url: str, pid, users: int) -> dict:
@@ -204,10 +232,13 @@ def standard_suite(url: str, pid, users: int) -> dict:
     if pid is not None:
         out["warm_view"] = [warm_view_cpu(url, pid, p) for p in PAGES]
         for r in out["warm_view"]:
-            print(f"warm view {r['page']:20s} cpu {r.get('warm_cpu_s', '-')} s  wall {r.get('warm_wall_s', '-')} s  "
-                  f"cold {r.get('cold_s', '-')} s {r.get('problem', '')}", flush=True)
+            print(
+                f"warm view {r['page']:20s} cpu {r.get('warm_cpu_s', '-')} s  wall {r.get('warm_wall_s', '-')} s  "
+                f"cold {r.get('cold_s', '-')} s {r.get('problem', '')}",
+                flush=True,
+            )
     for page, query in (("Feature_privacy", ""), ("Groupwise_zCDP", "")):
-        arun(open_view(url, page, query))                    # cached link
+        arun(open_view(url, page, query))  # cached link
         s = summary(arun(crowd(url, page, [query] * users)))
         out[f"same_link_{page}"] = s
         print(f"{users} users, one cached link, {page}: {s}", flush=True)
@@ -224,8 +255,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--page", choices=PAGES, help="one crowd on this page instead of the standard suite")
     ap.add_argument("--query", default="", help="the page's query string, e.g. 'q=0.3&n=5000'")
     ap.add_argument("--distinct", action="store_true", help="every user a different scenario (seed=1000+i)")
-    ap.add_argument("--workers", type=int, default=0,
-                    help="start k workers behind nginx (make serve WORKERS=k) instead of one server")
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="start k workers behind nginx (make serve WORKERS=k) instead of one server",
+    )
     ap.add_argument("--out", default=None, help="JSON results (default benchmarks/results/load[-kN].json)")
     a = ap.parse_args(argv)
     if a.users < 1:
@@ -246,15 +281,26 @@ def main(argv: list[str] | None = None) -> int:
     out = a.out or str(ROOT / "benchmarks" / "results" / (f"load-k{a.workers}.json" if a.workers else "load.json"))
     try:
         if a.page:
-            qs = [("&".join(x for x in (a.query, f"seed={1000 + i}") if x)) if a.distinct else a.query
-                  for i in range(a.users)]
+            qs = [
+                ("&".join(x for x in (a.query, f"seed={1000 + i}") if x)) if a.distinct else a.query
+                for i in range(a.users)
+            ]
             result = summary(arun(crowd(url, a.page, qs)))
             print(json.dumps(result, indent=2))
         else:
             result = standard_suite(url, pids, a.users)
             Path(out).parent.mkdir(parents=True, exist_ok=True)
-            Path(out).write_text(json.dumps({"machine_cpus": os.cpu_count(), "workers": a.workers or 1,
-                                             "through_nginx": bool(a.workers), **result}, indent=2))
+            Path(out).write_text(
+                json.dumps(
+                    {
+                        "machine_cpus": os.cpu_count(),
+                        "workers": a.workers or 1,
+                        "through_nginx": bool(a.workers),
+                        **result,
+                    },
+                    indent=2,
+                )
+            )
             print(f"wrote {out}")
     finally:
         if proc is not None:
@@ -262,8 +308,11 @@ def main(argv: list[str] | None = None) -> int:
             proc.wait(10)
         if stack is not None:
             stack.stop()
-    bad = result.get("failures", 0) + result.get("exceptions", 0) if a.page else sum(
-        v.get("failures", 0) + v.get("exceptions", 0) for v in result.values() if isinstance(v, dict))
+    bad = (
+        result.get("failures", 0) + result.get("exceptions", 0)
+        if a.page
+        else sum(v.get("failures", 0) + v.get("exceptions", 0) for v in result.values() if isinstance(v, dict))
+    )
     return 1 if bad else 0
 
 

@@ -40,10 +40,14 @@ def zcdp_curves() -> dict:
     from hetdp_core.zcdp import divergence_vs_size, renyi_curves
 
     alphas = np.linspace(1.01, 20, 50)
-    worst = max(timed(lambda x=x: renyi_curves(algorithm=1, x=x, rho=0.5, r=0.2, alpha=alphas))
-                for x in (0, 2, 5, 15, 50, 500))
-    scan = timed(lambda: divergence_vs_size(sizes=[0, 1, 2, 4, 8, 15, 30, 60, 120, 250, 500, 857],
-                                            alphas=[2.0, 5.0, 10.0], rho=0.5, r=0.2))
+    worst = max(
+        timed(lambda x=x: renyi_curves(algorithm=1, x=x, rho=0.5, r=0.2, alpha=alphas)) for x in (0, 2, 5, 15, 50, 500)
+    )
+    scan = timed(
+        lambda: divergence_vs_size(
+            sizes=[0, 1, 2, 4, 8, 15, 30, 60, 120, 250, 500, 857], alphas=[2.0, 5.0, 10.0], rho=0.5, r=0.2
+        )
+    )
     return {"zcdp_alg1_curve_50_alpha_worst": worst, "zcdp_alg1_size_scan": scan}
 
 
@@ -130,8 +134,23 @@ def all_pages() -> dict:
 
 
 # ------------------------------------------------------------------ floors measured in the same run
-FIG3_SUBSET = ["bcdp", "mse", "--n", "10000", "--eps", "2", "--delta", "0.2,0.2,2,2,2,2,2,2,2,2",
-               "--q", "0.01,0.1,0.3,0.5,0.9", "--trials", "60", "--seed", "0", "--json"]
+FIG3_SUBSET = [
+    "bcdp",
+    "mse",
+    "--n",
+    "10000",
+    "--eps",
+    "2",
+    "--delta",
+    "0.2,0.2,2,2,2,2,2,2,2,2",
+    "--q",
+    "0.01,0.1,0.3,0.5,0.9",
+    "--trials",
+    "60",
+    "--seed",
+    "0",
+    "--json",
+]
 
 
 def _child_cpu_wall(argv: list[str]) -> tuple[float, float]:
@@ -216,9 +235,14 @@ def fig3_subset_vs_floor(pairs: int = 3) -> dict:
         floor.append(_child_cpu_wall(floor_argv))
     os.unlink(f.name)
     med = lambda xs, i: statistics.median(x[i] for x in xs)  # noqa: E731
-    out = {"fig3_subset_normals": normals, "fig3_subset_uniforms": uniforms,
-           "fig3_subset_cli_cpu": med(cli, 0), "fig3_subset_cli_wall": med(cli, 1),
-           "fig3_subset_floor_cpu": med(floor, 0), "fig3_subset_floor_wall": med(floor, 1)}
+    out = {
+        "fig3_subset_normals": normals,
+        "fig3_subset_uniforms": uniforms,
+        "fig3_subset_cli_cpu": med(cli, 0),
+        "fig3_subset_cli_wall": med(cli, 1),
+        "fig3_subset_floor_cpu": med(floor, 0),
+        "fig3_subset_floor_wall": med(floor, 1),
+    }
     out["fig3_subset_cpu_ratio"] = out["fig3_subset_cli_cpu"] / out["fig3_subset_floor_cpu"]
     out["fig3_subset_wall_ratio"] = out["fig3_subset_cli_wall"] / out["fig3_subset_floor_wall"]
     return out
@@ -241,8 +265,9 @@ def floors() -> dict:
 
 def main() -> None:
     quick = "--quick" in sys.argv
-    results = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                           "platform": platform.platform()}}
+    results = {
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}
+    }
     results.update(floors())
     results.update(fig3_subset_vs_floor())
     results.update(zcdp_curves())
@@ -270,8 +295,11 @@ def main() -> None:
     (out / "latest.json").write_text(json.dumps(results, indent=2))
     for k, v in results.items():
         if k != "machine":
-            unit = "x" if ("speedup" in k or "ratio" in k or "_in_sorts" in k) else (
-                "" if k.endswith(("normals", "uniforms")) else "s")
+            unit = (
+                "x"
+                if ("speedup" in k or "ratio" in k or "_in_sorts" in k)
+                else ("" if k.endswith(("normals", "uniforms")) else "s")
+            )
             print(f"{k:36s} {v:12.3f} {unit}")
     print(f"machine: {results['machine']}")
 

@@ -75,8 +75,10 @@ def check_real(
     ``[lo, hi]`` with either end made open by ``lo_open`` / ``hi_open``.
     """
     if not _is_real_scalar(value):
-        raise InputError(f"{name} must be a real number{what}; got {fmt(value)} of type "
-                        f"{type(value).__name__}. Pass a plain number such as 0.5.")
+        raise InputError(
+            f"{name} must be a real number{what}; got {fmt(value)} of type "
+            f"{type(value).__name__}. Pass a plain number such as 0.5."
+        )
     x = float(value)
     if math.isnan(x):
         raise InputError(f"{name} must be a number{what}; got NaN. Pass a finite value.")
@@ -85,11 +87,13 @@ def check_real(
         raise InputError(f"{name} must be finite{extra}{what}; got {x}. Pass a finite value.")
     rule = _interval_text(lo, hi, lo_open, hi_open, allow_inf)
     if lo is not None and (x < lo or (lo_open and x == lo)):
-        raise InputError(f"{name} must be in {rule}{what}; got {fmt(value)}. "
-                         f"Pass a value {'>' if lo_open else '>='} {lo:g}.")
+        raise InputError(
+            f"{name} must be in {rule}{what}; got {fmt(value)}. Pass a value {'>' if lo_open else '>='} {lo:g}."
+        )
     if hi is not None and not (allow_inf and math.isinf(x)) and (x > hi or (hi_open and x == hi)):
-        raise InputError(f"{name} must be in {rule}{what}; got {fmt(value)}. "
-                         f"Pass a value {'<' if hi_open else '<='} {hi:g}.")
+        raise InputError(
+            f"{name} must be in {rule}{what}; got {fmt(value)}. Pass a value {'<' if hi_open else '<='} {hi:g}."
+        )
     return x
 
 
@@ -103,31 +107,30 @@ def _interval_text(lo, hi, lo_open, hi_open, allow_inf) -> str:
     return f"{left}{lo_t}, {hi_t}{right}"
 
 
-def check_int(
-    name: str, value: Any, *, lo: int | None = None, hi: int | None = None, what: str = ""
-) -> int:
+def check_int(name: str, value: Any, *, lo: int | None = None, hi: int | None = None, what: str = "") -> int:
     """Return ``value`` as an int after checking it is an integer in ``[lo, hi]``.
 
     Floats with an integral value (e.g. ``10.0``) are accepted; ``True``/``False`` are not.
     """
     if isinstance(value, bool | np.bool_):
-        raise InputError(f"{name} must be an integer{what}; got a boolean {value!r}. "
-                        "Pass a whole number.")
+        raise InputError(f"{name} must be an integer{what}; got a boolean {value!r}. Pass a whole number.")
     if isinstance(value, numbers.Integral):
         x = int(value)
     elif isinstance(value, numbers.Real) and math.isfinite(float(value)) and float(value).is_integer():
         x = int(value)
     elif isinstance(value, numbers.Real):
-        raise InputError(f"{name} must be a whole number{what}; got {fmt(value)}. "
-                         "Pass an integer such as 10.")
+        raise InputError(f"{name} must be a whole number{what}; got {fmt(value)}. Pass an integer such as 10.")
     else:
-        raise InputError(f"{name} must be an integer{what}; got {fmt(value)} of type "
-                        f"{type(value).__name__}. Pass a whole number.")
+        raise InputError(
+            f"{name} must be an integer{what}; got {fmt(value)} of type {type(value).__name__}. Pass a whole number."
+        )
     if lo is not None and x < lo:
         raise InputError(f"{name} must be >= {lo}{what}; got {x}. Pass a larger value.")
     if hi is not None and x > hi:
-        raise InputError(f"{name} must be <= {hi}{what}; got {x}. Pass a smaller value "
-                         "(this limit keeps the computation within memory and time).")
+        raise InputError(
+            f"{name} must be <= {hi}{what}; got {x}. Pass a smaller value "
+            "(this limit keeps the computation within memory and time)."
+        )
     return x
 
 
@@ -137,8 +140,9 @@ def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     if not isinstance(value, str):
         raise InputError(f"{name} must be one of {', '.join(map(repr, choices))}; got {fmt(value)}.")
     if value not in choices:
-        raise InputError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}. "
-                         "Pick one of the listed options.")
+        raise InputError(
+            f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}. Pick one of the listed options."
+        )
     return value
 
 
@@ -166,17 +170,16 @@ def check_vector(
     except (ValueError, TypeError) as exc:  # ragged input
         raise InputError(f"{name} must be a flat list of numbers{what}; got {fmt(values)} ({exc}).") from None
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.number)):
-        raise InputError(f"{name} must contain numbers only{what}; got {fmt(values)}. "
-                        "Remove text or boolean entries.")
+        raise InputError(f"{name} must contain numbers only{what}; got {fmt(values)}. Remove text or boolean entries.")
     if np.iscomplexobj(arr):
         raise InputError(f"{name} must contain real numbers{what}; got complex values.")
     if arr.ndim != 1:
-        raise InputError(f"{name} must be one-dimensional{what}; got shape {arr.shape}. "
-                         "Pass a flat list.")
+        raise InputError(f"{name} must be one-dimensional{what}; got shape {arr.shape}. Pass a flat list.")
     arr = arr.astype(np.float64)
     if length is not None and arr.size != length:
-        raise InputError(f"{name} must have length {length}{what}; got length {arr.size}. "
-                         f"Give exactly {length} values.")
+        raise InputError(
+            f"{name} must have length {length}{what}; got length {arr.size}. Give exactly {length} values."
+        )
     if arr.size < min_length:
         raise InputError(f"{name} must have at least {min_length} entries{what}; got {arr.size}.")
     if max_length is not None and arr.size > max_length:
@@ -188,22 +191,21 @@ def check_vector(
     if bad_inf.any():
         i = int(np.flatnonzero(bad_inf)[0])
         extra = " (+inf is allowed)" if allow_inf else ""
-        raise InputError(f"{name} must be finite{extra}{what}; entry {i} is {arr[i]}. "
-                         "Pass finite values.")
+        raise InputError(f"{name} must be finite{extra}{what}; entry {i} is {arr[i]}. Pass finite values.")
     finite = np.isfinite(arr)
     if lo is not None:
         bad = finite & ((arr < lo) | ((arr == lo) & lo_open))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             op = ">" if lo_open else ">="
-            raise InputError(f"{name} entries must be {op} {lo:g}{what}; entry {i} is {arr[i]:g}. "
-                             f"Use values {op} {lo:g}.")
+            raise InputError(
+                f"{name} entries must be {op} {lo:g}{what}; entry {i} is {arr[i]:g}. Use values {op} {lo:g}."
+            )
     if hi is not None:
         bad = finite & (arr > hi)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise InputError(f"{name} entries must be <= {hi:g}{what}; entry {i} is {arr[i]:g}. "
-                             f"Use values <= {hi:g}.")
+            raise InputError(f"{name} entries must be <= {hi:g}{what}; entry {i} is {arr[i]:g}. Use values <= {hi:g}.")
     return arr
 
 
@@ -229,19 +231,24 @@ def check_matrix(
         raise InputError(f"{name} must be a 2-D array (rows = users){what}; got shape {arr.shape}.")
     for axis, want in enumerate(shape):
         if want is not None and arr.shape[axis] != want:
-            raise InputError(f"{name} must have {want} {'rows' if axis == 0 else 'columns'}{what}; "
-                             f"got shape {arr.shape}.")
+            raise InputError(
+                f"{name} must have {want} {'rows' if axis == 0 else 'columns'}{what}; got shape {arr.shape}."
+            )
     if arr.size == 0:
         raise InputError(f"{name} must not be empty{what}; got shape {arr.shape}.")
     arr = arr.astype(np.float64)
     if not np.isfinite(arr).all():
         raise InputError(f"{name} must contain finite numbers only{what}; found NaN or inf.")
     if lo is not None and arr.min() < lo:
-        raise InputError(f"{name} entries must be >= {lo:g}{what}; the smallest is {arr.min():g}. "
-                         "Rescale the data into the allowed range.")
+        raise InputError(
+            f"{name} entries must be >= {lo:g}{what}; the smallest is {arr.min():g}. "
+            "Rescale the data into the allowed range."
+        )
     if hi is not None and arr.max() > hi:
-        raise InputError(f"{name} entries must be <= {hi:g}{what}; the largest is {arr.max():g}. "
-                         "Rescale the data into the allowed range.")
+        raise InputError(
+            f"{name} entries must be <= {hi:g}{what}; the largest is {arr.max():g}. "
+            "Rescale the data into the allowed range."
+        )
     return arr
 
 
@@ -256,8 +263,10 @@ def as_generator(rng: np.random.Generator | int | None, name: str = "rng") -> np
     if rng is None:
         return np.random.default_rng()
     if isinstance(rng, bool | np.bool_) or not isinstance(rng, numbers.Integral):
-        raise InputError(f"{name} must be a numpy Generator, a non-negative int seed or None; "
-                        f"got {fmt(rng)} of type {type(rng).__name__}.")
+        raise InputError(
+            f"{name} must be a numpy Generator, a non-negative int seed or None; "
+            f"got {fmt(rng)} of type {type(rng).__name__}."
+        )
     if int(rng) < 0:
         raise InputError(f"{name} seed must be >= 0; got {int(rng)}. Pass a non-negative integer.")
     return np.random.default_rng(int(rng))

@@ -62,7 +62,7 @@ def _correlation_cost(level: np.ndarray | float, q: np.ndarray | float) -> np.nd
     q = np.asarray(q, dtype=float)
     with np.errstate(divide="ignore"):
         cost = np.logaddexp(np.log(q) + level, np.log1p(-q))
-    return np.clip(cost, 0.0, level)          # exact range for level ≥ 0; removes round-off (~1e-17)
+    return np.clip(cost, 0.0, level)  # exact range for level ≥ 0; removes round-off (~1e-17)
 
 
 @dataclass(frozen=True)
@@ -97,9 +97,7 @@ class Allocation:
         return int(self.c.size)
 
 
-def privacy_allocation(
-    *, delta, eps: float, q: float, zeta: float | None = None
-) -> Allocation:
+def privacy_allocation(*, delta, eps: float, q: float, zeta: float | None = None) -> Allocation:
     r"""Privacy allocation ``c`` of Theorem 2 (eq. 16).
 
     With :math:`\tilde\delta_i = \min(\delta_i, \varepsilon)` and coordinates sorted so that
@@ -113,8 +111,9 @@ def privacy_allocation(
     For q = 0 the log term is +inf, so ``c = δ̃``; for q = 1 every ``c_i = ζ δ̃_1``.
     Mechanism 1 with this c is δ-BCDP and ε-LDP (it is in fact ``c_d``-LDP).
     """
-    delta = check_vector("delta", delta, lo=0.0, lo_open=True, allow_inf=True, max_length=10_000,
-                         what=" (per-feature BCDP demands)")
+    delta = check_vector(
+        "delta", delta, lo=0.0, lo_open=True, allow_inf=True, max_length=10_000, what=" (per-feature BCDP demands)"
+    )
     eps = check_real("eps", eps, lo=MIN_EPS, hi=MAX_EPS, what=" (global LDP level)")
     q = check_real("q", q, lo=0.0, hi=1.0, what=" (correlation bound of Assumption 1)")
     if zeta is None:
@@ -122,7 +121,7 @@ def privacy_allocation(
     zeta = check_real("zeta", zeta, lo=0.0, hi=1.0, lo_open=True, what=" (free parameter ζ of Theorem 2)")
 
     order = np.argsort(delta, kind="stable")
-    dt = np.minimum(delta[order], eps)                      # δ̃, sorted non-decreasing
+    dt = np.minimum(delta[order], eps)  # δ̃, sorted non-decreasing
     a = zeta * dt[0]
     # log((e^a + q − 1)/q) written as a + log(1 − (1 − q)e^{−a}) − log q (no overflow); +inf for q = 0
     log_term = np.inf if q == 0.0 else a + np.log1p(-(1.0 - q) * np.exp(-a)) - np.log(q)
@@ -132,13 +131,21 @@ def privacy_allocation(
         cd, cost = float(log_term), a
     else:
         cd = dt[-1]
-        cost = _correlation_cost(cd, q)                      # log(1 + q e^{c_d} − q)
+        cost = _correlation_cost(cd, q)  # log(1 + q e^{c_d} − q)
     c_sorted = np.where(cd <= dt, cd, dt - cost)
     c_sorted = np.clip(c_sorted, 0.0, None)
     c = np.empty_like(c_sorted)
     c[order] = c_sorted
-    return Allocation(delta=delta, delta_tilde=np.minimum(delta, eps), c=c, order=order,
-                      eps=eps, q=q, zeta=zeta, ldp_level=float(c_sorted[-1]))
+    return Allocation(
+        delta=delta,
+        delta_tilde=np.minimum(delta, eps),
+        c=c,
+        order=order,
+        eps=eps,
+        q=q,
+        zeta=zeta,
+        ldp_level=float(c_sorted[-1]),
+    )
 
 
 def prop3_guarantee(*, eps: float, d: int) -> np.ndarray:
@@ -207,13 +214,15 @@ class GuaranteeCheck:
         import pandas as pd
 
         names = names or [f"x{i + 1}" for i in range(self.demanded.size)]
-        return pd.DataFrame({
-            "feature": names,
-            "demanded δ": self.demanded,
-            "guaranteed δ'": self.guaranteed,
-            "slack": self.slack,
-            "pass": np.where(self.ok, "pass", "FAIL"),
-        })
+        return pd.DataFrame(
+            {
+                "feature": names,
+                "demanded δ": self.demanded,
+                "guaranteed δ'": self.guaranteed,
+                "slack": self.slack,
+                "pass": np.where(self.ok, "pass", "FAIL"),
+            }
+        )
 
 
 def check_guarantee(*, demanded, guaranteed, ldp_level: float, eps: float) -> GuaranteeCheck:
@@ -223,8 +232,14 @@ def check_guarantee(*, demanded, guaranteed, ldp_level: float, eps: float) -> Gu
     ldp_level = check_real("ldp_level", ldp_level, lo=0.0, allow_inf=True)
     eps = check_real("eps", eps, lo=0.0, lo_open=True, allow_inf=True)
     ok = guaranteed <= demanded + GUARANTEE_TOL
-    return GuaranteeCheck(demanded=demanded, guaranteed=guaranteed, ok=ok, ldp_level=ldp_level,
-                          eps=eps, ldp_ok=bool(ldp_level <= eps + GUARANTEE_TOL))
+    return GuaranteeCheck(
+        demanded=demanded,
+        guaranteed=guaranteed,
+        ok=ok,
+        ldp_level=ldp_level,
+        eps=eps,
+        ldp_ok=bool(ldp_level <= eps + GUARANTEE_TOL),
+    )
 
 
 def prop6_matrix(*, delta, q) -> np.ndarray:
@@ -260,7 +275,7 @@ def _information(c_sorted: np.ndarray) -> np.ndarray:
     """S_i = Σ_{k≤i} Δ_k² / (d − k + 1): the precision proxy of Theorem 2."""
     d = c_sorted.size
     inc = stage_increments(c_sorted)
-    m = d - np.arange(d)                                    # m_k = d − k + 1
+    m = d - np.arange(d)  # m_k = d − k + 1
     return np.cumsum(inc**2 / m)
 
 
@@ -272,8 +287,10 @@ def mse_bound_thm2(*, c_sorted, n: int) -> float:
     """
     c_sorted = check_vector("c_sorted", c_sorted, lo=0.0)
     if np.any(np.diff(c_sorted) < -1e-12):
-        raise InputError("c_sorted must be non-decreasing (coordinates sorted by demand); "
-                         f"got {c_sorted}. Sort the coordinates first.")
+        raise InputError(
+            "c_sorted must be non-decreasing (coordinates sorted by demand); "
+            f"got {c_sorted}. Sort the coordinates first."
+        )
     n = check_int("n", n, lo=1, what=" (number of users)")
     S = _information(c_sorted)
     d = c_sorted.size
@@ -285,7 +302,8 @@ def mse_bound_thm2(*, c_sorted, n: int) -> float:
 def corollary1_bound(*, d: int, k: int, delta: float, eps: float, q: float, n: int) -> float:
     r"""Corollary 1 (ζ = 1/2, δ_i = δ for i ≤ k, ε > 2δ for the rest), constant set to 1:
 
-    * :math:`q \le (e^{\delta/2}-1)/(e^\varepsilon-1)`: :math:`\frac1n(\frac{dk}{\delta^2} + \frac{(d-k)^2}{\varepsilon^2})` (18);
+    * :math:`q \le (e^{\delta/2}-1)/(e^\varepsilon-1)`:
+      :math:`\frac1n(\frac{dk}{\delta^2} + \frac{(d-k)^2}{\varepsilon^2})` (18);
     * otherwise :math:`\frac1n(\frac{dk}{\delta^2} + \frac{(d-k)^2}{\frac{d-k}{d}\delta^2 + (c_d - \delta/2)^2})`
       with :math:`c_d = \log\frac{e^{\delta/2}+q-1}{q}` (19).
     """
@@ -297,8 +315,10 @@ def corollary1_bound(*, d: int, k: int, delta: float, eps: float, q: float, n: i
     delta = check_real("delta", delta, lo=0.0, lo_open=True, hi=MAX_EPS)
     eps = check_real("eps", eps, lo=MIN_EPS, hi=MAX_EPS)
     if not eps > 2 * delta:
-        raise InputError(f"Corollary 1 needs eps > 2*delta; got eps={eps:g}, delta={delta:g}. "
-                         "Use the general Theorem 2 bound instead.")
+        raise InputError(
+            f"Corollary 1 needs eps > 2*delta; got eps={eps:g}, delta={delta:g}. "
+            "Use the general Theorem 2 bound instead."
+        )
     q = check_real("q", q, lo=0.0, hi=1.0)
     threshold = np.expm1(delta / 2) / np.expm1(eps)
     if q <= threshold:
@@ -309,9 +329,7 @@ def corollary1_bound(*, d: int, k: int, delta: float, eps: float, q: float, n: i
     return float(val / n)
 
 
-def translate_delta_to_c(
-    *, delta, eps: float, q, max_iter: int = 30, tol: float = 1e-7
-) -> dict:
+def translate_delta_to_c(*, delta, eps: float, q, max_iter: int = 30, tol: float = 1e-7) -> dict:
     r"""Proposition 6 translator "δ → c": a c that satisfies ``A_δ c ≤ 1`` (hence the
     Proposition 4(1) guarantee), ``0 ≤ c``, non-decreasing in the sorted order, ``c_d ≤ ε``,
     and locally minimises the Theorem 2 bound shape ``Σ_i 1/S_i(c)``.
@@ -347,18 +365,18 @@ def translate_delta_to_c(
     scale_in = max((A @ thm2).max(), thm2[-1] / eps, 1.0)
     inc = stage_increments(0.999 * (ramp + thm2 / scale_in) / 2)
 
-    x = cp.Variable(d, nonneg=True)                         # increments Δ_k ≥ 0 ⇒ c non-decreasing
-    L = np.tril(np.ones((d, d)))                            # c = L Δ
+    x = cp.Variable(d, nonneg=True)  # increments Δ_k ≥ 0 ⇒ c non-decreasing
+    L = np.tril(np.ones((d, d)))  # c = L Δ
     cons = [A @ (L @ x) <= 1, cp.sum(x) <= eps]
 
-    def objective(v: np.ndarray) -> float:                 # Σ_i 1/S_i (uncapped)
+    def objective(v: np.ndarray) -> float:  # Σ_i 1/S_i (uncapped)
         S = _information(np.cumsum(v))
         with np.errstate(divide="ignore"):
             return float(np.where(S > 0, 1.0 / S, np.inf).sum())
 
     status, it = "not run", 0
     best = objective(inc)
-    for it in range(1, max_iter + 1):
+    for _ in range(1, max_iter + 1):
         # tangent of Δ_k² at the current increments: 2Δ_k^t Δ_k − (Δ_k^t)² ≤ Δ_k²
         # (scaled by 1/max S_i so the subproblem is O(1); the argmin is unchanged)
         unit = 1.0 / max(float(_information(np.cumsum(inc))[-1]), 1e-300)
@@ -372,7 +390,7 @@ def translate_delta_to_c(
         if x.value is None or status not in ("optimal", "optimal_inaccurate"):
             break
         new = np.clip(np.asarray(x.value, dtype=float), 0.0, None)
-        c_new = np.cumsum(new)                              # stay feasible despite solver tolerance
+        c_new = np.cumsum(new)  # stay feasible despite solver tolerance
         viol = max((A @ c_new).max(), c_new[-1] / eps)
         if viol > 1.0:
             new = new / viol
@@ -385,9 +403,16 @@ def translate_delta_to_c(
     c_sorted = np.cumsum(inc)
     c = np.empty(d)
     c[order] = c_sorted
-    capped = mse_bound_thm2(c_sorted=c_sorted, n=1)          # Σ_i min(1/S_i, d)
-    return {"c": c, "c_sorted": c_sorted, "order": order, "bound": capped, "objective": best,
-            "iterations": it, "status": status}
+    capped = mse_bound_thm2(c_sorted=c_sorted, n=1)  # Σ_i min(1/S_i, d)
+    return {
+        "c": c,
+        "c_sorted": c_sorted,
+        "order": order,
+        "bound": capped,
+        "objective": best,
+        "iterations": it,
+        "status": status,
+    }
 
 
 @dataclass(frozen=True)
@@ -420,7 +445,14 @@ def mechanism_guarantee(alloc: Allocation, q=None) -> MechanismGuarantee:
     guaranteed = np.minimum(p42, p41)
     chk = check_guarantee(demanded=alloc.delta, guaranteed=guaranteed, ldp_level=alloc.ldp_level, eps=alloc.eps)
     ins = {"eps": alloc.eps, "q": alloc.q, "zeta": alloc.zeta}
-    checks = (check_le("guaranteed δ'_i ≤ demanded δ_i (Theorem 2)", guaranteed, alloc.delta,
-                       labels=[f"feature {i + 1}" for i in range(alloc.c.size)], inputs=ins),
-              check_le("delivered LDP level c_d ≤ ε", alloc.ldp_level, alloc.eps, inputs=ins))
+    checks = (
+        check_le(
+            "guaranteed δ'_i ≤ demanded δ_i (Theorem 2)",
+            guaranteed,
+            alloc.delta,
+            labels=[f"feature {i + 1}" for i in range(alloc.c.size)],
+            inputs=ins,
+        ),
+        check_le("delivered LDP level c_d ≤ ε", alloc.ldp_level, alloc.eps, inputs=ins),
+    )
     return MechanismGuarantee(alloc, p42, p41, chk, checks)

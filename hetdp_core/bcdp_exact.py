@@ -99,8 +99,10 @@ def check_mechanism(mech, shape: tuple[int, ...] | None = None) -> np.ndarray:
     if shape is not None and m.shape[:-1] != tuple(shape):
         raise InputError(f"mech input axes must match the prior {tuple(shape)}; got {m.shape[:-1]}.")
     if m.size > MAX_CELLS:
-        raise InputError(f"mech has {m.size} cells, more than the {MAX_CELLS} that exact enumeration "
-                         "handles; reduce d or the number of outputs.")
+        raise InputError(
+            f"mech has {m.size} cells, more than the {MAX_CELLS} that exact enumeration "
+            "handles; reduce d or the number of outputs."
+        )
     if not np.all(np.isfinite(m)):
         raise InputError("mech must contain finite probabilities; found NaN or inf.")
     if np.any(m < 0) or np.any(m > 1):
@@ -108,8 +110,10 @@ def check_mechanism(mech, shape: tuple[int, ...] | None = None) -> np.ndarray:
     rows = m.sum(axis=-1)
     if np.any(np.abs(rows - 1.0) > 1e-9):
         bad = np.unravel_index(np.argmax(np.abs(rows - 1.0)), rows.shape)
-        raise InputError(f"mech rows must sum to 1 (a distribution over outputs for every input); the row "
-                         f"for input {tuple(int(b) for b in bad)} sums to {rows[bad]:.12g}.")
+        raise InputError(
+            f"mech rows must sum to 1 (a distribution over outputs for every input); the row "
+            f"for input {tuple(int(b) for b in bad)} sums to {rows[bad]:.12g}."
+        )
     return m
 
 
@@ -128,7 +132,7 @@ def _log_ratio_max(logP: np.ndarray) -> float:
 
 def _log_conditional(p: np.ndarray, logm: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray]:
     """(values a with positive prior mass, log P(y | x_i = a) of shape (A, |Y|)), in log space."""
-    joint = np.moveaxis(_log(p)[..., None] + logm, i, 0)     # (k_i, …, |Y|)
+    joint = np.moveaxis(_log(p)[..., None] + logm, i, 0)  # (k_i, …, |Y|)
     joint = joint.reshape(joint.shape[0], -1, logm.shape[-1])
     lj = _lse(joint, axis=1)
     marg = np.moveaxis(p, i, 0).reshape(p.shape[i], -1).sum(axis=1)
@@ -165,7 +169,7 @@ def cdp_levels(mech) -> np.ndarray:
     d = logm.ndim - 1
     out = np.zeros(d)
     for i in range(d):
-        mi = np.moveaxis(logm, i, 0)                       # (k_i, rest…, |Y|)
+        mi = np.moveaxis(logm, i, 0)  # (k_i, rest…, |Y|)
         out[i] = _log_ratio_max(mi.reshape(mi.shape[0], -1))
     return out
 
@@ -180,7 +184,7 @@ def tv_correlation(prior) -> np.ndarray:
         cond = pi[marg > 0] / marg[marg > 0, None]
         if cond.shape[0] > 1:
             q[i] = 0.5 * np.abs(cond[:, None, :] - cond[None, :, :]).sum(axis=2).max()
-    return np.clip(q, 0.0, 1.0)                 # a TV distance; round-off can give 1 + 2e-16
+    return np.clip(q, 0.0, 1.0)  # a TV distance; round-off can give 1 + 2e-16
 
 
 def compose(mech1, mech2) -> np.ndarray:
@@ -209,7 +213,7 @@ def example1(*, a: float, b: float, c: float) -> tuple[np.ndarray, np.ndarray]:
     a = check_real("a", a, lo=0.0, hi=1.0, what=" (P(M=1 | x1=0, x2=0))")
     b = check_real("b", b, lo=0.0, hi=1.0, what=" (P(M=1 | x1=1, x2=0))")
     c = check_real("c", c, lo=0.0, hi=1.0, what=" (P(M=1 | x1=1, x2=1))")
-    p1 = np.array([[a, 0.0], [b, c]])                      # [x1, x2]
+    p1 = np.array([[a, 0.0], [b, c]])  # [x1, x2]
     return np.full((2, 2), 0.25), np.stack([1 - p1, p1], axis=-1)
 
 
@@ -247,7 +251,7 @@ def randomized_response(c) -> np.ndarray:
     keep = np.exp(c) / (1 + np.exp(c))
     m = np.ones((2,) * d + (2,) * d)
     for i in range(d):
-        same = np.array([[keep[i], 1 - keep[i]], [1 - keep[i], keep[i]]])   # [x_i, y_i]
+        same = np.array([[keep[i], 1 - keep[i]], [1 - keep[i], keep[i]]])  # [x_i, y_i]
         shape = [1] * (2 * d)
         shape[i], shape[d + i] = 2, 2
         m = m * same.reshape(shape)
@@ -261,11 +265,15 @@ def rr_bounds(c, q: float) -> dict:
 
     c = check_vector("c", c, lo=0.0, hi=50.0, max_length=10)
     p41, ldp = prop4_composition_guarantee(c=c, q=q)
-    return {"prop3": np.full(c.size, ldp), "prop4_1": p41,
-            "prop4_2": prop4_ldp_guarantee(c=c, q=q, ldp=ldp), "ldp": ldp}
+    return {
+        "prop3": np.full(c.size, ldp),
+        "prop4_1": p41,
+        "prop4_2": prop4_ldp_guarantee(c=c, q=q, ldp=ldp),
+        "ldp": ldp,
+    }
 
 
-def rr_sweep(*, c, qs) -> "pd.DataFrame":
+def rr_sweep(*, c, qs) -> pd.DataFrame:
     """Exact BCDP level of per-coordinate RR under the q-mixture prior, against the bounds, for each
     q in ``qs``: tidy table (q, coordinate, exact, prop4, prop3, tv, within_bound). ``within_bound``
     checks the exact level against the proven bounds (Props 3 and 4, relative 1e-9): False would be
@@ -283,16 +291,30 @@ def rr_sweep(*, c, qs) -> "pd.DataFrame":
         tv = tv_correlation(prior)
         for i in range(c.size):
             bound = min(b["prop4_1"][i], b["prop4_2"][i], b["prop3"][i])
-            rows.append({"q": float(q), "coordinate": i + 1, "c": c[i], "exact": exact[i],
-                         "prop4": min(b["prop4_1"][i], b["prop4_2"][i]), "prop3": b["prop3"][i],
-                         "tv": tv[i], "within_bound": bool(exact[i] <= bound * (1 + 1e-9) + 1e-12)})
+            rows.append(
+                {
+                    "q": float(q),
+                    "coordinate": i + 1,
+                    "c": c[i],
+                    "exact": exact[i],
+                    "prop4": min(b["prop4_1"][i], b["prop4_2"][i]),
+                    "prop3": b["prop3"][i],
+                    "tv": tv[i],
+                    "within_bound": bool(exact[i] <= bound * (1 + 1e-9) + 1e-12),
+                }
+            )
     df = pd.DataFrame(rows)
     from .checks import check_le
 
-    df.attrs["checks"] = [check_le("exact δ_i ≤ Propositions 3 and 4", df["exact"],
-                                   np.minimum(df["prop4"], df["prop3"]),
-                                   labels=[f"q = {q:g}, coordinate {i}" for q, i in zip(df["q"], df["coordinate"])],
-                                   inputs={"c": ",".join(f"{v:g}" for v in c)})]
+    df.attrs["checks"] = [
+        check_le(
+            "exact δ_i ≤ Propositions 3 and 4",
+            df["exact"],
+            np.minimum(df["prop4"], df["prop3"]),
+            labels=[f"q = {q:g}, coordinate {i}" for q, i in zip(df["q"], df["coordinate"])],
+            inputs={"c": ",".join(f"{v:g}" for v in c)},
+        )
+    ]
     return df
 
 
@@ -302,7 +324,7 @@ def tradeoff_curve(p0, p1) -> tuple[np.ndarray, np.ndarray]:
     vertices from (0, 1) to (1, 0); the region of achievable pairs lies on or above it."""
     p0 = check_vector("p0", p0, lo=0.0, hi=1.0, max_length=MAX_CELLS)
     p1 = check_vector("p1", p1, length=p0.size, lo=0.0, hi=1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):      # log ratio: p1/p0 overflows for tiny p0
+    with np.errstate(divide="ignore", invalid="ignore"):  # log ratio: p1/p0 overflows for tiny p0
         log_lr = np.where(p0 > 0, np.log(p1) - np.log(np.where(p0 > 0, p0, 1)), np.inf)
     order = np.argsort(-log_lr, kind="stable")
     alpha = np.concatenate([[0.0], np.cumsum(p0[order])])
@@ -312,8 +334,9 @@ def tradeoff_curve(p0, p1) -> tuple[np.ndarray, np.ndarray]:
 
 def all_tests(p0, p1, max_outputs: int = 12) -> tuple[np.ndarray, np.ndarray]:
     """(type I, type II) of every deterministic rejection region R ⊆ Y (|Y| ≤ ``max_outputs``)."""
-    p0 = check_vector("p0", p0, lo=0.0, hi=1.0, max_length=max_outputs,
-                      what=f" (at most {max_outputs} outputs for full enumeration)")
+    p0 = check_vector(
+        "p0", p0, lo=0.0, hi=1.0, max_length=max_outputs, what=f" (at most {max_outputs} outputs for full enumeration)"
+    )
     p1 = check_vector("p1", p1, length=p0.size, lo=0.0, hi=1.0)
     masks = np.array(list(itertools.product((0, 1), repeat=p0.size)), dtype=float)
     return masks @ p0, 1.0 - masks @ p1

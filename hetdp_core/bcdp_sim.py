@@ -11,42 +11,20 @@ the other points of the sweep (and a point can be cached and recomputed on its o
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:                       # pandas is imported by the functions that build tables
+if TYPE_CHECKING:  # pandas is imported by the functions that build tables
     import pandas as pd
 
-from ._validate import (
-    MIN_EPS,
-    InputError,
-    as_generator,
-    check_choice,
-    check_int,
-    check_real,
-    check_vector,
-)
-from .bcdp import (
-    MAX_EPS,
-    Allocation,
-    corollary1_bound,
-    mechanism_guarantee,
-    mse_bound_thm2,
-    privacy_allocation,
-)
+from ._validate import MIN_EPS, InputError, as_generator, check_choice, check_int, check_real, check_vector
+from .bcdp import MAX_EPS, Allocation, corollary1_bound, mechanism_guarantee, mse_bound_thm2, privacy_allocation
 from .duchi import SCALES, spawn
-from .mmean import (
-    PROJECTIONS,
-    exact_mse_baseline,
-    exact_mse_mmean,
-    ldp_baseline_estimate,
-    mmean_estimate,
-)
+from .mmean import PROJECTIONS, exact_mse_baseline, exact_mse_mmean, ldp_baseline_estimate, mmean_estimate
 
 __all__ = [
     "AXES",
@@ -117,8 +95,10 @@ def check_cost(cells: int, limit: int) -> None:
     cells = check_int("cells", cells, lo=0)
     limit = check_int("limit", limit, lo=1)
     if cells > limit:
-        raise InputError(f"compute size: this run would draw about {cells:.3g} random numbers, over the "
-                         f"limit of {limit:.3g}. Reduce trials, n, d or the number of sweep points.")
+        raise InputError(
+            f"compute size: this run would draw about {cells:.3g} random numbers, over the "
+            f"limit of {limit:.3g}. Reduce trials, n, d or the number of sweep points."
+        )
 
 
 def _sweep_shapes(axis: str, values, d: int, n: int) -> tuple[list[int], list[int]]:
@@ -152,10 +132,10 @@ class PointResult:
     allocation: Allocation
     errors_mmean: np.ndarray
     errors_baseline: np.ndarray
-    exact_mmean: float          # closed-form pre-projection MSE (analytic)
+    exact_mmean: float  # closed-form pre-projection MSE (analytic)
     exact_baseline: float
-    bound_shape: float          # Theorem 2 bound with constant 1 (analytic, up to a constant)
-    corollary1: float           # Corollary 1 (two-group demands with ε > 2δ; NaN otherwise)
+    bound_shape: float  # Theorem 2 bound with constant 1 (analytic, up to a constant)
+    corollary1: float  # Corollary 1 (two-group demands with ε > 2δ; NaN otherwise)
     baseline_level: float
     seconds: float
     extra: dict = field(default_factory=dict)
@@ -188,8 +168,9 @@ def run_point(
     mixture weight ``data_q`` (default: ``q``). Errors are ``‖estimate − x̄‖²``, one per trial,
     conditional on the data (as in Theorem 2).
     """
-    delta = check_vector("delta", delta, lo=0.0, lo_open=True, allow_inf=True, max_length=500,
-                         what=" (per-feature demands)")
+    delta = check_vector(
+        "delta", delta, lo=0.0, lo_open=True, allow_inf=True, max_length=500, what=" (per-feature demands)"
+    )
     d = delta.size
     trials = check_int("trials", trials, lo=1, hi=1_000_000, what=" (Monte Carlo repetitions)")
     projection = check_choice("projection", projection, PROJECTIONS)
@@ -210,13 +191,13 @@ def run_point(
             raise InputError(f"x must have one column per feature (d = {d}); got shape {x.shape}.")
         check_cost(simulation_cost(n=x.shape[0], d=d, trials=trials), max_cells)
     t0 = time.perf_counter()
-    xs = x[:, alloc.order]                               # sorted coordinate order
+    xs = x[:, alloc.order]  # sorted coordinate order
     xbar = xs.mean(axis=0)
-    est = mmean_estimate(xs, c_sorted=alloc.c_sorted, trials=trials, rng=g_mech,
-                         projection=projection, scale=scale)
-    base_level = float(alloc.delta_tilde.min())          # min δ (capped at ε)
-    base = ldp_baseline_estimate(xs, level=base_level, trials=trials, rng=g_base,
-                                 projection=baseline_projection, scale=scale)
+    est = mmean_estimate(xs, c_sorted=alloc.c_sorted, trials=trials, rng=g_mech, projection=projection, scale=scale)
+    base_level = float(alloc.delta_tilde.min())  # min δ (capped at ε)
+    base = ldp_baseline_estimate(
+        xs, level=base_level, trials=trials, rng=g_base, projection=baseline_projection, scale=scale
+    )
     seconds = time.perf_counter() - t0
     err_m = ((est - xbar) ** 2).sum(axis=1)
     err_b = ((base - xbar) ** 2).sum(axis=1)
@@ -257,7 +238,7 @@ def guarantee_report(alloc: Allocation, q=None) -> pd.DataFrame:
     df.attrs["ldp_level"] = alloc.ldp_level
     df.attrs["ldp_ok"] = g.check.ldp_ok
     df.attrs["all_ok"] = g.check.all_ok
-    df.attrs["checks"] = list(g.checks)   # Theorem 2 guarantees both: a failure is a numerical failure
+    df.attrs["checks"] = list(g.checks)  # Theorem 2 guarantees both: a failure is a numerical failure
     return df
 
 
@@ -269,7 +250,7 @@ class Preset:
     axis: str
     values: tuple
     d: int
-    k_fraction: float | None       # for two-group presets: fraction f of sensitive features
+    k_fraction: float | None  # for two-group presets: fraction f of sensitive features
     k: int | None
     delta: float
     eps: float
@@ -280,17 +261,48 @@ class Preset:
 
 
 PRESETS: dict[str, Preset] = {
-    "fig3": Preset("Figure 3 (MSE vs q)", "q", (0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 0.9, 1.0),
-                   d=10, k_fraction=None, k=2, delta=0.2, eps=2.0, q=0.1, n=10_000, trials=1000,
-                   note="d = 10, δ = (0.2, 0.2, ε, …, ε), ε = 2, n = 10 000, 1000 trials, ζ = (1+q)/2."),
-    "fig4a": Preset("Figure 4a (MSE vs d)", "d", (5, 10, 20, 30, 40, 50), d=50, k_fraction=0.2, k=None,
-                    delta=0.8, eps=8.0, q=0.1, n=5000, trials=100,
-                    note="Paper text: n = 5000, f = 0.2, q = 0.1, δ = 0.8, ε = 8, T = 100. "
-                         "The authors' code uses n = 3000."),
-    "fig4b": Preset("Figure 4b (MSE vs fraction f)", "f", (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
-                    d=50, k_fraction=None, k=None, delta=0.2, eps=2.0, q=0.1, n=5000, trials=100,
-                    note="Paper text: d = 50, n = 5000, δ = 0.2, ε = 2, T = 100, q = 0.1. "
-                         "The authors' code uses q = 0.01."),
+    "fig3": Preset(
+        "Figure 3 (MSE vs q)",
+        "q",
+        (0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 0.9, 1.0),
+        d=10,
+        k_fraction=None,
+        k=2,
+        delta=0.2,
+        eps=2.0,
+        q=0.1,
+        n=10_000,
+        trials=1000,
+        note="d = 10, δ = (0.2, 0.2, ε, …, ε), ε = 2, n = 10 000, 1000 trials, ζ = (1+q)/2.",
+    ),
+    "fig4a": Preset(
+        "Figure 4a (MSE vs d)",
+        "d",
+        (5, 10, 20, 30, 40, 50),
+        d=50,
+        k_fraction=0.2,
+        k=None,
+        delta=0.8,
+        eps=8.0,
+        q=0.1,
+        n=5000,
+        trials=100,
+        note="Paper text: n = 5000, f = 0.2, q = 0.1, δ = 0.8, ε = 8, T = 100. The authors' code uses n = 3000.",
+    ),
+    "fig4b": Preset(
+        "Figure 4b (MSE vs fraction f)",
+        "f",
+        (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+        d=50,
+        k_fraction=None,
+        k=None,
+        delta=0.2,
+        eps=2.0,
+        q=0.1,
+        n=5000,
+        trials=100,
+        note="Paper text: d = 50, n = 5000, δ = 0.2, ε = 2, T = 100, q = 0.1. The authors' code uses q = 0.01.",
+    ),
 }
 
 
@@ -333,7 +345,8 @@ def sweep(
     * ``axis="f"``: dimension ``d``, fraction f of sensitive features takes ``values``.
 
     ``summary`` has one row per (x, method) with median, q25, q75, mean, exact (closed-form,
-    pre-projection) MSE, the Theorem 2 bound shape and Corollary 1 (both with constant 1); ``errors`` has one row per (x, method, trial).
+    pre-projection) MSE, the Theorem 2 bound shape and Corollary 1 (both with constant 1); ``errors`` has
+    one row per (x, method, trial).
     """
     import pandas as pd
 
@@ -350,8 +363,9 @@ def sweep(
     else:
         delta_vec = None
         f = check_real("f", f, lo=0.0, hi=1.0, what=" (fraction of sensitive features)")
-        delta_sensitive = check_real("delta_sensitive", delta_sensitive, lo=0.0, lo_open=True,
-                                     what=" (demand of the sensitive features)")
+        delta_sensitive = check_real(
+            "delta_sensitive", delta_sensitive, lo=0.0, lo_open=True, what=" (demand of the sensitive features)"
+        )
     if axis == "q":
         for v in values:
             check_real("q values", v, lo=0.0, hi=1.0, what=" (correlations to sweep)")
@@ -367,20 +381,40 @@ def sweep(
             progress(i / values.size, f"{axis} = {v:g}")
         dv = _point_delta(axis, v, delta_vec=delta_vec, d=d, f=f, delta=delta_sensitive, eps=eps)
         qq = float(v) if axis == "q" else q
-        res = run_point(n=ns[i], delta=dv, eps=eps, q=qq, zeta=zeta, trials=trials,
-                        rng=point_rng(seed, float(v)),
-                        projection=projection, baseline_projection=baseline_projection, scale=scale,
-                        max_cells=max_cells)
+        res = run_point(
+            n=ns[i],
+            delta=dv,
+            eps=eps,
+            q=qq,
+            zeta=zeta,
+            trials=trials,
+            rng=point_rng(seed, float(v)),
+            projection=projection,
+            baseline_projection=baseline_projection,
+            scale=scale,
+            max_cells=max_cells,
+        )
         for method, errs, exact, bound, cor in (
             ("M_mean (BCDP)", res.errors_mmean, res.exact_mmean, res.bound_shape, res.corollary1),
             ("min-δ LDP", res.errors_baseline, res.exact_baseline, np.nan, np.nan),
         ):
-            rows.append({axis: float(v), "method": method, **_summary(errs), "exact_mse": exact,
-                         "bound_shape": bound, "corollary1": cor, "ldp_level": res.allocation.ldp_level
-                         if method.startswith("M") else res.baseline_level,
-                         "seconds": res.seconds, "d": dv.size, "n": ns[i]})
-            err_rows.append(pd.DataFrame({axis: float(v), "method": method,
-                                          "trial": np.arange(errs.size), "sq_error": errs}))
+            rows.append(
+                {
+                    axis: float(v),
+                    "method": method,
+                    **_summary(errs),
+                    "exact_mse": exact,
+                    "bound_shape": bound,
+                    "corollary1": cor,
+                    "ldp_level": res.allocation.ldp_level if method.startswith("M") else res.baseline_level,
+                    "seconds": res.seconds,
+                    "d": dv.size,
+                    "n": ns[i],
+                }
+            )
+            err_rows.append(
+                pd.DataFrame({axis: float(v), "method": method, "trial": np.arange(errs.size), "sq_error": errs})
+            )
     if progress:
         progress(1.0, "done")
     return pd.DataFrame(rows), pd.concat(err_rows, ignore_index=True)

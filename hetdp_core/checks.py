@@ -33,17 +33,25 @@ class Check:
 
     def message(self) -> str:
         ins = ", ".join(f"{k} = {v}" for k, v in self.inputs.items())
-        return (f"Numerical failure: {self.name} is violated by {self.worst:.3g} at {self.where}"
-                + (f" (inputs: {ins})" if ins else "")
-                + ". This is a failure of the computation, not a property of the mechanism.")
+        return (
+            f"Numerical failure: {self.name} is violated by {self.worst:.3g} at {self.where}"
+            + (f" (inputs: {ins})" if ins else "")
+            + ". This is a failure of the computation, not a property of the mechanism."
+        )
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "holds": self.holds, "worst": self.worst, "where": self.where,
-                "inputs": {k: (v if isinstance(v, (int, float, str, bool)) else str(v)) for k, v in self.inputs.items()}}
+        return {
+            "name": self.name,
+            "holds": self.holds,
+            "worst": self.worst,
+            "where": self.where,
+            "inputs": {k: (v if isinstance(v, (int, float, str, bool)) else str(v)) for k, v in self.inputs.items()},
+        }
 
 
-def check_le(name: str, value, bound, *, labels=None, inputs: dict | None = None,
-             rel: float = REL_TOL, abs_tol: float = ABS_TOL) -> Check:
+def check_le(
+    name: str, value, bound, *, labels=None, inputs: dict | None = None, rel: float = REL_TOL, abs_tol: float = ABS_TOL
+) -> Check:
     """Check ``value ≤ bound·(1 + rel) + abs_tol`` element-wise (``+inf ≤ +inf`` holds; NaN values,
     i.e. "not computed", are skipped; a NaN bound fails)."""
     v = np.atleast_1d(np.asarray(value, dtype=float))

@@ -1,4 +1,4 @@
-"""Plan A vs plan B (issue 12 §3): the same key numbers of two scenarios of one page, side by side.
+"""Plan A vs plan B: the same key numbers of two scenarios of one page, side by side.
 
 Each page that supports a comparison exposes ``key_numbers(result) -> dict[str, float]`` in its
 scenario module (guarantees and accuracy figures, named in plain words); :func:`compare` joins two
@@ -21,6 +21,12 @@ def compare(numbers_a: dict, numbers_b: dict):
     rows = []
     for k in keys:
         a, b = numbers_a.get(k, math.nan), numbers_b.get(k, math.nan)
-        rows.append({"quantity": k, "plan A": a, "plan B": b,
-                     "B − A": b - a if math.isfinite(a) and math.isfinite(b) else math.nan})
+        rows.append(
+            {
+                "quantity": k,
+                "plan A": a,
+                "plan B": b,
+                "B − A": b - a if math.isfinite(a) and math.isfinite(b) else math.nan,
+            }
+        )
     return pd.DataFrame(rows)

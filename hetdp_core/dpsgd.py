@@ -20,31 +20,49 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._validate import (
-    MIN_EPS,
-    InputError,
-    as_generator,
-    check_choice,
-    check_int,
-    check_real,
-    check_vector,
-)
+from ._validate import MIN_EPS, InputError, as_generator, check_choice, check_int, check_real, check_vector
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["trajectory_bands", "reference_optimum", "LR_SCHEDULES", "learning_rates", "privacy_schedule", "theta", "bound_terms", "fitted_slope",
-           "RIDGE_RADIUS", "gradient_sensitivity", "theta_checks", "checked_sensitivity", "example33_data", "example34_data", "simulate", "region"]
+__all__ = [
+    "trajectory_bands",
+    "reference_optimum",
+    "LR_SCHEDULES",
+    "learning_rates",
+    "privacy_schedule",
+    "theta",
+    "bound_terms",
+    "fitted_slope",
+    "RIDGE_RADIUS",
+    "gradient_sensitivity",
+    "theta_checks",
+    "checked_sensitivity",
+    "example33_data",
+    "example34_data",
+    "simulate",
+    "region",
+]
 
 LR_SCHEDULES = ("constant", "poly", "step", "custom")
 #: Every schedule :func:`learning_rates` knows (``inverse`` is used by the private regression page).
 ALL_SCHEDULES = LR_SCHEDULES + ("inverse",)
 
 
-def learning_rates(*, schedule: str, steps: int, gamma0: float = 1.0, rho: float = 0.5,
-                   step_every: int = 100, factor: float = 0.5, custom=None, decay: float = 0.1) -> np.ndarray:
-    """γ_h, h = 0..steps−1: constant γ0; ``poly`` γ0 (1+h)^{−ρ} (ρ ∈ (0, 1]); ``step`` γ0 factor^{⌊h/step_every⌋};
-    ``custom`` a list (repeated from its last value if shorter than ``steps``); ``inverse`` γ0/(1 + λh) with λ = ``decay``.
+def learning_rates(
+    *,
+    schedule: str,
+    steps: int,
+    gamma0: float = 1.0,
+    rho: float = 0.5,
+    step_every: int = 100,
+    factor: float = 0.5,
+    custom=None,
+    decay: float = 0.1,
+) -> np.ndarray:
+    """γ_h, h = 0..steps−1: constant γ0; ``poly`` γ0 (1+h)^{−ρ} (ρ ∈ (0, 1]); ``step``
+    γ0 factor^{⌊h/step_every⌋}; ``custom`` a list (repeated from its last value if shorter than
+    ``steps``); ``inverse`` γ0/(1 + λh) with λ = ``decay``.
 
     Names: ``decay`` is a learning-rate decay rate; ``lam`` elsewhere in this module is the ridge
     penalty of Example 34."""
@@ -80,14 +98,20 @@ def privacy_schedule(*, kind: str, steps: int, kappa: float = 0.0) -> np.ndarray
 
 def theta(*, gammas, a, sensitivity: float, eps: float) -> np.ndarray:
     """θ_h for h = 1..N from Theorem 36 with exact partial sums (gammas = γ_0..γ_{N−1}, a = a_1..a_N)."""
-    g = check_vector("learning rates γ_h", gammas, lo=0.0, lo_open=True, max_length=10_000_000,
-                     what=" (they must stay positive: raise the decay factor or shorten N)")
+    g = check_vector(
+        "learning rates γ_h",
+        gammas,
+        lo=0.0,
+        lo_open=True,
+        max_length=10_000_000,
+        what=" (they must stay positive: raise the decay factor or shorten N)",
+    )
     a = check_vector("a", a, length=g.size, lo=0.0, lo_open=True, what=" (privacy schedule a_h > 0)")
     sens = check_real("sensitivity", sensitivity, lo=0.0, lo_open=True, what=" (gradient sensitivity Δ)")
     eps = check_real("eps", eps, lo=MIN_EPS, hi=1e3, what=" (privacy level ε)")
-    prefix = np.concatenate([[0.0], np.cumsum(g)])         # prefix[k] = Σ_{j<k} γ_j
+    prefix = np.concatenate([[0.0], np.cumsum(g)])  # prefix[k] = Σ_{j<k} γ_j
     out = np.empty(g.size)
-    out[0] = sens / eps                                    # θ_1 = Δ/ε
+    out[0] = sens / eps  # θ_1 = Δ/ε
     h = np.arange(2, g.size + 1)
     out[1:] = (prefix[h - 1] / g[h - 1] + 1.0) * sens / eps / a[1:]
     return out
@@ -102,12 +126,19 @@ def theta_checks(*, thetas, a, sensitivity: float, eps: float) -> list:
     av = np.asarray(a, dtype=float)
     ins = {"sensitivity": sensitivity, "eps": eps}
     single = sensitivity / (eps * av)
-    return [check_le("θ_h ≥ Δ/(ε a_h) for every release h", single, th,
-                     labels=[f"h = {h + 1}" for h in range(th.size)], inputs=ins),
-            check_le("θ_1 ≤ Δ/ε (first release is exactly ε a_1-DP)", th[:1], single[:1], inputs=ins)]
+    return [
+        check_le(
+            "θ_h ≥ Δ/(ε a_h) for every release h",
+            single,
+            th,
+            labels=[f"h = {h + 1}" for h in range(th.size)],
+            inputs=ins,
+        ),
+        check_le("θ_1 ≤ Δ/ε (first release is exactly ε a_1-DP)", th[:1], single[:1], inputs=ins),
+    ]
 
 
-def bound_terms(*, gammas, thetas, dist0: float = 1.0, C: float = 1.0) -> "pd.DataFrame":
+def bound_terms(*, gammas, thetas, dist0: float = 1.0, C: float = 1.0) -> pd.DataFrame:
     """A1, A2, A3 of (11) for every N = 1..len(gammas) (C = 1 unless given: shapes)."""
     import pandas as pd
 
@@ -116,8 +147,14 @@ def bound_terms(*, gammas, thetas, dist0: float = 1.0, C: float = 1.0) -> "pd.Da
     dist0 = check_real("dist0", dist0, lo=0.0, what=" (‖β0 − β*‖²)")
     C = check_real("C", C, lo=0.0)
     S1 = np.cumsum(g)
-    return pd.DataFrame({"N": np.arange(1, g.size + 1), "A1": dist0 / S1, "A2": C * np.cumsum(g**2) / S1,
-                         "A3": C * np.cumsum(g**2 * th**2) / S1})
+    return pd.DataFrame(
+        {
+            "N": np.arange(1, g.size + 1),
+            "A1": dist0 / S1,
+            "A2": C * np.cumsum(g**2) / S1,
+            "A3": C * np.cumsum(g**2 * th**2) / S1,
+        }
+    )
 
 
 def fitted_slope(N, values, *, start_fraction: float = 0.5) -> float:
@@ -166,9 +203,11 @@ def checked_sensitivity(*, problem: str, Lambda: float | None = None, override: 
         return own
     override = check_real("sensitivity", override, lo=0.0, lo_open=True, what=" (gradient sensitivity Δ)")
     if override < own * (1 - 1e-12):
-        raise InputError(f"sensitivity {override:g} is below the gradient sensitivity {own:g} of the {problem} "
-                         f"example; the release would not be private. Omit --sensitivity (uses {own:g}) "
-                         "or pass a value >= it.")
+        raise InputError(
+            f"sensitivity {override:g} is below the gradient sensitivity {own:g} of the {problem} "
+            f"example; the release would not be private. Omit --sensitivity (uses {own:g}) "
+            "or pass a value >= it."
+        )
     return override
 
 
@@ -197,8 +236,18 @@ def _grad(problem, beta, x, lam):
     return np.column_stack([-r, -v * r + lam * beta[:, 1]])
 
 
-def simulate(*, problem: str, data, gammas, thetas, trials: int = 50, method: str = "dpsgd", lam: float = 0.1,
-             radius: float = RIDGE_RADIUS, rng=None) -> np.ndarray:
+def simulate(
+    *,
+    problem: str,
+    data,
+    gammas,
+    thetas,
+    trials: int = 50,
+    method: str = "dpsgd",
+    lam: float = 0.1,
+    radius: float = RIDGE_RADIUS,
+    rng=None,
+) -> np.ndarray:
     """Trajectories β^(0..N) of ``trials`` independent runs, shape (trials, N + 1, p).
 
     ``method``: ``dpsgd`` (Laplace noise θ_h Z_h), ``sgd`` (no noise), ``gd`` (full gradient).
@@ -277,15 +326,15 @@ def distances(traj, target) -> np.ndarray:
 DIVERGED = 1e6
 
 
-def trajectory_bands(traj: np.ndarray, target, *, points: int = 200) -> "pd.DataFrame":
+def trajectory_bands(traj: np.ndarray, target, *, points: int = 200) -> pd.DataFrame:
     """Median and 10/90 % quantiles over runs of ‖β^(h) − β*‖ at ≤ ``points`` log-spaced steps h."""
     import pandas as pd
 
     traj = np.asarray(traj, dtype=float)
-    err = distances(traj, target)                                              # (runs, N+1)
+    err = distances(traj, target)  # (runs, N+1)
     N = err.shape[1] - 1
     hs = np.unique(np.r_[0, np.geomspace(1, max(N, 1), points).round().astype(int)])
-    with np.errstate(invalid="ignore"):                                        # inf − inf between diverged runs
+    with np.errstate(invalid="ignore"):  # inf − inf between diverged runs
         q10, q50, q90 = np.quantile(err[:, hs], [0.1, 0.5, 0.9], axis=0)
     q10, q50, q90 = (np.where(np.isnan(v), np.inf, v) for v in (q10, q50, q90))
     return pd.DataFrame({"h": hs, "median": q50, "q10": q10, "q90": q90})

@@ -31,8 +31,9 @@ def _cp(k: np.ndarray, n: int, a: float) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
-def histogram_privacy_test(sample_x, sample_y, *, eps: float, delta: float = 0.0, bins: int = 30,
-                           alpha: float = 1e-3, edges=None) -> dict:
+def histogram_privacy_test(
+    sample_x, sample_y, *, eps: float, delta: float = 0.0, bins: int = 30, alpha: float = 1e-3, edges=None
+) -> dict:
     """Test (ε, δ)-DP on one pair of neighbouring inputs from output samples (1-D outputs; discrete
     outputs can be passed with ``edges`` between the values). Returns ``violation`` (bool),
     ``loss_lower_bound`` (max certified log P_x(B)/P_y(B) over both directions) and the bins used."""
@@ -53,7 +54,7 @@ def histogram_privacy_test(sample_x, sample_y, *, eps: float, delta: float = 0.0
         edges = np.asarray(edges, dtype=float)
     kx = np.histogram(x, edges)[0]
     ky = np.histogram(y, edges)[0]
-    a = alpha / (4 * kx.size)                              # Bonferroni: bins × 2 directions × 2 sides
+    a = alpha / (4 * kx.size)  # Bonferroni: bins × 2 directions × 2 sides
     px_lo, px_hi = _cp(kx, x.size, a)
     py_lo, py_hi = _cp(ky, y.size, a)
     e = math.exp(eps)

@@ -31,14 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._validate import (
-    InputError,
-    as_generator,
-    check_choice,
-    check_int,
-    check_matrix,
-    check_real,
-)
+from ._validate import InputError, as_generator, check_choice, check_int, check_matrix, check_real
 
 __all__ = ["SCALES", "duchi_B", "duchi_channel", "duchi_channel_sum", "spawn"]
 
@@ -58,7 +51,7 @@ def duchi_B(*, level: float, m: int, r: float = 1.0, scale: str = "unbiased") ->
     m = check_int("m", m, lo=1, what=" (dimension)")
     r = check_real("r", r, lo=0.0, lo_open=True, what=" (radius of the input ball)")
     scale = check_choice("scale", scale, SCALES)
-    coth = 1.0 / np.tanh(level / 2.0)                       # (e^α + 1)/(e^α − 1)
+    coth = 1.0 / np.tanh(level / 2.0)  # (e^α + 1)/(e^α − 1)
     if scale == "unbiased":
         return float(r * coth * np.sqrt(np.pi) * math.exp(math.lgamma((m + 1) / 2) - math.lgamma(m / 2)))
     # as printed: √π d r (e^α+1)/(e^α−1) Γ((d+1)/2) / Γ(d/2 + 1)
@@ -76,7 +69,7 @@ def spawn(rng: np.random.Generator, k: int) -> list[np.random.Generator]:
     k = check_int("k", k, lo=0, hi=1_000_000, what=" (number of child generators)")
     try:
         return rng.spawn(k)
-    except (AttributeError, TypeError, ValueError):     # generator without a SeedSequence
+    except (AttributeError, TypeError, ValueError):  # generator without a SeedSequence
         seeds = rng.integers(0, 2**63, size=k)
         return [np.random.default_rng(int(s)) for s in seeds]
 
@@ -86,8 +79,10 @@ def _prepare(v: np.ndarray, r: float) -> tuple[np.ndarray, np.ndarray]:
     norms = np.linalg.norm(v, axis=1)
     if np.any(norms > r * (1 + 1e-9)):
         i = int(np.argmax(norms))
-        raise InputError(f"v rows must satisfy ||v||_2 <= r = {r:g}; row {i} has norm {norms[i]:.6g}. "
-                         "Rescale the data or increase r.")
+        raise InputError(
+            f"v rows must satisfy ||v||_2 <= r = {r:g}; row {i} has norm {norms[i]:.6g}. "
+            "Rescale the data or increase r."
+        )
     with np.errstate(invalid="ignore", divide="ignore"):
         U = np.where(norms[:, None] > 0, v / norms[:, None], 0.0)
     pS = 0.5 + np.minimum(norms / r, 1.0) / 2.0
@@ -101,19 +96,19 @@ def _oriented_directions(rng, U, pS, pK, t, dtype, reduce):
     shape (t, m, n). Output Z = B × direction.
     """
     m, n = U.shape
-    K = rng.random((t, n)) < pK                              # K ~ Bern(e^α/(e^α+1))
-    S = rng.random((t, n)) < pS[None, :]                     # S ~ Bern(1/2 + ‖v‖/2r)
-    sigma = np.where(K == S, 1.0, -1.0).astype(dtype)        # sign of the half-space w.r.t. u
+    K = rng.random((t, n)) < pK  # K ~ Bern(e^α/(e^α+1))
+    S = rng.random((t, n)) < pS[None, :]  # S ~ Bern(1/2 + ‖v‖/2r)
+    sigma = np.where(K == S, 1.0, -1.0).astype(dtype)  # sign of the half-space w.r.t. u
     if m == 1:
         # the "sphere" in R^1 is {−1, +1}: the direction is σ·sign(v), or a fair sign if v = 0
         fair = np.where(rng.random((t, n)) < 0.5, 1.0, -1.0).astype(dtype)
         unit = np.where(U[0][None, :] != 0, sigma * U[0][None, :].astype(dtype), fair)
         return unit.sum(axis=1, dtype=np.float64)[:, None] if reduce else unit[:, None, :]
     Uc = U.astype(dtype)
-    g = rng.standard_normal((t, m, n), dtype=dtype)          # uniform direction g/‖g‖
+    g = rng.standard_normal((t, m, n), dtype=dtype)  # uniform direction g/‖g‖
     inv = 1.0 / np.sqrt(np.maximum(np.einsum("tmn,tmn->tn", g, g), np.finfo(dtype).tiny))
-    dot = np.einsum("tmn,mn->tn", g, Uc)                     # gᵀu
-    a = (sigma * np.abs(dot) - dot) * inv                    # reflect: gᵀu → σ|gᵀu|
+    dot = np.einsum("tmn,mn->tn", g, Uc)  # gᵀu
+    a = (sigma * np.abs(dot) - dot) * inv  # reflect: gᵀu → σ|gᵀu|
     if reduce:
         # einsum, not matmul: no BLAS call, so no BLAS threads spinning inside these threaded chunks and
         # the same float32 summation order on every machine (BLAS sums depend on its thread count)
@@ -161,14 +156,15 @@ def _run(v, level, r, trials, rng, scale, reduce, dtype):
     if len(bounds) == 1:
         parts = [job(0)]
     else:
-        with ThreadPoolExecutor(max_workers=_WORKERS) as pool:   # numpy releases the GIL
+        with ThreadPoolExecutor(max_workers=_WORKERS) as pool:  # numpy releases the GIL
             parts = list(pool.map(job, range(len(bounds))))
     out = np.concatenate(parts, axis=0)
     return B, out
 
 
-def duchi_channel(v, *, level: float, r: float, trials: int = 1,
-                  rng: np.random.Generator | int | None = None, scale: str = "unbiased") -> np.ndarray:
+def duchi_channel(
+    v, *, level: float, r: float, trials: int = 1, rng: np.random.Generator | int | None = None, scale: str = "unbiased"
+) -> np.ndarray:
     """Privatise every row of ``v`` (shape (n, m)) ``trials`` times.
 
     Returns Z with shape (trials, n, m), float64, ``‖Z[t, j]‖ = B`` exactly.
@@ -177,8 +173,9 @@ def duchi_channel(v, *, level: float, r: float, trials: int = 1,
     return B * np.transpose(unit, (0, 2, 1))
 
 
-def duchi_channel_sum(v, *, level: float, r: float, trials: int = 1,
-                      rng: np.random.Generator | int | None = None, scale: str = "unbiased") -> np.ndarray:
+def duchi_channel_sum(
+    v, *, level: float, r: float, trials: int = 1, rng: np.random.Generator | int | None = None, scale: str = "unbiased"
+) -> np.ndarray:
     """Σ over users of the channel outputs, shape (trials, m): what a server needs for a mean.
 
     Same distribution as ``duchi_channel(...).sum(axis=1)`` but never materialises the

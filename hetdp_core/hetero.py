@@ -30,40 +30,62 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._validate import (
-    MIN_EPS,
-    InputError,
-    as_generator,
-    check_choice,
-    check_int,
-    check_real,
-    check_vector,
-)
+from ._validate import MIN_EPS, InputError, as_generator, check_choice, check_int, check_real, check_vector
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "PROBLEMS", "VARIANTS", "BASELINES", "ALGORITHMS", "check_demands", "kappa_of", "noise_scale",
-    "eps_effective", "objective_value", "Weights", "weight_checks", "fast_weights", "cvxpy_weights", "weights",
-    "baseline_weights", "project_simplex", "simulate", "summarize", "synthetic_frequency",
-    "synthetic_mean", "demand_by_bin", "demand_by_groups", "load_randhie", "parse_data_csv",
-    "noisy_histogram", "value_bins", "bias_bound",
+    "PROBLEMS",
+    "VARIANTS",
+    "BASELINES",
+    "ALGORITHMS",
+    "check_demands",
+    "kappa_of",
+    "noise_scale",
+    "eps_effective",
+    "objective_value",
+    "Weights",
+    "weight_checks",
+    "fast_weights",
+    "cvxpy_weights",
+    "weights",
+    "baseline_weights",
+    "project_simplex",
+    "simulate",
+    "summarize",
+    "synthetic_frequency",
+    "synthetic_mean",
+    "demand_by_bin",
+    "demand_by_groups",
+    "load_randhie",
+    "parse_data_csv",
+    "noisy_histogram",
+    "value_bins",
+    "bias_bound",
 ]
 
 PROBLEMS = ("frequency", "mean")
 VARIANTS = ("CP", "CE", "UP", "UE", "A", "CT", "UT")
 BASELINES = ("UNI", "PROP", "SM", "LDP")
 ALGORITHMS = VARIANTS + BASELINES
-_BASES = {"CP": ("P1",), "CE": ("E1",), "UP": ("P1", "P2"), "UE": ("E1", "Q2"), "A": ("A",),
-          "CT": ("P1T",), "UT": ("P1T", "P2")}
+_BASES = {
+    "CP": ("P1",),
+    "CE": ("E1",),
+    "UP": ("P1", "P2"),
+    "UE": ("E1", "Q2"),
+    "A": ("A",),
+    "CT": ("P1T",),
+    "UT": ("P1T", "P2"),
+}
 MAX_USERS = 10_000_000
 
 
 def check_demands(eps) -> np.ndarray:
     """Demands ε_i ∈ (0, ∞] (∞ = public), 1 to 10 000 000 users."""
-    return check_vector("eps", eps, lo=MIN_EPS, allow_inf=True, max_length=MAX_USERS,
-                        what=" (per-user privacy demands; inf = public)")
+    return check_vector(
+        "eps", eps, lo=MIN_EPS, allow_inf=True, max_length=MAX_USERS, what=" (per-user privacy demands; inf = public)"
+    )
 
 
 def kappa_of(problem: str) -> float:
@@ -78,9 +100,16 @@ def _consts(problem: str, k: int, beta: float) -> dict:
     K = _K(problem, k)
     beta = check_real("beta", beta, lo=0.0, hi=1.0, lo_open=True, hi_open=True, what=" (failure probability β)")
     j = np.arange(1, K + 1)
-    return {"kappa": kappa_of(problem), "K": K, "H": float(np.sum(1 / j)), "S": float(np.sum(1 / j**2)),
-            "L1": math.log(K / beta), "L2": math.sqrt(math.log(4 * K / beta) / 2), "L3": math.log(2 * K / beta),
-            "L4": 1 + math.log(2 * K)}
+    return {
+        "kappa": kappa_of(problem),
+        "K": K,
+        "H": float(np.sum(1 / j)),
+        "S": float(np.sum(1 / j**2)),
+        "L1": math.log(K / beta),
+        "L2": math.sqrt(math.log(4 * K / beta) / 2),
+        "L3": math.log(2 * K / beta),
+        "L4": 1 + math.log(2 * K),
+    }
 
 
 def noise_scale(w, eps, kappa: float) -> float:
@@ -111,7 +140,7 @@ def _base_value(base: str, T, Q, s, c, n):
         return E * c["L2"] + kap * s * c["L3"]
     if base == "Q2":
         return Q * c["L4"] + 2 * kap**2 * s**2 * (c["H"] ** 2 + c["S"])
-    return Q / 4 + 2 * kap**2 * s**2                          # "A"
+    return Q / 4 + 2 * kap**2 * s**2  # "A"
 
 
 def _base_deriv(base: str, T, Q, s, dT, dQ, c, n):
@@ -167,10 +196,21 @@ def weight_checks(*, eps, eps_eff, weights, algorithm: str, b: float) -> list:
     eps = np.asarray(eps, dtype=float)
     w = np.asarray(weights, dtype=float)
     ins = {"algorithm": algorithm, "b": b}
-    return [check_le(f"{algorithm}: effective ε_i ≤ demanded ε_i", eps_eff, eps,
-                     labels=[f"user {i + 1}" for i in range(eps.size)], inputs=ins),
-            check_le(f"{algorithm}: weights on the simplex (|Σw − 1| ≤ 1e-9, w ≥ 0)",
-                     max(abs(float(w.sum()) - 1.0), float(-w.min(initial=0.0))), 1e-9, inputs=ins)]
+    return [
+        check_le(
+            f"{algorithm}: effective ε_i ≤ demanded ε_i",
+            eps_eff,
+            eps,
+            labels=[f"user {i + 1}" for i in range(eps.size)],
+            inputs=ins,
+        ),
+        check_le(
+            f"{algorithm}: weights on the simplex (|Σw − 1| ≤ 1e-9, w ≥ 0)",
+            max(abs(float(w.sum()) - 1.0), float(-w.min(initial=0.0))),
+            1e-9,
+            inputs=ins,
+        ),
+    ]
 
 
 # ------------------------------------------------------------------ the fast exact solver
@@ -187,7 +227,7 @@ class _Family:
         self.P1 = np.concatenate([[0.0], np.cumsum(self.e)])
         self.P2 = np.concatenate([[0.0], np.cumsum(self.e**2)])
         nk = self.n - np.arange(self.m)
-        G = self.P1[:-1] + nk * self.e                         # G_k = Σ_{i≤k} ε_i + (n−k) ε_{k+1}
+        G = self.P1[:-1] + nk * self.e  # G_k = Σ_{i≤k} ε_i + (n−k) ε_{k+1}
         self.G = np.concatenate([G, [np.inf]])
         self.t_lo = 0.0 if self.p > 0 else 1.0 / self.P1[-1]
         self.t_hi = 1.0 / (self.n * self.e[0])
@@ -196,9 +236,9 @@ class _Family:
         t = np.asarray(t, float)
         with np.errstate(divide="ignore"):
             inv = np.where(t > 0, 1.0 / t, np.inf)
-        k = np.searchsorted(self.G, inv * (1 - 1e-14), side="left")          # number unsaturated
+        k = np.searchsorted(self.G, inv * (1 - 1e-14), side="left")  # number unsaturated
         k = np.minimum(k, self.m if self.p > 0 else self.m - 1)
-        r = np.searchsorted(self.e, inv / self.n, side="left")                 # ε_i < 1/(n t)
+        r = np.searchsorted(self.e, inv / self.n, side="left")  # ε_i < 1/(n t)
         return k, np.minimum(r, k)
 
     def state(self, t, k, r):
@@ -250,7 +290,7 @@ def _minimise_base(fam: _Family, pieces: dict, base: str, c: dict) -> tuple[floa
         Th, Qh, dTh, dQh, _ = pieces["right"]
         dl = _base_deriv(base, Tl, Ql, lo, dTl, dQl, c, n)
         dh = _base_deriv(base, Th, Qh, hi, dTh, dQh, c, n)
-        inner = np.flatnonzero((dl < 0) & (dh > 0))          # convex piece with an interior minimum
+        inner = np.flatnonzero((dl < 0) & (dh > 0))  # convex piece with an interior minimum
         if inner.size:
             a, b_ = lo[inner].copy(), hi[inner].copy()
             kk, rr = kp[inner], rp[inner]
@@ -275,24 +315,39 @@ def fast_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float = 0
     c = _consts(problem, k, beta)
     n = eps.size
     kap = c["kappa"]
-    if not np.isfinite(eps).any():                              # everyone public: uniform, no noise
+    if not np.isfinite(eps).any():  # everyone public: uniform, no noise
         w = np.full(n, 1.0 / n)
-        return Weights(w, 0.0, eps_effective(w, 0.0, kap), objective_value(variant, w, eps, problem=problem, k=k,
-                       beta=beta), variant, "fast", None, "all users public")
+        return Weights(
+            w,
+            0.0,
+            eps_effective(w, 0.0, kap),
+            objective_value(variant, w, eps, problem=problem, k=k, beta=beta),
+            variant,
+            "fast",
+            None,
+            "all users public",
+        )
     fam = _Family(eps)
     pieces = _pieces(fam)
     best = min((_minimise_base(fam, pieces, base, c) for base in _BASES[variant]), key=lambda tv: tv[1])
     w = fam.weights_at(best[0], eps)
     b = noise_scale(w, eps, kap)
-    return Weights(w, b, eps_effective(w, b, kap), objective_value(variant, w, eps, problem=problem, k=k, beta=beta),
-                   variant, "fast", best[0])
+    return Weights(
+        w,
+        b,
+        eps_effective(w, b, kap),
+        objective_value(variant, w, eps, problem=problem, k=k, beta=beta),
+        variant,
+        "fast",
+        best[0],
+    )
 
 
 def cvxpy_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float = 0.05) -> Weights:
     import warnings
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)          # "may be inaccurate": status is reported
+        warnings.simplefilter("ignore", UserWarning)  # "may be inaccurate": status is reported
         return _cvxpy_weights(eps, variant=variant, problem=problem, k=k, beta=beta)
 
 
@@ -307,8 +362,16 @@ def _cvxpy_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float =
     n = eps.size
     if n > 200_000:
         res = fast_weights(eps, variant=variant, problem=problem, k=k, beta=beta)
-        return Weights(res.weights, res.b, res.eps_eff, res.objective, variant, "fast (cvxpy skipped: n > 200 000)",
-                       res.t, "cvxpy is not attempted above 200 000 users")
+        return Weights(
+            res.weights,
+            res.b,
+            res.eps_eff,
+            res.objective,
+            variant,
+            "fast (cvxpy skipped: n > 200 000)",
+            res.t,
+            "cvxpy is not attempted above 200 000 users",
+        )
     fin = np.isfinite(eps)
     kap = c["kappa"]
     best = None
@@ -337,8 +400,10 @@ def _cvxpy_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float =
             obj = cp.sum_squares(a) / 4 + 2 * kap**2 * cp.square(s)
         prob = cp.Problem(cp.Minimize(obj), cons)
         ok = False
-        for solver, opts in ((cp.CLARABEL, {"tol_gap_abs": 1e-11, "tol_gap_rel": 1e-11, "tol_feas": 1e-11}),
-                             (cp.SCS, {"eps": 1e-9})):
+        for solver, opts in (
+            (cp.CLARABEL, {"tol_gap_abs": 1e-11, "tol_gap_rel": 1e-11, "tol_feas": 1e-11}),
+            (cp.SCS, {"eps": 1e-9}),
+        ):
             try:
                 prob.solve(solver=solver, **opts)
                 ok = w.value is not None and prob.status in ("optimal", "optimal_inaccurate")
@@ -349,8 +414,16 @@ def _cvxpy_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float =
                 break
         if not ok:
             res = fast_weights(eps, variant=variant, problem=problem, k=k, beta=beta)
-            return Weights(res.weights, res.b, res.eps_eff, res.objective, variant, "fast (cvxpy failed)", res.t,
-                           note or f"cvxpy status {prob.status}")
+            return Weights(
+                res.weights,
+                res.b,
+                res.eps_eff,
+                res.objective,
+                variant,
+                "fast (cvxpy failed)",
+                res.t,
+                note or f"cvxpy status {prob.status}",
+            )
         wv = np.clip(np.asarray(w.value, float), 0.0, None)
         wv = wv / wv.sum()
         val = objective_value(variant, wv, eps, problem=problem, k=k, beta=beta)
@@ -456,9 +529,21 @@ def bias_bound(w) -> float:
     return float(0.5 * np.abs(w - 1.0 / w.size).sum())
 
 
-def simulate(x, eps, *, algorithm: str, problem: str, k: int = 2, beta: float = 0.05, trials: int = 200,
-             setting: str = "correlated", rng=None, solver: str = "fast", sm_threshold: str = "max_finite",
-             w: Weights | None = None) -> dict:
+def simulate(
+    x,
+    eps,
+    *,
+    algorithm: str,
+    problem: str,
+    k: int = 2,
+    beta: float = 0.05,
+    trials: int = 200,
+    setting: str = "correlated",
+    rng=None,
+    solver: str = "fast",
+    sm_threshold: str = "max_finite",
+    w: Weights | None = None,
+) -> dict:
     """Errors of ``trials`` independent releases: ‖p̂ − p‖_∞ (frequency) or |μ̂ − x̄| (mean); also
     the released ``estimates`` (trials × k, or trials) and the ``truth`` they estimate.
 
@@ -507,8 +592,15 @@ def simulate(x, eps, *, algorithm: str, problem: str, k: int = 2, beta: float = 
         fin = np.isfinite(eps)
         thr = (np.max(eps[fin]) if fin.any() else np.inf) if sm_threshold == "max_finite" else np.max(eps)
         with np.errstate(over="ignore", invalid="ignore"):
-            keep_p = np.where(np.isinf(eps), 1.0, np.where(np.isinf(thr), 0.0, np.expm1(np.minimum(eps, 700))
-                                                             / np.expm1(min(thr, 700)) if np.isfinite(thr) else 0.0))
+            keep_p = np.where(
+                np.isinf(eps),
+                1.0,
+                np.where(
+                    np.isinf(thr),
+                    0.0,
+                    np.expm1(np.minimum(eps, 700)) / np.expm1(min(thr, 700)) if np.isfinite(thr) else 0.0,
+                ),
+            )
         keep_p = np.clip(keep_p, 0.0, 1.0)
         info.update(threshold=float(thr), keep_probability=keep_p)
         for t_ in range(trials):
@@ -523,10 +615,12 @@ def simulate(x, eps, *, algorithm: str, problem: str, k: int = 2, beta: float = 
                 est = min(max(xs.mean() + (rng.laplace(0.0, 1.0 / (ns * thr)) if np.isfinite(thr) else 0.0), 0.0), 1.0)
             errs[t_] = np.max(np.abs(est - truth)) if problem == "frequency" else abs(est - truth)
             ests[t_] = est
-    else:                                                       # LDP
+    else:  # LDP
         if n > 50_000:
-            raise InputError(f"the LDP baseline solves a cvxpy problem over all users; n = {n} exceeds 50 000. "
-                             "Use fewer users for LDP.")
+            raise InputError(
+                f"the LDP baseline solves a cvxpy problem over all users; n = {n} exceeds 50 000. "
+                "Use fewer users for LDP."
+            )
         fin = np.isfinite(eps)
         if problem == "mean":
             v = np.where(fin, 2.0 / np.where(fin, eps, 1.0) ** 2, 0.0)
@@ -590,8 +684,10 @@ def demand_by_bin(x, *, eps_by_bin) -> np.ndarray:
     e = check_vector("eps_by_bin", eps_by_bin, lo=MIN_EPS, allow_inf=True, max_length=1000)
     x = np.asarray(x)
     if x.min() < 0 or x.max() >= e.size:
-        raise InputError(f"eps_by_bin (ε per bin) needs one demand for each of the {int(x.max()) + 1} bins "
-                         f"(0..{int(x.max())}); got {e.size}. Add or remove entries in the “ε per bin” list.")
+        raise InputError(
+            f"eps_by_bin (ε per bin) needs one demand for each of the {int(x.max()) + 1} bins "
+            f"(0..{int(x.max())}); got {e.size}. Add or remove entries in the “ε per bin” list."
+        )
     return e[x.astype(int)]
 
 
@@ -618,11 +714,10 @@ def demand_by_groups(*, n: int, shares, lows, highs, rng=None) -> np.ndarray:
     counts[np.argmax(shares)] += n - counts.sum()
     out = []
     for c, lo, hi in zip(counts, lows, highs):
-        if np.isinf(lo):                                      # a public group (low = high = inf)
+        if np.isinf(lo):  # a public group (low = high = inf)
             out.append(np.full(c, np.inf))
         elif np.isinf(hi):
-            raise InputError("a group's ε range must be finite, or public with low = high = inf; got "
-                             f"[{lo:g}, inf].")
+            raise InputError(f"a group's ε range must be finite, or public with low = high = inf; got [{lo:g}, inf].")
         elif hi == lo:
             out.append(np.full(c, lo))
         else:
@@ -630,7 +725,7 @@ def demand_by_groups(*, n: int, shares, lows, highs, rng=None) -> np.ndarray:
     return rng.permutation(np.concatenate(out))
 
 
-def load_randhie(path) -> "pd.DataFrame":
+def load_randhie(path) -> pd.DataFrame:
     """The bundled RAND HIE person file (see data/README.md)."""
     import pandas as pd
 
@@ -646,17 +741,20 @@ def parse_data_csv(data: bytes, *, column: str | None = None, max_rows: int = 1_
 
     from .uploads import PER_USER_LIMITS, check_csv_bytes
 
-    check_csv_bytes(data, PER_USER_LIMITS, what="the uploaded CSV")      # before the parser reads the body
-    header = [h.strip().strip('"') for h in bytes(data[: data.find(b"\n") if b"\n" in data else len(data)])
-              .decode("utf-8").split(",")]
+    check_csv_bytes(data, PER_USER_LIMITS, what="the uploaded CSV")  # before the parser reads the body
+    header = [
+        h.strip().strip('"')
+        for h in bytes(data[: data.find(b"\n") if b"\n" in data else len(data)]).decode("utf-8").split(",")
+    ]
     col = column if column is not None else header[0]
     if col not in header:
         raise InputError(f"column {col!r} not found; available: {', '.join(header[:20])}.")
     try:
         df = pd.read_csv(io.BytesIO(bytes(data)), nrows=max_rows + 1, usecols=[header.index(col)])
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"the file is not a readable CSV ({type(exc).__name__}). Upload comma-separated numbers "
-                         "with a header row.") from None
+        raise InputError(
+            f"the file is not a readable CSV ({type(exc).__name__}). Upload comma-separated numbers with a header row."
+        ) from None
     if len(df) > max_rows:
         raise InputError(f"the CSV has more than {max_rows:,} rows.")
     if len(df) < 2:
@@ -666,5 +764,7 @@ def parse_data_csv(data: bytes, *, column: str | None = None, max_rows: int = 1_
         raise InputError(f"column {col!r} is not numeric.")
     vals = df[col].to_numpy(dtype=float)
     if not np.all(np.isfinite(vals)):
-        raise InputError(f"column {col!r} has missing or non-finite values (row {int(np.argmin(np.isfinite(vals))) + 1}).")
+        raise InputError(
+            f"column {col!r} has missing or non-finite values (row {int(np.argmin(np.isfinite(vals))) + 1})."
+        )
     return vals, str(col)

@@ -15,8 +15,9 @@ as CSV — in a small, safe grammar (no ``eval``)::
     ref   := TABLE ["[" COLUMN "=" VALUE {"," COLUMN "=" VALUE} "]"] "." COLUMN
 
 ``TABLE[col=value].column`` must select exactly one row unless an aggregate is used; ``value``
-matches a numeric column numerically (``q=0.1``) and any other column as text; cells are numbers ("∞" and "inf" included),
-yes/no or text. ``<`` and ``>`` give yes/no, ``finite`` says whether a single cell is finite. A
+matches a numeric column numerically (``q=0.1``) and any other column as text; cells are numbers
+("∞" and "inf" included), yes/no or text. ``<`` and ``>`` give yes/no, ``finite`` says whether a
+single cell is finite. A
 choice question's key gives a yes/no or a text cell; the answer must be that choice.
 """
 
@@ -35,8 +36,21 @@ import pandas as pd
 
 from ._validate import InputError
 
-__all__ = ["Question", "Step", "Lesson", "StepCheck", "parse_lesson", "load_lesson", "lesson_ids",
-           "bundled_lesson", "bundled_lessons", "evaluate_key", "check_lesson", "step_scenario", "MAX_LESSON_BYTES"]
+__all__ = [
+    "Question",
+    "Step",
+    "Lesson",
+    "StepCheck",
+    "parse_lesson",
+    "load_lesson",
+    "lesson_ids",
+    "bundled_lesson",
+    "bundled_lessons",
+    "evaluate_key",
+    "check_lesson",
+    "step_scenario",
+    "MAX_LESSON_BYTES",
+]
 
 #: largest accepted lesson file (bytes) and the schema's other limits
 MAX_LESSON_BYTES = 64 * 1024
@@ -105,6 +119,7 @@ class StepCheck:
 
 # ---------------------------------------------------------------- schema
 
+
 def _where(lesson: str, step: int | None = None, q: bool = False) -> str:
     at = f"lesson {lesson!r}"
     if step is not None:
@@ -130,8 +145,10 @@ def _text(d: dict, name: str, where: str, *, required: bool = True, limit: int =
 def _only(d: dict, allowed: tuple[str, ...], where: str) -> None:
     extra = [k for k in d if k not in allowed]
     if extra:
-        raise InputError(f"{where}: unknown field(s) {', '.join(map(repr, extra))}; the schema allows "
-                         f"{', '.join(allowed)} (see docs/lessons.md).")
+        raise InputError(
+            f"{where}: unknown field(s) {', '.join(map(repr, extra))}; the schema allows "
+            f"{', '.join(allowed)} (see docs/lessons.md)."
+        )
 
 
 def _question(d, where: str) -> Question:
@@ -141,7 +158,7 @@ def _question(d, where: str) -> Question:
     prompt = _text(d, "prompt", where, limit=MAX_TEXT)
     kind = d.get("kind")
     if kind not in ("number", "choice"):
-        raise InputError(f"{where}: 'kind' must be \"number\" or \"choice\"; got {kind!r}.")
+        raise InputError(f'{where}: \'kind\' must be "number" or "choice"; got {kind!r}.')
     hint = _text(d, "hint", where, required=False, limit=MAX_TEXT)
     explain = _text(d, "explain", where, required=False, limit=MAX_TEXT)
     key = _text(d, "key", where, required=kind == "number", limit=MAX_SHORT) or None
@@ -155,14 +172,19 @@ def _question(d, where: str) -> Question:
             raise InputError(f"{where}: 'answer' of a number question must be a finite number; got {answer!r}.")
         tol = d.get("tolerance")
         if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not (0 < tol < math.inf):
-            raise InputError(f"{where}: 'tolerance' must be a positive number (the accepted distance from the "
-                             f"answer); got {tol!r}. Add e.g. tolerance = 0.05.")
+            raise InputError(
+                f"{where}: 'tolerance' must be a positive number (the accepted distance from the "
+                f"answer); got {tol!r}. Add e.g. tolerance = 0.05."
+            )
         if "choices" in d:
             raise InputError(f"{where}: a number question has no 'choices'; remove them or use kind = \"choice\".")
         return Question(prompt, kind, float(answer), float(tol), (), key, hint, explain)
     choices = d.get("choices")
-    if (not isinstance(choices, list) or not 2 <= len(choices) <= 8
-            or not all(isinstance(c, str) and c.strip() and len(c) <= MAX_SHORT for c in choices)):
+    if (
+        not isinstance(choices, list)
+        or not 2 <= len(choices) <= 8
+        or not all(isinstance(c, str) and c.strip() and len(c) <= MAX_SHORT for c in choices)
+    ):
         raise InputError(f"{where}: 'choices' must be a list of 2 to 8 non-empty texts; got {str(choices)[:80]!r}.")
     choices = tuple(c.strip() for c in choices)
     if len({c.lower() for c in choices}) != len(choices):
@@ -189,8 +211,10 @@ def parse_lesson(text: str | bytes, *, id: str) -> Lesson:
     from .scenarios import page_name
 
     if not isinstance(id, str) or not _ID.match(id):
-        raise InputError(f"lesson id must be 1-60 lowercase letters, digits, '-' or '_' (the file name without "
-                         f".toml); got {str(id)[:60]!r}. Rename the file.")
+        raise InputError(
+            f"lesson id must be 1-60 lowercase letters, digits, '-' or '_' (the file name without "
+            f".toml); got {str(id)[:60]!r}. Rename the file."
+        )
     if isinstance(text, str):
         text = text.encode()
     if len(text) > MAX_LESSON_BYTES:
@@ -201,12 +225,15 @@ def parse_lesson(text: str | bytes, *, id: str) -> Lesson:
         raise InputError(f"lesson {id!r} is not UTF-8 text. Save it as UTF-8.") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"lesson {id!r} is not valid TOML: {exc}. Fix the line it names.") from None
-    except RecursionError:                      # e.g. thousands of nested arrays
-        raise InputError(f"lesson {id!r} nests arrays or tables too deeply to read; a lesson needs no "
-                         "nesting beyond [[steps]] and [steps.question].") from None
-    except ValueError as exc:                   # e.g. an integer of more than 4 300 digits
-        raise InputError(f"lesson {id!r} has a value that cannot be read: {str(exc)[:120]}. Use an ordinary "
-                         "number.") from None
+    except RecursionError:  # e.g. thousands of nested arrays
+        raise InputError(
+            f"lesson {id!r} nests arrays or tables too deeply to read; a lesson needs no "
+            "nesting beyond [[steps]] and [steps.question]."
+        ) from None
+    except ValueError as exc:  # e.g. an integer of more than 4 300 digits
+        raise InputError(
+            f"lesson {id!r} has a value that cannot be read: {str(exc)[:120]}. Use an ordinary number."
+        ) from None
     where = _where(id)
     _only(data, ("title", "follows", "summary", "steps"), where)
     title = _text(data, "title", where)
@@ -214,8 +241,9 @@ def parse_lesson(text: str | bytes, *, id: str) -> Lesson:
     summary = _text(data, "summary", where, required=False, limit=MAX_TEXT)
     raw = data.get("steps")
     if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_STEPS:
-        raise InputError(f"{where}: needs 1 to {MAX_STEPS} [[steps]]; got "
-                         f"{len(raw) if isinstance(raw, list) else 'none'}.")
+        raise InputError(
+            f"{where}: needs 1 to {MAX_STEPS} [[steps]]; got {len(raw) if isinstance(raw, list) else 'none'}."
+        )
     steps = []
     for i, st in enumerate(raw, start=1):
         w = _where(id, i)
@@ -228,9 +256,13 @@ def parse_lesson(text: str | bytes, *, id: str) -> Lesson:
         except InputError as exc:
             raise InputError(f"{w}: 'page': {exc}") from None
         query = _text(st, "query", w, required=False, limit=2000).lstrip("?")
-        step = Step(page=page, query=query, text=_text(st, "text", w, limit=MAX_TEXT),
-                    title=_text(st, "title", w, required=False),
-                    question=_question(st["question"], _where(id, i, True)) if "question" in st else None)
+        step = Step(
+            page=page,
+            query=query,
+            text=_text(st, "text", w, limit=MAX_TEXT),
+            title=_text(st, "title", w, required=False),
+            question=_question(st["question"], _where(id, i, True)) if "question" in st else None,
+        )
         try:
             step_scenario(step)
         except InputError as exc:
@@ -258,7 +290,7 @@ def _lesson_files():
             return root
     except ModuleNotFoundError:
         pass
-    return Path(__file__).resolve().parents[1] / "data" / "lessons"    # a source checkout, not installed
+    return Path(__file__).resolve().parents[1] / "data" / "lessons"  # a source checkout, not installed
 
 
 def lesson_ids() -> list[str]:
@@ -301,8 +333,9 @@ def _parse_term(term: str, where: str) -> _Ref:
             raise InputError(f"{where}: key uses unknown function {agg!r}; use one of {', '.join(AGGREGATES)}.")
     m = _REF.match(term)
     if not m:
-        raise InputError(f"{where}: key term {term[:80]!r} must look like table[column=value].column "
-                         "(see docs/lessons.md).")
+        raise InputError(
+            f"{where}: key term {term[:80]!r} must look like table[column=value].column (see docs/lessons.md)."
+        )
     sel = []
     if m.group("sel"):
         for part in m.group("sel").split(","):
@@ -327,8 +360,9 @@ def parse_key(key: str, *, where: str = "key") -> _Key:
     if len(parts) == 1:
         return _Key((_parse_term(key, where),))
     if len(parts) != 3:
-        raise InputError(f"{where}: key {key[:80]!r} may combine at most two terms with one of ' / ', ' - ', "
-                         "' < ', ' > '.")
+        raise InputError(
+            f"{where}: key {key[:80]!r} may combine at most two terms with one of ' / ', ' - ', ' < ', ' > '."
+        )
     return _Key((_parse_term(parts[0], where), _parse_term(parts[2], where)), parts[1])
 
 
@@ -365,18 +399,20 @@ def _value(ref: _Ref, tables: dict, where: str):
     df = tables[ref.table]
     for col in [c for c, _ in ref.where] + [ref.column]:
         if col not in df.columns:
-            raise InputError(f"{where}: table {ref.table} has no column {col!r}; its columns are "
-                             f"{', '.join(map(str, df.columns))}.")
+            raise InputError(
+                f"{where}: table {ref.table} has no column {col!r}; its columns are {', '.join(map(str, df.columns))}."
+            )
     mask = pd.Series(True, index=df.index)
     for c, v in ref.where:
         mask &= _cell_match(df[c], v)
     vals = df.loc[mask, ref.column]
-    if ref.agg in (None, "finite"):                          # one cell
+    if ref.agg in (None, "finite"):  # one cell
         if len(vals) != 1:
             shown = f"{ref.table}[…].{ref.column}" if ref.agg is None else f"finite({ref.table}[…].{ref.column})"
-            raise InputError(f"{where}: key {shown} selects {len(vals)} rows; it must select exactly one"
-                             + (" (add column=value conditions) or use an aggregate such as max(…)."
-                                if ref.agg is None else "."))
+            raise InputError(
+                f"{where}: key {shown} selects {len(vals)} rows; it must select exactly one"
+                + (" (add column=value conditions) or use an aggregate such as max(…)." if ref.agg is None else ".")
+            )
         v = _scalar(vals.iloc[0])
         return v if ref.agg is None else isinstance(v, float) and math.isfinite(v)
     if len(vals) == 0 and ref.agg != "count":
@@ -436,7 +472,9 @@ def check_lesson(lesson: Lesson, *, budget=None, runs: dict | None = None) -> li
             out.append(StepCheck(i, step.page, "no question", "no question on this step"))
             continue
         if q.key is None:
-            out.append(StepCheck(i, step.page, "unchecked", "choice question without a key: not checked against the core"))
+            out.append(
+                StepCheck(i, step.page, "unchecked", "choice question without a key: not checked against the core")
+            )
             continue
         scenario = step_scenario(step)
         cache_key = (step.page, scenario.query_string())
@@ -449,9 +487,11 @@ def check_lesson(lesson: Lesson, *, budget=None, runs: dict | None = None) -> li
             if not isinstance(value, float) or not math.isfinite(value):
                 raise InputError(f"{where}: key {q.key!r} gives {value!r}, not a finite number; use a numeric column.")
             ok = abs(value - float(q.answer)) <= 0.5 * float(q.tolerance)
-            msg = (f"answer {q.answer:g} ± {q.tolerance:g}; the core computes {value:.6g}"
-                   + ("" if ok else f" — outside half the tolerance ({0.5 * q.tolerance:g}). Update the answer "
-                      "or the tolerance."))
+            msg = f"answer {q.answer:g} ± {q.tolerance:g}; the core computes {value:.6g}" + (
+                ""
+                if ok
+                else f" — outside half the tolerance ({0.5 * q.tolerance:g}). Update the answer or the tolerance."
+            )
         else:
             got = _as_choice(value)
             ok = got.strip().lower() == str(q.answer).lower()

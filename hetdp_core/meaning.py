@@ -26,10 +26,17 @@ __all__ = ["posterior_bounds", "zcdp_to_eps", "Meaning", "meaning", "in_words", 
 
 def posterior_bounds(*, eps, prior: float) -> tuple[np.ndarray, np.ndarray]:
     """(lowest, highest) posterior an attacker can reach from ``prior`` at level(s) ``eps``."""
-    p = check_real("prior", prior, lo=0.0, hi=1.0, lo_open=True, hi_open=True,
-                   what=" (the attacker's prior probability)")
-    e = check_vector("eps", np.atleast_1d(eps), lo=0.0, allow_inf=True, max_length=100_000,
-                     what=" (privacy levels; inf = no protection)")
+    p = check_real(
+        "prior", prior, lo=0.0, hi=1.0, lo_open=True, hi_open=True, what=" (the attacker's prior probability)"
+    )
+    e = check_vector(
+        "eps",
+        np.atleast_1d(eps),
+        lo=0.0,
+        allow_inf=True,
+        max_length=100_000,
+        what=" (privacy levels; inf = no protection)",
+    )
     with np.errstate(over="ignore", invalid="ignore"):
         # written with e^{−ε} so that large ε (and ε = ∞) give 1 and 0 without overflow
         t = np.exp(-e)
@@ -54,12 +61,20 @@ class Meaning:
     prior: float
     lowest: np.ndarray
     highest: np.ndarray
-    delta: float | None = None       # set when the levels hold except with probability δ
+    delta: float | None = None  # set when the levels hold except with probability δ
 
     def rows(self) -> list[dict]:
-        return [{"level": lab, "eps": float(e), "prior": self.prior, "posterior_low": float(lo),
-                 "posterior_high": float(hi), "sentence": in_words(e, self.prior, hi, self.delta)}
-                for lab, e, lo, hi in zip(self.labels, self.eps, self.lowest, self.highest)]
+        return [
+            {
+                "level": lab,
+                "eps": float(e),
+                "prior": self.prior,
+                "posterior_low": float(lo),
+                "posterior_high": float(hi),
+                "sentence": in_words(e, self.prior, hi, self.delta),
+            }
+            for lab, e, lo, hi in zip(self.labels, self.eps, self.lowest, self.highest)
+        ]
 
 
 def meaning(*, labels, eps, prior: float, delta: float | None = None) -> Meaning:
@@ -80,7 +95,7 @@ def round_up(x: float, digits: int = 3) -> float:
         return x
     e = int(np.floor(np.log10(x))) - digits + 1
     q = x / 10.0**e
-    r = np.ceil(q - 1e-9 * q) * 10.0**e                 # a value already on the grid stays
+    r = np.ceil(q - 1e-9 * q) * 10.0**e  # a value already on the grid stays
     return float(f"{r:.{digits}g}") if float(f"{r:.{digits}g}") >= x * (1 - 1e-12) else r
 
 
@@ -121,7 +136,7 @@ def meaning_table(levels, *, prior: float, delta: float | None = None):
     for col in ("level", "demanded ε"):
         if col not in df:
             raise InputError(f"levels must have a '{col}' column; got {list(df.columns)}.")
-    if df.empty:                                   # a page with no valid level to state
+    if df.empty:  # a page with no valid level to state
         return df.assign(**{"posterior ≤ (demanded)": [], "in words": []})
     _, hi_d = posterior_bounds(eps=df["demanded ε"].to_numpy(float), prior=prior)
     df["posterior ≤ (demanded)"] = hi_d
@@ -132,15 +147,19 @@ def meaning_table(levels, *, prior: float, delta: float | None = None):
         basis = "delivered ε"
     _, hi = posterior_bounds(eps=df[basis].to_numpy(float), prior=prior)
     deltas = df["δ"].to_numpy(float) if "δ" in df else np.full(len(df), np.nan if delta is None else delta)
-    words = [in_words(e, prior, h, None if not (dl > 0) else float(dl))
-             for e, h, dl in zip(df[basis].to_numpy(float), hi, deltas)]
+    words = [
+        in_words(e, prior, h, None if not (dl > 0) else float(dl))
+        for e, h, dl in zip(df[basis].to_numpy(float), hi, deltas)
+    ]
     if "any attacker ε" in df:
         _, hi_any = posterior_bounds(eps=df["any attacker ε"].to_numpy(float), prior=prior)
         df["posterior ≤ (any attacker)"] = hi_any
-        words = [f"under the model's assumptions (the attacker's beliefs about the other features follow "
-                 f"the model, correlation ≤ q), {w}; an attacker who knows more (any attacker): "
-                 + (f"at most {_pct(h, up=True)}" if np.isfinite(e) else "no protection")
-                 for w, h, e in zip(words, hi_any, df["any attacker ε"].to_numpy(float))]
+        words = [
+            f"under the model's assumptions (the attacker's beliefs about the other features follow "
+            f"the model, correlation ≤ q), {w}; an attacker who knows more (any attacker): "
+            + (f"at most {_pct(h, up=True)}" if np.isfinite(e) else "no protection")
+            for w, h, e in zip(words, hi_any, df["any attacker ε"].to_numpy(float))
+        ]
     df["in words"] = words
     return df
 
@@ -158,6 +177,10 @@ def dot_table(rows: dict, truth: dict):
     true value`` (the pages' ``*_release_quantiles`` tables)."""
     import pandas as pd
 
-    return pd.DataFrame([{"mechanism": label, "dot": i + 1, "released value": float(v),
-                          "true value": float(truth[label])}
-                         for label, vals in rows.items() for i, v in enumerate(vals)])
+    return pd.DataFrame(
+        [
+            {"mechanism": label, "dot": i + 1, "released value": float(v), "true value": float(truth[label])}
+            for label, vals in rows.items()
+            for i, v in enumerate(vals)
+        ]
+    )

@@ -24,27 +24,43 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import integrate, optimize
 
-from ._validate import (
-    MIN_EPS,
-    InputError,
-    as_generator,
-    check_choice,
-    check_int,
-    check_real,
-    check_vector,
-)
+from ._validate import MIN_EPS, InputError, as_generator, check_choice, check_int, check_real, check_vector
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "calibration_checks", "laplace_scale", "gaussian_sigma", "mnm_threshold", "mnm_sigma_printed",
-    "mnm_printed_delta", "mnm_noise", "exact_profiles", "noise_variance", "release",
-    "noise_density", "pareto_sample", "pareto_mse", "sequential", "parallel", "example8",
-    "local_sensitivity_median", "smooth_sensitivity_median", "example12_datasets", "smooth_noise",
-    "sample_heavy_tailed", "bounded_laplace_C", "bounded_laplace_b", "bounded_laplace_sample",
-    "bounded_laplace_density", "exponential_probabilities", "report_noisy_max_probabilities",
-    "report_noisy_max_sample", "lemma28_bound", "local_sensitivity_release", "laplace_outside_share",
+    "calibration_checks",
+    "laplace_scale",
+    "gaussian_sigma",
+    "mnm_threshold",
+    "mnm_sigma_printed",
+    "mnm_printed_delta",
+    "mnm_noise",
+    "exact_profiles",
+    "noise_variance",
+    "release",
+    "noise_density",
+    "pareto_sample",
+    "pareto_mse",
+    "sequential",
+    "parallel",
+    "example8",
+    "local_sensitivity_median",
+    "smooth_sensitivity_median",
+    "example12_datasets",
+    "smooth_noise",
+    "sample_heavy_tailed",
+    "bounded_laplace_C",
+    "bounded_laplace_b",
+    "bounded_laplace_sample",
+    "bounded_laplace_density",
+    "exponential_probabilities",
+    "report_noisy_max_probabilities",
+    "report_noisy_max_sample",
+    "lemma28_bound",
+    "local_sensitivity_release",
+    "laplace_outside_share",
     "exponential_sample",
 ]
 
@@ -72,8 +88,10 @@ def gaussian_sigma(*, sensitivity: float, eps: float, delta: float) -> float:
     """σ = cΔ/ε with c = √(2 ln(1.25/δ)) (1 + 1e−12); Theorem 5 requires ε < 1."""
     eps = _eps(eps)
     if eps >= 1:
-        raise InputError(f"eps must be < 1 for the Gaussian mechanism (Theorem 5); got {eps:g}. "
-                         "Use a smaller ε or the Laplace mechanism.")
+        raise InputError(
+            f"eps must be < 1 for the Gaussian mechanism (Theorem 5); got {eps:g}. "
+            "Use a smaller ε or the Laplace mechanism."
+        )
     return math.sqrt(2 * math.log(1.25 / _delta(delta))) * (1 + 1e-12) * _sens(sensitivity) / eps
 
 
@@ -93,8 +111,9 @@ def mnm_printed_delta(*, sensitivity: float, eps: float, delta: float) -> float:
     from .profiles import gaussian_delta
 
     _delta(delta)
-    return gaussian_delta(eps=_eps(eps), sigma=mnm_sigma_printed(sensitivity=sensitivity, eps=eps),
-                          sensitivity=_sens(sensitivity))
+    return gaussian_delta(
+        eps=_eps(eps), sigma=mnm_sigma_printed(sensitivity=sensitivity, eps=eps), sensitivity=_sens(sensitivity)
+    )
 
 
 def mnm_noise(*, sensitivity: float, eps: float, delta: float) -> tuple[str, float]:
@@ -108,8 +127,9 @@ def mnm_noise(*, sensitivity: float, eps: float, delta: float) -> tuple[str, flo
     return ("gaussian", sig) if sig**2 < 2 * b**2 else ("laplace", b)
 
 
-def exact_profiles(*, sensitivity: float, eps: float, delta: float,
-                   bounded: tuple[float, float, float] | None = None) -> list[dict]:
+def exact_profiles(
+    *, sensitivity: float, eps: float, delta: float, bounded: tuple[float, float, float] | None = None
+) -> list[dict]:
     """The exact privacy profile of every noise the lab draws at (ε, δ): per mechanism the stated
     (ε, δ), the exact δ(ε) of the noise actually drawn and P(privacy loss > ε) (the probability that
     the pure-ε posterior bound is exceeded), from :mod:`hetdp_core.profiles`. The Gaussian
@@ -119,19 +139,43 @@ def exact_profiles(*, sensitivity: float, eps: float, delta: float,
 
     sens, e, d = _sens(sensitivity), _eps(eps), _delta(delta)
     b = laplace_scale(sensitivity=sens, eps=e)
-    rows = [{"mechanism": "Laplace", "noise": f"Lap({b:.4g})", "stated ε": e, "stated δ": 0.0,
-             "exact δ(ε)": pr.laplace_delta(eps=e, b=b, sensitivity=sens),
-             "P(loss > ε)": pr.laplace_tail(eps=e, b=b, sensitivity=sens), "max_loss": sens / b}]
+    rows = [
+        {
+            "mechanism": "Laplace",
+            "noise": f"Lap({b:.4g})",
+            "stated ε": e,
+            "stated δ": 0.0,
+            "exact δ(ε)": pr.laplace_delta(eps=e, b=b, sensitivity=sens),
+            "P(loss > ε)": pr.laplace_tail(eps=e, b=b, sensitivity=sens),
+            "max_loss": sens / b,
+        }
+    ]
     if e < 1:
         sig = gaussian_sigma(sensitivity=sens, eps=e, delta=d)
-        rows.append({"mechanism": "Gaussian", "noise": f"N(0, {sig:.4g}²)", "stated ε": e, "stated δ": d,
-                     "exact δ(ε)": pr.gaussian_delta(eps=e, sigma=sig, sensitivity=sens),
-                     "P(loss > ε)": pr.gaussian_tail(eps=e, sigma=sig, sensitivity=sens), "max_loss": math.inf})
+        rows.append(
+            {
+                "mechanism": "Gaussian",
+                "noise": f"N(0, {sig:.4g}²)",
+                "stated ε": e,
+                "stated δ": d,
+                "exact δ(ε)": pr.gaussian_delta(eps=e, sigma=sig, sensitivity=sens),
+                "P(loss > ε)": pr.gaussian_tail(eps=e, sigma=sig, sensitivity=sens),
+                "max_loss": math.inf,
+            }
+        )
     kind, sc = mnm_noise(sensitivity=sens, eps=e, delta=d)
     if kind == "gaussian":
-        rows.append({"mechanism": "MNM", "noise": f"N(0, {sc:.4g}²)", "stated ε": e, "stated δ": d,
-                     "exact δ(ε)": pr.gaussian_delta(eps=e, sigma=sc, sensitivity=sens),
-                     "P(loss > ε)": pr.gaussian_tail(eps=e, sigma=sc, sensitivity=sens), "max_loss": math.inf})
+        rows.append(
+            {
+                "mechanism": "MNM",
+                "noise": f"N(0, {sc:.4g}²)",
+                "stated ε": e,
+                "stated δ": d,
+                "exact δ(ε)": pr.gaussian_delta(eps=e, sigma=sc, sensitivity=sens),
+                "P(loss > ε)": pr.gaussian_tail(eps=e, sigma=sc, sensitivity=sens),
+                "max_loss": math.inf,
+            }
+        )
     else:
         rows.append({**rows[0], "mechanism": "MNM", "stated δ": d})
     if bounded is not None:
@@ -140,14 +184,28 @@ def exact_profiles(*, sensitivity: float, eps: float, delta: float,
         C = bounded_laplace_C
         qs = np.linspace(lo, hi - sens, 2001)
         k = np.abs(np.log(C(qs + sens, b=bb, lower=lo, upper=hi) / C(qs, b=bb, lower=lo, upper=hi)))
-        rows.append({"mechanism": "bounded Laplace", "noise": f"Lap({bb:.4g}) on [{lo:g}, {hi:g}]", "stated ε": e,
-                     "stated δ": d, "exact δ(ε)": prof["delta"], "P(loss > ε)": prof["tail"],
-                     "max_loss": float(sens / bb + k.max())})
+        rows.append(
+            {
+                "mechanism": "bounded Laplace",
+                "noise": f"Lap({bb:.4g}) on [{lo:g}, {hi:g}]",
+                "stated ε": e,
+                "stated δ": d,
+                "exact δ(ε)": prof["delta"],
+                "P(loss > ε)": prof["tail"],
+                "max_loss": float(sens / bb + k.max()),
+            }
+        )
     return rows
 
 
-def calibration_checks(*, sensitivity: float, eps: float, delta: float | None = None,
-                       bounded: tuple[float, float, float] | None = None, profiles: list[dict] | None = None) -> list:
+def calibration_checks(
+    *,
+    sensitivity: float,
+    eps: float,
+    delta: float | None = None,
+    bounded: tuple[float, float, float] | None = None,
+    profiles: list[dict] | None = None,
+) -> list:
     """Checks of the noise calibrations the lab shows: Laplace loss Δ/b ≤ ε; and, when δ is given,
     the exact privacy profile of each (ε, δ) noise actually drawn (Gaussian for ε < 1, the
     corrected MNM, and the bounded Laplace when ``bounded`` = (b, l, u)): exact δ(ε) ≤ δ. A failed
@@ -163,9 +221,15 @@ def calibration_checks(*, sensitivity: float, eps: float, delta: float | None = 
         return out
     if profiles is None:
         profiles = exact_profiles(sensitivity=sens, eps=e, delta=delta, bounded=bounded)
-    for row in profiles[1:]:                                   # every (ε, δ) noise; row 0 is Laplace
-        out.append(profile_check(row["mechanism"], exact_delta=row["exact δ(ε)"], stated_delta=row["stated δ"],
-                                 inputs={**ins, "delta": delta, "noise": row["noise"]}))
+    for row in profiles[1:]:  # every (ε, δ) noise; row 0 is Laplace
+        out.append(
+            profile_check(
+                row["mechanism"],
+                exact_delta=row["exact δ(ε)"],
+                stated_delta=row["stated δ"],
+                inputs={**ins, "delta": delta, "noise": row["noise"]},
+            )
+        )
     return out
 
 
@@ -180,8 +244,16 @@ def noise_variance(mechanism: str, *, sensitivity: float, eps: float, delta: flo
     return scale**2 if kind == "gaussian" else 2 * scale**2
 
 
-def release(value, mechanism: str, *, sensitivity: float, eps: float, delta: float = 1e-5,
-            size: int = 1, rng: np.random.Generator | int | None = None) -> np.ndarray:
+def release(
+    value,
+    mechanism: str,
+    *,
+    sensitivity: float,
+    eps: float,
+    delta: float = 1e-5,
+    size: int = 1,
+    rng: np.random.Generator | int | None = None,
+) -> np.ndarray:
     """``size`` independent noisy releases of ``value`` (scalar or array, broadcast)."""
     mechanism = check_choice("mechanism", mechanism, MECHANISMS)
     size = check_int("size", size, lo=1, hi=50_000_000, what=" (number of releases)")
@@ -222,15 +294,18 @@ def pareto_sample(*, n: int, pareto_index: float, size: int = 1, rng=None) -> np
     return (1.0 - as_generator(rng).random((size, n))) ** (-1.0 / pareto_index)
 
 
-def pareto_mse(*, n: int, pareto_index: float, clip: float, eps_values, delta: float = 1e-5, trials: int = 500,
-               seed: int = 0) -> "pd.DataFrame":
+def pareto_mse(
+    *, n: int, pareto_index: float, clip: float, eps_values, delta: float = 1e-5, trials: int = 500, seed: int = 0
+) -> pd.DataFrame:
     """Example 11: MSE of the noisy sample mean of Pareto(α) data clipped to [0, Λ] (so Δ = Λ/n)
     for Laplace, Gaussian (ε < 1 only) and MNM, against the population mean α/(α−1) (α > 1).
     Simulated, with the analytic noise variance alongside."""
     import pandas as pd
 
     clip = check_real("clip", clip, lo=1.0, lo_open=True, hi=1e9, what=" (clipping level Λ)")
-    pareto_index = check_real("pareto_index", pareto_index, lo=1.0, lo_open=True, hi=100.0, what=" (Pareto α > 1: finite mean)")
+    pareto_index = check_real(
+        "pareto_index", pareto_index, lo=1.0, lo_open=True, hi=100.0, what=" (Pareto α > 1: finite mean)"
+    )
     eps_values = check_vector("eps_values", eps_values, lo=MIN_EPS, hi=100.0, max_length=50)
     trials = check_int("trials", trials, lo=2, hi=100_000)
     rng = as_generator(seed)
@@ -244,9 +319,15 @@ def pareto_mse(*, n: int, pareto_index: float, clip: float, eps_values, delta: f
             if mech == "gaussian" and e >= 1:
                 continue
             noisy = means + release(0.0, mech, sensitivity=sens, eps=e, delta=delta, size=trials, rng=rng)
-            rows.append({"eps": float(e), "mechanism": mech, "mse": float(np.mean((noisy - target) ** 2)),
-                         "mse_nonprivate": float(np.mean((means - target) ** 2)),
-                         "noise_variance": noise_variance(mech, sensitivity=sens, eps=e, delta=delta)})
+            rows.append(
+                {
+                    "eps": float(e),
+                    "mechanism": mech,
+                    "mse": float(np.mean((noisy - target) ** 2)),
+                    "mse_nonprivate": float(np.mean((means - target) ** 2)),
+                    "noise_variance": noise_variance(mech, sensitivity=sens, eps=e, delta=delta),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -269,8 +350,12 @@ def example8(*, n: int, m: int, Lambda: float, eps1: float, eps2: float, eps3: f
     Lambda = check_real("Lambda", Lambda, lo=0.0, lo_open=True, what=" (data range [0, Λ])")
     e = [_eps(v) for v in (eps1, eps2, eps3)]
     sens = {"mean": Lambda / m, "variance": Lambda**2 / m, "median": Lambda}
-    return {"sensitivity": sens, "scale": {k: s / ei for (k, s), ei in zip(sens.items(), e)},
-            "part1": sequential(e[:2]), "total": parallel([sequential(e[:2]), e[2]])}
+    return {
+        "sensitivity": sens,
+        "scale": {k: s / ei for (k, s), ei in zip(sens.items(), e)},
+        "part1": sequential(e[:2]),
+        "total": parallel([sequential(e[:2]), e[2]]),
+    }
 
 
 # ------------------------------------------------------------------ smooth sensitivity of the median
@@ -284,7 +369,7 @@ def _sorted_odd(x, name="x") -> np.ndarray:
 def local_sensitivity_median(x) -> float:
     """Δ_local = max(x_{m+1} − x_m, x_m − x_{m−1}) for odd n (Example 12)."""
     x = _sorted_odd(x)
-    m = x.size // 2                                       # 0-based index of the median
+    m = x.size // 2  # 0-based index of the median
     lo = x[m - 1] if m >= 1 else x[m]
     hi = x[m + 1] if m + 1 < x.size else x[m]
     return float(max(hi - x[m], x[m] - lo))
@@ -299,20 +384,24 @@ def smooth_sensitivity_median(x, *, beta: float, lower: float, upper: float) -> 
     lower = check_real("lower", lower)
     upper = check_real("upper", upper)
     if not lower < upper or x[0] < lower or x[-1] > upper:
-        raise InputError(f"need lower < upper and data inside [lower, upper]; got [{lower:g}, {upper:g}] for "
-                         f"data in [{x[0]:g}, {x[-1]:g}].")
+        raise InputError(
+            f"need lower < upper and data inside [lower, upper]; got [{lower:g}, {upper:g}] for "
+            f"data in [{x[0]:g}, {x[-1]:g}]."
+        )
     n = x.size
-    m = (n + 1) // 2                                      # 1-based median rank
-    padded = np.concatenate([[lower] * (n + 2), x, [upper] * (n + 2)])   # padded[i + n + 1] = x_i
+    m = (n + 1) // 2  # 1-based median rank
+    padded = np.concatenate([[lower] * (n + 2), x, [upper] * (n + 2)])  # padded[i + n + 1] = x_i
+
     def val(i):
         return padded[np.clip(i + n + 1, 0, padded.size - 1)]
+
     best = 0.0
     for k in range(n + 1):
         t = np.arange(k + 2)
         gap = np.max(val(m + t) - val(m + t - k - 1))
         best = max(best, math.exp(-k * beta) * gap)
         if math.exp(-k * beta) * (upper - lower) <= best:
-            break                                         # later terms cannot exceed it
+            break  # later terms cannot exceed it
     return float(best)
 
 
@@ -343,8 +432,18 @@ def sample_heavy_tailed(*, gamma: float, size: int, rng=None) -> np.ndarray:
     return out[:size]
 
 
-def smooth_noise(x, *, kind: str, eps: float, delta: float = 1e-3, gamma: float = 4.0, lower: float = 0.0,
-                 upper: float = 1.0, size: int = 1, rng=None) -> dict:
+def smooth_noise(
+    x,
+    *,
+    kind: str,
+    eps: float,
+    delta: float = 1e-3,
+    gamma: float = 4.0,
+    lower: float = 0.0,
+    upper: float = 1.0,
+    size: int = 1,
+    rng=None,
+) -> dict:
     """Median + noise calibrated to the smooth sensitivity (lecture, after Corollary 17):
 
     * ``laplace``: β = ε/(2 ln(2/δ')), Lap(2S/ε), (ε, δ)-DP with δ = δ'(e^{ε/2} + 1)/2 (we solve δ'
@@ -410,13 +509,15 @@ def bounded_laplace_b(*, sensitivity: float, eps: float, delta: float, lower: fl
         raise InputError(f"sensitivity must be smaller than the domain width u − l = {upper - lower:g}; got {sens:g}.")
 
     def g(b):
-        dC = bounded_laplace_C(lower + sens, b=b, lower=lower, upper=upper) / bounded_laplace_C(lower, b=b, lower=lower, upper=upper)
+        dC = bounded_laplace_C(lower + sens, b=b, lower=lower, upper=upper) / bounded_laplace_C(
+            lower, b=b, lower=lower, upper=upper
+        )
         return b * (eps - math.log(dC) - math.log1p(-delta)) - sens
 
     b_lo = 0.5 * sens / (eps - math.log1p(-delta))
     grid = np.geomspace(b_lo, sens / eps * 1e3 + 10 * (upper - lower), 4000)
     vals = np.array([g(b) for b in grid])
-    if vals[0] >= 0:                                    # cannot happen (see above); never return it silently
+    if vals[0] >= 0:  # cannot happen (see above); never return it silently
         raise ArithmeticError(f"bounded_laplace_b: g({grid[0]:g}) = {vals[0]:g} >= 0 at the start of the bracket.")
     idx = np.flatnonzero(vals >= 0)
     if idx.size == 0:
@@ -455,8 +556,9 @@ def bounded_laplace_sample(q: float, *, b: float, lower: float, upper: float, si
 
 # ------------------------------------------------------------------ exponential mechanism / RNM
 def _scores(scores) -> np.ndarray:
-    return check_vector("scores", scores, min_length=1, max_length=10_000,
-                        what=" (one score per candidate; at least one candidate)")
+    return check_vector(
+        "scores", scores, min_length=1, max_length=10_000, what=" (one score per candidate; at least one candidate)"
+    )
 
 
 def exponential_probabilities(scores, *, eps: float, sensitivity: float = 1.0) -> np.ndarray:
@@ -475,9 +577,11 @@ def report_noisy_max_probabilities(scores, *, eps: float, sensitivity: float = 1
     out = np.zeros(s.size)
     for i in range(s.size):
         others = np.delete(s, i)
-        def integrand(z):
+
+        def integrand(z, i=i, others=others):
             t = s[i] + z - others
             return lam * math.exp(-lam * z) * float(np.prod(np.where(t > 0, -np.expm1(-lam * np.maximum(t, 0)), 0.0)))
+
         start = max(0.0, float((others - s[i]).max()) if others.size else 0.0)
         out[i], _ = integrate.quad(integrand, start, np.inf, limit=200)
     return out / out.sum()
@@ -492,7 +596,7 @@ def report_noisy_max_sample(scores, *, eps: float, sensitivity: float = 1.0, siz
     return np.argmax(s + z, axis=1)
 
 
-def lemma28_bound(scores, *, eps: float, t, sensitivity: float = 1.0) -> "pd.DataFrame":
+def lemma28_bound(scores, *, eps: float, t, sensitivity: float = 1.0) -> pd.DataFrame:
     """Lemma 28: P(f(Q) < f* − 2Δ(ln d + t)/ε) ≤ e^{−t}; exact left side for the exponential mechanism."""
     import pandas as pd
 

@@ -25,12 +25,12 @@ def size_of(obj, _depth: int = 0) -> int:
     if _depth > 4:
         return sys.getsizeof(obj)
     nbytes = getattr(obj, "nbytes", None)
-    if isinstance(nbytes, int) and hasattr(obj, "dtype"):                 # a numpy array
+    if isinstance(nbytes, int) and hasattr(obj, "dtype"):  # a numpy array
         return nbytes + 112
-    if hasattr(obj, "memory_usage") and hasattr(obj, "columns"):          # a pandas DataFrame
+    if hasattr(obj, "memory_usage") and hasattr(obj, "columns"):  # a pandas DataFrame
         try:
             return int(obj.memory_usage(deep=True, index=True).sum())
-        except Exception:                                                 # noqa: BLE001 — exotic dtypes
+        except Exception:  # noqa: BLE001 — exotic dtypes
             return sys.getsizeof(obj)
     if isinstance(obj, dict):
         return sys.getsizeof(obj) + sum(size_of(k, _depth + 1) + size_of(v, _depth + 1) for k, v in obj.items())
@@ -66,7 +66,7 @@ class Memo:
             try:
                 self._lru[key] = value
                 return True
-            except ValueError:                    # cachetools: value too large
+            except ValueError:  # cachetools: value too large
                 self._lru.pop(key, None)
                 return False
 

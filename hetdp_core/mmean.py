@@ -1,7 +1,7 @@
 r"""Mechanism 1 (M_mean) of the BCDP paper, its server, the min-δ LDP baseline and exact MSEs.
 
 Coordinates are in *sorted* order here (c non-decreasing); :mod:`hetdp_core.bcdp_sim` handles
-the user's order. 
+the user's order.
 
 Mechanism 1, for ``x ∈ [-1,1]^d`` and non-decreasing ``c`` (c_0 = 0):
 stage k = 1..d privatises ``x_{k:d}`` (dimension ``m_k = d − k + 1``, radius ``√m_k``) with the
@@ -27,15 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import (
-    InputError,
-    as_generator,
-    check_choice,
-    check_int,
-    check_matrix,
-    check_real,
-    check_vector,
-)
+from ._validate import InputError, as_generator, check_choice, check_int, check_matrix, check_real, check_vector
 from .duchi import SCALES, duchi_B, duchi_channel, duchi_channel_sum, spawn
 
 __all__ = [
@@ -58,22 +50,25 @@ PROJECTIONS = ("box", "ball", "none")
 class Stage:
     """One stage of Mechanism 1: covers sorted coordinates ``start..d-1`` at level ``level``."""
 
-    k: int          # 1-based stage index
-    start: int      # 0-based first coordinate covered (= k − 1)
-    dims: int       # m_k = d − k + 1
-    level: float    # Δ_k = c_k − c_{k−1}
-    weight: float   # w_k = Δ_k² / m_k
+    k: int  # 1-based stage index
+    start: int  # 0-based first coordinate covered (= k − 1)
+    dims: int  # m_k = d − k + 1
+    level: float  # Δ_k = c_k − c_{k−1}
+    weight: float  # w_k = Δ_k² / m_k
 
 
 def _check_c(c_sorted) -> np.ndarray:
     c = check_vector("c_sorted", c_sorted, lo=0.0, hi=700.0, what=" (CDP levels, sorted)")
     if np.any(np.diff(c) < 0):
         i = int(np.flatnonzero(np.diff(c) < 0)[0])
-        raise InputError(f"c_sorted must be non-decreasing (coordinates sorted by demand); "
-                         f"c[{i}]={c[i]:g} > c[{i + 1}]={c[i + 1]:g}. Sort coordinates by δ first.")
+        raise InputError(
+            f"c_sorted must be non-decreasing (coordinates sorted by demand); "
+            f"c[{i}]={c[i]:g} > c[{i + 1}]={c[i + 1]:g}. Sort coordinates by δ first."
+        )
     if c[-1] <= 0:
-        raise InputError("c_sorted must have a positive largest entry (some privacy budget); "
-                         f"got {c}. Raise the demands or ε.")
+        raise InputError(
+            f"c_sorted must have a positive largest entry (some privacy budget); got {c}. Raise the demands or ε."
+        )
     return c
 
 
@@ -82,8 +77,11 @@ def mmean_stages(c_sorted) -> list[Stage]:
     c = _check_c(c_sorted)
     d = c.size
     inc = np.diff(np.concatenate([[0.0], c]))
-    return [Stage(k=k + 1, start=k, dims=d - k, level=float(inc[k]), weight=float(inc[k] ** 2 / (d - k)))
-            for k in range(d) if inc[k] > 0]
+    return [
+        Stage(k=k + 1, start=k, dims=d - k, level=float(inc[k]), weight=float(inc[k] ** 2 / (d - k)))
+        for k in range(d)
+        if inc[k] > 0
+    ]
 
 
 def scale_bias_factor(scale: str) -> float:
@@ -113,43 +111,51 @@ def project(est: np.ndarray, *, mode: str, radius: float | None = None) -> np.nd
 
 
 def _check_x(x, d: int | None = None) -> np.ndarray:
-    return check_matrix("x", x, shape=(None, d), lo=-1.0, hi=1.0,
-                        what=" (user data in [-1,1]^d, one row per user)")
+    return check_matrix("x", x, shape=(None, d), lo=-1.0, hi=1.0, what=" (user data in [-1,1]^d, one row per user)")
 
 
 def _weights_matrix(stages: list[Stage], d: int) -> tuple[np.ndarray, np.ndarray]:
     """Per-coordinate normalised stage weights ω[k, i] = w_k / Σ_{k'≤i} w_k' (0 when uncovered)."""
     W = np.zeros((len(stages), d))
     for j, st in enumerate(stages):
-        W[j, st.start:] = st.weight
+        W[j, st.start :] = st.weight
     tot = W.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         omega = np.where(tot > 0, W / tot, 0.0)
     return omega, tot
 
 
-def mmean_release(x, *, c_sorted, trials: int = 1, rng: np.random.Generator | int | None = None,
-                  scale: str = "unbiased") -> np.ndarray:
+def mmean_release(
+    x, *, c_sorted, trials: int = 1, rng: np.random.Generator | int | None = None, scale: str = "unbiased"
+) -> np.ndarray:
     """Every user's local estimate ν̂ (Mechanism 1), shape (trials, n, d). Memory ∝ trials·n·d²."""
     c = _check_c(c_sorted)
     X = _check_x(x, c.size)
     trials = check_int("trials", trials, lo=1)
     if trials * X.shape[0] * c.size**2 > 50_000_000:
-        raise InputError("trials × n × d² must be <= 5e7 for per-user releases; "
-                         f"got {trials * X.shape[0] * c.size**2:.3g}. Use mmean_estimate for large runs.")
+        raise InputError(
+            "trials × n × d² must be <= 5e7 for per-user releases; "
+            f"got {trials * X.shape[0] * c.size**2:.3g}. Use mmean_estimate for large runs."
+        )
     rng = as_generator(rng)
     stages = mmean_stages(c)
     omega, _ = _weights_matrix(stages, c.size)
     out = np.zeros((trials, X.shape[0], c.size))
     for j, (st, g) in enumerate(zip(stages, spawn(rng, len(stages)))):
-        Y = duchi_channel(X[:, st.start:], level=st.level, r=np.sqrt(st.dims), trials=trials,
-                          rng=g, scale=scale)
-        out[:, :, st.start:] += omega[j, st.start:] * Y
+        Y = duchi_channel(X[:, st.start :], level=st.level, r=np.sqrt(st.dims), trials=trials, rng=g, scale=scale)
+        out[:, :, st.start :] += omega[j, st.start :] * Y
     return out
 
 
-def mmean_estimate(x, *, c_sorted, trials: int = 1, rng: np.random.Generator | int | None = None,
-                   projection: str = "box", scale: str = "unbiased") -> np.ndarray:
+def mmean_estimate(
+    x,
+    *,
+    c_sorted,
+    trials: int = 1,
+    rng: np.random.Generator | int | None = None,
+    projection: str = "box",
+    scale: str = "unbiased",
+) -> np.ndarray:
     """Server estimate of x̄ from Mechanism 1, shape (trials, d), for ``trials`` independent runs."""
     c = _check_c(c_sorted)
     X = _check_x(x, c.size)
@@ -161,17 +167,25 @@ def mmean_estimate(x, *, c_sorted, trials: int = 1, rng: np.random.Generator | i
     omega, _ = _weights_matrix(stages, d)
     est = np.zeros((trials, d))
     for j, (st, g) in enumerate(zip(stages, spawn(rng, len(stages)))):
-        mean_k = duchi_channel_sum(X[:, st.start:], level=st.level, r=np.sqrt(st.dims),
-                                   trials=trials, rng=g, scale=scale) / n      # Ȳ^k
+        mean_k = (
+            duchi_channel_sum(X[:, st.start :], level=st.level, r=np.sqrt(st.dims), trials=trials, rng=g, scale=scale)
+            / n
+        )  # Ȳ^k
         if projection == "ball":
             mean_k = project(mean_k, mode="ball", radius=np.sqrt(st.dims))
-        est[:, st.start:] += omega[j, st.start:] * mean_k
+        est[:, st.start :] += omega[j, st.start :] * mean_k
     return project(est, mode=projection)
 
 
-def ldp_baseline_estimate(x, *, level: float, trials: int = 1,
-                          rng: np.random.Generator | int | None = None, projection: str = "box",
-                          scale: str = "unbiased") -> np.ndarray:
+def ldp_baseline_estimate(
+    x,
+    *,
+    level: float,
+    trials: int = 1,
+    rng: np.random.Generator | int | None = None,
+    projection: str = "box",
+    scale: str = "unbiased",
+) -> np.ndarray:
     """min-δ LDP baseline: the Duchi channel on the whole vector (radius √d) at ``level``,
     averaged over users, then projected. Shape (trials, d)."""
     X = _check_x(x)

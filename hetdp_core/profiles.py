@@ -34,8 +34,15 @@ from scipy import optimize, special
 
 from ._validate import InputError, check_real
 
-__all__ = ["gaussian_delta", "gaussian_tail", "gaussian_sigma_exact", "laplace_delta", "laplace_tail",
-           "bounded_laplace_profile", "profile_check"]
+__all__ = [
+    "gaussian_delta",
+    "gaussian_tail",
+    "gaussian_sigma_exact",
+    "laplace_delta",
+    "laplace_tail",
+    "bounded_laplace_profile",
+    "profile_check",
+]
 
 
 def _sig(sigma: float, sens: float) -> tuple[float, float]:
@@ -77,7 +84,7 @@ def gaussian_sigma_exact(*, eps: float, delta: float, sensitivity: float) -> flo
         return math.exp(lo) * sens
     root = optimize.brentq(f, lo, hi, xtol=1e-14, rtol=1e-14)
     sig = math.exp(root) * (1 + 1e-12)
-    while gaussian_delta(eps=e, sigma=sig, sensitivity=1.0) > dl:      # guard the last ulps
+    while gaussian_delta(eps=e, sigma=sig, sensitivity=1.0) > dl:  # guard the last ulps
         sig *= 1 + 1e-10
     return sig * sens
 
@@ -111,7 +118,7 @@ def _bl_pair(eps: float, q, t, b: float, lower: float, upper: float):
     C = _lap_cdf(upper, q, b) - _lap_cdf(lower, q, b)
     Cp = _lap_cdf(upper, qp, b) - _lap_cdf(lower, qp, b)
 
-    def F(y, centre, mass):                                      # truncated CDF on [l, u]
+    def F(y, centre, mass):  # truncated CDF on [l, u]
         return (_lap_cdf(np.clip(y, lower, upper), centre, b) - _lap_cdf(lower, centre, b)) / mass
 
     out_d, out_t = [], []
@@ -155,8 +162,12 @@ def bounded_laplace_profile(*, eps: float, b: float, sensitivity: float, lower: 
     t = best["t"]
     lo_q, hi_q = max(lower, best["q"] - step), min(upper - t, best["q"] + step)
     if hi_q > lo_q:
-        r = optimize.minimize_scalar(lambda q: -float(_bl_pair(e, [q], t, b, lower, upper)[0][0]),
-                                     bounds=(lo_q, hi_q), method="bounded", options={"xatol": 1e-12 * (upper - lower)})
+        r = optimize.minimize_scalar(
+            lambda q: -float(_bl_pair(e, [q], t, b, lower, upper)[0][0]),
+            bounds=(lo_q, hi_q),
+            method="bounded",
+            options={"xatol": 1e-12 * (upper - lower)},
+        )
         if -float(r.fun) > best["delta"]:
             best.update(delta=-float(r.fun), q=float(r.x))
     return best
@@ -166,5 +177,4 @@ def profile_check(name: str, *, exact_delta: float, stated_delta: float, inputs:
     """A :class:`~hetdp_core.checks.Check` that the exact δ(ε) of the noise drawn is ≤ the stated δ."""
     from .checks import check_le
 
-    return check_le(f"{name}: exact δ(ε) ≤ stated δ", exact_delta, stated_delta, inputs=inputs, rel=1e-9,
-                    abs_tol=1e-15)
+    return check_le(f"{name}: exact δ(ε) ≤ stated δ", exact_delta, stated_delta, inputs=inputs, rel=1e-9, abs_tol=1e-15)

@@ -21,15 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.optimize import brentq
 
-from ._validate import (
-    InputError,
-    as_generator,
-    check_choice,
-    check_int,
-    check_matrix,
-    check_real,
-    check_vector,
-)
+from ._validate import InputError, as_generator, check_choice, check_int, check_matrix, check_real, check_vector
 from .bcdp import privacy_allocation
 from .dpsgd import learning_rates as dpsgd_learning_rates
 from .duchi import spawn
@@ -56,7 +48,6 @@ __all__ = [
 
 from .uploads import REGRESSION_LIMITS as _LIMITS  # noqa: E402  (one definition of the upload limits)
 
-MAX_CSV_BYTES = _LIMITS.max_bytes
 MAX_CSV_ROWS = _LIMITS.max_rows
 MAX_CSV_COLS = _LIMITS.max_cols
 
@@ -64,8 +55,7 @@ SCHEDULES = ("constant", "poly", "inverse")
 METHODS = ("Algorithm 2 (two copies)", "naive single copy", "min-δ LDP (two copies)")
 
 
-def learning_rates(*, schedule: str, gamma0: float, steps: int, rho: float = 0.5,
-                   decay: float = 0.1) -> np.ndarray:
+def learning_rates(*, schedule: str, gamma0: float, steps: int, rho: float = 0.5, decay: float = 0.1) -> np.ndarray:
     """γ_h for h = 0..steps−1: constant γ0, ``poly`` γ0 (1+h)^{−ρ}, ``inverse`` γ0/(1 + λh) — the
     schedules of :func:`hetdp_core.dpsgd.learning_rates` that this page offers, at most 1 000 000 steps.
     (:func:`pgd` divides them by the smoothness L, so γ0 is in units of 1/L.)"""
@@ -74,8 +64,9 @@ def learning_rates(*, schedule: str, gamma0: float, steps: int, rho: float = 0.5
     return dpsgd_learning_rates(schedule=schedule, steps=steps, gamma0=gamma0, rho=rho, decay=decay)
 
 
-def regression_data(*, n: int, theta, noise: float = 0.1, q: float = 0.0,
-                    rng: np.random.Generator | int | None = None) -> np.ndarray:
+def regression_data(
+    *, n: int, theta, noise: float = 0.1, q: float = 0.0, rng: np.random.Generator | int | None = None
+) -> np.ndarray:
     """n users ``[z; l]`` in [-1,1]^d with d = len(theta) + 1: features uniform on [-1,1], with
     probability q all features of a user equal one common draw (correlation between features);
     label ``l = clip(θᵀz + noise·N(0,1), −1, 1)``."""
@@ -121,7 +112,7 @@ def feature_correlation(*, theta, noise: float, q: float, grid: int = 4001) -> n
             s_grid = np.linspace(-half, half, grid)
             h = s_grid[1] - s_grid[0]
             dens = None
-            for t in others[others > 0]:                        # density of Σ θ_j U_j by convolution
+            for t in others[others > 0]:  # density of Σ θ_j U_j by convolution
                 box = (np.abs(s_grid) <= t).astype(float) / (2 * t)
                 dens = box if dens is None else np.convolve(dens, box, mode="same") * h
             w = dens * h
@@ -158,12 +149,13 @@ def ball_lstsq(A, b, *, radius: float) -> np.ndarray:
     radius = check_real("radius", radius, lo=0.0, lo_open=True, what=" (radius of Θ)")
     w, V = np.linalg.eigh((A + A.T) / 2)
     if w.min() < -1e-10 * max(1.0, abs(w).max()):
-        raise InputError("ball_lstsq needs a positive semi-definite matrix; got a negative eigenvalue "
-                         f"{w.min():.3g}.")
+        raise InputError(f"ball_lstsq needs a positive semi-definite matrix; got a negative eigenvalue {w.min():.3g}.")
     w = np.clip(w, 0.0, None)
     beta = V.T @ b
+
     def norm_at(lam):
         return np.linalg.norm(beta / (w + lam))
+
     with np.errstate(divide="ignore", invalid="ignore"):
         inside = w.min() > 1e-12 and norm_at(0.0) <= radius
     if inside:
@@ -172,7 +164,7 @@ def ball_lstsq(A, b, *, radius: float) -> np.ndarray:
     if norm_at(lo) <= radius:
         # singular A with b in its range (e.g. perfectly correlated features, q = 1): the minimisers
         # form an affine set whose least-norm point, the λ → 0 limit, lies inside the ball
-        keep = w > 1e-12 * max(1.0, w.max())                     # pseudo-inverse: drop the null space
+        keep = w > 1e-12 * max(1.0, w.max())  # pseudo-inverse: drop the null space
         return V @ np.where(keep, beta / np.where(keep, w, 1.0), 0.0)
     hi = 1.0
     while norm_at(hi) > radius:
@@ -231,14 +223,26 @@ def _releases(x, c_half, trials, rng, copies):
     for g in spawn(rng, copies):
         rel = mmean_release(xs, c_sorted=c_sorted, trials=trials, rng=g)
         back = np.empty_like(rel)
-        back[..., alloc_order] = rel                      # back to the user's order
+        back[..., alloc_order] = rel  # back to the user's order
         out.append(back)
     return out
 
 
-def fit(*, x, delta, eps: float, q: float, radius: float = 1.0, schedule: str = "constant",
-        gamma0: float = 0.5, steps: int = 200, rho: float = 0.5, decay: float = 0.1, trials: int = 1,
-        rng: np.random.Generator | int | None = None) -> dict:
+def fit(
+    *,
+    x,
+    delta,
+    eps: float,
+    q: float,
+    radius: float = 1.0,
+    schedule: str = "constant",
+    gamma0: float = 0.5,
+    steps: int = 200,
+    rho: float = 0.5,
+    decay: float = 0.1,
+    trials: int = 1,
+    rng: np.random.Generator | int | None = None,
+) -> dict:
     """Algorithm 2, the naive single-copy plug-in and min-δ LDP (two copies of the whole vector at
     min δ / 2), ``trials`` independent privatisations each, on data x (n × d, label last).
 
@@ -250,13 +254,15 @@ def fit(*, x, delta, eps: float, q: float, radius: float = 1.0, schedule: str = 
     n, d = x.shape
     if d < 2:
         raise InputError(f"x must have at least one feature and a label (d >= 2); got d = {d}.")
-    delta = check_vector("delta", delta, length=d, lo=0.0, lo_open=True, allow_inf=True,
-                         what=" (per-coordinate demands, label last)")
+    delta = check_vector(
+        "delta", delta, length=d, lo=0.0, lo_open=True, allow_inf=True, what=" (per-coordinate demands, label last)"
+    )
     radius = check_real("radius", radius, lo=0.0, lo_open=True, hi=1e3, what=" (radius R of Θ)")
     trials = check_int("trials", trials, lo=1, hi=10_000, what=" (repetitions)")
     if trials * n * d * d > 50_000_000:
-        raise InputError(f"compute size: trials × n × d² = {trials * n * d * d:.3g} exceeds 5e7. "
-                         "Reduce trials, n or d.")
+        raise InputError(
+            f"compute size: trials × n × d² = {trials * n * d * d:.3g} exceeds 5e7. Reduce trials, n or d."
+        )
     rates = learning_rates(schedule=schedule, gamma0=gamma0, steps=steps, rho=rho, decay=decay)
     rng = as_generator(rng)
     alloc = privacy_allocation(delta=delta, eps=eps, q=q)
@@ -279,17 +285,29 @@ def fit(*, x, delta, eps: float, q: float, radius: float = 1.0, schedule: str = 
             w = np.linalg.eigvalsh(A[t])
             convex = bool(w.min() >= 0)
             if not convex:
-                runs.append(RegressionRun(method, None, None, float("nan"), float(w.min()), False,
-                                          f"f̂ is not convex for n = {n} (smallest eigenvalue of Â is "
-                                          f"{w.min():.3g} < 0): stopped. More users make Â concentrate "
-                                          "on the positive semi-definite (1/n) Σ z zᵀ."))
+                runs.append(
+                    RegressionRun(
+                        method,
+                        None,
+                        None,
+                        float("nan"),
+                        float(w.min()),
+                        False,
+                        f"f̂ is not convex for n = {n} (smallest eigenvalue of Â is "
+                        f"{w.min():.3g} < 0): stopped. More users make Â concentrate "
+                        "on the positive semi-definite (1/n) Σ z zᵀ.",
+                    )
+                )
                 continue
             traj = pgd(A[t], b[t], radius=radius, rates=rates)
             th = traj[-1]
             runs.append(RegressionRun(method, th, traj, risk(th, x) - f_star, float(w.min()), True, "ok"))
         out[method] = runs
-    out["_reference"] = [RegressionRun("reference", theta_star, None, 0.0, float(np.linalg.eigvalsh(A_true).min()),
-                                       True, f"f* = {f_star:.6g}")]
+    out["_reference"] = [
+        RegressionRun(
+            "reference", theta_star, None, 0.0, float(np.linalg.eigvalsh(A_true).min()), True, f"f* = {f_star:.6g}"
+        )
+    ]
     out["_allocation"] = alloc
     return out
 
@@ -305,17 +323,19 @@ def load_regression_csv(data: bytes) -> np.ndarray:
 
     from .uploads import REGRESSION_LIMITS, check_csv_bytes
 
-    check_csv_bytes(data, REGRESSION_LIMITS, what="the uploaded CSV")    # before the parser reads the body
+    check_csv_bytes(data, REGRESSION_LIMITS, what="the uploaded CSV")  # before the parser reads the body
     try:
         df = pd.read_csv(io.BytesIO(bytes(data)), nrows=MAX_CSV_ROWS + 1)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"the file is not a readable CSV ({type(exc).__name__}). Upload comma-separated "
-                         "numbers with a header row.") from None
+        raise InputError(
+            f"the file is not a readable CSV ({type(exc).__name__}). Upload comma-separated numbers with a header row."
+        ) from None
     if len(df) > MAX_CSV_ROWS:
         raise InputError(f"the CSV has more than {MAX_CSV_ROWS:,} rows. Use a sample.")
     if df.shape[1] < 2 or df.shape[1] > MAX_CSV_COLS:
-        raise InputError(f"the CSV needs 2 to {MAX_CSV_COLS} columns (features, then the label last); "
-                         f"got {df.shape[1]}.")
+        raise InputError(
+            f"the CSV needs 2 to {MAX_CSV_COLS} columns (features, then the label last); got {df.shape[1]}."
+        )
     if len(df) < 10:
         raise InputError(f"the CSV needs at least 10 rows (users); got {len(df)}.")
     bad = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
@@ -345,10 +365,28 @@ def randhie_regression(path) -> np.ndarray:
     return load_regression_csv(randhie_regression_bytes(path))
 
 
-def excess_risk_sweep(*, axis: str, values, n: int, theta, noise: float, q: float, k_sensitive: int,
-                      delta: float, eps: float, radius: float = 1.0, schedule: str = "constant",
-                      gamma0: float = 0.5, steps: int = 200, rho: float = 0.5, decay: float = 0.1,
-                      trials: int = 10, seed: int = 0, progress=None, x=None) -> "pd.DataFrame":
+def excess_risk_sweep(
+    *,
+    axis: str,
+    values,
+    n: int,
+    theta,
+    noise: float,
+    q: float,
+    k_sensitive: int,
+    delta: float,
+    eps: float,
+    radius: float = 1.0,
+    schedule: str = "constant",
+    gamma0: float = 0.5,
+    steps: int = 200,
+    rho: float = 0.5,
+    decay: float = 0.1,
+    trials: int = 10,
+    seed: int = 0,
+    progress=None,
+    x=None,
+) -> pd.DataFrame:
     """Excess risk vs n or vs ε (``axis``) for the three methods: tidy table with median, q25, q75,
     the number of non-convex (stopped) runs, per point; ``reason`` says why a point has no value
     (NaN quantiles, null in JSON) and is None otherwise. Demands: the first ``k_sensitive`` features
@@ -379,18 +417,45 @@ def excess_risk_sweep(*, axis: str, values, n: int, theta, noise: float, q: floa
         else:
             xx = x if nn >= x.shape[0] else x[g_data.choice(x.shape[0], size=nn, replace=False)]
         dem = [delta] * k_sensitive + [ee] * (theta.size - k_sensitive) + [ee]
-        res = fit(x=xx, delta=dem, eps=ee, q=q, radius=radius, schedule=schedule, gamma0=gamma0,
-                  steps=steps, rho=rho, decay=decay, trials=trials, rng=g_fit)
+        res = fit(
+            x=xx,
+            delta=dem,
+            eps=ee,
+            q=q,
+            radius=radius,
+            schedule=schedule,
+            gamma0=gamma0,
+            steps=steps,
+            rho=rho,
+            decay=decay,
+            trials=trials,
+            rng=g_fit,
+        )
         for method in METHODS:
             ex = np.array([r.excess_risk for r in res[method]])
             ok = ex[np.isfinite(ex)]
             q25, med, q75 = np.quantile(ok, [0.25, 0.5, 0.75]) if ok.size else (np.nan,) * 3
-            reason = None if ok.size else (
-                f"no value: all {ex.size} runs stopped because the server's objective f̂ was not convex "
-                "(Â indefinite); use more users n or larger privacy levels")
-            rows.append({axis: float(v), "method": method, "median": med, "q25": q25, "q75": q75,
-                         "nonconvex": int((~np.isfinite(ex)).sum()), "runs": ex.size, "n": xx.shape[0],
-                         "reason": reason})
+            reason = (
+                None
+                if ok.size
+                else (
+                    f"no value: all {ex.size} runs stopped because the server's objective f̂ was not convex "
+                    "(Â indefinite); use more users n or larger privacy levels"
+                )
+            )
+            rows.append(
+                {
+                    axis: float(v),
+                    "method": method,
+                    "median": med,
+                    "q25": q25,
+                    "q75": q75,
+                    "nonconvex": int((~np.isfinite(ex)).sum()),
+                    "runs": ex.size,
+                    "n": xx.shape[0],
+                    "reason": reason,
+                }
+            )
     if progress:
         progress(1.0, "done")
     return pd.DataFrame(rows)

@@ -22,9 +22,26 @@ from typing import Any, ClassVar
 
 from ._validate import InputError
 
-__all__ = ["InputError", "Spec", "param", "Scenario", "Result", "MAX_QUERY_VALUE", "MAX_PIN_LENGTH", "log_grid", "check_value",
-           "dump_value", "Budget", "Cost", "PAGE_BUDGET", "LARGE_BUDGET", "check_budget", "PRIOR_GRID",
-           "with_meaning", "states_meaning"]
+__all__ = [
+    "InputError",
+    "Spec",
+    "param",
+    "Scenario",
+    "Result",
+    "MAX_QUERY_VALUE",
+    "MAX_PIN_LENGTH",
+    "log_grid",
+    "check_value",
+    "dump_value",
+    "Budget",
+    "Cost",
+    "PAGE_BUDGET",
+    "LARGE_BUDGET",
+    "check_budget",
+    "PRIOR_GRID",
+    "with_meaning",
+    "states_meaning",
+]
 
 #: Longest accepted value of one query parameter (characters); longer ones are refused unread.
 MAX_QUERY_VALUE = 20_000
@@ -98,15 +115,18 @@ def _number(name: str, spec: Spec, v: Any, *, integer: bool = False, entry: str 
             try:
                 v = int(text) if integer and text.lstrip("+-").isdigit() else float(text)
             except ValueError:
-                raise InputError(f"{where} must be a number; got {v[:40]!r}. Type digits, e.g. "
-                                 f"{spec.lo if spec.lo is not None else 1:g}.") from None
+                raise InputError(
+                    f"{where} must be a number; got {v[:40]!r}. Type digits, e.g. "
+                    f"{spec.lo if spec.lo is not None else 1:g}."
+                ) from None
         else:
             raise InputError(f"{where} must be a number; got {type(v).__name__}.")
     try:
         v = float(v)
-    except OverflowError:                                         # a digit string beyond 1.8e308
-        raise InputError(f"{where} must be in {_range(spec)}; got a {len(str(v))}-digit number. "
-                         "Use a value in that range.") from None
+    except OverflowError:  # a digit string beyond 1.8e308
+        raise InputError(
+            f"{where} must be in {_range(spec)}; got a {len(str(v))}-digit number. Use a value in that range."
+        ) from None
     if math.isnan(v):
         raise InputError(f"{where} must be a number; got NaN. Use a value in {_range(spec)}.")
     if math.isinf(v) and not (spec.allow_inf and v > 0):
@@ -116,7 +136,7 @@ def _number(name: str, spec: Spec, v: Any, *, integer: bool = False, entry: str 
     if math.isfinite(v) and ((spec.lo is not None and v < spec.lo) or (spec.hi is not None and v > spec.hi)):
         raise InputError(f"{where} must be in {_range(spec)}; got {v:g}. Use a value in that range.")
     if spec.grid is not None and math.isfinite(v):
-        v = float(min(spec.grid, key=lambda g: abs(g - v)))      # snap to the slider's grid
+        v = float(min(spec.grid, key=lambda g: abs(g - v)))  # snap to the slider's grid
     return v
 
 
@@ -125,8 +145,9 @@ def check_value(name: str, spec: Spec, value: Any) -> Any:
     (float, int, str, bool or tuple of floats). Raises :class:`InputError` naming the parameter,
     the rule, the value and the fix."""
     if isinstance(value, str) and len(value) > MAX_QUERY_VALUE:
-        raise InputError(f"{_what(name, spec)} is {len(value)} characters long; at most {MAX_QUERY_VALUE} "
-                         "are accepted. Shorten it.")
+        raise InputError(
+            f"{_what(name, spec)} is {len(value)} characters long; at most {MAX_QUERY_VALUE} are accepted. Shorten it."
+        )
     k = spec.kind
     if k == "float":
         return _number(name, spec, value)
@@ -146,8 +167,9 @@ def check_value(name: str, spec: Spec, value: Any) -> Any:
         text = str(value).strip()
         text = dict((a.lower(), c) for a, c in spec.synonyms).get(text.lower(), text)
         if text not in spec.choices:
-            raise InputError(f"{_what(name, spec)} must be one of {', '.join(map(str, spec.choices))}; "
-                             f"got {text[:40]!r}.")
+            raise InputError(
+                f"{_what(name, spec)} must be one of {', '.join(map(str, spec.choices))}; got {text[:40]!r}."
+            )
         return text
     if k == "text":
         text = str(value)
@@ -155,14 +177,20 @@ def check_value(name: str, spec: Spec, value: Any) -> Any:
             raise InputError(f"{_what(name, spec)} has {len(text)} characters; at most {spec.max_len}.")
         return text
     if k == "choices":
-        items = [p.strip() for p in value.split(",") if p.strip()] if isinstance(value, str) else [str(v) for v in value]
+        items = (
+            [p.strip() for p in value.split(",") if p.strip()] if isinstance(value, str) else [str(v) for v in value]
+        )
         bad = [p for p in items if p not in spec.choices]
         if bad:
-            raise InputError(f"{_what(name, spec)} has unknown entries {', '.join(b[:20] for b in bad[:5])}; choose from "
-                             f"{', '.join(spec.choices)}.")
+            raise InputError(
+                f"{_what(name, spec)} has unknown entries {', '.join(b[:20] for b in bad[:5])}; choose from "
+                f"{', '.join(spec.choices)}."
+            )
         if not spec.min_len <= len(items) <= spec.max_len:
-            raise InputError(f"{_what(name, spec)} needs {spec.min_len} to {spec.max_len} entries; got {len(items)}. "
-                             f"Choose from {', '.join(spec.choices)}.")
+            raise InputError(
+                f"{_what(name, spec)} needs {spec.min_len} to {spec.max_len} entries; got {len(items)}. "
+                f"Choose from {', '.join(spec.choices)}."
+            )
         return tuple(items)
     if k == "floats":
         if isinstance(value, str):
@@ -170,18 +198,22 @@ def check_value(name: str, spec: Spec, value: Any) -> Any:
             if parts == [""]:
                 parts = []
             if any(p == "" for p in parts):
-                raise InputError(f"{_what(name, spec)} has an empty entry in {value[:40]!r}; separate the "
-                                 "numbers by single commas, e.g. 0.2,0.5,2.")
+                raise InputError(
+                    f"{_what(name, spec)} has an empty entry in {value[:40]!r}; separate the "
+                    "numbers by single commas, e.g. 0.2,0.5,2."
+                )
         else:
             try:
                 parts = list(value)
             except TypeError:
                 parts = [value]
         if not spec.min_len <= len(parts) <= spec.max_len:
-            raise InputError(f"{_what(name, spec)} needs {spec.min_len} to {spec.max_len} entries; got "
-                             f"{len(parts)}. Give between {spec.min_len} and {spec.max_len} comma-separated numbers.")
+            raise InputError(
+                f"{_what(name, spec)} needs {spec.min_len} to {spec.max_len} entries; got "
+                f"{len(parts)}. Give between {spec.min_len} and {spec.max_len} comma-separated numbers."
+            )
         return tuple(_number(name, spec, p, entry=f" entry {i + 1}") for i, p in enumerate(parts))
-    raise AssertionError(f"unknown spec kind {k!r}")             # a programming error, not input
+    raise AssertionError(f"unknown spec kind {k!r}")  # a programming error, not input
 
 
 def dump_value(spec: Spec, value: Any) -> str:
@@ -223,7 +255,7 @@ class Cost:
     bytes: int = 0
     driver: str = ""
 
-    def __add__(self, other: "Cost") -> "Cost":
+    def __add__(self, other: Cost) -> Cost:
         drv = self.driver if self.seconds >= other.seconds else other.driver
         return Cost(self.seconds + other.seconds, self.bytes + other.bytes, drv)
 
@@ -241,9 +273,11 @@ def check_budget(scenario, budget: Budget | None, cost: Cost | None = None) -> C
     if cost.bytes > budget.bytes:
         over.append(f"about {cost.bytes / 2**30:.1f} GiB of memory (limit {budget.bytes / 2**30:g} GiB)")
     if over:
-        raise InputError(f"compute budget: this request needs {' and '.join(over)}, driven by {cost.driver}. "
-                         "Reduce those inputs" + (" (or run it with `hetdp run … --budget large`)."
-                                                  if budget.name == "page" else "."))
+        raise InputError(
+            f"compute budget: this request needs {' and '.join(over)}, driven by {cost.driver}. "
+            "Reduce those inputs"
+            + (" (or run it with `hetdp run … --budget large`)." if budget.name == "page" else ".")
+        )
     return cost
 
 
@@ -262,7 +296,7 @@ class Scenario:
 
     prior: float = param(0.01, "float", lo=0.001, hi=0.5, label="attacker's prior p")
 
-    PAGE: ClassVar[str] = ""          # the page's URL path, e.g. "Feature_privacy"
+    PAGE: ClassVar[str] = ""  # the page's URL path, e.g. "Feature_privacy"
     TITLE: ClassVar[str] = ""
     #: old URL parameter names → field names (a renamed parameter keeps old links working)
     ALIASES: ClassVar[dict] = {}
@@ -299,7 +333,7 @@ class Scenario:
                     continue
                 v = v[-1]
             out[str(k)] = v
-        for old, new in cls.ALIASES.items():            # an old name counts unless the new one is given
+        for old, new in cls.ALIASES.items():  # an old name counts unless the new one is given
             if old in out and new not in out:
                 out[new] = out[old]
         return out
@@ -315,27 +349,6 @@ class Scenario:
                 values[name] = check_value(name, spec, q[name])
         return cls(**values)
 
-    @classmethod
-    def from_query_lenient(cls, query: Mapping) -> tuple[Scenario, list[str]]:
-        """Like :meth:`from_query`, but a bad value falls back to its default with a message (a
-        shared link with one broken parameter still opens). Cross-field problems fall back to the
-        defaults of the fields involved only if the whole scenario cannot be built otherwise."""
-        q = cls._flat(query)
-        values = cls.defaults()
-        problems = []
-        for name, spec in cls.specs().items():
-            if name in q:
-                try:
-                    values[name] = check_value(name, spec, q[name])
-                except InputError as exc:
-                    problems.append(f"URL parameter '{name}' ignored: {exc} Using the default "
-                                    f"{dump_value(spec, values[name])}.")
-        try:
-            return cls(**values), problems
-        except InputError as exc:
-            problems.append(f"URL parameters ignored: {exc} Using the defaults.")
-            return cls(), problems
-
     def to_query(self) -> dict[str, str]:
         return {name: dump_value(spec, getattr(self, name)) for name, spec in self.specs().items()}
 
@@ -343,9 +356,6 @@ class Scenario:
         from urllib.parse import urlencode
 
         return urlencode(self.to_query())
-
-    def replace(self, **changes):
-        return dataclasses.replace(self, **changes)
 
 
 @dataclass(frozen=True)
@@ -388,4 +398,5 @@ def states_meaning(run):
     @functools.wraps(run)
     def wrapped(scenario, *args, **kw):
         return with_meaning(run(scenario, *args, **kw))
+
     return wrapped

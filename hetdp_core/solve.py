@@ -9,8 +9,9 @@ numbers (the same seed at every scaling) for the scenario's own data (n users fr
 prior at q, the scenario's data seed). The error is *not* monotone in s (c_i jumps when c_d crosses
 a demand), so the whole allowed range is scanned on a log grid (``GRID_PER_DECADE`` points per
 decade, from the strictest scaling up) and the first grid point that meets the target is refined by
-bisection against the grid point before it, with more releases per evaluation; the answer is then checked by a fresh simulation with a
-new seed, reported with its uncertainty. Dips narrower than one grid step (a factor 10^{1/8} ≈ 1.33)
+bisection against the grid point before it, with more releases per evaluation; the answer is then
+checked by a fresh simulation with a new seed, reported with its uncertainty. Dips narrower than
+one grid step (a factor 10^{1/8} ≈ 1.33)
 can be missed; that is the stated resolution.
 
 Infeasible targets say why: below the error floor (even at the largest accepted levels the Duchi
@@ -28,8 +29,19 @@ from ._validate import InputError, check_int, check_real
 from .bcdp import privacy_allocation
 from .bcdp_sim import point_rng, q_mixture_data
 
-__all__ = ["Solution", "solve_feature_privacy", "STATISTICS", "SCALE_RANGE", "TARGET_MIN", "TARGET_MAX", "METRICS",
-           "MechanismSolution", "solve_mechanisms", "PerUserSolution", "solve_per_user"]
+__all__ = [
+    "Solution",
+    "solve_feature_privacy",
+    "STATISTICS",
+    "SCALE_RANGE",
+    "TARGET_MIN",
+    "TARGET_MAX",
+    "METRICS",
+    "MechanismSolution",
+    "solve_mechanisms",
+    "PerUserSolution",
+    "solve_per_user",
+]
 
 #: accepted targets (expected squared error of the published mean)
 TARGET_MIN, TARGET_MAX = 1e-6, 1e6
@@ -110,8 +122,14 @@ def _errors(s, x, scale: float, *, trials: int, seed) -> np.ndarray:
     eps, delta = _setting(s, scale)
     alloc = privacy_allocation(delta=delta, eps=eps, q=s.q, zeta=None if s.zeta_auto else s.zeta)
     xs = x[:, alloc.order]
-    est = mmean_estimate(xs, c_sorted=alloc.c_sorted, trials=trials, rng=np.random.default_rng(seed),
-                         projection=s.used_projection, scale=s.duchi_scale)
+    est = mmean_estimate(
+        xs,
+        c_sorted=alloc.c_sorted,
+        trials=trials,
+        rng=np.random.default_rng(seed),
+        projection=s.used_projection,
+        scale=s.duchi_scale,
+    )
     return np.sum((est - xs.mean(axis=0)) ** 2, axis=1)
 
 
@@ -133,8 +151,9 @@ def _interval(values: np.ndarray, quantile: float | None = None) -> tuple[float,
     return float(e[max(lo_k - 1, 0)]), float(e[min(hi_k, e.size - 1)])
 
 
-def solve_feature_privacy(s, *, target: float, statistic: str = "median", check_trials: int = 400,
-                          trials: int = SCAN_TRIALS) -> Solution:
+def solve_feature_privacy(
+    s, *, target: float, statistic: str = "median", check_trials: int = 400, trials: int = SCAN_TRIALS
+) -> Solution:
     """The most private scaling s of (δ, ε) whose simulated ``statistic`` of ‖x̂ − x̄‖² (with the
     scenario's projection) is ≤ ``target`` — see the module docstring for the scan, the refinement
     and the fresh check with ``check_trials`` releases."""
@@ -146,8 +165,10 @@ def solve_feature_privacy(s, *, target: float, statistic: str = "median", check_
     x = q_mixture_data(n=s.n, d=s.delta_vector().size, q=s.q, rng=point_rng(s.seed, float(s.q)))
     lo, hi = _scale_range(s)
     if not lo < hi:
-        raise InputError("the scenario's levels leave no room to scale them within the page's ranges; "
-                         "move ε or the demands away from the ends of their sliders.")
+        raise InputError(
+            "the scenario's levels leave no room to scale them within the page's ranges; "
+            "move ε or the demands away from the ends of their sliders."
+        )
     crn = [s.seed, 7877]
 
     def err(scale: float) -> float:
@@ -161,13 +182,18 @@ def solve_feature_privacy(s, *, target: float, statistic: str = "median", check_
             first = i
             break
     if first is None:
-        raise InputError(f"target {target:g} is below the smallest error reachable here ({err(hi):.4g} at "
-                         f"{hi:.4g}× the levels, the largest the page accepts; the local randomizer keeps noise "
-                         "at any level). Raise the target or add users (n).")
+        raise InputError(
+            f"target {target:g} is below the smallest error reachable here ({err(hi):.4g} at "
+            f"{hi:.4g}× the levels, the largest the page accepts; the local randomizer keeps noise "
+            "at any level). Raise the target or add users (n)."
+        )
     if first == 0:
-        raise InputError(f"target {target:g} is met even at {lo:g}× the levels (the strictest the page accepts; "
-                         f"{statistic} error {err(lo):.4g}); any practical level meets it. Lower the target to see a "
-                         "trade-off.")
+        raise InputError(
+            f"target {target:g} is met even at {lo:g}× the levels (the strictest the page accepts; "
+            f"{statistic} error {err(lo):.4g}); any practical level meets it. Lower the target to see a "
+            "trade-off."
+        )
+
     # refine with check_trials releases (same common random numbers): move the bracket's ends along
     # the grid until the lower end fails and the upper end meets at this precision, then bisect
     def fine(scale: float) -> float:
@@ -181,8 +207,10 @@ def solve_feature_privacy(s, *, target: float, statistic: str = "median", check_
     if a == 0 and fine(float(grid[0])) <= target:
         scale = float(grid[0])
     elif fine(float(grid[b])) > target:
-        raise InputError(f"target {target:g} is below the smallest error reachable here ({fine(hi):.4g} at {hi:.4g}× "
-                         "the levels, the largest the page accepts). Raise the target or add users (n).")
+        raise InputError(
+            f"target {target:g} is below the smallest error reachable here ({fine(hi):.4g} at {hi:.4g}× "
+            "the levels, the largest the page accepts). Raise the target or add users (n)."
+        )
     else:
         scale = _smallest_meeting(fine, target, float(grid[a]), float(grid[b]), 2e-3)
     err = fine
@@ -190,18 +218,36 @@ def solve_feature_privacy(s, *, target: float, statistic: str = "median", check_
     fresh = _errors(s, x, scale, trials=check_trials, seed=[s.seed, 7919])
     chk = _stat(fresh, statistic)
     c_lo, c_hi = _interval(fresh, 0.5 if statistic == "median" else None)
-    query = {**s.to_query(), "mode": "Per-feature table", "table": ",".join(f"{v:.6g}" for v in delta),
-             "eps": f"{eps:.6g}"}
-    type(s).from_query(query)                   # the link reopens a valid scenario
-    return Solution(target, statistic, s.used_projection, scale, eps, delta, err(scale), err(scale * 0.9)
-                    if scale * 0.9 >= lo else float("nan"), chk, c_lo, c_hi, int(fresh.size), bool(c_lo <= target),
-                    float(grid[1] / grid[0]), query)
+    query = {
+        **s.to_query(),
+        "mode": "Per-feature table",
+        "table": ",".join(f"{v:.6g}" for v in delta),
+        "eps": f"{eps:.6g}",
+    }
+    type(s).from_query(query)  # the link reopens a valid scenario
+    return Solution(
+        target,
+        statistic,
+        s.used_projection,
+        scale,
+        eps,
+        delta,
+        err(scale),
+        err(scale * 0.9) if scale * 0.9 >= lo else float("nan"),
+        chk,
+        c_lo,
+        c_hi,
+        int(fresh.size),
+        bool(c_lo <= target),
+        float(grid[1] / grid[0]),
+        query,
+    )
 
 
 # ------------------------------------------------------------------ mechanism lab
 #: accuracy measures of one noisy release: expected squared error, or the 95 % quantile of |error|
 METRICS = ("mse", "q95")
-_Z95 = 1.959963984540054                     # standard normal 97.5 % quantile: P(|N| ≤ z) = 0.95
+_Z95 = 1.959963984540054  # standard normal 97.5 % quantile: P(|N| ≤ z) = 0.95
 
 
 def _mech_error(mechanism: str, metric: str, *, sensitivity: float, eps: float, delta: float) -> float:
@@ -214,7 +260,7 @@ def _mech_error(mechanism: str, metric: str, *, sensitivity: float, eps: float, 
     if mechanism == "mnm":
         kind, scale = mc.mnm_noise(sensitivity=sensitivity, eps=eps, delta=delta)
         return (_Z95 if kind == "gaussian" else np.log(20.0)) * scale
-    return np.log(20.0) * mc.laplace_scale(sensitivity=sensitivity, eps=eps)    # P(|Lap(b)| ≤ b ln 20) = 0.95
+    return np.log(20.0) * mc.laplace_scale(sensitivity=sensitivity, eps=eps)  # P(|Lap(b)| ≤ b ln 20) = 0.95
 
 
 def _exact_delta(mechanism: str, *, sensitivity: float, eps: float, delta: float) -> tuple[float, float]:
@@ -258,34 +304,65 @@ def solve_mechanisms(s, *, target: float, metric: str = "mse", releases: int = 2
     for k, m in enumerate(mc.MECHANISMS):
         lo, hi = float(sp.lo), float(sp.hi)
         if m == "gaussian":
-            hi = min(hi, 1.0 - 1e-9)                 # Theorem 5's calibration needs ε < 1
+            hi = min(hi, 1.0 - 1e-9)  # Theorem 5's calibration needs ε < 1
 
         def err(e, m=m):
             return _mech_error(m, metric, sensitivity=s.sens, eps=e, delta=s.delta)
 
         e_hi = err(hi)
         if e_hi > target:
-            why = (f"even ε = {hi:g} gives {e_hi:.4g} > {target:g}"
-                   + (" (the Gaussian calibration of Theorem 5 needs ε < 1)" if m == "gaussian" else
-                      f" (the page's ε range ends at {hi:g})"))
+            why = f"even ε = {hi:g} gives {e_hi:.4g} > {target:g}" + (
+                " (the Gaussian calibration of Theorem 5 needs ε < 1)"
+                if m == "gaussian"
+                else f" (the page's ε range ends at {hi:g})"
+            )
             out.append(MechanismSolution(m, metric, target, None, None, None, None, None, why))
             continue
         e = lo if err(lo) <= target else _smallest_meeting(err, target, lo, hi, 1e-6)
         exact, stated = _exact_delta(m, sensitivity=s.sens, eps=e, delta=s.delta)
         if not exact <= stated * (1 + 1e-9) + 1e-15:
-            out.append(MechanismSolution(m, metric, target, None, None, None, None, None,
-                                         f"not recommended: at ε = {e:.4g} its exact δ(ε) = {exact:.3g} exceeds "
-                                         f"the stated δ = {stated:g} (numerical failure of the calibration)"))
+            out.append(
+                MechanismSolution(
+                    m,
+                    metric,
+                    target,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    f"not recommended: at ε = {e:.4g} its exact δ(ε) = {exact:.3g} exceeds "
+                    f"the stated δ = {stated:g} (numerical failure of the calibration)",
+                )
+            )
             continue
-        noise = mc.release(0.0, m, sensitivity=s.sens, eps=e, delta=s.delta, size=releases,
-                           rng=np.random.default_rng([s.seed, 104729, k]))
+        noise = mc.release(
+            0.0,
+            m,
+            sensitivity=s.sens,
+            eps=e,
+            delta=s.delta,
+            size=releases,
+            rng=np.random.default_rng([s.seed, 104729, k]),
+        )
         if metric == "mse":
             sq = noise**2
             sim, se = float(sq.mean()), float(sq.std(ddof=1) / np.sqrt(sq.size))
         else:
             sim, se = float(np.quantile(np.abs(noise), 0.95)), None
-        out.append(MechanismSolution(m, metric, target, e, err(e), err(e * 0.9) if e * 0.9 >= lo else None, sim, se,
-                                     "met at the most private ε of the page's range" if e == lo else ""))
+        out.append(
+            MechanismSolution(
+                m,
+                metric,
+                target,
+                e,
+                err(e),
+                err(e * 0.9) if e * 0.9 >= lo else None,
+                sim,
+                se,
+                "met at the most private ε of the page's range" if e == lo else "",
+            )
+        )
     return out
 
 
@@ -297,6 +374,7 @@ REFINE_TRIALS = (4000, 16000)
 #: stated precision of the per-user solver: the 95 % interval of the smallest scaling within ± 5 %
 PRECISION = 0.05
 
+
 @dataclass(frozen=True)
 class PerUserSolution:
     algorithm: str
@@ -305,19 +383,26 @@ class PerUserSolution:
     scale: float
     error: float
     error_10pct_more_private: float
-    check_error: float          # mse: fresh mean squared error; pac: fresh share of errors ≤ target
+    check_error: float  # mse: fresh mean squared error; pac: fresh share of errors ≤ target
     check_se: float | None
     meets_target: bool
     demands: dict
     scenario_query: dict
-    scale_low: float = float("nan")    # 95 % confidence interval of the true smallest scaling
+    scale_low: float = float("nan")  # 95 % confidence interval of the true smallest scaling
     scale_high: float = float("nan")
-    precision: float = float("nan")    # half-width of that interval relative to ``scale``
+    precision: float = float("nan")  # half-width of that interval relative to ``scale``
     trials_used: int = 0
 
 
-def solve_per_user(s, *, target: float, metric: str = "pac", algorithm: str | None = None,
-                   upload: bytes | None = None, tol: float = 0.01) -> PerUserSolution:
+def solve_per_user(
+    s,
+    *,
+    target: float,
+    metric: str = "pac",
+    algorithm: str | None = None,
+    upload: bytes | None = None,
+    tol: float = 0.01,
+) -> PerUserSolution:
     """Smallest common scaling of every finite demand ε_i (public users stay public) at which
     ``algorithm`` (default: the scenario's first) meets ``target`` for ``metric`` (``pac``: the
     (1 − β)-quantile of the error; ``mse``). The error is simulated with the scenario's seed at
@@ -347,7 +432,7 @@ def solve_per_user(s, *, target: float, metric: str = "pac", algorithm: str | No
     fields = ("lows", "highs") if s.demand == "groups" else ("eps_by_bin",)
     pv = np.array([v for f in fields for v in getattr(s, f)], float)
     pv = pv[np.isfinite(pv)]
-    lo = max(1e-3, float(sp.lo) / float(pv.min()))                 # scaled parameters stay in the page's range
+    lo = max(1e-3, float(sp.lo) / float(pv.min()))  # scaled parameters stay in the page's range
     hi = min(1e3, float(sp.hi) / float(pv.max()))
 
     trials = max(int(s.trials), SOLVE_TRIALS)
@@ -355,10 +440,19 @@ def solve_per_user(s, *, target: float, metric: str = "pac", algorithm: str | No
     def errors_at(scale: float, seed=None, trials_: int | None = None) -> np.ndarray:
         """Errors of the simulated releases at demands × ``scale`` (common random numbers per seed)."""
         e = np.where(np.isfinite(eps0), eps0 * scale, np.inf)
-        r = ht.simulate(x, e, algorithm=algorithm, problem=s.problem, k=k, beta=s.beta, trials=trials_ or trials,
-                        setting=s.setting, rng=np.random.default_rng([s.seed if seed is None else seed,
-                                                                     pu.ALL_ALGS.index(algorithm)]),
-                        solver=s.solver, sm_threshold=s.sm_threshold)
+        r = ht.simulate(
+            x,
+            e,
+            algorithm=algorithm,
+            problem=s.problem,
+            k=k,
+            beta=s.beta,
+            trials=trials_ or trials,
+            setting=s.setting,
+            rng=np.random.default_rng([s.seed if seed is None else seed, pu.ALL_ALGS.index(algorithm)]),
+            solver=s.solver,
+            sm_threshold=s.sm_threshold,
+        )
         return np.asarray(r["errors"], float)
 
     def err(scale: float) -> float:
@@ -366,12 +460,15 @@ def solve_per_user(s, *, target: float, metric: str = "pac", algorithm: str | No
 
     e_hi = err(hi)
     if e_hi > target:
-        raise InputError(f"target {target:g} is below the error {algorithm} reaches even with every demand "
-                         f"{hi:.3g}× larger (the largest the page accepts): {e_hi:.4g}. Raise the target or "
-                         "add users (n).")
+        raise InputError(
+            f"target {target:g} is below the error {algorithm} reaches even with every demand "
+            f"{hi:.3g}× larger (the largest the page accepts): {e_hi:.4g}. Raise the target or "
+            "add users (n)."
+        )
     if err(lo) <= target:
-        raise InputError(f"target {target:g} is met even with every demand {lo:.3g}× smaller; lower the target "
-                         "to see a trade-off.")
+        raise InputError(
+            f"target {target:g} is met even with every demand {lo:.3g}× smaller; lower the target to see a trade-off."
+        )
     scale = _smallest_meeting(err, target, lo, hi, tol)
     # refine: common random numbers with more trials; the error statistic's 95 % confidence interval
     # (binomial order statistics of the quantile, or mean ± 1.96 SE) gives an interval for the smallest
@@ -393,20 +490,20 @@ def solve_per_user(s, *, target: float, metric: str = "pac", algorithm: str | No
     for n_tr in REFINE_TRIALS:
         used = max(n_tr, trials)
         a_, b_ = max(lo, scale / 1.6), min(hi, scale * 1.6)
-        while a_ > lo and ci_at(a_, used)[1] <= target:            # the lower end must fail
+        while a_ > lo and ci_at(a_, used)[1] <= target:  # the lower end must fail
             a_ = max(lo, a_ / 1.6)
-        while b_ < hi and ci_at(b_, used)[2] > target:             # the upper end must meet
+        while b_ < hi and ci_at(b_, used)[2] > target:  # the upper end must meet
             b_ = min(hi, b_ * 1.6)
         ends = []
         for idx in (0, 1, 2):
-            f = (lambda v, idx=idx: ci_at(v, used)[idx])
+            f = lambda v, idx=idx, used=used: ci_at(v, used)[idx]
             if f(a_) <= target:
                 ends.append(a_)
             elif f(b_) > target:
                 ends.append(b_)
             else:
                 ends.append(_smallest_meeting(f, target, a_, b_, 2e-3))
-        scale, s_low, s_high = ends                                # point; lower CI meets first; upper last
+        scale, s_low, s_high = ends  # point; lower CI meets first; upper last
         if (s_high - s_low) / (2 * scale) <= PRECISION:
             break
     precision = (s_high - s_low) / (2 * scale)
@@ -421,13 +518,30 @@ def solve_per_user(s, *, target: float, metric: str = "pac", algorithm: str | No
         sq = fresh**2
         check, se = float(sq.mean()), float(sq.std(ddof=1) / np.sqrt(sq.size))
         meets = check <= target + 3 * se
-    else:                                       # P(error ≤ target) ≥ 1 − β, within 3 binomial standard errors
+    else:  # P(error ≤ target) ≥ 1 − β, within 3 binomial standard errors
         check = float(np.mean(fresh <= target))
         se = float(np.sqrt(s.beta * (1 - s.beta) / fresh.size))
         meets = check >= 1 - s.beta - 3 * se
     bins = {f"{v:g}": float(v * scale) for v in np.unique(fin)}
-    q = {**s.to_query(), **{f: ",".join(f"{v * scale:.6g}" if np.isfinite(v) else "inf" for v in getattr(s, f))
-                            for f in fields}}
-    type(s).from_query(q)                       # the link reopens a valid scenario
-    return PerUserSolution(algorithm, metric, target, scale, e_found, e_stricter, check, se, bool(meets), bins, q,
-                           float(s_low), float(s_high), float(precision), int(used))
+    q = {
+        **s.to_query(),
+        **{f: ",".join(f"{v * scale:.6g}" if np.isfinite(v) else "inf" for v in getattr(s, f)) for f in fields},
+    }
+    type(s).from_query(q)  # the link reopens a valid scenario
+    return PerUserSolution(
+        algorithm,
+        metric,
+        target,
+        scale,
+        e_found,
+        e_stricter,
+        check,
+        se,
+        bool(meets),
+        bins,
+        q,
+        float(s_low),
+        float(s_high),
+        float(precision),
+        int(used),
+    )

@@ -24,15 +24,36 @@ class Source:
 
 
 SOURCES = (
-    Source("bcdp", "M. Aliakbarpour, S. Chaudhuri, T. A. Courtade, A. Fallah, M. I. Jordan",
-           "Enhancing Feature-Specific Data Protection via Bayesian Coordinate Differential Privacy",
-           "AISTATS 2025 (PMLR 258)", "2410.18404",
-           ("Feature privacy", "BCDP guarantee lab", "Private regression")),
-    Source("hetero", "S. Chaudhuri, T. A. Courtade",
-           "Empirical Mean and Frequency Estimation Under Heterogeneous Privacy: A Worst-Case Analysis",
-           "preprint, 2024", "2407.11274", ("Per-user privacy",)),
-    Source("groupwise", "A. Azize", "Open problem: better privacy guarantees for larger groups",
-           "open-problem note, July 2023", None, ("Group-wise zCDP",)),
-    Source("mat4376", "R. Kulik", "MAT 4376 Foundations of Data Privacy",
-           "lectures 17–20, University of Ottawa course notes", None, ("Mechanism lab", "DP-SGD schedules")),
+    Source(
+        "bcdp",
+        "M. Aliakbarpour, S. Chaudhuri, T. A. Courtade, A. Fallah, M. I. Jordan",
+        "Enhancing Feature-Specific Data Protection via Bayesian Coordinate Differential Privacy",
+        "AISTATS 2025 (PMLR 258)",
+        "2410.18404",
+        ("Feature privacy", "BCDP guarantee lab", "Private regression"),
+    ),
+    Source(
+        "hetero",
+        "S. Chaudhuri, T. A. Courtade",
+        "Empirical Mean and Frequency Estimation Under Heterogeneous Privacy: A Worst-Case Analysis",
+        "preprint, 2024",
+        "2407.11274",
+        ("Per-user privacy",),
+    ),
+    Source(
+        "groupwise",
+        "A. Azize",
+        "Open problem: better privacy guarantees for larger groups",
+        "open-problem note, July 2023",
+        None,
+        ("Group-wise zCDP",),
+    ),
+    Source(
+        "mat4376",
+        "R. Kulik",
+        "MAT 4376 Foundations of Data Privacy",
+        "lectures 17–20, University of Ottawa course notes",
+        None,
+        ("Mechanism lab", "DP-SGD schedules"),
+    ),
 )

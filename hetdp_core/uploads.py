@@ -29,18 +29,22 @@ def check_csv_bytes(data, limits: CsvLimits, *, what: str = "the CSV") -> tuple[
     if not isinstance(data, bytes | bytearray):
         raise InputError(f"{what} must be the file's bytes; got {type(data).__name__}.")
     if len(data) > limits.max_bytes:
-        raise InputError(f"{what} is {len(data) / 1e6:.1f} MB, over the {limits.max_bytes / 1e6:.0f} MB upload "
-                         "limit. Upload a smaller file (a sample of the rows).")
+        raise InputError(
+            f"{what} is {len(data) / 1e6:.1f} MB, over the {limits.max_bytes / 1e6:.0f} MB upload "
+            "limit. Upload a smaller file (a sample of the rows)."
+        )
     if not data.strip():
         raise InputError(f"{what} is empty. Upload a file with a header row and numbers below it.")
-    if b"\n" not in data and b"\r" in data:     # classic Mac line ends (CR only): count them as lines
+    if b"\n" not in data and b"\r" in data:  # classic Mac line ends (CR only): count them as lines
         data = bytes(data).replace(b"\r", b"\n")
     if b"\x00" in data[:65536]:
         raise InputError(f"{what} is not a text CSV (it contains binary data). Upload comma-separated numbers.")
     end = data.find(b"\n", 0, limits.max_header_chars + 1)
     if end < 0 and len(data) > limits.max_header_chars:
-        raise InputError(f"{what}: the header line is longer than {limits.max_header_chars:,} characters. "
-                         "Upload a CSV with fewer columns.")
+        raise InputError(
+            f"{what}: the header line is longer than {limits.max_header_chars:,} characters. "
+            "Upload a CSV with fewer columns."
+        )
     header = bytes(data[: end if end >= 0 else len(data)])
     try:
         header.decode("utf-8")
@@ -48,13 +52,16 @@ def check_csv_bytes(data, limits: CsvLimits, *, what: str = "the CSV") -> tuple[
         raise InputError(f"{what}: the header line is not UTF-8 text. Save the file as a UTF-8 CSV.") from None
     cols = header.count(b",") + 1
     if cols > limits.max_cols:
-        raise InputError(f"{what} has {cols:,} columns; at most {limits.max_cols:,} are accepted. Keep the columns "
-                         "you need.")
+        raise InputError(
+            f"{what} has {cols:,} columns; at most {limits.max_cols:,} are accepted. Keep the columns you need."
+        )
     lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
     rows = max(lines - 1, 0)
     if rows > limits.max_rows:
         raise InputError(f"{what} has {rows:,} data rows; at most {limits.max_rows:,} are accepted. Use a sample.")
     if rows * cols > limits.max_cells:
-        raise InputError(f"{what} has {rows:,} × {cols:,} = {rows * cols:,} cells; at most {limits.max_cells:,} are "
-                         "accepted. Use fewer rows or columns.")
+        raise InputError(
+            f"{what} has {rows:,} × {cols:,} = {rows * cols:,} cells; at most {limits.max_cells:,} are "
+            "accepted. Use fewer rows or columns."
+        )
     return rows, cols

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.special import logsumexp
 
-from .memo import Memo
 from ._validate import InputError, as_generator, check_int, check_real, check_vector
+from .memo import Memo
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -78,8 +78,15 @@ def sigma_from_rho(rho: float) -> float:
 
 
 def _alphas(alpha) -> np.ndarray:
-    return check_vector("alpha", np.atleast_1d(alpha), lo=1.0, lo_open=True, hi=MAX_ALPHA,
-                        max_length=10_000, what=" (Rényi orders, each > 1)")
+    return check_vector(
+        "alpha",
+        np.atleast_1d(alpha),
+        lo=1.0,
+        lo_open=True,
+        hi=MAX_ALPHA,
+        max_length=10_000,
+        what=" (Rényi orders, each > 1)",
+    )
 
 
 def renyi_gaussian(*, alpha, mu1, s1, mu2, s2) -> np.ndarray:
@@ -108,8 +115,9 @@ def renyi_gaussian(*, alpha, mu1, s1, mu2, s2) -> np.ndarray:
     # log(s2/s1) + log(s2²/s_α²)/(2(α−1)) cancels to round-off (about 1e-11 at x = 1e12).
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         d = (s2 - s1) * (s2 + s1) / s2**2
-        val = (-np.log1p((s1 - s2) / s2) - np.log1p((a - 1.0) * d) / (2.0 * (a - 1.0))
-               + a * (mu1 - mu2) ** 2 / (2.0 * sa2))
+        val = (
+            -np.log1p((s1 - s2) / s2) - np.log1p((a - 1.0) * d) / (2.0 * (a - 1.0)) + a * (mu1 - mu2) ** 2 / (2.0 * sa2)
+        )
     out[good] = val[good]
     return out
 
@@ -123,13 +131,13 @@ def _counts(x, name="counts") -> np.ndarray:
     arr = check_vector(name, np.atleast_1d(x), lo=0.0, hi=MAX_COUNT, max_length=100_000, what=" (group counts)")
     if np.any(arr != np.round(arr)):
         i = int(np.flatnonzero(arr != np.round(arr))[0])
-        raise InputError(f"{name} must be whole numbers (counts of people); entry {i} is {arr[i]:g}. "
-                         "Round the counts.")
+        raise InputError(f"{name} must be whole numbers (counts of people); entry {i} is {arr[i]:g}. Round the counts.")
     return arr
 
 
-def release(counts, *, rho: float, r: float, algorithm: int, trials: int = 1,
-            rng: np.random.Generator | int | None = None) -> np.ndarray:
+def release(
+    counts, *, rho: float, r: float, algorithm: int, trials: int = 1, rng: np.random.Generator | int | None = None
+) -> np.ndarray:
     """Released counts, shape (trials, k). Algorithm 1: X ~ N(x, σ²), Y ~ N(X, (rX)²);
     Algorithm 2: X ~ N(x, (r x)²)."""
     x = _counts(counts)
@@ -186,9 +194,9 @@ def renyi_algorithm2(*, x: float, r: float, alpha) -> tuple[np.ndarray, np.ndarr
 #: agree within this relative tolerance (plus ``ALG1_ABS_TOL`` nats); otherwise it is "unresolved".
 ALG1_REL_TOL = 1e-2
 ALG1_ABS_TOL = 1e-9
-_K_SIGMA = 14.0          # the Gaussian step is discretised on x ± 14σ (mass outside: e^{-98})
-_Z_MAX = 12.0            # the multiplicative noise U = 1 + rZ is discretised on Z ∈ [−12, 12]
-_END_GAP = 40.0          # the y-range grows until the integrand at both ends is e^{-40} below its peak
+_K_SIGMA = 14.0  # the Gaussian step is discretised on x ± 14σ (mass outside: e^{-98})
+_Z_MAX = 12.0  # the multiplicative noise U = 1 + rZ is discretised on Z ∈ [−12, 12]
+_END_GAP = 40.0  # the y-range grows until the integrand at both ends is e^{-40} below its peak
 _MAX_Y_NODES = 400_000
 _MAX_MIX_NODES = 40_000
 
@@ -214,9 +222,9 @@ class _Mixture:
     logw: dict
     mean: dict
     sd: dict
-    y_step: float          # linear y-spacing that resolves every component
-    y_near: float          # "z": geometric y-nodes accumulate at 0 below this (the singular point)
-    y_far: float           # "z": beyond |y| = y_far the spacing grows geometrically
+    y_step: float  # linear y-spacing that resolves every component
+    y_near: float  # "z": geometric y-nodes accumulate at 0 below this (the singular point)
+    y_far: float  # "z": beyond |y| = y_far the spacing grows geometrically
 
 
 def _alg1_mixture(xs, sigma: float, r: float, fine: float) -> _Mixture | None:
@@ -238,7 +246,7 @@ def _alg1_mixture(xs, sigma: float, r: float, fine: float) -> _Mixture | None:
     top = xs[-1] + sigma
     n_lin = int(max(400, 96.0 * top * r / sigma) * fine)
     z = np.linspace(-_Z_MAX, _Z_MAX, n_lin)
-    zstar = -1.0 / r                    # U = 0: the conditional law of Y collapses to the point 0
+    zstar = -1.0 / r  # U = 0: the conditional law of Y collapses to the point 0
     if zstar > -_Z_MAX:
         ratio = 1.0 + sigma / (2.0 * top * fine)
         m = int(np.log(4.0 * r * (z[1] - z[0]) / 1e-13) / np.log(ratio)) + 1
@@ -251,8 +259,15 @@ def _alg1_mixture(xs, sigma: float, r: float, fine: float) -> _Mixture | None:
     u = 1.0 + r * z
     lw = np.log(_trapezoid_weights(z)) - 0.5 * z**2
     lw -= logsumexp(lw)
-    return _Mixture("z", {x: lw for x in xs}, {x: x * u for x in xs}, {x: sigma * np.abs(u) for x in xs},
-                    y_step=sigma / (6.0 * fine), y_near=top if zstar > -_Z_MAX else 0.0, y_far=top + 100.0)
+    return _Mixture(
+        "z",
+        {x: lw for x in xs},
+        {x: x * u for x in xs},
+        {x: sigma * np.abs(u) for x in xs},
+        y_step=sigma / (6.0 * fine),
+        y_near=top if zstar > -_Z_MAX else 0.0,
+        y_far=top + 100.0,
+    )
 
 
 def _y_nodes(mix: _Mixture, center: float, half: float, fine: float, sigma: float) -> np.ndarray:
@@ -272,7 +287,7 @@ def _y_nodes(mix: _Mixture, center: float, half: float, fine: float, sigma: floa
         tiny = 1e-12 * mix.y_near
         near = tiny * q ** np.arange(int(np.log(mix.y_near / tiny) / np.log(q)) + 1)
         parts = [lin[np.abs(lin) > near[-1]], near, -near]
-    if half > mix.y_far:                                  # far out: spacing grows ∝ |y|
+    if half > mix.y_far:  # far out: spacing grows ∝ |y|
         g = 1.0 + h / mix.y_far
         far = mix.y_far * g ** np.arange(1, int(np.log(half / mix.y_far) / np.log(g)) + 2)
         parts += [far, -far]
@@ -303,7 +318,7 @@ def _mixture_logpdf(y: np.ndarray, mix: _Mixture, x: float) -> np.ndarray:
     ys = flat if order is None else flat[order]
     res = np.empty(ys.shape)
     for b0 in range(0, ys.size, _PRUNE_BLOCK):
-        blk = ys[b0:b0 + _PRUNE_BLOCK]
+        blk = ys[b0 : b0 + _PRUNE_BLOCK]
         lo, hi = blk[0], blk[-1]
         near = np.maximum(np.maximum(lo - mean, mean - hi), 0.0) * inv
         far = np.maximum(np.abs(lo - mean), np.abs(hi - mean)) * inv
@@ -311,14 +326,14 @@ def _mixture_logpdf(y: np.ndarray, mix: _Mixture, x: float) -> np.ndarray:
         bk, mk, ik = base[keep], mean[keep], inv[keep]
         step = max(1, 2_000_000 // bk.size)
         for s0 in range(0, blk.size, step):
-            t = (blk[s0:s0 + step, None] - mk) * ik
+            t = (blk[s0 : s0 + step, None] - mk) * ik
             np.square(t, out=t)
             t *= -0.5
             t += bk
             m = t.max(axis=1)
             t -= m[:, None]
             np.exp(t, out=t)
-            res[b0 + s0:b0 + s0 + t.shape[0]] = np.log(t.sum(axis=1)) + m
+            res[b0 + s0 : b0 + s0 + t.shape[0]] = np.log(t.sum(axis=1)) + m
     if order is not None:
         out = np.empty_like(res)
         out[order] = res
@@ -343,7 +358,7 @@ def _alg1_once(x: float, xs: list, sigma: float, r: float, a: np.ndarray, fine: 
     lsub = {v: _mixture_logpdf(sub, mix, v) for v in xs}
     lwsub = np.log(_trapezoid_weights(sub)) - np.log(4.0)
     peak = np.stack([(a[:, None] * lsub[p] + (1 - a[:, None]) * lsub[q] + lwsub).max(axis=1) for p, q in pairs])
-    for _ in range(40):                                   # widen: test only the two end nodes
+    for _ in range(40):  # widen: test only the two end nodes
         ends = _y_nodes(mix, center, half, fine, sigma)[[0, -1]]
         le = {v: _mixture_logpdf(ends, mix, v) for v in xs}
         gap = np.stack([(a[:, None] * le[p] + (1 - a[:, None]) * le[q]).max(axis=1) for p, q in pairs])
@@ -368,7 +383,7 @@ def _alg1_once(x: float, xs: list, sigma: float, r: float, a: np.ndarray, fine: 
             up = np.maximum(up, d)
         else:
             down = np.maximum(down, d)
-    return np.maximum(up, 0.0), np.maximum(down, 0.0)       # D_α ≥ 0; clip round-off below 0
+    return np.maximum(up, 0.0), np.maximum(down, 0.0)  # D_α ≥ 0; clip round-off below 0
 
 
 def algorithm1_seconds(*, x: float, rho: float, r: float, alpha) -> float:
@@ -386,7 +401,7 @@ def algorithm1_seconds(*, x: float, rho: float, r: float, alpha) -> float:
     units = 0.0
     for fine in (1.0, 1.5):
         mix = _alg1_mixture(xs, sigma, r, fine)
-        if mix is None:                       # over the node budget: reported unresolved, cheaply
+        if mix is None:  # over the node budget: reported unresolved, cheaply
             continue
         center = float(np.mean(xs)) if mix.kind == "t" else 0.0
         sd = np.sqrt(sigma**2 * (1 + r**2) + r**2 * (x + 1) ** 2)
@@ -540,15 +555,24 @@ def log_density_algorithm1(y, *, x: float, sigma: float, r: float, neighbours=()
     ``neighbours`` so that all share one discretisation."""
     mix = _alg1_mixture([x, *neighbours], sigma, r, fine)
     if mix is None:
-        raise InputError(f"x = {x:g} with σ = {sigma:g}, r = {r:g} needs more quadrature nodes than the "
-                         "budget allows; use a smaller x or a larger r.")
+        raise InputError(
+            f"x = {x:g} with σ = {sigma:g}, r = {r:g} needs more quadrature nodes than the "
+            "budget allows; use a smaller x or a larger r."
+        )
     y = np.asarray(y, dtype=float)
     return _mixture_logpdf(y, mix, float(x))
 
 
-def renyi_monte_carlo_algorithm1(*, x: float, xn: float, rho: float, r: float, alpha,
-                                 samples: int = 200_000,
-                                 rng: np.random.Generator | int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def renyi_monte_carlo_algorithm1(
+    *,
+    x: float,
+    xn: float,
+    rho: float,
+    r: float,
+    alpha,
+    samples: int = 200_000,
+    rng: np.random.Generator | int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Monte Carlo estimate of D_α(M(x)‖M(xn)) for Algorithm 1: draws Y' from the mechanism at
     ``xn`` and averages (f/f')^α; returns (estimate, standard error of the inner mean's log)."""
     x = float(_counts(x, "x")[0])
@@ -557,12 +581,13 @@ def renyi_monte_carlo_algorithm1(*, x: float, xn: float, rho: float, r: float, a
     a = _alphas(alpha)
     samples = check_int("samples", samples, lo=100, hi=10_000_000)
     Y = release([xn], rho=rho, r=r, algorithm=1, trials=samples, rng=rng)[:, 0]
-    lr = (log_density_algorithm1(Y, x=x, sigma=sigma, r=r, neighbours=(xn,))
-          - log_density_algorithm1(Y, x=xn, sigma=sigma, r=r, neighbours=(x,)))
+    lr = log_density_algorithm1(Y, x=x, sigma=sigma, r=r, neighbours=(xn,)) - log_density_algorithm1(
+        Y, x=xn, sigma=sigma, r=r, neighbours=(x,)
+    )
     t = a[:, None] * lr[None, :]
     m = logsumexp(t, axis=1) - np.log(samples)
-    w = np.exp(t - m[:, None])                              # ratio / mean, mean 1
-    se_log = w.std(axis=1) / np.sqrt(samples)                # delta method: SE of log-mean
+    w = np.exp(t - m[:, None])  # ratio / mean, mean 1
+    se_log = w.std(axis=1) / np.sqrt(samples)  # delta method: SE of log-mean
     return m / (a - 1.0), se_log / (a - 1.0)
 
 
@@ -575,9 +600,9 @@ class RenyiCurves:
     resolved to the tolerance (``unresolved``); it is never counted as a violation or a finding."""
 
     alpha: np.ndarray
-    up: np.ndarray        # max over ± of D_α(M(x) ‖ M(x±1))
-    down: np.ndarray      # max over ± of D_α(M(x±1) ‖ M(x))
-    claimed: np.ndarray   # α v + ξ (Algorithm 2's claim) or α ρ (Algorithm 1, post-processing)
+    up: np.ndarray  # max over ± of D_α(M(x) ‖ M(x±1))
+    down: np.ndarray  # max over ± of D_α(M(x±1) ‖ M(x))
+    claimed: np.ndarray  # α v + ξ (Algorithm 2's claim) or α ρ (Algorithm 1, post-processing)
     algorithm: int
     x: float
 
@@ -620,9 +645,16 @@ def curve_checks(curves: RenyiCurves, *, rho: float) -> list:
     if curves.algorithm != 1:
         return []
     ins = {"x": curves.x, "rho": rho}
-    return [check_le(f"Algorithm 1: {name} ≤ αρ (post-processing)", vals, curves.alpha * rho,
-                     labels=[f"α = {a:g}" for a in curves.alpha], inputs=ins)
-            for name, vals in (("D_α(M(x)‖M(x±1))", curves.up), ("D_α(M(x±1)‖M(x))", curves.down))]
+    return [
+        check_le(
+            f"Algorithm 1: {name} ≤ αρ (post-processing)",
+            vals,
+            curves.alpha * rho,
+            labels=[f"α = {a:g}" for a in curves.alpha],
+            inputs=ins,
+        )
+        for name, vals in (("D_α(M(x)‖M(x±1))", curves.up), ("D_α(M(x±1)‖M(x))", curves.down))
+    ]
 
 
 def algorithm2_infinite_from(x: float) -> dict:
@@ -641,8 +673,12 @@ def algorithm2_infinite_from(x: float) -> dict:
     x = float(_counts(x, "x")[0])
     if x == 0:
         return {"down_plus": 1.0, "up_minus": None, "up_plus": 1.0, "down_minus": None, "first": 1.0}
-    out = {"down_plus": (x + 1) ** 2 / (2 * x + 1), "up_plus": None, "down_minus": None,
-           "up_minus": (1.0 if x == 1 else x**2 / (2 * x - 1))}
+    out = {
+        "down_plus": (x + 1) ** 2 / (2 * x + 1),
+        "up_plus": None,
+        "down_minus": None,
+        "up_minus": (1.0 if x == 1 else x**2 / (2 * x - 1)),
+    }
     out["first"] = min(v for v in (out["down_plus"], out["up_minus"]) if v is not None)
     return out
 
@@ -660,8 +696,12 @@ def algorithm2_violation_orders(*, x: float, r: float, alpha_max: float = 100.0)
     v, xi = claimed_budget([x], r=r)
     grid = 1.0 + np.geomspace(1e-6, alpha_max - 1.0, 4000)
     out = {}
-    for name, (mu1, mu2) in {"up_plus": (x, x + 1), "up_minus": (x, x - 1),
-                             "down_plus": (x + 1, x), "down_minus": (x - 1, x)}.items():
+    for name, (mu1, mu2) in {
+        "up_plus": (x, x + 1),
+        "up_minus": (x, x - 1),
+        "down_plus": (x + 1, x),
+        "down_minus": (x - 1, x),
+    }.items():
         if min(mu1, mu2) < 0:
             out[name] = None
             continue
@@ -676,7 +716,7 @@ def algorithm2_violation_orders(*, x: float, r: float, alpha_max: float = 100.0)
         if bad.size == 0:
             out[name] = None
         elif bad[0] == 0:
-            out[name] = 1.0                      # violated from the smallest order tried: for no α > 1
+            out[name] = 1.0  # violated from the smallest order tried: for no α > 1
         else:
             lo, hi = grid[bad[0] - 1], grid[bad[0]]
             f = lambda a: float(np.minimum(excess(np.array([a]))[0], 1e300))  # noqa: E731
@@ -721,11 +761,11 @@ def zipf_counts(*, k: int, total: int, s: float = 1.0) -> np.ndarray:
     raw = total * w / w.sum()
     base = np.floor(raw)
     rest = int(total - base.sum())
-    base[np.argsort(-(raw - base))[:rest]] += 1                # largest remainders
+    base[np.argsort(-(raw - base))[:rest]] += 1  # largest remainders
     return base
 
 
-def divergence_vs_size(*, sizes, alphas, rho: float, r: float, algorithm: int = 1) -> "pd.DataFrame":
+def divergence_vs_size(*, sizes, alphas, rho: float, r: float, algorithm: int = 1) -> pd.DataFrame:
     """Worst-direction loss ``max(up, down)`` at each group size and order α (tidy DataFrame with
     columns size, alpha, up, down, loss, error, reference), plus ``attrs["non_increasing"]``: for
     each α, whether the loss is non-increasing in the size over the given sizes — the open question,
@@ -749,9 +789,17 @@ def divergence_vs_size(*, sizes, alphas, rho: float, r: float, algorithm: int = 
             v, xi = claimed_budget([x], r=r)
             ref = a * v[0] + xi[0]
         for j, al in enumerate(a):
-            rows.append({"size": float(x), "alpha": float(al), "up": up[j], "down": down[j],
-                         "loss": np.nan if np.isnan(up[j]) or np.isnan(down[j]) else max(up[j], down[j]),
-                         "error": float(err[j]), "reference": ref[j]})
+            rows.append(
+                {
+                    "size": float(x),
+                    "alpha": float(al),
+                    "up": up[j],
+                    "down": down[j],
+                    "loss": np.nan if np.isnan(up[j]) or np.isnan(down[j]) else max(up[j], down[j]),
+                    "error": float(err[j]),
+                    "reference": ref[j],
+                }
+            )
     df = pd.DataFrame(rows)
     mono = loss_monotonicity(df, rel_tol=1e-9)
     df.attrs["non_increasing"] = {a_: m["non_increasing"] for a_, m in mono.items()}
@@ -760,7 +808,7 @@ def divergence_vs_size(*, sizes, alphas, rho: float, r: float, algorithm: int = 
     return df
 
 
-def loss_monotonicity(df: "pd.DataFrame", *, rel_tol: float = 1e-9) -> dict:
+def loss_monotonicity(df: pd.DataFrame, *, rel_tol: float = 1e-9) -> dict:
     """For each α in a (size, alpha, loss[, error]) table: whether the loss is non-increasing in
     the size, the first rise (size before, size after) and the smallest size from which it never
     rises again (None if it rises at the last step). A rise counts only when it exceeds the two
@@ -781,13 +829,14 @@ def loss_monotonicity(df: "pd.DataFrame", *, rel_tol: float = 1e-9) -> dict:
         out[float(al)] = {
             "non_increasing": idx.size == 0,
             "first_rise": None if idx.size == 0 else (float(xs[idx[0]]), float(xs[idx[0] + 1])),
-            "from": (float(xs[0]) if xs.size else None) if idx.size == 0 else (
-                float(xs[idx[-1] + 1]) if idx[-1] + 1 < xs.size - 1 else None),
+            "from": (float(xs[0]) if xs.size else None)
+            if idx.size == 0
+            else (float(xs[idx[-1] + 1]) if idx[-1] + 1 < xs.size - 1 else None),
         }
     return out
 
 
-def group_summary(counts, *, rho: float, r: float, algorithm: int, alpha_max: float = 20.0) -> "pd.DataFrame":
+def group_summary(counts, *, rho: float, r: float, algorithm: int, alpha_max: float = 20.0) -> pd.DataFrame:
     """Per group, in plain terms: the accuracy bound, the promise and what the group actually gets.
 
     Algorithm 2: promise ``α v + ξ`` (paper); actual = worst direction over neighbours x ± 1;
@@ -809,30 +858,52 @@ def group_summary(counts, *, rho: float, r: float, algorithm: int, alpha_max: fl
             up2, down2 = renyi_algorithm2(x=xi_, r=r, alpha=[2.0])
             v, xi = claimed_budget([xi_], r=r)
             inf_from = algorithm2_infinite_from(xi_)["first"]
-            rows.append({"group": i + 1, "count": xi_, "accuracy bound E|err|": acc[i],
-                         "promised at α=2": float(2.0 * v[0] + xi[0]),
-                         "actual at α=2": float(max(up2[0], down2[0])),
-                         "claim holds for α <": float(first) if first is not None else np.inf,
-                         "checked up to α": alpha_max,
-                         "infinite loss from α =": inf_from if inf_from <= alpha_max else np.nan})
+            rows.append(
+                {
+                    "group": i + 1,
+                    "count": xi_,
+                    "accuracy bound E|err|": acc[i],
+                    "promised at α=2": float(2.0 * v[0] + xi[0]),
+                    "actual at α=2": float(max(up2[0], down2[0])),
+                    "claim holds for α <": float(first) if first is not None else np.inf,
+                    "checked up to α": alpha_max,
+                    "infinite loss from α =": inf_from if inf_from <= alpha_max else np.nan,
+                }
+            )
         else:
             up, down = renyi_algorithm1(x=xi_, rho=rho, r=r, alpha=np.array([2.0]))
-            rows.append({"group": i + 1, "count": xi_, "accuracy bound E|err|": acc[i],
-                         "promised at α=2": 2 * rho,
-                         "actual at α=2": np.nan if np.isnan(up[0] + down[0]) else float(max(up[0], down[0])),
-                         "claim holds for α <": np.inf, "checked up to α": np.inf,
-                         "infinite loss from α =": np.nan})
+            rows.append(
+                {
+                    "group": i + 1,
+                    "count": xi_,
+                    "accuracy bound E|err|": acc[i],
+                    "promised at α=2": 2 * rho,
+                    "actual at α=2": np.nan if np.isnan(up[0] + down[0]) else float(max(up[0], down[0])),
+                    "claim holds for α <": np.inf,
+                    "checked up to α": np.inf,
+                    "infinite loss from α =": np.nan,
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def release_summary(counts, *, rho: float, r: float, algorithm: int, trials: int,
-                    rng: np.random.Generator | int | None = None) -> "pd.DataFrame":
+def release_summary(
+    counts, *, rho: float, r: float, algorithm: int, trials: int, rng: np.random.Generator | int | None = None
+) -> pd.DataFrame:
     """Simulated releases per group: mean, 2.5/97.5 % quantiles, E|error| and the accuracy bound."""
     import pandas as pd
 
     x = _counts(counts)
     Y = release(x, rho=rho, r=r, algorithm=algorithm, trials=trials, rng=rng)
     q025, q975 = np.quantile(Y, [0.025, 0.975], axis=0)
-    return pd.DataFrame({"group": np.arange(1, x.size + 1), "count": x, "mean": Y.mean(axis=0),
-                         "q025": q025, "q975": q975, "mean_abs_error": np.abs(Y - x).mean(axis=0),
-                         "bound": accuracy_bound(x, rho=rho, r=r, algorithm=algorithm)})
+    return pd.DataFrame(
+        {
+            "group": np.arange(1, x.size + 1),
+            "count": x,
+            "mean": Y.mean(axis=0),
+            "q025": q025,
+            "q975": q975,
+            "mean_abs_error": np.abs(Y - x).mean(axis=0),
+            "bound": accuracy_bound(x, rho=rho, r=r, algorithm=algorithm),
+        }
+    )

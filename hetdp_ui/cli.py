@@ -105,8 +105,9 @@ def write_atomic(path: Path, data: str | bytes, *, what: str) -> None:
     except OSError as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-        raise CliError(f"{what}: cannot write {path}: {exc.strerror or exc}. The previous file, if any, is "
-                       "unchanged.") from None
+        raise CliError(
+            f"{what}: cannot write {path}: {exc.strerror or exc}. The previous file, if any, is unchanged."
+        ) from None
 
 
 def parse_list(text: str, name: str) -> list[float]:
@@ -129,8 +130,9 @@ def parse_list(text: str, name: str) -> list[float]:
         try:
             out.append(float(tok))
         except ValueError:
-            raise CliError(f"{name}: could not read {tok!r} as a number. Use numbers separated by "
-                           "commas, e.g. 0.2,0.2,inf.") from None
+            raise CliError(
+                f"{name}: could not read {tok!r} as a number. Use numbers separated by commas, e.g. 0.2,0.2,inf."
+            ) from None
     if not out:
         raise CliError(f"{name}: empty list. Give at least one number.")
     return out
@@ -153,8 +155,13 @@ def _dump(obj) -> str:
 
 def _errors_block(errs: np.ndarray) -> dict:
     q25, med, q75 = np.quantile(errs, [0.25, 0.5, 0.75])
-    return {"errors": errs.tolist(), "median": float(med), "q25": float(q25), "q75": float(q75),
-            "mean": float(errs.mean())}
+    return {
+        "errors": errs.tolist(),
+        "median": float(med),
+        "q25": float(q25),
+        "q75": float(q75),
+        "mean": float(errs.mean()),
+    }
 
 
 def app_script() -> Path:
@@ -176,15 +183,29 @@ def cmd_app(a) -> int:
     script = app_script()
     if not script.is_file():
         raise CliError(f"the dashboard's files were not found next to the package ({script}); reinstall hetdp.")
-    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(a.port),
-           "--server.address", a.address, "--server.headless", "true", "--server.fileWatcherType", "none",
-           "--browser.gatherUsageStats", "false"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(script),
+        "--server.port",
+        str(a.port),
+        "--server.address",
+        a.address,
+        "--server.headless",
+        "true",
+        "--server.fileWatcherType",
+        "none",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
     print(f"hetdp app: serving {script.parent} on http://{a.address}:{a.port} (Ctrl-C stops it)", flush=True)
     import os
 
-    os.chdir(script.parent)                     # Streamlit reads .streamlit/config.toml from here
-    os.execv(sys.executable, cmd)               # the server replaces this process: a signal to it stops the server
-    return 0                                    # pragma: no cover
+    os.chdir(script.parent)  # Streamlit reads .streamlit/config.toml from here
+    os.execv(sys.executable, cmd)  # the server replaces this process: a signal to it stops the server
+    return 0  # pragma: no cover
 
 
 def cmd_meaning(a) -> int:
@@ -216,19 +237,36 @@ def cmd_c_vector(a) -> int:
         "c": alloc.c.tolist(),
         "ldp_level": alloc.ldp_level,
         "zeta": alloc.zeta,
-        "guarantee": [{"delta": float(dl), "guaranteed": float(gd), "ok": bool(ok)}
-                      for dl, gd, ok in zip(chk.demanded, chk.guaranteed, chk.ok)],
+        "guarantee": [
+            {"delta": float(dl), "guaranteed": float(gd), "ok": bool(ok)}
+            for dl, gd, ok in zip(chk.demanded, chk.guaranteed, chk.ok)
+        ],
         "all_ok": chk.all_ok,
     }
     if a.json:
         print(_dump(out))
     else:
         print(f"zeta = {alloc.zeta:.4g}; LDP level delivered c_d = {alloc.ldp_level:.6g} (ε = {alloc.eps:g})")
-        cols = ["feature", "budget c_i", "demanded δ", "guaranteed δ'", "slack", "pass", "bound from the whole-record level",
-                "bound from composition"]
-        rows = [[f"x{i + 1}", *(f"{v:.6g}" for v in (alloc.c[i], chk.demanded[i], chk.guaranteed[i], chk.slack[i])),
-                 "pass" if chk.ok[i] else "FAIL", f"{g.prop4_ldp[i]:.6g}", f"{g.prop4_composition[i]:.6g}"]
-                for i in range(alloc.c.size)]
+        cols = [
+            "feature",
+            "budget c_i",
+            "demanded δ",
+            "guaranteed δ'",
+            "slack",
+            "pass",
+            "bound from the whole-record level",
+            "bound from composition",
+        ]
+        rows = [
+            [
+                f"x{i + 1}",
+                *(f"{v:.6g}" for v in (alloc.c[i], chk.demanded[i], chk.guaranteed[i], chk.slack[i])),
+                "pass" if chk.ok[i] else "FAIL",
+                f"{g.prop4_ldp[i]:.6g}",
+                f"{g.prop4_composition[i]:.6g}",
+            ]
+            for i in range(alloc.c.size)
+        ]
         widths = [max(len(c), *(len(r[j]) for r in rows)) for j, c in enumerate(cols)]
         for r in [cols, *rows]:
             print(" ".join(v.rjust(w) for v, w in zip(r, widths)))
@@ -244,26 +282,56 @@ def cmd_mse(a) -> int:
     qs = parse_list(a.q, "--q")
     results = []
     for q in qs:
-        rng = point_rng(a.seed, q)             # same numbers as the page's sweep point at this q
-        res = run_point(n=a.n, delta=delta, eps=a.eps, q=q, zeta=a.zeta, trials=a.trials, rng=rng,
-                        projection=a.projection, baseline_projection=a.baseline_projection,
-                        scale=a.duchi_scale)
-        results.append({"q": q, "seconds": res.seconds, "c": res.allocation.c.tolist(),
-                        "ldp_level": res.allocation.ldp_level,
-                        "mmean": {**_errors_block(res.errors_mmean), "exact_mse_no_projection": res.exact_mmean},
-                        "baseline": {**_errors_block(res.errors_baseline), "level": res.baseline_level,
-                                     "exact_mse_no_projection": res.exact_baseline}})
-    params = {"n": a.n, "d": len(delta), "eps": a.eps, "delta": delta, "q": qs, "zeta": a.zeta,
-              "trials": a.trials, "seed": a.seed, "duchi_scale": a.duchi_scale,
-              "projection": a.projection, "baseline_projection": a.baseline_projection}
+        rng = point_rng(a.seed, q)  # same numbers as the page's sweep point at this q
+        res = run_point(
+            n=a.n,
+            delta=delta,
+            eps=a.eps,
+            q=q,
+            zeta=a.zeta,
+            trials=a.trials,
+            rng=rng,
+            projection=a.projection,
+            baseline_projection=a.baseline_projection,
+            scale=a.duchi_scale,
+        )
+        results.append(
+            {
+                "q": q,
+                "seconds": res.seconds,
+                "c": res.allocation.c.tolist(),
+                "ldp_level": res.allocation.ldp_level,
+                "mmean": {**_errors_block(res.errors_mmean), "exact_mse_no_projection": res.exact_mmean},
+                "baseline": {
+                    **_errors_block(res.errors_baseline),
+                    "level": res.baseline_level,
+                    "exact_mse_no_projection": res.exact_baseline,
+                },
+            }
+        )
+    params = {
+        "n": a.n,
+        "d": len(delta),
+        "eps": a.eps,
+        "delta": delta,
+        "q": qs,
+        "zeta": a.zeta,
+        "trials": a.trials,
+        "seed": a.seed,
+        "duchi_scale": a.duchi_scale,
+        "projection": a.projection,
+        "baseline_projection": a.baseline_projection,
+    }
     if a.json:
         print(_dump({"params": params, "results": results}))
     else:
         print(f"{'q':>6} {'M_mean median':>14} {'[q25, q75]':>24} {'min-δ LDP median':>17} {'[q25, q75]':>24} {'s':>6}")
         for r in results:
             m, b = r["mmean"], r["baseline"]
-            print(f"{r['q']:6.3g} {m['median']:14.5g} [{m['q25']:10.4g}, {m['q75']:10.4g}] "
-                  f"{b['median']:17.5g} [{b['q25']:10.4g}, {b['q75']:10.4g}] {r['seconds']:6.2f}")
+            print(
+                f"{r['q']:6.3g} {m['median']:14.5g} [{m['q25']:10.4g}, {m['q75']:10.4g}] "
+                f"{b['median']:17.5g} [{b['q25']:10.4g}, {b['q75']:10.4g}] {r['seconds']:6.2f}"
+            )
     return 0
 
 
@@ -293,8 +361,16 @@ def cmd_reproduce(a) -> int:
         scale = a.duchi_scale or ("paper" if published else "unbiased")
         projection = a.projection or ("ball" if published else "box")
         baseline_projection = a.baseline_projection or ("none" if published else "box")
-        kw = dict(eps=p.eps, q=q, n=n, trials=trials, seed=a.seed, projection=projection,
-                  baseline_projection=baseline_projection, scale=scale)
+        kw = dict(
+            eps=p.eps,
+            q=q,
+            n=n,
+            trials=trials,
+            seed=a.seed,
+            projection=projection,
+            baseline_projection=baseline_projection,
+            scale=scale,
+        )
         if p.axis == "q":
             delta = [p.delta] * p.k + [p.eps] * (p.d - p.k)
             summary, errors = sweep(axis="q", values=p.values, delta=delta, **kw)
@@ -307,13 +383,22 @@ def cmd_reproduce(a) -> int:
     write_atomic(out / f"{stem}_summary.csv", summary.to_csv(index=False), what="--out")
     write_atomic(out / f"{stem}_errors.csv", errors.to_csv(index=False), what="--out")
     # a short title with a wrapped subtitle: one long line was cut off at about 1 100 px
-    label = (f"{p.name}<br><sup>{'as published (printed Duchi constant, ball projection,<br>baseline unprojected)' if published else 'corrected (unbiased Duchi constant)'}"
-             f"; n = {n}, T = {trials}, q = {q if p.axis != 'q' else 'swept'}</sup>")
+    variant = (
+        "as published (printed Duchi constant, ball projection,<br>baseline unprojected)"
+        if published
+        else "corrected (unbiased Duchi constant)"
+    )
+    label = f"{p.name}<br><sup>{variant}; n = {n}, T = {trials}, q = {q if p.axis != 'q' else 'swept'}</sup>"
     fig = mse_sweep_figure(summary, p.axis, show_exact=not published, title=label)
     write_atomic(out / f"{stem}.html", fig.to_html(include_plotlyjs=True, full_html=True), what="--out")
-    info = {"figure": key, "variant": a.variant, "seconds": secs, "files": sorted(
-        str(f) for f in out.glob(f"{stem}*")), "note": p.note,
-        "summary": summary.drop(columns=["seconds"], errors="ignore").to_dict(orient="records")}
+    info = {
+        "figure": key,
+        "variant": a.variant,
+        "seconds": secs,
+        "files": sorted(str(f) for f in out.glob(f"{stem}*")),
+        "note": p.note,
+        "summary": summary.drop(columns=["seconds"], errors="ignore").to_dict(orient="records"),
+    }
     if a.json:
         print(_dump(info))
     else:
@@ -328,15 +413,22 @@ def cmd_zcdp_renyi(a) -> int:
     alphas = parse_list(a.alpha, "--alpha")
     c = zcdp.renyi_curves(algorithm=a.algorithm, x=a.x, rho=a.rho, r=a.r, alpha=alphas)
     rep = zcdp.check_claim(c)
-    out = {"alpha": c.alpha.tolist(), "up": c.up.tolist(), "down": c.down.tolist(),
-           "claimed": c.claimed.tolist(), "violated": c.violated.tolist(),
-           "reference": "alpha*v+xi (paper's claim)" if a.algorithm == 2 else "alpha*rho (post-processing)",
-           **rep}
+    out = {
+        "alpha": c.alpha.tolist(),
+        "up": c.up.tolist(),
+        "down": c.down.tolist(),
+        "claimed": c.claimed.tolist(),
+        "violated": c.violated.tolist(),
+        "reference": "alpha*v+xi (paper's claim)" if a.algorithm == 2 else "alpha*rho (post-processing)",
+        **rep,
+    }
     if a.algorithm == 2:
         out["violation_orders"] = zcdp.algorithm2_violation_orders(x=a.x, r=a.r)
     if rep["unresolved"]:
-        out["note"] = (f"D_alpha could not be resolved to the numerical tolerance ({zcdp.ALG1_REL_TOL:g} relative) "
-                       f"for alpha = {', '.join(f'{v:g}' for v in rep['unresolved'])}; those entries are null.")
+        out["note"] = (
+            f"D_alpha could not be resolved to the numerical tolerance ({zcdp.ALG1_REL_TOL:g} relative) "
+            f"for alpha = {', '.join(f'{v:g}' for v in rep['unresolved'])}; those entries are null."
+        )
     if a.json:
         print(_dump(out))
     else:
@@ -349,10 +441,12 @@ def cmd_zcdp_renyi(a) -> int:
             print(f"{al:8.4g} {u:12.6g} {d:12.6g} {cl:12.6g}  {'VIOLATED' if bad else 'ok'}")
         if a.algorithm == 2:
             inf = rep["alpha_infinite"]
-            print("infinite from alpha: " + ", ".join(
-                f"{k} {v:.6g}" for k, v in inf.items() if k != "first" and v is not None)
-                  + "; first violation of the claim: "
-                  + (f"alpha = {out['violation_orders']['first']:.6g}" if out["violation_orders"]["first"] else "none"))
+            print(
+                "infinite from alpha: "
+                + ", ".join(f"{k} {v:.6g}" for k, v in inf.items() if k != "first" and v is not None)
+                + "; first violation of the claim: "
+                + (f"alpha = {out['violation_orders']['first']:.6g}" if out["violation_orders"]["first"] else "none")
+            )
         if "note" in out:
             print(out["note"])
     return 0
@@ -365,8 +459,13 @@ def cmd_zcdp_release(a) -> int:
     Y = zcdp.release(counts, rho=a.rho, r=a.r, algorithm=a.algorithm, trials=a.trials, rng=a.seed)
     bound = zcdp.accuracy_bound(counts, rho=a.rho, r=a.r, algorithm=a.algorithm)
     err = np.abs(Y - np.asarray(counts))
-    out = {"counts": counts, "released": Y.tolist(), "mean": Y.mean(axis=0).tolist(),
-           "mean_abs_error": err.mean(axis=0).tolist(), "accuracy_bound": bound.tolist()}
+    out = {
+        "counts": counts,
+        "released": Y.tolist(),
+        "mean": Y.mean(axis=0).tolist(),
+        "mean_abs_error": err.mean(axis=0).tolist(),
+        "accuracy_bound": bound.tolist(),
+    }
     if a.json:
         print(_dump(out))
     else:
@@ -385,15 +484,24 @@ def cmd_exact(a) -> int:
 
     if a.example == "1":
         prior, mech = ex.example1(a=a.a, b=a.b, c=a.c)
-        out = {"example": 1, "a": a.a, "b": a.b, "c": a.c, **_report_dict(ex.exact_report(prior, mech)),
-               "p_one": mech[..., 1].tolist()}
+        out = {
+            "example": 1,
+            "a": a.a,
+            "b": a.b,
+            "c": a.c,
+            **_report_dict(ex.exact_report(prior, mech)),
+            "p_one": mech[..., 1].tolist(),
+        }
     elif a.example == "2":
         prior, one = ex.example2(copies=1)
         _, two = ex.example2(copies=2)
         xor = np.array([[1, 0], [0, 1], [0, 1], [1, 0]])
-        out = {"example": 2, "one_copy": _report_dict(ex.exact_report(prior, one)),
-               "two_copies": _report_dict(ex.exact_report(prior, two)),
-               "post_processed_xor": _report_dict(ex.exact_report(prior, ex.post_process(one, xor)))}
+        out = {
+            "example": 2,
+            "one_copy": _report_dict(ex.exact_report(prior, one)),
+            "two_copies": _report_dict(ex.exact_report(prior, two)),
+            "post_processed_xor": _report_dict(ex.exact_report(prior, ex.post_process(one, xor))),
+        }
     else:
         c = parse_list(a.rr_c, "--rr-c")
         qs = parse_list(a.q, "--q")
@@ -411,11 +519,26 @@ def cmd_regression(a) -> int:
 
     theta = parse_list(a.theta, "--theta")
     values = parse_list(a.values, "--values")
-    df = excess_risk_sweep(axis=a.axis, values=values, n=a.n, theta=theta, noise=a.noise, q=a.q,
-                           k_sensitive=a.k, delta=a.delta, eps=a.eps, radius=a.radius,
-                           schedule=a.schedule, gamma0=a.gamma0, steps=a.steps, rho=a.rho, decay=a.decay,
-                           trials=a.trials, seed=a.seed)
-    rows = df.to_dict(orient="records")         # a point without a value: null and the core's reason
+    df = excess_risk_sweep(
+        axis=a.axis,
+        values=values,
+        n=a.n,
+        theta=theta,
+        noise=a.noise,
+        q=a.q,
+        k_sensitive=a.k,
+        delta=a.delta,
+        eps=a.eps,
+        radius=a.radius,
+        schedule=a.schedule,
+        gamma0=a.gamma0,
+        steps=a.steps,
+        rho=a.rho,
+        decay=a.decay,
+        trials=a.trials,
+        seed=a.seed,
+    )
+    rows = df.to_dict(orient="records")  # a point without a value: null and the core's reason
     if a.json:
         print(_dump({"axis": a.axis, "rows": rows}))
     else:
@@ -426,8 +549,13 @@ def cmd_regression(a) -> int:
 def _sgd_schedules(a, sensitivity: float):
     from hetdp_core import dpsgd as sg
 
-    g = sg.learning_rates(schedule=a.schedule, steps=a.steps, gamma0=a.gamma0, rho=a.rho,
-                          custom=parse_list(a.custom, "--custom") if a.custom else None)
+    g = sg.learning_rates(
+        schedule=a.schedule,
+        steps=a.steps,
+        gamma0=a.gamma0,
+        rho=a.rho,
+        custom=parse_list(a.custom, "--custom") if a.custom else None,
+    )
     av = sg.privacy_schedule(kind="constant" if a.kappa == 0 else "power", steps=a.steps, kappa=a.kappa)
     th = sg.theta(gammas=g, a=av, sensitivity=sensitivity, eps=a.eps)
     return g, av, th
@@ -435,8 +563,13 @@ def _sgd_schedules(a, sensitivity: float):
 
 def cmd_sgd_theta(a) -> int:
     g, av, th = _sgd_schedules(a, 1.0 if a.sensitivity is None else a.sensitivity)
-    out = {"h": list(range(1, a.steps + 1)), "theta": th.tolist(), "eps_release": (a.eps * av).tolist(),
-           "gamma": g.tolist(), "sensitivity": 1.0 if a.sensitivity is None else a.sensitivity}
+    out = {
+        "h": list(range(1, a.steps + 1)),
+        "theta": th.tolist(),
+        "eps_release": (a.eps * av).tolist(),
+        "gamma": g.tolist(),
+        "sensitivity": 1.0 if a.sensitivity is None else a.sensitivity,
+    }
     if a.json:
         print(_dump(out))
     else:
@@ -454,29 +587,59 @@ def cmd_sgd_run(a) -> int:
 
     if a.schedule == "custom" and not a.custom:
         raise CliError("--schedule custom needs --custom, e.g. --custom 0.1,0.05,0.02.")
-    s = ds.DpSgdSchedules(lr=a.schedule, gamma0=a.gamma0, rho=a.rho,
-                          custom=parse_list(a.custom, "--custom") if a.custom else ds.DpSgdSchedules().custom,
-                          priv="constant" if a.kappa == 0 else "power", kappa=a.kappa, eps=a.eps,
-                          problem=a.problem, Lambda=a.Lambda, lam=a.lam, steps=a.steps, trials=a.trials,
-                          compare=a.method != "dpsgd", n=a.n, seed=a.seed)
+    s = ds.DpSgdSchedules(
+        lr=a.schedule,
+        gamma0=a.gamma0,
+        rho=a.rho,
+        custom=parse_list(a.custom, "--custom") if a.custom else ds.DpSgdSchedules().custom,
+        priv="constant" if a.kappa == 0 else "power",
+        kappa=a.kappa,
+        eps=a.eps,
+        problem=a.problem,
+        Lambda=a.Lambda,
+        lam=a.lam,
+        steps=a.steps,
+        trials=a.trials,
+        compare=a.method != "dpsgd",
+        n=a.n,
+        seed=a.seed,
+    )
     sens = sg.checked_sensitivity(problem=a.problem, Lambda=a.Lambda, override=a.sensitivity)
     if sens != sg.gradient_sensitivity(problem=a.problem, Lambda=a.Lambda):
-        g, _, th = _sgd_schedules(a, sens)            # a larger, explicit sensitivity: recalibrate
+        g, _, th = _sgd_schedules(a, sens)  # a larger, explicit sensitivity: recalibrate
         x, target = ds.data(s)
-        traj = sg.simulate(problem=a.problem, data=x, gammas=g, thetas=th, trials=a.trials, method=a.method, lam=a.lam,
-                           rng=np.random.default_rng([a.seed, 1 + ds.METHODS.index(_METHOD[a.method])]))
+        traj = sg.simulate(
+            problem=a.problem,
+            data=x,
+            gammas=g,
+            thetas=th,
+            trials=a.trials,
+            method=a.method,
+            lam=a.lam,
+            rng=np.random.default_rng([a.seed, 1 + ds.METHODS.index(_METHOD[a.method])]),
+        )
         err = np.linalg.norm(traj[:, -1, :] - target, axis=1)
     else:
         s_res = ds.run(s, budget=budget(a.budget))
         target = s_res.values["target"]
         err = s_res.values["final_errors"][_METHOD[a.method]]
     q25, med, q75 = np.quantile(err, [0.25, 0.5, 0.75])
-    out = {"problem": a.problem, "method": a.method, "target": np.asarray(target).tolist(), "final_error": {
-        "median": float(med), "q25": float(q25), "q75": float(q75)}, "errors": err.tolist(),
+    out = {
+        "problem": a.problem,
+        "method": a.method,
+        "target": np.asarray(target).tolist(),
+        "final_error": {"median": float(med), "q25": float(q25), "q75": float(q75)},
+        "errors": err.tolist(),
         "converges_in_theory": bool(sg.region(a.rho, a.kappa)) if a.schedule == "poly" else None,
-        "sensitivity": sens, "link": f"/{s.PAGE}?{s.query_string()}"}
-    print(_dump(out) if a.json else f"{a.method} on {a.problem}: final |beta - beta*| median {med:.4g} "
-          f"[{q25:.4g}, {q75:.4g}] over {a.trials} runs")
+        "sensitivity": sens,
+        "link": f"/{s.PAGE}?{s.query_string()}",
+    }
+    print(
+        _dump(out)
+        if a.json
+        else f"{a.method} on {a.problem}: final |beta - beta*| median {med:.4g} "
+        f"[{q25:.4g}, {q75:.4g}] over {a.trials} runs"
+    )
     return 0
 
 
@@ -487,22 +650,36 @@ def cmd_mech(a) -> int:
     from hetdp_core import mechanisms as mc
 
     if a.what == "release":
-        out = {"releases": mc.release(a.value, a.mechanism, sensitivity=a.sensitivity, eps=a.eps, delta=a.delta,
-                                      size=a.size, rng=a.seed).tolist(),
-               "noise_variance": mc.noise_variance(a.mechanism, sensitivity=a.sensitivity, eps=a.eps, delta=a.delta)}
+        out = {
+            "releases": mc.release(
+                a.value, a.mechanism, sensitivity=a.sensitivity, eps=a.eps, delta=a.delta, size=a.size, rng=a.seed
+            ).tolist(),
+            "noise_variance": mc.noise_variance(a.mechanism, sensitivity=a.sensitivity, eps=a.eps, delta=a.delta),
+        }
     elif a.what == "bounded-laplace":
         b = mc.bounded_laplace_b(sensitivity=a.sensitivity, eps=a.eps, delta=a.delta, lower=a.lower, upper=a.upper)
         out = {"b": b, "plain_laplace_b": a.sensitivity / a.eps}
     elif a.what == "exponential":
         sc = parse_list(a.scores, "--scores")
-        out = {"scores": sc, "exponential": mc.exponential_probabilities(sc, eps=a.eps, sensitivity=a.sensitivity).tolist(),
-               "report_noisy_max": mc.report_noisy_max_probabilities(sc, eps=a.eps, sensitivity=a.sensitivity).tolist()}
+        out = {
+            "scores": sc,
+            "exponential": mc.exponential_probabilities(sc, eps=a.eps, sensitivity=a.sensitivity).tolist(),
+            "report_noisy_max": mc.report_noisy_max_probabilities(sc, eps=a.eps, sensitivity=a.sensitivity).tolist(),
+        }
     else:
         data = parse_list(a.data, "--data")
-        r = mc.smooth_noise(data, kind=a.kind, eps=a.eps, delta=a.delta, lower=a.lower, upper=a.upper,
-                            size=a.size, rng=a.seed)
-        out = {"median": r["median"], "local_sensitivity": mc.local_sensitivity_median(data), "smooth_sensitivity": r["S"],
-               "beta": r["beta"], "scale": r["scale"], "guarantee": r["guarantee"], "releases": r["releases"].tolist()}
+        r = mc.smooth_noise(
+            data, kind=a.kind, eps=a.eps, delta=a.delta, lower=a.lower, upper=a.upper, size=a.size, rng=a.seed
+        )
+        out = {
+            "median": r["median"],
+            "local_sensitivity": mc.local_sensitivity_median(data),
+            "smooth_sensitivity": r["S"],
+            "beta": r["beta"],
+            "scale": r["scale"],
+            "guarantee": r["guarantee"],
+            "releases": r["releases"].tolist(),
+        }
     print(_dump(out) if a.json else json.dumps(_no_nan(out), indent=2, allow_nan=True))
     return 0
 
@@ -512,12 +689,23 @@ def cmd_hetero_weights(a) -> int:
 
     eps = parse_list(a.eps, "--eps")
     w = ht.weights(eps, algorithm=a.variant, problem=a.problem, k=a.k, beta=a.beta, solver=a.solver)
-    out = {"weights": w.weights.tolist(), "b": w.b, "eps_eff": w.eps_eff.tolist(), "objective": w.objective,
-           "solver": w.solver, "t": w.t, "note": w.note, "bias_bound": ht.bias_bound(w.weights)}
+    out = {
+        "weights": w.weights.tolist(),
+        "b": w.b,
+        "eps_eff": w.eps_eff.tolist(),
+        "objective": w.objective,
+        "solver": w.solver,
+        "t": w.t,
+        "note": w.note,
+        "bias_bound": ht.bias_bound(w.weights),
+    }
     if a.json:
         print(_dump(out))
     else:
-        print(f"{a.variant} ({w.solver}): b = {w.b:.6g}, objective = {w.objective:.6g}, bias bound T = {out['bias_bound']:.4g}")
+        print(
+            f"{a.variant} ({w.solver}): b = {w.b:.6g}, objective = {w.objective:.6g}, "
+            f"bias bound T = {out['bias_bound']:.4g}"
+        )
         for e, wi, ee in list(zip(eps, w.weights, w.eps_eff))[:30]:
             print(f"  eps = {e:<10g} w = {wi:.6g}  eps_eff = {ee:.6g}")
     return 0
@@ -528,20 +716,44 @@ def cmd_hetero_run(a) -> int:
     from hetdp_core.scenarios import per_user_privacy as pu
 
     algs = tuple(s.strip().upper() for s in a.algorithms.split(",") if s.strip())
-    s = pu.PerUserPrivacy(problem=a.problem, dataset="RAND HIE (real)" if a.dataset == "randhie" else "synthetic",
-                          n=a.n, k=a.k, demand="by value" if a.eps_by_bin else "groups",
-                          eps_by_bin=a.eps_by_bin or "1", shares=a.shares, lows=a.lows, highs=a.highs,
-                          setting=a.setting, beta=a.beta, algs=algs, trials=a.trials, solver=a.solver,
-                          sm_threshold=a.sm_threshold, seed=a.seed)
+    s = pu.PerUserPrivacy(
+        problem=a.problem,
+        dataset="RAND HIE (real)" if a.dataset == "randhie" else "synthetic",
+        n=a.n,
+        k=a.k,
+        demand="by value" if a.eps_by_bin else "groups",
+        eps_by_bin=a.eps_by_bin or "1",
+        shares=a.shares,
+        lows=a.lows,
+        highs=a.highs,
+        setting=a.setting,
+        beta=a.beta,
+        algs=algs,
+        trials=a.trials,
+        solver=a.solver,
+        sm_threshold=a.sm_threshold,
+        seed=a.seed,
+    )
     res = pu.run(s, budget=budget(a.budget))
     errs, infos = res.tables()["hetero_errors"], res.values["infos"]
     results = []
     for alg in algs:
         e = errs[alg].to_numpy()
         results.append({"algorithm": alg, "errors": e.tolist(), **ht_summarize(e, a.beta), "b": infos[alg].get("b")})
-    out = {"params": {"problem": a.problem, "dataset": a.dataset, "n": int(res.values["eps"].size), "k": res.values["k"],
-                      "setting": a.setting, "beta": a.beta, "trials": a.trials, "seed": a.seed},
-           "results": results, "link": f"/{s.PAGE}?{s.query_string()}"}
+    out = {
+        "params": {
+            "problem": a.problem,
+            "dataset": a.dataset,
+            "n": int(res.values["eps"].size),
+            "k": res.values["k"],
+            "setting": a.setting,
+            "beta": a.beta,
+            "trials": a.trials,
+            "seed": a.seed,
+        },
+        "results": results,
+        "link": f"/{s.PAGE}?{s.query_string()}",
+    }
     if a.json:
         print(_dump(out))
     else:
@@ -580,7 +792,7 @@ def _query_of(a) -> tuple[str, dict]:
         query.update(parse_qs(parts.query, keep_blank_values=True))
     if a.query:
         query.update(parse_qs(a.query.lstrip("?"), keep_blank_values=True))
-    if getattr(a, "prior", None) is not None:   # --prior sets the scenario's prior, as prior=… in the link does
+    if getattr(a, "prior", None) is not None:  # --prior sets the scenario's prior, as prior=… in the link does
         query["prior"] = [repr(float(a.prior))]
     if not page:
         raise CliError("give PAGE (e.g. Feature_privacy) or an app link with --url.")
@@ -588,73 +800,99 @@ def _query_of(a) -> tuple[str, dict]:
 
 
 def cmd_solve(a) -> int:
-    """``hetdp solve PAGE --query … --target T``: the most private scaling of the levels that meets T."""
-    import dataclasses
-
-    from hetdp_core.scenarios import get
-    from hetdp_core.solve import solve_feature_privacy
+    """``hetdp solve PAGE --query … --target T``: the most private setting that meets T, by the solver
+    the page's spec names."""
+    from hetdp_core.registry import get, specs
 
     page, query = _query_of(a)
-    if page == "Mechanism_lab":
-        from hetdp_core.solve import solve_mechanisms
+    solver = get(page).PAGE_SPEC.solver
+    if solver is None:
+        raise CliError(
+            f"PAGE: {page} has no accuracy solver; solvers exist for {', '.join(s.url for s in specs() if s.solver)}."
+        )
+    return SOLVERS[solver](a, page, get(page).SCENARIO.from_query(query))
 
-        sols = solve_mechanisms(get(page).SCENARIO.from_query(query), target=a.target, metric=a.metric)
-        if a.json:
-            print(_dump({"metric": a.metric, "target": a.target, "rows": [dataclasses.asdict(r) for r in sols]}))
-        else:
-            for r in sols:
-                print(f"{r.mechanism:9s} " + (f"ε = {r.eps:.4g}: {a.metric} {r.error:.4g} (simulated {r.simulated:.4g}) {r.reason}"
-                                              if r.eps is not None else f"no ε in range: {r.reason}"))
-        return 0
-    if page == "Per_user_privacy":
-        from hetdp_core.solve import solve_per_user
 
-        sol = solve_per_user(get(page).SCENARIO.from_query(query), target=a.target,
-                             metric="pac" if a.metric == "q95" else a.metric, algorithm=a.algorithm)
-        from urllib.parse import urlencode
+def _solve_mechanisms(a, page, s) -> int:
+    import dataclasses
 
-        link = f"/{page}?{urlencode(sol.scenario_query)}"
-        if a.json:
-            print(_dump({**dataclasses.asdict(sol), "link": link}))
-        else:
-            print(f"{sol.algorithm}: every finite demand × {sol.scale:.4g} meets {sol.metric} ≤ {sol.target:g} "
-                  f"({sol.error:.4g}; 10 % more private: {sol.error_10pct_more_private:.4g}); 95 % interval of the "
-                  f"smallest scaling [{sol.scale_low:.4g}, {sol.scale_high:.4g}] (± {100 * sol.precision:.1f} %, "
-                  f"{sol.trials_used} trials); fresh check {sol.check_error:.4g} — "
-                  f"{'meets' if sol.meets_target else 'MISSES'} the target\nlink: {link}")
-        return 0 if sol.meets_target else 1
-    if page != "Feature_privacy":
-        raise CliError(f"PAGE: {page} has no accuracy solver; solvers exist for Feature_privacy, Per_user_privacy "
-                       "and Mechanism_lab.")
-    s = get(page).SCENARIO.from_query(query)
-    sol = solve_feature_privacy(s, target=a.target, check_trials=a.check_trials, statistic=a.statistic)
+    from hetdp_core.solve import solve_mechanisms
+
+    sols = solve_mechanisms(s, target=a.target, metric=a.metric)
+    if a.json:
+        print(_dump({"metric": a.metric, "target": a.target, "rows": [dataclasses.asdict(r) for r in sols]}))
+    else:
+        for r in sols:
+            print(
+                f"{r.mechanism:9s} "
+                + (
+                    f"ε = {r.eps:.4g}: {a.metric} {r.error:.4g} (simulated {r.simulated:.4g}) {r.reason}"
+                    if r.eps is not None
+                    else f"no ε in range: {r.reason}"
+                )
+            )
+    return 0
+
+
+def _solve_per_user(a, page, s) -> int:
+    import dataclasses
     from urllib.parse import urlencode
 
+    from hetdp_core.solve import solve_per_user
+
+    sol = solve_per_user(s, target=a.target, metric="pac" if a.metric == "q95" else a.metric, algorithm=a.algorithm)
     link = f"/{page}?{urlencode(sol.scenario_query)}"
     if a.json:
         print(_dump({**dataclasses.asdict(sol), "link": link}))
     else:
-        print(f"most private scaling whose {sol.statistic} ‖x̂ − x̄‖² (projection {sol.projection}) is ≤ {sol.target:g}: "
-              f"{sol.scale:.4g}× the levels (ε = {sol.eps:.4g}, δ = {', '.join(f'{v:.4g}' for v in sol.delta)}; "
-              f"scan resolution ×{sol.grid_ratio:.3g})")
-        print(f"simulated {sol.statistic} {sol.error:.4g} (10 % more private: {sol.error_10pct_more_private:.4g}); fresh "
-              f"simulation ({sol.check_trials} releases): {sol.check:.4g}, 95 % interval [{sol.check_low:.4g}, "
-              f"{sol.check_high:.4g}] — {'meets' if sol.meets_target else 'MISSES'} the target")
+        print(
+            f"{sol.algorithm}: every finite demand × {sol.scale:.4g} meets {sol.metric} ≤ {sol.target:g} "
+            f"({sol.error:.4g}; 10 % more private: {sol.error_10pct_more_private:.4g}); 95 % interval of the "
+            f"smallest scaling [{sol.scale_low:.4g}, {sol.scale_high:.4g}] (± {100 * sol.precision:.1f} %, "
+            f"{sol.trials_used} trials); fresh check {sol.check_error:.4g} — "
+            f"{'meets' if sol.meets_target else 'MISSES'} the target\nlink: {link}"
+        )
+    return 0 if sol.meets_target else 1
+
+
+def _solve_feature(a, page, s) -> int:
+    import dataclasses
+    from urllib.parse import urlencode
+
+    from hetdp_core.solve import solve_feature_privacy
+
+    sol = solve_feature_privacy(s, target=a.target, check_trials=a.check_trials, statistic=a.statistic)
+    link = f"/{page}?{urlencode(sol.scenario_query)}"
+    if a.json:
+        print(_dump({**dataclasses.asdict(sol), "link": link}))
+    else:
+        print(
+            f"most private scaling whose {sol.statistic} ‖x̂ − x̄‖² (projection {sol.projection}) is ≤ {sol.target:g}: "
+            f"{sol.scale:.4g}× the levels (ε = {sol.eps:.4g}, δ = {', '.join(f'{v:.4g}' for v in sol.delta)}; "
+            f"scan resolution ×{sol.grid_ratio:.3g})"
+        )
+        print(
+            f"simulated {sol.statistic} {sol.error:.4g} (10 % more private: {sol.error_10pct_more_private:.4g}); fresh "
+            f"simulation ({sol.check_trials} releases): {sol.check:.4g}, 95 % interval [{sol.check_low:.4g}, "
+            f"{sol.check_high:.4g}] — {'meets' if sol.meets_target else 'MISSES'} the target"
+        )
         print(f"link: {link}")
     return 0 if sol.meets_target else 1
+
+
+#: a page spec's ``solver`` name → the CLI's printer of that solver
+SOLVERS = {"mechanisms": _solve_mechanisms, "per_user": _solve_per_user, "feature": _solve_feature}
 
 
 def cmd_report(a) -> int:
     """``hetdp report PAGE --query … --out FILE.html``: the same standalone report as the page's button."""
     from hetdp_core.meaning import posterior_bounds
     from hetdp_core.scenarios import get
-    from hetdp_ui.report import REPORT_PAGES, build_report
+    from hetdp_ui.report import build_report
 
     page, query = _query_of(a)
-    if page not in REPORT_PAGES:
-        raise CliError(f"PAGE: {page} has no report yet; reports exist for {', '.join(REPORT_PAGES)}.")
     if a.prior is not None:
-        posterior_bounds(eps=1.0, prior=a.prior)              # validates --prior before the run
+        posterior_bounds(eps=1.0, prior=a.prior)  # validates --prior before the run
     out = output_path(a.out, what="--out", suffixes=(".html", ".htm"))
     if a.static:
         output_dir(a.static, what="--static")
@@ -684,11 +922,14 @@ def cmd_run(a) -> int:
     accepts = inspect.signature(mod.run).parameters
     kw = {"budget": budget(a.budget)}
     if a.max_cells and "max_cells" not in accepts:
-        raise CliError(f"--max-cells applies to pages with a simulation-size limit (Feature_privacy); {page} has "
-                       "none. Drop --max-cells.")
-    if a.data and "upload" not in accepts:
-        raise CliError(f"--data: {page} takes no data file (pages that do: Per_user_privacy, Private_regression). "
-                       "Drop --data.")
+        raise CliError(f"--max-cells applies to pages with a simulation-size limit; {page} has none. Drop --max-cells.")
+    if a.data and not mod.PAGE_SPEC.upload:
+        from hetdp_core.registry import specs
+
+        raise CliError(
+            f"--data: {page} takes no data file (pages that do: "
+            f"{', '.join(s.url for s in specs() if s.upload)}). Drop --data."
+        )
     if a.max_cells:
         kw["max_cells"] = a.max_cells
     elif page == "Feature_privacy" and a.budget != "page":
@@ -703,20 +944,20 @@ def cmd_run(a) -> int:
             raise CliError(f"--data: {path} is larger than 20 MB, the upload limit. Use a smaller file.")
         kw["upload"] = path.read_bytes()
     with _executor(a) as executor:
-        if executor is None and a.budget == "page":          # the page's limits, enforced while it runs
+        if executor is None and a.budget == "page":  # the page's limits, enforced while it runs
             from hetdp_ui.limits import run_limited
 
             result = run_limited(page, scenario, start="fork", **kw)
         else:
             result = mod.run(scenario, executor=executor, **kw)
-    tables = result.tables()                    # privacy_meaning included (the scenario's prior)
+    tables = result.tables()  # privacy_meaning included (the scenario's prior)
     pin = _last(query.get("pin"))
-    if pin:                                     # plan A vs plan B, as the page shows it for a pinned link
+    if pin:  # plan A vs plan B, as the page shows it for a pinned link
         from urllib.parse import parse_qsl
 
         from hetdp_core.scenario import MAX_PIN_LENGTH
 
-        if len(pin) > MAX_PIN_LENGTH:             # the page's limit for the same parameter
+        if len(pin) > MAX_PIN_LENGTH:  # the page's limit for the same parameter
             raise CliError(f"pin (plan A) is {len(pin)} characters long; at most {MAX_PIN_LENGTH}.")
         try:
             plan_a = mod.SCENARIO.from_query(dict(parse_qsl(pin, keep_blank_values=True)))
@@ -729,23 +970,33 @@ def cmd_run(a) -> int:
             tables["plan_a_vs_b"] = compare(mod.key_numbers(result_a), mod.key_numbers(result))
         tables.update({f"plan_a_{name}": df for name, df in result_a.tables().items()})
     if _last(query.get("lesson")):
-        print(f"note: the link is at lesson {_last(query.get('lesson'))!r}, step {_last(query.get('step')) or '1'}; "
-              "the numbers are those of the view it shows (`hetdp lesson key` checks the lesson's answers).",
-              file=sys.stderr)
+        print(
+            f"note: the link is at lesson {_last(query.get('lesson'))!r}, step {_last(query.get('step')) or '1'}; "
+            "the numbers are those of the view it shows (`hetdp lesson key` checks the lesson's answers).",
+            file=sys.stderr,
+        )
     if a.csv:
         out = output_dir(a.csv, what="--csv")
         for name, df in tables.items():
             write_atomic(out / f"{name}.csv", df.to_csv(index=False), what="--csv")
     if a.json or not a.csv:
-        payload = {"page": page, "query": scenario.to_query(), "link": f"/{page}?{scenario.query_string()}",
-                   "tables": {name: df.to_dict(orient="records") for name, df in tables.items()},
-                   "checks": [c.to_dict() for c in result.checks], "notes": list(result.notes)}
+        payload = {
+            "page": page,
+            "query": scenario.to_query(),
+            "link": f"/{page}?{scenario.query_string()}",
+            "tables": {name: df.to_dict(orient="records") for name, df in tables.items()},
+            "checks": [c.to_dict() for c in result.checks],
+            "notes": list(result.notes),
+        }
         if a.json:
             print(_dump(payload))
         else:
-            print(f"{page}: {len(tables)} tables ({', '.join(f'{n} {df.shape[0]}x{df.shape[1]}' for n, df in tables.items())}); "
-                  f"checks: {'all hold' if all(c.holds for c in result.checks) else 'NUMERICAL FAILURE'}. "
-                  "Use --json or --csv DIR for the numbers.")
+            print(
+                f"{page}: {len(tables)} tables "
+                f"({', '.join(f'{n} {df.shape[0]}x{df.shape[1]}' for n, df in tables.items())}); "
+                f"checks: {'all hold' if all(c.holds for c in result.checks) else 'NUMERICAL FAILURE'}. "
+                "Use --json or --csv DIR for the numbers."
+            )
     elif a.csv:
         print(f"wrote {len(tables)} CSV files to {a.csv}")
     return 0 if all(c.holds for c in result.checks) else 1
@@ -767,9 +1018,11 @@ def cmd_lesson_check(a) -> int:
             worst = 2
             continue
         bad = [c for c in checks if c.status == "wrong"]
-        print(f"{path}: {lesson.title!r} — {len(checks)} steps, "
-              f"{sum(c.status == 'ok' for c in checks)} answers agree with the core"
-              + (f", {len(bad)} DISAGREE" if bad else ""))
+        print(
+            f"{path}: {lesson.title!r} — {len(checks)} steps, "
+            f"{sum(c.status == 'ok' for c in checks)} answers agree with the core"
+            + (f", {len(bad)} DISAGREE" if bad else "")
+        )
         for c in checks:
             print(f"  step {c.step} ({c.page}): {c.status}: {c.message}")
         if bad:
@@ -785,7 +1038,9 @@ def cmd_lesson_list(a) -> int:
 
     for lesson in bundled_lessons():
         first = lesson.steps[0]
-        link = f"/{first.page}?{urlencode({'lesson': lesson.id, 'step': 1})}" + (f"&{first.query}" if first.query else "")
+        link = f"/{first.page}?{urlencode({'lesson': lesson.id, 'step': 1})}" + (
+            f"&{first.query}" if first.query else ""
+        )
         print(f"{lesson.id}: {lesson.title} ({len(lesson.steps)} steps) — {link}")
     return 0
 
@@ -863,9 +1118,13 @@ def build_parser() -> argparse.ArgumentParser:
     zl.set_defaults(func=cmd_zcdp_release)
 
     ex_ = bsub.add_parser("exact", help="exact BCDP/LDP/CDP levels on finite examples")
-    ex_.add_argument("--example", choices=["1", "2", "rr"], required=True,
-                     help="1: Example 1 (a, b, c); 2: Example 2 (one vs two copies); rr: per-coordinate "
-                          "randomized response under the q-mixture prior")
+    ex_.add_argument(
+        "--example",
+        choices=["1", "2", "rr"],
+        required=True,
+        help="1: Example 1 (a, b, c); 2: Example 2 (one vs two copies); rr: per-coordinate "
+        "randomized response under the q-mixture prior",
+    )
     ex_.add_argument("--a", type=float, default=0.5)
     ex_.add_argument("--b", type=float, default=0.5)
     ex_.add_argument("--c", type=float, default=0.5)
@@ -889,8 +1148,14 @@ def build_parser() -> argparse.ArgumentParser:
     rg.add_argument("--gamma0", type=float, default=1.0)
     rg.add_argument("--steps", type=int, default=200)
     rg.add_argument("--rho", type=float, default=0.5)
-    rg.add_argument("--decay", "--lam", dest="decay", type=float, default=0.1,
-                    help="decay rate λ of the inverse schedule (--lam: old name)")
+    rg.add_argument(
+        "--decay",
+        "--lam",
+        dest="decay",
+        type=float,
+        default=0.1,
+        help="decay rate λ of the inverse schedule (--lam: old name)",
+    )
     rg.add_argument("--trials", type=int, default=10)
     rg.add_argument("--seed", type=int, default=0)
     rg.add_argument("--json", action="store_true")
@@ -898,8 +1163,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     sgp = sub.add_parser("sgd", help="DP-SGD schedules (Theorems 36-37)")
     ssub = sgp.add_subparsers(dest="cmd", required=True)
-    for name, func, hlp in (("theta", cmd_sgd_theta, "noise scales theta_h and per-release guarantees"),
-                            ("run", cmd_sgd_run, "simulate DP-SGD / SGD / GD on Example 33 or 34")):
+    for name, func, hlp in (
+        ("theta", cmd_sgd_theta, "noise scales theta_h and per-release guarantees"),
+        ("run", cmd_sgd_run, "simulate DP-SGD / SGD / GD on Example 33 or 34"),
+    ):
         sp = ssub.add_parser(name, help=hlp)
         sp.add_argument("--schedule", choices=["constant", "poly", "step", "custom"], default="poly")
         sp.add_argument("--rho", type=float, default=0.5, help="learning-rate decay exponent")
@@ -907,9 +1174,13 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--custom", default=None, help="custom learning rates, e.g. 0.1,0.05,0.02")
         sp.add_argument("--kappa", type=float, default=0.0, help="privacy schedule a_h = h^kappa (0: constant)")
         sp.add_argument("--eps", type=float, default=1.0)
-        sp.add_argument("--sensitivity", type=float, default=None,
-                        help="gradient sensitivity Delta (theta: default 1; run: the example's own, "
-                             "2*Lambda or 4(1+2R); a smaller value is refused)")
+        sp.add_argument(
+            "--sensitivity",
+            type=float,
+            default=None,
+            help="gradient sensitivity Delta (theta: default 1; run: the example's own, "
+            "2*Lambda or 4(1+2R); a smaller value is refused)",
+        )
         sp.add_argument("--steps", type=int, default=100)
         sp.add_argument("--json", action="store_true")
         sp.set_defaults(func=func)
@@ -919,8 +1190,9 @@ def build_parser() -> argparse.ArgumentParser:
             sp.add_argument("--n", type=int, default=1000)
             sp.add_argument("--Lambda", type=float, default=5.0, help="clipping level for Example 33")
             sp.add_argument("--lam", type=float, default=0.1, help="ridge penalty for Example 34")
-            sp.add_argument("--trials", "--runs", dest="trials", type=int, default=50,
-                            help="independent runs (--runs: old name)")
+            sp.add_argument(
+                "--trials", "--runs", dest="trials", type=int, default=50, help="independent runs (--runs: old name)"
+            )
             sp.add_argument("--budget", choices=BUDGET_NAMES, default="page", help="compute budget (see hetdp run)")
             sp.add_argument("--seed", type=int, default=0)
 
@@ -973,41 +1245,71 @@ def build_parser() -> argparse.ArgumentParser:
     hr.set_defaults(func=cmd_hetero_run)
 
     run = sub.add_parser("run", help="run a page's scenario: every table the page offers, as JSON or CSV")
-    run.add_argument("page", nargs="?", default=None,
-                     help="page URL path, e.g. Feature_privacy (any case); optional with --url")
+    run.add_argument(
+        "page", nargs="?", default=None, help="page URL path, e.g. Feature_privacy (any case); optional with --url"
+    )
     run.add_argument("--query", default="", help="the page's query string, e.g. 'q=0.3&n=5000&seed=1'")
     run.add_argument("--url", default=None, help="a full app link (page and query are read from it)")
     run.add_argument("--json", action="store_true", help="print the tables as JSON")
     run.add_argument("--csv", default=None, metavar="DIR", help="write one CSV per table into DIR")
     run.add_argument("--data", default=None, metavar="FILE", help="CSV file for pages whose source is 'upload'")
-    run.add_argument("--prior", type=float, default=None,
-                     help="the attacker's prior of the table privacy_meaning (same as prior=… in --query; "
-                          "default 0.01)")
-    run.add_argument("--dask", metavar="ADDRESS", help="run the sweep points on Dask: 'local' (a LocalCluster of "
-                     "worker processes) or a scheduler address tcp://host:8786 (needs the [dask] extra)")
-    run.add_argument("--budget", choices=BUDGET_NAMES, default="page",
-                     help="per-request compute budget: page (the app's: ~10 s, 1 GiB; default), large (1 h, 16 GiB), "
-                          "none")
-    run.add_argument("--max-cells", type=int, default=None,
-                     help="compute budget in random numbers (default: the page's budget)")
+    run.add_argument(
+        "--prior",
+        type=float,
+        default=None,
+        help="the attacker's prior of the table privacy_meaning (same as prior=… in --query; default 0.01)",
+    )
+    run.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run the sweep points on Dask: 'local' (a LocalCluster of "
+        "worker processes) or a scheduler address tcp://host:8786 (needs the [dask] extra)",
+    )
+    run.add_argument(
+        "--budget",
+        choices=BUDGET_NAMES,
+        default="page",
+        help="per-request compute budget: page (the app's: ~10 s, 1 GiB; default), large (1 h, 16 GiB), none",
+    )
+    run.add_argument(
+        "--max-cells", type=int, default=None, help="compute budget in random numbers (default: the page's budget)"
+    )
     run.set_defaults(func=cmd_run)
 
-    sv = sub.add_parser("solve", help="what privacy do I need for this accuracy? (Feature_privacy, Per_user_privacy, "
-                        "Mechanism_lab)")
+    sv = sub.add_parser(
+        "solve", help="what privacy do I need for this accuracy? (Feature_privacy, Per_user_privacy, Mechanism_lab)"
+    )
     sv.add_argument("page", nargs="?", help="Feature_privacy, Per_user_privacy or Mechanism_lab")
     sv.add_argument("--query", default="", help="the page's query string (the levels to scale)")
     sv.add_argument("--url", help="a whole app link instead of PAGE and --query")
-    sv.add_argument("--target", type=float, required=True,
-                    help="target error: Feature_privacy's squared error ‖x̂ − x̄‖² (see --statistic), the "
-                         "mechanism lab's error of one release, Per_user_privacy's error (see --metric)")
-    sv.add_argument("--check-trials", type=int, default=400, help="Feature_privacy: simulated releases per "
-                    "refinement step and for the fresh check")
-    sv.add_argument("--statistic", choices=("median", "mean"), default="median",
-                    help="Feature_privacy: the median over releases (the page's plotted curve) or the mean")
-    sv.add_argument("--metric", choices=("mse", "q95"), default="mse",
-                    help="mse, or q95: Mechanism_lab's 95 %% error quantile / Per_user_privacy's PAC error "
-                         "(the (1-β)-quantile)")
-    sv.add_argument("--algorithm", default=None, help="Per_user_privacy: the algorithm to solve for (default: the first)")
+    sv.add_argument(
+        "--target",
+        type=float,
+        required=True,
+        help="target error: Feature_privacy's squared error ‖x̂ − x̄‖² (see --statistic), the "
+        "mechanism lab's error of one release, Per_user_privacy's error (see --metric)",
+    )
+    sv.add_argument(
+        "--check-trials",
+        type=int,
+        default=400,
+        help="Feature_privacy: simulated releases per refinement step and for the fresh check",
+    )
+    sv.add_argument(
+        "--statistic",
+        choices=("median", "mean"),
+        default="median",
+        help="Feature_privacy: the median over releases (the page's plotted curve) or the mean",
+    )
+    sv.add_argument(
+        "--metric",
+        choices=("mse", "q95"),
+        default="mse",
+        help="mse, or q95: Mechanism_lab's 95 %% error quantile / Per_user_privacy's PAC error (the (1-β)-quantile)",
+    )
+    sv.add_argument(
+        "--algorithm", default=None, help="Per_user_privacy: the algorithm to solve for (default: the first)"
+    )
     sv.add_argument("--json", action="store_true")
     sv.set_defaults(func=cmd_solve)
 
@@ -1016,8 +1318,12 @@ def build_parser() -> argparse.ArgumentParser:
     rep_.add_argument("--query", default="", help="the page's query string")
     rep_.add_argument("--url", help="a whole app link instead of PAGE and --query")
     rep_.add_argument("--out", required=True, help="the HTML file to write")
-    rep_.add_argument("--prior", type=float, default=None,
-                      help="the attacker's prior for the meaning section (same as prior=… in --query; default 0.01)")
+    rep_.add_argument(
+        "--prior",
+        type=float,
+        default=None,
+        help="the attacker's prior for the meaning section (same as prior=… in --query; default 0.01)",
+    )
     rep_.add_argument("--app-url", default="http://localhost:8501", help="base of the link that reopens the view")
     rep_.add_argument("--static", metavar="DIR", help="also write every figure as a static image here (kaleido)")
     rep_.add_argument("--format", choices=("png", "svg"), default="png", help="static image format")
@@ -1038,10 +1344,13 @@ def build_parser() -> argparse.ArgumentParser:
     mn.add_argument("--json", action="store_true")
     mn.set_defaults(func=cmd_meaning)
 
-    ls_ = sub.add_parser("lesson", help="lessons: validate a lesson file, list the bundled ones, evaluate an answer key")
+    ls_ = sub.add_parser(
+        "lesson", help="lessons: validate a lesson file, list the bundled ones, evaluate an answer key"
+    )
     lsub = ls_.add_subparsers(dest="lesson_cmd", required=True)
-    lc = lsub.add_parser("check", help="validate lesson files (schema, pages, queries) and check every answer "
-                         "against the core")
+    lc = lsub.add_parser(
+        "check", help="validate lesson files (schema, pages, queries) and check every answer against the core"
+    )
     lc.add_argument("files", nargs="+", metavar="FILE", help="lesson files (.toml)")
     lc.add_argument("--budget", choices=BUDGET_NAMES, default="page", help="compute budget of each step's run")
     lc.set_defaults(func=cmd_lesson_check)
@@ -1058,9 +1367,13 @@ def build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("reproduce", help="reproduce a paper figure: CSV + standalone HTML")
     rp.add_argument("figure", choices=FIGURES)
     rp.add_argument("--out", required=True, help="output directory")
-    rp.add_argument("--variant", choices=["published", "corrected"], default="published",
-                    help="published: printed Duchi constant, ball projection, unprojected baseline "
-                         "(as the authors' code); corrected: unbiased constant, box projection")
+    rp.add_argument(
+        "--variant",
+        choices=["published", "corrected"],
+        default="published",
+        help="published: printed Duchi constant, ball projection, unprojected baseline "
+        "(as the authors' code); corrected: unbiased constant, box projection",
+    )
     rp.add_argument("--n", type=int, default=None)
     rp.add_argument("--q", type=float, default=None, help="q for fig4a/fig4b (paper text 0.1)")
     rp.add_argument("--trials", type=int, default=None)
@@ -1068,10 +1381,18 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--duchi-scale", choices=["unbiased", "paper"], default=None)
     rp.add_argument("--projection", choices=["box", "ball", "none"], default=None)
     rp.add_argument("--baseline-projection", choices=["box", "ball", "none"], default=None)
-    rp.add_argument("--dask", metavar="ADDRESS", help="run the sweep points on Dask: 'local' (a LocalCluster of "
-                    "worker processes) or a scheduler address tcp://host:8786 (needs the [dask] extra)")
-    rp.add_argument("--budget", choices=BUDGET_NAMES, default="large",
-                    help="compute budget; paper-scale runs need 'large' (the default here)")
+    rp.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run the sweep points on Dask: 'local' (a LocalCluster of "
+        "worker processes) or a scheduler address tcp://host:8786 (needs the [dask] extra)",
+    )
+    rp.add_argument(
+        "--budget",
+        choices=BUDGET_NAMES,
+        default="large",
+        help="compute budget; paper-scale runs need 'large' (the default here)",
+    )
     rp.add_argument("--json", action="store_true")
     rp.set_defaults(func=cmd_reproduce)
     return ap
@@ -1079,17 +1400,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     ap = build_parser()
-    args = ap.parse_args(argv)                  # argparse itself exits 2 on malformed flags
+    args = ap.parse_args(argv)  # argparse itself exits 2 on malformed flags
     try:
         return int(args.func(args))
-    except InputError as exc:                   # only input problems; anything else is a bug
+    except InputError as exc:  # only input problems; anything else is a bug
         msg = " ".join(str(exc).split())
         print(f"hetdp: error: {msg}", file=sys.stderr)
         return 2
-    except ClusterError as exc:                 # the Dask cluster (unreachable, workers dying): exit 3
+    except ClusterError as exc:  # the Dask cluster (unreachable, workers dying): exit 3
         print(f"hetdp: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 3
-    except OSError as exc:                      # a file the user named: unreadable, unwritable, disk full
+    except OSError as exc:  # a file the user named: unreadable, unwritable, disk full
         where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
         print(f"hetdp: error: cannot use{where}: {exc.strerror or exc}.", file=sys.stderr)
         return 2

@@ -1,11 +1,11 @@
 """Small Streamlit helpers shared by every page: URL state, CSV download, log sliders, progress.
 
-Pattern used by every page::
+Pattern used by every page (its scenario module registered in :mod:`hetdp_core.registry`)::
 
-    state = PageState("bcdp", {"q": Param(0.1, parse_float(0, 1)), ...})
-    state.init()            # session defaults ← validated URL query params (bad ones reported)
-    ... widgets with key=state.key("q") and no value= (the session state holds the value) ...
-    state.sync_url()        # write the current values back to the URL
+    state = ScenarioState.of(fp)   # fields, presets and key prefix from the page's declaration
+    state.init()                   # session values ← validated URL query params (bad ones reported)
+    ... widgets through state.slider / state.number or with key=state.key(name) ...
+    state.sync_url()               # write the current values back to the URL
 
 URL query parameters are untrusted input: each is parsed by a strict parser (no eval), checked by
 the same rules as the widget, and ignored with a visible warning when invalid.
@@ -13,7 +13,6 @@ the same rules as the widget, and ignored with a visible warning when invalid.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -52,69 +51,17 @@ class Param:
     dump: Callable[[Any], str] = str
 
 
-def parse_float(lo: float, hi: float, *, allowed: Sequence[float] | None = None) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        try:
-            v = float(text)
-        except ValueError:
-            raise UrlValueError(f"{text!r} is not a number") from None
-        if not math.isfinite(v) or not (lo <= v <= hi):
-            raise UrlValueError(f"{text!r} is outside [{lo:g}, {hi:g}]")
-        if allowed is not None:
-            v = min(allowed, key=lambda a: abs(a - v))   # snap to the slider's grid
-        return v
-    return parse
-
-
-def parse_int(lo: int, hi: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            raise UrlValueError(f"{text!r} is not a whole number") from None
-        if not (lo <= v <= hi):
-            raise UrlValueError(f"{text!r} is outside [{lo}, {hi}]")
-        return v
-    return parse
-
-
 def parse_choice(options: Sequence[str]) -> Callable[[str], str]:
     def parse(text: str) -> str:
         if text not in options:
             raise UrlValueError(f"{text!r} is not one of {', '.join(options)}")
         return text
+
     return parse
-
-
-def parse_bool(text: str) -> bool:
-    if text in ("1", "true", "True"):
-        return True
-    if text in ("0", "false", "False"):
-        return False
-    raise UrlValueError(f"{text!r} is not a boolean (use 1 or 0)")
 
 
 def dump_bool(v: bool) -> str:
     return "1" if v else "0"
-
-
-def parse_float_list(lo: float, hi: float, *, allow_inf: bool = False, max_len: int = 200) -> Callable[[str], str]:
-    """Validate a comma-separated number list; keeps the text form (the page parses it again)."""
-    def parse(text: str) -> str:
-        parts = [p.strip() for p in text.split(",") if p.strip()]
-        if not parts or len(parts) > max_len:
-            raise UrlValueError(f"needs 1 to {max_len} comma-separated numbers")
-        for p in parts:
-            try:
-                v = float(p)
-            except ValueError:
-                raise UrlValueError(f"{p!r} is not a number") from None
-            if math.isnan(v) or (math.isinf(v) and not (allow_inf and v > 0)):
-                raise UrlValueError(f"{p!r} is not allowed")
-            if math.isfinite(v) and not (lo <= v <= hi):
-                raise UrlValueError(f"{p!r} is outside [{lo:g}, {hi:g}]")
-        return ",".join(parts)
-    return parse
 
 
 #: session key: the prefix of the scenario page whose script ran last (entering another page reads its URL)
@@ -192,13 +139,16 @@ class PageState:
                 if raw is not None:
                     try:
                         if len(raw) > MAX_URL_VALUE:
-                            raise UrlValueError(f"it is {len(raw)} characters long; at most {MAX_URL_VALUE} "
-                                                "are accepted")
+                            raise UrlValueError(
+                                f"it is {len(raw)} characters long; at most {MAX_URL_VALUE} are accepted"
+                            )
                         st.session_state[k] = p.parse(raw)
                         continue
                     except UrlValueError as exc:
-                        problems.append(f"URL parameter '{name}' ignored: {str(exc).rstrip('.')}. Using the "
-                                        f"default {p.dump(p.default)}.")
+                        problems.append(
+                            f"URL parameter '{name}' ignored: {str(exc).rstrip('.')}. Using the "
+                            f"default {p.dump(p.default)}."
+                        )
                 st.session_state[k] = p.default
             # the address bar is completed (and a dropped bad parameter corrected) only on the session's
             # first page, where no previous page's path can take the write
@@ -242,16 +192,23 @@ class ScenarioState(PageState):
     input edits them); every other field as its value. ``ui`` adds page-only parameters (e.g. the
     preset selector); ``presets`` maps names to scenarios."""
 
-    def __init__(self, prefix: str, cls: type[Scenario], *, presets: dict[str, Scenario] | None = None,
-                 ui: dict[str, Param] | None = None):
+    def __init__(
+        self,
+        prefix: str,
+        cls: type[Scenario],
+        *,
+        presets: dict[str, Scenario] | None = None,
+        ui: dict[str, Param] | None = None,
+    ):
         self.cls = cls
         self.scenario_presets = dict(presets or {})
         params: dict[str, Param] = {}
         if presets is not None:
             params["preset"] = Param("Custom", parse_choice(["Custom", *presets]))
         for name, spec in cls.specs().items():
-            params[name] = Param(self._session_form(spec, cls.defaults()[name]), self._parser(name, spec),
-                                 self._dumper(spec))
+            params[name] = Param(
+                self._session_form(spec, cls.defaults()[name]), self._parser(name, spec), self._dumper(spec)
+            )
         params.update(ui or {})
         super().__init__(prefix, params, presets={k: self.session_values(v) for k, v in self.scenario_presets.items()})
 
@@ -266,6 +223,7 @@ class ScenarioState(PageState):
                 return cls._session_form(spec, check_value(name, spec, text))
             except InputError as exc:
                 raise UrlValueError(str(exc)) from None
+
         return parse
 
     @staticmethod
@@ -287,6 +245,12 @@ class ScenarioState(PageState):
         if want and any(st.session_state.get(self.key(k)) != v for k, v in want.items() if k != "prior"):
             st.session_state[self.key("preset")] = "Custom"
         return problems
+
+    @classmethod
+    def of(cls, page) -> ScenarioState:
+        """The state of a registered page (its scenario module): the scenario class, presets and
+        key prefix its ``PAGE_SPEC`` declares."""
+        return cls(page.PAGE_SPEC.key_prefix, page.SCENARIO, presets=page.PRESETS)
 
     def spec(self, name: str) -> Spec:
         return self.cls.specs()[name]
@@ -342,8 +306,9 @@ def grid_options(grid: Sequence[float], key: str) -> list:
 
 def log_slider(label: str, options: Sequence[float], key: str, help: str | None = None) -> float:
     """A select-slider over a log-spaced grid (Streamlit has no native log slider)."""
-    return st.sidebar.select_slider(label, options=grid_options(options, key), key=key, help=help,
-                                    format_func=lambda v: f"{v:g}")
+    return st.sidebar.select_slider(
+        label, options=grid_options(options, key), key=key, help=help, format_func=lambda v: f"{v:g}"
+    )
 
 
 def grid_slider(label: str, options: Sequence, key: str, **kw):
@@ -352,8 +317,7 @@ def grid_slider(label: str, options: Sequence, key: str, **kw):
 
 
 def csv_download(df: pd.DataFrame, filename: str, key: str, label: str | None = None) -> None:
-    st.download_button(label or f"Download {filename}", csv_bytes(df),
-                       file_name=filename, mime="text/csv", key=key)
+    st.download_button(label or f"Download {filename}", csv_bytes(df), file_name=filename, mime="text/csv", key=key)
 
 
 def show_input_error(exc: Exception) -> None:
@@ -384,8 +348,9 @@ def numbers(text: str, name: str) -> list[float]:
     try:
         return [float(t) for t in text.split(",") if t.strip()]
     except ValueError:
-        raise ValueError(f"{name} must be numbers separated by commas (inf allowed); got {text!r}. "
-                         "Fix the list in the sidebar.") from None
+        raise ValueError(
+            f"{name} must be numbers separated by commas (inf allowed); got {text!r}. Fix the list in the sidebar."
+        ) from None
 
 
 def list_editor(state_key: str, *, item: str, column: str) -> list[float] | None:
@@ -399,8 +364,9 @@ def list_editor(state_key: str, *, item: str, column: str) -> list[float] | None
         show_input_error(exc)
         return None
     table = pd.DataFrame({item: [f"{item}{i + 1}" for i in range(len(vals))], column: vals})
-    edited = st.data_editor(table, key=f"{state_key}_editor_{text}", num_rows="dynamic",
-                            disabled=[item], hide_index=True)
+    edited = st.data_editor(
+        table, key=f"{state_key}_editor_{text}", num_rows="dynamic", disabled=[item], hide_index=True
+    )
     new = ",".join(f"{v:g}" if pd.notna(v) else "nan" for v in edited[column])
     if new != ",".join(f"{v:g}" for v in vals):
         st.session_state[state_key] = new
@@ -416,9 +382,12 @@ def cached(max_entries: int = 64):
 
 #: the run cache: bounded in bytes in memory (HETDP_CACHE_MEMORY_MB, default 512) and, with HETDP_CACHE_DIR
 #: (``make serve``), shared between workers on disk (HETDP_CACHE_DISK_MB, default 2048)
-RUNS = RunCache(max_bytes=int(os.environ.get("HETDP_CACHE_MEMORY_MB", "512")) * 2**20,
-                disk=DiskStore(os.environ[CACHE_ENV], size_limit=int(os.environ.get("HETDP_CACHE_DISK_MB", "2048")) * 2**20)
-                if os.environ.get(CACHE_ENV) else None)
+RUNS = RunCache(
+    max_bytes=int(os.environ.get("HETDP_CACHE_MEMORY_MB", "512")) * 2**20,
+    disk=DiskStore(os.environ[CACHE_ENV], size_limit=int(os.environ.get("HETDP_CACHE_DISK_MB", "2048")) * 2**20)
+    if os.environ.get(CACHE_ENV)
+    else None,
+)
 
 
 def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | None = None):
@@ -436,7 +405,7 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
 
     digest = None if upload is None else hashlib.sha256(upload).hexdigest()
     asked = scenario
-    scenario = dataclasses.replace(scenario, prior=type(scenario).defaults()["prior"])   # prior: no recompute
+    scenario = dataclasses.replace(scenario, prior=type(scenario).defaults()["prior"])  # prior: no recompute
     key = (scenario.PAGE, tuple(sorted(scenario.to_query().items())), digest)
     extra = {} if upload is None else {"upload": upload}
 
@@ -444,28 +413,31 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
         from hetdp_ui.dask_exec import ClusterError, app_executor
 
         try:
-            executor = app_executor()              # Dask when HETDP_DASK names a scheduler, else threads
+            executor = app_executor()  # Dask when HETDP_DASK names a scheduler, else threads
         except ClusterError as exc:
             st.warning(f"{exc} Computing on this server's own threads instead.")
             executor = None
         bar = Progress() if progress and executor is None else None
         try:
             try:
-                if executor is None:              # limits enforced while the run executes, and a queue
+                if executor is None:  # limits enforced while the run executes, and a queue
                     from hetdp_core.scenario import PAGE_BUDGET
                     from hetdp_ui.limits import ADMISSION, run_limited
 
                     note = st.empty()
                     try:
-                        with ADMISSION(on_wait=lambda pos: note.info(
+                        with ADMISSION(
+                            on_wait=lambda pos: note.info(
                                 f"Waiting for a free computing slot: you are number {pos} in the queue "
-                                "(views someone has already computed open at once).")):
+                                "(views someone has already computed open at once)."
+                            )
+                        ):
                             note.empty()
                             return run_limited(scenario.PAGE, scenario, budget=PAGE_BUDGET, progress=bar, **extra)
                     finally:
                         note.empty()
                 return get(scenario.PAGE).run(scenario, progress=bar, executor=executor, **extra)
-            except ClusterError as exc:            # the scheduler went away mid-sweep: recompute here
+            except ClusterError as exc:  # the scheduler went away mid-sweep: recompute here
                 from hetdp_ui.dask_exec import close_app_executor
 
                 close_app_executor()
@@ -494,19 +466,26 @@ class Progress:
         self.bar.empty()
 
 
-def meaning_panel(result, state: "ScenarioState", *, expanded: bool = False,
-                  empty_note: str = "This view states no privacy level.") -> None:
+def meaning_panel(
+    result, state: ScenarioState, *, expanded: bool = False, empty_note: str = "This view states no privacy level."
+) -> None:
     """What the page's levels mean for a person: the run's ``privacy_meaning`` table (computed by the
     core from the scenario's ``prior``, which is in the URL) and a slider for that prior."""
     from hetdp_core.scenario import PRIOR_GRID
 
     with st.expander("What does this level mean for a person?", expanded=expanded):
-        st.markdown("An attacker who believes with probability *p* that a person has the protected "
-                    "attribute can, after seeing the output, believe at most "
-                    "$\\dfrac{e^{\\varepsilon} p}{1 + (e^{\\varepsilon} - 1) p}$ "
-                    "(and at least $\\dfrac{p}{p + (1-p) e^{\\varepsilon}}$). Upper bounds are rounded up.")
-        st.select_slider("attacker's prior p", options=grid_options(PRIOR_GRID, state.key("prior")),
-                         key=state.key("prior"), format_func=lambda v: f"{100 * v:g} %")
+        st.markdown(
+            "An attacker who believes with probability *p* that a person has the protected "
+            "attribute can, after seeing the output, believe at most "
+            "$\\dfrac{e^{\\varepsilon} p}{1 + (e^{\\varepsilon} - 1) p}$ "
+            "(and at least $\\dfrac{p}{p + (1-p) e^{\\varepsilon}}$). Upper bounds are rounded up."
+        )
+        st.select_slider(
+            "attacker's prior p",
+            options=grid_options(PRIOR_GRID, state.key("prior")),
+            key=state.key("prior"),
+            format_func=lambda v: f"{100 * v:g} %",
+        )
         table = result.tables().get("privacy_meaning")
         if table is None or table.empty:
             st.info(empty_note)
@@ -539,7 +518,7 @@ def app_base_url(page: str) -> str:
 
     try:
         u = urlsplit(st.context.url or "")
-    except Exception:                  # noqa: BLE001 — no browser context (AppTest, bare mode)
+    except Exception:  # noqa: BLE001 — no browser context (AppTest, bare mode)
         return "http://localhost:8501"
     if not u.scheme or not u.netloc:
         return "http://localhost:8501"
@@ -556,16 +535,21 @@ def report_button(page: str, scenario: Scenario, result, *, plan_a=None) -> None
     from hetdp_ui.report import build_report
 
     base = app_base_url(page)
-    st.download_button("Download a report (HTML, opens offline; print it to PDF)",
-                       data=lambda: build_report(page, scenario, result, app_url=base, plan_a=plan_a).encode(),
-                       file_name=f"hetdp-{page}-report.html", mime="text/html", key=f"{page}_report",
-                       on_click="ignore", help="a decision record: the question, a plain summary, plan A vs plan B, "
-                       "the key results, the guarantees and what they mean, the link that reopens this view, "
-                       "every figure, versions and seed")
+    st.download_button(
+        "Download a report (HTML, opens offline; print it to PDF)",
+        data=lambda: build_report(page, scenario, result, app_url=base, plan_a=plan_a).encode(),
+        file_name=f"hetdp-{page}-report.html",
+        mime="text/html",
+        key=f"{page}_report",
+        on_click="ignore",
+        help="a decision record: the question, a plain summary, plan A vs plan B, "
+        "the key results, the guarantees and what they mean, the link that reopens this view, "
+        "every figure, versions and seed",
+    )
 
 
 def plan_a(state: ScenarioState, scenario: Scenario):
-    """Plan A vs plan B (issue 12 §3): buttons to pin the current view as plan A; the pinned
+    """Plan A vs plan B: buttons to pin the current view as plan A; the pinned
     scenario lives in the URL (``pin=<its query string>``) so a shared link opens the same
     comparison. Returns (scenario A, result A) or None. A malformed pin is ignored with a warning
     naming it; the current scenario (plan B) is never touched."""
@@ -575,8 +559,9 @@ def plan_a(state: ScenarioState, scenario: Scenario):
     if key not in st.session_state:
         st.session_state[key] = st.query_params.get("pin", "") or ""
     c1, c2 = st.columns(2)
-    if c1.button("Pin this view as plan A", key=f"{key}_set",
-                 help="then change the sliders: the current view becomes plan B"):
+    if c1.button(
+        "Pin this view as plan A", key=f"{key}_set", help="then change the sliders: the current view becomes plan B"
+    ):
         st.session_state[key] = scenario.query_string()
     if st.session_state[key] and c2.button("Unpin plan A", key=f"{key}_clear"):
         st.session_state[key] = ""
@@ -606,15 +591,17 @@ def plan_table(numbers_a: dict, numbers_b: dict, key: str) -> None:
     from hetdp_core.compare import compare
 
     table = compare(numbers_a, numbers_b)
-    st.markdown("**Plan A (pinned) vs plan B (current view)** — every guarantee and accuracy figure, "
-                "with the difference B − A; figures overlay plan A dotted.")
+    st.markdown(
+        "**Plan A (pinned) vs plan B (current view)** — every guarantee and accuracy figure, "
+        "with the difference B − A; figures overlay plan A dotted."
+    )
     st.dataframe(table, hide_index=True, width="stretch", key=f"{key}_ab_table")
     csv_download(table, "plan_a_vs_b.csv", f"{key}_dl_ab")
 
 
 def chart(fig, *, key: str, **kw) -> None:
     """A plotly chart with its text summary under it (what is plotted, each series and the range of
-    its values, from the figure's own data; issue 13 §2). The data tables are the page's CSV downloads."""
+    its values, from the figure's own data). The data tables are the page's CSV downloads."""
     from hetdp_ui.figcache import summary_text
 
     st.plotly_chart(fig, key=key, **kw)

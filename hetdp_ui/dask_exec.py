@@ -26,8 +26,16 @@ import os
 import threading
 from contextlib import contextmanager
 
-__all__ = ["ClusterError", "DaskExecutor", "dask_executor", "local_cluster", "app_executor", "close_app_executor", "CONNECT_TIMEOUT",
-           "ENV"]
+__all__ = [
+    "ClusterError",
+    "DaskExecutor",
+    "dask_executor",
+    "local_cluster",
+    "app_executor",
+    "close_app_executor",
+    "CONNECT_TIMEOUT",
+    "ENV",
+]
 
 CONNECT_TIMEOUT = 5.0
 ENV = "HETDP_DASK"
@@ -45,7 +53,6 @@ class DaskExecutor:
         self.source = source
 
     def map(self, fn, items):
-        import asyncio
         import concurrent.futures
 
         from distributed import KilledWorker
@@ -58,17 +65,19 @@ class DaskExecutor:
             futures = self.client.map(fn, items, pure=False)
             return self.client.gather(futures)
         except KilledWorker as exc:
-            raise ClusterError(f"{self.source}: Dask workers died repeatedly while computing a sweep point "
-                               f"({exc}); the sweep did not complete. Check the workers' memory limits.") from None
-        except (CommClosedError, ClosedClientError, OSError, asyncio.TimeoutError,
-                concurrent.futures.CancelledError) as exc:
-            raise ClusterError(f"{self.source}: the connection to the Dask scheduler was lost during a sweep "
-                               f"({type(exc).__name__}).") from None
+            raise ClusterError(
+                f"{self.source}: Dask workers died repeatedly while computing a sweep point "
+                f"({exc}); the sweep did not complete. Check the workers' memory limits."
+            ) from None
+        except (TimeoutError, CommClosedError, ClosedClientError, OSError, concurrent.futures.CancelledError) as exc:
+            raise ClusterError(
+                f"{self.source}: the connection to the Dask scheduler was lost during a sweep ({type(exc).__name__})."
+            ) from None
         finally:
             for f in futures:
                 try:
                     f.release()
-                except Exception:                                     # noqa: BLE001 — client already closed
+                except Exception:  # noqa: BLE001 — client already closed
                     pass
 
     @property
@@ -80,8 +89,10 @@ def _import_distributed(source: str):
     try:
         import distributed
     except ImportError:
-        raise ClusterError(f"{source}: Dask is not installed. Install the optional extra: "
-                           "pip install 'hetdp[dask]' (or .venv/bin/pip install -e '.[dask]').") from None
+        raise ClusterError(
+            f"{source}: Dask is not installed. Install the optional extra: "
+            "pip install 'hetdp[dask]' (or .venv/bin/pip install -e '.[dask]')."
+        ) from None
     return distributed
 
 
@@ -93,11 +104,18 @@ def local_cluster(distributed, n_workers: int | None = None):
     threaded run (tested)."""
     import dask
 
-    env = {k: v for k, v in dask.config.get("distributed.nanny.pre-spawn-environ", {}).items()
-           if not k.endswith("_NUM_THREADS")}
+    env = {
+        k: v
+        for k, v in dask.config.get("distributed.nanny.pre-spawn-environ", {}).items()
+        if not k.endswith("_NUM_THREADS")
+    }
     with dask.config.set({"distributed.nanny.pre-spawn-environ": env}):
-        return distributed.LocalCluster(n_workers=n_workers or max(1, min(os.cpu_count() or 1, 8)),
-                                        threads_per_worker=1, processes=True, dashboard_address=None)
+        return distributed.LocalCluster(
+            n_workers=n_workers or max(1, min(os.cpu_count() or 1, 8)),
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+        )
 
 
 @contextmanager
@@ -114,27 +132,31 @@ def dask_executor(address: str, *, source: str = "--dask"):
             client = distributed.Client(cluster, timeout=CONNECT_TIMEOUT * 6)
         else:
             if "://" not in address:
-                raise ClusterError(f"{source}: {address!r} is not a scheduler address. Use 'local' or "
-                                   "tcp://host:8786.")
+                raise ClusterError(f"{source}: {address!r} is not a scheduler address. Use 'local' or tcp://host:8786.")
             client = distributed.Client(address, timeout=CONNECT_TIMEOUT)
         if address != "local":
-            try:                  # a scheduler with no worker would accept the sweep and never run it
+            try:  # a scheduler with no worker would accept the sweep and never run it
                 client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
-            except Exception:     # noqa: BLE001 — a timeout, or the scheduler going away meanwhile
+            except Exception:  # noqa: BLE001 — a timeout, or the scheduler going away meanwhile
                 client.close()
-                raise ClusterError(f"{source}: the Dask scheduler at {address} has no worker (none joined within "
-                                   f"{CONNECT_TIMEOUT:g} s). Start workers (dask worker {address}) or use "
-                                   f"'{source} local'.") from None
+                raise ClusterError(
+                    f"{source}: the Dask scheduler at {address} has no worker (none joined within "
+                    f"{CONNECT_TIMEOUT:g} s). Start workers (dask worker {address}) or use "
+                    f"'{source} local'."
+                ) from None
     except ClusterError:
         raise
-    except Exception as exc:      # noqa: BLE001 — anything on the way to a foreign address: refused,
-        if cluster is not None:   # timed out, or something that is not a Dask scheduler answering
+    except Exception as exc:  # noqa: BLE001 — anything on the way to a foreign address: refused,
+        if cluster is not None:  # timed out, or something that is not a Dask scheduler answering
             cluster.close()
         if address == "local":
-            raise ClusterError(f"{source}: could not start a local Dask cluster ({type(exc).__name__}: {exc}).") \
-                from None
-        raise ClusterError(f"{source}: no Dask scheduler answered at {address} within {CONNECT_TIMEOUT:g} s "
-                           f"({type(exc).__name__}). Start one (dask scheduler) or use '{source} local'.") from None
+            raise ClusterError(
+                f"{source}: could not start a local Dask cluster ({type(exc).__name__}: {exc})."
+            ) from None
+        raise ClusterError(
+            f"{source}: no Dask scheduler answered at {address} within {CONNECT_TIMEOUT:g} s "
+            f"({type(exc).__name__}). Start one (dask scheduler) or use '{source} local'."
+        ) from None
     try:
         yield DaskExecutor(client, source)
     finally:
@@ -155,7 +177,7 @@ def app_executor():
     if not address:
         return None
     with _APP_LOCK:
-        if _APP["executor"] is not None and not _APP["executor"].alive:      # e.g. the scheduler restarted
+        if _APP["executor"] is not None and not _APP["executor"].alive:  # e.g. the scheduler restarted
             close_app_executor(locked=True)
         if _APP["key"] != address:
             close_app_executor(locked=True)
@@ -163,7 +185,7 @@ def app_executor():
             executor = ctx.__enter__()
             _APP.update(key=address, ctx=ctx, executor=executor)
             if not _APP.get("atexit"):
-                atexit.register(close_app_executor)      # close the connection before interpreter teardown
+                atexit.register(close_app_executor)  # close the connection before interpreter teardown
                 _APP["atexit"] = True
         return _APP["executor"]
 
@@ -178,5 +200,5 @@ def close_app_executor(*, locked: bool = False) -> None:
     if ctx is not None:
         try:
             ctx.__exit__(None, None, None)
-        except Exception:                                             # noqa: BLE001 — already closed
+        except Exception:  # noqa: BLE001 — already closed
             pass

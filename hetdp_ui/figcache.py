@@ -17,11 +17,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+
 import numpy as np
 import pandas as pd
 
 from hetdp_core.memo import Memo, size_of
-
 from hetdp_ui.theme import finish  # palette, theme and log axes shared by every builder
 
 __all__ = ["memo_figure", "csv_bytes", "summary_text", "clear", "MAX_FIGURES"]
@@ -44,8 +44,12 @@ def _fp(obj):
     if isinstance(obj, np.ndarray):
         if obj.dtype == object:
             return ("arr", obj.shape, tuple(_fp(v) for v in obj.ravel().tolist()))
-        return ("arr", obj.shape, obj.dtype.str, hashlib.blake2b(np.ascontiguousarray(obj).tobytes(),
-                                                                 digest_size=16).digest())
+        return (
+            "arr",
+            obj.shape,
+            obj.dtype.str,
+            hashlib.blake2b(np.ascontiguousarray(obj).tobytes(), digest_size=16).digest(),
+        )
     if isinstance(obj, pd.DataFrame):
         h = pd.util.hash_pandas_object(obj, index=True).to_numpy()
         return ("df", tuple(map(str, obj.columns)), tuple(map(str, obj.dtypes)), _fp(h))
@@ -55,9 +59,9 @@ def _fp(obj):
         return (type(obj).__name__, tuple(_fp(v) for v in obj))
     if isinstance(obj, dict):
         return ("dict", tuple((_fp(k), _fp(v)) for k, v in obj.items()))
-    if hasattr(obj, "tables_") and hasattr(obj, "scenario"):           # a cached scenario Result
+    if hasattr(obj, "tables_") and hasattr(obj, "scenario"):  # a cached scenario Result
         return ("result", id(obj))
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):      # e.g. the stages of Mechanism 1
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):  # e.g. the stages of Mechanism 1
         return (type(obj).__qualname__, tuple(_fp(getattr(obj, f.name)) for f in dataclasses.fields(obj)))
     raise _NoKey
 
@@ -75,7 +79,7 @@ def memo_figure(fn):
         if hit is not None:
             return hit[0]
         fig = finish(fn(*args, **kw))
-        _CACHE.put(key, (fig, args, kw))                                # args: keeps identities alive
+        _CACHE.put(key, (fig, args, kw))  # args: keeps identities alive
         return fig
 
     return wrapper
@@ -91,8 +95,9 @@ def _fig_size(entry) -> int:
     """A memo entry's bytes: the figure's traces (their arrays) and the inputs it keeps alive."""
     fig, *rest = entry
     data = getattr(fig, "data", ())
-    return size_of([getattr(t, "x", None) for t in data] + [getattr(t, "y", None) for t in data]) + size_of(rest) \
-        + 20_000
+    return (
+        size_of([getattr(t, "x", None) for t in data] + [getattr(t, "y", None) for t in data]) + size_of(rest) + 20_000
+    )
 
 
 _CACHE = Memo(FIGURE_BYTES, size=_fig_size, name="figures")

@@ -10,14 +10,25 @@ from .figcache import memo_figure
 from .theme import GREY, METHOD_STYLES, OKABE_ITO, rgba
 
 COLORS = {m: METHOD_STYLES[m].color for m in ("M_mean (BCDP)", "min-δ LDP")}
-AXIS_TITLES = {"q": "correlation q", "d": "dimension d", "f": "fraction f of sensitive features",
-               "n": "number of users n"}
+AXIS_TITLES = {
+    "q": "correlation q",
+    "d": "dimension d",
+    "f": "fraction f of sensitive features",
+    "n": "number of users n",
+}
 
 
 @memo_figure
-def mse_sweep_figure(summary: pd.DataFrame, axis: str, *, show_exact: bool = True,
-                     show_bound: bool = False, log_y: bool = True, title: str = "",
-                     plan_a: pd.DataFrame | None = None) -> go.Figure:
+def mse_sweep_figure(
+    summary: pd.DataFrame,
+    axis: str,
+    *,
+    show_exact: bool = True,
+    show_bound: bool = False,
+    log_y: bool = True,
+    title: str = "",
+    plan_a: pd.DataFrame | None = None,
+) -> go.Figure:
     """Median squared error with the 25–75 % band per method (simulated), plus the analytic
     closed-form pre-projection MSE (dashed) and, optionally, the Theorem 2 bound shape (dotted).
     ``plan_a``: a pinned scenario's summary, drawn as dotted medians with open markers."""
@@ -25,40 +36,88 @@ def mse_sweep_figure(summary: pd.DataFrame, axis: str, *, show_exact: bool = Tru
     if plan_a is not None:
         for method, grp in plan_a.groupby("method", sort=False):
             grp = grp.sort_values(axis)
-            fig.add_trace(go.Scatter(x=grp[axis], y=grp["median"], mode="lines+markers",
-                                     line={"color": COLORS.get(method, GREY), "dash": "dot", "width": 2},
-                                     marker={"symbol": "circle-open", "size": 8},
-                                     name=f"plan A — {method}: median (simulated)", legendgroup=f"A {method}"))
+            fig.add_trace(
+                go.Scatter(
+                    x=grp[axis],
+                    y=grp["median"],
+                    mode="lines+markers",
+                    line={"color": COLORS.get(method, GREY), "dash": "dot", "width": 2},
+                    marker={"symbol": "circle-open", "size": 8},
+                    name=f"plan A — {method}: median (simulated)",
+                    legendgroup=f"A {method}",
+                )
+            )
     for method, grp in summary.groupby("method", sort=False):
         grp = grp.sort_values(axis)
         col = COLORS.get(method, GREY)
         x = grp[axis].to_numpy()
-        fig.add_trace(go.Scatter(x=np.concatenate([x, x[::-1]]),
-                                 y=np.concatenate([grp["q75"].to_numpy(), grp["q25"].to_numpy()[::-1]]),
-                                 mode="lines", fill="toself", fillcolor=rgba(col, 0.18), line={"width": 0},
-                                 hoverinfo="skip", name=f"{method}: 25–75% (simulated)",
-                                 legendgroup=method, showlegend=True))
-        fig.add_trace(go.Scatter(x=x, y=grp["median"], mode="lines+markers", line={"color": col},
-                                 name=f"{method}: median (simulated)", legendgroup=method))
+        fig.add_trace(
+            go.Scatter(
+                x=np.concatenate([x, x[::-1]]),
+                y=np.concatenate([grp["q75"].to_numpy(), grp["q25"].to_numpy()[::-1]]),
+                mode="lines",
+                fill="toself",
+                fillcolor=rgba(col, 0.18),
+                line={"width": 0},
+                hoverinfo="skip",
+                name=f"{method}: 25–75% (simulated)",
+                legendgroup=method,
+                showlegend=True,
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=grp["median"],
+                mode="lines+markers",
+                line={"color": col},
+                name=f"{method}: median (simulated)",
+                legendgroup=method,
+            )
+        )
         if show_exact:
-            fig.add_trace(go.Scatter(x=x, y=grp["exact_mse"], mode="lines",
-                                     line={"color": col, "dash": "dash"},
-                                     name=f"{method}: exact MSE, no projection (analytic)",
-                                     legendgroup=method))
+            fig.add_trace(
+                go.Scatter(
+                    x=x,
+                    y=grp["exact_mse"],
+                    mode="lines",
+                    line={"color": col, "dash": "dash"},
+                    name=f"{method}: exact MSE, no projection (analytic)",
+                    legendgroup=method,
+                )
+            )
         if show_bound and grp["bound_shape"].notna().any():
-            fig.add_trace(go.Scatter(x=x, y=grp["bound_shape"], mode="lines",
-                                     line={"color": GREY, "dash": "dot"},
-                                     name="Theorem 2 bound, constant 1 (analytic, right axis)",
-                                     legendgroup="bounds", yaxis="y2"))
+            fig.add_trace(
+                go.Scatter(
+                    x=x,
+                    y=grp["bound_shape"],
+                    mode="lines",
+                    line={"color": GREY, "dash": "dot"},
+                    name="Theorem 2 bound, constant 1 (analytic, right axis)",
+                    legendgroup="bounds",
+                    yaxis="y2",
+                )
+            )
         if show_bound and "corollary1" in grp and grp["corollary1"].notna().any():
-            fig.add_trace(go.Scatter(x=x, y=grp["corollary1"], mode="lines",
-                                     line={"color": OKABE_ITO["purple"], "dash": "dashdot"},
-                                     name="Corollary 1 (ζ = ½), constant 1 (analytic, right axis)",
-                                     legendgroup="bounds", yaxis="y2"))
-    fig.update_layout(title=title or None, xaxis_title=AXIS_TITLES.get(axis, axis),
-                      yaxis_title="squared error ‖x̂ − x̄‖²", template="plotly_white",
-                      legend={"orientation": "h", "y": -0.25},
-                      margin={"t": (40 + 22 * title.count("<br>")) if title else 10})
+            fig.add_trace(
+                go.Scatter(
+                    x=x,
+                    y=grp["corollary1"],
+                    mode="lines",
+                    line={"color": OKABE_ITO["purple"], "dash": "dashdot"},
+                    name="Corollary 1 (ζ = ½), constant 1 (analytic, right axis)",
+                    legendgroup="bounds",
+                    yaxis="y2",
+                )
+            )
+    fig.update_layout(
+        title=title or None,
+        xaxis_title=AXIS_TITLES.get(axis, axis),
+        yaxis_title="squared error ‖x̂ − x̄‖²",
+        template="plotly_white",
+        legend={"orientation": "h", "y": -0.25},
+        margin={"t": (40 + 22 * title.count("<br>")) if title else 10},
+    )
     # the y-range follows the simulated data; an analytic curve may leave the plot (its values are
     # in the hover text and the CSV) rather than squash the simulated curves
     lo, hi = float(summary["q25"].min()), float(summary["q75"].max())
@@ -73,17 +132,24 @@ def mse_sweep_figure(summary: pd.DataFrame, axis: str, *, show_exact: bool = Tru
         pad = 0.1 * (hi - lo if hi > lo else 1.0)
         fig.update_yaxes(range=[lo - pad, hi + pad])
     if show_bound:
-        fig.update_layout(yaxis2={"title": "bound, constant 1 (only the shape is meaningful)",
-                                  "overlaying": "y", "side": "right", "type": "log" if log_y else "linear",
-                                  "showgrid": False})
+        fig.update_layout(
+            yaxis2={
+                "title": "bound, constant 1 (only the shape is meaningful)",
+                "overlaying": "y",
+                "side": "right",
+                "type": "log" if log_y else "linear",
+                "showgrid": False,
+            }
+        )
     if axis == "n":
         fig.update_xaxes(type="log")
     return fig
 
 
 @memo_figure
-def c_vector_figure(names: list[str], delta: np.ndarray, c: np.ndarray, guaranteed: np.ndarray,
-                    eps: float, plan_a: tuple | None = None) -> go.Figure:
+def c_vector_figure(
+    names: list[str], delta: np.ndarray, c: np.ndarray, guaranteed: np.ndarray, eps: float, plan_a: tuple | None = None
+) -> go.Figure:
     """Per-feature demand δ, allocation c and guaranteed δ' as grouped bars (user order).
     ``plan_a`` = (names, c, guaranteed) of a pinned scenario: open markers over the bars."""
     shown = np.minimum(delta, eps * 1.5)
@@ -94,12 +160,31 @@ def c_vector_figure(names: list[str], delta: np.ndarray, c: np.ndarray, guarante
     fig.add_hline(y=eps, line_dash="dash", annotation_text="ε (global LDP)", line_color=OKABE_ITO["vermillion"])
     if plan_a is not None:
         a_names, a_c, a_g = plan_a
-        fig.add_trace(go.Scatter(x=list(a_names), y=a_g, mode="markers", name="plan A: guaranteed δ'",
-                                 marker={"symbol": "diamond-open", "size": 11, "color": OKABE_ITO["green"], "line": {"width": 2}}))
-        fig.add_trace(go.Scatter(x=list(a_names), y=a_c, mode="markers", name="plan A: allocated c",
-                                 marker={"symbol": "circle-open", "size": 11, "color": OKABE_ITO["blue"], "line": {"width": 2}}))
-    fig.update_layout(barmode="group", template="plotly_white", yaxis_title="privacy level",
-                      legend={"orientation": "h", "y": -0.2}, margin={"t": 10})
+        fig.add_trace(
+            go.Scatter(
+                x=list(a_names),
+                y=a_g,
+                mode="markers",
+                name="plan A: guaranteed δ'",
+                marker={"symbol": "diamond-open", "size": 11, "color": OKABE_ITO["green"], "line": {"width": 2}},
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=list(a_names),
+                y=a_c,
+                mode="markers",
+                name="plan A: allocated c",
+                marker={"symbol": "circle-open", "size": 11, "color": OKABE_ITO["blue"], "line": {"width": 2}},
+            )
+        )
+    fig.update_layout(
+        barmode="group",
+        template="plotly_white",
+        yaxis_title="privacy level",
+        legend={"orientation": "h", "y": -0.2},
+        margin={"t": 10},
+    )
     return fig
 
 
@@ -110,13 +195,26 @@ def stage_schematic_figure(names_sorted: list[str], stages: list) -> go.Figure:
     z = np.full((len(stages), d), np.nan)
     text = [["" for _ in range(d)] for _ in stages]
     for r, st in enumerate(stages):
-        z[r, st.start:] = st.level
+        z[r, st.start :] = st.level
         for j in range(st.start, d):
             text[r][j] = f"{st.level:.3g}"
-    fig = go.Figure(go.Heatmap(z=z, x=names_sorted, y=[f"stage {st.k} (m={st.dims})" for st in stages],
-                               text=text, texttemplate="%{text}", colorscale="Blues",
-                               colorbar={"title": "Δ_k"}, hovertemplate="%{y}, %{x}: Δ=%{z:.4g}<extra></extra>"))
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=names_sorted,
+            y=[f"stage {st.k} (m={st.dims})" for st in stages],
+            text=text,
+            texttemplate="%{text}",
+            colorscale="Blues",
+            colorbar={"title": "Δ_k"},
+            hovertemplate="%{y}, %{x}: Δ=%{z:.4g}<extra></extra>",
+        )
+    )
     fig.update_yaxes(autorange="reversed")
-    fig.update_layout(template="plotly_white", xaxis_title="features (most private first)",
-                      margin={"t": 10}, height=max(220, 40 * len(stages) + 120))
+    fig.update_layout(
+        template="plotly_white",
+        xaxis_title="features (most private first)",
+        margin={"t": 10},
+        height=max(220, 40 * len(stages) + 120),
+    )
     return fig

@@ -5,26 +5,43 @@ from __future__ import annotations
 
 #: per-user methods: identifier -> (full name, one line)
 METHODS = {
-    "CP": ("Weights for data-dependent demands, tuned for the worst-case error",
-           "optimal weights when a user's demand may depend on their value, minimising the error bound that "
-           "holds with probability 1 − β"),
-    "CE": ("Weights for data-dependent demands, tuned for the mean squared error",
-           "optimal weights when demands may depend on values, minimising the expected squared error"),
-    "UP": ("Weights for independent demands, tuned for the worst-case error",
-           "optimal weights when demands are unrelated to the values, minimising the error bound that holds "
-           "with probability 1 − β"),
-    "UE": ("Weights for independent demands, tuned for the mean squared error",
-           "optimal weights when demands are unrelated to the values, minimising the expected squared error"),
-    "A": ("Setting-agnostic heuristic weights",
-           "a simple compromise between bias and noise that needs no assumption about the demands"),
-    "CT": ("Fast variant of the data-dependent worst-case weights",
-           "like CP with a simpler, slightly looser objective (for very many users)"),
-    "UT": ("Fast variant of the independent worst-case weights",
-           "like UP with a simpler, slightly looser objective (for very many users)"),
+    "CP": (
+        "Weights for data-dependent demands, tuned for the worst-case error",
+        "optimal weights when a user's demand may depend on their value, minimising the error bound that "
+        "holds with probability 1 − β",
+    ),
+    "CE": (
+        "Weights for data-dependent demands, tuned for the mean squared error",
+        "optimal weights when demands may depend on values, minimising the expected squared error",
+    ),
+    "UP": (
+        "Weights for independent demands, tuned for the worst-case error",
+        "optimal weights when demands are unrelated to the values, minimising the error bound that holds "
+        "with probability 1 − β",
+    ),
+    "UE": (
+        "Weights for independent demands, tuned for the mean squared error",
+        "optimal weights when demands are unrelated to the values, minimising the expected squared error",
+    ),
+    "A": (
+        "Setting-agnostic heuristic weights",
+        "a simple compromise between bias and noise that needs no assumption about the demands",
+    ),
+    "CT": (
+        "Fast variant of the data-dependent worst-case weights",
+        "like CP with a simpler, slightly looser objective (for very many users)",
+    ),
+    "UT": (
+        "Fast variant of the independent worst-case weights",
+        "like UP with a simpler, slightly looser objective (for very many users)",
+    ),
     "UNI": ("Uniform weights", "everyone counts the same; the noise is set by the strictest demand"),
     "PROP": ("Weights proportional to the demands", "each user counts in proportion to their ε"),
-    "SM": ("Sampling mechanism", "keeps each user with a probability that matches their demand, then releases "
-                                 "the sample at one common level (Jorgensen et al., ICDE 2015)"),
+    "SM": (
+        "Sampling mechanism",
+        "keeps each user with a probability that matches their demand, then releases "
+        "the sample at one common level (Jorgensen et al., ICDE 2015)",
+    ),
     "LDP": ("Local randomisation baseline", "each user adds noise to their own value before sending it"),
 }
 

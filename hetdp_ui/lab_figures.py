@@ -20,17 +20,37 @@ def rr_figure(df: pd.DataFrame, coordinate: int) -> go.Figure:
     / exact: no simulation)."""
     g = df[df["coordinate"] == coordinate].sort_values("q")
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=g["q"], y=g["exact"], mode="lines+markers", name="exact BCDP δ_i (enumeration)",
-                             line={"color": BLUE}))
-    fig.add_trace(go.Scatter(x=g["q"], y=g["prop4"], mode="lines", name="Proposition 4 bound",
-                             line={"color": RED, "dash": "dash"}))
-    fig.add_trace(go.Scatter(x=g["q"], y=g["prop3"], mode="lines", name="Proposition 3 (LDP level Σc)",
-                             line={"color": GREY, "dash": "dot"}))
-    fig.add_trace(go.Scatter(x=g["q"], y=g["c"], mode="lines", name="c_i (its own RR level)",
-                             line={"color": GREEN, "dash": "dashdot"}))
-    fig.update_layout(template="plotly_white", xaxis_title="correlation q (q-mixture prior)",
-                      yaxis_title=f"privacy level of coordinate {coordinate}",
-                      legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
+    fig.add_trace(
+        go.Scatter(
+            x=g["q"], y=g["exact"], mode="lines+markers", name="exact BCDP δ_i (enumeration)", line={"color": BLUE}
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=g["q"], y=g["prop4"], mode="lines", name="Proposition 4 bound", line={"color": RED, "dash": "dash"}
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=g["q"],
+            y=g["prop3"],
+            mode="lines",
+            name="Proposition 3 (LDP level Σc)",
+            line={"color": GREY, "dash": "dot"},
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=g["q"], y=g["c"], mode="lines", name="c_i (its own RR level)", line={"color": GREEN, "dash": "dashdot"}
+        )
+    )
+    fig.update_layout(
+        template="plotly_white",
+        xaxis_title="correlation q (q-mixture prior)",
+        yaxis_title=f"privacy level of coordinate {coordinate}",
+        legend={"orientation": "h", "y": -0.25},
+        margin={"t": 10},
+    )
     return fig
 
 
@@ -40,34 +60,77 @@ def tradeoff_figure(alpha_all, beta_all, alpha_np, beta_np, delta: float) -> go.
     e^δ α + β = 1 and α + e^δ β = 1 below which no test may go."""
     fig = go.Figure()
     if alpha_all is not None:
-        fig.add_trace(go.Scatter(x=alpha_all, y=beta_all, mode="markers", name="every rejection region R ⊆ Y",
-                                 marker={"color": BLUE, "size": 6, "opacity": 0.6}))
-    fig.add_trace(go.Scatter(x=alpha_np, y=beta_np, mode="lines", name="best tests (Neyman–Pearson boundary)",
-                             line={"color": BLUE}))
+        fig.add_trace(
+            go.Scatter(
+                x=alpha_all,
+                y=beta_all,
+                mode="markers",
+                name="every rejection region R ⊆ Y",
+                marker={"color": BLUE, "size": 6, "opacity": 0.6},
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=alpha_np, y=beta_np, mode="lines", name="best tests (Neyman–Pearson boundary)", line={"color": BLUE}
+        )
+    )
     a = np.linspace(0, 1, 200)
     if math.isfinite(delta):
-        e = math.exp(min(delta, 700.0))        # beyond e^700 both lines coincide with the axes on screen
-        fig.add_trace(go.Scatter(x=a, y=np.clip(1 - e * a, 0, 1), mode="lines", name="e^δ α + β = 1",
-                                 line={"color": RED, "dash": "dash"}))
-        fig.add_trace(go.Scatter(x=a, y=np.clip((1 - a) / e, 0, 1), mode="lines", name="α + e^δ β = 1",
-                                 line={"color": RED, "dash": "dot"}))
-    fig.add_trace(go.Scatter(x=[0, 1], y=[1, 0], mode="lines", name="no information (α + β = 1)",
-                             line={"color": GREY, "dash": "dot", "width": 1}))
-    fig.update_layout(template="plotly_white", xaxis_title="type I error α", yaxis_title="type II error β",
-                      xaxis_range=[0, 1], yaxis_range=[0, 1], legend={"orientation": "h", "y": -0.25},
-                      margin={"t": 10}, height=480)
+        e = math.exp(min(delta, 700.0))  # beyond e^700 both lines coincide with the axes on screen
+        fig.add_trace(
+            go.Scatter(
+                x=a, y=np.clip(1 - e * a, 0, 1), mode="lines", name="e^δ α + β = 1", line={"color": RED, "dash": "dash"}
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=a,
+                y=np.clip((1 - a) / e, 0, 1),
+                mode="lines",
+                name="α + e^δ β = 1",
+                line={"color": RED, "dash": "dot"},
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=[0, 1],
+            y=[1, 0],
+            mode="lines",
+            name="no information (α + β = 1)",
+            line={"color": GREY, "dash": "dot", "width": 1},
+        )
+    )
+    fig.update_layout(
+        template="plotly_white",
+        xaxis_title="type I error α",
+        yaxis_title="type II error β",
+        xaxis_range=[0, 1],
+        yaxis_range=[0, 1],
+        legend={"orientation": "h", "y": -0.25},
+        margin={"t": 10},
+        height=480,
+    )
     return fig
 
 
 @memo_figure
 def translator_figure(names, c_thm2, c_prop6, delta) -> go.Figure:
     fig = go.Figure()
-    fig.add_bar(x=names, y=np.minimum(delta, np.nanmax(np.r_[c_thm2, c_prop6]) * 1.5),
-                name="demanded δ (capped for display)", marker_color="#cccccc")
+    fig.add_bar(
+        x=names,
+        y=np.minimum(delta, np.nanmax(np.r_[c_thm2, c_prop6]) * 1.5),
+        name="demanded δ (capped for display)",
+        marker_color="#cccccc",
+    )
     fig.add_bar(x=names, y=c_thm2, name="c from Theorem 2 (uses the c_d-LDP structure)", marker_color=BLUE)
     fig.add_bar(x=names, y=c_prop6, name="c from Proposition 6 (A c ≤ 1, cvxpy)", marker_color=PURPLE)
-    fig.update_layout(barmode="group", template="plotly_white", yaxis_title="privacy level",
-                      legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
+    fig.update_layout(
+        barmode="group",
+        template="plotly_white",
+        yaxis_title="privacy level",
+        legend={"orientation": "h", "y": -0.25},
+        margin={"t": 10},
+    )
     return fig
 
 
@@ -85,14 +148,32 @@ def excess_risk_figure(df: pd.DataFrame, axis: str) -> go.Figure:
         ok = g["median"].notna().to_numpy()
         if ok.any():
             xs = x[ok]
-            fig.add_trace(go.Scatter(x=np.r_[xs, xs[::-1]], y=np.r_[g["q75"].to_numpy()[ok], g["q25"].to_numpy()[ok][::-1]],
-                                     mode="lines", fill="toself", line={"width": 0}, hoverinfo="skip",
-                                     fillcolor=rgba(col, 0.18), name=f"{method}: 25–75%",
-                                     legendgroup=method, showlegend=False))
-        fig.add_trace(go.Scatter(x=x, y=g["median"], mode="lines+markers", line={"color": col},
-                                 name=f"{method}: median (simulated)", legendgroup=method,
-                                 text=[f"{nc}/{r} runs stopped (f̂ non-convex)" for nc, r in zip(g["nonconvex"], g["runs"])],
-                                 hovertemplate="%{x}: %{y:.4g}<br>%{text}<extra></extra>"))
+            fig.add_trace(
+                go.Scatter(
+                    x=np.r_[xs, xs[::-1]],
+                    y=np.r_[g["q75"].to_numpy()[ok], g["q25"].to_numpy()[ok][::-1]],
+                    mode="lines",
+                    fill="toself",
+                    line={"width": 0},
+                    hoverinfo="skip",
+                    fillcolor=rgba(col, 0.18),
+                    name=f"{method}: 25–75%",
+                    legendgroup=method,
+                    showlegend=False,
+                )
+            )
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=g["median"],
+                mode="lines+markers",
+                line={"color": col},
+                name=f"{method}: median (simulated)",
+                legendgroup=method,
+                text=[f"{nc}/{r} runs stopped (f̂ non-convex)" for nc, r in zip(g["nonconvex"], g["runs"])],
+                hovertemplate="%{x}: %{y:.4g}<br>%{text}<extra></extra>",
+            )
+        )
     fig.update_xaxes(type="log", title="number of users n" if axis == "n" else "ε (global LDP level)")
     fig.update_yaxes(type="log", title="excess risk f(θ̂) − f*")
     fig.update_layout(template="plotly_white", legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
@@ -107,9 +188,16 @@ def trajectory_figure(trajs: dict[str, np.ndarray], theta_star: np.ndarray) -> g
         if traj is None:
             continue
         dist = np.linalg.norm(traj - theta_star, axis=1)
-        fig.add_trace(go.Scatter(x=np.arange(dist.size), y=dist, mode="lines", name=method,
-                                 line={"color": COLORS.get(method, GREY)}))
+        fig.add_trace(
+            go.Scatter(
+                x=np.arange(dist.size), y=dist, mode="lines", name=method, line={"color": COLORS.get(method, GREY)}
+            )
+        )
     fig.update_yaxes(type="log", title="‖θ_h − θ*‖")
-    fig.update_layout(template="plotly_white", xaxis_title="gradient step h",
-                      legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
+    fig.update_layout(
+        template="plotly_white",
+        xaxis_title="gradient step h",
+        legend={"orientation": "h", "y": -0.25},
+        margin={"t": 10},
+    )
     return fig

@@ -17,7 +17,7 @@ from streamlit.errors import StreamlitAPIException
 from hetdp_core.lessons import Lesson, bundled_lesson, step_scenario
 from hetdp_core.scenario import InputError
 from hetdp_ui.common import ScenarioState
-from hetdp_ui.nav import FILES
+from hetdp_ui.nav import file_of
 
 #: session key of the (lesson, step) whose scenario was last applied
 AT = "_lesson_at"
@@ -57,14 +57,17 @@ def go(lesson: Lesson, step: int, current_page: str) -> None:
         st.query_params["lesson"] = lesson.id
         st.query_params["step"] = str(step)
         st.rerun()
-    _switch(target, {"lesson": lesson.id, "step": str(step)},
-            f"Step {step} is on the page {target}: open /{target}?lesson={lesson.id}&step={step}")
+    _switch(
+        target,
+        {"lesson": lesson.id, "step": str(step)},
+        f"Step {step} is on the page {target}: open /{target}?lesson={lesson.id}&step={step}",
+    )
 
 
 def _switch(page: str, query_params: dict, fallback: str) -> None:
     """Open another page of the app; a page file run on its own (AppTest) cannot, so it says where."""
     try:
-        st.switch_page(FILES[page], query_params=query_params)
+        st.switch_page(file_of(page), query_params=query_params)
     except StreamlitAPIException:
         st.info(fallback)
 
@@ -95,19 +98,25 @@ def lesson_panel(state: ScenarioState) -> None:
 
     with st.container(border=True, key="lesson_panel"):
         st.markdown(f"##### Lesson: {lesson.title}")
-        st.caption(f"Step {k} of {len(lesson.steps)}{' — ' + step.title if step.title else ''} · follows "
-                   f"{lesson.follows}")
+        st.caption(
+            f"Step {k} of {len(lesson.steps)}{' — ' + step.title if step.title else ''} · follows {lesson.follows}"
+        )
         st.markdown(step.text)
         if step.question is not None:
             _question(lesson, k)
         c1, c2, c3 = st.columns(3)
         prev = c1.button("← Previous step", key="lesson_prev", disabled=k == 1, width="stretch")
-        c2.button("Reset to this step", key="lesson_reset", width="stretch",
-                  help="put every input back to this step's settings",
-                  on_click=lambda: state.apply_scenario(step_scenario(step)))
+        c2.button(
+            "Reset to this step",
+            key="lesson_reset",
+            width="stretch",
+            help="put every input back to this step's settings",
+            on_click=lambda: state.apply_scenario(step_scenario(step)),
+        )
         last = k == len(lesson.steps)
-        nxt = c3.button("Finish the lesson" if last else "Next step →", key="lesson_next", width="stretch",
-                        type="primary")
+        nxt = c3.button(
+            "Finish the lesson" if last else "Next step →", key="lesson_next", width="stretch", type="primary"
+        )
     if prev:
         go(lesson, k - 1, page)
     if nxt:
@@ -140,6 +149,11 @@ def _question(lesson: Lesson, k: int) -> None:
     # the next (Streamlit keeps an expander's open state while its identity stays the same)
     with st.expander(f"Show the answer to step {k}"):
         shown = f"{q.answer:g} (± {q.tolerance:g})" if q.kind == "number" else str(q.answer)
-        st.markdown(f"**{shown}**" + (f" — {q.explain}" if q.explain else "")
-                    + ("\n\nThe answer is the value at this step's settings; use *Reset to this step* if you "
-                       "moved the sliders."))
+        st.markdown(
+            f"**{shown}**"
+            + (f" — {q.explain}" if q.explain else "")
+            + (
+                "\n\nThe answer is the value at this step's settings; use *Reset to this step* if you "
+                "moved the sliders."
+            )
+        )

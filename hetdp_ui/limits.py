@@ -40,10 +40,18 @@ __all__ = ["RunLimitError", "BusyError", "run_limited", "Admission", "ADMISSION"
 DEADLINE_FACTOR = 2.0
 #: seconds of the deadline never go below this (process start and result transfer included)
 MIN_DEADLINE = 10.0
-_PRELOAD = ["numpy", "scipy.stats", "pandas", "hetdp_core.scenarios.feature_privacy",
-            "hetdp_core.scenarios.bcdp_guarantee_lab", "hetdp_core.scenarios.private_regression",
-            "hetdp_core.scenarios.per_user_privacy", "hetdp_core.scenarios.groupwise_zcdp",
-            "hetdp_core.scenarios.mechanism_lab", "hetdp_core.scenarios.dp_sgd_schedules"]
+_PRELOAD = [
+    "numpy",
+    "scipy.stats",
+    "pandas",
+    "hetdp_core.scenarios.feature_privacy",
+    "hetdp_core.scenarios.bcdp_guarantee_lab",
+    "hetdp_core.scenarios.private_regression",
+    "hetdp_core.scenarios.per_user_privacy",
+    "hetdp_core.scenarios.groupwise_zcdp",
+    "hetdp_core.scenarios.mechanism_lab",
+    "hetdp_core.scenarios.dp_sgd_schedules",
+]
 _CTX = None
 _CTX_LOCK = threading.Lock()
 
@@ -110,7 +118,7 @@ def _child(conn, page: str, scenario, kwargs: dict, max_bytes: int | None) -> No
 
     from hetdp_core.scenarios import get
 
-    if max_bytes:                                   # a backstop; the caller enforces resident memory
+    if max_bytes:  # a backstop; the caller enforces resident memory
         limit = _status_bytes("VmData") + 8 * int(max_bytes)
         resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
     conn.send(("start", _status_bytes("VmRSS")))
@@ -128,7 +136,7 @@ def _child(conn, page: str, scenario, kwargs: dict, max_bytes: int | None) -> No
         conn.send(("memory", None))
     except InputError as exc:
         conn.send(("input", str(exc)))
-    except BaseException as exc:                     # noqa: BLE001 — a bug: re-raised in the caller
+    except BaseException as exc:  # noqa: BLE001 — a bug: re-raised in the caller
         import traceback
 
         conn.send(("bug", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
@@ -136,8 +144,7 @@ def _child(conn, page: str, scenario, kwargs: dict, max_bytes: int | None) -> No
         conn.close()
 
 
-def run_limited(page: str, scenario, *, budget, progress: Callable | None = None, start: str = "forkserver",
-                **kwargs):
+def run_limited(page: str, scenario, *, budget, progress: Callable | None = None, start: str = "forkserver", **kwargs):
     """``get(page).run(scenario, budget=budget, **kwargs)`` in a child process limited to the budget's
     memory and ``DEADLINE_FACTOR`` × its seconds (see the module docstring). ``budget`` None: no
     limits, run here."""
@@ -149,24 +156,30 @@ def run_limited(page: str, scenario, *, budget, progress: Callable | None = None
         return get(page).run(scenario, progress=progress, budget=budget, **kwargs)
     ctx = _context(start)
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, page, scenario, {**kwargs, "budget": budget}, budget.bytes),
-                       daemon=True)
+    proc = ctx.Process(
+        target=_child, args=(child, page, scenario, {**kwargs, "budget": budget}, budget.bytes), daemon=True
+    )
     _start(proc)
     child.close()
     deadline_s = max(MIN_DEADLINE, DEADLINE_FACTOR * budget.seconds)
     t0 = time.monotonic()
     base = None
 
-    advice = ("Reduce the number of users, trials or sweep points"
-              + (" (or run it with `hetdp run … --budget large`)." if budget.name == "page" else "."))
+    advice = "Reduce the number of users, trials or sweep points" + (
+        " (or run it with `hetdp run … --budget large`)." if budget.name == "page" else "."
+    )
 
     def too_big():
-        return RunLimitError(f"compute budget: this request needed more than {budget.bytes / 2**30:.3g} GiB of "
-                             f"memory and was stopped. {advice}")
+        return RunLimitError(
+            f"compute budget: this request needed more than {budget.bytes / 2**30:.3g} GiB of "
+            f"memory and was stopped. {advice}"
+        )
 
     def died():
-        return RunLimitError(f"compute budget: the run stopped unexpectedly (exit code {proc.exitcode}); it probably "
-                             f"needed more than {budget.bytes / 2**30:g} GiB of memory. {advice}")
+        return RunLimitError(
+            f"compute budget: the run stopped unexpectedly (exit code {proc.exitcode}); it probably "
+            f"needed more than {budget.bytes / 2**30:g} GiB of memory. {advice}"
+        )
 
     try:
         while True:
@@ -177,7 +190,8 @@ def run_limited(page: str, scenario, *, budget, progress: Callable | None = None
             if left <= 0:
                 raise RunLimitError(
                     f"compute budget: this request was still running after {deadline_s:.0f} s (the page allows about "
-                    f"{budget.seconds:g} s) and was stopped. {advice}")
+                    f"{budget.seconds:g} s) and was stopped. {advice}"
+                )
             if parent.poll(min(left, 0.1)):
                 try:
                     msg = parent.recv()
@@ -239,9 +253,11 @@ class _Slot:
                 while not (adm._running < adm.slots and adm._queue[0] is self.ticket):
                     left = adm.wait - (time.monotonic() - t0)
                     if left <= 0:
-                        raise BusyError(f"the server is busy: {adm._running} heavy computations are running and "
-                                        f"{len(adm._queue) - 1} more are waiting. Try again in a minute (views "
-                                        "someone has already computed open at once).")
+                        raise BusyError(
+                            f"the server is busy: {adm._running} heavy computations are running and "
+                            f"{len(adm._queue) - 1} more are waiting. Try again in a minute (views "
+                            "someone has already computed open at once)."
+                        )
                     pos = list(adm._queue).index(self.ticket) + 1
                     if self.on_wait is not None:
                         adm._cond.release()

@@ -23,7 +23,7 @@ def _demand_axis(eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 #: colours by algorithm order (plan A and plan B match); known methods then get their own style (theme.py)
-_PALETTE = tuple(COLORWAY)      # the shared colour-blind-safe palette (hetdp_ui/theme.py)
+_PALETTE = tuple(COLORWAY)  # the shared colour-blind-safe palette (hetdp_ui/theme.py)
 
 
 @memo_figure
@@ -35,17 +35,30 @@ def error_cdf_figure(result, plan_a=None) -> go.Figure:
     for i, alg in enumerate(errors.columns):
         e = np.sort(errors[alg].to_numpy())
         colors[alg] = _PALETTE[i % len(_PALETTE)]
-        fig.add_trace(go.Scatter(x=e, y=np.arange(1, e.size + 1) / e.size, mode="lines", name=alg,
-                                 line={"color": colors[alg]}))
+        fig.add_trace(
+            go.Scatter(x=e, y=np.arange(1, e.size + 1) / e.size, mode="lines", name=alg, line={"color": colors[alg]})
+        )
     if plan_a is not None:
         ea = plan_a.tables()["hetero_errors"]
         for i, alg in enumerate(ea.columns):
             e = np.sort(ea[alg].to_numpy())
-            fig.add_trace(go.Scatter(x=e, y=np.arange(1, e.size + 1) / e.size, mode="lines", name=f"plan A — {alg}",
-                                     line={"color": colors.get(alg, _PALETTE[i % len(_PALETTE)]), "dash": "dot"}))
+            fig.add_trace(
+                go.Scatter(
+                    x=e,
+                    y=np.arange(1, e.size + 1) / e.size,
+                    mode="lines",
+                    name=f"plan A — {alg}",
+                    line={"color": colors.get(alg, _PALETTE[i % len(_PALETTE)]), "dash": "dot"},
+                )
+            )
     fig.add_hline(y=1 - beta, line_dash="dot", annotation_text="1 − β")
-    fig.update_layout(template="plotly_white", xaxis={"type": "log", "title": "error (ℓ∞ for frequencies, |·| for means)"},
-                      yaxis_title="fraction of trials", legend=_LEGEND, margin={"t": 10})
+    fig.update_layout(
+        template="plotly_white",
+        xaxis={"type": "log", "title": "error (ℓ∞ for frequencies, |·| for means)"},
+        yaxis_title="fraction of trials",
+        legend=_LEGEND,
+        margin={"t": 10},
+    )
     return fig
 
 
@@ -58,16 +71,27 @@ def weights_figure(result, plan_a=None) -> go.Figure:
             continue
         eps, infos = res.values["eps"], res.values["infos"]
         pick, shown = _demand_axis(eps)
-        for i, (alg, info) in enumerate(infos.items()):
+        for alg, info in infos.items():
             if info.get("weights") is None:
                 continue
-            fig.add_trace(go.Scatter(x=shown[pick], y=info["weights"][pick] * eps.size, mode="lines+markers",
-                                     marker={"size": 3}, name=f"{label}{alg}",
-                                     line={"color": _PALETTE[list(res.values["infos"]).index(alg) % len(_PALETTE)],
-                                           "dash": dash}))
+            fig.add_trace(
+                go.Scatter(
+                    x=shown[pick],
+                    y=info["weights"][pick] * eps.size,
+                    mode="lines+markers",
+                    marker={"size": 3},
+                    name=f"{label}{alg}",
+                    line={"color": _PALETTE[list(res.values["infos"]).index(alg) % len(_PALETTE)], "dash": dash},
+                )
+            )
     fig.add_hline(y=1.0, line_dash="dot", annotation_text="uniform")
-    fig.update_layout(template="plotly_white", xaxis={"type": "log", "title": "demand ε_i (public drawn at the right)"},
-                      yaxis={"type": "log", "title": "n · w_i"}, legend=_LEGEND, margin={"t": 10})
+    fig.update_layout(
+        template="plotly_white",
+        xaxis={"type": "log", "title": "demand ε_i (public drawn at the right)"},
+        yaxis={"type": "log", "title": "n · w_i"},
+        legend=_LEGEND,
+        margin={"t": 10},
+    )
     return fig
 
 
@@ -85,15 +109,37 @@ def free_privacy_figure(result, plan_a=None) -> go.Figure:
             if info.get("eps_eff") is None:
                 continue
             ee = np.where(np.isinf(info["eps_eff"]), np.nan, info["eps_eff"])
-            fig.add_trace(go.Scatter(x=shown[pick], y=ee[pick], mode="markers", name=f"{label}{alg}",
-                                     marker={"size": 4 if res is result else 7, "symbol": symbol,
-                                             "color": _PALETTE[list(infos).index(alg) % len(_PALETTE)]}))
+            fig.add_trace(
+                go.Scatter(
+                    x=shown[pick],
+                    y=ee[pick],
+                    mode="markers",
+                    name=f"{label}{alg}",
+                    marker={
+                        "size": 4 if res is result else 7,
+                        "symbol": symbol,
+                        "color": _PALETTE[list(infos).index(alg) % len(_PALETTE)],
+                    },
+                )
+            )
     fin = eps[np.isfinite(eps)]
     if fin.size:
-        fig.add_trace(go.Scatter(x=[fin.min(), fin.max()], y=[fin.min(), fin.max()], mode="lines",
-                                 line={"dash": "dash", "color": GREY}, name="ε_eff = ε (demand)"))
-    fig.update_layout(template="plotly_white", xaxis={"type": "log", "title": "demanded ε_i"},
-                      yaxis={"type": "log", "title": "effective ε_i = κ w_i / b"}, legend=_LEGEND, margin={"t": 10})
+        fig.add_trace(
+            go.Scatter(
+                x=[fin.min(), fin.max()],
+                y=[fin.min(), fin.max()],
+                mode="lines",
+                line={"dash": "dash", "color": GREY},
+                name="ε_eff = ε (demand)",
+            )
+        )
+    fig.update_layout(
+        template="plotly_white",
+        xaxis={"type": "log", "title": "demanded ε_i"},
+        yaxis={"type": "log", "title": "effective ε_i = κ w_i / b"},
+        legend=_LEGEND,
+        margin={"t": 10},
+    )
     return fig
 
 
@@ -103,10 +149,18 @@ def noise_density_figure(result) -> go.Figure:
     dens = result.tables()["mech_noise_densities"]
     fig = go.Figure()
     for col in dens.columns[1:]:
-        fig.add_trace(go.Scatter(x=dens["noise"], y=dens[col], mode="lines", name=col,
-                                 line={"dash": "dash" if col.startswith("mnm") else "solid"}))
-    fig.update_layout(template="plotly_white", xaxis_title="added noise", yaxis_title="density", legend=_LEGEND,
-                      margin={"t": 10})
+        fig.add_trace(
+            go.Scatter(
+                x=dens["noise"],
+                y=dens[col],
+                mode="lines",
+                name=col,
+                line={"dash": "dash" if col.startswith("mnm") else "solid"},
+            )
+        )
+    fig.update_layout(
+        template="plotly_white", xaxis_title="added noise", yaxis_title="density", legend=_LEGEND, margin={"t": 10}
+    )
     return fig
 
 
@@ -117,8 +171,11 @@ def pareto_figure(result) -> go.Figure:
     for mech, g in pm.groupby("mechanism"):
         fig.add_trace(go.Scatter(x=g["eps"], y=g["mse"], mode="lines+markers", name=f"{mech} (simulated MSE)"))
     g0 = pm.groupby("eps")["mse_nonprivate"].first()
-    fig.add_trace(go.Scatter(x=g0.index, y=g0.values, mode="lines", name="no privacy (simulated)",
-                             line={"dash": "dot", "color": GREY}))
+    fig.add_trace(
+        go.Scatter(
+            x=g0.index, y=g0.values, mode="lines", name="no privacy (simulated)", line={"dash": "dot", "color": GREY}
+        )
+    )
     fig.update_xaxes(type="log", title="ε")
     fig.update_yaxes(type="log", title="MSE of the noisy mean")
     fig.update_layout(template="plotly_white", legend=_LEGEND, margin={"t": 10})
@@ -130,10 +187,12 @@ def local_sensitivity_figure(result) -> go.Figure:
     out1, out2 = result.values["local"]
     fig = go.Figure()
     fig.add_trace(go.Histogram(x=out1, name="dataset 1: median + Lap(local/ε)", opacity=0.6, nbinsx=60))
-    fig.add_trace(go.Histogram(x=out2, name="dataset 2 (neighbour): local sensitivity 0 → no noise", opacity=0.6,
-                               nbinsx=60))
-    fig.update_layout(barmode="overlay", template="plotly_white", xaxis_title="released median", legend=_LEGEND,
-                      margin={"t": 10})
+    fig.add_trace(
+        go.Histogram(x=out2, name="dataset 2 (neighbour): local sensitivity 0 → no noise", opacity=0.6, nbinsx=60)
+    )
+    fig.update_layout(
+        barmode="overlay", template="plotly_white", xaxis_title="released median", legend=_LEGEND, margin={"t": 10}
+    )
     return fig
 
 
@@ -144,8 +203,9 @@ def bounded_laplace_figure(result) -> go.Figure:
     for col, dash in zip(bl.columns[1:], ("solid", "dash")):
         fig.add_trace(go.Scatter(x=bl["output"], y=bl[col], mode="lines", name=col, line={"dash": dash}))
     fig.add_vrect(x0=s.bl_lower, x1=s.bl_upper, fillcolor="green", opacity=0.05, line_width=0)
-    fig.update_layout(template="plotly_white", xaxis_title="output", yaxis_title="density", legend=_LEGEND,
-                      margin={"t": 10})
+    fig.update_layout(
+        template="plotly_white", xaxis_title="output", yaxis_title="density", legend=_LEGEND, margin={"t": 10}
+    )
     return fig
 
 
@@ -155,13 +215,21 @@ def exponential_figure(result) -> go.Figure:
     fig = go.Figure()
     for col in tbl.columns[2:]:
         fig.add_bar(x=tbl["candidate"].astype(str), y=tbl[col], name=col)
-    fig.update_layout(barmode="group", template="plotly_white", yaxis_title="probability of being selected",
-                      xaxis_title="candidate", legend=_LEGEND, margin={"t": 10})
+    fig.update_layout(
+        barmode="group",
+        template="plotly_white",
+        yaxis_title="probability of being selected",
+        xaxis_title="candidate",
+        legend=_LEGEND,
+        margin={"t": 10},
+    )
     return fig
 
 
 # ---------------------------------------------------------------- DP-SGD
-METHOD_COLORS = {m: METHOD_STYLES[m].color for m in ("DP-SGD", "DP-SGD, a_h = 1", "SGD (no noise)", "GD (full gradient)")}
+METHOD_COLORS = {
+    m: METHOD_STYLES[m].color for m in ("DP-SGD", "DP-SGD, a_h = 1", "SGD (no noise)", "GD (full gradient)")
+}
 
 
 @memo_figure
@@ -169,12 +237,24 @@ def theta_figure(result) -> go.Figure:
     sch = result.tables()["dpsgd_schedule"]
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=sch["h"], y=sch["theta"], mode="lines", name="θ_h (Theorem 36, exact sums)"))
-    fig.add_trace(go.Scatter(x=sch["h"], y=sch["eps_release"], mode="lines", name="release h is ε·a_h-DP", yaxis="y2",
-                             line={"dash": "dash"}))
-    fig.update_layout(template="plotly_white", xaxis={"type": "log", "title": "iteration h"},
-                      yaxis={"type": "log", "title": "θ_h"},
-                      yaxis2={"type": "log", "title": "ε·a_h", "overlaying": "y", "side": "right", "showgrid": False},
-                      legend=_LEGEND, margin={"t": 10})
+    fig.add_trace(
+        go.Scatter(
+            x=sch["h"],
+            y=sch["eps_release"],
+            mode="lines",
+            name="release h is ε·a_h-DP",
+            yaxis="y2",
+            line={"dash": "dash"},
+        )
+    )
+    fig.update_layout(
+        template="plotly_white",
+        xaxis={"type": "log", "title": "iteration h"},
+        yaxis={"type": "log", "title": "θ_h"},
+        yaxis2={"type": "log", "title": "ε·a_h", "overlaying": "y", "side": "right", "showgrid": False},
+        legend=_LEGEND,
+        margin={"t": 10},
+    )
     return fig
 
 
@@ -183,16 +263,37 @@ def region_figure(result) -> go.Figure:
     reg, s = result.tables()["dpsgd_region"], result.scenario
     rr = reg["rho"].to_numpy()
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=np.r_[rr, rr[::-1]], y=np.r_[np.maximum(1 - rr / 2, 0), np.full(rr.size, 3.0)],
-                             fill="toself", fillcolor=rgba(OKABE_ITO["green"], 0.2), line={"width": 0},
-                             name="2κ + ρ > 2: A3 → 0 (converges)"))
+    fig.add_trace(
+        go.Scatter(
+            x=np.r_[rr, rr[::-1]],
+            y=np.r_[np.maximum(1 - rr / 2, 0), np.full(rr.size, 3.0)],
+            fill="toself",
+            fillcolor=rgba(OKABE_ITO["green"], 0.2),
+            line={"width": 0},
+            name="2κ + ρ > 2: A3 → 0 (converges)",
+        )
+    )
     fig.add_trace(go.Scatter(x=rr, y=1 - rr / 2, mode="lines", line={"color": OKABE_ITO["green"]}, name="2κ + ρ = 2"))
     if s.lr == "poly":
         ok = bool(reg["your_point_converges"].iloc[0])
-        fig.add_trace(go.Scatter(x=[s.rho], y=[s.used_kappa], mode="markers", name="your (ρ, κ)",
-                                 marker={"size": 14, "color": OKABE_ITO["blue"] if ok else OKABE_ITO["vermillion"], "symbol": "star"}))
-    fig.update_layout(template="plotly_white", xaxis_title="ρ (learning-rate decay)", yaxis_title="κ (privacy decay)",
-                      xaxis_range=[0, 1], yaxis_range=[0, 3], legend=_LEGEND, margin={"t": 10})
+        fig.add_trace(
+            go.Scatter(
+                x=[s.rho],
+                y=[s.used_kappa],
+                mode="markers",
+                name="your (ρ, κ)",
+                marker={"size": 14, "color": OKABE_ITO["blue"] if ok else OKABE_ITO["vermillion"], "symbol": "star"},
+            )
+        )
+    fig.update_layout(
+        template="plotly_white",
+        xaxis_title="ρ (learning-rate decay)",
+        yaxis_title="κ (privacy decay)",
+        xaxis_range=[0, 1],
+        yaxis_range=[0, 3],
+        legend=_LEGEND,
+        margin={"t": 10},
+    )
     return fig
 
 
@@ -202,8 +303,13 @@ def bound_terms_figure(result) -> go.Figure:
     fig = go.Figure()
     for col, name in (("A1", "A1 = ‖β0−β*‖²/Σγ"), ("A2", "A2 = Σγ²/Σγ"), ("A3", "A3 = Σγ²θ²/Σγ (privacy)")):
         fig.add_trace(go.Scatter(x=bt["N"], y=bt[col], mode="lines", name=name))
-    fig.update_layout(template="plotly_white", xaxis={"type": "log", "title": "N"}, yaxis={"type": "log"},
-                      legend=_LEGEND, margin={"t": 10})
+    fig.update_layout(
+        template="plotly_white",
+        xaxis={"type": "log", "title": "N"},
+        yaxis={"type": "log"},
+        legend=_LEGEND,
+        margin={"t": 10},
+    )
     return fig
 
 
@@ -212,13 +318,34 @@ def trajectories_figure(result) -> go.Figure:
     fig = go.Figure()
     for name, band in result.values["bands"].items():
         col = METHOD_COLORS[name]
-        fig.add_trace(go.Scatter(x=np.r_[band["h"], band["h"][::-1]], y=np.r_[band["q90"], band["q10"][::-1]],
-                                 fill="toself", fillcolor=rgba(col, 0.15), line={"width": 0}, hoverinfo="skip",
-                                 name=f"{name}: 10–90 %", showlegend=False))
-        fig.add_trace(go.Scatter(x=band["h"], y=band["median"], mode="lines", line={"color": col},
-                                 name=f"{name}: median over runs (simulated)"))
-    fig.update_layout(template="plotly_white", xaxis={"type": "log", "title": "iteration h"},
-                      yaxis={"type": "log", "title": "‖β^(h) − β*‖"}, legend=_LEGEND, margin={"t": 10})
+        fig.add_trace(
+            go.Scatter(
+                x=np.r_[band["h"], band["h"][::-1]],
+                y=np.r_[band["q90"], band["q10"][::-1]],
+                fill="toself",
+                fillcolor=rgba(col, 0.15),
+                line={"width": 0},
+                hoverinfo="skip",
+                name=f"{name}: 10–90 %",
+                showlegend=False,
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=band["h"],
+                y=band["median"],
+                mode="lines",
+                line={"color": col},
+                name=f"{name}: median over runs (simulated)",
+            )
+        )
+    fig.update_layout(
+        template="plotly_white",
+        xaxis={"type": "log", "title": "iteration h"},
+        yaxis={"type": "log", "title": "‖β^(h) − β*‖"},
+        legend=_LEGEND,
+        margin={"t": 10},
+    )
     return fig
 
 
@@ -235,18 +362,38 @@ def quantile_dotplot_figure(quantiles, title: str = "") -> go.Figure:
         v = np.sort(quantiles.loc[quantiles["mechanism"] == m, "released value"].to_numpy(float))
         bins = np.floor((v - lo) / width)
         stack = np.array([np.sum(bins[:i] == b) for i, b in enumerate(bins)])
-        fig.add_trace(go.Scatter(x=lo + (bins + 0.5) * width, y=row + 0.12 * stack, mode="markers",
-                                 marker={"size": 9, "color": _PALETTE[row % len(_PALETTE)]}, name=m,
-                                 customdata=v, hovertemplate=f"{m}: %{{customdata:.4g}}<extra></extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=lo + (bins + 0.5) * width,
+                y=row + 0.12 * stack,
+                mode="markers",
+                marker={"size": 9, "color": _PALETTE[row % len(_PALETTE)]},
+                name=m,
+                customdata=v,
+                hovertemplate=f"{m}: %{{customdata:.4g}}<extra></extra>",
+            )
+        )
     truth = quantiles.groupby("mechanism", sort=False)["true value"].first().reindex(mechs).to_numpy(float)
     if np.allclose(truth, truth[0]):
         fig.add_vline(x=float(truth[0]), line_dash="dash", annotation_text="true value")
-    else:                                                   # one true value per row (e.g. per bin)
-        fig.add_trace(go.Scatter(x=truth, y=np.arange(len(mechs)) - 0.15, mode="markers", name="true value",
-                                 marker={"symbol": "triangle-up", "size": 11, "color": "#222222"},
-                                 hovertemplate="true value %{x:.4g}<extra></extra>"))
-    fig.update_layout(template="plotly_white", xaxis_title="released value",
-                      yaxis={"tickvals": list(range(len(mechs))), "ticktext": mechs, "range": [-0.5, len(mechs) + 0.2]},
-                      showlegend=False, margin={"t": 40 if title else 10}, height=120 + 70 * len(mechs),
-                      title=title or None)
+    else:  # one true value per row (e.g. per bin)
+        fig.add_trace(
+            go.Scatter(
+                x=truth,
+                y=np.arange(len(mechs)) - 0.15,
+                mode="markers",
+                name="true value",
+                marker={"symbol": "triangle-up", "size": 11, "color": "#222222"},
+                hovertemplate="true value %{x:.4g}<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        template="plotly_white",
+        xaxis_title="released value",
+        yaxis={"tickvals": list(range(len(mechs))), "ticktext": mechs, "range": [-0.5, len(mechs) + 0.2]},
+        showlegend=False,
+        margin={"t": 40 if title else 10},
+        height=120 + 70 * len(mechs),
+        title=title or None,
+    )
     return fig

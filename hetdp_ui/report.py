@@ -1,4 +1,4 @@
-"""A report to take away (issue 12 §4): one standalone HTML file per scenario (Streamlit-free).
+"""A report to take away: one standalone HTML file per scenario (Streamlit-free).
 
 The file opens offline: plotly.js is embedded once, every figure is interactive. It holds the
 page's question, the parameter table, the guarantee checks, the figures, what the privacy levels
@@ -11,72 +11,99 @@ from __future__ import annotations
 
 import html
 import platform
-from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 import plotly
 import plotly.graph_objects as go
 
-__all__ = ["REPORT_PAGES", "report_figures", "build_report", "write_static"]
+__all__ = ["report_figures", "build_report", "write_static"]
 
 
-def _feature_privacy(s, result) -> list[tuple[str, go.Figure]]:
+def feature_privacy_figures(s, result) -> list[tuple[str, go.Figure]]:
     from hetdp_ui import page_figures as pf
-    from hetdp_ui.figures import (
-        c_vector_figure,
-        mse_sweep_figure,
-        stage_schematic_figure,
-    )
+    from hetdp_ui.figures import c_vector_figure, mse_sweep_figure, stage_schematic_figure
 
     v, t = result.values, result.tables()
     return [
-        ("Privacy allocation c (Theorem 2)",
-         c_vector_figure(v["names"], v["alloc"].delta, v["alloc"].c, v["report"]["guaranteed δ'"].to_numpy(), s.eps)),
+        (
+            "Privacy allocation c (Theorem 2)",
+            c_vector_figure(v["names"], v["alloc"].delta, v["alloc"].c, v["report"]["guaranteed δ'"].to_numpy(), s.eps),
+        ),
         ("Stage schematic of Mechanism 1", stage_schematic_figure(v["sorted_names"], v["stages"])),
-        (f"Squared error vs {s.axis} (simulated; dashed: analytic)",
-         mse_sweep_figure(t["bcdp_mse_summary"], s.axis, show_exact=s.analytic, show_bound=s.bounds)),
-        (f"Twenty equally likely published means per feature at q = {s.q:g} (quantile dotplot)",
-         pf.quantile_dotplot_figure(t["bcdp_release_quantiles"])),
+        (
+            f"Squared error vs {s.axis} (simulated; dashed: analytic)",
+            mse_sweep_figure(t["bcdp_mse_summary"], s.axis, show_exact=s.analytic, show_bound=s.bounds),
+        ),
+        (
+            f"Twenty equally likely published means per feature at q = {s.q:g} (quantile dotplot)",
+            pf.quantile_dotplot_figure(t["bcdp_release_quantiles"]),
+        ),
     ]
 
 
-def _per_user(s, result) -> list[tuple[str, go.Figure]]:
+def per_user_figures(s, result) -> list[tuple[str, go.Figure]]:
     from hetdp_ui import page_figures as pf
 
-    return [("Error CDFs (simulated)", pf.error_cdf_figure(result)),
-            ("Twenty equally likely releases (quantile dotplot)",
-             pf.quantile_dotplot_figure(result.tables()["hetero_release_quantiles"])),
-            ("Weights against demands", pf.weights_figure(result)),
-            ("Free privacy: what each user actually gets", pf.free_privacy_figure(result))]
+    return [
+        ("Error CDFs (simulated)", pf.error_cdf_figure(result)),
+        (
+            "Twenty equally likely releases (quantile dotplot)",
+            pf.quantile_dotplot_figure(result.tables()["hetero_release_quantiles"]),
+        ),
+        ("Weights against demands", pf.weights_figure(result)),
+        ("Free privacy: what each user actually gets", pf.free_privacy_figure(result)),
+    ]
 
 
-def _lab(s, result) -> list[tuple[str, go.Figure]]:
+def lab_figures(s, result) -> list[tuple[str, go.Figure]]:
     from hetdp_ui.lab_figures import rr_figure, tradeoff_figure, translator_figure
 
     t, v = result.tables(), result.values
-    out = [(f"Randomized response: exact BCDP level vs the bounds (coordinate {s.rr_coord})",
-            rr_figure(t["bcdp_rr_vs_bounds"], s.rr_coord))]
+    out = [
+        (
+            f"Randomized response: exact BCDP level vs the bounds (coordinate {s.rr_coord})",
+            rr_figure(t["bcdp_rr_vs_bounds"], s.rr_coord),
+        )
+    ]
     test = v["test"]
     if test["testable"]:
         a_all, b_all = test["all"]
-        out.append(("Hypothesis tests (Theorem 1)",
-                    tradeoff_figure(a_all, b_all, t["bcdp_tradeoff"]["alpha"].to_numpy(),
-                                    t["bcdp_tradeoff"]["beta"].to_numpy(), test["delta_i"])))
-    out.append(("Translator: δ → c (Theorem 2 and Proposition 6)",
-                translator_figure(v["names"], v["alloc"].c, v["translate"]["c"], t["bcdp_translator"]["delta"].to_numpy())))
+        out.append(
+            (
+                "Hypothesis tests (Theorem 1)",
+                tradeoff_figure(
+                    a_all,
+                    b_all,
+                    t["bcdp_tradeoff"]["alpha"].to_numpy(),
+                    t["bcdp_tradeoff"]["beta"].to_numpy(),
+                    test["delta_i"],
+                ),
+            )
+        )
+    out.append(
+        (
+            "Translator: δ → c (Theorem 2 and Proposition 6)",
+            translator_figure(v["names"], v["alloc"].c, v["translate"]["c"], t["bcdp_translator"]["delta"].to_numpy()),
+        )
+    )
     return out
 
 
-def _regression(s, result) -> list[tuple[str, go.Figure]]:
+def regression_figures(s, result) -> list[tuple[str, go.Figure]]:
     from hetdp_ui.lab_figures import excess_risk_figure, trajectory_figure
 
     v = result.values
-    return [("One private fit: distance to the non-private optimum", trajectory_figure(v["trajectories"], v["reference"].theta)),
-            (f"Excess risk vs {s.axis}", excess_risk_figure(result.tables()["regression_excess_risk"], s.axis))]
+    return [
+        (
+            "One private fit: distance to the non-private optimum",
+            trajectory_figure(v["trajectories"], v["reference"].theta),
+        ),
+        (f"Excess risk vs {s.axis}", excess_risk_figure(result.tables()["regression_excess_risk"], s.axis)),
+    ]
 
 
-def _zcdp(s, result) -> list[tuple[str, go.Figure]]:
+def zcdp_figures(s, result) -> list[tuple[str, go.Figure]]:
     from hetdp_ui import page_figures as pf
     from hetdp_ui.zcdp_figures import (
         budget_figure,
@@ -90,50 +117,63 @@ def _zcdp(s, result) -> list[tuple[str, go.Figure]]:
     c = v["curves"]
     ref = "claimed α·v + ξ (paper)" if str(s.algorithm) == "2" else "α·ρ (post-processing of the Gaussian step)"
     b = t["zcdp_claimed_budgets"]
-    return [("Released vs true counts", release_figure(t["zcdp_releases"])),
-            ("Relative error vs the bound", relative_error_figure(t["zcdp_releases"])),
-            (f"Privacy loss of group {s.group} (x = {v['x_sel']:g}) in both directions",
-             renyi_figure(c.alpha, c.up, c.down, c.claimed, c.violated, ref)),
-            (f"Twenty equally likely published counts of group {s.group} (quantile dotplot)",
-             pf.quantile_dotplot_figure(t["zcdp_release_quantiles"])),
-            ("Claimed budgets vs group size (Algorithm 2)",
-             budget_figure(b["size"].to_numpy(), b["v"].to_numpy(), b["xi"].to_numpy())),
-            ("Open question: Algorithm 1's loss vs group size", loss_vs_size_figure(t["zcdp_loss_vs_size"]))]
+    return [
+        ("Released vs true counts", release_figure(t["zcdp_releases"])),
+        ("Relative error vs the bound", relative_error_figure(t["zcdp_releases"])),
+        (
+            f"Privacy loss of group {s.group} (x = {v['x_sel']:g}) in both directions",
+            renyi_figure(c.alpha, c.up, c.down, c.claimed, c.violated, ref),
+        ),
+        (
+            f"Twenty equally likely published counts of group {s.group} (quantile dotplot)",
+            pf.quantile_dotplot_figure(t["zcdp_release_quantiles"]),
+        ),
+        (
+            "Claimed budgets vs group size (Algorithm 2)",
+            budget_figure(b["size"].to_numpy(), b["v"].to_numpy(), b["xi"].to_numpy()),
+        ),
+        ("Open question: Algorithm 1's loss vs group size", loss_vs_size_figure(t["zcdp_loss_vs_size"])),
+    ]
 
 
-def _mechanisms(s, result) -> list[tuple[str, go.Figure]]:
+def mechanisms_figures(s, result) -> list[tuple[str, go.Figure]]:
     from hetdp_ui import page_figures as pf
 
-    return [("Noise densities", pf.noise_density_figure(result)), ("Pareto sample mean (Example 11)", pf.pareto_figure(result)),
-            ("Local vs smooth sensitivity of the median", pf.local_sensitivity_figure(result)),
-            ("Bounded Laplace", pf.bounded_laplace_figure(result)),
-            ("Twenty equally likely releases of the true value (quantile dotplot)",
-             pf.quantile_dotplot_figure(result.tables()["mech_release_quantiles"])),
-            ("Exponential mechanism", pf.exponential_figure(result))]
+    return [
+        ("Noise densities", pf.noise_density_figure(result)),
+        ("Pareto sample mean (Example 11)", pf.pareto_figure(result)),
+        ("Local vs smooth sensitivity of the median", pf.local_sensitivity_figure(result)),
+        ("Bounded Laplace", pf.bounded_laplace_figure(result)),
+        (
+            "Twenty equally likely releases of the true value (quantile dotplot)",
+            pf.quantile_dotplot_figure(result.tables()["mech_release_quantiles"]),
+        ),
+        ("Exponential mechanism", pf.exponential_figure(result)),
+    ]
 
 
-def _dpsgd(s, result) -> list[tuple[str, go.Figure]]:
+def dpsgd_figures(s, result) -> list[tuple[str, go.Figure]]:
     from hetdp_ui import page_figures as pf
 
-    return [("Noise scale θ_h per release", pf.theta_figure(result)), ("The (ρ, κ) plane", pf.region_figure(result)),
-            ("Bound terms A1, A2, A3 vs N", pf.bound_terms_figure(result)),
-            ("Simulated trajectories", pf.trajectories_figure(result))]
-
-
-#: pages with a report: page name -> (title, figures builder)
-REPORT_PAGES: dict[str, tuple[str, Callable]] = {
-    "Feature_privacy": ("Feature privacy (BCDP)", _feature_privacy),
-    "BCDP_guarantee_lab": ("BCDP guarantee lab", _lab),
-    "Private_regression": ("Private regression (BCDP)", _regression),
-    "Per_user_privacy": ("Per-user privacy: frequencies and means", _per_user),
-    "Groupwise_zCDP": ("Group-wise zCDP", _zcdp),
-    "Mechanism_lab": ("Mechanism lab", _mechanisms),
-    "DP_SGD_schedules": ("DP-SGD schedules", _dpsgd),
-}
+    return [
+        ("Noise scale θ_h per release", pf.theta_figure(result)),
+        ("The (ρ, κ) plane", pf.region_figure(result)),
+        ("Bound terms A1, A2, A3 vs N", pf.bound_terms_figure(result)),
+        ("Simulated trajectories", pf.trajectories_figure(result)),
+    ]
 
 
 def report_figures(page: str, scenario, result) -> list[tuple[str, go.Figure]]:
-    return REPORT_PAGES[page][1](scenario, result)
+    """The report's figures of ``page``: built by the function its spec names (none if it names none)."""
+    import importlib
+
+    from hetdp_core.registry import get
+
+    ref = get(page).PAGE_SPEC.figures
+    if ref is None:
+        return []
+    module, _, name = ref.partition(":")
+    return getattr(importlib.import_module(module), name)(scenario, result)
 
 
 def write_static(page: str, scenario, result, *, out_dir, fmt: str = "png") -> list:
@@ -148,8 +188,9 @@ def write_static(page: str, scenario, result, *, out_dir, fmt: str = "png") -> l
     try:
         import kaleido  # noqa: F401
     except ImportError:
-        raise InputError("static export needs kaleido: pip install 'hetdp[static]' (or .venv/bin/pip install "
-                         "-e '.[static]').") from None
+        raise InputError(
+            "static export needs kaleido: pip install 'hetdp[static]' (or .venv/bin/pip install -e '.[static]')."
+        ) from None
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -172,8 +213,9 @@ def _table(rows: list[dict], *, digits: int = 5) -> str:
         return str(v)
 
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in cols)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(cell(r.get(c, '')))}</td>" for c in cols) + "</tr>"
-                   for r in rows)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(cell(r.get(c, '')))}</td>" for c in cols) + "</tr>" for r in rows
+    )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
@@ -195,15 +237,6 @@ a, code { word-break: break-all; }
 """
 
 #: per page, the tables that carry its main results (shown in the report's "Key results")
-KEY_TABLES = {
-    "Feature_privacy": ("bcdp_guarantee", "bcdp_mse_summary"),
-    "BCDP_guarantee_lab": ("bcdp_translator",),
-    "Private_regression": ("regression_guarantee", "regression_excess_risk"),
-    "Per_user_privacy": ("hetero_summary",),
-    "Groupwise_zCDP": ("zcdp_group_summary",),
-    "Mechanism_lab": ("mech_privacy_profiles", "mech_example8"),
-    "DP_SGD_schedules": ("dpsgd_schedule",),
-}
 #: rows of a key table shown in the report (the CSV downloads and `hetdp run` have them all)
 KEY_ROWS = 40
 
@@ -218,20 +251,28 @@ def _value_text(spec, value) -> str:
 
 def _parameters(scenario) -> list[dict]:
     """The parameters in words: the widget's label, the value, and the URL name in small print."""
-    return [{"parameter": sp.label or name, "value": _value_text(sp, getattr(scenario, name)), "in the link": name}
-            for name, sp in scenario.specs().items()]
+    return [
+        {"parameter": sp.label or name, "value": _value_text(sp, getattr(scenario, name)), "in the link": name}
+        for name, sp in scenario.specs().items()
+    ]
 
 
 def _summary(result, meaning) -> str:
     """A plain paragraph: whether every guarantee check held, the most exposed level in words."""
     ok = all(c.holds for c in result.checks)
-    parts = ["Every guarantee shown was checked before display and holds." if ok else
-             "A guarantee check FAILED (a numerical failure of this software; see below): do not rely on this view."]
+    parts = [
+        "Every guarantee shown was checked before display and holds."
+        if ok
+        else "A guarantee check FAILED (a numerical failure of this software; see below): do not rely on this view."
+    ]
     if meaning is not None and not meaning.empty:
-        col = next(c for c in ("posterior ≤ (any attacker)", "posterior ≤ (delivered)", "posterior ≤ (demanded)")
-                   if c in meaning)
+        col = next(
+            c
+            for c in ("posterior ≤ (any attacker)", "posterior ≤ (delivered)", "posterior ≤ (demanded)")
+            if c in meaning
+        )
         key = meaning[col].to_numpy(float)
-        if "posterior ≤ (delivered)" in meaning:          # ties (one any-attacker level): the worse model level
+        if "posterior ≤ (delivered)" in meaning:  # ties (one any-attacker level): the worse model level
             key = key + 1e-6 * meaning["posterior ≤ (delivered)"].to_numpy(float)
         i = int(key.argmax())
         parts.append(f"Most exposed: {meaning['level'].iloc[i]} — {meaning['in words'].iloc[i]}.")
@@ -240,8 +281,9 @@ def _summary(result, meaning) -> str:
     return " ".join(parts)
 
 
-def build_report(page: str, scenario, result, *, prior: float | None = None,
-                 app_url: str = "http://localhost:8501", plan_a=None) -> str:
+def build_report(
+    page: str, scenario, result, *, prior: float | None = None, app_url: str = "http://localhost:8501", plan_a=None
+) -> str:
     """The standalone HTML report of ``scenario`` and its ``result``, written as a decision record:
     the question, a plain summary, plan A vs plan B (``plan_a`` = (scenario, result) of the pinned
     view), the key results, the guarantees and what they mean for a person, how to reopen the view
@@ -250,88 +292,120 @@ def build_report(page: str, scenario, result, *, prior: float | None = None,
     import hetdp_core
     from hetdp_core.scenarios import get
 
-    if page not in REPORT_PAGES:
-        from hetdp_core.scenario import InputError
-
-        raise InputError(f"page {page!r} has no report yet; reports exist for {', '.join(REPORT_PAGES)}.")
-    title, _ = REPORT_PAGES[page]
-    prior = scenario.prior if prior is None else prior
     mod = get(page)
+    title = mod.PAGE_SPEC.title
+    prior = scenario.prior if prior is None else prior
     link = f"{app_url.rstrip('/')}/{page}?{scenario.query_string()}"
     if plan_a is not None:
         from urllib.parse import urlencode
 
         link += "&" + urlencode({"pin": plan_a[0].query_string()})
-    checks = "".join(
-        f"<li class='{'ok' if c.holds else 'bad'}'>{'holds' if c.holds else 'NUMERICAL FAILURE'}: "
-        f"{html.escape(c.name)}</li>" for c in result.checks) or "<li>(no checks for this view)</li>"
-    if hasattr(mod, "levels"):                 # the run's own meaning table (computed again only for another prior)
+    checks = (
+        "".join(
+            f"<li class='{'ok' if c.holds else 'bad'}'>{'holds' if c.holds else 'NUMERICAL FAILURE'}: "
+            f"{html.escape(c.name)}</li>"
+            for c in result.checks
+        )
+        or "<li>(no checks for this view)</li>"
+    )
+    if hasattr(mod, "levels"):  # the run's own meaning table (computed again only for another prior)
         from hetdp_core.scenario import with_meaning
 
         res = result if prior == scenario.prior else with_meaning(result, prior)
         mt = res.tables().get("privacy_meaning", pd.DataFrame())
     else:
         mt = None
-    parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>hetdp report — {html.escape(title)}"
-             f"</title><style>{CSS}</style></head><body>",
-             f"<h1>hetdp report — {html.escape(title)}</h1>",
-             f"<p><b>The question.</b> {html.escape(getattr(mod, 'QUESTION', ''))}</p>",
-             f"<p class='summary'><b>In short.</b> {html.escape(_summary(result, mt))}</p>"]
+    parts = [
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>hetdp report — {html.escape(title)}"
+        f"</title><style>{CSS}</style></head><body>",
+        f"<h1>hetdp report — {html.escape(title)}</h1>",
+        f"<p><b>The question.</b> {html.escape(mod.QUESTION)}</p>",
+        f"<p class='summary'><b>In short.</b> {html.escape(_summary(result, mt))}</p>",
+    ]
     if plan_a is not None:
         sa, ra = plan_a
-        diff = [{"parameter": sp.label or name, "plan A": _value_text(sp, getattr(sa, name)),
-                 "plan B": _value_text(sp, getattr(scenario, name))}
-                for name, sp in scenario.specs().items() if getattr(sa, name) != getattr(scenario, name)]
-        parts += ["<h2>Plan A (pinned) vs plan B (this view)</h2>",
-                  "<p>What differs between the two plans:</p>", _table(diff)]
+        diff = [
+            {
+                "parameter": sp.label or name,
+                "plan A": _value_text(sp, getattr(sa, name)),
+                "plan B": _value_text(sp, getattr(scenario, name)),
+            }
+            for name, sp in scenario.specs().items()
+            if getattr(sa, name) != getattr(scenario, name)
+        ]
+        parts += [
+            "<h2>Plan A (pinned) vs plan B (this view)</h2>",
+            "<p>What differs between the two plans:</p>",
+            _table(diff),
+        ]
         if hasattr(mod, "key_numbers"):
             from hetdp_core.compare import compare
 
-            parts += ["<p>Every guarantee and accuracy figure of both plans, with the difference B − A:</p>",
-                      _table(compare(mod.key_numbers(ra), mod.key_numbers(result)).to_dict(orient="records"))]
+            parts += [
+                "<p>Every guarantee and accuracy figure of both plans, with the difference B − A:</p>",
+                _table(compare(mod.key_numbers(ra), mod.key_numbers(result)).to_dict(orient="records")),
+            ]
     tables = result.tables()
-    keys = [k for k in KEY_TABLES.get(page, ()) if k in tables]
+    keys = [k for k in mod.PAGE_SPEC.key_tables if k in tables] or [k for k in tables if k != "privacy_meaning"][:1]
     if keys:
         parts.append("<h2>Key results</h2>")
         for k in keys:
             df = tables[k]
-            note = (f" (first {KEY_ROWS} of {len(df)} rows; the CSV download and <code>hetdp run</code> have all)"
-                    if len(df) > KEY_ROWS else "")
+            note = (
+                f" (first {KEY_ROWS} of {len(df)} rows; the CSV download and <code>hetdp run</code> have all)"
+                if len(df) > KEY_ROWS
+                else ""
+            )
             parts += [f"<h3>{html.escape(k)}{note}</h3>", _table(df.head(KEY_ROWS).to_dict(orient="records"))]
-    parts += ["<h2>Guarantee checks</h2>",
-              "<p class='small'>Every number shown as a guarantee is checked against the bound that provably "
-              "holds; a failure would be a numerical failure of this software, not a finding.</p>",
-              f"<ul>{checks}</ul>"]
+    parts += [
+        "<h2>Guarantee checks</h2>",
+        "<p class='small'>Every number shown as a guarantee is checked against the bound that provably "
+        "holds; a failure would be a numerical failure of this software, not a finding.</p>",
+        f"<ul>{checks}</ul>",
+    ]
     if mt is not None and mt.empty:
-        parts += ["<h2>What the privacy levels mean for a person</h2>",
-                  "<p>This view states no privacy level (for group-wise zCDP: Algorithm 2's per-group claim "
-                  "does not hold; Algorithm 1 is ρ-zCDP for every group).</p>"]
+        parts += [
+            "<h2>What the privacy levels mean for a person</h2>",
+            "<p>This view states no privacy level (for group-wise zCDP: Algorithm 2's per-group claim "
+            "does not hold; Algorithm 1 is ρ-zCDP for every group).</p>",
+        ]
     elif mt is not None:
-        parts += [f"<h2>What the privacy levels mean for a person (attacker's prior {100 * prior:g} %)</h2>",
-                  "<p class='small'>An attacker who believes with probability p that a person has the protected "
-                  "attribute can, after seeing the output of a level-ε mechanism, believe at most "
-                  "e<sup>ε</sup>p / (1 + (e<sup>ε</sup> − 1)p) (upper bounds rounded up).</p><ul>",
-                  *(f"<li><b>{html.escape(str(lev))}</b>: {html.escape(words)}</li>"
-                    for lev, words in zip(mt["level"], mt["in words"])),
-                  "</ul>", _table(mt.drop(columns=["in words"]).to_dict(orient="records"))]
-    parts += ["<h2>How to reopen this view</h2>",
-              f"<p>In the app: <a href='{html.escape(link)}'>{html.escape(link)}</a><br>"
-              f"<span class='small'>On the command line: <code>hetdp run {page} --query "
-              f"'{html.escape(scenario.query_string())}'</code></span></p>",
-              "<h2>Parameters</h2>", _table(_parameters(scenario))]
+        parts += [
+            f"<h2>What the privacy levels mean for a person (attacker's prior {100 * prior:g} %)</h2>",
+            "<p class='small'>An attacker who believes with probability p that a person has the protected "
+            "attribute can, after seeing the output of a level-ε mechanism, believe at most "
+            "e<sup>ε</sup>p / (1 + (e<sup>ε</sup> − 1)p) (upper bounds rounded up).</p><ul>",
+            *(
+                f"<li><b>{html.escape(str(lev))}</b>: {html.escape(words)}</li>"
+                for lev, words in zip(mt["level"], mt["in words"])
+            ),
+            "</ul>",
+            _table(mt.drop(columns=["in words"]).to_dict(orient="records")),
+        ]
+    parts += [
+        "<h2>How to reopen this view</h2>",
+        f"<p>In the app: <a href='{html.escape(link)}'>{html.escape(link)}</a><br>"
+        f"<span class='small'>On the command line: <code>hetdp run {page} --query "
+        f"'{html.escape(scenario.query_string())}'</code></span></p>",
+        "<h2>Parameters</h2>",
+        _table(_parameters(scenario)),
+    ]
     from hetdp_ui.figcache import summary_text
 
     parts.append("<h2>Figures</h2>")
     for i, (name, fig) in enumerate(report_figures(page, scenario, result)):
-        parts += [f"<h3>{html.escape(name)}</h3>",
-                  fig.to_html(full_html=False, include_plotlyjs=(i == 0), div_id=f"fig{i}",
-                              config={"displaylogo": False}),
-                  f"<p class='small'>Chart in words: {html.escape(summary_text(fig))}</p>"]
+        parts += [
+            f"<h3>{html.escape(name)}</h3>",
+            fig.to_html(full_html=False, include_plotlyjs=(i == 0), div_id=f"fig{i}", config={"displaylogo": False}),
+            f"<p class='small'>Chart in words: {html.escape(summary_text(fig))}</p>",
+        ]
     seed = scenario.to_query().get("seed", "—")
-    parts += ["<h2>Provenance</h2>",
-              f"<p class='small'>hetdp {hetdp_core.__version__}; plotly {plotly.__version__}; numpy {np.__version__}; "
-              f"Python {platform.python_version()}. Random seed {html.escape(str(seed))}: the link above reproduces "
-              "every number in this report. Simulated curves are real simulations; analytic curves are "
-              "labelled analytic.</p>",
-              "</body></html>"]
+    parts += [
+        "<h2>Provenance</h2>",
+        f"<p class='small'>hetdp {hetdp_core.__version__}; plotly {plotly.__version__}; numpy {np.__version__}; "
+        f"Python {platform.python_version()}. Random seed {html.escape(str(seed))}: the link above reproduces "
+        "every number in this report. Simulated curves are real simulations; analytic curves are "
+        "labelled analytic.</p>",
+        "</body></html>",
+    ]
     return "\n".join(parts)

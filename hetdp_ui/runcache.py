@@ -25,7 +25,6 @@ import hmac
 import logging
 import os
 import pickle
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -71,16 +70,22 @@ class DiskStore:
     with ``body`` a pickle written by this server. ``secret`` (bytes) defaults to the environment
     variable ``HETDP_CACHE_SECRET``; without one the store refuses to start."""
 
-    def __init__(self, directory: str | Path, size_limit: int = 2 * 2**30, secret: bytes | None = None,
-                 lock_seconds: float = 900.0):
-        import diskcache
+    def __init__(
+        self,
+        directory: str | Path,
+        size_limit: int = 2 * 2**30,
+        secret: bytes | None = None,
+        lock_seconds: float = 900.0,
+    ):
 
         if secret is None:
             env = os.environ.get(SECRET_ENV, "")
             if len(env) < 32:
-                raise PermissionError(f"{ENV} is set but {SECRET_ENV} is missing or shorter than 32 characters: "
-                                      "the shared cache signs its entries with the server's secret "
-                                      "(`make serve` sets both).")
+                raise PermissionError(
+                    f"{ENV} is set but {SECRET_ENV} is missing or shorter than 32 characters: "
+                    "the shared cache signs its entries with the server's secret "
+                    "(`make serve` sets both)."
+                )
             secret = env.encode()
         self.secret = bytes(secret)
         self.dir = Path(directory)
@@ -109,9 +114,15 @@ class DiskStore:
 
         # no memory-mapped files: SQLite's WAL index and mmap I/O turn a file truncated under a running
         # worker into SIGBUS (the process dies); with a rollback journal and plain reads it is an error
-        return diskcache.Cache(str(self.dir), size_limit=self.size_limit, disk=_safe_disk(),
-                               eviction_policy="least-recently-stored", timeout=10,
-                               sqlite_journal_mode="delete", sqlite_mmap_size=0)
+        return diskcache.Cache(
+            str(self.dir),
+            size_limit=self.size_limit,
+            disk=_safe_disk(),
+            eviction_policy="least-recently-stored",
+            timeout=10,
+            sqlite_journal_mode="delete",
+            sqlite_mmap_size=0,
+        )
 
     def _repair(self, exc: BaseException) -> None:
         """After a database error (the SQLite file itself truncated or overwritten): reopen the store;
@@ -125,14 +136,14 @@ class DiskStore:
         with self._repairing:
             try:
                 self.cache.close()
-            except Exception:                                       # noqa: BLE001
+            except Exception:  # noqa: BLE001
                 pass
             try:
                 fresh = self._open()
                 fresh.get("probe", default=None)
                 self.cache = fresh
                 return
-            except Exception:                                       # noqa: BLE001 — still corrupt
+            except Exception:  # noqa: BLE001 — still corrupt
                 pass
             import time
 
@@ -141,7 +152,7 @@ class DiskStore:
                 os.replace(self.dir, aside)
                 log.error("shared cache database unreadable (%s): moved to %s, starting an empty cache", exc, aside)
             except OSError:
-                pass                                                 # another worker moved it first
+                pass  # another worker moved it first
             self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
             self.cache = self._open()
 
@@ -156,7 +167,7 @@ class DiskStore:
         name = self._name(key)
         try:
             blob = self.cache.get(name, default=None, retry=True)
-        except Exception as exc:                                    # noqa: BLE001 — refused or unreadable row
+        except Exception as exc:  # noqa: BLE001 — refused or unreadable row
             log.warning("cache entry %s unreadable (%s): treated as a miss", name[:12], exc)
             self._repair(exc)
             self._drop(name)
@@ -168,8 +179,8 @@ class DiskStore:
             self._drop(name)
             return False, None
         try:
-            return True, pickle.loads(blob[32:])                   # signed by this server: its own pickle
-        except Exception as exc:                                    # noqa: BLE001 — e.g. written by another version
+            return True, pickle.loads(blob[32:])  # signed by this server: its own pickle
+        except Exception as exc:  # noqa: BLE001 — e.g. written by another version
             log.warning("cache entry %s does not load (%s): treated as a miss", name[:12], exc)
             self._drop(name)
             return False, None
@@ -177,7 +188,7 @@ class DiskStore:
     def _drop(self, name: str) -> None:
         try:
             self.cache.delete(name, retry=True)
-        except Exception:                                           # noqa: BLE001
+        except Exception:  # noqa: BLE001
             pass
 
     def save(self, key, value) -> bool:
@@ -186,7 +197,7 @@ class DiskStore:
             body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
             self.cache.set(self._name(key), self._tag(body) + body, retry=True)
             return True
-        except Exception as exc:                                    # noqa: BLE001 — disk full, read-only, …
+        except Exception as exc:  # noqa: BLE001 — disk full, read-only, …
             log.warning("could not store a result in the shared cache (%s); serving it anyway", exc)
             self._repair(exc)
             return False
@@ -211,7 +222,7 @@ class _SharedLock:
             lock = diskcache.Lock(self.store.cache, self.name, expire=self.store.lock_seconds)
             lock.acquire()
             self.lock = lock
-        except Exception as exc:                                    # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001
             log.warning("shared cache lock unavailable (%s): computing here without it", exc)
             self.store._repair(exc)
         return self
@@ -220,7 +231,7 @@ class _SharedLock:
         if self.lock is not None:
             try:
                 self.lock.release()
-            except Exception:                                       # noqa: BLE001 — store repaired meanwhile
+            except Exception:  # noqa: BLE001 — store repaired meanwhile
                 pass
         return False
 
@@ -252,7 +263,7 @@ class RunCache:
                     mine = False
             if not mine:
                 ev.wait()
-                continue              # computed (or failed: then compute it ourselves)
+                continue  # computed (or failed: then compute it ourselves)
             try:
                 value = self._compute_shared(key, compute) if self.disk is not None else compute()
             except BaseException:
@@ -261,7 +272,7 @@ class RunCache:
                 raise
             with self._lock:
                 self.misses += 1
-                self._data.put(key, value)            # a result larger than the whole cache is not kept
+                self._data.put(key, value)  # a result larger than the whole cache is not kept
                 self._inflight.pop(key).set()
             return value
 
@@ -269,12 +280,12 @@ class RunCache:
         found, value = self.disk.load(key)
         if found:
             return value
-        with self.disk.lock(key):                 # one process computes; the others wait here
+        with self.disk.lock(key):  # one process computes; the others wait here
             found, value = self.disk.load(key)
             if found:
                 return value
             value = compute()
-            self.disk.save(key, value)            # a failed write is logged; the result is still served
+            self.disk.save(key, value)  # a failed write is logged; the result is still served
             return value
 
     @property

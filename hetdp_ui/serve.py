@@ -108,8 +108,15 @@ def _healthy(url: str) -> bool:
 class Stack:
     """k workers + nginx; ``start()`` returns when all answer, ``stop()`` ends them."""
 
-    def __init__(self, *, workers: int, port: int, host: str = "127.0.0.1", cache_dir: str | None = None,
-                 log_dir: str | Path | None = None):
+    def __init__(
+        self,
+        *,
+        workers: int,
+        port: int,
+        host: str = "127.0.0.1",
+        cache_dir: str | None = None,
+        log_dir: str | Path | None = None,
+    ):
         if workers < 1:
             raise SystemExit("serve: --workers must be at least 1")
         if not Path(NGINX).exists():
@@ -124,8 +131,12 @@ class Stack:
         self.restarts: dict[str, list[float]] = {}
         # one cookie secret for all workers, so XSRF tokens are valid on every worker; the shared result
         # cache signs its entries with a secret made for this launch (see runcache)
-        self.env = {**os.environ, "HETDP_CACHE_DIR": self.cache_dir, "HETDP_CACHE_SECRET": secrets.token_hex(32),
-                    "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(32)}
+        self.env = {
+            **os.environ,
+            "HETDP_CACHE_DIR": self.cache_dir,
+            "HETDP_CACHE_SECRET": secrets.token_hex(32),
+            "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(32),
+        }
 
     def _log(self, msg: str) -> None:
         with open(self.log_dir / "supervisor.log", "a", encoding="utf-8") as f:
@@ -135,23 +146,46 @@ class Stack:
         log = open(self.log_dir / f"worker-{port}.log", "ab")
         try:
             return subprocess.Popen(
-                [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-                 "--server.address", "127.0.0.1"],
-                cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+                [
+                    sys.executable,
+                    "-m",
+                    "streamlit",
+                    "run",
+                    str(ROOT / "app.py"),
+                    "--server.port",
+                    str(port),
+                    "--server.address",
+                    "127.0.0.1",
+                ],
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         finally:
             log.close()
 
     def _nginx(self) -> subprocess.Popen:
         conf = self.run_dir / "nginx.conf"
-        return subprocess.Popen([NGINX, "-c", str(conf), "-p", str(self.run_dir), "-g", "daemon off;"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        return subprocess.Popen(
+            [NGINX, "-c", str(conf), "-p", str(self.run_dir), "-g", "daemon off;"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
 
     def start(self, timeout: float = 90.0) -> Stack:
         for p in self.worker_ports:
             self.procs.append(self._worker(p))
         conf = self.run_dir / "nginx.conf"
-        conf.write_text(nginx_conf(run_dir=self.run_dir, host=self.host, port=self.port,
-                                   worker_ports=self.worker_ports, log_dir=self.log_dir))
+        conf.write_text(
+            nginx_conf(
+                run_dir=self.run_dir,
+                host=self.host,
+                port=self.port,
+                worker_ports=self.worker_ports,
+                log_dir=self.log_dir,
+            )
+        )
         self.nginx = self._nginx()
         deadline = time.time() + timeout
         urls = [f"http://127.0.0.1:{p}" for p in self.worker_ports] + [self.url]
@@ -185,7 +219,11 @@ class Stack:
         for i, (port, p) in enumerate(zip(self.worker_ports, self.procs)):
             if p.poll() is not None and may_restart(f"worker-{port}", p):
                 self.procs[i] = self._worker(port)
-        if getattr(self, "nginx", None) is not None and self.nginx.poll() is not None and may_restart("nginx", self.nginx):
+        if (
+            getattr(self, "nginx", None) is not None
+            and self.nginx.poll() is not None
+            and may_restart("nginx", self.nginx)
+        ):
             self.nginx = self._nginx()
         return done
 
@@ -221,14 +259,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--port", type=int, default=8501)
     ap.add_argument("--host", default="0.0.0.0", help="address nginx listens on (workers stay on 127.0.0.1)")
-    ap.add_argument("--log-dir", default=str(ROOT / "logs" / "serve"),
-                    help="where worker, nginx and supervisor logs go (default: logs/serve in the checkout)")
+    ap.add_argument(
+        "--log-dir",
+        default=str(ROOT / "logs" / "serve"),
+        help="where worker, nginx and supervisor logs go (default: logs/serve in the checkout)",
+    )
     a = ap.parse_args(argv)
     import threading
 
     stack = Stack(workers=a.workers, port=a.port, host=a.host, log_dir=a.log_dir).start()
-    print(f"hetdp: {a.workers} workers behind nginx on http://{a.host}:{a.port} (sticky sessions, shared "
-          f"result cache in {stack.cache_dir}, supervised; logs in {stack.log_dir}); Ctrl-C stops", flush=True)
+    print(
+        f"hetdp: {a.workers} workers behind nginx on http://{a.host}:{a.port} (sticky sessions, shared "
+        f"result cache in {stack.cache_dir}, supervised; logs in {stack.log_dir}); Ctrl-C stops",
+        flush=True,
+    )
     stop = threading.Event()
 
     def handler(*_):

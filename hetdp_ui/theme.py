@@ -13,8 +13,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["log_ticks", "tidy_log_axes", "OKABE_ITO", "METHOD_STYLES", "Style", "method_of", "apply_palette",
-           "finish", "summarize", "rgba"]
+__all__ = [
+    "log_ticks",
+    "tidy_log_axes",
+    "OKABE_ITO",
+    "METHOD_STYLES",
+    "Style",
+    "method_of",
+    "apply_palette",
+    "finish",
+    "summarize",
+    "rgba",
+]
 
 
 def log_ticks(lo: float, hi: float, *, min_ticks: int = 3) -> list[float]:
@@ -40,7 +50,7 @@ def _axis_data(fig, letter: str, ref: str) -> np.ndarray:
             continue
         try:
             a = np.asarray(arr, dtype=float).ravel()
-        except (TypeError, ValueError):           # categorical axis
+        except (TypeError, ValueError):  # categorical axis
             continue
         parts.append(a[np.isfinite(a) & (a > 0)])
     return np.concatenate(parts) if parts else np.empty(0)
@@ -72,11 +82,19 @@ def tidy_log_axes(fig):
     return fig
 
 
-# ---------------------------------------------------------------- one palette, one theme (issue 13 §2)
+# ---------------------------------------------------------------- one palette, one theme
 
 #: Okabe & Ito's colour-blind-safe palette (yellow is kept for fills: it is too light for lines)
-OKABE_ITO = {"blue": "#0072B2", "orange": "#E69F00", "green": "#009E73", "vermillion": "#D55E00",
-             "purple": "#CC79A7", "sky": "#56B4E9", "black": "#000000", "yellow": "#F0E442"}
+OKABE_ITO = {
+    "blue": "#0072B2",
+    "orange": "#E69F00",
+    "green": "#009E73",
+    "vermillion": "#D55E00",
+    "purple": "#CC79A7",
+    "sky": "#56B4E9",
+    "black": "#000000",
+    "yellow": "#F0E442",
+}
 GREY = "#666666"
 #: the order default-coloured traces take (layout colorway)
 COLORWAY = [OKABE_ITO[c] for c in ("blue", "orange", "green", "vermillion", "purple", "sky", "black")]
@@ -101,30 +119,55 @@ METHOD_STYLES = {
     "naive single copy": Style(_O["orange"], "dot", "diamond"),
     "min-δ LDP (two copies)": Style(_O["vermillion"], "dash", "square"),
     # per-user privacy
-    "CP": Style(_O["blue"], "solid", "circle"), "CE": Style(_O["blue"], "dash", "circle-open"),
-    "UP": Style(_O["orange"], "solid", "square"), "UE": Style(_O["orange"], "dash", "square-open"),
-    "A": Style(_O["green"], "solid", "diamond"), "CT": Style(_O["sky"], "solid", "triangle-up"),
-    "UT": Style(_O["sky"], "dash", "triangle-up-open"), "UNI": Style(_O["black"], "dot", "x"),
-    "PROP": Style(_O["purple"], "solid", "cross"), "SM": Style(_O["vermillion"], "dashdot", "star"),
+    "CP": Style(_O["blue"], "solid", "circle"),
+    "CE": Style(_O["blue"], "dash", "circle-open"),
+    "UP": Style(_O["orange"], "solid", "square"),
+    "UE": Style(_O["orange"], "dash", "square-open"),
+    "A": Style(_O["green"], "solid", "diamond"),
+    "CT": Style(_O["sky"], "solid", "triangle-up"),
+    "UT": Style(_O["sky"], "dash", "triangle-up-open"),
+    "UNI": Style(_O["black"], "dot", "x"),
+    "PROP": Style(_O["purple"], "solid", "cross"),
+    "SM": Style(_O["vermillion"], "dashdot", "star"),
     "LDP": Style(_O["vermillion"], "dash", "hexagon"),
     # group-wise zCDP
-    "Algorithm 1": Style(_O["green"], "solid", "circle"), "Algorithm 2": Style(_O["purple"], "dash", "square"),
+    "Algorithm 1": Style(_O["green"], "solid", "circle"),
+    "Algorithm 2": Style(_O["purple"], "dash", "square"),
     # mechanisms
-    "Laplace": Style(_O["blue"], "solid", "circle"), "Gaussian": Style(_O["orange"], "dash", "square"),
-    "MNM": Style(_O["green"], "dot", "diamond"), "bounded Laplace": Style(_O["purple"], "solid", "triangle-up"),
-    "plain Laplace": Style(_O["blue"], "dash", "circle-open"), "exponential": Style(_O["blue"], "solid", "circle"),
-    "noisy max": Style(_O["orange"], "dash", "square"), "no privacy": Style(_O["black"], "dot", "x"),
+    "Laplace": Style(_O["blue"], "solid", "circle"),
+    "Gaussian": Style(_O["orange"], "dash", "square"),
+    "MNM": Style(_O["green"], "dot", "diamond"),
+    "bounded Laplace": Style(_O["purple"], "solid", "triangle-up"),
+    "plain Laplace": Style(_O["blue"], "dash", "circle-open"),
+    "exponential": Style(_O["blue"], "solid", "circle"),
+    "noisy max": Style(_O["orange"], "dash", "square"),
+    "no privacy": Style(_O["black"], "dot", "x"),
     # DP-SGD
-    "DP-SGD": Style(_O["blue"], "solid", "circle"), "DP-SGD, a_h = 1": Style(_O["vermillion"], "dash", "square"),
-    "SGD (no noise)": Style(_O["orange"], "dot", "diamond"), "GD (full gradient)": Style(_O["black"], "dashdot", "x"),
+    "DP-SGD": Style(_O["blue"], "solid", "circle"),
+    "DP-SGD, a_h = 1": Style(_O["vermillion"], "dash", "square"),
+    "SGD (no noise)": Style(_O["orange"], "dot", "diamond"),
+    "GD (full gradient)": Style(_O["black"], "dashdot", "x"),
 }
 _KEYS = {k.lower(): k for k in METHOD_STYLES}
 
 #: the earlier default (plotly/matplotlib "tab10") colours → the palette, for reference lines and bars
-_REMAP = {"#1f77b4": _O["blue"], "#d62728": _O["vermillion"], "#2ca02c": _O["green"], "#ff7f0e": _O["orange"],
-          "#9467bd": _O["purple"], "#7f7f7f": GREY, "#8c564b": _O["black"], "#e377c2": _O["purple"],
-          "#17becf": _O["sky"], "#bcbd22": _O["yellow"], "#555555": GREY, "#bbbbbb": "#BBBBBB",
-          "green": _O["green"], "red": _O["vermillion"], "blue": _O["blue"]}
+_REMAP = {
+    "#1f77b4": _O["blue"],
+    "#d62728": _O["vermillion"],
+    "#2ca02c": _O["green"],
+    "#ff7f0e": _O["orange"],
+    "#9467bd": _O["purple"],
+    "#7f7f7f": GREY,
+    "#8c564b": _O["black"],
+    "#e377c2": _O["purple"],
+    "#17becf": _O["sky"],
+    "#bcbd22": _O["yellow"],
+    "#555555": GREY,
+    "#bbbbbb": "#BBBBBB",
+    "green": _O["green"],
+    "red": _O["vermillion"],
+    "blue": _O["blue"],
+}
 PLAN_A = "plan A — "
 
 
@@ -135,7 +178,7 @@ def method_of(name) -> str | None:
         return None
     text = str(name)
     if text.startswith(PLAN_A):
-        text = text[len(PLAN_A):]
+        text = text[len(PLAN_A) :]
     cands = [text, text.split(": ")[0], text.split(" (")[0], text.split(", ")[0], text.split(" (")[0].split(", ")[0]]
     for c in cands:
         key = _KEYS.get(c.strip().lower())
@@ -147,7 +190,7 @@ def method_of(name) -> str | None:
 def rgba(hex_color: str, alpha: float) -> str:
     """A ``#rrggbb`` colour with transparency, as plotly's ``rgba(r,g,b,a)``."""
     h = hex_color.lstrip("#")
-    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
     return f"rgba({r},{g},{b},{alpha})"
 
 
@@ -202,8 +245,7 @@ def apply_palette(fig):
             shape.line.color = _remap(shape.line.color)
         if getattr(shape, "fillcolor", None) is not None:
             shape.fillcolor = _remap(shape.fillcolor)
-    fig.update_layout(colorway=COLORWAY, font={"size": 14, "color": "#222222"},
-                      hoverlabel={"font": {"size": 13}})
+    fig.update_layout(colorway=COLORWAY, font={"size": 14, "color": "#222222"}, hoverlabel={"font": {"size": 13}})
     return fig
 
 
@@ -213,6 +255,7 @@ def finish(fig):
 
 
 # ---------------------------------------------------------------- charts in words
+
 
 def _fmt(v: float) -> str:
     return f"{v:.3g}"
@@ -236,7 +279,7 @@ def summarize(fig, *, max_series: int = 8) -> str:
     if x or y:
         parts.append(f"x: {x or '—'}; y: {y or '—'}.")
     yax = fig.layout.yaxis
-    y_is_labels = yax is not None and yax.ticktext is not None and yax.type != "log"   # rows named by labels
+    y_is_labels = yax is not None and yax.ticktext is not None and yax.type != "log"  # rows named by labels
     series = []
     for tr in fig.data:
         if getattr(tr, "showlegend", None) is False and not getattr(tr, "name", None):
@@ -244,7 +287,7 @@ def summarize(fig, *, max_series: int = 8) -> str:
         name = getattr(tr, "name", None) or tr.type
         vals = getattr(tr, "z", None) if tr.type == "heatmap" else getattr(tr, "y", None)
         if tr.type == "histogram" or (tr.type != "heatmap" and y_is_labels):
-            vals = getattr(tr, "x", None)           # dotplots and the like: the values are on the x axis
+            vals = getattr(tr, "x", None)  # dotplots and the like: the values are on the x axis
         try:
             arr = np.asarray(vals, dtype=float).ravel() if vals is not None else np.empty(0)
         except (TypeError, ValueError):

@@ -18,13 +18,29 @@ def release_figure(stats: pd.DataFrame) -> go.Figure:
     g = [f"g{int(i)}" for i in stats["group"]]
     fig = go.Figure()
     fig.add_bar(x=g, y=stats["count"], name="true count", marker_color="#cccccc")
-    fig.add_trace(go.Scatter(
-        x=g, y=stats["mean"], mode="markers", marker={"color": BLUE, "size": 9},
-        name="released: mean and 2.5–97.5 % (simulated)",
-        error_y={"type": "data", "symmetric": False, "array": stats["q975"] - stats["mean"],
-                 "arrayminus": stats["mean"] - stats["q025"], "color": BLUE}))
-    fig.update_layout(template="plotly_white", yaxis_title="count", xaxis_title="group",
-                      legend={"orientation": "h", "y": -0.2}, margin={"t": 10})
+    fig.add_trace(
+        go.Scatter(
+            x=g,
+            y=stats["mean"],
+            mode="markers",
+            marker={"color": BLUE, "size": 9},
+            name="released: mean and 2.5–97.5 % (simulated)",
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": stats["q975"] - stats["mean"],
+                "arrayminus": stats["mean"] - stats["q025"],
+                "color": BLUE,
+            },
+        )
+    )
+    fig.update_layout(
+        template="plotly_white",
+        yaxis_title="count",
+        xaxis_title="group",
+        legend={"orientation": "h", "y": -0.2},
+        margin={"t": 10},
+    )
     return fig
 
 
@@ -33,10 +49,24 @@ def relative_error_figure(stats: pd.DataFrame) -> go.Figure:
     """Empirical E|error|/x (simulated) against the accuracy bound / x (analytic), groups with x > 0."""
     s = stats[stats["count"] > 0].sort_values("count")
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=s["count"], y=s["mean_abs_error"] / s["count"], mode="markers+lines",
-                             name="E|error| / x (simulated)", line={"color": BLUE}))
-    fig.add_trace(go.Scatter(x=s["count"], y=s["bound"] / s["count"], mode="lines",
-                             name="accuracy bound / x (analytic)", line={"color": RED, "dash": "dash"}))
+    fig.add_trace(
+        go.Scatter(
+            x=s["count"],
+            y=s["mean_abs_error"] / s["count"],
+            mode="markers+lines",
+            name="E|error| / x (simulated)",
+            line={"color": BLUE},
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=s["count"],
+            y=s["bound"] / s["count"],
+            mode="lines",
+            name="accuracy bound / x (analytic)",
+            line={"color": RED, "dash": "dash"},
+        )
+    )
     fig.update_xaxes(type="log", title="group size x")
     fig.update_yaxes(type="log", title="relative error")
     fig.update_layout(template="plotly_white", legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
@@ -48,10 +78,10 @@ def budget_figure(sizes: np.ndarray, v: np.ndarray, xi: np.ndarray) -> go.Figure
     """The paper's claimed budgets v = 1/(2r²x²) and ξ = 2 log(1 + 1/x) (analytic)."""
     m = sizes > 0
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=sizes[m], y=v[m], mode="lines+markers", name="v(D)_i = 1/(2r²x²)",
-                             line={"color": BLUE}))
-    fig.add_trace(go.Scatter(x=sizes[m], y=xi[m], mode="lines+markers", name="ξ(D)_i = 2 log(1+1/x)",
-                             line={"color": GREEN}))
+    fig.add_trace(go.Scatter(x=sizes[m], y=v[m], mode="lines+markers", name="v(D)_i = 1/(2r²x²)", line={"color": BLUE}))
+    fig.add_trace(
+        go.Scatter(x=sizes[m], y=xi[m], mode="lines+markers", name="ξ(D)_i = 2 log(1+1/x)", line={"color": GREEN})
+    )
     fig.update_xaxes(type="log", title="group size x")
     fig.update_yaxes(type="log", title="budget (analytic)")
     fig.update_layout(template="plotly_white", legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
@@ -67,15 +97,26 @@ def renyi_figure(alpha, up, down, claimed, violated, reference: str) -> go.Figur
     for vals, name, col in ((up, "D_α(M(x) ‖ M(x±1))", BLUE), (down, "D_α(M(x±1) ‖ M(x))", GREEN)):
         shown = np.where(np.isinf(vals), top, vals)
         fig.add_trace(go.Scatter(x=alpha, y=shown, mode="lines", name=name, line={"color": col}))
-    fig.add_trace(go.Scatter(x=alpha, y=claimed, mode="lines", name=reference,
-                             line={"color": GREY, "dash": "dash"}))
+    fig.add_trace(go.Scatter(x=alpha, y=claimed, mode="lines", name=reference, line={"color": GREY, "dash": "dash"}))
     worst = np.maximum(up, down)
     if violated.any():
-        fig.add_trace(go.Scatter(x=alpha[violated], y=np.where(np.isinf(worst), top, worst)[violated],
-                                 mode="markers", marker={"color": RED, "size": 6, "symbol": "x"},
-                                 name="claim violated (∞ drawn at the top)"))
-    fig.update_layout(template="plotly_white", xaxis_title="Rényi order α", yaxis_title="divergence",
-                      yaxis_range=[0, top * 1.02], legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
+        fig.add_trace(
+            go.Scatter(
+                x=alpha[violated],
+                y=np.where(np.isinf(worst), top, worst)[violated],
+                mode="markers",
+                marker={"color": RED, "size": 6, "symbol": "x"},
+                name="claim violated (∞ drawn at the top)",
+            )
+        )
+    fig.update_layout(
+        template="plotly_white",
+        xaxis_title="Rényi order α",
+        yaxis_title="divergence",
+        yaxis_range=[0, top * 1.02],
+        legend={"orientation": "h", "y": -0.25},
+        margin={"t": 10},
+    )
     return fig
 
 
@@ -86,8 +127,15 @@ def loss_vs_size_figure(df: pd.DataFrame) -> go.Figure:
     palette = [BLUE, GREEN, RED, OKABE_ITO["purple"], OKABE_ITO["orange"]]
     for j, (al, g) in enumerate(df.groupby("alpha")):
         g = g.sort_values("size")
-        fig.add_trace(go.Scatter(x=g["size"] + 1, y=g["loss"], mode="lines+markers",
-                                 name=f"α = {al:g}", line={"color": palette[j % len(palette)]}))
+        fig.add_trace(
+            go.Scatter(
+                x=g["size"] + 1,
+                y=g["loss"],
+                mode="lines+markers",
+                name=f"α = {al:g}",
+                line={"color": palette[j % len(palette)]},
+            )
+        )
     fig.update_xaxes(type="log", title="group size x (plotted at x + 1)")
     fig.update_yaxes(type="log", title="max over directions of D_α")
     fig.update_layout(template="plotly_white", legend={"orientation": "h", "y": -0.25}, margin={"t": 10})

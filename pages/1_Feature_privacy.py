@@ -11,14 +11,13 @@ from hetdp_core.scenarios import feature_privacy as fp
 from hetdp_core.solve import STATISTICS, TARGET_MAX, TARGET_MIN, solve_feature_privacy
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
-    mark_solver,
-    solver_open,
-    chart,
     ScenarioState,
+    chart,
     csv_download,
     grid_slider,
     list_editor,
     log_slider,
+    mark_solver,
     meaning_panel,
     plan_a,
     plan_table,
@@ -27,17 +26,19 @@ from hetdp_ui.common import (
     run_scenario,
     show_checks,
     show_input_error,
+    solver_open,
 )
 from hetdp_ui.figures import c_vector_figure, mse_sweep_figure, stage_schematic_figure
 from hetdp_ui.lesson_panel import lesson_panel
 from hetdp_ui.nav import doc_link, sidebar_nav
 
-st.set_page_config(page_title="Feature privacy (BCDP) — hetdp", page_icon="🔒", layout="wide",
-                   initial_sidebar_state="auto")  # an emoji icon is inlined: no font server
+st.set_page_config(
+    page_title="Feature privacy (BCDP) — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
+)  # an emoji icon is inlined: no font server
 sidebar_nav()
 
 EPS_GRID, AXES, GRIDS = list(fp.EPS_GRID), fp.AXES, fp.GRIDS
-state = ScenarioState("bcdp", fp.FeaturePrivacy, presets=fp.PRESETS)
+state = ScenarioState.of(fp)
 
 
 def set_axis_grid():
@@ -51,11 +52,17 @@ lesson_panel(state)
 
 # ------------------------------------------------------------------ sidebar
 sb = st.sidebar
-sb.selectbox("Preset", ["Custom", *fp.PRESETS], key=state.key("preset"), on_change=state.apply_preset,
-             help="Paper setups (Appendix B.3/B.4). Presets cap trials at 40 for interactivity; "
-                  "use `hetdp reproduce` for the full runs.")
-sb.radio("Demands", ["Two groups", "Per-feature table"], key=state.key("mode"), on_change=state.mark_custom,
-         horizontal=True)
+sb.selectbox(
+    "Preset",
+    ["Custom", *fp.PRESETS],
+    key=state.key("preset"),
+    on_change=state.apply_preset,
+    help="Paper setups (Appendix B.3/B.4). Presets cap trials at 40 for interactivity; "
+    "use `hetdp reproduce` for the full runs.",
+)
+sb.radio(
+    "Demands", ["Two groups", "Per-feature table"], key=state.key("mode"), on_change=state.mark_custom, horizontal=True
+)
 eps = log_slider("ε — global LDP level", EPS_GRID, state.key("eps"))
 if state["mode"] == "Two groups":
     d = state.slider("d", "d — number of features", on_change=state.mark_custom)
@@ -64,16 +71,21 @@ if state["mode"] == "Two groups":
     k = state.slider("k", "k — sensitive features", hi=d, on_change=state.mark_custom)
     log_slider("δ — demand of the sensitive features", EPS_GRID, state.key("delta"))
 else:
-    sb.text_input("δ per feature (any order; inf = no extra demand)", key=state.key("table"),
-                  help="Comma-separated. Edit here or in the table on the page.")
+    sb.text_input(
+        "δ per feature (any order; inf = no extra demand)",
+        key=state.key("table"),
+        help="Comma-separated. Edit here or in the table on the page.",
+    )
     if list_editor(state.key("table"), item="feature", column="δ demand") is None:
         state.sync_url()
         st.stop()
 
-state.slider("q", "q — correlation between features", step=0.01,
-          on_change=state.mark_custom)
-sb.checkbox("split the strictest budget automatically (ζ = (1+q)/2)", key=state.key("zeta_auto"),
-            help="ζ is the share of the most sensitive feature's budget set aside for what correlated features reveal")
+state.slider("q", "q — correlation between features", step=0.01, on_change=state.mark_custom)
+sb.checkbox(
+    "split the strictest budget automatically (ζ = (1+q)/2)",
+    key=state.key("zeta_auto"),
+    help="ζ is the share of the most sensitive feature's budget set aside for what correlated features reveal",
+)
 if not state["zeta_auto"]:
     state.slider("zeta", "share set aside for correlation (ζ)", step=0.01)
 
@@ -82,26 +94,34 @@ axis_opts = list(AXES) if state["mode"] == "Two groups" else ["q", "n"]
 if state["axis"] not in axis_opts:
     st.session_state[state.key("axis")] = "q"
     set_axis_grid()
-sb.selectbox("x-axis of the MSE plot", axis_opts, format_func=AXES.get, key=state.key("axis"),
-             on_change=set_axis_grid)
+sb.selectbox("x-axis of the MSE plot", axis_opts, format_func=AXES.get, key=state.key("axis"), on_change=set_axis_grid)
 sb.text_input("sweep points", key=state.key("points"), help="comma-separated values of the x-axis")
 grid_slider("n — users", fp.N_OPTIONS, state.key("n"), on_change=state.mark_custom)
 state.number("trials", "trials", step=5)
 state.number("seed", "seed", step=1)
-sb.toggle("As published (paper's Duchi constant, ball projection, unprojected baseline)",
-          key=state.key("published"),
-          help="The paper prints a Duchi constant B twice the unbiased value; the authors' code "
-               "projects onto ℓ2 balls. Switch on only to reproduce the published figures.")
+sb.toggle(
+    "As published (paper's Duchi constant, ball projection, unprojected baseline)",
+    key=state.key("published"),
+    help="The paper prints a Duchi constant B twice the unbiased value; the authors' code "
+    "projects onto ℓ2 balls. Switch on only to reproduce the published figures.",
+)
 published = state["published"]
 if published:
     sb.caption("projection: ball (fixed by 'as published')")
 else:
-    sb.selectbox("projection", ["box", "ball", "none"], key=state.key("projection"),
-                 help="box: clip to [-1,1]^d (paper's Π); ball: authors' code; none: unbiased")
+    sb.selectbox(
+        "projection",
+        ["box", "ball", "none"],
+        key=state.key("projection"),
+        help="box: clip to [-1,1]^d (paper's Π); ball: authors' code; none: unbiased",
+    )
 sb.checkbox("show analytic curves", key=state.key("analytic"))
-sb.checkbox("overlay bounds (shape only)", key=state.key("bounds"),
-            help="The paper's error bounds hold up to an unknown constant factor: drawn with factor 1, "
-                 "only their shape is meaningful (formulas at the bottom of the page).")
+sb.checkbox(
+    "overlay bounds (shape only)",
+    key=state.key("bounds"),
+    help="The paper's error bounds hold up to an unknown constant factor: drawn with factor 1, "
+    "only their shape is meaningful (formulas at the bottom of the page).",
+)
 state.sync_url()
 
 # ------------------------------------------------------------------ the one computation
@@ -119,37 +139,53 @@ if ab is not None:
     plan_table(fp.key_numbers(ab[1]), fp.key_numbers(result), "bcdp")
 
 if published:
-    st.warning("**As published.** The Duchi et al. constant B printed in the paper is twice the value "
-               "that makes the channel unbiased, so these curves include a bias (E[Z] = 2v) and use the "
-               "authors' ball projection. Switch 'As published' off for the corrected mechanism.")
+    st.warning(
+        "**As published.** The Duchi et al. constant B printed in the paper is twice the value "
+        "that makes the channel unbiased, so these curves include a bias (E[Z] = 2v) and use the "
+        "authors' ball projection. Switch 'As published' off for the corrected mechanism."
+    )
 
 c1, c2 = st.columns([3, 2])
 with c1:
     st.subheader("How the privacy budget is split across features")
-    st.caption("Each bar is a feature's share of the privacy budget (c_i in the formulas); the markers are the "
-               "protection each feature actually gets, including what correlated features reveal.")
+    st.caption(
+        "Each bar is a feature's share of the privacy budget (c_i in the formulas); the markers are the "
+        "protection each feature actually gets, including what correlated features reveal."
+    )
     pa = None
     if ab is not None:
         va = ab[1].values
         pa = (tuple(va["names"]), va["alloc"].c, va["report"]["guaranteed δ'"].to_numpy())
-    chart(c_vector_figure(names, alloc.delta, alloc.c, report["guaranteed δ'"].to_numpy(), eps, plan_a=pa),
-                    key="bcdp_cfig")
+    chart(
+        c_vector_figure(names, alloc.delta, alloc.c, report["guaranteed δ'"].to_numpy(), eps, plan_a=pa),
+        key="bcdp_cfig",
+    )
 with c2:
     st.subheader("Is every feature's demand met?")
     if show_checks(result.checks, quiet=True):
-        st.success(f"Every demand holds: LDP level delivered c_d = {alloc.ldp_level:.4g} ≤ ε = {eps:g}; "
-                   f"ζ = {alloc.zeta:.3g}.")
-    st.metric("sensitive features' budget c_1", f"{alloc.c_sorted[0]:.3g}",
-              help="the privacy budget the most sensitive feature's own value gets, after setting aside what "
-                   "correlated features reveal about it (smaller = noisier, more private)")
-    st.metric("whole-record privacy level delivered (c_d)", f"{alloc.ldp_level:.3g}",
-              delta=f"{alloc.ldp_level - eps:.3g} vs ε", delta_color="off",
-              help="the local-DP level of the whole record: what bounds an attacker who knows more than the model")
+        st.success(
+            f"Every demand holds: LDP level delivered c_d = {alloc.ldp_level:.4g} ≤ ε = {eps:g}; ζ = {alloc.zeta:.3g}."
+        )
+    st.metric(
+        "sensitive features' budget c_1",
+        f"{alloc.c_sorted[0]:.3g}",
+        help="the privacy budget the most sensitive feature's own value gets, after setting aside what "
+        "correlated features reveal about it (smaller = noisier, more private)",
+    )
+    st.metric(
+        "whole-record privacy level delivered (c_d)",
+        f"{alloc.ldp_level:.3g}",
+        delta=f"{alloc.ldp_level - eps:.3g} vs ε",
+        delta_color="off",
+        help="the local-DP level of the whole record: what bounds an attacker who knows more than the model",
+    )
 st.dataframe(report.round(5), hide_index=True, key="bcdp_gtable")
-st.caption("pass = the protection a feature gets (guaranteed δ') is at least as strict as the level asked "
-           "for it (demanded δ), up to 1e-9 for rounding. The allocation is proven to pass, so a fail would be "
-           "reported as a numerical failure of this software, not as a finding. How guaranteed δ' is "
-           "computed: in the formulas at the bottom of the page.")
+st.caption(
+    "pass = the protection a feature gets (guaranteed δ') is at least as strict as the level asked "
+    "for it (demanded δ), up to 1e-9 for rounding. The allocation is proven to pass, so a fail would be "
+    "reported as a numerical failure of this software, not as a finding. How guaranteed δ' is "
+    "computed: in the formulas at the bottom of the page."
+)
 csv_download(tables["bcdp_guarantee"], "bcdp_guarantee.csv", "dl_guarantee")
 meaning_panel(result, state)
 report_button("Feature_privacy", scenario, result, plan_a=ab)
@@ -158,25 +194,33 @@ with st.expander("Stage schematic of Mechanism 1 — which features each stage c
     chart(stage_schematic_figure(result.values["sorted_names"], result.values["stages"]), key="bcdp_stages")
     if ab is not None:
         st.caption("Plan A's stages:")
-        chart(stage_schematic_figure(ab[1].values["sorted_names"], ab[1].values["stages"]),
-                        key="bcdp_stages_a")
+        chart(stage_schematic_figure(ab[1].values["sorted_names"], ab[1].values["stages"]), key="bcdp_stages_a")
     csv_download(tables["bcdp_stages"], "bcdp_stages.csv", "dl_stages", "Download the stages (CSV)")
-    st.caption("Stage k privatises the features from the k-th most private one onwards with budget "
-               "Δ_k = c_k − c_{k−1}; a feature's estimate combines the stages that cover it with "
-               "weights Δ_k²/m_k. Stages with Δ_k = 0 are skipped.")
+    st.caption(
+        "Stage k privatises the features from the k-th most private one onwards with budget "
+        "Δ_k = c_k − c_{k−1}; a feature's estimate combines the stages that cover it with "
+        "weights Δ_k²/m_k. Stages with Δ_k = 0 are skipped."
+    )
 
 # ------------------------------------------------------------------ MSE sweep
 st.subheader(f"Squared error vs {AXES[state['axis']]}")
 summary, errors = tables["bcdp_mse_summary"], tables["bcdp_mse_errors"]
 same_axis = ab is not None and ab[0].axis == scenario.axis
-fig = mse_sweep_figure(summary, state["axis"], show_exact=state["analytic"], show_bound=state["bounds"],
-                       plan_a=ab[1].tables()["bcdp_mse_summary"] if same_axis else None)
+fig = mse_sweep_figure(
+    summary,
+    state["axis"],
+    show_exact=state["analytic"],
+    show_bound=state["bounds"],
+    plan_a=ab[1].tables()["bcdp_mse_summary"] if same_axis else None,
+)
 if ab is not None and not same_axis:
     st.caption(f"Plan A sweeps {ab[0].axis}, this view sweeps {scenario.axis}: plan A is not overlaid here.")
 chart(fig, key="bcdp_msefig")
-st.caption(f"Simulated: {scenario.trials} independent runs per point, n = {scenario.n:,} users "
-           "(data from the q-mixture prior of eq. 58), median and 25–75 % band of ‖x̂ − x̄‖². "
-           "Dashed (analytic): exact MSE before projection, from Var(Z_j) = B²/m − v_j².")
+st.caption(
+    f"Simulated: {scenario.trials} independent runs per point, n = {scenario.n:,} users "
+    "(data from the q-mixture prior of eq. 58), median and 25–75 % band of ‖x̂ − x̄‖². "
+    "Dashed (analytic): exact MSE before projection, from Var(Z_j) = B²/m − v_j²."
+)
 m1, m2 = st.columns(2)
 with m1:
     csv_download(tables["bcdp_mse_summary"], "bcdp_mse_summary.csv", "dl_summary")
@@ -184,43 +228,67 @@ with m2:
     csv_download(tables["bcdp_mse_errors"], "bcdp_mse_errors.csv", "dl_errors")
 
 qd = tables["bcdp_release_quantiles"]
-st.markdown(f"**Twenty equally likely published means** of each feature under Mechanism 1 at q = {scenario.q:g} "
-            "(▲ true mean): each dot is one possible release — the strictly protected features scatter more "
-            "(quantiles of simulated releases).")
+st.markdown(
+    f"**Twenty equally likely published means** of each feature under Mechanism 1 at q = {scenario.q:g} "
+    "(▲ true mean): each dot is one possible release — the strictly protected features scatter more "
+    "(quantiles of simulated releases)."
+)
 chart(pf.quantile_dotplot_figure(qd), key="bcdp_dotplot")
 if ab is not None:
-    chart(pf.quantile_dotplot_figure(ab[1].tables()["bcdp_release_quantiles"], title="plan A"),
-                    key="bcdp_dotplot_a")
+    chart(pf.quantile_dotplot_figure(ab[1].tables()["bcdp_release_quantiles"], title="plan A"), key="bcdp_dotplot_a")
 csv_download(qd, "bcdp_release_quantiles.csv", "dl_bcdp_dots")
 
 with st.expander("What privacy do I need for this accuracy?", expanded=solver_open("bcdp")):
-    st.markdown(f"Scale every level of this scenario (all δ_i and ε) by one factor and find the **most private** "
-                f"scaling whose squared error ‖x̂ − x̄‖² *as plotted below* (simulated releases with the "
-                f"{scenario.used_projection} projection; q = {scenario.q:g}, n = {scenario.n:,}) meets your target. "
-                "The error is not monotone in the scaling, so the whole range is scanned; a fresh simulation then "
-                "checks the answer.")
+    st.markdown(
+        f"Scale every level of this scenario (all δ_i and ε) by one factor and find the **most private** "
+        f"scaling whose squared error ‖x̂ − x̄‖² *as plotted below* (simulated releases with the "
+        f"{scenario.used_projection} projection; q = {scenario.q:g}, n = {scenario.n:,}) meets your target. "
+        "The error is not monotone in the scaling, so the whole range is scanned; a fresh simulation then "
+        "checks the answer."
+    )
     c1, c2 = st.columns(2)
-    target = c1.number_input("target squared error ‖x̂ − x̄‖²", min_value=TARGET_MIN, max_value=TARGET_MAX, value=0.5,
-                             format="%.4g", key="bcdp_target", on_change=mark_solver, args=("bcdp",))
-    statistic = c2.radio("of the releases' errors", STATISTICS, key="bcdp_statistic", horizontal=True,
-                         format_func=lambda v: {"median": "median (the plotted curve)", "mean": "mean"}[v])
+    target = c1.number_input(
+        "target squared error ‖x̂ − x̄‖²",
+        min_value=TARGET_MIN,
+        max_value=TARGET_MAX,
+        value=0.5,
+        format="%.4g",
+        key="bcdp_target",
+        on_change=mark_solver,
+        args=("bcdp",),
+    )
+    statistic = c2.radio(
+        "of the releases' errors",
+        STATISTICS,
+        key="bcdp_statistic",
+        horizontal=True,
+        format_func=lambda v: {"median": "median (the plotted curve)", "mean": "mean"}[v],
+    )
     if st.button("Find the most private setting", key="bcdp_solve"):
         try:
             sol = solve_feature_privacy(scenario, target=target, statistic=statistic)
         except InputError as exc:
             show_input_error(exc)
         else:
-            st.success(f"{sol.scale:.3g}× the levels: ε = {sol.eps:.3g}, δ = "
-                       f"{', '.join(f'{v:.3g}' for v in sol.delta)}. Simulated {sol.statistic} error {sol.error:.4g} ≤ "
-                       f"{sol.target:g} — about ± {np.sqrt(sol.error / len(sol.delta)):.3g} on each feature's published "
-                       f"mean (values in [−1, 1]); 10 % more private gives {sol.error_10pct_more_private:.4g} (scan "
-                       f"resolution ×{sol.grid_ratio:.3g}).")
-            st.markdown(f"Fresh simulation ({sol.check_trials} releases, new seed): {sol.statistic} {sol.check:.4g}, "
-                        f"95 % interval [{sol.check_low:.4g}, {sol.check_high:.4g}] — "
-                        f"{'meets' if sol.meets_target else '**misses**'} the target.")
+            st.success(
+                f"{sol.scale:.3g}× the levels: ε = {sol.eps:.3g}, δ = "
+                f"{', '.join(f'{v:.3g}' for v in sol.delta)}. Simulated {sol.statistic} error {sol.error:.4g} ≤ "
+                f"{sol.target:g} — about ± {np.sqrt(sol.error / len(sol.delta)):.3g} on each feature's published "
+                f"mean (values in [−1, 1]); 10 % more private gives {sol.error_10pct_more_private:.4g} (scan "
+                f"resolution ×{sol.grid_ratio:.3g})."
+            )
+            st.markdown(
+                f"Fresh simulation ({sol.check_trials} releases, new seed): {sol.statistic} {sol.check:.4g}, "
+                f"95 % interval [{sol.check_low:.4g}, {sol.check_high:.4g}] — "
+                f"{'meets' if sol.meets_target else '**misses**'} the target."
+            )
             b1, b2 = st.columns(2)
-            b1.button("Use this setting here", key="bcdp_use_solution", on_click=state.apply_scenario,
-                      args=(fp.SCENARIO.from_query(sol.scenario_query),))
+            b1.button(
+                "Use this setting here",
+                key="bcdp_use_solution",
+                on_click=state.apply_scenario,
+                args=(fp.SCENARIO.from_query(sol.scenario_query),),
+            )
             b2.link_button("Open it in a new tab", f"Feature_privacy?{urlencode(sol.scenario_query)}")
 
 # ------------------------------------------------------------------ explanation
@@ -251,30 +319,48 @@ st.info(
 with st.expander("Formulas behind the curves"):
     doc_link("Feature_privacy")
     st.markdown("**Allocation (Theorem 2)**, coordinates sorted by δ, δ̃_i = min(δ_i, ε):")
-    st.latex(r"c_d=\min\Big(\log\frac{e^{\zeta\tilde\delta_1}+q-1}{q},\ \tilde\delta_d\Big),\quad "
-             r"c_i=\begin{cases}c_d & c_d\le\tilde\delta_i\\ \tilde\delta_i-\log(1+qe^{c_d}-q)&\text{otherwise}\end{cases}")
+    st.latex(
+        r"c_d=\min\Big(\log\frac{e^{\zeta\tilde\delta_1}+q-1}{q},\ \tilde\delta_d\Big),\quad "
+        r"c_i=\begin{cases}c_d & c_d\le\tilde\delta_i\\ \tilde\delta_i-\log(1+qe^{c_d}-q)&\text{otherwise}\end{cases}"
+    )
     st.markdown("**Guarantee (Proposition 4)** — Mechanism 1 is c-CDP and c_d-LDP:")
-    st.latex(r"\delta'_i=\min\big(c_i+\log(1+q e^{c_d}-q),\ c_d\big)\ \wedge\ "
-             r"\big(c_i+\log(1+q(e^{\sum_{j\ne i}c_j}-1))\big)")
-    st.markdown("In the table: *bound from the whole-record level* is the first term (Proposition 4(2) with "
-                "ε := c_d), *bound from composition* the second (Proposition 4(1)); guaranteed δ' is the smaller. "
-                "*budget c_i* is c_i above.")
-    st.markdown("**Duchi et al. channel (Mechanism 3)** — output on the sphere of radius B; unbiased value "
-                "(the paper prints twice this):")
-    st.latex(r"B=r\,\frac{e^\alpha+1}{e^\alpha-1}\,\sqrt\pi\,\frac{\Gamma(\frac{m+1}{2})}{\Gamma(\frac m2)},"
-             r"\qquad \mathbb E[Z]=v,\quad \mathbb E[ZZ^\top]=\tfrac{B^2}{m}I")
+    st.latex(
+        r"\delta'_i=\min\big(c_i+\log(1+q e^{c_d}-q),\ c_d\big)\ \wedge\ "
+        r"\big(c_i+\log(1+q(e^{\sum_{j\ne i}c_j}-1))\big)"
+    )
+    st.markdown(
+        "In the table: *bound from the whole-record level* is the first term (Proposition 4(2) with "
+        "ε := c_d), *bound from composition* the second (Proposition 4(1)); guaranteed δ' is the smaller. "
+        "*budget c_i* is c_i above."
+    )
+    st.markdown(
+        "**Duchi et al. channel (Mechanism 3)** — output on the sphere of radius B; unbiased value "
+        "(the paper prints twice this):"
+    )
+    st.latex(
+        r"B=r\,\frac{e^\alpha+1}{e^\alpha-1}\,\sqrt\pi\,\frac{\Gamma(\frac{m+1}{2})}{\Gamma(\frac m2)},"
+        r"\qquad \mathbb E[Z]=v,\quad \mathbb E[ZZ^\top]=\tfrac{B^2}{m}I"
+    )
     st.markdown("**Mechanism 1**: stage k privatises x_{k:d} at Δ_k = c_k − c_{k−1}; estimate")
     st.latex(r"\hat\nu_i=\frac{\sum_{k\le i}w_kY^k_{(i)}}{\sum_{k\le i}w_k},\qquad w_k=\frac{\Delta_k^2}{d-k+1}")
     st.markdown("**Exact MSE before projection (analytic curve)**, ω = normalised weights, γ = 1 (2 as published):")
-    st.latex(r"\mathrm{MSE}=\sum_i\Big[\sum_{k\le i}\omega_{ki}^2\frac{B_k^2/m_k-\gamma^2\overline{x_i^2}}{n}"
-             r"+(\gamma-1)^2\bar x_i^2\Big]")
+    st.latex(
+        r"\mathrm{MSE}=\sum_i\Big[\sum_{k\le i}\omega_{ki}^2\frac{B_k^2/m_k-\gamma^2\overline{x_i^2}}{n}"
+        r"+(\gamma-1)^2\bar x_i^2\Big]"
+    )
     st.markdown("**Theorem 2 bound** (up to a universal constant):")
-    st.latex(r"\mathbb E\|\bar x-\Pi(\hat x)\|^2\lesssim\frac1n\sum_i\Big(\frac1{\sum_{k\le i}\Delta_k^2/(d-k+1)}\wedge d\Big)")
+    st.latex(
+        r"\mathbb E\|\bar x-\Pi(\hat x)\|^2\lesssim\frac1n\sum_i\Big(\frac1{\sum_{k\le i}\Delta_k^2/(d-k+1)}\wedge d\Big)"  # noqa: E501 (one LaTeX formula)
+    )
     st.markdown("**Corollary 1** (two groups: k features at δ, the rest at ε > 2δ, ζ = ½), up to a constant:")
-    st.latex(r"\frac1n\Big(\frac{dk}{\delta^2}+\frac{(d-k)^2}{\varepsilon^2}\Big)\ \text{if } q\le\frac{e^{\delta/2}-1}{e^\varepsilon-1},"
-             r"\qquad \frac1n\Big(\frac{dk}{\delta^2}+\frac{(d-k)^2}{\frac{d-k}{d}\delta^2+(c_d-\delta/2)^2}\Big)\ \text{otherwise}")
+    st.latex(
+        r"\frac1n\Big(\frac{dk}{\delta^2}+\frac{(d-k)^2}{\varepsilon^2}\Big)\ \text{if } q\le\frac{e^{\delta/2}-1}{e^\varepsilon-1},"  # noqa: E501 (one LaTeX formula)
+        r"\qquad \frac1n\Big(\frac{dk}{\delta^2}+\frac{(d-k)^2}{\frac{d-k}{d}\delta^2+(c_d-\delta/2)^2}\Big)\ \text{otherwise}"  # noqa: E501 (one LaTeX formula)
+    )
 if state["preset"] != "Custom":
     key = fp.PRESET_KEYS[state["preset"]]
-    st.info(f"Preset {PAPER_PRESETS[key].name}: {PAPER_PRESETS[key].note} Trials are capped at "
-            f"{fp.PAGE_PRESET_TRIALS} here; "
-            f"`hetdp reproduce {key} --out DIR` runs the full configuration.")
+    st.info(
+        f"Preset {PAPER_PRESETS[key].name}: {PAPER_PRESETS[key].note} Trials are capped at "
+        f"{fp.PAGE_PRESET_TRIALS} here; "
+        f"`hetdp reproduce {key} --out DIR` runs the full configuration."
+    )

@@ -8,8 +8,8 @@ from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import groupwise_zcdp as gz
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
-    chart,
     ScenarioState,
+    chart,
     csv_download,
     grid_slider,
     list_editor,
@@ -31,12 +31,13 @@ from hetdp_ui.zcdp_figures import (
     renyi_figure,
 )
 
-st.set_page_config(page_title="Group-wise zCDP — hetdp", page_icon="🔒", layout="wide",
-                   initial_sidebar_state="auto")  # an emoji icon is inlined: no font server
+st.set_page_config(
+    page_title="Group-wise zCDP — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
+)  # an emoji icon is inlined: no font server
 sidebar_nav()
 
 RHO_GRID, ALPHA_MAX_GRID = list(gz.RHO_GRID), list(gz.ALPHA_MAX_GRID)
-state = ScenarioState("zc", gz.GroupwiseZcdp, presets=gz.PRESETS)
+state = ScenarioState.of(gz)
 
 
 st.title("Group-wise zCDP")
@@ -55,8 +56,13 @@ else:
     sb.text_input("counts per group (comma-separated)", key=state.key("counts"), on_change=state.mark_custom)
 log_slider("ρ — zCDP level (σ² = 1/(2ρ))", RHO_GRID, state.key("rho"))
 state.slider("r", "r — relative error", step=0.01, on_change=state.mark_custom)
-sb.radio("Algorithm", ["1", "2"], key=state.key("algorithm"), horizontal=True,
-         format_func=lambda a: {"1": "1: Gaussian, then relative noise", "2": "2: relative noise only"}[a])
+sb.radio(
+    "Algorithm",
+    ["1", "2"],
+    key=state.key("algorithm"),
+    horizontal=True,
+    format_func=lambda a: {"1": "1: Gaussian, then relative noise", "2": "2: relative noise only"}[a],
+)
 grid_slider("largest Rényi order α", ALPHA_MAX_GRID, state.key("alpha_max"))
 state.number("trials", "trials (simulated releases)", step=100)
 state.number("seed", "seed", step=1)
@@ -68,21 +74,27 @@ try:
             if list_editor(state.key("counts"), item="group", column="count") is None:
                 state.sync_url()
                 st.stop()
-    counts = state.scenario(group=1).group_counts()           # validates every field
+    counts = state.scenario(group=1).group_counts()  # validates every field
 except InputError as exc:
     show_input_error(exc)
     state.sync_url()
     st.stop()
-try:                                       # a value the browser sent back in another form is reset, not fatal
+try:  # a value the browser sent back in another form is reset, not fatal
     group = int(st.session_state[state.key("group")])
 except (TypeError, ValueError):
     group = 1
 st.session_state[state.key("group")] = group if 1 <= group <= counts.size else 1
 # labels must not depend on the counts: when k changes the browser keeps the old label, and a label
-# that no longer matches an option came back as a string (the crash of issue 20)
-sb.selectbox("group for the D_α plot", list(range(1, counts.size + 1)), key=state.key("group"),
-             format_func=lambda g: f"group {g}")
-sb.caption(f"group {st.session_state[state.key('group')]} has x = {counts[st.session_state[state.key('group')] - 1]:g} people")
+# that no longer matches an option came back as a string (it crashed the page)
+sb.selectbox(
+    "group for the D_α plot",
+    list(range(1, counts.size + 1)),
+    key=state.key("group"),
+    format_func=lambda g: f"group {g}",
+)
+sb.caption(
+    f"group {st.session_state[state.key('group')]} has x = {counts[st.session_state[state.key('group')] - 1]:g} people"
+)
 state.sync_url()
 try:
     scenario = state.scenario()
@@ -106,54 +118,73 @@ csv_download(tables["zcdp_releases"], "zcdp_releases.csv", "dl_zc_release")
 
 # ------------------------------------------------------------------ D_alpha for one group
 st.subheader(f"Privacy loss of group {state['group']} (x = {x_sel:g}) in both directions")
-reference = ("claimed α·v + ξ (paper)" if algorithm == 2 else "α·ρ (post-processing of the Gaussian step)")
-chart(renyi_figure(curves.alpha, curves.up, curves.down, curves.claimed, curves.violated,
-                             reference), key="zc_renyi")
+reference = "claimed α·v + ξ (paper)" if algorithm == 2 else "α·ρ (post-processing of the Gaussian step)"
+chart(renyi_figure(curves.alpha, curves.up, curves.down, curves.claimed, curves.violated, reference), key="zc_renyi")
 if claim["unresolved"]:
-    st.warning("Numerical limit, not a finding: D_α could not be resolved to the tolerance "
-               f"({zcdp.ALG1_REL_TOL:g} relative, two resolutions compared) for α = "
-               + ", ".join(f"{v:.3g}" for v in claim["unresolved"][:8])
-               + (" …" if len(claim["unresolved"]) > 8 else "") + "; those points are left out of the plot.")
+    st.warning(
+        "Numerical limit, not a finding: D_α could not be resolved to the tolerance "
+        f"({zcdp.ALG1_REL_TOL:g} relative, two resolutions compared) for α = "
+        + ", ".join(f"{v:.3g}" for v in claim["unresolved"][:8])
+        + (" …" if len(claim["unresolved"]) > 8 else "")
+        + "; those points are left out of the plot."
+    )
 if algorithm == 1:
     show_checks(result.checks)
 if algorithm == 1 and claim.get("bound_violation"):
-    pass                                            # reported by show_checks as a numerical failure
+    pass  # reported by show_checks as a numerical failure
 elif claim["holds"]:
     st.success(f"On α ∈ (1, {state['alpha_max']:g}] both directions stay below {reference}.")
 else:
     parts = []
     for d, label in (("up", "D_α(M(x)‖M(x±1))"), ("down", "D_α(M(x±1)‖M(x))")):
         if claim[f"first_violation_{d}"] is not None:
-            parts.append(f"{label} exceeds it from α ≈ {claim[f'first_violation_{d}']:.3g}"
-                         + (" and becomes infinite" if claim[f"infinite_{d}"] else ""))
+            parts.append(
+                f"{label} exceeds it from α ≈ {claim[f'first_violation_{d}']:.3g}"
+                + (" and becomes infinite" if claim[f"infinite_{d}"] else "")
+            )
     inf = claim.get("alpha_infinite", {})
     where = []
     if inf.get("up_minus") is not None:
         where.append(f"D_α(M(x)‖M(x−1)) for α ≥ x²/(2x−1) = {inf['up_minus']:.4g}")
     if inf.get("down_plus") is not None:
         where.append(f"D_α(M(x+1)‖M(x)) for α ≥ (x+1)²/(2x+1) = {inf['down_plus']:.4g}")
-    st.error("The claim fails for this group: " + "; ".join(parts) + "."
-             + (" Infinite exactly: " + "; ".join(where) + "." if where else ""))
+    st.error(
+        "The claim fails for this group: "
+        + "; ".join(parts)
+        + "."
+        + (" Infinite exactly: " + "; ".join(where) + "." if where else "")
+    )
 i_sel = state["group"] - 1
 c2 = values["at2"]
-loss2 = float(np.maximum(c2.up, c2.down)[0])                        # NaN if unresolved
+loss2 = float(np.maximum(c2.up, c2.down)[0])  # NaN if unresolved
 acc_sel = float(stats["bound"].iloc[i_sel])
 st.markdown(
     f"**In plain words.** Group {state['group']} has {x_sel:g} people. Its released count is off by "
     f"{float(stats['mean_abs_error'].iloc[i_sel]):.3g} on average (bound {acc_sel:.3g}). "
-    + (f"It is promised a privacy loss of at most α·v + ξ = {float(c2.claimed[0]):.3g} "
-       f"at α = 2 and actually faces {loss2:.3g}"
-       if algorithm == 2 else
-       (f"Its loss at α = 2 is {loss2:.3g}, " if np.isfinite(loss2) else
-        "Its loss at α = 2 could not be resolved numerically; it is ")
-       + f"below the ρ-zCDP guarantee 2ρ = {2 * rho:.3g} that every group has")
-    + ("; the promise holds for every order shown." if claim["holds"] else
-       "; the promise is broken for some orders (above)."))
+    + (
+        f"It is promised a privacy loss of at most α·v + ξ = {float(c2.claimed[0]):.3g} "
+        f"at α = 2 and actually faces {loss2:.3g}"
+        if algorithm == 2
+        else (
+            f"Its loss at α = 2 is {loss2:.3g}, "
+            if np.isfinite(loss2)
+            else "Its loss at α = 2 could not be resolved numerically; it is "
+        )
+        + f"below the ρ-zCDP guarantee 2ρ = {2 * rho:.3g} that every group has"
+    )
+    + (
+        "; the promise holds for every order shown."
+        if claim["holds"]
+        else "; the promise is broken for some orders (above)."
+    )
+)
 csv_download(tables["zcdp_renyi_curve"], "zcdp_renyi_curve.csv", "dl_zc_curve")
 
-st.markdown(f"**Twenty equally likely published counts** of group {state['group']} (true count {x_sel:g}) under "
-            f"each algorithm (ρ = {rho:g}, r = {r:g}): each dot is one possible release (quantiles of 100 000 "
-            "simulated releases).")
+st.markdown(
+    f"**Twenty equally likely published counts** of group {state['group']} (true count {x_sel:g}) under "
+    f"each algorithm (ρ = {rho:g}, r = {r:g}): each dot is one possible release (quantiles of 100 000 "
+    "simulated releases)."
+)
 chart(pf.quantile_dotplot_figure(tables["zcdp_release_quantiles"]), key="zc_dotplot")
 csv_download(tables["zcdp_release_quantiles"], "zcdp_release_quantiles.csv", "dl_zc_dots")
 
@@ -167,8 +198,10 @@ with c3:
 with c4:
     st.subheader("What each group is promised and gets")
     if values["summary_skipped"]:
-        st.warning(f"The per-group summary for Algorithm 1 is numerical; shown for up to "
-                   f"{gz.MAX_ALG1_SUMMARY} groups (you have {counts.size}).")
+        st.warning(
+            f"The per-group summary for Algorithm 1 is numerical; shown for up to "
+            f"{gz.MAX_ALG1_SUMMARY} groups (you have {counts.size})."
+        )
     else:
         st.dataframe(tables["zcdp_group_summary"], hide_index=True, key="zc_summary")
         csv_download(tables["zcdp_group_summary"], "zcdp_group_summary.csv", "dl_zc_summary")
@@ -183,36 +216,62 @@ for al, m in values["monotonicity"].items():
         answer.append(f"α = {al:g}: **yes**, non-increasing over the sizes shown")
     else:
         lo, hi = m["first_rise"]
-        answer.append(f"α = {al:g}: **no** — it rises between x = {lo:g} and x = {hi:g}"
-                      + (f", non-increasing from x = {m['from']:g} on" if m["from"] is not None else ""))
-st.markdown("Numerical answer for ρ = {:g}, r = {:g}: ".format(rho, r) + "; ".join(answer) + ".")
+        answer.append(
+            f"α = {al:g}: **no** — it rises between x = {lo:g} and x = {hi:g}"
+            + (f", non-increasing from x = {m['from']:g} on" if m["from"] is not None else "")
+        )
+st.markdown(f"Numerical answer for ρ = {rho:g}, r = {r:g}: " + "; ".join(answer) + ".")
 unresolved_sizes = sorted(set(scan.loc[scan["loss"].isna(), "size"]))
 if unresolved_sizes:
-    st.warning("Numerical limit: the loss could not be resolved to the tolerance at x = "
-               + ", ".join(f"{v:g}" for v in unresolved_sizes) + "; those sizes are left out of the answer.")
-st.caption("Algorithm 1 has no closed form: D_α is computed numerically. The densities are replaced by "
-           "finite mixtures that are themselves post-processings of a Gaussian step (so they keep the αρ bound), "
-           "the Rényi integral is taken on a fixed grid with log-sum-exp, and every value is computed at two "
-           "resolutions: a rise counts only when it exceeds both error estimates. Empty groups (x = 0) are "
-           "compared with x = 1 only.")
+    st.warning(
+        "Numerical limit: the loss could not be resolved to the tolerance at x = "
+        + ", ".join(f"{v:g}" for v in unresolved_sizes)
+        + "; those sizes are left out of the answer."
+    )
+st.caption(
+    "Algorithm 1 has no closed form: D_α is computed numerically. The densities are replaced by "
+    "finite mixtures that are themselves post-processings of a Gaussian step (so they keep the αρ bound), "
+    "the Rényi integral is taken on a fixed grid with log-sum-exp, and every value is computed at two "
+    "resolutions: a rise counts only when it exceeds both error estimates. Empty groups (x = 0) are "
+    "compared with x = 1 only."
+)
 csv_download(tables["zcdp_loss_vs_size"], "zcdp_loss_vs_size.csv", "dl_zc_scan")
 
-meaning_panel(result, state, empty_note="Algorithm 2's per-group claim does not hold (see the checks above), so no level is stated; switch to Algorithm 1, which is ρ-zCDP for every group.")
+meaning_panel(
+    result,
+    state,
+    empty_note="Algorithm 2's per-group claim does not hold (see the checks above), so no level is stated; "
+    "switch to Algorithm 1, which is ρ-zCDP for every group.",
+)
 report_button("Groupwise_zCDP", scenario, result)
 
 with st.expander("Formulas behind the curves"):
     doc_link("Groupwise_zCDP")
-    st.markdown("**Algorithm 1**: $X_i\\sim N(x_i,\\sigma^2)$, $Y_i\\sim N(X_i,(rX_i)^2)$, $\\sigma^2=1/(2\\rho)$; "
-                "**Algorithm 2**: $X_i\\sim N(x_i,(rx_i)^2)$. Accuracy bounds (analytic):")
+    st.markdown(
+        "**Algorithm 1**: $X_i\\sim N(x_i,\\sigma^2)$, $Y_i\\sim N(X_i,(rX_i)^2)$, $\\sigma^2=1/(2\\rho)$; "
+        "**Algorithm 2**: $X_i\\sim N(x_i,(rx_i)^2)$. Accuracy bounds (analytic):"
+    )
     st.latex(r"\mathbb E|Y_i-x_i|\le r x_i+\sigma\sqrt{1+r^2}\qquad \mathbb E|X_i-x_i|\le r x_i")
-    st.markdown("**Rényi divergence of Gaussians** ($s_\\alpha^2=\\alpha s_2^2+(1-\\alpha)s_1^2$; $+\\infty$ if $s_\\alpha^2\\le0$):")
-    st.latex(r"D_\alpha(N(\mu_1,s_1^2)\|N(\mu_2,s_2^2))=\log\frac{s_2}{s_1}+\frac{\log(s_2^2/s_\alpha^2)}{2(\alpha-1)}"
-             r"+\frac{\alpha(\mu_1-\mu_2)^2}{2s_\alpha^2}")
+    st.markdown(
+        "**Rényi divergence of Gaussians** ($s_\\alpha^2=\\alpha s_2^2+(1-\\alpha)s_1^2$; $+\\infty$ if $s_\\alpha^2\\le0$):"  # noqa: E501 (one LaTeX formula)
+    )
+    st.latex(
+        r"D_\alpha(N(\mu_1,s_1^2)\|N(\mu_2,s_2^2))=\log\frac{s_2}{s_1}+\frac{\log(s_2^2/s_\alpha^2)}{2(\alpha-1)}"
+        r"+\frac{\alpha(\mu_1-\mu_2)^2}{2s_\alpha^2}"
+    )
     st.markdown("**Claimed budgets for Algorithm 2** (paper), to hold in *both* directions for neighbours x ± 1:")
-    st.latex(r"D_\alpha\le\alpha\,v(D)_i+\xi(D)_i,\quad v(D)_i=\frac1{2r^2x_i^2},\quad \xi(D)_i=2\log\Big(1+\frac1{x_i}\Big)")
-    st.markdown("The reverse direction against x+1 has $s_\\alpha^2\\le 0$, hence $D_\\alpha=\\infty$, exactly when "
-                "$\\alpha\\ge (x+1)^2/(2x+1)$. **Algorithm 1, numerically**, with $U=1+rZ$:")
-    st.latex(r"f_Y(y)=\int\varphi(z)\,N\big(y;\,x(1+rz),\,\sigma^2(1+rz)^2\big)\,dz,\qquad "
-             r"D_\alpha(f\|g)=\frac1{\alpha-1}\log\int f^\alpha g^{1-\alpha}\,dy")
-    st.markdown("Algorithm 1 is a post-processing of the Gaussian mechanism $X$, so $D_\\alpha\\le\\alpha\\rho$ "
-                "for every group; the question is whether it is smaller for larger groups.")
+    st.latex(
+        r"D_\alpha\le\alpha\,v(D)_i+\xi(D)_i,\quad v(D)_i=\frac1{2r^2x_i^2},\quad \xi(D)_i=2\log\Big(1+\frac1{x_i}\Big)"
+    )
+    st.markdown(
+        "The reverse direction against x+1 has $s_\\alpha^2\\le 0$, hence $D_\\alpha=\\infty$, exactly when "
+        "$\\alpha\\ge (x+1)^2/(2x+1)$. **Algorithm 1, numerically**, with $U=1+rZ$:"
+    )
+    st.latex(
+        r"f_Y(y)=\int\varphi(z)\,N\big(y;\,x(1+rz),\,\sigma^2(1+rz)^2\big)\,dz,\qquad "
+        r"D_\alpha(f\|g)=\frac1{\alpha-1}\log\int f^\alpha g^{1-\alpha}\,dy"
+    )
+    st.markdown(
+        "Algorithm 1 is a post-processing of the Gaussian mechanism $X$, so $D_\\alpha\\le\\alpha\\rho$ "
+        "for every group; the question is whether it is smaller for larger groups."
+    )

@@ -7,29 +7,30 @@ from hetdp_core.scenarios import mechanism_lab as ml
 from hetdp_core.solve import METRICS, TARGET_MAX, TARGET_MIN, solve_mechanisms
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
-    mark_solver,
-    solver_open,
-    chart,
     ScenarioState,
+    chart,
     csv_download,
     grid_slider,
     log_slider,
+    mark_solver,
     meaning_panel,
     question,
     report_button,
     run_scenario,
     show_checks,
     show_input_error,
+    solver_open,
 )
 from hetdp_ui.lesson_panel import lesson_panel
 from hetdp_ui.nav import doc_link, sidebar_nav
 
-st.set_page_config(page_title="Mechanism lab — hetdp", page_icon="🔒", layout="wide",
-                   initial_sidebar_state="auto")  # an emoji icon is inlined: no font server
+st.set_page_config(
+    page_title="Mechanism lab — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
+)  # an emoji icon is inlined: no font server
 sidebar_nav()
 
 EPS_GRID, DELTA_GRID = list(ml.EPS_GRID), list(ml.DELTA_GRID)
-state = ScenarioState("mech", ml.MechanismLab, presets=ml.PRESETS)
+state = ScenarioState.of(ml)
 
 
 st.title("Mechanism lab")
@@ -44,8 +45,15 @@ state.number("sens", "sensitivity Δ (noise tab)")
 state.number("trials", "trials (simulations)", step=100)
 state.number("seed", "seed")
 state.sync_url()
-t1, t2, t3, t4, t5 = st.tabs(["Noise: Laplace, Gaussian, MNM", "Composition (Example 8)",
-                              "Median: local vs smooth sensitivity", "Bounded Laplace", "Exponential mechanism"])
+t1, t2, t3, t4, t5 = st.tabs(
+    [
+        "Noise: Laplace, Gaussian, MNM",
+        "Composition (Example 8)",
+        "Median: local vs smooth sensitivity",
+        "Bounded Laplace",
+        "Exponential mechanism",
+    ]
+)
 # widgets of every tab first (they belong to the scenario), then the one computation
 with t1:
     noise_area = st.container()
@@ -85,21 +93,27 @@ with noise_area:
     csv_download(dens, "mech_noise_densities.csv", "dl_mech_density", "Download the densities (CSV)")
     t0 = values["mnm_threshold"]
     kind, scale = values["mnm_branch"]
-    st.warning(f"**Erratum (Theorem 10 as printed).** The printed mixed noise mechanism adds N(0, 2(Δ/ε)²) when "
-               f"Δ ≤ t0 = √π δ ε/2 (here t0 = {t0:.3g}). That Gaussian is *not* (ε, δ)-DP: its privacy depends only on "
-               f"Δ/σ = ε/√2, so no condition on Δ can fix it — at ε = {eps:g} its exact δ(ε) is "
-               f"**{values['mnm_printed_delta']:.3g}**, not ≤ δ = {delta:g}. hetdp's MNM uses the smallest Gaussian σ "
-               "whose exact privacy profile meets (ε, δ) when that noise has a lower variance than Laplace, and Laplace "
-               f"otherwise: here the **{kind}** branch, scale {scale:.4g}.")
+    st.warning(
+        f"**Erratum (Theorem 10 as printed).** The printed mixed noise mechanism adds N(0, 2(Δ/ε)²) when "
+        f"Δ ≤ t0 = √π δ ε/2 (here t0 = {t0:.3g}). That Gaussian is *not* (ε, δ)-DP: its privacy depends only on "
+        f"Δ/σ = ε/√2, so no condition on Δ can fix it — at ε = {eps:g} its exact δ(ε) is "
+        f"**{values['mnm_printed_delta']:.3g}**, not ≤ δ = {delta:g}. hetdp's MNM uses the smallest Gaussian σ "
+        "whose exact privacy profile meets (ε, δ) when that noise has a lower variance than Laplace, and Laplace "
+        f"otherwise: here the **{kind}** branch, scale {scale:.4g}."
+    )
     st.dataframe(values["variances"], hide_index=True, key="mech_var_table")
-    st.markdown("**Exact privacy profile of every noise drawn** (checked before any claim is shown): δ(ε) is the "
-                "exact hockey-stick divergence at the stated ε; P(loss > ε) is the probability that an output "
-                "moves an attacker's belief further than the pure-ε bound.")
+    st.markdown(
+        "**Exact privacy profile of every noise drawn** (checked before any claim is shown): δ(ε) is the "
+        "exact hockey-stick divergence at the stated ε; P(loss > ε) is the probability that an output "
+        "moves an attacker's belief further than the pure-ε bound."
+    )
     st.dataframe(tables["mech_privacy_profiles"], hide_index=True, key="mech_profiles_table")
     csv_download(tables["mech_privacy_profiles"], "mech_privacy_profiles.csv", "dl_mech_profiles")
     show_checks([c for c in result.checks if not c.name.startswith("bounded")])
-    st.markdown("**Example 11 — Pareto sample mean**: data with density α x^{−α−1} (x > 1), clipped to "
-                "[0, Λ] so that Δ = Λ/n; MSE of the noisy mean against the population mean α/(α−1).")
+    st.markdown(
+        "**Example 11 — Pareto sample mean**: data with density α x^{−α−1} (x > 1), clipped to "
+        "[0, Λ] so that Δ = Λ/n; MSE of the noisy mean against the population mean α/(α−1)."
+    )
 with pareto_area:
     pm = tables["mech_pareto_mse"]
     chart(pf.pareto_figure(result), key="mech_pareto")
@@ -108,8 +122,10 @@ with pareto_area:
 with t2:
     r = values["example8"]
     st.dataframe(tables["mech_example8"], hide_index=True, key="mech_comp_table")
-    st.success(f"Sequential on the first part: ε1 + ε2 = {r['part1']:.3g}; parallel with the disjoint second "
-               f"part: max(ε1 + ε2, ε3) = **{r['total']:.3g}**-DP overall (n = {scenario.n}, Λ = {scenario.Lambda:g}).")
+    st.success(
+        f"Sequential on the first part: ε1 + ε2 = {r['part1']:.3g}; parallel with the disjoint second "
+        f"part: max(ε1 + ε2, ε3) = **{r['total']:.3g}**-DP overall (n = {scenario.n}, Λ = {scenario.Lambda:g})."
+    )
     csv_download(tables["mech_example8"], "mech_example8.csv", "dl_mech_comp")
 
 with t3:
@@ -120,12 +136,16 @@ with t3:
     with c1:
         chart(pf.local_sensitivity_figure(result), key="mech_local")
     with c2:
-        st.markdown(f"**Example 12.** Both datasets have median 0 and differ in one person; local sensitivity "
-                    f"{loc1:g} vs {loc2:g}. Seeing any non-zero output proves it is dataset 1: "
-                    f"the histogram test finds a privacy-loss lower bound of **{test['loss_lower_bound']:.3g}** "
-                    f"({'VIOLATION' if test['violation'] else 'no violation'} of ({eps:g}, {delta:g})-DP).")
-        st.markdown("**Example 21 / formula (4).** Smooth sensitivity is positive for both datasets, so calibrated "
-                    "noise never vanishes:")
+        st.markdown(
+            f"**Example 12.** Both datasets have median 0 and differ in one person; local sensitivity "
+            f"{loc1:g} vs {loc2:g}. Seeing any non-zero output proves it is dataset 1: "
+            f"the histogram test finds a privacy-loss lower bound of **{test['loss_lower_bound']:.3g}** "
+            f"({'VIOLATION' if test['violation'] else 'no violation'} of ({eps:g}, {delta:g})-DP)."
+        )
+        st.markdown(
+            "**Example 21 / formula (4).** Smooth sensitivity is positive for both datasets, so calibrated "
+            "noise never vanishes:"
+        )
     st.dataframe(tables["mech_smooth_sensitivity"], hide_index=True, key="mech_smooth_table")
     csv_download(tables["mech_smooth_sensitivity"], "mech_smooth_sensitivity.csv", "dl_mech_smooth")
 
@@ -136,16 +156,20 @@ with t4:
     bl = tables["mech_bounded_laplace"]
     chart(pf.bounded_laplace_figure(result), key="mech_bounded")
     csv_download(bl, "mech_bounded_laplace.csv", "dl_mech_bounded", "Download the densities (CSV)")
-    st.markdown(f"Smallest b satisfying Theorem 26: **{b:.4g}** (plain Laplace: {b0:.4g}). Plain Laplace puts "
-                f"**{share['simulated']:.1%}** of outputs outside [{lo_:g}, {up_:g}] (simulated; exact "
-                f"{share['exact']:.1%}) — e.g. negative counts of people born on Mars (Example 22); the bounded "
-                "mechanism never does.")
+    st.markdown(
+        f"Smallest b satisfying Theorem 26: **{b:.4g}** (plain Laplace: {b0:.4g}). Plain Laplace puts "
+        f"**{share['simulated']:.1%}** of outputs outside [{lo_:g}, {up_:g}] (simulated; exact "
+        f"{share['exact']:.1%}) — e.g. negative counts of people born on Mars (Example 22); the bounded "
+        "mechanism never does."
+    )
     qd = tables["mech_release_quantiles"]
-    st.markdown(f"**Twenty equally likely releases** of the true value q = {scenario.bl_q:g} under each mechanism "
-                f"(ε = {scenario.eps:g}, Δ = {scenario.sens:g}"
-                + f", δ = {scenario.delta:g}): each dot is one possible published number "
-                "(a quantile dotplot; analytic quantiles)." + ("" if scenario.eps < 1 else
-                " The Gaussian row is absent: its calibration (Theorem 5) needs ε < 1."))
+    st.markdown(
+        f"**Twenty equally likely releases** of the true value q = {scenario.bl_q:g} under each mechanism "
+        f"(ε = {scenario.eps:g}, Δ = {scenario.sens:g}"
+        + f", δ = {scenario.delta:g}): each dot is one possible published number "
+        "(a quantile dotplot; analytic quantiles)."
+        + ("" if scenario.eps < 1 else " The Gaussian row is absent: its calibration (Theorem 5) needs ε < 1.")
+    )
     chart(pf.quantile_dotplot_figure(qd), key="mech_dotplot")
     csv_download(qd, "mech_release_quantiles.csv", "dl_mech_dots")
 
@@ -160,14 +184,29 @@ meaning_panel(result, state)
 report_button("Mechanism_lab", scenario, result)
 
 with st.expander("What privacy do I need for this accuracy?", expanded=solver_open("mech")):
-    st.markdown(f"The most private ε (smallest, within the page's range) at which each mechanism's single release "
-                f"meets your target, for sensitivity Δ = {scenario.sens:g} and δ = {scenario.delta:g}; each answer is "
-                "checked by fresh simulated releases.")
+    st.markdown(
+        f"The most private ε (smallest, within the page's range) at which each mechanism's single release "
+        f"meets your target, for sensitivity Δ = {scenario.sens:g} and δ = {scenario.delta:g}; each answer is "
+        "checked by fresh simulated releases."
+    )
     c1, c2 = st.columns(2)
-    metric = c1.radio("accuracy measure", METRICS, key="mech_metric", horizontal=True,
-                      format_func=lambda m: {"mse": "expected squared error", "q95": "95 % of errors below"}[m])
-    target = c2.number_input("target", min_value=TARGET_MIN, max_value=TARGET_MAX, value=1.0, format="%.4g",
-                             key="mech_target", on_change=mark_solver, args=("mech",))
+    metric = c1.radio(
+        "accuracy measure",
+        METRICS,
+        key="mech_metric",
+        horizontal=True,
+        format_func=lambda m: {"mse": "expected squared error", "q95": "95 % of errors below"}[m],
+    )
+    target = c2.number_input(
+        "target",
+        min_value=TARGET_MIN,
+        max_value=TARGET_MAX,
+        value=1.0,
+        format="%.4g",
+        key="mech_target",
+        on_change=mark_solver,
+        args=("mech",),
+    )
     if st.button("Find the most private ε", key="mech_solve"):
         try:
             sols = solve_mechanisms(scenario, target=target, metric=metric)
@@ -178,23 +217,40 @@ with st.expander("What privacy do I need for this accuracy?", expanded=solver_op
                 if r.eps is None:
                     st.markdown(f"- **{r.mechanism}**: no ε in range — {r.reason}.")
                 else:
-                    st.markdown(f"- **{r.mechanism}**: ε = {r.eps:.4g} gives {r.error:.4g} (analytic); fresh "
-                                f"simulation {r.simulated:.4g}" + (f" ± {r.simulated_se:.2g}" if r.simulated_se else "")
-                                + (f"; 10 % more private gives {r.error_10pct_more_private:.4g}"
-                                   if r.error_10pct_more_private is not None else "") + (f" ({r.reason})" if r.reason else ""))
+                    st.markdown(
+                        f"- **{r.mechanism}**: ε = {r.eps:.4g} gives {r.error:.4g} (analytic); fresh "
+                        f"simulation {r.simulated:.4g}"
+                        + (f" ± {r.simulated_se:.2g}" if r.simulated_se else "")
+                        + (
+                            f"; 10 % more private gives {r.error_10pct_more_private:.4g}"
+                            if r.error_10pct_more_private is not None
+                            else ""
+                        )
+                        + (f" ({r.reason})" if r.reason else "")
+                    )
 
 with st.expander("Formulas behind the numbers"):
     doc_link("Mechanism_lab")
-    st.latex(r"\text{Laplace: } f(x)+\mathrm{Lap}(\Delta/\varepsilon),\ \mathrm{Var}=2(\Delta/\varepsilon)^2;\qquad "
-             r"\text{Gaussian: } \sigma=c\Delta/\varepsilon,\ c^2>2\ln(1.25/\delta),\ \varepsilon<1")
-    st.latex(r"\text{MNM (corrected): } N(0,\sigma_{\varepsilon,\delta}^2)\ \text{if}\ \sigma_{\varepsilon,\delta}^2"
-             r"<2(\Delta/\varepsilon)^2,\ \text{else}\ \mathrm{Lap}(\Delta/\varepsilon);\quad \sigma_{\varepsilon,\delta}="
-             r"\min\{\sigma:\delta_\sigma(\varepsilon)\le\delta\}")
-    st.latex(r"\delta_\sigma(\varepsilon)=\Phi\Big(\frac{\Delta}{2\sigma}-\frac{\varepsilon\sigma}{\Delta}\Big)"
-             r"-e^{\varepsilon}\,\Phi\Big(-\frac{\Delta}{2\sigma}-\frac{\varepsilon\sigma}{\Delta}\Big)")
+    st.latex(
+        r"\text{Laplace: } f(x)+\mathrm{Lap}(\Delta/\varepsilon),\ \mathrm{Var}=2(\Delta/\varepsilon)^2;\qquad "
+        r"\text{Gaussian: } \sigma=c\Delta/\varepsilon,\ c^2>2\ln(1.25/\delta),\ \varepsilon<1"
+    )
+    st.latex(
+        r"\text{MNM (corrected): } N(0,\sigma_{\varepsilon,\delta}^2)\ \text{if}\ \sigma_{\varepsilon,\delta}^2"
+        r"<2(\Delta/\varepsilon)^2,\ \text{else}\ \mathrm{Lap}(\Delta/\varepsilon);\quad \sigma_{\varepsilon,\delta}="
+        r"\min\{\sigma:\delta_\sigma(\varepsilon)\le\delta\}"
+    )
+    st.latex(
+        r"\delta_\sigma(\varepsilon)=\Phi\Big(\frac{\Delta}{2\sigma}-\frac{\varepsilon\sigma}{\Delta}\Big)"
+        r"-e^{\varepsilon}\,\Phi\Big(-\frac{\Delta}{2\sigma}-\frac{\varepsilon\sigma}{\Delta}\Big)"
+    )
     st.latex(r"\text{sequential: }\textstyle\sum_i\varepsilon_i,\qquad \text{parallel: }\max_i\varepsilon_i")
     st.latex(r"\tilde S^*_{f,\beta}(x)=\max_{k}\ e^{-k\beta}\max_{t=0..k+1}(x_{m+t}-x_{m+t-k-1})")
-    st.latex(r"\text{bounded Laplace: } b\ge\frac{\Delta}{\varepsilon-\log\Delta C(b)-\log(1-\delta)},\ "
-             r"\Delta C=\frac{C_{l+\Delta}}{C_l},\ C_q=1-\tfrac12\big(e^{-(q-l)/b}+e^{-(u-q)/b}\big)")
-    st.latex(r"P(Q=q)\propto\exp\Big(\frac{\varepsilon f(x,q)}{2\Delta}\Big);\qquad "
-             r"\text{noisy max: }\arg\max_i f(x,q_i)+Z_i,\ Z_i\sim\mathrm{Exp}(\varepsilon/(2\Delta))")
+    st.latex(
+        r"\text{bounded Laplace: } b\ge\frac{\Delta}{\varepsilon-\log\Delta C(b)-\log(1-\delta)},\ "
+        r"\Delta C=\frac{C_{l+\Delta}}{C_l},\ C_q=1-\tfrac12\big(e^{-(q-l)/b}+e^{-(u-q)/b}\big)"
+    )
+    st.latex(
+        r"P(Q=q)\propto\exp\Big(\frac{\varepsilon f(x,q)}{2\Delta}\Big);\qquad "
+        r"\text{noisy max: }\arg\max_i f(x,q_i)+Z_i,\ Z_i\sim\mathrm{Exp}(\varepsilon/(2\Delta))"
+    )

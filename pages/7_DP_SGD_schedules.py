@@ -7,8 +7,8 @@ from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import dp_sgd_schedules as ds
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
-    chart,
     ScenarioState,
+    chart,
     csv_download,
     grid_slider,
     meaning_panel,
@@ -21,11 +21,12 @@ from hetdp_ui.common import (
 from hetdp_ui.lesson_panel import lesson_panel
 from hetdp_ui.nav import doc_link, sidebar_nav
 
-st.set_page_config(page_title="DP-SGD schedules — hetdp", page_icon="🔒", layout="wide",
-                   initial_sidebar_state="auto")  # an emoji icon is inlined: no font server
+st.set_page_config(
+    page_title="DP-SGD schedules — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
+)  # an emoji icon is inlined: no font server
 sidebar_nav()
 
-state = ScenarioState("sgd", ds.DpSgdSchedules, presets=ds.PRESETS)
+state = ScenarioState.of(ds)
 
 
 st.title("DP-SGD schedules")
@@ -34,9 +35,13 @@ state.init()
 lesson_panel(state)
 sb = st.sidebar
 sb.selectbox("Preset", ["Custom", *ds.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
-sb.selectbox("learning-rate schedule", list(sg.LR_SCHEDULES), key=state.key("lr"), on_change=state.mark_custom,
-             format_func={"constant": "constant γ0", "poly": "γ0 (1+h)^−ρ", "step": "step decay",
-                          "custom": "custom list"}.get)
+sb.selectbox(
+    "learning-rate schedule",
+    list(sg.LR_SCHEDULES),
+    key=state.key("lr"),
+    on_change=state.mark_custom,
+    format_func={"constant": "constant γ0", "poly": "γ0 (1+h)^−ρ", "step": "step decay", "custom": "custom list"}.get,
+)
 state.number("gamma0", "γ0", step=0.01, format="%.3f")
 if state["lr"] == "poly":
     state.slider("rho", "ρ", step=0.05, on_change=state.mark_custom)
@@ -45,13 +50,24 @@ elif state["lr"] == "step":
     state.slider("factor", "decay factor", step=0.05)
 elif state["lr"] == "custom":
     sb.text_input("learning rates (repeats the last)", key=state.key("custom"))
-sb.radio("privacy schedule a_h", ["constant", "power"], key=state.key("priv"), horizontal=True,
-         format_func={"constant": "constant 1", "power": "h^κ"}.get, on_change=state.mark_custom)
+sb.radio(
+    "privacy schedule a_h",
+    ["constant", "power"],
+    key=state.key("priv"),
+    horizontal=True,
+    format_func={"constant": "constant 1", "power": "h^κ"}.get,
+    on_change=state.mark_custom,
+)
 if state["priv"] == "power":
     state.slider("kappa", "κ", step=0.05, on_change=state.mark_custom)
 state.slider("eps", "ε (per-release level ε·a_h)", step=0.05)
-sb.radio("problem", ["mean", "ridge"], key=state.key("problem"), horizontal=True,
-         format_func={"mean": "Example 33: mean", "ridge": "Example 34: ridge"}.get)
+sb.radio(
+    "problem",
+    ["mean", "ridge"],
+    key=state.key("problem"),
+    horizontal=True,
+    format_func={"mean": "Example 33: mean", "ridge": "Example 34: ridge"}.get,
+)
 if state["problem"] == "mean":
     state.slider("Lambda", "clip Λ (Exp data in [0, Λ])", step=0.5)
 else:
@@ -72,7 +88,7 @@ tables, values = result.tables(), result.values
 sens, target = values["sensitivity"], values["target"]
 kappa = scenario.used_kappa
 show_checks(result.checks)
-for note in result.notes:                    # e.g. a learning rate so large that the iteration diverges
+for note in result.notes:  # e.g. a learning rate so large that the iteration diverges
     st.warning(note)
 c1, c2 = st.columns(2)
 with c1:
@@ -90,16 +106,27 @@ st.subheader("Bound terms of (11) vs N (C = 1: shapes)")
 bt, slopes = tables["dpsgd_bound_terms"], values["slopes"]
 chart(pf.bound_terms_figure(result), key="sgd_bounds")
 pred = f"; the lecture predicts A3 ∝ N^(2−ρ−2κ) = N^{2 - state['rho'] - 2 * kappa:.3g}" if state["lr"] == "poly" else ""
-st.markdown("Fitted log–log slopes (upper half of the log range of N): " + ", ".join(f"{k}: **{v:.3g}**" for k, v in slopes.items()) + pred
-            + ". (The prediction assumes 2 − 2ρ − 2κ > −1; below that the sum Σγ²θ² converges or grows like log N.)")
+st.markdown(
+    "Fitted log–log slopes (upper half of the log range of N): "
+    + ", ".join(f"{k}: **{v:.3g}**" for k, v in slopes.items())
+    + pred
+    + ". (The prediction assumes 2 − 2ρ − 2κ > −1; below that the sum Σγ²θ² converges or grows like log N.)"
+)
 csv_download(tables["dpsgd_bound_terms"], "dpsgd_bound_terms.csv", "dl_sgd_bounds")
 
-st.subheader(f"Simulated trajectories: {'Example 33 (mean of Exp data)' if state['problem'] == 'mean' else 'Example 34 (ridge)'}")
+st.subheader(
+    f"Simulated trajectories: {'Example 33 (mean of Exp data)' if state['problem'] == 'mean' else 'Example 34 (ridge)'}"
+)
 chart(pf.trajectories_figure(result), key="sgd_traj")
-st.caption(f"Batch size 1, standard Laplace noise scaled by θ_h; gradient sensitivity Δ = {sens:g} "
-           + ("(2Λ for data clipped to [0, Λ])." if state["problem"] == "mean" else
-              f"(ℓ1 bound 4(1 + 2R) for data in [−1,1]² and β kept in [−R, R]², R = {sg.RIDGE_RADIUS:g}).")
-           + f" β* = ({', '.join(f'{v:.4g}' for v in target)}).")
+st.caption(
+    f"Batch size 1, standard Laplace noise scaled by θ_h; gradient sensitivity Δ = {sens:g} "
+    + (
+        "(2Λ for data clipped to [0, Λ])."
+        if state["problem"] == "mean"
+        else f"(ℓ1 bound 4(1 + 2R) for data in [−1,1]² and β kept in [−R, R]², R = {sg.RIDGE_RADIUS:g})."
+    )
+    + f" β* = ({', '.join(f'{v:.4g}' for v in target)})."
+)
 csv_download(tables["dpsgd_trajectories"], "dpsgd_trajectories.csv", "dl_sgd_traj")
 
 meaning_panel(result, state)
@@ -107,9 +134,15 @@ report_button("DP_SGD_schedules", scenario, result)
 
 with st.expander("Formulas behind the curves"):
     doc_link("DP_SGD_schedules")
-    st.latex(r"\beta^{(h)}=\beta^{(h-1)}-\gamma_{h-1}\big(\nabla L_{\Omega_h}(\beta^{(h-1)})+\theta_hZ_h\big),\quad Z_h\sim\mathrm{Lap}(0,1)^p")
-    st.latex(r"\theta_1=\frac{\Delta}{\varepsilon},\qquad \theta_h=\frac1{a_h}\Big(\frac{\sum_{j=0}^{h-2}\gamma_j}{\gamma_{h-1}}+1\Big)"
-             r"\frac{\Delta}{\varepsilon}\quad\Rightarrow\quad \text{release } h \text{ is } \varepsilon a_h\text{-DP}")
-    st.latex(r"\mathbb E[f(\bar\beta^{(N)})-f^*]\le\underbrace{\frac{\|\beta^{(0)}-\hat\beta_*\|^2}{\sum\gamma_j}}_{A_1}"
-             r"+\underbrace{C\frac{\sum\gamma_j^2}{\sum\gamma_j}}_{A_2}+\underbrace{C\frac{\sum\gamma_j^2\theta_j^2}{\sum\gamma_j}}_{A_3}")
+    st.latex(
+        r"\beta^{(h)}=\beta^{(h-1)}-\gamma_{h-1}\big(\nabla L_{\Omega_h}(\beta^{(h-1)})+\theta_hZ_h\big),\quad Z_h\sim\mathrm{Lap}(0,1)^p"  # noqa: E501 (one LaTeX formula)
+    )
+    st.latex(
+        r"\theta_1=\frac{\Delta}{\varepsilon},\qquad \theta_h=\frac1{a_h}\Big(\frac{\sum_{j=0}^{h-2}\gamma_j}{\gamma_{h-1}}+1\Big)"  # noqa: E501 (one LaTeX formula)
+        r"\frac{\Delta}{\varepsilon}\quad\Rightarrow\quad \text{release } h \text{ is } \varepsilon a_h\text{-DP}"
+    )
+    st.latex(
+        r"\mathbb E[f(\bar\beta^{(N)})-f^*]\le\underbrace{\frac{\|\beta^{(0)}-\hat\beta_*\|^2}{\sum\gamma_j}}_{A_1}"
+        r"+\underbrace{C\frac{\sum\gamma_j^2}{\sum\gamma_j}}_{A_2}+\underbrace{C\frac{\sum\gamma_j^2\theta_j^2}{\sum\gamma_j}}_{A_3}"
+    )
     st.latex(r"\gamma_h=(1+h)^{-\rho},\ a_h=h^\kappa:\quad A_3\approx N^{2-\rho-2\kappa}\to0\iff 2\kappa+\rho>2")

@@ -5,19 +5,23 @@ from pathlib import Path
 
 import streamlit as st
 
-from hetdp_ui.nav import DOCS, sidebar_nav
+from hetdp_ui.nav import docs, sidebar_nav
 
-st.set_page_config(page_title="Documentation — hetdp", page_icon="🔒", layout="wide",
-                   initial_sidebar_state="auto")  # an emoji icon is inlined: no font server
+st.set_page_config(
+    page_title="Documentation — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
+)  # an emoji icon is inlined: no font server
 sidebar_nav()
 
 DOCS_DIR = Path(__file__).resolve().parents[1] / "docs"
 
 st.title("Documentation")
-st.markdown("**What is here?** The formulas each page uses, the corrections to the papers and how each "
-            "is tested, what a privacy level means, and how to write a lesson — in the project's own words. "
-            "The same pages are the Markdown files in the repository's `docs/` folder.")
+st.markdown(
+    "**What is here?** The formulas each page uses, the corrections to the papers and how each "
+    "is tested, what a privacy level means, and how to write a lesson — in the project's own words. "
+    "The same pages are the Markdown files in the repository's `docs/` folder."
+)
 
+DOCS = docs()
 topics = list(DOCS)
 # the URL's topic is read when it is news to this session (a link, Back/Forward); the radio rules
 # otherwise, and only a choice made here is written (a write on arrival would be applied by Streamlit
@@ -37,7 +41,8 @@ if topic != (url_topic or topics[0]):
 
 text = (DOCS_DIR / f"{topic}.md").read_text(encoding="utf-8")
 # links between topics ("corrections.md") open the topic in this page
-text = re.sub(r"\]\(([a-z0-9-]+)\.md\)", lambda m: f"](/Docs?topic={m.group(1)})" if m.group(1) in DOCS
-              else m.group(0), text)
+text = re.sub(
+    r"\]\(([a-z0-9-]+)\.md\)", lambda m: f"](/Docs?topic={m.group(1)})" if m.group(1) in DOCS else m.group(0), text
+)
 st.markdown(text)
 st.caption("Sources are cited by authors, title, venue and arXiv identifier on the home page and in each topic.")

@@ -9,11 +9,9 @@ from hypothesis import HealthCheck, settings
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
-settings.register_profile("hetdp", max_examples=60, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("hetdp", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # HETDP_HYPOTHESIS=thorough: many more examples, for shaking out edge cases locally
-settings.register_profile("thorough", max_examples=400, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("thorough", max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HETDP_HYPOTHESIS", "hetdp"))
 
 

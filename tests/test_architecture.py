@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
+from hetdp_core.registry import pages
+
 
 def imports(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(), filename=str(path))
@@ -37,19 +39,18 @@ def test_figures_and_cli_are_streamlit_free(name):
 
 def test_every_page_has_a_scenario_and_run():
     from hetdp_core.scenario import Result, Scenario
-    from hetdp_core.scenarios import PAGES, get
-
+    from hetdp_core.scenarios import get, pages
     from hetdp_ui.nav import TOOLS
 
     page_files = {p.stem.split("_", 1)[1] for p in (ROOT / "pages").glob("*.py")}
-    assert page_files == set(PAGES) | {u for _, _, u, _, _ in TOOLS}      # scenario pages + Lessons, Docs
-    for page in PAGES:
+    assert page_files == set(pages()) | {u for _, _, u, _, _ in TOOLS}  # scenario pages + Lessons, Docs
+    for page in pages():
         mod = get(page)
         assert issubclass(mod.SCENARIO, Scenario) and mod.SCENARIO.PAGE == page
         assert callable(mod.run) and isinstance(mod.PRESETS, dict)
-        for preset in mod.PRESETS.values():                     # presets are scenarios
+        for preset in mod.PRESETS.values():  # presets are scenarios
             assert isinstance(preset, mod.SCENARIO)
-            assert mod.SCENARIO.from_query(preset.to_query()) == preset      # the URL is the serialisation
+            assert mod.SCENARIO.from_query(preset.to_query()) == preset  # the URL is the serialisation
         assert Result
 
 
@@ -61,11 +62,14 @@ def test_pages_catch_only_the_input_error_type():
             assert bad not in text, f"{page.name}: {bad}"
 
 
-@pytest.mark.parametrize("page,old,new,value", [
-    ("Mechanism_lab", "alpha", "pareto_index", 2.5),
-    ("DP_SGD_schedules", "runs", "trials", 20),
-    ("Private_regression", "lam", "decay", 0.3),
-])
+@pytest.mark.parametrize(
+    "page,old,new,value",
+    [
+        ("Mechanism_lab", "alpha", "pareto_index", 2.5),
+        ("DP_SGD_schedules", "runs", "trials", 20),
+        ("Private_regression", "lam", "decay", 0.3),
+    ],
+)
 def test_renamed_parameters_keep_old_links_working(page, old, new, value):
     """One name per concept: renamed URL parameters are still read under their old names (core and page)."""
     from streamlit.testing.v1 import AppTest
@@ -74,16 +78,12 @@ def test_renamed_parameters_keep_old_links_working(page, old, new, value):
 
     mod = get(page)
     assert getattr(mod.SCENARIO.from_query({old: str(value)}), new) == value
-    assert getattr(mod.SCENARIO.from_query({old: "999", new: str(value)}), new) == value      # the new name wins
+    assert getattr(mod.SCENARIO.from_query({old: "999", new: str(value)}), new) == value  # the new name wins
     at = AppTest.from_file(str(next((ROOT / "pages").glob(f"*_{page}.py"))), default_timeout=180)
     at.query_params[old] = str(value)
     at.run()
     assert not at.exception and not at.error
-    assert at.session_state[f"{_prefix(page)}_{new}"] == value
-
-
-def _prefix(page: str) -> str:
-    return {"Mechanism_lab": "mech", "DP_SGD_schedules": "sgd", "Private_regression": "reg"}[page]
+    assert at.session_state[f"{mod.PAGE_SPEC.key_prefix}_{new}"] == value
 
 
 def test_pages_build_no_figures_themselves():
@@ -99,11 +99,24 @@ def test_no_user_facing_text_points_outside_the_repository():
     import re
 
     pattern = re.compile(r"\.\./|shared/papers|SPEC\.md|\bSPEC\b|file://|(?<![\w.])/(?:work|home|Users)/")
-    files = [ROOT / "app.py", ROOT / "README.md", *ROOT.glob("pages/*.py"), *ROOT.glob("hetdp_ui/**/*.py"),
-             *ROOT.glob("hetdp_core/**/*.py"), *ROOT.glob("docs/**/*.md"), *ROOT.glob("data/**/*.md"),
-             *ROOT.glob("data/**/*.toml"), *ROOT.glob("benchmarks/*.py"), ROOT / ".streamlit" / "config.toml"]
-    hits = [f"{f.relative_to(ROOT)}:{i}: {line.strip()}" for f in files
-            for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    files = [
+        ROOT / "app.py",
+        ROOT / "README.md",
+        *ROOT.glob("pages/*.py"),
+        *ROOT.glob("hetdp_ui/**/*.py"),
+        *ROOT.glob("hetdp_core/**/*.py"),
+        *ROOT.glob("docs/**/*.md"),
+        *ROOT.glob("data/**/*.md"),
+        *ROOT.glob("data/**/*.toml"),
+        *ROOT.glob("benchmarks/*.py"),
+        ROOT / ".streamlit" / "config.toml",
+    ]
+    hits = [
+        f"{f.relative_to(ROOT)}:{i}: {line.strip()}"
+        for f in files
+        for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
     assert not hits, "\n".join(hits)
 
 
@@ -119,27 +132,30 @@ def test_sources_are_cited_with_authors_title_venue():
 
 
 def test_pages_take_widget_bounds_from_the_scenario_spec():
-    """One definition per input (issue 14): range widgets are created through
+    """One definition per input: range widgets are created through
     ScenarioState.slider/number (bounds from the field's Spec) or over a grid; a widget that is not
     a scenario field (e.g. the solver's target) takes its bounds from named core constants. No page
     passes literal numbers as bounds to st.slider/st.number_input."""
+
     def literal(n):
         return isinstance(n, ast.Constant) or (isinstance(n, ast.UnaryOp) and isinstance(n.operand, ast.Constant))
 
     offenders = []
     for path in sorted((ROOT / "pages").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                    and node.func.attr in ("slider", "number_input") \
-                    and not (isinstance(node.func.value, ast.Name) and node.func.value.id == "state"):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("slider", "number_input")
+                and not (isinstance(node.func.value, ast.Name) and node.func.value.id == "state")
+            ):
                 bounds = node.args[1:3] + [k.value for k in node.keywords if k.arg in ("min_value", "max_value")]
                 if not bounds or any(literal(b) for b in bounds):
                     offenders.append(f"{path.name}:{node.lineno}")
     assert not offenders, offenders
 
 
-@pytest.mark.parametrize("page", ["Feature_privacy", "BCDP_guarantee_lab", "Private_regression", "Per_user_privacy",
-                                  "Groupwise_zCDP", "Mechanism_lab", "DP_SGD_schedules"])
+@pytest.mark.parametrize("page", list(pages()))
 def test_rendered_widget_ranges_equal_the_spec(page):
     """Every slider / number input a page renders (default view) has the Spec's bounds, so a URL
     value accepted by the parser can never be outside the widget."""
@@ -148,13 +164,13 @@ def test_rendered_widget_ranges_equal_the_spec(page):
     from hetdp_core.scenarios import get
 
     specs = get(page).SCENARIO.specs()
-    at = AppTest.from_file(str(next((ROOT / "pages").glob(f"*_{page}.py"))), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / get(page).PAGE_SPEC.file), default_timeout=120)
     at.query_params.update({"trials": str(int(specs["trials"].lo))} if "trials" in specs else {})
     at.run()
     checked = 0
     for w in [*at.slider, *at.number_input]:
         name = w.key.split("_", 1)[1] if w.key and "_" in w.key else None
-        if name not in specs or (page == "Feature_privacy" and name == "k"):     # k ≤ d: narrowed on purpose
+        if name not in specs or (page == "Feature_privacy" and name == "k"):  # k ≤ d: narrowed on purpose
             continue
         sp = specs[name]
         assert (float(w.min), float(w.max)) == (float(sp.lo), float(sp.hi)), (name, w.min, w.max, sp.lo, sp.hi)

@@ -51,9 +51,27 @@ CASES = [
     (bcdp.prop3_guarantee, dict(eps=1.0, d=3), "eps", -1.0, "eps must be in"),
     (bcdp.prop3_guarantee, dict(eps=1.0, d=3), "d", 0, "d must be >= 1"),
     (bcdp.prop3_guarantee, dict(eps=1.0, d=3), "d", 2.5, "d must be a whole number"),
-    (bcdp.check_guarantee, dict(demanded=D3, guaranteed=C, ldp_level=0.4, eps=2), "guaranteed", [0.1], "guaranteed must have length 3"),
-    (bcdp.check_guarantee, dict(demanded=D3, guaranteed=C, ldp_level=0.4, eps=2), "demanded", [0, 1, 2], "demanded entries must be > 0"),
-    (bcdp.check_guarantee, dict(demanded=D3, guaranteed=C, ldp_level=0.4, eps=2), "ldp_level", NAN, "ldp_level must be a number"),
+    (
+        bcdp.check_guarantee,
+        dict(demanded=D3, guaranteed=C, ldp_level=0.4, eps=2),
+        "guaranteed",
+        [0.1],
+        "guaranteed must have length 3",
+    ),
+    (
+        bcdp.check_guarantee,
+        dict(demanded=D3, guaranteed=C, ldp_level=0.4, eps=2),
+        "demanded",
+        [0, 1, 2],
+        "demanded entries must be > 0",
+    ),
+    (
+        bcdp.check_guarantee,
+        dict(demanded=D3, guaranteed=C, ldp_level=0.4, eps=2),
+        "ldp_level",
+        NAN,
+        "ldp_level must be a number",
+    ),
     (bcdp.check_guarantee, dict(demanded=D3, guaranteed=C, ldp_level=0.4, eps=2), "eps", 0, "eps must be in"),
     (bcdp.prop6_matrix, dict(delta=D3, q=0.1), "delta", [1, -1], "delta entries must be > 0"),
     (bcdp.prop6_matrix, dict(delta=D3, q=0.1), "q", [0.1], "q must have length 3"),
@@ -115,22 +133,89 @@ CASES = [
     (bcdp_sim.check_cost, dict(cells=10, limit=5), "cells", 10, "compute size"),
     (bcdp_sim.run_point, dict(n=100, delta=D3, eps=2, q=0.1, trials=5), "trials", 0, "trials must be >= 1"),
     (bcdp_sim.run_point, dict(n=100, delta=D3, eps=2, q=0.1, trials=5), "n", 10**9, "n must be <= "),
-    (bcdp_sim.run_point, dict(n=100, delta=D3, eps=2, q=0.1, trials=5), "baseline_projection", "?", "baseline_projection must be one of"),
-    (bcdp_sim.run_point, dict(n=100, delta=D3, eps=2, q=0.1, trials=5), "x", np.zeros((5, 2)), "x must have one column per feature"),
-    (bcdp_sim.sweep, dict(axis="q", values=[0.1], delta=D3, eps=2, q=0.1, n=100, trials=5, seed=0), "axis", "z", "axis must be one of"),
-    (bcdp_sim.sweep, dict(axis="q", values=[0.1], delta=D3, eps=2, q=0.1, n=100, trials=5, seed=0), "values", [0.1, 2.0], r"q values must be in \[0, 1\]"),
-    (bcdp_sim.sweep, dict(axis="q", values=[0.1], delta=D3, eps=2, q=0.1, n=100, trials=5, seed=0), "values", [], "values must have at least 1"),
-    (bcdp_sim.sweep, dict(axis="q", values=[0.1], delta=D3, eps=2, q=0.1, n=100, trials=5, seed=0), "seed", -1, "seed must be >= 0"),
-    (bcdp_sim.sweep, dict(axis="q", values=[0.1], delta=D3, eps=2, q=0.1, n=100, trials=5, seed=0), "delta", None, "needs the demand vector"),
-    (bcdp_sim.sweep, dict(axis="q", values=[0.1], delta=D3, eps=2, q=0.1, n=100, trials=5, seed=0), "trials", 10**7, "trials must be <="),
-    (bcdp_sim.sweep, dict(axis="q", values=[0.1], delta=D3, eps=2, q=0.1, n=100, trials=5, seed=0, max_cells=100_000), "n", 10_000, "compute size"),
-    (bcdp_sim.sweep, dict(axis="f", values=[0.1], d=10, eps=2, q=0.1, n=100, trials=5, seed=0), "values", [0.1, -0.5], r"f values must be in \[0, 1\]"),
-    (bcdp_sim.sweep, dict(axis="d", values=[5], eps=2, q=0.1, n=100, trials=5, seed=0), "values", [5, 2.5], "d values must be a whole number"),
+    (
+        bcdp_sim.run_point,
+        dict(n=100, delta=D3, eps=2, q=0.1, trials=5),
+        "baseline_projection",
+        "?",
+        "baseline_projection must be one of",
+    ),
+    (
+        bcdp_sim.run_point,
+        dict(n=100, delta=D3, eps=2, q=0.1, trials=5),
+        "x",
+        np.zeros((5, 2)),
+        "x must have one column per feature",
+    ),
+    (
+        bcdp_sim.sweep,
+        dict(axis="q", values=[0.1], delta=D3, eps=2, q=0.1, n=100, trials=5, seed=0),
+        "axis",
+        "z",
+        "axis must be one of",
+    ),
+    (
+        bcdp_sim.sweep,
+        dict(axis="q", values=[0.1], delta=D3, eps=2, q=0.1, n=100, trials=5, seed=0),
+        "values",
+        [0.1, 2.0],
+        r"q values must be in \[0, 1\]",
+    ),
+    (
+        bcdp_sim.sweep,
+        dict(axis="q", values=[0.1], delta=D3, eps=2, q=0.1, n=100, trials=5, seed=0),
+        "values",
+        [],
+        "values must have at least 1",
+    ),
+    (
+        bcdp_sim.sweep,
+        dict(axis="q", values=[0.1], delta=D3, eps=2, q=0.1, n=100, trials=5, seed=0),
+        "seed",
+        -1,
+        "seed must be >= 0",
+    ),
+    (
+        bcdp_sim.sweep,
+        dict(axis="q", values=[0.1], delta=D3, eps=2, q=0.1, n=100, trials=5, seed=0),
+        "delta",
+        None,
+        "needs the demand vector",
+    ),
+    (
+        bcdp_sim.sweep,
+        dict(axis="q", values=[0.1], delta=D3, eps=2, q=0.1, n=100, trials=5, seed=0),
+        "trials",
+        10**7,
+        "trials must be <=",
+    ),
+    (
+        bcdp_sim.sweep,
+        dict(axis="q", values=[0.1], delta=D3, eps=2, q=0.1, n=100, trials=5, seed=0, max_cells=100_000),
+        "n",
+        10_000,
+        "compute size",
+    ),
+    (
+        bcdp_sim.sweep,
+        dict(axis="f", values=[0.1], d=10, eps=2, q=0.1, n=100, trials=5, seed=0),
+        "values",
+        [0.1, -0.5],
+        r"f values must be in \[0, 1\]",
+    ),
+    (
+        bcdp_sim.sweep,
+        dict(axis="d", values=[5], eps=2, q=0.1, n=100, trials=5, seed=0),
+        "values",
+        [5, 2.5],
+        "d values must be a whole number",
+    ),
 ]
 
 
-@pytest.mark.parametrize("func,good,param,bad,match", CASES,
-                         ids=[f"{c[0].__name__}-{c[2]}-{i}" for i, c in enumerate(CASES)])
+@pytest.mark.parametrize(
+    "func,good,param,bad,match", CASES, ids=[f"{c[0].__name__}-{c[2]}-{i}" for i, c in enumerate(CASES)]
+)
 def test_bad_input_raises_clear_error(func, good, param, bad, match):
     func(**good) if func not in (bcdp_sim.check_cost,) else None  # the good call works
     kwargs = {**good, param: bad}

@@ -69,8 +69,9 @@ def test_check_never_passes_a_failing_inequality():
     assert chk.ok.all() and not chk.ldp_ok and not chk.all_ok
 
 
-@given(st.lists(st.floats(0.0, 3.0), min_size=1, max_size=8), st.floats(0.0, 1.0),
-       st.floats(0.0, 5.0), st.floats(0.0, 5.0))
+@given(
+    st.lists(st.floats(0.0, 3.0), min_size=1, max_size=8), st.floats(0.0, 1.0), st.floats(0.0, 5.0), st.floats(0.0, 5.0)
+)
 def test_guarantee_check_agrees_with_inequality(guar, q, shift, eps):
     demanded = np.asarray(guar) + shift - 1.0
     demanded = np.where(demanded <= 0, 0.01, demanded)
@@ -88,8 +89,11 @@ def test_prop3_and_prop4_formulas():
     assert g1 == pytest.approx(c + np.log(1 + 0.2 * (np.exp(0.9 - c) - 1)))
 
 
-@given(st.lists(st.floats(0.05, 5.0), min_size=2, max_size=6), st.floats(0.01, 1.0),
-       st.lists(st.floats(0.0, 1.0), min_size=6, max_size=6))
+@given(
+    st.lists(st.floats(0.05, 5.0), min_size=2, max_size=6),
+    st.floats(0.01, 1.0),
+    st.lists(st.floats(0.0, 1.0), min_size=6, max_size=6),
+)
 def test_prop6_constraint_implies_prop4_1(delta, q, raw):
     """A c ≤ 1 ⇒ δ_i ≥ c_i + log(1 + q(e^{Σ_{j≠i} c_j} − 1)) (Proposition 6)."""
     delta = np.asarray(delta)
@@ -97,7 +101,7 @@ def test_prop6_constraint_implies_prop4_1(delta, q, raw):
     c = np.asarray(raw[: delta.size])
     scale = (A @ c).max()
     if scale > 0:
-        c = c / scale                    # now max_i (A c)_i = 1: on the boundary
+        c = c / scale  # now max_i (A c)_i = 1: on the boundary
     g, _ = bcdp.prop4_composition_guarantee(c=c, q=q)
     assert np.all(g <= delta + 1e-9)
 
@@ -134,8 +138,7 @@ def test_bound_shape_and_corollary():
     assert big > small
 
 
-@given(st.integers(1, 6), st.sampled_from(PROJECTIONS),
-       st.lists(st.floats(-50, 50), min_size=12, max_size=12))
+@given(st.integers(1, 6), st.sampled_from(PROJECTIONS), st.lists(st.floats(-50, 50), min_size=12, max_size=12))
 def test_projections_land_inside_their_sets(d, mode, raw):
     est = np.asarray(raw[: 2 * d]).reshape(2, d)
     out = project(est, mode=mode)
@@ -146,16 +149,15 @@ def test_projections_land_inside_their_sets(d, mode, raw):
     else:
         assert np.array_equal(out, est)
     inside = np.clip(est, -1, 1) / math.sqrt(max(d, 1))
-    assert project(inside, mode=mode) == pytest.approx(inside)   # points inside are fixed
+    assert project(inside, mode=mode) == pytest.approx(inside)  # points inside are fixed
 
 
 def test_corollary1_reported_only_for_two_groups():
     from hetdp_core.bcdp_sim import run_point
 
     two = run_point(n=200, delta=[0.2, 0.2, 2.0, 2.0], eps=2.0, q=0.3, zeta=0.5, trials=3, rng=0)
-    assert two.corollary1 == pytest.approx(
-        bcdp.corollary1_bound(d=4, k=2, delta=0.2, eps=2.0, q=0.3, n=200))
+    assert two.corollary1 == pytest.approx(bcdp.corollary1_bound(d=4, k=2, delta=0.2, eps=2.0, q=0.3, n=200))
     three = run_point(n=200, delta=[0.2, 0.5, 2.0, 2.0], eps=2.0, q=0.3, trials=3, rng=0)
     assert math.isnan(three.corollary1)
-    close = run_point(n=200, delta=[1.5, 2.0], eps=2.0, q=0.3, trials=3, rng=0)   # ε ≤ 2δ
+    close = run_point(n=200, delta=[1.5, 2.0], eps=2.0, q=0.3, trials=3, rng=0)  # ε ≤ 2δ
     assert math.isnan(close.corollary1)

@@ -11,11 +11,7 @@ from stats import mean_within_ci
 
 from hetdp_core import bcdp_exact as ex
 from hetdp_core import regression as rg
-from hetdp_core.bcdp import (
-    privacy_allocation,
-    prop4_composition_guarantee,
-    prop4_ldp_guarantee,
-)
+from hetdp_core.bcdp import privacy_allocation, prop4_composition_guarantee, prop4_ldp_guarantee
 from hetdp_core.mmean import mmean_release
 
 
@@ -41,14 +37,14 @@ def test_example1_bcdp_finite_ldp_infinite(a, b, c):
     assert math.isinf(r.ldp)
     assert math.isinf(r.bcdp[0]) == (b == 1.0 and c == 1.0)
     assert math.isinf(r.bcdp[1]) == (a == 1.0 and b == 1.0)
-    if not math.isinf(r.bcdp[0]):                        # δ_1 = max log-ratio of P(M | x1), exactly
-        p1 = [a / 2, (b + c) / 2]                          # P(M = 1 | x1 = 0), P(M = 1 | x1 = 1)
+    if not math.isinf(r.bcdp[0]):  # δ_1 = max log-ratio of P(M | x1), exactly
+        p1 = [a / 2, (b + c) / 2]  # P(M = 1 | x1 = 0), P(M = 1 | x1 = 1)
         p0 = [((1 - a) + 1) / 2, ((1 - b) + (1 - c)) / 2]  # complements without cancellation
         ratios = [p1[1] / p1[0], p1[0] / p1[1], p0[0] / p0[1], p0[1] / p0[0]]
         assert r.bcdp[0] == pytest.approx(math.log(max(ratios)), rel=1e-9)
 
 
-# Issue 9, defect 2: probabilities around 1e-16 were treated as zeros (delta = inf at q = 1).
+# Probabilities around 1e-16 were treated as zeros (delta = inf at q = 1).
 @settings(max_examples=30)
 @given(c=st.floats(0.0, 10.0), d=st.integers(1, 10), q=st.floats(0.0, 1.0))
 @example(c=3.5, d=10, q=1.0)
@@ -71,8 +67,8 @@ def test_example2_composition_fails_post_processing_holds():
     assert ex.bcdp_levels(prior, one)[0] == pytest.approx(0.0, abs=1e-12)
     _, two = ex.example2(copies=2)
     assert math.isinf(ex.bcdp_levels(prior, two)[0])
-    xor = np.array([[1, 0], [0, 1], [0, 1], [1, 0]])          # y_a ⊕ y_b
-    first = np.array([[1, 0], [1, 0], [0, 1], [0, 1]])        # y_a only
+    xor = np.array([[1, 0], [0, 1], [0, 1], [1, 0]])  # y_a ⊕ y_b
+    first = np.array([[1, 0], [1, 0], [0, 1], [0, 1]])  # y_a only
     for K in (xor, first):
         assert np.all(ex.bcdp_levels(prior, ex.post_process(one, K)) <= ex.bcdp_levels(prior, one) + 1e-12)
 
@@ -87,13 +83,16 @@ def test_rr_levels_match_definitions():
     m = ex.randomized_response(c)
     assert ex.cdp_levels(m) == pytest.approx(c)
     assert ex.ldp_level(m) == pytest.approx(c.sum())
-    assert ex.bcdp_levels(ex.q_mixture_prior(d=3, q=0.0), m) == pytest.approx(c)   # independent: δ = c
+    assert ex.bcdp_levels(ex.q_mixture_prior(d=3, q=0.0), m) == pytest.approx(c)  # independent: δ = c
 
 
-priors = st.integers(2, 4).flatmap(lambda d: st.tuples(
-    st.just(d),
-    st.lists(st.floats(0.0, 1.0), min_size=2**d, max_size=2**d).filter(lambda v: sum(v) > 1e-3),
-    st.lists(st.floats(0.0, 2.0), min_size=d, max_size=d)))
+priors = st.integers(2, 4).flatmap(
+    lambda d: st.tuples(
+        st.just(d),
+        st.lists(st.floats(0.0, 1.0), min_size=2**d, max_size=2**d).filter(lambda v: sum(v) > 1e-3),
+        st.lists(st.floats(0.0, 2.0), min_size=d, max_size=d),
+    )
+)
 
 
 @given(priors)
@@ -109,7 +108,7 @@ def test_exact_bcdp_below_prop4_on_random_priors(args):
     p41, ldp = prop4_composition_guarantee(c=c, q=q)
     p42 = prop4_ldp_guarantee(c=c, q=q, ldp=ldp)
     assert np.all(exact <= np.minimum(p41, p42) + 1e-9)
-    assert np.all(exact <= ldp + 1e-9)            # Prop 3: never above the LDP level Σc
+    assert np.all(exact <= ldp + 1e-9)  # Prop 3: never above the LDP level Σc
 
 
 def test_tradeoff_region_respects_theorem1():
@@ -130,26 +129,29 @@ def test_enumeration_d10_within_a_second():
     mech = ex.randomized_response(np.full(10, 0.3))
     t = time.perf_counter()
     ex.bcdp_levels(prior, mech)
-    assert time.perf_counter() - t < 5.0          # measured 0.08 s; generous bound against noise
+    assert time.perf_counter() - t < 5.0  # measured 0.08 s; generous bound against noise
 
 
-@pytest.mark.parametrize("func,kw,match", [
-    (ex.check_prior, dict(prior=[0.5, 0.6]), "prior must sum to 1"),
-    (ex.check_prior, dict(prior=[1.2, -0.2]), "must be >= 0"),
-    (ex.check_prior, dict(prior=[np.nan, 1]), "finite"),
-    (ex.check_mechanism, dict(mech=[[0.5, 0.6], [1, 0]]), "rows must sum to 1"),
-    (ex.check_mechanism, dict(mech=[[1.5, -0.5], [1, 0]]), r"in \[0, 1\]"),
-    (ex.check_mechanism, dict(mech=[0.5, 0.5]), "output axis"),
-    (ex.example1, dict(a=1.5, b=0.5, c=0.5), r"a must be in \[0, 1\]"),
-    (ex.example1, dict(a=0.5, b=-0.1, c=0.5), r"b must be in \[0, 1\]"),
-    (ex.example2, dict(copies=0), "copies must be >= 1"),
-    (ex.q_mixture_prior, dict(d=13, q=0.5), "d must be <= 12"),
-    (ex.q_mixture_prior, dict(d=3, q=2), r"q must be in \[0, 1\]"),
-    (ex.randomized_response, dict(c=[0.1] * 11), "at most 10 entries"),
-    (ex.randomized_response, dict(c=[-0.1]), "c entries must be >= 0"),
-    (ex.bcdp_levels, dict(prior=np.full((2, 2), 0.25), mech=np.full((2, 3, 2), 0.5)), "must match the prior"),
-    (ex.rr_sweep, dict(c=[0.1, 0.2], qs=[0.5, 1.5]), "qs entries must be <= 1"),
-])
+@pytest.mark.parametrize(
+    "func,kw,match",
+    [
+        (ex.check_prior, dict(prior=[0.5, 0.6]), "prior must sum to 1"),
+        (ex.check_prior, dict(prior=[1.2, -0.2]), "must be >= 0"),
+        (ex.check_prior, dict(prior=[np.nan, 1]), "finite"),
+        (ex.check_mechanism, dict(mech=[[0.5, 0.6], [1, 0]]), "rows must sum to 1"),
+        (ex.check_mechanism, dict(mech=[[1.5, -0.5], [1, 0]]), r"in \[0, 1\]"),
+        (ex.check_mechanism, dict(mech=[0.5, 0.5]), "output axis"),
+        (ex.example1, dict(a=1.5, b=0.5, c=0.5), r"a must be in \[0, 1\]"),
+        (ex.example1, dict(a=0.5, b=-0.1, c=0.5), r"b must be in \[0, 1\]"),
+        (ex.example2, dict(copies=0), "copies must be >= 1"),
+        (ex.q_mixture_prior, dict(d=13, q=0.5), "d must be <= 12"),
+        (ex.q_mixture_prior, dict(d=3, q=2), r"q must be in \[0, 1\]"),
+        (ex.randomized_response, dict(c=[0.1] * 11), "at most 10 entries"),
+        (ex.randomized_response, dict(c=[-0.1]), "c entries must be >= 0"),
+        (ex.bcdp_levels, dict(prior=np.full((2, 2), 0.25), mech=np.full((2, 3, 2), 0.5)), "must match the prior"),
+        (ex.rr_sweep, dict(c=[0.1, 0.2], qs=[0.5, 1.5]), "qs entries must be <= 1"),
+    ],
+)
 def test_exact_bad_input(func, kw, match):
     with pytest.raises((ValueError, TypeError), match=match):
         func(**kw)
@@ -163,15 +165,17 @@ def test_algorithm2_gradient_unbiased_single_copy_biased():
     a = privacy_allocation(delta=[1.0, 3.0, 3.0], eps=3.0, q=0.2)
     xs = x[:, a.order]
     T = 6000
+
     def rel(seed):
         r = mmean_release(xs, c_sorted=a.c_sorted / 2, trials=T, rng=seed)
         out = np.empty_like(r)
         out[..., a.order] = r
         return out
+
     c1, c2 = rel(11), rel(12)
     theta = np.array([0.4, 0.2])
-    z, l = x[:, :-1], x[:, -1]
-    true_grad = z.T @ z @ theta / 40 - z.T @ l / 40
+    z, label = x[:, :-1], x[:, -1]
+    true_grad = z.T @ z @ theta / 40 - z.T @ label / 40
     A, b = rg.private_quadratic(c1, c2)
     ok, dev = mean_within_ci(A @ theta - b, true_grad)
     assert ok, f"two-copy gradient biased: {dev.max():.2f} SE"
@@ -182,14 +186,26 @@ def test_algorithm2_gradient_unbiased_single_copy_biased():
 
 @pytest.mark.statistical
 def test_excess_risk_decreases_with_n():
-    df = rg.excess_risk_sweep(axis="n", values=[1000, 10000, 100000], n=1000, theta=[0.5, -0.3], noise=0.1,
-                              q=0.0, k_sensitive=1, delta=6.0, eps=8.0, trials=6, seed=3, gamma0=1.0)
+    df = rg.excess_risk_sweep(
+        axis="n",
+        values=[1000, 10000, 100000],
+        n=1000,
+        theta=[0.5, -0.3],
+        noise=0.1,
+        q=0.0,
+        k_sensitive=1,
+        delta=6.0,
+        eps=8.0,
+        trials=6,
+        seed=3,
+        gamma0=1.0,
+    )
     alg2 = df[df.method.str.startswith("Algorithm 2")].sort_values("n")
     assert alg2["nonconvex"].iloc[-1] == 0
     med = alg2["median"].to_numpy()
     assert med[2] < med[0] / 3 and med[1] < med[0]
     naive = df[df.method.str.startswith("naive")].sort_values("n")["median"].to_numpy()
-    assert naive[-1] > 3 * med[-1]          # the plug-in bias does not vanish with n
+    assert naive[-1] > 3 * med[-1]  # the plug-in bias does not vanish with n
 
 
 def test_nonconvex_is_reported_not_diverging():
@@ -213,15 +229,18 @@ def test_ball_lstsq_and_pgd_agree():
         assert traj[-1] == pytest.approx(th, abs=1e-6)
 
 
-@pytest.mark.parametrize("kw,match", [
-    (dict(schedule="poly", gamma0=0.0, steps=10), r"gamma0 must be in \(0"),
-    (dict(schedule="poly", gamma0=-1.0, steps=10), r"gamma0 must be in \(0"),
-    (dict(schedule="poly", gamma0=1.0, steps=10, rho=0.0), r"rho must be in \(0, 1\]"),
-    (dict(schedule="inverse", gamma0=1.0, steps=10, decay=-1), r"decay must be in \(0"),
-    (dict(schedule="cosine", gamma0=1.0, steps=10), "schedule must be one of"),
-    (dict(schedule="constant", gamma0=1.0, steps=0), "steps must be >= 1"),
-    (dict(schedule="constant", gamma0=float("nan"), steps=5), "gamma0 must be a number"),
-])
+@pytest.mark.parametrize(
+    "kw,match",
+    [
+        (dict(schedule="poly", gamma0=0.0, steps=10), r"gamma0 must be in \(0"),
+        (dict(schedule="poly", gamma0=-1.0, steps=10), r"gamma0 must be in \(0"),
+        (dict(schedule="poly", gamma0=1.0, steps=10, rho=0.0), r"rho must be in \(0, 1\]"),
+        (dict(schedule="inverse", gamma0=1.0, steps=10, decay=-1), r"decay must be in \(0"),
+        (dict(schedule="cosine", gamma0=1.0, steps=10), "schedule must be one of"),
+        (dict(schedule="constant", gamma0=1.0, steps=0), "steps must be >= 1"),
+        (dict(schedule="constant", gamma0=float("nan"), steps=5), "gamma0 must be a number"),
+    ],
+)
 def test_learning_rate_bad_input(kw, match):
     with pytest.raises((ValueError, TypeError), match=match):
         rg.learning_rates(**kw)

@@ -1,5 +1,5 @@
 """Every number shown as a guarantee is checked against a provable bound; a violation is shown as a
-numerical failure with its inputs, never as a finding (issue 9)."""
+numerical failure with its inputs, never as a finding."""
 
 import numpy as np
 import pytest
@@ -15,13 +15,13 @@ PAGES = ROOT / "pages"
 
 def test_check_le_semantics():
     assert check_le("x", [1.0, 2.0], [1.0, 3.0]).holds
-    assert check_le("x", [np.inf], [np.inf]).holds                     # ∞ ≤ ∞ (public coordinate)
-    assert check_le("x", [np.nan, 1.0], [0.0, 1.0]).holds               # NaN = not shown, not checked
+    assert check_le("x", [np.inf], [np.inf]).holds  # ∞ ≤ ∞ (public coordinate)
+    assert check_le("x", [np.nan, 1.0], [0.0, 1.0]).holds  # NaN = not shown, not checked
     bad = check_le("δ' ≤ δ", [1.0, 2.5], [1.0, 2.0], labels=["a", "b"], inputs={"q": 0.3})
     assert not bad.holds and bad.where == "b" and bad.worst == pytest.approx(0.5)
     assert "Numerical failure" in bad.message() and "q = 0.3" in bad.message()
-    assert not check_le("x", [1.0], [np.nan]).holds                      # a NaN bound never passes
-    assert check_le("x", [1.0 + 1e-12], [1.0]).holds                     # round-off slack
+    assert not check_le("x", [1.0], [np.nan]).holds  # a NaN bound never passes
+    assert check_le("x", [1.0 + 1e-12], [1.0]).holds  # round-off slack
 
 
 def test_core_checks_hold_on_ordinary_inputs():
@@ -65,8 +65,9 @@ def test_page_reports_a_broken_guarantee_as_a_numerical_failure(monkeypatch, for
     (a finding) but "Numerical failure" naming the check and its inputs."""
     real = bcdp.prop4_ldp_guarantee
     monkeypatch.setattr(bcdp, "prop4_ldp_guarantee", lambda **kw: real(**kw) + 5.0)
-    monkeypatch.setattr(bcdp, "prop4_composition_guarantee",
-                        lambda **kw: (np.full(np.size(kw["c"]), 50.0), float(np.sum(kw["c"]))))
+    monkeypatch.setattr(
+        bcdp, "prop4_composition_guarantee", lambda **kw: (np.full(np.size(kw["c"]), 50.0), float(np.sum(kw["c"])))
+    )
     at = _page("Feature_privacy")
     at.query_params["trials"] = "5"
     at.query_params["n"] = "500"

@@ -1,4 +1,4 @@
-"""The hetdp command line: JSON contract (SPEC §8), exit codes, one-line errors."""
+"""The hetdp command line: JSON contract, exit codes, one-line errors."""
 
 import json
 import math
@@ -34,8 +34,28 @@ def test_c_vector_text_output(capsys):
 
 
 def test_mse_json_shape(capsys):
-    code, out, _ = run(["bcdp", "mse", "--n", "500", "--d", "3", "--eps", "2", "--delta", "0.2,2,2",
-                        "--q", "0.1,1", "--trials", "7", "--seed", "3", "--json"], capsys)
+    code, out, _ = run(
+        [
+            "bcdp",
+            "mse",
+            "--n",
+            "500",
+            "--d",
+            "3",
+            "--eps",
+            "2",
+            "--delta",
+            "0.2,2,2",
+            "--q",
+            "0.1,1",
+            "--trials",
+            "7",
+            "--seed",
+            "3",
+            "--json",
+        ],
+        capsys,
+    )
     assert code == 0
     d = json.loads(out)
     assert d["params"]["n"] == 500 and len(d["results"]) == 2
@@ -47,36 +67,71 @@ def test_mse_json_shape(capsys):
 
 
 def test_mse_is_reproducible_by_seed(capsys):
-    args = ["bcdp", "mse", "--n", "300", "--eps", "1", "--delta", "0.3,1", "--q", "0.2",
-            "--trials", "5", "--seed", "9", "--json"]
+    args = [
+        "bcdp",
+        "mse",
+        "--n",
+        "300",
+        "--eps",
+        "1",
+        "--delta",
+        "0.3,1",
+        "--q",
+        "0.2",
+        "--trials",
+        "5",
+        "--seed",
+        "9",
+        "--json",
+    ]
     a = json.loads(run(args, capsys)[1])["results"][0]["mmean"]["errors"]
     b = json.loads(run(args, capsys)[1])["results"][0]["mmean"]["errors"]
     assert a == b
 
 
 def test_reproduce_writes_csv_and_html(tmp_path, capsys):
-    code, out, _ = run(["reproduce", "fig4a", "--out", str(tmp_path), "--n", "300", "--trials", "5",
-                        "--json"], capsys)
+    code, out, _ = run(["reproduce", "fig4a", "--out", str(tmp_path), "--n", "300", "--trials", "5", "--json"], capsys)
     assert code == 0
     info = json.loads(out)
     names = {p.split("/")[-1] for p in info["files"]}
     assert {"fig4a_published.html", "fig4a_published_summary.csv", "fig4a_published_errors.csv"} <= names
     html = (tmp_path / "fig4a_published.html").read_text()
-    assert "plotly" in html.lower() and len(html) > 100_000          # standalone (plotly.js inlined)
+    assert "plotly" in html.lower() and len(html) > 100_000  # standalone (plotly.js inlined)
 
 
-@pytest.mark.parametrize("args,fragment", [
-    (["bcdp", "c-vector", "--delta", "0.2,-1", "--eps", "2", "--q", "0.1"], "delta entries must be > 0"),
-    (["bcdp", "c-vector", "--delta", "0.2,nan", "--eps", "2", "--q", "0.1"], "must not contain NaN"),
-    (["bcdp", "c-vector", "--delta", "0.2,abc", "--eps", "2", "--q", "0.1"], "could not read 'abc'"),
-    (["bcdp", "c-vector", "--delta", "0.2", "--eps", "2", "--q", "1.5"], "q must be in [0, 1]"),
-    (["bcdp", "c-vector", "--delta", "0.2", "--eps", "2", "--q", "0.5", "--zeta", "0"], "zeta must be in (0, 1]"),
-    (["bcdp", "c-vector", "--delta", "0.2", "--eps", "inf", "--q", "0.5"], "eps must be finite"),
-    (["bcdp", "mse", "--n", "100", "--d", "3", "--eps", "2", "--delta", "0.2,2", "--q", "0.1"], "--d is 3"),
-    (["bcdp", "mse", "--n", "100", "--eps", "2", "--delta", "0.2,2", "--q", "0.1", "--trials", "0"], "trials must be >= 1"),
-    (["bcdp", "mse", "--n", "200000", "--eps", "2", "--delta", ",".join(["0.2"] * 60), "--q", "0.1",
-      "--trials", "100000"], "compute size"),
-])
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["bcdp", "c-vector", "--delta", "0.2,-1", "--eps", "2", "--q", "0.1"], "delta entries must be > 0"),
+        (["bcdp", "c-vector", "--delta", "0.2,nan", "--eps", "2", "--q", "0.1"], "must not contain NaN"),
+        (["bcdp", "c-vector", "--delta", "0.2,abc", "--eps", "2", "--q", "0.1"], "could not read 'abc'"),
+        (["bcdp", "c-vector", "--delta", "0.2", "--eps", "2", "--q", "1.5"], "q must be in [0, 1]"),
+        (["bcdp", "c-vector", "--delta", "0.2", "--eps", "2", "--q", "0.5", "--zeta", "0"], "zeta must be in (0, 1]"),
+        (["bcdp", "c-vector", "--delta", "0.2", "--eps", "inf", "--q", "0.5"], "eps must be finite"),
+        (["bcdp", "mse", "--n", "100", "--d", "3", "--eps", "2", "--delta", "0.2,2", "--q", "0.1"], "--d is 3"),
+        (
+            ["bcdp", "mse", "--n", "100", "--eps", "2", "--delta", "0.2,2", "--q", "0.1", "--trials", "0"],
+            "trials must be >= 1",
+        ),
+        (
+            [
+                "bcdp",
+                "mse",
+                "--n",
+                "200000",
+                "--eps",
+                "2",
+                "--delta",
+                ",".join(["0.2"] * 60),
+                "--q",
+                "0.1",
+                "--trials",
+                "100000",
+            ],
+            "compute size",
+        ),
+    ],
+)
 def test_bad_input_exit_2_one_line(args, fragment, capsys):
     code, out, err = run(args, capsys)
     assert code == 2 and out == ""
@@ -88,44 +143,88 @@ def test_installed_entry_point_and_argparse_errors():
     """Through a real process: malformed flags exit 2 (argparse), no traceback."""
     p = subprocess.run(HETDP + ["bcdp", "c-vector", "--delta"], capture_output=True, text=True)
     assert p.returncode == 2 and "Traceback" not in p.stderr
-    p = subprocess.run(HETDP + ["bcdp", "c-vector", "--delta", "0.2", "--eps", "x", "--q", "0"],
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        HETDP + ["bcdp", "c-vector", "--delta", "0.2", "--eps", "x", "--q", "0"], capture_output=True, text=True
+    )
     assert p.returncode == 2 and "invalid float value" in p.stderr and "Traceback" not in p.stderr
-    p = subprocess.run(HETDP + ["bcdp", "c-vector", "--delta", "0.2,0.1", "--eps", "1", "--q", "0", "--json"],
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        HETDP + ["bcdp", "c-vector", "--delta", "0.2,0.1", "--eps", "1", "--q", "0", "--json"],
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 0 and json.loads(p.stdout)["all_ok"] is True
 
 
 def test_zcdp_renyi_json_contract(capsys):
-    code, out, _ = run(["zcdp", "renyi", "--algorithm", "2", "--x", "10", "--r", "0.1", "--rho", "1",
-                        "--alpha", "1.5,2,6", "--json"], capsys)
+    code, out, _ = run(
+        ["zcdp", "renyi", "--algorithm", "2", "--x", "10", "--r", "0.1", "--rho", "1", "--alpha", "1.5,2,6", "--json"],
+        capsys,
+    )
     assert code == 0
     d = json.loads(out)
     assert {"alpha", "up", "down", "claimed"} <= set(d)
-    assert d["alpha"] == [1.5, 2.0, 6.0] and math.isinf(d["down"][2])       # Infinity allowed
+    assert d["alpha"] == [1.5, 2.0, 6.0] and math.isinf(d["down"][2])  # Infinity allowed
     assert d["violated"][0] is True and d["holds"] is False
 
 
 def test_zcdp_renyi_algorithm1_and_release(capsys):
-    code, out, _ = run(["zcdp", "renyi", "--algorithm", "1", "--x", "3", "--r", "0.2", "--rho", "0.5",
-                        "--alpha", "2,5", "--json"], capsys)
+    code, out, _ = run(
+        ["zcdp", "renyi", "--algorithm", "1", "--x", "3", "--r", "0.2", "--rho", "0.5", "--alpha", "2,5", "--json"],
+        capsys,
+    )
     d = json.loads(out)
     assert code == 0 and d["holds"] and all(u <= c for u, c in zip(d["up"], d["claimed"]))
-    code, out, _ = run(["zcdp", "release", "--counts", "0,3,50", "--algorithm", "2", "--r", "0.2",
-                        "--rho", "0.5", "--trials", "4", "--seed", "1", "--json"], capsys)
+    code, out, _ = run(
+        [
+            "zcdp",
+            "release",
+            "--counts",
+            "0,3,50",
+            "--algorithm",
+            "2",
+            "--r",
+            "0.2",
+            "--rho",
+            "0.5",
+            "--trials",
+            "4",
+            "--seed",
+            "1",
+            "--json",
+        ],
+        capsys,
+    )
     d = json.loads(out)
     assert code == 0 and len(d["released"]) == 4 and len(d["released"][0]) == 3
-    assert d["released"][0][0] == 0.0                     # Algorithm 2 adds no noise to x = 0
+    assert d["released"][0][0] == 0.0  # Algorithm 2 adds no noise to x = 0
 
 
-@pytest.mark.parametrize("args,fragment", [
-    (["zcdp", "renyi", "--algorithm", "2", "--x", "-1", "--r", "0.1", "--rho", "1", "--alpha", "2"], "x entries must be >= 0"),
-    (["zcdp", "renyi", "--algorithm", "2", "--x", "1.5", "--r", "0.1", "--rho", "1", "--alpha", "2"], "whole numbers"),
-    (["zcdp", "renyi", "--algorithm", "1", "--x", "3", "--r", "0.1", "--rho", "0", "--alpha", "2"], "rho must be in [1e-06"),
-    (["zcdp", "renyi", "--algorithm", "2", "--x", "3", "--r", "0", "--rho", "1", "--alpha", "2"], "r must be in (0"),
-    (["zcdp", "renyi", "--algorithm", "2", "--x", "3", "--r", "0.1", "--rho", "1", "--alpha", "1"], "alpha entries must be > 1"),
-    (["zcdp", "release", "--counts", "1,2.5", "--algorithm", "1", "--r", "0.1", "--rho", "1"], "whole numbers"),
-])
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (
+            ["zcdp", "renyi", "--algorithm", "2", "--x", "-1", "--r", "0.1", "--rho", "1", "--alpha", "2"],
+            "x entries must be >= 0",
+        ),
+        (
+            ["zcdp", "renyi", "--algorithm", "2", "--x", "1.5", "--r", "0.1", "--rho", "1", "--alpha", "2"],
+            "whole numbers",
+        ),
+        (
+            ["zcdp", "renyi", "--algorithm", "1", "--x", "3", "--r", "0.1", "--rho", "0", "--alpha", "2"],
+            "rho must be in [1e-06",
+        ),
+        (
+            ["zcdp", "renyi", "--algorithm", "2", "--x", "3", "--r", "0", "--rho", "1", "--alpha", "2"],
+            "r must be in (0",
+        ),
+        (
+            ["zcdp", "renyi", "--algorithm", "2", "--x", "3", "--r", "0.1", "--rho", "1", "--alpha", "1"],
+            "alpha entries must be > 1",
+        ),
+        (["zcdp", "release", "--counts", "1,2.5", "--algorithm", "1", "--r", "0.1", "--rho", "1"], "whole numbers"),
+    ],
+)
 def test_zcdp_bad_input(args, fragment, capsys):
     code, out, err = run(args, capsys)
     assert code == 2 and out == "" and fragment in err and err.count("\n") == 1
@@ -144,26 +243,62 @@ def test_bcdp_exact_cli(capsys):
 
 
 def test_regression_cli(capsys):
-    code, out, _ = run(["regression", "--values", "2000", "--theta", "0.5,-0.3", "--delta", "6", "--eps", "8",
-                        "--q", "0", "--trials", "2", "--json"], capsys)
+    code, out, _ = run(
+        [
+            "regression",
+            "--values",
+            "2000",
+            "--theta",
+            "0.5,-0.3",
+            "--delta",
+            "6",
+            "--eps",
+            "8",
+            "--q",
+            "0",
+            "--trials",
+            "2",
+            "--json",
+        ],
+        capsys,
+    )
     d = json.loads(out)
     assert code == 0 and len(d["rows"]) == 3 and {r["method"] for r in d["rows"]} >= {"naive single copy"}
 
 
-@pytest.mark.parametrize("args,fragment", [
-    (["bcdp", "exact", "--example", "1", "--a", "1.5"], "a must be in [0, 1]"),
-    (["bcdp", "exact", "--example", "rr", "--rr-c", ",".join(["0.1"] * 11)], "at most 10 entries"),
-    (["regression", "--gamma0", "0"], "gamma0 must be in (0"),
-    (["regression", "--values", "1"], "n values must be >= 2"),
-])
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["bcdp", "exact", "--example", "1", "--a", "1.5"], "a must be in [0, 1]"),
+        (["bcdp", "exact", "--example", "rr", "--rr-c", ",".join(["0.1"] * 11)], "at most 10 entries"),
+        (["regression", "--gamma0", "0"], "gamma0 must be in (0"),
+        (["regression", "--values", "1"], "n values must be >= 2"),
+    ],
+)
 def test_lab_and_regression_bad_input(args, fragment, capsys):
     code, out, err = run(args, capsys)
     assert code == 2 and fragment in err and err.count("\n") == 1
 
 
 def test_sgd_theta_json_contract(capsys):
-    code, out, _ = run(["sgd", "theta", "--rho", "0.5", "--kappa", "0.8", "--eps", "2", "--sensitivity", "3",
-                        "--steps", "4", "--json"], capsys)
+    code, out, _ = run(
+        [
+            "sgd",
+            "theta",
+            "--rho",
+            "0.5",
+            "--kappa",
+            "0.8",
+            "--eps",
+            "2",
+            "--sensitivity",
+            "3",
+            "--steps",
+            "4",
+            "--json",
+        ],
+        capsys,
+    )
     d = json.loads(out)
     assert code == 0 and d["h"] == [1, 2, 3, 4] and d["theta"][0] == pytest.approx(1.5)
     assert d["eps_release"] == pytest.approx([2 * h**0.8 for h in (1, 2, 3, 4)])
@@ -176,26 +311,45 @@ def test_sgd_run_and_mech_cli(capsys):
     code, out, _ = run(["mech", "exponential", "--scores", "15,20,25", "--eps", "1", "--json"], capsys)
     d = json.loads(out)
     assert sum(d["exponential"]) == pytest.approx(1) and sum(d["report_noisy_max"]) == pytest.approx(1)
-    code, out, _ = run(["mech", "bounded-laplace", "--lower", "0", "--upper", "10", "--delta", "0.001", "--json"], capsys)
+    code, out, _ = run(
+        ["mech", "bounded-laplace", "--lower", "0", "--upper", "10", "--delta", "0.001", "--json"], capsys
+    )
     assert json.loads(out)["b"] > 1.0
 
 
-@pytest.mark.parametrize("args,fragment", [
-    (["sgd", "theta", "--rho", "0"], "rho must be in (0, 1]"),
-    (["sgd", "theta", "--kappa", "-1"], "kappa must be in"),
-    (["sgd", "theta", "--eps", "0"], "eps must be in [1e-06"),
-    (["sgd", "run", "--Lambda", "0"], "Lambda (clip Λ) must be in [0.5, 50]"),
-    (["mech", "release", "--mechanism", "gaussian", "--eps", "0.5", "--delta", "2"], "delta must be in (0, 1)"),
-    (["mech", "exponential", "--scores", ""], "empty list"),
-])
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["sgd", "theta", "--rho", "0"], "rho must be in (0, 1]"),
+        (["sgd", "theta", "--kappa", "-1"], "kappa must be in"),
+        (["sgd", "theta", "--eps", "0"], "eps must be in [1e-06"),
+        (["sgd", "run", "--Lambda", "0"], "Lambda (clip Λ) must be in [0.5, 50]"),
+        (["mech", "release", "--mechanism", "gaussian", "--eps", "0.5", "--delta", "2"], "delta must be in (0, 1)"),
+        (["mech", "exponential", "--scores", ""], "empty list"),
+    ],
+)
 def test_sgd_mech_bad_input(args, fragment, capsys):
     code, out, err = run(args, capsys)
     assert code == 2 and fragment in err and err.count("\n") == 1
 
 
 def test_hetero_weights_json_contract(capsys):
-    code, out, _ = run(["hetero", "weights", "--problem", "frequency", "--variant", "A", "--eps", "0.1,0.5,2,inf",
-                        "--k", "5", "--json"], capsys)
+    code, out, _ = run(
+        [
+            "hetero",
+            "weights",
+            "--problem",
+            "frequency",
+            "--variant",
+            "A",
+            "--eps",
+            "0.1,0.5,2,inf",
+            "--k",
+            "5",
+            "--json",
+        ],
+        capsys,
+    )
     d = json.loads(out)
     assert code == 0 and {"weights", "b", "eps_eff", "objective", "solver"} <= set(d)
     assert sum(d["weights"]) == pytest.approx(1) and d["solver"] == "fast"
@@ -205,26 +359,42 @@ def test_hetero_weights_json_contract(capsys):
 def test_hetero_weights_file_and_cvxpy(tmp_path, capsys):
     f = tmp_path / "eps.txt"
     f.write_text("0.1\n0.5\n2\n")
-    code, out, _ = run(["hetero", "weights", "--problem", "mean", "--variant", "CP", "--eps", f"@{f}",
-                        "--solver", "cvxpy", "--json"], capsys)
+    code, out, _ = run(
+        ["hetero", "weights", "--problem", "mean", "--variant", "CP", "--eps", f"@{f}", "--solver", "cvxpy", "--json"],
+        capsys,
+    )
     d = json.loads(out)
     assert code == 0 and len(d["weights"]) == 3 and d["solver"] == "cvxpy"
 
 
 def test_hetero_run_json(capsys):
-    code, out, _ = run(["hetero", "run", "--n", "1000", "--trials", "20", "--algorithms", "CP,UNI,SM", "--json"], capsys)
+    code, out, _ = run(
+        ["hetero", "run", "--n", "1000", "--trials", "20", "--algorithms", "CP,UNI,SM", "--json"], capsys
+    )
     d = json.loads(out)
     assert code == 0 and [r["algorithm"] for r in d["results"]] == ["CP", "UNI", "SM"]
     assert all(len(r["errors"]) == 20 for r in d["results"])
 
 
-@pytest.mark.parametrize("args,fragment", [
-    (["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "0.1,-1"], "eps entries must be >= 1e-06"),
-    (["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "@/nonexistent"], "not found"),
-    (["hetero", "weights", "--problem", "frequency", "--variant", "A", "--eps", "1", "--k", "1"], "k must be >= 2"),
-    (["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "1", "--beta", "1"], "beta must be in (0, 1)"),
-    (["hetero", "run", "--eps-by-bin", "", "--shares", "0.5,0.6", "--lows", "0.1,1", "--highs", "1,2"], "shares must sum to 1"),
-])
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (
+            ["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "0.1,-1"],
+            "eps entries must be >= 1e-06",
+        ),
+        (["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "@/nonexistent"], "not found"),
+        (["hetero", "weights", "--problem", "frequency", "--variant", "A", "--eps", "1", "--k", "1"], "k must be >= 2"),
+        (
+            ["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "1", "--beta", "1"],
+            "beta must be in (0, 1)",
+        ),
+        (
+            ["hetero", "run", "--eps-by-bin", "", "--shares", "0.5,0.6", "--lows", "0.1,1", "--highs", "1,2"],
+            "shares must sum to 1",
+        ),
+    ],
+)
 def test_hetero_bad_input(args, fragment, capsys):
     code, out, err = run(args, capsys)
     assert code == 2 and fragment in err and err.count("\n") == 1

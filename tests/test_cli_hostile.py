@@ -32,12 +32,17 @@ def files(tmp_path):
 def test_report_out_to_a_directory_under_a_file_or_unwritable(capsys, files):
     _one_line_error(capsys, ["report", "Feature_privacy", "--query", FAST, "--out", str(files)], "--out must name")
     (files / "d.html").mkdir()
-    _one_line_error(capsys, ["report", "Feature_privacy", "--query", FAST, "--out", str(files / "d.html")],
-                    "is a directory")
-    _one_line_error(capsys, ["report", "Feature_privacy", "--query", FAST, "--out", str(files / "x.csv" / "r.html")],
-                    "is a file")
-    _one_line_error(capsys, ["report", "Feature_privacy", "--query", FAST, "--out", "/proc/hetdp-report.html"],
-                    "cannot write in /proc")
+    _one_line_error(
+        capsys, ["report", "Feature_privacy", "--query", FAST, "--out", str(files / "d.html")], "is a directory"
+    )
+    _one_line_error(
+        capsys, ["report", "Feature_privacy", "--query", FAST, "--out", str(files / "x.csv" / "r.html")], "is a file"
+    )
+    _one_line_error(
+        capsys,
+        ["report", "Feature_privacy", "--query", FAST, "--out", "/proc/hetdp-report.html"],
+        "cannot write in /proc",
+    )
 
 
 def test_run_csv_onto_a_file_and_options_a_page_does_not_take(capsys, files):
@@ -47,8 +52,11 @@ def test_run_csv_onto_a_file_and_options_a_page_does_not_take(capsys, files):
 
 
 def test_list_file_in_another_encoding(capsys, files):
-    _one_line_error(capsys, ["hetero", "weights", "--problem", "mean", "--variant", "CP", "--eps",
-                             "@" + str(files / "latin1.txt")], "not UTF-8")
+    _one_line_error(
+        capsys,
+        ["hetero", "weights", "--problem", "mean", "--variant", "CP", "--eps", "@" + str(files / "latin1.txt")],
+        "not UTF-8",
+    )
 
 
 def test_lesson_files_that_break_the_parser(capsys, tmp_path):
@@ -57,9 +65,10 @@ def test_lesson_files_that_break_the_parser(capsys, tmp_path):
     assert main(["lesson", "check", str(deep)]) == 2
     assert "nests arrays or tables too deeply" in capsys.readouterr().out
     big = tmp_path / "big.toml"
-    big.write_text('title = "x"\nfollows = "y"\n[[steps]]\npage = "Feature_privacy"\ntext = "t"\n'
-                   '[steps.question]\nkind = "number"\nprompt = "p"\nkey = "k"\ntolerance = 1\nanswer = '
-                   + "1" * 5000 + "\n")
+    big.write_text(
+        'title = "x"\nfollows = "y"\n[[steps]]\npage = "Feature_privacy"\ntext = "t"\n'
+        '[steps.question]\nkind = "number"\nprompt = "p"\nkey = "k"\ntolerance = 1\nanswer = ' + "1" * 5000 + "\n"
+    )
     assert main(["lesson", "check", str(big)]) == 2
     assert "cannot be read" in capsys.readouterr().out
 
@@ -77,7 +86,7 @@ def test_a_failed_write_keeps_the_previous_file_and_leaves_no_partial_file(monke
         cli.write_atomic(target, "x" * 10_000, what="--out")
     monkeypatch.setattr(os, "fsync", real_fsync)
     assert target.read_text() == "the previous report"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.html"]          # no temporary file left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.html"]  # no temporary file left
     cli.write_atomic(target, "the new report", what="--out")
     assert target.read_text() == "the new report"
 
@@ -150,8 +159,9 @@ def test_small_per_user_upload_with_ldp_is_not_refused_as_a_million_users():
     mod = get("Per_user_privacy")
     rng = __import__("numpy").random.default_rng(0)
     csv = ("value\n" + "\n".join(str(v) for v in rng.integers(0, 4, 500))).encode()
-    s = mod.SCENARIO.from_query({"dataset": "upload", "problem": "frequency", "algs": "CP,LDP", "trials": "20",
-                                 "eps_by_bin": "1,1,1,1"})
+    s = mod.SCENARIO.from_query(
+        {"dataset": "upload", "problem": "frequency", "algs": "CP,LDP", "trials": "20", "eps_by_bin": "1,1,1,1"}
+    )
     r = mod.run(s, upload=csv)
     assert set(r.tables()["hetero_summary"]["algorithm"]) == {"CP", "LDP"}
 
@@ -168,7 +178,9 @@ def test_finite_cells_near_the_float_limit_are_read_as_numbers():
 
     from hetdp_core.regression import load_regression_csv
 
-    rows = ["a,b,label"] + [f"{v},{w},{u}" for v, w, u in zip(["1e308", "-1e308"] + ["0"] * 10,
-                                                                 ["1"] * 12, [str(i / 12) for i in range(12)])]
+    rows = ["a,b,label"] + [
+        f"{v},{w},{u}"
+        for v, w, u in zip(["1e308", "-1e308"] + ["0"] * 10, ["1"] * 12, [str(i / 12) for i in range(12)])
+    ]
     x = load_regression_csv("\n".join(rows).encode())
     assert np.isfinite(x).all() and x[0, 0] == 1.0 and x[1, 0] == -1.0 and abs(x[2, 0]) < 1e-12

@@ -1,4 +1,4 @@
-"""Sweeps on Dask (issue 11): identical results with and without a cluster (seeds are per point),
+"""Sweeps on Dask: identical results with and without a cluster (seeds are per point),
 a worker killed mid-sweep, an unreachable scheduler, and the app's HETDP_DASK."""
 
 import json
@@ -33,16 +33,21 @@ def tables_equal(a, b):
     the last float32 bits of the Feature-privacy server's sums)."""
     assert a.keys() == b.keys()
     for name in a:
-        pd.testing.assert_frame_equal(a[name].drop(columns=["seconds"], errors="ignore"),
-                                      b[name].drop(columns=["seconds"], errors="ignore"),
-                                      check_exact=True)
+        pd.testing.assert_frame_equal(
+            a[name].drop(columns=["seconds"], errors="ignore"),
+            b[name].drop(columns=["seconds"], errors="ignore"),
+            check_exact=True,
+        )
 
 
-@pytest.mark.parametrize("page,query", [
-    ("Feature_privacy", {"trials": "10", "n": "1000", "points": "0.1,0.5,1"}),
-    ("Per_user_privacy", {"trials": "20", "n": "1000"}),
-    ("Private_regression", {"trials": "2", "n": "1000", "steps": "50"}),
-])
+@pytest.mark.parametrize(
+    "page,query",
+    [
+        ("Feature_privacy", {"trials": "10", "n": "1000", "points": "0.1,0.5,1"}),
+        ("Per_user_privacy", {"trials": "20", "n": "1000"}),
+        ("Private_regression", {"trials": "2", "n": "1000", "steps": "50"}),
+    ],
+)
 def test_results_are_identical_with_and_without_dask(cluster, page, query):
     _, client = cluster
     mod = get(page)
@@ -63,7 +68,7 @@ def test_a_worker_killed_mid_sweep_loses_nothing(cluster):
     deadline = time.time() + 60
     while not any(client.processing().values()) and time.time() < deadline:
         time.sleep(0.05)
-    time.sleep(0.3)                                             # points are running on the workers
+    time.sleep(0.3)  # points are running on the workers
     victim = next(iter(lc.workers.values()))
     assert t.is_alive(), "the sweep finished before the kill: make it longer"
     os.kill(victim.process.process.pid, 9)
@@ -90,7 +95,9 @@ def test_cli_dask_local_equals_threads(capsys):
     assert main(["run", "Feature_privacy", "--query", q, "--json", "--dask", "local"]) == 0
     a, b = json.loads(threads), json.loads(capsys.readouterr().out)
     assert a["link"] == b["link"]
-    tables_equal({k: pd.DataFrame(v) for k, v in a["tables"].items()}, {k: pd.DataFrame(v) for k, v in b["tables"].items()})
+    tables_equal(
+        {k: pd.DataFrame(v) for k, v in a["tables"].items()}, {k: pd.DataFrame(v) for k, v in b["tables"].items()}
+    )
 
 
 def _page(page):
@@ -117,8 +124,9 @@ def test_app_uses_hetdp_dask_and_falls_back_with_a_message(monkeypatch, cluster)
 
 def test_a_scheduler_without_workers_is_reported_not_waited_for(capsys):
     """`--dask tcp://…` on a scheduler that has no worker: exit 3 with one line, within seconds."""
-    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None, protocol="tcp://",
-                                  host="127.0.0.1") as lc:
+    with distributed.LocalCluster(
+        n_workers=0, processes=False, dashboard_address=None, protocol="tcp://", host="127.0.0.1"
+    ) as lc:
         t0 = time.time()
         code = main(["run", "Feature_privacy", "--query", "trials=5&points=0.1", "--dask", lc.scheduler_address])
         assert code == 3 and time.time() - t0 < 30
@@ -130,8 +138,9 @@ def test_the_app_reconnects_after_a_scheduler_restart(monkeypatch):
     on the same address instead of failing until the app restarts."""
     from hetdp_ui.dask_exec import ENV, app_executor, close_app_executor
 
-    lc = distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None, protocol="tcp://",
-                                  host="127.0.0.1", scheduler_port=0)
+    lc = distributed.LocalCluster(
+        n_workers=1, processes=False, dashboard_address=None, protocol="tcp://", host="127.0.0.1", scheduler_port=0
+    )
     addr = lc.scheduler_address
     monkeypatch.setenv(ENV, addr)
     try:
@@ -143,8 +152,14 @@ def test_the_app_reconnects_after_a_scheduler_restart(monkeypatch):
             time.sleep(0.2)
         assert not ex1.alive
         host_port = int(addr.rsplit(":", 1)[1])
-        lc = distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None, protocol="tcp://",
-                                      host="127.0.0.1", scheduler_port=host_port)
+        lc = distributed.LocalCluster(
+            n_workers=1,
+            processes=False,
+            dashboard_address=None,
+            protocol="tcp://",
+            host="127.0.0.1",
+            scheduler_port=host_port,
+        )
         ex2 = app_executor()
         assert ex2 is not ex1 and ex2.map(abs, [-3]) == [3]
     finally:

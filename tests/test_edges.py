@@ -1,4 +1,4 @@
-"""Numerics at the edges (issue 9, defects 3, 5, 6, 7): each test fails on the code before the fix."""
+"""Numerics at the edges: each test fails on the code before the fix."""
 
 import json
 import math
@@ -20,14 +20,46 @@ def run(argv, capsys):
 
 # ---------------------------------------------------------------- defect 3: DP-SGD sensitivity
 def test_sgd_run_calibrates_with_the_example_gradient_sensitivity(capsys):
-    code, out, _ = run(["sgd", "run", "--problem", "mean", "--method", "dpsgd", "--Lambda", "5", "--steps", "20",
-                        "--runs", "5", "--json"], capsys)
-    assert code == 0 and json.loads(out)["sensitivity"] == 10.0            # 2Λ, not the old default 1
+    code, out, _ = run(
+        [
+            "sgd",
+            "run",
+            "--problem",
+            "mean",
+            "--method",
+            "dpsgd",
+            "--Lambda",
+            "5",
+            "--steps",
+            "20",
+            "--runs",
+            "5",
+            "--json",
+        ],
+        capsys,
+    )
+    assert code == 0 and json.loads(out)["sensitivity"] == 10.0  # 2Λ, not the old default 1
     code, out, _ = run(["sgd", "run", "--problem", "ridge", "--steps", "20", "--runs", "5", "--json"], capsys)
-    assert code == 0 and json.loads(out)["sensitivity"] == 44.0            # 4(1 + 2R), R = 5
-    code, out, _ = run(["sgd", "run", "--problem", "mean", "--Lambda", "5", "--sensitivity", "20", "--steps", "20",
-                        "--runs", "5", "--json"], capsys)
-    assert code == 0 and json.loads(out)["sensitivity"] == 20.0            # larger: allowed (more noise)
+    assert code == 0 and json.loads(out)["sensitivity"] == 44.0  # 4(1 + 2R), R = 5
+    code, out, _ = run(
+        [
+            "sgd",
+            "run",
+            "--problem",
+            "mean",
+            "--Lambda",
+            "5",
+            "--sensitivity",
+            "20",
+            "--steps",
+            "20",
+            "--runs",
+            "5",
+            "--json",
+        ],
+        capsys,
+    )
+    assert code == 0 and json.loads(out)["sensitivity"] == 20.0  # larger: allowed (more noise)
 
 
 def test_sgd_run_refuses_a_smaller_sensitivity(capsys):
@@ -47,8 +79,9 @@ def test_gradient_sensitivity_bounds_every_pair_of_gradients(Lambda, seed):
     diff = np.abs(dpsgd._grad("mean", beta, x, 0.1) - dpsgd._grad("mean", beta, y, 0.1)).sum(axis=1)
     delta = dpsgd.gradient_sensitivity(problem="mean", Lambda=Lambda)
     assert diff.max() <= delta * (1 + 1e-12)
-    corners = np.abs(dpsgd._grad("mean", beta[:1], np.array([0.0]), 0.1)
-                     - dpsgd._grad("mean", beta[:1], np.array([Lambda]), 0.1)).sum()
+    corners = np.abs(
+        dpsgd._grad("mean", beta[:1], np.array([0.0]), 0.1) - dpsgd._grad("mean", beta[:1], np.array([Lambda]), 0.1)
+    ).sum()
     assert corners == pytest.approx(delta)
     R = dpsgd.RIDGE_RADIUS
     b = rng.uniform(-R, R, (4000, 2))
@@ -56,8 +89,10 @@ def test_gradient_sensitivity_bounds_every_pair_of_gradients(Lambda, seed):
     d2 = np.abs(dpsgd._grad("ridge", b, p, 0.7) - dpsgd._grad("ridge", b, q, 0.7)).sum(axis=1)
     assert d2.max() <= dpsgd.gradient_sensitivity(problem="ridge")
     # 4(1 + 2R) is an upper bound, not attained; this pair comes within a factor 2 of it
-    worst = np.abs(dpsgd._grad("ridge", np.array([[-R, -R]]), np.array([[1.0, 1.0]]), 0.7)
-                   - dpsgd._grad("ridge", np.array([[-R, -R]]), np.array([[-1.0, -1.0]]), 0.7)).sum()
+    worst = np.abs(
+        dpsgd._grad("ridge", np.array([[-R, -R]]), np.array([[1.0, 1.0]]), 0.7)
+        - dpsgd._grad("ridge", np.array([[-R, -R]]), np.array([[-1.0, -1.0]]), 0.7)
+    ).sum()
     assert dpsgd.gradient_sensitivity(problem="ridge") / 2 <= worst <= dpsgd.gradient_sensitivity(problem="ridge")
 
 
@@ -112,8 +147,9 @@ def test_bounded_laplace_b_satisfies_theorem_26_and_nothing_smaller_does(eps, de
     b = mechanisms.bounded_laplace_b(sensitivity=1, eps=eps, delta=delta, lower=0, upper=width)
 
     def g(bb):
-        dC = (mechanisms.bounded_laplace_C(1.0, b=bb, lower=0, upper=width)
-              / mechanisms.bounded_laplace_C(0.0, b=bb, lower=0, upper=width))
+        dC = mechanisms.bounded_laplace_C(1.0, b=bb, lower=0, upper=width) / mechanisms.bounded_laplace_C(
+            0.0, b=bb, lower=0, upper=width
+        )
         return bb * (eps - math.log(dC) - math.log1p(-delta)) - 1.0
 
     assert g(b * (1 + 1e-9)) >= -1e-9
@@ -121,7 +157,7 @@ def test_bounded_laplace_b_satisfies_theorem_26_and_nothing_smaller_does(eps, de
         assert g(b * frac) < 0
 
 
-# ---------------------------------------------------------------- found by the fuzz module (issue 14)
+# ---------------------------------------------------------------- found by the fuzz module
 def test_gaussian_renyi_keeps_relative_accuracy_for_huge_groups():
     """Algorithm 2 at x = 1e12: D_α(N(x, r²x²) ‖ N(x+1, r²(x+1)²)) ≈ α(1 + r²)/(2r²x²) (first order in
     1/x). The old log(s2/s1) + log(s2²/s_α²)/(2(α−1)) form cancelled to round-off (7e-17 instead of
@@ -137,8 +173,9 @@ def test_gaussian_renyi_keeps_relative_accuracy_for_huge_groups():
 
 def test_zcdp_level_below_the_accepted_range_is_refused_not_overflowed(capsys):
     """ρ = 1e-320 made σ infinite and Algorithm 1's quadrature planner crash (ValueError on NaN)."""
-    code, _, err = run(["zcdp", "renyi", "--algorithm", "1", "--x", "3", "--r", "0.2", "--rho", "1e-320",
-                        "--alpha", "2"], capsys)
+    code, _, err = run(
+        ["zcdp", "renyi", "--algorithm", "1", "--x", "3", "--r", "0.2", "--rho", "1e-320", "--alpha", "2"], capsys
+    )
     assert code == 2 and err.startswith("hetdp: error: rho must be in [1e-06, 1e+06]") and err.count("\n") == 1
 
 
@@ -148,11 +185,11 @@ def test_tradeoff_curve_orders_outputs_by_log_likelihood_ratio():
     from hetdp_core.bcdp_exact import tradeoff_curve
     from hetdp_ui.lab_figures import tradeoff_figure
 
-    p0 = np.array([1e-310, 1e-320, 1.0 - 1e-310])      # ratios 2.5e309 and 5e319: both inf in linear space
+    p0 = np.array([1e-310, 1e-320, 1.0 - 1e-310])  # ratios 2.5e309 and 5e319: both inf in linear space
     p1 = np.array([0.25, 0.5, 0.25])
     alpha, beta = tradeoff_curve(p0, p1)
     assert np.all(np.diff(alpha) >= 0) and np.all(np.diff(beta) <= 0)
-    assert beta[1] == pytest.approx(0.5) and beta[2] == pytest.approx(0.25)   # largest ratio first
+    assert beta[1] == pytest.approx(0.5) and beta[2] == pytest.approx(0.25)  # largest ratio first
     assert len(tradeoff_figure(None, None, alpha, beta, 737.0).data) == 4
 
 
@@ -162,10 +199,10 @@ def test_ball_lstsq_with_a_singular_matrix_and_b_in_its_range():
     from hetdp_core.regression import ball_lstsq
 
     A = np.array([[1.0, 1.0], [1.0, 1.0]])
-    b = np.array([0.5, 0.5])                     # in the range of A: minimisers θ1 + θ2 = 0.5
+    b = np.array([0.5, 0.5])  # in the range of A: minimisers θ1 + θ2 = 0.5
     theta = ball_lstsq(A, b, radius=5.0)
     assert theta == pytest.approx([0.25, 0.25])  # the least-norm minimiser
-    theta = ball_lstsq(A, b, radius=0.1)         # the ball cuts the line: boundary solution
+    theta = ball_lstsq(A, b, radius=0.1)  # the ball cuts the line: boundary solution
     assert np.linalg.norm(theta) == pytest.approx(0.1)
 
 

@@ -1,4 +1,4 @@
-"""No input breaks a page or the server (issue 14). Generated malformed URL parameters and widget
+"""No input breaks a page or the server. Generated malformed URL parameters and widget
 values for every page (AppTest), generated CLI arguments, and hostile CSV uploads. Bounded so that
 `make test` stays quick; HETDP_HYPOTHESIS=thorough runs many more examples."""
 
@@ -16,10 +16,46 @@ from hetdp_core.scenario import PAGE_BUDGET, InputError
 from hetdp_core.scenarios import PAGES, get
 from hetdp_ui.cli import main
 
-NASTY = ["", " ", "nan", "NaN", "inf", "-inf", "-1", "0", "1e308", "-1e308", "1e-320", ",,,", "abc", "1,2,x",
-         "0,0,0", "1" * 400, "x" * 3000, "٣", "1;rm -rf /", "%00", "\x00", "99999999999999999999", "0.5", "3",
-         "1," * 1000, "true", "[1, 2]", "{'a': 1}", "__import__('os')", "0x10", "1_000", "+5", ".5", "5.",
-         "1e3", "-0", "2.5", "1000000"]
+NASTY = [
+    "",
+    " ",
+    "nan",
+    "NaN",
+    "inf",
+    "-inf",
+    "-1",
+    "0",
+    "1e308",
+    "-1e308",
+    "1e-320",
+    ",,,",
+    "abc",
+    "1,2,x",
+    "0,0,0",
+    "1" * 400,
+    "x" * 3000,
+    "٣",
+    "1;rm -rf /",
+    "%00",
+    "\x00",
+    "99999999999999999999",
+    "0.5",
+    "3",
+    "1," * 1000,
+    "true",
+    "[1, 2]",
+    "{'a': 1}",
+    "__import__('os')",
+    "0x10",
+    "1_000",
+    "+5",
+    ".5",
+    "5.",
+    "1e3",
+    "-0",
+    "2.5",
+    "1000000",
+]
 MAX_PEAK = PAGE_BUDGET.bytes
 EXAMPLES = max(4, settings.default.max_examples // 12)
 
@@ -79,9 +115,14 @@ def test_fuzzed_url_parameters(page):
 
 
 #: the view of each page that shows its text inputs (typed lists); the regression page has none
-TEXT_VIEWS = {"Feature_privacy": {"mode": "Per-feature table"}, "BCDP_guarantee_lab": {},
-              "Per_user_privacy": {"demand": "groups"}, "Groupwise_zCDP": {"mode": "List"},
-              "Mechanism_lab": {}, "DP_SGD_schedules": {"lr": "custom"}}
+TEXT_VIEWS = {
+    "Feature_privacy": {"mode": "Per-feature table"},
+    "BCDP_guarantee_lab": {},
+    "Per_user_privacy": {"demand": "groups"},
+    "Groupwise_zCDP": {"mode": "List"},
+    "Mechanism_lab": {},
+    "DP_SGD_schedules": {"lr": "custom"},
+}
 
 
 def open_view(page: str) -> AppTest:
@@ -117,14 +158,17 @@ def test_every_page_with_text_inputs_is_fuzzed():
 CLI_PAGES = sorted(PAGES)
 
 
-@settings(max_examples=max(30, settings.default.max_examples), deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=max(30, settings.default.max_examples),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(page=st.sampled_from(CLI_PAGES), data=st.data())
 def test_fuzzed_cli_run(page, data, capsys):
     keys = sorted(get(page).SCENARIO.specs())
     params = data.draw(st.dictionaries(st.sampled_from(keys), values_for(page), min_size=1, max_size=2))
     query = "&".join(f"{k}={quote(v)}" for k, v in params.items())
-    code = main(["run", page, "--query", query])             # any non-input exception fails the test
+    code = main(["run", page, "--query", query])  # any non-input exception fails the test
     out, err = capsys.readouterr()
     assert code in (0, 1, 2)
     if code == 2:
@@ -144,20 +188,23 @@ SUBCOMMANDS = [
 SAFE_NASTY = [v for v in NASTY if v not in ("1" * 400, "1," * 1000)]
 
 
-@settings(max_examples=max(30, settings.default.max_examples), deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=max(30, settings.default.max_examples),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(cmd=st.sampled_from(SUBCOMMANDS), value=st.sampled_from(SAFE_NASTY))
 def test_fuzzed_cli_subcommands(cmd, value, capsys):
     argv = [a.replace("{v}", value) for a in cmd]
     try:
         code = main(argv)
-    except SystemExit as exc:                                   # argparse: malformed flags exit 2
+    except SystemExit as exc:  # argparse: malformed flags exit 2
         code = exc.code
     out, err = capsys.readouterr()
     assert code in (0, 1, 2)
     if code == 2:
         assert "Traceback" not in err and err.count("\n") == 1 and "error: " in err, err
-    else:                                                       # an accepted value gives real numbers
+    else:  # an accepted value gives real numbers
         assert not re.search(r"\bnan\b", out, re.IGNORECASE), out
 
 

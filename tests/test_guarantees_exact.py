@@ -41,10 +41,12 @@ def test_gaussian_and_laplace_profiles_equal_dp_accounting(sigma, eps):
 
     g = pld.from_gaussian_mechanism(sigma, sensitivity=1.0, value_discretization_interval=1e-5)
     assert pr.gaussian_delta(eps=eps, sigma=sigma, sensitivity=1.0) == pytest.approx(
-        g.get_delta_for_epsilon(eps), rel=1e-3, abs=1e-9)
+        g.get_delta_for_epsilon(eps), rel=1e-3, abs=1e-9
+    )
     lap = pld.from_laplace_mechanism(sigma, sensitivity=1.0, value_discretization_interval=1e-5)
     assert pr.laplace_delta(eps=eps, b=sigma, sensitivity=1.0) == pytest.approx(
-        lap.get_delta_for_epsilon(eps), rel=1e-3, abs=1e-9)
+        lap.get_delta_for_epsilon(eps), rel=1e-3, abs=1e-9
+    )
 
 
 def test_bounded_laplace_profile_equals_brute_force_integration():
@@ -57,8 +59,12 @@ def test_bounded_laplace_profile_equals_brute_force_integration():
         C = mc.bounded_laplace_C(c, b=b, lower=lo, upper=hi)
         return np.exp(-abs(y - c) / b) / (2 * b * C)
 
-    both = max(integrate.quad(lambda y: max(dens(y, u) - math.exp(eps) * dens(y, v), 0.0), lo, hi,
-                              points=[q, qp], limit=400)[0] for u, v in ((q, qp), (qp, q)))
+    def excess(u, v):
+        return integrate.quad(
+            lambda y: max(dens(y, u) - math.exp(eps) * dens(y, v), 0.0), lo, hi, points=[q, qp], limit=400
+        )[0]
+
+    both = max(excess(u, v) for u, v in ((q, qp), (qp, q)))
     assert prof["delta"] == pytest.approx(both, rel=1e-6, abs=1e-12)
 
 
@@ -85,21 +91,23 @@ def test_solver_recommends_only_mechanisms_whose_exact_profile_meets_delta():
     for r in sols:
         if r.eps is None:
             continue
-        row = next(p for p in mc.exact_profiles(sensitivity=s.sens, eps=r.eps, delta=s.delta)
-                   if p["mechanism"].lower() == {"mnm": "mnm"}.get(r.mechanism, r.mechanism))
+        row = next(
+            p
+            for p in mc.exact_profiles(sensitivity=s.sens, eps=r.eps, delta=s.delta)
+            if p["mechanism"].lower() == {"mnm": "mnm"}.get(r.mechanism, r.mechanism)
+        )
         assert row["exact δ(ε)"] <= row["stated δ"] * (1 + 1e-9) + 1e-15
 
 
 @settings(max_examples=60, deadline=None)
-@given(eps=hs.floats(0.05, 10.0), delta=hs.floats(1e-6, 0.1), sens=hs.floats(0.001, 100.0),
-       width=hs.floats(1.0, 1e4))
+@given(eps=hs.floats(0.05, 10.0), delta=hs.floats(1e-6, 0.1), sens=hs.floats(0.001, 100.0), width=hs.floats(1.0, 1e4))
 def test_every_noise_the_lab_offers_meets_its_stated_delta_exactly(eps, delta, sens, width):
     """Over the lab's whole box: every (ε, δ) noise drawn has exact δ(ε) ≤ δ (Laplace: 0)."""
     width = max(width, 1.5 * sens)
     b = mc.bounded_laplace_b(sensitivity=sens, eps=eps, delta=delta, lower=0.0, upper=width)
     for row in mc.exact_profiles(sensitivity=sens, eps=eps, delta=delta, bounded=(b, 0.0, width)):
         assert row["exact δ(ε)"] <= row["stated δ"] * (1 + 1e-9) + 1e-15, row
-        assert row["P(loss > ε)"] >= row["exact δ(ε)"] - 1e-12       # the tail bounds the hockey stick
+        assert row["P(loss > ε)"] >= row["exact δ(ε)"] - 1e-12  # the tail bounds the hockey stick
 
 
 def test_mechanism_lab_sentences_use_the_exact_tail():
@@ -125,7 +133,7 @@ def test_upper_bounds_are_rounded_up():
 
 # ------------------------------------------------------------------ defect 2: BCDP levels read as a risk
 def test_feature_privacy_states_the_model_bound_and_the_any_attacker_bound():
-    d = _cli_json("run", "Feature_privacy")                  # no --prior: the scenario's prior is in the link
+    d = _cli_json("run", "Feature_privacy")  # no --prior: the scenario's prior is in the link
     assert d["query"]["prior"] == "0.01"
     x1 = d["tables"]["privacy_meaning"][0]
     assert x1["posterior ≤ (delivered)"] == pytest.approx(0.01219, abs=1e-4)
@@ -137,13 +145,17 @@ def test_feature_privacy_states_the_model_bound_and_the_any_attacker_bound():
 def test_guarantee_lab_also_states_the_any_attacker_level():
     res = get("BCDP_guarantee_lab").run(get("BCDP_guarantee_lab").SCENARIO())
     t = res.tables()["privacy_meaning"]
-    assert "posterior ≤ (any attacker)" in t and (t["posterior ≤ (any attacker)"] >= t["posterior ≤ (delivered)"] - 1e-12).all()
+    assert (
+        "posterior ≤ (any attacker)" in t
+        and (t["posterior ≤ (any attacker)"] >= t["posterior ≤ (delivered)"] - 1e-12).all()
+    )
 
 
 # ------------------------------------------------------------------ defect 3: regression under a broken assumption
 def test_regression_measures_the_datas_correlation_and_says_the_assumption_fails():
-    from hetdp_core.regression import feature_correlation
     from scipy.special import ndtr
+
+    from hetdp_core.regression import feature_correlation
 
     # one feature: TV between clip(−θ + σN) and clip(θ + σN) is Φ(θ/σ) − Φ(−θ/σ) exactly
     assert feature_correlation(theta=(0.5,), noise=0.1, q=0.3)[0] == pytest.approx(ndtr(5) - ndtr(-5), abs=1e-9)
@@ -155,17 +167,18 @@ def test_regression_measures_the_datas_correlation_and_says_the_assumption_fails
     assert g["guaranteed δ'"] == pytest.approx(3.05, abs=0.01)
     assert any("Assumption 1 does not hold" in n for n in d["notes"])
     m = d["tables"]["privacy_meaning"][0]
-    assert m["posterior ≤ (delivered)"] == pytest.approx(0.175, abs=0.002)      # 17.5 % at p = 1 %
+    assert m["posterior ≤ (delivered)"] == pytest.approx(0.175, abs=0.002)  # 17.5 % at p = 1 %
 
 
 def test_feature_correlation_matches_a_monte_carlo_estimate():
     """q_2 of two features by simulation: P(disjoint part) + E[TV of the label] against the exact value."""
-    from hetdp_core.regression import feature_correlation
     from scipy.special import ndtr
+
+    from hetdp_core.regression import feature_correlation
 
     theta, noise, q = np.array([0.5, -0.3]), 0.4, 0.2
     rng = np.random.default_rng(0)
-    s = theta[0] * rng.uniform(-1, 1, 400_000)                    # the other feature's part of the label
+    s = theta[0] * rng.uniform(-1, 1, 400_000)  # the other feature's part of the label
     m1, m2 = np.minimum(-0.3 + s, 0.3 + s), np.maximum(-0.3 + s, 0.3 + s)
     c = np.clip((m1 + m2) / 2, -1, 1)
     mc_est = q + (1 - q) * np.mean(ndtr((c - m1) / noise) - ndtr((c - m2) / noise))
@@ -174,8 +187,12 @@ def test_feature_correlation_matches_a_monte_carlo_estimate():
 
 # ------------------------------------------------------------------ defect 4: the zCDP crossing is a number
 def test_groupwise_summary_reports_the_exact_crossing():
-    d = _cli_json("run", "Groupwise_zCDP", "--query",
-                  "mode=List&counts=1,10,100,1000&algorithm=2&rho=0.5&r=0.2&group=2&alpha_max=100")
+    d = _cli_json(
+        "run",
+        "Groupwise_zCDP",
+        "--query",
+        "mode=List&counts=1,10,100,1000&algorithm=2&rho=0.5&r=0.2&group=2&alpha_max=100",
+    )
     row = next(r for r in d["tables"]["zcdp_group_summary"] if r["count"] == 10)
     assert isinstance(row["claim holds for α <"], float)
     assert row["claim holds for α <"] == pytest.approx(2.0406, abs=1e-4)
@@ -193,7 +210,7 @@ def test_feature_solver_answers_the_plotted_question():
     fp = get("Feature_privacy")
     sol = solve_feature_privacy(fp.SCENARIO(), target=5.0)
     assert sol.projection == "box" and sol.statistic == "median"
-    assert sol.scale < 0.2                       # the pre-projection formula answered 0.555
+    assert sol.scale < 0.2  # the pre-projection formula answered 0.555
     assert sol.error <= 5.0 < sol.error_10pct_more_private and sol.meets_target
     with pytest.raises(ValueError, match="met even at"):
         solve_feature_privacy(fp.SCENARIO(), target=20.0)
@@ -203,15 +220,16 @@ def test_feature_solver_searches_the_whole_range_when_the_error_is_not_monotone(
     from hetdp_core import solve as sv
 
     fp = get("Feature_privacy")
-    s = fp.SCENARIO.from_query({"mode": "Per-feature table", "table": "1.077,1.564,1.909,0.622", "eps": "0.949",
-                                "q": "0.133", "n": "1000"})
+    s = fp.SCENARIO.from_query(
+        {"mode": "Per-feature table", "table": "1.077,1.564,1.909,0.622", "eps": "0.949", "q": "0.133", "n": "1000"}
+    )
     sol = sv.solve_feature_privacy(s, target=0.0182474)
-    assert sol.scale < 7.05                      # the old bisection answered 16.10
+    assert sol.scale < 7.05  # the old bisection answered 16.10
     lo, _ = sv._scale_range(s)
     x = sv.q_mixture_data(n=s.n, d=4, q=s.q, rng=sv.point_rng(s.seed, float(s.q)))
     grid = np.geomspace(lo, sol.scale, 12)[:-1]
     errs = [sv._stat(sv._errors(s, x, g, trials=400, seed=[s.seed, 7877]), "median") for g in grid]
-    assert min(errs) > 0.0182474                 # no more private scaling meets it (same random numbers)
+    assert min(errs) > 0.0182474  # no more private scaling meets it (same random numbers)
 
 
 # ------------------------------------------------------------------ defect 6: per-user solver precision
@@ -232,8 +250,10 @@ def test_prior_is_a_scenario_parameter_and_changes_the_meaning_table():
     b = fp.run(fp.SCENARIO.from_query({"trials": "5", "points": "0.1"}))
     assert a.scenario.to_query()["prior"] == "0.05" and "1 %" in b.tables()["privacy_meaning"]["in words"].iloc[0]
     assert "5 %" in a.tables()["privacy_meaning"]["in words"].iloc[0]
-    assert (a.tables()["privacy_meaning"]["posterior ≤ (delivered)"] >
-            b.tables()["privacy_meaning"]["posterior ≤ (delivered)"]).all()
+    assert (
+        a.tables()["privacy_meaning"]["posterior ≤ (delivered)"]
+        > b.tables()["privacy_meaning"]["posterior ≤ (delivered)"]
+    ).all()
     with pytest.raises(ValueError, match="prior"):
         fp.SCENARIO.from_query({"prior": "0.9"})
 
@@ -257,6 +277,7 @@ def test_composed_levels_are_upper_bounds_by_dp_accountings_pld():
     assert tight <= stated * (1 + 1e-6)
     e1, e2 = 0.5, 0.3
     part1 = pld.from_laplace_mechanism(1 / e1, value_discretization_interval=1e-5).compose(
-        pld.from_laplace_mechanism(1 / e2, value_discretization_interval=1e-5))
+        pld.from_laplace_mechanism(1 / e2, value_discretization_interval=1e-5)
+    )
     tight1 = part1.get_epsilon_for_delta(1e-12)
-    assert e1 + e2 - 0.05 <= tight1 <= e1 + e2 + 1e-3          # sequential composition of pure levels is tight
+    assert e1 + e2 - 0.05 <= tight1 <= e1 + e2 + 1e-3  # sequential composition of pure levels is tight

@@ -29,7 +29,7 @@ def test_fast_solver_matches_cvxpy(seed, problem):
     rng = np.random.default_rng(seed)
     eps = np.exp(rng.uniform(np.log(1e-2), np.log(1e2), 60))
     if seed == 2:
-        eps[:3] = np.inf                                         # public users
+        eps[:3] = np.inf  # public users
     for v in ht.VARIANTS:
         f = ht.fast_weights(eps, variant=v, problem=problem, k=5, beta=0.05)
         c = ht.cvxpy_weights(eps, variant=v, problem=problem, k=5, beta=0.05)
@@ -50,23 +50,23 @@ def test_uni_and_prop_reduce_to_definitions():
     assert u.weights == pytest.approx(np.full(4, 0.25)) and u.b == pytest.approx(2 / (4 * 0.1))
     p = ht.weights(eps, algorithm="PROP", problem="mean")
     assert p.weights == pytest.approx(eps / eps.sum()) and p.b == pytest.approx(1 / eps.sum())
-    assert p.eps_eff == pytest.approx(eps)                     # proportional weights use every ε exactly
+    assert p.eps_eff == pytest.approx(eps)  # proportional weights use every ε exactly
 
 
 def test_one_public_user_prop_and_sm_ignore_everyone_else_hpf_a_does_not():
     rng = np.random.default_rng(3)
     n = 2000
     x = rng.beta(2, 5, n)
-    x[0] = 0.99                                                  # the public user is atypical
+    x[0] = 0.99  # the public user is atypical
     eps = np.full(n, 1.0)
     eps[0] = np.inf
     prop = ht.weights(eps, algorithm="PROP", problem="mean")
     assert prop.weights[0] == 1.0 and prop.weights[1:].sum() == 0.0
     sm = ht.simulate(x, eps, algorithm="SM", problem="mean", trials=50, rng=4, sm_threshold="max")
     assert np.all(sm["info"]["keep_probability"][1:] == 0) and sm["info"]["keep_probability"][0] == 1
-    assert np.median(sm["errors"]) == pytest.approx(abs(0.99 - x.mean()))       # only the public user is used
+    assert np.median(sm["errors"]) == pytest.approx(abs(0.99 - x.mean()))  # only the public user is used
     a = ht.weights(eps, algorithm="A", problem="mean")
-    assert a.weights[1:].sum() > 0.9                              # HPF-A keeps (almost) everyone
+    assert a.weights[1:].sum() > 0.9  # HPF-A keeps (almost) everyone
     hpa = ht.simulate(x, eps, algorithm="A", problem="mean", trials=200, rng=5)
     assert np.median(hpa["errors"]) < np.median(sm["errors"]) / 10
 
@@ -96,8 +96,9 @@ def test_hpf_release_privacy_loss_on_neighbouring_datasets():
 
 
 @pytest.mark.statistical
-@pytest.mark.parametrize("demand,setting", [("by_bin", "correlated"), ("by_bin", "uncorrelated"),
-                                            ("groups", "uncorrelated")])
+@pytest.mark.parametrize(
+    "demand,setting", [("by_bin", "correlated"), ("by_bin", "uncorrelated"), ("groups", "uncorrelated")]
+)
 def test_qualitative_reproduction_on_synthetic_presets(demand, setting):
     """The paper's pairings: demands correlated with the value in the correlated setting (C-variants),
     and values permuted against the demands in the uncorrelated setting (U-variants). The setting-matched
@@ -107,11 +108,27 @@ def test_qualitative_reproduction_on_synthetic_presets(demand, setting):
     rng = np.random.default_rng(11)
     n, k = 5000, 5
     x = ht.synthetic_frequency(n=n, k=k, profile="peaked", rng=rng)
-    eps = (ht.demand_by_bin(x, eps_by_bin=[0.05, 0.5, 2.0, 0.5, 0.05]) if demand == "by_bin" else
-           ht.demand_by_groups(n=n, shares=[0.3, 0.5, 0.2], lows=[0.01, 0.1, 1.0], highs=[0.1, 1.0, 5.0], rng=rng))
-    res = {a: ht.summarize(ht.simulate(x, eps, algorithm=a, problem="frequency", k=k, trials=300, setting=setting,
-                                       rng=np.random.default_rng([12, i]))["errors"], beta=0.05)
-           for i, a in enumerate(["CP", "CE", "UP", "UE", "A", "UNI", "PROP", "SM", "LDP"])}
+    eps = (
+        ht.demand_by_bin(x, eps_by_bin=[0.05, 0.5, 2.0, 0.5, 0.05])
+        if demand == "by_bin"
+        else ht.demand_by_groups(n=n, shares=[0.3, 0.5, 0.2], lows=[0.01, 0.1, 1.0], highs=[0.1, 1.0, 5.0], rng=rng)
+    )
+    res = {
+        a: ht.summarize(
+            ht.simulate(
+                x,
+                eps,
+                algorithm=a,
+                problem="frequency",
+                k=k,
+                trials=300,
+                setting=setting,
+                rng=np.random.default_rng([12, i]),
+            )["errors"],
+            beta=0.05,
+        )
+        for i, a in enumerate(["CP", "CE", "UP", "UE", "A", "UNI", "PROP", "SM", "LDP"])
+    }
     mine = ("CP", "CE") if setting == "correlated" else ("UP", "UE")
     for metric in ("pac", "mse"):
         best = min(res[m][metric] for m in mine)
@@ -134,27 +151,30 @@ def test_large_n_fast_path_runs():
     assert np.all(w.eps_eff <= eps * (1 + 1e-9))
 
 
-@pytest.mark.parametrize("func,kw,match", [
-    (ht.weights, dict(eps=[0.1, -1], algorithm="CP", problem="mean"), "eps entries must be >= 1e-06"),
-    (ht.weights, dict(eps=[0.1, 0], algorithm="CP", problem="mean"), "eps entries must be >= 1e-06"),
-    (ht.weights, dict(eps=[0.1, float("nan")], algorithm="CP", problem="mean"), "eps must not contain NaN"),
-    (ht.weights, dict(eps=[], algorithm="CP", problem="mean"), "at least 1"),
-    (ht.weights, dict(eps=[0.1], algorithm="XX", problem="mean"), "algorithm must be one of"),
-    (ht.weights, dict(eps=[0.1], algorithm="CP", problem="frequency", k=1), "k must be >= 2"),
-    (ht.weights, dict(eps=[0.1], algorithm="CP", problem="mean", beta=0), r"beta must be in \(0, 1\)"),
-    (ht.weights, dict(eps=[0.1], algorithm="CP", problem="mean", beta=1.5), r"beta must be in \(0, 1\)"),
-    (ht.demand_by_groups, dict(n=10, shares=[0.5, 0.6], lows=[0.1, 1], highs=[1, 2]), "shares must sum to 1"),
-    (ht.demand_by_groups, dict(n=10, shares=[], lows=[], highs=[]), "at least 1"),
-    (ht.demand_by_groups, dict(n=10, shares=[1.0], lows=[2.0], highs=[1.0]), "low <= high"),
-    (ht.synthetic_frequency, dict(n=10, k=1), "k must be >= 2"),
-    (ht.simulate, dict(x=[0, 1], eps=[1.0], algorithm="CP", problem="frequency", k=2), "one entry per user"),
-    (ht.simulate, dict(x=[0.5, 1.5], eps=[1.0, 1.0], algorithm="CP", problem="mean"), "x entries must be <= 1"),
-    (ht.parse_data_csv, dict(data=b"a,b\n1,x\n2,y\n", column="b"), "not numeric"),
-    (ht.parse_data_csv, dict(data=b"a\n1\n\n"), "at least 2 rows"),
-    (ht.parse_data_csv, dict(data=b"\x00\x01garbage"), "not a text CSV|not a readable CSV|at least 2 rows"),
-    (ht.parse_data_csv, dict(data=b"a\n" + b"1\n" * 10, column="zzz"), "not found"),
-    (ht.parse_data_csv, dict(data=b"x" * 20_000_001), "over the 20 MB upload limit"),
-])
+@pytest.mark.parametrize(
+    "func,kw,match",
+    [
+        (ht.weights, dict(eps=[0.1, -1], algorithm="CP", problem="mean"), "eps entries must be >= 1e-06"),
+        (ht.weights, dict(eps=[0.1, 0], algorithm="CP", problem="mean"), "eps entries must be >= 1e-06"),
+        (ht.weights, dict(eps=[0.1, float("nan")], algorithm="CP", problem="mean"), "eps must not contain NaN"),
+        (ht.weights, dict(eps=[], algorithm="CP", problem="mean"), "at least 1"),
+        (ht.weights, dict(eps=[0.1], algorithm="XX", problem="mean"), "algorithm must be one of"),
+        (ht.weights, dict(eps=[0.1], algorithm="CP", problem="frequency", k=1), "k must be >= 2"),
+        (ht.weights, dict(eps=[0.1], algorithm="CP", problem="mean", beta=0), r"beta must be in \(0, 1\)"),
+        (ht.weights, dict(eps=[0.1], algorithm="CP", problem="mean", beta=1.5), r"beta must be in \(0, 1\)"),
+        (ht.demand_by_groups, dict(n=10, shares=[0.5, 0.6], lows=[0.1, 1], highs=[1, 2]), "shares must sum to 1"),
+        (ht.demand_by_groups, dict(n=10, shares=[], lows=[], highs=[]), "at least 1"),
+        (ht.demand_by_groups, dict(n=10, shares=[1.0], lows=[2.0], highs=[1.0]), "low <= high"),
+        (ht.synthetic_frequency, dict(n=10, k=1), "k must be >= 2"),
+        (ht.simulate, dict(x=[0, 1], eps=[1.0], algorithm="CP", problem="frequency", k=2), "one entry per user"),
+        (ht.simulate, dict(x=[0.5, 1.5], eps=[1.0, 1.0], algorithm="CP", problem="mean"), "x entries must be <= 1"),
+        (ht.parse_data_csv, dict(data=b"a,b\n1,x\n2,y\n", column="b"), "not numeric"),
+        (ht.parse_data_csv, dict(data=b"a\n1\n\n"), "at least 2 rows"),
+        (ht.parse_data_csv, dict(data=b"\x00\x01garbage"), "not a text CSV|not a readable CSV|at least 2 rows"),
+        (ht.parse_data_csv, dict(data=b"a\n" + b"1\n" * 10, column="zzz"), "not found"),
+        (ht.parse_data_csv, dict(data=b"x" * 20_000_001), "over the 20 MB upload limit"),
+    ],
+)
 def test_bad_input(func, kw, match):
     with pytest.raises((ValueError, TypeError), match=match):
         func(**kw)

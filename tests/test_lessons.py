@@ -1,4 +1,4 @@
-"""Lessons (issue 13 §1): schema, answer keys computed by the core, CLI, and every step in the app."""
+"""Lessons: schema, answer keys computed by the core, CLI, and every step in the app."""
 
 import math
 import shutil
@@ -22,14 +22,15 @@ from hetdp_core.scenario import InputError
 from hetdp_ui.cli import main
 
 LESSONS = lesson_ids()
-RUNS: dict = {}          # each distinct step scenario runs once for the whole module
+RUNS: dict = {}  # each distinct step scenario runs once for the whole module
 
 
 def test_at_least_five_lessons_cover_the_issue_topics():
     assert len(LESSONS) >= 5
+    from hetdp_core.registry import pages as registered
+
     pages = {s.page for lesson in bundled_lessons() for s in lesson.steps}
-    assert {"Feature_privacy", "BCDP_guarantee_lab", "Per_user_privacy", "Groupwise_zCDP",
-            "DP_SGD_schedules"} <= pages
+    assert pages <= set(registered()) and len(pages) >= 5
 
 
 @pytest.mark.parametrize("lesson_id", LESSONS)
@@ -39,8 +40,9 @@ def test_every_answer_key_is_computed_by_the_core(lesson_id):
     questions = [s.question for s in lesson.steps if s.question is not None]
     assert questions and all(q.key for q in questions), "every bundled question names its key"
     checks = check_lesson(lesson, runs=RUNS)
-    assert [c.status for c in checks if c.status != "no question"] == ["ok"] * len(questions), \
-        [c.message for c in checks]
+    assert [c.status for c in checks if c.status != "no question"] == ["ok"] * len(questions), [
+        c.message for c in checks
+    ]
     for c, q in zip([c for c in checks if c.status == "ok"], questions):
         assert q.accepts(c.computed if q.kind == "number" else _as_choice(c.computed))
 
@@ -78,26 +80,31 @@ def test_the_minimal_lesson_parses_and_checks():
     assert [c.status for c in check_lesson(lesson)] == ["ok"]
 
 
-@pytest.mark.parametrize("change, match", [
-    (("title = \"t\"\n", ""), "'title' is missing"),
-    (("follows = \"a lecture\"", "follows = 3"), "'follows' must be non-empty text"),
-    (("page = \"DP_SGD_schedules\"", "page = \"Nope\""), "step 1: 'page': PAGE must be one of"),
-    (("query = \"steps=100&trials=10\"", "query = \"trials=abc\""), "step 1: 'query' is not a valid DP_SGD_schedules "
-                                                                   "scenario: trials .* must be a number"),
-    (("query = \"steps=100&trials=10\"", "query = \"trials=1000000000\""), "trials .* must be in"),
-    (("text = \"look\"", "text = \"\""), "'text' must be non-empty"),
-    (("text = \"look\"", "text = \"look\"\ncolour = \"red\""), "unknown field\\(s\\) 'colour'"),
-    (("kind = \"number\"", "kind = \"essay\""), "'kind' must be \"number\" or \"choice\""),
-    (("answer = 1.0", "answer = \"one\""), "'answer' of a number question must be a finite number"),
-    (("answer = 1.0", "answer = nan"), "finite number"),
-    (("tolerance = 0.1", "tolerance = 0"), "'tolerance' must be a positive number"),
-    (("tolerance = 0.1", ""), "'tolerance' must be a positive number"),
-    (("key = \"dpsgd_schedule[h=1].a\"", ""), "'key' is missing"),
-    (("key = \"dpsgd_schedule[h=1].a\"", "key = \"no dot here\""), "must look like table\\[column=value\\].column"),
-    (("key = \"dpsgd_schedule[h=1].a\"", "key = \"median(dpsgd_schedule.a)\""), "unknown function 'median'"),
-    (("key = \"dpsgd_schedule[h=1].a\"", "key = \"dpsgd_schedule[h1].a\""), "selector 'h1' must be column=value"),
-    (("prompt = \"p\"", "prompt = \"p\"\nchoices = [\"a\", \"b\"]"), "a number question has no 'choices'"),
-])
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        (('title = "t"\n', ""), "'title' is missing"),
+        (('follows = "a lecture"', "follows = 3"), "'follows' must be non-empty text"),
+        (('page = "DP_SGD_schedules"', 'page = "Nope"'), "step 1: 'page': PAGE must be one of"),
+        (
+            ('query = "steps=100&trials=10"', 'query = "trials=abc"'),
+            "step 1: 'query' is not a valid DP_SGD_schedules scenario: trials .* must be a number",
+        ),
+        (('query = "steps=100&trials=10"', 'query = "trials=1000000000"'), "trials .* must be in"),
+        (('text = "look"', 'text = ""'), "'text' must be non-empty"),
+        (('text = "look"', 'text = "look"\ncolour = "red"'), "unknown field\\(s\\) 'colour'"),
+        (('kind = "number"', 'kind = "essay"'), '\'kind\' must be "number" or "choice"'),
+        (("answer = 1.0", 'answer = "one"'), "'answer' of a number question must be a finite number"),
+        (("answer = 1.0", "answer = nan"), "finite number"),
+        (("tolerance = 0.1", "tolerance = 0"), "'tolerance' must be a positive number"),
+        (("tolerance = 0.1", ""), "'tolerance' must be a positive number"),
+        (('key = "dpsgd_schedule[h=1].a"', ""), "'key' is missing"),
+        (('key = "dpsgd_schedule[h=1].a"', 'key = "no dot here"'), "must look like table\\[column=value\\].column"),
+        (('key = "dpsgd_schedule[h=1].a"', 'key = "median(dpsgd_schedule.a)"'), "unknown function 'median'"),
+        (('key = "dpsgd_schedule[h=1].a"', 'key = "dpsgd_schedule[h1].a"'), "selector 'h1' must be column=value"),
+        (('prompt = "p"', 'prompt = "p"\nchoices = ["a", "b"]'), "a number question has no 'choices'"),
+    ],
+)
 def test_bad_lesson_fields_are_refused_by_name(change, match):
     old, new = change
     assert old in GOOD
@@ -105,30 +112,39 @@ def test_bad_lesson_fields_are_refused_by_name(change, match):
         parse_lesson(GOOD.replace(old, new, 1), id="bad")
 
 
-CHOICE = GOOD.replace('kind = "number"', 'kind = "choice"').replace("answer = 1.0", 'answer = "yes"') \
-    .replace("tolerance = 0.1", 'choices = ["yes", "no"]').replace('key = "dpsgd_schedule[h=1].a"',
-                                                                   'key = "all(dpsgd_schedule.theta)"')
+CHOICE = (
+    GOOD.replace('kind = "number"', 'kind = "choice"')
+    .replace("answer = 1.0", 'answer = "yes"')
+    .replace("tolerance = 0.1", 'choices = ["yes", "no"]')
+    .replace('key = "dpsgd_schedule[h=1].a"', 'key = "all(dpsgd_schedule.theta)"')
+)
 
 
-@pytest.mark.parametrize("change, match", [
-    (('choices = ["yes", "no"]', 'choices = ["yes"]'), "'choices' must be a list of 2 to 8"),
-    (('choices = ["yes", "no"]', 'choices = ["yes", "YES"]'), "must be different"),
-    (('answer = "yes"', 'answer = "maybe"'), "'answer' must be one of the choices"),
-    (('choices = ["yes", "no"]', 'choices = ["yes", "no"]\ntolerance = 1'), "a choice question has no 'tolerance'"),
-])
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        (('choices = ["yes", "no"]', 'choices = ["yes"]'), "'choices' must be a list of 2 to 8"),
+        (('choices = ["yes", "no"]', 'choices = ["yes", "YES"]'), "must be different"),
+        (('answer = "yes"', 'answer = "maybe"'), "'answer' must be one of the choices"),
+        (('choices = ["yes", "no"]', 'choices = ["yes", "no"]\ntolerance = 1'), "a choice question has no 'tolerance'"),
+    ],
+)
 def test_bad_choice_questions_are_refused(change, match):
     parse_lesson(CHOICE, id="ok")
     with pytest.raises(InputError, match=match):
         parse_lesson(CHOICE.replace(*change, 1), id="bad")
 
 
-@pytest.mark.parametrize("text, id, match", [
-    (GOOD, "Bad Id", "lesson id must be 1-60 lowercase"),
-    ("title = ", "x", "not valid TOML"),
-    (b"\xff\xfe", "x", "not UTF-8"),
-    (GOOD + "#" * 70_000, "x", "at most 65536"),
-    ('title = "t"\nfollows = "f"\n', "x", "needs 1 to 30 \\[\\[steps\\]\\]; got none"),
-])
+@pytest.mark.parametrize(
+    "text, id, match",
+    [
+        (GOOD, "Bad Id", "lesson id must be 1-60 lowercase"),
+        ("title = ", "x", "not valid TOML"),
+        (b"\xff\xfe", "x", "not UTF-8"),
+        (GOOD + "#" * 70_000, "x", "at most 65536"),
+        ('title = "t"\nfollows = "f"\n', "x", "needs 1 to 30 \\[\\[steps\\]\\]; got none"),
+    ],
+)
 def test_bad_lesson_files_are_refused(text, id, match):
     with pytest.raises(InputError, match=match):
         parse_lesson(text, id=id)
@@ -145,32 +161,52 @@ def test_load_lesson_names_the_path_problem(tmp_path):
 
 # ---------------------------------------------------------------- the answer-key grammar
 
-TABLES = {"t": pd.DataFrame({"name": ["a", "b", "c"], "x": [1.0, 2.0, 4.0], "ok": [True, False, True],
-                             "s": ["1.5", "∞", "all α"]})}
+TABLES = {
+    "t": pd.DataFrame(
+        {"name": ["a", "b", "c"], "x": [1.0, 2.0, 4.0], "ok": [True, False, True], "s": ["1.5", "∞", "all α"]}
+    )
+}
 
 
-@pytest.mark.parametrize("key, value", [
-    ("t[name=b].x", 2.0), ("t[x=4].name", "c"), ("max(t.x)", 4.0), ("mean(t[ok=yes].x)", 2.5),
-    ("count(t[ok=no].x)", 1.0), ("sum(t.x)", 7.0), ("any(t.ok)", True), ("all(t.ok)", False),
-    ("t[name=a].s", 1.5), ("t[name=b].s", math.inf), ("finite(t[name=b].s)", False),
-    ("t[name=c].s", "all α"), ("t[name=c].x / t[name=b].x", 2.0), ("t[name=c].x - t[name=b].x", 2.0),
-    ("t[name=a].x < t[name=b].x", True), ("t[name=a].x > t[name=b].x", False),
-])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("t[name=b].x", 2.0),
+        ("t[x=4].name", "c"),
+        ("max(t.x)", 4.0),
+        ("mean(t[ok=yes].x)", 2.5),
+        ("count(t[ok=no].x)", 1.0),
+        ("sum(t.x)", 7.0),
+        ("any(t.ok)", True),
+        ("all(t.ok)", False),
+        ("t[name=a].s", 1.5),
+        ("t[name=b].s", math.inf),
+        ("finite(t[name=b].s)", False),
+        ("t[name=c].s", "all α"),
+        ("t[name=c].x / t[name=b].x", 2.0),
+        ("t[name=c].x - t[name=b].x", 2.0),
+        ("t[name=a].x < t[name=b].x", True),
+        ("t[name=a].x > t[name=b].x", False),
+    ],
+)
 def test_answer_keys(key, value):
     assert evaluate_key(key, TABLES) == value
 
 
-@pytest.mark.parametrize("key, match", [
-    ("u[name=a].x", "names table 'u'; this step's tables are t"),
-    ("t[name=a].y", "has no column 'y'; its columns are name, x, ok, s"),
-    ("t.x", "selects 3 rows; it must select exactly one"),
-    ("t[name=z].x", "selects 0 rows"),
-    ("max(t[name=z].x)", "selects no rows"),
-    ("max(t.name)", "needs a numeric column"),
-    ("t[name=a].name / t[name=b].x", "combines non-numbers"),
-    ("t[name=a].x / t[name=a].x / t[name=a].x", "at most two terms"),
-    ("t[name=a].x / t[name=a].x - t[name=a].x", "at most two terms"),
-])
+@pytest.mark.parametrize(
+    "key, match",
+    [
+        ("u[name=a].x", "names table 'u'; this step's tables are t"),
+        ("t[name=a].y", "has no column 'y'; its columns are name, x, ok, s"),
+        ("t.x", "selects 3 rows; it must select exactly one"),
+        ("t[name=z].x", "selects 0 rows"),
+        ("max(t[name=z].x)", "selects no rows"),
+        ("max(t.name)", "needs a numeric column"),
+        ("t[name=a].name / t[name=b].x", "combines non-numbers"),
+        ("t[name=a].x / t[name=a].x / t[name=a].x", "at most two terms"),
+        ("t[name=a].x / t[name=a].x - t[name=a].x", "at most two terms"),
+    ],
+)
 def test_bad_answer_keys_name_the_problem(key, match):
     zero = {"t": TABLES["t"].assign(x=[0.0, 2.0, 4.0])}
     with pytest.raises(InputError, match=match):
@@ -183,6 +219,7 @@ def test_division_by_zero_is_an_input_error():
 
 
 # ---------------------------------------------------------------- CLI
+
 
 def test_cli_lesson_check_accepts_the_bundled_lessons(capsys):
     code = main(["lesson", "check", *map(str, sorted((ROOT / "data" / "lessons").glob("*.toml")))])
@@ -217,6 +254,7 @@ def test_cli_lesson_key_and_list(capsys):
 
 # ---------------------------------------------------------------- the app
 
+
 def page_file(page: str) -> str:
     return str(next((ROOT / "pages").glob(f"*_{page}.py")))
 
@@ -247,7 +285,7 @@ def test_every_lesson_step_renders_and_its_answer_is_accepted(lesson_id, k):
     assert lesson.title in shown and step.text.split("\n")[1 if step.text.startswith("\n") else 0][:30] in shown
     from hetdp_core.lessons import step_scenario
 
-    scenario = step_scenario(step)                # the page shows exactly the step's scenario
+    scenario = step_scenario(step)  # the page shows exactly the step's scenario
     assert all(at.query_params[n] == [v] or at.query_params[n] == v for n, v in scenario.to_query().items())
     q = step.question
     if q is not None:
@@ -267,11 +305,11 @@ def test_every_lesson_step_renders_and_its_answer_is_accepted(lesson_id, k):
 def test_navigation_reset_and_position_in_the_url():
     at = open_step("1-bcdp-feature-privacy", 2)
     assert at.session_state["bcdp_q"] == 0.1
-    at.slider(key="bcdp_q").set_value(0.9).run()                     # free exploration
+    at.slider(key="bcdp_q").set_value(0.9).run()  # free exploration
     assert at.query_params["q"] == ["0.9"] or at.query_params["q"] == "0.9"
-    at.button(key="lesson_reset").click().run()                      # reset to this step
+    at.button(key="lesson_reset").click().run()  # reset to this step
     assert at.session_state["bcdp_q"] == 0.1
-    at.button(key="lesson_next").click().run()                       # step 3 is on the same page: q = 0.5
+    at.button(key="lesson_next").click().run()  # step 3 is on the same page: q = 0.5
     assert str(at.query_params["step"]).strip("[]'") == "3" and at.session_state["bcdp_q"] == 0.5
     at.button(key="lesson_prev").click().run()
     assert str(at.query_params["step"]).strip("[]'") == "2" and at.session_state["bcdp_q"] == 0.1
@@ -288,11 +326,14 @@ def test_a_shared_position_keeps_the_students_own_settings():
     assert "Lesson:" in " ".join(m.value for m in at.markdown)
 
 
-@pytest.mark.parametrize("params, match", [
-    ({"lesson": "nope"}, "URL parameter 'lesson' ignored: lesson must be one of"),
-    ({"lesson": "1-bcdp-feature-privacy", "step": "99"}, "step must be a whole number from 1 to 4"),
-    ({"lesson": "1-bcdp-feature-privacy", "step": "x" * 5000}, "step must be a whole number"),
-])
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"lesson": "nope"}, "URL parameter 'lesson' ignored: lesson must be one of"),
+        ({"lesson": "1-bcdp-feature-privacy", "step": "99"}, "step must be a whole number from 1 to 4"),
+        ({"lesson": "1-bcdp-feature-privacy", "step": "x" * 5000}, "step must be a whole number"),
+    ],
+)
 def test_bad_lesson_url_params_warn_and_the_page_still_works(params, match):
     at = AppTest.from_file(page_file("Feature_privacy"), default_timeout=180)
     at.query_params.update({"trials": "5", "n": "500", **params})
@@ -314,9 +355,9 @@ def test_lessons_page_lists_every_lesson():
     assert not at.exception and not at.error
     titles = [s.value for s in at.subheader]
     assert all(bundled_lesson(i).title in titles for i in LESSONS)
-    starts = [b for b in at.button if b.label.startswith("Start: ")]          # start buttons, one per lesson
+    starts = [b for b in at.button if b.label.startswith("Start: ")]  # start buttons, one per lesson
     assert len(starts) == len(LESSONS) and all(b.proto.type == "primary" for b in starts)
-    starts[0].click().run()                        # run alone, the page cannot switch: it says where to go
+    starts[0].click().run()  # run alone, the page cannot switch: it says where to go
     assert not at.exception and any(f"lesson={LESSONS[0]}&step=1" in i.value for i in at.info)
 
 
@@ -334,11 +375,13 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as hst  # noqa: E402
 
 TOML_VALUES = hst.one_of(
-    hst.integers(-10**20, 10**20).map(str), hst.floats(allow_nan=True).map(repr),
-    hst.booleans().map(lambda b: "true" if b else "false"), hst.text(max_size=60).map(lambda t: '"' + t.replace("\\", "\\\\")
-                                                                                      .replace('"', '\\"') + '"'),
-    hst.lists(hst.text(max_size=10).map(lambda t: '"' + t.replace("\\", "").replace('"', "") + '"'), max_size=10)
-    .map(lambda xs: "[" + ", ".join(xs) + "]"),
+    hst.integers(-(10**20), 10**20).map(str),
+    hst.floats(allow_nan=True).map(repr),
+    hst.booleans().map(lambda b: "true" if b else "false"),
+    hst.text(max_size=60).map(lambda t: '"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"'),
+    hst.lists(hst.text(max_size=10).map(lambda t: '"' + t.replace("\\", "").replace('"', "") + '"'), max_size=10).map(
+        lambda xs: "[" + ", ".join(xs) + "]"
+    ),
 )
 FIELDS = [line.split(" = ")[0] for line in GOOD.splitlines() if " = " in line]
 
@@ -366,10 +409,15 @@ def test_any_bytes_are_a_lesson_or_an_input_error(text):
 
 
 @settings(max_examples=300, deadline=None)
-@given(key=hst.text(max_size=80) | hst.builds(lambda a, b, op: f"{a} {op} {b}",
-                                              hst.sampled_from(["t[name=a].x", "max(t.x)", "t.s", "t[ok=1].x", "x"]),
-                                              hst.sampled_from(["t[name=b].x", "finite(t[name=b].s)", "t[x=2].name"]),
-                                              hst.sampled_from(["/", "-", "<", ">", "*"])))
+@given(
+    key=hst.text(max_size=80)
+    | hst.builds(
+        lambda a, b, op: f"{a} {op} {b}",
+        hst.sampled_from(["t[name=a].x", "max(t.x)", "t.s", "t[ok=1].x", "x"]),
+        hst.sampled_from(["t[name=b].x", "finite(t[name=b].s)", "t[x=2].name"]),
+        hst.sampled_from(["/", "-", "<", ">", "*"]),
+    )
+)
 def test_any_key_is_a_value_or_an_input_error(key):
     try:
         v = evaluate_key(key, TABLES)

@@ -25,7 +25,7 @@ def test_a_run_beyond_its_memory_is_stopped_in_its_child(monkeypatch):
     def run(s, progress=None, budget=None):
         import numpy as np
 
-        return np.ones(2**28)                   # 2 GiB: far beyond the 200 MiB this budget allows
+        return np.ones(2**28)  # 2 GiB: far beyond the 200 MiB this budget allows
 
     _fake(monkeypatch, run)
     with pytest.raises(RunLimitError, match="needed more than"):
@@ -36,7 +36,7 @@ def test_a_run_beyond_its_deadline_is_killed(monkeypatch):
     monkeypatch.setattr(limits, "MIN_DEADLINE", 1.0)
 
     def run(s, progress=None, budget=None):
-        time.sleep(120)                          # an estimate that forgot a cost: minutes
+        time.sleep(120)  # an estimate that forgot a cost: minutes
 
     _fake(monkeypatch, run)
     t0 = time.monotonic()
@@ -114,5 +114,5 @@ def test_a_request_that_waits_too_long_is_told_the_server_is_busy():
             pass
     release.set()
     t.join()
-    with adm():                                  # and the slot is free again afterwards
+    with adm():  # and the slot is free again afterwards
         assert adm.running == 1

@@ -1,4 +1,4 @@
-"""What a privacy level means for a person (issue 12 §1): posterior bounds, their tightness, the
+"""What a privacy level means for a person: posterior bounds, their tightness, the
 zCDP conversion, per-page levels, the page panel and the CLI."""
 
 import json
@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.meaning import round_up, meaning, meaning_table, posterior_bounds, zcdp_to_eps
+from hetdp_core.meaning import meaning, meaning_table, posterior_bounds, round_up, zcdp_to_eps
+from hetdp_core.registry import pages as registered_pages
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import get
 from hetdp_ui.cli import main
@@ -33,8 +34,7 @@ def test_randomized_response_attains_the_bound():
         assert posterior_bounds(eps=eps, prior=p)[1][0] == pytest.approx(bayes, rel=1e-12)
 
 
-@given(st.lists(st.one_of(st.floats(0, 1e6), st.just(math.inf)), min_size=1, max_size=20),
-       st.floats(1e-12, 1 - 1e-12))
+@given(st.lists(st.one_of(st.floats(0, 1e6), st.just(math.inf)), min_size=1, max_size=20), st.floats(1e-12, 1 - 1e-12))
 def test_bounds_are_probabilities_around_the_prior_and_monotone(eps, p):
     e = np.sort(np.asarray(eps))
     lo, hi = posterior_bounds(eps=e, prior=p)
@@ -52,13 +52,16 @@ def test_zcdp_conversion():
     assert zcdp_to_eps(rho=[0.5], delta=1e-6)[0] == pytest.approx(0.5 + 2 * math.sqrt(0.5 * math.log(1e6)))
 
 
-@pytest.mark.parametrize("kw,match", [
-    (dict(eps=1, prior=0), r"prior must be in \(0, 1\)"),
-    (dict(eps=1, prior=1), r"prior must be in \(0, 1\)"),
-    (dict(eps=1, prior=float("nan")), "prior must be"),
-    (dict(eps=-1, prior=0.1), "eps entries must be >= 0"),
-    (dict(eps=[float("nan")], prior=0.1), "eps must not contain NaN"),
-])
+@pytest.mark.parametrize(
+    "kw,match",
+    [
+        (dict(eps=1, prior=0), r"prior must be in \(0, 1\)"),
+        (dict(eps=1, prior=1), r"prior must be in \(0, 1\)"),
+        (dict(eps=1, prior=float("nan")), "prior must be"),
+        (dict(eps=-1, prior=0.1), "eps entries must be >= 0"),
+        (dict(eps=[float("nan")], prior=0.1), "eps must not contain NaN"),
+    ],
+)
 def test_bad_input(kw, match):
     with pytest.raises(InputError, match=match):
         posterior_bounds(**kw)
@@ -89,8 +92,10 @@ def _page(name):
     return AppTest.from_file(str(next((ROOT / "pages").glob(f"*_{name}.py"))), default_timeout=120)
 
 
-@pytest.mark.parametrize("page,key,query", [("Feature_privacy", "bcdp", {"trials": "5", "n": "500"}),
-                                            ("Per_user_privacy", "het", {"trials": "20"})])
+@pytest.mark.parametrize(
+    "page,key,query",
+    [("Feature_privacy", "bcdp", {"trials": "5", "n": "500"}), ("Per_user_privacy", "het", {"trials": "20"})],
+)
 def test_page_panel_states_the_meaning_and_follows_the_prior(page, key, query):
     at = _page(page)
     at.query_params.update(query)
@@ -118,11 +123,10 @@ def test_cli_meaning(capsys):
     assert f"(except with probability {round_up(tail, 3):g})" in rows[1]["in words"]
     assert "except" not in rows[0]["in words"]
     assert main(["run", "Groupwise_zCDP", "--query", "algorithm=2&trials=10", "--prior", "0.1", "--json"]) == 0
-    assert "privacy_meaning" not in json.loads(capsys.readouterr().out)["tables"]     # no valid level to state
+    assert "privacy_meaning" not in json.loads(capsys.readouterr().out)["tables"]  # no valid level to state
 
 
-@pytest.mark.parametrize("page", ["BCDP_guarantee_lab", "Private_regression", "Groupwise_zCDP", "Mechanism_lab",
-                                  "DP_SGD_schedules"])
+@pytest.mark.parametrize("page", list(registered_pages()))
 def test_every_page_states_what_its_levels_mean(page):
     mod = get(page)
     sp = mod.SCENARIO.specs()
@@ -157,8 +161,9 @@ def test_release_quantiles_are_the_mechanisms_quantiles():
     from hetdp_core import mechanisms as mc
 
     ml = get("Mechanism_lab")
-    s = ml.SCENARIO.from_query({"eps": "0.5", "delta": "1e-5", "sens": "1", "bl_q": "3", "bl_lower": "0",
-                                "bl_upper": "10", "trials": "200"})
+    s = ml.SCENARIO.from_query(
+        {"eps": "0.5", "delta": "1e-5", "sens": "1", "bl_q": "3", "bl_lower": "0", "bl_upper": "10", "trials": "200"}
+    )
     r = ml.run(s)
     t = r.tables()["mech_release_quantiles"]
     assert set(t["mechanism"]) == {"Laplace", "Gaussian", "MNM", "bounded Laplace"} and (t["true value"] == 3).all()
@@ -173,7 +178,7 @@ def test_release_quantiles_are_the_mechanisms_quantiles():
     assert np.all((v >= 0) & (v <= 10))
     assert np.max(np.abs((sims[:, None] <= v[None, :]).mean(axis=0) - p)) < 0.005
     big = ml.run(ml.SCENARIO.from_query({"eps": "2", "trials": "200"})).tables()["mech_release_quantiles"]
-    assert "Gaussian" not in set(big["mechanism"])                 # Theorem 5 needs ε < 1
+    assert "Gaussian" not in set(big["mechanism"])  # Theorem 5 needs ε < 1
 
 
 def test_mechanism_page_shows_the_dotplot():
@@ -224,7 +229,7 @@ def test_feature_privacy_dotplot_quantiles():
     r = fp.run(fp.SCENARIO.from_query({"trials": "5", "n": "2000"}))
     t = r.tables()["bcdp_release_quantiles"]
     spread = t.groupby("mechanism", sort=False)["released value"].agg(lambda v: v.max() - v.min()).to_numpy()
-    assert len(spread) == 10 and spread[:2].min() > spread[2:].max()       # x1, x2 have δ = 0.2, the rest ε
+    assert len(spread) == 10 and spread[:2].min() > spread[2:].max()  # x1, x2 have δ = 0.2, the rest ε
     for _, g in t.groupby("mechanism", sort=False):
         v = g["released value"].to_numpy()
         assert np.all(np.diff(v) >= 0) and v.min() <= g["true value"].iloc[0] <= v.max()

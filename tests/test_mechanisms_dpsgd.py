@@ -16,8 +16,9 @@ N_SAMPLES = 300_000
 
 # ------------------------------------------------------------------ empirical privacy loss (CI-based)
 @pytest.mark.statistical
-@pytest.mark.parametrize("mech,eps,delta", [("laplace", 1.0, 0.0), ("laplace", 0.3, 0.0),
-                                            ("gaussian", 0.5, 1e-3), ("mnm", 1.0, 0.05)])
+@pytest.mark.parametrize(
+    "mech,eps,delta", [("laplace", 1.0, 0.0), ("laplace", 0.3, 0.0), ("gaussian", 0.5, 1e-3), ("mnm", 1.0, 0.05)]
+)
 def test_empirical_privacy_loss_within_claim(mech, eps, delta):
     """Neighbouring inputs f(x) = 0 and f(y) = Δ: no bin certifies a loss above the claim."""
     kw = dict(sensitivity=1.0, eps=eps, delta=delta if delta else 1e-5, size=N_SAMPLES)
@@ -25,20 +26,20 @@ def test_empirical_privacy_loss_within_claim(mech, eps, delta):
     y = mc.release(1.0, mech, rng=2, **kw)
     res = histogram_privacy_test(x, y, eps=eps, delta=delta, bins=40)
     assert not res["violation"], res["loss_lower_bound"]
-    if delta == 0:                          # an (ε, δ) noise may exceed ε on outputs of probability ≤ δ
+    if delta == 0:  # an (ε, δ) noise may exceed ε on outputs of probability ≤ δ
         assert res["loss_lower_bound"] <= eps + 1e-9
 
 
 @pytest.mark.statistical
 def test_privacy_test_catches_broken_mechanisms():
     """Laplace with scale Δ/(2ε) claimed as ε-DP, and the local-sensitivity median of Example 12."""
-    x = mc.release(0.0, "laplace", sensitivity=0.5, eps=1.0, size=N_SAMPLES, rng=3)   # actually 2ε-DP
+    x = mc.release(0.0, "laplace", sensitivity=0.5, eps=1.0, size=N_SAMPLES, rng=3)  # actually 2ε-DP
     y = mc.release(1.0, "laplace", sensitivity=0.5, eps=1.0, size=N_SAMPLES, rng=4)
     assert histogram_privacy_test(x, y, eps=1.0)["violation"]
     d1, d2 = mc.example12_datasets(n=11, Lambda=1.0)
     rng = np.random.default_rng(5)
-    out1 = 0.0 + rng.laplace(0, mc.local_sensitivity_median(d1) / 1.0, N_SAMPLES)     # noise ∝ local sens.
-    out2 = np.zeros(N_SAMPLES)                                                          # local sens. 0: no noise
+    out1 = 0.0 + rng.laplace(0, mc.local_sensitivity_median(d1) / 1.0, N_SAMPLES)  # noise ∝ local sens.
+    out2 = np.zeros(N_SAMPLES)  # local sens. 0: no noise
     assert histogram_privacy_test(out1, out2, eps=1.0, delta=0.01)["violation"]
 
 
@@ -47,20 +48,21 @@ def test_smooth_sensitivity_laplace_on_example12_neighbours_passes():
     d1, d2 = mc.example12_datasets(n=11, Lambda=1.0)
     r1 = mc.smooth_noise(d1, kind="laplace", eps=1.0, delta=0.05, lower=0, upper=1, size=N_SAMPLES, rng=6)
     r2 = mc.smooth_noise(d2, kind="laplace", eps=1.0, delta=0.05, lower=0, upper=1, size=N_SAMPLES, rng=7)
-    assert r1["S"] > 0 and r2["S"] > 0                          # Example 21: both non-zero
+    assert r1["S"] > 0 and r2["S"] > 0  # Example 21: both non-zero
     assert not histogram_privacy_test(r1["releases"], r2["releases"], eps=1.0, delta=0.05)["violation"]
 
 
 @pytest.mark.statistical
 def test_mnm_and_laplace_variances_equal():
-    for sens in (1e-4, 1.0):                                  # Gaussian branch and Laplace branch
+    for sens in (1e-4, 1.0):  # Gaussian branch and Laplace branch
         for mech in ("laplace", "mnm"):
             z = mc.release(0.0, mech, sensitivity=sens, eps=0.5, delta=0.01, size=400_000, rng=8)
             target = 2 * (sens / 0.5) ** 2
             ok, dev = mean_within_ci(z**2, target)
             assert ok, (mech, sens, dev)
     assert mc.noise_variance("mnm", sensitivity=1, eps=0.5) == pytest.approx(
-        mc.noise_variance("laplace", sensitivity=1, eps=0.5), rel=1e-14)
+        mc.noise_variance("laplace", sensitivity=1, eps=0.5), rel=1e-14
+    )
 
 
 def test_gaussian_sigma_and_mnm_threshold():
@@ -71,18 +73,28 @@ def test_gaussian_sigma_and_mnm_threshold():
         mc.gaussian_sigma(sensitivity=1, eps=1.5, delta=1e-5)
 
 
-@pytest.mark.parametrize("sens,eps,delta,l,u", [(1, 1, 1e-3, 0, 10), (2, 0.5, 0.01, 0, 110), (0.5, 2, 0.0, -1, 1)])
-def test_bounded_laplace_b_satisfies_theorem26_and_is_minimal(sens, eps, delta, l, u):
-    b = mc.bounded_laplace_b(sensitivity=sens, eps=eps, delta=delta, lower=l, upper=u)
+@pytest.mark.parametrize("sens,eps,delta,lo,u", [(1, 1, 1e-3, 0, 10), (2, 0.5, 0.01, 0, 110), (0.5, 2, 0.0, -1, 1)])
+def test_bounded_laplace_b_satisfies_theorem26_and_is_minimal(sens, eps, delta, lo, u):
+    b = mc.bounded_laplace_b(sensitivity=sens, eps=eps, delta=delta, lower=lo, upper=u)
 
     def rhs(bb):
-        dC = mc.bounded_laplace_C(l + sens, b=bb, lower=l, upper=u) / mc.bounded_laplace_C(l, b=bb, lower=l, upper=u)
+        dC = mc.bounded_laplace_C(lo + sens, b=bb, lower=lo, upper=u) / mc.bounded_laplace_C(
+            lo, b=bb, lower=lo, upper=u
+        )
         return sens / (eps - math.log(dC) - math.log1p(-delta))
+
     assert b >= rhs(b) * (1 - 1e-9)
     smaller = np.linspace(b * 1e-3, b * (1 - 1e-6), 400)
-    assert not any(bb >= rhs(bb) and eps - math.log(mc.bounded_laplace_C(l + sens, b=bb, lower=l, upper=u)
-                                                    / mc.bounded_laplace_C(l, b=bb, lower=l, upper=u))
-                   - math.log1p(-delta) > 0 for bb in smaller)
+    assert not any(
+        bb >= rhs(bb)
+        and eps
+        - math.log(
+            mc.bounded_laplace_C(lo + sens, b=bb, lower=lo, upper=u) / mc.bounded_laplace_C(lo, b=bb, lower=lo, upper=u)
+        )
+        - math.log1p(-delta)
+        > 0
+        for bb in smaller
+    )
 
 
 def test_bounded_laplace_sampler_stays_in_domain_and_matches_density():
@@ -112,7 +124,7 @@ def test_smooth_sensitivity_examples_12_and_21():
     s1 = mc.smooth_sensitivity_median(d1, beta=0.2, lower=0, upper=3)
     s2 = mc.smooth_sensitivity_median(d2, beta=0.2, lower=0, upper=3)
     assert s1 == pytest.approx(3.0) and s2 == pytest.approx(3.0 * math.exp(-0.2))
-    assert s1 <= math.exp(0.2) * s2 + 1e-12 and s2 <= math.exp(0.2) * s1 + 1e-12   # β-smooth
+    assert s1 <= math.exp(0.2) * s2 + 1e-12 and s2 <= math.exp(0.2) * s1 + 1e-12  # β-smooth
 
 
 def test_example8_and_composition():
@@ -129,7 +141,7 @@ def test_theta_matches_formula():
     th = sg.theta(gammas=g, a=a, sensitivity=2.0, eps=0.5)
     assert th[0] == pytest.approx(4.0)
     for h in range(2, 7):
-        expect = (1 / a[h - 1]) * (g[: h - 1].sum() / g[h - 1] + 1) * 2.0 / 0.5   # γ_{h-1} = g[h-1]
+        expect = (1 / a[h - 1]) * (g[: h - 1].sum() / g[h - 1] + 1) * 2.0 / 0.5  # γ_{h-1} = g[h-1]
         assert th[h - 1] == pytest.approx(expect, rel=1e-12)
 
 
@@ -151,12 +163,11 @@ def test_dpsgd_converges_iff_2kappa_plus_rho_above_2():
     for kappa in (0.0, 1.0):
         for N in (200, 20_000):
             g = sg.learning_rates(schedule="poly", steps=N, gamma0=0.1, rho=0.5)
-            th = sg.theta(gammas=g, a=sg.privacy_schedule(kind="power", steps=N, kappa=kappa),
-                          sensitivity=6.0, eps=1.0)
+            th = sg.theta(gammas=g, a=sg.privacy_schedule(kind="power", steps=N, kappa=kappa), sensitivity=6.0, eps=1.0)
             tr = sg.simulate(problem="mean", data=x, gammas=g, thetas=th, trials=200, rng=N + int(10 * kappa))
             errs[(kappa, N)] = np.median(np.abs(tr[:, -1, 0] - x.mean()))
-    assert errs[(1.0, 20_000)] < errs[(1.0, 200)] / 3          # 2κ + ρ = 2.5 > 2: converges
-    assert errs[(0.0, 20_000)] > errs[(0.0, 200)] * 3          # κ = 0: the privacy noise wins
+    assert errs[(1.0, 20_000)] < errs[(1.0, 200)] / 3  # 2κ + ρ = 2.5 > 2: converges
+    assert errs[(0.0, 20_000)] > errs[(0.0, 200)] * 3  # κ = 0: the privacy noise wins
 
 
 def test_sgd_and_gd_on_ridge():
@@ -165,30 +176,41 @@ def test_sgd_and_gd_on_ridge():
     gd = sg.simulate(problem="ridge", data=x, gammas=g, thetas=np.zeros(300), trials=1, method="gd", lam=0.1)
     u, v = x[:, 0], x[:, 1]
     b1 = np.mean((v - v.mean()) * (u - u.mean())) / (np.var(v) + 0.1)
-    assert gd[0, -1] == pytest.approx([u.mean() - b1 * v.mean(), b1], abs=1e-4)   # eq. (8)
+    assert gd[0, -1] == pytest.approx([u.mean() - b1 * v.mean(), b1], abs=1e-4)  # eq. (8)
 
 
-@pytest.mark.parametrize("func,kw,match", [
-    (mc.release, dict(value=0.0, mechanism="laplace", sensitivity=1, eps=0), r"eps must be in \[1e-06"),
-    (mc.release, dict(value=0.0, mechanism="laplace", sensitivity=1, eps=-1), r"eps must be in \[1e-06"),
-    (mc.release, dict(value=0.0, mechanism="gaussian", sensitivity=1, eps=0.5, delta=1.5), r"delta must be in \(0, 1\)"),
-    (mc.release, dict(value=0.0, mechanism="gaussian", sensitivity=1, eps=0.5, delta=0), r"delta must be in \(0, 1\)"),
-    (mc.release, dict(value=0.0, mechanism="laplace", sensitivity=0, eps=1), r"sensitivity must be in \(0"),
-    (mc.release, dict(value=0.0, mechanism="cauchy", sensitivity=1, eps=1), "mechanism must be one of"),
-    (mc.pareto_mse, dict(n=10, pareto_index=3, clip=-1, eps_values=[1]), r"clip must be in \(1"),
-    (mc.example12_datasets, dict(n=10, Lambda=1), "n must be odd"),
-    (mc.smooth_sensitivity_median, dict(x=[0.1, 0.5, 2.0], beta=0.1, lower=0, upper=1), "data inside"),
-    (mc.bounded_laplace_b, dict(sensitivity=1, eps=1, delta=0.1, lower=5, upper=5), "lower < upper"),
-    (mc.exponential_probabilities, dict(scores=[], eps=1), "at least 1"),
-    (mc.exponential_probabilities, dict(scores=[1, float("nan")], eps=1), "must not contain NaN"),
-    (sg.learning_rates, dict(schedule="poly", steps=10, rho=0), r"rho must be in \(0, 1\]"),
-    (sg.learning_rates, dict(schedule="poly", steps=10, rho=1.5), r"rho must be in \(0, 1\]"),
-    (sg.privacy_schedule, dict(kind="power", steps=10, kappa=-0.5), "kappa must be in"),
-    (sg.theta, dict(gammas=[0.1, 0.1], a=[1, 1], sensitivity=1, eps=0), r"eps must be in \[1e-06"),
-    (sg.theta, dict(gammas=[0.1, 0.1], a=[1], sensitivity=1, eps=1), "a must have length 2"),
-    (sg.example33_data, dict(n=10, Lambda=0), r"Lambda must be in \(0"),
-    (sg.example33_data, dict(n=10, Lambda=-2), r"Lambda must be in \(0"),
-])
+@pytest.mark.parametrize(
+    "func,kw,match",
+    [
+        (mc.release, dict(value=0.0, mechanism="laplace", sensitivity=1, eps=0), r"eps must be in \[1e-06"),
+        (mc.release, dict(value=0.0, mechanism="laplace", sensitivity=1, eps=-1), r"eps must be in \[1e-06"),
+        (
+            mc.release,
+            dict(value=0.0, mechanism="gaussian", sensitivity=1, eps=0.5, delta=1.5),
+            r"delta must be in \(0, 1\)",
+        ),
+        (
+            mc.release,
+            dict(value=0.0, mechanism="gaussian", sensitivity=1, eps=0.5, delta=0),
+            r"delta must be in \(0, 1\)",
+        ),
+        (mc.release, dict(value=0.0, mechanism="laplace", sensitivity=0, eps=1), r"sensitivity must be in \(0"),
+        (mc.release, dict(value=0.0, mechanism="cauchy", sensitivity=1, eps=1), "mechanism must be one of"),
+        (mc.pareto_mse, dict(n=10, pareto_index=3, clip=-1, eps_values=[1]), r"clip must be in \(1"),
+        (mc.example12_datasets, dict(n=10, Lambda=1), "n must be odd"),
+        (mc.smooth_sensitivity_median, dict(x=[0.1, 0.5, 2.0], beta=0.1, lower=0, upper=1), "data inside"),
+        (mc.bounded_laplace_b, dict(sensitivity=1, eps=1, delta=0.1, lower=5, upper=5), "lower < upper"),
+        (mc.exponential_probabilities, dict(scores=[], eps=1), "at least 1"),
+        (mc.exponential_probabilities, dict(scores=[1, float("nan")], eps=1), "must not contain NaN"),
+        (sg.learning_rates, dict(schedule="poly", steps=10, rho=0), r"rho must be in \(0, 1\]"),
+        (sg.learning_rates, dict(schedule="poly", steps=10, rho=1.5), r"rho must be in \(0, 1\]"),
+        (sg.privacy_schedule, dict(kind="power", steps=10, kappa=-0.5), "kappa must be in"),
+        (sg.theta, dict(gammas=[0.1, 0.1], a=[1, 1], sensitivity=1, eps=0), r"eps must be in \[1e-06"),
+        (sg.theta, dict(gammas=[0.1, 0.1], a=[1], sensitivity=1, eps=1), "a must have length 2"),
+        (sg.example33_data, dict(n=10, Lambda=0), r"Lambda must be in \(0"),
+        (sg.example33_data, dict(n=10, Lambda=-2), r"Lambda must be in \(0"),
+    ],
+)
 def test_bad_input(func, kw, match):
     with pytest.raises((ValueError, TypeError), match=match):
         func(**kw)

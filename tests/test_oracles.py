@@ -1,4 +1,4 @@
-"""The field's own libraries as independent oracles (issue 9).
+"""The field's own libraries as independent oracles.
 
 Which library checks what:
 - OpenDP: Laplace scale <-> epsilon, Gaussian scale <-> zCDP rho (against hetdp_core.mechanisms / zcdp).
@@ -12,14 +12,13 @@ Which library checks what:
   of Example 12 (both caught).
 """
 
-
 import numpy as np
 import pytest
 
 from hetdp_core import mechanisms as mc
 from hetdp_core import zcdp
 
-dp = pytest.importorskip("opendp.prelude")   # test extra; `make test` installs it (never skipped there)
+dp = pytest.importorskip("opendp.prelude")  # test extra; `make test` installs it (never skipped there)
 dp.enable_features("contrib")
 
 
@@ -65,13 +64,16 @@ def test_dp_accounting_confirms_the_classical_gaussian_calibration(eps, delta):
     assert acc.get_epsilon(delta) <= eps
 
 
-@pytest.mark.parametrize("eps,delta,lo,hi,sens", [(0.5, 1e-3, 0, 10, 1), (1.0, 0.0, 0, 5, 1), (0.1, 0.01, -3, 3, 2),
-                                                 (0.01, 0.999999, 0, 100, 1)])
+@pytest.mark.parametrize(
+    "eps,delta,lo,hi,sens",
+    [(0.5, 1e-3, 0, 10, 1), (1.0, 0.0, 0, 5, 1), (0.1, 0.01, -3, 3, 2), (0.01, 0.999999, 0, 100, 1)],
+)
 def test_diffprivlib_bounded_laplace_scale(eps, delta, lo, hi, sens):
     mechs = pytest.importorskip("diffprivlib.mechanisms")
     ref = mechs.LaplaceBoundedDomain(epsilon=eps, delta=delta, sensitivity=sens, lower=lo, upper=hi)._find_scale()
     assert mc.bounded_laplace_b(sensitivity=sens, eps=eps, delta=delta, lower=lo, upper=hi) == pytest.approx(
-        ref, rel=1e-6)
+        ref, rel=1e-6
+    )
 
 
 def test_diffprivlib_gaussian_and_exponential():
@@ -120,9 +122,16 @@ def _pvalue(algorithm, eps, d1, d2):
     _seed_numba(7)
     _RNG["g"] = np.random.default_rng(20261122)
     res = pystatdp.pystatdp().detect_counterexample(
-        algorithm, eps, default_kwargs={"epsilon": eps}, databases=(np.asarray(d1, float), np.asarray(d2, float)),
+        algorithm,
+        eps,
+        default_kwargs={"epsilon": eps},
+        databases=(np.asarray(d1, float), np.asarray(d2, float)),
         event_iterations=20_000,
-        detect_iterations=60_000, cores=1, quiet=True, loglevel=40)
+        detect_iterations=60_000,
+        cores=1,
+        quiet=True,
+        loglevel=40,
+    )
     return res[0][1]
 
 

@@ -42,7 +42,7 @@ def test_bcdp_default_renders():
     at = fresh(trials="10", n="2000").run()
     assert_clean(at)
     figs = charts(at)
-    assert len(figs) == 4                      # c vector, stage schematic, MSE sweep, quantile dotplot
+    assert len(figs) == 4  # c vector, stage schematic, MSE sweep, quantile dotplot
     assert "Every demand holds" in at.success[0].value
     assert any("What question does this answer?" in m.value for m in at.markdown)
     assert at.get("download_button"), "CSV downloads are offered"
@@ -147,7 +147,7 @@ ZCDP = str(ROOT / "pages" / "5_Groupwise_zCDP.py")
 def test_zcdp_default_renders_and_answers_the_open_question():
     at = AppTest.from_file(ZCDP, default_timeout=TIMEOUT).run()
     assert_clean(at)
-    assert len(charts(at)) == 6                                       # incl. the quantile dotplot
+    assert len(charts(at)) == 6  # incl. the quantile dotplot
     assert any("Numerical answer" in m.value for m in at.markdown)
     assert any("What question does this answer?" in m.value for m in at.markdown)
     assert at.get("download_button")
@@ -160,7 +160,7 @@ def test_zcdp_group_and_algorithm_change_outputs():
     at.run()
     assert_clean(at)
     y0 = charts(at)[2]["data"][0]["y"]
-    at.sidebar.selectbox(key="zc_group").set_value(3).run()          # x = 10: the claim fails
+    at.sidebar.selectbox(key="zc_group").set_value(3).run()  # x = 10: the claim fails
     assert not at.exception
     assert charts(at)[2]["data"][0]["y"] != y0
     assert any("The claim fails" in e.value for e in at.error)
@@ -174,7 +174,11 @@ def test_zcdp_bad_counts_show_messages():
     at = AppTest.from_file(ZCDP, default_timeout=TIMEOUT)
     at.query_params["mode"] = "List"
     at.run()
-    for bad, frag in (("1,-2", "entry 2 must be in [0, 1e+09]"), ("1,2.5", "whole numbers"), ("1,abc", "numbers separated")):
+    for bad, frag in (
+        ("1,-2", "entry 2 must be in [0, 1e+09]"),
+        ("1,2.5", "whole numbers"),
+        ("1,abc", "numbers separated"),
+    ):
         at.sidebar.text_input(key="zc_counts").set_value(bad).run()
         assert not at.exception
         assert any(frag in e.value for e in at.error), (bad, [e.value for e in at.error])
@@ -248,12 +252,12 @@ def test_mechanism_lab_renders_and_reacts():
     at.query_params["trials"] = "500"
     at.run()
     assert_clean(at)
-    assert len(charts(at)) == 6                                       # incl. the quantile dotplot
+    assert len(charts(at)) == 6  # incl. the quantile dotplot
     d0 = charts(at)[0]["data"][0]["y"]
     at.sidebar.select_slider(key="mech_eps").set_value(2.0).run()
     assert_clean(at)
     assert charts(at)[0]["data"][0]["y"] != d0
-    assert any("VIOLATION" in m.value for m in at.markdown)           # Example 12 attack is detected
+    assert any("VIOLATION" in m.value for m in at.markdown)  # Example 12 attack is detected
 
 
 def test_mechanism_lab_bad_inputs():
@@ -300,7 +304,7 @@ def test_per_user_default_and_preset():
     at.query_params["trials"] = "40"
     at.run()
     assert_clean(at)
-    assert len(charts(at)) == 4                                       # incl. the quantile dotplot
+    assert len(charts(at)) == 4  # incl. the quantile dotplot
     assert at.get("download_button")
     y0 = charts(at)[0]["data"]
     at.sidebar.selectbox(key="het_preset").set_value("RAND HIE income (mean), high earners more private").run()
@@ -342,10 +346,20 @@ def test_dpsgd_compares_constant_privacy_schedule():
     assert any("a_h = 1" in nm for nm in names)
 
 
-@pytest.mark.parametrize("page", ["1_Feature_privacy", "2_BCDP_guarantee_lab", "3_Private_regression",
-                                  "4_Per_user_privacy", "5_Groupwise_zCDP", "6_Mechanism_lab", "7_DP_SGD_schedules"])
+@pytest.mark.parametrize(
+    "page",
+    [
+        "1_Feature_privacy",
+        "2_BCDP_guarantee_lab",
+        "3_Private_regression",
+        "4_Per_user_privacy",
+        "5_Groupwise_zCDP",
+        "6_Mechanism_lab",
+        "7_DP_SGD_schedules",
+    ],
+)
 def test_every_plotted_table_can_be_downloaded(page):
-    """SPEC §7: a CSV download of every plotted table — at least as many downloads as figures."""
+    """A CSV download of every plotted table — at least as many downloads as figures."""
     at = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=TIMEOUT)
     at.query_params.update({"trials": "20"} if page[0] in "134" else {})
     at.run()
@@ -366,8 +380,10 @@ def test_labels_captions_and_headings_use_plain_words(path):
     assert not at.exception
     expanders = [e for e in at.expander]
     inside = {id(el) for e in expanders for el in _walk(e)}
-    texts = [w.label for w in [*at.slider, *at.checkbox, *at.selectbox, *at.radio, *at.number_input,
-                               *at.text_input, *at.multiselect]]
+    texts = [
+        w.label
+        for w in [*at.slider, *at.checkbox, *at.selectbox, *at.radio, *at.number_input, *at.text_input, *at.multiselect]
+    ]
     texts += [w.help or "" for w in [*at.slider, *at.checkbox, *at.selectbox, *at.radio]]
     texts += [e.value for e in [*at.caption, *at.subheader, *at.header] if id(e) not in inside]
     texts += [m.label for m in at.metric]

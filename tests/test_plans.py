@@ -1,4 +1,4 @@
-"""Plan A vs plan B (issue 12 §3): pin the current view, change it, compare; both plans in the URL."""
+"""Plan A vs plan B: pin the current view, change it, compare; both plans in the URL."""
 
 import math
 
@@ -9,8 +9,10 @@ from streamlit.testing.v1 import AppTest
 from hetdp_core.compare import compare
 from hetdp_core.scenarios import get
 
-CASES = [("Feature_privacy", "bcdp", {"trials": "5", "n": "500"}, ("slider", "bcdp_q", 0.5)),
-         ("Per_user_privacy", "het", {"trials": "20"}, ("slider", "het_beta", 0.2))]
+CASES = [
+    ("Feature_privacy", "bcdp", {"trials": "5", "n": "500"}, ("slider", "bcdp_q", 0.5)),
+    ("Per_user_privacy", "het", {"trials": "20"}, ("slider", "het_beta", 0.2)),
+]
 
 
 def _page(name):
@@ -30,7 +32,7 @@ def test_pin_change_and_compare(page, key, query, change):
     assert _ab_table(at) is None
     at.button(key=f"{key}_pin_set").click().run()
     pin = at.query_params.get("pin")
-    assert pin and "seed=" in pin                                  # plan A lives in the URL
+    assert pin and "seed=" in pin  # plan A lives in the URL
     kind, wkey, value = change
     getattr(at, kind)(key=wkey).set_value(value).run()
     assert not at.exception and not at.error
@@ -38,7 +40,7 @@ def test_pin_change_and_compare(page, key, query, change):
     assert table is not None and len(table) >= 3
     diff = table.dropna(subset=["B − A"])
     assert (diff["B − A"] - (diff["plan B"] - diff["plan A"])).abs().max() < 1e-12
-    assert (diff["B − A"].abs() > 0).any()                          # the change shows
+    assert (diff["B − A"].abs() > 0).any()  # the change shows
     overlaid = [c for c in at.get("plotly_chart") if "plan A" in c.proto.spec]
     assert len(overlaid) >= (3 if page == "Feature_privacy" else 4)  # the figures show plan A too
     # a shared link with both plans opens the same comparison in a new session

@@ -1,24 +1,24 @@
-"""A report to take away (issue 12 §4): `hetdp report` and the page's button build the same
+"""A report to take away: `hetdp report` and the page's button build the same
 standalone HTML; it embeds plotly.js once and fetches nothing (the browser test opens it offline)."""
 
 import html
 import re
+from urllib.parse import urlencode
 
 import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
+from hetdp_core.registry import pages, specs
 from hetdp_core.scenarios import get
 from hetdp_ui.cli import main
-from hetdp_ui.report import REPORT_PAGES, build_report, report_figures
+from hetdp_ui.report import build_report, report_figures
 
-QUERY = {"Feature_privacy": "trials=5&n=500&seed=4", "Per_user_privacy": "trials=20&n=1000&seed=4",
-         "BCDP_guarantee_lab": "seed=4", "Private_regression": "trials=2&n=1000&seed=4",
-         "Groupwise_zCDP": "algorithm=1&trials=50&seed=4", "Mechanism_lab": "trials=200&seed=4",
-         "DP_SGD_schedules": "trials=5&steps=200&seed=4"}
+#: each page's cheap query (its spec), at another seed
+QUERY = {s.url: urlencode({**s.fast_query, "seed": "4"}) for s in specs()}
 
 
-@pytest.mark.parametrize("page", sorted(REPORT_PAGES))
+@pytest.mark.parametrize("page", list(pages()))
 def test_cli_report_is_standalone_and_complete(page, tmp_path, capsys):
     out = tmp_path / "r.html"
     assert main(["report", page, "--query", QUERY[page], "--out", str(out), "--prior", "0.05"]) == 0
@@ -29,8 +29,8 @@ def test_cli_report_is_standalone_and_complete(page, tmp_path, capsys):
     n_figs = len(report_figures(page, s, result))
     assert len(re.findall(r'<div id="fig\d+"', doc)) == n_figs >= 2
     assert doc.count("Plotly.newPlot") == n_figs
-    assert len(re.findall(r"<script[^>]+src=", doc)) == 0                    # nothing fetched
-    assert not re.search(r"<link[^>]+href=.https?:", doc)                    # no external stylesheet
+    assert len(re.findall(r"<script[^>]+src=", doc)) == 0  # nothing fetched
+    assert not re.search(r"<link[^>]+href=.https?:", doc)  # no external stylesheet
     assert html.escape(mod.QUESTION[:40]) in doc and f"/{page}?" in doc
     assert "seed=4" in doc or "seed" not in mod.SCENARIO.specs()
     assert "an attacker who thought 5 % now thinks at most" in doc
@@ -41,15 +41,18 @@ def test_report_and_page_share_the_builder():
     mod = get("Feature_privacy")
     s = mod.SCENARIO.from_query({"trials": "5", "n": "500"})
     a, b = build_report("Feature_privacy", s, mod.run(s)), build_report("Feature_privacy", s, mod.run(s))
-    assert a == b                                                            # deterministic given the scenario
+    assert a == b  # deterministic given the scenario
 
 
-@pytest.mark.parametrize("argv,match", [
-    (["report", "No_such_page", "--out", "x.html"], "page"),
-    (["report", "Feature_privacy", "--out", "x.pdf"], "--out must name a .html/.htm file"),
-    (["report", "Feature_privacy", "--out", "x.html", "--prior", "1.5"], r"prior must be in \(0, 1\)"),
-    (["report", "--out", "x.html"], "give PAGE"),
-])
+@pytest.mark.parametrize(
+    "argv,match",
+    [
+        (["report", "No_such_page", "--out", "x.html"], "page"),
+        (["report", "Feature_privacy", "--out", "x.pdf"], "--out must name a .html/.htm file"),
+        (["report", "Feature_privacy", "--out", "x.html", "--prior", "1.5"], r"prior must be in \(0, 1\)"),
+        (["report", "--out", "x.html"], "give PAGE"),
+    ],
+)
 def test_report_bad_input(argv, match, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(argv) == 2
@@ -57,9 +60,18 @@ def test_report_bad_input(argv, match, capsys, tmp_path, monkeypatch):
     assert re.search(match, err) and err.count("\n") == 1 and not (tmp_path / "x.html").exists()
 
 
-@pytest.mark.parametrize("page,key", [("Feature_privacy", "bcdp"), ("Per_user_privacy", "het"),
-                                      ("BCDP_guarantee_lab", "lab"), ("Private_regression", "reg"),
-                                      ("Groupwise_zCDP", "zc"), ("Mechanism_lab", "mech"), ("DP_SGD_schedules", "sgd")])
+@pytest.mark.parametrize(
+    "page,key",
+    [
+        ("Feature_privacy", "bcdp"),
+        ("Per_user_privacy", "het"),
+        ("BCDP_guarantee_lab", "lab"),
+        ("Private_regression", "reg"),
+        ("Groupwise_zCDP", "zc"),
+        ("Mechanism_lab", "mech"),
+        ("DP_SGD_schedules", "sgd"),
+    ],
+)
 def test_page_offers_the_report_button(page, key):
     at = AppTest.from_file(str(next((ROOT / "pages").glob(f"*_{page}.py"))), default_timeout=120)
     at.query_params.update(dict(kv.split("=") for kv in QUERY[page].split("&")))
@@ -72,12 +84,40 @@ def test_page_offers_the_report_button(page, key):
 def test_static_figures_with_kaleido(tmp_path, capsys):
     """`hetdp report … --static DIR` writes every report figure as PNG (or SVG) through kaleido."""
     out = tmp_path / "r.html"
-    assert main(["report", "Per_user_privacy", "--query", QUERY["Per_user_privacy"], "--out", str(out),
-                 "--static", str(tmp_path / "png")]) == 0
+    assert (
+        main(
+            [
+                "report",
+                "Per_user_privacy",
+                "--query",
+                QUERY["Per_user_privacy"],
+                "--out",
+                str(out),
+                "--static",
+                str(tmp_path / "png"),
+            ]
+        )
+        == 0
+    )
     pngs = sorted((tmp_path / "png").glob("*.png"))
     assert len(pngs) == 4 and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
-    assert main(["report", "Mechanism_lab", "--query", QUERY["Mechanism_lab"], "--out", str(out),
-                 "--static", str(tmp_path / "svg"), "--format", "svg"]) == 0
+    assert (
+        main(
+            [
+                "report",
+                "Mechanism_lab",
+                "--query",
+                QUERY["Mechanism_lab"],
+                "--out",
+                str(out),
+                "--static",
+                str(tmp_path / "svg"),
+                "--format",
+                "svg",
+            ]
+        )
+        == 0
+    )
     svgs = sorted((tmp_path / "svg").glob("*.svg"))
     assert len(svgs) == 6 and all(p.read_text().lstrip().startswith("<svg") for p in svgs)
 
@@ -94,9 +134,9 @@ def test_the_report_of_a_pinned_view_is_a_decision_record():
     ra, rb = mod.run(a), mod.run(b)
     page = build_report("Per_user_privacy", b, rb, app_url="https://dp.example.edu/hetdp", plan_a=(a, ra))
     assert "Plan A (pinned) vs plan B (this view)" in page and "B − A" in page
-    assert "β (PAC level)" in page                          # the parameter that differs, in words
-    assert "<h3>hetero_summary" in page and "UNI" in page   # the key results table (accuracy per method)
+    assert "β (PAC level)" in page  # the parameter that differs, in words
+    assert "<h3>hetero_summary" in page and "UNI" in page  # the key results table (accuracy per method)
     assert "https://dp.example.edu/hetdp/Per_user_privacy?" in page and "localhost" not in page
-    assert "&amp;pin=" in page                              # the link reopens the comparison
+    assert "&amp;pin=" in page  # the link reopens the comparison
     assert "@media print" in page and "In short." in page
-    assert "eps_by_bin" in page and "ε per bin" in page or "demand" in page   # names in words beside URL names
+    assert "eps_by_bin" in page and "ε per bin" in page or "demand" in page  # names in words beside URL names

@@ -19,8 +19,17 @@ DELTA = [0.2, 0.2] + [2.0] * 8
 
 
 def published(q, trials):
-    return run_point(n=10_000, delta=DELTA, eps=2.0, q=q, trials=trials, rng=point_rng(0, q),
-                     projection="ball", baseline_projection="none", scale="paper")
+    return run_point(
+        n=10_000,
+        delta=DELTA,
+        eps=2.0,
+        q=q,
+        trials=trials,
+        rng=point_rng(0, q),
+        projection="ball",
+        baseline_projection="none",
+        scale="paper",
+    )
 
 
 @pytest.mark.parametrize("q,trials", [(0.01, 150), (0.1, 150), (0.3, 150), (0.5, 500)])
@@ -35,7 +44,7 @@ def test_mmean_below_min_delta_ldp_for_q_below_one(q, trials):
 
 def test_equal_at_q_one():
     r = published(1.0, trials=400)
-    assert r.allocation.c == pytest.approx([0.2] * 10)          # one stage at min δ: same mechanism
+    assert r.allocation.c == pytest.approx([0.2] * 10)  # one stage at min δ: same mechanism
     p = stats.ks_2samp(r.errors_mmean, r.errors_baseline).pvalue
     assert p > 1e-3, f"q=1: distributions differ (KS p={p:.2g})"
 

@@ -22,11 +22,11 @@ def _store(path, **kw):
 
 def test_memory_is_bounded_in_bytes_not_entries():
     c = RunCache(max_bytes=10 * 2**20)
-    for i in range(40):                                     # 40 results of 1 MiB each
+    for i in range(40):  # 40 results of 1 MiB each
         c.get_or_compute(("k", i), lambda: np.zeros(2**17))
     assert c.bytes <= 10 * 2**20 and len(c._data) <= 10
     assert c.bytes == sum(result_bytes(v) for v in c._data.values())
-    big = c.get_or_compute("huge", lambda: np.zeros(2**22))      # 32 MiB: larger than the cache, not kept
+    big = c.get_or_compute("huge", lambda: np.zeros(2**22))  # 32 MiB: larger than the cache, not kept
     assert big.size == 2**22 and "huge" not in c._data
 
 
@@ -34,7 +34,7 @@ def test_round_trip_and_single_flight_across_the_disk(tmp_path):
     calls = []
     c1, c2 = RunCache(disk=_store(tmp_path)), RunCache(disk=_store(tmp_path))
     v = c1.get_or_compute("key", lambda: calls.append(1) or {"a": np.arange(3)})
-    w = c2.get_or_compute("key", lambda: calls.append(2) or None)       # read from disk, not recomputed
+    w = c2.get_or_compute("key", lambda: calls.append(2) or None)  # read from disk, not recomputed
     assert calls == [1] and np.array_equal(w["a"], v["a"])
 
 
@@ -46,15 +46,15 @@ def _rows(path):
 def test_corrupt_and_truncated_entries_are_misses(tmp_path):
     s = _store(tmp_path)
     s.save("k", {"x": 1})
-    (name, mode, filename, value), = _rows(tmp_path)
+    ((name, mode, filename, value),) = _rows(tmp_path)
     for bad in (value[:-5], b"", b"\x00" * 40, value[:32] + b"garbage"):
         with sqlite3.connect(tmp_path / "cache.db") as db:
             db.execute("UPDATE Cache SET value = ? WHERE key = ?", (sqlite3.Binary(bad), name))
         s2 = _store(tmp_path)
-        assert s2.load("k") == (False, None)                   # a miss, every time, for every worker
-        s2.save("k", {"x": 1})                                  # and the next computation repairs it
+        assert s2.load("k") == (False, None)  # a miss, every time, for every worker
+        s2.save("k", {"x": 1})  # and the next computation repairs it
         assert s2.load("k") == (True, {"x": 1})
-        (name, mode, filename, value), = _rows(tmp_path)
+        ((name, mode, filename, value),) = _rows(tmp_path)
 
 
 @pytest.mark.parametrize("damage", ["random", "truncate", "empty"])
@@ -69,8 +69,13 @@ def test_a_corrupt_database_file_is_repaired_not_an_exception(tmp_path, damage):
     c1.get_or_compute("warm", lambda: {"x": 1})
     for f in d.glob("cache.db*"):
         data = f.read_bytes()
-        f.write_bytes({"random": random.Random(0).randbytes(max(4096, len(data))),
-                       "truncate": data[: len(data) // 3], "empty": b""}[damage])
+        f.write_bytes(
+            {
+                "random": random.Random(0).randbytes(max(4096, len(data))),
+                "truncate": data[: len(data) // 3],
+                "empty": b"",
+            }[damage]
+        )
     calls = []
     v = c2.get_or_compute("cold", lambda: calls.append(2) or {"y": 2})
     w = RunCache(disk=_store(d)).get_or_compute("cold", lambda: calls.append(3) or {"y": 3})
@@ -78,7 +83,7 @@ def test_a_corrupt_database_file_is_repaired_not_an_exception(tmp_path, damage):
     u = c1.get_or_compute("again", lambda: calls.append(1) or {"z": 1})
     assert u == {"z": 1}
     x = c2.get_or_compute("again", lambda: calls.append(4) or {"z": 4})
-    assert x == {"z": 1}, calls                                  # shared again after the repair
+    assert x == {"z": 1}, calls  # shared again after the repair
 
 
 class _Boom:
@@ -125,31 +130,31 @@ def test_a_failed_write_still_returns_the_result(tmp_path, monkeypatch):
 def _hammer(args):
     path, worker = args
     s = DiskStore(path, secret=SECRET, size_limit=2**20)
-    c = RunCache(disk=s, max_bytes=4 * 40_000)          # about four results: the rest come from disk
+    c = RunCache(disk=s, max_bytes=4 * 40_000)  # about four results: the rest come from disk
     for i in range(60):
         key = ("k", (i * 7 + worker) % 90)
-        v = c.get_or_compute(key, lambda key=key: np.full(4000, key[1], dtype=float))    # 32 kB each
+        v = c.get_or_compute(key, lambda key=key: np.full(4000, key[1], dtype=float))  # 32 kB each
         assert v[0] == key[1]
     return True
 
 
 def test_many_processes_evicting_at_once(tmp_path):
     """Past the size limit every store evicts while the others read and write: no error, right values."""
-    ctx = mp.get_context("fork")             # forked workers: no re-import of the test runner
+    ctx = mp.get_context("fork")  # forked workers: no re-import of the test runner
     with ctx.Pool(6) as pool:
         assert all(pool.map(_hammer, [(str(tmp_path), w) for w in range(6)]))
     s = DiskStore(tmp_path, secret=SECRET, size_limit=2**20)
     s.cache.cull()
     values = sum(len(v) for v in (s.cache.get(k) for k in s.cache.iterkeys()) if isinstance(v, bytes))
-    assert values <= 2**20 + 64_000                 # the entries themselves stay within the byte limit
-    assert s.cache.volume() < 8 * 2**20             # database pages and value files included
+    assert values <= 2**20 + 64_000  # the entries themselves stay within the byte limit
+    assert s.cache.volume() < 8 * 2**20  # database pages and value files included
 
 
 def test_a_lock_left_by_a_killed_worker_expires(tmp_path):
     import diskcache
 
     s = _store(tmp_path, lock_seconds=0.5)
-    lock = s.lock("k").__enter__()              # a worker that dies holding it never releases it
+    lock = s.lock("k").__enter__()  # a worker that dies holding it never releases it
     assert isinstance(lock.lock, diskcache.Lock) and lock.lock.locked()
     c = RunCache(disk=_store(tmp_path, lock_seconds=0.5))
     assert c.get_or_compute("k", lambda: 7) == 7

@@ -1,4 +1,4 @@
-"""Serving a class (issue 11): production settings, the figure memo, a light CLI start, and the load
+"""Serving a class: production settings, the figure memo, a light CLI start, and the load
 tool speaking Streamlit's websocket protocol against a real server. Latency targets are measured
 with `make load` (README), not asserted here."""
 
@@ -26,7 +26,7 @@ def test_production_settings_are_the_default_and_make_dev_turns_the_watcher_on()
     dev = make.split("\ndev:")[1].split("\n\n")[0]
     assert "--server.fileWatcherType auto" in dev and "--server.runOnSave true" in dev
     run = make.split("\nrun:")[1].split("\n\n")[0]
-    assert "fileWatcherType" not in run                        # run uses config.toml's production values
+    assert "fileWatcherType" not in run  # run uses config.toml's production values
 
 
 def test_figure_memo_returns_the_same_figure_for_equal_inputs_only():
@@ -39,10 +39,10 @@ def test_figure_memo_returns_the_same_figure_for_equal_inputs_only():
 
     a, df = np.arange(5.0), pd.DataFrame({"v": [1.0, 2.0]})
     f1 = build(a, df, label="x")
-    assert build(a.copy(), df.copy(), label="x") is f1 and len(calls) == 1       # equal content: a hit
-    assert build(a + 1, df, label="x") is not f1                                 # changed array
-    assert build(a, df.assign(v=[1.0, 3.0]), label="x") is not f1                # changed table
-    assert build(a, df, label="y") is not f1                                     # changed option
+    assert build(a.copy(), df.copy(), label="x") is f1 and len(calls) == 1  # equal content: a hit
+    assert build(a + 1, df, label="x") is not f1  # changed array
+    assert build(a, df.assign(v=[1.0, 3.0]), label="x") is not f1  # changed table
+    assert build(a, df, label="y") is not f1  # changed option
     assert len(calls) == 4
 
 
@@ -59,10 +59,10 @@ def test_figure_memo_skips_unknown_argument_types_and_is_bounded():
 
     o = Opaque()
     build(o), build(o)
-    assert len(calls) == 2                                                       # never cached
+    assert len(calls) == 2  # never cached
     for i in range(600):
         build(float(i))
-    assert figcache._CACHE.bytes <= figcache.FIGURE_BYTES                          # bounded in bytes
+    assert figcache._CACHE.bytes <= figcache.FIGURE_BYTES  # bounded in bytes
 
 
 def test_every_cache_is_the_one_bytes_bounded_memo():
@@ -75,7 +75,7 @@ def test_every_cache_is_the_one_bytes_bounded_memo():
     caches = [common.RUNS._data, figcache._CACHE, figcache._CSV, figcache._SUMMARY, zcdp._MEMO]
     assert all(isinstance(c, Memo) and c.max_bytes > 0 for c in caches)
     m = Memo(10 * 2**20)
-    for i in range(40):                                   # 40 tables of 1 MiB: only about 10 stay
+    for i in range(40):  # 40 tables of 1 MiB: only about 10 stay
         m.put(i, pd.DataFrame({"v": np.zeros(2**17)}))
     assert m.bytes <= 10 * 2**20 and len(m) <= 10 and 39 in m and 0 not in m
 
@@ -88,9 +88,11 @@ def test_csv_bytes_equal_pandas_and_are_memoised_per_table():
 
 def test_cli_start_imports_neither_pandas_nor_scipy_nor_cvxpy():
     """`hetdp --help` and `hetdp bcdp c-vector` need numpy only (lazy imports; start-up ≈ 0.1 s)."""
-    code = ("import sys; from hetdp_ui.cli import build_parser, cmd_c_vector; build_parser(); "
-            "import argparse; cmd_c_vector(argparse.Namespace(delta='0.2,2', eps=2.0, q=0.3, zeta=None, json=True)); "
-            "print(sorted(m for m in ('pandas', 'scipy', 'cvxpy', 'plotly', 'streamlit') if m in sys.modules))")
+    code = (
+        "import sys; from hetdp_ui.cli import build_parser, cmd_c_vector; build_parser(); "
+        "import argparse; cmd_c_vector(argparse.Namespace(delta='0.2,2', eps=2.0, q=0.3, zeta=None, json=True)); "
+        "print(sorted(m for m in ('pandas', 'scipy', 'cvxpy', 'plotly', 'streamlit') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
 
@@ -117,7 +119,7 @@ def test_load_tool_opens_every_page_over_the_websocket_protocol(server, page):
 def test_load_tool_reports_exceptions_and_unknown_pages(server):
     url, _ = server
     bad = load.arun(load.open_view(url, "Feature_privacy", "trials=5&n=500&q=abc"))
-    assert bad.finished and not bad.exceptions                   # a bad URL value is a warning, not an error
+    assert bad.finished and not bad.exceptions  # a bad URL value is a warning, not an error
     missing = load.arun(load.open_view(url, "No_such_page", "", timeout=30))
     assert not missing.finished
 
@@ -156,7 +158,7 @@ def test_proxy_sessions_are_sticky_by_cookie(stack):
     assert cookie.startswith("hetdp_route=")
     first = h["X-Hetdp-Worker"]
     assert all(_get(stack.url + "/_stcore/health", cookie)["X-Hetdp-Worker"] == first for _ in range(10))
-    seen = {_get(stack.url + "/")["X-Hetdp-Worker"] for _ in range(30)}      # new browsers: spread
+    seen = {_get(stack.url + "/")["X-Hetdp-Worker"] for _ in range(30)}  # new browsers: spread
     assert seen == {f"127.0.0.1:{p}" for p in stack.worker_ports}
 
 
@@ -221,14 +223,15 @@ def test_a_killed_worker_costs_only_its_own_sessions_and_comes_back():
         s = load.summary(load.arun(load.crowd(st.url, "Groupwise_zCDP", [""] * 8)))
         assert s["finished"] == 8 and s["failures"] == 0 and s["exceptions"] == 0, s
         deadline = time.time() + 60
-        while time.time() < deadline and not (st.procs[0] is not victim and st.procs[0].poll() is None
-                                                and _healthy_worker(st.worker_ports[0])):
+        while time.time() < deadline and not (
+            st.procs[0] is not victim and st.procs[0].poll() is None and _healthy_worker(st.worker_ports[0])
+        ):
             time.sleep(0.3)
         assert st.procs[0] is not victim and _healthy_worker(st.worker_ports[0])
-        assert "worker-%d exited" % st.worker_ports[0] in (st.log_dir / "supervisor.log").read_text()
-        assert (st.log_dir / f"worker-{st.worker_ports[1]}.log").stat().st_size > 0      # worker logs are files
+        assert f"worker-{st.worker_ports[0]} exited" in (st.log_dir / "supervisor.log").read_text()
+        assert (st.log_dir / f"worker-{st.worker_ports[1]}.log").stat().st_size > 0  # worker logs are files
         v = load.arun(load.open_view(f"http://127.0.0.1:{st.worker_ports[0]}", "Mechanism_lab", "trials=100"))
-        assert v.finished and not v.failure                                             # the new worker serves
+        assert v.finished and not v.failure  # the new worker serves
     finally:
         stop.set()
         sup.join(5)

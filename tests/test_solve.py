@@ -1,4 +1,4 @@
-"""What privacy do I need for this accuracy? (issue 12 §2) — the Feature-privacy solver."""
+"""What privacy do I need for this accuracy? — the Feature-privacy solver."""
 
 import json
 from urllib.parse import parse_qsl
@@ -17,8 +17,14 @@ from hetdp_ui.cli import main
 FP = get("Feature_privacy")
 
 
-@pytest.mark.parametrize("query,target", [({"n": "10000"}, 0.5), ({"n": "5000", "q": "0.6"}, 2.0),
-                                          ({"n": "20000", "d": "6", "k": "3", "delta": "0.5"}, 0.1)])
+@pytest.mark.parametrize(
+    "query,target",
+    [
+        ({"n": "10000"}, 0.5),
+        ({"n": "5000", "q": "0.6"}, 2.0),
+        ({"n": "20000", "d": "6", "k": "3", "delta": "0.5"}, 0.1),
+    ],
+)
 def test_answer_meets_the_target_and_ten_percent_more_private_does_not(query, target):
     """The solver's statistic is the page's plotted one (median ‖x̂ − x̄‖², the page's projection)."""
     from hetdp_core.solve import _errors, _stat
@@ -36,9 +42,15 @@ def test_answer_meets_the_target_and_ten_percent_more_private_does_not(query, ta
     assert np.allclose(s2.delta_vector(), sol.delta, rtol=1e-5) and s2.eps == pytest.approx(sol.eps, rel=1e-5)
 
 
-@pytest.mark.parametrize("target,match", [(1e-5, "below the smallest error reachable"),
-                                          (1e5, "met even at"), (0, r"target must be in \[1e-06"),
-                                          (float("nan"), "target must be")])
+@pytest.mark.parametrize(
+    "target,match",
+    [
+        (1e-5, "below the smallest error reachable"),
+        (1e5, "met even at"),
+        (0, r"target must be in \[1e-06"),
+        (float("nan"), "target must be"),
+    ],
+)
 def test_infeasible_or_bad_targets_say_why(target, match):
     with pytest.raises(InputError, match=match):
         solve_feature_privacy(FP.SCENARIO.from_query({"n": "10000"}), target=target)
@@ -83,12 +95,12 @@ def test_mechanism_solver_meets_the_target_and_ten_percent_more_private_does_not
                 assert r.mechanism == "gaussian" and "ε < 1" in r.reason
                 continue
             assert r.error <= target * (1 + 1e-6) and r.error_10pct_more_private > target
-            if metric == "mse":                                  # simulation agrees within 4 standard errors
+            if metric == "mse":  # simulation agrees within 4 standard errors
                 assert abs(r.simulated - r.error) < 4 * r.simulated_se
             else:
                 assert abs(r.simulated - r.error) / r.error < 0.02
     laplace = next(r for r in solve_mechanisms(s, target=10.0) if r.mechanism == "laplace")
-    assert laplace.eps == pytest.approx(np.sqrt(2 / 10.0), rel=1e-5)        # 2(Δ/ε)² = τ
+    assert laplace.eps == pytest.approx(np.sqrt(2 / 10.0), rel=1e-5)  # 2(Δ/ε)² = τ
     assert mc.noise_variance("laplace", sensitivity=1, eps=laplace.eps) <= 10.0 * (1 + 1e-6)
     with pytest.raises(InputError, match="metric must be one of"):
         solve_mechanisms(s, target=1.0, metric="max")
@@ -107,18 +119,23 @@ def test_mechanism_solver_cli_and_page(capsys):
     assert "**laplace**: ε = 0.4472" in text and "**gaussian**: no ε in range" in text
 
 
-@pytest.mark.parametrize("query,target,metric", [({"trials": "100"}, 0.01, "pac"),
-                                                 ({"trials": "100", "problem": "mean"}, 0.01, "mse"),
-                                                 ({"trials": "100", "demand": "groups"}, 0.02, "pac")])
+@pytest.mark.parametrize(
+    "query,target,metric",
+    [
+        ({"trials": "100"}, 0.01, "pac"),
+        ({"trials": "100", "problem": "mean"}, 0.01, "mse"),
+        ({"trials": "100", "demand": "groups"}, 0.02, "pac"),
+    ],
+)
 def test_per_user_solver_meets_the_target_and_ten_percent_more_private_does_not(query, target, metric):
     from hetdp_core.solve import solve_per_user
 
     pu = get("Per_user_privacy")
     s = pu.SCENARIO.from_query(query)
     sol = solve_per_user(s, target=target, metric=metric)
-    assert sol.error <= target < sol.error_10pct_more_private          # same draws, rescaled
-    assert sol.meets_target                                            # fresh seed, stated tolerance
-    s2 = pu.SCENARIO.from_query(sol.scenario_query)                    # the link opens the scaled demands
+    assert sol.error <= target < sol.error_10pct_more_private  # same draws, rescaled
+    assert sol.meets_target  # fresh seed, stated tolerance
+    s2 = pu.SCENARIO.from_query(sol.scenario_query)  # the link opens the scaled demands
     e0, e2 = pu.demands(s, pu.load_data(s, None)[0]), pu.demands(s2, pu.load_data(s2, None)[0])
     fin = np.isfinite(e0)
     assert np.allclose(e2[fin], e0[fin] * sol.scale, rtol=1e-5)
@@ -135,8 +152,10 @@ def test_per_user_solver_bad_input_and_page(capsys):
         solve_per_user(s, target=0.01, algorithm="LDP")
     with pytest.raises(InputError, match="metric must be"):
         solve_per_user(s, target=0.01, metric="max")
-    assert main(["solve", "Per_user_privacy", "--query", "trials=50", "--target", "0.01", "--metric", "q95",
-                 "--json"]) == 0
+    assert (
+        main(["solve", "Per_user_privacy", "--query", "trials=50", "--target", "0.01", "--metric", "q95", "--json"])
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["meets_target"]
     at = AppTest.from_file(str(ROOT / "pages" / "4_Per_user_privacy.py"), default_timeout=120)
     at.query_params.update({"trials": "50"})

@@ -15,19 +15,17 @@ from hetdp_core import duchi as duchi_mod
 from hetdp_core.bcdp import privacy_allocation
 from hetdp_core.bcdp_sim import q_mixture_data
 from hetdp_core.duchi import duchi_B, duchi_channel, duchi_channel_sum
-from hetdp_core.mmean import (
-    exact_mse_baseline,
-    exact_mse_mmean,
-    ldp_baseline_estimate,
-    mmean_estimate,
-    mmean_release,
-)
+from hetdp_core.mmean import exact_mse_baseline, exact_mse_mmean, ldp_baseline_estimate, mmean_estimate, mmean_release
 
 pytestmark = pytest.mark.statistical
 
-V = np.array([[0.9, -0.6, 0.3, 0.0],     # inside the ball of radius 2, various norms
-              [0.0, 0.0, 0.0, 0.0],      # zero vector: random direction
-              [1.0, 1.0, 1.0, 1.0]])     # on the sphere: S = 1 surely
+V = np.array(
+    [
+        [0.9, -0.6, 0.3, 0.0],  # inside the ball of radius 2, various norms
+        [0.0, 0.0, 0.0, 0.0],  # zero vector: random direction
+        [1.0, 1.0, 1.0, 1.0],
+    ]
+)  # on the sphere: S = 1 surely
 R, ALPHA = 2.0, 1.0
 
 
@@ -45,7 +43,8 @@ def test_norm_is_exactly_B():
 def test_paper_constant_is_twice_unbiased():
     for m in (1, 2, 3, 10, 50):
         assert duchi_B(level=0.7, m=m, r=3.0, scale="paper") == pytest.approx(
-            2 * duchi_B(level=0.7, m=m, r=3.0), rel=1e-12)
+            2 * duchi_B(level=0.7, m=m, r=3.0), rel=1e-12
+        )
 
 
 def test_unbiased_channel_mean_is_v():

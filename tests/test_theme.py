@@ -1,4 +1,4 @@
-"""Readable log axes (issue 13 §2, first part): no labelled minor ticks between decades."""
+"""Readable log axes: no labelled minor ticks between decades."""
 
 import numpy as np
 import plotly.graph_objects as go
@@ -7,13 +7,16 @@ import pytest
 from hetdp_ui.theme import log_ticks, tidy_log_axes
 
 
-@pytest.mark.parametrize("lo,hi,expected", [
-    (0.01, 10, [0.01, 0.1, 1, 10]),
-    (0.3, 8, [0.5, 1, 2, 5]),
-    (2.0, 9.0, [2, 3, 5]),
-    (2.1, 2.9, []),                                    # no 1..9 multiple inside: plotly's own ticks
-    (1e-6, 1e6, [10.0**e for e in range(-6, 7)]),
-])
+@pytest.mark.parametrize(
+    "lo,hi,expected",
+    [
+        (0.01, 10, [0.01, 0.1, 1, 10]),
+        (0.3, 8, [0.5, 1, 2, 5]),
+        (2.0, 9.0, [2, 3, 5]),
+        (2.1, 2.9, []),  # no 1..9 multiple inside: plotly's own ticks
+        (1e-6, 1e6, [10.0**e for e in range(-6, 7)]),
+    ],
+)
 def test_log_ticks(lo, hi, expected):
     assert log_ticks(lo, hi) == pytest.approx(expected)
 
@@ -49,12 +52,20 @@ def test_every_page_figure_with_a_log_axis_has_clean_ticks():
     assert seen >= 5
 
 
-# ---------------------------------------------------------------- one palette, one style per method (§2)
+# ---------------------------------------------------------------- one palette, one style per method
 
 from hetdp_ui.theme import COLORWAY, GREY, METHOD_STYLES, OKABE_ITO, apply_palette, method_of, summarize  # noqa: E402
 
-ALLOWED = {c.lower() for c in OKABE_ITO.values()} | {GREY.lower(), "#bbbbbb", "#cccccc", "#222222", "#333333",
-                                                     "black", "white", "#ffffff"}
+ALLOWED = {c.lower() for c in OKABE_ITO.values()} | {
+    GREY.lower(),
+    "#bbbbbb",
+    "#cccccc",
+    "#222222",
+    "#333333",
+    "black",
+    "white",
+    "#ffffff",
+}
 
 
 def _page_figures():
@@ -84,8 +95,12 @@ def _colours(fig):
 
 
 def test_every_trace_colour_comes_from_the_palette(page_figures):
-    bad = [(page, title, name, c) for page, title, fig in page_figures for name, c in _colours(fig)
-           if c.lower() not in ALLOWED]
+    bad = [
+        (page, title, name, c)
+        for page, title, fig in page_figures
+        for name, c in _colours(fig)
+        if c.lower() not in ALLOWED
+    ]
     assert not bad, bad[:10]
 
 
@@ -103,30 +118,47 @@ def test_each_method_keeps_its_colour_on_every_page(page_figures):
 
 
 def test_methods_shown_together_differ_in_colour_or_line_style():
-    groups = [("CP", "CE", "UP", "UE", "A", "CT", "UT", "UNI", "PROP", "SM", "LDP"),
-              ("M_mean (BCDP)", "min-δ LDP"), ("Algorithm 2 (two copies)", "naive single copy", "min-δ LDP (two copies)"),
-              ("Laplace", "Gaussian", "MNM", "bounded Laplace", "plain Laplace", "no privacy"),
-              ("DP-SGD", "DP-SGD, a_h = 1", "SGD (no noise)", "GD (full gradient)"), ("Algorithm 1", "Algorithm 2")]
+    groups = [
+        ("CP", "CE", "UP", "UE", "A", "CT", "UT", "UNI", "PROP", "SM", "LDP"),
+        ("M_mean (BCDP)", "min-δ LDP"),
+        ("Algorithm 2 (two copies)", "naive single copy", "min-δ LDP (two copies)"),
+        ("Laplace", "Gaussian", "MNM", "bounded Laplace", "plain Laplace", "no privacy"),
+        ("DP-SGD", "DP-SGD, a_h = 1", "SGD (no noise)", "GD (full gradient)"),
+        ("Algorithm 1", "Algorithm 2"),
+    ]
     for g in groups:
         looks = [(METHOD_STYLES[m].color, METHOD_STYLES[m].dash) for m in g]
         assert len(set(looks)) == len(g), g
         assert len({METHOD_STYLES[m].symbol for m in g}) == len(g), g
-    assert COLORWAY[0] == OKABE_ITO["blue"] and OKABE_ITO["yellow"] not in COLORWAY     # yellow: fills only
+    assert COLORWAY[0] == OKABE_ITO["blue"] and OKABE_ITO["yellow"] not in COLORWAY  # yellow: fills only
 
 
-@pytest.mark.parametrize("name, method", [
-    ("M_mean (BCDP): median (simulated)", "M_mean (BCDP)"), ("plan A — CP", "CP"), ("laplace (analytic density)", "Laplace"),
-    ("bounded Laplace, b = 3.5 (analytic)", "bounded Laplace"), ("DP-SGD, a_h = 1: 10–90 %", "DP-SGD, a_h = 1"),
-    ("DP-SGD: median over runs (simulated)", "DP-SGD"), ("Algorithm 2 (two copies): 25–75%", "Algorithm 2 (two copies)"),
-    ("α = 2", None), (None, None), ("Axis", None),
-])
+@pytest.mark.parametrize(
+    "name, method",
+    [
+        ("M_mean (BCDP): median (simulated)", "M_mean (BCDP)"),
+        ("plan A — CP", "CP"),
+        ("laplace (analytic density)", "Laplace"),
+        ("bounded Laplace, b = 3.5 (analytic)", "bounded Laplace"),
+        ("DP-SGD, a_h = 1: 10–90 %", "DP-SGD, a_h = 1"),
+        ("DP-SGD: median over runs (simulated)", "DP-SGD"),
+        ("Algorithm 2 (two copies): 25–75%", "Algorithm 2 (two copies)"),
+        ("α = 2", None),
+        (None, None),
+        ("Axis", None),
+    ],
+)
 def test_method_of(name, method):
     assert method_of(name) == method
 
 
 def test_dashes_keep_their_meaning_where_a_builder_uses_them():
-    fig = go.Figure([go.Scatter(x=[1, 2], y=[1, 2], name="min-δ LDP: median", mode="lines"),
-                     go.Scatter(x=[1, 2], y=[2, 3], name="min-δ LDP: exact (analytic)", line={"dash": "dash"})])
+    fig = go.Figure(
+        [
+            go.Scatter(x=[1, 2], y=[1, 2], name="min-δ LDP: median", mode="lines"),
+            go.Scatter(x=[1, 2], y=[2, 3], name="min-δ LDP: exact (analytic)", line={"dash": "dash"}),
+        ]
+    )
     apply_palette(fig)
     assert fig.data[0].line.dash is None and fig.data[1].line.dash == "dash"
     assert fig.data[0].line.color == fig.data[1].line.color == METHOD_STYLES["min-δ LDP"].color
@@ -135,8 +167,12 @@ def test_dashes_keep_their_meaning_where_a_builder_uses_them():
 
 
 def test_summary_names_axes_series_and_ranges():
-    fig = go.Figure([go.Scatter(x=[1, 2, 3], y=[0.5, 2.0, float("inf")], name="D_α up"),
-                     go.Bar(x=["a", "b"], y=[3, 3], name="counts")])
+    fig = go.Figure(
+        [
+            go.Scatter(x=[1, 2, 3], y=[0.5, 2.0, float("inf")], name="D_α up"),
+            go.Bar(x=["a", "b"], y=[3, 3], name="counts"),
+        ]
+    )
     fig.update_layout(xaxis_title="order α", yaxis={"title": "divergence", "type": "log"})
     text = summarize(fig)
     assert "x: order α; y: divergence (log scale)." in text
@@ -155,10 +191,11 @@ def test_every_page_figure_has_a_summary(page_figures):
 def test_dotplot_summary_reports_the_released_values_not_the_stacking():
     from hetdp_ui.page_figures import quantile_dotplot_figure
 
-    table = __import__("pandas").DataFrame({"mechanism": ["M"] * 20, "dot": range(20),
-                                             "released value": [10.0 + i for i in range(20)], "true value": 15.0})
+    table = __import__("pandas").DataFrame(
+        {"mechanism": ["M"] * 20, "dot": range(20), "released value": [10.0 + i for i in range(20)], "true value": 15.0}
+    )
     text = summarize(quantile_dotplot_figure(table))
     import re
 
     lo, hi = map(float, re.search(r"M: 20 values, (\d+(?:\.\d+)?) to (\d+(?:\.\d+)?)", text).groups())
-    assert 9.5 <= lo <= 11 and 28 <= hi <= 30, text         # the (binned) released values on x
+    assert 9.5 <= lo <= 11 and 28 <= hi <= 30, text  # the (binned) released values on x

@@ -12,8 +12,11 @@ from conftest import ROOT
 @pytest.mark.timeout(900)
 def test_wheel_in_a_clean_virtualenv_runs_the_bundled_dataset(tmp_path):
     wheels = tmp_path / "wheels"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
     whl = next(wheels.glob("hetdp-*.whl"))
     env_dir = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True)
@@ -21,21 +24,55 @@ def test_wheel_in_a_clean_virtualenv_runs_the_bundled_dataset(tmp_path):
     subprocess.run([str(py), "-m", "pip", "install", "-q", str(whl)], check=True, capture_output=True)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    where = subprocess.run([str(py), "-c", "import hetdp_core, hetdp_core.data as d; print(hetdp_core.__file__); "
-                            "print(d.__file__)"], cwd=elsewhere, check=True, capture_output=True, text=True).stdout
-    assert str(env_dir) in where and str(ROOT) not in where, where          # the wheel, not the checkout
-    out = subprocess.run([str(env_dir / "bin" / "hetdp"), "hetero", "run", "--dataset", "randhie", "--problem",
-                          "mean", "--algorithms", "CP,UNI", "--trials", "20", "--json"],
-                         cwd=elsewhere, check=True, capture_output=True, text=True).stdout
+    where = subprocess.run(
+        [str(py), "-c", "import hetdp_core, hetdp_core.data as d; print(hetdp_core.__file__); print(d.__file__)"],
+        cwd=elsewhere,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert str(env_dir) in where and str(ROOT) not in where, where  # the wheel, not the checkout
+    out = subprocess.run(
+        [
+            str(env_dir / "bin" / "hetdp"),
+            "hetero",
+            "run",
+            "--dataset",
+            "randhie",
+            "--problem",
+            "mean",
+            "--algorithms",
+            "CP,UNI",
+            "--trials",
+            "20",
+            "--json",
+        ],
+        cwd=elsewhere,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     res = json.loads(out)
     assert res["params"]["n"] == 5912 and [r["algorithm"] for r in res["results"]] == ["CP", "UNI"]
-    out = subprocess.run([str(env_dir / "bin" / "hetdp"), "run", "Per_user_privacy", "--query",
-                          "dataset=RAND+HIE+(real)&problem=frequency&eps_by_bin=1,0.5,0.1,0.05&trials=20&algs=CP",
-                          "--json"], cwd=elsewhere, check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [
+            str(env_dir / "bin" / "hetdp"),
+            "run",
+            "Per_user_privacy",
+            "--query",
+            "dataset=RAND+HIE+(real)&problem=frequency&eps_by_bin=1,0.5,0.1,0.05&trials=20&algs=CP",
+            "--json",
+        ],
+        cwd=elsewhere,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     assert len(json.loads(out)["tables"]["hetero_weights"]) == 5912
-    out = subprocess.run([str(env_dir / "bin" / "hetdp"), "lesson", "list"], cwd=elsewhere, check=True,
-                         capture_output=True, text=True).stdout
-    assert len(out.strip().splitlines()) >= 5 and "lesson=1-bcdp-feature-privacy" in out   # lessons ship too
+    out = subprocess.run(
+        [str(env_dir / "bin" / "hetdp"), "lesson", "list"], cwd=elsewhere, check=True, capture_output=True, text=True
+    ).stdout
+    assert len(out.strip().splitlines()) >= 5 and "lesson=1-bcdp-feature-privacy" in out  # lessons ship too
     _hetdp_app_serves_the_home_page(env_dir, elsewhere)
 
 
@@ -49,8 +86,13 @@ def _hetdp_app_serves_the_home_page(env_dir, cwd):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([str(env_dir / "bin" / "hetdp"), "app", "--port", str(port), "--address", "127.0.0.1"],
-                            cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [str(env_dir / "bin" / "hetdp"), "app", "--port", str(port), "--address", "127.0.0.1"],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         deadline, ok = time.time() + 90, False
         while time.time() < deadline and not ok:
@@ -62,11 +104,16 @@ def _hetdp_app_serves_the_home_page(env_dir, cwd):
             assert proc.poll() is None, proc.stdout.read()
         assert ok, "hetdp app did not become healthy"
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as r:
-            assert r.status == 200 and b"<div id=\"root\">" in r.read()
+            assert r.status == 200 and b'<div id="root">' in r.read()
         # the script it serves is the installed copy, next to its pages
         py = env_dir / "bin" / "python"
-        where = subprocess.run([str(py), "-c", "from hetdp_ui.cli import app_script; print(app_script())"],
-                               cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+        where = subprocess.run(
+            [str(py), "-c", "from hetdp_ui.cli import app_script; print(app_script())"],
+            cwd=cwd,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
         assert where.startswith(str(env_dir)) and where.endswith("hetdp_app/app.py"), where
     finally:
         proc.terminate()

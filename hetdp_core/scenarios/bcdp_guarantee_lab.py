@@ -16,19 +16,34 @@ import pandas as pd
 
 from .. import bcdp_exact as ex
 from ..bcdp import mse_bound_thm2, privacy_allocation, translate_delta_to_c
-from ..scenario import (
-    states_meaning,
-    PAGE_BUDGET,
-    Budget,
-    Cost,
-    InputError,
-    Result,
-    Scenario,
-    check_budget,
-    param,
-)
+from ..registry import PageSpec
+from ..scenario import PAGE_BUDGET, Budget, Cost, InputError, Result, Scenario, check_budget, param, states_meaning
 
-PAGE = "BCDP_guarantee_lab"
+#: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
+PAGE_SPEC = PageSpec(
+    url="BCDP_guarantee_lab",
+    title="BCDP guarantee lab",
+    icon=":material/science:",
+    order=2,
+    summary=(
+        "What exactly does a per-feature guarantee promise? Exact answers on small examples: a "
+        "mechanism private per feature but not per record, composition that fails, and how loose "
+        "the bounds are."
+    ),
+    doc="bcdp-guarantee-lab",
+    key_prefix="lab",
+    file="pages/2_BCDP_guarantee_lab.py",
+    upload=False,
+    solver=None,
+    fast_query={},
+    example_query=(
+        "a=0.3&b=0.9&c=0.6&rr_c=0.4,1,2&test_source=Randomized+response"
+        "&test_coord=2&test_q=0.7&tr_delta=0.5,inf,3&tr_eps=3&tr_q=0.4"
+    ),
+    key_tables=("bcdp_translator",),
+    figures="hetdp_ui.report:lab_figures",
+)
+PAGE = PAGE_SPEC.url
 RR_QS = tuple(np.round(np.linspace(0, 1, 21), 3))
 N_REF = 10_000
 
@@ -36,37 +51,44 @@ N_REF = 10_000
 @dataclass(frozen=True)
 class GuaranteeLab(Scenario):
     PAGE = PAGE
-    TITLE = "BCDP guarantee lab"
+    TITLE = PAGE_SPEC.title
 
     a: float = param(0.5, "float", lo=0.0, hi=1.0, label="P(M=1 | x1=0, x2=0)")
     b: float = param(0.5, "float", lo=0.0, hi=1.0, label="P(M=1 | x1=1, x2=0)")
     c: float = param(0.5, "float", lo=0.0, hi=1.0, label="P(M=1 | x1=1, x2=1)")
     rr_c: tuple = param((0.2, 0.5, 0.5, 1), "floats", lo=0.0, hi=10.0, max_len=10, label="RR levels c_i")
     rr_coord: int = param(1, "int", lo=1, hi=10, label="coordinate for the RR chart")
-    test_source: str = param("Example 1", "choice", choices=("Example 1", "Randomized response"),
-                             label="mechanism of the test view")
+    test_source: str = param(
+        "Example 1", "choice", choices=("Example 1", "Randomized response"), label="mechanism of the test view"
+    )
     test_coord: int = param(1, "int", lo=1, hi=10, label="coordinate for the test view")
     test_q: float = param(0.3, "float", lo=0.0, hi=1.0, label="q for randomized response")
-    tr_delta: tuple = param((0.2, 0.2, 2, 2, 2, 2), "floats", lo=1e-3, hi=700.0, allow_inf=True, max_len=30,
-                            label="demands δ")
+    tr_delta: tuple = param(
+        (0.2, 0.2, 2, 2, 2, 2), "floats", lo=1e-3, hi=700.0, allow_inf=True, max_len=30, label="demands δ"
+    )
     tr_eps: float = param(2.0, "float", lo=0.1, hi=20.0, label="ε (translator)")
     tr_q: float = param(0.1, "float", lo=0.0, hi=1.0, label="q (translator)")
     all_tests: bool = param(True, "bool", label="show every rejection region")
 
     def validate(self) -> None:
         if self.rr_coord > len(self.rr_c):
-            raise InputError(f"rr_coord (coordinate for the RR chart) must be <= {len(self.rr_c)}, the number of "
-                             f"RR levels; got {self.rr_coord}.")
+            raise InputError(
+                f"rr_coord (coordinate for the RR chart) must be <= {len(self.rr_c)}, the number of "
+                f"RR levels; got {self.rr_coord}."
+            )
         top = 2 if self.test_source == "Example 1" else len(self.rr_c)
         if self.test_coord > top:
-            raise InputError(f"test_coord (coordinate for the test view) must be <= {top} for {self.test_source}; "
-                             f"got {self.test_coord}.")
+            raise InputError(
+                f"test_coord (coordinate for the test view) must be <= {top} for {self.test_source}; "
+                f"got {self.test_coord}."
+            )
 
 
 PRESETS = {
     "Example 1 at a = b = c = ½ (paper)": GuaranteeLab(a=0.5, b=0.5, c=0.5, test_source="Example 1", test_coord=1),
-    "Randomized response, d = 10, c = 0.3": GuaranteeLab(rr_c=(0.3,) * 10, rr_coord=1,
-                                                         test_source="Randomized response", test_q=0.3),
+    "Randomized response, d = 10, c = 0.3": GuaranteeLab(
+        rr_c=(0.3,) * 10, rr_coord=1, test_source="Randomized response", test_q=0.3
+    ),
     "Figure 3 demands (translator)": GuaranteeLab(tr_delta=(0.2, 0.2, 2, 2, 2, 2, 2, 2, 2, 2), tr_eps=2.0, tr_q=0.1),
 }
 
@@ -77,9 +99,12 @@ def levels_text(v) -> list[str]:
 
 def _estimate(s: GuaranteeLab) -> Cost:
     d = len(s.rr_c)
-    cells = 4**d * len(RR_QS)                                # RR enumeration: 2^d inputs × 2^d outputs per q
-    return Cost(seconds=cells * 3e-8 + len(s.tr_delta) * 0.05, bytes=4**d * 8 * 6,
-                driver=f"exact enumeration of 2^{d} inputs × 2^{d} outputs")
+    cells = 4**d * len(RR_QS)  # RR enumeration: 2^d inputs × 2^d outputs per q
+    return Cost(
+        seconds=cells * 3e-8 + len(s.tr_delta) * 0.05,
+        bytes=4**d * 8 * 6,
+        driver=f"exact enumeration of 2^{d} inputs × 2^{d} outputs",
+    )
 
 
 GuaranteeLab.estimate = _estimate
@@ -98,11 +123,21 @@ def run(s: GuaranteeLab, *, executor=None, progress=None, budget: Budget | None 
     _, two = ex.example2(copies=2)
     xor = np.array([[1, 0], [0, 1], [0, 1], [1, 0]])
     rows = []
-    for label, mech in (("one run: [x1⊕x2, x3] or [x2, x1⊕x3]", one), ("two independent runs", two),
-                        ("one run, post-processed (XOR of its two bits)", ex.post_process(one, xor))):
+    for label, mech in (
+        ("one run: [x1⊕x2, x3] or [x2, x1⊕x3]", one),
+        ("two independent runs", two),
+        ("one run, post-processed (XOR of its two bits)", ex.post_process(one, xor)),
+    ):
         r = ex.exact_report(prior2, mech)
-        rows.append({"mechanism": label, "δ₁": levels_text(r.bcdp[0])[0], "δ₂": levels_text(r.bcdp[1])[0],
-                     "δ₃": levels_text(r.bcdp[2])[0], "LDP ε": levels_text(r.ldp)[0]})
+        rows.append(
+            {
+                "mechanism": label,
+                "δ₁": levels_text(r.bcdp[0])[0],
+                "δ₂": levels_text(r.bcdp[1])[0],
+                "δ₃": levels_text(r.bcdp[2])[0],
+                "LDP ε": levels_text(r.ldp)[0],
+            }
+        )
     ex2 = pd.DataFrame(rows)
 
     rr_c = np.asarray(s.rr_c, dtype=float)
@@ -132,18 +167,28 @@ def run(s: GuaranteeLab, *, executor=None, progress=None, budget: Budget | None 
     tr = translate_delta_to_c(delta=tr_delta, eps=s.tr_eps, q=s.tr_q)
     names = [f"x{j + 1}" for j in range(tr_delta.size)]
     translator = pd.DataFrame({"feature": names, "delta": tr_delta, "c_theorem2": alloc.c, "c_prop6": tr["c"]})
-    compare = pd.DataFrame({
-        "method": ["Theorem 2", "Proposition 6 (cvxpy)"],
-        "LDP level": [alloc.ldp_level, float(np.max(tr["c"]))],
-        f"bound shape (17) at n = {N_REF:,}": [mse_bound_thm2(c_sorted=alloc.c_sorted, n=N_REF),
-                                                 mse_bound_thm2(c_sorted=tr["c_sorted"], n=N_REF)],
-    })
-    return Result(scenario=s, tables_={"bcdp_example1": ex1, "bcdp_example2": ex2, "bcdp_rr_vs_bounds": rr,
-                                       "bcdp_tradeoff": tradeoff, "bcdp_translator": translator},
-                  checks=checks,
-                  values={"rep1": rep1, "test": test, "alloc": alloc, "translate": tr, "names": names,
-                          "compare": compare})
-
+    compare = pd.DataFrame(
+        {
+            "method": ["Theorem 2", "Proposition 6 (cvxpy)"],
+            "LDP level": [alloc.ldp_level, float(np.max(tr["c"]))],
+            f"bound shape (17) at n = {N_REF:,}": [
+                mse_bound_thm2(c_sorted=alloc.c_sorted, n=N_REF),
+                mse_bound_thm2(c_sorted=tr["c_sorted"], n=N_REF),
+            ],
+        }
+    )
+    return Result(
+        scenario=s,
+        tables_={
+            "bcdp_example1": ex1,
+            "bcdp_example2": ex2,
+            "bcdp_rr_vs_bounds": rr,
+            "bcdp_tradeoff": tradeoff,
+            "bcdp_translator": translator,
+        },
+        checks=checks,
+        values={"rep1": rep1, "test": test, "alloc": alloc, "translate": tr, "names": names, "compare": compare},
+    )
 
 
 def levels(result: Result):
@@ -154,9 +199,14 @@ def levels(result: Result):
 
     alloc = result.values["alloc"]
     g = mechanism_guarantee(alloc)
-    return pd.DataFrame({"level": result.values["names"], "demanded ε": alloc.delta, "delivered ε": g.guaranteed,
-                         "any attacker ε": float(alloc.ldp_level)})
-
+    return pd.DataFrame(
+        {
+            "level": result.values["names"],
+            "demanded ε": alloc.delta,
+            "delivered ε": g.guaranteed,
+            "any attacker ε": float(alloc.ldp_level),
+        }
+    )
 
 
 #: the page's question in plain words (page header and reports)

@@ -15,19 +15,32 @@ import numpy as np
 import pandas as pd
 
 from .. import dpsgd as sg
-from ..scenario import (
-    states_meaning,
-    PAGE_BUDGET,
-    Budget,
-    Cost,
-    InputError,
-    Result,
-    Scenario,
-    check_budget,
-    param,
-)
+from ..registry import PageSpec
+from ..scenario import PAGE_BUDGET, Budget, Cost, InputError, Result, Scenario, check_budget, param, states_meaning
 
-PAGE = "DP_SGD_schedules"
+#: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
+PAGE_SPEC = PageSpec(
+    url="DP_SGD_schedules",
+    title="DP-SGD schedules",
+    icon=":material/timeline:",
+    order=7,
+    summary=(
+        "How must learning-rate and privacy schedules change over the iterations for private SGD "
+        "to stay private and still converge?"
+    ),
+    doc="dp-sgd-schedules",
+    key_prefix="sgd",
+    file="pages/7_DP_SGD_schedules.py",
+    upload=False,
+    solver=None,
+    fast_query={"runs": "5", "steps": "200"},
+    example_query=(
+        "lr=poly&rho=0.7&priv=power&kappa=1.1&eps=2&problem=ridge&lam=0.3&steps=300&runs=20&compare=1&seed=2"
+    ),
+    key_tables=("dpsgd_schedule",),
+    figures="hetdp_ui.report:dpsgd_figures",
+)
+PAGE = PAGE_SPEC.url
 METHODS = ("DP-SGD", "DP-SGD, a_h = 1", "SGD (no noise)", "GD (full gradient)")
 STEP_OPTIONS = (100, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000)
 #: runs × N × (methods) above this is refused (about 10 s on two cores)
@@ -37,15 +50,17 @@ MAX_RUN_STEPS = 8_000_000
 @dataclass(frozen=True)
 class DpSgdSchedules(Scenario):
     PAGE = PAGE
-    TITLE = "DP-SGD schedules"
-    ALIASES = {"runs": "trials"}        # renamed: repetitions are "trials" on every page
+    TITLE = PAGE_SPEC.title
+    ALIASES = {"runs": "trials"}  # renamed: repetitions are "trials" on every page
 
     lr: str = param("poly", "choice", choices=tuple(sg.LR_SCHEDULES), label="learning-rate schedule")
     gamma0: float = param(0.1, "float", lo=0.001, hi=2.0, label="γ0")
     rho: float = param(0.5, "float", lo=0.05, hi=1.0, label="learning-rate decay ρ")
     step_every: int = param(200, "int", lo=1, hi=100_000, label="decay every (steps)")
     factor: float = param(0.5, "float", lo=0.05, hi=1.0, label="decay factor")
-    custom: tuple = param((0.1, 0.05, 0.02, 0.01), "floats", lo=1e-6, hi=10.0, max_len=1000, label="custom learning rates")
+    custom: tuple = param(
+        (0.1, 0.05, 0.02, 0.01), "floats", lo=1e-6, hi=10.0, max_len=1000, label="custom learning rates"
+    )
     priv: str = param("power", "choice", choices=("constant", "power"), label="privacy schedule a_h")
     kappa: float = param(0.8, "float", lo=0.0, hi=3.0, label="privacy decay κ")
     eps: float = param(1.0, "float", lo=0.05, hi=20.0, label="ε (per-release level ε·a_h)")
@@ -63,15 +78,20 @@ class DpSgdSchedules(Scenario):
         return self.kappa if self.priv == "power" else 0.0
 
     def methods(self) -> list[str]:
-        return (["DP-SGD"] + (["DP-SGD, a_h = 1"] if self.priv == "power" and self.used_kappa > 0 else [])
-                + (["SGD (no noise)", "GD (full gradient)"] if self.compare else []))
+        return (
+            ["DP-SGD"]
+            + (["DP-SGD, a_h = 1"] if self.priv == "power" and self.used_kappa > 0 else [])
+            + (["SGD (no noise)", "GD (full gradient)"] if self.compare else [])
+        )
 
     def validate(self) -> None:
         cost = self.trials * self.steps * (4 if self.compare else 2)
         if cost > MAX_RUN_STEPS:
-            raise InputError(f"compute size: trials × N = {self.trials * self.steps:,} is too large (limit "
-                             f"{MAX_RUN_STEPS // (4 if self.compare else 2):,}{' with comparisons' if self.compare else ''}). "
-                             "Reduce trials or N.")
+            raise InputError(
+                f"compute size: trials × N = {self.trials * self.steps:,} is too large (limit "
+                f"{MAX_RUN_STEPS // (4 if self.compare else 2):,}{' with comparisons' if self.compare else ''}). "
+                "Reduce trials or N."
+            )
 
 
 def _estimate(s: DpSgdSchedules) -> Cost:
@@ -94,8 +114,9 @@ def _estimate(s: DpSgdSchedules) -> Cost:
 DpSgdSchedules.estimate = _estimate
 
 PRESETS = {
-    "Lecture: γ = (1+h)^−½, constant privacy (κ = 0): diverges": DpSgdSchedules(lr="poly", rho=0.5, priv="constant",
-                                                                              kappa=0.0),
+    "Lecture: γ = (1+h)^−½, constant privacy (κ = 0): diverges": DpSgdSchedules(
+        lr="poly", rho=0.5, priv="constant", kappa=0.0
+    ),
     "Lecture: γ = (1+h)^−½, a_h = h^0.8: converges": DpSgdSchedules(lr="poly", rho=0.5, priv="power", kappa=0.8),
     "Constant learning rate (SGD does not converge)": DpSgdSchedules(lr="constant", priv="power", kappa=1.0),
 }
@@ -103,8 +124,15 @@ PRESETS = {
 
 def schedules(s: DpSgdSchedules, *, priv: str | None = None, kappa: float | None = None):
     """(γ, a, θ, Δ): learning rates, privacy schedule, noise scales (Theorem 36) and the sensitivity."""
-    g = sg.learning_rates(schedule=s.lr, steps=s.steps, gamma0=s.gamma0, rho=s.rho, step_every=s.step_every,
-                          factor=s.factor, custom=list(s.custom) if s.lr == "custom" else None)
+    g = sg.learning_rates(
+        schedule=s.lr,
+        steps=s.steps,
+        gamma0=s.gamma0,
+        rho=s.rho,
+        step_every=s.step_every,
+        factor=s.factor,
+        custom=list(s.custom) if s.lr == "custom" else None,
+    )
     a = sg.privacy_schedule(kind=priv or s.priv, steps=s.steps, kappa=s.used_kappa if kappa is None else kappa)
     sens = sg.gradient_sensitivity(problem=s.problem, Lambda=s.Lambda)
     return g, a, sg.theta(gammas=g, a=a, sensitivity=sens, eps=s.eps), sens
@@ -112,8 +140,7 @@ def schedules(s: DpSgdSchedules, *, priv: str | None = None, kappa: float | None
 
 def data(s: DpSgdSchedules) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng([s.seed, 0])
-    x = (sg.example33_data(n=s.n, Lambda=s.Lambda, rng=rng) if s.problem == "mean"
-         else sg.example34_data(n=s.n, rng=rng))
+    x = sg.example33_data(n=s.n, Lambda=s.Lambda, rng=rng) if s.problem == "mean" else sg.example34_data(n=s.n, rng=rng)
     return x, sg.reference_optimum(problem=s.problem, data=x, lam=s.lam)
 
 
@@ -132,23 +159,43 @@ def run(s: DpSgdSchedules, *, executor=None, progress=None, budget: Budget | Non
             progress(i / len(methods), m)
         thm = th if m != "DP-SGD, a_h = 1" else schedules(s, priv="constant", kappa=0.0)[2]
         kind = {"SGD (no noise)": "sgd", "GD (full gradient)": "gd"}.get(m, "dpsgd")
-        traj = sg.simulate(problem=s.problem, data=x, gammas=g, thetas=thm, trials=1 if kind == "gd" else s.trials,
-                           method=kind, lam=s.lam, rng=np.random.default_rng([s.seed, 1 + METHODS.index(m)]))
+        traj = sg.simulate(
+            problem=s.problem,
+            data=x,
+            gammas=g,
+            thetas=thm,
+            trials=1 if kind == "gd" else s.trials,
+            method=kind,
+            lam=s.lam,
+            rng=np.random.default_rng([s.seed, 1 + METHODS.index(m)]),
+        )
         err = sg.distances(traj, target)
         bad = np.any(err > sg.DIVERGED * max(1.0, float(err[0, 0])), axis=0)
         if bad.any():
             diverged.append(f"{m} from step {int(np.argmax(bad))}")
         bands[m] = sg.trajectory_bands(traj, target)
         finals[m] = err[:, -1]
-    notes = [f"Diverged (some runs more than {sg.DIVERGED:g} times their starting distance from β*): "
-             f"{'; '.join(diverged)}. The learning rate reaches γ = {float(g.max()):g}; the iteration is stable "
-             "only for small steps (for the mean, γ < 1). Distances that overflow are shown as infinite."] \
-        if diverged else []
+    notes = (
+        [
+            f"Diverged (some runs more than {sg.DIVERGED:g} times their starting distance from β*): "
+            f"{'; '.join(diverged)}. The learning rate reaches γ = {float(g.max()):g}; the iteration is stable "
+            "only for small steps (for the mean, γ < 1). Distances that overflow are shown as infinite."
+        ]
+        if diverged
+        else []
+    )
     h = np.arange(1, g.size + 1)
     schedule = pd.DataFrame({"h": h, "gamma": g, "a": a, "theta": th, "eps_release": s.eps * a})
     rr = np.linspace(0, 1, 101)
-    region = pd.DataFrame({"rho": rr, "kappa_boundary (2κ+ρ=2)": 1 - rr / 2, "your_rho": s.rho,
-                           "your_kappa": s.used_kappa, "your_point_converges": bool(sg.region(s.rho, s.used_kappa))})
+    region = pd.DataFrame(
+        {
+            "rho": rr,
+            "kappa_boundary (2κ+ρ=2)": 1 - rr / 2,
+            "your_rho": s.rho,
+            "your_kappa": s.used_kappa,
+            "your_point_converges": bool(sg.region(s.rho, s.used_kappa)),
+        }
+    )
     bt = sg.bound_terms(gammas=g, thetas=th, dist0=float(np.sum(target**2)))
     slopes = {}
     for col in ("A1", "A2", "A3"):
@@ -157,12 +204,27 @@ def run(s: DpSgdSchedules, *, executor=None, progress=None, budget: Budget | Non
         except InputError:
             slopes[col] = float("nan")
     traj_table = pd.concat([b.assign(method=k) for k, b in bands.items()])
-    return Result(scenario=s, tables_={"dpsgd_schedule": schedule, "dpsgd_region": region, "dpsgd_bound_terms": bt,
-                                       "dpsgd_trajectories": traj_table},
-                  checks=tuple(sg.theta_checks(thetas=th, a=a, sensitivity=sens, eps=s.eps)), notes=tuple(notes),
-                  values={"gammas": g, "a": a, "theta": th, "sensitivity": sens, "target": target, "bands": bands,
-                          "final_errors": finals, "slopes": slopes})
-
+    return Result(
+        scenario=s,
+        tables_={
+            "dpsgd_schedule": schedule,
+            "dpsgd_region": region,
+            "dpsgd_bound_terms": bt,
+            "dpsgd_trajectories": traj_table,
+        },
+        checks=tuple(sg.theta_checks(thetas=th, a=a, sensitivity=sens, eps=s.eps)),
+        notes=tuple(notes),
+        values={
+            "gammas": g,
+            "a": a,
+            "theta": th,
+            "sensitivity": sens,
+            "target": target,
+            "bands": bands,
+            "final_errors": finals,
+            "slopes": slopes,
+        },
+    )
 
 
 def levels(result: Result):
@@ -174,7 +236,6 @@ def levels(result: Result):
     rows = [{"level": f"release h = {h}", "demanded ε": float(e[h - 1])} for h in sorted({1, (n + 1) // 2, n})]
     rows.append({"level": f"all {n} releases together (Σ ε·a_h)", "demanded ε": float(e.sum())})
     return pd.DataFrame(rows)
-
 
 
 #: the page's question in plain words (page header and reports)

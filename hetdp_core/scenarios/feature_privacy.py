@@ -25,12 +25,10 @@ from ..bcdp_sim import (
     sweep,
     two_group_delta,
 )
-from ..bcdp_sim import (
-    PRESETS as PAPER_PRESETS,
-)
+from ..bcdp_sim import PRESETS as PAPER_PRESETS
 from ..mmean import mmean_stages
+from ..registry import PageSpec
 from ..scenario import (
-    states_meaning,
     PAGE_BUDGET,
     Budget,
     Cost,
@@ -40,15 +38,41 @@ from ..scenario import (
     check_budget,
     log_grid,
     param,
+    states_meaning,
 )
 from ._common import map_points
 
-PAGE = "Feature_privacy"
+#: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
+PAGE_SPEC = PageSpec(
+    url="Feature_privacy",
+    title="Feature privacy (BCDP)",
+    icon=":material/tune:",
+    order=1,
+    summary=(
+        "Some features of my record are more sensitive than others. If I protect them more and "
+        "the rest less, how much accuracy do I gain over protecting everything at the strictest "
+        "level — and how does correlation between features eat into that gain?"
+    ),
+    doc="feature-privacy",
+    key_prefix="bcdp",
+    file="pages/1_Feature_privacy.py",
+    upload=False,
+    solver="feature",
+    fast_query={"trials": "5", "n": "500"},
+    example_query="q=0.35&n=1300&trials=6&seed=3&points=0.05,0.6,1&eps=4.19&k=3",
+    key_tables=("bcdp_guarantee", "bcdp_mse_summary"),
+    figures="hetdp_ui.report:feature_privacy_figures",
+)
+PAGE = PAGE_SPEC.url
 #: The ε / δ slider grid (log-spaced, 12 per decade, plus the papers' values).
 EPS_GRID = log_grid(0.05, 20.0, extra=(0.2, 0.8, 2.0, 8.0))
 AXES = {"q": "correlation q", "d": "dimension d", "f": "fraction f of sensitive features", "n": "users n"}
-GRIDS = {"q": "0.01,0.05,0.1,0.2,0.3,0.5,0.7,0.9,1", "d": "5,10,20,30,40,50",
-         "f": "0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1", "n": "500,1000,2000,5000,10000,20000"}
+GRIDS = {
+    "q": "0.01,0.05,0.1,0.2,0.3,0.5,0.7,0.9,1",
+    "d": "5,10,20,30,40,50",
+    "f": "0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1",
+    "n": "500,1000,2000,5000,10000,20000",
+}
 N_OPTIONS = (100, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000)
 #: presets in the page cap trials for interactivity; `hetdp reproduce` runs the full configuration
 PAGE_PRESET_TRIALS = 40
@@ -57,15 +81,24 @@ PAGE_PRESET_TRIALS = 40
 @dataclass(frozen=True)
 class FeaturePrivacy(Scenario):
     PAGE = PAGE
-    TITLE = "Feature privacy (BCDP)"
+    TITLE = PAGE_SPEC.title
 
-    mode: str = param("Two groups", "choice", choices=("Two groups", "Per-feature table"), label="how demands are given")
+    mode: str = param(
+        "Two groups", "choice", choices=("Two groups", "Per-feature table"), label="how demands are given"
+    )
     d: int = param(10, "int", lo=1, hi=60, label="number of features")
     k: int = param(2, "int", lo=0, hi=60, label="number of sensitive features")
     delta: float = param(0.2, "float", lo=0.05, hi=20.0, label="demand of the sensitive features")
     eps: float = param(2.0, "float", lo=0.05, hi=20.0, label="global LDP level ε")
-    table: tuple = param((0.2, 0.2, 2, 2, 2, 2, 2, 2, 2, 2), "floats", lo=1e-3, hi=MAX_EPS, allow_inf=True,
-                         max_len=60, label="δ per feature")
+    table: tuple = param(
+        (0.2, 0.2, 2, 2, 2, 2, 2, 2, 2, 2),
+        "floats",
+        lo=1e-3,
+        hi=MAX_EPS,
+        allow_inf=True,
+        max_len=60,
+        label="δ per feature",
+    )
     q: float = param(0.1, "float", lo=0.0, hi=1.0, label="correlation q")
     zeta_auto: bool = param(True, "bool", label="ζ = (1+q)/2")
     zeta: float = param(0.55, "float", lo=0.01, hi=1.0, label="ζ")
@@ -73,8 +106,9 @@ class FeaturePrivacy(Scenario):
     trials: int = param(30, "int", lo=5, hi=2000, label="Monte Carlo trials")
     seed: int = param(0, "int", lo=0, hi=2**31 - 1, label="random seed")
     axis: str = param("q", "choice", choices=tuple(AXES), label="x-axis of the MSE plot")
-    points: tuple = param((0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1), "floats", lo=0.0, hi=1e7, max_len=30,
-                          label="sweep points")
+    points: tuple = param(
+        (0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1), "floats", lo=0.0, hi=1e7, max_len=30, label="sweep points"
+    )
     projection: str = param("box", "choice", choices=("box", "ball", "none"), label="projection")
     published: bool = param(False, "bool", label="as published")
     analytic: bool = param(True, "bool", label="show analytic curves")
@@ -82,35 +116,44 @@ class FeaturePrivacy(Scenario):
 
     def validate(self) -> None:
         if self.mode == "Two groups" and self.k > self.d:
-            raise InputError(f"k (number of sensitive features) must be <= d = {self.d}; got {self.k}. "
-                             "Lower k or raise d.")
+            raise InputError(
+                f"k (number of sensitive features) must be <= d = {self.d}; got {self.k}. Lower k or raise d."
+            )
         if self.mode == "Per-feature table" and self.axis in ("d", "f"):
-            raise InputError(f"axis {self.axis!r} needs two-group demands; with a per-feature table use "
-                             "axis q or n.")
+            raise InputError(f"axis {self.axis!r} needs two-group demands; with a per-feature table use axis q or n.")
         if len(set(self.points)) != len(self.points):
             dup = next(v for v in self.points if self.points.count(v) > 1)
-            raise InputError(f"points (sweep points) must be distinct; {dup:g} appears more than once. Remove the "
-                             "repeated value.")
-        rules = {"q": (0.0, 1.0, False, "a correlation"), "f": (0.0, 1.0, False, "a fraction"),
-                 "d": (1, 60, True, "a number of features"), "n": (100, 200_000, True, "a number of users")}
+            raise InputError(
+                f"points (sweep points) must be distinct; {dup:g} appears more than once. Remove the repeated value."
+            )
+        rules = {
+            "q": (0.0, 1.0, False, "a correlation"),
+            "f": (0.0, 1.0, False, "a fraction"),
+            "d": (1, 60, True, "a number of features"),
+            "n": (100, 200_000, True, "a number of users"),
+        }
         lo, hi, whole, what = rules[self.axis]
         for v in self.points:
             if not lo <= v <= hi or (whole and v != round(v)):
-                raise InputError(f"points (sweep points) on axis {self.axis} must be {'whole numbers' if whole else 'values'} "
-                                 f"in [{lo:g}, {hi:g}] ({what}); got {v:g}.")
+                raise InputError(
+                    f"points (sweep points) on axis {self.axis} must be {'whole numbers' if whole else 'values'} "
+                    f"in [{lo:g}, {hi:g}] ({what}); got {v:g}."
+                )
 
     def estimate(self) -> Cost:
         """≈ 5 ns per random number of the Monte Carlo sweep (measured: page default 1.8e8 in 0.9 s)."""
         d = len(self.table) if self.mode == "Per-feature table" else self.d
-        cells = check_sweep_size(axis=self.axis, values=self.points, d=d, n=self.n, trials=self.trials,
-                                 limit=10**15)
+        cells = check_sweep_size(axis=self.axis, values=self.points, d=d, n=self.n, trials=self.trials, limit=10**15)
         big_d = max([d] + ([int(v) for v in self.points] if self.axis == "d" else []))
         big_n = max([self.n] + ([int(v) for v in self.points] if self.axis == "n" else []))
         # the dotplot's releases: Mechanism 1 draws up to d(d+1)/2 normals per user and release (stage k
         # privatises d − k + 1 coordinates), not d (the audit's 60-feature table at n = 200 000 ran 97 s)
         cells += dot_trials(self.n, d) * self.n * (d * (d + 1) // 2)
-        return Cost(seconds=cells * 5e-9, bytes=big_n * big_d * 8 * 8 + self.trials * 8 * 4,
-                    driver=f"{len(self.points)} sweep points × {self.trials} trials × n = {big_n:,} users × d = {big_d}")
+        return Cost(
+            seconds=cells * 5e-9,
+            bytes=big_n * big_d * 8 * 8 + self.trials * 8 * 4,
+            driver=f"{len(self.points)} sweep points × {self.trials} trials × n = {big_n:,} users × d = {big_d}",
+        )
 
     # ---- derived settings (one place for the 'as published' switch)
     @property
@@ -131,16 +174,33 @@ class FeaturePrivacy(Scenario):
         return np.asarray(self.table, dtype=float)
 
 
-def paper_preset(key: str, *, variant: str = "corrected", trials: int | None = None, n: int | None = None,
-                 q: float | None = None, seed: int = 0) -> FeaturePrivacy:
+def paper_preset(
+    key: str,
+    *,
+    variant: str = "corrected",
+    trials: int | None = None,
+    n: int | None = None,
+    q: float | None = None,
+    seed: int = 0,
+) -> FeaturePrivacy:
     """The scenario of a paper figure (``fig3``, ``fig4a``, ``fig4b``); ``variant`` ``published``
     uses the printed Duchi constant, ball projection and unprojected baseline."""
     if key not in PAPER_PRESETS:
         raise InputError(f"preset must be one of {', '.join(sorted(PAPER_PRESETS))}; got {key!r}.")
     p = PAPER_PRESETS[key]
-    vals = dict(mode="Two groups", eps=p.eps, delta=p.delta, q=p.q if q is None else q, n=p.n if n is None else n,
-                zeta_auto=True, axis=p.axis, points=p.values, trials=p.trials if trials is None else trials,
-                seed=seed, published=variant == "published")
+    vals = dict(
+        mode="Two groups",
+        eps=p.eps,
+        delta=p.delta,
+        q=p.q if q is None else q,
+        n=p.n if n is None else n,
+        zeta_auto=True,
+        axis=p.axis,
+        points=p.values,
+        trials=p.trials if trials is None else trials,
+        seed=seed,
+        published=variant == "published",
+    )
     if p.axis == "q":
         vals.update(d=p.d, k=p.k)
     elif p.axis == "d":
@@ -151,17 +211,32 @@ def paper_preset(key: str, *, variant: str = "corrected", trials: int | None = N
 
 
 #: Page presets (names shown in the selector) → scenarios; trials capped for interactivity.
-PRESETS = {name: paper_preset(key, trials=PAGE_PRESET_TRIALS)
-           for name, key in (("Figure 3", "fig3"), ("Figure 4a", "fig4a"), ("Figure 4b", "fig4b"))}
+PRESETS = {
+    name: paper_preset(key, trials=PAGE_PRESET_TRIALS)
+    for name, key in (("Figure 3", "fig3"), ("Figure 4a", "fig4a"), ("Figure 4b", "fig4b"))
+}
 PRESET_KEYS = {"Figure 3": "fig3", "Figure 4a": "fig4a", "Figure 4b": "fig4b"}
 
 
 def _point(value, *, s: FeaturePrivacy, delta_vec, d, k, max_cells):
-    return sweep(axis=s.axis, values=(value,), delta=tuple(delta_vec) if s.axis in ("q", "n") else None, d=d,
-                 f=(k / d) if d else 0.0, delta_sensitive=_dsens(s, delta_vec), eps=s.eps, q=s.q,
-                 zeta=None if s.zeta_auto else s.zeta, n=s.n, trials=s.trials, seed=s.seed,
-                 projection=s.used_projection, baseline_projection=s.baseline_projection, scale=s.duchi_scale,
-                 max_cells=max_cells)
+    return sweep(
+        axis=s.axis,
+        values=(value,),
+        delta=tuple(delta_vec) if s.axis in ("q", "n") else None,
+        d=d,
+        f=(k / d) if d else 0.0,
+        delta_sensitive=_dsens(s, delta_vec),
+        eps=s.eps,
+        q=s.q,
+        zeta=None if s.zeta_auto else s.zeta,
+        n=s.n,
+        trials=s.trials,
+        seed=s.seed,
+        projection=s.used_projection,
+        baseline_projection=s.baseline_projection,
+        scale=s.duchi_scale,
+        max_cells=max_cells,
+    )
 
 
 def _dsens(s: FeaturePrivacy, delta_vec) -> float:
@@ -192,10 +267,16 @@ def release_quantiles(s: FeaturePrivacy, alloc, names) -> pd.DataFrame:
     d = alloc.c.size
     x = q_mixture_data(n=s.n, d=d, q=s.q, rng=point_rng(s.seed, float(s.q)))
     xs = x[:, alloc.order]
-    est_sorted = mmean_estimate(xs, c_sorted=alloc.c_sorted, trials=dot_trials(s.n, d), rng=np.random.default_rng([s.seed, 4242]),
-                                projection=s.used_projection, scale=s.duchi_scale)
+    est_sorted = mmean_estimate(
+        xs,
+        c_sorted=alloc.c_sorted,
+        trials=dot_trials(s.n, d),
+        rng=np.random.default_rng([s.seed, 4242]),
+        projection=s.used_projection,
+        scale=s.duchi_scale,
+    )
     est = np.empty_like(est_sorted)
-    est[:, alloc.order] = est_sorted                                  # back to the user's feature order
+    est[:, alloc.order] = est_sorted  # back to the user's feature order
     q = np.quantile(est, DOT_PROBABILITIES, axis=0)
     truth = x.mean(axis=0)
     labels = [f"{names[j]} (δ = {alloc.delta[j]:g})" for j in range(d)]
@@ -203,8 +284,14 @@ def release_quantiles(s: FeaturePrivacy, alloc, names) -> pd.DataFrame:
 
 
 @states_meaning
-def run(s: FeaturePrivacy, *, executor=None, progress=None, max_cells: int = MAX_CELLS_PAGE,
-        budget: Budget | None = PAGE_BUDGET) -> Result:
+def run(
+    s: FeaturePrivacy,
+    *,
+    executor=None,
+    progress=None,
+    max_cells: int = MAX_CELLS_PAGE,
+    budget: Budget | None = PAGE_BUDGET,
+) -> Result:
     """Allocation, guarantee table, stages and the MSE sweep of one scenario.
 
     Tables: ``bcdp_guarantee`` (Proposition 4 per feature), ``bcdp_stages`` (Mechanism 1),
@@ -220,27 +307,67 @@ def run(s: FeaturePrivacy, *, executor=None, progress=None, max_cells: int = MAX
     names = [f"x{i + 1}" for i in range(d)]
     sorted_names = [names[i] for i in alloc.order]
     stages = mmean_stages(alloc.c_sorted)
-    stage_table = pd.DataFrame([{"stage": st_.k, "first feature": sorted_names[st_.start], "dimension": st_.dims,
-                                 "level Δ_k": st_.level, "weight w_k": st_.weight} for st_ in stages])
+    stage_table = pd.DataFrame(
+        [
+            {
+                "stage": st_.k,
+                "first feature": sorted_names[st_.start],
+                "dimension": st_.dims,
+                "level Δ_k": st_.level,
+                "weight w_k": st_.weight,
+            }
+            for st_ in stages
+        ]
+    )
     check_sweep_size(axis=s.axis, values=s.points, d=d, n=s.n, trials=s.trials, limit=max_cells)
-    parts = map_points(partial(_point, s=s, delta_vec=delta_vec, d=d, k=k, max_cells=max_cells), s.points,
-                       executor=executor, progress=progress, label=lambda v: f"{s.axis} = {v:g}")
+    parts = map_points(
+        partial(_point, s=s, delta_vec=delta_vec, d=d, k=k, max_cells=max_cells),
+        s.points,
+        executor=executor,
+        progress=progress,
+        label=lambda v: f"{s.axis} = {v:g}",
+    )
     summary = pd.concat([p[0] for p in parts], ignore_index=True)
     errors = pd.concat([p[1] for p in parts], ignore_index=True)
-    seconds = summary.pop("seconds") if "seconds" in summary else None       # timing is not reproducible
+    seconds = summary.pop("seconds") if "seconds" in summary else None  # timing is not reproducible
     table = report.copy()
     table.attrs = {}
     quantiles = release_quantiles(s, alloc, names)
-    return Result(scenario=s, tables_={"bcdp_guarantee": table, "bcdp_stages": stage_table,
-                                       "bcdp_mse_summary": summary, "bcdp_mse_errors": errors,
-                                       "bcdp_release_quantiles": quantiles},
-                  checks=tuple(report.attrs["checks"]),
-                  values={"alloc": alloc, "names": names, "sorted_names": sorted_names, "stages": stages,
-                          "k": k, "report": table, "seconds": seconds})
+    return Result(
+        scenario=s,
+        tables_={
+            "bcdp_guarantee": table,
+            "bcdp_stages": stage_table,
+            "bcdp_mse_summary": summary,
+            "bcdp_mse_errors": errors,
+            "bcdp_release_quantiles": quantiles,
+        },
+        checks=tuple(report.attrs["checks"]),
+        values={
+            "alloc": alloc,
+            "names": names,
+            "sorted_names": sorted_names,
+            "stages": stages,
+            "k": k,
+            "report": table,
+            "seconds": seconds,
+        },
+    )
 
 
-__all__ = ["FeaturePrivacy", "run", "paper_preset", "PRESETS", "PRESET_KEYS", "AXES", "GRIDS", "EPS_GRID",
-           "N_OPTIONS", "MAX_CELLS_CLI"]
+__all__ = [
+    "FeaturePrivacy",
+    "run",
+    "paper_preset",
+    "PRESETS",
+    "PRESET_KEYS",
+    "AXES",
+    "GRIDS",
+    "EPS_GRID",
+    "N_OPTIONS",
+    "MAX_CELLS_CLI",
+]
+
 
 def levels(result: Result):
     """The page's privacy levels per feature: the demanded δ_i and the guaranteed δ'_i of
@@ -248,8 +375,14 @@ def levels(result: Result):
     whose beliefs follow the model (correlation ≤ q), and the LDP level delivered c_d, which bounds
     any attacker — the input of :func:`hetdp_core.meaning.meaning_table`."""
     g = result.tables_["bcdp_guarantee"]
-    return pd.DataFrame({"level": g["feature"], "demanded ε": g["demanded δ"], "delivered ε": g["guaranteed δ'"],
-                         "any attacker ε": float(result.values["alloc"].ldp_level)})
+    return pd.DataFrame(
+        {
+            "level": g["feature"],
+            "demanded ε": g["demanded δ"],
+            "delivered ε": g["guaranteed δ'"],
+            "any attacker ε": float(result.values["alloc"].ldp_level),
+        }
+    )
 
 
 def key_numbers(result: Result) -> dict:

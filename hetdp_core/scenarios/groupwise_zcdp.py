@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from .. import zcdp
+from ..registry import PageSpec
 from ..scenario import (
-    states_meaning,
     PAGE_BUDGET,
     Budget,
     Cost,
@@ -25,9 +25,30 @@ from ..scenario import (
     check_budget,
     log_grid,
     param,
+    states_meaning,
 )
 
-PAGE = "Groupwise_zCDP"
+#: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
+PAGE_SPEC = PageSpec(
+    url="Groupwise_zCDP",
+    title="Group-wise zCDP",
+    icon=":material/groups:",
+    order=5,
+    summary=(
+        "Counts are released with the same relative error for every group. Is a bigger group "
+        "really better protected — and does the published privacy claim hold in both directions?"
+    ),
+    doc="groupwise-zcdp",
+    key_prefix="zc",
+    file="pages/5_Groupwise_zCDP.py",
+    upload=False,
+    solver=None,
+    fast_query={"algorithm": "1", "trials": "50"},
+    example_query=("mode=List&counts=0,2,7,40&rho=1&r=0.3&algorithm=1&alpha_max=10&group=3&trials=300&seed=4"),
+    key_tables=("zcdp_group_summary",),
+    figures="hetdp_ui.report:zcdp_figures",
+)
+PAGE = PAGE_SPEC.url
 RHO_GRID = log_grid(0.01, 10.0, extra=(0.5, 1.0))
 ALPHA_MAX_GRID = (2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0)
 MAX_GROUPS = 200
@@ -40,7 +61,7 @@ CURVE_POINTS = 50
 @dataclass(frozen=True)
 class GroupwiseZcdp(Scenario):
     PAGE = PAGE
-    TITLE = "Group-wise zCDP"
+    TITLE = PAGE_SPEC.title
 
     mode: str = param("Zipf generator", "choice", choices=("Zipf generator", "List"), label="group sizes")
     k: int = param(8, "int", lo=1, hi=ZIPF_MAX_K, label="number of groups")
@@ -63,11 +84,13 @@ class GroupwiseZcdp(Scenario):
     def validate(self) -> None:
         counts = self.group_counts()
         if counts.size * self.trials > MAX_CELLS:
-            raise InputError(f"compute size: {counts.size} groups × {self.trials} trials exceeds {MAX_CELLS:.0e}. "
-                             "Reduce trials.")
+            raise InputError(
+                f"compute size: {counts.size} groups × {self.trials} trials exceeds {MAX_CELLS:.0e}. Reduce trials."
+            )
         if self.group > counts.size:
-            raise InputError(f"group (group for the D_α plot) must be <= {counts.size}, the number of groups; "
-                             f"got {self.group}.")
+            raise InputError(
+                f"group (group for the D_α plot) must be <= {counts.size}, the number of groups; got {self.group}."
+            )
 
 
 def _plan(s: GroupwiseZcdp):
@@ -89,20 +112,26 @@ def _estimate(s: GroupwiseZcdp) -> Cost:
         if counts.size <= MAX_ALG1_SUMMARY:
             jobs += [(float(x), (2.0,)) for x in np.unique(counts)]
     secs = sum(zcdp.algorithm1_seconds(x=x, rho=s.rho, r=s.r, alpha=a) for x, a in jobs)
-    return Cost(seconds=secs + counts.size * s.trials * 3e-8, bytes=counts.size * s.trials * 8 * 4,
-                driver=f"Algorithm 1's numerical divergences at ρ = {s.rho:g}, r = {s.r:g} for "
-                       f"{len({x for x, _ in jobs})} group sizes (small groups at large ρ are the costly ones)")
+    return Cost(
+        seconds=secs + counts.size * s.trials * 3e-8,
+        bytes=counts.size * s.trials * 8 * 4,
+        driver=f"Algorithm 1's numerical divergences at ρ = {s.rho:g}, r = {s.r:g} for "
+        f"{len({x for x, _ in jobs})} group sizes (small groups at large ρ are the costly ones)",
+    )
 
 
 GroupwiseZcdp.estimate = _estimate
 
 PRESETS = {
-    "Zipf groups (k = 8, 2000 people)": GroupwiseZcdp(mode="Zipf generator", k=8, total=2000, s=1.2, rho=0.5, r=0.2,
-                                                      algorithm="2", alpha_max=20.0, group=1),
-    "Tiny groups (0–5 people)": GroupwiseZcdp(mode="List", counts=(0, 1, 2, 3, 5), rho=1.0, r=0.3, algorithm="1",
-                                              alpha_max=10.0, group=2),
-    "Near the Gaussian mechanism (r = 0.01)": GroupwiseZcdp(mode="List", counts=(1, 10, 100, 1000), rho=0.5, r=0.01,
-                                                            algorithm="1", alpha_max=20.0, group=2),
+    "Zipf groups (k = 8, 2000 people)": GroupwiseZcdp(
+        mode="Zipf generator", k=8, total=2000, s=1.2, rho=0.5, r=0.2, algorithm="2", alpha_max=20.0, group=1
+    ),
+    "Tiny groups (0–5 people)": GroupwiseZcdp(
+        mode="List", counts=(0, 1, 2, 3, 5), rho=1.0, r=0.3, algorithm="1", alpha_max=10.0, group=2
+    ),
+    "Near the Gaussian mechanism (r = 0.01)": GroupwiseZcdp(
+        mode="List", counts=(1, 10, 100, 1000), rho=0.5, r=0.01, algorithm="1", alpha_max=20.0, group=2
+    ),
 }
 
 
@@ -116,10 +145,20 @@ def release_quantiles(s: GroupwiseZcdp, x: float) -> pd.DataFrame:
     closed-form quantiles), for the quantile dotplot."""
     from ..meaning import DOT_PROBABILITIES, dot_table
 
-    rows = {f"Algorithm {alg}": np.quantile(zcdp.release([x], rho=s.rho, r=s.r, algorithm=alg, trials=DOT_RELEASES,
-                                                          rng=np.random.default_rng([s.seed, 31337, alg]))[:, 0],
-                                            DOT_PROBABILITIES)
-            for alg in (1, 2)}
+    rows = {
+        f"Algorithm {alg}": np.quantile(
+            zcdp.release(
+                [x],
+                rho=s.rho,
+                r=s.r,
+                algorithm=alg,
+                trials=DOT_RELEASES,
+                rng=np.random.default_rng([s.seed, 31337, alg]),
+            )[:, 0],
+            DOT_PROBABILITIES,
+        )
+        for alg in (1, 2)
+    }
     return dot_table(rows, dict.fromkeys(rows, x))
 
 
@@ -136,15 +175,23 @@ def run(s: GroupwiseZcdp, *, executor=None, progress=None, budget: Budget | None
     curves = zcdp.renyi_curves(algorithm=algorithm, x=x_sel, rho=s.rho, r=s.r, alpha=alphas)
     claim = zcdp.check_claim(curves)
     at2 = zcdp.renyi_curves(algorithm=algorithm, x=x_sel, rho=s.rho, r=s.r, alpha=(2.0,))
-    curve = pd.DataFrame({"alpha": curves.alpha, "up": curves.up, "down": curves.down, "claimed": curves.claimed,
-                          "violated": curves.violated})
+    curve = pd.DataFrame(
+        {
+            "alpha": curves.alpha,
+            "up": curves.up,
+            "down": curves.down,
+            "claimed": curves.claimed,
+            "violated": curves.violated,
+        }
+    )
     sizes = np.unique(np.concatenate([counts, np.geomspace(1, max(counts.max(), 2), 30).round()]))
     v, xi = zcdp.claimed_budget(sizes, r=s.r)
     budgets = pd.DataFrame({"size": sizes, "v": v, "xi": xi})
     tables = {"zcdp_releases": stats, "zcdp_renyi_curve": curve, "zcdp_claimed_budgets": budgets}
     if not (algorithm == 1 and counts.size > MAX_ALG1_SUMMARY):
-        tables["zcdp_group_summary"] = zcdp.group_summary(counts, rho=s.rho, r=s.r, algorithm=algorithm,
-                                                          alpha_max=s.alpha_max)
+        tables["zcdp_group_summary"] = zcdp.group_summary(
+            counts, rho=s.rho, r=s.r, algorithm=algorithm, alpha_max=s.alpha_max
+        )
     parts = []
     for i, sz in enumerate(scan_sizes):
         if progress is not None:
@@ -155,11 +202,20 @@ def run(s: GroupwiseZcdp, *, executor=None, progress=None, budget: Budget | None
     tables["zcdp_loss_vs_size"] = scan
     tables["zcdp_release_quantiles"] = release_quantiles(s, x_sel)
     checks = tuple(zcdp.curve_checks(curves, rho=s.rho))
-    return Result(scenario=s, tables_=tables, checks=checks,
-                  values={"counts": counts, "curves": curves, "claim": claim, "at2": at2, "x_sel": x_sel,
-                          "monotonicity": zcdp.loss_monotonicity(scan, rel_tol=1e-9),
-                          "summary_skipped": "zcdp_group_summary" not in tables})
-
+    return Result(
+        scenario=s,
+        tables_=tables,
+        checks=checks,
+        values={
+            "counts": counts,
+            "curves": curves,
+            "claim": claim,
+            "at2": at2,
+            "x_sel": x_sel,
+            "monotonicity": zcdp.loss_monotonicity(scan, rel_tol=1e-9),
+            "summary_skipped": "zcdp_group_summary" not in tables,
+        },
+    )
 
 
 #: δ of the zCDP → (ε, δ) conversion used to state what a level means for a person
@@ -176,9 +232,9 @@ def levels(result: Result):
     if str(s.algorithm) != "1":
         return pd.DataFrame(columns=["level", "demanded ε", "δ"])
     eps = float(zcdp_to_eps(rho=[s.rho], delta=MEANING_DELTA)[0])
-    return pd.DataFrame([{"level": f"every group (Algorithm 1, ρ = {s.rho:g}-zCDP)", "demanded ε": eps,
-                          "δ": MEANING_DELTA}])
-
+    return pd.DataFrame(
+        [{"level": f"every group (Algorithm 1, ρ = {s.rho:g}-zCDP)", "demanded ε": eps, "δ": MEANING_DELTA}]
+    )
 
 
 #: the page's question in plain words (page header and reports)
@@ -192,5 +248,14 @@ QUESTION = (
 )
 
 SCENARIO = GroupwiseZcdp
-__all__ = ["GroupwiseZcdp", "SCENARIO", "PRESETS", "run", "RHO_GRID", "ALPHA_MAX_GRID", "MAX_GROUPS",
-           "MAX_ALG1_SUMMARY", "ZIPF_MAX_K"]
+__all__ = [
+    "GroupwiseZcdp",
+    "SCENARIO",
+    "PRESETS",
+    "run",
+    "RHO_GRID",
+    "ALPHA_MAX_GRID",
+    "MAX_GROUPS",
+    "MAX_ALG1_SUMMARY",
+    "ZIPF_MAX_K",
+]

@@ -14,8 +14,8 @@ import pandas as pd
 
 from .. import mechanisms as mc
 from ..dptest import histogram_privacy_test
+from ..registry import PageSpec
 from ..scenario import (
-    states_meaning,
     PAGE_BUDGET,
     Budget,
     Cost,
@@ -25,9 +25,34 @@ from ..scenario import (
     check_budget,
     log_grid,
     param,
+    states_meaning,
 )
 
-PAGE = "Mechanism_lab"
+#: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
+PAGE_SPEC = PageSpec(
+    url="Mechanism_lab",
+    title="Mechanism lab",
+    icon=":material/casino:",
+    order=6,
+    summary=(
+        "Which noise, how much, and what does it buy? Laplace, Gaussian, mixed noise, "
+        "composition, smooth sensitivity, bounded Laplace and the exponential mechanism, side by "
+        "side."
+    ),
+    doc="mechanism-lab",
+    key_prefix="mech",
+    file="pages/6_Mechanism_lab.py",
+    upload=False,
+    solver="mechanisms",
+    fast_query={"trials": "200"},
+    example_query=(
+        "eps=0.8&delta=0.001&sens=2&n=500&alpha=2.5&Lambda=20&m=100&med_n=21"
+        "&scores=3,1,4,1,5&bl_q=2&bl_lower=0&bl_upper=20&trials=700&seed=6"
+    ),
+    key_tables=("mech_privacy_profiles", "mech_example8"),
+    figures="hetdp_ui.report:mechanisms_figures",
+)
+PAGE = PAGE_SPEC.url
 EPS_GRID = log_grid(0.05, 10.0, extra=(0.5, 1.0, 2.0))
 DELTA_GRID = (1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.05, 0.1)
 PARETO_TRIALS_MAX = 5000
@@ -36,8 +61,8 @@ PARETO_TRIALS_MAX = 5000
 @dataclass(frozen=True)
 class MechanismLab(Scenario):
     PAGE = PAGE
-    TITLE = "Mechanism lab"
-    ALIASES = {"alpha": "pareto_index"}   # renamed: α names a Rényi order or an LDP level elsewhere
+    TITLE = PAGE_SPEC.title
+    ALIASES = {"alpha": "pareto_index"}  # renamed: α names a Rényi order or an LDP level elsewhere
 
     eps: float = param(0.5, "float", lo=0.05, hi=10.0, label="ε")
     delta: float = param(1e-5, "float", lo=1e-6, hi=0.1, label="δ")
@@ -59,18 +84,26 @@ class MechanismLab(Scenario):
 
     def validate(self) -> None:
         if self.med_n % 2 == 0:
-            raise InputError(f"med_n (n for Example 12) must be odd, so that the median is one data point; got "
-                             f"{self.med_n}. Use {self.med_n + 1}.")
+            raise InputError(
+                f"med_n (n for Example 12) must be odd, so that the median is one data point; got "
+                f"{self.med_n}. Use {self.med_n + 1}."
+            )
         if self.m >= self.n:
             raise InputError(f"m (first part, Example 8) must be < n = {self.n}; got {self.m}. Lower m or raise n.")
         if not self.bl_lower < self.bl_upper:
-            raise InputError(f"bl_lower (domain lower l) must be < bl_upper = {self.bl_upper:g}; got {self.bl_lower:g}.")
+            raise InputError(
+                f"bl_lower (domain lower l) must be < bl_upper = {self.bl_upper:g}; got {self.bl_lower:g}."
+            )
         if not self.bl_lower <= self.bl_q <= self.bl_upper:
-            raise InputError(f"bl_q (true value q) must lie in the domain [l, u] = [{self.bl_lower:g}, "
-                             f"{self.bl_upper:g}]; got {self.bl_q:g}.")
+            raise InputError(
+                f"bl_q (true value q) must lie in the domain [l, u] = [{self.bl_lower:g}, "
+                f"{self.bl_upper:g}]; got {self.bl_q:g}."
+            )
         if self.sens >= self.bl_upper - self.bl_lower:
-            raise InputError(f"sens (sensitivity Δ) must be smaller than the domain width u − l = "
-                             f"{self.bl_upper - self.bl_lower:g} for the bounded Laplace; got {self.sens:g}.")
+            raise InputError(
+                f"sens (sensitivity Δ) must be smaller than the domain width u − l = "
+                f"{self.bl_upper - self.bl_lower:g} for the bounded Laplace; got {self.sens:g}."
+            )
 
 
 def _estimate(s: MechanismLab) -> Cost:
@@ -78,9 +111,12 @@ def _estimate(s: MechanismLab) -> Cost:
     each (10⁸ in 4 s, 1.7 GB); the other tabs draw a few × trials values."""
     cells = min(s.trials, PARETO_TRIALS_MAX) * s.n
     other = s.trials * (s.med_n * 3 + 10 + len(s.scores) * 2)
-    return Cost(seconds=cells * 4e-8 + other * 5e-8, bytes=cells * 17 + other * 16,
-                driver=f"Example 11: min(trials, {PARETO_TRIALS_MAX}) = {min(s.trials, PARETO_TRIALS_MAX):,} × "
-                       f"n = {s.n:,} Pareto draws")
+    return Cost(
+        seconds=cells * 4e-8 + other * 5e-8,
+        bytes=cells * 17 + other * 16,
+        driver=f"Example 11: min(trials, {PARETO_TRIALS_MAX}) = {min(s.trials, PARETO_TRIALS_MAX):,} × "
+        f"n = {s.n:,} Pareto draws",
+    )
 
 
 MechanismLab.estimate = _estimate
@@ -130,18 +166,30 @@ def run(s: MechanismLab, *, executor=None, progress=None, budget: Budget | None 
         try:
             d = mc.noise_density(z, mech, sensitivity=sens, eps=eps, delta=delta)
             var = mc.noise_variance(mech, sensitivity=sens, eps=eps, delta=delta)
-        except InputError as exc:                       # e.g. the Gaussian needs ε < 1: shown as a note
+        except InputError as exc:  # e.g. the Gaussian needs ε < 1: shown as a note
             var_rows.append({"mechanism": mech, "variance": np.nan, "note": str(exc)})
             continue
         dens[f"{mech} (analytic density)"] = d
         var_rows.append({"mechanism": mech, "variance": var, "note": ""})
-    pareto = mc.pareto_mse(n=s.n, pareto_index=s.pareto_index, clip=s.Lambda, eps_values=tuple(EPS_GRID[::4]), delta=delta,
-                           trials=min(trials, PARETO_TRIALS_MAX), seed=seed)
+    pareto = mc.pareto_mse(
+        n=s.n,
+        pareto_index=s.pareto_index,
+        clip=s.Lambda,
+        eps_values=tuple(EPS_GRID[::4]),
+        delta=delta,
+        trials=min(trials, PARETO_TRIALS_MAX),
+        seed=seed,
+    )
     # composition (Example 8)
     r8 = mc.example8(n=s.n, m=s.m, Lambda=s.Lambda, eps1=s.eps1, eps2=s.eps2, eps3=s.eps3)
-    ex8 = pd.DataFrame({"query": ["mean of x₁..x_m", "variance of x₁..x_m", "median of x_{m+1}..x_n"],
-                        "sensitivity": list(r8["sensitivity"].values()), "Laplace scale Δ/ε": list(r8["scale"].values()),
-                        "ε": [s.eps1, s.eps2, s.eps3]})
+    ex8 = pd.DataFrame(
+        {
+            "query": ["mean of x₁..x_m", "variance of x₁..x_m", "median of x_{m+1}..x_n"],
+            "sensitivity": list(r8["sensitivity"].values()),
+            "Laplace scale Δ/ε": list(r8["scale"].values()),
+            "ε": [s.eps1, s.eps2, s.eps3],
+        }
+    )
     # median: local vs smooth sensitivity
     d1, d2 = mc.example12_datasets(n=s.med_n, Lambda=1.0)
     out1 = mc.local_sensitivity_release(d1, eps=eps, size=trials, rng=seed)
@@ -149,14 +197,27 @@ def run(s: MechanismLab, *, executor=None, progress=None, budget: Budget | None 
     test = histogram_privacy_test(out1, out2, eps=eps, delta=delta, bins=20)
     rows = []
     for kind in ("laplace", "heavy", "gaussian"):
-        r1 = mc.smooth_noise(d1, kind=kind, eps=eps, delta=max(delta, 1e-6), lower=0, upper=1, size=trials, rng=seed + 1)
-        r2 = mc.smooth_noise(d2, kind=kind, eps=eps, delta=max(delta, 1e-6), lower=0, upper=1, size=trials, rng=seed + 2)
-        tt = histogram_privacy_test(r1["releases"], r2["releases"], eps=eps, delta=delta if kind != "heavy" else 0.0,
-                                    bins=20)
-        rows.append({"noise": kind, "guarantee": r1["guarantee"], "β": r1["beta"], "S(dataset 1)": r1["S"],
-                     "S(dataset 2)": r2["S"], "noise scale": r1["scale"],
-                     "mean |error|": float(np.mean(np.abs(r1["releases"] - r1["median"]))),
-                     "empirical test": "violation" if tt["violation"] else "no violation found"})
+        r1 = mc.smooth_noise(
+            d1, kind=kind, eps=eps, delta=max(delta, 1e-6), lower=0, upper=1, size=trials, rng=seed + 1
+        )
+        r2 = mc.smooth_noise(
+            d2, kind=kind, eps=eps, delta=max(delta, 1e-6), lower=0, upper=1, size=trials, rng=seed + 2
+        )
+        tt = histogram_privacy_test(
+            r1["releases"], r2["releases"], eps=eps, delta=delta if kind != "heavy" else 0.0, bins=20
+        )
+        rows.append(
+            {
+                "noise": kind,
+                "guarantee": r1["guarantee"],
+                "β": r1["beta"],
+                "S(dataset 1)": r1["S"],
+                "S(dataset 2)": r2["S"],
+                "noise scale": r1["scale"],
+                "mean |error|": float(np.mean(np.abs(r1["releases"] - r1["median"]))),
+                "empirical test": "violation" if tt["violation"] else "no violation found",
+            }
+        )
     smooth = pd.DataFrame(rows)
     # bounded Laplace
     lo_, up_, q = s.bl_lower, s.bl_upper, s.bl_q
@@ -166,35 +227,57 @@ def run(s: MechanismLab, *, executor=None, progress=None, budget: Budget | None 
     profiles = pd.DataFrame(rows)
     v = np.linspace(lo_ - (up_ - lo_) * 0.3, up_ + (up_ - lo_) * 0.3, 800)
     b0 = sens / eps
-    bounded = pd.DataFrame({"output": v,
-                            f"bounded Laplace, b = {b:.4g} (analytic)": mc.bounded_laplace_density(v, q=q, b=b, lower=lo_,
-                                                                                                    upper=up_),
-                            f"plain Laplace, b = Δ/ε = {b0:.4g}": np.exp(-np.abs(v - q) / b0) / (2 * b0)})
+    bounded = pd.DataFrame(
+        {
+            "output": v,
+            f"bounded Laplace, b = {b:.4g} (analytic)": mc.bounded_laplace_density(v, q=q, b=b, lower=lo_, upper=up_),
+            f"plain Laplace, b = Δ/ε = {b0:.4g}": np.exp(-np.abs(v - q) / b0) / (2 * b0),
+        }
+    )
     share = mc.laplace_outside_share(q, b=b0, lower=lo_, upper=up_, size=trials, rng=seed)
     # exponential mechanism
     sc = np.asarray(s.scores, dtype=float)
     w = mc.report_noisy_max_sample(sc, eps=eps, size=trials, rng=seed)
     ex_idx = mc.exponential_sample(sc, eps=eps, size=trials, rng=seed + 1)
-    expo = pd.DataFrame({"candidate": np.arange(1, sc.size + 1), "score": sc,
-                         "exponential (exact)": mc.exponential_probabilities(sc, eps=eps),
-                         "exponential (simulated)": np.bincount(ex_idx, minlength=sc.size) / trials,
-                         "noisy max (exact)": mc.report_noisy_max_probabilities(sc, eps=eps),
-                         "noisy max (simulated)": np.bincount(w, minlength=sc.size) / trials})
+    expo = pd.DataFrame(
+        {
+            "candidate": np.arange(1, sc.size + 1),
+            "score": sc,
+            "exponential (exact)": mc.exponential_probabilities(sc, eps=eps),
+            "exponential (simulated)": np.bincount(ex_idx, minlength=sc.size) / trials,
+            "noisy max (exact)": mc.report_noisy_max_probabilities(sc, eps=eps),
+            "noisy max (simulated)": np.bincount(w, minlength=sc.size) / trials,
+        }
+    )
     quantiles = release_quantiles(s, b_bounded=b)
-    return Result(scenario=s,
-                  tables_={"mech_noise_densities": pd.DataFrame(dens), "mech_pareto_mse": pareto,
-                           "mech_example8": ex8, "mech_smooth_sensitivity": smooth, "mech_bounded_laplace": bounded,
-                           "mech_exponential": expo, "mech_release_quantiles": quantiles,
-                           "mech_privacy_profiles": profiles},
-                  checks=tuple(checks),
-                  values={"variances": pd.DataFrame(var_rows), "mnm_threshold": mc.mnm_threshold(eps=eps, delta=delta),
-                          "mnm_branch": mc.mnm_noise(sensitivity=sens, eps=eps, delta=delta),
-                          "mnm_printed_delta": mc.mnm_printed_delta(sensitivity=sens, eps=eps, delta=delta),
-                          "example8": r8, "local": (out1, out2), "local_sensitivity": (mc.local_sensitivity_median(d1),
-                                                                                       mc.local_sensitivity_median(d2)),
-                          "local_test": test, "b": b, "b0": b0, "share": share,
-                          "lemma28": mc.lemma28_bound(sc, eps=eps, t=np.linspace(0, 5, 11))})
-
+    return Result(
+        scenario=s,
+        tables_={
+            "mech_noise_densities": pd.DataFrame(dens),
+            "mech_pareto_mse": pareto,
+            "mech_example8": ex8,
+            "mech_smooth_sensitivity": smooth,
+            "mech_bounded_laplace": bounded,
+            "mech_exponential": expo,
+            "mech_release_quantiles": quantiles,
+            "mech_privacy_profiles": profiles,
+        },
+        checks=tuple(checks),
+        values={
+            "variances": pd.DataFrame(var_rows),
+            "mnm_threshold": mc.mnm_threshold(eps=eps, delta=delta),
+            "mnm_branch": mc.mnm_noise(sensitivity=sens, eps=eps, delta=delta),
+            "mnm_printed_delta": mc.mnm_printed_delta(sensitivity=sens, eps=eps, delta=delta),
+            "example8": r8,
+            "local": (out1, out2),
+            "local_sensitivity": (mc.local_sensitivity_median(d1), mc.local_sensitivity_median(d2)),
+            "local_test": test,
+            "b": b,
+            "b0": b0,
+            "share": share,
+            "lemma28": mc.lemma28_bound(sc, eps=eps, t=np.linspace(0, 5, 11)),
+        },
+    )
 
 
 def levels(result: Result):
@@ -210,15 +293,29 @@ def levels(result: Result):
     for r in result.tables_["mech_privacy_profiles"].to_dict(orient="records"):
         if r["mechanism"] == "Laplace" or not r["exact δ(ε)"] <= r["stated δ"] * (1 + 1e-9):
             continue
-        rows.append({"level": f"{r['mechanism']}, {r['noise']} ((ε, δ)-DP, exact δ(ε) = {r['exact δ(ε)']:.3g})",
-                     "demanded ε": s.eps, "δ": float(r["P(loss > ε)"])})
+        rows.append(
+            {
+                "level": f"{r['mechanism']}, {r['noise']} ((ε, δ)-DP, exact δ(ε) = {r['exact δ(ε)']:.3g})",
+                "demanded ε": s.eps,
+                "δ": float(r["P(loss > ε)"]),
+            }
+        )
         if r["mechanism"] == "bounded Laplace" and np.isfinite(r["max_loss"]):
-            rows.append({"level": "bounded Laplace, every output (pure worst-case loss)",
-                         "demanded ε": float(r["max_loss"]), "δ": 0.0})
-    rows.append({"level": "Example 8: mean, variance and median together (max(ε1 + ε2, ε3))",
-                 "demanded ε": float(result.values["example8"]["total"]), "δ": 0.0})
+            rows.append(
+                {
+                    "level": "bounded Laplace, every output (pure worst-case loss)",
+                    "demanded ε": float(r["max_loss"]),
+                    "δ": 0.0,
+                }
+            )
+    rows.append(
+        {
+            "level": "Example 8: mean, variance and median together (max(ε1 + ε2, ε3))",
+            "demanded ε": float(result.values["example8"]["total"]),
+            "δ": 0.0,
+        }
+    )
     return pd.DataFrame(rows)
-
 
 
 #: the page's question in plain words (page header and reports)

@@ -17,20 +17,35 @@ import pandas as pd
 
 from .. import hetero as ht
 from ..datasets import data_path
-from ..scenario import (
-    states_meaning,
-    PAGE_BUDGET,
-    Budget,
-    Cost,
-    InputError,
-    Result,
-    Scenario,
-    check_budget,
-    param,
-)
+from ..registry import PageSpec
+from ..scenario import PAGE_BUDGET, Budget, Cost, InputError, Result, Scenario, check_budget, param, states_meaning
 from ._common import map_points
 
-PAGE = "Per_user_privacy"
+#: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
+PAGE_SPEC = PageSpec(
+    url="Per_user_privacy",
+    title="Per-user privacy",
+    icon=":material/person:",
+    order=4,
+    summary=(
+        "Each person chose their own ε — what histogram or average can we publish, how accurate "
+        "is it, and who pays for it?"
+    ),
+    doc="per-user-privacy",
+    key_prefix="het",
+    file="pages/4_Per_user_privacy.py",
+    upload=True,
+    solver="per_user",
+    fast_query={"trials": "20", "n": "1000"},
+    example_query=(
+        "problem=mean&n=2000&demand=groups&shares=0.4,0.6&lows=0.05,1"
+        "&highs=0.5,5&trials=40&seed=9&algs=CP,UE,A,UNI,SM,LDP"
+        "&setting=uncorrelated&beta=0.1"
+    ),
+    key_tables=("hetero_summary",),
+    figures="hetdp_ui.report:per_user_figures",
+)
+PAGE = PAGE_SPEC.url
 ALL_ALGS = tuple(ht.ALGORITHMS)
 DATASETS = ("synthetic", "RAND HIE (real)", "upload")
 N_OPTIONS = (100, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000)
@@ -40,28 +55,36 @@ MAX_LDP_USERS = 50_000
 @dataclass(frozen=True)
 class PerUserPrivacy(Scenario):
     PAGE = PAGE
-    TITLE = "Per-user privacy: frequencies and means"
+    TITLE = PAGE_SPEC.title
 
     problem: str = param("frequency", "choice", choices=tuple(ht.PROBLEMS), label="problem")
-    dataset: str = param("synthetic", "choice", choices=DATASETS, label="dataset",
-                         synonyms=(("randhie", "RAND HIE (real)"), ("rand-hie", "RAND HIE (real)")))
+    dataset: str = param(
+        "synthetic",
+        "choice",
+        choices=DATASETS,
+        label="dataset",
+        synonyms=(("randhie", "RAND HIE (real)"), ("rand-hie", "RAND HIE (real)")),
+    )
     n: int = param(10_000, "int", lo=100, hi=200_000, label="number of users")
     k: int = param(5, "int", lo=2, hi=50, label="number of bins")
     profile: str = param("peaked", "choice", choices=("uniform", "peaked", "skewed"), label="bin profile")
     demand: str = param("by value", "choice", choices=("by value", "groups"), label="demand profile")
-    eps_by_bin: tuple = param((0.05, 0.5, 2, 0.5, 0.05), "floats", lo=1e-4, hi=1e4, allow_inf=True, max_len=50,
-                              label="ε per bin")
+    eps_by_bin: tuple = param(
+        (0.05, 0.5, 2, 0.5, 0.05), "floats", lo=1e-4, hi=1e4, allow_inf=True, max_len=50, label="ε per bin"
+    )
     shares: tuple = param((0.3, 0.5, 0.2), "floats", lo=1e-6, hi=1.0, max_len=20, label="group shares")
     lows: tuple = param((0.01, 0.1, 1), "floats", lo=1e-4, hi=1e4, allow_inf=True, max_len=20, label="group ε low")
     highs: tuple = param((0.1, 1, 5), "floats", lo=1e-4, hi=1e4, allow_inf=True, max_len=20, label="group ε high")
     setting: str = param("correlated", "choice", choices=("correlated", "uncorrelated"), label="setting")
     beta: float = param(0.05, "float", lo=0.001, hi=0.5, label="β (PAC level)")
-    algs: tuple = param(("CP", "UP", "A", "UNI", "PROP", "SM"), "choices", choices=ALL_ALGS, max_len=len(ALL_ALGS),
-                        label="algorithms")
+    algs: tuple = param(
+        ("CP", "UP", "A", "UNI", "PROP", "SM"), "choices", choices=ALL_ALGS, max_len=len(ALL_ALGS), label="algorithms"
+    )
     trials: int = param(200, "int", lo=20, hi=5000, label="trials")
     solver: str = param("fast", "choice", choices=("fast", "cvxpy"), label="solver for the weights")
-    sm_threshold: str = param("max_finite", "choice", choices=("max_finite", "max"),
-                              label="SM threshold (max finite ε, or the paper's max ε)")
+    sm_threshold: str = param(
+        "max_finite", "choice", choices=("max_finite", "max"), label="SM threshold (max finite ε, or the paper's max ε)"
+    )
     seed: int = param(0, "int", lo=0, hi=2**31 - 1, label="random seed")
 
 
@@ -83,9 +106,12 @@ def _estimate(s: PerUserPrivacy, n: int | None = None, k: int | None = None) -> 
     # bins come from the data for uploads: the release and its dotplot grow with k² (the audit's CSV
     # with 10 000 distinct bins ran 86 s, ≈ 9e-7 s per k²)
     seconds += 9e-7 * k * k
-    return Cost(seconds=seconds, bytes=n * max(k, 1) * 8 * 6 + s.trials * len(s.algs) * 8,
-                driver=f"{len(s.algs)} algorithms × {s.trials} trials × n = {n:,} users"
-                       + (f" (cvxpy solves for {', '.join(cvx)})" if cvx else ""))
+    return Cost(
+        seconds=seconds,
+        bytes=n * max(k, 1) * 8 * 6 + s.trials * len(s.algs) * 8,
+        driver=f"{len(s.algs)} algorithms × {s.trials} trials × n = {n:,} users"
+        + (f" (cvxpy solves for {', '.join(cvx)})" if cvx else ""),
+    )
 
 
 PerUserPrivacy.estimate = _estimate
@@ -93,28 +119,62 @@ PerUserPrivacy.estimate = _estimate
 _ALL = ("CP", "CE", "UP", "UE", "A", "UNI", "PROP", "SM", "LDP")
 PRESETS = {
     "Synthetic frequencies k = 5, central bins less private (correlated)": PerUserPrivacy(
-        algs=_ALL, problem="frequency", dataset="synthetic", n=10_000, k=5, demand="by value",
-        eps_by_bin=(0.05, 0.5, 2, 0.5, 0.05), setting="correlated"),
+        algs=_ALL,
+        problem="frequency",
+        dataset="synthetic",
+        n=10_000,
+        k=5,
+        demand="by value",
+        eps_by_bin=(0.05, 0.5, 2, 0.5, 0.05),
+        setting="correlated",
+    ),
     "Synthetic frequencies k = 20, groups (uncorrelated)": PerUserPrivacy(
-        algs=_ALL, problem="frequency", dataset="synthetic", n=10_000, k=20, demand="groups", shares=(0.3, 0.5, 0.2),
-        lows=(0.01, 0.1, 1), highs=(0.1, 1, 5), setting="uncorrelated"),
+        algs=_ALL,
+        problem="frequency",
+        dataset="synthetic",
+        n=10_000,
+        k=20,
+        demand="groups",
+        shares=(0.3, 0.5, 0.2),
+        lows=(0.01, 0.1, 1),
+        highs=(0.1, 1, 5),
+        setting="uncorrelated",
+    ),
     "Synthetic mean, groups with 1 % public users": PerUserPrivacy(
-        problem="mean", dataset="synthetic", n=10_000, demand="groups", shares=(0.49, 0.5, 0.01),
-        lows=(0.01, 0.1, float("inf")), highs=(0.1, 1, float("inf")), setting="uncorrelated"),
+        problem="mean",
+        dataset="synthetic",
+        n=10_000,
+        demand="groups",
+        shares=(0.49, 0.5, 0.01),
+        lows=(0.01, 0.1, float("inf")),
+        highs=(0.1, 1, float("inf")),
+        setting="uncorrelated",
+    ),
     "RAND HIE income (mean), high earners more private": PerUserPrivacy(
-        problem="mean", dataset="RAND HIE (real)", demand="by value", eps_by_bin=(1, 1, 0.5, 0.1, 0.05),
-        setting="correlated"),
+        problem="mean",
+        dataset="RAND HIE (real)",
+        demand="by value",
+        eps_by_bin=(1, 1, 0.5, 0.1, 0.05),
+        setting="correlated",
+    ),
     "RAND HIE self-rated health (k = 4)": PerUserPrivacy(
-        problem="frequency", dataset="RAND HIE (real)", demand="by value", eps_by_bin=(1, 0.5, 0.1, 0.05),
-        setting="correlated"),
+        problem="frequency",
+        dataset="RAND HIE (real)",
+        demand="by value",
+        eps_by_bin=(1, 0.5, 0.1, 0.05),
+        setting="correlated",
+    ),
 }
 
 
 def load_data(s: PerUserPrivacy, upload: bytes | None = None) -> tuple[np.ndarray, int, str]:
     """(values, number of bins, description) for the scenario's dataset."""
     if s.dataset == "synthetic":
-        x = (ht.synthetic_frequency(n=s.n, k=s.k, profile=s.profile, rng=s.seed) if s.problem == "frequency"
-             else ht.synthetic_mean(n=s.n, rng=s.seed))
+        x = (
+            ht.synthetic_frequency(n=s.n, k=s.k, profile=s.profile, rng=s.seed)
+            if s.problem == "frequency"
+            else ht.synthetic_mean(n=s.n, rng=s.seed)
+        )
         return x, s.k, f"synthetic ({s.profile if s.problem == 'frequency' else 'Beta(2, 5)'}), n = {s.n:,}"
     if s.dataset == "RAND HIE (real)":
         df = ht.load_randhie(data_path())
@@ -129,7 +189,11 @@ def load_data(s: PerUserPrivacy, upload: bytes | None = None) -> tuple[np.ndarra
             raise InputError(f"for frequencies, column {col!r} must hold bin indices 0, 1, 2, …")
         return vals.astype(int), int(vals.max()) + 1, f"upload: column {col!r}, n = {vals.size:,}"
     lo, hi = vals.min(), vals.max()
-    return (vals - lo) / (hi - lo) if hi > lo else np.zeros_like(vals), s.k, f"upload: column {col!r} rescaled to [0, 1]"
+    return (
+        (vals - lo) / (hi - lo) if hi > lo else np.zeros_like(vals),
+        s.k,
+        f"upload: column {col!r} rescaled to [0, 1]",
+    )
 
 
 def demands(s: PerUserPrivacy, x: np.ndarray) -> np.ndarray:
@@ -140,9 +204,19 @@ def demands(s: PerUserPrivacy, x: np.ndarray) -> np.ndarray:
 
 
 def _one(alg: str, *, s: PerUserPrivacy, x, eps, k):
-    r = ht.simulate(x, eps, algorithm=alg, problem=s.problem, k=k, beta=s.beta, trials=s.trials, setting=s.setting,
-                    rng=np.random.default_rng([s.seed, ALL_ALGS.index(alg)]), solver=s.solver,
-                    sm_threshold=s.sm_threshold)
+    r = ht.simulate(
+        x,
+        eps,
+        algorithm=alg,
+        problem=s.problem,
+        k=k,
+        beta=s.beta,
+        trials=s.trials,
+        setting=s.setting,
+        rng=np.random.default_rng([s.seed, ALL_ALGS.index(alg)]),
+        solver=s.solver,
+        sm_threshold=s.sm_threshold,
+    )
     return r["errors"], {**r["info"], "estimates": r["estimates"], "truth": r["truth"]}
 
 
@@ -157,52 +231,70 @@ def release_quantiles(s: PerUserPrivacy, res: dict) -> pd.DataFrame:
     est = est.reshape(est.shape[0], -1)
     from ..meaning import DOT_PROBABILITIES, dot_table
 
-    q = np.quantile(est, DOT_PROBABILITIES, axis=0)                   # (DOTS, k)
+    q = np.quantile(est, DOT_PROBABILITIES, axis=0)  # (DOTS, k)
     labels = [f"{alg}: mean"] if s.problem == "mean" else [f"{alg}: bin {j + 1}" for j in range(est.shape[1])]
     return dot_table({lab: q[:, j] for j, lab in enumerate(labels)}, dict(zip(labels, truth)))
 
 
 @states_meaning
-def run(s: PerUserPrivacy, *, upload: bytes | None = None, executor=None, progress=None,
-        budget: Budget | None = PAGE_BUDGET) -> Result:
+def run(
+    s: PerUserPrivacy, *, upload: bytes | None = None, executor=None, progress=None, budget: Budget | None = PAGE_BUDGET
+) -> Result:
     """Tables: ``hetero_summary`` (PAC error, MSE, b, bias bound per algorithm), ``hetero_errors``
     (error samples), ``hetero_weights`` (demands and each weighting's weights)."""
     # an upload's size is known from its bytes before it is parsed: the estimate uses its row count
     rows = (upload.count(b"\n") or upload.count(b"\r")) if (s.dataset == "upload" and upload) else None
     check_budget(s, budget, _estimate(s, n=max(int(rows), 1)) if rows is not None else None)
     x, k, desc = load_data(s, upload)
-    if s.dataset != "synthetic":                    # the data's own size and bins, now that they are known
+    if s.dataset != "synthetic":  # the data's own size and bins, now that they are known
         check_budget(s, budget, _estimate(s, n=int(x.size), k=int(k) if s.problem == "frequency" else 1))
     if s.solver == "cvxpy" and x.size > MAX_CVXPY_USERS and budget is not None and budget.name == "page":
-        raise InputError(f"solver cvxpy with n = {x.size:,} users exceeds the page's limit of {MAX_CVXPY_USERS:,} "
-                         "for cvxpy; use the fast exact solver (same weights, tested) or fewer users.")
+        raise InputError(
+            f"solver cvxpy with n = {x.size:,} users exceeds the page's limit of {MAX_CVXPY_USERS:,} "
+            "for cvxpy; use the fast exact solver (same weights, tested) or fewer users."
+        )
     if "LDP" in s.algs and x.size > MAX_LDP_USERS:
-        raise InputError(f"the LDP baseline solves a cvxpy problem over all users; n = {x.size:,} exceeds "
-                         f"{MAX_LDP_USERS:,}. Use fewer users or deselect LDP.")
+        raise InputError(
+            f"the LDP baseline solves a cvxpy problem over all users; n = {x.size:,} exceeds "
+            f"{MAX_LDP_USERS:,}. Use fewer users or deselect LDP."
+        )
     eps = demands(s, x)
-    outs = map_points(partial(_one, s=s, x=x, eps=eps, k=k), s.algs, executor=executor, progress=progress,
-                      label=str)
+    outs = map_points(partial(_one, s=s, x=x, eps=eps, k=k), s.algs, executor=executor, progress=progress, label=str)
     res = dict(zip(s.algs, outs))
     rows, checks = [], []
     for alg, (errs, info) in res.items():
         sm = ht.summarize(errs, beta=s.beta)
         w = info.get("weights")
-        rows.append({"algorithm": alg, f"PAC error ({1 - s.beta:.1%} quantile)": sm["pac"], "MSE": sm["mse"],
-                     "noise scale b": info.get("b", np.nan),
-                     "bias bound ½‖w−u‖₁": ht.bias_bound(w) if w is not None else np.nan,
-                     "note": info.get("note", "") or ("" if alg != "SM" else f"threshold t = {info.get('threshold', np.nan):.3g}")})
+        rows.append(
+            {
+                "algorithm": alg,
+                f"PAC error ({1 - s.beta:.1%} quantile)": sm["pac"],
+                "MSE": sm["mse"],
+                "noise scale b": info.get("b", np.nan),
+                "bias bound ½‖w−u‖₁": ht.bias_bound(w) if w is not None else np.nan,
+                "note": info.get("note", "")
+                or ("" if alg != "SM" else f"threshold t = {info.get('threshold', np.nan):.3g}"),
+            }
+        )
         if info.get("eps_eff") is not None:
             checks += ht.weight_checks(eps=eps, eps_eff=info["eps_eff"], weights=w, algorithm=alg, b=info["b"])
     summary = pd.DataFrame(rows)
     errors = pd.DataFrame({alg: errs for alg, (errs, _) in res.items()})
-    weights = pd.DataFrame({"eps": eps, **{f"w_{a}": info["weights"] for a, (_, info) in res.items()
-                                          if info.get("weights") is not None}})
+    weights = pd.DataFrame(
+        {"eps": eps, **{f"w_{a}": info["weights"] for a, (_, info) in res.items() if info.get("weights") is not None}}
+    )
     quantiles = release_quantiles(s, res)
-    return Result(scenario=s, tables_={"hetero_summary": summary, "hetero_errors": errors, "hetero_weights": weights,
-                                       "hetero_release_quantiles": quantiles},
-                  checks=tuple(checks), values={"eps": eps, "infos": {a: info for a, (_, info) in res.items()},
-                                                "description": desc, "k": k})
-
+    return Result(
+        scenario=s,
+        tables_={
+            "hetero_summary": summary,
+            "hetero_errors": errors,
+            "hetero_weights": weights,
+            "hetero_release_quantiles": quantiles,
+        },
+        checks=tuple(checks),
+        values={"eps": eps, "infos": {a: info for a, (_, info) in res.items()}, "description": desc, "k": k},
+    )
 
 
 def levels(result: Result, *, max_groups: int = 12):
@@ -224,8 +316,13 @@ def levels(result: Result, *, max_groups: int = 12):
     rows = []
     for m in groups:
         dem = float(eps[m].min())
-        row = {"level": f"users with ε = {dem:g}" if np.all(eps[m] == dem) else f"users with ε in [{dem:g}, {eps[m].max():g}]",
-               "users": int(m.sum()), "demanded ε": dem}
+        row = {
+            "level": f"users with ε = {dem:g}"
+            if np.all(eps[m] == dem)
+            else f"users with ε in [{dem:g}, {eps[m].max():g}]",
+            "users": int(m.sum()),
+            "demanded ε": dem,
+        }
         if eff is not None:
             row["delivered ε"] = float(eff[m].max())
             row["delivered by"] = alg

@@ -15,20 +15,33 @@ import pandas as pd
 
 from .. import regression as rg
 from ..datasets import data_path
-from ..scenario import (
-    states_meaning,
-    PAGE_BUDGET,
-    Budget,
-    Cost,
-    InputError,
-    Result,
-    Scenario,
-    check_budget,
-    param,
-)
+from ..registry import PageSpec
+from ..scenario import PAGE_BUDGET, Budget, Cost, InputError, Result, Scenario, check_budget, param, states_meaning
 from ._common import map_points
 
-PAGE = "Private_regression"
+#: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
+PAGE_SPEC = PageSpec(
+    url="Private_regression",
+    title="Private regression (BCDP)",
+    icon=":material/show_chart:",
+    order=3,
+    summary=(
+        "Can least squares be learned when every user randomises their own record, with stricter "
+        "privacy for some features — and how many users does it take?"
+    ),
+    doc="private-regression",
+    key_prefix="reg",
+    file="pages/3_Private_regression.py",
+    upload=True,
+    solver=None,
+    fast_query={"trials": "2", "n": "1000"},
+    example_query=(
+        "features=3&k=2&delta=3&eps=6&q=0.2&steps=60&trials=2&seed=5&axis=eps&n=3000&schedule=poly&rho=0.6&gamma0=1.2"
+    ),
+    key_tables=("regression_guarantee", "regression_excess_risk"),
+    figures="hetdp_ui.report:regression_figures",
+)
+PAGE = PAGE_SPEC.url
 N_GRID = (1000, 3000, 10_000, 30_000, 100_000)
 EPS_GRID = (1.0, 2.0, 4.0, 8.0, 16.0)
 THETA = (0.5, -0.3, 0.2, 0.1, -0.1, 0.05)
@@ -38,11 +51,16 @@ SOURCES = ("synthetic", "RAND HIE (real)", "upload")
 @dataclass(frozen=True)
 class PrivateRegression(Scenario):
     PAGE = PAGE
-    TITLE = "Private regression (BCDP)"
-    ALIASES = {"lam": "decay"}          # renamed: λ here is a decay rate, not a ridge penalty
+    TITLE = PAGE_SPEC.title
+    ALIASES = {"lam": "decay"}  # renamed: λ here is a decay rate, not a ridge penalty
 
-    source: str = param("synthetic", "choice", choices=SOURCES, label="data",
-                        synonyms=(("randhie", "RAND HIE (real)"), ("rand-hie", "RAND HIE (real)")))
+    source: str = param(
+        "synthetic",
+        "choice",
+        choices=SOURCES,
+        label="data",
+        synonyms=(("randhie", "RAND HIE (real)"), ("rand-hie", "RAND HIE (real)")),
+    )
     features: int = param(2, "int", lo=1, hi=6, label="number of features")
     noise: float = param(0.1, "float", lo=0.0, hi=1.0, label="label noise")
     q: float = param(0.1, "float", lo=0.0, hi=1.0, label="correlation q")
@@ -69,17 +87,22 @@ def _estimate(s: PrivateRegression, d: int | None = None) -> Cost:
         d = s.features + 1 if s.source == "synthetic" else 3 if s.source == "RAND HIE (real)" else 2
     ns = sum(N_GRID) if s.axis == "n" else s.n * len(EPS_GRID)
     units = (s.trials * ns + s.n) * d * d
-    return Cost(seconds=units * 1.2e-7 + s.steps * s.trials * 1e-5, bytes=max(N_GRID + (s.n,)) * d * 8 * 12,
-                driver=f"trials = {s.trials} × users (n up to {max(N_GRID + (s.n,)):,}) × d² = {d * d}")
+    return Cost(
+        seconds=units * 1.2e-7 + s.steps * s.trials * 1e-5,
+        bytes=max(N_GRID + (s.n,)) * d * 8 * 12,
+        driver=f"trials = {s.trials} × users (n up to {max(N_GRID + (s.n,)):,}) × d² = {d * d}",
+    )
 
 
 PrivateRegression.estimate = _estimate
 
 PRESETS = {
-    "Theorem 3 setting: 2 features, label last": PrivateRegression(features=2, k=1, delta=2.0, eps=8.0, q=0.1,
-                                                                   axis="n", schedule="constant", gamma0=1.0),
-    "Loose privacy: Algorithm 2 converges": PrivateRegression(features=2, k=1, delta=6.0, eps=8.0, q=0.0, axis="n",
-                                                              schedule="constant", gamma0=1.0),
+    "Theorem 3 setting: 2 features, label last": PrivateRegression(
+        features=2, k=1, delta=2.0, eps=8.0, q=0.1, axis="n", schedule="constant", gamma0=1.0
+    ),
+    "Loose privacy: Algorithm 2 converges": PrivateRegression(
+        features=2, k=1, delta=6.0, eps=8.0, q=0.0, axis="n", schedule="constant", gamma0=1.0
+    ),
     "Decaying learning rate γ0 (1+h)^−ρ": PrivateRegression(schedule="poly", gamma0=1.5, rho=0.5),
 }
 
@@ -90,8 +113,10 @@ def data_bytes_for(s: PrivateRegression, upload: bytes | None) -> bytes | None:
         return rg.randhie_regression_bytes(data_path())
     if s.source == "upload":
         if upload is None:
-            raise InputError("source is 'upload' but no CSV was given: upload a file (numeric columns, label last) "
-                             "or choose synthetic data.")
+            raise InputError(
+                "source is 'upload' but no CSV was given: upload a file (numeric columns, label last) "
+                "or choose synthetic data."
+            )
         return upload
     return None
 
@@ -100,8 +125,20 @@ def _settings(s: PrivateRegression, data: bytes | None) -> tuple[dict, int, int]
     theta = tuple(THETA[: s.features]) if data is None else (0.0,)
     n_feat = s.features if data is None else rg.load_regression_csv(data).shape[1] - 1
     k = min(s.k, n_feat)
-    common = dict(theta=theta, noise=s.noise, q=s.q, k=k, delta=s.delta, eps=s.eps, radius=s.radius,
-                  schedule=s.schedule, gamma0=s.gamma0, steps=s.steps, rho=s.rho, decay=s.decay)
+    common = dict(
+        theta=theta,
+        noise=s.noise,
+        q=s.q,
+        k=k,
+        delta=s.delta,
+        eps=s.eps,
+        radius=s.radius,
+        schedule=s.schedule,
+        gamma0=s.gamma0,
+        steps=s.steps,
+        rho=s.rho,
+        decay=s.decay,
+    )
     return common, n_feat, k
 
 
@@ -109,13 +146,18 @@ def _sweep_point(v, *, s, common, data):
     x = None if data is None else rg.load_regression_csv(data)
     c = dict(common)
     k = c.pop("k")
-    return rg.excess_risk_sweep(axis=s.axis, values=(v,), n=s.n, k_sensitive=k, trials=s.trials, seed=s.seed, x=x,
-                                **c)
+    return rg.excess_risk_sweep(axis=s.axis, values=(v,), n=s.n, k_sensitive=k, trials=s.trials, seed=s.seed, x=x, **c)
 
 
 @states_meaning
-def run(s: PrivateRegression, *, upload: bytes | None = None, executor=None, progress=None,
-        budget: Budget | None = PAGE_BUDGET) -> Result:
+def run(
+    s: PrivateRegression,
+    *,
+    upload: bytes | None = None,
+    executor=None,
+    progress=None,
+    budget: Budget | None = PAGE_BUDGET,
+) -> Result:
     """Tables: ``regression_trajectory`` (distance to θ* per gradient step and method) and
     ``regression_excess_risk`` (per sweep value and method: median, quartiles, runs stopped because
     f̂ was not convex). ``upload`` is the CSV for ``source = upload``."""
@@ -129,30 +171,63 @@ def run(s: PrivateRegression, *, upload: bytes | None = None, executor=None, pro
         x = rg.load_regression_csv(data)
     d = x.shape[1]
     dem = [s.delta] * k + [s.eps] * (d - 1 - k) + [s.eps]
-    res = rg.fit(x=x, delta=dem, eps=s.eps, q=s.q, radius=s.radius, schedule=s.schedule, gamma0=s.gamma0,
-                 steps=s.steps, rho=s.rho, decay=s.decay, trials=1, rng=s.seed + 1)
+    res = rg.fit(
+        x=x,
+        delta=dem,
+        eps=s.eps,
+        q=s.q,
+        radius=s.radius,
+        schedule=s.schedule,
+        gamma0=s.gamma0,
+        steps=s.steps,
+        rho=s.rho,
+        decay=s.decay,
+        trials=1,
+        rng=s.seed + 1,
+    )
     ref = res["_reference"][0]
     trajs = {m: runs[0].trajectory for m, runs in res.items() if not m.startswith("_")}
-    trajectory = pd.DataFrame({m: np.linalg.norm(tr - ref.theta, axis=1) for m, tr in trajs.items()
-                               if tr is not None}).rename_axis("step").reset_index()
+    trajectory = (
+        pd.DataFrame({m: np.linalg.norm(tr - ref.theta, axis=1) for m, tr in trajs.items() if tr is not None})
+        .rename_axis("step")
+        .reset_index()
+    )
     values = tuple(float(v) for v in (N_GRID if s.axis == "n" else EPS_GRID))
-    parts = map_points(partial(_sweep_point, s=s, common=common, data=data), values, executor=executor,
-                       progress=progress, label=lambda v: f"{s.axis} = {v:g}")
+    parts = map_points(
+        partial(_sweep_point, s=s, common=common, data=data),
+        values,
+        executor=executor,
+        progress=progress,
+        label=lambda v: f"{s.axis} = {v:g}",
+    )
     table = pd.concat(parts, ignore_index=True)
     notes = []
     if k < s.k:
         notes.append(f"The data have {n_feat} feature(s): {k} of them carry the sensitive demand δ.")
-    warnings = [f"**{m}**: {runs[0].message}" for m, runs in res.items()
-                if not m.startswith("_") and not runs[0].convex]
-    guarantee, gnotes = guarantee_table(s, res["_allocation"], theta=common["theta"], n_feat=n_feat, k=k,
-                                        synthetic=data is None)
+    warnings = [
+        f"**{m}**: {runs[0].message}" for m, runs in res.items() if not m.startswith("_") and not runs[0].convex
+    ]
+    guarantee, gnotes = guarantee_table(
+        s, res["_allocation"], theta=common["theta"], n_feat=n_feat, k=k, synthetic=data is None
+    )
     notes += gnotes
-    return Result(scenario=s, tables_={"regression_trajectory": trajectory, "regression_excess_risk": table,
-                                       "regression_guarantee": guarantee},
-                  notes=tuple(notes),
-                  values={"trajectories": trajs, "reference": ref, "allocation": res["_allocation"],
-                          "warnings": warnings, "k": k, "n_features": n_feat})
-
+    return Result(
+        scenario=s,
+        tables_={
+            "regression_trajectory": trajectory,
+            "regression_excess_risk": table,
+            "regression_guarantee": guarantee,
+        },
+        notes=tuple(notes),
+        values={
+            "trajectories": trajs,
+            "reference": ref,
+            "allocation": res["_allocation"],
+            "warnings": warnings,
+            "k": k,
+            "n_features": n_feat,
+        },
+    )
 
 
 def guarantee_table(s: PrivateRegression, alloc, *, theta, n_feat: int, k: int, synthetic: bool):
@@ -174,16 +249,25 @@ def guarantee_table(s: PrivateRegression, alloc, *, theta, n_feat: int, k: int, 
     qv = np.r_[qf, 1.0]
     guaranteed = prop4_ldp_guarantee(c=alloc.c, q=qv, ldp=alloc.ldp_level)
     names = [f"feature {i + 1}" + (" (sensitive)" if i < k else "") for i in range(n_feat)] + ["label"]
-    table = pd.DataFrame({"coordinate": names, "demanded δ": alloc.delta, "correlation q_i": qv,
-                          "q_i is": [basis] * n_feat + ["exempt (label)"],
-                          "guaranteed δ'": guaranteed, "any attacker (LDP c_d)": [alloc.ldp_level] * d,
-                          "demand met": guaranteed <= alloc.delta * (1 + 1e-9)})
+    table = pd.DataFrame(
+        {
+            "coordinate": names,
+            "demanded δ": alloc.delta,
+            "correlation q_i": qv,
+            "q_i is": [basis] * n_feat + ["exempt (label)"],
+            "guaranteed δ'": guaranteed,
+            "any attacker (LDP c_d)": [alloc.ldp_level] * d,
+            "demand met": guaranteed <= alloc.delta * (1 + 1e-9),
+        }
+    )
     notes = []
     for i in range(n_feat):
         if not table["demand met"].iloc[i]:
-            notes.append(f"Assumption 1 does not hold for {names[i]}: the data's correlation q_{i + 1} = {qf[i]:.3g} "
-                         f"exceeds the assumed q = {s.q:g}, so its demand δ = {alloc.delta[i]:g} is not met; "
-                         f"only δ' = {guaranteed[i]:.3g} holds (Proposition 4).")
+            notes.append(
+                f"Assumption 1 does not hold for {names[i]}: the data's correlation q_{i + 1} = {qf[i]:.3g} "
+                f"exceeds the assumed q = {s.q:g}, so its demand δ = {alloc.delta[i]:g} is not met; "
+                f"only δ' = {guaranteed[i]:.3g} holds (Proposition 4)."
+            )
     return table, notes
 
 
@@ -191,9 +275,14 @@ def levels(result: Result):
     """Per coordinate of a user's record: the demand, the BCDP level delivered under the data's
     correlation (table ``regression_guarantee``) and the LDP level c_d that bounds any attacker."""
     g = result.tables_["regression_guarantee"]
-    return pd.DataFrame({"level": g["coordinate"], "demanded ε": g["demanded δ"], "delivered ε": g["guaranteed δ'"],
-                         "any attacker ε": g["any attacker (LDP c_d)"]})
-
+    return pd.DataFrame(
+        {
+            "level": g["coordinate"],
+            "demanded ε": g["demanded δ"],
+            "delivered ε": g["guaranteed δ'"],
+            "any attacker ε": g["any attacker (LDP c_d)"],
+        }
+    )
 
 
 #: the page's question in plain words (page header and reports)

@@ -1,4 +1,4 @@
-"""Accessibility in real Chromium (issue 13 §2): axe-core finds no serious or critical violation on
+"""Accessibility in real Chromium: axe-core finds no serious or critical violation on
 any page or on a lesson step, and a whole lesson can be walked with the keyboard only.
 
 axe-core comes from the `axe-playwright-python` package (test extra), which bundles the axe script
@@ -11,19 +11,24 @@ from .test_browser import ERROR_SELECTORS, assert_no_errors, wait_idle
 
 pytestmark = pytest.mark.browser
 
-PAGES = [
-    ("home", "/"),
-    ("feature_privacy", "/Feature_privacy?trials=10&n=2000"),
-    ("guarantee_lab", "/BCDP_guarantee_lab"),
-    ("regression", "/Private_regression?trials=5"),
-    ("per_user", "/Per_user_privacy"),
-    ("zcdp", "/Groupwise_zCDP"),
-    ("mechanism_lab", "/Mechanism_lab"),
-    ("dp_sgd", "/DP_SGD_schedules"),
-    ("lessons", "/Lessons"),
-    ("docs", "/Docs?topic=corrections"),
-    ("lesson_step", "/Feature_privacy?lesson=1-bcdp-feature-privacy&step=2"),
-]
+
+def _paths() -> list[tuple[str, str]]:
+    from urllib.parse import urlencode
+
+    from hetdp_core.registry import specs
+
+    out = [("home", "/")]
+    out += [
+        (s.key_prefix, f"/{s.url}" + (f"?{urlencode(dict(s.fast_query))}" if s.fast_query else "")) for s in specs()
+    ]
+    return out + [
+        ("lessons", "/Lessons"),
+        ("docs", "/Docs?topic=corrections"),
+        ("lesson_step", "/Feature_privacy?lesson=1-bcdp-feature-privacy&step=2"),
+    ]
+
+
+PAGES = _paths()
 
 
 @pytest.fixture(scope="module")
@@ -36,15 +41,18 @@ def test_axe_finds_no_serious_or_critical_violation(page, server, artifacts, axe
     page.goto(server + path)
     page.locator('[data-testid="stSidebar"]').wait_for()
     wait_idle(page)
-    page.wait_for_timeout(1500)                # fade-in animations of new elements have ended
+    page.wait_for_timeout(1500)  # fade-in animations of new elements have ended
     wait_idle(page)
     if "claim fails" not in (page.locator(ERROR_SELECTORS).all_inner_texts() or [""])[0]:
         assert_no_errors(page)
     result = axe.run(page)
     (artifacts / f"axe_{name}.json").write_text(result.generate_report())
     page.screenshot(path=str(artifacts / f"axe_{name}.png"), full_page=True)
-    bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"][:3]]) for v in result.response["violations"]
-           if v["impact"] in ("serious", "critical")]
+    bad = [
+        (v["id"], v["impact"], [n["target"] for n in v["nodes"][:3]])
+        for v in result.response["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
     assert not bad, bad
     assert result.response["passes"], "axe ran no rule: the check itself did not run"
 
@@ -73,7 +81,7 @@ def answer_by_keyboard(page, kind, answer):
         page.keyboard.type(answer)
         page.keyboard.press("Enter")
     else:
-        tab_to(page, "yes", exact=True)                     # the first choice of the radio group
+        tab_to(page, "yes", exact=True)  # the first choice of the radio group
         page.keyboard.press("ArrowRight" if answer == "no" else "Space")
     wait_idle(page)
     tab_to(page, "Check my answer", exact=True)
@@ -96,14 +104,14 @@ def test_a_whole_lesson_with_the_keyboard_only(page, server, artifacts):
     for k, step in enumerate(lesson.steps, start=1):
         page.get_by_text(f"Step {k} of {len(lesson.steps)}").wait_for(timeout=60_000)
         wait_idle(page)
-        assert f"lesson={lesson.id}" in page.url and f"step={k}" in page.url      # position in the URL
+        assert f"lesson={lesson.id}" in page.url and f"step={k}" in page.url  # position in the URL
         assert_no_errors(page)
         q = step.question
         answer_by_keyboard(page, q.kind, f"{q.answer:g}" if q.kind == "number" else q.answer)
         page.screenshot(path=str(artifacts / f"lesson_keyboard_step{k}.png"), full_page=True)
-        assert "kappa=0.8" in page.url if k == 3 else "priv=constant" in page.url    # the step's scenario
+        assert "kappa=0.8" in page.url if k == 3 else "priv=constant" in page.url  # the step's scenario
         page.locator("body").focus()
         tab_to(page, "Finish the lesson" if k == len(lesson.steps) else "Next step →", exact=True)
         page.keyboard.press("Enter")
-    page.get_by_text("Write your own").wait_for(timeout=60_000)     # back on the Lessons page
+    page.get_by_text("Write your own").wait_for(timeout=60_000)  # back on the Lessons page
     assert page.url.rstrip("/").endswith("/Lessons")

@@ -1,7 +1,6 @@
 """Open each page in real Chromium, move a slider, see the figure change, no error element.
 Screenshots go to tests/artifacts/ (git-ignored)."""
 
-
 import pytest
 
 pytestmark = pytest.mark.browser
@@ -12,14 +11,15 @@ ERROR_SELECTORS = '[data-testid="stException"], [data-testid="stAlertContentErro
 def wait_idle(page, timeout=60_000):
     """Wait until Streamlit has finished the current run (the 'running' status widget is gone)."""
     page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
 
 
 def plot_data(page, index):
     return page.evaluate(
         "(i) => { const p = document.querySelectorAll('.js-plotly-plot')[i];"
-        " return p && p.data ? JSON.stringify(p.data.map(t => [t.x, t.y])) : null; }", index)
+        " return p && p.data ? JSON.stringify(p.data.map(t => [t.x, t.y])) : null; }",
+        index,
+    )
 
 
 def assert_no_errors(page):
@@ -49,17 +49,19 @@ def test_feature_privacy_page_slider_changes_figure(page, server, artifacts):
 
     slider = page.get_by_role("slider", name="q — correlation between features")
     slider.focus()
-    for _ in range(25):                      # q: 0.10 → 0.35 by keyboard, like a user would
+    for _ in range(25):  # q: 0.10 → 0.35 by keyboard, like a user would
         page.keyboard.press("ArrowRight")
     page.wait_for_function(
         "(b) => { const p = document.querySelectorAll('.js-plotly-plot')[0];"
-        " return p && p.data && JSON.stringify(p.data.map(t => [t.x, t.y])) !== b; }", arg=before,
-        timeout=60_000)
+        " return p && p.data && JSON.stringify(p.data.map(t => [t.x, t.y])) !== b; }",
+        arg=before,
+        timeout=60_000,
+    )
     wait_idle(page)
     assert_no_errors(page)
     after = plot_data(page, 0)
     assert after != before
-    assert "q=0.35" in page.url or "q=0.3" in page.url     # state is in the URL
+    assert "q=0.35" in page.url or "q=0.3" in page.url  # state is in the URL
     page.screenshot(path=str(artifacts / "feature_privacy_after.png"), full_page=True)
 
 
@@ -80,15 +82,17 @@ def move_slider_and_wait(page, label, presses, plot_index):
         page.keyboard.press("ArrowRight")
     page.wait_for_function(
         "([i, b]) => { const p = document.querySelectorAll('.js-plotly-plot')[i];"
-        " return p && p.data && JSON.stringify(p.data.map(t => [t.x, t.y])) !== b; }", arg=[plot_index, before],
-        timeout=90_000)
+        " return p && p.data && JSON.stringify(p.data.map(t => [t.x, t.y])) !== b; }",
+        arg=[plot_index, before],
+        timeout=90_000,
+    )
     wait_idle(page)
     return before, plot_data(page, plot_index)
 
 
 def test_guarantee_lab_slider_changes_figure(page, server, artifacts):
     page.goto(server + "/BCDP_guarantee_lab")
-    page.locator(".js-plotly-plot").nth(2).wait_for(state="attached")     # plots live in tabs
+    page.locator(".js-plotly-plot").nth(2).wait_for(state="attached")  # plots live in tabs
     wait_idle(page)
     assert_no_errors(page)
     page.screenshot(path=str(artifacts / "lab_example1.png"), full_page=True)
@@ -96,7 +100,7 @@ def test_guarantee_lab_slider_changes_figure(page, server, artifacts):
     page.wait_for_timeout(500)
     page.screenshot(path=str(artifacts / "lab_rr.png"), full_page=True)
     page.get_by_role("tab", name="Hypothesis tests (Theorem 1)").click()
-    before, after = move_slider_and_wait(page, "a = P(M=1 | x1=0, x2=0)", 20, 1)   # a: 0.50 → 0.70
+    before, after = move_slider_and_wait(page, "a = P(M=1 | x1=0, x2=0)", 20, 1)  # a: 0.50 → 0.70
     assert after != before
     assert_no_errors(page)
     page.screenshot(path=str(artifacts / "lab_tests.png"), full_page=True)
@@ -105,16 +109,17 @@ def test_guarantee_lab_slider_changes_figure(page, server, artifacts):
 # page, URL query, index of the last figure to wait for, wait until attached only (figures in tabs),
 # slider label, key presses, index of the figure that must change, artifact name
 SLIDER_CASES = [
-    ("Groupwise_zCDP", "trials=200", 4, False, "r — relative error", 10, 2, "zcdp"),              # r: 0.20 → 0.30
+    ("Groupwise_zCDP", "trials=200", 4, False, "r — relative error", 10, 2, "zcdp"),  # r: 0.20 → 0.30
     ("Private_regression", "trials=3", 1, False, "δ — demand of sensitive features", 10, 0, "regression"),
     ("Mechanism_lab", "trials=500", 4, True, "ε", 3, 0, "mechanism_lab"),
     ("DP_SGD_schedules", "runs=30&steps=1000", 3, False, "κ", 4, 0, "dpsgd"),
-    ("Per_user_privacy", "trials=60", 2, False, "n users", 1, 0, "per_user"),                    # n: 10 000 → 20 000
+    ("Per_user_privacy", "trials=60", 2, False, "n users", 1, 0, "per_user"),  # n: 10 000 → 20 000
 ]
 
 
-@pytest.mark.parametrize("path,query,last,attached,label,presses,fig,name", SLIDER_CASES,
-                         ids=[c[0] for c in SLIDER_CASES])
+@pytest.mark.parametrize(
+    "path,query,last,attached,label,presses,fig,name", SLIDER_CASES, ids=[c[0] for c in SLIDER_CASES]
+)
 def test_page_slider_changes_figure(page, server, artifacts, path, query, last, attached, label, presses, fig, name):
     page.goto(f"{server}/{path}?{query}")
     page.locator(".js-plotly-plot").nth(last).wait_for(state="attached" if attached else "visible")
@@ -127,10 +132,12 @@ def test_page_slider_changes_figure(page, server, artifacts, path, query, last, 
     page.screenshot(path=str(artifacts / f"{name}_after.png"), full_page=True)
 
 
-@pytest.mark.parametrize("path,query,name", [("Private_regression", "source=upload", "regression"),
-                                             ("Per_user_privacy", "dataset=upload", "per_user")])
+@pytest.mark.parametrize(
+    "path,query,name",
+    [("Private_regression", "source=upload", "regression"), ("Per_user_privacy", "dataset=upload", "per_user")],
+)
 def test_hostile_upload_gives_a_message_naming_the_upload(page, server, artifacts, tmp_path, path, query, name):
-    """Issue 14: a CSV with 10⁶ columns took ~50 s and 2 GB before a message; now the header is
+    """A CSV with 10⁶ columns took ~50 s and 2 GB before a message; now the header is
     checked from the raw bytes before parsing and the page answers at once."""
     import time
 
@@ -180,10 +187,12 @@ def test_two_workers_behind_nginx(page, artifacts):
         stack.stop()
 
 
-@pytest.mark.parametrize("path,query,name", [("Feature_privacy", "trials=5&n=500", "fp"),
-                                             ("Per_user_privacy", "trials=20&n=1000", "per_user")])
+@pytest.mark.parametrize(
+    "path,query,name",
+    [("Feature_privacy", "trials=5&n=500", "fp"), ("Per_user_privacy", "trials=20&n=1000", "per_user")],
+)
 def test_report_download_opens_offline_with_every_figure(page, server, artifacts, browser, tmp_path, path, query, name):
-    """Issue 12 §4: one click on the page downloads the report; Chromium with the network disabled
+    """One click on the page downloads the report; Chromium with the network disabled
     opens it and renders every figure (plotly.js is embedded)."""
     page.goto(f"{server}/{path}?{query}")
     page.locator(".js-plotly-plot").nth(2).wait_for(state="attached")
@@ -201,19 +210,25 @@ def test_report_download_opens_offline_with_every_figure(page, server, artifacts
         off.goto(file.as_uri())
         n = off.evaluate("document.querySelectorAll('.plotly-graph-div').length")
         assert n >= 3
-        off.wait_for_function(f"() => window.Plotly && document.querySelectorAll('.js-plotly-plot .main-svg').length >= {n}",
-                              timeout=30_000)
+        off.wait_for_function(
+            f"() => window.Plotly && document.querySelectorAll('.js-plotly-plot .main-svg').length >= {n}",
+            timeout=30_000,
+        )
         assert [u for u in requests if not u.startswith("file://") and not u.startswith("data:")] == []
         off.screenshot(path=str(artifacts / f"report_{name}.png"), full_page=True)
     finally:
         ctx.close()
 
 
-@pytest.mark.parametrize("path,query,slider,presses,name", [
-    ("Feature_privacy", "trials=5&n=2000", "q — correlation between features", 10, "fp"),
-    ("Per_user_privacy", "trials=20", "n users", 1, "per_user")])
+@pytest.mark.parametrize(
+    "path,query,slider,presses,name",
+    [
+        ("Feature_privacy", "trials=5&n=2000", "q — correlation between features", 10, "fp"),
+        ("Per_user_privacy", "trials=20", "n users", 1, "per_user"),
+    ],
+)
 def test_meeting_features_in_the_browser(page, server, artifacts, path, query, slider, presses, name):
-    """Issue 12 §1 and §3 in Chromium: the meaning panel states a posterior; pin plan A, move a
+    """In Chromium: the meaning panel states a posterior; pin plan A, move a
     slider, the A/B table appears and the pin is in the URL."""
     page.goto(f"{server}/{path}?{query}")
     page.locator(".js-plotly-plot").nth(2).wait_for(state="attached")
@@ -231,7 +246,7 @@ def test_meeting_features_in_the_browser(page, server, artifacts, path, query, s
 
 
 def test_accuracy_solver_in_the_browser(page, server, artifacts):
-    """Issue 12 §2 in Chromium: type a target, find the most private setting, follow its link."""
+    """In Chromium: type a target, find the most private setting, follow its link."""
     page.goto(f"{server}/Feature_privacy?trials=5&n=10000")
     page.locator(".js-plotly-plot").nth(2).wait_for()
     wait_idle(page)
@@ -253,7 +268,7 @@ def test_accuracy_solver_in_the_browser(page, server, artifacts):
 
 
 def test_quantile_dotplot_in_the_mechanism_lab(page, server, artifacts):
-    """Issue 12 §1: twenty equally likely releases next to the true value."""
+    """Twenty equally likely releases next to the true value."""
     page.goto(f"{server}/Mechanism_lab?trials=200")
     page.locator(".js-plotly-plot").nth(4).wait_for(state="attached")
     wait_idle(page)

@@ -1,4 +1,4 @@
-"""A first session in Chromium (issue 20, first part): every docs topic renders its formulas with
+"""A first session in Chromium: every docs topic renders its formulas with
 no KaTeX error while every request outside the server is blocked (an offline classroom); the first
 sidebar sliders of every page moved one after another give no exception and no error box; the
 group-wise zCDP and per-user widgets that used to break the page. Screenshots under tests/artifacts/."""
@@ -9,10 +9,11 @@ import re
 from urllib.parse import urlparse
 
 import pytest
-from .test_browser import ERROR_SELECTORS, assert_no_errors, wait_idle
 
 from hetdp_core.scenarios import get
-from hetdp_ui.nav import DOCS, PAGES
+from hetdp_ui.nav import docs, pages
+
+from .test_browser import ERROR_SELECTORS, assert_no_errors, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -37,7 +38,7 @@ def _block_outside(page, server):
 def test_every_docs_topic_renders_without_katex_errors_offline(page, server, artifacts):
     """Every topic of the Documentation page, with every request outside the server blocked."""
     blocked = _block_outside(page, server)
-    for topic in DOCS:
+    for topic in docs():
         page.goto(f"{server}/Docs?topic={topic}")
         page.get_by_text("Sources are cited by authors").wait_for()
         wait_idle(page)
@@ -49,7 +50,7 @@ def test_every_docs_topic_renders_without_katex_errors_offline(page, server, art
     assert blocked == [], blocked
 
 
-@pytest.mark.parametrize("path", [p[2] for p in PAGES])
+@pytest.mark.parametrize("path", [p[2] for p in pages()])
 def test_first_sidebar_sliders_one_after_another(page, server, artifacts, path):
     """Move each of the first three sidebar sliders one step, in turn: no exception, no error box
     (an info or warning note is fine), and no request leaves the server."""
@@ -111,8 +112,9 @@ def test_chart_toolbars_are_out_of_the_tab_order(page, server, artifacts):
     page.goto(f"{server}/Feature_privacy?trials=5&points=0.1,0.5")
     page.locator(".js-plotly-plot").first.wait_for()
     wait_idle(page, timeout=120_000)
-    hidden = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot .modebar-btn')]"
-                           ".map(b => getComputedStyle(b).visibility)")
+    hidden = page.evaluate(
+        "() => [...document.querySelectorAll('.js-plotly-plot .modebar-btn')].map(b => getComputedStyle(b).visibility)"
+    )
     assert hidden and set(hidden) == {"hidden"}, set(hidden)
     page.locator(".js-plotly-plot").first.hover()
     page.wait_for_timeout(300)
@@ -131,7 +133,7 @@ def test_phone_view_opens_with_the_sidebar_collapsed(browser, server, artifacts,
         wait_idle(page, timeout=120_000)
         box = page.locator('[data-testid="stSidebar"]').bounding_box()
         assert box is None or box["width"] == 0 or box["x"] + box["width"] <= 0, box
-        assert page.locator("h1").first.bounding_box()["x"] < 100          # the page, not the menu, fills the screen
+        assert page.locator("h1").first.bounding_box()["x"] < 100  # the page, not the menu, fills the screen
         page.screenshot(path=str(artifacts / f"phone_{path or 'home'}.png"))
     finally:
         ctx.close()
@@ -216,10 +218,13 @@ def test_the_report_of_a_pinned_view_is_a_printable_decision_record(page, server
         off = ctx.new_page()
         off.goto(file.as_uri())
         off.emulate_media(media="print")
-        off.wait_for_function("() => window.Plotly && document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3",
-                              timeout=30_000)
-        shown = off.evaluate("() => [...document.querySelectorAll('.modebar-container')]"
-                             ".filter(e => getComputedStyle(e).display !== 'none').length")
+        off.wait_for_function(
+            "() => window.Plotly && document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3", timeout=30_000
+        )
+        shown = off.evaluate(
+            "() => [...document.querySelectorAll('.modebar-container')]"
+            ".filter(e => getComputedStyle(e).display !== 'none').length"
+        )
         assert shown == 0
         off.screenshot(path=str(artifacts / "report_ab_print.png"), full_page=False)
     finally:
@@ -231,7 +236,7 @@ def test_the_per_user_page_speaks_plainly(page, server, artifacts):
     page.get_by_text("How accurate is each method?").wait_for()
     wait_idle(page, timeout=120_000)
     assert_no_errors(page)
-    assert page.get_by_text("Uniform weights (UNI)").count() >= 1        # full names (acronym in brackets)
+    assert page.get_by_text("Uniform weights (UNI)").count() >= 1  # full names (acronym in brackets)
     page.get_by_text("Glossary: the methods and terms in plain words").click()
     page.get_by_text("the error that is not exceeded in a share").wait_for()
     page.screenshot(path=str(artifacts / "per_user_plain_words.png"), full_page=True)
@@ -241,9 +246,8 @@ def test_the_per_user_page_speaks_plainly(page, server, artifacts):
 def test_the_accuracy_table_gives_everyday_units():
     """(AppTest: the table is drawn on a canvas in the browser.) Next to the technical columns, the
     error in everyday units: ± percentage points on each bin's share."""
-    from streamlit.testing.v1 import AppTest
-
     from conftest import ROOT
+    from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / "pages" / "4_Per_user_privacy.py"), default_timeout=180)
     at.query_params.update({"trials": "20", "n": "1000"})

@@ -1,0 +1,148 @@
+"""The registry of the app's pages: one declaration per page, from which everything else derives.
+
+A page is a scenario module (``hetdp_core/scenarios/<name>.py``) that satisfies :class:`ScenarioPage`:
+its scenario class, its one ``run``, its presets and its question in plain words, and one
+:class:`PageSpec` — URL path, title, icon, a one-line summary, its documentation topic, the
+session-key prefix of its widgets, its page file, whether it accepts an upload, which accuracy
+solver it offers, its report's key tables and figures. Navigation, the home
+page, ``hetdp run``/``report``/``solve``, the documentation links, the load benchmark and the tests
+read this registry; none of them keeps its own list of pages.
+
+Adding a page = its scenario module + its page file + its documentation topic (``docs/<doc>.md``).
+Modules in the ``scenarios`` package are found by :func:`discover`; :func:`register` adds a module
+from elsewhere (a plugin, or a test).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType, ModuleType
+from typing import Any, Protocol, runtime_checkable
+
+from ._validate import InputError
+
+__all__ = ["PageSpec", "ScenarioPage", "register", "pages", "specs", "get", "page_name"]
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    """Everything the app needs to know about one page, declared once in its scenario module.
+
+    ``url`` the URL path (``Feature_privacy``; ``hetdp run`` accepts any case and ``-``);
+    ``title`` the menu and report title; ``icon`` a Material icon name (``:material/tune:``);
+    ``summary`` its question in one or two plain sentences (home page; the page itself and its
+    report show the module's longer ``QUESTION``); ``doc`` its documentation
+    topic (``docs/<doc>.md``); ``key_prefix`` the prefix of its widgets' session keys; ``file`` its
+    page script relative to the app root; ``order`` its place in the menu; ``upload`` whether its
+    run accepts an uploaded CSV; ``solver`` the name of its accuracy solver (None: none);
+    ``fast_query`` a cheap query of the page, used by the load tool and the tests;
+    ``example_query`` a non-default view (small enough for the test suite) that exercises the
+    page's options, used by the page ↔ CLI agreement test; ``key_tables`` the tables a report shows
+    as the key results; ``figures`` where the report's figures are built, as ``"module:function"``
+    (a name, so the core does not import the figure layer)."""
+
+    url: str
+    title: str
+    icon: str
+    summary: str
+    doc: str
+    key_prefix: str
+    file: str
+    order: int
+    upload: bool = False
+    solver: str | None = None
+    fast_query: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    example_query: str = ""
+    key_tables: tuple[str, ...] = ()
+    figures: str | None = None
+
+    def __post_init__(self):
+        if not self.url.isidentifier():
+            raise InputError(f"PageSpec.url must be an identifier-like URL path; got {self.url!r}.")
+        if not self.key_prefix.isidentifier():
+            raise InputError(f"PageSpec.key_prefix must be an identifier; got {self.key_prefix!r}.")
+        object.__setattr__(self, "fast_query", MappingProxyType(dict(self.fast_query)))
+
+
+@runtime_checkable
+class ScenarioPage(Protocol):
+    """What a page's scenario module provides."""
+
+    PAGE_SPEC: PageSpec
+    SCENARIO: type
+    PRESETS: Mapping[str, Any]
+    QUESTION: str
+    run: Callable[..., Any]
+
+
+_LOCK = threading.Lock()
+_PAGES: dict[str, ModuleType] = {}
+_DISCOVERED = False
+
+
+def register(module: ModuleType) -> PageSpec:
+    """Add a page; its module must satisfy :class:`ScenarioPage`, its URL path and key prefix must be
+    new. Returns its spec."""
+    if not isinstance(module, ScenarioPage):
+        missing = [n for n in ("PAGE_SPEC", "SCENARIO", "PRESETS", "QUESTION", "run") if not hasattr(module, n)]
+        raise InputError(f"page module {module.__name__} lacks {', '.join(missing)} (see hetdp_core.registry).")
+    spec = module.PAGE_SPEC
+    with _LOCK:
+        for other in _PAGES.values():
+            if other is not module and other.PAGE_SPEC.key_prefix == spec.key_prefix:
+                raise InputError(
+                    f"page {spec.url}: key prefix {spec.key_prefix!r} is already used by {other.PAGE_SPEC.url}."
+                )
+        _PAGES[spec.url] = module
+    return spec
+
+
+def unregister(url: str) -> None:
+    """Remove a page added by :func:`register` (tests)."""
+    with _LOCK:
+        _PAGES.pop(url, None)
+
+
+def discover() -> None:
+    """Register every scenario module of the ``hetdp_core.scenarios`` package (once)."""
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    from . import scenarios
+
+    for info in pkgutil.iter_modules(scenarios.__path__):
+        if not info.name.startswith("_"):
+            register(importlib.import_module(f"{scenarios.__name__}.{info.name}"))
+    _DISCOVERED = True
+
+
+def pages() -> dict[str, ModuleType]:
+    """URL path → scenario module, in menu order."""
+    discover()
+    with _LOCK:
+        items = list(_PAGES.items())
+    return dict(sorted(items, key=lambda kv: (kv[1].PAGE_SPEC.order, kv[0])))
+
+
+def specs() -> list[PageSpec]:
+    """Every page's spec, in menu order."""
+    return [m.PAGE_SPEC for m in pages().values()]
+
+
+def page_name(page: str) -> str:
+    """The canonical URL path for ``page`` (case-insensitive, ``-`` = ``_``, a URL's slashes ignored)."""
+    key = str(page).strip().strip("/").split("/")[-1].replace("-", "_").lower()
+    names = list(pages())
+    for name in names:
+        if name.lower() == key:
+            return name
+    raise InputError(f"PAGE must be one of {', '.join(names)} (any case); got {page!r}.")
+
+
+def get(page: str) -> ModuleType:
+    """The scenario module of ``page``."""
+    return pages()[page_name(page)]

@@ -1,0 +1,113 @@
+"""One declaration per page: a page registered once (tests/tiny_page.py: a scenario module with its
+PageSpec, nothing else) appears in the menu, the home page's list, `hetdp run`, `hetdp report`, the
+documentation topics and the load tool's page list; and every real page's spec is consistent with
+its files (page script, docs topic, widget prefix, solver)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from conftest import ROOT
+
+from hetdp_core import registry
+from hetdp_core.scenario import InputError
+
+
+@pytest.fixture
+def tiny():
+    import tiny_page
+
+    registry.register(tiny_page)
+    yield tiny_page
+    registry.unregister(tiny_page.PAGE_SPEC.url)
+
+
+def test_a_page_declared_once_is_found_everywhere(tiny, capsys, tmp_path):
+    from hetdp_ui import nav
+    from hetdp_ui.cli import main
+    from hetdp_ui.report import build_report
+
+    assert "Tiny_page" in registry.pages() and list(registry.pages())[-1] == "Tiny_page"  # order 99: last
+    assert (
+        "pages/1_Feature_privacy.py",
+        "A tiny page",
+        "Tiny_page",
+        ":material/star:",
+        "Does a page declared once appear everywhere?",
+    ) in nav.pages()  # menu and home page
+    assert nav.docs()["tiny-page"] == "A tiny page" and nav.page_doc("Tiny_page") == "tiny-page"
+    assert registry.get("tiny-PAGE") is tiny  # any case, - for _
+    assert main(["run", "tiny_page", "--query", "n=4&eps=2", "--json", "--budget", "large"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["page"] == "Tiny_page" and len(out["tables"]["tiny_rows"]) == 4
+    assert "privacy_meaning" in out["tables"]  # its level, read as a risk
+    html = build_report("Tiny_page", tiny.SCENARIO(n=2), tiny.run(tiny.SCENARIO(n=2)))
+    assert "hetdp report — A tiny page" in html and tiny.QUESTION[:40] in html and "tiny_rows" in html
+    assert main(["report", "Tiny_page", "--query", "n=2", "--out", str(tmp_path / "r.html")]) == 0
+    assert (tmp_path / "r.html").read_text().count("A tiny page") >= 1
+    assert main(["solve", "Tiny_page", "--target", "1"]) == 2  # no solver: one line
+    assert "has no accuracy solver" in capsys.readouterr().err
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import load
+
+    assert "Tiny_page" in tuple(registry.pages()) and set(load.PAGES) <= set(registry.pages())
+
+
+def test_a_module_that_is_not_a_page_or_reuses_a_prefix_is_refused(tiny):
+    import types
+
+    with pytest.raises(InputError, match="lacks .*SCENARIO"):
+        registry.register(types.ModuleType("not_a_page"))
+    clone = types.ModuleType("clone")
+    clone.__dict__.update({k: getattr(tiny, k) for k in ("SCENARIO", "PRESETS", "QUESTION", "run")})
+    clone.PAGE_SPEC = registry.PageSpec(
+        **{
+            **{f: getattr(tiny.PAGE_SPEC, f) for f in ("title", "icon", "summary", "doc", "file", "order")},
+            "url": "Clone",
+            "key_prefix": "tiny",
+        }
+    )
+    with pytest.raises(InputError, match="key prefix 'tiny' is already used by Tiny_page"):
+        registry.register(clone)
+    with pytest.raises(InputError, match="url must be"):
+        registry.PageSpec(url="a b", title="t", icon="i", summary="s", doc="d", key_prefix="p", file="f", order=1)
+
+
+@pytest.mark.parametrize("spec", registry.specs(), ids=lambda s: s.url)
+def test_every_spec_matches_its_files(spec):
+    from hetdp_ui.cli import SOLVERS
+
+    mod = registry.get(spec.url)
+    assert (ROOT / spec.file).is_file() and (ROOT / "docs" / f"{spec.doc}.md").is_file()
+    src = (ROOT / spec.file).read_text()
+    assert re.search(r"ScenarioState\.of\(\w+\)", src)  # widgets keyed by the spec's prefix
+    assert mod.SCENARIO.PAGE == spec.url and mod.SCENARIO.TITLE == spec.title
+    assert spec.solver is None or spec.solver in SOLVERS
+    import inspect
+
+    assert ("upload" in inspect.signature(mod.run).parameters) == spec.upload
+    mod.SCENARIO.from_query(dict(spec.fast_query))  # the cheap query is valid
+
+
+def test_no_page_list_outside_the_registry():
+    """No file keeps its own list of the scenario pages: a literal naming three or more page URL paths
+    in one bracket is a copy of the registry."""
+    names = [s.url for s in registry.specs()]
+    pattern = re.compile(r"[\[({]([^\[\](){}]*)[\])}]", re.S)
+    offenders = []
+    for path in [
+        *ROOT.glob("*.py"),
+        *(ROOT / "pages").glob("*.py"),
+        *(ROOT / "hetdp_core").rglob("*.py"),
+        *(ROOT / "hetdp_ui").rglob("*.py"),
+        *(ROOT / "benchmarks").glob("*.py"),
+        *(ROOT / "tests").rglob("*.py"),
+    ]:
+        for m in pattern.finditer(path.read_text()):
+            if sum(f'"{n}"' in m.group(1) or f"'{n}'" in m.group(1) for n in names) >= 3:
+                offenders.append(f"{path.relative_to(ROOT)}: {m.group(0)[:80]}")
+    assert not offenders, offenders

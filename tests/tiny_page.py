@@ -1,0 +1,46 @@
+"""A minimal page for the registry test (tests/test_registry.py): one scenario field, one run, one
+table, one stated privacy level. Not collected by pytest (no test_ prefix)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from hetdp_core.registry import PageSpec
+from hetdp_core.scenario import Result, Scenario, param, states_meaning
+
+PAGE_SPEC = PageSpec(
+    url="Tiny_page",
+    title="A tiny page",
+    icon=":material/star:",
+    order=99,
+    summary="Does a page declared once appear everywhere?",
+    doc="tiny-page",
+    key_prefix="tiny",
+    file="pages/1_Feature_privacy.py",
+    fast_query={"n": "2"},
+)
+QUESTION = "Does a page declared in one place reach the menu, the CLI, the reports and the docs?"
+
+
+@dataclass(frozen=True)
+class Tiny(Scenario):
+    n: int = param(3, "int", lo=1, hi=10, label="n — rows")
+    eps: float = param(1.0, "float", lo=0.1, hi=10.0, label="ε")
+
+    PAGE = PAGE_SPEC.url
+    TITLE = PAGE_SPEC.title
+
+
+SCENARIO = Tiny
+PRESETS = {"Three rows": Tiny()}
+
+
+def levels(result):
+    return pd.DataFrame([{"level": "the release", "demanded ε": result.scenario.eps}])
+
+
+@states_meaning
+def run(s: Tiny, *, executor=None, progress=None, budget=None) -> Result:
+    return Result(scenario=s, tables_={"tiny_rows": pd.DataFrame({"row": list(range(s.n)), "eps": s.eps})})
