@@ -964,10 +964,9 @@ def cmd_run(a) -> int:
         except InputError as exc:
             raise CliError(f"pin (plan A in the link) is not a valid scenario: {exc}") from None
         result_a = mod.run(plan_a, budget=kw["budget"])
-        if hasattr(mod, "key_numbers"):
-            from hetdp_core.compare import compare
+        from hetdp_core.compare import compare, key_numbers
 
-            tables["plan_a_vs_b"] = compare(mod.key_numbers(result_a), mod.key_numbers(result))
+        tables["plan_a_vs_b"] = compare(key_numbers(mod, result_a), key_numbers(mod, result))
         tables.update({f"plan_a_{name}": df for name, df in result_a.tables().items()})
     if _last(query.get("lesson")):
         print(

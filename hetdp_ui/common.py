@@ -586,6 +586,18 @@ def plan_a(state: ScenarioState, scenario: Scenario):
     return a, result_a
 
 
+def plan_section(state: ScenarioState, page, scenario: Scenario, result):
+    """Plan A vs plan B for any registered page: the pin buttons and, with a pinned plan A, the
+    table of the page's key numbers (:func:`hetdp_core.compare.key_numbers`). Returns (scenario A,
+    result A) or None, for the report and figure overlays."""
+    from hetdp_core.compare import key_numbers
+
+    ab = plan_a(state, scenario)
+    if ab is not None:
+        plan_table(key_numbers(page, ab[1]), key_numbers(page, result), page.PAGE_SPEC.key_prefix)
+    return ab
+
+
 def plan_table(numbers_a: dict, numbers_b: dict, key: str) -> None:
     """The A/B table: each guarantee and accuracy figure side by side with the difference."""
     from hetdp_core.compare import compare

@@ -338,13 +338,12 @@ def build_report(
             "<p>What differs between the two plans:</p>",
             _table(diff),
         ]
-        if hasattr(mod, "key_numbers"):
-            from hetdp_core.compare import compare
+        from hetdp_core.compare import compare, key_numbers
 
-            parts += [
-                "<p>Every guarantee and accuracy figure of both plans, with the difference B − A:</p>",
-                _table(compare(mod.key_numbers(ra), mod.key_numbers(result)).to_dict(orient="records")),
-            ]
+        parts += [
+            "<p>Every guarantee and accuracy figure of both plans, with the difference B − A:</p>",
+            _table(compare(key_numbers(mod, ra), key_numbers(mod, result)).to_dict(orient="records")),
+        ]
     tables = result.tables()
     keys = [k for k in mod.PAGE_SPEC.key_tables if k in tables] or [k for k in tables if k != "privacy_meaning"][:1]
     if keys:

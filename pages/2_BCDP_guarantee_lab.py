@@ -12,6 +12,7 @@ from hetdp_ui.common import (
     chart,
     csv_download,
     meaning_panel,
+    plan_section,
     question,
     report_button,
     run_scenario,
@@ -75,6 +76,7 @@ try:
 except InputError as exc:
     show_input_error(exc)
     st.stop()
+ab = plan_section(state, lab, scenario, result)
 tables = result.tables()
 
 tab1, tab2, tab3, tab4, tab5 = st.tabs(
@@ -175,7 +177,7 @@ with tab5:
     csv_download(tables["bcdp_translator"], "bcdp_translator.csv", "dl_lab_tr")
 
 meaning_panel(result, state)
-report_button("BCDP_guarantee_lab", scenario, result)
+report_button("BCDP_guarantee_lab", scenario, result, plan_a=ab)
 
 with st.expander("Formulas behind the numbers"):
     doc_link("BCDP_guarantee_lab")

@@ -11,6 +11,7 @@ from hetdp_ui.common import (
     csv_download,
     grid_slider,
     meaning_panel,
+    plan_section,
     question,
     report_button,
     run_scenario,
@@ -96,6 +97,7 @@ try:
 except InputError as exc:
     show_input_error(exc)
     st.stop()
+ab = plan_section(state, pr, scenario, result)
 tables = result.tables()
 for note in result.notes:
     (st.warning if note.startswith("Assumption 1 does not hold") else st.caption)(note)
@@ -139,7 +141,7 @@ st.caption(
 )
 csv_download(tables["regression_guarantee"], "regression_guarantee.csv", "dl_reg_guarantee")
 meaning_panel(result, state)
-report_button("Private_regression", scenario, result)
+report_button("Private_regression", scenario, result, plan_a=ab)
 
 with st.expander("Formulas behind the curves"):
     doc_link("Private_regression")

@@ -15,6 +15,7 @@ from hetdp_ui.common import (
     list_editor,
     log_slider,
     meaning_panel,
+    plan_section,
     question,
     report_button,
     run_scenario,
@@ -102,6 +103,7 @@ try:
 except InputError as exc:
     show_input_error(exc)
     st.stop()
+ab = plan_section(state, gz, scenario, result)
 tables, values = result.tables(), result.values
 algorithm, rho, r = int(scenario.algorithm), scenario.rho, scenario.r
 stats, curves, claim, x_sel = tables["zcdp_releases"], values["curves"], values["claim"], values["x_sel"]
@@ -243,7 +245,7 @@ meaning_panel(
     empty_note="Algorithm 2's per-group claim does not hold (see the checks above), so no level is stated; "
     "switch to Algorithm 1, which is ρ-zCDP for every group.",
 )
-report_button("Groupwise_zCDP", scenario, result)
+report_button("Groupwise_zCDP", scenario, result, plan_a=ab)
 
 with st.expander("Formulas behind the curves"):
     doc_link("Groupwise_zCDP")

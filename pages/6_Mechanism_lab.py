@@ -14,6 +14,7 @@ from hetdp_ui.common import (
     log_slider,
     mark_solver,
     meaning_panel,
+    plan_section,
     question,
     report_button,
     run_scenario,
@@ -84,6 +85,7 @@ try:
 except InputError as exc:
     show_input_error(exc)
     st.stop()
+ab = plan_section(state, ml, scenario, result)
 tables, values = result.tables(), result.values
 sens, eps, delta = scenario.sens, scenario.eps, scenario.delta
 
@@ -181,7 +183,7 @@ with t5:
     csv_download(tbl, "mech_exponential.csv", "dl_mech_exp")
 
 meaning_panel(result, state)
-report_button("Mechanism_lab", scenario, result)
+report_button("Mechanism_lab", scenario, result, plan_a=ab)
 
 with st.expander("What privacy do I need for this accuracy?", expanded=solver_open("mech")):
     st.markdown(

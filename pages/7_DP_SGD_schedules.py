@@ -12,6 +12,7 @@ from hetdp_ui.common import (
     csv_download,
     grid_slider,
     meaning_panel,
+    plan_section,
     question,
     report_button,
     run_scenario,
@@ -84,6 +85,7 @@ try:
 except InputError as exc:
     show_input_error(exc)
     st.stop()
+ab = plan_section(state, ds, scenario, result)
 tables, values = result.tables(), result.values
 sens, target = values["sensitivity"], values["target"]
 kappa = scenario.used_kappa
@@ -130,7 +132,7 @@ st.caption(
 csv_download(tables["dpsgd_trajectories"], "dpsgd_trajectories.csv", "dl_sgd_traj")
 
 meaning_panel(result, state)
-report_button("DP_SGD_schedules", scenario, result)
+report_button("DP_SGD_schedules", scenario, result, plan_a=ab)
 
 with st.expander("Formulas behind the curves"):
     doc_link("DP_SGD_schedules")
