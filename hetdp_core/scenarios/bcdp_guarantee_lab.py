@@ -83,6 +83,15 @@ class GuaranteeLab(Scenario):
                 f"got {self.test_coord}."
             )
 
+    def estimate(self) -> Cost:
+        d = len(self.rr_c)
+        cells = 4**d * len(RR_QS)  # RR enumeration: 2^d inputs × 2^d outputs per q
+        return Cost(
+            seconds=cells * 3e-8 + len(self.tr_delta) * 0.05,
+            bytes=4**d * 8 * 6,
+            driver=f"exact enumeration of 2^{d} inputs × 2^{d} outputs",
+        )
+
 
 PRESETS = {
     "Example 1 at a = b = c = ½ (paper)": GuaranteeLab(a=0.5, b=0.5, c=0.5, test_source="Example 1", test_coord=1),
@@ -95,19 +104,6 @@ PRESETS = {
 
 def levels_text(v) -> list[str]:
     return ["∞" if math.isinf(x) else f"{x:.4g}" for x in np.atleast_1d(v)]
-
-
-def _estimate(s: GuaranteeLab) -> Cost:
-    d = len(s.rr_c)
-    cells = 4**d * len(RR_QS)  # RR enumeration: 2^d inputs × 2^d outputs per q
-    return Cost(
-        seconds=cells * 3e-8 + len(s.tr_delta) * 0.05,
-        bytes=4**d * 8 * 6,
-        driver=f"exact enumeration of 2^{d} inputs × 2^{d} outputs",
-    )
-
-
-GuaranteeLab.estimate = _estimate
 
 
 @states_meaning

@@ -93,25 +93,22 @@ class DpSgdSchedules(Scenario):
                 "Reduce trials or N."
             )
 
+    def estimate(self) -> Cost:
+        """Measured: 8e6 (run × step) updates in 0.8 s; trajectories are kept in memory
+        (runs × (N + 1) × 2 floats per method)."""
+        cells = self.trials * self.steps * len(self.methods())
+        seconds = cells * 1e-7 + self.steps * 2e-6
+        driver = f"{len(self.methods())} methods × {self.trials} runs × N = {self.steps:,} iterations"
+        if self.compare:
+            # GD computes the full gradient over all n data points at every iteration (≈ 2e-9 s per point
+            # and step for the mean, 1e-8 for ridge's 2-feature products; the audit's n = 10⁶, N = 50 000
+            # ran 517 s while the old estimate said ≤ 1.2 s)
+            full = self.steps * self.n * (1e-8 if self.problem == "ridge" else 2e-9)
+            if full > seconds:
+                driver = f"full-gradient GD over n = {self.n:,} data points × N = {self.steps:,} iterations"
+            seconds += full
+        return Cost(seconds=seconds, bytes=cells * 2 * 8 * 3 + self.n * 8 * 8, driver=driver)
 
-def _estimate(s: DpSgdSchedules) -> Cost:
-    """Measured: 8e6 (run × step) updates in 0.8 s; trajectories are kept in memory
-    (runs × (N + 1) × 2 floats per method)."""
-    cells = s.trials * s.steps * len(s.methods())
-    seconds = cells * 1e-7 + s.steps * 2e-6
-    driver = f"{len(s.methods())} methods × {s.trials} runs × N = {s.steps:,} iterations"
-    if s.compare:
-        # GD computes the full gradient over all n data points at every iteration (≈ 2e-9 s per point
-        # and step for the mean, 1e-8 for ridge's 2-feature products; the audit's n = 10⁶, N = 50 000
-        # ran 517 s while the old estimate said ≤ 1.2 s)
-        full = s.steps * s.n * (1e-8 if s.problem == "ridge" else 2e-9)
-        if full > seconds:
-            driver = f"full-gradient GD over n = {s.n:,} data points × N = {s.steps:,} iterations"
-        seconds += full
-    return Cost(seconds=seconds, bytes=cells * 2 * 8 * 3 + s.n * 8 * 8, driver=driver)
-
-
-DpSgdSchedules.estimate = _estimate
 
 PRESETS = {
     "Lecture: γ = (1+h)^−½, constant privacy (κ = 0): diverges": DpSgdSchedules(

@@ -92,6 +92,23 @@ class GroupwiseZcdp(Scenario):
                 f"group (group for the D_α plot) must be <= {counts.size}, the number of groups; got {self.group}."
             )
 
+    def estimate(self) -> Cost:
+        """Algorithm 1's numerical divergences dominate: estimated from the quadrature each would plan
+        (:func:`hetdp_core.zcdp.algorithm1_seconds`; values already computed cost nothing)."""
+        counts, algorithm, alphas, scan_alphas, scan_sizes = _plan(self)
+        jobs = [(float(x), scan_alphas) for x in scan_sizes]
+        if algorithm == 1:
+            jobs.append((float(counts[self.group - 1]), alphas))
+            if counts.size <= MAX_ALG1_SUMMARY:
+                jobs += [(float(x), (2.0,)) for x in np.unique(counts)]
+        secs = sum(zcdp.algorithm1_seconds(x=x, rho=self.rho, r=self.r, alpha=a) for x, a in jobs)
+        return Cost(
+            seconds=secs + counts.size * self.trials * 3e-8,
+            bytes=counts.size * self.trials * 8 * 4,
+            driver=f"Algorithm 1's numerical divergences at ρ = {self.rho:g}, r = {self.r:g} for "
+            f"{len({x for x, _ in jobs})} group sizes (small groups at large ρ are the costly ones)",
+        )
+
 
 def _plan(s: GroupwiseZcdp):
     counts = s.group_counts()
@@ -101,26 +118,6 @@ def _plan(s: GroupwiseZcdp):
     scan_sizes = np.unique(np.concatenate([[0.0], np.geomspace(1, max(counts.max(), 10), 11).round()]))
     return counts, algorithm, alphas, scan_alphas, scan_sizes
 
-
-def _estimate(s: GroupwiseZcdp) -> Cost:
-    """Algorithm 1's numerical divergences dominate: estimated from the quadrature each would plan
-    (:func:`hetdp_core.zcdp.algorithm1_seconds`; values already computed cost nothing)."""
-    counts, algorithm, alphas, scan_alphas, scan_sizes = _plan(s)
-    jobs = [(float(x), scan_alphas) for x in scan_sizes]
-    if algorithm == 1:
-        jobs.append((float(counts[s.group - 1]), alphas))
-        if counts.size <= MAX_ALG1_SUMMARY:
-            jobs += [(float(x), (2.0,)) for x in np.unique(counts)]
-    secs = sum(zcdp.algorithm1_seconds(x=x, rho=s.rho, r=s.r, alpha=a) for x, a in jobs)
-    return Cost(
-        seconds=secs + counts.size * s.trials * 3e-8,
-        bytes=counts.size * s.trials * 8 * 4,
-        driver=f"Algorithm 1's numerical divergences at ρ = {s.rho:g}, r = {s.r:g} for "
-        f"{len({x for x, _ in jobs})} group sizes (small groups at large ρ are the costly ones)",
-    )
-
-
-GroupwiseZcdp.estimate = _estimate
 
 PRESETS = {
     "Zipf groups (k = 8, 2000 people)": GroupwiseZcdp(

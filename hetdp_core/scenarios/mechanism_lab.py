@@ -105,21 +105,18 @@ class MechanismLab(Scenario):
                 f"{self.bl_upper - self.bl_lower:g} for the bounded Laplace; got {self.sens:g}."
             )
 
+    def estimate(self) -> Cost:
+        """Measured: the Pareto experiment draws min(trials, 5000) × n values, ≈ 4e-8 s and 17 bytes
+        each (10⁸ in 4 s, 1.7 GB); the other tabs draw a few × trials values."""
+        cells = min(self.trials, PARETO_TRIALS_MAX) * self.n
+        other = self.trials * (self.med_n * 3 + 10 + len(self.scores) * 2)
+        return Cost(
+            seconds=cells * 4e-8 + other * 5e-8,
+            bytes=cells * 17 + other * 16,
+            driver=f"Example 11: min(trials, {PARETO_TRIALS_MAX}) = {min(self.trials, PARETO_TRIALS_MAX):,} × "
+            f"n = {self.n:,} Pareto draws",
+        )
 
-def _estimate(s: MechanismLab) -> Cost:
-    """Measured: the Pareto experiment draws min(trials, 5000) × n values, ≈ 4e-8 s and 17 bytes
-    each (10⁸ in 4 s, 1.7 GB); the other tabs draw a few × trials values."""
-    cells = min(s.trials, PARETO_TRIALS_MAX) * s.n
-    other = s.trials * (s.med_n * 3 + 10 + len(s.scores) * 2)
-    return Cost(
-        seconds=cells * 4e-8 + other * 5e-8,
-        bytes=cells * 17 + other * 16,
-        driver=f"Example 11: min(trials, {PARETO_TRIALS_MAX}) = {min(s.trials, PARETO_TRIALS_MAX):,} × "
-        f"n = {s.n:,} Pareto draws",
-    )
-
-
-MechanismLab.estimate = _estimate
 
 PRESETS = {
     "Example 11: Pareto sample mean": MechanismLab(eps=0.5, delta=1e-5, n=1000, pareto_index=3.0, Lambda=50.0),

@@ -87,34 +87,31 @@ class PerUserPrivacy(Scenario):
     )
     seed: int = param(0, "int", lo=0, hi=2**31 - 1, label="random seed")
 
+    def estimate(self, n: int | None = None, k: int | None = None) -> Cost:
+        """Measured: 2e8 (trial × user) steps of a weighted release in 0.5 s; random permutations
+        (uncorrelated setting) ≈ 4× that; the LDP baseline draws k flips per user and trial; one cvxpy
+        weight solve ≈ 6e-5 s per user (n = 20 000: 1.2 s)."""
+        if n is None:
+            n = self.n if self.dataset == "synthetic" else 6000 if self.dataset != "upload" else 1_000_000
+        if k is None:
+            k = self.k if self.problem == "frequency" else 1
+        per = self.trials * n * (4 if self.setting == "uncorrelated" else 1)
+        seconds = sum(per * (10 * k if a == "LDP" else 1) * 2.5e-9 for a in self.algs)
+        cvx = [a for a in self.algs if a == "LDP" or (self.solver == "cvxpy" and a not in ("UNI", "PROP", "SM"))]
+        seconds += len(cvx) * n * 6e-5
+        # bins come from the data for uploads: the release and its dotplot grow with k² (the audit's CSV
+        # with 10 000 distinct bins ran 86 s, ≈ 9e-7 s per k²)
+        seconds += 9e-7 * k * k
+        return Cost(
+            seconds=seconds,
+            bytes=n * max(k, 1) * 8 * 6 + self.trials * len(self.algs) * 8,
+            driver=f"{len(self.algs)} algorithms × {self.trials} trials × n = {n:,} users"
+            + (f" (cvxpy solves for {', '.join(cvx)})" if cvx else ""),
+        )
+
 
 MAX_CVXPY_USERS = 50_000
 
-
-def _estimate(s: PerUserPrivacy, n: int | None = None, k: int | None = None) -> Cost:
-    """Measured: 2e8 (trial × user) steps of a weighted release in 0.5 s; random permutations
-    (uncorrelated setting) ≈ 4× that; the LDP baseline draws k flips per user and trial; one cvxpy
-    weight solve ≈ 6e-5 s per user (n = 20 000: 1.2 s)."""
-    if n is None:
-        n = s.n if s.dataset == "synthetic" else 6000 if s.dataset != "upload" else 1_000_000
-    if k is None:
-        k = s.k if s.problem == "frequency" else 1
-    per = s.trials * n * (4 if s.setting == "uncorrelated" else 1)
-    seconds = sum(per * (10 * k if a == "LDP" else 1) * 2.5e-9 for a in s.algs)
-    cvx = [a for a in s.algs if a == "LDP" or (s.solver == "cvxpy" and a not in ("UNI", "PROP", "SM"))]
-    seconds += len(cvx) * n * 6e-5
-    # bins come from the data for uploads: the release and its dotplot grow with k² (the audit's CSV
-    # with 10 000 distinct bins ran 86 s, ≈ 9e-7 s per k²)
-    seconds += 9e-7 * k * k
-    return Cost(
-        seconds=seconds,
-        bytes=n * max(k, 1) * 8 * 6 + s.trials * len(s.algs) * 8,
-        driver=f"{len(s.algs)} algorithms × {s.trials} trials × n = {n:,} users"
-        + (f" (cvxpy solves for {', '.join(cvx)})" if cvx else ""),
-    )
-
-
-PerUserPrivacy.estimate = _estimate
 
 _ALL = ("CP", "CE", "UP", "UE", "A", "UNI", "PROP", "SM", "LDP")
 PRESETS = {
@@ -244,10 +241,10 @@ def run(
     (error samples), ``hetero_weights`` (demands and each weighting's weights)."""
     # an upload's size is known from its bytes before it is parsed: the estimate uses its row count
     rows = (upload.count(b"\n") or upload.count(b"\r")) if (s.dataset == "upload" and upload) else None
-    check_budget(s, budget, _estimate(s, n=max(int(rows), 1)) if rows is not None else None)
+    check_budget(s, budget, s.estimate(n=max(int(rows), 1)) if rows is not None else None)
     x, k, desc = load_data(s, upload)
     if s.dataset != "synthetic":  # the data's own size and bins, now that they are known
-        check_budget(s, budget, _estimate(s, n=int(x.size), k=int(k) if s.problem == "frequency" else 1))
+        check_budget(s, budget, s.estimate(n=int(x.size), k=int(k) if s.problem == "frequency" else 1))
     if s.solver == "cvxpy" and x.size > MAX_CVXPY_USERS and budget is not None and budget.name == "page":
         raise InputError(
             f"solver cvxpy with n = {x.size:,} users exceeds the page's limit of {MAX_CVXPY_USERS:,} "

@@ -78,23 +78,20 @@ class PrivateRegression(Scenario):
     trials: int = param(6, "int", lo=2, hi=40, label="trials per point")
     seed: int = param(0, "int", lo=0, hi=2**31 - 1, label="random seed")
 
+    def estimate(self, d: int | None = None) -> Cost:
+        """≈ 1.2e-7 s per (trial × user × d²) of the two-copy estimator, summed over the sweep and the
+        trajectory fit (measured: 4 trials, n = 10⁵, d = 7 in 1.4 s). ``d`` (features + label) is known
+        for synthetic and bundled data; an upload is checked again once its columns are counted."""
+        if d is None:
+            d = self.features + 1 if self.source == "synthetic" else 3 if self.source == "RAND HIE (real)" else 2
+        ns = sum(N_GRID) if self.axis == "n" else self.n * len(EPS_GRID)
+        units = (self.trials * ns + self.n) * d * d
+        return Cost(
+            seconds=units * 1.2e-7 + self.steps * self.trials * 1e-5,
+            bytes=max(N_GRID + (self.n,)) * d * 8 * 12,
+            driver=f"trials = {self.trials} × users (n up to {max(N_GRID + (self.n,)):,}) × d² = {d * d}",
+        )
 
-def _estimate(s: PrivateRegression, d: int | None = None) -> Cost:
-    """≈ 1.2e-7 s per (trial × user × d²) of the two-copy estimator, summed over the sweep and the
-    trajectory fit (measured: 4 trials, n = 10⁵, d = 7 in 1.4 s). ``d`` (features + label) is known
-    for synthetic and bundled data; an upload is checked again once its columns are counted."""
-    if d is None:
-        d = s.features + 1 if s.source == "synthetic" else 3 if s.source == "RAND HIE (real)" else 2
-    ns = sum(N_GRID) if s.axis == "n" else s.n * len(EPS_GRID)
-    units = (s.trials * ns + s.n) * d * d
-    return Cost(
-        seconds=units * 1.2e-7 + s.steps * s.trials * 1e-5,
-        bytes=max(N_GRID + (s.n,)) * d * 8 * 12,
-        driver=f"trials = {s.trials} × users (n up to {max(N_GRID + (s.n,)):,}) × d² = {d * d}",
-    )
-
-
-PrivateRegression.estimate = _estimate
 
 PRESETS = {
     "Theorem 3 setting: 2 features, label last": PrivateRegression(
@@ -164,7 +161,7 @@ def run(
     check_budget(s, budget)
     data = data_bytes_for(s, upload)
     common, n_feat, k = _settings(s, data)
-    check_budget(s, budget, _estimate(s, n_feat + 1))
+    check_budget(s, budget, s.estimate(n_feat + 1))
     if data is None:
         x = rg.regression_data(n=s.n, theta=common["theta"], noise=s.noise, q=s.q, rng=s.seed)
     else:
