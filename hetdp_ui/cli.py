@@ -796,7 +796,19 @@ def _query_of(a) -> tuple[str, dict]:
         query["prior"] = [repr(float(a.prior))]
     if not page:
         raise CliError("give PAGE (e.g. Feature_privacy) or an app link with --url.")
-    return page_name(page), query
+    page = page_name(page)
+    for item in getattr(a, "set", None) or []:  # --set NAME=VALUE, checked against the scenario's fields
+        from hetdp_core.scenarios import get
+
+        cls = get(page).SCENARIO
+        name, eq, value = item.partition("=")
+        name = cls.ALIASES.get(name.strip(), name.strip())
+        if not eq or name not in cls.specs():
+            raise CliError(
+                f"--set {item[:60]!r}: give NAME=VALUE with NAME one of {page}'s inputs: {', '.join(cls.specs())}."
+            )
+        query[name] = [value]
+    return page, query
 
 
 def cmd_solve(a) -> int:
@@ -1248,6 +1260,13 @@ def build_parser() -> argparse.ArgumentParser:
         "page", nargs="?", default=None, help="page URL path, e.g. Feature_privacy (any case); optional with --url"
     )
     run.add_argument("--query", default="", help="the page's query string, e.g. 'q=0.3&n=5000&seed=1'")
+    run.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="one input of the page's scenario (repeatable; after --query/--url, so it wins), e.g. --set q=0.3",
+    )
     run.add_argument("--url", default=None, help="a full app link (page and query are read from it)")
     run.add_argument("--json", action="store_true", help="print the tables as JSON")
     run.add_argument("--csv", default=None, metavar="DIR", help="write one CSV per table into DIR")
@@ -1280,6 +1299,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sv.add_argument("page", nargs="?", help="Feature_privacy, Per_user_privacy or Mechanism_lab")
     sv.add_argument("--query", default="", help="the page's query string (the levels to scale)")
+    sv.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="one input of the page's scenario (repeatable; after --query/--url, so it wins), e.g. --set q=0.3",
+    )
     sv.add_argument("--url", help="a whole app link instead of PAGE and --query")
     sv.add_argument(
         "--target",
@@ -1315,6 +1341,13 @@ def build_parser() -> argparse.ArgumentParser:
     rep_ = sub.add_parser("report", help="a standalone HTML report of a page's scenario (opens offline)")
     rep_.add_argument("page", nargs="?", help="Feature_privacy or Per_user_privacy")
     rep_.add_argument("--query", default="", help="the page's query string")
+    rep_.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="one input of the page's scenario (repeatable; after --query/--url, so it wins), e.g. --set q=0.3",
+    )
     rep_.add_argument("--url", help="a whole app link instead of PAGE and --query")
     rep_.add_argument("--out", required=True, help="the HTML file to write")
     rep_.add_argument(

@@ -111,3 +111,19 @@ def test_no_page_list_outside_the_registry():
             if sum(f'"{n}"' in m.group(1) or f"'{n}'" in m.group(1) for n in names) >= 3:
                 offenders.append(f"{path.relative_to(ROOT)}: {m.group(0)[:80]}")
     assert not offenders, offenders
+
+
+def test_set_flags_are_the_scenarios_inputs(capsys):
+    """`--set NAME=VALUE` works for every input of every page (its own field names, old names too)
+    and wins over --query; an unknown name is one line listing the page's inputs."""
+    from hetdp_ui.cli import main
+
+    assert main(["run", "Mechanism_lab", "--query", "eps=2&trials=100", "--set", "eps=0.7", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["query"]["eps"] == "0.7" and out["query"]["trials"] == "100"
+    assert main(["run", "Mechanism_lab", "--set", "alpha=2.5", "--set", "trials=100", "--json"]) == 0  # old name
+    assert json.loads(capsys.readouterr().out)["query"]["pareto_index"] == "2.5"
+    assert main(["run", "Mechanism_lab", "--set", "epsilon=0.7"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "NAME one of Mechanism_lab's inputs: eps, delta" in err
+    assert main(["solve", "Mechanism_lab", "--set", "novalue", "--target", "1"]) == 2
