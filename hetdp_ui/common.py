@@ -586,6 +586,27 @@ def plan_a(state: ScenarioState, scenario: Scenario):
     return a, result_a
 
 
+def start_page(page, *, preset_help: str | None = None) -> ScenarioState:
+    """The top of every scenario page, from its declaration (``page`` is its scenario module): the
+    browser title and inlined emoji icon (no font server), the menu, the title and question, the
+    state read from the URL, the lesson panel and the preset selector. Returns the page's state."""
+    from hetdp_ui.lesson_panel import lesson_panel
+    from hetdp_ui.nav import sidebar_nav
+
+    spec = page.PAGE_SPEC
+    st.set_page_config(page_title=f"{spec.title} — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto")
+    sidebar_nav()
+    state = ScenarioState.of(page)
+    st.title(spec.title)
+    question(page.QUESTION)
+    state.init()
+    lesson_panel(state)
+    st.sidebar.selectbox(
+        "Preset", ["Custom", *page.PRESETS], key=state.key("preset"), on_change=state.apply_preset, help=preset_help
+    )
+    return state
+
+
 def plan_section(state: ScenarioState, page, scenario: Scenario, result):
     """Plan A vs plan B for any registered page: the pin buttons and, with a pinned plan A, the
     table of the page's key numbers (:func:`hetdp_core.compare.key_numbers`). Returns (scenario A,

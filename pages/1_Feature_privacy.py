@@ -11,7 +11,6 @@ from hetdp_core.scenarios import feature_privacy as fp
 from hetdp_core.solve import STATISTICS, TARGET_MAX, TARGET_MIN, solve_feature_privacy
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
-    ScenarioState,
     chart,
     csv_download,
     grid_slider,
@@ -21,45 +20,33 @@ from hetdp_ui.common import (
     meaning_panel,
     plan_a,
     plan_table,
-    question,
     report_button,
     run_scenario,
     show_checks,
     show_input_error,
     solver_open,
+    start_page,
 )
 from hetdp_ui.figures import c_vector_figure, mse_sweep_figure, stage_schematic_figure
-from hetdp_ui.lesson_panel import lesson_panel
-from hetdp_ui.nav import doc_link, sidebar_nav
+from hetdp_ui.nav import doc_link
 
-st.set_page_config(
-    page_title="Feature privacy (BCDP) — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
-)  # an emoji icon is inlined: no font server
-sidebar_nav()
+state = start_page(
+    fp,
+    preset_help=(
+        "Paper setups (Appendix B.3/B.4). Presets cap trials at 40 for interactivity; "
+        "use `hetdp reproduce` for the full runs."
+    ),
+)
 
 EPS_GRID, AXES, GRIDS = list(fp.EPS_GRID), fp.AXES, fp.GRIDS
-state = ScenarioState.of(fp)
 
 
 def set_axis_grid():
     st.session_state[state.key("points")] = GRIDS[st.session_state[state.key("axis")]]
 
 
-st.title("Feature privacy (BCDP)")
-question(fp.QUESTION)
-state.init()
-lesson_panel(state)
-
 # ------------------------------------------------------------------ sidebar
 sb = st.sidebar
-sb.selectbox(
-    "Preset",
-    ["Custom", *fp.PRESETS],
-    key=state.key("preset"),
-    on_change=state.apply_preset,
-    help="Paper setups (Appendix B.3/B.4). Presets cap trials at 40 for interactivity; "
-    "use `hetdp reproduce` for the full runs.",
-)
 sb.radio(
     "Demands", ["Two groups", "Per-feature table"], key=state.key("mode"), on_change=state.mark_custom, horizontal=True
 )

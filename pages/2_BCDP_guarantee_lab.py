@@ -8,36 +8,23 @@ import streamlit as st
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import bcdp_guarantee_lab as lab
 from hetdp_ui.common import (
-    ScenarioState,
     chart,
     csv_download,
     meaning_panel,
     plan_section,
-    question,
     report_button,
     run_scenario,
     show_checks,
     show_input_error,
+    start_page,
 )
 from hetdp_ui.lab_figures import rr_figure, tradeoff_figure, translator_figure
-from hetdp_ui.lesson_panel import lesson_panel
-from hetdp_ui.nav import doc_link, sidebar_nav
+from hetdp_ui.nav import doc_link
 
-st.set_page_config(
-    page_title="BCDP guarantee lab — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
-)  # an emoji icon is inlined: no font server
-sidebar_nav()
+state = start_page(lab)
 
-state = ScenarioState.of(lab)
 levels_text = lab.levels_text
-
-
-st.title("BCDP guarantee lab")
-question(lab.QUESTION)
-state.init()
-lesson_panel(state)
 sb = st.sidebar
-sb.selectbox("Preset", ["Custom", *lab.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
 sb.markdown("**Example 1**")
 for k, text in (("a", "a = P(M=1 | x1=0, x2=0)"), ("b", "b = P(M=1 | x1=1, x2=0)"), ("c", "c = P(M=1 | x1=1, x2=1)")):
     state.slider(k, text, step=0.01, on_change=state.mark_custom)

@@ -6,36 +6,23 @@ from hetdp_core import regression as rg
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import private_regression as pr
 from hetdp_ui.common import (
-    ScenarioState,
     chart,
     csv_download,
     grid_slider,
     meaning_panel,
     plan_section,
-    question,
     report_button,
     run_scenario,
     show_input_error,
+    start_page,
 )
 from hetdp_ui.lab_figures import excess_risk_figure, trajectory_figure
-from hetdp_ui.lesson_panel import lesson_panel
-from hetdp_ui.nav import doc_link, sidebar_nav
+from hetdp_ui.nav import doc_link
 
-st.set_page_config(
-    page_title="Private regression (BCDP) — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
-)  # an emoji icon is inlined: no font server
-sidebar_nav()
+state = start_page(pr)
 
 N_GRID = list(pr.N_GRID)
-state = ScenarioState.of(pr)
-
-
-st.title("Private regression (BCDP)")
-question(pr.QUESTION)
-state.init()
-lesson_panel(state)
 sb = st.sidebar
-sb.selectbox("Preset", ["Custom", *pr.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
 sb.radio(
     "data",
     ["synthetic", "RAND HIE (real)", "upload"],

@@ -9,7 +9,6 @@ from hetdp_core.scenarios import per_user_privacy as pu
 from hetdp_core.solve import TARGET_MAX, TARGET_MIN, solve_per_user
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
-    ScenarioState,
     chart,
     csv_download,
     grid_slider,
@@ -17,32 +16,20 @@ from hetdp_ui.common import (
     meaning_panel,
     plan_a,
     plan_table,
-    question,
     report_button,
     run_scenario,
     show_checks,
     show_input_error,
     solver_open,
+    start_page,
 )
 from hetdp_ui.glossary import glossary_markdown, method_label
-from hetdp_ui.lesson_panel import lesson_panel
-from hetdp_ui.nav import doc_link, sidebar_nav
+from hetdp_ui.nav import doc_link
 
-st.set_page_config(
-    page_title="Per-user privacy — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
-)  # an emoji icon is inlined: no font server
-sidebar_nav()
+state = start_page(pu)
 
 ALL_ALGS, DATASETS = list(pu.ALL_ALGS), list(pu.DATASETS)
-state = ScenarioState.of(pu)
-
-
-st.title("Per-user privacy: frequencies and means")
-question(pu.QUESTION)
-state.init()
-lesson_panel(state)
 sb = st.sidebar
-sb.selectbox("Preset", ["Custom", *pu.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
 sb.radio("problem", list(ht.PROBLEMS), key=state.key("problem"), horizontal=True, on_change=state.mark_custom)
 sb.selectbox("dataset", DATASETS, key=state.key("dataset"), on_change=state.mark_custom)
 upload = None

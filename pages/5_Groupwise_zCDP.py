@@ -8,7 +8,6 @@ from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import groupwise_zcdp as gz
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
-    ScenarioState,
     chart,
     csv_download,
     grid_slider,
@@ -16,14 +15,13 @@ from hetdp_ui.common import (
     log_slider,
     meaning_panel,
     plan_section,
-    question,
     report_button,
     run_scenario,
     show_checks,
     show_input_error,
+    start_page,
 )
-from hetdp_ui.lesson_panel import lesson_panel
-from hetdp_ui.nav import doc_link, sidebar_nav
+from hetdp_ui.nav import doc_link
 from hetdp_ui.zcdp_figures import (
     budget_figure,
     loss_vs_size_figure,
@@ -32,22 +30,11 @@ from hetdp_ui.zcdp_figures import (
     renyi_figure,
 )
 
-st.set_page_config(
-    page_title="Group-wise zCDP — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
-)  # an emoji icon is inlined: no font server
-sidebar_nav()
+state = start_page(gz)
 
 RHO_GRID, ALPHA_MAX_GRID = list(gz.RHO_GRID), list(gz.ALPHA_MAX_GRID)
-state = ScenarioState.of(gz)
-
-
-st.title("Group-wise zCDP")
-question(gz.QUESTION)
-state.init()
-lesson_panel(state)
 
 sb = st.sidebar
-sb.selectbox("Preset", ["Custom", *gz.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
 sb.radio("Group sizes", ["Zipf generator", "List"], key=state.key("mode"), horizontal=True, on_change=state.mark_custom)
 if state["mode"] == "Zipf generator":
     state.slider("k", "k — number of groups", on_change=state.mark_custom)

@@ -7,7 +7,6 @@ from hetdp_core.scenarios import mechanism_lab as ml
 from hetdp_core.solve import METRICS, TARGET_MAX, TARGET_MIN, solve_mechanisms
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
-    ScenarioState,
     chart,
     csv_download,
     grid_slider,
@@ -15,31 +14,19 @@ from hetdp_ui.common import (
     mark_solver,
     meaning_panel,
     plan_section,
-    question,
     report_button,
     run_scenario,
     show_checks,
     show_input_error,
     solver_open,
+    start_page,
 )
-from hetdp_ui.lesson_panel import lesson_panel
-from hetdp_ui.nav import doc_link, sidebar_nav
+from hetdp_ui.nav import doc_link
 
-st.set_page_config(
-    page_title="Mechanism lab — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
-)  # an emoji icon is inlined: no font server
-sidebar_nav()
+state = start_page(ml)
 
 EPS_GRID, DELTA_GRID = list(ml.EPS_GRID), list(ml.DELTA_GRID)
-state = ScenarioState.of(ml)
-
-
-st.title("Mechanism lab")
-question(ml.QUESTION)
-state.init()
-lesson_panel(state)
 sb = st.sidebar
-sb.selectbox("Preset", ["Custom", *ml.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
 eps = log_slider("ε", EPS_GRID, state.key("eps"))
 delta = grid_slider("δ", DELTA_GRID, state.key("delta"), format_func=lambda v: f"{v:g}")
 state.number("sens", "sensitivity Δ (noise tab)")

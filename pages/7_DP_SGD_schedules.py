@@ -7,35 +7,21 @@ from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import dp_sgd_schedules as ds
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
-    ScenarioState,
     chart,
     csv_download,
     grid_slider,
     meaning_panel,
     plan_section,
-    question,
     report_button,
     run_scenario,
     show_checks,
     show_input_error,
+    start_page,
 )
-from hetdp_ui.lesson_panel import lesson_panel
-from hetdp_ui.nav import doc_link, sidebar_nav
+from hetdp_ui.nav import doc_link
 
-st.set_page_config(
-    page_title="DP-SGD schedules — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
-)  # an emoji icon is inlined: no font server
-sidebar_nav()
-
-state = ScenarioState.of(ds)
-
-
-st.title("DP-SGD schedules")
-question(ds.QUESTION)
-state.init()
-lesson_panel(state)
+state = start_page(ds)
 sb = st.sidebar
-sb.selectbox("Preset", ["Custom", *ds.PRESETS], key=state.key("preset"), on_change=state.apply_preset)
 sb.selectbox(
     "learning-rate schedule",
     list(sg.LR_SCHEDULES),
