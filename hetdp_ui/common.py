@@ -607,6 +607,19 @@ def start_page(page, *, preset_help: str | None = None) -> ScenarioState:
     return state
 
 
+def run_page(state: ScenarioState, page, *, upload: bytes | None = None):
+    """The bottom of every scenario page's inputs: the scenario built from the widgets (an input error
+    is shown and the page stops there — the only place a page catches it), its one run (cached, limited)
+    and plan A vs plan B. Returns (scenario, result, plan A or None)."""
+    try:
+        scenario = state.scenario()
+        result = run_scenario(scenario, upload=upload) if upload is not None else run_scenario(scenario)
+    except InputError as exc:
+        show_input_error(exc)
+        st.stop()
+    return scenario, result, plan_section(state, page, scenario, result)
+
+
 def plan_section(state: ScenarioState, page, scenario: Scenario, result):
     """Plan A vs plan B for any registered page: the pin buttons and, with a pinned plan A, the
     table of the page's key numbers (:func:`hetdp_core.compare.key_numbers`). Returns (scenario A,

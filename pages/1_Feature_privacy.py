@@ -18,10 +18,8 @@ from hetdp_ui.common import (
     log_slider,
     mark_solver,
     meaning_panel,
-    plan_a,
-    plan_table,
     report_button,
-    run_scenario,
+    run_page,
     show_checks,
     show_input_error,
     solver_open,
@@ -112,18 +110,10 @@ sb.checkbox(
 state.sync_url()
 
 # ------------------------------------------------------------------ the one computation
-try:
-    scenario = state.scenario()
-    result = run_scenario(scenario)
-except InputError as exc:
-    show_input_error(exc)
-    st.stop()
+scenario, result, ab = run_page(state, fp)
 alloc, report, names = result.values["alloc"], result.values["report"], result.values["names"]
 eps, d = scenario.eps, len(result.values["names"])
 tables = result.tables()
-ab = plan_a(state, scenario)
-if ab is not None:
-    plan_table(fp.key_numbers(ab[1]), fp.key_numbers(result), "bcdp")
 
 if published:
     st.warning(

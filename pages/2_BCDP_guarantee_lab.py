@@ -11,9 +11,8 @@ from hetdp_ui.common import (
     chart,
     csv_download,
     meaning_panel,
-    plan_section,
     report_button,
-    run_scenario,
+    run_page,
     show_checks,
     show_input_error,
     start_page,
@@ -57,13 +56,7 @@ sb.selectbox(
 )
 state.sync_url()
 
-try:
-    scenario = state.scenario()
-    result = run_scenario(scenario)
-except InputError as exc:
-    show_input_error(exc)
-    st.stop()
-ab = plan_section(state, lab, scenario, result)
+scenario, result, ab = run_page(state, lab)
 tables = result.tables()
 
 tab1, tab2, tab3, tab4, tab5 = st.tabs(

@@ -3,19 +3,8 @@
 import streamlit as st
 
 from hetdp_core import regression as rg
-from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import private_regression as pr
-from hetdp_ui.common import (
-    chart,
-    csv_download,
-    grid_slider,
-    meaning_panel,
-    plan_section,
-    report_button,
-    run_scenario,
-    show_input_error,
-    start_page,
-)
+from hetdp_ui.common import chart, csv_download, grid_slider, meaning_panel, report_button, run_page, start_page
 from hetdp_ui.lab_figures import excess_risk_figure, trajectory_figure
 from hetdp_ui.nav import doc_link
 
@@ -78,13 +67,7 @@ state.sync_url()
 
 if state["source"] == "upload" and upload is None:
     st.stop()
-try:
-    scenario = state.scenario()
-    result = run_scenario(scenario, upload=upload)
-except InputError as exc:
-    show_input_error(exc)
-    st.stop()
-ab = plan_section(state, pr, scenario, result)
+scenario, result, ab = run_page(state, pr, upload=upload)
 tables = result.tables()
 for note in result.notes:
     (st.warning if note.startswith("Assumption 1 does not hold") else st.caption)(note)

@@ -14,10 +14,8 @@ from hetdp_ui.common import (
     grid_slider,
     mark_solver,
     meaning_panel,
-    plan_a,
-    plan_table,
     report_button,
-    run_scenario,
+    run_page,
     show_checks,
     show_input_error,
     solver_open,
@@ -117,17 +115,9 @@ state.sync_url()
 if not st.session_state["het_alg_select"]:
     st.info("Pick at least one algorithm in the sidebar.")
     st.stop()
-try:
-    scenario = state.scenario()
-    result = run_scenario(scenario, upload=upload)
-except InputError as exc:
-    show_input_error(exc)
-    st.stop()
+scenario, result, ab = run_page(state, pu, upload=upload)
 tables, infos, desc = result.tables(), result.values["infos"], result.values["description"]
 errors = tables["hetero_errors"]
-ab = plan_a(state, scenario)
-if ab is not None:
-    plan_table(pu.key_numbers(ab[1]), pu.key_numbers(result), "het")
 eps = result.values["eps"]
 st.caption(
     f"Data: {desc}. Demands: {np.isinf(eps).sum():,} public users, finite ε from "

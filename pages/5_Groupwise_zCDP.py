@@ -14,9 +14,8 @@ from hetdp_ui.common import (
     list_editor,
     log_slider,
     meaning_panel,
-    plan_section,
     report_button,
-    run_scenario,
+    run_page,
     show_checks,
     show_input_error,
     start_page,
@@ -84,13 +83,7 @@ sb.caption(
     f"group {st.session_state[state.key('group')]} has x = {counts[st.session_state[state.key('group')] - 1]:g} people"
 )
 state.sync_url()
-try:
-    scenario = state.scenario()
-    result = run_scenario(scenario)
-except InputError as exc:
-    show_input_error(exc)
-    st.stop()
-ab = plan_section(state, gz, scenario, result)
+scenario, result, ab = run_page(state, gz)
 tables, values = result.tables(), result.values
 algorithm, rho, r = int(scenario.algorithm), scenario.rho, scenario.r
 stats, curves, claim, x_sel = tables["zcdp_releases"], values["curves"], values["claim"], values["x_sel"]

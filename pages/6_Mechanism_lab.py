@@ -13,9 +13,8 @@ from hetdp_ui.common import (
     log_slider,
     mark_solver,
     meaning_panel,
-    plan_section,
     report_button,
-    run_scenario,
+    run_page,
     show_checks,
     show_input_error,
     solver_open,
@@ -66,13 +65,7 @@ with t4:
 with t5:
     st.text_input("scores f(x, q) per candidate", key=state.key("scores"))
 state.sync_url()
-try:
-    scenario = state.scenario()
-    result = run_scenario(scenario)
-except InputError as exc:
-    show_input_error(exc)
-    st.stop()
-ab = plan_section(state, ml, scenario, result)
+scenario, result, ab = run_page(state, ml)
 tables, values = result.tables(), result.values
 sens, eps, delta = scenario.sens, scenario.eps, scenario.delta
 

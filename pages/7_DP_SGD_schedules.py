@@ -3,7 +3,6 @@
 import streamlit as st
 
 from hetdp_core import dpsgd as sg
-from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import dp_sgd_schedules as ds
 from hetdp_ui import page_figures as pf
 from hetdp_ui.common import (
@@ -11,11 +10,9 @@ from hetdp_ui.common import (
     csv_download,
     grid_slider,
     meaning_panel,
-    plan_section,
     report_button,
-    run_scenario,
+    run_page,
     show_checks,
-    show_input_error,
     start_page,
 )
 from hetdp_ui.nav import doc_link
@@ -65,13 +62,7 @@ sb.checkbox("compare with plain SGD and GD", key=state.key("compare"))
 state.number("seed", "seed")
 state.sync_url()
 
-try:
-    scenario = state.scenario()
-    result = run_scenario(scenario)
-except InputError as exc:
-    show_input_error(exc)
-    st.stop()
-ab = plan_section(state, ds, scenario, result)
+scenario, result, ab = run_page(state, ds)
 tables, values = result.tables(), result.values
 sens, target = values["sensitivity"], values["target"]
 kappa = scenario.used_kappa
