@@ -210,6 +210,8 @@ with st.expander("What privacy do I need for this accuracy?", expanded=solver_op
         value=0.01,
         format="%.4g",
         key="het_target",
+        help="in the data's own units: for a histogram the error on each bin's share (0.01 = ± 1 percentage "
+        "point), for a mean of values in [0, 1] the error on the mean; MSE targets are squared errors",
         on_change=mark_solver,
         args=("het",),
     )
