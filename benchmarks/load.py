@@ -32,7 +32,6 @@ import statistics
 import subprocess
 import sys
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -146,33 +145,12 @@ def free_port() -> int:
 
 
 def start_server(port: int) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(ROOT / "app.py"),
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                return proc
-        except OSError:
-            if proc.poll() is not None:
-                raise SystemExit(f"load: streamlit exited with code {proc.returncode}") from None
-            time.sleep(0.3)
-    proc.kill()
-    raise SystemExit("load: streamlit did not become healthy within 60 s")
+    from hetdp_ui.serve import start_streamlit
+
+    try:
+        return start_streamlit(port)
+    except RuntimeError as exc:
+        raise SystemExit(f"load: {exc}") from None
 
 
 def cpu_seconds(pid) -> float:

@@ -105,6 +105,41 @@ def _healthy(url: str) -> bool:
         return False
 
 
+def streamlit_command(port: int, *extra: str) -> list[str]:
+    """``streamlit run app.py`` on 127.0.0.1:``port`` with the production settings of
+    ``.streamlit/config.toml`` (``extra``: more ``--option value`` pairs)."""
+    app = str(ROOT / "app.py")
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        app,
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        *extra,
+    ]
+
+
+def start_streamlit(
+    port: int, *extra: str, log=subprocess.DEVNULL, env=None, timeout: float = 60.0
+) -> subprocess.Popen:
+    """Start :func:`streamlit_command` and return once it answers its health check; raise
+    RuntimeError (with the process killed) if it exits or stays silent for ``timeout`` seconds."""
+    proc = subprocess.Popen(streamlit_command(port, *extra), cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if _healthy(f"http://127.0.0.1:{port}"):
+            return proc
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited early with code {proc.returncode}")
+        time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError(f"streamlit did not become healthy within {timeout:g} s")
+
+
 class Stack:
     """k workers + nginx; ``start()`` returns when all answer, ``stop()`` ends them."""
 
@@ -146,21 +181,7 @@ class Stack:
         log = open(self.log_dir / f"worker-{port}.log", "ab")
         try:
             return subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "streamlit",
-                    "run",
-                    str(ROOT / "app.py"),
-                    "--server.port",
-                    str(port),
-                    "--server.address",
-                    "127.0.0.1",
-                ],
-                cwd=ROOT,
-                env=self.env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
+                streamlit_command(port), cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT
             )
         finally:
             log.close()

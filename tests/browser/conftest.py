@@ -6,9 +6,6 @@ No silent skips: if Chromium or the server cannot start, the tests fail with the
 import os
 import socket
 import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -32,43 +29,14 @@ def server():
         else subprocess.DEVNULL
     )
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(ROOT / "app.py"),
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
+    from hetdp_ui.serve import start_streamlit
+
+    extra = ("--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none")
+    try:
+        proc = start_streamlit(port, *extra, log=log, env=env)
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.3)
-        if proc.poll() is not None:
-            pytest.fail(f"streamlit exited early with code {proc.returncode}")
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not become healthy within 60 s")
     yield url
     proc.terminate()
     try:
