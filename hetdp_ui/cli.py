@@ -1078,6 +1078,46 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {msg} (see '{self.prog} --help')\n")
 
 
+def _scenario_verb(sub, name: str, help_: str, *, prior: bool = False, dask: bool = True, budget: bool = True):
+    """A verb that takes one page's scenario: PAGE (any registered page), --query, --url, --set
+    NAME=VALUE (the scenario's own inputs), and optionally --budget, --prior and --dask."""
+    ap = sub.add_parser(name, help=help_)
+    ap.add_argument(
+        "page", nargs="?", default=None, help="page URL path, e.g. Feature_privacy (any case); optional with --url"
+    )
+    ap.add_argument("--query", default="", help="the page's query string, e.g. 'q=0.3&n=5000&seed=1'")
+    ap.add_argument("--url", default=None, help="a full app link (page and query are read from it)")
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="one input of the page's scenario (repeatable; after --query/--url, so it wins), e.g. --set q=0.3",
+    )
+    if budget:
+        ap.add_argument(
+            "--budget",
+            choices=BUDGET_NAMES,
+            default="page",
+            help="per-request compute budget: page (the app's: ~10 s, 1 GiB; default), large (1 h, 16 GiB), none",
+        )
+    if prior:
+        ap.add_argument(
+            "--prior",
+            type=float,
+            default=None,
+            help="the attacker's prior of the table privacy_meaning (same as prior=… in --query; default 0.01)",
+        )
+    if dask:
+        ap.add_argument(
+            "--dask",
+            metavar="ADDRESS",
+            help="run the sweep points on Dask: 'local' (a LocalCluster of worker processes) or a scheduler "
+            "address tcp://host:8786 (needs the [dask] extra)",
+        )
+    return ap
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = OneLineParser(prog="hetdp", description="Heterogeneous differential privacy toolkit.")
     sub = ap.add_subparsers(dest="group", required=True)
@@ -1255,58 +1295,18 @@ def build_parser() -> argparse.ArgumentParser:
     hr.add_argument("--json", action="store_true")
     hr.set_defaults(func=cmd_hetero_run)
 
-    run = sub.add_parser("run", help="run a page's scenario: every table the page offers, as JSON or CSV")
-    run.add_argument(
-        "page", nargs="?", default=None, help="page URL path, e.g. Feature_privacy (any case); optional with --url"
-    )
-    run.add_argument("--query", default="", help="the page's query string, e.g. 'q=0.3&n=5000&seed=1'")
-    run.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="one input of the page's scenario (repeatable; after --query/--url, so it wins), e.g. --set q=0.3",
-    )
-    run.add_argument("--url", default=None, help="a full app link (page and query are read from it)")
+    run = _scenario_verb(sub, "run", "run a page's scenario: every table the page offers, as JSON or CSV", prior=True)
     run.add_argument("--json", action="store_true", help="print the tables as JSON")
     run.add_argument("--csv", default=None, metavar="DIR", help="write one CSV per table into DIR")
     run.add_argument("--data", default=None, metavar="FILE", help="CSV file for pages whose source is 'upload'")
-    run.add_argument(
-        "--prior",
-        type=float,
-        default=None,
-        help="the attacker's prior of the table privacy_meaning (same as prior=… in --query; default 0.01)",
-    )
-    run.add_argument(
-        "--dask",
-        metavar="ADDRESS",
-        help="run the sweep points on Dask: 'local' (a LocalCluster of "
-        "worker processes) or a scheduler address tcp://host:8786 (needs the [dask] extra)",
-    )
-    run.add_argument(
-        "--budget",
-        choices=BUDGET_NAMES,
-        default="page",
-        help="per-request compute budget: page (the app's: ~10 s, 1 GiB; default), large (1 h, 16 GiB), none",
-    )
     run.add_argument(
         "--max-cells", type=int, default=None, help="compute budget in random numbers (default: the page's budget)"
     )
     run.set_defaults(func=cmd_run)
 
-    sv = sub.add_parser(
-        "solve", help="what privacy do I need for this accuracy? (Feature_privacy, Per_user_privacy, Mechanism_lab)"
+    sv = _scenario_verb(
+        sub, "solve", "what privacy do I need for this accuracy? (pages with a solver)", dask=False, budget=False
     )
-    sv.add_argument("page", nargs="?", help="Feature_privacy, Per_user_privacy or Mechanism_lab")
-    sv.add_argument("--query", default="", help="the page's query string (the levels to scale)")
-    sv.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="one input of the page's scenario (repeatable; after --query/--url, so it wins), e.g. --set q=0.3",
-    )
-    sv.add_argument("--url", help="a whole app link instead of PAGE and --query")
     sv.add_argument(
         "--target",
         type=float,
@@ -1338,29 +1338,11 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--json", action="store_true")
     sv.set_defaults(func=cmd_solve)
 
-    rep_ = sub.add_parser("report", help="a standalone HTML report of a page's scenario (opens offline)")
-    rep_.add_argument("page", nargs="?", help="Feature_privacy or Per_user_privacy")
-    rep_.add_argument("--query", default="", help="the page's query string")
-    rep_.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="one input of the page's scenario (repeatable; after --query/--url, so it wins), e.g. --set q=0.3",
-    )
-    rep_.add_argument("--url", help="a whole app link instead of PAGE and --query")
+    rep_ = _scenario_verb(sub, "report", "a standalone HTML report of a page's scenario (opens offline)", prior=True)
     rep_.add_argument("--out", required=True, help="the HTML file to write")
-    rep_.add_argument(
-        "--prior",
-        type=float,
-        default=None,
-        help="the attacker's prior for the meaning section (same as prior=… in --query; default 0.01)",
-    )
     rep_.add_argument("--app-url", default="http://localhost:8501", help="base of the link that reopens the view")
     rep_.add_argument("--static", metavar="DIR", help="also write every figure as a static image here (kaleido)")
     rep_.add_argument("--format", choices=("png", "svg"), default="png", help="static image format")
-    rep_.add_argument("--budget", choices=BUDGET_NAMES, default="page", help="compute budget (see hetdp run)")
-    rep_.add_argument("--dask", metavar="ADDRESS", help="run the sweep points on Dask (see hetdp run)")
     rep_.set_defaults(func=cmd_report)
 
     app_ = sub.add_parser("app", help="serve the dashboard (production settings) from this install")
