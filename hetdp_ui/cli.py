@@ -1078,6 +1078,40 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {msg} (see '{self.prog} --help')\n")
 
 
+def cmd_ledger(a) -> int:
+    """``hetdp ledger --plan FILE.toml --delta D``: what the whole plan costs each group, by four accountants."""
+    from hetdp_core.ledger import ledger, parse_plan
+
+    path = Path(a.plan)
+    if not path.is_file():
+        raise CliError(
+            f"--plan: file {path} not found. Give a plan file (TOML), e.g. data/plans/census-and-survey.toml."
+        )
+    result = ledger(parse_plan(path.read_bytes()), delta=a.delta, budget=a.budget)
+    if a.csv:
+        import pandas as pd
+
+        out = output_dir(a.csv, what="--csv")
+        write_atomic(out / "ledger.csv", pd.DataFrame(result.totals).to_csv(index=False), what="--csv")
+        write_atomic(out / "ledger_spend.csv", pd.DataFrame(result.spend).to_csv(index=False), what="--csv")
+    if a.json:
+        print(_dump({"delta": result.delta, "budget": result.budget, "ledger": result.totals, "spend": result.spend}))
+    elif not a.csv:
+        for row in result.totals:
+            extra = (
+                f"  reserve {row['reserve']:+.4g}" + ("  OVER BUDGET" if row["over budget"] else "")
+                if a.budget is not None
+                else ""
+            )
+            print(
+                f"{row['group']:24s} {row['accountant']:6s} ε = {row['epsilon']:.4g} at δ = {row['delta']:.3g}"
+                f"  ({row['releases']} releases){extra}"
+            )
+    return (
+        1 if a.budget is not None and any(r["over budget"] and r["accountant"] == "pld" for r in result.totals) else 0
+    )
+
+
 def _scenario_verb(sub, name: str, help_: str, *, prior: bool = False, dask: bool = True, budget: bool = True):
     """A verb that takes one page's scenario: PAGE (any registered page), --query, --url, --set
     NAME=VALUE (the scenario's own inputs), and optionally --budget, --prior and --dask."""
@@ -1344,6 +1378,14 @@ def build_parser() -> argparse.ArgumentParser:
     rep_.add_argument("--static", metavar="DIR", help="also write every figure as a static image here (kaleido)")
     rep_.add_argument("--format", choices=("png", "svg"), default="png", help="static image format")
     rep_.set_defaults(func=cmd_report)
+
+    lg = sub.add_parser("ledger", help="a release plan's total privacy loss per group (basic, zCDP, RDP, PLD)")
+    lg.add_argument("--plan", required=True, metavar="FILE", help="the plan (TOML): [[release]] tables, see README")
+    lg.add_argument("--delta", type=float, default=1e-6, help="the δ at which every total is read (default 1e-6)")
+    lg.add_argument("--budget", type=float, default=None, help="the ε the plan may spend: reserve and warnings")
+    lg.add_argument("--json", action="store_true")
+    lg.add_argument("--csv", default=None, metavar="DIR", help="write ledger.csv and ledger_spend.csv into DIR")
+    lg.set_defaults(func=cmd_ledger)
 
     app_ = sub.add_parser("app", help="serve the dashboard (production settings) from this install")
     app_.add_argument("--port", type=int, default=8501)
