@@ -115,7 +115,8 @@ class PageState:
         # news only when nothing moved — a Back/Forward within the page, or another link
         shown = st.session_state.get(f"_{self.prefix}_shown") or {}
         moved = any(
-            name in shown and self.key(name) in st.session_state
+            name in shown
+            and self.key(name) in st.session_state
             and p.dump(st.session_state[self.key(name)]) != shown[name]
             for name, p in self.params.items()
         )

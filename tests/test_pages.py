@@ -416,10 +416,10 @@ def test_a_stale_query_string_does_not_undo_a_slider_move():
     or Forward within the page) takes the URL's values."""
     at = fresh(trials="5", n="500").run()
     at.sidebar.slider(key="bcdp_q").set_value(0.35).run()
-    at.query_params["q"] = "0.1"                                  # the browser's stale echo
-    at.sidebar.slider(key="bcdp_q").set_value(0.5).run()          # the user keeps moving
+    at.query_params["q"] = "0.1"  # the browser's stale echo
+    at.sidebar.slider(key="bcdp_q").set_value(0.5).run()  # the user keeps moving
     assert at.session_state["bcdp_q"] == 0.5 and at.query_params["q"] in ("0.5", ["0.5"])
-    at.query_params["q"] = "0.35"                                 # Back: the URL changes, no widget moved
+    at.query_params["q"] = "0.35"  # Back: the URL changes, no widget moved
     at.run()
     assert_clean(at)
     assert at.session_state["bcdp_q"] == 0.35
