@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from ._validate import InputError
 
-__all__ = ["Release", "Plan", "ACCOUNTANTS", "MECHANISMS", "parse_plan", "ledger", "plan_toml"]
+__all__ = ["Release", "Plan", "ACCOUNTANTS", "MECHANISMS", "parse_plan", "plan_from_records", "ledger", "plan_toml"]
 
 MECHANISMS = ("gaussian", "laplace")
 ACCOUNTANTS = ("basic", "zcdp", "rdp", "pld")
@@ -42,6 +42,8 @@ MAX_REPEAT = 100_000
 MAX_GROUPS = 50
 MAX_PLAN_BYTES = 200_000
 NOISE_RANGE = (1e-3, 1e4)
+#: the ε budget a plan may be compared with
+BUDGET_RANGE = (0.01, 1000.0)
 EVERYONE = "all"
 
 
@@ -183,6 +185,37 @@ def parse_plan(text: str | bytes) -> Plan:
     if len(plan.group_names()) > MAX_GROUPS:
         raise InputError(f"plan: {len(plan.group_names())} groups; at most {MAX_GROUPS}.")
     return plan
+
+
+def plan_from_records(records, *, groups=()) -> Plan:
+    """A plan from table rows (the ledger page's editor): each a mapping with name, mechanism, noise,
+    repeat and groups (a list, or comma-separated text). Rows with no name and no noise are left
+    out (an editor's empty new row); every other problem is an :class:`InputError` naming the row."""
+    declared = tuple(g.strip() for g in groups if str(g).strip())
+    rows = []
+    for rec in records:
+        rec = {k: v for k, v in dict(rec).items() if v is not None and not (isinstance(v, float) and math.isnan(v))}
+        if not str(rec.get("name", "")).strip() and "noise" not in rec:
+            continue
+        g = rec.get("groups", EVERYONE)
+        if isinstance(g, str):
+            g = [x.strip() for x in g.split(",") if x.strip()] or [EVERYONE]
+        if isinstance(rec.get("repeat"), float) and float(rec["repeat"]).is_integer():
+            rec["repeat"] = int(rec["repeat"])
+        rows.append({**rec, "groups": list(g)})
+    if not rows:
+        raise InputError("plan: no release; add at least one row (name, mechanism, noise).")
+    if len(rows) > MAX_RELEASES:
+        raise InputError(f"plan: {len(rows):,} releases; at most {MAX_RELEASES}.")
+    releases = tuple(_release(i, r, declared) for i, r in enumerate(rows))
+    names = [r.name for r in releases]
+    dup = next((n for n in names if names.count(n) > 1), None)
+    if dup is not None:
+        raise InputError(
+            f"release {names.index(dup, names.index(dup) + 1) + 1} ({dup!r}): name is used twice; "
+            "give each release its own name."
+        )
+    return Plan(releases=releases, groups=declared)
 
 
 def plan_toml(plan: Plan) -> str:

@@ -34,6 +34,13 @@ TOOLS = [
         "Step-by-step lessons through the pages, with questions whose answers the app computes.",
     ),
     (
+        "pages/10_Release_ledger.py",
+        "Release ledger",
+        "Release_ledger",
+        ":material/receipt_long:",
+        "A whole plan of releases: what it costs each group of people, by four accountants, against a budget.",
+    ),
+    (
         "pages/9_Docs.py",
         "Documentation",
         "Docs",
@@ -65,6 +72,7 @@ def sidebar_nav() -> None:
 
 #: documentation topics that are not a page's (docs/<name>.md): name → title
 OTHER_DOCS = {
+    "release-ledger": "Release ledger",
     "privacy-levels": "What a privacy level means; guarantee checks",
     "corrections": "Corrections to the papers",
     "lessons": "Writing a lesson",

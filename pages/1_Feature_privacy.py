@@ -31,7 +31,7 @@ from hetdp_ui.nav import doc_link
 state = start_page(
     fp,
     preset_help=(
-        "Paper setups (Appendix B.3/B.4). Presets cap trials at 40 for interactivity; "
+        "Paper setups (Appendix B.3/B.4). Presets cap trials at 40 (Figure 4b: 20) to fit the page's budget; "
         "use `hetdp reproduce` for the full runs."
     ),
 )
@@ -340,6 +340,6 @@ if state["preset"] != "Custom":
     key = fp.PRESET_KEYS[state["preset"]]
     st.info(
         f"Preset {PAPER_PRESETS[key].name}: {PAPER_PRESETS[key].note} Trials are capped at "
-        f"{fp.PAGE_PRESET_TRIALS} here; "
+        f"{fp.PRESETS[state['preset']].trials} here (the page's compute budget); "
         f"`hetdp reproduce {key} --out DIR` runs the full configuration."
     )

@@ -34,17 +34,16 @@ upload = None
 
 
 def _resize_bins() -> None:
-    """k changed: keep one demand per bin (cut the list, or repeat its last value) instead of
-    replacing the page with an input error; a note says what changed."""
-    state.mark_custom()
-    k = int(st.session_state[state.key("k")])
+    """Keep one demand per bin when the number of bins changes (k, the dataset or the problem): cut
+    the list, or repeat its last value, instead of replacing the page with an input error; a note
+    says what changed."""
+    need = pu.bins_needed(dataset=state["dataset"], problem=state["problem"], k=state["k"])
     parts = [p.strip() for p in str(st.session_state[state.key("eps_by_bin")]).split(",") if p.strip()]
-    if parts and len(parts) != k:
-        parts = parts[:k] if len(parts) > k else parts + [parts[-1]] * (k - len(parts))
+    if need and parts and len(parts) != need:
+        parts = parts[:need] if len(parts) > need else parts + [parts[-1]] * (need - len(parts))
         st.session_state[state.key("eps_by_bin")] = ",".join(parts)
         st.session_state["het_bins_note"] = (
-            f"“ε per bin” now has {k} entries, one per bin "
-            f"(cut, or extended with its last value); "
+            f"“ε per bin” now has {need} entries, one per bin (cut, or extended with its last value); "
             "edit it to set each bin's demand."
         )
 
@@ -52,7 +51,7 @@ def _resize_bins() -> None:
 if state["dataset"] == "synthetic":
     grid_slider("n users", pu.N_OPTIONS, state.key("n"))
     if state["problem"] == "frequency":
-        state.slider("k", "k bins", on_change=_resize_bins)
+        state.slider("k", "k bins", on_change=state.mark_custom)
         sb.selectbox("bin profile", ["uniform", "peaked", "skewed"], key=state.key("profile"))
 elif state["dataset"] == "upload":
     f = sb.file_uploader("CSV (first column; frequencies: bin indices)", type=["csv"], key="het_upload")
@@ -70,6 +69,7 @@ sb.radio(
     help="by value: ε depends on the user's bin (correlated with the data); groups: shares of users with ε ranges",
 )
 if state["demand"] == "by value":
+    _resize_bins()
     sb.text_input("ε per bin (mean: per fifth of [0,1]…); inf = public", key=state.key("eps_by_bin"))
     if st.session_state.get("het_bins_note"):
         sb.caption(st.session_state.pop("het_bins_note"))

@@ -24,6 +24,33 @@ from hetdp_ui.nav import doc_link
 
 state = start_page(ml)
 
+
+def _adapt() -> None:
+    """Inputs that bound each other adapt instead of failing (before the widgets are drawn): the
+    bounded-Laplace domain [l, u] widens to hold the sensitivity, the true value q stays in it, and
+    Example 8's first part m stays below n; a note says what moved."""
+    ss, k = st.session_state, state.key
+    lo, up, q, sens = (float(ss[k(n)]) for n in ("bl_lower", "bl_upper", "bl_q", "sens"))
+    n, m = int(ss[k("n")]), int(ss[k("m")])
+    notes = []
+    if not lo < up or sens >= up - lo:
+        width = max(2.0 * sens, 10.0 if not lo < up else 0.0)
+        new_up = min(lo + width, 1e6)
+        lo, up = new_up - width, new_up
+        notes.append(f"the bounded-Laplace domain is now [{lo:g}, {up:g}], wider than Δ = {sens:g}")
+    if not lo <= q <= up:
+        q = min(max(q, lo), up)
+        notes.append(f"the true value q is now {q:g}, inside the domain")
+    if m >= n:
+        m = n - 1
+        notes.append(f"Example 8's first part m is now {m} (< n = {n})")
+    if notes:
+        ss[k("bl_lower")], ss[k("bl_upper")], ss[k("bl_q")], ss[k("m")] = lo, up, q, m
+        st.info("Adapted to your last change: " + "; ".join(notes) + ".")
+
+
+_adapt()
+
 EPS_GRID, DELTA_GRID = list(ml.EPS_GRID), list(ml.DELTA_GRID)
 sb = st.sidebar
 eps = log_slider("ε", EPS_GRID, state.key("eps"))

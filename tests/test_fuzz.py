@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from hetdp_core.scenario import PAGE_BUDGET, InputError
-from hetdp_core.scenarios import PAGES, get
+from hetdp_core.scenarios import get, pages
 from hetdp_ui.cli import main
 
 NASTY = [
@@ -92,7 +92,7 @@ def values_for(page: str):
     return st.sampled_from(NASTY + bounds)
 
 
-@pytest.mark.parametrize("page", sorted(PAGES))
+@pytest.mark.parametrize("page", sorted(pages()))
 def test_fuzzed_url_parameters(page):
     keys = sorted(get(page).SCENARIO.specs()) + ["preset"] + sorted(get(page).SCENARIO.ALIASES)
 
@@ -150,12 +150,12 @@ def test_fuzzed_text_widgets(page):
 
 def test_every_page_with_text_inputs_is_fuzzed():
     """Pages not in TEXT_VIEWS really have no text input in any view (the regression page)."""
-    assert set(PAGES) - set(TEXT_VIEWS) == {"Private_regression"}
+    assert set(pages()) - set(TEXT_VIEWS) == {"Private_regression"}
     src = (ROOT / "pages" / "3_Private_regression.py").read_text()
     assert "text_input" not in src and "text_area" not in src
 
 
-CLI_PAGES = sorted(PAGES)
+CLI_PAGES = sorted(pages())
 
 
 @settings(

@@ -19,23 +19,30 @@ CASES = [
 @pytest.mark.parametrize("spec", specs(), ids=lambda s: s.url)
 def test_every_page_offers_plan_a_vs_plan_b(spec):
     """Every registered page pins a plan A and compares it with the current view (its own key
-    numbers, or those of its spec's key tables): move the first sidebar slider to its other end."""
+    numbers, or those of its spec's key tables): move sidebar sliders to their other end until a
+    quantity is in both plans."""
     at = AppTest.from_file(str(ROOT / spec.file), default_timeout=180)
     at.query_params.update(dict(spec.fast_query))
     at.run()
     at.button(key=f"{spec.key_prefix}_pin_set").click().run()
     assert at.query_params.get("pin")
-    s = next(
-        w
-        for w in at.sidebar.slider
+    candidates = [
+        w.key
+        for w in [*at.sidebar.slider, *at.sidebar.number_input]
         if (w.key or "").startswith(spec.key_prefix + "_")
-        and w.key[len(spec.key_prefix) + 1 :] not in ("n", "trials", "runs", "steps", "seed")
-    )
-    s.set_value(s.max if s.value != s.max else s.min).run()
-    assert not at.exception, [e.value for e in at.exception]
-    table = _ab_table(at)
-    assert table is not None and len(table) >= 1, spec.url
-    diff = table.dropna(subset=["B − A"])
+        and w.key[len(spec.key_prefix) + 1 :] not in ("n", "trials", "runs", "steps", "seed", "k")
+    ]
+    diff = None
+    for key in candidates:  # a move that keeps some quantity in both plans (k changes the groups)
+        s = next(w for w in [*at.sidebar.slider, *at.sidebar.number_input] if w.key == key)
+        s.set_value(s.max if s.value != s.max else s.min).run()
+        assert not at.exception, [e.value for e in at.exception]
+        table = _ab_table(at)
+        assert table is not None and len(table) >= 1, spec.url
+        diff = table.dropna(subset=["B − A"])
+        if len(diff):
+            break
+    assert diff is not None and len(diff) >= 1, spec.url
     assert (diff["B − A"] - (diff["plan B"] - diff["plan A"])).abs().max() < 1e-12
 
 

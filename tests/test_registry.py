@@ -84,7 +84,7 @@ def test_every_spec_matches_its_files(spec):
     mod = registry.get(spec.url)
     assert (ROOT / spec.file).is_file() and (ROOT / "docs" / f"{spec.doc}.md").is_file()
     src = (ROOT / spec.file).read_text()
-    assert re.search(r"start_page\(\w+", src)  # title, widgets keyed by the spec's prefix
+    assert re.search(r"start_page\(\s*\w+", src)  # title, widgets keyed by the spec's prefix
     assert mod.SCENARIO.PAGE == spec.url and mod.SCENARIO.TITLE == spec.title
     assert spec.solver is None or spec.solver in SOLVERS
     import inspect

@@ -35,11 +35,11 @@ def test_tidy_log_axes_replaces_minor_labels_and_respects_explicit_ticks():
 def test_every_page_figure_with_a_log_axis_has_clean_ticks():
     """The builders the pages use: every log axis gets ticks that are 1-2-3-5 multiples of powers of ten
     (or all integer multiples within a single decade)."""
-    from hetdp_core.scenarios import PAGES, get
+    from hetdp_core.scenarios import get, pages
     from hetdp_ui.report import report_figures
 
     seen = 0
-    for page in sorted(PAGES):
+    for page in sorted(pages()):
         mod = get(page)
         sp = mod.SCENARIO.specs()
         s = mod.SCENARIO.from_query({"trials": str(int(sp["trials"].lo))} if "trials" in sp else {})
@@ -69,11 +69,11 @@ ALLOWED = {c.lower() for c in OKABE_ITO.values()} | {
 
 
 def _page_figures():
-    from hetdp_core.scenarios import PAGES, get
+    from hetdp_core.scenarios import get, pages
     from hetdp_ui.report import report_figures
 
     out = []
-    for page in sorted(PAGES):
+    for page in sorted(pages()):
         mod = get(page)
         sp = mod.SCENARIO.specs()
         s = mod.SCENARIO.from_query({"trials": str(int(sp["trials"].lo))} if "trials" in sp else {})

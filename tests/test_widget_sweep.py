@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.registry import specs
+from hetdp_core.registry import get, specs
 
 #: inputs that set the amount of computation, not the shape of the question
 COST = {"n", "trials", "runs", "steps", "m", "seed", "med_n", "check_trials"}
@@ -47,9 +47,16 @@ def test_every_sidebar_widget_across_its_range(spec):
             name = _name(spec, w)
             if name is None or name in COST or getattr(w, "disabled", False):
                 continue
+            field = get(spec.url).SCENARIO.specs().get(name)
             if kind in ("slider", "number_input"):
                 values = [w.min, w.max] if w.min is not None and w.max is not None else []
-            elif kind in ("selectbox", "radio"):
+            elif field is not None and field.kind == "choice":
+                values = list(field.choices)[:6]  # the raw values (labels may be formatted)
+            elif kind == "selectbox" and w.format_func is not str:
+                continue  # set by its raw value in the page tests (e.g. zc_group in test_pages.py)
+            elif kind == "selectbox":
+                values = [("index", i) for i in range(min(len(w.options), 6))]
+            elif kind == "radio":
                 values = list(w.options)[:6]
             else:
                 values = [not w.value, w.value]
@@ -57,8 +64,10 @@ def test_every_sidebar_widget_across_its_range(spec):
                 w = next((x for x in getattr(at.sidebar, kind) if getattr(x, "key", None) == w.key), None)
                 if w is None:  # the widget is hidden by an earlier move
                     break
-                if kind in ("selectbox", "radio"):
-                    w.set_value(v if v in w.options else w.options[0])
+                if isinstance(v, tuple) and v[0] == "index":
+                    if v[1] >= len(w.options):
+                        break
+                    w.select_index(v[1])
                 else:
                     w.set_value(v)
                 at.run()

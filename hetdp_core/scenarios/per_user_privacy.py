@@ -164,6 +164,15 @@ PRESETS = {
 }
 
 
+def bins_needed(*, dataset: str, problem: str, k: int) -> int | None:
+    """How many entries "ε per bin" must have for demands by value: one per bin of a histogram (k for
+    synthetic data, 4 for RAND HIE's self-rated health); None where any length works (a mean's
+    values are cut into as many bins as given) or the data decide (an upload)."""
+    if problem != "frequency":
+        return None
+    return int(k) if dataset == "synthetic" else 4 if dataset == "RAND HIE (real)" else None
+
+
 def load_data(s: PerUserPrivacy, upload: bytes | None = None) -> tuple[np.ndarray, int, str]:
     """(values, number of bins, description) for the scenario's dataset."""
     if s.dataset == "synthetic":

@@ -251,7 +251,7 @@ def test_accuracy_solver_in_the_browser(page, server, artifacts):
     page.locator(".js-plotly-plot").nth(2).wait_for()
     wait_idle(page)
     page.get_by_text("What privacy do I need for this accuracy?").click()
-    box = page.get_by_label("target squared error")
+    box = page.get_by_role("spinbutton", name="target squared error")
     box.fill("0.5")
     box.press("Enter")
     wait_idle(page)

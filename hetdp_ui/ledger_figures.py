@@ -1,0 +1,61 @@
+"""Figures of the release ledger (Streamlit-free): who pays what, and the totals by accountant."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from hetdp_ui.theme import COLORWAY, GREY, finish
+
+ACCOUNTANT_LABELS = {"basic": "basic composition (sums)", "zcdp": "zCDP", "rdp": "Rényi DP", "pld": "PLD (tight)"}
+
+
+def spend_figure(spend: list[dict]) -> go.Figure:
+    """One bar per group, one segment per release: the ε each release costs that group on its own
+    (basic composition, repeats included) — who pays most, and for what."""
+    fig = go.Figure()
+    groups = list(dict.fromkeys(r["group"] for r in spend))
+    releases = list(dict.fromkeys(r["release"] for r in spend))
+    for i, name in enumerate(releases):
+        val = {r["group"]: r["epsilon (basic)"] for r in spend if r["release"] == name}
+        fig.add_bar(
+            y=groups,
+            x=[val.get(g, 0.0) for g in groups],
+            name=name,
+            orientation="h",
+            marker_color=COLORWAY[i % len(COLORWAY)],
+        )
+    fig.update_layout(
+        barmode="stack",
+        template="plotly_white",
+        title="What each release spends, per group",
+        xaxis_title="ε of the release on its own (basic composition)",
+        yaxis_title="group",
+        legend_title="release",
+        height=max(260, 90 + 60 * len(groups)),
+    )
+    return finish(fig)
+
+
+def totals_figure(totals: list[dict], *, budget: float | None = None) -> go.Figure:
+    """The plan's total ε per group under each accountant, side by side, with the budget line."""
+    fig = go.Figure()
+    groups = list(dict.fromkeys(r["group"] for r in totals))
+    for i, acc in enumerate(ACCOUNTANT_LABELS):
+        val = {r["group"]: r["epsilon"] for r in totals if r["accountant"] == acc}
+        fig.add_bar(
+            x=groups,
+            y=[val.get(g) for g in groups],
+            name=ACCOUNTANT_LABELS[acc],
+            marker_color=COLORWAY[i % len(COLORWAY)],
+        )
+    if budget is not None:
+        fig.add_hline(y=budget, line_dash="dash", line_color=GREY, annotation_text=f"budget ε = {budget:g}")
+    fig.update_layout(
+        barmode="group",
+        template="plotly_white",
+        title="Total privacy loss per group",
+        xaxis_title="group",
+        yaxis_title="total ε at the chosen δ",
+        legend_title="accountant",
+    )
+    return finish(fig)

@@ -1,0 +1,56 @@
+"""The Release ledger page in Chromium: the example plan's totals and charts, a budget that turns
+into a warning, a plan loaded from a TOML file (the totals change, the link keeps the plan), a bad
+file that leaves the current plan in place, and the plan's TOML download. Screenshots under
+tests/artifacts/."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from hetdp_core.ledger import parse_plan
+
+from .test_browser import assert_no_errors, wait_idle
+
+pytestmark = pytest.mark.browser
+
+SMALL = '[[release]]\nname = "counts"\nmechanism = "laplace"\nnoise = 0.5\nrepeat = 4\ngroups = ["all"]\n'
+
+
+def test_ledger_page_budget_upload_and_download(page, server, artifacts, tmp_path):
+    page.goto(f"{server}/Release_ledger")
+    page.locator(".js-plotly-plot").nth(1).wait_for()
+    wait_idle(page)
+    assert_no_errors(page)
+    page.get_by_text("Who pays most: survey participants").wait_for()
+    page.screenshot(path=str(artifacts / "ledger_example.png"), full_page=True)
+
+    page.get_by_text("compare with a budget").click()
+    budget = page.get_by_role("spinbutton", name="budget")
+    budget.wait_for()
+    budget.fill("2")
+    budget.press("Enter")
+    page.get_by_text(re.compile("Over budget")).wait_for()
+    wait_idle(page)
+    assert "budget=2.0" in page.url
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text(SMALL.replace("laplace", "exponential"))
+    page.locator('input[type="file"]').set_input_files(str(bad))
+    page.get_by_text(re.compile(r"The file was not loaded .*release 1 \('counts'\): mechanism")).wait_for()
+    wait_idle(page)
+    page.get_by_text("Who pays most: survey participants").wait_for()  # the current plan is kept
+
+    good = tmp_path / "plan.toml"
+    good.write_text(SMALL)
+    page.locator('input[type="file"]').set_input_files(str(good))
+    page.get_by_text("Who pays most: all").wait_for()  # Laplace b = 0.5, 4 times: ε = 8
+    wait_idle(page)
+    assert_no_errors(page)
+    page.screenshot(path=str(artifacts / "ledger_loaded.png"), full_page=True)
+    with page.expect_download() as dl:
+        page.get_by_role("button", name="Download the plan (TOML)").click()
+    saved = tmp_path / "saved.toml"
+    dl.value.save_as(saved)
+    assert parse_plan(saved.read_text()).releases[0].name == "counts"

@@ -1,0 +1,96 @@
+"""The Release ledger page (AppTest): the example plan's totals, a plan from the link, a bad plan in
+the link or the editor (a message naming the release and field, the rows kept), the budget warning,
+and the page's CSV equal to `hetdp ledger --csv` for the same plan."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from conftest import ROOT
+from streamlit.testing.v1 import AppTest
+
+from hetdp_core.ledger import ledger, parse_plan
+
+PAGE = str(ROOT / "pages" / "10_Release_ledger.py")
+SMALL = '[[release]]\nname = "counts"\nmechanism = "gaussian"\nnoise = 2.0\nrepeat = 3\ngroups = ["all"]\n'
+
+
+def _open(**query):
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params.update(query)
+    return at.run()
+
+
+def _wide(at) -> pd.DataFrame:
+    return next(d.value for d in at.dataframe if "pld" in d.value.columns)
+
+
+def test_the_example_plan_shows_every_group_and_accountant():
+    at = _open()
+    assert not at.exception and not at.error
+    wide = _wide(at)
+    assert set(wide["group"]) == {"residents", "survey participants"}
+    expect = ledger(parse_plan((ROOT / "data" / "plans" / "census-and-survey.toml").read_text()), delta=1e-6)
+    pld = {r["group"]: r["epsilon"] for r in expect.totals if r["accountant"] == "pld"}
+    for _, row in wide.iterrows():
+        assert row["pld"] == pytest.approx(pld[row["group"]], abs=1e-4)
+    assert any("Who pays most:** survey participants" in m.value for m in at.markdown)
+    assert len(at.get("plotly_chart")) == 2
+    assert (
+        parse_plan(at.query_params["plan"][0] if isinstance(at.query_params["plan"], list) else at.query_params["plan"])
+        is not None
+    )  # the plan is in the link
+
+
+def test_a_plan_from_the_link_and_its_totals_change_with_delta_and_budget():
+    at = _open(plan=SMALL, delta="1e-06")
+    wide = _wide(at)
+    assert list(wide["group"]) == ["all"]
+    first = float(wide["pld"].iloc[0])
+    at.sidebar.select_slider(key="ledger_delta").set_value(1e-3).run()
+    assert float(_wide(at)["pld"].iloc[0]) < first  # a larger δ, a smaller ε
+    at.sidebar.checkbox(key="ledger_use_budget").check().run()
+    at.sidebar.number_input(key="ledger_budget").set_value(0.5).run()
+    assert any("Over budget" in w.value for w in at.warning)
+    at.sidebar.number_input(key="ledger_budget").set_value(50.0).run()
+    assert any("Within budget" in s.value for s in at.success)
+    assert at.query_params["budget"] in ("50.0", ["50.0"])
+
+
+@pytest.mark.parametrize(
+    "bad,match",
+    [
+        (SMALL.replace("gaussian", "exponential"), "release 1 ('counts'): mechanism must be one of"),
+        (SMALL.replace("repeat = 3", "repeat = 0"), "release 1 ('counts'): repeat must be"),
+        ("[[release]\n", "not valid TOML"),
+    ],
+)
+def test_a_bad_plan_in_the_link_is_named_and_the_example_shown(bad, match):
+    at = _open(plan=bad)
+    assert not at.exception
+    assert any(match in w.value and "URL parameter 'plan' ignored" in w.value for w in at.warning)
+    assert set(_wide(at)["group"]) == {"residents", "survey participants"}
+
+
+def test_a_group_named_nowhere_keeps_the_rows_and_names_the_release():
+    at = _open(plan=SMALL.replace('groups = ["all"]', 'groups = ["kids"]'))
+    at.text_input(key="ledger_groups").set_value("adults").run()
+    assert not at.exception
+    assert any("release 1 ('counts'): group 'kids' is named nowhere" in e.value for e in at.error)
+    assert any("Your rows are kept" in c.value for c in at.caption)
+
+
+def test_page_and_cli_give_the_same_ledger(tmp_path, monkeypatch):
+    import streamlit.testing.v1.app_test as app_test_module
+    from test_page_cli_agreement import _Capture
+
+    from hetdp_ui.cli import main
+
+    monkeypatch.setattr(app_test_module, "MemoryMediaFileStorage", _Capture)
+    _Capture.files = {}
+    at = _open(plan=SMALL, delta="1e-05")
+    assert not at.exception
+    plan_file = tmp_path / "plan.toml"
+    plan_file.write_bytes(_Capture.files["plan.toml"])  # the page's TOML download
+    assert main(["ledger", "--plan", str(plan_file), "--delta", "1e-05", "--csv", str(tmp_path / "o")]) == 0
+    assert _Capture.files["ledger.csv"] == (tmp_path / "o" / "ledger.csv").read_bytes()
