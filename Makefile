@@ -54,8 +54,10 @@ dev: $(STAMP)
 	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.fileWatcherType auto --server.runOnSave true \
 	  --client.showErrorDetails full
 
+# two worker processes (pytest-xdist), a test file stays on one worker (its module fixtures, e.g. a
+# browser server, are set up once); the slowest tests are printed
 test: $(TSTAMP) chromium nginx lint
-	$(PY) -m pytest -q -p no:cacheprovider --durations=15
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=15
 
 # ruff: lint and format check (pyproject's [tool.ruff]); `make format` rewrites
 lint: $(TSTAMP)
