@@ -158,8 +158,9 @@ st.subheader("Total privacy loss per group")
 st.dataframe(wide.round(4), hide_index=True, key="ledger_wide")
 tight = {r["group"]: r for r in result.totals if r["accountant"] == "pld"}
 worst = max(tight.values(), key=lambda r: r["epsilon"])
+who = "everyone" if worst["group"] == "all" else worst["group"]
 st.markdown(
-    f"**Who pays most:** {worst['group']} — ε = {worst['epsilon']:.3g} at δ = {delta:.0e} over "
+    f"**Who pays most:** {who} — ε = {worst['epsilon']:.3g} at δ = {delta:.0e} over "
     f"{worst['releases']} releases (tight accountant). For a person in that group, the whole plan changes "
     f"an attacker's odds about them by at most a factor e^ε ≈ {min(2.718281828 ** worst['epsilon'], 1e12):.3g}, "
     f"except with probability δ."

@@ -139,7 +139,7 @@ def test_load_tool_crowd_on_one_cached_link(server):
 def stack():
     from hetdp_ui.serve import Stack
 
-    st = Stack(workers=2, port=load.free_port()).start()
+    st = Stack(workers=2, port=load.free_port()).start(timeout=240)
     yield st
     st.stop()
 
@@ -213,7 +213,7 @@ def test_a_killed_worker_costs_only_its_own_sessions_and_comes_back():
 
     from hetdp_ui.serve import Stack
 
-    st = Stack(workers=2, port=load.free_port()).start()
+    st = Stack(workers=2, port=load.free_port()).start(timeout=240)
     stop = threading.Event()
     sup = threading.Thread(target=st.supervise, args=(stop,), kwargs={"interval": 0.2}, daemon=True)
     sup.start()

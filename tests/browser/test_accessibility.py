@@ -43,6 +43,9 @@ def test_axe_finds_no_serious_or_critical_violation(page, server, artifacts, axe
     wait_idle(page)
     page.wait_for_timeout(1500)  # fade-in animations of new elements have ended
     wait_idle(page)
+    # and every animation has finished (a caption still fading in has a lower contrast; under load
+    # the page renders later than 1.5 s)
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')", timeout=60_000)
     if "claim fails" not in (page.locator(ERROR_SELECTORS).all_inner_texts() or [""])[0]:
         assert_no_errors(page)
     result = axe.run(page)

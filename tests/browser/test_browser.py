@@ -171,7 +171,7 @@ def test_two_workers_behind_nginx(page, artifacts):
 
     from hetdp_ui.serve import Stack
 
-    stack = Stack(workers=2, port=load.free_port()).start()
+    stack = Stack(workers=2, port=load.free_port()).start(timeout=240)
     try:
         page.goto(f"{stack.url}/Groupwise_zCDP?trials=200")
         page.locator(".js-plotly-plot").nth(4).wait_for()

@@ -48,7 +48,7 @@ def test_ledger_page_budget_upload_and_download(page, server, artifacts, tmp_pat
     good = tmp_path / "plan.toml"
     good.write_text(SMALL)
     page.locator('input[type="file"]').set_input_files(str(good))
-    page.get_by_text("Who pays most: all").wait_for()  # Laplace b = 0.5, 4 times: ε = 8
+    page.get_by_text("Who pays most: everyone").wait_for()  # Laplace b = 0.5, 4 times: ε = 8
     wait_idle(page)
     assert_no_errors(page)
     page.screenshot(path=str(artifacts / "ledger_loaded.png"), full_page=True)
