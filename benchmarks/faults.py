@@ -127,20 +127,10 @@ def heavy_users(users: int, cap_gib: float) -> dict:
     port = load.free_port()
     proc = load.start_server(port)
     url = f"http://127.0.0.1:{port}"
-    peak, stop = [0], threading.Event()
-
-    def sample():
-        while not stop.is_set():
-            peak[0] = max(peak[0], load.tree_rss(proc.pid))
-            time.sleep(0.1)
-
-    t = threading.Thread(target=sample, daemon=True)
-    t.start()
     try:
-        views = load.arun(load.crowd(url, "Mechanism_lab", [f"trials=5000&n=10000&seed={i}" for i in range(users)]))
+        with load.PeakRSS(proc.pid) as mem:
+            views = load.arun(load.crowd(url, "Mechanism_lab", [f"trials=5000&n=10000&seed={i}" for i in range(users)]))
     finally:
-        stop.set()
-        t.join(5)
         proc.terminate()
         proc.wait(10)
     s = load.summary(views)
@@ -148,15 +138,15 @@ def heavy_users(users: int, cap_gib: float) -> dict:
     ok = (
         s["failures"] == 0
         and s["exceptions"] == 0
-        and peak[0] < cap_gib * 2**30
+        and mem.peak < cap_gib * 2**30
         and all(v.finished and (not v.errors or all("busy" in e for e in v.errors)) for v in views)
     )
     print(
-        f"{users} heavy users: peak resident {peak[0] / 2**30:.2f} GiB (cap {cap_gib} GiB), "
+        f"{users} heavy users: peak resident {mem.peak / 2**30:.2f} GiB (cap {cap_gib} GiB), "
         f"{users - busy} results, {busy} 'busy', p95 {s['p95_s']} s {'ok' if ok else 'FAILED'}",
         flush=True,
     )
-    return {"users": users, "peak_gib": round(peak[0] / 2**30, 3), "cap_gib": cap_gib, "busy": busy, **s, "ok": ok}
+    return {"users": users, "peak_gib": round(mem.peak / 2**30, 3), "cap_gib": cap_gib, "busy": busy, **s, "ok": ok}
 
 
 def corrupt_cache(users: int) -> dict:

@@ -184,6 +184,31 @@ def tree_rss(pid: int) -> int:
     return total
 
 
+class PeakRSS:
+    """``with PeakRSS(pid) as m: …`` samples :func:`tree_rss` every 0.1 s; ``m.peak`` is the largest
+    resident memory (bytes) of the process and its children seen during the block."""
+
+    def __init__(self, pid: int):
+        import threading
+
+        self.pid, self.peak, self._stop = pid, 0, threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self):
+        while not self._stop.is_set():
+            self.peak = max(self.peak, tree_rss(self.pid))
+            time.sleep(0.1)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(5)
+        return False
+
+
 def warm_view_cpu(url: str, pid: int, page: str, query: str = "", repeats: int = 10) -> dict:
     """Server CPU of one new session on a cached view: median over ``repeats`` sequential sessions."""
     first = arun(open_view(url, page, query))  # computes and caches the results

@@ -168,12 +168,17 @@ def parse_plan(text: str | bytes) -> Plan:
     raw = data.get("release", [])
     if not isinstance(raw, list) or not raw:
         raise InputError("plan: no release; add at least one [[release]] table.")
-    if len(raw) > MAX_RELEASES:
+    return _plan(raw, tuple(g.strip() for g in declared))
+
+
+def _plan(rows: list, declared: tuple[str, ...]) -> Plan:
+    """The plan of validated release ``rows`` (TOML tables or editor rows): at most MAX_RELEASES,
+    each checked by :func:`_release`, names unique, at most MAX_GROUPS groups."""
+    if len(rows) > MAX_RELEASES:
         raise InputError(
-            f"plan: {len(raw):,} releases; at most {MAX_RELEASES} (use repeat for a release published many times)."
+            f"plan: {len(rows):,} releases; at most {MAX_RELEASES} (use repeat for a release published many times)."
         )
-    declared = tuple(g.strip() for g in declared)
-    releases = tuple(_release(i, r, declared) for i, r in enumerate(raw))
+    releases = tuple(_release(i, r, declared) for i, r in enumerate(rows))
     names = [r.name for r in releases]
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup is not None:
@@ -205,17 +210,7 @@ def plan_from_records(records, *, groups=()) -> Plan:
         rows.append({**rec, "groups": list(g)})
     if not rows:
         raise InputError("plan: no release; add at least one row (name, mechanism, noise).")
-    if len(rows) > MAX_RELEASES:
-        raise InputError(f"plan: {len(rows):,} releases; at most {MAX_RELEASES}.")
-    releases = tuple(_release(i, r, declared) for i, r in enumerate(rows))
-    names = [r.name for r in releases]
-    dup = next((n for n in names if names.count(n) > 1), None)
-    if dup is not None:
-        raise InputError(
-            f"release {names.index(dup, names.index(dup) + 1) + 1} ({dup!r}): name is used twice; "
-            "give each release its own name."
-        )
-    return Plan(releases=releases, groups=declared)
+    return _plan(rows, declared)
 
 
 def plan_toml(plan: Plan) -> str:
@@ -242,21 +237,21 @@ def _q(s: str) -> str:
 
 # ------------------------------------------------------------------ accountants
 def _basic(releases, delta: float) -> tuple[float, float]:
-    from .profiles import gaussian_delta
-
     k = sum(r.repeat for r in releases if r.mechanism == "gaussian")
     eps = sum(r.repeat / r.noise for r in releases if r.mechanism == "laplace")
     if k:
         share = delta / k
         for r in releases:
             if r.mechanism == "gaussian":
-                eps += r.repeat * _gaussian_eps(r.noise, share, gaussian_delta)
+                eps += r.repeat * _gaussian_eps(r.noise, share)
     return eps, (delta if k else 0.0)
 
 
-def _gaussian_eps(sigma: float, delta: float, gaussian_delta) -> float:
+def _gaussian_eps(sigma: float, delta: float) -> float:
     """The smallest ε with δ(ε) ≤ delta for the Gaussian mechanism of noise σ (Δ = 1)."""
     from scipy.optimize import brentq
+
+    from .profiles import gaussian_delta
 
     if gaussian_delta(eps=0.0, sigma=sigma, sensitivity=1.0) <= delta:
         return 0.0
@@ -338,6 +333,7 @@ def ledger(plan: Plan, *, delta: float, budget: float | None = None) -> LedgerRe
     if budget is not None:
         budget = check_real("budget", budget, lo=0.0, lo_open=True, hi=1e4, what=" (the ε the plan may spend)")
     totals, spend = [], []
+    own = {r.name: _basic([r], delta)[0] for r in plan.releases}  # a release's own ε, the same in every group
     for g in plan.group_names():
         rel = [r for r in plan.releases if r.touches(g)]
         for acc in ACCOUNTANTS:
@@ -353,7 +349,7 @@ def ledger(plan: Plan, *, delta: float, budget: float | None = None) -> LedgerRe
                     "release": r.name,
                     "mechanism": r.mechanism,
                     "repeat": r.repeat,
-                    "epsilon (basic)": _basic([r], delta)[0],
+                    "epsilon (basic)": own[r.name],
                 }
             )
     return LedgerResult(plan=plan, delta=delta, budget=budget, totals=totals, spend=spend)

@@ -779,7 +779,7 @@ def _query_of(a) -> tuple[str, dict]:
     """(page, query mapping) from ``PAGE``, ``--query`` and ``--url``."""
     from urllib.parse import parse_qs, urlsplit
 
-    from hetdp_core.scenarios import page_name
+    from hetdp_core.scenarios import get, page_name
 
     page, query = a.page, {}
     if a.url:
@@ -798,8 +798,6 @@ def _query_of(a) -> tuple[str, dict]:
         raise CliError("give PAGE (e.g. Feature_privacy) or an app link with --url.")
     page = page_name(page)
     for item in getattr(a, "set", None) or []:  # --set NAME=VALUE, checked against the scenario's fields
-        from hetdp_core.scenarios import get
-
         cls = get(page).SCENARIO
         name, eq, value = item.partition("=")
         name = cls.ALIASES.get(name.strip(), name.strip())
@@ -846,50 +844,52 @@ def _solve_mechanisms(a, page, s) -> int:
     return 0
 
 
-def _solve_per_user(a, page, s) -> int:
+def _print_solution(a, page: str, sol, text) -> int:
+    """A scaling solver's answer: JSON (with the link that opens it), or ``text(link)``; exit code 1
+    when the fresh check misses the target."""
     import dataclasses
     from urllib.parse import urlencode
 
+    link = f"/{page}?{urlencode(sol.scenario_query)}"
+    print(_dump({**dataclasses.asdict(sol), "link": link}) if a.json else text(link))
+    return 0 if sol.meets_target else 1
+
+
+def _solve_per_user(a, page, s) -> int:
     from hetdp_core.solve import solve_per_user
 
     sol = solve_per_user(s, target=a.target, metric="pac" if a.metric == "q95" else a.metric, algorithm=a.algorithm)
-    link = f"/{page}?{urlencode(sol.scenario_query)}"
-    if a.json:
-        print(_dump({**dataclasses.asdict(sol), "link": link}))
-    else:
-        print(
+    return _print_solution(
+        a,
+        page,
+        sol,
+        lambda link: (
             f"{sol.algorithm}: every finite demand × {sol.scale:.4g} meets {sol.metric} ≤ {sol.target:g} "
             f"({sol.error:.4g}; 10 % more private: {sol.error_10pct_more_private:.4g}); 95 % interval of the "
             f"smallest scaling [{sol.scale_low:.4g}, {sol.scale_high:.4g}] (± {100 * sol.precision:.1f} %, "
             f"{sol.trials_used} trials); fresh check {sol.check_error:.4g} — "
             f"{'meets' if sol.meets_target else 'MISSES'} the target\nlink: {link}"
-        )
-    return 0 if sol.meets_target else 1
+        ),
+    )
 
 
 def _solve_feature(a, page, s) -> int:
-    import dataclasses
-    from urllib.parse import urlencode
-
     from hetdp_core.solve import solve_feature_privacy
 
     sol = solve_feature_privacy(s, target=a.target, check_trials=a.check_trials, statistic=a.statistic)
-    link = f"/{page}?{urlencode(sol.scenario_query)}"
-    if a.json:
-        print(_dump({**dataclasses.asdict(sol), "link": link}))
-    else:
-        print(
+    return _print_solution(
+        a,
+        page,
+        sol,
+        lambda link: (
             f"most private scaling whose {sol.statistic} ‖x̂ − x̄‖² (projection {sol.projection}) is ≤ {sol.target:g}: "
             f"{sol.scale:.4g}× the levels (ε = {sol.eps:.4g}, δ = {', '.join(f'{v:.4g}' for v in sol.delta)}; "
-            f"scan resolution ×{sol.grid_ratio:.3g})"
-        )
-        print(
+            f"scan resolution ×{sol.grid_ratio:.3g})\n"
             f"simulated {sol.statistic} {sol.error:.4g} (10 % more private: {sol.error_10pct_more_private:.4g}); fresh "
             f"simulation ({sol.check_trials} releases): {sol.check:.4g}, 95 % interval [{sol.check_low:.4g}, "
-            f"{sol.check_high:.4g}] — {'meets' if sol.meets_target else 'MISSES'} the target"
-        )
-        print(f"link: {link}")
-    return 0 if sol.meets_target else 1
+            f"{sol.check_high:.4g}] — {'meets' if sol.meets_target else 'MISSES'} the target\nlink: {link}"
+        ),
+    )
 
 
 #: a page spec's ``solver`` name → the CLI's printer of that solver

@@ -248,26 +248,11 @@ def test_twenty_concurrent_heavy_users_keep_memory_bounded(server):
     """20 users, 20 different uncached heavy views (about 2 s and 0.85 GiB each) at once: at most two
     run at a time (admission control) in limited child processes; the server's memory, children
     included, stays under 4 GiB, and every user gets a result (or "busy"), never an exception."""
-    import threading
-    import time
-
     url, pid = server
-    peak, stop = [0], threading.Event()
-
-    def sample():
-        while not stop.is_set():
-            peak[0] = max(peak[0], load.tree_rss(pid))
-            time.sleep(0.1)
-
-    t = threading.Thread(target=sample, daemon=True)
-    t.start()
-    try:
+    with load.PeakRSS(pid) as mem:
         views = load.arun(load.crowd(url, "Mechanism_lab", [f"trials=5000&n=10000&seed={i}" for i in range(20)]))
-    finally:
-        stop.set()
-        t.join(5)
     s = load.summary(views)
     assert s["failures"] == 0 and s["exceptions"] == 0, s
     assert all(v.finished and (not v.errors or all("busy" in e for e in v.errors)) for v in views), s
     assert sum(not v.errors for v in views) >= 10, s
-    assert peak[0] < 4 * 2**30, peak[0] / 2**30
+    assert mem.peak < 4 * 2**30, mem.peak / 2**30
