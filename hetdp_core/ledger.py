@@ -26,15 +26,31 @@ All four are valid upper bounds on the group's (ε, δ); the PLD one is the tigh
 
 from __future__ import annotations
 
+import functools
 import math
 import tomllib
 from dataclasses import dataclass, field
 
 from ._validate import InputError
 
-__all__ = ["Release", "Plan", "ACCOUNTANTS", "MECHANISMS", "parse_plan", "plan_from_records", "ledger", "plan_toml"]
+__all__ = [
+    "Release",
+    "Plan",
+    "ACCOUNTANTS",
+    "MECHANISMS",
+    "parse_plan",
+    "plan_from_records",
+    "ledger",
+    "plan_toml",
+    "levels_text",
+    "view_levels",
+    "pld_risk",
+    "solve_noise",
+    "LedgerResult",
+    "NoiseSolution",
+]
 
-MECHANISMS = ("gaussian", "laplace")
+MECHANISMS = ("gaussian", "laplace", "link")
 ACCOUNTANTS = ("basic", "zcdp", "rdp", "pld")
 #: limits of one plan (each release's composition is computed once per group, repeats are exact)
 MAX_RELEASES = 200
@@ -49,16 +65,24 @@ EVERYONE = "all"
 
 @dataclass(frozen=True)
 class Release:
-    """One release of the plan (see the module docstring)."""
+    """One release of the plan (see the module docstring). A ``link`` release has no mechanism or
+    noise of its own: ``link`` is an app view (``Page?query``), ``levels`` maps a group to the row of
+    that view's level table it is charged (other groups: every row's largest level)."""
 
     name: str
     mechanism: str
-    noise: float
+    noise: float | None
     repeat: int = 1
     groups: tuple[str, ...] = (EVERYONE,)
+    link: str | None = None
+    levels: tuple[tuple[str, str], ...] = ()
 
     def touches(self, group: str) -> bool:
         return EVERYONE in self.groups or group in self.groups
+
+    def level_for(self, group: str) -> str | None:
+        """The view's level row a link release charges ``group`` (None: the largest of them all)."""
+        return dict(self.levels).get(group)
 
 
 @dataclass(frozen=True)
@@ -85,31 +109,36 @@ def _release(i: int, raw, declared: tuple[str, ...]) -> Release:
     if not isinstance(name, str) or not name.strip() or len(name) > 80:
         raise InputError(f"{_where(i, None)}: name must be a text of 1 to 80 characters; got {name!r}.")
     at = _where(i, name)
-    unknown = set(raw) - {"name", "mechanism", "noise", "repeat", "groups", "link"}
+    unknown = set(raw) - {"name", "mechanism", "noise", "repeat", "groups", "link", "levels"}
     if unknown:
         raise InputError(
             f"{at}: unknown field(s) {', '.join(sorted(unknown))}; the fields are name, mechanism, "
-            "noise, repeat, groups."
+            "noise, repeat, groups (and link, levels for a view of the app)."
         )
-    if "link" in raw:
-        raise InputError(
-            f"{at}: link releases (a view of the app) are not accounted yet; give its mechanism "
-            "(gaussian or laplace) and noise instead."
-        )
-    mech = raw.get("mechanism")
+    mech = raw.get("mechanism", "link" if raw.get("link") else None)
     if mech not in MECHANISMS:
         raise InputError(f"{at}: mechanism must be one of {', '.join(MECHANISMS)}; got {mech!r}.")
-    noise = raw.get("noise")
-    if (
-        isinstance(noise, bool)
-        or not isinstance(noise, (int, float))
-        or not math.isfinite(noise)
-        or not NOISE_RANGE[0] <= noise <= NOISE_RANGE[1]
-    ):
-        raise InputError(
-            f"{at}: noise (σ/Δ for gaussian, b/Δ for laplace) must be a number in "
-            f"[{NOISE_RANGE[0]:g}, {NOISE_RANGE[1]:g}]; got {noise!r}."
-        )
+    link, levels, noise = None, (), None
+    if mech == "link":
+        link = _link(at, raw.get("link"))
+        levels = _levels(at, raw.get("levels", {}))
+        if raw.get("noise") is not None:
+            raise InputError(f"{at}: noise is stated by the linked view; drop noise or use gaussian/laplace.")
+    else:
+        if raw.get("link") or raw.get("levels"):
+            raise InputError(f'{at}: link and levels belong to mechanism = "link"; got mechanism {mech!r}.')
+        noise = raw.get("noise")
+        if (
+            isinstance(noise, bool)
+            or not isinstance(noise, (int, float))
+            or not math.isfinite(noise)
+            or not NOISE_RANGE[0] <= noise <= NOISE_RANGE[1]
+        ):
+            raise InputError(
+                f"{at}: noise (σ/Δ for gaussian, b/Δ for laplace) must be a number in "
+                f"[{NOISE_RANGE[0]:g}, {NOISE_RANGE[1]:g}]; got {noise!r}."
+            )
+        noise = float(noise)
     repeat = raw.get("repeat", 1)
     if isinstance(repeat, bool) or not isinstance(repeat, int) or not 1 <= repeat <= MAX_REPEAT:
         raise InputError(f"{at}: repeat must be a whole number from 1 to {MAX_REPEAT:,}; got {repeat!r}.")
@@ -118,20 +147,63 @@ def _release(i: int, raw, declared: tuple[str, ...]) -> Release:
         groups = [groups]
     if not isinstance(groups, list) or not groups or not all(isinstance(g, str) and g.strip() for g in groups):
         raise InputError(f'{at}: groups must be a list of group names ("all" = everyone); got {groups!r}.')
+    groups = [g.strip() for g in groups]
     if declared:
-        stray = [g for g in groups if g != EVERYONE and g not in declared]
+        stray = [g for g in groups + [g for g, _ in levels] if g != EVERYONE and g not in declared]
         if stray:
             raise InputError(
                 f"{at}: group {stray[0]!r} is named nowhere in the plan's groups "
                 f"({', '.join(declared)}); add it there or fix the name."
             )
+    if EVERYONE not in groups:
+        stray = [g for g, _ in levels if g not in groups]
+        if stray:
+            raise InputError(
+                f"{at}: levels names group {stray[0]!r}, which the release does not touch; add it to groups."
+            )
     return Release(
         name=name.strip(),
         mechanism=mech,
-        noise=float(noise),
+        noise=noise,
         repeat=int(repeat),
-        groups=tuple(g.strip() for g in groups),
+        groups=tuple(groups),
+        link=link,
+        levels=levels,
     )
+
+
+def _link(at: str, raw) -> str:
+    """A view of the app as ``Page?query`` (a full app link, ``/Page?query`` or ``Page?query``);
+    the page must exist and the query must describe a valid scenario of it."""
+    from urllib.parse import parse_qs, urlencode, urlsplit
+
+    from .registry import get, page_name
+
+    if not isinstance(raw, str) or not raw.strip() or len(raw) > 20_000:
+        raise InputError(f"{at}: link must be an app link such as 'Groupwise_zCDP?algorithm=1'; got {raw!r}.")
+    parts = urlsplit(raw.strip())
+    try:
+        page = page_name(parts.path)
+        query = parse_qs(parts.query, keep_blank_values=True)
+        scenario = get(page).SCENARIO.from_query(query)
+    except InputError as exc:
+        raise InputError(f"{at}: link: {exc}") from None
+    from .scenario import READING
+
+    return f"{page}?{urlencode({k: v for k, v in scenario.to_query().items() if k not in READING})}"
+
+
+def _levels(at: str, raw) -> tuple[tuple[str, str], ...]:
+    if isinstance(raw, str):  # the editor's text: "group: row | group: row"
+        pairs = [p.split(":", 1) for p in raw.split("|") if p.strip()]
+        if any(len(p) != 2 for p in pairs):
+            raise InputError(f"{at}: levels must read 'group: level row | group: level row'; got {raw!r}.")
+        raw = {g.strip(): r.strip() for g, r in pairs}
+    if not isinstance(raw, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in raw.items()
+    ):
+        raise InputError(f"{at}: levels must map group names to a row of the view's level table; got {raw!r}.")
+    return tuple((k.strip(), v.strip()) for k, v in raw.items())
 
 
 def parse_plan(text: str | bytes) -> Plan:
@@ -200,8 +272,11 @@ def plan_from_records(records, *, groups=()) -> Plan:
     rows = []
     for rec in records:
         rec = {k: v for k, v in dict(rec).items() if v is not None and not (isinstance(v, float) and math.isnan(v))}
-        if not str(rec.get("name", "")).strip() and "noise" not in rec:
+        if not str(rec.get("name", "")).strip() and "noise" not in rec and not rec.get("link"):
             continue
+        for k in ("link", "levels"):  # the editor's empty text cells
+            if isinstance(rec.get(k), str) and not rec[k].strip():
+                del rec[k]
         g = rec.get("groups", EVERYONE)
         if isinstance(g, str):
             g = [x.strip() for x in g.split(",") if x.strip()] or [EVERYONE]
@@ -219,16 +294,20 @@ def plan_toml(plan: Plan) -> str:
     if plan.groups:
         lines.append("groups = [" + ", ".join(_q(g) for g in plan.groups) + "]\n")
     for r in plan.releases:
-        lines += [
-            "[[release]]",
-            f"name = {_q(r.name)}",
-            f"mechanism = {_q(r.mechanism)}",
-            f"noise = {r.noise!r}",
-            f"repeat = {r.repeat}",
-            "groups = [" + ", ".join(_q(g) for g in r.groups) + "]",
-            "",
-        ]
+        lines += ["[[release]]", f"name = {_q(r.name)}", f"mechanism = {_q(r.mechanism)}"]
+        if r.link is not None:
+            lines.append(f"link = {_q(r.link)}")
+            if r.levels:
+                lines.append("levels = { " + ", ".join(f"{_q(g)} = {_q(v)}" for g, v in r.levels) + " }")
+        else:
+            lines.append(f"noise = {r.noise!r}")
+        lines += [f"repeat = {r.repeat}", "groups = [" + ", ".join(_q(g) for g in r.groups) + "]", ""]
     return "\n".join(lines)
+
+
+def levels_text(release: Release) -> str:
+    """A link release's ``levels`` as the editor shows them: ``group: level row | group: level row``."""
+    return " | ".join(f"{g}: {v}" for g, v in release.levels)
 
 
 def _q(s: str) -> str:
@@ -236,15 +315,34 @@ def _q(s: str) -> str:
 
 
 # ------------------------------------------------------------------ accountants
-def _basic(releases, delta: float) -> tuple[float, float]:
-    k = sum(r.repeat for r in releases if r.mechanism == "gaussian")
-    eps = sum(r.repeat / r.noise for r in releases if r.mechanism == "laplace")
+@dataclass(frozen=True)
+class Event:
+    """What one release spends on one group, ``repeat`` times: ``kind`` "gaussian" (``a`` = σ/Δ),
+    "laplace" (``a`` = b/Δ), "pure" (``a`` = ε) or "approx" (``a`` = ε, ``b`` = δ); ``row`` the
+    linked view's level row it was read from."""
+
+    kind: str
+    a: float
+    b: float = 0.0
+    repeat: int = 1
+    row: str = ""
+
+
+def _basic(events, delta: float) -> tuple[float, float]:
+    """Sums: pure and Laplace ε add; approximate (ε, δ) releases add their ε and δ; what is left of
+    ``delta`` is split evenly over the Gaussian releases, each spending its exact ε at its share."""
+    used = sum(e.repeat * e.b for e in events if e.kind == "approx")
+    eps = sum(
+        e.repeat * (1 / e.a if e.kind == "laplace" else e.a) for e in events if e.kind in ("laplace", "pure", "approx")
+    )
+    k = sum(e.repeat for e in events if e.kind == "gaussian")
     if k:
-        share = delta / k
-        for r in releases:
-            if r.mechanism == "gaussian":
-                eps += r.repeat * _gaussian_eps(r.noise, share)
-    return eps, (delta if k else 0.0)
+        if used >= delta:
+            return math.inf, delta
+        share = (delta - used) / k
+        eps += sum(e.repeat * _gaussian_eps(e.a, share) for e in events if e.kind == "gaussian")
+        return eps, delta
+    return eps, used
 
 
 def _gaussian_eps(sigma: float, delta: float) -> float:
@@ -263,93 +361,380 @@ def _gaussian_eps(sigma: float, delta: float) -> float:
     return brentq(lambda e: gaussian_delta(eps=e, sigma=sigma, sensitivity=1.0) - delta, 0.0, hi, xtol=1e-12)
 
 
-def _zcdp(releases, delta: float) -> tuple[float, float]:
-    rho = sum(r.repeat * (1 / (2 * r.noise**2) if r.mechanism == "gaussian" else 0.5 / r.noise**2) for r in releases)
+def _side(events, delta: float):
+    """Approximate (ε, δ) releases have no zCDP or Rényi curve: they are added by basic composition
+    beside the others, which are read at what is left of ``delta``. Returns (others, ε_side, δ_left)."""
+    side = [e for e in events if e.kind == "approx"]
+    left = delta - sum(e.repeat * e.b for e in side)
+    return [e for e in events if e.kind != "approx"], sum(e.repeat * e.a for e in side), left
+
+
+def _zcdp(events, delta: float) -> tuple[float, float]:
+    """ρ adds up (Gaussian Δ²/(2σ²); Laplace and pure ε-DP ε²/2, Bun and Steinke's Proposition 1.4),
+    then ε = ρ + 2√(ρ log(1/δ))."""
+    rest, eps_side, left = _side(events, delta)
+    rho = sum(e.repeat * (0.5 / e.a**2 if e.kind in ("gaussian", "laplace") else 0.5 * e.a**2) for e in rest)
     if rho == 0:
-        return 0.0, 0.0
-    return rho + 2 * math.sqrt(rho * math.log(1 / delta)), delta
+        return eps_side, delta - left
+    if left <= 0:
+        return math.inf, delta
+    return eps_side + rho + 2 * math.sqrt(rho * math.log(1 / left)), delta
 
 
-def _events(releases):
+def _dp_event(e: Event):
     import dp_accounting as dpa
 
-    out = []
-    for r in releases:
-        ev = (
-            dpa.GaussianDpEvent(noise_multiplier=r.noise)
-            if r.mechanism == "gaussian"
-            else dpa.LaplaceDpEvent(noise_multiplier=r.noise)
-        )
-        out.append(dpa.SelfComposedDpEvent(ev, r.repeat) if r.repeat > 1 else ev)
-    return dpa.ComposedDpEvent(out)
+    if e.kind == "gaussian":
+        return dpa.GaussianDpEvent(noise_multiplier=e.a)
+    if e.kind == "laplace":
+        return dpa.LaplaceDpEvent(noise_multiplier=e.a)
+    # pure ε-DP ⇒ ε²/2-zCDP: the Rényi curve of a Gaussian of noise 1/ε (a valid bound, not tight)
+    return dpa.GaussianDpEvent(noise_multiplier=1.0 / e.a) if e.a > 0 else dpa.NoOpDpEvent()
 
 
-def _rdp(releases, delta: float) -> tuple[float, float]:
+def _dp_events(events):
+    import dp_accounting as dpa
+
+    return dpa.ComposedDpEvent(
+        [dpa.SelfComposedDpEvent(_dp_event(e), e.repeat) if e.repeat > 1 else _dp_event(e) for e in events]
+    )
+
+
+def _rdp(events, delta: float) -> tuple[float, float]:
     from dp_accounting import rdp
 
+    rest, eps_side, left = _side(events, delta)
+    if not rest:
+        return eps_side, delta - left
+    if left <= 0:
+        return math.inf, delta
     acc = rdp.RdpAccountant()
-    acc.compose(_events(releases))
-    return float(acc.get_epsilon(delta)), delta
+    acc.compose(_dp_events(rest))
+    return eps_side + float(acc.get_epsilon(left)), delta
 
 
-def _pld(releases, delta: float) -> tuple[float, float]:
+def _pld_of(events):
+    return _pld_cached(tuple(events))
+
+
+@functools.lru_cache(maxsize=32)
+def _pld_cached(events: tuple):
+    """The composed privacy-loss distribution (dp-accounting): exact for Gaussian and Laplace noise,
+    the worst case of every (ε, δ)-DP mechanism for pure and approximate levels."""
+    from dp_accounting.pld import common
     from dp_accounting.pld import privacy_loss_distribution as pld
 
+    step = _interval(events)
     total = None
-    for r in releases:
-        one = (
-            pld.from_gaussian_mechanism(standard_deviation=r.noise)
-            if r.mechanism == "gaussian"
-            else pld.from_laplace_mechanism(parameter=r.noise)
-        )
-        if r.repeat > 1:
-            one = one.self_compose(r.repeat)
+    for e in events:
+        if e.kind == "gaussian":
+            one = pld.from_gaussian_mechanism(standard_deviation=e.a, value_discretization_interval=step)
+        elif e.kind == "laplace":
+            one = pld.from_laplace_mechanism(parameter=e.a, value_discretization_interval=step)
+        else:
+            one = pld.from_privacy_parameters(
+                common.DifferentialPrivacyParameters(e.a, e.b), value_discretization_interval=step
+            )
+        if e.repeat > 1:
+            one = one.self_compose(e.repeat)
         total = one if total is None else total.compose(one)
-    return float(total.get_epsilon_for_delta(delta)), delta
+    return total
+
+
+#: the most grid points of a composed privacy-loss distribution (memory ≈ 8 bytes each, a few copies)
+MAX_PLD_POINTS = 2_000_000
+
+
+def _interval(events) -> float:
+    """The privacy-loss grid step: dp-accounting's default 10⁻⁴, coarser when the composed loss spans
+    so wide a range that the grid would exceed MAX_PLD_POINTS (tiny noise, many repeats). A coarser
+    pessimistic grid is still a valid upper bound; it only loosens ε where ε is already large."""
+    span = 0.0
+    for e in events:
+        if e.kind == "gaussian":
+            mu = 1.0 / e.a
+            one = 2.0 * (mu * mu / 2.0 + 12.0 * mu)  # the loss μ²/2 + μZ, Z within ±12 (mass 10⁻³³)
+        elif e.kind == "laplace":
+            one = 2.0 / e.a
+        else:
+            one = 2.0 * e.a
+        span += e.repeat * one
+    return max(1e-4, span / MAX_PLD_POINTS)
+
+
+def _pld(events, delta: float) -> tuple[float, float]:
+    return float(_pld_of(events).get_epsilon_for_delta(delta)), delta
 
 
 _ACCOUNT = {"basic": _basic, "zcdp": _zcdp, "rdp": _rdp, "pld": _pld}
+
+
+def pld_risk(events, *, fpr: float) -> tuple[float, float]:
+    """(attack TPR at ``fpr``, maximal advantage) of the composed releases, from the tight accountant's
+    privacy profile δ(ε) on a grid (:func:`hetdp_core.risk.tpr_from_profile`; the advantage is δ(0))."""
+
+    from .risk import tpr_from_profile
+
+    if not events:
+        return float(fpr), 0.0
+    grid, prof = _profile(tuple(events))
+    return tpr_from_profile(eps_grid=grid, delta_grid=prof, fpr=fpr), float(prof[0])
+
+
+#: the false-positive rates at which a group's trade-off curve is tabulated
+CURVE_FPR = (0.0, *[10.0 ** (k / 10.0) for k in range(-40, 1)])
+
+
+def pld_curve(events) -> list[float]:
+    """The attack TPR bound at each of :data:`CURVE_FPR` (the group's trade-off curve)."""
+    from .risk import tradeoff_from_profile
+
+    if not events:
+        return list(CURVE_FPR)
+    grid, prof = _profile(tuple(events))
+    return [float(x) for x in 1.0 - tradeoff_from_profile(list(CURVE_FPR), eps_grid=grid, delta_grid=prof)]
+
+
+@functools.lru_cache(maxsize=32)
+def _profile(events: tuple):
+    """δ(ε) of the composed releases on a grid from 0 to the ε at δ = 10⁻¹² (at most 60)."""
+    import numpy as np
+
+    total = _pld_of(events)
+    hi = max(float(total.get_epsilon_for_delta(1e-12)), 1.0)
+    grid = np.unique(np.concatenate([np.linspace(0.0, min(hi, 60.0), 1200), np.geomspace(1e-4, 1.0, 60)]))
+    return grid, np.minimum(np.asarray(total.get_delta_for_epsilon(grid), dtype=float), 1.0)
+
+
+# ------------------------------------------------------------------ linked views
+def view_levels(link: str):
+    """The level table (``privacy_meaning``) of an app view ``Page?query``: its run under the page's
+    budget (the default way a link release is read; the app passes its own cached, limited runner)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from .registry import get
+    from .scenario import PAGE_BUDGET
+
+    parts = urlsplit(link)
+    mod = get(parts.path)
+    result = mod.run(mod.SCENARIO.from_query(parse_qs(parts.query)), budget=PAGE_BUDGET)
+    return result.tables().get("privacy_meaning")
+
+
+def _row_event(row, repeat: int, *, exact: bool = True) -> Event:
+    """The event of one level row: Gaussian where the view states μ (``exact``), else the (ε, δ) of the
+    level that bounds every attacker (``any attacker ε``, else ``delivered ε``, else ``demanded ε``)."""
+    label = str(row["level"])
+    mu = row.get("μ (Gaussian)")
+    if exact and mu is not None and not math.isnan(float(mu)):
+        return Event("gaussian", 1.0 / float(mu) if mu > 0 else math.inf, 0.0, repeat, label)
+    col = next(c for c in ("any attacker ε", "delivered ε", "demanded ε") if row.get(c) is not None)
+    d = row.get("δ")
+    d = 0.0 if d is None or math.isnan(float(d)) else float(d)
+    return Event("approx" if d > 0 else "pure", float(row[col]), d, repeat, label)
+
+
+def _largest(rows, repeat: int) -> Event:
+    """An event that dominates every row: the smallest Gaussian noise if every row is Gaussian, else
+    the largest ε with the largest δ."""
+    label = "every row's largest level" if len(rows) > 1 else str(rows[0]["level"])
+    evs = [_row_event(r, repeat) for r in rows]
+    if all(e.kind == "gaussian" for e in evs):
+        return Event("gaussian", min(e.a for e in evs), 0.0, repeat, label)
+    evs = [_row_event(r, repeat, exact=False) for r in rows]
+    d = max(e.b for e in evs)
+    return Event("approx" if d > 0 else "pure", max(e.a for e in evs), d, repeat, label)
+
+
+def _link_event(release: Release, group: str, table) -> Event:
+    at = f"release {release.name!r}"
+    if table is None or len(table) == 0:
+        raise InputError(
+            f"{at}: link: the view {release.link} states no privacy level (its page's meaning panel is empty); "
+            "link another view or give the release's mechanism and noise."
+        )
+    rows = table.to_dict(orient="records")
+    want = release.level_for(group)
+    if want is None:
+        return _largest(rows, release.repeat)
+    match = [r for r in rows if str(r["level"]) == want]
+    if not match:
+        raise InputError(
+            f"{at}: levels: the view has no level row {want!r}; its rows are "
+            + "; ".join(repr(str(r["level"])) for r in rows[:12])
+            + "."
+        )
+    return _row_event(match[0], release.repeat)
+
+
+def _events(releases, group: str, tables) -> list[Event]:
+    out = []
+    for r in releases:
+        if r.link is not None:
+            out.append(_link_event(r, group, tables[r.link]))
+        else:
+            out.append(Event(r.mechanism, r.noise, 0.0, r.repeat))
+    return out
 
 
 @dataclass(frozen=True)
 class LedgerResult:
     """``totals``: one row per group and accountant (group, accountant, epsilon, delta, releases,
     budget, reserve, over budget); ``spend``: each release's basic-composition ε per group (what it
-    costs that group on its own, repeats included)."""
+    costs that group on its own, repeats included; for a link release the view's level row charged);
+    ``risk``: per group, the attack TPR at ``fpr`` and the maximal advantage of the whole plan, from
+    the tight accountant's privacy profile; ``curves``: each group's trade-off curve (``level`` = the
+    group, ``attack FPR``, ``attack TPR ≤``)."""
 
     plan: Plan
     delta: float
     budget: float | None
     totals: list
     spend: list
+    fpr: float = 0.01
+    risk: list = field(default_factory=list)
+    curves: list = field(default_factory=list)
 
 
-def ledger(plan: Plan, *, delta: float, budget: float | None = None) -> LedgerResult:
+def _tables(plan: Plan, levels_of) -> dict:
+    """Each linked view's level table, read once per plan."""
+    tables = {}
+    for r in plan.releases:
+        if r.link is not None and r.link not in tables:
+            try:
+                tables[r.link] = (levels_of or view_levels)(r.link)
+            except InputError as exc:
+                raise InputError(f"release {r.name!r}: link: {exc}") from None
+    return tables
+
+
+def ledger(plan: Plan, *, delta: float, budget: float | None = None, fpr: float = 0.01, levels_of=None) -> LedgerResult:
     """Compose, for each group, the releases that touch it, with each accountant at ``delta``;
-    ``budget`` (an ε) gives each row its reserve (budget − ε) and an over-budget flag."""
+    ``budget`` (an ε) gives each row its reserve (budget − ε) and an over-budget flag; ``fpr`` the
+    false-positive rate at which the risk in attack terms is read. ``levels_of(link)`` returns a linked
+    view's level table (default :func:`view_levels`; the app passes its cached, limited runner)."""
     from ._validate import check_real
+    from .risk import FPR_RANGE, risk_in_words
 
     delta = check_real("delta", delta, lo=1e-15, hi=0.1, what=" (the δ at which every total is read)")
     if budget is not None:
         budget = check_real("budget", budget, lo=0.0, lo_open=True, hi=1e4, what=" (the ε the plan may spend)")
-    totals, spend = [], []
-    own = {r.name: _basic([r], delta)[0] for r in plan.releases}  # a release's own ε, the same in every group
+    fpr = check_real("fpr", fpr, lo=FPR_RANGE[0], hi=FPR_RANGE[1], what=" (the attack's false-positive rate)")
+    tables = _tables(plan, levels_of)
+    totals, spend, risk, curves, own = [], [], [], [], {}
     for g in plan.group_names():
         rel = [r for r in plan.releases if r.touches(g)]
+        events = _events(rel, g, tables)
         for acc in ACCOUNTANTS:
-            eps, d = _ACCOUNT[acc](rel, delta) if rel else (0.0, 0.0)
+            eps, d = _ACCOUNT[acc](events, delta) if events else (0.0, 0.0)
             row = {"group": g, "accountant": acc, "epsilon": eps, "delta": d, "releases": sum(r.repeat for r in rel)}
             if budget is not None:
                 row |= {"budget": budget, "reserve": budget - eps, "over budget": bool(eps > budget)}
             totals.append(row)
-        for r in rel:
+        tpr, adv = pld_risk(events, fpr=fpr)
+        curves += [{"level": g, "attack FPR": a, "attack TPR ≤": t} for a, t in zip(CURVE_FPR, pld_curve(events))]
+        risk.append(
+            {
+                "group": g,
+                "attack FPR": fpr,
+                "attack TPR ≤": tpr,
+                "max advantage": adv,
+                "in words": risk_in_words(tpr, fpr),
+            }
+        )
+        for r, e in zip(rel, events):
+            if (r.name, e) not in own:  # a release's own ε: the same in every group it charges alike
+                own[r.name, e] = _basic([e], delta)[0]
             spend.append(
                 {
                     "group": g,
                     "release": r.name,
                     "mechanism": r.mechanism,
                     "repeat": r.repeat,
-                    "epsilon (basic)": own[r.name],
+                    "level row": e.row,
+                    "epsilon (basic)": own[r.name, e],
                 }
             )
-    return LedgerResult(plan=plan, delta=delta, budget=budget, totals=totals, spend=spend)
+    return LedgerResult(
+        plan=plan, delta=delta, budget=budget, totals=totals, spend=spend, fpr=fpr, risk=risk, curves=curves
+    )
+
+
+@dataclass(frozen=True)
+class NoiseSolution:
+    """The plan's own releases with their noise multiplied by ``factor``: the most accurate such plan
+    whose attack TPR at ``fpr`` stays at or below ``target_tpr`` for every group (tight accountant)."""
+
+    factor: float
+    plan: Plan
+    worst_group: str
+    tpr: float
+    fpr: float
+    target_tpr: float
+
+
+def solve_noise(plan: Plan, *, fpr: float, target_tpr: float, levels_of=None, rtol: float = 1e-3) -> NoiseSolution:
+    """Solve from a target risk: the smallest factor m by which to multiply the noise of every
+    Gaussian and Laplace release (linked views stay as they are) so that every group's attack TPR at
+    ``fpr`` (from its composed privacy-loss distribution) is at most ``target_tpr``. TPR falls as the
+    noise grows, so m is found by bisection on log m (to ``rtol``); m < 1 means the plan may use less
+    noise."""
+    import dataclasses
+
+    from ._validate import check_real
+    from .risk import FPR_RANGE
+
+    fpr = check_real("fpr", fpr, lo=FPR_RANGE[0], hi=FPR_RANGE[1], what=" (the attack's false-positive rate)")
+    target = check_real("target_tpr", target_tpr, lo=0.0, hi=1.0, hi_open=True, what=" (the highest acceptable TPR)")
+    if target <= fpr:
+        raise InputError(
+            f"target_tpr must exceed the false-positive rate ({fpr:g}): a blind guess already catches that many; "
+            f"got {target:g}. Raise the target."
+        )
+    own = [r for r in plan.releases if r.link is None]
+    if not own:
+        raise InputError("plan: every release is a linked view; there is no noise of the plan's own to solve for.")
+    tables = _tables(plan, levels_of)
+
+    def scaled(m: float) -> Plan:
+        return dataclasses.replace(
+            plan,
+            releases=tuple(
+                r if r.link is not None else dataclasses.replace(r, noise=r.noise * m) for r in plan.releases
+            ),
+        )
+
+    def worst(m: float) -> tuple[float, str]:
+        p = scaled(m)
+        out = []
+        for g in p.group_names():
+            ev = _events([r for r in p.releases if r.touches(g)], g, tables)
+            out.append((pld_risk(ev, fpr=fpr)[0], g))
+        return max(out)
+
+    lo_noise = min(r.noise for r in own)
+    hi_noise = max(r.noise for r in own)
+    m_min, m_max = NOISE_RANGE[0] / lo_noise, NOISE_RANGE[1] / hi_noise
+    if worst(m_max)[0] > target:
+        raise InputError(
+            f"target_tpr {target:g} cannot be met: even with the largest noise ({NOISE_RANGE[1]:g}) the linked "
+            "views or the repeats alone exceed it. Raise the target, or publish less often."
+        )
+    # bracket [lo, hi] with worst(lo) > target ≥ worst(hi), starting from the plan as it is
+    lo = hi = min(max(1.0, m_min), m_max)
+    if worst(hi)[0] <= target:
+        while lo > m_min and worst(lo)[0] <= target:
+            hi, lo = lo, max(lo / 2.0, m_min)
+        if worst(lo)[0] <= target:  # even the least noise allowed is safe
+            hi = lo
+    else:
+        while worst(hi)[0] > target:
+            lo, hi = hi, min(hi * 2.0, m_max)
+    while hi / lo > 1 + rtol:
+        mid = math.sqrt(lo * hi)
+        if worst(mid)[0] <= target:
+            hi = mid
+        else:
+            lo = mid
+    tpr, g = worst(hi)
+    return NoiseSolution(factor=hi, plan=scaled(hi), worst_group=g, tpr=tpr, fpr=fpr, target_tpr=target)

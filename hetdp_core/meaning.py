@@ -115,7 +115,7 @@ def in_words(eps: float, prior: float, highest: float, delta: float | None = Non
     return f"an attacker who thought {_pct(prior)} now thinks at most {_pct(highest, up=True)}{tail}"
 
 
-def meaning_table(levels, *, prior: float, delta: float | None = None):
+def meaning_table(levels, *, prior: float, delta: float | None = None, fpr: float = 0.01):
     """Add the attacker's posterior bounds to a page's level table.
 
     ``levels`` has a ``level`` column (what the row is: a feature, a group of users, a release), a
@@ -129,13 +129,22 @@ def meaning_table(levels, *, prior: float, delta: float | None = None):
     δ_i bound attackers whose belief about the other features follows the prior with correlation
     ≤ q, Definition 4 and Theorem 1 of the BCDP paper); the column is the level that bounds every
     attacker (the LDP level delivered). The table then adds ``posterior ≤ (any attacker)`` and the
-    sentence states both, in plain words."""
+    sentence states both, in plain words.
+
+    Beside the posterior, the risk in attack terms (:mod:`hetdp_core.risk`) at false-positive rate
+    ``fpr``: ``attack TPR ≤`` (the most an attack catches at that rate) and ``max advantage``
+    (TPR − FPR at its worst), from the (ε, δ) trade-off curve of the basis level, or from the exact
+    Gaussian curve where the table has a ``μ (Gaussian)`` column (noise Δ/σ); with an ``any
+    attacker ε`` column also ``attack TPR ≤ (any attacker)``; and ``risk in words``."""
     import pandas as pd
 
     df = pd.DataFrame(levels).copy()
     for col in ("level", "demanded ε"):
         if col not in df:
             raise InputError(f"levels must have a '{col}' column; got {list(df.columns)}.")
+    from .risk import FPR_RANGE, advantage_eps_delta, advantage_gaussian, risk_in_words, tpr_eps_delta, tpr_gaussian
+
+    fpr = check_real("fpr", fpr, lo=FPR_RANGE[0], hi=FPR_RANGE[1], what=" (the attack's false-positive rate)")
     if df.empty:  # a page with no valid level to state
         return df.assign(**{"posterior ≤ (demanded)": [], "in words": []})
     _, hi_d = posterior_bounds(eps=df["demanded ε"].to_numpy(float), prior=prior)
@@ -161,6 +170,24 @@ def meaning_table(levels, *, prior: float, delta: float | None = None):
             for w, h, e in zip(words, hi_any, df["any attacker ε"].to_numpy(float))
         ]
     df["in words"] = words
+    # risk in attack terms: the exact Gaussian curve where the noise is Gaussian, else the (ε, δ) curve
+    d0 = np.where(np.isnan(deltas), 0.0, deltas)
+    tpr = tpr_eps_delta(eps=df[basis].to_numpy(float), delta=d0, fpr=fpr)
+    adv = advantage_eps_delta(eps=df[basis].to_numpy(float), delta=d0)
+    if "μ (Gaussian)" in df:
+        mu = df["μ (Gaussian)"].to_numpy(float)
+        g = ~np.isnan(mu)
+        tpr = np.where(g, tpr_gaussian(mu=np.where(g, mu, 0.0), fpr=fpr), tpr)
+        adv = np.where(g, advantage_gaussian(mu=np.where(g, mu, 0.0)), adv)
+    df["attack FPR"] = fpr
+    df["attack TPR ≤"] = tpr
+    df["max advantage"] = adv
+    risk = [risk_in_words(t, fpr) for t in tpr]
+    if "any attacker ε" in df:
+        tpr_any = tpr_eps_delta(eps=df["any attacker ε"].to_numpy(float), fpr=fpr)
+        df["attack TPR ≤ (any attacker)"] = tpr_any
+        risk = [f"{r} (any attacker: at most {_pct(t, up=True)})" for r, t in zip(risk, tpr_any)]
+    df["risk in words"] = risk
     return df
 
 
@@ -184,3 +211,26 @@ def dot_table(rows: dict, truth: dict):
             for i, v in enumerate(vals)
         ]
     )
+
+
+def tradeoff_curves(table, *, points: int = 101, max_levels: int = 12):
+    """The trade-off curves a meaning table's levels allow (the most an attack catches at each
+    false-positive rate; :mod:`hetdp_core.risk`), long format ``level, attack FPR, attack TPR ≤``,
+    one curve per level (the first ``max_levels``): the exact Gaussian curve where the table has
+    ``μ (Gaussian)``, else the (ε, δ) curve of the delivered (else demanded) level."""
+    import pandas as pd
+
+    from .risk import tradeoff_eps_delta, tradeoff_gaussian
+
+    alpha = np.concatenate([[0.0], np.logspace(-4, 0, points - 1)])
+    basis = "delivered ε" if "delivered ε" in table else "demanded ε"
+    rows = []
+    for _, r in table.head(max_levels).iterrows():
+        mu = r.get("μ (Gaussian)", np.nan)
+        if mu is not None and not np.isnan(mu):
+            f = tradeoff_gaussian(alpha, mu=float(mu))
+        else:
+            d = r.get("δ", 0.0)
+            f = tradeoff_eps_delta(alpha, eps=float(r[basis]), delta=0.0 if d is None or np.isnan(d) else float(d))
+        rows.append(pd.DataFrame({"level": r["level"], "attack FPR": alpha, "attack TPR ≤": 1.0 - f}))
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=["level", "attack FPR", "attack TPR ≤"])

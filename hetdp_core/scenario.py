@@ -40,6 +40,8 @@ __all__ = [
     "check_budget",
     "PRIOR_GRID",
     "with_meaning",
+    "READING",
+    "FPR_GRID",
     "states_meaning",
 ]
 
@@ -282,6 +284,11 @@ def check_budget(scenario, budget: Budget | None, cost: Cost | None = None) -> C
 
 
 #: prior probabilities offered for "what does this level mean for a person" (the ``prior`` field)
+#: the fields every scenario has that only change how its levels are read (table ``privacy_meaning``),
+#: never what ``run`` computes: the attacker's prior and the attack's false-positive rate
+READING = ("prior", "fpr")
+#: the false-positive rates the pages offer
+FPR_GRID = (0.0001, 0.001, 0.01, 0.05, 0.1)
 PRIOR_GRID = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
 
 
@@ -295,6 +302,7 @@ class Scenario:
     ``privacy_meaning``), so a link and ``hetdp run`` give every number the page shows."""
 
     prior: float = param(0.01, "float", lo=0.001, hi=0.5, label="attacker's prior p")
+    fpr: float = param(0.01, "float", lo=0.0001, hi=0.5, label="attack false-positive rate")
 
     PAGE: ClassVar[str] = ""  # the page's URL path, e.g. "Feature_privacy"
     TITLE: ClassVar[str] = ""
@@ -316,9 +324,8 @@ class Scenario:
     @classmethod
     def specs(cls) -> dict[str, Spec]:
         """Field name → spec, the page's own fields first and the shared ``prior`` last."""
-        out = {f.name: f.metadata["spec"] for f in dataclasses.fields(cls) if f.name != "prior"}
-        out["prior"] = next(f.metadata["spec"] for f in dataclasses.fields(cls) if f.name == "prior")
-        return out
+        fields = {f.name: f.metadata["spec"] for f in dataclasses.fields(cls)}
+        return {n: v for n, v in fields.items() if n not in READING} | {n: fields[n] for n in READING}
 
     @classmethod
     def defaults(cls) -> dict[str, Any]:
@@ -385,7 +392,9 @@ def with_meaning(result: Result, prior: float | None = None) -> Result:
     levels = getattr(sys.modules[type(result.scenario).__module__], "levels", None)
     tables = {k: v for k, v in result.tables_.items() if k != "privacy_meaning"}
     if levels is not None:
-        table = meaning_table(levels(result), prior=result.scenario.prior if prior is None else prior)
+        table = meaning_table(
+            levels(result), prior=result.scenario.prior if prior is None else prior, fpr=result.scenario.fpr
+        )
         if not table.empty:
             tables["privacy_meaning"] = table
     return dataclasses.replace(result, tables_=tables)

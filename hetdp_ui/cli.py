@@ -217,12 +217,32 @@ def cmd_meaning(a) -> int:
     import pandas as pd
 
     lv = pd.DataFrame({"level": [f"{'ρ' if a.zcdp else 'ε'} = {v:g}" for v in levels], "demanded ε": eps})
-    table = meaning_table(lv, prior=a.prior, delta=a.delta if a.zcdp else None)
+    table = meaning_table(lv, prior=a.prior, delta=a.delta if a.zcdp else None, fpr=a.fpr)
+    solved = None
+    if a.target_tpr is not None:
+        from hetdp_core.risk import eps_for_tpr, mu_for_tpr
+
+        mu = mu_for_tpr(target_tpr=a.target_tpr, fpr=a.fpr)
+        solved = {
+            "target_tpr": a.target_tpr,
+            "fpr": a.fpr,
+            "largest_eps": eps_for_tpr(target_tpr=a.target_tpr, fpr=a.fpr),
+            "largest_mu": mu,
+            "smallest_sigma_over_sensitivity": 1.0 / mu,
+        }
     if a.json:
-        print(_dump({"prior": a.prior, "rows": table.to_dict(orient="records")}))
+        print(_dump({"prior": a.prior, "fpr": a.fpr, "rows": table.to_dict(orient="records"), "solve": solved}))
     else:
-        for lev, words in zip(table["level"], table["in words"]):
-            print(f"{lev}: {words}")
+        for lev, words, risk, adv in zip(
+            table["level"], table["in words"], table["risk in words"], table["max advantage"]
+        ):
+            print(f"{lev}: {words}; {risk}; maximal advantage {adv:.3g}")
+        if solved:
+            print(
+                f"to keep the attack TPR at FPR {a.fpr:g} at or below {a.target_tpr:g}: "
+                f"ε ≤ {solved['largest_eps']:.4g} (pure DP), or Gaussian noise "
+                f"σ/Δ ≥ {solved['smallest_sigma_over_sensitivity']:.4g}"
+            )
     return 0
 
 
@@ -1087,7 +1107,33 @@ def cmd_ledger(a) -> int:
         raise CliError(
             f"--plan: file {path} not found. Give a plan file (TOML), e.g. data/plans/census-and-survey.toml."
         )
-    result = ledger(parse_plan(path.read_bytes()), delta=a.delta, budget=a.budget)
+    plan = parse_plan(path.read_bytes())
+    result = ledger(plan, delta=a.delta, budget=a.budget, fpr=a.fpr, levels_of=_limited_levels)
+    solved = None
+    if a.target_tpr is not None:
+        from hetdp_core.ledger import plan_toml, solve_noise
+
+        sol = solve_noise(plan, fpr=a.fpr, target_tpr=a.target_tpr, levels_of=_limited_levels)
+        solved = {
+            "factor": sol.factor,
+            "worst_group": sol.worst_group,
+            "tpr": sol.tpr,
+            "fpr": sol.fpr,
+            "target_tpr": sol.target_tpr,
+            "plan": plan_toml(sol.plan),
+        }
+    if a.report:
+        from hetdp_ui.report import build_ledger_report
+
+        out = output_path(a.report, what="--report", suffixes=(".html", ".htm"))
+        write_atomic(out, build_ledger_report(result), what="--report")
+        print(f"wrote {out}", file=sys.stderr)
+    if a.notebook:
+        from hetdp_ui.notebook import ledger_notebook, notebook_bytes
+
+        out = output_path(a.notebook, what="--notebook", suffixes=(".ipynb",))
+        write_atomic(out, notebook_bytes(ledger_notebook(result)), what="--notebook")
+        print(f"wrote {out}", file=sys.stderr)
     if a.csv:
         import pandas as pd
 
@@ -1095,7 +1141,19 @@ def cmd_ledger(a) -> int:
         write_atomic(out / "ledger.csv", pd.DataFrame(result.totals).to_csv(index=False), what="--csv")
         write_atomic(out / "ledger_spend.csv", pd.DataFrame(result.spend).to_csv(index=False), what="--csv")
     if a.json:
-        print(_dump({"delta": result.delta, "budget": result.budget, "ledger": result.totals, "spend": result.spend}))
+        print(
+            _dump(
+                {
+                    "delta": result.delta,
+                    "budget": result.budget,
+                    "fpr": result.fpr,
+                    "ledger": result.totals,
+                    "spend": result.spend,
+                    "risk": result.risk,
+                    "solve": solved,
+                }
+            )
+        )
     elif not a.csv:
         for row in result.totals:
             extra = (
@@ -1107,9 +1165,48 @@ def cmd_ledger(a) -> int:
                 f"{row['group']:24s} {row['accountant']:6s} ε = {row['epsilon']:.4g} at δ = {row['delta']:.3g}"
                 f"  ({row['releases']} releases){extra}"
             )
+        for row in result.risk:
+            print(f"{row['group']:24s} {row['in words']}; maximal advantage {row['max advantage']:.3g}")
+        if solved:
+            print(
+                f"solve: multiply the noise of the plan's own releases by {solved['factor']:.4g} to keep every "
+                f"group's attack TPR at FPR {a.fpr:g} at or below {a.target_tpr:g} (worst: {solved['worst_group']}, "
+                f"TPR {solved['tpr']:.4g})"
+            )
     return (
         1 if a.budget is not None and any(r["over budget"] and r["accountant"] == "pld" for r in result.totals) else 0
     )
+
+
+def _limited_levels(link: str):
+    """A linked view's level table, its run under the page's limits (memory and time, enforced while
+    it runs) — the same reading as the app's."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from hetdp_core.scenario import PAGE_BUDGET
+    from hetdp_core.scenarios import get
+    from hetdp_ui.limits import run_limited
+
+    parts = urlsplit(link)
+    page = parts.path
+    scenario = get(page).SCENARIO.from_query(parse_qs(parts.query))
+    return (
+        run_limited(get(page).PAGE_SPEC.url, scenario, budget=PAGE_BUDGET, start="fork").tables().get("privacy_meaning")
+    )
+
+
+def cmd_notebook(a) -> int:
+    """``hetdp notebook PAGE --query … --out F.ipynb``: the notebook the page's button gives."""
+    from hetdp_ui.notebook import notebook_bytes, page_notebook
+
+    page, query = _query_of(a)
+    from urllib.parse import urlencode
+
+    out = output_path(a.out, what="--out", suffixes=(".ipynb",))
+    nb = page_notebook(page, urlencode(query, doseq=True), app_url=a.app_url)
+    write_atomic(out, notebook_bytes(nb), what="--out")
+    print(f"wrote {out} (run it with: jupyter nbconvert --execute --to notebook {out.name})")
+    return 0
 
 
 def _scenario_verb(sub, name: str, help_: str, *, prior: bool = False, dask: bool = True, budget: bool = True):
@@ -1383,9 +1480,32 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("--plan", required=True, metavar="FILE", help="the plan (TOML): [[release]] tables, see README")
     lg.add_argument("--delta", type=float, default=1e-6, help="the δ at which every total is read (default 1e-6)")
     lg.add_argument("--budget", type=float, default=None, help="the ε the plan may spend: reserve and warnings")
+    lg.add_argument("--fpr", type=float, default=0.01, help="the attack false-positive rate of the risk (default 0.01)")
+    lg.add_argument(
+        "--target-tpr",
+        type=float,
+        default=None,
+        help="solve from a target risk: the smallest noise factor for the plan's own releases keeping every "
+        "group's attack TPR at --fpr at or below this",
+    )
     lg.add_argument("--json", action="store_true")
     lg.add_argument("--csv", default=None, metavar="DIR", help="write ledger.csv and ledger_spend.csv into DIR")
+    lg.add_argument("--report", default=None, metavar="FILE.html", help="write a standalone HTML report of the ledger")
+    lg.add_argument(
+        "--notebook", default=None, metavar="FILE.ipynb", help="write a Jupyter notebook that recomputes it"
+    )
     lg.set_defaults(func=cmd_ledger)
+
+    nbk = _scenario_verb(
+        sub,
+        "notebook",
+        "a Jupyter notebook that recomputes a page's view (runs in a fresh kernel)",
+        dask=False,
+        budget=False,
+    )
+    nbk.add_argument("--out", required=True, metavar="FILE.ipynb", help="the notebook to write")
+    nbk.add_argument("--app-url", default="http://localhost:8501", help="base of the link back to the view")
+    nbk.set_defaults(func=cmd_notebook)
 
     app_ = sub.add_parser("app", help="serve the dashboard (production settings) from this install")
     app_.add_argument("--port", type=int, default=8501)
@@ -1397,6 +1517,14 @@ def build_parser() -> argparse.ArgumentParser:
     mn.add_argument("--prior", type=float, default=0.01, help="the attacker's prior probability p in (0, 1)")
     mn.add_argument("--zcdp", action="store_true", help="the levels are ρ-zCDP: convert to (ε, δ) first")
     mn.add_argument("--delta", type=float, default=1e-6, help="δ of the zCDP conversion (default 1e-6)")
+    mn.add_argument("--fpr", type=float, default=0.01, help="the attack false-positive rate (default 0.01)")
+    mn.add_argument(
+        "--target-tpr",
+        type=float,
+        default=None,
+        help="solve from a target risk: the largest ε and smallest Gaussian σ/Δ whose attack TPR at --fpr stays "
+        "at or below this",
+    )
     mn.add_argument("--json", action="store_true")
     mn.set_defaults(func=cmd_meaning)
 

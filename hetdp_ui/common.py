@@ -24,6 +24,7 @@ import streamlit as st
 from hetdp_core.scenario import (
     MAX_PIN_LENGTH,
     MAX_QUERY_VALUE,
+    READING,
     InputError,
     Scenario,
     Spec,
@@ -243,7 +244,7 @@ class ScenarioState(PageState):
         # a preset label must describe the values shown: a link naming a preset but other values is Custom
         name = st.session_state.get(self.key("preset"))
         want = self.presets.get(name) if "preset" in self.params else None
-        if want and any(st.session_state.get(self.key(k)) != v for k, v in want.items() if k != "prior"):
+        if want and any(st.session_state.get(self.key(k)) != v for k, v in want.items() if k not in READING):
             st.session_state[self.key("preset")] = "Custom"
         return problems
 
@@ -396,7 +397,8 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
     scenario's query string (and the SHA-256 of an uploaded file), so the same link costs one
     computation however many sessions open it. A miss waits for a computing slot (admission control)
     and runs in a child process limited in memory and time (:mod:`hetdp_ui.limits`); the attacker's
-    prior is not part of the key (only the meaning table depends on it). Shows a progress bar while it
+    prior and the attack FPR are not part of the key (only the meaning table depends on them). Shows a
+    progress bar while it
     computes. Raises InputError for bad input."""
     import dataclasses
     import hashlib
@@ -406,7 +408,8 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
 
     digest = None if upload is None else hashlib.sha256(upload).hexdigest()
     asked = scenario
-    scenario = dataclasses.replace(scenario, prior=type(scenario).defaults()["prior"])  # prior: no recompute
+    defaults = type(scenario).defaults()  # the prior and the attack's FPR only change the reading: no recompute
+    scenario = dataclasses.replace(scenario, **{k: defaults[k] for k in READING})
     key = (scenario.PAGE, tuple(sorted(scenario.to_query().items())), digest)
     extra = {} if upload is None else {"upload": upload}
 
@@ -449,7 +452,7 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
                 bar.done()
 
     result = RUNS.get_or_compute(key, compute)
-    if asked.prior == scenario.prior:
+    if all(getattr(asked, k) == getattr(scenario, k) for k in READING):
         return result
     return with_meaning(dataclasses.replace(result, scenario=asked))
 
@@ -493,8 +496,58 @@ def meaning_panel(
             return
         for lev, words in zip(table["level"], table["in words"]):
             st.markdown(f"- **{lev}**: {words}")
-        st.dataframe(table.drop(columns=["in words"]), hide_index=True, width="stretch")
+        risk_panel(table, state)
+        st.dataframe(table.drop(columns=["in words", "risk in words"]), hide_index=True, width="stretch")
         csv_download(table, "privacy_meaning.csv", f"{state.prefix}_dl_meaning")
+
+
+def risk_panel(table, state: ScenarioState) -> None:
+    """Risk in attack terms beside the posterior: the attack FPR (a scenario field, in the URL), each
+    level's TPR bound and maximal advantage in words, the trade-off curves, and "solve from a target
+    risk" (the largest ε / smallest Gaussian noise whose attack TPR stays at or below a target)."""
+    from hetdp_core.risk import TPR_RANGE, eps_for_tpr, mu_for_tpr
+    from hetdp_core.scenario import FPR_GRID
+    from hetdp_ui.risk_figures import tradeoff_figure
+
+    st.markdown(
+        "**In attack terms.** An attacker tries to tell, from the output, whether a person is the one in "
+        "question. Allowed a false-positive rate (people it wrongly flags), no attack can catch more than "
+        "the *true-positive rate* below; the *maximal advantage* is the most its hit rate can exceed its "
+        "false-alarm rate (0 = a coin toss, 1 = certainty)."
+    )
+    st.select_slider(
+        "attack false-positive rate",
+        options=grid_options(FPR_GRID, state.key("fpr")),
+        key=state.key("fpr"),
+        format_func=lambda v: f"{100 * v:g} %",
+    )
+    for lev, words, adv in zip(table["level"], table["risk in words"], table["max advantage"]):
+        st.markdown(f"- **{lev}**: {words}; maximal advantage {adv:.3g}")
+    if st.checkbox("show the trade-off curves", key=f"{state.prefix}_show_tradeoff"):
+        chart(tradeoff_figure(table), key=f"{state.prefix}_tradeoff_fig")
+    fpr = float(table["attack FPR"].iloc[0])
+    c1, c2 = st.columns([1, 2])
+    with c1:
+        target = st.number_input(
+            "solve from a target risk: highest acceptable attack TPR",
+            min_value=TPR_RANGE[0],
+            max_value=TPR_RANGE[1],
+            value=min(max(0.05, fpr * 2), TPR_RANGE[1]),
+            step=0.01,
+            format="%.4f",
+            key=f"{state.prefix}_target_tpr",
+        )
+    with c2:
+        try:
+            eps = eps_for_tpr(target_tpr=target, fpr=fpr)
+            mu = mu_for_tpr(target_tpr=target, fpr=fpr)
+        except InputError as exc:
+            st.caption(str(exc))
+        else:
+            st.markdown(
+                f"To keep every attack at FPR {100 * fpr:g} % below TPR {100 * target:g} %: the most accurate "
+                f"pure level is **ε = {eps:.4g}**; Gaussian noise needs **σ/Δ ≥ {1 / mu:.4g}** (μ = {mu:.4g})."
+            )
 
 
 def solver_open(prefix: str) -> bool:
@@ -546,6 +599,28 @@ def report_button(page: str, scenario: Scenario, result, *, plan_a=None) -> None
         help="a decision record: the question, a plain summary, plan A vs plan B, "
         "the key results, the guarantees and what they mean, the link that reopens this view, "
         "every figure, versions and seed",
+    )
+    notebook_button(page, scenario, app_url=base)
+
+
+def notebook_button(page: str, scenario: Scenario, *, app_url: str) -> None:
+    """One click: a Jupyter notebook that recomputes this view with hetdp's public API (built only when
+    clicked; the same builder as ``hetdp notebook``). A view of an uploaded CSV reads it from
+    ``data.csv`` beside the notebook (the data is not written into the notebook)."""
+    from hetdp_ui.notebook import notebook_bytes, page_notebook
+
+    upload = getattr(scenario, "source", None) == "upload"
+    st.download_button(
+        "Download a notebook (Jupyter, recomputes this view)",
+        data=lambda: notebook_bytes(
+            page_notebook(page, scenario.query_string(), app_url=app_url, upload_file="data.csv" if upload else None)
+        ),
+        file_name=f"hetdp-{page}.ipynb",
+        mime="application/x-ipynb+json",
+        key=f"{page}_notebook",
+        on_click="ignore",
+        help="the scenario from this view's link, the page's run, its tables, checks and figures; runs top to "
+        "bottom in a fresh kernel" + ("; put your CSV beside it as data.csv" if upload else ""),
     )
 
 

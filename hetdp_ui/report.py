@@ -17,7 +17,7 @@ import pandas as pd
 import plotly
 import plotly.graph_objects as go
 
-__all__ = ["report_figures", "build_report", "write_static"]
+__all__ = ["report_figures", "build_report", "build_ledger_report", "write_static"]
 
 
 def feature_privacy_figures(s, result) -> list[tuple[str, go.Figure]]:
@@ -164,16 +164,23 @@ def dpsgd_figures(s, result) -> list[tuple[str, go.Figure]]:
 
 
 def report_figures(page: str, scenario, result) -> list[tuple[str, go.Figure]]:
-    """The report's figures of ``page``: built by the function its spec names (none if it names none)."""
+    """The report's figures of ``page``: built by the function its spec names (none if it names none),
+    then the trade-off curves of its privacy levels when it states any."""
     import importlib
 
     from hetdp_core.registry import get
 
     ref = get(page).PAGE_SPEC.figures
-    if ref is None:
-        return []
-    module, _, name = ref.partition(":")
-    return getattr(importlib.import_module(module), name)(scenario, result)
+    figs = []
+    if ref is not None:
+        module, _, name = ref.partition(":")
+        figs = list(getattr(importlib.import_module(module), name)(scenario, result))
+    mt = result.tables().get("privacy_meaning")
+    if mt is not None and not mt.empty:  # risk in attack terms: every page that states a level
+        from hetdp_ui.risk_figures import tradeoff_figure
+
+        figs.append(("What an attacker can do at each false-positive rate (trade-off curves)", tradeoff_figure(mt)))
+    return figs
 
 
 def write_static(page: str, scenario, result, *, out_dir, fmt: str = "png") -> list:
@@ -281,6 +288,100 @@ def _summary(result, meaning) -> str:
     return " ".join(parts)
 
 
+def _figure_html(fig: go.Figure, div_id: str, *, first: bool) -> str:
+    from hetdp_ui.figcache import summary_text
+
+    return (
+        fig.to_html(full_html=False, include_plotlyjs=first, div_id=div_id, config={"displaylogo": False})
+        + f"<p class='small'>Chart in words: {html.escape(summary_text(fig))}</p>"
+    )
+
+
+def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> str:
+    """A standalone HTML report of a release ledger (the page's button and ``hetdp ledger --report``):
+    the plan, each group's totals by the four accountants, the budget, the risk in attack terms and
+    its trade-off curves, who pays what, the plan's TOML and the link that reopens it."""
+    from urllib.parse import urlencode
+
+    import hetdp_core
+    from hetdp_core.ledger import ACCOUNTANTS, plan_toml
+    from hetdp_ui.ledger_figures import spend_figure, totals_figure
+    from hetdp_ui.risk_figures import curves_figure
+
+    toml_text = plan_toml(result.plan)
+    q = {"delta": repr(result.delta), "fpr": repr(result.fpr), "plan": toml_text}
+    if result.budget is not None:
+        q["budget"] = repr(result.budget)
+    link = f"{app_url.rstrip('/')}/Release_ledger?{urlencode(q)}"
+    totals = pd.DataFrame(result.totals)
+    wide = totals.pivot(index="group", columns="accountant", values="epsilon")[list(ACCOUNTANTS)].reset_index()
+    plan_rows = [
+        {
+            "release": r.name,
+            "noise": r.mechanism if r.link else f"{r.mechanism} {r.noise:g}",
+            "view": r.link or "",
+            "repeat": r.repeat,
+            "whom it touches": ", ".join(r.groups),
+        }
+        for r in result.plan.releases
+    ]
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>hetdp report — Release ledger"
+        f"</title><style>{CSS}</style></head><body>",
+        "<h1>hetdp report — Release ledger</h1>",
+        "<p><b>The question.</b> What does the whole plan of releases cost each group of people, and is that "
+        "acceptable?</p>",
+        "<h2>The plan</h2>",
+        _table(plan_rows),
+        f"<h2>Total privacy loss per group (δ = {result.delta:.0e})</h2>",
+        _table(wide.to_dict(orient="records")),
+        "<p class='small'>All four accountants are valid upper bounds; the privacy-loss distribution (PLD, "
+        "Google's dp-accounting) is the tightest.</p>",
+    ]
+    if result.budget is not None:
+        tight = [r for r in result.totals if r["accountant"] == "pld"]
+        over = [r["group"] for r in tight if r["over budget"]]
+        parts.append(
+            f"<p><b>Budget ε = {result.budget:g}.</b> "
+            + (
+                f"Over budget (tight accountant): {html.escape(', '.join(over))}."
+                if over
+                else f"Within budget for every group; smallest reserve {min(r['reserve'] for r in tight):.3g}."
+            )
+            + "</p>"
+        )
+    parts += [
+        f"<h2>In attack terms (false-positive rate {100 * result.fpr:g} %)</h2><ul>",
+        *(
+            f"<li><b>{html.escape(r['group'])}</b>: {html.escape(r['in words'])}; maximal advantage "
+            f"{r['max advantage']:.3g}</li>"
+            for r in result.risk
+        ),
+        "</ul>",
+        _figure_html(totals_figure(result.totals, budget=result.budget), "fig0", first=True),
+        _figure_html(spend_figure(result.spend), "fig1", first=False),
+        _figure_html(
+            curves_figure(
+                pd.DataFrame(result.curves),
+                fpr=result.fpr,
+                title="The whole plan: what an attacker can do",
+                legend="group",
+            ),
+            "fig2",
+            first=False,
+        ),
+        "<h2>How to reopen this plan</h2>",
+        f"<p>In the app: <a href='{html.escape(link)}'>the Release ledger with this plan</a>. On the command line: "
+        f"<code>hetdp ledger --plan plan.toml --delta {result.delta:.0e} --fpr {result.fpr:g}</code> with this "
+        "plan.toml:</p>",
+        f"<pre>{html.escape(toml_text)}</pre>",
+        f"<p class='small'>hetdp {hetdp_core.__version__}; plotly {plotly.__version__}; Python "
+        f"{platform.python_version()}.</p>",
+        "</body></html>",
+    ]
+    return "\n".join(parts)
+
+
 def build_report(
     page: str, scenario, result, *, prior: float | None = None, app_url: str = "http://localhost:8501", plan_a=None
 ) -> str:
@@ -379,7 +480,18 @@ def build_report(
                 for lev, words in zip(mt["level"], mt["in words"])
             ),
             "</ul>",
-            _table(mt.drop(columns=["in words"]).to_dict(orient="records")),
+            f"<h3>In attack terms (false-positive rate {100 * float(mt['attack FPR'].iloc[0]):g} %)</h3>",
+            "<p class='small'>An attacker tries to tell from the output whether a person is the one in question. "
+            "At a given false-positive rate (people wrongly flagged) no attack catches more than the "
+            "true-positive rate below; the maximal advantage is the most its hit rate can exceed its "
+            "false-alarm rate.</p><ul>",
+            *(
+                f"<li><b>{html.escape(str(lev))}</b>: {html.escape(words)}; maximal advantage {adv:.3g}</li>"
+                for lev, words, adv in zip(mt["level"], mt["risk in words"], mt["max advantage"])
+            ),
+            "</ul>",
+            _table(mt.drop(columns=["in words", "risk in words"]).to_dict(orient="records")),
+            "<p class='small'>The trade-off curves are the last figure below.</p>",
         ]
     parts += [
         "<h2>How to reopen this view</h2>",
@@ -392,7 +504,7 @@ def build_report(
     from hetdp_ui.figcache import summary_text
 
     parts.append("<h2>Figures</h2>")
-    for i, (name, fig) in enumerate(report_figures(page, scenario, result)):
+    for i, (name, fig) in enumerate(report_figures(page, scenario, res if mt is not None else result)):
         parts += [
             f"<h3>{html.escape(name)}</h3>",
             fig.to_html(full_html=False, include_plotlyjs=(i == 0), div_id=f"fig{i}", config={"displaylogo": False}),

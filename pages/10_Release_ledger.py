@@ -12,14 +12,20 @@ from hetdp_core.ledger import (
     MECHANISMS,
     NOISE_RANGE,
     ledger,
+    levels_text,
     parse_plan,
     plan_from_records,
     plan_toml,
+    solve_noise,
 )
-from hetdp_core.scenario import InputError
-from hetdp_ui.common import chart, csv_download, show_input_error
+from hetdp_core.risk import TPR_RANGE
+from hetdp_core.scenario import FPR_GRID, InputError
+from hetdp_ui.common import app_base_url, chart, csv_download, show_input_error
 from hetdp_ui.ledger_figures import spend_figure, totals_figure
 from hetdp_ui.nav import doc_link, sidebar_nav
+from hetdp_ui.notebook import ledger_notebook, notebook_bytes
+from hetdp_ui.report import build_ledger_report
+from hetdp_ui.risk_figures import curves_figure
 
 st.set_page_config(
     page_title="Release ledger — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
@@ -43,12 +49,28 @@ def rows_of(plan) -> pd.DataFrame:
                 "name": r.name,
                 "mechanism": r.mechanism,
                 "noise": r.noise,
+                "link": r.link or "",
+                "levels": levels_text(r),
                 "repeat": r.repeat,
                 "groups": ", ".join(r.groups),
             }
             for r in plan.releases
-        ]
+        ],
+        columns=["name", "mechanism", "noise", "link", "levels", "repeat", "groups"],
     )
+
+
+def view_levels_cached(link: str):
+    """A linked view's level table through the app's run cache (computed once per link, limited in
+    memory and time like any page's run)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from hetdp_core.scenarios import get
+    from hetdp_ui.common import run_scenario
+
+    parts = urlsplit(link)
+    scenario = get(parts.path).SCENARIO.from_query(parse_qs(parts.query))
+    return run_scenario(scenario, progress=False).tables().get("privacy_meaning")
 
 
 st.title("Release ledger")
@@ -56,9 +78,10 @@ st.markdown(
     "**The question.** An agency, a hospital or a course project never publishes one statistic: it "
     "publishes a *plan* — counts for everyone, finer tables for a subgroup, a model. **What does the "
     "whole plan cost each person, and is that acceptable?** Each row below is one release: its noise "
-    "(Gaussian σ or Laplace b, in units of the sensitivity Δ), how often it is published and whom it "
-    "touches. The ledger adds up, for every group, the releases that touch it — by four accountants "
-    "side by side, from the simple sum to the tight privacy-loss distribution."
+    "(Gaussian σ or Laplace b, in units of the sensitivity Δ, or a *link* to one of this app's views, whose "
+    "page states the levels it spends), how often it is published and whom it touches. The ledger adds "
+    "up, for every group, the releases that touch it — by four accountants side by side, from the simple "
+    "sum to the tight privacy-loss distribution — and says what an attacker could do with it all."
 )
 
 doc_link("release-ledger", "The formulas of the four accountants, and how they are tested")
@@ -97,6 +120,10 @@ delta0 = next((d for d in DELTAS if qp.get("delta") in (repr(d), str(d), f"{d:.0
 delta = sb.select_slider(
     "δ at which every total is read", DELTAS, value=delta0, format_func=lambda d: f"{d:.0e}", key="ledger_delta"
 )
+fpr0 = next((f for f in FPR_GRID if qp.get("fpr") in (repr(f), str(f))), 0.01)
+fpr = sb.select_slider(
+    "attack false-positive rate", FPR_GRID, value=fpr0, format_func=lambda v: f"{100 * v:g} %", key="ledger_fpr"
+)
 use_budget = sb.checkbox("compare with a budget", value=bool(qp.get("budget")), key="ledger_use_budget")
 budget = None
 if use_budget:
@@ -123,7 +150,19 @@ edited = st.data_editor(
         "name": st.column_config.TextColumn("release", required=True, max_chars=80),
         "mechanism": st.column_config.SelectboxColumn("noise", options=list(MECHANISMS), required=True),
         "noise": st.column_config.NumberColumn(
-            "σ/Δ or b/Δ", min_value=NOISE_RANGE[0], max_value=NOISE_RANGE[1], format="%.4g", required=True
+            "σ/Δ or b/Δ",
+            min_value=NOISE_RANGE[0],
+            max_value=NOISE_RANGE[1],
+            format="%.4g",
+            help="gaussian: σ/Δ; laplace: b/Δ; empty for a link",
+        ),
+        "link": st.column_config.TextColumn(
+            "app view (link)",
+            help="for mechanism link: a view of this app (its address, or Page?query); its page states the levels",
+        ),
+        "levels": st.column_config.TextColumn(
+            "level row per group",
+            help="for a link: 'group: row of the view's level table | …'; other groups pay the view's largest level",
         ),
         "repeat": st.column_config.NumberColumn("repeat", min_value=1, step=1, format="%d"),
         "groups": st.column_config.TextColumn("whom it touches", help="group names, comma-separated; all = everyone"),
@@ -133,18 +172,19 @@ edited = st.data_editor(
 # ------------------------------------------------------------------ the ledger
 try:
     plan = plan_from_records(edited.to_dict(orient="records"), groups=[g for g in groups_text.split(",") if g.strip()])
-    result = ledger(plan, delta=delta, budget=budget)
+    result = ledger(plan, delta=delta, budget=budget, fpr=fpr, levels_of=view_levels_cached)
 except InputError as exc:
     show_input_error(exc)
     st.caption("Your rows are kept: fix the one named above.")
     st.stop()
 
 toml_text = plan_toml(plan)
-want = {"delta": repr(delta), **({"budget": repr(budget)} if budget is not None else {})}
+want = {"delta": repr(delta), "fpr": repr(fpr), **({"budget": repr(budget)} if budget is not None else {})}
 if len(toml_text) <= MAX_LINK_PLAN:
     want["plan"] = toml_text
-if {k: qp.get(k) for k in ("plan", "delta", "budget")} != {k: want.get(k) for k in ("plan", "delta", "budget")}:
-    for k in ("plan", "delta", "budget"):
+URL_KEYS = ("plan", "delta", "fpr", "budget")
+if {k: qp.get(k) for k in URL_KEYS} != {k: want.get(k) for k in URL_KEYS}:
+    for k in URL_KEYS:
         if k in want:
             qp[k] = want[k]
         elif k in qp:
@@ -187,6 +227,58 @@ st.caption(
     "(δ split over the Gaussian releases); zCDP adds ρ and converts once; Rényi DP (dp-accounting) "
     "composes over orders."
 )
+# ------------------------------------------------------------------ risk in attack terms
+st.subheader("In attack terms")
+st.markdown(
+    "An attacker tries to tell, from everything the plan publishes, whether a person is the one in "
+    f"question. Allowed to wrongly flag {100 * fpr:g} % of the people it is not after, no attack catches "
+    "more than the rate below; the *maximal advantage* is the most its hit rate can exceed its false-alarm "
+    "rate (0 = a coin toss, 1 = certainty). From each group's tight privacy-loss distribution."
+)
+for r in result.risk:
+    who_r = "everyone" if r["group"] == "all" else r["group"]
+    st.markdown(f"- **{who_r}**: {r['in words']}; maximal advantage {r['max advantage']:.3g}")
+r1, r2 = st.columns(2)
+with r1:
+    chart(
+        curves_figure(
+            pd.DataFrame(result.curves), fpr=fpr, title="The whole plan: what an attacker can do", legend="group"
+        ),
+        key="ledger_curves_fig",
+    )
+with r2:
+    target = st.number_input(
+        "solve from a target risk: highest acceptable attack TPR",
+        min_value=TPR_RANGE[0],
+        max_value=TPR_RANGE[1],
+        value=min(max(0.05, 2 * fpr), TPR_RANGE[1]),
+        step=0.01,
+        format="%.4f",
+        key="ledger_target_tpr",
+        help="the least noise (one factor for every Gaussian and Laplace release of the plan) that keeps every "
+        "group's attack TPR at this false-positive rate at or below the target",
+    )
+    if st.button("Solve", key="ledger_solve"):
+        try:
+            sol = solve_noise(plan, fpr=fpr, target_tpr=target, levels_of=view_levels_cached)
+        except InputError as exc:
+            show_input_error(exc)
+        else:
+            st.session_state["ledger_solution"] = (toml_text, fpr, target, sol)
+    saved = st.session_state.get("ledger_solution")
+    if saved and saved[:3] == (toml_text, fpr, target):
+        sol = saved[3]
+        more = "more" if sol.factor > 1 else "less"
+        st.success(
+            f"Multiply the noise of every Gaussian and Laplace release by **{sol.factor:.4g}** ({more} noise): then "
+            f"the most exposed group ({sol.worst_group}) is caught at most {100 * sol.tpr:.3g} % of the time at "
+            f"FPR {100 * fpr:g} %; accuracy falls (or rises) by the same factor in standard deviation."
+        )
+        if st.button("Use this plan", key="ledger_use_solution"):
+            st.session_state["ledger_rows"] = rows_of(sol.plan)
+            st.session_state["ledger_editor_version"] = st.session_state.get("ledger_editor_version", 0) + 1
+            st.rerun()
+
 d1, d2, d3 = st.columns(3)
 with d1:
     st.download_button(
@@ -200,7 +292,28 @@ with d2:
     csv_download(totals, "ledger.csv", "ledger_dl_totals")
 with d3:
     csv_download(pd.DataFrame(result.spend), "ledger_spend.csv", "ledger_dl_spend")
+d4, d5, _ = st.columns(3)
+with d4:
+    st.download_button(
+        "Download a report (HTML)",
+        data=lambda: build_ledger_report(result, app_url=app_base_url("Release_ledger")).encode(),
+        file_name="hetdp-ledger-report.html",
+        mime="text/html",
+        key="ledger_report",
+        on_click="ignore",
+        help="the plan, the totals by every accountant, the budget, the risk in attack terms, the figures",
+    )
+with d5:
+    st.download_button(
+        "Download a notebook (Jupyter)",
+        data=lambda: notebook_bytes(ledger_notebook(result)),
+        file_name="hetdp-ledger.ipynb",
+        mime="application/x-ipynb+json",
+        key="ledger_notebook",
+        on_click="ignore",
+        help="recomputes this ledger with hetdp's public API; runs top to bottom in a fresh kernel",
+    )
 st.caption(
     "The same numbers from a terminal: `hetdp ledger --plan plan.toml --delta "
-    f"{delta:.0e}" + (f" --budget {budget:g}" if budget is not None else "") + " --json`."
+    f"{delta:.0e} --fpr {fpr:g}" + (f" --budget {budget:g}" if budget is not None else "") + " --json`."
 )

@@ -35,7 +35,7 @@ def test_the_example_plan_shows_every_group_and_accountant():
     for _, row in wide.iterrows():
         assert row["pld"] == pytest.approx(pld[row["group"]], abs=1e-4)
     assert any("Who pays most:** survey participants" in m.value for m in at.markdown)
-    assert len(at.get("plotly_chart")) == 2
+    assert len(at.get("plotly_chart")) == 3  # totals, spend, the trade-off curves
     assert (
         parse_plan(at.query_params["plan"][0] if isinstance(at.query_params["plan"], list) else at.query_params["plan"])
         is not None
@@ -94,3 +94,52 @@ def test_page_and_cli_give_the_same_ledger(tmp_path, monkeypatch):
     plan_file.write_bytes(_Capture.files["plan.toml"])  # the page's TOML download
     assert main(["ledger", "--plan", str(plan_file), "--delta", "1e-05", "--csv", str(tmp_path / "o")]) == 0
     assert _Capture.files["ledger.csv"] == (tmp_path / "o" / "ledger.csv").read_bytes()
+
+
+def test_risk_in_attack_terms_and_the_false_positive_rate_in_the_link():
+    at = _open(plan=SMALL, delta="1e-06")
+    from hetdp_core.risk import tpr_gaussian
+
+    assert any(h.value == "In attack terms" for h in at.subheader)
+    exact = float(tpr_gaussian(mu=3**0.5 / 2.0, fpr=0.01)[0])  # 3 releases of σ = 2: μ = √3/2
+    line = next(m.value for m in at.markdown if m.value.startswith("- **everyone**"))
+    shown = float(line.split("catches at most ")[1].split(" %")[0]) / 100
+    assert exact <= shown <= exact + 3e-3  # rounded up, from the tight profile
+    at.sidebar.select_slider(key="ledger_fpr").set_value(0.1).run()
+    assert at.query_params["fpr"] in ("0.1", ["0.1"])
+    line = next(m.value for m in at.markdown if m.value.startswith("- **everyone**"))
+    assert "wrongly flagging 1 in 10 people" in line
+
+
+def test_solve_from_a_target_risk_and_use_the_plan():
+    at = _open(plan=SMALL, delta="1e-06")
+    before = float(_wide(at)["pld"].iloc[0])
+    at.number_input(key="ledger_target_tpr").set_value(0.03).run()
+    at.button(key="ledger_solve").click().run()
+    assert not at.exception
+    msg = next(s.value for s in at.success if "Multiply the noise" in s.value)
+    factor = float(msg.split("**")[1])
+    assert factor > 1  # a 3 % risk at FPR 1 % needs more noise than σ = 2 three times
+    at.button(key="ledger_use_solution").click().run()
+    assert not at.exception
+    after = float(_wide(at)["pld"].iloc[0])
+    assert after < before
+    assert parse_plan(
+        at.query_params["plan"] if isinstance(at.query_params["plan"], str) else at.query_params["plan"][0]
+    ).releases[0].noise == pytest.approx(2.0 * factor, rel=1e-3)  # noqa: E501
+
+
+def test_a_link_release_in_the_plan_spends_its_views_level():
+    linked = '[[release]]\nname = "counts"\nlink = "Groupwise_zCDP?algorithm=1&rho=0.5&trials=50"\nrepeat = 3\n'
+    at = _open(plan=linked, delta="1e-06")
+    assert not at.exception and not at.error
+    own = _open(plan=SMALL.replace("noise = 2.0", "noise = 1.0"), delta="1e-06")  # σ = 1/√(2ρ) = 1
+    assert float(_wide(at)["pld"].iloc[0]) == pytest.approx(float(_wide(own)["pld"].iloc[0]), abs=1e-12)
+    editor = next(d.value for d in at.dataframe if "link" in getattr(d.value, "columns", []))
+    assert editor["link"].iloc[0].startswith("Groupwise_zCDP?") and editor["mechanism"].iloc[0] == "link"
+
+
+def test_report_and_notebook_buttons():
+    at = _open(plan=SMALL)
+    labels = [b.label for b in at.get("download_button")]
+    assert "Download a report (HTML)" in labels and "Download a notebook (Jupyter)" in labels

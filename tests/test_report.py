@@ -100,7 +100,8 @@ def test_static_figures_with_kaleido(tmp_path, capsys):
         == 0
     )
     pngs = sorted((tmp_path / "png").glob("*.png"))
-    assert len(pngs) == 4 and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+    # the page's four figures and the trade-off curves of its levels
+    assert len(pngs) == 5 and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
     assert (
         main(
             [

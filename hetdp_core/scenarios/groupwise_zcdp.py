@@ -221,7 +221,8 @@ MEANING_DELTA = 1e-6
 
 def levels(result: Result):
     """Algorithm 1 releases every group's count ρ-zCDP (post-processing of the Gaussian mechanism):
-    one level, converted to (ε, δ) with δ = 1e-6. Algorithm 2's per-group claim does not hold (the
+    one level, converted to (ε, δ) with δ = 1e-6, and its Gaussian level μ = √(2ρ) (noise σ = Δ/√(2ρ),
+    whose exact trade-off curve gives the risk in attack terms). Algorithm 2's per-group claim does not hold (the
     page's checks show where), so no level is stated for it (an empty table)."""
     from ..meaning import zcdp_to_eps
 
@@ -230,7 +231,14 @@ def levels(result: Result):
         return pd.DataFrame(columns=["level", "demanded ε", "δ"])
     eps = float(zcdp_to_eps(rho=[s.rho], delta=MEANING_DELTA)[0])
     return pd.DataFrame(
-        [{"level": f"every group (Algorithm 1, ρ = {s.rho:g}-zCDP)", "demanded ε": eps, "δ": MEANING_DELTA}]
+        [
+            {
+                "level": f"every group (Algorithm 1, ρ = {s.rho:g}-zCDP)",
+                "demanded ε": eps,
+                "δ": MEANING_DELTA,
+                "μ (Gaussian)": float(np.sqrt(2.0 * s.rho)),  # Gaussian noise σ = Δ/√(2ρ): its exact curve
+            }
+        ]
     )
 
 

@@ -57,3 +57,35 @@ def test_ledger_page_budget_upload_and_download(page, server, artifacts, tmp_pat
     saved = tmp_path / "saved.toml"
     dl.value.save_as(saved)
     assert parse_plan(saved.read_text()).releases[0].name == "counts"
+
+
+def test_ledger_risk_solve_report_and_notebook_in_the_browser(page, server, artifacts, tmp_path):
+    """The plan's risk in attack terms, solving from a target risk and using the solved plan, then the
+    report (HTML) and the notebook (Jupyter) downloads."""
+    import nbformat
+
+    page.goto(f"{server}/Release_ledger")
+    page.locator(".js-plotly-plot").nth(2).wait_for()  # totals, spend, trade-off curves
+    wait_idle(page)
+    page.get_by_text(re.compile(r"survey participants: an attacker who accepts wrongly flagging 1 in 100")).wait_for()
+    target = page.get_by_role("spinbutton", name="solve from a target risk")
+    target.fill("0.0300")
+    target.press("Enter")
+    wait_idle(page)
+    page.get_by_role("button", name="Solve", exact=True).click()
+    page.get_by_text(re.compile(r"Multiply the noise of every Gaussian and Laplace release by")).wait_for()
+    page.get_by_role("button", name="Use this plan").click()
+    wait_idle(page)
+    page.get_by_text(re.compile(r"survey participants: .* catches at most 3 % of those")).wait_for()
+    assert_no_errors(page)
+    page.screenshot(path=str(artifacts / "ledger_solved.png"), full_page=True)
+    with page.expect_download() as dl:
+        page.get_by_role("button", name="Download a report (HTML)").click()
+    rep = tmp_path / "r.html"
+    dl.value.save_as(rep)
+    assert "In attack terms (false-positive rate 1 %)" in rep.read_text()
+    with page.expect_download() as dl:
+        page.get_by_role("button", name="Download a notebook (Jupyter)").click()
+    nb = tmp_path / "l.ipynb"
+    dl.value.save_as(nb)
+    nbformat.validate(nbformat.read(nb, as_version=4))

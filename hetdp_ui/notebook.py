@@ -1,0 +1,160 @@
+"""A Jupyter notebook for every view (Streamlit-free): the page's button, the ledger's button and
+``hetdp notebook PAGE --query … --out F.ipynb`` / ``hetdp ledger --notebook F.ipynb``.
+
+The notebook recomputes the view with hetdp's public API — the scenario from its query, the page's
+one ``run``, its tables, its guarantee checks and its figures — and runs top to bottom in a fresh
+kernel. Its last cell prints the key tables as JSON, the numbers ``hetdp run`` gives for the same
+query. Written with ``nbformat`` (Jupyter's own reader/writer of the format, rather than
+hand-written JSON).
+"""
+
+from __future__ import annotations
+
+import json
+
+__all__ = ["page_notebook", "ledger_notebook", "notebook_bytes"]
+
+
+def _nb(cells):
+    import nbformat
+    from nbformat import v4
+
+    nb = v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    nb.cells = [v4.new_markdown_cell(src) if kind == "md" else v4.new_code_cell(src) for kind, src in cells]
+    nbformat.validate(nb)
+    return nb
+
+
+def notebook_bytes(nb) -> bytes:
+    """The notebook as the bytes of an ``.ipynb`` file."""
+    import nbformat
+
+    return nbformat.writes(nb).encode("utf-8")
+
+
+def page_notebook(page: str, query: str, *, app_url: str = "http://localhost:8501", upload_file: str | None = None):
+    """The notebook of one view: ``page`` (any registered page) at ``query`` (its URL query string).
+    ``upload_file``: for a view of an uploaded CSV, the file name the notebook reads it from (kept
+    beside the notebook; the data itself is never written into it)."""
+    from urllib.parse import parse_qs
+
+    import hetdp_core
+    from hetdp_core.scenarios import get, page_name
+
+    page = page_name(page)
+    mod = get(page)
+    scenario = mod.SCENARIO.from_query(parse_qs(query.lstrip("?"), keep_blank_values=True))  # validates
+    q = scenario.query_string()
+    spec = mod.PAGE_SPEC
+    keys = list(spec.key_tables)
+    cells = [
+        (
+            "md",
+            f"# {spec.title}\n\n**The question.** {mod.QUESTION}\n\n"
+            f"This notebook recomputes the view [{page}]({app_url.rstrip('/')}/{page}?{q}) of the hetdp app "
+            f"(hetdp {hetdp_core.__version__}) with its public API: the scenario from the view's query string, "
+            "the page's one `run`, its tables, its guarantee checks and its figures. Every number equals "
+            f"`hetdp run {page} --query '{q}'`.",
+        ),
+        (
+            "code",
+            "import json\nfrom urllib.parse import parse_qs\n\n"
+            "from hetdp_core.scenarios import get\n\n"
+            f"page = get({page!r})\n"
+            f"QUERY = {q!r}\n"
+            "scenario = page.SCENARIO.from_query(parse_qs(QUERY))\n"
+            "scenario",
+        ),
+        (
+            "md",
+            "## The computation\n\nOne pure `run` of the page's scenario (a fixed seed: the same numbers every time).",
+        ),
+        (
+            "code",
+            (f"UPLOAD = open({upload_file!r}, 'rb').read()  # your CSV, beside this notebook\n" if upload_file else "")
+            + ("result = page.run(scenario, upload=UPLOAD)" if upload_file else "result = page.run(scenario)")
+            + "\nsorted(result.tables())",
+        ),
+        (
+            "md",
+            "## Guarantee checks\n\nEvery number shown as a guarantee is checked against the bound that "
+            "provably holds.",
+        ),
+        (
+            "code",
+            "for check in result.checks:\n    print('holds' if check.holds else 'NUMERICAL FAILURE', '-', check.name)",
+        ),
+        ("md", "## Key tables"),
+        *[("code", f"result.tables()[{k!r}]") for k in keys],
+        (
+            "md",
+            "## What the levels mean for a person\n\nThe attacker's worst-case posterior from the scenario's "
+            "prior, and the risk in attack terms (the most an attack catches at the scenario's false-positive "
+            "rate).",
+        ),
+        ("code", "result.tables().get('privacy_meaning')"),
+        ("md", "## Figures"),
+        (
+            "code",
+            "from hetdp_ui.report import report_figures\n\n"
+            f"for title, fig in report_figures({page!r}, scenario, result):\n"
+            "    fig.update_layout(title=title)\n"
+            "    fig.show()",
+        ),
+        ("md", "## The numbers, as `hetdp run` gives them"),
+        (
+            "code",
+            f"KEY_TABLES = {json.dumps([*keys, 'privacy_meaning'])}\n"
+            "tables = result.tables()\n"
+            "numbers = {k: tables[k].to_dict(orient='records') for k in KEY_TABLES if k in tables}\n"
+            "print(json.dumps(numbers, default=str))  # every digit (NaN printed as NaN)",
+        ),
+    ]
+    return _nb(cells)
+
+
+def ledger_notebook(result):
+    """The notebook of a release ledger: the plan's TOML, the ledger at the same δ, FPR and budget, its
+    tables and figures."""
+    import hetdp_core
+    from hetdp_core.ledger import plan_toml
+
+    toml_text = plan_toml(result.plan)
+    cells = [
+        (
+            "md",
+            "# Release ledger\n\n**The question.** What does the whole plan of releases cost each group of "
+            f"people, and is that acceptable?\n\nThis notebook recomputes the ledger with hetdp "
+            f"{hetdp_core.__version__}'s public API. Every number equals `hetdp ledger --plan plan.toml --delta "
+            f"{result.delta!r} --fpr {result.fpr!r}"
+            + (f" --budget {result.budget!r}" if result.budget is not None else "")
+            + " --json` with this plan.",
+        ),
+        (
+            "code",
+            "import json\n\nimport pandas as pd\n\nfrom hetdp_core.ledger import ledger, parse_plan\n\n"
+            f"PLAN = {toml_text!r}\n"
+            "plan = parse_plan(PLAN)\n"
+            f"result = ledger(plan, delta={result.delta!r}, budget={result.budget!r}, fpr={result.fpr!r})",
+        ),
+        ("md", "## Total privacy loss per group, by the four accountants"),
+        ("code", "pd.DataFrame(result.totals).pivot(index='group', columns='accountant', values='epsilon')"),
+        ("md", "## In attack terms\n\nThe most an attack catches at the chosen false-positive rate, per group."),
+        ("code", "pd.DataFrame(result.risk)"),
+        ("md", "## What each release spends, per group"),
+        ("code", "pd.DataFrame(result.spend)"),
+        ("md", "## Figures"),
+        (
+            "code",
+            "from hetdp_ui.ledger_figures import spend_figure, totals_figure\n"
+            "from hetdp_ui.risk_figures import curves_figure\n\n"
+            "totals_figure(result.totals, budget=result.budget).show()\n"
+            "spend_figure(result.spend).show()\n"
+            "curves_figure(pd.DataFrame(result.curves), fpr=result.fpr, title='The whole plan', legend='group').show()",
+        ),
+        ("md", "## The numbers, as `hetdp ledger --json` gives them"),
+        ("code", "print(json.dumps({'ledger': result.totals, 'risk': result.risk}, default=float))"),
+    ]
+    return _nb(cells)

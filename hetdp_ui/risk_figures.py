@@ -1,0 +1,47 @@
+"""Figures of risk in attack terms (Streamlit-free): trade-off curves of privacy levels."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from hetdp_ui.theme import COLORWAY, GREY, finish
+
+
+def tradeoff_figure(table, *, title: str = "What an attacker can do at each false-positive rate") -> go.Figure:
+    """One curve per level of a meaning table (:func:`hetdp_core.meaning.tradeoff_curves`): the most an
+    attack catches (TPR) at each false-positive rate, the diagonal being a blind guess; the chosen
+    false-positive rate is marked."""
+    from hetdp_core.meaning import tradeoff_curves
+
+    fpr = float(table["attack FPR"].iloc[0]) if "attack FPR" in table and len(table) else None
+    return curves_figure(tradeoff_curves(table), fpr=fpr, title=title)
+
+
+def curves_figure(curves, *, fpr: float | None = None, title: str, legend: str = "level") -> go.Figure:
+    """Trade-off curves in long format (``level``, ``attack FPR``, ``attack TPR ≤``) on a log FPR axis."""
+    fig = go.Figure()
+    fig.add_scatter(
+        x=[0, 1], y=[0, 1], mode="lines", name="blind guess", line=dict(color=GREY, dash="dot"), hoverinfo="skip"
+    )
+    for i, (level, c) in enumerate(curves.groupby("level", sort=False)):
+        fig.add_scatter(
+            x=c["attack FPR"],
+            y=c["attack TPR ≤"],
+            mode="lines",
+            name=str(level)[:60],
+            line=dict(color=COLORWAY[i % len(COLORWAY)]),
+            hovertemplate="FPR %{x:.3g}: TPR ≤ %{y:.3g}<extra>%{fullData.name}</extra>",
+        )
+    if fpr is not None:
+        fig.add_vline(x=fpr, line=dict(color=GREY, dash="dash"))
+    fig.update_layout(
+        template="plotly_white",
+        title=title,
+        xaxis_title="attack false-positive rate (people wrongly flagged)",
+        yaxis_title="attack true-positive rate, at most",
+        xaxis=dict(type="log", range=[-4, 0]),
+        yaxis=dict(range=[0, 1.02]),
+        legend_title=legend,
+        height=380,
+    )
+    return finish(fig)

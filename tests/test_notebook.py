@@ -1,0 +1,92 @@
+"""A notebook for every view (hetdp_ui/notebook.py, `hetdp notebook`, `hetdp ledger --notebook`): each
+registered page's notebook, written by the CLI, runs top to bottom in a fresh kernel (nbclient, the
+Jupyter project's own executor — the way a reader's Jupyter would run it) and prints the same key
+tables as `hetdp run` for the same query; the ledger's notebook prints the same totals as
+`hetdp ledger --json`."""
+
+from __future__ import annotations
+
+import json
+
+import nbformat
+import pytest
+from conftest import ROOT
+
+from hetdp_core.registry import specs
+from hetdp_core.scenario import InputError
+from hetdp_ui.cli import main
+
+
+def _execute(path):
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors, errors
+    return nb
+
+
+def _printed_json(nb) -> dict:
+    last = nb.cells[-1]
+    text = "".join(o.get("text", "") for o in last.outputs if o.get("name") == "stdout")
+    return json.loads(text)
+
+
+def _same(a, b):
+    if isinstance(a, dict):
+        assert set(a) == set(b)
+        for k in a:
+            _same(a[k], b[k])
+    elif isinstance(a, list):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            _same(x, y)
+    elif isinstance(a, float) or isinstance(b, float):
+        nan = (a is None or a != a, b is None or b != b)  # NaN and null are the same missing value
+        assert nan[0] == nan[1] and (nan[0] or a == pytest.approx(b, rel=1e-12, abs=1e-300)), (a, b)
+    else:
+        assert a == b
+
+
+@pytest.mark.parametrize("spec", specs(), ids=lambda s: s.url)
+def test_every_pages_notebook_runs_in_a_fresh_kernel_and_gives_the_cli_numbers(spec, tmp_path, capsys):
+    from urllib.parse import urlencode
+
+    query = urlencode(dict(spec.fast_query))
+    out = tmp_path / f"{spec.url}.ipynb"
+    assert main(["notebook", spec.url, "--query", query, "--out", str(out)]) == 0
+    capsys.readouterr()
+    nb = _execute(out)
+    numbers = _printed_json(nb)
+    assert main(["run", spec.url, "--query", query, "--json"]) in (0, 1)
+    cli = json.loads(capsys.readouterr().out)["tables"]
+    assert numbers, "the notebook printed no table"
+    for name, rows in numbers.items():
+        _same(rows, cli[name])
+    assert any(o.get("data", {}).get("application/vnd.plotly.v1+json") for c in nb.cells for o in c.get("outputs", []))
+
+
+def test_the_ledger_notebook_gives_the_cli_totals(tmp_path, capsys):
+    plan = ROOT / "data" / "plans" / "census-and-survey.toml"
+    nb_path = tmp_path / "ledger.ipynb"
+    assert (
+        main(["ledger", "--plan", str(plan), "--fpr", "0.05", "--budget", "4", "--notebook", str(nb_path), "--json"])
+        == 0
+    )
+    cli = json.loads(capsys.readouterr().out)
+    numbers = _printed_json(_execute(nb_path))
+    _same(numbers["ledger"], cli["ledger"])
+    _same(numbers["risk"], cli["risk"])
+
+
+def test_bad_notebook_requests_are_one_line(tmp_path, capsys):
+    assert main(["notebook", "Nowhere", "--out", str(tmp_path / "x.ipynb")]) == 2
+    assert main(["notebook", "Groupwise_zCDP", "--query", "rho=-1", "--out", str(tmp_path / "x.ipynb")]) == 2
+    assert main(["notebook", "Groupwise_zCDP", "--out", str(tmp_path / "x.html")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 3 and "PAGE must be one of" in err[0] and "rho" in err[1] and ".ipynb" in err[2]
+    from hetdp_ui.notebook import page_notebook
+
+    with pytest.raises(InputError, match="rho"):
+        page_notebook("Groupwise_zCDP", "rho=-1")
