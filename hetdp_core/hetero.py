@@ -220,8 +220,7 @@ class _Family:
     def __init__(self, eps: np.ndarray):
         self.n = eps.size
         fin = np.isfinite(eps)
-        self.order = np.argsort(eps[fin], kind="stable")
-        self.e = eps[fin][self.order]
+        self.e = np.sort(eps[fin])  # the values only: no permutation is needed (weights_at reads eps)
         self.m = self.e.size
         self.p = self.n - self.m
         self.P1 = np.concatenate([[0.0], np.cumsum(self.e)])
@@ -236,9 +235,16 @@ class _Family:
         t = np.asarray(t, float)
         with np.errstate(divide="ignore"):
             inv = np.where(t > 0, 1.0 / t, np.inf)
-        k = np.searchsorted(self.G, inv * (1 - 1e-14), side="left")  # number unsaturated
+        # breakpoints and midpoints come sorted (t ascending, 1/t descending): searching the keys in
+        # ascending order lets numpy's binary search start from the previous answer (~10× faster
+        # than unordered keys at 10⁶ users); same results
+        rev = inv.ndim == 1 and inv.size > 1 and bool(inv[0] >= inv[-1]) and bool(np.all(inv[:-1] >= inv[1:]))
+        keys = inv[::-1] if rev else inv
+        k = np.searchsorted(self.G, keys * (1 - 1e-14), side="left")  # number unsaturated
+        r = np.searchsorted(self.e, keys / self.n, side="left")  # ε_i < 1/(n t)
+        if rev:
+            k, r = k[::-1], r[::-1]
         k = np.minimum(k, self.m if self.p > 0 else self.m - 1)
-        r = np.searchsorted(self.e, inv / self.n, side="left")  # ε_i < 1/(n t)
         return k, np.minimum(r, k)
 
     def state(self, t, k, r):

@@ -120,7 +120,7 @@ def test_static_figures_with_kaleido(tmp_path, capsys):
         == 0
     )
     svgs = sorted((tmp_path / "svg").glob("*.svg"))
-    assert len(svgs) == 6 and all(p.read_text().lstrip().startswith("<svg") for p in svgs)
+    assert len(svgs) == 7 and all(p.read_text().lstrip().startswith("<svg") for p in svgs)  # 6 + trade-off curves
 
 
 def test_the_report_of_a_pinned_view_is_a_decision_record():

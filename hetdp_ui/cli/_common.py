@@ -1,0 +1,247 @@
+"""Helpers every verb shares: output paths, atomic writes, list parsing, JSON, the page-scenario arguments."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from hetdp_core._validate import InputError
+
+BUDGET_NAMES = ("large", "none", "page")
+
+
+#: names of hetdp_core.bcdp_sim.PRESETS (a test keeps them equal; listed here to keep start-up light)
+FIGURES = ("fig3", "fig4a", "fig4b")
+
+
+@contextlib.contextmanager
+def _executor(a):
+    """Dask when ``--dask`` is given (``local`` or a scheduler address), else None (threads)."""
+    if not getattr(a, "dask", None):
+        yield None
+        return
+    from hetdp_ui.dask_exec import dask_executor
+
+    with dask_executor(a.dask) as ex:
+        yield ex
+
+
+def budget(name: str):
+    """The compute budget called ``name`` (``none``: no limit)."""
+    from hetdp_core.scenario import LARGE_BUDGET, PAGE_BUDGET
+
+    return {"page": PAGE_BUDGET, "large": LARGE_BUDGET, "none": None}[name]
+
+
+class CliError(InputError):
+    """A user-input problem found while parsing the command line."""
+
+
+def _no_file_above(out: Path, what: str) -> None:
+    """Refuse a path with a file among its parents (it cannot be created)."""
+    for parent in out.parents:
+        if parent.exists() and not parent.is_dir():
+            raise CliError(f"{what}: {parent} is a file, so {out} cannot be created under it.")
+
+
+def output_path(path: str | Path, *, what: str, suffixes: tuple = ()) -> Path:
+    """Check an output file's path before any work: a suffix from ``suffixes``, not a directory, no
+    parent that is a file; parents are created. Raises :class:`CliError` naming the problem."""
+    out = Path(path)
+    if suffixes and out.suffix.lower() not in suffixes:
+        raise CliError(f"{what} must name a {'/'.join(suffixes)} file; got {out}.")
+    if out.is_dir():
+        raise CliError(f"{what}: {out} is a directory; give a file name inside it.")
+    _no_file_above(out, what)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"{what}: cannot create the folder {out.parent}: {exc.strerror or exc}.") from None
+    return out
+
+
+def output_dir(path: str | Path, *, what: str) -> Path:
+    """An output folder: created if missing; a file in its place is refused."""
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise CliError(f"{what}: {out} is a file; give a folder (it is created if missing).")
+    _no_file_above(out, what)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"{what}: cannot create the folder {out}: {exc.strerror or exc}.") from None
+    return out
+
+
+def write_atomic(path: Path, data: str | bytes, *, what: str) -> None:
+    """Write ``data`` to a temporary file beside ``path``, flush it to disk, then rename it over
+    ``path``: a full disk or a crash leaves the old file intact and no truncated file."""
+    import os
+    import tempfile
+
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise CliError(f"{what}: cannot write in {path.parent}: {exc.strerror or exc}.") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(raw)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise CliError(
+            f"{what}: cannot write {path}: {exc.strerror or exc}. The previous file, if any, is unchanged."
+        ) from None
+
+
+def parse_list(text: str, name: str) -> list[float]:
+    """Parse ``"0.2,0.2,inf"`` (or ``@file`` with numbers separated by commas/whitespace)."""
+    if text.startswith("@"):
+        path = Path(text[1:])
+        if not path.is_file():
+            raise CliError(f"{name}: file {path} not found. Give @path to an existing text file.")
+        if path.stat().st_size > 50_000_000:
+            raise CliError(f"{name}: file {path} is larger than 50 MB. Use a smaller file.")
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise CliError(f"{name}: file {path} is not UTF-8 text. Save it as plain UTF-8 numbers.") from None
+        text = text.replace("\n", ",").replace(" ", ",").replace("\t", ",")
+    out = []
+    for tok in (t.strip() for t in text.split(",")):
+        if not tok:
+            continue
+        try:
+            out.append(float(tok))
+        except ValueError:
+            raise CliError(
+                f"{name}: could not read {tok!r} as a number. Use numbers separated by commas, e.g. 0.2,0.2,inf."
+            ) from None
+    if not out:
+        raise CliError(f"{name}: empty list. Give at least one number.")
+    return out
+
+
+def _no_nan(obj):
+    """NaN ("no value": unresolved, not computed) becomes null; ±Infinity stays."""
+    if isinstance(obj, float):
+        return None if math.isnan(obj) else obj
+    if isinstance(obj, dict):
+        return {k: _no_nan(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_no_nan(v) for v in obj]
+    return obj
+
+
+def _dump(obj) -> str:
+    return json.dumps(_no_nan(obj), indent=None, allow_nan=True)
+
+
+def _errors_block(errs: np.ndarray) -> dict:
+    q25, med, q75 = np.quantile(errs, [0.25, 0.5, 0.75])
+    return {
+        "errors": errs.tolist(),
+        "median": float(med),
+        "q25": float(q25),
+        "q75": float(q75),
+        "mean": float(errs.mean()),
+    }
+
+
+def _last(v):
+    """The last value of a query parameter (parse_qs gives lists), or None."""
+    if isinstance(v, (list, tuple)):
+        return v[-1] if v else None
+    return v
+
+
+def _query_of(a) -> tuple[str, dict]:
+    """(page, query mapping) from ``PAGE``, ``--query`` and ``--url``."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from hetdp_core.scenarios import get, page_name
+
+    page, query = a.page, {}
+    if a.url:
+        parts = urlsplit(a.url)
+        if parts.path.strip("/"):
+            url_page = page_name(parts.path)
+            if page and page_name(page) != url_page:
+                raise CliError(f"PAGE {page!r} does not match the page of --url ({url_page}); give one of them.")
+            page = url_page
+        query.update(parse_qs(parts.query, keep_blank_values=True))
+    if a.query:
+        query.update(parse_qs(a.query.lstrip("?"), keep_blank_values=True))
+    if getattr(a, "prior", None) is not None:  # --prior sets the scenario's prior, as prior=… in the link does
+        query["prior"] = [repr(float(a.prior))]
+    if not page:
+        raise CliError("give PAGE (e.g. Feature_privacy) or an app link with --url.")
+    page = page_name(page)
+    for item in getattr(a, "set", None) or []:  # --set NAME=VALUE, checked against the scenario's fields
+        cls = get(page).SCENARIO
+        name, eq, value = item.partition("=")
+        name = cls.ALIASES.get(name.strip(), name.strip())
+        if not eq or name not in cls.specs():
+            raise CliError(
+                f"--set {item[:60]!r}: give NAME=VALUE with NAME one of {page}'s inputs: {', '.join(cls.specs())}."
+            )
+        query[name] = [value]
+    return page, query
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse prints the whole usage block before a malformed-flag error; we print one line
+    naming the flag and where to find the usage (subparsers inherit this class)."""
+
+    def error(self, message: str):
+        msg = " ".join(message.split())
+        self.exit(2, f"{self.prog}: error: {msg} (see '{self.prog} --help')\n")
+
+
+def _scenario_verb(sub, name: str, help_: str, *, prior: bool = False, dask: bool = True, budget: bool = True):
+    """A verb that takes one page's scenario: PAGE (any registered page), --query, --url, --set
+    NAME=VALUE (the scenario's own inputs), and optionally --budget, --prior and --dask."""
+    ap = sub.add_parser(name, help=help_)
+    ap.add_argument(
+        "page", nargs="?", default=None, help="page URL path, e.g. Feature_privacy (any case); optional with --url"
+    )
+    ap.add_argument("--query", default="", help="the page's query string, e.g. 'q=0.3&n=5000&seed=1'")
+    ap.add_argument("--url", default=None, help="a full app link (page and query are read from it)")
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="one input of the page's scenario (repeatable; after --query/--url, so it wins), e.g. --set q=0.3",
+    )
+    if budget:
+        ap.add_argument(
+            "--budget",
+            choices=BUDGET_NAMES,
+            default="page",
+            help="per-request compute budget: page (the app's: ~10 s, 1 GiB; default), large (1 h, 16 GiB), none",
+        )
+    if prior:
+        ap.add_argument(
+            "--prior",
+            type=float,
+            default=None,
+            help="the attacker's prior of the table privacy_meaning (same as prior=… in --query; default 0.01)",
+        )
+    if dask:
+        ap.add_argument(
+            "--dask",
+            metavar="ADDRESS",
+            help="run the sweep points on Dask: 'local' (a LocalCluster of worker processes) or a scheduler "
+            "address tcp://host:8786 (needs the [dask] extra)",
+        )
+    return ap

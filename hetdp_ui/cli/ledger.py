@@ -1,0 +1,128 @@
+"""``hetdp ledger``: what a plan of releases costs each group, its risk, report and notebook."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from hetdp_ui.cli._common import CliError, _dump, output_dir, output_path, write_atomic
+
+
+def cmd_ledger(a) -> int:
+    """``hetdp ledger --plan FILE.toml --delta D``: what the whole plan costs each group, by four accountants."""
+    from hetdp_core.ledger import ledger, parse_plan
+
+    path = Path(a.plan)
+    if not path.is_file():
+        raise CliError(
+            f"--plan: file {path} not found. Give a plan file (TOML), e.g. data/plans/census-and-survey.toml."
+        )
+    plan = parse_plan(path.read_bytes())
+    result = ledger(plan, delta=a.delta, budget=a.budget, fpr=a.fpr, levels_of=_limited_levels)
+    solved = None
+    if a.target_tpr is not None:
+        from hetdp_core.ledger import plan_toml, solve_noise
+
+        sol = solve_noise(plan, fpr=a.fpr, target_tpr=a.target_tpr, levels_of=_limited_levels)
+        solved = {
+            "factor": sol.factor,
+            "worst_group": sol.worst_group,
+            "tpr": sol.tpr,
+            "fpr": sol.fpr,
+            "target_tpr": sol.target_tpr,
+            "plan": plan_toml(sol.plan),
+        }
+    if a.report:
+        from hetdp_ui.report import build_ledger_report
+
+        out = output_path(a.report, what="--report", suffixes=(".html", ".htm"))
+        write_atomic(out, build_ledger_report(result), what="--report")
+        print(f"wrote {out}", file=sys.stderr)
+    if a.notebook:
+        from hetdp_ui.notebook import ledger_notebook, notebook_bytes
+
+        out = output_path(a.notebook, what="--notebook", suffixes=(".ipynb",))
+        write_atomic(out, notebook_bytes(ledger_notebook(result)), what="--notebook")
+        print(f"wrote {out}", file=sys.stderr)
+    if a.csv:
+        import pandas as pd
+
+        out = output_dir(a.csv, what="--csv")
+        write_atomic(out / "ledger.csv", pd.DataFrame(result.totals).to_csv(index=False), what="--csv")
+        write_atomic(out / "ledger_spend.csv", pd.DataFrame(result.spend).to_csv(index=False), what="--csv")
+    if a.json:
+        print(
+            _dump(
+                {
+                    "delta": result.delta,
+                    "budget": result.budget,
+                    "fpr": result.fpr,
+                    "ledger": result.totals,
+                    "spend": result.spend,
+                    "risk": result.risk,
+                    "solve": solved,
+                }
+            )
+        )
+    elif not a.csv:
+        for row in result.totals:
+            extra = (
+                f"  reserve {row['reserve']:+.4g}" + ("  OVER BUDGET" if row["over budget"] else "")
+                if a.budget is not None
+                else ""
+            )
+            print(
+                f"{row['group']:24s} {row['accountant']:6s} ε = {row['epsilon']:.4g} at δ = {row['delta']:.3g}"
+                f"  ({row['releases']} releases){extra}"
+            )
+        for row in result.risk:
+            print(f"{row['group']:24s} {row['in words']}; maximal advantage {row['max advantage']:.3g}")
+        if solved:
+            print(
+                f"solve: multiply the noise of the plan's own releases by {solved['factor']:.4g} to keep every "
+                f"group's attack TPR at FPR {a.fpr:g} at or below {a.target_tpr:g} (worst: {solved['worst_group']}, "
+                f"TPR {solved['tpr']:.4g})"
+            )
+    return (
+        1 if a.budget is not None and any(r["over budget"] and r["accountant"] == "pld" for r in result.totals) else 0
+    )
+
+
+def _limited_levels(link: str):
+    """A linked view's level table, its run under the page's limits (memory and time, enforced while
+    it runs) — the same reading as the app's."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from hetdp_core.scenario import PAGE_BUDGET
+    from hetdp_core.scenarios import get
+    from hetdp_ui.limits import run_limited
+
+    parts = urlsplit(link)
+    page = parts.path
+    scenario = get(page).SCENARIO.from_query(parse_qs(parts.query))
+    return (
+        run_limited(get(page).PAGE_SPEC.url, scenario, budget=PAGE_BUDGET, start="fork").tables().get("privacy_meaning")
+    )
+
+
+def register(sub) -> None:
+    """Add this verb's parser to the ``hetdp`` subcommands."""
+    lg = sub.add_parser("ledger", help="a release plan's total privacy loss per group (basic, zCDP, RDP, PLD)")
+    lg.add_argument("--plan", required=True, metavar="FILE", help="the plan (TOML): [[release]] tables, see README")
+    lg.add_argument("--delta", type=float, default=1e-6, help="the δ at which every total is read (default 1e-6)")
+    lg.add_argument("--budget", type=float, default=None, help="the ε the plan may spend: reserve and warnings")
+    lg.add_argument("--fpr", type=float, default=0.01, help="the attack false-positive rate of the risk (default 0.01)")
+    lg.add_argument(
+        "--target-tpr",
+        type=float,
+        default=None,
+        help="solve from a target risk: the smallest noise factor for the plan's own releases keeping every "
+        "group's attack TPR at --fpr at or below this",
+    )
+    lg.add_argument("--json", action="store_true")
+    lg.add_argument("--csv", default=None, metavar="DIR", help="write ledger.csv and ledger_spend.csv into DIR")
+    lg.add_argument("--report", default=None, metavar="FILE.html", help="write a standalone HTML report of the ledger")
+    lg.add_argument(
+        "--notebook", default=None, metavar="FILE.ipynb", help="write a Jupyter notebook that recomputes it"
+    )
+    lg.set_defaults(func=cmd_ledger)

@@ -1,0 +1,122 @@
+"""``hetdp run PAGE``: the page's scenario and run; every table it offers."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from hetdp_core._validate import InputError
+from hetdp_ui.cli._common import (
+    CliError,
+    _dump,
+    _executor,
+    _last,
+    _query_of,
+    _scenario_verb,
+    budget,
+    output_dir,
+    write_atomic,
+)
+
+
+def cmd_run(a) -> int:
+    """``hetdp run PAGE --query …``: the page's scenario and run; its download tables as JSON or CSV."""
+    from hetdp_core.scenarios import get
+
+    page, query = _query_of(a)
+    mod = get(page)
+    scenario = mod.SCENARIO.from_query(query)
+    import inspect
+
+    accepts = inspect.signature(mod.run).parameters
+    kw = {"budget": budget(a.budget)}
+    if a.max_cells and "max_cells" not in accepts:
+        raise CliError(f"--max-cells applies to pages with a simulation-size limit; {page} has none. Drop --max-cells.")
+    if a.data and not mod.PAGE_SPEC.upload:
+        from hetdp_core.registry import specs
+
+        raise CliError(
+            f"--data: {page} takes no data file (pages that do: "
+            f"{', '.join(s.url for s in specs() if s.upload)}). Drop --data."
+        )
+    if a.max_cells:
+        kw["max_cells"] = a.max_cells
+    elif page == "Feature_privacy" and a.budget != "page":
+        from hetdp_core.bcdp_sim import MAX_CELLS_CLI
+
+        kw["max_cells"] = MAX_CELLS_CLI if a.budget == "large" else 10**18
+    if a.data:
+        path = Path(a.data)
+        if not path.is_file():
+            raise CliError(f"--data: file {path} not found. Give the path of a CSV file.")
+        if path.stat().st_size > 20 * 2**20:
+            raise CliError(f"--data: {path} is larger than 20 MB, the upload limit. Use a smaller file.")
+        kw["upload"] = path.read_bytes()
+    with _executor(a) as executor:
+        if executor is None and a.budget == "page":  # the page's limits, enforced while it runs
+            from hetdp_ui.limits import run_limited
+
+            result = run_limited(page, scenario, start="fork", **kw)
+        else:
+            result = mod.run(scenario, executor=executor, **kw)
+    tables = result.tables()  # privacy_meaning included (the scenario's prior)
+    pin = _last(query.get("pin"))
+    if pin:  # plan A vs plan B, as the page shows it for a pinned link
+        from urllib.parse import parse_qsl
+
+        from hetdp_core.scenario import MAX_PIN_LENGTH
+
+        if len(pin) > MAX_PIN_LENGTH:  # the page's limit for the same parameter
+            raise CliError(f"pin (plan A) is {len(pin)} characters long; at most {MAX_PIN_LENGTH}.")
+        try:
+            plan_a = mod.SCENARIO.from_query(dict(parse_qsl(pin, keep_blank_values=True)))
+        except InputError as exc:
+            raise CliError(f"pin (plan A in the link) is not a valid scenario: {exc}") from None
+        result_a = mod.run(plan_a, budget=kw["budget"])
+        from hetdp_core.compare import compare, key_numbers
+
+        tables["plan_a_vs_b"] = compare(key_numbers(mod, result_a), key_numbers(mod, result))
+        tables.update({f"plan_a_{name}": df for name, df in result_a.tables().items()})
+    if _last(query.get("lesson")):
+        print(
+            f"note: the link is at lesson {_last(query.get('lesson'))!r}, step {_last(query.get('step')) or '1'}; "
+            "the numbers are those of the view it shows (`hetdp lesson key` checks the lesson's answers).",
+            file=sys.stderr,
+        )
+    if a.csv:
+        out = output_dir(a.csv, what="--csv")
+        for name, df in tables.items():
+            write_atomic(out / f"{name}.csv", df.to_csv(index=False), what="--csv")
+    if a.json or not a.csv:
+        payload = {
+            "page": page,
+            "query": scenario.to_query(),
+            "link": f"/{page}?{scenario.query_string()}",
+            "tables": {name: df.to_dict(orient="records") for name, df in tables.items()},
+            "checks": [c.to_dict() for c in result.checks],
+            "notes": list(result.notes),
+        }
+        if a.json:
+            print(_dump(payload))
+        else:
+            print(
+                f"{page}: {len(tables)} tables "
+                f"({', '.join(f'{n} {df.shape[0]}x{df.shape[1]}' for n, df in tables.items())}); "
+                f"checks: {'all hold' if all(c.holds for c in result.checks) else 'NUMERICAL FAILURE'}. "
+                "Use --json or --csv DIR for the numbers."
+            )
+    elif a.csv:
+        print(f"wrote {len(tables)} CSV files to {a.csv}")
+    return 0 if all(c.holds for c in result.checks) else 1
+
+
+def register(sub) -> None:
+    """Add this verb's parser to the ``hetdp`` subcommands."""
+    run = _scenario_verb(sub, "run", "run a page's scenario: every table the page offers, as JSON or CSV", prior=True)
+    run.add_argument("--json", action="store_true", help="print the tables as JSON")
+    run.add_argument("--csv", default=None, metavar="DIR", help="write one CSV per table into DIR")
+    run.add_argument("--data", default=None, metavar="FILE", help="CSV file for pages whose source is 'upload'")
+    run.add_argument(
+        "--max-cells", type=int, default=None, help="compute budget in random numbers (default: the page's budget)"
+    )
+    run.set_defaults(func=cmd_run)
