@@ -484,12 +484,7 @@ def meaning_panel(
             "$\\dfrac{e^{\\varepsilon} p}{1 + (e^{\\varepsilon} - 1) p}$ "
             "(and at least $\\dfrac{p}{p + (1-p) e^{\\varepsilon}}$). Upper bounds are rounded up."
         )
-        st.select_slider(
-            "attacker's prior p",
-            options=grid_options(PRIOR_GRID, state.key("prior")),
-            key=state.key("prior"),
-            format_func=lambda v: f"{100 * v:g} %",
-        )
+        percent_slider("attacker's prior p", PRIOR_GRID, state.key("prior"))
         table = result.tables().get("privacy_meaning")
         if table is None or table.empty:
             st.info(empty_note)
@@ -499,6 +494,11 @@ def meaning_panel(
         risk_panel(table, state)
         st.dataframe(table.drop(columns=["in words", "risk in words"]), hide_index=True, width="stretch")
         csv_download(table, "privacy_meaning.csv", f"{state.prefix}_dl_meaning")
+
+
+def percent_slider(label: str, grid: Sequence[float], key: str) -> None:
+    """A select slider over a grid of probabilities shown in per cent (the prior, the attack FPR)."""
+    st.select_slider(label, options=grid_options(grid, key), key=key, format_func=lambda v: f"{100 * v:g} %")
 
 
 def risk_panel(table, state: ScenarioState) -> None:
@@ -515,12 +515,7 @@ def risk_panel(table, state: ScenarioState) -> None:
         "the *true-positive rate* below; the *maximal advantage* is the most its hit rate can exceed its "
         "false-alarm rate (0 = a coin toss, 1 = certainty)."
     )
-    st.select_slider(
-        "attack false-positive rate",
-        options=grid_options(FPR_GRID, state.key("fpr")),
-        key=state.key("fpr"),
-        format_func=lambda v: f"{100 * v:g} %",
-    )
+    percent_slider("attack false-positive rate", FPR_GRID, state.key("fpr"))
     for lev, words, adv in zip(table["level"], table["risk in words"], table["max advantage"]):
         st.markdown(f"- **{lev}**: {words}; maximal advantage {adv:.3g}")
     if st.checkbox("show the trade-off curves", key=f"{state.prefix}_show_tradeoff"):

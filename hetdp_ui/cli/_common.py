@@ -245,3 +245,10 @@ def _scenario_verb(sub, name: str, help_: str, *, prior: bool = False, dask: boo
             "address tcp://host:8786 (needs the [dask] extra)",
         )
     return ap
+
+
+def risk_arguments(ap, *, fpr_help: str, target_help: str) -> None:
+    """``--fpr`` (the attack false-positive rate, default 0.01) and ``--target-tpr`` (solve from a target
+    risk) — the same two flags on ``hetdp meaning`` and ``hetdp ledger``."""
+    ap.add_argument("--fpr", type=float, default=0.01, help=f"{fpr_help} (default 0.01)")
+    ap.add_argument("--target-tpr", type=float, default=None, help=f"solve from a target risk: {target_help}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from hetdp_ui.cli._common import CliError, _dump, output_dir, output_path, write_atomic
+from hetdp_ui.cli._common import CliError, _dump, output_dir, output_path, risk_arguments, write_atomic
 
 
 def cmd_ledger(a) -> int:
@@ -111,13 +111,11 @@ def register(sub) -> None:
     lg.add_argument("--plan", required=True, metavar="FILE", help="the plan (TOML): [[release]] tables, see README")
     lg.add_argument("--delta", type=float, default=1e-6, help="the δ at which every total is read (default 1e-6)")
     lg.add_argument("--budget", type=float, default=None, help="the ε the plan may spend: reserve and warnings")
-    lg.add_argument("--fpr", type=float, default=0.01, help="the attack false-positive rate of the risk (default 0.01)")
-    lg.add_argument(
-        "--target-tpr",
-        type=float,
-        default=None,
-        help="solve from a target risk: the smallest noise factor for the plan's own releases keeping every "
-        "group's attack TPR at --fpr at or below this",
+    risk_arguments(
+        lg,
+        fpr_help="the attack false-positive rate of the risk",
+        target_help="the smallest noise factor for the plan's own releases keeping every group's attack TPR at "
+        "--fpr at or below this",
     )
     lg.add_argument("--json", action="store_true")
     lg.add_argument("--csv", default=None, metavar="DIR", help="write ledger.csv and ledger_spend.csv into DIR")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hetdp_ui.cli._common import _dump, parse_list
+from hetdp_ui.cli._common import _dump, parse_list, risk_arguments
 
 
 def cmd_meaning(a) -> int:
@@ -50,13 +50,10 @@ def register(sub) -> None:
     mn.add_argument("--prior", type=float, default=0.01, help="the attacker's prior probability p in (0, 1)")
     mn.add_argument("--zcdp", action="store_true", help="the levels are ρ-zCDP: convert to (ε, δ) first")
     mn.add_argument("--delta", type=float, default=1e-6, help="δ of the zCDP conversion (default 1e-6)")
-    mn.add_argument("--fpr", type=float, default=0.01, help="the attack false-positive rate (default 0.01)")
-    mn.add_argument(
-        "--target-tpr",
-        type=float,
-        default=None,
-        help="solve from a target risk: the largest ε and smallest Gaussian σ/Δ whose attack TPR at --fpr stays "
-        "at or below this",
+    risk_arguments(
+        mn,
+        fpr_help="the attack false-positive rate",
+        target_help="the largest ε and smallest Gaussian σ/Δ whose attack TPR at --fpr stays at or below this",
     )
     mn.add_argument("--json", action="store_true")
     mn.set_defaults(func=cmd_meaning)

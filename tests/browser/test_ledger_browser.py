@@ -52,11 +52,16 @@ def test_ledger_page_budget_upload_and_download(page, server, artifacts, tmp_pat
     wait_idle(page)
     assert_no_errors(page)
     page.screenshot(path=str(artifacts / "ledger_loaded.png"), full_page=True)
-    with page.expect_download() as dl:
-        page.get_by_role("button", name="Download the plan (TOML)").click()
-    saved = tmp_path / "saved.toml"
-    dl.value.save_as(saved)
+    saved = _download(page, "Download the plan (TOML)", tmp_path / "saved.toml")
     assert parse_plan(saved.read_text()).releases[0].name == "counts"
+
+
+def _download(page, button: str, path):
+    """Click a download button and save the file it gives at ``path``."""
+    with page.expect_download() as dl:
+        page.get_by_role("button", name=button).click()
+    dl.value.save_as(path)
+    return path
 
 
 def test_ledger_risk_solve_report_and_notebook_in_the_browser(page, server, artifacts, tmp_path):
@@ -79,13 +84,7 @@ def test_ledger_risk_solve_report_and_notebook_in_the_browser(page, server, arti
     page.get_by_text(re.compile(r"survey participants: .* catches at most 3 % of those")).wait_for()
     assert_no_errors(page)
     page.screenshot(path=str(artifacts / "ledger_solved.png"), full_page=True)
-    with page.expect_download() as dl:
-        page.get_by_role("button", name="Download a report (HTML)").click()
-    rep = tmp_path / "r.html"
-    dl.value.save_as(rep)
+    rep = _download(page, "Download a report (HTML)", tmp_path / "r.html")
     assert "In attack terms (false-positive rate 1 %)" in rep.read_text()
-    with page.expect_download() as dl:
-        page.get_by_role("button", name="Download a notebook (Jupyter)").click()
-    nb = tmp_path / "l.ipynb"
-    dl.value.save_as(nb)
+    nb = _download(page, "Download a notebook (Jupyter)", tmp_path / "l.ipynb")
     nbformat.validate(nbformat.read(nb, as_version=4))
