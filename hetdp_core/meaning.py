@@ -186,7 +186,10 @@ def meaning_table(levels, *, prior: float, delta: float | None = None, fpr: floa
     if "any attacker ε" in df:
         tpr_any = tpr_eps_delta(eps=df["any attacker ε"].to_numpy(float), fpr=fpr)
         df["attack TPR ≤ (any attacker)"] = tpr_any
-        risk = [f"{r} (any attacker: at most {_pct(t, up=True)})" for r, t in zip(risk, tpr_any)]
+        risk = [
+            f"under the model's assumptions, {r}; an attacker who knows more (any attacker): at most {_pct(t, up=True)}"
+            for r, t in zip(risk, tpr_any)
+        ]
     df["risk in words"] = risk
     return df
 

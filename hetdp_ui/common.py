@@ -533,12 +533,14 @@ def risk_panel(table, state: ScenarioState) -> None:
             key=f"{state.prefix}_target_tpr",
         )
     with c2:
-        try:
+        if target <= fpr:
+            st.caption(
+                f"Choose a target above the false-positive rate ({100 * fpr:g} %): a blind guess already catches "
+                "that many."
+            )
+        else:
             eps = eps_for_tpr(target_tpr=target, fpr=fpr)
             mu = mu_for_tpr(target_tpr=target, fpr=fpr)
-        except InputError as exc:
-            st.caption(str(exc))
-        else:
             st.markdown(
                 f"To keep every attack at FPR {100 * fpr:g} % below TPR {100 * target:g} %: the most accurate "
                 f"pure level is **ε = {eps:.4g}**; Gaussian noise needs **σ/Δ ≥ {1 / mu:.4g}** (μ = {mu:.4g})."

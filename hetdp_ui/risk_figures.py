@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import plotly.graph_objects as go
 
 from hetdp_ui.theme import COLORWAY, GREY, finish
@@ -20,8 +21,9 @@ def tradeoff_figure(table, *, title: str = "What an attacker can do at each fals
 def curves_figure(curves, *, fpr: float | None = None, title: str, legend: str = "level") -> go.Figure:
     """Trade-off curves in long format (``level``, ``attack FPR``, ``attack TPR ≤``) on a log FPR axis."""
     fig = go.Figure()
+    guess = np.logspace(-4, 0, 41)  # TPR = FPR, drawn on the log axis as a curve
     fig.add_scatter(
-        x=[0, 1], y=[0, 1], mode="lines", name="blind guess", line=dict(color=GREY, dash="dot"), hoverinfo="skip"
+        x=guess, y=guess, mode="lines", name="blind guess", line=dict(color=GREY, dash="dot"), hoverinfo="skip"
     )
     for i, (level, c) in enumerate(curves.groupby("level", sort=False)):
         fig.add_scatter(

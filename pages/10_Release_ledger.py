@@ -49,14 +49,14 @@ def rows_of(plan) -> pd.DataFrame:
                 "name": r.name,
                 "mechanism": r.mechanism,
                 "noise": r.noise,
-                "link": r.link or "",
-                "levels": levels_text(r),
                 "repeat": r.repeat,
                 "groups": ", ".join(r.groups),
+                "link": r.link or "",
+                "levels": levels_text(r),
             }
             for r in plan.releases
         ],
-        columns=["name", "mechanism", "noise", "link", "levels", "repeat", "groups"],
+        columns=["name", "mechanism", "noise", "repeat", "groups", "link", "levels"],
     )
 
 
@@ -258,7 +258,12 @@ with r2:
         help="the least noise (one factor for every Gaussian and Laplace release of the plan) that keeps every "
         "group's attack TPR at this false-positive rate at or below the target",
     )
-    if st.button("Solve", key="ledger_solve"):
+    solve = st.button("Solve", key="ledger_solve")
+    if solve and target <= fpr:
+        st.warning(
+            f"Choose a target above the false-positive rate ({100 * fpr:g} %): a blind guess already catches that many."
+        )
+    elif solve:
         try:
             sol = solve_noise(plan, fpr=fpr, target_tpr=target, levels_of=view_levels_cached)
         except InputError as exc:

@@ -143,3 +143,11 @@ def test_report_and_notebook_buttons():
     at = _open(plan=SMALL)
     labels = [b.label for b in at.get("download_button")]
     assert "Download a report (HTML)" in labels and "Download a notebook (Jupyter)" in labels
+
+
+def test_a_target_below_the_false_positive_rate_is_explained():
+    at = _open(plan=SMALL)
+    at.number_input(key="ledger_target_tpr").set_value(0.005).run()
+    at.button(key="ledger_solve").click().run()
+    assert not at.exception and not at.error
+    assert any("Choose a target above the false-positive rate (1 %)" in w.value for w in at.warning)
