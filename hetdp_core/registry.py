@@ -43,7 +43,9 @@ class PageSpec:
     ``example_query`` a non-default view (small enough for the test suite) that exercises the
     page's options, used by the page ↔ CLI agreement test; ``key_tables`` the tables a report shows
     as the key results; ``figures`` where the report's figures are built, as ``"module:function"``
-    (a name, so the core does not import the figure layer)."""
+    (a name, so the core does not import the figure layer); ``risk_field`` the scenario field that
+    "solve from a target risk" sets (None: the page has no single privacy setting) and ``risk_kind``
+    what it is ("eps": an ε-DP level; "zcdp": the ρ of ρ-zCDP Gaussian noise)."""
 
     url: str
     title: str
@@ -59,6 +61,8 @@ class PageSpec:
     example_query: str = ""
     key_tables: tuple[str, ...] = ()
     figures: str | None = None
+    risk_field: str | None = None
+    risk_kind: str = "eps"
 
     def __post_init__(self):
         if not self.url.isidentifier():
@@ -66,6 +70,8 @@ class PageSpec:
         if not self.key_prefix.isidentifier():
             raise InputError(f"PageSpec.key_prefix must be an identifier; got {self.key_prefix!r}.")
         object.__setattr__(self, "fast_query", MappingProxyType(dict(self.fast_query)))
+        if self.risk_kind not in ("eps", "zcdp"):
+            raise InputError(f"PageSpec.risk_kind must be 'eps' or 'zcdp'; got {self.risk_kind!r}.")
 
 
 @runtime_checkable

@@ -52,6 +52,9 @@ __all__ = [
     "eps_for_tpr",
     "mu_for_tpr",
     "risk_in_words",
+    "RISK_KINDS",
+    "setting_for_tpr",
+    "page_setting_for_tpr",
 ]
 
 #: the false-positive rates an attack may be read at
@@ -211,3 +214,54 @@ def risk_in_words(tpr: float, fpr: float) -> str:
         f"an attacker who accepts wrongly flagging {who} people it is not after catches at most "
         f"{_pct(tpr)} of those it is after"
     )
+
+
+#: what a page's privacy setting is: an ε-DP level, or the ρ of ρ-zCDP Gaussian noise (μ = √(2ρ))
+RISK_KINDS = ("eps", "zcdp")
+
+
+def setting_for_tpr(*, kind: str, target_tpr: float, fpr: float) -> float:
+    """The largest setting of ``kind`` whose attack TPR at ``fpr`` is at most ``target_tpr``: ε for an
+    ε-DP level (:func:`eps_for_tpr`), ρ = μ*²/2 for ρ-zCDP Gaussian noise (:func:`mu_for_tpr`)."""
+    from ._validate import check_choice
+
+    kind = check_choice("kind", kind, RISK_KINDS)
+    if kind == "eps":
+        return eps_for_tpr(target_tpr=target_tpr, fpr=fpr)
+    return mu_for_tpr(target_tpr=target_tpr, fpr=fpr) ** 2 / 2.0
+
+
+def _floor3(x: float) -> float:
+    """``x`` rounded *down* to 3 significant digits (a setting shown rounded stays on the safe side)."""
+    if x <= 0 or not math.isfinite(x):
+        return x
+    e = math.floor(math.log10(x)) - 2
+    return float(f"{math.floor(x / 10.0**e * (1 + 1e-12)) * 10.0**e:.3g}")
+
+
+def page_setting_for_tpr(page, *, target_tpr: float, fpr: float) -> dict:
+    """Solve from a target risk on a page: the page's privacy setting (its spec's ``risk_field``) at
+    its most accurate value whose attack TPR at ``fpr`` stays at or below ``target_tpr``, rounded
+    down to 3 significant digits and kept within the field's range. Returns ``field``, ``label``,
+    ``value``, ``exact`` (before rounding and range), ``tpr`` (at ``value``) and ``note`` (when the
+    range decides)."""
+    spec = page.PAGE_SPEC
+    if spec.risk_field is None:
+        raise InputError(
+            f"PAGE: {spec.url} has no single privacy setting to solve for (its levels are per user or per "
+            "release); use hetdp meaning --target-tpr for a level."
+        )
+    field = page.SCENARIO.specs()[spec.risk_field]
+    exact = setting_for_tpr(kind=spec.risk_kind, target_tpr=target_tpr, fpr=fpr)
+    value, note = _floor3(exact), ""
+    if value > field.hi:
+        value, note = field.hi, f"the target allows more than the page's largest {field.label} ({field.hi:g})"
+    elif value < field.lo:
+        value = field.lo
+        note = f"the target needs less than the page's smallest {field.label} ({field.lo:g}); it is not met here"
+    tpr = (
+        float(tpr_eps_delta(eps=value, fpr=fpr)[0])
+        if spec.risk_kind == "eps"
+        else float(tpr_gaussian(mu=math.sqrt(2.0 * value), fpr=fpr)[0])
+    )
+    return {"field": spec.risk_field, "label": field.label, "value": value, "exact": exact, "tpr": tpr, "note": note}

@@ -545,6 +545,32 @@ def risk_panel(table, state: ScenarioState) -> None:
                 f"To keep every attack at FPR {100 * fpr:g} % below TPR {100 * target:g} %: the most accurate "
                 f"pure level is **ε = {eps:.4g}**; Gaussian noise needs **σ/Δ ≥ {1 / mu:.4g}** (μ = {mu:.4g})."
             )
+            page_setting(state, target=target, fpr=fpr)
+
+
+def page_setting(state: ScenarioState, *, target: float, fpr: float) -> None:
+    """The page's own privacy setting solved from the target risk (its spec's ``risk_field``), and a
+    button that sets it (a callback: it runs before the widgets of the next run are drawn)."""
+    from hetdp_core.registry import get
+    from hetdp_core.risk import page_setting_for_tpr
+
+    page = get(state.cls.PAGE)
+    if page.PAGE_SPEC.risk_field is None:
+        return
+    sol = page_setting_for_tpr(page, target_tpr=target, fpr=fpr)
+    st.markdown(
+        f"On this page: **{sol['label']} = {sol['value']:g}** — an attack is then caught at most "
+        f"{100 * sol['tpr']:.3g} % of the time at FPR {100 * fpr:g} %"
+        + (f" ({sol['note']})" if sol["note"] else "")
+        + "."
+    )
+
+    def use() -> None:
+        st.session_state[state.key(sol["field"])] = sol["value"]
+        if "preset" in state.params:
+            state.mark_custom()
+
+    st.button(f"Use {sol['label']} = {sol['value']:g}", key=f"{state.prefix}_use_risk", on_click=use)
 
 
 def solver_open(prefix: str) -> bool:

@@ -59,3 +59,50 @@ def test_the_fpr_moves_the_words_and_the_link_and_solving_from_a_target():
     assert not at.exception and any(
         "Choose a target above the false-positive rate (10 %)" in c.value for c in at.caption
     )
+
+
+def test_use_the_pages_setting_solved_from_a_target_risk():
+    """Group-wise zCDP, Algorithm 1: ρ-zCDP Gaussian noise has μ = √(2ρ); the panel solves ρ for the target
+    and its button sets the page's ρ (and the link), after which the page's own risk meets the target."""
+    from hetdp_core.risk import page_setting_for_tpr
+
+    spec = get("Groupwise_zCDP").PAGE_SPEC
+    at = _open(spec, algorithm="1")
+    at.number_input(key="zc_target_tpr").set_value(0.05).run()
+    sol = page_setting_for_tpr(get("Groupwise_zCDP"), target_tpr=0.05, fpr=0.01)
+    assert sol["value"] == 0.232 and sol["exact"] == pytest.approx(mu_for_tpr(target_tpr=0.05, fpr=0.01) ** 2 / 2)
+    assert any(m.value.startswith("On this page: **zCDP level ρ = 0.232**") for m in at.markdown)
+    at.button(key="zc_use_risk").click().run()
+    assert not at.exception and at.session_state["zc_rho"] == 0.232
+    assert at.query_params["rho"] in ("0.232", ["0.232"])
+    shown = float(_risk_lines(at)[0].split("catches at most ")[1].split(" %")[0])
+    assert shown <= 5.0  # the page's own risk now meets the 5 % target
+
+
+@pytest.mark.parametrize(
+    "page,target,fpr,value",
+    [("Feature_privacy", 0.05, 0.01, 1.6), ("Mechanism_lab", 0.5, 0.01, 3.91), ("Private_regression", 0.9, 0.1, 2.19)],
+)
+def test_solve_a_pages_setting_from_the_cli(page, target, fpr, value, capsys):
+    import json
+
+    from hetdp_core.risk import tpr_eps_delta
+    from hetdp_ui.cli import main
+
+    assert main(["solve", page, "--target-tpr", str(target), "--fpr", str(fpr), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["field"] == "eps" and out["value"] == value <= out["exact"]
+    assert out["tpr"] == float(tpr_eps_delta(eps=value, fpr=fpr)[0]) <= target
+    assert f"eps={value}" in out["link"]
+
+
+def test_solving_a_setting_where_the_page_has_none_or_the_range_decides(capsys):
+    from hetdp_core.risk import page_setting_for_tpr
+    from hetdp_ui.cli import main
+
+    assert main(["solve", "Per_user_privacy", "--target-tpr", "0.05"]) == 2
+    assert "has no single privacy setting" in capsys.readouterr().err
+    low = page_setting_for_tpr(get("Mechanism_lab"), target_tpr=0.0101, fpr=0.01)  # needs ε < 0.05
+    assert low["value"] == 0.05 and "not met" in low["note"] and low["tpr"] > 0.0101
+    high = page_setting_for_tpr(get("Groupwise_zCDP"), target_tpr=0.9999, fpr=0.0001)  # ρ* ≈ 27.7 > 10
+    assert high["value"] == 10.0 and "allows more" in high["note"] and high["tpr"] < 0.9999

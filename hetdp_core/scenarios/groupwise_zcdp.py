@@ -47,6 +47,8 @@ PAGE_SPEC = PageSpec(
     example_query=("mode=List&counts=0,2,7,40&rho=1&r=0.3&algorithm=1&alpha_max=10&group=3&trials=300&seed=4"),
     key_tables=("zcdp_group_summary",),
     figures="hetdp_ui.report:zcdp_figures",
+    risk_field="rho",
+    risk_kind="zcdp",
 )
 PAGE = PAGE_SPEC.url
 RHO_GRID = log_grid(0.01, 10.0, extra=(0.5, 1.0))

@@ -51,6 +51,7 @@ PAGE_SPEC = PageSpec(
     ),
     key_tables=("mech_privacy_profiles", "mech_example8"),
     figures="hetdp_ui.report:mechanisms_figures",
+    risk_field="eps",
 )
 PAGE = PAGE_SPEC.url
 EPS_GRID = log_grid(0.05, 10.0, extra=(0.5, 1.0, 2.0))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hetdp_ui.cli._common import CliError, _dump, _query_of, _scenario_verb
+from hetdp_ui.cli._common import CliError, _dump, _query_of, _scenario_verb, risk_arguments
 
 
 def cmd_solve(a) -> int:
@@ -11,12 +11,38 @@ def cmd_solve(a) -> int:
     from hetdp_core.registry import get, specs
 
     page, query = _query_of(a)
+    if a.target_tpr is not None:
+        return _solve_risk(a, page, get(page).SCENARIO.from_query(query))
+    if a.target is None:
+        raise CliError("give --target (an accuracy target) or --target-tpr (a target risk).")
     solver = get(page).PAGE_SPEC.solver
     if solver is None:
         raise CliError(
             f"PAGE: {page} has no accuracy solver; solvers exist for {', '.join(s.url for s in specs() if s.solver)}."
         )
     return SOLVERS[solver](a, page, get(page).SCENARIO.from_query(query))
+
+
+def _solve_risk(a, page, s) -> int:
+    """``--target-tpr T [--fpr F]``: the page's privacy setting at its most accurate value whose attack
+    TPR at F stays at or below T (the meaning panel's "Use …" button)."""
+    import dataclasses
+
+    from hetdp_core.registry import get
+    from hetdp_core.risk import page_setting_for_tpr
+
+    sol = page_setting_for_tpr(get(page), target_tpr=a.target_tpr, fpr=a.fpr)
+    solved = dataclasses.replace(s, **{sol["field"]: sol["value"]})
+    link = f"/{page}?{solved.query_string()}"
+    if a.json:
+        print(_dump({**sol, "target_tpr": a.target_tpr, "fpr": a.fpr, "link": link}))
+    else:
+        print(
+            f"{sol['label']} = {sol['value']:g}: an attack is caught at most {100 * sol['tpr']:.3g} % of the time at "
+            f"FPR {100 * a.fpr:g} % (target {100 * a.target_tpr:g} %)" + (f"; {sol['note']}" if sol["note"] else "")
+        )
+        print(f"link: {link}")
+    return 0
 
 
 def _solve_mechanisms(a, page, s) -> int:
@@ -95,12 +121,22 @@ SOLVERS = {"mechanisms": _solve_mechanisms, "per_user": _solve_per_user, "featur
 def register(sub) -> None:
     """Add this verb's parser to the ``hetdp`` subcommands."""
     sv = _scenario_verb(
-        sub, "solve", "what privacy do I need for this accuracy? (pages with a solver)", dask=False, budget=False
+        sub,
+        "solve",
+        "what privacy do I need for this accuracy (pages with a solver), or for this risk (--target-tpr)?",
+        dask=False,
+        budget=False,
+    )
+    risk_arguments(
+        sv,
+        fpr_help="with --target-tpr: the attack false-positive rate",
+        target_help="the page's privacy setting (ε, or ρ on Group-wise zCDP) at its most accurate value whose "
+        "attack TPR at --fpr stays at or below this (instead of --target)",
     )
     sv.add_argument(
         "--target",
         type=float,
-        required=True,
+        default=None,
         help="target error: Feature_privacy's squared error ‖x̂ − x̄‖² (see --statistic), the "
         "mechanism lab's error of one release, Per_user_privacy's error (see --metric)",
     )
