@@ -82,6 +82,13 @@ class Spec:
     label: str = ""
     #: ``choice``: other accepted spellings (identifiers, any case) → the canonical value
     synonyms: tuple = ()
+    #: ``choice``: (identifier, label in plain words) pairs — the core and the URL use identifiers, the
+    #: widgets show labels; a label is also accepted as a value (links from before the identifiers)
+    labels: tuple = ()
+
+    def label_of(self, value) -> str:
+        """The plain-words label of a choice (the value itself when it has none)."""
+        return dict(self.labels).get(value, str(value))
 
 
 def param(default: Any, kind: str, **spec) -> Any:
@@ -167,7 +174,8 @@ def check_value(name: str, spec: Spec, value: Any) -> Any:
         raise InputError(f"{_what(name, spec)} must be 1 or 0 (true/false); got {str(value)[:40]!r}.")
     if k == "choice":
         text = str(value).strip()
-        text = dict((a.lower(), c) for a, c in spec.synonyms).get(text.lower(), text)
+        spellings = {a.lower(): c for a, c in spec.synonyms} | {lab.lower(): c for c, lab in spec.labels}
+        text = spellings.get(text.lower(), text) if text not in spec.choices else text
         if text not in spec.choices:
             raise InputError(
                 f"{_what(name, spec)} must be one of {', '.join(map(str, spec.choices))}; got {text[:40]!r}."

@@ -218,12 +218,7 @@ def solve_feature_privacy(
     fresh = _errors(s, x, scale, trials=check_trials, seed=[s.seed, 7919])
     chk = _stat(fresh, statistic)
     c_lo, c_hi = _interval(fresh, 0.5 if statistic == "median" else None)
-    query = {
-        **s.to_query(),
-        "mode": "Per-feature table",
-        "table": ",".join(f"{v:.6g}" for v in delta),
-        "eps": f"{eps:.6g}",
-    }
+    query = {**s.to_query(), "mode": "table", "table": ",".join(f"{v:.6g}" for v in delta), "eps": f"{eps:.6g}"}
     type(s).from_query(query)  # the link reopens a valid scenario
     return Solution(
         target,

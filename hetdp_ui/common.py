@@ -280,6 +280,13 @@ class ScenarioState(PageState):
         lo, hi = self._bounds(name)
         return (where or st.sidebar).number_input(label, lo, hi, key=self.key(name), **kw)
 
+    def choice(self, name: str, label: str, *, widget: str = "radio", where=None, **kw):
+        """A radio (or ``widget="selectbox"``) over the field's own choices: identifiers in the session
+        and the URL, the Spec's plain-words labels on screen."""
+        sp = self.spec(name)
+        draw = getattr(where or st.sidebar, widget)
+        return draw(label, list(sp.choices), key=self.key(name), format_func=sp.label_of, **kw)
+
     def session_values(self, scenario: Scenario) -> dict:
         return {n: self._session_form(sp, getattr(scenario, n)) for n, sp in scenario.specs().items()}
 

@@ -115,7 +115,7 @@ def zcdp_figures(s, result) -> list[tuple[str, go.Figure]]:
 
     t, v = result.tables(), result.values
     c = v["curves"]
-    ref = "claimed α·v + ξ (paper)" if str(s.algorithm) == "2" else "α·ρ (post-processing of the Gaussian step)"
+    ref = "claimed α·v + ξ (paper)" if s.algorithm == 2 else "α·ρ (post-processing of the Gaussian step)"
     b = t["zcdp_claimed_budgets"]
     return [
         ("Released vs true counts", release_figure(t["zcdp_releases"])),

@@ -45,11 +45,9 @@ def set_axis_grid():
 
 # ------------------------------------------------------------------ sidebar
 sb = st.sidebar
-sb.radio(
-    "Demands", ["Two groups", "Per-feature table"], key=state.key("mode"), on_change=state.mark_custom, horizontal=True
-)
+state.choice("mode", "Demands", on_change=state.mark_custom, horizontal=True)
 eps = log_slider("ε — global LDP level", EPS_GRID, state.key("eps"))
-if state["mode"] == "Two groups":
+if state["mode"] == "two_groups":
     d = state.slider("d", "d — number of features", on_change=state.mark_custom)
     if state["k"] > d:
         st.session_state[state.key("k")] = d
@@ -75,7 +73,7 @@ if not state["zeta_auto"]:
     state.slider("zeta", "share set aside for correlation (ζ)", step=0.01)
 
 sb.divider()
-axis_opts = list(AXES) if state["mode"] == "Two groups" else ["q", "n"]
+axis_opts = list(AXES) if state["mode"] == "two_groups" else ["q", "n"]
 if state["axis"] not in axis_opts:
     st.session_state[state.key("axis")] = "q"
     set_axis_grid()

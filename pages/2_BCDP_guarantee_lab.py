@@ -30,7 +30,7 @@ for k, text in (("a", "a = P(M=1 | x1=0, x2=0)"), ("b", "b = P(M=1 | x1=1, x2=0)
 sb.markdown("**Randomized response**")
 sb.text_input("RR level c_i per coordinate (d ≤ 10)", key=state.key("rr_c"), on_change=state.mark_custom)
 sb.markdown("**Hypothesis-test view**")
-sb.radio("mechanism", ["Example 1", "Randomized response"], key=state.key("test_source"), horizontal=True)
+state.choice("test_source", "mechanism", horizontal=True)
 state.slider("test_q", "q for randomized response", step=0.05)
 sb.checkbox("show every rejection region (|Y| ≤ 12)", key=state.key("all_tests"))
 sb.markdown("**δ → c translator**")
@@ -46,12 +46,12 @@ except InputError as exc:
     st.stop()
 if state["rr_coord"] > d_rr:
     st.session_state[state.key("rr_coord")] = 1
-if state["test_coord"] > (2 if state["test_source"] == "Example 1" else d_rr):
+if state["test_coord"] > (2 if state["test_source"] == "example1" else d_rr):
     st.session_state[state.key("test_coord")] = 1
 sb.selectbox("coordinate for the RR chart", list(range(1, d_rr + 1)), key=state.key("rr_coord"))
 sb.selectbox(
     "coordinate for the test view",
-    list(range(1, (2 if state["test_source"] == "Example 1" else d_rr) + 1)),
+    list(range(1, (2 if state["test_source"] == "example1" else d_rr) + 1)),
     key=state.key("test_coord"),
 )
 state.sync_url()

@@ -12,10 +12,9 @@ state = start_page(pr)
 
 N_GRID = list(pr.N_GRID)
 sb = st.sidebar
-sb.radio(
+state.choice(
+    "source",
     "data",
-    ["synthetic", "RAND HIE (real)", "upload"],
-    key=state.key("source"),
     horizontal=True,
     on_change=state.mark_custom,
     help="RAND HIE: income ~ age + chronic-disease index (data/README.md)",

@@ -26,10 +26,10 @@ from hetdp_ui.nav import doc_link
 
 state = start_page(pu)
 
-ALL_ALGS, DATASETS = list(pu.ALL_ALGS), list(pu.DATASETS)
+ALL_ALGS = list(pu.ALL_ALGS)
 sb = st.sidebar
 sb.radio("problem", list(ht.PROBLEMS), key=state.key("problem"), horizontal=True, on_change=state.mark_custom)
-sb.selectbox("dataset", DATASETS, key=state.key("dataset"), on_change=state.mark_custom)
+state.choice("dataset", "dataset", widget="selectbox", on_change=state.mark_custom)
 upload = None
 
 
@@ -60,15 +60,14 @@ elif state["dataset"] == "upload":
         st.info("Upload a CSV to use your own data (≤ 20 MB, numeric first column).")
         state.sync_url()
         st.stop()
-sb.radio(
+state.choice(
+    "demand",
     "demand profile",
-    ["by value", "groups"],
-    key=state.key("demand"),
     horizontal=True,
     on_change=state.mark_custom,
     help="by value: ε depends on the user's bin (correlated with the data); groups: shares of users with ε ranges",
 )
-if state["demand"] == "by value":
+if state["demand"] == "by_value":
     _resize_bins()
     sb.text_input("ε per bin (mean: per fifth of [0,1]…); inf = public", key=state.key("eps_by_bin"))
     if st.session_state.get("het_bins_note"):

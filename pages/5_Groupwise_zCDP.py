@@ -34,8 +34,8 @@ state = start_page(gz)
 RHO_GRID, ALPHA_MAX_GRID = list(gz.RHO_GRID), list(gz.ALPHA_MAX_GRID)
 
 sb = st.sidebar
-sb.radio("Group sizes", ["Zipf generator", "List"], key=state.key("mode"), horizontal=True, on_change=state.mark_custom)
-if state["mode"] == "Zipf generator":
+state.choice("mode", "Group sizes", horizontal=True, on_change=state.mark_custom)
+if state["mode"] == "zipf":
     state.slider("k", "k — number of groups", on_change=state.mark_custom)
     state.number("total", "total people", step=100, on_change=state.mark_custom)
     state.slider("s", "Zipf exponent s", step=0.1, on_change=state.mark_custom)
@@ -45,10 +45,10 @@ log_slider("ρ — zCDP level (σ² = 1/(2ρ))", RHO_GRID, state.key("rho"))
 state.slider("r", "r — relative error", step=0.01, on_change=state.mark_custom)
 sb.radio(
     "Algorithm",
-    ["1", "2"],
+    [1, 2],
     key=state.key("algorithm"),
     horizontal=True,
-    format_func=lambda a: {"1": "1: Gaussian, then relative noise", "2": "2: relative noise only"}[a],
+    format_func={1: "1: Gaussian, then relative noise", 2: "2: relative noise only"}.get,
 )
 grid_slider("largest Rényi order α", ALPHA_MAX_GRID, state.key("alpha_max"))
 state.number("trials", "trials (simulated releases)", step=100)
@@ -56,7 +56,7 @@ state.number("seed", "seed", step=1)
 
 # ------------------------------------------------------------------ the one computation
 try:
-    if state["mode"] == "List":
+    if state["mode"] == "list":
         with st.expander("Group sizes (editable table)", expanded=True):
             if list_editor(state.key("counts"), item="group", column="count") is None:
                 state.sync_url()
@@ -85,7 +85,7 @@ sb.caption(
 state.sync_url()
 scenario, result, ab = run_page(state, gz)
 tables, values = result.tables(), result.values
-algorithm, rho, r = int(scenario.algorithm), scenario.rho, scenario.r
+algorithm, rho, r = scenario.algorithm, scenario.rho, scenario.r
 stats, curves, claim, x_sel = tables["zcdp_releases"], values["curves"], values["claim"], values["x_sel"]
 
 # ------------------------------------------------------------------ releases

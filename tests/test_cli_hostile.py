@@ -109,7 +109,7 @@ def test_a_superscript_step_number_is_refused_with_a_warning():
 
 def test_identifiers_are_accepted_in_queries(capsys):
     assert main(["run", "Per_user_privacy", "--query", "dataset=randhie&problem=mean&trials=20&algs=CP", "--json"]) == 0
-    assert '"dataset": "RAND HIE (real)"' in capsys.readouterr().out
+    assert '"dataset": "randhie"' in capsys.readouterr().out
 
 
 def test_a_pinned_link_gives_plan_a_vs_b_and_a_lesson_link_says_so(capsys):

@@ -165,7 +165,7 @@ def test_zcdp_group_and_algorithm_change_outputs():
     assert charts(at)[2]["data"][0]["y"] != y0
     assert any("The claim fails" in e.value for e in at.error)
     assert any(t.get("name", "").startswith("claim violated") for t in charts(at)[2]["data"])
-    at.sidebar.radio(key="zc_algorithm").set_value("1").run()
+    at.sidebar.radio(key="zc_algorithm").set_value(1).run()
     assert_clean(at)
     assert any("α·ρ" in s.value for s in at.success)
 
@@ -209,7 +209,7 @@ def test_lab_rr_and_test_view_react():
     assert_clean(at)
     assert charts(at)[0]["data"][0]["y"] != rr0
     t0 = charts(at)[1]["data"]
-    at.sidebar.radio(key="lab_test_source").set_value("Randomized response").run()
+    at.sidebar.radio(key="lab_test_source").set_value("rr").run()
     assert_clean(at)
     assert charts(at)[1]["data"] != t0
 

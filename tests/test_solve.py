@@ -77,7 +77,7 @@ def test_page_solver_panel():
     assert any("× the levels" in s.value for s in at.success)
     assert any("meets" in m.value for m in at.markdown)
     at.button(key="bcdp_use_solution").click().run()
-    assert not at.exception and at.query_params.get("mode") == "Per-feature table"
+    assert not at.exception and at.query_params.get("mode") == "table"
     at.number_input(key="bcdp_target").set_value(1e-5)
     at.button(key="bcdp_solve").click().run()
     assert not at.exception and any("below the smallest error" in e.value for e in at.error)

@@ -52,6 +52,8 @@ def test_every_sidebar_widget_across_its_range(spec):
                 values = [w.min, w.max] if w.min is not None and w.max is not None else []
             elif field is not None and field.kind == "choice":
                 values = list(field.choices)[:6]  # the raw values (labels may be formatted)
+            elif field is not None and field.kind == "int" and kind == "radio":
+                values = list(range(int(field.lo), int(field.hi) + 1))[:6]  # e.g. the zCDP algorithm, 1 or 2
             elif kind == "selectbox" and w.format_func is not str:
                 continue  # set by its raw value in the page tests (e.g. zc_group in test_pages.py)
             elif kind == "selectbox":

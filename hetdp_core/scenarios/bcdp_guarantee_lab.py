@@ -37,8 +37,7 @@ PAGE_SPEC = PageSpec(
     solver=None,
     fast_query={},
     example_query=(
-        "a=0.3&b=0.9&c=0.6&rr_c=0.4,1,2&test_source=Randomized+response"
-        "&test_coord=2&test_q=0.7&tr_delta=0.5,inf,3&tr_eps=3&tr_q=0.4"
+        "a=0.3&b=0.9&c=0.6&rr_c=0.4,1,2&test_source=rr&test_coord=2&test_q=0.7&tr_delta=0.5,inf,3&tr_eps=3&tr_q=0.4"
     ),
     key_tables=("bcdp_translator",),
     figures="hetdp_ui.report:lab_figures",
@@ -59,7 +58,11 @@ class GuaranteeLab(Scenario):
     rr_c: tuple = param((0.2, 0.5, 0.5, 1), "floats", lo=0.0, hi=10.0, max_len=10, label="RR levels c_i")
     rr_coord: int = param(1, "int", lo=1, hi=10, label="coordinate for the RR chart")
     test_source: str = param(
-        "Example 1", "choice", choices=("Example 1", "Randomized response"), label="mechanism of the test view"
+        "example1",
+        "choice",
+        choices=("example1", "rr"),
+        labels=(("example1", "Example 1"), ("rr", "Randomized response")),
+        label="mechanism of the test view",
     )
     test_coord: int = param(1, "int", lo=1, hi=10, label="coordinate for the test view")
     test_q: float = param(0.3, "float", lo=0.0, hi=1.0, label="q for randomized response")
@@ -76,11 +79,11 @@ class GuaranteeLab(Scenario):
                 f"rr_coord (coordinate for the RR chart) must be <= {len(self.rr_c)}, the number of "
                 f"RR levels; got {self.rr_coord}."
             )
-        top = 2 if self.test_source == "Example 1" else len(self.rr_c)
+        top = 2 if self.test_source == "example1" else len(self.rr_c)
         if self.test_coord > top:
+            source = self.specs()["test_source"].label_of(self.test_source)
             raise InputError(
-                f"test_coord (coordinate for the test view) must be <= {top} for {self.test_source}; "
-                f"got {self.test_coord}."
+                f"test_coord (coordinate for the test view) must be <= {top} for {source}; got {self.test_coord}."
             )
 
     def estimate(self) -> Cost:
@@ -94,10 +97,8 @@ class GuaranteeLab(Scenario):
 
 
 PRESETS = {
-    "Example 1 at a = b = c = ½ (paper)": GuaranteeLab(a=0.5, b=0.5, c=0.5, test_source="Example 1", test_coord=1),
-    "Randomized response, d = 10, c = 0.3": GuaranteeLab(
-        rr_c=(0.3,) * 10, rr_coord=1, test_source="Randomized response", test_q=0.3
-    ),
+    "Example 1 at a = b = c = ½ (paper)": GuaranteeLab(a=0.5, b=0.5, c=0.5, test_source="example1", test_coord=1),
+    "Randomized response, d = 10, c = 0.3": GuaranteeLab(rr_c=(0.3,) * 10, rr_coord=1, test_source="rr", test_q=0.3),
     "Figure 3 demands (translator)": GuaranteeLab(tr_delta=(0.2, 0.2, 2, 2, 2, 2, 2, 2, 2, 2), tr_eps=2.0, tr_q=0.1),
 }
 
@@ -141,7 +142,7 @@ def run(s: GuaranteeLab, *, executor=None, progress=None, budget: Budget | None 
     checks = tuple(rr.attrs["checks"])
     rr.attrs = {}
 
-    if s.test_source == "Example 1":
+    if s.test_source == "example1":
         prior_t, mech_t = prior1, mech1
     else:
         prior_t, mech_t = ex.q_mixture_prior(d=rr_c.size, q=s.test_q), ex.randomized_response(rr_c)

@@ -85,7 +85,11 @@ class FeaturePrivacy(Scenario):
     TITLE = PAGE_SPEC.title
 
     mode: str = param(
-        "Two groups", "choice", choices=("Two groups", "Per-feature table"), label="how demands are given"
+        "two_groups",
+        "choice",
+        choices=("two_groups", "table"),
+        labels=(("two_groups", "Two groups"), ("table", "Per-feature table")),
+        label="how demands are given",
     )
     d: int = param(10, "int", lo=1, hi=60, label="number of features")
     k: int = param(2, "int", lo=0, hi=60, label="number of sensitive features")
@@ -116,11 +120,11 @@ class FeaturePrivacy(Scenario):
     bounds: bool = param(False, "bool", label="overlay bounds")
 
     def validate(self) -> None:
-        if self.mode == "Two groups" and self.k > self.d:
+        if self.mode == "two_groups" and self.k > self.d:
             raise InputError(
                 f"k (number of sensitive features) must be <= d = {self.d}; got {self.k}. Lower k or raise d."
             )
-        if self.mode == "Per-feature table" and self.axis in ("d", "f"):
+        if self.mode == "table" and self.axis in ("d", "f"):
             raise InputError(f"axis {self.axis!r} needs two-group demands; with a per-feature table use axis q or n.")
         if len(set(self.points)) != len(self.points):
             dup = next(v for v in self.points if self.points.count(v) > 1)
@@ -143,7 +147,7 @@ class FeaturePrivacy(Scenario):
 
     def estimate(self) -> Cost:
         """≈ 5 ns per random number of the Monte Carlo sweep (measured: page default 1.8e8 in 0.9 s)."""
-        d = len(self.table) if self.mode == "Per-feature table" else self.d
+        d = len(self.table) if self.mode == "table" else self.d
         cells = check_sweep_size(axis=self.axis, values=self.points, d=d, n=self.n, trials=self.trials, limit=10**15)
         big_d = max([d] + ([int(v) for v in self.points] if self.axis == "d" else []))
         big_n = max([self.n] + ([int(v) for v in self.points] if self.axis == "n" else []))
@@ -170,7 +174,7 @@ class FeaturePrivacy(Scenario):
         return "none" if self.published else self.projection
 
     def delta_vector(self) -> np.ndarray:
-        if self.mode == "Two groups":
+        if self.mode == "two_groups":
             return two_group_delta(d=self.d, k=self.k, delta=self.delta, eps=self.eps)
         return np.asarray(self.table, dtype=float)
 
@@ -190,7 +194,7 @@ def paper_preset(
         raise InputError(f"preset must be one of {', '.join(sorted(PAPER_PRESETS))}; got {key!r}.")
     p = PAPER_PRESETS[key]
     vals = dict(
-        mode="Two groups",
+        mode="two_groups",
         eps=p.eps,
         delta=p.delta,
         q=p.q if q is None else q,
@@ -237,7 +241,7 @@ def _point(value, *, s: FeaturePrivacy, delta_vec, d, k, max_cells):
 
 
 def _dsens(s: FeaturePrivacy, delta_vec) -> float:
-    return s.delta if s.mode == "Two groups" else float(np.min(delta_vec))
+    return s.delta if s.mode == "two_groups" else float(np.min(delta_vec))
 
 
 #: equally likely releases in the quantile dotplot; at most DOT_TRIALS simulated releases are read,
@@ -298,7 +302,7 @@ def run(
     check_budget(s, budget)
     delta_vec = s.delta_vector()
     d = delta_vec.size
-    k = s.k if s.mode == "Two groups" else int(np.sum(delta_vec < s.eps))
+    k = s.k if s.mode == "two_groups" else int(np.sum(delta_vec < s.eps))
     alloc = privacy_allocation(delta=delta_vec, eps=s.eps, q=s.q, zeta=None if s.zeta_auto else s.zeta)
     report = guarantee_report(alloc)
     names = [f"x{i + 1}" for i in range(d)]

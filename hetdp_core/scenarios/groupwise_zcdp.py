@@ -44,7 +44,7 @@ PAGE_SPEC = PageSpec(
     upload=False,
     solver=None,
     fast_query={"algorithm": "1", "trials": "50"},
-    example_query=("mode=List&counts=0,2,7,40&rho=1&r=0.3&algorithm=1&alpha_max=10&group=3&trials=300&seed=4"),
+    example_query=("mode=list&counts=0,2,7,40&rho=1&r=0.3&algorithm=1&alpha_max=10&group=3&trials=300&seed=4"),
     key_tables=("zcdp_group_summary",),
     figures="hetdp_ui.report:zcdp_figures",
     risk_field="rho",
@@ -65,21 +65,27 @@ class GroupwiseZcdp(Scenario):
     PAGE = PAGE
     TITLE = PAGE_SPEC.title
 
-    mode: str = param("Zipf generator", "choice", choices=("Zipf generator", "List"), label="group sizes")
+    mode: str = param(
+        "zipf",
+        "choice",
+        choices=("zipf", "list"),
+        labels=(("zipf", "Zipf generator"), ("list", "List")),
+        label="group sizes",
+    )
     k: int = param(8, "int", lo=1, hi=ZIPF_MAX_K, label="number of groups")
     total: int = param(2000, "int", lo=0, hi=10_000_000, label="total people")
     s: float = param(1.2, "float", lo=0.0, hi=3.0, label="Zipf exponent")
     counts: tuple = param((0, 3, 10, 50, 400), "floats", lo=0, hi=1e9, max_len=MAX_GROUPS, label="counts per group")
     rho: float = param(0.5, "float", lo=0.01, hi=10.0, label="zCDP level ρ")
     r: float = param(0.2, "float", lo=0.01, hi=1.0, label="relative error r")
-    algorithm: str = param("2", "choice", choices=("1", "2"), label="algorithm")
+    algorithm: int = param(2, "int", lo=1, hi=2, label="algorithm")
     alpha_max: float = param(20.0, "float", lo=2.0, hi=100.0, label="largest Rényi order")
     group: int = param(1, "int", lo=1, hi=MAX_GROUPS, label="group for the D_α plot")
     trials: int = param(2000, "int", lo=10, hi=100_000, label="simulated releases")
     seed: int = param(0, "int", lo=0, hi=2**31 - 1, label="random seed")
 
     def group_counts(self) -> np.ndarray:
-        if self.mode == "Zipf generator":
+        if self.mode == "zipf":
             return zcdp.zipf_counts(k=self.k, total=self.total, s=self.s)
         return zcdp.validate_counts(self.counts)
 
@@ -114,7 +120,7 @@ class GroupwiseZcdp(Scenario):
 
 def _plan(s: GroupwiseZcdp):
     counts = s.group_counts()
-    algorithm = int(s.algorithm)
+    algorithm = s.algorithm
     alphas = tuple(np.round(np.linspace(1.01, s.alpha_max, CURVE_POINTS), 6))
     scan_alphas = tuple(a for a in (2.0, 5.0, 10.0) if a <= s.alpha_max) or (2.0,)
     scan_sizes = np.unique(np.concatenate([[0.0], np.geomspace(1, max(counts.max(), 10), 11).round()]))
@@ -123,13 +129,13 @@ def _plan(s: GroupwiseZcdp):
 
 PRESETS = {
     "Zipf groups (k = 8, 2000 people)": GroupwiseZcdp(
-        mode="Zipf generator", k=8, total=2000, s=1.2, rho=0.5, r=0.2, algorithm="2", alpha_max=20.0, group=1
+        mode="zipf", k=8, total=2000, s=1.2, rho=0.5, r=0.2, algorithm=2, alpha_max=20.0, group=1
     ),
     "Tiny groups (0–5 people)": GroupwiseZcdp(
-        mode="List", counts=(0, 1, 2, 3, 5), rho=1.0, r=0.3, algorithm="1", alpha_max=10.0, group=2
+        mode="list", counts=(0, 1, 2, 3, 5), rho=1.0, r=0.3, algorithm=1, alpha_max=10.0, group=2
     ),
     "Near the Gaussian mechanism (r = 0.01)": GroupwiseZcdp(
-        mode="List", counts=(1, 10, 100, 1000), rho=0.5, r=0.01, algorithm="1", alpha_max=20.0, group=2
+        mode="list", counts=(1, 10, 100, 1000), rho=0.5, r=0.01, algorithm=1, alpha_max=20.0, group=2
     ),
 }
 
@@ -229,7 +235,7 @@ def levels(result: Result):
     from ..meaning import zcdp_to_eps
 
     s = result.scenario
-    if str(s.algorithm) != "1":
+    if s.algorithm != 1:
         return pd.DataFrame(columns=["level", "demanded ε", "δ"])
     eps = float(zcdp_to_eps(rho=[s.rho], delta=MEANING_DELTA)[0])
     return pd.DataFrame(

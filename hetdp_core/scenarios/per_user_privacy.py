@@ -47,7 +47,7 @@ PAGE_SPEC = PageSpec(
 )
 PAGE = PAGE_SPEC.url
 ALL_ALGS = tuple(ht.ALGORITHMS)
-DATASETS = ("synthetic", "RAND HIE (real)", "upload")
+DATASETS = ("synthetic", "randhie", "upload")
 N_OPTIONS = (100, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000)
 MAX_LDP_USERS = 50_000
 
@@ -63,12 +63,19 @@ class PerUserPrivacy(Scenario):
         "choice",
         choices=DATASETS,
         label="dataset",
-        synonyms=(("randhie", "RAND HIE (real)"), ("rand-hie", "RAND HIE (real)")),
+        labels=(("synthetic", "synthetic"), ("randhie", "RAND HIE (real)"), ("upload", "upload")),
+        synonyms=(("rand-hie", "randhie"),),
     )
     n: int = param(10_000, "int", lo=100, hi=200_000, label="number of users")
     k: int = param(5, "int", lo=2, hi=50, label="number of bins")
     profile: str = param("peaked", "choice", choices=("uniform", "peaked", "skewed"), label="bin profile")
-    demand: str = param("by value", "choice", choices=("by value", "groups"), label="demand profile")
+    demand: str = param(
+        "by_value",
+        "choice",
+        choices=("by_value", "groups"),
+        labels=(("by_value", "by value"), ("groups", "groups")),
+        label="demand profile",
+    )
     eps_by_bin: tuple = param(
         (0.05, 0.5, 2, 0.5, 0.05), "floats", lo=1e-4, hi=1e4, allow_inf=True, max_len=50, label="ε per bin"
     )
@@ -121,7 +128,7 @@ PRESETS = {
         dataset="synthetic",
         n=10_000,
         k=5,
-        demand="by value",
+        demand="by_value",
         eps_by_bin=(0.05, 0.5, 2, 0.5, 0.05),
         setting="correlated",
     ),
@@ -148,18 +155,10 @@ PRESETS = {
         setting="uncorrelated",
     ),
     "RAND HIE income (mean), high earners more private": PerUserPrivacy(
-        problem="mean",
-        dataset="RAND HIE (real)",
-        demand="by value",
-        eps_by_bin=(1, 1, 0.5, 0.1, 0.05),
-        setting="correlated",
+        problem="mean", dataset="randhie", demand="by_value", eps_by_bin=(1, 1, 0.5, 0.1, 0.05), setting="correlated"
     ),
     "RAND HIE self-rated health (k = 4)": PerUserPrivacy(
-        problem="frequency",
-        dataset="RAND HIE (real)",
-        demand="by value",
-        eps_by_bin=(1, 0.5, 0.1, 0.05),
-        setting="correlated",
+        problem="frequency", dataset="randhie", demand="by_value", eps_by_bin=(1, 0.5, 0.1, 0.05), setting="correlated"
     ),
 }
 
@@ -170,7 +169,7 @@ def bins_needed(*, dataset: str, problem: str, k: int) -> int | None:
     values are cut into as many bins as given) or the data decide (an upload)."""
     if problem != "frequency":
         return None
-    return int(k) if dataset == "synthetic" else 4 if dataset == "RAND HIE (real)" else None
+    return int(k) if dataset == "synthetic" else 4 if dataset == "randhie" else None
 
 
 def load_data(s: PerUserPrivacy, upload: bytes | None = None) -> tuple[np.ndarray, int, str]:
@@ -182,7 +181,7 @@ def load_data(s: PerUserPrivacy, upload: bytes | None = None) -> tuple[np.ndarra
             else ht.synthetic_mean(n=s.n, rng=s.seed)
         )
         return x, s.k, f"synthetic ({s.profile if s.problem == 'frequency' else 'Beta(2, 5)'}), n = {s.n:,}"
-    if s.dataset == "RAND HIE (real)":
+    if s.dataset == "randhie":
         df = ht.load_randhie(data_path())
         if s.problem == "frequency":
             return df["health"].to_numpy(), 4, "RAND HIE self-rated health (0 excellent … 3 poor), 5 912 persons"
@@ -203,7 +202,7 @@ def load_data(s: PerUserPrivacy, upload: bytes | None = None) -> tuple[np.ndarra
 
 
 def demands(s: PerUserPrivacy, x: np.ndarray) -> np.ndarray:
-    if s.demand == "by value":
+    if s.demand == "by_value":
         bins = x if s.problem == "frequency" else ht.value_bins(x, bins=len(s.eps_by_bin))
         return ht.demand_by_bin(bins, eps_by_bin=s.eps_by_bin)
     return ht.demand_by_groups(n=x.size, shares=s.shares, lows=s.lows, highs=s.highs, rng=s.seed + 1)

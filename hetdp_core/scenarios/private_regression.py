@@ -46,7 +46,7 @@ PAGE = PAGE_SPEC.url
 N_GRID = (1000, 3000, 10_000, 30_000, 100_000)
 EPS_GRID = (1.0, 2.0, 4.0, 8.0, 16.0)
 THETA = (0.5, -0.3, 0.2, 0.1, -0.1, 0.05)
-SOURCES = ("synthetic", "RAND HIE (real)", "upload")
+SOURCES = ("synthetic", "randhie", "upload")
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,8 @@ class PrivateRegression(Scenario):
         "choice",
         choices=SOURCES,
         label="data",
-        synonyms=(("randhie", "RAND HIE (real)"), ("rand-hie", "RAND HIE (real)")),
+        labels=(("synthetic", "synthetic"), ("randhie", "RAND HIE (real)"), ("upload", "upload")),
+        synonyms=(("rand-hie", "randhie"),),
     )
     features: int = param(2, "int", lo=1, hi=6, label="number of features")
     noise: float = param(0.1, "float", lo=0.0, hi=1.0, label="label noise")
@@ -84,7 +85,7 @@ class PrivateRegression(Scenario):
         trajectory fit (measured: 4 trials, n = 10⁵, d = 7 in 1.4 s). ``d`` (features + label) is known
         for synthetic and bundled data; an upload is checked again once its columns are counted."""
         if d is None:
-            d = self.features + 1 if self.source == "synthetic" else 3 if self.source == "RAND HIE (real)" else 2
+            d = self.features + 1 if self.source == "synthetic" else 3 if self.source == "randhie" else 2
         ns = sum(N_GRID) if self.axis == "n" else self.n * len(EPS_GRID)
         units = (self.trials * ns + self.n) * d * d
         return Cost(
@@ -107,7 +108,7 @@ PRESETS = {
 
 def data_bytes_for(s: PrivateRegression, upload: bytes | None) -> bytes | None:
     """None for synthetic data; the bundled RAND HIE table; or the uploaded CSV."""
-    if s.source == "RAND HIE (real)":
+    if s.source == "randhie":
         return rg.randhie_regression_bytes(data_path())
     if s.source == "upload":
         if upload is None:

@@ -39,10 +39,10 @@ def cmd_hetero_run(a) -> int:
     algs = tuple(s.strip().upper() for s in a.algorithms.split(",") if s.strip())
     s = pu.PerUserPrivacy(
         problem=a.problem,
-        dataset="RAND HIE (real)" if a.dataset == "randhie" else "synthetic",
+        dataset="randhie" if a.dataset == "randhie" else "synthetic",
         n=a.n,
         k=a.k,
-        demand="by value" if a.eps_by_bin else "groups",
+        demand="by_value" if a.eps_by_bin else "groups",
         eps_by_bin=a.eps_by_bin or "1",
         shares=a.shares,
         lows=a.lows,
