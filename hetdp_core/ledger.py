@@ -1,27 +1,38 @@
 r"""The release ledger: what a whole plan of releases costs each group of people.
 
 A plan is a list of releases (TOML, one ``[[release]]`` table each): ``name``; ``mechanism`` —
-``"gaussian"`` with ``noise`` = σ/Δ (the noise standard deviation in units of the sensitivity) or
-``"laplace"`` with ``noise`` = b/Δ; ``repeat`` (how many times it is published, default 1); and
+``"gaussian"`` with ``noise`` = σ/Δ (the noise standard deviation in units of the sensitivity),
+``"laplace"`` with ``noise`` = b/Δ, or ``"link"`` with ``link`` = a view of the app (``Page?query``)
+whose level table (its meaning panel) states what it spends, and optionally ``levels`` = {group =
+row of that table} (a group not named, or named by ``"all"``, pays the row named for ``"all"``, else a
+level that dominates every row); ``repeat`` (how many times it is published, default 1); and
 ``groups`` (whom it touches; ``"all"`` = everyone). An optional top-level ``groups = [...]`` lists
 the plan's groups; a release naming another group is then an error.
 
-For each group, the releases that touch it are composed by four accountants at a chosen δ:
+Each release is, for each group, an :class:`Event`: Gaussian or Laplace noise, a pure ε level or an
+approximate (ε, δ) level (a view's row: exact Gaussian noise where the view states μ, else the level
+that bounds every attacker). For each group, the events are composed by four accountants at a
+chosen δ:
 
-* **basic** (sums): a Laplace release is Δ/b-DP; the plan's δ is split evenly over the group's
-  Gaussian releases, each of which spends the exact ε of the Gaussian mechanism at its share of δ
-  (its privacy profile, :mod:`hetdp_core.profiles`); ε and δ add up.
-* **zcdp**: a Gaussian release is ρ = Δ²/(2σ²)-zCDP, a Laplace release (ε-DP) is ε²/2-zCDP; ρ adds
-  up, then ε = ρ + 2√(ρ log(1/δ)) (Bun & Steinke, "Concentrated differential privacy", TCC 2016,
-  arXiv:1605.02065, Proposition 1.3).
+* **basic** (sums): a Laplace release is Δ/b-DP, a pure level ε-DP, an approximate level adds its ε
+  and δ; what is left of the plan's δ is split evenly over the group's Gaussian releases, each of
+  which spends the exact ε of the Gaussian mechanism at its share (its privacy profile,
+  :mod:`hetdp_core.profiles`); ε and δ add up.
+* **zcdp**: a Gaussian release is ρ = Δ²/(2σ²)-zCDP, a Laplace or pure ε-DP release ε²/2-zCDP; ρ
+  adds up, then ε = ρ + 2√(ρ log(1/δ)) (Bun & Steinke, "Concentrated differential privacy", TCC 2016,
+  arXiv:1605.02065, Propositions 1.3 and 1.4).
 * **rdp**: Rényi DP of each release, composed over a grid of orders and converted at δ — Google's
-  ``dp-accounting`` (``RdpAccountant``).
+  ``dp-accounting`` (``RdpAccountant``; a pure level enters through its ε²/2-zCDP curve).
 * **pld**: the privacy-loss distribution of each release, composed numerically and read at δ —
   ``dp-accounting``'s ``PrivacyLossDistribution`` (pessimistic discretisation: a valid upper bound,
-  tight to about 10⁻⁴ in ε).
+  tight to about 10⁻⁴ in ε; the worst-case distribution of (ε, δ)-DP for a view's level).
 
-All four are valid upper bounds on the group's (ε, δ); the PLD one is the tightest. ε for the
-"add or remove one person" neighbouring relation, as the mechanisms' sensitivities are stated.
+Approximate levels have no zCDP or Rényi curve: those two accountants add them by basic composition
+beside the rest, read at what is left of δ. All four are valid upper bounds on the group's (ε, δ);
+the PLD one is the tightest. ε for the "add or remove one person" neighbouring relation, as the
+mechanisms' sensitivities are stated. The risk in attack terms of each group (:func:`pld_risk`) is
+read from its composed privacy-loss distribution; :func:`solve_noise` finds the least noise for a
+target risk.
 """
 
 from __future__ import annotations
@@ -81,8 +92,10 @@ class Release:
         return EVERYONE in self.groups or group in self.groups
 
     def level_for(self, group: str) -> str | None:
-        """The view's level row a link release charges ``group`` (None: the largest of them all)."""
-        return dict(self.levels).get(group)
+        """The view's level row a link release charges ``group``: the row named for it, else the row
+        named for ``"all"``, else None (a level that dominates every row)."""
+        rows = dict(self.levels)
+        return rows.get(group, rows.get(EVERYONE))
 
 
 @dataclass(frozen=True)

@@ -332,3 +332,14 @@ def test_cli_risk_solve_report_and_notebook(tmp_path, capsys):
     nbformat.validate(nbformat.read(nb, as_version=4))
     assert main(["ledger", "--plan", str(EXAMPLE), "--fpr", "0.9"]) == 2
     assert "fpr must be in" in capsys.readouterr().err
+
+
+def test_a_row_named_for_all_is_everyones_default():
+    rows = [{"level": "low", "demanded ε": 0.1}, {"level": "high", "demanded ε": 3.0}]
+    plan = parse_plan(
+        'groups = ["a", "b"]\n[[release]]\nname = "t"\nlink = "Per_user_privacy"\n'
+        'levels = { "all" = "low", "b" = "high" }\n'
+    )
+    r = ledger(plan, delta=1e-6, levels_of=_levels_stub(rows))
+    basic = {row["group"]: row["epsilon"] for row in r.totals if row["accountant"] == "basic"}
+    assert basic == {"a": 0.1, "b": 3.0}
