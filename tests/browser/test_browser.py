@@ -260,9 +260,9 @@ def test_accuracy_solver_in_the_browser(page, server, artifacts):
     assert_no_errors(page)
     page.screenshot(path=str(artifacts / "fp_solver.png"), full_page=True)
     href = page.get_by_role("link", name="Open it in a new tab").get_attribute("href")
-    assert "mode=Per-feature" in href
+    assert "mode=table" in href
     page.get_by_role("button", name="Use this setting here").click()
-    page.wait_for_function("() => location.search.includes('mode=Per-feature')", timeout=90_000)
+    page.wait_for_function("() => location.search.includes('mode=table')", timeout=90_000)
     wait_idle(page)
     assert_no_errors(page)
 
