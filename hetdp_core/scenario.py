@@ -291,12 +291,12 @@ def check_budget(scenario, budget: Budget | None, cost: Cost | None = None) -> C
     return cost
 
 
-#: prior probabilities offered for "what does this level mean for a person" (the ``prior`` field)
 #: the fields every scenario has that only change how its levels are read (table ``privacy_meaning``),
 #: never what ``run`` computes: the attacker's prior and the attack's false-positive rate
 READING = ("prior", "fpr")
-#: the false-positive rates the pages offer
+#: the false-positive rates the pages offer (the ``fpr`` field)
 FPR_GRID = (0.0001, 0.001, 0.01, 0.05, 0.1)
+#: prior probabilities offered for "what does this level mean for a person" (the ``prior`` field)
 PRIOR_GRID = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
 
 
@@ -305,9 +305,11 @@ class Scenario:
     """Base of every page's scenario (subclasses are frozen dataclasses of :func:`param` fields).
 
     Construction validates every field against its spec, then :meth:`validate` checks rules that
-    involve several fields; both raise :class:`InputError`. Every scenario has ``prior``: the
-    attacker's prior probability with which the page's privacy levels are read as a risk (table
-    ``privacy_meaning``), so a link and ``hetdp run`` give every number the page shows."""
+    involve several fields; both raise :class:`InputError`. Every scenario has ``prior``, the
+    attacker's prior probability with which the page's privacy levels are read as a posterior, and
+    ``fpr``, the false-positive rate at which they are read as an attack's true-positive rate (table
+    ``privacy_meaning``), so a link and ``hetdp run`` give every number the page shows; neither
+    changes what ``run`` computes (:data:`READING`)."""
 
     prior: float = param(0.01, "float", lo=0.001, hi=0.5, label="attacker's prior p")
     fpr: float = param(0.01, "float", lo=0.0001, hi=0.5, label="attack false-positive rate")
