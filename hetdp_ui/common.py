@@ -639,7 +639,7 @@ def notebook_button(page: str, scenario: Scenario, *, app_url: str) -> None:
     ``data.csv`` beside the notebook (the data is not written into the notebook)."""
     from hetdp_ui.notebook import notebook_bytes, page_notebook
 
-    upload = getattr(scenario, "source", None) == "upload"
+    upload = any(getattr(scenario, name) == "upload" for name in scenario.specs())  # a view of the reader's CSV
     st.download_button(
         "Download a notebook (Jupyter, recomputes this view)",
         data=lambda: notebook_bytes(

@@ -90,3 +90,18 @@ def test_bad_notebook_requests_are_one_line(tmp_path, capsys):
 
     with pytest.raises(InputError, match="rho"):
         page_notebook("Groupwise_zCDP", "rho=-1")
+
+
+def test_a_view_of_an_uploaded_csv_reads_it_beside_the_notebook(tmp_path):
+    """The per-user page's dataset=upload (and the regression page's source=upload): the notebook reads the
+    reader's CSV from the file named by the page's button, never embeds the data, and runs with it."""
+    from hetdp_ui.notebook import notebook_bytes, page_notebook
+
+    nb = page_notebook("Per_user_privacy", "dataset=upload&problem=mean&trials=20&n=1000", upload_file="data.csv")
+    src = "".join(c.source for c in nb.cells)
+    assert "open('data.csv', 'rb')" in src and "upload=UPLOAD" in src
+    (tmp_path / "data.csv").write_text("value\n" + "\n".join(str(i / 100) for i in range(300)))
+    path = tmp_path / "up.ipynb"
+    path.write_bytes(notebook_bytes(nb))
+    numbers = _printed_json(_execute(path))
+    assert numbers
