@@ -161,8 +161,8 @@ def cpu_seconds(pid) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def tree_rss(pid: int) -> int:
-    """Resident memory (bytes) of a process and all its descendants (Linux /proc)."""
+def _tree(pid: int) -> list[int]:
+    """A process and all its descendants (Linux /proc)."""
     kids: dict[int, list[int]] = {}
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
@@ -171,10 +171,33 @@ def tree_rss(pid: int) -> int:
             except (OSError, IndexError, ValueError):
                 continue
             kids.setdefault(ppid, []).append(int(d.name))
-    total, todo = 0, [pid]
+    out, todo = [], [pid]
     while todo:
         p = todo.pop()
+        out.append(p)
         todo += kids.get(p, [])
+    return out
+
+
+def tree_cpu_seconds(pid) -> float:
+    """User + system CPU of a process tree: every live descendant's own time plus what its reaped
+    children used (the run limiter computes in child processes of a fork server)."""
+    if isinstance(pid, (list, tuple)):
+        return sum(tree_cpu_seconds(p) for p in pid)
+    total = 0
+    for p in _tree(pid):
+        try:
+            f = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(x) for x in f[11:15])  # utime, stime, cutime, cstime
+    return total / TICKS
+
+
+def tree_rss(pid: int) -> int:
+    """Resident memory (bytes) of a process and all its descendants (Linux /proc)."""
+    total = 0
+    for p in _tree(pid):
         try:
             for line in Path(f"/proc/{p}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
@@ -288,7 +311,10 @@ def main(argv: list[str] | None = None) -> int:
                 ("&".join(x for x in (a.query, f"seed={1000 + i}") if x)) if a.distinct else a.query
                 for i in range(a.users)
             ]
+            c0 = tree_cpu_seconds(pids) if pids is not None else None
             result = summary(arun(crowd(url, a.page, qs)))
+            if c0 is not None:  # the server's CPU for the whole crowd, its computing children included
+                result["server_cpu_s"] = round(tree_cpu_seconds(pids) - c0, 2)
             print(json.dumps(result, indent=2))
         else:
             result = standard_suite(url, pids, a.users)
