@@ -37,12 +37,12 @@ target risk.
 
 from __future__ import annotations
 
-import functools
 import math
 import tomllib
 from dataclasses import dataclass, field
 
 from ._validate import InputError
+from .memo import Memo
 
 __all__ = [
     "Release",
@@ -426,12 +426,28 @@ def _rdp(events, delta: float) -> tuple[float, float]:
     return eps_side + float(acc.get_epsilon(left)), delta
 
 
+def _pld_bytes(total) -> int:
+    """Memory of a privacy-loss distribution: its probability arrays (dp-accounting keeps them in
+    private attributes; a layout it no longer has counts as the largest grid allowed, both ways)."""
+    pmfs = {id(p): p for p in (getattr(total, "_pmf_remove", None), getattr(total, "_pmf_add", None)) if p is not None}
+    try:
+        return 1024 + sum(8 * int(p.size) for p in pmfs.values()) if pmfs else 16 * MAX_PLD_POINTS
+    except (AttributeError, TypeError, ValueError):
+        return 16 * MAX_PLD_POINTS
+
+
 def _pld_of(events):
-    return _pld_cached(tuple(events))
+    """The composed privacy-loss distribution of ``events``, kept in :data:`_PLDS` (a page rerun with
+    another δ, FPR or budget, and the solver's repeated steps, reuse it)."""
+    key = tuple(events)
+    total = _PLDS.get(key)
+    if total is None:
+        total = _compose_pld(key)
+        _PLDS.put(key, total)
+    return total
 
 
-@functools.lru_cache(maxsize=32)
-def _pld_cached(events: tuple):
+def _compose_pld(events: tuple):
     """The composed privacy-loss distribution (dp-accounting): exact for Gaussian and Laplace noise,
     the worst case of every (ε, δ)-DP mechanism for pure and approximate levels."""
     from dp_accounting.pld import common
@@ -508,15 +524,25 @@ def pld_curve(events) -> list[float]:
     return [float(x) for x in 1.0 - tradeoff_from_profile(list(CURVE_FPR), eps_grid=grid, delta_grid=prof)]
 
 
-@functools.lru_cache(maxsize=32)
 def _profile(events: tuple):
-    """δ(ε) of the composed releases on a grid from 0 to the ε at δ = 10⁻¹² (at most 60)."""
+    """δ(ε) of the composed releases on a grid from 0 to the ε at δ = 10⁻¹² (at most 60), kept in
+    :data:`_PROFILES`."""
     import numpy as np
 
-    total = _pld_of(events)
-    hi = max(float(total.get_epsilon_for_delta(1e-12)), 1.0)
-    grid = np.unique(np.concatenate([np.linspace(0.0, min(hi, 60.0), 1200), np.geomspace(1e-4, 1.0, 60)]))
-    return grid, np.minimum(np.asarray(total.get_delta_for_epsilon(grid), dtype=float), 1.0)
+    out = _PROFILES.get(events)
+    if out is None:
+        total = _pld_of(events)
+        hi = max(float(total.get_epsilon_for_delta(1e-12)), 1.0)
+        grid = np.unique(np.concatenate([np.linspace(0.0, min(hi, 60.0), 1200), np.geomspace(1e-4, 1.0, 60)]))
+        out = grid, np.minimum(np.asarray(total.get_delta_for_epsilon(grid), dtype=float), 1.0)
+        _PROFILES.put(events, out)
+    return out
+
+
+#: recently composed privacy-loss distributions and their profiles, bounded in bytes like every cache
+#: of the app (:mod:`hetdp_core.memo`): a worst-case distribution is 16–32 MB, a profile 20 kB
+_PLDS = Memo(128 * 2**20, size=_pld_bytes, name="ledger privacy-loss distributions")
+_PROFILES = Memo(8 * 2**20, name="ledger privacy profiles")
 
 
 # ------------------------------------------------------------------ linked views

@@ -343,3 +343,17 @@ def test_a_row_named_for_all_is_everyones_default():
     r = ledger(plan, delta=1e-6, levels_of=_levels_stub(rows))
     basic = {row["group"]: row["epsilon"] for row in r.totals if row["accountant"] == "basic"}
     assert basic == {"a": 0.1, "b": 3.0}
+
+
+def test_the_ledgers_caches_are_bounded_in_bytes():
+    """Composed privacy-loss distributions are kept for reruns in the app's byte-bounded memo, each
+    counted by its probability grid (8 bytes a point), never beyond the memo's bound."""
+    from hetdp_core import ledger as L
+
+    one = L._pld_of([L.Event("gaussian", 2.0, repeat=3)])
+    assert L._pld_bytes(one) >= 8 * one._pmf_remove.size
+    assert L._pld_bytes(object()) == 16 * L.MAX_PLD_POINTS  # an unknown layout counts as the largest grid
+    for i in range(40):
+        L._pld_of([L.Event("laplace", 1.0 + i / 10, repeat=2)])
+        assert L._PLDS.bytes <= L._PLDS.max_bytes
+    assert L._pld_of([L.Event("gaussian", 2.0, repeat=3)]) is L._pld_of([L.Event("gaussian", 2.0, repeat=3)])
