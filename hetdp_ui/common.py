@@ -405,8 +405,7 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
     computation however many sessions open it. A miss waits for a computing slot (admission control)
     and runs in a child process limited in memory and time (:mod:`hetdp_ui.limits`); the attacker's
     prior and the attack FPR are not part of the key (only the meaning table depends on them). Shows a
-    progress bar while it
-    computes. Raises InputError for bad input."""
+    progress bar while it computes. Raises InputError for bad input."""
     import dataclasses
     import hashlib
 
@@ -512,7 +511,7 @@ def risk_panel(table, state: ScenarioState) -> None:
     """Risk in attack terms beside the posterior: the attack FPR (a scenario field, in the URL), each
     level's TPR bound and maximal advantage in words, the trade-off curves, and "solve from a target
     risk" (the largest ε / smallest Gaussian noise whose attack TPR stays at or below a target)."""
-    from hetdp_core.risk import TPR_RANGE, eps_for_tpr, mu_for_tpr
+    from hetdp_core.risk import eps_for_tpr, mu_for_tpr
     from hetdp_core.scenario import FPR_GRID
     from hetdp_ui.risk_figures import tradeoff_figure
 
@@ -530,21 +529,10 @@ def risk_panel(table, state: ScenarioState) -> None:
     fpr = float(table["attack FPR"].iloc[0])
     c1, c2 = st.columns([1, 2])
     with c1:
-        target = st.number_input(
-            "solve from a target risk: highest acceptable attack TPR",
-            min_value=TPR_RANGE[0],
-            max_value=TPR_RANGE[1],
-            value=min(max(0.05, fpr * 2), TPR_RANGE[1]),
-            step=0.01,
-            format="%.4f",
-            key=f"{state.prefix}_target_tpr",
-        )
+        target = target_tpr_input(f"{state.prefix}_target_tpr", fpr)
     with c2:
         if target <= fpr:
-            st.caption(
-                f"Choose a target above the false-positive rate ({100 * fpr:g} %): a blind guess already catches "
-                "that many."
-            )
+            st.caption(below_fpr(fpr))
         else:
             eps = eps_for_tpr(target_tpr=target, fpr=fpr)
             mu = mu_for_tpr(target_tpr=target, fpr=fpr)
@@ -553,6 +541,28 @@ def risk_panel(table, state: ScenarioState) -> None:
                 f"pure level is **ε = {eps:.4g}**; Gaussian noise needs **σ/Δ ≥ {1 / mu:.4g}** (μ = {mu:.4g})."
             )
             page_setting(state, target=target, fpr=fpr)
+
+
+def target_tpr_input(key: str, fpr: float, **kw) -> float:
+    """The "solve from a target risk" input (a meaning panel's, the ledger's): the highest acceptable
+    attack TPR, within :data:`hetdp_core.risk.TPR_RANGE`."""
+    from hetdp_core.risk import TPR_RANGE
+
+    return st.number_input(
+        "solve from a target risk: highest acceptable attack TPR",
+        min_value=TPR_RANGE[0],
+        max_value=TPR_RANGE[1],
+        value=min(max(0.05, fpr * 2), TPR_RANGE[1]),
+        step=0.01,
+        format="%.4f",
+        key=key,
+        **kw,
+    )
+
+
+def below_fpr(fpr: float) -> str:
+    """Why a target at or below the false-positive rate cannot be solved for, in plain words."""
+    return f"Choose a target above the false-positive rate ({100 * fpr:g} %): a blind guess already catches that many."
 
 
 def page_setting(state: ScenarioState, *, target: float, fpr: float) -> None:

@@ -289,6 +289,7 @@ def _summary(result, meaning) -> str:
 
 
 def _figure_html(fig: go.Figure, div_id: str, *, first: bool) -> str:
+    """A figure of a report and its summary in words; the first figure carries plotly.js."""
     from hetdp_ui.figcache import summary_text
 
     return (
@@ -501,15 +502,9 @@ def build_report(
         "<h2>Parameters</h2>",
         _table(_parameters(scenario)),
     ]
-    from hetdp_ui.figcache import summary_text
-
     parts.append("<h2>Figures</h2>")
     for i, (name, fig) in enumerate(report_figures(page, scenario, res if mt is not None else result)):
-        parts += [
-            f"<h3>{html.escape(name)}</h3>",
-            fig.to_html(full_html=False, include_plotlyjs=(i == 0), div_id=f"fig{i}", config={"displaylogo": False}),
-            f"<p class='small'>Chart in words: {html.escape(summary_text(fig))}</p>",
-        ]
+        parts += [f"<h3>{html.escape(name)}</h3>", _figure_html(fig, f"fig{i}", first=i == 0)]
     seed = scenario.to_query().get("seed", "—")
     parts += [
         "<h2>Provenance</h2>",

@@ -18,9 +18,8 @@ from hetdp_core.ledger import (
     plan_toml,
     solve_noise,
 )
-from hetdp_core.risk import TPR_RANGE
 from hetdp_core.scenario import FPR_GRID, InputError
-from hetdp_ui.common import app_base_url, chart, csv_download, show_input_error
+from hetdp_ui.common import app_base_url, below_fpr, chart, csv_download, show_input_error, target_tpr_input
 from hetdp_ui.ledger_figures import spend_figure, totals_figure
 from hetdp_ui.nav import doc_link, sidebar_nav
 from hetdp_ui.notebook import ledger_notebook, notebook_bytes
@@ -247,22 +246,15 @@ with r1:
         key="ledger_curves_fig",
     )
 with r2:
-    target = st.number_input(
-        "solve from a target risk: highest acceptable attack TPR",
-        min_value=TPR_RANGE[0],
-        max_value=TPR_RANGE[1],
-        value=min(max(0.05, 2 * fpr), TPR_RANGE[1]),
-        step=0.01,
-        format="%.4f",
-        key="ledger_target_tpr",
+    target = target_tpr_input(
+        "ledger_target_tpr",
+        fpr,
         help="the least noise (one factor for every Gaussian and Laplace release of the plan) that keeps every "
         "group's attack TPR at this false-positive rate at or below the target",
     )
     solve = st.button("Solve", key="ledger_solve")
     if solve and target <= fpr:
-        st.warning(
-            f"Choose a target above the false-positive rate ({100 * fpr:g} %): a blind guess already catches that many."
-        )
+        st.warning(below_fpr(fpr))
     elif solve:
         try:
             sol = solve_noise(plan, fpr=fpr, target_tpr=target, levels_of=view_levels_cached)
