@@ -719,17 +719,11 @@ def solve_noise(plan: Plan, *, fpr: float, target_tpr: float, levels_of=None, rt
     noise grows, so m is found by bisection on log m (to ``rtol``); m < 1 means the plan may use less
     noise."""
     import dataclasses
+    import functools
 
-    from ._validate import check_real
-    from .risk import FPR_RANGE
+    from .risk import _target
 
-    fpr = check_real("fpr", fpr, lo=FPR_RANGE[0], hi=FPR_RANGE[1], what=" (the attack's false-positive rate)")
-    target = check_real("target_tpr", target_tpr, lo=0.0, hi=1.0, hi_open=True, what=" (the highest acceptable TPR)")
-    if target <= fpr:
-        raise InputError(
-            f"target_tpr must exceed the false-positive rate ({fpr:g}): a blind guess already catches that many; "
-            f"got {target:g}. Raise the target."
-        )
+    target, fpr = _target(target_tpr, fpr, 0.0)  # the same checks and words as the pages' solver
     own = [r for r in plan.releases if r.link is None]
     if not own:
         raise InputError("plan: every release is a linked view; there is no noise of the plan's own to solve for.")
@@ -743,6 +737,7 @@ def solve_noise(plan: Plan, *, fpr: float, target_tpr: float, levels_of=None, rt
             ),
         )
 
+    @functools.cache  # the bracketing below asks some factors twice
     def worst(m: float) -> tuple[float, str]:
         p = scaled(m)
         out = []
