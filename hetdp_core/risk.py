@@ -124,9 +124,9 @@ def tradeoff_from_profile(alpha, *, eps_grid, delta_grid) -> np.ndarray:
 def tpr_eps_delta(*, eps, delta=0.0, fpr) -> np.ndarray:
     """The most an attack can catch at false-positive rate ``fpr`` under (ε, δ)-DP, one per level."""
     e, d = _eps_delta(eps, delta)
-    a = float(_fpr(fpr)[0]) if np.ndim(fpr) == 0 else None
-    if a is None:
+    if np.ndim(fpr) != 0:
         raise InputError("fpr must be one number here.")
+    a = float(_fpr(fpr)[0])
     with np.errstate(over="ignore", invalid="ignore"):
         first = d + np.exp(np.minimum(e, 700.0)) * a if a > 0 else d.copy()
         second = 1.0 - np.exp(-e) * (1.0 - d - a)
@@ -196,23 +196,16 @@ def mu_for_tpr(*, target_tpr: float, fpr: float) -> float:
     return float(ndtri(t) - ndtri(a))
 
 
-def _pct(x: float) -> str:
-    v = 100.0 * float(x)
-    if v >= 99.95:
-        return "100 %" if v >= 100.0 else f"{v:.4g} %"
-    from .meaning import round_up
-
-    return f"{round_up(v, 3):.3g} %"
-
-
 def risk_in_words(tpr: float, fpr: float) -> str:
     """One plain sentence: "an attacker who accepts wrongly flagging 1 in 100 people it is not after
     catches at most 2.72 % of those it is after" (rounded up, never understating the risk)."""
+    from .meaning import _pct  # the posterior sentences' per cent, rounded up
+
     one_in = 1.0 / float(fpr)
-    who = f"1 in {one_in:.0f}" if abs(one_in - round(one_in)) < 1e-9 else f"{_pct(fpr)} of"
+    who = f"1 in {one_in:.0f}" if abs(one_in - round(one_in)) < 1e-9 else f"{_pct(fpr, up=True)} of"
     return (
         f"an attacker who accepts wrongly flagging {who} people it is not after catches at most "
-        f"{_pct(tpr)} of those it is after"
+        f"{_pct(tpr, up=True)} of those it is after"
     )
 
 
