@@ -55,6 +55,7 @@ __all__ = [
     "plan_toml",
     "levels_text",
     "view_levels",
+    "link_scenario",
     "pld_risk",
     "solve_noise",
     "LedgerResult",
@@ -188,22 +189,28 @@ def _release(i: int, raw, declared: tuple[str, ...]) -> Release:
 def _link(at: str, raw) -> str:
     """A view of the app as ``Page?query`` (a full app link, ``/Page?query`` or ``Page?query``);
     the page must exist and the query must describe a valid scenario of it."""
-    from urllib.parse import parse_qs, urlencode, urlsplit
-
-    from .registry import get, page_name
+    from urllib.parse import urlencode
 
     if not isinstance(raw, str) or not raw.strip() or len(raw) > 20_000:
         raise InputError(f"{at}: link must be an app link such as 'Groupwise_zCDP?algorithm=1'; got {raw!r}.")
-    parts = urlsplit(raw.strip())
     try:
-        page = page_name(parts.path)
-        query = parse_qs(parts.query, keep_blank_values=True)
-        scenario = get(page).SCENARIO.from_query(query)
+        scenario = link_scenario(raw.strip())
     except InputError as exc:
         raise InputError(f"{at}: link: {exc}") from None
     from .scenario import READING
 
-    return f"{page}?{urlencode({k: v for k, v in scenario.to_query().items() if k not in READING})}"
+    return f"{scenario.PAGE}?{urlencode({k: v for k, v in scenario.to_query().items() if k not in READING})}"
+
+
+def link_scenario(link: str):
+    """The scenario of an app view ``Page?query`` (a full app link, ``/Page?query`` or ``Page?query``);
+    raises :class:`InputError` for an unknown page or a bad query."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from .registry import get
+
+    parts = urlsplit(link)
+    return get(parts.path).SCENARIO.from_query(parse_qs(parts.query, keep_blank_values=True))
 
 
 def _levels(at: str, raw) -> tuple[tuple[str, str], ...]:
@@ -549,15 +556,11 @@ _PROFILES = Memo(8 * 2**20, name="ledger privacy profiles")
 def view_levels(link: str):
     """The level table (``privacy_meaning``) of an app view ``Page?query``: its run under the page's
     budget (the default way a link release is read; the app passes its own cached, limited runner)."""
-    from urllib.parse import parse_qs, urlsplit
-
     from .registry import get
     from .scenario import PAGE_BUDGET
 
-    parts = urlsplit(link)
-    mod = get(parts.path)
-    result = mod.run(mod.SCENARIO.from_query(parse_qs(parts.query)), budget=PAGE_BUDGET)
-    return result.tables().get("privacy_meaning")
+    scenario = link_scenario(link)
+    return get(scenario.PAGE).run(scenario, budget=PAGE_BUDGET).tables().get("privacy_meaning")
 
 
 def _row_event(row, repeat: int, *, exact: bool = True) -> Event:

@@ -13,6 +13,7 @@ from hetdp_core.ledger import (
     NOISE_RANGE,
     ledger,
     levels_text,
+    link_scenario,
     parse_plan,
     plan_from_records,
     plan_toml,
@@ -62,14 +63,9 @@ def rows_of(plan) -> pd.DataFrame:
 def view_levels_cached(link: str):
     """A linked view's level table through the app's run cache (computed once per link, limited in
     memory and time like any page's run)."""
-    from urllib.parse import parse_qs, urlsplit
-
-    from hetdp_core.scenarios import get
     from hetdp_ui.common import run_scenario
 
-    parts = urlsplit(link)
-    scenario = get(parts.path).SCENARIO.from_query(parse_qs(parts.query))
-    return run_scenario(scenario, progress=False).tables().get("privacy_meaning")
+    return run_scenario(link_scenario(link), progress=False).tables().get("privacy_meaning")
 
 
 st.title("Release ledger")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
@@ -18,12 +19,13 @@ def cmd_ledger(a) -> int:
             f"--plan: file {path} not found. Give a plan file (TOML), e.g. data/plans/census-and-survey.toml."
         )
     plan = parse_plan(path.read_bytes())
-    result = ledger(plan, delta=a.delta, budget=a.budget, fpr=a.fpr, levels_of=_limited_levels)
+    levels_of = functools.cache(_limited_levels)  # each linked view runs once, for the ledger and the solver
+    result = ledger(plan, delta=a.delta, budget=a.budget, fpr=a.fpr, levels_of=levels_of)
     solved = None
     if a.target_tpr is not None:
         from hetdp_core.ledger import plan_toml, solve_noise
 
-        sol = solve_noise(plan, fpr=a.fpr, target_tpr=a.target_tpr, levels_of=_limited_levels)
+        sol = solve_noise(plan, fpr=a.fpr, target_tpr=a.target_tpr, levels_of=levels_of)
         solved = {
             "factor": sol.factor,
             "worst_group": sol.worst_group,
@@ -91,18 +93,12 @@ def cmd_ledger(a) -> int:
 def _limited_levels(link: str):
     """A linked view's level table, its run under the page's limits (memory and time, enforced while
     it runs) — the same reading as the app's."""
-    from urllib.parse import parse_qs, urlsplit
-
+    from hetdp_core.ledger import link_scenario
     from hetdp_core.scenario import PAGE_BUDGET
-    from hetdp_core.scenarios import get
     from hetdp_ui.limits import run_limited
 
-    parts = urlsplit(link)
-    page = parts.path
-    scenario = get(page).SCENARIO.from_query(parse_qs(parts.query))
-    return (
-        run_limited(get(page).PAGE_SPEC.url, scenario, budget=PAGE_BUDGET, start="fork").tables().get("privacy_meaning")
-    )
+    scenario = link_scenario(link)
+    return run_limited(scenario.PAGE, scenario, budget=PAGE_BUDGET, start="fork").tables().get("privacy_meaning")
 
 
 def register(sub) -> None:
