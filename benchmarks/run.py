@@ -59,11 +59,10 @@ def timed(fn):
 
 def fig(key: str, trials: int | None = None, executor=None) -> float:
     """A paper figure, as published, through the same scenario and run as the page and the CLI."""
-    from hetdp_core.bcdp_sim import MAX_CELLS_CLI
-    from hetdp_core.scenario import LARGE_BUDGET
+    from hetdp_core.scenario import LARGE_BUDGET, RunOptions
 
     s = paper_preset(key, variant="published", trials=trials)
-    return timed(lambda: run_feature_privacy(s, max_cells=MAX_CELLS_CLI, budget=LARGE_BUDGET, executor=executor))
+    return timed(lambda: run_feature_privacy(s, options=RunOptions(budget=LARGE_BUDGET, executor=executor)))
 
 
 def fig3_dask(trials: int | None = None) -> dict:

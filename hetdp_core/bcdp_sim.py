@@ -25,6 +25,7 @@ from ._validate import MIN_EPS, InputError, as_generator, check_choice, check_in
 from .bcdp import MAX_EPS, Allocation, corollary1_bound, mechanism_guarantee, mse_bound_thm2, privacy_allocation
 from .duchi import SCALES, spawn
 from .mmean import PROJECTIONS, exact_mse_baseline, exact_mse_mmean, ldp_baseline_estimate, mmean_estimate
+from .scenario import LARGE_BUDGET, PAGE_BUDGET
 
 __all__ = [
     "AXES",
@@ -45,9 +46,9 @@ __all__ = [
 ]
 
 AXES = ("q", "d", "f", "n")
-#: Compute-size guards, in random numbers drawn (≈ 5 ns each on 2 cores).
-MAX_CELLS_PAGE = 1_500_000_000
-MAX_CELLS_CLI = 50_000_000_000
+#: Compute-size guards, in random numbers drawn (≈ 5 ns each on 2 cores): the page's and the large budget's
+MAX_CELLS_PAGE = PAGE_BUDGET.cells
+MAX_CELLS_CLI = LARGE_BUDGET.cells
 
 
 def point_rng(seed: int, value: float) -> np.random.Generator:

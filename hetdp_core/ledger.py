@@ -557,10 +557,9 @@ def view_levels(link: str):
     """The level table (``privacy_meaning``) of an app view ``Page?query``: its run under the page's
     budget (the default way a link release is read; the app passes its own cached, limited runner)."""
     from .registry import get
-    from .scenario import PAGE_BUDGET
 
     scenario = link_scenario(link)
-    return get(scenario.PAGE).run(scenario, budget=PAGE_BUDGET).tables().get("privacy_meaning")
+    return get(scenario.PAGE).run(scenario).tables().get("privacy_meaning")
 
 
 def _row_event(row, repeat: int, *, exact: bool = True) -> Event:

@@ -460,7 +460,7 @@ def check_lesson(lesson: Lesson, *, budget=None, runs: dict | None = None) -> li
     calls) and compare each question's written answer with the core's value of its key: a number
     answer must lie within half its tolerance of the computed value (so the exact value is always
     accepted from a student), a choice answer must equal the computed yes/no or text."""
-    from .scenario import PAGE_BUDGET
+    from .scenario import PAGE_BUDGET, RunOptions
     from .scenarios import get
 
     budget = PAGE_BUDGET if budget is None else budget
@@ -479,7 +479,7 @@ def check_lesson(lesson: Lesson, *, budget=None, runs: dict | None = None) -> li
         scenario = step_scenario(step)
         cache_key = (step.page, scenario.query_string())
         if cache_key not in runs:
-            runs[cache_key] = get(step.page).run(scenario, budget=budget)
+            runs[cache_key] = get(step.page).run(scenario, options=RunOptions(budget=budget))
         result = runs[cache_key]
         where = _where(lesson.id, i, True)
         value = evaluate_key(q.key, result.tables(), where=where)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -42,7 +42,9 @@ __all__ = [
     "with_meaning",
     "READING",
     "FPR_GRID",
-    "states_meaning",
+    "page_run",
+    "RunOptions",
+    "DEFAULT_OPTIONS",
 ]
 
 #: Longest accepted value of one query parameter (characters); longer ones are refused unread.
@@ -246,13 +248,54 @@ class Budget:
     seconds: float
     bytes: int
     name: str = "page"
+    #: random numbers one Monte Carlo sweep may draw (≈ 5 ns each on two cores); None: no such limit
+    cells: int | None = None
+
+    @property
+    def max_cells(self) -> int:
+        """The sweep-size limit in random numbers (a huge number when there is none)."""
+        return 10**18 if self.cells is None else self.cells
 
 
 #: The per-request budget of the app (and of ``hetdp run`` by default): about 10 s and 1 GiB, so a
 #: few hostile requests cannot take down a server that a whole class is using.
-PAGE_BUDGET = Budget(seconds=10.0, bytes=2**30, name="page")
+PAGE_BUDGET = Budget(seconds=10.0, bytes=2**30, name="page", cells=1_500_000_000)
 #: ``hetdp run --budget large``: for deliberate long runs on your own machine.
-LARGE_BUDGET = Budget(seconds=3600.0, bytes=16 * 2**30, name="large")
+LARGE_BUDGET = Budget(seconds=3600.0, bytes=16 * 2**30, name="large", cells=50_000_000_000)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a page's ``run(scenario, *, options)`` is carried out — never what it computes (a
+    scenario's numbers are the same under any options; each sweep point draws its own stream).
+
+    Attributes
+    ----------
+    budget : Budget or None
+        The request's compute budget, checked against the scenario's estimate before the run and
+        bounding the Monte Carlo size while it runs (``budget.cells``); None: no limit.
+    executor : object with ``map`` or None
+        Where the sweep points run (a ``concurrent.futures`` pool, a Dask-backed executor); None: here.
+    progress : callable(fraction, label) or None
+        Called with the share done and the point being computed.
+    upload : bytes or None
+        An uploaded CSV for pages whose data source is ``upload`` (``PageSpec.upload``); a page that
+        takes no data refuses it.
+    """
+
+    budget: Budget | None = PAGE_BUDGET
+    executor: Any = None
+    progress: Callable[[float, str], None] | None = None
+    upload: bytes | None = None
+
+    @property
+    def max_cells(self) -> int:
+        """The sweep-size limit of :attr:`budget` in random numbers."""
+        return 10**18 if self.budget is None else self.budget.max_cells
+
+
+#: the options of a page view in the app: the page's budget, computed here, no upload
+DEFAULT_OPTIONS = RunOptions()
 
 
 @dataclass(frozen=True)
@@ -264,10 +307,12 @@ class Cost:
     seconds: float = 0.0
     bytes: int = 0
     driver: str = ""
+    #: random numbers the run's Monte Carlo sweep draws (compared with ``Budget.cells``)
+    cells: int = 0
 
     def __add__(self, other: Cost) -> Cost:
         drv = self.driver if self.seconds >= other.seconds else other.driver
-        return Cost(self.seconds + other.seconds, self.bytes + other.bytes, drv)
+        return Cost(self.seconds + other.seconds, self.bytes + other.bytes, drv, self.cells + other.cells)
 
 
 def check_budget(scenario, budget: Budget | None, cost: Cost | None = None) -> Cost:
@@ -282,6 +327,8 @@ def check_budget(scenario, budget: Budget | None, cost: Cost | None = None) -> C
         over.append(f"about {cost.seconds:.0f} s of computation (limit {budget.seconds:g} s)")
     if cost.bytes > budget.bytes:
         over.append(f"about {cost.bytes / 2**30:.1f} GiB of memory (limit {budget.bytes / 2**30:g} GiB)")
+    if cost.cells > budget.max_cells:
+        over.append(f"{cost.cells:.3g} random numbers (limit {budget.max_cells:.3g})")
     if over:
         raise InputError(
             f"compute budget: this request needs {' and '.join(over)}, driven by {cost.driver}. "
@@ -410,12 +457,28 @@ def with_meaning(result: Result, prior: float | None = None) -> Result:
     return dataclasses.replace(result, tables_=tables)
 
 
-def states_meaning(run):
-    """Decorator of a page's ``run``: its result carries ``privacy_meaning`` (:func:`with_meaning`)."""
+def page_run(run):
+    """Decorator of a page's ``run(scenario, *, options)``: ``options`` defaults to
+    :data:`DEFAULT_OPTIONS`; an upload is refused by a page that takes none (its ``PageSpec.upload``);
+    the result carries ``privacy_meaning`` (:func:`with_meaning`). A scenario of another page or
+    options of another type are programming errors (``TypeError``), not input."""
     import functools
+    import sys
 
     @functools.wraps(run)
-    def wrapped(scenario, *args, **kw):
-        return with_meaning(run(scenario, *args, **kw))
+    def wrapped(scenario, *, options: RunOptions | None = None):
+        module = sys.modules[run.__module__]
+        options = DEFAULT_OPTIONS if options is None else options
+        if not isinstance(options, RunOptions):
+            raise TypeError(f"options must be a RunOptions; got {type(options).__name__}")
+        if not isinstance(scenario, module.SCENARIO):
+            raise TypeError(f"{module.__name__}.run needs a {module.SCENARIO.__name__}; got {type(scenario).__name__}")
+        spec = module.PAGE_SPEC
+        if options.upload is not None and not spec.upload:
+            raise InputError(
+                f"upload: {spec.title} takes no data file; got {len(options.upload):,} bytes. Drop the file "
+                "(pages that take one say so under their data source)."
+            )
+        return with_meaning(run(scenario, options=options))
 
     return wrapped

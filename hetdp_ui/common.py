@@ -26,6 +26,7 @@ from hetdp_core.scenario import (
     MAX_QUERY_VALUE,
     READING,
     InputError,
+    RunOptions,
     Scenario,
     Spec,
     check_value,
@@ -417,7 +418,6 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
     defaults = type(scenario).defaults()  # the prior and the attack's FPR only change the reading: no recompute
     scenario = dataclasses.replace(scenario, **{k: defaults[k] for k in READING})
     key = (scenario.PAGE, tuple(sorted(scenario.to_query().items())), digest)
-    extra = {} if upload is None else {"upload": upload}
 
     def compute():
         from hetdp_ui.dask_exec import ClusterError, app_executor
@@ -431,7 +431,6 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
         try:
             try:
                 if executor is None:  # limits enforced while the run executes, and a queue
-                    from hetdp_core.scenario import PAGE_BUDGET
                     from hetdp_ui.limits import ADMISSION, run_limited
 
                     note = st.empty()
@@ -443,16 +442,18 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
                             )
                         ):
                             note.empty()
-                            return run_limited(scenario.PAGE, scenario, budget=PAGE_BUDGET, progress=bar, **extra)
+                            return run_limited(scenario.PAGE, scenario, options=RunOptions(progress=bar, upload=upload))
                     finally:
                         note.empty()
-                return get(scenario.PAGE).run(scenario, progress=bar, executor=executor, **extra)
+                return get(scenario.PAGE).run(
+                    scenario, options=RunOptions(progress=bar, executor=executor, upload=upload)
+                )
             except ClusterError as exc:  # the scheduler went away mid-sweep: recompute here
                 from hetdp_ui.dask_exec import close_app_executor
 
                 close_app_executor()
                 st.warning(f"{exc} Computing on this server's own threads instead.")
-                return get(scenario.PAGE).run(scenario, progress=None, executor=None, **extra)
+                return get(scenario.PAGE).run(scenario, options=RunOptions(upload=upload))
         finally:
             if bar is not None:
                 bar.done()

@@ -25,6 +25,7 @@ never reach this code (the run cache answers them first), so they never wait beh
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing as mp
 import os
 import threading
@@ -32,7 +33,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from hetdp_core.scenario import InputError
+from hetdp_core.scenario import DEFAULT_OPTIONS, InputError, RunOptions
 
 __all__ = ["RunLimitError", "BusyError", "run_limited", "Admission", "ADMISSION", "DEADLINE_FACTOR"]
 
@@ -112,7 +113,7 @@ def _status_bytes(field: str, pid: int | str = "self") -> int:
     return 0
 
 
-def _child(conn, page: str, scenario, kwargs: dict, max_bytes: int | None) -> None:
+def _child(conn, page: str, scenario, options: RunOptions, max_bytes: int | None) -> None:
     """Runs in the child: set the memory limit, run, send ('ok', result) or the failure."""
     import resource
 
@@ -130,7 +131,7 @@ def _child(conn, page: str, scenario, kwargs: dict, max_bytes: int | None) -> No
             pass
 
     try:
-        result = get(page).run(scenario, progress=progress, **kwargs)
+        result = get(page).run(scenario, options=dataclasses.replace(options, progress=progress))
         conn.send(("ok", result))
     except MemoryError:
         conn.send(("memory", None))
@@ -144,21 +145,22 @@ def _child(conn, page: str, scenario, kwargs: dict, max_bytes: int | None) -> No
         conn.close()
 
 
-def run_limited(page: str, scenario, *, budget, progress: Callable | None = None, start: str = "forkserver", **kwargs):
-    """``get(page).run(scenario, budget=budget, **kwargs)`` in a child process limited to the budget's
-    memory and ``DEADLINE_FACTOR`` × its seconds (see the module docstring). ``budget`` None: no
+def run_limited(page: str, scenario, *, options: RunOptions = DEFAULT_OPTIONS, start: str = "forkserver"):
+    """``get(page).run(scenario, options=options)`` in a child process limited to ``options.budget``'s
+    memory and ``DEADLINE_FACTOR`` × its seconds (see the module docstring); ``options.progress`` is
+    called here with what the child reports; the child computes without an executor. Budget None: no
     limits, run here."""
     from hetdp_core.scenarios import get
 
+    budget, progress = options.budget, options.progress
     if budget is None or getattr(mp.current_process(), "_inheriting", False):
         # no limits asked; or this process is itself being bootstrapped by multiprocessing (a spawned
         # worker importing a page as its main module), where no process may be started
-        return get(page).run(scenario, progress=progress, budget=budget, **kwargs)
+        return get(page).run(scenario, options=options)
     ctx = _context(start)
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(
-        target=_child, args=(child, page, scenario, {**kwargs, "budget": budget}, budget.bytes), daemon=True
-    )
+    inner = dataclasses.replace(options, progress=None, executor=None)
+    proc = ctx.Process(target=_child, args=(child, page, scenario, inner, budget.bytes), daemon=True)
     _start(proc)
     child.close()
     deadline_s = max(MIN_DEADLINE, DEADLINE_FACTOR * budget.seconds)

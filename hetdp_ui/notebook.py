@@ -73,8 +73,17 @@ def page_notebook(page: str, query: str, *, app_url: str = "http://localhost:850
         ),
         (
             "code",
-            (f"UPLOAD = open({upload_file!r}, 'rb').read()  # your CSV, beside this notebook\n" if upload_file else "")
-            + ("result = page.run(scenario, upload=UPLOAD)" if upload_file else "result = page.run(scenario)")
+            (
+                "from hetdp_core.scenario import RunOptions\n\n"
+                f"UPLOAD = open({upload_file!r}, 'rb').read()  # your CSV, beside this notebook\n"
+                if upload_file
+                else ""
+            )
+            + (
+                "result = page.run(scenario, options=RunOptions(upload=UPLOAD))"
+                if upload_file
+                else "result = page.run(scenario)"
+            )
             + "\nsorted(result.tables())",
         ),
         (

@@ -47,7 +47,8 @@ def test_report_out_to_a_directory_under_a_file_or_unwritable(capsys, files):
 
 def test_run_csv_onto_a_file_and_options_a_page_does_not_take(capsys, files):
     _one_line_error(capsys, ["run", "Feature_privacy", "--query", FAST, "--csv", str(files / "x.csv")], "is a file")
-    _one_line_error(capsys, ["run", "Mechanism_lab", "--max-cells", "1000"], "--max-cells applies")
+    # --max-cells is the budget's limit on random numbers, checked against any page's estimate
+    _one_line_error(capsys, ["run", "Mechanism_lab", "--max-cells", "1000"], "random numbers (limit 1e+03)")
     _one_line_error(capsys, ["run", "Groupwise_zCDP", "--data", str(files / "x.csv")], "takes no data file")
 
 
@@ -154,6 +155,7 @@ def test_a_preset_label_never_stands_over_other_values():
 
 
 def test_small_per_user_upload_with_ldp_is_not_refused_as_a_million_users():
+    from hetdp_core.scenario import RunOptions
     from hetdp_core.scenarios import get
 
     mod = get("Per_user_privacy")
@@ -162,7 +164,7 @@ def test_small_per_user_upload_with_ldp_is_not_refused_as_a_million_users():
     s = mod.SCENARIO.from_query(
         {"dataset": "upload", "problem": "frequency", "algs": "CP,LDP", "trials": "20", "eps_by_bin": "1,1,1,1"}
     )
-    r = mod.run(s, upload=csv)
+    r = mod.run(s, options=RunOptions(upload=csv))
     assert set(r.tables()["hetero_summary"]["algorithm"]) == {"CP", "LDP"}
 
 

@@ -11,6 +11,7 @@ import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
+from hetdp_core.scenario import RunOptions
 from hetdp_core.scenarios import get
 from hetdp_ui.cli import main
 from hetdp_ui.dask_exec import ClusterError, DaskExecutor, dask_executor
@@ -52,7 +53,7 @@ def test_results_are_identical_with_and_without_dask(cluster, page, query):
     _, client = cluster
     mod = get(page)
     s = mod.SCENARIO.from_query(query)
-    tables_equal(mod.run(s).tables(), mod.run(s, executor=DaskExecutor(client, "test")).tables())
+    tables_equal(mod.run(s).tables(), mod.run(s, options=RunOptions(executor=DaskExecutor(client, "test"))).tables())
 
 
 def test_a_worker_killed_mid_sweep_loses_nothing(cluster):
@@ -63,7 +64,9 @@ def test_a_worker_killed_mid_sweep_loses_nothing(cluster):
     s = mod.SCENARIO.from_query({"trials": "60", "n": "10000", "points": "0.05,0.1,0.2,0.3,0.5,0.7,0.9,1"})
     expected = mod.run(s).tables()
     out = {}
-    t = threading.Thread(target=lambda: out.update(r=mod.run(s, executor=DaskExecutor(client, "test"))))
+    t = threading.Thread(
+        target=lambda: out.update(r=mod.run(s, options=RunOptions(executor=DaskExecutor(client, "test"))))
+    )
     t.start()
     deadline = time.time() + 60
     while not any(client.processing().values()) and time.time() < deadline:

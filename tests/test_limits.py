@@ -4,13 +4,14 @@ estimate that forgot a cost: the child is forked, so the patched page module is 
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 import types
 
 import pytest
 
-from hetdp_core.scenario import Budget, InputError
+from hetdp_core.scenario import Budget, InputError, RunOptions
 from hetdp_ui import limits
 from hetdp_ui.limits import Admission, BusyError, RunLimitError, run_limited
 
@@ -22,34 +23,34 @@ def _fake(monkeypatch, run):
 
 
 def test_a_run_beyond_its_memory_is_stopped_in_its_child(monkeypatch):
-    def run(s, progress=None, budget=None):
+    def run(s, options=None):
         import numpy as np
 
         return np.ones(2**28)  # 2 GiB: far beyond the 200 MiB this budget allows
 
     _fake(monkeypatch, run)
     with pytest.raises(RunLimitError, match="needed more than"):
-        run_limited("Fake", None, budget=Budget(seconds=30, bytes=200 * 2**20), start="fork")
+        run_limited("Fake", None, options=RunOptions(budget=Budget(seconds=30, bytes=200 * 2**20)), start="fork")
 
 
 def test_a_run_beyond_its_deadline_is_killed(monkeypatch):
     monkeypatch.setattr(limits, "MIN_DEADLINE", 1.0)
 
-    def run(s, progress=None, budget=None):
+    def run(s, options=None):
         time.sleep(120)  # an estimate that forgot a cost: minutes
 
     _fake(monkeypatch, run)
     t0 = time.monotonic()
     with pytest.raises(RunLimitError, match="still running after 2 s"):
-        run_limited("Fake", None, budget=Budget(seconds=1.0, bytes=2**30), start="fork")
+        run_limited("Fake", None, options=RunOptions(budget=Budget(seconds=1.0, bytes=2**30)), start="fork")
     assert time.monotonic() - t0 < 10
 
 
 def test_results_progress_input_errors_and_bugs_cross_the_process_boundary(monkeypatch):
     seen = []
 
-    def run(s, progress=None, budget=None):
-        progress(0.5, "half")
+    def run(s, options=None):
+        options.progress(0.5, "half")
         if s == "bad":
             raise InputError("n must be at most 10; got 11.")
         if s == "bug":
@@ -57,21 +58,21 @@ def test_results_progress_input_errors_and_bugs_cross_the_process_boundary(monke
         return {"value": s}
 
     _fake(monkeypatch, run)
-    b = Budget(seconds=30, bytes=2**30)
-    assert run_limited("Fake", "x", budget=b, start="fork", progress=lambda f, t: seen.append((f, t))) == {"value": "x"}
+    b = RunOptions(budget=Budget(seconds=30, bytes=2**30))
+    tracked = dataclasses.replace(b, progress=lambda f, t: seen.append((f, t)))
+    assert run_limited("Fake", "x", options=tracked, start="fork") == {"value": "x"}
     assert seen == [(0.5, "half")]
     with pytest.raises(InputError, match="n must be at most 10"):
-        run_limited("Fake", "bad", budget=b, start="fork")
+        run_limited("Fake", "bad", options=b, start="fork")
     with pytest.raises(RuntimeError, match="KeyError"):
-        run_limited("Fake", "bug", budget=b, start="fork")
+        run_limited("Fake", "bug", options=b, start="fork")
 
 
 def test_the_real_pages_run_in_the_limited_child():
-    from hetdp_core.scenario import PAGE_BUDGET
     from hetdp_core.scenarios import get
 
     s = get("Mechanism_lab").SCENARIO.from_query({"trials": "100"})
-    r = run_limited("Mechanism_lab", s, budget=PAGE_BUDGET, start="fork")
+    r = run_limited("Mechanism_lab", s, start="fork")
     assert "privacy_meaning" in r.tables() and all(c.holds for c in r.checks)
 
 

@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT
 
 from hetdp_core import registry
-from hetdp_core.scenario import InputError
+from hetdp_core.scenario import InputError, RunOptions
 
 
 @pytest.fixture
@@ -89,8 +89,15 @@ def test_every_spec_matches_its_files(spec):
     assert spec.solver is None or spec.solver in SOLVERS
     import inspect
 
-    assert ("upload" in inspect.signature(mod.run).parameters) == spec.upload
-    mod.SCENARIO.from_query(dict(spec.fast_query))  # the cheap query is valid
+    # one run contract: run(scenario, *, options) — how it runs is an options object, never a keyword per page
+    params = inspect.signature(mod.run).parameters
+    assert list(params) == [next(iter(params)), "options"] and params["options"].kind is inspect.Parameter.KEYWORD_ONLY
+    scenario = mod.SCENARIO.from_query(dict(spec.fast_query))  # the cheap query is valid
+    if not spec.upload:  # a page without a data source refuses a file instead of ignoring it
+        with pytest.raises(InputError, match="upload: .* takes no data file"):
+            mod.run(scenario, options=RunOptions(upload=b"x\n1\n"))
+    with pytest.raises(TypeError, match="options must be a RunOptions"):
+        mod.run(scenario, options={"budget": None})
 
 
 def test_no_page_list_outside_the_registry():

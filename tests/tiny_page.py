@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from hetdp_core.registry import PageSpec
-from hetdp_core.scenario import Result, Scenario, param, states_meaning
+from hetdp_core.scenario import Result, RunOptions, Scenario, page_run, param
 
 PAGE_SPEC = PageSpec(
     url="Tiny_page",
@@ -41,6 +41,6 @@ def levels(result):
     return pd.DataFrame([{"level": "the release", "demanded ε": result.scenario.eps}])
 
 
-@states_meaning
-def run(s: Tiny, *, executor=None, progress=None, budget=None) -> Result:
+@page_run
+def run(s: Tiny, *, options: RunOptions) -> Result:
     return Result(scenario=s, tables_={"tiny_rows": pd.DataFrame({"row": list(range(s.n)), "eps": s.eps})})

@@ -1,6 +1,7 @@
 """One scenario and one run per page: each module of this package is a page (see
 :mod:`hetdp_core.registry`) defining ``PAGE_SPEC``, ``SCENARIO`` (the scenario class),
-``run(scenario, *, executor=None, progress=None) -> Result`` and ``PRESETS`` (name → scenario).
+``run(scenario, *, options=None) -> Result`` (how it runs: :class:`~hetdp_core.scenario.RunOptions`)
+and ``PRESETS`` (name → scenario).
 ``get(PAGE)`` returns a page's module; PAGE is its URL path (e.g. ``Feature_privacy``), any case,
 ``-`` for ``_``."""
 

@@ -17,7 +17,7 @@ import pandas as pd
 from .. import bcdp_exact as ex
 from ..bcdp import mse_bound_thm2, privacy_allocation, translate_delta_to_c
 from ..registry import PageSpec
-from ..scenario import PAGE_BUDGET, Budget, Cost, InputError, Result, Scenario, check_budget, param, states_meaning
+from ..scenario import Cost, InputError, Result, RunOptions, Scenario, check_budget, page_run, param
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
@@ -107,11 +107,11 @@ def levels_text(v) -> list[str]:
     return ["∞" if math.isinf(x) else f"{x:.4g}" for x in np.atleast_1d(v)]
 
 
-@states_meaning
-def run(s: GuaranteeLab, *, executor=None, progress=None, budget: Budget | None = PAGE_BUDGET) -> Result:
+@page_run
+def run(s: GuaranteeLab, *, options: RunOptions) -> Result:
     """Tables: ``bcdp_example1``, ``bcdp_example2``, ``bcdp_rr_vs_bounds``, ``bcdp_tradeoff``,
     ``bcdp_translator``. Exact (no randomness)."""
-    check_budget(s, budget)
+    check_budget(s, options.budget)
     prior1, mech1 = ex.example1(a=s.a, b=s.b, c=s.c)
     rep1 = ex.exact_report(prior1, mech1)
     ex1 = pd.DataFrame({"coordinate": [1, 2], "bcdp": rep1.bcdp, "cdp": rep1.cdp, "ldp": rep1.ldp})

@@ -16,7 +16,7 @@ import pandas as pd
 
 from .. import dpsgd as sg
 from ..registry import PageSpec
-from ..scenario import PAGE_BUDGET, Budget, Cost, InputError, Result, Scenario, check_budget, param, states_meaning
+from ..scenario import Cost, InputError, Result, RunOptions, Scenario, check_budget, page_run, param
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
@@ -107,7 +107,7 @@ class DpSgdSchedules(Scenario):
             if full > seconds:
                 driver = f"full-gradient GD over n = {self.n:,} data points × N = {self.steps:,} iterations"
             seconds += full
-        return Cost(seconds=seconds, bytes=cells * 2 * 8 * 3 + self.n * 8 * 8, driver=driver)
+        return Cost(seconds=seconds, bytes=cells * 2 * 8 * 3 + self.n * 8 * 8, driver=driver, cells=cells)
 
 
 PRESETS = {
@@ -141,19 +141,19 @@ def data(s: DpSgdSchedules) -> tuple[np.ndarray, np.ndarray]:
     return x, sg.reference_optimum(problem=s.problem, data=x, lam=s.lam)
 
 
-@states_meaning
-def run(s: DpSgdSchedules, *, executor=None, progress=None, budget: Budget | None = PAGE_BUDGET) -> Result:
+@page_run
+def run(s: DpSgdSchedules, *, options: RunOptions) -> Result:
     """Tables: ``dpsgd_schedule`` (γ_h, a_h, θ_h, ε·a_h), ``dpsgd_region`` (the boundary 2κ + ρ = 2 and
     your point), ``dpsgd_bound_terms`` (A1, A2, A3 vs N), ``dpsgd_trajectories`` (median and 10/90 %
     of ‖β^(h) − β*‖ per method)."""
-    check_budget(s, budget)
+    check_budget(s, options.budget)
     g, a, th, sens = schedules(s)
     x, target = data(s)
     bands, finals, diverged = {}, {}, []
     methods = s.methods()
     for i, m in enumerate(methods):
-        if progress is not None:
-            progress(i / len(methods), m)
+        if options.progress is not None:
+            options.progress(i / len(methods), m)
         thm = th if m != "DP-SGD, a_h = 1" else schedules(s, priv="constant", kappa=0.0)[2]
         kind = {"SGD (no noise)": "sgd", "GD (full gradient)": "gd"}.get(m, "dpsgd")
         traj = sg.simulate(

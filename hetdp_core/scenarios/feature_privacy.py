@@ -17,7 +17,6 @@ import pandas as pd
 from ..bcdp import MAX_EPS, privacy_allocation
 from ..bcdp_sim import (
     MAX_CELLS_CLI,
-    MAX_CELLS_PAGE,
     check_sweep_size,
     guarantee_report,
     point_rng,
@@ -30,15 +29,15 @@ from ..mmean import mmean_stages
 from ..registry import PageSpec
 from ..scenario import (
     PAGE_BUDGET,
-    Budget,
     Cost,
     InputError,
     Result,
+    RunOptions,
     Scenario,
     check_budget,
     log_grid,
+    page_run,
     param,
-    states_meaning,
 )
 from ._common import map_points
 
@@ -148,13 +147,16 @@ class FeaturePrivacy(Scenario):
     def estimate(self) -> Cost:
         """≈ 5 ns per random number of the Monte Carlo sweep (measured: page default 1.8e8 in 0.9 s)."""
         d = len(self.table) if self.mode == "table" else self.d
-        cells = check_sweep_size(axis=self.axis, values=self.points, d=d, n=self.n, trials=self.trials, limit=10**15)
+        sweep_cells = check_sweep_size(
+            axis=self.axis, values=self.points, d=d, n=self.n, trials=self.trials, limit=10**15
+        )
         big_d = max([d] + ([int(v) for v in self.points] if self.axis == "d" else []))
         big_n = max([self.n] + ([int(v) for v in self.points] if self.axis == "n" else []))
         # the dotplot's releases: Mechanism 1 draws up to d(d+1)/2 normals per user and release (stage k
         # privatises d − k + 1 coordinates), not d (the audit's 60-feature table at n = 200 000 ran 97 s)
-        cells += dot_trials(self.n, d) * self.n * (d * (d + 1) // 2)
+        cells = sweep_cells + dot_trials(self.n, d) * self.n * (d * (d + 1) // 2)
         return Cost(
+            cells=sweep_cells,
             seconds=cells * 5e-9,
             bytes=big_n * big_d * 8 * 8 + self.trials * 8 * 4,
             driver=f"{len(self.points)} sweep points × {self.trials} trials × n = {big_n:,} users × d = {big_d}",
@@ -284,22 +286,15 @@ def release_quantiles(s: FeaturePrivacy, alloc, names) -> pd.DataFrame:
     return dot_table({lab: q[:, j] for j, lab in enumerate(labels)}, dict(zip(labels, truth)))
 
 
-@states_meaning
-def run(
-    s: FeaturePrivacy,
-    *,
-    executor=None,
-    progress=None,
-    max_cells: int = MAX_CELLS_PAGE,
-    budget: Budget | None = PAGE_BUDGET,
-) -> Result:
+@page_run
+def run(s: FeaturePrivacy, *, options: RunOptions) -> Result:
     """Allocation, guarantee table, stages and the MSE sweep of one scenario.
 
     Tables: ``bcdp_guarantee`` (Proposition 4 per feature), ``bcdp_stages`` (Mechanism 1),
     ``bcdp_mse_summary`` (median, quartiles, exact pre-projection MSE, bound shapes per point and
     method) and ``bcdp_mse_errors`` (one squared ℓ2 error per trial). Each sweep point draws from
     ``SeedSequence([seed, value])``, so a point's numbers do not depend on the other points."""
-    check_budget(s, budget)
+    check_budget(s, options.budget)
     delta_vec = s.delta_vector()
     d = delta_vec.size
     k = s.k if s.mode == "two_groups" else int(np.sum(delta_vec < s.eps))
@@ -320,12 +315,11 @@ def run(
             for st_ in stages
         ]
     )
-    check_sweep_size(axis=s.axis, values=s.points, d=d, n=s.n, trials=s.trials, limit=max_cells)
+    check_sweep_size(axis=s.axis, values=s.points, d=d, n=s.n, trials=s.trials, limit=options.max_cells)
     parts = map_points(
-        partial(_point, s=s, delta_vec=delta_vec, d=d, k=k, max_cells=max_cells),
+        partial(_point, s=s, delta_vec=delta_vec, d=d, k=k, max_cells=options.max_cells),
         s.points,
-        executor=executor,
-        progress=progress,
+        options=options,
         label=lambda v: f"{s.axis} = {v:g}",
     )
     summary = pd.concat([p[0] for p in parts], ignore_index=True)

@@ -15,18 +15,7 @@ import pandas as pd
 
 from .. import zcdp
 from ..registry import PageSpec
-from ..scenario import (
-    PAGE_BUDGET,
-    Budget,
-    Cost,
-    InputError,
-    Result,
-    Scenario,
-    check_budget,
-    log_grid,
-    param,
-    states_meaning,
-)
+from ..scenario import Cost, InputError, Result, RunOptions, Scenario, check_budget, log_grid, page_run, param
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
@@ -111,6 +100,7 @@ class GroupwiseZcdp(Scenario):
                 jobs += [(float(x), (2.0,)) for x in np.unique(counts)]
         secs = sum(zcdp.algorithm1_seconds(x=x, rho=self.rho, r=self.r, alpha=a) for x, a in jobs)
         return Cost(
+            cells=counts.size * self.trials,
             seconds=secs + counts.size * self.trials * 3e-8,
             bytes=counts.size * self.trials * 8 * 4,
             driver=f"Algorithm 1's numerical divergences at ρ = {self.rho:g}, r = {self.r:g} for "
@@ -167,13 +157,13 @@ def release_quantiles(s: GroupwiseZcdp, x: float) -> pd.DataFrame:
     return dot_table(rows, dict.fromkeys(rows, x))
 
 
-@states_meaning
-def run(s: GroupwiseZcdp, *, executor=None, progress=None, budget: Budget | None = PAGE_BUDGET) -> Result:
+@page_run
+def run(s: GroupwiseZcdp, *, options: RunOptions) -> Result:
     """Tables: ``zcdp_releases`` (simulated releases per group), ``zcdp_renyi_curve`` (D_α of the
     chosen group, both directions), ``zcdp_claimed_budgets`` (v, ξ vs size), ``zcdp_group_summary``
     (promised vs actual; Algorithm 1 only up to 40 groups) and ``zcdp_loss_vs_size`` (the open
     question: Algorithm 1's loss vs size for α = 2, 5, 10)."""
-    check_budget(s, budget)
+    check_budget(s, options.budget)
     counts, algorithm, alphas, scan_alphas, scan_sizes = _plan(s)
     stats = zcdp.release_summary(counts, rho=s.rho, r=s.r, algorithm=algorithm, trials=s.trials, rng=s.seed)
     x_sel = float(counts[s.group - 1])
@@ -199,8 +189,8 @@ def run(s: GroupwiseZcdp, *, executor=None, progress=None, budget: Budget | None
         )
     parts = []
     for i, sz in enumerate(scan_sizes):
-        if progress is not None:
-            progress(i / scan_sizes.size, f"x = {sz:g}")
+        if options.progress is not None:
+            options.progress(i / scan_sizes.size, f"x = {sz:g}")
         parts.append(zcdp.divergence_vs_size(sizes=[sz], alphas=scan_alphas, rho=s.rho, r=s.r, algorithm=1))
     scan = pd.concat(parts, ignore_index=True)
     scan.attrs = {}

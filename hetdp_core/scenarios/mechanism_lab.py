@@ -15,18 +15,7 @@ import pandas as pd
 from .. import mechanisms as mc
 from ..dptest import histogram_privacy_test
 from ..registry import PageSpec
-from ..scenario import (
-    PAGE_BUDGET,
-    Budget,
-    Cost,
-    InputError,
-    Result,
-    Scenario,
-    check_budget,
-    log_grid,
-    param,
-    states_meaning,
-)
+from ..scenario import Cost, InputError, Result, RunOptions, Scenario, check_budget, log_grid, page_run, param
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
@@ -112,6 +101,7 @@ class MechanismLab(Scenario):
         cells = min(self.trials, PARETO_TRIALS_MAX) * self.n
         other = self.trials * (self.med_n * 3 + 10 + len(self.scores) * 2)
         return Cost(
+            cells=cells + other,
             seconds=cells * 4e-8 + other * 5e-8,
             bytes=cells * 17 + other * 16,
             driver=f"Example 11: min(trials, {PARETO_TRIALS_MAX}) = {min(self.trials, PARETO_TRIALS_MAX):,} × "
@@ -151,11 +141,11 @@ def release_quantiles(s: MechanismLab, *, b_bounded: float) -> pd.DataFrame:
     return dot_table(rows, dict.fromkeys(rows, q))
 
 
-@states_meaning
-def run(s: MechanismLab, *, executor=None, progress=None, budget: Budget | None = PAGE_BUDGET) -> Result:
+@page_run
+def run(s: MechanismLab, *, options: RunOptions) -> Result:
     """Tables: ``mech_noise_densities``, ``mech_pareto_mse``, ``mech_example8``,
     ``mech_smooth_sensitivity``, ``mech_bounded_laplace``, ``mech_exponential``."""
-    check_budget(s, budget)
+    check_budget(s, options.budget)
     eps, delta, sens, trials, seed = s.eps, s.delta, s.sens, s.trials, s.seed
     # noise: analytic densities and variances
     z = np.linspace(-6 * sens / eps * 2, 6 * sens / eps * 2, 600)

@@ -18,7 +18,7 @@ import pandas as pd
 from .. import hetero as ht
 from ..datasets import data_path
 from ..registry import PageSpec
-from ..scenario import PAGE_BUDGET, Budget, Cost, InputError, Result, Scenario, check_budget, param, states_meaning
+from ..scenario import Cost, InputError, Result, RunOptions, Scenario, check_budget, page_run, param
 from ._common import map_points
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
@@ -110,6 +110,7 @@ class PerUserPrivacy(Scenario):
         # with 10 000 distinct bins ran 86 s, ≈ 9e-7 s per k²)
         seconds += 9e-7 * k * k
         return Cost(
+            cells=per * len(self.algs),
             seconds=seconds,
             bytes=n * max(k, 1) * 8 * 6 + self.trials * len(self.algs) * 8,
             driver=f"{len(self.algs)} algorithms × {self.trials} trials × n = {n:,} users"
@@ -241,13 +242,12 @@ def release_quantiles(s: PerUserPrivacy, res: dict) -> pd.DataFrame:
     return dot_table({lab: q[:, j] for j, lab in enumerate(labels)}, dict(zip(labels, truth)))
 
 
-@states_meaning
-def run(
-    s: PerUserPrivacy, *, upload: bytes | None = None, executor=None, progress=None, budget: Budget | None = PAGE_BUDGET
-) -> Result:
+@page_run
+def run(s: PerUserPrivacy, *, options: RunOptions) -> Result:
     """Tables: ``hetero_summary`` (PAC error, MSE, b, bias bound per algorithm), ``hetero_errors``
     (error samples), ``hetero_weights`` (demands and each weighting's weights)."""
     # an upload's size is known from its bytes before it is parsed: the estimate uses its row count
+    upload, budget = options.upload, options.budget
     rows = (upload.count(b"\n") or upload.count(b"\r")) if (s.dataset == "upload" and upload) else None
     check_budget(s, budget, s.estimate(n=max(int(rows), 1)) if rows is not None else None)
     x, k, desc = load_data(s, upload)
@@ -264,7 +264,7 @@ def run(
             f"{MAX_LDP_USERS:,}. Use fewer users or deselect LDP."
         )
     eps = demands(s, x)
-    outs = map_points(partial(_one, s=s, x=x, eps=eps, k=k), s.algs, executor=executor, progress=progress, label=str)
+    outs = map_points(partial(_one, s=s, x=x, eps=eps, k=k), s.algs, options=options, label=str)
     res = dict(zip(s.algs, outs))
     rows, checks = [], []
     for alg, (errs, info) in res.items():

@@ -16,7 +16,7 @@ import pandas as pd
 from .. import regression as rg
 from ..datasets import data_path
 from ..registry import PageSpec
-from ..scenario import PAGE_BUDGET, Budget, Cost, InputError, Result, Scenario, check_budget, param, states_meaning
+from ..scenario import Cost, InputError, Result, RunOptions, Scenario, check_budget, page_run, param
 from ._common import map_points
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
@@ -89,6 +89,7 @@ class PrivateRegression(Scenario):
         ns = sum(N_GRID) if self.axis == "n" else self.n * len(EPS_GRID)
         units = (self.trials * ns + self.n) * d * d
         return Cost(
+            cells=(self.trials * ns + self.n) * d,
             seconds=units * 1.2e-7 + self.steps * self.trials * 1e-5,
             bytes=max(N_GRID + (self.n,)) * d * 8 * 12,
             driver=f"trials = {self.trials} × users (n up to {max(N_GRID + (self.n,)):,}) × d² = {d * d}",
@@ -148,22 +149,15 @@ def _sweep_point(v, *, s, common, data):
     return rg.excess_risk_sweep(axis=s.axis, values=(v,), n=s.n, k_sensitive=k, trials=s.trials, seed=s.seed, x=x, **c)
 
 
-@states_meaning
-def run(
-    s: PrivateRegression,
-    *,
-    upload: bytes | None = None,
-    executor=None,
-    progress=None,
-    budget: Budget | None = PAGE_BUDGET,
-) -> Result:
+@page_run
+def run(s: PrivateRegression, *, options: RunOptions) -> Result:
     """Tables: ``regression_trajectory`` (distance to θ* per gradient step and method) and
     ``regression_excess_risk`` (per sweep value and method: median, quartiles, runs stopped because
     f̂ was not convex). ``upload`` is the CSV for ``source = upload``."""
-    check_budget(s, budget)
-    data = data_bytes_for(s, upload)
+    check_budget(s, options.budget)
+    data = data_bytes_for(s, options.upload)
     common, n_feat, k = _settings(s, data)
-    check_budget(s, budget, s.estimate(n_feat + 1))
+    check_budget(s, options.budget, s.estimate(n_feat + 1))
     if data is None:
         x = rg.regression_data(n=s.n, theta=common["theta"], noise=s.noise, q=s.q, rng=s.seed)
     else:
@@ -195,8 +189,7 @@ def run(
     parts = map_points(
         partial(_sweep_point, s=s, common=common, data=data),
         values,
-        executor=executor,
-        progress=progress,
+        options=options,
         label=lambda v: f"{s.axis} = {v:g}",
     )
     table = pd.concat(parts, ignore_index=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hetdp_core.scenario import RunOptions
 from hetdp_ui.cli._common import BUDGET_NAMES, _dump, budget, parse_list
 
 
@@ -55,7 +56,7 @@ def cmd_hetero_run(a) -> int:
         sm_threshold=a.sm_threshold,
         seed=a.seed,
     )
-    res = pu.run(s, budget=budget(a.budget))
+    res = pu.run(s, options=RunOptions(budget=budget(a.budget)))
     errs, infos = res.tables()["hetero_errors"], res.values["infos"]
     results = []
     for alg in algs:

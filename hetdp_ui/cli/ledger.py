@@ -94,11 +94,10 @@ def _limited_levels(link: str):
     """A linked view's level table, its run under the page's limits (memory and time, enforced while
     it runs) — the same reading as the app's."""
     from hetdp_core.ledger import link_scenario
-    from hetdp_core.scenario import PAGE_BUDGET
     from hetdp_ui.limits import run_limited
 
     scenario = link_scenario(link)
-    return run_limited(scenario.PAGE, scenario, budget=PAGE_BUDGET, start="fork").tables().get("privacy_meaning")
+    return run_limited(scenario.PAGE, scenario, start="fork").tables().get("privacy_meaning")
 
 
 def register(sub) -> None:

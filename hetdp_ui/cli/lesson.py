@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hetdp_core._validate import InputError
+from hetdp_core.scenario import RunOptions
 from hetdp_ui.cli._common import BUDGET_NAMES, _query_of, budget
 
 
@@ -56,7 +57,7 @@ def cmd_lesson_key(a) -> int:
 
     page, query = _query_of(a)
     mod = get(page)
-    result = mod.run(mod.SCENARIO.from_query(query), budget=budget(a.budget))
+    result = mod.run(mod.SCENARIO.from_query(query), options=RunOptions(budget=budget(a.budget)))
     value = evaluate_key(a.key, result.tables(), where="--key")
     print(value if not isinstance(value, bool) else ("yes" if value else "no"))
     return 0

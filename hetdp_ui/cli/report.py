@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hetdp_core.scenario import RunOptions
 from hetdp_ui.cli._common import _executor, _query_of, _scenario_verb, budget, output_dir, output_path, write_atomic
 
 
@@ -20,7 +21,7 @@ def cmd_report(a) -> int:
     mod = get(page)
     scenario = mod.SCENARIO.from_query(query)
     with _executor(a) as executor:
-        result = mod.run(scenario, executor=executor, budget=budget(a.budget))
+        result = mod.run(scenario, options=RunOptions(executor=executor, budget=budget(a.budget)))
     write_atomic(out, build_report(page, scenario, result, app_url=a.app_url), what="--out")
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, opens offline)")
     if a.static:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from hetdp_core.scenario import RunOptions
 from hetdp_ui.cli._common import BUDGET_NAMES, FIGURES, _dump, _executor, budget, output_dir, write_atomic
 
 
@@ -12,7 +13,7 @@ def cmd_reproduce(a) -> int:
     computation as the page's preset and ``hetdp run``; the individual switches ``--duchi-scale``,
     ``--projection`` and ``--baseline-projection`` (combinations the page does not offer) run the
     sweep directly."""
-    from hetdp_core.bcdp_sim import MAX_CELLS_CLI, PRESETS, sweep
+    from hetdp_core.bcdp_sim import PRESETS, sweep
     from hetdp_core.scenarios import feature_privacy as fp
     from hetdp_ui.figures import mse_sweep_figure  # plotly only, no Streamlit
 
@@ -27,7 +28,7 @@ def cmd_reproduce(a) -> int:
     if a.duchi_scale is None and a.projection is None and a.baseline_projection is None:
         s = fp.paper_preset(key, variant=a.variant, trials=trials, n=n, q=q, seed=a.seed)
         with _executor(a) as executor:
-            tabs = fp.run(s, max_cells=MAX_CELLS_CLI, budget=budget(a.budget), executor=executor).tables()
+            tabs = fp.run(s, options=RunOptions(budget=budget(a.budget), executor=executor)).tables()
         summary, errors = tabs["bcdp_mse_summary"], tabs["bcdp_mse_errors"]
     else:
         scale = a.duchi_scale or ("paper" if published else "unbiased")

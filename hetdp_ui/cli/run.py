@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import sys
 from pathlib import Path
 
 from hetdp_core._validate import InputError
+from hetdp_core.scenario import Budget, RunOptions
 from hetdp_ui.cli._common import (
     CliError,
     _dump,
@@ -26,12 +29,10 @@ def cmd_run(a) -> int:
     page, query = _query_of(a)
     mod = get(page)
     scenario = mod.SCENARIO.from_query(query)
-    import inspect
-
-    accepts = inspect.signature(mod.run).parameters
-    kw = {"budget": budget(a.budget)}
-    if a.max_cells and "max_cells" not in accepts:
-        raise CliError(f"--max-cells applies to pages with a simulation-size limit; {page} has none. Drop --max-cells.")
+    limit = budget(a.budget)
+    if a.max_cells:  # the budget's limit on random numbers drawn, checked against the page's estimate
+        limit = dataclasses.replace(limit or Budget(seconds=math.inf, bytes=2**62), name="custom", cells=a.max_cells)
+    upload = None
     if a.data and not mod.PAGE_SPEC.upload:
         from hetdp_core.registry import specs
 
@@ -39,26 +40,21 @@ def cmd_run(a) -> int:
             f"--data: {page} takes no data file (pages that do: "
             f"{', '.join(s.url for s in specs() if s.upload)}). Drop --data."
         )
-    if a.max_cells:
-        kw["max_cells"] = a.max_cells
-    elif page == "Feature_privacy" and a.budget != "page":
-        from hetdp_core.bcdp_sim import MAX_CELLS_CLI
-
-        kw["max_cells"] = MAX_CELLS_CLI if a.budget == "large" else 10**18
     if a.data:
         path = Path(a.data)
         if not path.is_file():
             raise CliError(f"--data: file {path} not found. Give the path of a CSV file.")
         if path.stat().st_size > 20 * 2**20:
             raise CliError(f"--data: {path} is larger than 20 MB, the upload limit. Use a smaller file.")
-        kw["upload"] = path.read_bytes()
+        upload = path.read_bytes()
     with _executor(a) as executor:
+        options = RunOptions(budget=limit, executor=executor, upload=upload)
         if executor is None and a.budget == "page":  # the page's limits, enforced while it runs
             from hetdp_ui.limits import run_limited
 
-            result = run_limited(page, scenario, start="fork", **kw)
+            result = run_limited(page, scenario, options=options, start="fork")
         else:
-            result = mod.run(scenario, executor=executor, **kw)
+            result = mod.run(scenario, options=options)
     tables = result.tables()  # privacy_meaning included (the scenario's prior)
     pin = _last(query.get("pin"))
     if pin:  # plan A vs plan B, as the page shows it for a pinned link
@@ -72,7 +68,7 @@ def cmd_run(a) -> int:
             plan_a = mod.SCENARIO.from_query(dict(parse_qsl(pin, keep_blank_values=True)))
         except InputError as exc:
             raise CliError(f"pin (plan A in the link) is not a valid scenario: {exc}") from None
-        result_a = mod.run(plan_a, budget=kw["budget"])
+        result_a = mod.run(plan_a, options=RunOptions(budget=limit))
         from hetdp_core.compare import compare, key_numbers
 
         tables["plan_a_vs_b"] = compare(key_numbers(mod, result_a), key_numbers(mod, result))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hetdp_core.scenario import RunOptions
 from hetdp_ui.cli._common import BUDGET_NAMES, CliError, _dump, budget, parse_list
 
 
@@ -81,7 +82,7 @@ def cmd_sgd_run(a) -> int:
         )
         err = np.linalg.norm(traj[:, -1, :] - target, axis=1)
     else:
-        s_res = ds.run(s, budget=budget(a.budget))
+        s_res = ds.run(s, options=RunOptions(budget=budget(a.budget)))
         target = s_res.values["target"]
         err = s_res.values["final_errors"][_METHOD[a.method]]
     q25, med, q75 = np.quantile(err, [0.25, 0.5, 0.75])
