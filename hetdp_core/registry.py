@@ -83,6 +83,7 @@ class ScenarioPage(Protocol):
     PRESETS: Mapping[str, Any]
     QUESTION: str
     run: Callable[..., Any]
+    summarize: Callable[[Any], tuple[str, ...]]
 
 
 _LOCK = threading.Lock()
@@ -94,7 +95,9 @@ def register(module: ModuleType) -> PageSpec:
     """Add a page; its module must satisfy :class:`ScenarioPage`, its URL path and key prefix must be
     new. Returns its spec."""
     if not isinstance(module, ScenarioPage):
-        missing = [n for n in ("PAGE_SPEC", "SCENARIO", "PRESETS", "QUESTION", "run") if not hasattr(module, n)]
+        missing = [
+            n for n in ("PAGE_SPEC", "SCENARIO", "PRESETS", "QUESTION", "run", "summarize") if not hasattr(module, n)
+        ]
         raise InputError(f"page module {module.__name__} lacks {', '.join(missing)} (see hetdp_core.registry).")
     spec = module.PAGE_SPEC
     with _LOCK:

@@ -43,6 +43,7 @@ __all__ = [
     "READING",
     "FPR_GRID",
     "page_run",
+    "in_short",
     "RunOptions",
     "DEFAULT_OPTIONS",
 ]
@@ -425,14 +426,14 @@ class Scenario:
 @dataclass(frozen=True)
 class Result:
     """What a page's run computed: the scenario, the download tables (name → DataFrame; the page's
-    CSV file is ``<name>.csv``), the guarantee checks it verified, messages to show, and any other
-    values the page renders."""
+    CSV file is ``<name>.csv``), the guarantee checks it verified and messages to show. Each page
+    subclasses it (``kw_only``) with typed attributes for everything else its page renders, so pages,
+    reports and the CLI read named, documented fields instead of string keys."""
 
     scenario: Scenario
     tables_: dict = field(default_factory=dict)
     checks: tuple = ()
     notes: tuple = ()
-    values: dict = field(default_factory=dict)
 
     def tables(self) -> dict:
         return dict(self.tables_)
@@ -455,6 +456,34 @@ def with_meaning(result: Result, prior: float | None = None) -> Result:
         if not table.empty:
             tables["privacy_meaning"] = table
     return dataclasses.replace(result, tables_=tables)
+
+
+def in_short(result: Result, meaning=None) -> tuple[str, ...]:
+    """The run in a few plain sentences, the same on the page, in its report and from ``hetdp run``:
+    whether every guarantee check held, the page's own findings (its module's ``summarize``) and the
+    most exposed level in words (from ``meaning``, default the result's ``privacy_meaning`` table)."""
+    import sys
+
+    lines = [
+        "Every guarantee shown was checked before display and holds."
+        if all(c.holds for c in result.checks)
+        else "A guarantee check FAILED (a numerical failure of this software; see the checks): do not rely on "
+        "this view."
+    ]
+    lines += sys.modules[type(result.scenario).__module__].summarize(result)
+    meaning = result.tables_.get("privacy_meaning") if meaning is None else meaning
+    if meaning is not None and not meaning.empty:
+        col = next(
+            c
+            for c in ("posterior ≤ (any attacker)", "posterior ≤ (delivered)", "posterior ≤ (demanded)")
+            if c in meaning
+        )
+        key = meaning[col].to_numpy(float)
+        if "posterior ≤ (delivered)" in meaning:  # ties (one any-attacker level): the worse model level
+            key = key + 1e-6 * meaning["posterior ≤ (delivered)"].to_numpy(float)
+        i = int(key.argmax())
+        lines.append(f"Most exposed: {meaning['level'].iloc[i]} — {meaning['in words'].iloc[i]}.")
+    return tuple(lines)
 
 
 def page_run(run):

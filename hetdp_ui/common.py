@@ -31,6 +31,7 @@ from hetdp_core.scenario import (
     Spec,
     check_value,
     dump_value,
+    in_short,
     log_grid,
 )
 from hetdp_ui.figcache import csv_bytes
@@ -727,13 +728,16 @@ def start_page(page, *, preset_help: str | None = None) -> ScenarioState:
 def run_page(state: ScenarioState, page, *, upload: bytes | None = None):
     """The bottom of every scenario page's inputs: the scenario built from the widgets (an input error
     is shown and the page stops there — the only place a page catches it), its one run (cached, limited)
-    and plan A vs plan B. Returns (scenario, result, plan A or None)."""
+    and plan A vs plan B, under the run's summary in a few sentences (the page module's ``summarize``,
+    the same lines as the report and ``hetdp run``). Returns (scenario, result, plan A or None)."""
     try:
         scenario = state.scenario()
         result = run_scenario(scenario, upload=upload) if upload is not None else run_scenario(scenario)
     except InputError as exc:
         show_input_error(exc)
         st.stop()
+    with st.container(border=True, key=f"{page.PAGE_SPEC.key_prefix}_summary"):
+        st.markdown("**In short** — " + " ".join(in_short(result)))
     return scenario, result, plan_section(state, page, scenario, result)
 
 

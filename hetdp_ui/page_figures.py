@@ -69,7 +69,7 @@ def weights_figure(result, plan_a=None) -> go.Figure:
     for res, label, dash in ((result, "", None), (plan_a, "plan A — ", "dot")):
         if res is None:
             continue
-        eps, infos = res.values["eps"], res.values["infos"]
+        eps, infos = res.eps, res.infos
         pick, shown = _demand_axis(eps)
         for alg, info in infos.items():
             if info.get("weights") is None:
@@ -81,7 +81,7 @@ def weights_figure(result, plan_a=None) -> go.Figure:
                     mode="lines+markers",
                     marker={"size": 3},
                     name=f"{label}{alg}",
-                    line={"color": _PALETTE[list(res.values["infos"]).index(alg) % len(_PALETTE)], "dash": dash},
+                    line={"color": _PALETTE[list(res.infos).index(alg) % len(_PALETTE)], "dash": dash},
                 )
             )
     fig.add_hline(y=1.0, line_dash="dot", annotation_text="uniform")
@@ -98,12 +98,12 @@ def weights_figure(result, plan_a=None) -> go.Figure:
 @memo_figure
 def free_privacy_figure(result, plan_a=None) -> go.Figure:
     """Effective against demanded ε per user; ``plan_a`` (a pinned result) as open markers."""
-    eps = result.values["eps"]
+    eps = result.eps
     fig = go.Figure()
     for res, label, symbol in ((result, "", "circle"), (plan_a, "plan A — ", "circle-open")):
         if res is None:
             continue
-        e_, infos = res.values["eps"], res.values["infos"]
+        e_, infos = res.eps, res.infos
         pick, shown = _demand_axis(e_)
         for alg, info in infos.items():
             if info.get("eps_eff") is None:
@@ -184,7 +184,7 @@ def pareto_figure(result) -> go.Figure:
 
 @memo_figure
 def local_sensitivity_figure(result) -> go.Figure:
-    out1, out2 = result.values["local"]
+    out1, out2 = result.local
     fig = go.Figure()
     fig.add_trace(go.Histogram(x=out1, name="dataset 1: median + Lap(local/ε)", opacity=0.6, nbinsx=60))
     fig.add_trace(
@@ -316,7 +316,7 @@ def bound_terms_figure(result) -> go.Figure:
 @memo_figure
 def trajectories_figure(result) -> go.Figure:
     fig = go.Figure()
-    for name, band in result.values["bands"].items():
+    for name, band in result.bands.items():
         col = METHOD_COLORS[name]
         fig.add_trace(
             go.Scatter(

@@ -24,13 +24,13 @@ def feature_privacy_figures(s, result) -> list[tuple[str, go.Figure]]:
     from hetdp_ui import page_figures as pf
     from hetdp_ui.figures import c_vector_figure, mse_sweep_figure, stage_schematic_figure
 
-    v, t = result.values, result.tables()
+    v, t = result, result.tables()
     return [
         (
             "Privacy allocation c (Theorem 2)",
-            c_vector_figure(v["names"], v["alloc"].delta, v["alloc"].c, v["report"]["guaranteed δ'"].to_numpy(), s.eps),
+            c_vector_figure(v.names, v.alloc.delta, v.alloc.c, t["bcdp_guarantee"]["guaranteed δ'"].to_numpy(), s.eps),
         ),
-        ("Stage schematic of Mechanism 1", stage_schematic_figure(v["sorted_names"], v["stages"])),
+        ("Stage schematic of Mechanism 1", stage_schematic_figure(v.sorted_names, v.stages)),
         (
             f"Squared error vs {s.axis} (simulated; dashed: analytic)",
             mse_sweep_figure(t["bcdp_mse_summary"], s.axis, show_exact=s.analytic, show_bound=s.bounds),
@@ -59,14 +59,14 @@ def per_user_figures(s, result) -> list[tuple[str, go.Figure]]:
 def lab_figures(s, result) -> list[tuple[str, go.Figure]]:
     from hetdp_ui.lab_figures import rr_figure, tradeoff_figure, translator_figure
 
-    t, v = result.tables(), result.values
+    t, v = result.tables(), result
     out = [
         (
             f"Randomized response: exact BCDP level vs the bounds (coordinate {s.rr_coord})",
             rr_figure(t["bcdp_rr_vs_bounds"], s.rr_coord),
         )
     ]
-    test = v["test"]
+    test = v.test
     if test["testable"]:
         a_all, b_all = test["all"]
         out.append(
@@ -84,7 +84,7 @@ def lab_figures(s, result) -> list[tuple[str, go.Figure]]:
     out.append(
         (
             "Translator: δ → c (Theorem 2 and Proposition 6)",
-            translator_figure(v["names"], v["alloc"].c, v["translate"]["c"], t["bcdp_translator"]["delta"].to_numpy()),
+            translator_figure(v.names, v.alloc.c, v.translate["c"], t["bcdp_translator"]["delta"].to_numpy()),
         )
     )
     return out
@@ -93,12 +93,9 @@ def lab_figures(s, result) -> list[tuple[str, go.Figure]]:
 def regression_figures(s, result) -> list[tuple[str, go.Figure]]:
     from hetdp_ui.lab_figures import excess_risk_figure, trajectory_figure
 
-    v = result.values
+    v = result
     return [
-        (
-            "One private fit: distance to the non-private optimum",
-            trajectory_figure(v["trajectories"], v["reference"].theta),
-        ),
+        ("One private fit: distance to the non-private optimum", trajectory_figure(v.trajectories, v.reference.theta)),
         (f"Excess risk vs {s.axis}", excess_risk_figure(result.tables()["regression_excess_risk"], s.axis)),
     ]
 
@@ -113,15 +110,17 @@ def zcdp_figures(s, result) -> list[tuple[str, go.Figure]]:
         renyi_figure,
     )
 
-    t, v = result.tables(), result.values
-    c = v["curves"]
-    ref = "claimed α·v + ξ (paper)" if s.algorithm == 2 else "α·ρ (post-processing of the Gaussian step)"
+    t, v = result.tables(), result
+    c = v.curves
+    from hetdp_core.scenarios.groupwise_zcdp import claim_reference
+
+    ref = claim_reference(s.algorithm)
     b = t["zcdp_claimed_budgets"]
     return [
         ("Released vs true counts", release_figure(t["zcdp_releases"])),
         ("Relative error vs the bound", relative_error_figure(t["zcdp_releases"])),
         (
-            f"Privacy loss of group {s.group} (x = {v['x_sel']:g}) in both directions",
+            f"Privacy loss of group {s.group} (x = {v.x_sel:g}) in both directions",
             renyi_figure(c.alpha, c.up, c.down, c.claimed, c.violated, ref),
         ),
         (
@@ -265,27 +264,17 @@ def _parameters(scenario) -> list[dict]:
 
 
 def _summary(result, meaning) -> str:
-    """A plain paragraph: whether every guarantee check held, the most exposed level in words."""
-    ok = all(c.holds for c in result.checks)
-    parts = [
-        "Every guarantee shown was checked before display and holds."
-        if ok
-        else "A guarantee check FAILED (a numerical failure of this software; see below): do not rely on this view."
-    ]
-    if meaning is not None and not meaning.empty:
-        col = next(
-            c
-            for c in ("posterior ≤ (any attacker)", "posterior ≤ (delivered)", "posterior ≤ (demanded)")
-            if c in meaning
-        )
-        key = meaning[col].to_numpy(float)
-        if "posterior ≤ (delivered)" in meaning:  # ties (one any-attacker level): the worse model level
-            key = key + 1e-6 * meaning["posterior ≤ (delivered)"].to_numpy(float)
-        i = int(key.argmax())
-        parts.append(f"Most exposed: {meaning['level'].iloc[i]} — {meaning['in words'].iloc[i]}.")
-    for n in result.notes:
-        parts.append(str(n))
-    return " ".join(parts)
+    """The run in short (:func:`hetdp_core.scenario.in_short`, as on the page) and its notes."""
+    from hetdp_core.scenario import in_short
+
+    return " ".join([*in_short(result, meaning), *map(str, result.notes)])
+
+
+def _bold(text: str) -> str:
+    """Markdown's **bold** (the summary's emphasis) as HTML, in already escaped text."""
+    import re
+
+    return re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
 
 
 def _figure_html(fig: go.Figure, div_id: str, *, first: bool) -> str:
@@ -422,7 +411,7 @@ def build_report(
         f"</title><style>{CSS}</style></head><body>",
         f"<h1>hetdp report — {html.escape(title)}</h1>",
         f"<p><b>The question.</b> {html.escape(mod.QUESTION)}</p>",
-        f"<p class='summary'><b>In short.</b> {html.escape(_summary(result, mt))}</p>",
+        f"<p class='summary'><b>In short.</b> {_bold(html.escape(_summary(result, mt)))}</p>",
     ]
     if plan_a is not None:
         sa, ra = plan_a

@@ -65,7 +65,7 @@ tab1, tab2, tab3, tab4, tab5 = st.tabs(
 
 # ------------------------------------------------------------------ Example 1
 with tab1:
-    rep1 = result.values["rep1"]
+    rep1 = result.rep1
     st.markdown(
         "x1, x2 are independent fair bits; the mechanism outputs 1 with the probabilities below. "
         "**BCDP can be finite while LDP is infinite**: output 1 rules out x = (0, 1) completely, "
@@ -121,7 +121,7 @@ with tab3:
 
 # ------------------------------------------------------------------ Theorem 1
 with tab4:
-    test = result.values["test"]
+    test = result.test
     i, vals, delta_i = scenario.test_coord - 1, test["values"], test["delta_i"]
     if not test["testable"]:
         st.info("This coordinate takes a single value with positive probability: nothing to test.")
@@ -140,7 +140,7 @@ with tab4:
 
 # ------------------------------------------------------------------ translator
 with tab5:
-    alloc, tr, names = result.values["alloc"], result.values["translate"], result.values["names"]
+    alloc, tr, names = result.alloc, result.translate, result.names
     tr_delta = tables["bcdp_translator"]["delta"].to_numpy()
     st.markdown(
         "Two ways to turn demands δ into a budget c for Mechanism 1. **Theorem 2** uses that the "
@@ -148,7 +148,7 @@ with tab5:
         "4(1)): the linear constraint A c ≤ 1, solved by cvxpy minimising the Theorem 2 bound."
     )
     chart(translator_figure(names, alloc.c, tr["c"], tr_delta), key="lab_translator")
-    cmp = result.values["compare"]
+    cmp = result.compare
     st.dataframe(cmp, hide_index=True, key="lab_translator_table")
     st.caption(
         f"cvxpy status: {tr['status']} after {tr['iterations']} convex–concave steps. "

@@ -72,14 +72,14 @@ for note in result.notes:
     (st.warning if note.startswith("Assumption 1 does not hold") else st.caption)(note)
 
 st.subheader("One private fit: distance to the non-private optimum along gradient descent")
-ref, trajs = result.values["reference"], result.values["trajectories"]
+ref, trajs = result.reference, result.trajectories
 chart(trajectory_figure(trajs, ref.theta), key="reg_traj")
 csv_download(
     tables["regression_trajectory"], "regression_trajectory.csv", "dl_reg_traj", "Download the trajectory (CSV)"
 )
-for w in result.values["warnings"]:
+for w in result.warnings:
     st.warning(w)
-alloc = result.values["allocation"]
+alloc = result.allocation
 st.caption(
     f"Non-private reference: {ref.message}, θ* = ({', '.join(f'{v:.3g}' for v in ref.theta)}). "
     "Steps are γ_h / L with L the largest eigenvalue of the server's Â. Theorem 2 allocation c = ("

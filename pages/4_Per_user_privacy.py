@@ -115,9 +115,9 @@ if not st.session_state["het_alg_select"]:
     st.info("Pick at least one algorithm in the sidebar.")
     st.stop()
 scenario, result, ab = run_page(state, pu, upload=upload)
-tables, infos, desc = result.tables(), result.values["infos"], result.values["description"]
+tables, infos, desc = result.tables(), result.infos, result.description
 errors = tables["hetero_errors"]
-eps = result.values["eps"]
+eps = result.eps
 st.caption(
     f"Data: {desc}. Demands: {np.isinf(eps).sum():,} public users, finite ε from "
     f"{np.min(eps[np.isfinite(eps)]) if np.isfinite(eps).any() else float('nan'):.3g} "

@@ -84,9 +84,9 @@ sb.caption(
 )
 state.sync_url()
 scenario, result, ab = run_page(state, gz)
-tables, values = result.tables(), result.values
+tables = result.tables()
 algorithm, rho, r = scenario.algorithm, scenario.rho, scenario.r
-stats, curves, claim, x_sel = tables["zcdp_releases"], values["curves"], values["claim"], values["x_sel"]
+stats, curves, claim, x_sel = tables["zcdp_releases"], result.curves, result.claim, result.x_sel
 
 # ------------------------------------------------------------------ releases
 c1, c2 = st.columns(2)
@@ -100,7 +100,7 @@ csv_download(tables["zcdp_releases"], "zcdp_releases.csv", "dl_zc_release")
 
 # ------------------------------------------------------------------ D_alpha for one group
 st.subheader(f"Privacy loss of group {state['group']} (x = {x_sel:g}) in both directions")
-reference = "claimed α·v + ξ (paper)" if algorithm == 2 else "α·ρ (post-processing of the Gaussian step)"
+reference = gz.claim_reference(algorithm)
 chart(renyi_figure(curves.alpha, curves.up, curves.down, curves.claimed, curves.violated, reference), key="zc_renyi")
 if claim["unresolved"]:
     st.warning(
@@ -137,7 +137,7 @@ else:
         + (" Infinite exactly: " + "; ".join(where) + "." if where else "")
     )
 i_sel = state["group"] - 1
-c2 = values["at2"]
+c2 = result.at2
 loss2 = float(np.maximum(c2.up, c2.down)[0])  # NaN if unresolved
 acc_sel = float(stats["bound"].iloc[i_sel])
 st.markdown(
@@ -179,7 +179,7 @@ with c3:
     csv_download(bud, "zcdp_claimed_budgets.csv", "dl_zc_budget", "Download the budgets (CSV)")
 with c4:
     st.subheader("What each group is promised and gets")
-    if values["summary_skipped"]:
+    if result.summary_skipped:
         st.warning(
             f"The per-group summary for Algorithm 1 is numerical; shown for up to "
             f"{gz.MAX_ALG1_SUMMARY} groups (you have {counts.size})."
@@ -193,7 +193,7 @@ st.subheader("Open question: is Algorithm 1's loss non-increasing in the group s
 scan = tables["zcdp_loss_vs_size"]
 chart(loss_vs_size_figure(scan), key="zc_scan")
 answer = []
-for al, m in values["monotonicity"].items():
+for al, m in result.monotonicity.items():
     if m["non_increasing"]:
         answer.append(f"α = {al:g}: **yes**, non-increasing over the sizes shown")
     else:

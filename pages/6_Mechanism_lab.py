@@ -93,24 +93,24 @@ with t5:
     st.text_input("scores f(x, q) per candidate", key=state.key("scores"))
 state.sync_url()
 scenario, result, ab = run_page(state, ml)
-tables, values = result.tables(), result.values
+tables = result.tables()
 sens, eps, delta = scenario.sens, scenario.eps, scenario.delta
 
 with noise_area:
     dens = tables["mech_noise_densities"]
     chart(pf.noise_density_figure(result), key="mech_density")
     csv_download(dens, "mech_noise_densities.csv", "dl_mech_density", "Download the densities (CSV)")
-    t0 = values["mnm_threshold"]
-    kind, scale = values["mnm_branch"]
+    t0 = result.mnm_threshold
+    kind, scale = result.mnm_branch
     st.warning(
         f"**Erratum (Theorem 10 as printed).** The printed mixed noise mechanism adds N(0, 2(Δ/ε)²) when "
         f"Δ ≤ t0 = √π δ ε/2 (here t0 = {t0:.3g}). That Gaussian is *not* (ε, δ)-DP: its privacy depends only on "
         f"Δ/σ = ε/√2, so no condition on Δ can fix it — at ε = {eps:g} its exact δ(ε) is "
-        f"**{values['mnm_printed_delta']:.3g}**, not ≤ δ = {delta:g}. hetdp's MNM uses the smallest Gaussian σ "
+        f"**{result.mnm_printed_delta:.3g}**, not ≤ δ = {delta:g}. hetdp's MNM uses the smallest Gaussian σ "
         "whose exact privacy profile meets (ε, δ) when that noise has a lower variance than Laplace, and Laplace "
         f"otherwise: here the **{kind}** branch, scale {scale:.4g}."
     )
-    st.dataframe(values["variances"], hide_index=True, key="mech_var_table")
+    st.dataframe(result.variances, hide_index=True, key="mech_var_table")
     st.markdown(
         "**Exact privacy profile of every noise drawn** (checked before any claim is shown): δ(ε) is the "
         "exact hockey-stick divergence at the stated ε; P(loss > ε) is the probability that an output "
@@ -129,7 +129,7 @@ with pareto_area:
     csv_download(pm, "mech_pareto_mse.csv", "dl_mech_pareto")
 
 with t2:
-    r = values["example8"]
+    r = result.example8
     st.dataframe(tables["mech_example8"], hide_index=True, key="mech_comp_table")
     st.success(
         f"Sequential on the first part: ε1 + ε2 = {r['part1']:.3g}; parallel with the disjoint second "
@@ -138,9 +138,9 @@ with t2:
     csv_download(tables["mech_example8"], "mech_example8.csv", "dl_mech_comp")
 
 with t3:
-    out1, out2 = values["local"]
-    loc1, loc2 = values["local_sensitivity"]
-    test = values["local_test"]
+    out1, out2 = result.local
+    loc1, loc2 = result.local_sensitivity
+    test = result.local_test
     c1, c2 = st.columns(2)
     with c1:
         chart(pf.local_sensitivity_figure(result), key="mech_local")
@@ -159,7 +159,7 @@ with t3:
     csv_download(tables["mech_smooth_sensitivity"], "mech_smooth_sensitivity.csv", "dl_mech_smooth")
 
 with t4:
-    b, b0, share = values["b"], values["b0"], values["share"]
+    b, b0, share = result.b, result.b0, result.share
     lo_, up_ = scenario.bl_lower, scenario.bl_upper
     show_checks([c for c in result.checks if c.name.startswith("bounded")])
     bl = tables["mech_bounded_laplace"]
@@ -185,7 +185,7 @@ with t4:
 with t5:
     tbl = tables["mech_exponential"]
     chart(pf.exponential_figure(result), key="mech_exp")
-    st.dataframe(values["lemma28"], hide_index=True, key="mech_lemma28")
+    st.dataframe(result.lemma28, hide_index=True, key="mech_lemma28")
     st.caption("Lemma 28: P(f(Q) < f* − 2Δ(ln d + t)/ε) ≤ e^{−t} (exact left side for the exponential mechanism).")
     csv_download(tbl, "mech_exponential.csv", "dl_mech_exp")
 

@@ -63,8 +63,8 @@ state.number("seed", "seed")
 state.sync_url()
 
 scenario, result, ab = run_page(state, ds)
-tables, values = result.tables(), result.values
-sens, target = values["sensitivity"], values["target"]
+tables = result.tables()
+sens, target = result.sensitivity, result.target
 kappa = scenario.used_kappa
 show_checks(result.checks)
 for note in result.notes:  # e.g. a learning rate so large that the iteration diverges
@@ -82,7 +82,7 @@ with c2:
         st.caption("The (ρ, κ) criterion is for γ_h = γ0 (1+h)^−ρ; choose that schedule to place your point.")
 
 st.subheader("Bound terms of (11) vs N (C = 1: shapes)")
-bt, slopes = tables["dpsgd_bound_terms"], values["slopes"]
+bt, slopes = tables["dpsgd_bound_terms"], result.slopes
 chart(pf.bound_terms_figure(result), key="sgd_bounds")
 pred = f"; the lecture predicts A3 ∝ N^(2−ρ−2κ) = N^{2 - state['rho'] - 2 * kappa:.3g}" if state["lr"] == "poly" else ""
 st.markdown(

@@ -267,7 +267,7 @@ def test_composed_levels_are_upper_bounds_by_dp_accountings_pld():
 
     ds = get("DP_SGD_schedules")
     r = ds.run(ds.SCENARIO.from_query({"steps": "10", "trials": "5"}))
-    th, sens = r.values["theta"], r.values["sensitivity"]
+    th, sens = r.theta, r.sensitivity
     comp = None
     for t in th:
         p = pld.from_laplace_mechanism(t / sens, sensitivity=1.0, value_discretization_interval=1e-4)

@@ -173,7 +173,7 @@ def test_release_quantiles_are_the_mechanisms_quantiles():
         sims = mc.release(3.0, mech, sensitivity=1, eps=0.5, delta=1e-5, size=200_000, rng=rng)
         v = t.loc[t["mechanism"] == name, "released value"].to_numpy()
         assert np.max(np.abs((sims[:, None] <= v[None, :]).mean(axis=0) - p)) < 0.005
-    sims = mc.bounded_laplace_sample(3.0, b=r.values["b"], lower=0, upper=10, size=200_000, rng=rng)
+    sims = mc.bounded_laplace_sample(3.0, b=r.b, lower=0, upper=10, size=200_000, rng=rng)
     v = t.loc[t["mechanism"] == "bounded Laplace", "released value"].to_numpy()
     assert np.all((v >= 0) & (v <= 10))
     assert np.max(np.abs((sims[:, None] <= v[None, :]).mean(axis=0) - p)) < 0.005
@@ -212,7 +212,7 @@ def test_per_user_dotplot_quantiles(problem):
     r = pu.run(pu.SCENARIO.from_query({"trials": "200", "problem": problem}))
     t = r.tables()["hetero_release_quantiles"]
     rows = t.groupby("mechanism", sort=False)
-    assert len(rows) == (1 if problem == "mean" else r.values["k"])
+    assert len(rows) == (1 if problem == "mean" else r.k)
     for _, g in rows:
         v = g["released value"].to_numpy()
         assert np.all(np.diff(v) >= 0) and abs(np.median(v) - g["true value"].iloc[0]) < 0.05

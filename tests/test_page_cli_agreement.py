@@ -1,6 +1,8 @@
 """One scenario, one computation: every page opened with a non-default query string (AppTest)
-offers download tables byte-identical to `hetdp run PAGE --query <same string> --csv DIR`."""
+offers download tables byte-identical to `hetdp run PAGE --query <same string> --csv DIR`, and says
+the same run "in short" (:func:`hetdp_core.scenario.in_short`) as the CLI's JSON."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -26,7 +28,7 @@ class _Capture(MemoryMediaFileStorage):
         return fid
 
 
-def page_downloads(page: str, query: str, monkeypatch) -> dict[str, bytes]:
+def page_downloads(page: str, query: str, monkeypatch) -> tuple[dict[str, bytes], str]:
     from urllib.parse import parse_qsl
 
     monkeypatch.setattr(app_test_module, "MemoryMediaFileStorage", _Capture)
@@ -40,19 +42,24 @@ def page_downloads(page: str, query: str, monkeypatch) -> dict[str, bytes]:
     assert not at.error, [e.value for e in at.error]
     # the page shows the scenario it was given (no URL parameter was rejected)
     assert not [w.value for w in at.warning if "URL parameter" in w.value]
-    return dict(_Capture.files)
+    (short,) = [m.value for m in at.markdown if m.value.startswith("**In short** — ")]
+    return dict(_Capture.files), short
 
 
 @pytest.mark.parametrize("page", sorted(QUERIES))
 def test_page_and_cli_give_identical_tables(page, monkeypatch, tmp_path, capsys):
     query = QUERIES[page]
-    downloads = page_downloads(page, query, monkeypatch)
+    downloads, short = page_downloads(page, query, monkeypatch)
     assert downloads, "the page offers downloads"
     from hetdp_core.scenarios import get
 
     prior = ["--prior", "0.01"] if hasattr(get(page), "levels") else []  # the page's default prior
-    code = main(["run", page.lower(), "--query", query, "--csv", str(tmp_path), *prior])
-    assert code == 0, capsys.readouterr().err
+    capsys.readouterr()
+    code = main(["run", page.lower(), "--query", query, "--csv", str(tmp_path), "--json", *prior])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    summary = json.loads(out.out)["summary"]
+    assert len(summary) >= 3 and short.replace("**", "") == "In short — " + " ".join(summary)
     cli = {p.name: p.read_bytes() for p in Path(tmp_path).glob("*.csv")}
     assert set(downloads) == set(cli), (sorted(downloads), sorted(cli))
     for name in downloads:

@@ -63,7 +63,7 @@ def test_a_module_that_is_not_a_page_or_reuses_a_prefix_is_refused(tiny):
     with pytest.raises(InputError, match="lacks .*SCENARIO"):
         registry.register(types.ModuleType("not_a_page"))
     clone = types.ModuleType("clone")
-    clone.__dict__.update({k: getattr(tiny, k) for k in ("SCENARIO", "PRESETS", "QUESTION", "run")})
+    clone.__dict__.update({k: getattr(tiny, k) for k in ("SCENARIO", "PRESETS", "QUESTION", "run", "summarize")})
     clone.PAGE_SPEC = registry.PageSpec(
         **{
             **{f: getattr(tiny.PAGE_SPEC, f) for f in ("title", "icon", "summary", "doc", "file", "order")},

@@ -41,6 +41,10 @@ def levels(result):
     return pd.DataFrame([{"level": "the release", "demanded ε": result.scenario.eps}])
 
 
+def summarize(result) -> tuple[str, ...]:
+    return (f"{result.scenario.n} rows at ε = {result.scenario.eps:g}.",)
+
+
 @page_run
 def run(s: Tiny, *, options: RunOptions) -> Result:
     return Result(scenario=s, tables_={"tiny_rows": pd.DataFrame({"row": list(range(s.n)), "eps": s.eps})})

@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from .. import bcdp_exact as ex
-from ..bcdp import mse_bound_thm2, privacy_allocation, translate_delta_to_c
+from ..bcdp import Allocation, mse_bound_thm2, privacy_allocation, translate_delta_to_c
+from ..bcdp_exact import ExactReport
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Result, RunOptions, Scenario, check_budget, page_run, param
 
@@ -107,8 +108,38 @@ def levels_text(v) -> list[str]:
     return ["∞" if math.isinf(x) else f"{x:.4g}" for x in np.atleast_1d(v)]
 
 
+@dataclass(frozen=True, kw_only=True)
+class GuaranteeLabResult(Result):
+    """What a BCDP-guarantee-lab run computed, beyond its tables (all exact, no randomness).
+
+    Attributes
+    ----------
+    rep1 : ExactReport
+        Example 1's exact BCDP, CDP and LDP levels and total variations.
+    test : dict
+        The hypothesis-test tab: ``values`` (the coordinate's values), ``delta_i`` (its exact level),
+        ``testable`` (at least two values), ``outputs`` (number of outputs), ``all`` (every
+        deterministic test's (α, β), or ``(None, None)`` when not shown).
+    alloc : Allocation
+        Theorem 2's allocation for the translator's demands.
+    translate : dict
+        Proposition 6's allocation (``c``, ``c_sorted``) from :func:`hetdp_core.bcdp.translate_delta_to_c`.
+    names : tuple of str
+        The translator's feature names.
+    compare : pandas.DataFrame
+        Theorem 2 vs Proposition 6: LDP level and the bound shape (17).
+    """
+
+    rep1: ExactReport
+    test: dict
+    alloc: Allocation
+    translate: dict
+    names: tuple[str, ...]
+    compare: pd.DataFrame
+
+
 @page_run
-def run(s: GuaranteeLab, *, options: RunOptions) -> Result:
+def run(s: GuaranteeLab, *, options: RunOptions) -> GuaranteeLabResult:
     """Tables: ``bcdp_example1``, ``bcdp_example2``, ``bcdp_rr_vs_bounds``, ``bcdp_tradeoff``,
     ``bcdp_translator``. Exact (no randomness)."""
     check_budget(s, options.budget)
@@ -174,7 +205,7 @@ def run(s: GuaranteeLab, *, options: RunOptions) -> Result:
             ],
         }
     )
-    return Result(
+    return GuaranteeLabResult(
         scenario=s,
         tables_={
             "bcdp_example1": ex1,
@@ -184,21 +215,26 @@ def run(s: GuaranteeLab, *, options: RunOptions) -> Result:
             "bcdp_translator": translator,
         },
         checks=checks,
-        values={"rep1": rep1, "test": test, "alloc": alloc, "translate": tr, "names": names, "compare": compare},
+        rep1=rep1,
+        test=test,
+        alloc=alloc,
+        translate=tr,
+        names=tuple(names),
+        compare=compare,
     )
 
 
-def levels(result: Result):
+def levels(result: GuaranteeLabResult):
     """The translator's features: the demanded δ_i and the guaranteed δ'_i of Mechanism 1 under
     Theorem 2's allocation (Proposition 4, including what correlated features leak; attackers whose
     beliefs follow the model) and the LDP level c_d (any attacker)."""
     from ..bcdp import mechanism_guarantee
 
-    alloc = result.values["alloc"]
+    alloc = result.alloc
     g = mechanism_guarantee(alloc)
     return pd.DataFrame(
         {
-            "level": result.values["names"],
+            "level": result.names,
             "demanded ε": alloc.delta,
             "delivered ε": g.guaranteed,
             "any attacker ε": float(alloc.ldp_level),
@@ -217,3 +253,16 @@ QUESTION = (
 
 SCENARIO = GuaranteeLab
 __all__ = ["GuaranteeLab", "SCENARIO", "PRESETS", "run", "levels_text", "RR_QS"]
+
+
+def summarize(result: GuaranteeLabResult) -> tuple[str, ...]:
+    """The lab's exact findings in a few plain sentences (page header, report, ``hetdp run``)."""
+    r1, cmp = result.rep1, result.compare
+    lv = cmp["LDP level"].to_numpy()
+    return (
+        f"Example 1 (a, b, c as set): coordinate levels δ₁ = {levels_text(r1.bcdp[0])[0]}, "
+        f"δ₂ = {levels_text(r1.bcdp[1])[0]}; the whole record is {levels_text(r1.ldp)[0]}-LDP (exact).",
+        f"Coordinate {result.scenario.test_coord}'s exact level is δ = {levels_text(result.test['delta_i'])[0]}: "
+        "no test of its value does better than that trade-off.",
+        f"Translator: Theorem 2 delivers LDP level {lv[0]:.3g}, Proposition 6 {lv[1]:.3g} for the same demands.",
+    )

@@ -141,8 +141,38 @@ def data(s: DpSgdSchedules) -> tuple[np.ndarray, np.ndarray]:
     return x, sg.reference_optimum(problem=s.problem, data=x, lam=s.lam)
 
 
+@dataclass(frozen=True, kw_only=True)
+class DpSgdResult(Result):
+    """What a DP-SGD-schedules run computed, beyond its tables.
+
+    Attributes
+    ----------
+    gammas, a, theta : numpy.ndarray
+        Per step h: the learning rate γ_h, the privacy schedule a_h and the noise scale θ_h.
+    sensitivity : float
+        The example's gradient sensitivity Δ (2Λ for the clipped mean, 4(1 + 2R) for ridge).
+    target : numpy.ndarray
+        The minimiser β* the runs approach.
+    bands : dict
+        Method → (steps, 10 %, median, 90 % of the distance to β*).
+    final_errors : dict
+        Method → the final distances |β_N − β*| of every run.
+    slopes : dict
+        The fitted log-log slopes of the bound terms.
+    """
+
+    gammas: np.ndarray
+    a: np.ndarray
+    theta: np.ndarray
+    sensitivity: float
+    target: np.ndarray
+    bands: dict
+    final_errors: dict
+    slopes: dict
+
+
 @page_run
-def run(s: DpSgdSchedules, *, options: RunOptions) -> Result:
+def run(s: DpSgdSchedules, *, options: RunOptions) -> DpSgdResult:
     """Tables: ``dpsgd_schedule`` (γ_h, a_h, θ_h, ε·a_h), ``dpsgd_region`` (the boundary 2κ + ρ = 2 and
     your point), ``dpsgd_bound_terms`` (A1, A2, A3 vs N), ``dpsgd_trajectories`` (median and 10/90 %
     of ‖β^(h) − β*‖ per method)."""
@@ -201,7 +231,7 @@ def run(s: DpSgdSchedules, *, options: RunOptions) -> Result:
         except InputError:
             slopes[col] = float("nan")
     traj_table = pd.concat([b.assign(method=k) for k, b in bands.items()])
-    return Result(
+    return DpSgdResult(
         scenario=s,
         tables_={
             "dpsgd_schedule": schedule,
@@ -211,20 +241,18 @@ def run(s: DpSgdSchedules, *, options: RunOptions) -> Result:
         },
         checks=tuple(sg.theta_checks(thetas=th, a=a, sensitivity=sens, eps=s.eps)),
         notes=tuple(notes),
-        values={
-            "gammas": g,
-            "a": a,
-            "theta": th,
-            "sensitivity": sens,
-            "target": target,
-            "bands": bands,
-            "final_errors": finals,
-            "slopes": slopes,
-        },
+        gammas=g,
+        a=a,
+        theta=th,
+        sensitivity=float(sens),
+        target=target,
+        bands=bands,
+        final_errors=finals,
+        slopes=slopes,
     )
 
 
-def levels(result: Result):
+def levels(result: DpSgdResult):
     """Per release h the level ε·a_h (first, middle, last) and all N releases together by basic
     composition Σ_h ε·a_h (what an attacker who sees every iterate can learn at most)."""
     sch = result.tables_["dpsgd_schedule"]
@@ -246,3 +274,15 @@ QUESTION = (
 
 SCENARIO = DpSgdSchedules
 __all__ = ["DpSgdSchedules", "SCENARIO", "PRESETS", "run", "METHODS", "STEP_OPTIONS", "schedules", "data"]
+
+
+def summarize(result: DpSgdResult) -> tuple[str, ...]:
+    """The run in a few plain sentences (page header, report, ``hetdp run``)."""
+    s = result.scenario
+    out = [
+        f"Release h is (ε · a_h)-DP with ε = {s.eps:g}; the noise scale grows from θ₁ = {result.theta[0]:.3g} "
+        f"to θ_N = {result.theta[-1]:.3g} over N = {s.steps} steps (gradient sensitivity Δ = {result.sensitivity:g})."
+    ]
+    for name, err in result.final_errors.items():
+        out.append(f"{name}: final distance to β* median {float(np.median(err)):.3g} over {len(err)} runs.")
+    return tuple(out)

@@ -14,7 +14,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from ..bcdp import MAX_EPS, privacy_allocation
+from ..bcdp import MAX_EPS, Allocation, privacy_allocation
 from ..bcdp_sim import (
     MAX_CELLS_CLI,
     check_sweep_size,
@@ -25,7 +25,7 @@ from ..bcdp_sim import (
     two_group_delta,
 )
 from ..bcdp_sim import PRESETS as PAPER_PRESETS
-from ..mmean import mmean_stages
+from ..mmean import Stage, mmean_stages
 from ..registry import PageSpec
 from ..scenario import (
     PAGE_BUDGET,
@@ -286,8 +286,33 @@ def release_quantiles(s: FeaturePrivacy, alloc, names) -> pd.DataFrame:
     return dot_table({lab: q[:, j] for j, lab in enumerate(labels)}, dict(zip(labels, truth)))
 
 
+@dataclass(frozen=True, kw_only=True)
+class FeaturePrivacyResult(Result):
+    """What a Feature-privacy run computed, beyond its tables.
+
+    Attributes
+    ----------
+    alloc : Allocation
+        Theorem 2's privacy allocation c (in the user's feature order, with ``order`` and ``c_sorted``).
+    names : tuple of str
+        The features' names ``x1 … xd`` in the user's order.
+    sorted_names : tuple of str
+        The same names in Mechanism 1's order (ascending budget).
+    stages : tuple of Stage
+        Mechanism 1's stages (first feature, dimension, level Δ_k, weight w_k).
+    k : int
+        The number of sensitive features (demand below ε).
+    """
+
+    alloc: Allocation
+    names: tuple[str, ...]
+    sorted_names: tuple[str, ...]
+    stages: tuple[Stage, ...]
+    k: int
+
+
 @page_run
-def run(s: FeaturePrivacy, *, options: RunOptions) -> Result:
+def run(s: FeaturePrivacy, *, options: RunOptions) -> FeaturePrivacyResult:
     """Allocation, guarantee table, stages and the MSE sweep of one scenario.
 
     Tables: ``bcdp_guarantee`` (Proposition 4 per feature), ``bcdp_stages`` (Mechanism 1),
@@ -324,11 +349,11 @@ def run(s: FeaturePrivacy, *, options: RunOptions) -> Result:
     )
     summary = pd.concat([p[0] for p in parts], ignore_index=True)
     errors = pd.concat([p[1] for p in parts], ignore_index=True)
-    seconds = summary.pop("seconds") if "seconds" in summary else None  # timing is not reproducible
+    summary = summary.drop(columns="seconds", errors="ignore")  # timing is not reproducible
     table = report.copy()
     table.attrs = {}
     quantiles = release_quantiles(s, alloc, names)
-    return Result(
+    return FeaturePrivacyResult(
         scenario=s,
         tables_={
             "bcdp_guarantee": table,
@@ -338,15 +363,11 @@ def run(s: FeaturePrivacy, *, options: RunOptions) -> Result:
             "bcdp_release_quantiles": quantiles,
         },
         checks=tuple(report.attrs["checks"]),
-        values={
-            "alloc": alloc,
-            "names": names,
-            "sorted_names": sorted_names,
-            "stages": stages,
-            "k": k,
-            "report": table,
-            "seconds": seconds,
-        },
+        alloc=alloc,
+        names=tuple(names),
+        sorted_names=tuple(sorted_names),
+        stages=tuple(stages),
+        k=int(k),
     )
 
 
@@ -364,7 +385,7 @@ __all__ = [
 ]
 
 
-def levels(result: Result):
+def levels(result: FeaturePrivacyResult):
     """The page's privacy levels per feature: the demanded δ_i and the guaranteed δ'_i of
     Mechanism 1 (Proposition 4, including what the correlated features leak), which bounds attackers
     whose beliefs follow the model (correlation ≤ q), and the LDP level delivered c_d, which bounds
@@ -375,17 +396,17 @@ def levels(result: Result):
             "level": g["feature"],
             "demanded ε": g["demanded δ"],
             "delivered ε": g["guaranteed δ'"],
-            "any attacker ε": float(result.values["alloc"].ldp_level),
+            "any attacker ε": float(result.alloc.ldp_level),
         }
     )
 
 
-def key_numbers(result: Result) -> dict:
+def key_numbers(result: FeaturePrivacyResult) -> dict:
     """Guarantees and accuracy of one scenario, for plan A vs plan B (:mod:`hetdp_core.compare`)."""
     s = result.scenario
     g = result.tables_["bcdp_guarantee"]
     out = {f"guaranteed δ' of {f}": float(v) for f, v in zip(g["feature"], g["guaranteed δ'"])}
-    out["LDP level delivered c_d"] = float(result.values["alloc"].ldp_level)
+    out["LDP level delivered c_d"] = float(result.alloc.ldp_level)
     m = result.tables_["bcdp_mse_summary"]
     for method in m["method"].unique():
         for v, med in m.loc[m["method"] == method, [s.axis, "median"]].itertuples(index=False):
@@ -418,3 +439,23 @@ def _page_preset(key: str):
 PRESETS = {
     name: _page_preset(key) for name, key in (("Figure 3", "fig3"), ("Figure 4a", "fig4a"), ("Figure 4b", "fig4b"))
 }
+
+
+def summarize(result: FeaturePrivacyResult) -> tuple[str, ...]:
+    """The run in a few plain sentences (page header, report, ``hetdp run``): the protection each
+    group of features gets, and how M_mean's median error compares with min-δ LDP's along the sweep."""
+    s, g = result.scenario, result.tables_["bcdp_guarantee"]
+    met = int((g["pass"] == "pass").sum())
+    m = result.tables_["bcdp_mse_summary"]
+    med = m.pivot(index=s.axis, columns="method", values="median")
+    ratio = (med["min-δ LDP"] / med["M_mean (BCDP)"]).to_numpy()
+    return (
+        f"Every feature's demand is met ({met} of {len(g)} features: guaranteed δ' ≤ δ)."
+        if met == len(g)
+        else f"**{len(g) - met} of {len(g)} features' demands are not met** (guaranteed δ' > δ).",
+        f"The whole record is {result.alloc.ldp_level:.3g}-LDP (c_d), the level that bounds any attacker; "
+        f"the global level asked was ε = {s.eps:g}.",
+        f"M_mean has the lower median squared error at **{int((ratio > 1).sum())} of {ratio.size}** sweep points "
+        f"({AXES[s.axis]}); min-δ LDP's median error is {np.nanmin(ratio):.2g}× to {np.nanmax(ratio):.2g}× "
+        "M_mean's.",
+    )

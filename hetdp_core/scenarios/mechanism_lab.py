@@ -141,8 +141,52 @@ def release_quantiles(s: MechanismLab, *, b_bounded: float) -> pd.DataFrame:
     return dot_table(rows, dict.fromkeys(rows, q))
 
 
+@dataclass(frozen=True, kw_only=True)
+class MechanismLabResult(Result):
+    """What a Mechanism-lab run computed, beyond its tables.
+
+    Attributes
+    ----------
+    variances : pandas.DataFrame
+        Each noise's variance (or the note why it does not apply, e.g. the Gaussian needs ε < 1).
+    mnm_threshold : float
+        The mixed mechanism's switch point between Laplace and Gaussian noise.
+    mnm_branch : tuple of (str, float)
+        The branch the mixed mechanism takes here and its noise scale.
+    mnm_printed_delta : float
+        The δ the printed (uncorrected) rule would deliver.
+    example8 : dict
+        Example 8: sensitivities, Laplace scales and the composed level ``total``.
+    local : tuple of numpy.ndarray
+        Releases of the median of Example 12's two neighbouring data sets under local-sensitivity noise.
+    local_sensitivity : tuple of float
+        Their local sensitivities.
+    local_test : dict
+        The histogram privacy test of those releases.
+    b, b0 : float
+        The bounded Laplace's scale and the plain Laplace scale Δ/ε.
+    share : dict
+        The share of plain-Laplace releases outside the domain: ``exact`` and ``simulated``.
+    lemma28 : pandas.DataFrame
+        Lemma 28's bound on the exponential mechanism's loss.
+    """
+
+    variances: pd.DataFrame
+    mnm_threshold: float
+    mnm_branch: tuple
+    mnm_printed_delta: float
+    example8: dict
+    local: tuple
+    local_sensitivity: tuple
+    local_test: dict
+    b: float
+    b0: float
+    share: dict
+    lemma28: pd.DataFrame
+
+
 @page_run
-def run(s: MechanismLab, *, options: RunOptions) -> Result:
+def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
     """Tables: ``mech_noise_densities``, ``mech_pareto_mse``, ``mech_example8``,
     ``mech_smooth_sensitivity``, ``mech_bounded_laplace``, ``mech_exponential``."""
     check_budget(s, options.budget)
@@ -238,7 +282,7 @@ def run(s: MechanismLab, *, options: RunOptions) -> Result:
         }
     )
     quantiles = release_quantiles(s, b_bounded=b)
-    return Result(
+    return MechanismLabResult(
         scenario=s,
         tables_={
             "mech_noise_densities": pd.DataFrame(dens),
@@ -251,24 +295,22 @@ def run(s: MechanismLab, *, options: RunOptions) -> Result:
             "mech_privacy_profiles": profiles,
         },
         checks=tuple(checks),
-        values={
-            "variances": pd.DataFrame(var_rows),
-            "mnm_threshold": mc.mnm_threshold(eps=eps, delta=delta),
-            "mnm_branch": mc.mnm_noise(sensitivity=sens, eps=eps, delta=delta),
-            "mnm_printed_delta": mc.mnm_printed_delta(sensitivity=sens, eps=eps, delta=delta),
-            "example8": r8,
-            "local": (out1, out2),
-            "local_sensitivity": (mc.local_sensitivity_median(d1), mc.local_sensitivity_median(d2)),
-            "local_test": test,
-            "b": b,
-            "b0": b0,
-            "share": share,
-            "lemma28": mc.lemma28_bound(sc, eps=eps, t=np.linspace(0, 5, 11)),
-        },
+        variances=pd.DataFrame(var_rows),
+        mnm_threshold=mc.mnm_threshold(eps=eps, delta=delta),
+        mnm_branch=mc.mnm_noise(sensitivity=sens, eps=eps, delta=delta),
+        mnm_printed_delta=mc.mnm_printed_delta(sensitivity=sens, eps=eps, delta=delta),
+        example8=r8,
+        local=(out1, out2),
+        local_sensitivity=(mc.local_sensitivity_median(d1), mc.local_sensitivity_median(d2)),
+        local_test=test,
+        b=b,
+        b0=b0,
+        share=share,
+        lemma28=mc.lemma28_bound(sc, eps=eps, t=np.linspace(0, 5, 11)),
     )
 
 
-def levels(result: Result):
+def levels(result: MechanismLabResult):
     """The lab's levels, each read from the exact privacy profile of the noise actually drawn
     (table ``mech_privacy_profiles``): pure ε rows (Laplace, exponential mechanism), one row per
     (ε, δ) noise whose profile meets the stated δ — its δ column is P(privacy loss > ε), the
@@ -299,7 +341,7 @@ def levels(result: Result):
     rows.append(
         {
             "level": "Example 8: mean, variance and median together (max(ε1 + ε2, ε3))",
-            "demanded ε": float(result.values["example8"]["total"]),
+            "demanded ε": float(result.example8["total"]),
             "δ": 0.0,
         }
     )
@@ -316,3 +358,16 @@ QUESTION = (
 
 SCENARIO = MechanismLab
 __all__ = ["MechanismLab", "SCENARIO", "PRESETS", "run", "EPS_GRID", "DELTA_GRID"]
+
+
+def summarize(result: MechanismLabResult) -> tuple[str, ...]:
+    """The lab's main numbers in a few plain sentences (page header, report, ``hetdp run``)."""
+    s = result.scenario
+    kind, scale = result.mnm_branch
+    return (
+        f"At ε = {s.eps:g}, δ = {s.delta:g}, Δ = {s.sens:g}: Laplace scale {result.b0:.3g}; the mixed mechanism "
+        f"takes the **{kind}** branch (scale {scale:.3g}).",
+        f"Example 8 (mean, variance, median) composes to ε = {float(result.example8['total']):.3g}.",
+        f"Bounded Laplace on [{s.bl_lower:g}, {s.bl_upper:g}] needs scale b = {result.b:.3g}; plain Laplace puts "
+        f"{result.share['exact']:.1%} of its releases outside the domain (exact).",
+    )

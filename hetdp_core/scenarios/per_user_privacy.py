@@ -242,8 +242,30 @@ def release_quantiles(s: PerUserPrivacy, res: dict) -> pd.DataFrame:
     return dot_table({lab: q[:, j] for j, lab in enumerate(labels)}, dict(zip(labels, truth)))
 
 
+@dataclass(frozen=True, kw_only=True)
+class PerUserResult(Result):
+    """What a Per-user-privacy run computed, beyond its tables.
+
+    Attributes
+    ----------
+    eps : numpy.ndarray
+        Every user's demanded ε (∞: no demand).
+    infos : dict
+        Algorithm → what its weighting computed (``weights``, ``b``, ``eps_eff``, ``note``, …).
+    description : str
+        The data in words (source, users, bins).
+    k : int
+        The number of bins (1 for the mean).
+    """
+
+    eps: np.ndarray
+    infos: dict
+    description: str
+    k: int
+
+
 @page_run
-def run(s: PerUserPrivacy, *, options: RunOptions) -> Result:
+def run(s: PerUserPrivacy, *, options: RunOptions) -> PerUserResult:
     """Tables: ``hetero_summary`` (PAC error, MSE, b, bias bound per algorithm), ``hetero_errors``
     (error samples), ``hetero_weights`` (demands and each weighting's weights)."""
     # an upload's size is known from its bytes before it is parsed: the estimate uses its row count
@@ -289,7 +311,7 @@ def run(s: PerUserPrivacy, *, options: RunOptions) -> Result:
         {"eps": eps, **{f"w_{a}": info["weights"] for a, (_, info) in res.items() if info.get("weights") is not None}}
     )
     quantiles = release_quantiles(s, res)
-    return Result(
+    return PerUserResult(
         scenario=s,
         tables_={
             "hetero_summary": summary,
@@ -298,7 +320,10 @@ def run(s: PerUserPrivacy, *, options: RunOptions) -> Result:
             "hetero_release_quantiles": quantiles,
         },
         checks=tuple(checks),
-        values={"eps": eps, "infos": {a: info for a, (_, info) in res.items()}, "description": desc, "k": k},
+        eps=eps,
+        infos={a: info for a, (_, info) in res.items()},
+        description=desc,
+        k=int(k),
     )
 
 
@@ -307,8 +332,8 @@ def levels(result: Result, *, max_groups: int = 12):
     largest effective level ε_eff = κ w_i / b that the first weighted algorithm delivers in the group
     (ε_eff ≤ ε_i is checked by the run). More than ``max_groups`` distinct demands are grouped
     into ``max_groups`` quantile groups (demanded = the group's smallest ε: the strictest)."""
-    eps = np.asarray(result.values["eps"], float)
-    infos = result.values["infos"]
+    eps = np.asarray(result.eps, float)
+    infos = result.infos
     alg = next((a for a, info in infos.items() if info.get("eps_eff") is not None), None)
     eff = np.asarray(infos[alg]["eps_eff"], float) if alg else None
     distinct = np.unique(eps)
@@ -335,7 +360,7 @@ def levels(result: Result, *, max_groups: int = 12):
     return pd.DataFrame(rows)
 
 
-def key_numbers(result: Result) -> dict:
+def key_numbers(result: PerUserResult) -> dict:
     """Accuracy per algorithm and the largest effective level, for plan A vs plan B."""
     t = result.tables_["hetero_summary"]
     pac = next(c for c in t.columns if c.startswith("PAC error"))
@@ -343,7 +368,7 @@ def key_numbers(result: Result) -> dict:
     for _, row in t.iterrows():
         out[f"{pac}, {row['algorithm']}"] = float(row[pac])
         out[f"MSE, {row['algorithm']}"] = float(row["MSE"])
-    for alg, info in result.values["infos"].items():
+    for alg, info in result.infos.items():
         if info.get("eps_eff") is not None:
             out[f"largest effective ε, {alg}"] = float(np.max(info["eps_eff"]))
     return out
@@ -359,3 +384,18 @@ QUESTION = (
 
 SCENARIO = PerUserPrivacy
 __all__ = ["PerUserPrivacy", "SCENARIO", "PRESETS", "run", "ALL_ALGS", "DATASETS", "N_OPTIONS", "load_data", "demands"]
+
+
+def summarize(result: PerUserResult) -> tuple[str, ...]:
+    """The run in a few plain sentences (page header, report, ``hetdp run``)."""
+    s, t = result.scenario, result.tables_["hetero_summary"]
+    pac = f"PAC error ({1 - s.beta:.1%} quantile)"
+    best = t.loc[t[pac].idxmin()]
+    out = [
+        f"{result.description}.",
+        f"Lowest {1 - s.beta:.0%}-quantile error: **{best['algorithm']}** ({best[pac]:.3g}).",
+    ]
+    if "UNI" in set(t["algorithm"]) and best["algorithm"] != "UNI":
+        uni = float(t.loc[t["algorithm"] == "UNI", pac].iloc[0])
+        out.append(f"Uniform weights (UNI) reach {uni:.3g}: {uni / best[pac]:.2g}× the best.")
+    return tuple(out)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -149,8 +150,36 @@ def _sweep_point(v, *, s, common, data):
     return rg.excess_risk_sweep(axis=s.axis, values=(v,), n=s.n, k_sensitive=k, trials=s.trials, seed=s.seed, x=x, **c)
 
 
+@dataclass(frozen=True, kw_only=True)
+class PrivateRegressionResult(Result):
+    """What a Private-regression run computed, beyond its tables.
+
+    Attributes
+    ----------
+    trajectories : dict
+        Method → its gradient-descent trajectory θ_t (None where the method has no value).
+    reference : RegressionRun
+        The non-private least-squares fit θ* the distances are measured to.
+    allocation : Allocation
+        The privacy allocation of the two-copy estimator.
+    warnings : tuple of str
+        Messages about the fit (e.g. f̂ not convex in some runs).
+    k : int
+        The number of sensitive features.
+    n_features : int
+        The number of features (the label excluded).
+    """
+
+    trajectories: dict
+    reference: Any
+    allocation: Any
+    warnings: tuple[str, ...]
+    k: int
+    n_features: int
+
+
 @page_run
-def run(s: PrivateRegression, *, options: RunOptions) -> Result:
+def run(s: PrivateRegression, *, options: RunOptions) -> PrivateRegressionResult:
     """Tables: ``regression_trajectory`` (distance to θ* per gradient step and method) and
     ``regression_excess_risk`` (per sweep value and method: median, quartiles, runs stopped because
     f̂ was not convex). ``upload`` is the CSV for ``source = upload``."""
@@ -203,7 +232,7 @@ def run(s: PrivateRegression, *, options: RunOptions) -> Result:
         s, res["_allocation"], theta=common["theta"], n_feat=n_feat, k=k, synthetic=data is None
     )
     notes += gnotes
-    return Result(
+    return PrivateRegressionResult(
         scenario=s,
         tables_={
             "regression_trajectory": trajectory,
@@ -211,14 +240,12 @@ def run(s: PrivateRegression, *, options: RunOptions) -> Result:
             "regression_guarantee": guarantee,
         },
         notes=tuple(notes),
-        values={
-            "trajectories": trajs,
-            "reference": ref,
-            "allocation": res["_allocation"],
-            "warnings": warnings,
-            "k": k,
-            "n_features": n_feat,
-        },
+        trajectories=trajs,
+        reference=ref,
+        allocation=res["_allocation"],
+        warnings=tuple(warnings),
+        k=int(k),
+        n_features=int(n_feat),
     )
 
 
@@ -263,7 +290,7 @@ def guarantee_table(s: PrivateRegression, alloc, *, theta, n_feat: int, k: int, 
     return table, notes
 
 
-def levels(result: Result):
+def levels(result: PrivateRegressionResult):
     """Per coordinate of a user's record: the demand, the BCDP level delivered under the data's
     correlation (table ``regression_guarantee``) and the LDP level c_d that bounds any attacker."""
     g = result.tables_["regression_guarantee"]
@@ -288,3 +315,26 @@ QUESTION = (
 
 SCENARIO = PrivateRegression
 __all__ = ["PrivateRegression", "SCENARIO", "PRESETS", "run", "N_GRID", "EPS_GRID", "THETA", "SOURCES"]
+
+
+def summarize(result: PrivateRegressionResult) -> tuple[str, ...]:
+    """The run in a few plain sentences (page header, report, ``hetdp run``)."""
+    s, g = result.scenario, result.tables_["regression_guarantee"]
+    risk = result.tables_["regression_excess_risk"]
+    last = risk[risk[s.axis] == risk[s.axis].max()]
+    ok = last.dropna(subset=["median"])
+    unmet = g.loc[~g["demand met"].astype(bool), "coordinate"].tolist()
+    out = [
+        "Every coordinate's demand is met (guaranteed δ' ≤ δ)."
+        if not unmet
+        else f"**Demand not met** for {', '.join(unmet)}: the correlation in the data charges more than asked.",
+        f"Any attacker: the whole record is {float(g['any attacker (LDP c_d)'].iloc[0]):.3g}-LDP.",
+    ]
+    if ok.empty:
+        out.append(f"At {s.axis} = {risk[s.axis].max():g} no method gives a value (see the table's reasons).")
+    else:
+        best = ok.loc[ok["median"].idxmin()]
+        out.append(
+            f"At {s.axis} = {best[s.axis]:g} the lowest median excess risk is {best['median']:.3g} ({best['method']})."
+        )
+    return tuple(out)

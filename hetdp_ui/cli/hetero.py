@@ -57,7 +57,7 @@ def cmd_hetero_run(a) -> int:
         seed=a.seed,
     )
     res = pu.run(s, options=RunOptions(budget=budget(a.budget)))
-    errs, infos = res.tables()["hetero_errors"], res.values["infos"]
+    errs, infos = res.tables()["hetero_errors"], res.infos
     results = []
     for alg in algs:
         e = errs[alg].to_numpy()
@@ -66,8 +66,8 @@ def cmd_hetero_run(a) -> int:
         "params": {
             "problem": a.problem,
             "dataset": a.dataset,
-            "n": int(res.values["eps"].size),
-            "k": res.values["k"],
+            "n": int(res.eps.size),
+            "k": res.k,
             "setting": a.setting,
             "beta": a.beta,
             "trials": a.trials,

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from hetdp_core._validate import InputError
-from hetdp_core.scenario import Budget, RunOptions
+from hetdp_core.scenario import Budget, RunOptions, in_short
 from hetdp_ui.cli._common import (
     CliError,
     _dump,
@@ -89,12 +89,15 @@ def cmd_run(a) -> int:
             "query": scenario.to_query(),
             "link": f"/{page}?{scenario.query_string()}",
             "tables": {name: df.to_dict(orient="records") for name, df in tables.items()},
+            "summary": [line.replace("**", "") for line in in_short(result)],
             "checks": [c.to_dict() for c in result.checks],
             "notes": list(result.notes),
         }
         if a.json:
             print(_dump(payload))
         else:
+            for line in in_short(result):
+                print(line.replace("**", ""))
             print(
                 f"{page}: {len(tables)} tables "
                 f"({', '.join(f'{n} {df.shape[0]}x{df.shape[1]}' for n, df in tables.items())}); "

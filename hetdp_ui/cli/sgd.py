@@ -83,8 +83,8 @@ def cmd_sgd_run(a) -> int:
         err = np.linalg.norm(traj[:, -1, :] - target, axis=1)
     else:
         s_res = ds.run(s, options=RunOptions(budget=budget(a.budget)))
-        target = s_res.values["target"]
-        err = s_res.values["final_errors"][_METHOD[a.method]]
+        target = s_res.target
+        err = s_res.final_errors[_METHOD[a.method]]
     q25, med, q75 = np.quantile(err, [0.25, 0.5, 0.75])
     out = {
         "problem": a.problem,

@@ -11,6 +11,7 @@ from hetdp_ui.cli._common import _dump, parse_list
 
 def cmd_zcdp_renyi(a) -> int:
     from hetdp_core import zcdp
+    from hetdp_core.scenarios.groupwise_zcdp import claim_reference
 
     alphas = parse_list(a.alpha, "--alpha")
     c = zcdp.renyi_curves(algorithm=a.algorithm, x=a.x, rho=a.rho, r=a.r, alpha=alphas)
@@ -21,7 +22,7 @@ def cmd_zcdp_renyi(a) -> int:
         "down": c.down.tolist(),
         "claimed": c.claimed.tolist(),
         "violated": c.violated.tolist(),
-        "reference": "alpha*v+xi (paper's claim)" if a.algorithm == 2 else "alpha*rho (post-processing)",
+        "reference": claim_reference(a.algorithm),
         **rep,
     }
     if a.algorithm == 2:
