@@ -205,8 +205,8 @@ def checked_sensitivity(*, problem: str, Lambda: float | None = None, override: 
     if override < own * (1 - 1e-12):
         raise InputError(
             f"sensitivity {override:g} is below the gradient sensitivity {own:g} of the {problem} "
-            f"example; the release would not be private. Omit --sensitivity (uses {own:g}) "
-            "or pass a value >= it."
+            f"example; the release would not be private. Leave it at 0 (uses {own:g}) "
+            "or give a value >= it."
         )
     return override
 

@@ -32,6 +32,7 @@ __all__ = [
     "MAX_PIN_LENGTH",
     "log_grid",
     "check_value",
+    "split_list",
     "dump_value",
     "Budget",
     "Cost",
@@ -110,7 +111,7 @@ def _fmt(v: float) -> str:
 
 
 def _what(name: str, spec: Spec) -> str:
-    return f"{name} ({spec.label})" if spec.label else name
+    return f"{name} ({spec.label})" if spec.label and spec.label != name else name
 
 
 def _range(spec: Spec) -> str:
@@ -152,6 +153,19 @@ def _number(name: str, spec: Spec, v: Any, *, integer: bool = False, entry: str 
     return v
 
 
+def split_list(name: str, text: str) -> list[str]:
+    """The entries of a comma-separated list, stripped — the one list reader of the URL, the widgets
+    and the CLI (blank text: no entries). An empty entry (``0.2,,1``) raises :class:`InputError`."""
+    parts = [p.strip() for p in str(text).split(",")]
+    if parts == [""]:
+        return []
+    if "" in parts:
+        raise InputError(
+            f"{name} has an empty entry in {str(text)[:40]!r}; separate the entries by single commas, e.g. 0.2,0.5,2."
+        )
+    return parts
+
+
 def check_value(name: str, spec: Spec, value: Any) -> Any:
     """Parse (from URL text) or validate (a Python value) one parameter; returns the canonical value
     (float, int, str, bool or tuple of floats). Raises :class:`InputError` naming the parameter,
@@ -190,9 +204,7 @@ def check_value(name: str, spec: Spec, value: Any) -> Any:
             raise InputError(f"{_what(name, spec)} has {len(text)} characters; at most {spec.max_len}.")
         return text
     if k == "choices":
-        items = (
-            [p.strip() for p in value.split(",") if p.strip()] if isinstance(value, str) else [str(v) for v in value]
-        )
+        items = split_list(_what(name, spec), value) if isinstance(value, str) else [str(v) for v in value]
         bad = [p for p in items if p not in spec.choices]
         if bad:
             raise InputError(
@@ -207,14 +219,7 @@ def check_value(name: str, spec: Spec, value: Any) -> Any:
         return tuple(items)
     if k == "floats":
         if isinstance(value, str):
-            parts = [p.strip() for p in value.split(",")]
-            if parts == [""]:
-                parts = []
-            if any(p == "" for p in parts):
-                raise InputError(
-                    f"{_what(name, spec)} has an empty entry in {value[:40]!r}; separate the "
-                    "numbers by single commas, e.g. 0.2,0.5,2."
-                )
+            parts = split_list(_what(name, spec), value)
         else:
             try:
                 parts = list(value)

@@ -353,25 +353,14 @@ def question(text: str) -> None:
     st.markdown(f"**What question does this answer?** {text}")
 
 
-def numbers(text: str, name: str) -> list[float]:
-    """Parse a comma-separated number list typed in the sidebar (``inf`` allowed); a ValueError names
-    the field. Value rules are the core's to check."""
-    try:
-        return [float(t) for t in text.split(",") if t.strip()]
-    except ValueError:
-        raise ValueError(
-            f"{name} must be numbers separated by commas (inf allowed); got {text!r}. Fix the list in the sidebar."
-        ) from None
-
-
 def list_editor(state_key: str, *, item: str, column: str) -> list[float] | None:
     """A comma-separated list kept in ``st.session_state[state_key]`` (so it can live in the URL),
     shown as an editable table (rows can be added and deleted). Returns the parsed numbers, or
     None after showing an error when the list does not parse (validation of values is the core's)."""
     text = st.session_state[state_key]
     try:
-        vals = numbers(text, "the list")
-    except ValueError as exc:
+        vals = check_value("the list", Spec("floats", allow_inf=True, min_len=0, max_len=10**4), text)
+    except InputError as exc:
         show_input_error(exc)
         return None
     table = pd.DataFrame({item: [f"{item}{i + 1}" for i in range(len(vals))], column: vals})

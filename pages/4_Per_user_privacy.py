@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from hetdp_core import hetero as ht
-from hetdp_core.scenario import InputError
+from hetdp_core.scenario import InputError, split_list
 from hetdp_core.scenarios import per_user_privacy as pu
 from hetdp_core.solve import TARGET_MAX, TARGET_MIN, solve_per_user
 from hetdp_ui import page_figures as pf
@@ -38,7 +38,10 @@ def _resize_bins() -> None:
     the list, or repeat its last value, instead of replacing the page with an input error; a note
     says what changed."""
     need = pu.bins_needed(dataset=state["dataset"], problem=state["problem"], k=state["k"])
-    parts = [p.strip() for p in str(st.session_state[state.key("eps_by_bin")]).split(",") if p.strip()]
+    try:
+        parts = split_list("ε per bin", st.session_state[state.key("eps_by_bin")])
+    except InputError:
+        return  # shown by the scenario check below
     if need and parts and len(parts) != need:
         parts = parts[:need] if len(parts) > need else parts + [parts[-1]] * (need - len(parts))
         st.session_state[state.key("eps_by_bin")] = ",".join(parts)

@@ -103,8 +103,14 @@ def test_reproduce_writes_csv_and_html(tmp_path, capsys):
     "args,fragment",
     [
         (["bcdp", "c-vector", "--delta", "0.2,-1", "--eps", "2", "--q", "0.1"], "delta entries must be > 0"),
-        (["bcdp", "c-vector", "--delta", "0.2,nan", "--eps", "2", "--q", "0.1"], "must not contain NaN"),
-        (["bcdp", "c-vector", "--delta", "0.2,abc", "--eps", "2", "--q", "0.1"], "could not read 'abc'"),
+        (
+            ["bcdp", "c-vector", "--delta", "0.2,nan", "--eps", "2", "--q", "0.1"],
+            "--delta entry 2 must be a number; got NaN",
+        ),
+        (
+            ["bcdp", "c-vector", "--delta", "0.2,abc", "--eps", "2", "--q", "0.1"],
+            "--delta entry 2 must be a number; got 'abc'",
+        ),
         (["bcdp", "c-vector", "--delta", "0.2", "--eps", "2", "--q", "1.5"], "q must be in [0, 1]"),
         (["bcdp", "c-vector", "--delta", "0.2", "--eps", "2", "--q", "0.5", "--zeta", "0"], "zeta must be in (0, 1]"),
         (["bcdp", "c-vector", "--delta", "0.2", "--eps", "inf", "--q", "0.5"], "eps must be finite"),
@@ -242,28 +248,17 @@ def test_bcdp_exact_cli(capsys):
     assert code == 0 and all(r["exact"] <= r["prop4"] + 1e-9 <= r["prop3"] + 2e-9 for r in rows)
 
 
-def test_regression_cli(capsys):
-    code, out, _ = run(
-        [
-            "regression",
-            "--values",
-            "2000",
-            "--theta",
-            "0.5,-0.3",
-            "--delta",
-            "6",
-            "--eps",
-            "8",
-            "--q",
-            "0",
-            "--trials",
-            "2",
-            "--json",
-        ],
-        capsys,
-    )
+def test_regression_cli_is_the_page_run(capsys):
+    """``hetdp regression`` builds the Private-regression page's query: same rows as ``hetdp run``."""
+    args = ["--delta", "6", "--eps", "8", "--q", "0", "--trials", "2", "--n", "1000", "--axis", "eps"]
+    code, out, _ = run(["regression", *args, "--json"], capsys)
     d = json.loads(out)
-    assert code == 0 and len(d["rows"]) == 3 and {r["method"] for r in d["rows"]} >= {"naive single copy"}
+    assert code == 0 and {r["method"] for r in d["rows"]} >= {"naive single copy"}
+    query = "delta=6&eps=8&q=0&trials=2&n=1000&axis=eps"
+    assert d["link"].startswith("/Private_regression?")
+    code, out, _ = run(["run", "Private_regression", "--query", query, "--json"], capsys)
+    page_rows = json.loads(out)["tables"]["regression_excess_risk"]
+    assert code == 0 and page_rows == d["rows"]
 
 
 @pytest.mark.parametrize(
@@ -271,8 +266,9 @@ def test_regression_cli(capsys):
     [
         (["bcdp", "exact", "--example", "1", "--a", "1.5"], "a must be in [0, 1]"),
         (["bcdp", "exact", "--example", "rr", "--rr-c", ",".join(["0.1"] * 11)], "at most 10 entries"),
-        (["regression", "--gamma0", "0"], "gamma0 must be in (0"),
-        (["regression", "--values", "1"], "n values must be >= 2"),
+        (["regression", "--gamma0", "0"], "gamma0 (γ0) must be in [0.01, 1.99]"),
+        (["regression", "--values", "1"], "--values was removed: the sweep points are the page's grids"),
+        (["regression", "--theta", "0.5,-0.3"], "--theta was removed"),
     ],
 )
 def test_lab_and_regression_bad_input(args, fragment, capsys):
@@ -325,7 +321,7 @@ def test_sgd_run_and_mech_cli(capsys):
         (["sgd", "theta", "--eps", "0"], "eps must be in [1e-06"),
         (["sgd", "run", "--Lambda", "0"], "Lambda (clip Λ) must be in [0.5, 50]"),
         (["mech", "release", "--mechanism", "gaussian", "--eps", "0.5", "--delta", "2"], "delta must be in (0, 1)"),
-        (["mech", "exponential", "--scores", ""], "empty list"),
+        (["mech", "exponential", "--scores", ""], "--scores needs 1 to"),
     ],
 )
 def test_sgd_mech_bad_input(args, fragment, capsys):

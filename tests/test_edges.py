@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hetdp_core import bcdp, dpsgd, hetero, mechanisms
+from hetdp_core.scenarios import get
 from hetdp_ui.cli import main
 
 
@@ -65,6 +66,8 @@ def test_sgd_run_calibrates_with_the_example_gradient_sensitivity(capsys):
 def test_sgd_run_refuses_a_smaller_sensitivity(capsys):
     code, _, err = run(["sgd", "run", "--problem", "mean", "--Lambda", "5", "--sensitivity", "1"], capsys)
     assert code == 2 and "would not be private" in err and "Traceback" not in err
+    with pytest.raises(ValueError, match="sensitivity 1 is below the gradient sensitivity 10"):
+        get("DP_SGD_schedules").SCENARIO(problem="mean", Lambda=5, sensitivity=1)  # the page's own rule
     with pytest.raises(ValueError, match="below the gradient sensitivity 44"):
         dpsgd.checked_sensitivity(problem="ridge", override=43.9)
 

@@ -72,6 +72,9 @@ class DpSgdSchedules(Scenario):
     compare: bool = param(True, "bool", label="compare with plain SGD and GD")
     n: int = param(1000, "int", lo=2, hi=1_000_000, label="data points")
     seed: int = param(0, "int", lo=0, hi=2**31 - 1, label="random seed")
+    sensitivity: float = param(
+        0.0, "float", lo=0.0, hi=1e6, label="gradient sensitivity Δ (0: the example's own, 2Λ or 4(1 + 2R))"
+    )
 
     @property
     def used_kappa(self) -> float:
@@ -84,7 +87,13 @@ class DpSgdSchedules(Scenario):
             + (["SGD (no noise)", "GD (full gradient)"] if self.compare else [])
         )
 
+    @property
+    def used_sensitivity(self) -> float:
+        """The Δ θ_h is calibrated with: the example's own, or a larger explicit one (a smaller one is refused)."""
+        return sg.checked_sensitivity(problem=self.problem, Lambda=self.Lambda, override=self.sensitivity or None)
+
     def validate(self) -> None:
+        self.used_sensitivity  # noqa: B018 — refuses a sensitivity below the example's own
         cost = self.trials * self.steps * (4 if self.compare else 2)
         if cost > MAX_RUN_STEPS:
             raise InputError(
@@ -131,7 +140,7 @@ def schedules(s: DpSgdSchedules, *, priv: str | None = None, kappa: float | None
         custom=list(s.custom) if s.lr == "custom" else None,
     )
     a = sg.privacy_schedule(kind=priv or s.priv, steps=s.steps, kappa=s.used_kappa if kappa is None else kappa)
-    sens = sg.gradient_sensitivity(problem=s.problem, Lambda=s.Lambda)
+    sens = s.used_sensitivity
     return g, a, sg.theta(gammas=g, a=a, sensitivity=sens, eps=s.eps), sens
 
 

@@ -5,6 +5,9 @@ parameter; never a traceback.
 
 Heavy modules (pandas, scipy, cvxpy, the simulations) are imported inside the commands that use
 them, so ``hetdp --help`` and ``hetdp bcdp c-vector`` start fast (numpy only).
+
+Also importable from here: ``main``, ``build_parser``, ``CliError``, ``write_atomic``, ``FIGURES``,
+``SOLVERS``, ``app_script`` and ``cmd_c_vector``.
 """
 
 from __future__ import annotations
@@ -30,41 +33,13 @@ from hetdp_ui.cli import (
     solve,
     zcdp,
 )
-from hetdp_ui.cli._common import (  # noqa: F401
-    BUDGET_NAMES,
-    FIGURES,
-    CliError,
-    OneLineParser,
-    _dump,
-    _errors_block,
-    _executor,
-    _last,
-    _no_file_above,
-    _no_nan,
-    _query_of,
-    _scenario_verb,
-    budget,
-    output_dir,
-    output_path,
-    parse_list,
-    write_atomic,
-)
-from hetdp_ui.cli.app import app_script, cmd_app  # noqa: F401
-from hetdp_ui.cli.bcdp import _report_dict, cmd_c_vector, cmd_exact, cmd_mse  # noqa: F401
-from hetdp_ui.cli.hetero import cmd_hetero_run, cmd_hetero_weights, ht_summarize  # noqa: F401
-from hetdp_ui.cli.ledger import _limited_levels, cmd_ledger  # noqa: F401
-from hetdp_ui.cli.lesson import cmd_lesson_check, cmd_lesson_key, cmd_lesson_list  # noqa: F401
-from hetdp_ui.cli.meaning import cmd_meaning  # noqa: F401
-from hetdp_ui.cli.mech import cmd_mech  # noqa: F401
-from hetdp_ui.cli.notebook import cmd_notebook  # noqa: F401
-from hetdp_ui.cli.regression import cmd_regression  # noqa: F401
-from hetdp_ui.cli.report import cmd_report  # noqa: F401
-from hetdp_ui.cli.reproduce import cmd_reproduce  # noqa: F401
-from hetdp_ui.cli.run import cmd_run  # noqa: F401
-from hetdp_ui.cli.sgd import _METHOD, _sgd_schedules, cmd_sgd_run, cmd_sgd_theta  # noqa: F401
-from hetdp_ui.cli.solve import SOLVERS, _print_solution, _solve_feature, _solve_mechanisms, _solve_per_user, cmd_solve  # noqa: F401
-from hetdp_ui.cli.zcdp import cmd_zcdp_release, cmd_zcdp_renyi  # noqa: F401
+from hetdp_ui.cli._common import FIGURES, CliError, OneLineParser, write_atomic
+from hetdp_ui.cli.app import app_script
+from hetdp_ui.cli.bcdp import cmd_c_vector
+from hetdp_ui.cli.solve import SOLVERS
 from hetdp_ui.dask_exec import ClusterError
+
+__all__ = ["main", "build_parser", "CliError", "write_atomic", "FIGURES", "SOLVERS", "app_script", "cmd_c_vector"]
 
 #: the verbs, in the order ``hetdp --help`` lists them
 VERBS = (

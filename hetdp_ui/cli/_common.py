@@ -38,6 +38,53 @@ def budget(name: str):
     return {"page": PAGE_BUDGET, "large": LARGE_BUDGET, "none": None}[name]
 
 
+def run_view(scenario, options, *, limited: bool):
+    """A page's run of ``scenario`` as ``hetdp run`` does it: in a child process held to the page's
+    limits while it runs when ``limited`` (and no executor), else here."""
+    if limited and options.executor is None:
+        from hetdp_ui.limits import run_limited
+
+        return run_limited(scenario.PAGE, scenario, options=options, start="fork")
+    from hetdp_core.scenarios import get
+
+    return get(scenario.PAGE).run(scenario, options=options)
+
+
+def field_flags(parser, page: str, fields: dict[str, str]) -> None:
+    """Add one ``--flag`` per scenario field (flag → field) to ``parser``. No default, range or choice
+    is copied here: a flag left out takes the page's default, and a value is checked by the field's
+    own constraint when the scenario is built (:func:`given_fields`, :func:`view`) — the same rule and
+    message as the page's URL. (The page modules are not imported here: ``hetdp --help`` stays fast.)"""
+    for flag, name in fields.items():
+        parser.add_argument(
+            f"--{flag}",
+            dest=flag.replace("-", "_"),
+            default=None,
+            metavar=name.upper(),
+            help=f"the {page} page's {name} (left out: the page's default)",
+        )
+
+
+def given_fields(a, fields: dict[str, str]) -> dict[str, str]:
+    """The scenario fields whose flags were given (text, checked by the scenario)."""
+    out = {}
+    for flag, name in fields.items():
+        value = getattr(a, flag.replace("-", "_"))
+        if value is not None:
+            out[name] = value
+    return out
+
+
+def view(page: str, query: dict, a):
+    """(scenario, result) of ``page`` at ``query`` (values as text, validated by the page's own
+    constraints) under ``--budget``: what the older verbs that alias a page compute."""
+    from hetdp_core.scenario import RunOptions
+    from hetdp_core.scenarios import get
+
+    scenario = get(page).SCENARIO.from_query({k: str(v) for k, v in query.items()})
+    return scenario, run_view(scenario, RunOptions(budget=budget(a.budget)), limited=a.budget == "page")
+
+
 class CliError(InputError):
     """A user-input problem found while parsing the command line."""
 
@@ -104,7 +151,11 @@ def write_atomic(path: Path, data: str | bytes, *, what: str) -> None:
 
 
 def parse_list(text: str, name: str) -> list[float]:
-    """Parse ``"0.2,0.2,inf"`` (or ``@file`` with numbers separated by commas/whitespace)."""
+    """Parse ``"0.2,0.2,inf"`` (or ``@file`` with numbers separated by commas/whitespace) with the
+    core's list reader and number rules (:func:`hetdp_core.scenario.check_value`); value ranges are the
+    core function's to check."""
+    from hetdp_core.scenario import Spec, check_value
+
     if text.startswith("@"):
         path = Path(text[1:])
         if not path.is_file():
@@ -115,20 +166,8 @@ def parse_list(text: str, name: str) -> list[float]:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             raise CliError(f"{name}: file {path} is not UTF-8 text. Save it as plain UTF-8 numbers.") from None
-        text = text.replace("\n", ",").replace(" ", ",").replace("\t", ",")
-    out = []
-    for tok in (t.strip() for t in text.split(",")):
-        if not tok:
-            continue
-        try:
-            out.append(float(tok))
-        except ValueError:
-            raise CliError(
-                f"{name}: could not read {tok!r} as a number. Use numbers separated by commas, e.g. 0.2,0.2,inf."
-            ) from None
-    if not out:
-        raise CliError(f"{name}: empty list. Give at least one number.")
-    return out
+        text = ",".join(text.split())
+    return list(check_value(name, Spec("floats", allow_inf=True, max_len=10**7), text))
 
 
 def _no_nan(obj):

@@ -57,38 +57,46 @@ def cmd_c_vector(a) -> int:
 
 
 def cmd_mse(a) -> int:
-    from hetdp_core.bcdp_sim import point_rng, run_point
+    """The core's Monte Carlo sweep along q (:func:`hetdp_core.bcdp_sim.sweep`, the computation of
+    each Feature-privacy sweep point, same seeds), with every switch of the channel — combinations the
+    page does not offer. ``hetdp run Feature_privacy`` gives the page's whole view."""
+    from hetdp_core.bcdp import privacy_allocation
+    from hetdp_core.bcdp_sim import sweep
 
     delta = parse_list(a.delta, "--delta")
     if a.d is not None and a.d != len(delta):
         raise CliError(f"--d is {a.d} but --delta has {len(delta)} entries; give one demand per feature.")
     qs = parse_list(a.q, "--q")
+    summary, errors = sweep(
+        axis="q",
+        values=qs,
+        delta=delta,
+        eps=a.eps,
+        q=qs[0],
+        zeta=a.zeta,
+        n=a.n,
+        trials=a.trials,
+        seed=a.seed,
+        projection=a.projection,
+        baseline_projection=a.baseline_projection,
+        scale=a.duchi_scale,
+    )
     results = []
     for q in qs:
-        rng = point_rng(a.seed, q)  # same numbers as the page's sweep point at this q
-        res = run_point(
-            n=a.n,
-            delta=delta,
-            eps=a.eps,
-            q=q,
-            zeta=a.zeta,
-            trials=a.trials,
-            rng=rng,
-            projection=a.projection,
-            baseline_projection=a.baseline_projection,
-            scale=a.duchi_scale,
-        )
+        rows = {m: r for m, r in summary[summary["q"] == q].set_index("method").iterrows()}
+        errs = {m: errors.loc[(errors["q"] == q) & (errors["method"] == m), "sq_error"].to_numpy() for m in rows}
+        m, b = rows["M_mean (BCDP)"], rows["min-δ LDP"]
         results.append(
             {
                 "q": q,
-                "seconds": res.seconds,
-                "c": res.allocation.c.tolist(),
-                "ldp_level": res.allocation.ldp_level,
-                "mmean": {**_errors_block(res.errors_mmean), "exact_mse_no_projection": res.exact_mmean},
+                "seconds": float(m["seconds"]),
+                "c": privacy_allocation(delta=delta, eps=a.eps, q=q, zeta=a.zeta).c.tolist(),
+                "ldp_level": float(m["ldp_level"]),
+                "mmean": {**_errors_block(errs["M_mean (BCDP)"]), "exact_mse_no_projection": float(m["exact_mse"])},
                 "baseline": {
-                    **_errors_block(res.errors_baseline),
-                    "level": res.baseline_level,
-                    "exact_mse_no_projection": res.exact_baseline,
+                    **_errors_block(errs["min-δ LDP"]),
+                    "level": float(b["ldp_level"]),
+                    "exact_mse_no_projection": float(b["exact_mse"]),
                 },
             }
         )

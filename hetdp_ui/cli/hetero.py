@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from hetdp_core.scenario import RunOptions
-from hetdp_ui.cli._common import BUDGET_NAMES, _dump, budget, parse_list
+from hetdp_ui.cli._common import BUDGET_NAMES, _dump, field_flags, given_fields, parse_list, view
 
 
 def cmd_hetero_weights(a) -> int:
@@ -33,45 +32,60 @@ def cmd_hetero_weights(a) -> int:
     return 0
 
 
-def cmd_hetero_run(a) -> int:
-    """Alias of ``hetdp run Per_user_privacy``: the page's scenario and seeds."""
-    from hetdp_core.scenarios import per_user_privacy as pu
+#: ``hetero run`` flags → the page's scenario fields
+RUN_FIELDS = {
+    "problem": "problem",
+    "dataset": "dataset",
+    "n": "n",
+    "k": "k",
+    "profile": "profile",
+    "demand": "demand",
+    "eps-by-bin": "eps_by_bin",
+    "shares": "shares",
+    "lows": "lows",
+    "highs": "highs",
+    "setting": "setting",
+    "beta": "beta",
+    "algorithms": "algs",
+    "trials": "trials",
+    "solver": "solver",
+    "sm-threshold": "sm_threshold",
+    "seed": "seed",
+}
 
-    algs = tuple(s.strip().upper() for s in a.algorithms.split(",") if s.strip())
-    s = pu.PerUserPrivacy(
-        problem=a.problem,
-        dataset="randhie" if a.dataset == "randhie" else "synthetic",
-        n=a.n,
-        k=a.k,
-        demand="by_value" if a.eps_by_bin else "groups",
-        eps_by_bin=a.eps_by_bin or "1",
-        shares=a.shares,
-        lows=a.lows,
-        highs=a.highs,
-        setting=a.setting,
-        beta=a.beta,
-        algs=algs,
-        trials=a.trials,
-        solver=a.solver,
-        sm_threshold=a.sm_threshold,
-        seed=a.seed,
-    )
-    res = pu.run(s, options=RunOptions(budget=budget(a.budget)))
-    errs, infos = res.tables()["hetero_errors"], res.infos
-    results = []
-    for alg in algs:
-        e = errs[alg].to_numpy()
-        results.append({"algorithm": alg, "errors": e.tolist(), **ht_summarize(e, a.beta), "b": infos[alg].get("b")})
+
+def cmd_hetero_run(a) -> int:
+    """Alias of ``hetdp run Per_user_privacy``: the flags build the page's query (same seeds, same
+    defaults); the JSON keeps this verb's shape. ``--eps-by-bin ''`` still means group demands."""
+    from hetdp_core import hetero as ht
+
+    query = given_fields(a, RUN_FIELDS)
+    if query.get("eps_by_bin", None) == "":
+        query.pop("eps_by_bin")
+        query.setdefault("demand", "groups")
+    if "algs" in query:
+        query["algs"] = query["algs"].upper().replace(" ", "")
+    s, res = view("Per_user_privacy", query, a)
+    errs = res.tables()["hetero_errors"]
+    results = [
+        {
+            "algorithm": alg,
+            "errors": errs[alg].to_numpy().tolist(),
+            **ht.summarize(errs[alg].to_numpy(), beta=s.beta),
+            "b": res.infos[alg].get("b"),
+        }
+        for alg in s.algs
+    ]
     out = {
         "params": {
-            "problem": a.problem,
-            "dataset": a.dataset,
+            "problem": s.problem,
+            "dataset": s.dataset,
             "n": int(res.eps.size),
             "k": res.k,
-            "setting": a.setting,
-            "beta": a.beta,
-            "trials": a.trials,
-            "seed": a.seed,
+            "setting": s.setting,
+            "beta": s.beta,
+            "trials": s.trials,
+            "seed": s.seed,
         },
         "results": results,
         "link": f"/{s.PAGE}?{s.query_string()}",
@@ -80,14 +94,8 @@ def cmd_hetero_run(a) -> int:
         print(_dump(out))
     else:
         for r in results:
-            print(f"{r['algorithm']:>5}: PAC({1 - a.beta:.0%}) = {r['pac']:.5g}   MSE = {r['mse']:.4g}")
+            print(f"{r['algorithm']:>5}: PAC({1 - s.beta:.0%}) = {r['pac']:.5g}   MSE = {r['mse']:.4g}")
     return 0
-
-
-def ht_summarize(errors, beta):
-    from hetdp_core import hetero as ht
-
-    return ht.summarize(errors, beta=beta)
 
 
 def register(sub) -> None:
@@ -103,22 +111,8 @@ def register(sub) -> None:
     hw.add_argument("--solver", choices=["fast", "cvxpy"], default="fast")
     hw.add_argument("--json", action="store_true")
     hw.set_defaults(func=cmd_hetero_weights)
-    hr = hsub.add_parser("run", help="error samples per algorithm")
-    hr.add_argument("--problem", choices=["frequency", "mean"], default="frequency")
-    hr.add_argument("--dataset", choices=["synthetic", "randhie"], default="synthetic")
-    hr.add_argument("--n", type=int, default=10_000)
-    hr.add_argument("--k", type=int, default=5)
-    hr.add_argument("--eps-by-bin", default="0.05,0.5,2,0.5,0.05", help="correlated demand per bin ('' for groups)")
-    hr.add_argument("--shares", default="0.3,0.5,0.2")
-    hr.add_argument("--lows", default="0.01,0.1,1")
-    hr.add_argument("--highs", default="0.1,1,5")
-    hr.add_argument("--setting", choices=["correlated", "uncorrelated"], default="correlated")
-    hr.add_argument("--algorithms", default="CP,CE,UP,UE,A,UNI,PROP,SM,LDP")
-    hr.add_argument("--beta", type=float, default=0.05)
-    hr.add_argument("--trials", type=int, default=200)
-    hr.add_argument("--seed", type=int, default=0)
-    hr.add_argument("--solver", choices=["fast", "cvxpy"], default="fast")
-    hr.add_argument("--sm-threshold", choices=["max_finite", "max"], default="max_finite")
+    hr = hsub.add_parser("run", help="error samples per algorithm (= run Per_user_privacy)")
+    field_flags(hr, "Per_user_privacy", RUN_FIELDS)
     hr.add_argument("--budget", choices=BUDGET_NAMES, default="page", help="compute budget (see hetdp run)")
     hr.add_argument("--json", action="store_true")
     hr.set_defaults(func=cmd_hetero_run)

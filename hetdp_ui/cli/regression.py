@@ -1,37 +1,36 @@
-"""``hetdp regression``: private least squares against its baselines."""
+"""``hetdp regression``: private least squares against its baselines — an alias of ``hetdp run
+Private_regression`` (the flags build the page's query; same seeds, same sweep grids)."""
 
 from __future__ import annotations
 
-from hetdp_ui.cli._common import _dump, parse_list
+from hetdp_ui.cli._common import BUDGET_NAMES, CliError, _dump, field_flags, given_fields, view
+
+#: flags of the older verb that the page's scenario does not have, and what replaced them
+REMOVED = {
+    "theta": "the coefficients are the page's θ* = 0.5,-0.3,0.2,0.1,-0.1,0.05 (the first --features of them)",
+    "values": "the sweep points are the page's grids: n = 1000,3000,10000,30000,100000 or ε = 1,2,4,8,16",
+}
+
+
+#: this verb's flags → the page's scenario fields (same names)
+FIELDS = {
+    f: f
+    for f in (
+        "axis", "n", "features", "noise", "q", "k", "delta", "eps", "radius",
+        "schedule", "gamma0", "steps", "rho", "decay", "trials", "seed",
+    )
+}  # fmt: skip
 
 
 def cmd_regression(a) -> int:
-    from hetdp_core.regression import excess_risk_sweep
-
-    theta = parse_list(a.theta, "--theta")
-    values = parse_list(a.values, "--values")
-    df = excess_risk_sweep(
-        axis=a.axis,
-        values=values,
-        n=a.n,
-        theta=theta,
-        noise=a.noise,
-        q=a.q,
-        k_sensitive=a.k,
-        delta=a.delta,
-        eps=a.eps,
-        radius=a.radius,
-        schedule=a.schedule,
-        gamma0=a.gamma0,
-        steps=a.steps,
-        rho=a.rho,
-        decay=a.decay,
-        trials=a.trials,
-        seed=a.seed,
-    )
+    for flag, note in REMOVED.items():
+        if getattr(a, flag) is not None:
+            raise CliError(f"--{flag} was removed: {note}. Drop it (`hetdp run Private_regression --help`).")
+    s, result = view("Private_regression", given_fields(a, FIELDS), a)
+    df = result.tables()["regression_excess_risk"]
     rows = df.to_dict(orient="records")  # a point without a value: null and the core's reason
     if a.json:
-        print(_dump({"axis": a.axis, "rows": rows}))
+        print(_dump({"axis": s.axis, "rows": rows, "link": f"/{s.PAGE}?{s.query_string()}"}))
     else:
         print(df.to_string(index=False, float_format=lambda v: f"{v:.5g}", na_rep="no value"))
     return 0
@@ -39,30 +38,13 @@ def cmd_regression(a) -> int:
 
 def register(sub) -> None:
     """Add this verb's parser to the ``hetdp`` subcommands."""
-    rg = sub.add_parser("regression", help="private least squares (Algorithm 2) vs baselines")
-    rg.add_argument("--axis", choices=["n", "eps"], default="n")
-    rg.add_argument("--values", default="1000,10000,100000", help="values of n or eps to sweep")
-    rg.add_argument("--n", type=int, default=10_000, help="users (when sweeping eps)")
-    rg.add_argument("--theta", default="0.5,-0.3,0.2", help="true coefficients (features = len)")
-    rg.add_argument("--noise", type=float, default=0.1)
-    rg.add_argument("--q", type=float, default=0.1, help="feature correlation")
-    rg.add_argument("--k", type=int, default=1, help="sensitive features (demand --delta)")
-    rg.add_argument("--delta", type=float, default=2.0)
-    rg.add_argument("--eps", type=float, default=8.0)
-    rg.add_argument("--radius", type=float, default=1.0)
-    rg.add_argument("--schedule", choices=["constant", "poly", "inverse"], default="constant")
-    rg.add_argument("--gamma0", type=float, default=1.0)
-    rg.add_argument("--steps", type=int, default=200)
-    rg.add_argument("--rho", type=float, default=0.5)
-    rg.add_argument(
-        "--decay",
-        "--lam",
-        dest="decay",
-        type=float,
-        default=0.1,
-        help="decay rate λ of the inverse schedule (--lam: old name)",
+    rg = sub.add_parser(
+        "regression", help="private least squares (Algorithm 2) vs baselines (= run Private_regression)"
     )
-    rg.add_argument("--trials", type=int, default=10)
-    rg.add_argument("--seed", type=int, default=0)
+    field_flags(rg, "Private_regression", FIELDS)
+    rg.add_argument("--lam", dest="decay", help="old name of --decay")
+    rg.add_argument("--budget", choices=BUDGET_NAMES, default="page", help="compute budget (see hetdp run)")
+    for flag in REMOVED:
+        rg.add_argument(f"--{flag}", default=None, help="removed (see the message it gives)")
     rg.add_argument("--json", action="store_true")
     rg.set_defaults(func=cmd_regression)

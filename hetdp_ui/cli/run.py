@@ -18,6 +18,7 @@ from hetdp_ui.cli._common import (
     _scenario_verb,
     budget,
     output_dir,
+    run_view,
     write_atomic,
 )
 
@@ -49,12 +50,7 @@ def cmd_run(a) -> int:
         upload = path.read_bytes()
     with _executor(a) as executor:
         options = RunOptions(budget=limit, executor=executor, upload=upload)
-        if executor is None and a.budget == "page":  # the page's limits, enforced while it runs
-            from hetdp_ui.limits import run_limited
-
-            result = run_limited(page, scenario, options=options, start="fork")
-        else:
-            result = mod.run(scenario, options=options)
+        result = run_view(scenario, options, limited=a.budget == "page")  # the page's limits, while it runs
     tables = result.tables()  # privacy_meaning included (the scenario's prior)
     pin = _last(query.get("pin"))
     if pin:  # plan A vs plan B, as the page shows it for a pinned link

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hetdp_core.scenario import RunOptions
-from hetdp_ui.cli._common import BUDGET_NAMES, CliError, _dump, budget, parse_list
+from hetdp_ui.cli._common import BUDGET_NAMES, CliError, _dump, parse_list, view
 
 
 def _sgd_schedules(a, sensitivity: float):
@@ -43,57 +42,41 @@ def cmd_sgd_theta(a) -> int:
 
 
 def cmd_sgd_run(a) -> int:
-    """Alias of ``hetdp run DP_SGD_schedules``: the page's scenario, seeds and gradient sensitivity."""
-    from hetdp_core import dpsgd as sg
-    from hetdp_core.scenarios import dp_sgd_schedules as ds
+    """Alias of ``hetdp run DP_SGD_schedules``: the flags build the page's query (same seeds, the
+    core's gradient sensitivity); the JSON keeps this verb's shape."""
+    from hetdp_core.dpsgd import region
 
     if a.schedule == "custom" and not a.custom:
         raise CliError("--schedule custom needs --custom, e.g. --custom 0.1,0.05,0.02.")
-    s = ds.DpSgdSchedules(
-        lr=a.schedule,
-        gamma0=a.gamma0,
-        rho=a.rho,
-        custom=parse_list(a.custom, "--custom") if a.custom else ds.DpSgdSchedules().custom,
-        priv="constant" if a.kappa == 0 else "power",
-        kappa=a.kappa,
-        eps=a.eps,
-        problem=a.problem,
-        Lambda=a.Lambda,
-        lam=a.lam,
-        steps=a.steps,
-        trials=a.trials,
-        compare=a.method != "dpsgd",
-        n=a.n,
-        seed=a.seed,
-    )
-    sens = sg.checked_sensitivity(problem=a.problem, Lambda=a.Lambda, override=a.sensitivity)
-    if sens != sg.gradient_sensitivity(problem=a.problem, Lambda=a.Lambda):
-        g, _, th = _sgd_schedules(a, sens)  # a larger, explicit sensitivity: recalibrate
-        x, target = ds.data(s)
-        traj = sg.simulate(
-            problem=a.problem,
-            data=x,
-            gammas=g,
-            thetas=th,
-            trials=a.trials,
-            method=a.method,
-            lam=a.lam,
-            rng=np.random.default_rng([a.seed, 1 + ds.METHODS.index(_METHOD[a.method])]),
-        )
-        err = np.linalg.norm(traj[:, -1, :] - target, axis=1)
-    else:
-        s_res = ds.run(s, options=RunOptions(budget=budget(a.budget)))
-        target = s_res.target
-        err = s_res.final_errors[_METHOD[a.method]]
+    query = {
+        "lr": a.schedule,
+        "gamma0": a.gamma0,
+        "rho": a.rho,
+        "priv": "constant" if a.kappa == 0 else "power",
+        "kappa": a.kappa,
+        "eps": a.eps,
+        "problem": a.problem,
+        "Lambda": a.Lambda,
+        "lam": a.lam,
+        "steps": a.steps,
+        "trials": a.trials,
+        "compare": int(a.method != "dpsgd"),
+        "n": a.n,
+        "seed": a.seed,
+        "sensitivity": a.sensitivity or 0,
+        **({"custom": a.custom} if a.custom else {}),
+    }
+    s, result = view("DP_SGD_schedules", query, a)
+    err = result.final_errors[_METHOD[a.method]]
     q25, med, q75 = np.quantile(err, [0.25, 0.5, 0.75])
     out = {
         "problem": a.problem,
         "method": a.method,
-        "target": np.asarray(target).tolist(),
+        "target": np.asarray(result.target).tolist(),
         "final_error": {"median": float(med), "q25": float(q25), "q75": float(q75)},
         "errors": err.tolist(),
-        "converges_in_theory": bool(sg.region(a.rho, a.kappa)) if a.schedule == "poly" else None,
-        "sensitivity": sens,
+        "converges_in_theory": bool(region(a.rho, a.kappa)) if a.schedule == "poly" else None,
+        "sensitivity": result.sensitivity,
         "link": f"/{s.PAGE}?{s.query_string()}",
     }
     print(
