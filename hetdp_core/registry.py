@@ -36,8 +36,9 @@ class PageSpec:
     ``title`` the menu and report title; ``icon`` a Material icon name (``:material/tune:``);
     ``summary`` its question in one or two plain sentences (home page; the page itself and its
     report show the module's longer ``QUESTION``); ``doc`` its documentation
-    topic (``docs/<doc>.md``); ``key_prefix`` the prefix of its widgets' session keys; ``file`` its
-    page script relative to the app root; ``order`` its place in the menu; ``upload`` whether its
+    topic (``docs/<doc>.md``; default: the URL path in lower case with ``-``); ``key_prefix`` the prefix
+    of its widgets' session keys; ``file`` its page script relative to the app root (default
+    ``pages/<order>_<url>.py``); ``order`` its place in the menu; ``upload`` whether its
     run accepts an uploaded CSV; ``solver`` the name of its accuracy solver (None: none);
     ``fast_query`` a cheap query of the page, used by the load tool and the tests;
     ``example_query`` a non-default view (small enough for the test suite) that exercises the
@@ -51,10 +52,10 @@ class PageSpec:
     title: str
     icon: str
     summary: str
-    doc: str
     key_prefix: str
-    file: str
     order: int
+    doc: str = ""
+    file: str = ""
     upload: bool = False
     solver: str | None = None
     fast_query: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
@@ -70,6 +71,10 @@ class PageSpec:
         if not self.key_prefix.isidentifier():
             raise InputError(f"PageSpec.key_prefix must be an identifier; got {self.key_prefix!r}.")
         object.__setattr__(self, "fast_query", MappingProxyType(dict(self.fast_query)))
+        if not self.doc:  # docs/feature-privacy.md for Feature_privacy
+            object.__setattr__(self, "doc", self.url.lower().replace("_", "-"))
+        if not self.file:  # pages/1_Feature_privacy.py: the menu order, then the URL path
+            object.__setattr__(self, "file", f"pages/{self.order}_{self.url}.py")
         if self.risk_kind not in ("eps", "zcdp"):
             raise InputError(f"PageSpec.risk_kind must be 'eps' or 'zcdp'; got {self.risk_kind!r}.")
 

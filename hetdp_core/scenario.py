@@ -26,6 +26,13 @@ __all__ = [
     "InputError",
     "Spec",
     "param",
+    "Constraint",
+    "Interval",
+    "Options",
+    "Subset",
+    "Numbers",
+    "Boolean",
+    "Text",
     "Scenario",
     "Result",
     "MAX_QUERY_VALUE",
@@ -95,11 +102,97 @@ class Spec:
         return dict(self.labels).get(value, str(value))
 
 
-def param(default: Any, kind: str, **spec) -> Any:
-    """A scenario field with its :class:`Spec` (use inside a frozen dataclass body)."""
+class Constraint:
+    """What values one scenario input accepts, declared once (in the manner of scikit-learn's
+    ``Interval`` and ``StrOptions``): the URL parser, the Python check, the widgets' ranges and the
+    CLI derive from it through the :class:`Spec` it resolves to. Subclasses: :class:`Interval`,
+    :class:`Options`, :class:`Subset`, :class:`Numbers`, :class:`Boolean`, :class:`Text`."""
+
+    def spec_fields(self) -> dict:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Interval(Constraint):
+    """A number of type ``kind`` (``int`` or ``float``) in the closed interval [lo, hi]."""
+
+    kind: type
+    lo: float | None
+    hi: float | None
+
+    def spec_fields(self) -> dict:
+        return {"kind": self.kind.__name__, "lo": self.lo, "hi": self.hi}
+
+
+@dataclass(frozen=True)
+class Options(Constraint):
+    """One of a few identifiers; ``options`` is a tuple of identifiers or a mapping identifier →
+    label in plain words (widgets show the label; the core and the URL use the identifier)."""
+
+    options: Any
+
+    def spec_fields(self) -> dict:
+        if isinstance(self.options, Mapping):
+            return {"kind": "choice", "choices": tuple(self.options), "labels": tuple(self.options.items())}
+        return {"kind": "choice", "choices": tuple(self.options)}
+
+
+@dataclass(frozen=True)
+class Subset(Constraint):
+    """Several of a few identifiers (a comma-separated list in the URL), between 1 and ``max_len``."""
+
+    options: tuple
+    max_len: int = 200
+
+    def spec_fields(self) -> dict:
+        return {"kind": "choices", "choices": tuple(self.options), "max_len": self.max_len}
+
+
+@dataclass(frozen=True)
+class Numbers(Constraint):
+    """A list of numbers, each in ``entries`` (an :class:`Interval`), ``min_len`` to ``max_len`` of
+    them; ``allow_inf`` admits +∞ (no demand)."""
+
+    entries: Interval
+    max_len: int = 200
+    min_len: int = 1
+    allow_inf: bool = False
+
+    def spec_fields(self) -> dict:
+        return {
+            "kind": "floats",
+            "lo": self.entries.lo,
+            "hi": self.entries.hi,
+            "min_len": self.min_len,
+            "max_len": self.max_len,
+            "allow_inf": self.allow_inf,
+        }
+
+
+@dataclass(frozen=True)
+class Boolean(Constraint):
+    """On or off (``1``/``0`` in the URL)."""
+
+    def spec_fields(self) -> dict:
+        return {"kind": "bool"}
+
+
+@dataclass(frozen=True)
+class Text(Constraint):
+    """Free text of at most ``max_len`` characters."""
+
+    max_len: int = 200
+
+    def spec_fields(self) -> dict:
+        return {"kind": "text", "max_len": self.max_len}
+
+
+def param(default: Any, constraint: Constraint, label: str = "", **extra) -> Any:
+    """A scenario field: its default, its :class:`Constraint`, its name in plain words (messages,
+    widgets) and optionally a slider ``grid`` or ``synonyms`` (use inside a frozen dataclass body)."""
     if isinstance(default, list):
         default = tuple(default)
-    return field(default=default, metadata={"spec": Spec(kind, **spec)})
+    return field(default=default, metadata={"spec": Spec(**constraint.spec_fields(), label=label, **extra)})
 
 
 def _fmt(v: float) -> str:
@@ -364,13 +457,22 @@ class Scenario:
     ``privacy_meaning``), so a link and ``hetdp run`` give every number the page shows; neither
     changes what ``run`` computes (:data:`READING`)."""
 
-    prior: float = param(0.01, "float", lo=0.001, hi=0.5, label="attacker's prior p")
-    fpr: float = param(0.01, "float", lo=0.0001, hi=0.5, label="attack false-positive rate")
+    prior: float = param(0.01, Interval(float, 0.001, 0.5), "attacker's prior p")
+    fpr: float = param(0.01, Interval(float, 0.0001, 0.5), "attack false-positive rate")
 
-    PAGE: ClassVar[str] = ""  # the page's URL path, e.g. "Feature_privacy"
+    #: the page's URL path (e.g. "Feature_privacy") and title, from its module's ``PAGE_SPEC``
+    PAGE: ClassVar[str] = ""
     TITLE: ClassVar[str] = ""
     #: old URL parameter names → field names (a renamed parameter keeps old links working)
     ALIASES: ClassVar[dict] = {}
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        import sys
+
+        spec = getattr(sys.modules.get(cls.__module__), "PAGE_SPEC", None)
+        if spec is not None:  # a page's scenario: named by its one declaration
+            cls.PAGE, cls.TITLE = spec.url, spec.title
 
     def __post_init__(self):
         for f in dataclasses.fields(self):

@@ -13,6 +13,7 @@ the same rules as the widget, and ignored with a visible warning when invalid.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -359,7 +360,7 @@ def list_editor(state_key: str, *, item: str, column: str) -> list[float] | None
     None after showing an error when the list does not parse (validation of values is the core's)."""
     text = st.session_state[state_key]
     try:
-        vals = check_value("the list", Spec("floats", allow_inf=True, min_len=0, max_len=10**4), text)
+        vals = check_value(column, Spec("floats", allow_inf=True, min_len=0, max_len=10**4), text)
     except InputError as exc:
         show_input_error(exc)
         return None
@@ -611,6 +612,23 @@ def app_base_url(page: str) -> str:
     if path.lower().endswith("/" + page.lower()):
         path = path[: -len(page) - 1]
     return f"{u.scheme}://{u.netloc}{path}"
+
+
+def meaning_and_report(result, state: ScenarioState, *, plan_a=None, **meaning) -> None:
+    """The end of a page's results: what its levels mean for a person (:func:`meaning_panel`, with
+    ``meaning`` passed on) and its report button (:func:`report_button`)."""
+    meaning_panel(result, state, **meaning)
+    report_button(result.scenario.PAGE, result.scenario, result, plan_a=plan_a)
+
+
+@contextlib.contextmanager
+def formulas(page: str, title: str = "Formulas behind the curves"):
+    """The page's formulas, in an expander that opens with the link to its documentation topic."""
+    from hetdp_ui.nav import doc_link
+
+    with st.expander(title):
+        doc_link(page)
+        yield
 
 
 def report_button(page: str, scenario: Scenario, result, *, plan_a=None) -> None:

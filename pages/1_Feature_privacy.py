@@ -9,26 +9,11 @@ from hetdp_core.bcdp_sim import PRESETS as PAPER_PRESETS
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import feature_privacy as fp
 from hetdp_core.solve import STATISTICS, TARGET_MAX, TARGET_MIN, solve_feature_privacy
+from hetdp_ui import common as ui
 from hetdp_ui import page_figures as pf
-from hetdp_ui.common import (
-    chart,
-    csv_download,
-    grid_slider,
-    list_editor,
-    log_slider,
-    mark_solver,
-    meaning_panel,
-    report_button,
-    run_page,
-    show_checks,
-    show_input_error,
-    solver_open,
-    start_page,
-)
 from hetdp_ui.figures import c_vector_figure, mse_sweep_figure, stage_schematic_figure
-from hetdp_ui.nav import doc_link
 
-state = start_page(
+state = ui.start_page(
     fp,
     preset_help=(
         "Paper setups (Appendix B.3/B.4). Presets cap trials at 40 (Figure 4b: 20) to fit the page's budget; "
@@ -46,20 +31,20 @@ def set_axis_grid():
 # ------------------------------------------------------------------ sidebar
 sb = st.sidebar
 state.choice("mode", "Demands", on_change=state.mark_custom, horizontal=True)
-eps = log_slider("ε — global LDP level", EPS_GRID, state.key("eps"))
+eps = ui.log_slider("ε — global LDP level", EPS_GRID, state.key("eps"))
 if state["mode"] == "two_groups":
     d = state.slider("d", "d — number of features", on_change=state.mark_custom)
     if state["k"] > d:
         st.session_state[state.key("k")] = d
     k = state.slider("k", "k — sensitive features", hi=d, on_change=state.mark_custom)
-    log_slider("δ — demand of the sensitive features", EPS_GRID, state.key("delta"))
+    ui.log_slider("δ — demand of the sensitive features", EPS_GRID, state.key("delta"))
 else:
     sb.text_input(
         "δ per feature (any order; inf = no extra demand)",
         key=state.key("table"),
         help="Comma-separated. Edit here or in the table on the page.",
     )
-    if list_editor(state.key("table"), item="feature", column="δ demand") is None:
+    if ui.list_editor(state.key("table"), item="feature", column="δ demand") is None:
         state.sync_url()
         st.stop()
 
@@ -79,7 +64,7 @@ if state["axis"] not in axis_opts:
     set_axis_grid()
 sb.selectbox("x-axis of the MSE plot", axis_opts, format_func=AXES.get, key=state.key("axis"), on_change=set_axis_grid)
 sb.text_input("sweep points", key=state.key("points"), help="comma-separated values of the x-axis")
-grid_slider("n — users", fp.N_OPTIONS, state.key("n"), on_change=state.mark_custom)
+ui.grid_slider("n — users", fp.N_OPTIONS, state.key("n"), on_change=state.mark_custom)
 state.number("trials", "trials", step=5)
 state.number("seed", "seed", step=1)
 sb.toggle(
@@ -108,7 +93,7 @@ sb.checkbox(
 state.sync_url()
 
 # ------------------------------------------------------------------ the one computation
-scenario, result, ab = run_page(state, fp)
+scenario, result, ab = ui.run_page(state, fp)
 alloc, report, names = result.alloc, result.tables_["bcdp_guarantee"], result.names
 eps, d = scenario.eps, len(result.names)
 tables = result.tables()
@@ -131,13 +116,13 @@ with c1:
     if ab is not None:
         ra = ab[1]
         pa = (ra.names, ra.alloc.c, ra.tables_["bcdp_guarantee"]["guaranteed δ'"].to_numpy())
-    chart(
+    ui.chart(
         c_vector_figure(names, alloc.delta, alloc.c, report["guaranteed δ'"].to_numpy(), eps, plan_a=pa),
         key="bcdp_cfig",
     )
 with c2:
     st.subheader("Is every feature's demand met?")
-    if show_checks(result.checks, quiet=True):
+    if ui.show_checks(result.checks, quiet=True):
         st.success(
             f"Every demand holds: LDP level delivered c_d = {alloc.ldp_level:.4g} ≤ ε = {eps:g}; ζ = {alloc.zeta:.3g}."
         )
@@ -161,16 +146,15 @@ st.caption(
     "reported as a numerical failure of this software, not as a finding. How guaranteed δ' is "
     "computed: in the formulas at the bottom of the page."
 )
-csv_download(tables["bcdp_guarantee"], "bcdp_guarantee.csv", "dl_guarantee")
-meaning_panel(result, state)
-report_button("Feature_privacy", scenario, result, plan_a=ab)
+ui.csv_download(tables["bcdp_guarantee"], "bcdp_guarantee.csv", "dl_guarantee")
+ui.meaning_and_report(result, state, plan_a=ab)
 
 with st.expander("Stage schematic of Mechanism 1 — which features each stage covers, at what level"):
-    chart(stage_schematic_figure(result.sorted_names, result.stages), key="bcdp_stages")
+    ui.chart(stage_schematic_figure(result.sorted_names, result.stages), key="bcdp_stages")
     if ab is not None:
         st.caption("Plan A's stages:")
-        chart(stage_schematic_figure(ab[1].sorted_names, ab[1].stages), key="bcdp_stages_a")
-    csv_download(tables["bcdp_stages"], "bcdp_stages.csv", "dl_stages", "Download the stages (CSV)")
+        ui.chart(stage_schematic_figure(ab[1].sorted_names, ab[1].stages), key="bcdp_stages_a")
+    ui.csv_download(tables["bcdp_stages"], "bcdp_stages.csv", "dl_stages", "Download the stages (CSV)")
     st.caption(
         "Stage k privatises the features from the k-th most private one onwards with budget "
         "Δ_k = c_k − c_{k−1}; a feature's estimate combines the stages that cover it with "
@@ -190,7 +174,7 @@ fig = mse_sweep_figure(
 )
 if ab is not None and not same_axis:
     st.caption(f"Plan A sweeps {ab[0].axis}, this view sweeps {scenario.axis}: plan A is not overlaid here.")
-chart(fig, key="bcdp_msefig")
+ui.chart(fig, key="bcdp_msefig")
 st.caption(
     f"Simulated: {scenario.trials} independent runs per point, n = {scenario.n:,} users "
     "(data from the q-mixture prior of eq. 58), median and 25–75 % band of ‖x̂ − x̄‖². "
@@ -198,9 +182,9 @@ st.caption(
 )
 m1, m2 = st.columns(2)
 with m1:
-    csv_download(tables["bcdp_mse_summary"], "bcdp_mse_summary.csv", "dl_summary")
+    ui.csv_download(tables["bcdp_mse_summary"], "bcdp_mse_summary.csv", "dl_summary")
 with m2:
-    csv_download(tables["bcdp_mse_errors"], "bcdp_mse_errors.csv", "dl_errors")
+    ui.csv_download(tables["bcdp_mse_errors"], "bcdp_mse_errors.csv", "dl_errors")
 
 qd = tables["bcdp_release_quantiles"]
 st.markdown(
@@ -208,12 +192,12 @@ st.markdown(
     "(▲ true mean): each dot is one possible release — the strictly protected features scatter more "
     "(quantiles of simulated releases)."
 )
-chart(pf.quantile_dotplot_figure(qd), key="bcdp_dotplot")
+ui.chart(pf.quantile_dotplot_figure(qd), key="bcdp_dotplot")
 if ab is not None:
-    chart(pf.quantile_dotplot_figure(ab[1].tables()["bcdp_release_quantiles"], title="plan A"), key="bcdp_dotplot_a")
-csv_download(qd, "bcdp_release_quantiles.csv", "dl_bcdp_dots")
+    ui.chart(pf.quantile_dotplot_figure(ab[1].tables()["bcdp_release_quantiles"], title="plan A"), key="bcdp_dotplot_a")
+ui.csv_download(qd, "bcdp_release_quantiles.csv", "dl_bcdp_dots")
 
-with st.expander("What privacy do I need for this accuracy?", expanded=solver_open("bcdp")):
+with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver_open("bcdp")):
     st.markdown(
         f"Scale every level of this scenario (all δ_i and ε) by one factor and find the **most private** "
         f"scaling whose squared error ‖x̂ − x̄‖² *as plotted below* (simulated releases with the "
@@ -231,7 +215,7 @@ with st.expander("What privacy do I need for this accuracy?", expanded=solver_op
         key="bcdp_target",
         help="the squared error summed over the features, each feature's mean being in [−1, 1]: a target T "
         "means about ± √(T/d) on each published mean (T = 0.5 with d = 10 features: about ± 0.22)",
-        on_change=mark_solver,
+        on_change=ui.mark_solver,
         args=("bcdp",),
     )
     statistic = c2.radio(
@@ -245,7 +229,7 @@ with st.expander("What privacy do I need for this accuracy?", expanded=solver_op
         try:
             sol = solve_feature_privacy(scenario, target=target, statistic=statistic)
         except InputError as exc:
-            show_input_error(exc)
+            ui.show_input_error(exc)
         else:
             st.success(
                 f"{sol.scale:.3g}× the levels: ε = {sol.eps:.3g}, δ = "
@@ -289,8 +273,7 @@ st.info(
     "projection. Try a manual ζ, or switch 'As published' on to see the published comparison."
 )
 
-with st.expander("Formulas behind the curves"):
-    doc_link("Feature_privacy")
+with ui.formulas("Feature_privacy"):
     st.markdown("**Allocation (Theorem 2)**, coordinates sorted by δ, δ̃_i = min(δ_i, ε):")
     st.latex(
         r"c_d=\min\Big(\log\frac{e^{\zeta\tilde\delta_1}+q-1}{q},\ \tilde\delta_d\Big),\quad "

@@ -7,20 +7,10 @@ import streamlit as st
 
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import bcdp_guarantee_lab as lab
-from hetdp_ui.common import (
-    chart,
-    csv_download,
-    meaning_panel,
-    report_button,
-    run_page,
-    show_checks,
-    show_input_error,
-    start_page,
-)
+from hetdp_ui import common as ui
 from hetdp_ui.lab_figures import rr_figure, tradeoff_figure, translator_figure
-from hetdp_ui.nav import doc_link
 
-state = start_page(lab)
+state = ui.start_page(lab)
 
 levels_text = lab.levels_text
 sb = st.sidebar
@@ -41,7 +31,7 @@ state.slider("tr_q", "q (translator)", step=0.01, on_change=state.mark_custom)
 try:
     d_rr = len(state.scenario(rr_coord=1, test_coord=1).rr_c)  # validates every field
 except InputError as exc:
-    show_input_error(exc)
+    ui.show_input_error(exc)
     state.sync_url()
     st.stop()
 if state["rr_coord"] > d_rr:
@@ -56,7 +46,7 @@ sb.selectbox(
 )
 state.sync_url()
 
-scenario, result, ab = run_page(state, lab)
+scenario, result, ab = ui.run_page(state, lab)
 tables = result.tables()
 
 tab1, tab2, tab3, tab4, tab5 = st.tabs(
@@ -87,7 +77,7 @@ with tab1:
             "but at b = c = 1 (or a = b = 1) output 0 becomes impossible for x₁ = 1 (or x₂ = 0) and "
             "that feature's δ is ∞ too."
         )
-    csv_download(tables["bcdp_example1"], "bcdp_example1.csv", "dl_lab_ex1")
+    ui.csv_download(tables["bcdp_example1"], "bcdp_example1.csv", "dl_lab_ex1")
 
 # ------------------------------------------------------------------ Example 2
 with tab2:
@@ -98,7 +88,7 @@ with tab2:
         "never raises δ (Proposition 5)."
     )
     st.dataframe(ex2, hide_index=True, key="lab_ex2_table")
-    csv_download(ex2, "bcdp_example2.csv", "dl_lab_ex2")
+    ui.csv_download(ex2, "bcdp_example2.csv", "dl_lab_ex2")
 
 # ------------------------------------------------------------------ RR vs bounds
 with tab3:
@@ -109,15 +99,15 @@ with tab3:
             "(c-CDP, Σc-LDP). Data come from the q-mixture prior (eq. 58). The exact BCDP level "
             "(by enumeration) sits below Proposition 4's bound, which sits below Proposition 3's."
         )
-        show_checks(result.checks)
-        chart(rr_figure(rr, state["rr_coord"]), key="lab_rr")
+        ui.show_checks(result.checks)
+        ui.chart(rr_figure(rr, state["rr_coord"]), key="lab_rr")
         g = rr[rr.coordinate == state["rr_coord"]]
         gap = (g["prop4"] - g["exact"]).max()
         st.caption(
             f"Largest gap between Proposition 4 and the exact level for coordinate {state['rr_coord']}: "
             f"{gap:.3g} (at q = {g.loc[(g['prop4'] - g['exact']).idxmax(), 'q']:g})."
         )
-        csv_download(tables["bcdp_rr_vs_bounds"], "bcdp_rr_vs_bounds.csv", "dl_lab_rr")
+        ui.csv_download(tables["bcdp_rr_vs_bounds"], "bcdp_rr_vs_bounds.csv", "dl_lab_rr")
 
 # ------------------------------------------------------------------ Theorem 1
 with tab4:
@@ -133,10 +123,10 @@ with tab4:
             f"output. Theorem 1: the mechanism is δ_i-BCDP exactly when no test beats the lines "
             f"e^δ α + β = 1 and α + e^δ β = 1. Here δ_{i + 1} = {levels_text(delta_i)[0]}."
         )
-        chart(tradeoff_figure(a_all, b_all, a_np, b_np, delta_i), key="lab_tests")
+        ui.chart(tradeoff_figure(a_all, b_all, a_np, b_np, delta_i), key="lab_tests")
         if a_all is None and state["all_tests"]:
             st.caption(f"|Y| = {test['outputs']} > 12: only the optimal boundary is drawn.")
-        csv_download(tables["bcdp_tradeoff"], "bcdp_tradeoff.csv", "dl_lab_tests")
+        ui.csv_download(tables["bcdp_tradeoff"], "bcdp_tradeoff.csv", "dl_lab_tests")
 
 # ------------------------------------------------------------------ translator
 with tab5:
@@ -147,20 +137,18 @@ with tab5:
         "mechanism is c_d-LDP (Proposition 4(2)); **Proposition 6** only uses c-CDP (Proposition "
         "4(1)): the linear constraint A c ≤ 1, solved by cvxpy minimising the Theorem 2 bound."
     )
-    chart(translator_figure(names, alloc.c, tr["c"], tr_delta), key="lab_translator")
+    ui.chart(translator_figure(names, alloc.c, tr["c"], tr_delta), key="lab_translator")
     cmp = result.compare
     st.dataframe(cmp, hide_index=True, key="lab_translator_table")
     st.caption(
         f"cvxpy status: {tr['status']} after {tr['iterations']} convex–concave steps. "
         "Proposition 6 is more conservative because it ignores the tighter LDP level."
     )
-    csv_download(tables["bcdp_translator"], "bcdp_translator.csv", "dl_lab_tr")
+    ui.csv_download(tables["bcdp_translator"], "bcdp_translator.csv", "dl_lab_tr")
 
-meaning_panel(result, state)
-report_button("BCDP_guarantee_lab", scenario, result, plan_a=ab)
+ui.meaning_and_report(result, state, plan_a=ab)
 
-with st.expander("Formulas behind the numbers"):
-    doc_link("BCDP_guarantee_lab")
+with ui.formulas("BCDP_guarantee_lab", "Formulas behind the numbers"):
     st.latex(
         r"\delta_i=\max_{y,\,a,\,a'}\log\frac{P(y\mid x_i=a)}{P(y\mid x_i=a')},\qquad "
         r"P(y\mid x_i=a)=\sum_{x_{-i}}\pi(x_{-i}\mid x_i=a)\,P(y\mid x)"

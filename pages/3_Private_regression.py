@@ -4,11 +4,10 @@ import streamlit as st
 
 from hetdp_core import regression as rg
 from hetdp_core.scenarios import private_regression as pr
-from hetdp_ui.common import chart, csv_download, grid_slider, meaning_panel, report_button, run_page, start_page
+from hetdp_ui import common as ui
 from hetdp_ui.lab_figures import excess_risk_figure, trajectory_figure
-from hetdp_ui.nav import doc_link
 
-state = start_page(pr)
+state = ui.start_page(pr)
 
 N_GRID = list(pr.N_GRID)
 sb = st.sidebar
@@ -59,22 +58,22 @@ sb.radio(
     horizontal=True,
     format_func={"n": "users n", "eps": "ε"}.get,
 )
-grid_slider("n (trajectory; users when sweeping ε)", N_GRID, state.key("n"))
+ui.grid_slider("n (trajectory; users when sweeping ε)", N_GRID, state.key("n"))
 state.number("trials", "trials per point")
 state.number("seed", "seed")
 state.sync_url()
 
 if state["source"] == "upload" and upload is None:
     st.stop()
-scenario, result, ab = run_page(state, pr, upload=upload)
+scenario, result, ab = ui.run_page(state, pr, upload=upload)
 tables = result.tables()
 for note in result.notes:
     (st.warning if note.startswith("Assumption 1 does not hold") else st.caption)(note)
 
 st.subheader("One private fit: distance to the non-private optimum along gradient descent")
 ref, trajs = result.reference, result.trajectories
-chart(trajectory_figure(trajs, ref.theta), key="reg_traj")
-csv_download(
+ui.chart(trajectory_figure(trajs, ref.theta), key="reg_traj")
+ui.csv_download(
     tables["regression_trajectory"], "regression_trajectory.csv", "dl_reg_traj", "Download the trajectory (CSV)"
 )
 for w in result.warnings:
@@ -90,7 +89,7 @@ st.caption(
 
 st.subheader(f"Excess risk vs {'number of users' if state['axis'] == 'n' else 'ε'}")
 table = tables["regression_excess_risk"]
-chart(excess_risk_figure(table, state["axis"]), key="reg_risk")
+ui.chart(excess_risk_figure(table, state["axis"]), key="reg_risk")
 stopped = table.groupby("method")["nonconvex"].sum()
 st.caption(
     "Simulated: median and 25–75 % band over the runs where f̂ was convex. Runs stopped because f̂ "
@@ -98,7 +97,7 @@ st.caption(
     "The naive single-copy plug-in is always convex but biased: its excess risk does not vanish "
     "with n."
 )
-csv_download(tables["regression_excess_risk"], "regression_excess_risk.csv", "dl_reg_risk")
+ui.csv_download(tables["regression_excess_risk"], "regression_excess_risk.csv", "dl_reg_risk")
 
 st.subheader("Per-feature guarantee under the data's own correlation")
 st.dataframe(tables["regression_guarantee"], hide_index=True, key="reg_guarantee")
@@ -108,12 +107,10 @@ st.caption(
     "Proposition 4 then gives δ'_i = min(c_i + log(1 + q_i e^{c_d} − q_i), c_d). Whatever the data, the "
     "LDP level c_d bounds any attacker."
 )
-csv_download(tables["regression_guarantee"], "regression_guarantee.csv", "dl_reg_guarantee")
-meaning_panel(result, state)
-report_button("Private_regression", scenario, result, plan_a=ab)
+ui.csv_download(tables["regression_guarantee"], "regression_guarantee.csv", "dl_reg_guarantee")
+ui.meaning_and_report(result, state, plan_a=ab)
 
-with st.expander("Formulas behind the curves"):
-    doc_link("Private_regression")
+with ui.formulas("Private_regression"):
     st.markdown(
         "Each user sends two independent copies $\\hat x^{(i,1)},\\hat x^{(i,2)}=M_{mean}(x^{(i)}, c/2)$ "
         "(Mechanism 1 without projection, so each copy is unbiased); the server minimises"

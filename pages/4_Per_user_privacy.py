@@ -7,24 +7,11 @@ from hetdp_core import hetero as ht
 from hetdp_core.scenario import InputError, split_list
 from hetdp_core.scenarios import per_user_privacy as pu
 from hetdp_core.solve import TARGET_MAX, TARGET_MIN, solve_per_user
+from hetdp_ui import common as ui
 from hetdp_ui import page_figures as pf
-from hetdp_ui.common import (
-    chart,
-    csv_download,
-    grid_slider,
-    mark_solver,
-    meaning_panel,
-    report_button,
-    run_page,
-    show_checks,
-    show_input_error,
-    solver_open,
-    start_page,
-)
 from hetdp_ui.glossary import glossary_markdown, method_label
-from hetdp_ui.nav import doc_link
 
-state = start_page(pu)
+state = ui.start_page(pu)
 
 ALL_ALGS = list(pu.ALL_ALGS)
 sb = st.sidebar
@@ -52,7 +39,7 @@ def _resize_bins() -> None:
 
 
 if state["dataset"] == "synthetic":
-    grid_slider("n users", pu.N_OPTIONS, state.key("n"))
+    ui.grid_slider("n users", pu.N_OPTIONS, state.key("n"))
     if state["problem"] == "frequency":
         state.slider("k", "k bins", on_change=state.mark_custom)
         sb.selectbox("bin profile", ["uniform", "peaked", "skewed"], key=state.key("profile"))
@@ -117,7 +104,7 @@ state.sync_url()
 if not st.session_state["het_alg_select"]:
     st.info("Pick at least one algorithm in the sidebar.")
     st.stop()
-scenario, result, ab = run_page(state, pu, upload=upload)
+scenario, result, ab = ui.run_page(state, pu, upload=upload)
 tables, infos, desc = result.tables(), result.infos, result.description
 errors = tables["hetero_errors"]
 eps = result.eps
@@ -155,16 +142,16 @@ st.markdown(
 )
 with st.expander("Glossary: the methods and terms in plain words"):
     st.markdown(glossary_markdown(ALL_ALGS))
-csv_download(tables["hetero_summary"], "hetero_summary.csv", "dl_het_table")
+ui.csv_download(tables["hetero_summary"], "hetero_summary.csv", "dl_het_table")
 
 c1, c2 = st.columns(2)
 with c1:
     st.subheader("Error CDFs (simulated)")
-    chart(pf.error_cdf_figure(result, ab[1] if ab is not None else None), key="het_cdf")
-    csv_download(tables["hetero_errors"], "hetero_errors.csv", "dl_het_err", "Download the error samples (CSV)")
+    ui.chart(pf.error_cdf_figure(result, ab[1] if ab is not None else None), key="het_cdf")
+    ui.csv_download(tables["hetero_errors"], "hetero_errors.csv", "dl_het_err", "Download the error samples (CSV)")
 with c2:
     st.subheader("Weights against demands")
-    chart(pf.weights_figure(result, ab[1] if ab is not None else None), key="het_weights")
+    ui.chart(pf.weights_figure(result, ab[1] if ab is not None else None), key="het_weights")
     st.caption(
         "The HPF/HPM weights are proportional to ε for strict users and saturate at a common level for "
         "relaxed ones: w_i = min(t ε_i, μ)."
@@ -176,22 +163,23 @@ st.markdown(
     f"under {scenario.algs[0]} next to the true value (▲ for each bin): each dot is one possible release "
     f"(quantiles of the {scenario.trials} simulated releases)."
 )
-chart(pf.quantile_dotplot_figure(qd), key="het_dotplot")
+ui.chart(pf.quantile_dotplot_figure(qd), key="het_dotplot")
 if ab is not None:
-    chart(pf.quantile_dotplot_figure(ab[1].tables()["hetero_release_quantiles"], title="plan A"), key="het_dotplot_a")
-csv_download(qd, "hetero_release_quantiles.csv", "dl_het_dots")
+    plan_a_dots = pf.quantile_dotplot_figure(ab[1].tables()["hetero_release_quantiles"], title="plan A")
+    ui.chart(plan_a_dots, key="het_dotplot_a")
+ui.csv_download(qd, "hetero_release_quantiles.csv", "dl_het_dots")
 
 st.subheader("Free privacy: what each user actually gets")
-show_checks(result.checks)
-chart(pf.free_privacy_figure(result, ab[1] if ab is not None else None), key="het_free")
+ui.show_checks(result.checks)
+ui.chart(pf.free_privacy_figure(result, ab[1] if ab is not None else None), key="het_free")
 st.caption(
     "Below the diagonal = free privacy: the user is protected better than they asked. Every point is on or "
     "below it (ε_eff ≤ ε is a tested invariant)."
 )
-csv_download(tables["hetero_weights"], "hetero_weights.csv", "dl_het_w")
-meaning_panel(result, state)
+ui.csv_download(tables["hetero_weights"], "hetero_weights.csv", "dl_het_w")
+ui.meaning_panel(result, state)
 
-with st.expander("What privacy do I need for this accuracy?", expanded=solver_open("het")):
+with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver_open("het")):
     st.markdown(
         "Scale every finite demand ε_i by one factor (public users stay public) and find the **most "
         "private** scaling at which the chosen algorithm meets your target; then a fresh simulation checks it."
@@ -214,14 +202,14 @@ with st.expander("What privacy do I need for this accuracy?", expanded=solver_op
         key="het_target",
         help="in the data's own units: for a histogram the error on each bin's share (0.01 = ± 1 percentage "
         "point), for a mean of values in [0, 1] the error on the mean; MSE targets are squared errors",
-        on_change=mark_solver,
+        on_change=ui.mark_solver,
         args=("het",),
     )
     if st.button("Find the most private setting", key="het_solve"):
         try:
             sol = solve_per_user(scenario, target=target, metric=metric, algorithm=solve_alg, upload=upload)
         except InputError as exc:
-            show_input_error(exc)
+            ui.show_input_error(exc)
         else:
             st.success(
                 f"{sol.algorithm}: every finite demand × {sol.scale:.3g} — demands "
@@ -245,10 +233,9 @@ with st.expander("What privacy do I need for this accuracy?", expanded=solver_op
                 on_click=state.apply_scenario,
                 args=(pu.SCENARIO.from_query(sol.scenario_query),),
             )
-report_button("Per_user_privacy", scenario, result, plan_a=ab)
+ui.report_button("Per_user_privacy", scenario, result, plan_a=ab)
 
-with st.expander("Formulas behind the numbers"):
-    doc_link("Per_user_privacy")
+with ui.formulas("Per_user_privacy", "Formulas behind the numbers"):
     st.latex(
         r"\text{HPF: } \tilde p=\sum_i w_ie_{x_i}+Z,\ Z_j\sim\mathrm{Lap}(b),\ \hat p=\Pi_\Delta(\tilde p);\qquad "
         r"\text{HPM: } \hat\mu=\mathrm{clip}_{[0,1]}\Big(\sum_i w_ix_i+\mathrm{Lap}(b)\Big)"

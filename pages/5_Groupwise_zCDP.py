@@ -6,21 +6,8 @@ import streamlit as st
 from hetdp_core import zcdp
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import groupwise_zcdp as gz
+from hetdp_ui import common as ui
 from hetdp_ui import page_figures as pf
-from hetdp_ui.common import (
-    chart,
-    csv_download,
-    grid_slider,
-    list_editor,
-    log_slider,
-    meaning_panel,
-    report_button,
-    run_page,
-    show_checks,
-    show_input_error,
-    start_page,
-)
-from hetdp_ui.nav import doc_link
 from hetdp_ui.zcdp_figures import (
     budget_figure,
     loss_vs_size_figure,
@@ -29,7 +16,7 @@ from hetdp_ui.zcdp_figures import (
     renyi_figure,
 )
 
-state = start_page(gz)
+state = ui.start_page(gz)
 
 RHO_GRID, ALPHA_MAX_GRID = list(gz.RHO_GRID), list(gz.ALPHA_MAX_GRID)
 
@@ -41,7 +28,7 @@ if state["mode"] == "zipf":
     state.slider("s", "Zipf exponent s", step=0.1, on_change=state.mark_custom)
 else:
     sb.text_input("counts per group (comma-separated)", key=state.key("counts"), on_change=state.mark_custom)
-log_slider("ρ — zCDP level (σ² = 1/(2ρ))", RHO_GRID, state.key("rho"))
+ui.log_slider("ρ — zCDP level (σ² = 1/(2ρ))", RHO_GRID, state.key("rho"))
 state.slider("r", "r — relative error", step=0.01, on_change=state.mark_custom)
 sb.radio(
     "Algorithm",
@@ -50,7 +37,7 @@ sb.radio(
     horizontal=True,
     format_func={1: "1: Gaussian, then relative noise", 2: "2: relative noise only"}.get,
 )
-grid_slider("largest Rényi order α", ALPHA_MAX_GRID, state.key("alpha_max"))
+ui.grid_slider("largest Rényi order α", ALPHA_MAX_GRID, state.key("alpha_max"))
 state.number("trials", "trials (simulated releases)", step=100)
 state.number("seed", "seed", step=1)
 
@@ -58,12 +45,12 @@ state.number("seed", "seed", step=1)
 try:
     if state["mode"] == "list":
         with st.expander("Group sizes (editable table)", expanded=True):
-            if list_editor(state.key("counts"), item="group", column="count") is None:
+            if ui.list_editor(state.key("counts"), item="group", column="count") is None:
                 state.sync_url()
                 st.stop()
     counts = state.scenario(group=1).group_counts()  # validates every field
 except InputError as exc:
-    show_input_error(exc)
+    ui.show_input_error(exc)
     state.sync_url()
     st.stop()
 try:  # a value the browser sent back in another form is reset, not fatal
@@ -83,7 +70,7 @@ sb.caption(
     f"group {st.session_state[state.key('group')]} has x = {counts[st.session_state[state.key('group')] - 1]:g} people"
 )
 state.sync_url()
-scenario, result, ab = run_page(state, gz)
+scenario, result, ab = ui.run_page(state, gz)
 tables = result.tables()
 algorithm, rho, r = scenario.algorithm, scenario.rho, scenario.r
 stats, curves, claim, x_sel = tables["zcdp_releases"], result.curves, result.claim, result.x_sel
@@ -92,16 +79,16 @@ stats, curves, claim, x_sel = tables["zcdp_releases"], result.curves, result.cla
 c1, c2 = st.columns(2)
 with c1:
     st.subheader("Released vs true counts")
-    chart(release_figure(stats), key="zc_release")
+    ui.chart(release_figure(stats), key="zc_release")
 with c2:
     st.subheader("Relative error vs the bound")
-    chart(relative_error_figure(stats), key="zc_relerr")
-csv_download(tables["zcdp_releases"], "zcdp_releases.csv", "dl_zc_release")
+    ui.chart(relative_error_figure(stats), key="zc_relerr")
+ui.csv_download(tables["zcdp_releases"], "zcdp_releases.csv", "dl_zc_release")
 
 # ------------------------------------------------------------------ D_alpha for one group
 st.subheader(f"Privacy loss of group {state['group']} (x = {x_sel:g}) in both directions")
 reference = gz.claim_reference(algorithm)
-chart(renyi_figure(curves.alpha, curves.up, curves.down, curves.claimed, curves.violated, reference), key="zc_renyi")
+ui.chart(renyi_figure(curves.alpha, curves.up, curves.down, curves.claimed, curves.violated, reference), key="zc_renyi")
 if claim["unresolved"]:
     st.warning(
         "Numerical limit, not a finding: D_α could not be resolved to the tolerance "
@@ -111,9 +98,9 @@ if claim["unresolved"]:
         + "; those points are left out of the plot."
     )
 if algorithm == 1:
-    show_checks(result.checks)
+    ui.show_checks(result.checks)
 if algorithm == 1 and claim.get("bound_violation"):
-    pass  # reported by show_checks as a numerical failure
+    pass  # reported by ui.show_checks as a numerical failure
 elif claim["holds"]:
     st.success(f"On α ∈ (1, {state['alpha_max']:g}] both directions stay below {reference}.")
 else:
@@ -160,23 +147,23 @@ st.markdown(
         else "; the promise is broken for some orders (above)."
     )
 )
-csv_download(tables["zcdp_renyi_curve"], "zcdp_renyi_curve.csv", "dl_zc_curve")
+ui.csv_download(tables["zcdp_renyi_curve"], "zcdp_renyi_curve.csv", "dl_zc_curve")
 
 st.markdown(
     f"**Twenty equally likely published counts** of group {state['group']} (true count {x_sel:g}) under "
     f"each algorithm (ρ = {rho:g}, r = {r:g}): each dot is one possible release (quantiles of 100 000 "
     "simulated releases)."
 )
-chart(pf.quantile_dotplot_figure(tables["zcdp_release_quantiles"]), key="zc_dotplot")
-csv_download(tables["zcdp_release_quantiles"], "zcdp_release_quantiles.csv", "dl_zc_dots")
+ui.chart(pf.quantile_dotplot_figure(tables["zcdp_release_quantiles"]), key="zc_dotplot")
+ui.csv_download(tables["zcdp_release_quantiles"], "zcdp_release_quantiles.csv", "dl_zc_dots")
 
 # ------------------------------------------------------------------ budgets and summary
 c3, c4 = st.columns(2)
 with c3:
     st.subheader("Claimed budgets vs group size (Algorithm 2)")
     bud = tables["zcdp_claimed_budgets"]
-    chart(budget_figure(bud["size"].to_numpy(), bud["v"].to_numpy(), bud["xi"].to_numpy()), key="zc_budget")
-    csv_download(bud, "zcdp_claimed_budgets.csv", "dl_zc_budget", "Download the budgets (CSV)")
+    ui.chart(budget_figure(bud["size"].to_numpy(), bud["v"].to_numpy(), bud["xi"].to_numpy()), key="zc_budget")
+    ui.csv_download(bud, "zcdp_claimed_budgets.csv", "dl_zc_budget", "Download the budgets (CSV)")
 with c4:
     st.subheader("What each group is promised and gets")
     if result.summary_skipped:
@@ -186,12 +173,12 @@ with c4:
         )
     else:
         st.dataframe(tables["zcdp_group_summary"], hide_index=True, key="zc_summary")
-        csv_download(tables["zcdp_group_summary"], "zcdp_group_summary.csv", "dl_zc_summary")
+        ui.csv_download(tables["zcdp_group_summary"], "zcdp_group_summary.csv", "dl_zc_summary")
 
 # ------------------------------------------------------------------ the open question
 st.subheader("Open question: is Algorithm 1's loss non-increasing in the group size?")
 scan = tables["zcdp_loss_vs_size"]
-chart(loss_vs_size_figure(scan), key="zc_scan")
+ui.chart(loss_vs_size_figure(scan), key="zc_scan")
 answer = []
 for al, m in result.monotonicity.items():
     if m["non_increasing"]:
@@ -217,18 +204,17 @@ st.caption(
     "resolutions: a rise counts only when it exceeds both error estimates. Empty groups (x = 0) are "
     "compared with x = 1 only."
 )
-csv_download(tables["zcdp_loss_vs_size"], "zcdp_loss_vs_size.csv", "dl_zc_scan")
+ui.csv_download(tables["zcdp_loss_vs_size"], "zcdp_loss_vs_size.csv", "dl_zc_scan")
 
-meaning_panel(
+ui.meaning_and_report(
     result,
     state,
+    plan_a=ab,
     empty_note="Algorithm 2's per-group claim does not hold (see the checks above), so no level is stated; "
     "switch to Algorithm 1, which is ρ-zCDP for every group.",
 )
-report_button("Groupwise_zCDP", scenario, result, plan_a=ab)
 
-with st.expander("Formulas behind the curves"):
-    doc_link("Groupwise_zCDP")
+with ui.formulas("Groupwise_zCDP"):
     st.markdown(
         "**Algorithm 1**: $X_i\\sim N(x_i,\\sigma^2)$, $Y_i\\sim N(X_i,(rX_i)^2)$, $\\sigma^2=1/(2\\rho)$; "
         "**Algorithm 2**: $X_i\\sim N(x_i,(rx_i)^2)$. Accuracy bounds (analytic):"

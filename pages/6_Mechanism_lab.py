@@ -5,24 +5,10 @@ import streamlit as st
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import mechanism_lab as ml
 from hetdp_core.solve import METRICS, TARGET_MAX, TARGET_MIN, solve_mechanisms
+from hetdp_ui import common as ui
 from hetdp_ui import page_figures as pf
-from hetdp_ui.common import (
-    chart,
-    csv_download,
-    grid_slider,
-    log_slider,
-    mark_solver,
-    meaning_panel,
-    report_button,
-    run_page,
-    show_checks,
-    show_input_error,
-    solver_open,
-    start_page,
-)
-from hetdp_ui.nav import doc_link
 
-state = start_page(ml)
+state = ui.start_page(ml)
 
 
 def _adapt() -> None:
@@ -53,8 +39,8 @@ _adapt()
 
 EPS_GRID, DELTA_GRID = list(ml.EPS_GRID), list(ml.DELTA_GRID)
 sb = st.sidebar
-eps = log_slider("ε", EPS_GRID, state.key("eps"))
-delta = grid_slider("δ", DELTA_GRID, state.key("delta"), format_func=lambda v: f"{v:g}")
+eps = ui.log_slider("ε", EPS_GRID, state.key("eps"))
+delta = ui.grid_slider("δ", DELTA_GRID, state.key("delta"), format_func=lambda v: f"{v:g}")
 state.number("sens", "sensitivity Δ (noise tab)")
 state.number("trials", "trials (simulations)", step=100)
 state.number("seed", "seed")
@@ -92,14 +78,14 @@ with t4:
 with t5:
     st.text_input("scores f(x, q) per candidate", key=state.key("scores"))
 state.sync_url()
-scenario, result, ab = run_page(state, ml)
+scenario, result, ab = ui.run_page(state, ml)
 tables = result.tables()
 sens, eps, delta = scenario.sens, scenario.eps, scenario.delta
 
 with noise_area:
     dens = tables["mech_noise_densities"]
-    chart(pf.noise_density_figure(result), key="mech_density")
-    csv_download(dens, "mech_noise_densities.csv", "dl_mech_density", "Download the densities (CSV)")
+    ui.chart(pf.noise_density_figure(result), key="mech_density")
+    ui.csv_download(dens, "mech_noise_densities.csv", "dl_mech_density", "Download the densities (CSV)")
     t0 = result.mnm_threshold
     kind, scale = result.mnm_branch
     st.warning(
@@ -117,16 +103,16 @@ with noise_area:
         "moves an attacker's belief further than the pure-ε bound."
     )
     st.dataframe(tables["mech_privacy_profiles"], hide_index=True, key="mech_profiles_table")
-    csv_download(tables["mech_privacy_profiles"], "mech_privacy_profiles.csv", "dl_mech_profiles")
-    show_checks([c for c in result.checks if not c.name.startswith("bounded")])
+    ui.csv_download(tables["mech_privacy_profiles"], "mech_privacy_profiles.csv", "dl_mech_profiles")
+    ui.show_checks([c for c in result.checks if not c.name.startswith("bounded")])
     st.markdown(
         "**Example 11 — Pareto sample mean**: data with density α x^{−α−1} (x > 1), clipped to "
         "[0, Λ] so that Δ = Λ/n; MSE of the noisy mean against the population mean α/(α−1)."
     )
 with pareto_area:
     pm = tables["mech_pareto_mse"]
-    chart(pf.pareto_figure(result), key="mech_pareto")
-    csv_download(pm, "mech_pareto_mse.csv", "dl_mech_pareto")
+    ui.chart(pf.pareto_figure(result), key="mech_pareto")
+    ui.csv_download(pm, "mech_pareto_mse.csv", "dl_mech_pareto")
 
 with t2:
     r = result.example8
@@ -135,7 +121,7 @@ with t2:
         f"Sequential on the first part: ε1 + ε2 = {r['part1']:.3g}; parallel with the disjoint second "
         f"part: max(ε1 + ε2, ε3) = **{r['total']:.3g}**-DP overall (n = {scenario.n}, Λ = {scenario.Lambda:g})."
     )
-    csv_download(tables["mech_example8"], "mech_example8.csv", "dl_mech_comp")
+    ui.csv_download(tables["mech_example8"], "mech_example8.csv", "dl_mech_comp")
 
 with t3:
     out1, out2 = result.local
@@ -143,7 +129,7 @@ with t3:
     test = result.local_test
     c1, c2 = st.columns(2)
     with c1:
-        chart(pf.local_sensitivity_figure(result), key="mech_local")
+        ui.chart(pf.local_sensitivity_figure(result), key="mech_local")
     with c2:
         st.markdown(
             f"**Example 12.** Both datasets have median 0 and differ in one person; local sensitivity "
@@ -156,15 +142,15 @@ with t3:
             "noise never vanishes:"
         )
     st.dataframe(tables["mech_smooth_sensitivity"], hide_index=True, key="mech_smooth_table")
-    csv_download(tables["mech_smooth_sensitivity"], "mech_smooth_sensitivity.csv", "dl_mech_smooth")
+    ui.csv_download(tables["mech_smooth_sensitivity"], "mech_smooth_sensitivity.csv", "dl_mech_smooth")
 
 with t4:
     b, b0, share = result.b, result.b0, result.share
     lo_, up_ = scenario.bl_lower, scenario.bl_upper
-    show_checks([c for c in result.checks if c.name.startswith("bounded")])
+    ui.show_checks([c for c in result.checks if c.name.startswith("bounded")])
     bl = tables["mech_bounded_laplace"]
-    chart(pf.bounded_laplace_figure(result), key="mech_bounded")
-    csv_download(bl, "mech_bounded_laplace.csv", "dl_mech_bounded", "Download the densities (CSV)")
+    ui.chart(pf.bounded_laplace_figure(result), key="mech_bounded")
+    ui.csv_download(bl, "mech_bounded_laplace.csv", "dl_mech_bounded", "Download the densities (CSV)")
     st.markdown(
         f"Smallest b satisfying Theorem 26: **{b:.4g}** (plain Laplace: {b0:.4g}). Plain Laplace puts "
         f"**{share['simulated']:.1%}** of outputs outside [{lo_:g}, {up_:g}] (simulated; exact "
@@ -179,20 +165,19 @@ with t4:
         "(a quantile dotplot; analytic quantiles)."
         + ("" if scenario.eps < 1 else " The Gaussian row is absent: its calibration (Theorem 5) needs ε < 1.")
     )
-    chart(pf.quantile_dotplot_figure(qd), key="mech_dotplot")
-    csv_download(qd, "mech_release_quantiles.csv", "dl_mech_dots")
+    ui.chart(pf.quantile_dotplot_figure(qd), key="mech_dotplot")
+    ui.csv_download(qd, "mech_release_quantiles.csv", "dl_mech_dots")
 
 with t5:
     tbl = tables["mech_exponential"]
-    chart(pf.exponential_figure(result), key="mech_exp")
+    ui.chart(pf.exponential_figure(result), key="mech_exp")
     st.dataframe(result.lemma28, hide_index=True, key="mech_lemma28")
     st.caption("Lemma 28: P(f(Q) < f* − 2Δ(ln d + t)/ε) ≤ e^{−t} (exact left side for the exponential mechanism).")
-    csv_download(tbl, "mech_exponential.csv", "dl_mech_exp")
+    ui.csv_download(tbl, "mech_exponential.csv", "dl_mech_exp")
 
-meaning_panel(result, state)
-report_button("Mechanism_lab", scenario, result, plan_a=ab)
+ui.meaning_and_report(result, state, plan_a=ab)
 
-with st.expander("What privacy do I need for this accuracy?", expanded=solver_open("mech")):
+with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver_open("mech")):
     st.markdown(
         f"The most private ε (smallest, within the page's range) at which each mechanism's single release "
         f"meets your target, for sensitivity Δ = {scenario.sens:g} and δ = {scenario.delta:g}; each answer is "
@@ -213,14 +198,14 @@ with st.expander("What privacy do I need for this accuracy?", expanded=solver_op
         value=1.0,
         format="%.4g",
         key="mech_target",
-        on_change=mark_solver,
+        on_change=ui.mark_solver,
         args=("mech",),
     )
     if st.button("Find the most private ε", key="mech_solve"):
         try:
             sols = solve_mechanisms(scenario, target=target, metric=metric)
         except InputError as exc:
-            show_input_error(exc)
+            ui.show_input_error(exc)
         else:
             for r in sols:
                 if r.eps is None:
@@ -238,8 +223,7 @@ with st.expander("What privacy do I need for this accuracy?", expanded=solver_op
                         + (f" ({r.reason})" if r.reason else "")
                     )
 
-with st.expander("Formulas behind the numbers"):
-    doc_link("Mechanism_lab")
+with ui.formulas("Mechanism_lab", "Formulas behind the numbers"):
     st.latex(
         r"\text{Laplace: } f(x)+\mathrm{Lap}(\Delta/\varepsilon),\ \mathrm{Var}=2(\Delta/\varepsilon)^2;\qquad "
         r"\text{Gaussian: } \sigma=c\Delta/\varepsilon,\ c^2>2\ln(1.25/\delta),\ \varepsilon<1"

@@ -4,20 +4,10 @@ import streamlit as st
 
 from hetdp_core import dpsgd as sg
 from hetdp_core.scenarios import dp_sgd_schedules as ds
+from hetdp_ui import common as ui
 from hetdp_ui import page_figures as pf
-from hetdp_ui.common import (
-    chart,
-    csv_download,
-    grid_slider,
-    meaning_panel,
-    report_button,
-    run_page,
-    show_checks,
-    start_page,
-)
-from hetdp_ui.nav import doc_link
 
-state = start_page(ds)
+state = ui.start_page(ds)
 sb = st.sidebar
 sb.selectbox(
     "learning-rate schedule",
@@ -56,34 +46,34 @@ if state["problem"] == "mean":
     state.slider("Lambda", "clip Λ (Exp data in [0, Λ])", step=0.5)
 else:
     state.slider("lam", "ridge λ", step=0.05)
-grid_slider("iterations N", ds.STEP_OPTIONS, state.key("steps"))
+ui.grid_slider("iterations N", ds.STEP_OPTIONS, state.key("steps"))
 state.number("trials", "trials (independent runs)", step=5)
 sb.checkbox("compare with plain SGD and GD", key=state.key("compare"))
 state.number("seed", "seed")
 state.sync_url()
 
-scenario, result, ab = run_page(state, ds)
+scenario, result, ab = ui.run_page(state, ds)
 tables = result.tables()
 sens, target = result.sensitivity, result.target
 kappa = scenario.used_kappa
-show_checks(result.checks)
+ui.show_checks(result.checks)
 for note in result.notes:  # e.g. a learning rate so large that the iteration diverges
     st.warning(note)
 c1, c2 = st.columns(2)
 with c1:
     st.subheader("Noise scale θ_h and per-release guarantee")
-    chart(pf.theta_figure(result), key="sgd_theta")
-    csv_download(tables["dpsgd_schedule"], "dpsgd_schedule.csv", "dl_sgd_theta", "Download the schedule (CSV)")
+    ui.chart(pf.theta_figure(result), key="sgd_theta")
+    ui.csv_download(tables["dpsgd_schedule"], "dpsgd_schedule.csv", "dl_sgd_theta", "Download the schedule (CSV)")
 with c2:
     st.subheader("Where the privacy term vanishes: 2κ + ρ > 2")
-    chart(pf.region_figure(result), key="sgd_region")
-    csv_download(tables["dpsgd_region"], "dpsgd_region.csv", "dl_sgd_region", "Download the region (CSV)")
+    ui.chart(pf.region_figure(result), key="sgd_region")
+    ui.csv_download(tables["dpsgd_region"], "dpsgd_region.csv", "dl_sgd_region", "Download the region (CSV)")
     if state["lr"] != "poly":
         st.caption("The (ρ, κ) criterion is for γ_h = γ0 (1+h)^−ρ; choose that schedule to place your point.")
 
 st.subheader("Bound terms of (11) vs N (C = 1: shapes)")
 bt, slopes = tables["dpsgd_bound_terms"], result.slopes
-chart(pf.bound_terms_figure(result), key="sgd_bounds")
+ui.chart(pf.bound_terms_figure(result), key="sgd_bounds")
 pred = f"; the lecture predicts A3 ∝ N^(2−ρ−2κ) = N^{2 - state['rho'] - 2 * kappa:.3g}" if state["lr"] == "poly" else ""
 st.markdown(
     "Fitted log–log slopes (upper half of the log range of N): "
@@ -91,12 +81,12 @@ st.markdown(
     + pred
     + ". (The prediction assumes 2 − 2ρ − 2κ > −1; below that the sum Σγ²θ² converges or grows like log N.)"
 )
-csv_download(tables["dpsgd_bound_terms"], "dpsgd_bound_terms.csv", "dl_sgd_bounds")
+ui.csv_download(tables["dpsgd_bound_terms"], "dpsgd_bound_terms.csv", "dl_sgd_bounds")
 
 st.subheader(
     f"Simulated trajectories: {'Example 33 (mean of Exp data)' if state['problem'] == 'mean' else 'Example 34 (ridge)'}"
 )
-chart(pf.trajectories_figure(result), key="sgd_traj")
+ui.chart(pf.trajectories_figure(result), key="sgd_traj")
 st.caption(
     f"Batch size 1, standard Laplace noise scaled by θ_h; gradient sensitivity Δ = {sens:g} "
     + (
@@ -106,13 +96,11 @@ st.caption(
     )
     + f" β* = ({', '.join(f'{v:.4g}' for v in target)})."
 )
-csv_download(tables["dpsgd_trajectories"], "dpsgd_trajectories.csv", "dl_sgd_traj")
+ui.csv_download(tables["dpsgd_trajectories"], "dpsgd_trajectories.csv", "dl_sgd_traj")
 
-meaning_panel(result, state)
-report_button("DP_SGD_schedules", scenario, result, plan_a=ab)
+ui.meaning_and_report(result, state, plan_a=ab)
 
-with st.expander("Formulas behind the curves"):
-    doc_link("DP_SGD_schedules")
+with ui.formulas("DP_SGD_schedules"):
     st.latex(
         r"\beta^{(h)}=\beta^{(h-1)}-\gamma_{h-1}\big(\nabla L_{\Omega_h}(\beta^{(h-1)})+\theta_hZ_h\big),\quad Z_h\sim\mathrm{Lap}(0,1)^p"  # noqa: E501 (one LaTeX formula)
     )

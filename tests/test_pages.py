@@ -101,7 +101,7 @@ def test_table_mode_any_order_and_bad_entries():
     # non-numeric entry → clear message, no exception
     at.sidebar.text_input(key="bcdp_table").set_value("0.2,abc").run()
     assert not at.exception
-    assert any("must be numbers" in e.value for e in at.error)
+    assert any("entry 2 must be a number; got 'abc'" in e.value for e in at.error)
     # negative demand → the core's message
     at.sidebar.text_input(key="bcdp_table").set_value("0.2,-1").run()
     assert not at.exception
@@ -177,7 +177,7 @@ def test_zcdp_bad_counts_show_messages():
     for bad, frag in (
         ("1,-2", "entry 2 must be in [0, 1e+09]"),
         ("1,2.5", "whole numbers"),
-        ("1,abc", "numbers separated"),
+        ("1,abc", "entry 2 must be a number; got 'abc'"),
     ):
         at.sidebar.text_input(key="zc_counts").set_value(bad).run()
         assert not at.exception

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from hetdp_core.registry import PageSpec
-from hetdp_core.scenario import Result, RunOptions, Scenario, page_run, param
+from hetdp_core.scenario import Interval, Result, RunOptions, Scenario, page_run, param
 
 PAGE_SPEC = PageSpec(
     url="Tiny_page",
@@ -26,8 +26,8 @@ QUESTION = "Does a page declared in one place reach the menu, the CLI, the repor
 
 @dataclass(frozen=True)
 class Tiny(Scenario):
-    n: int = param(3, "int", lo=1, hi=10, label="n — rows")
-    eps: float = param(1.0, "float", lo=0.1, hi=10.0, label="ε")
+    n: int = param(3, Interval(int, 1, 10), "n — rows")
+    eps: float = param(1.0, Interval(float, 0.1, 10.0), "ε")
 
     PAGE = PAGE_SPEC.url
     TITLE = PAGE_SPEC.title

@@ -15,10 +15,11 @@ import numpy as np
 import pandas as pd
 
 from .. import bcdp_exact as ex
+from .. import scenario as sc
 from ..bcdp import Allocation, mse_bound_thm2, privacy_allocation, translate_delta_to_c
 from ..bcdp_exact import ExactReport
 from ..registry import PageSpec
-from ..scenario import Cost, InputError, Result, RunOptions, Scenario, check_budget, page_run, param
+from ..scenario import Boolean, Cost, InputError, Interval, Numbers, Options, Result, param
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
@@ -31,10 +32,7 @@ PAGE_SPEC = PageSpec(
         "mechanism private per feature but not per record, composition that fails, and how loose "
         "the bounds are."
     ),
-    doc="bcdp-guarantee-lab",
     key_prefix="lab",
-    file="pages/2_BCDP_guarantee_lab.py",
-    upload=False,
     solver=None,
     fast_query={},
     example_query=(
@@ -43,36 +41,28 @@ PAGE_SPEC = PageSpec(
     key_tables=("bcdp_translator",),
     figures="hetdp_ui.report:lab_figures",
 )
-PAGE = PAGE_SPEC.url
 RR_QS = tuple(np.round(np.linspace(0, 1, 21), 3))
 N_REF = 10_000
 
 
 @dataclass(frozen=True)
-class GuaranteeLab(Scenario):
-    PAGE = PAGE
-    TITLE = PAGE_SPEC.title
-
-    a: float = param(0.5, "float", lo=0.0, hi=1.0, label="P(M=1 | x1=0, x2=0)")
-    b: float = param(0.5, "float", lo=0.0, hi=1.0, label="P(M=1 | x1=1, x2=0)")
-    c: float = param(0.5, "float", lo=0.0, hi=1.0, label="P(M=1 | x1=1, x2=1)")
-    rr_c: tuple = param((0.2, 0.5, 0.5, 1), "floats", lo=0.0, hi=10.0, max_len=10, label="RR levels c_i")
-    rr_coord: int = param(1, "int", lo=1, hi=10, label="coordinate for the RR chart")
+class GuaranteeLab(sc.Scenario):
+    a: float = param(0.5, Interval(float, 0.0, 1.0), "P(M=1 | x1=0, x2=0)")
+    b: float = param(0.5, Interval(float, 0.0, 1.0), "P(M=1 | x1=1, x2=0)")
+    c: float = param(0.5, Interval(float, 0.0, 1.0), "P(M=1 | x1=1, x2=1)")
+    rr_c: tuple = param((0.2, 0.5, 0.5, 1), Numbers(Interval(float, 0.0, 10.0), max_len=10), "RR levels c_i")
+    rr_coord: int = param(1, Interval(int, 1, 10), "coordinate for the RR chart")
     test_source: str = param(
-        "example1",
-        "choice",
-        choices=("example1", "rr"),
-        labels=(("example1", "Example 1"), ("rr", "Randomized response")),
-        label="mechanism of the test view",
+        "example1", Options({"example1": "Example 1", "rr": "Randomized response"}), "mechanism of the test view"
     )
-    test_coord: int = param(1, "int", lo=1, hi=10, label="coordinate for the test view")
-    test_q: float = param(0.3, "float", lo=0.0, hi=1.0, label="q for randomized response")
+    test_coord: int = param(1, Interval(int, 1, 10), "coordinate for the test view")
+    test_q: float = param(0.3, Interval(float, 0.0, 1.0), "q for randomized response")
     tr_delta: tuple = param(
-        (0.2, 0.2, 2, 2, 2, 2), "floats", lo=1e-3, hi=700.0, allow_inf=True, max_len=30, label="demands δ"
+        (0.2, 0.2, 2, 2, 2, 2), Numbers(Interval(float, 1e-3, 700.0), max_len=30, allow_inf=True), "demands δ"
     )
-    tr_eps: float = param(2.0, "float", lo=0.1, hi=20.0, label="ε (translator)")
-    tr_q: float = param(0.1, "float", lo=0.0, hi=1.0, label="q (translator)")
-    all_tests: bool = param(True, "bool", label="show every rejection region")
+    tr_eps: float = param(2.0, Interval(float, 0.1, 20.0), "ε (translator)")
+    tr_q: float = param(0.1, Interval(float, 0.0, 1.0), "q (translator)")
+    all_tests: bool = param(True, Boolean(), "show every rejection region")
 
     def validate(self) -> None:
         if self.rr_coord > len(self.rr_c):
@@ -138,11 +128,11 @@ class GuaranteeLabResult(Result):
     compare: pd.DataFrame
 
 
-@page_run
-def run(s: GuaranteeLab, *, options: RunOptions) -> GuaranteeLabResult:
+@sc.page_run
+def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
     """Tables: ``bcdp_example1``, ``bcdp_example2``, ``bcdp_rr_vs_bounds``, ``bcdp_tradeoff``,
     ``bcdp_translator``. Exact (no randomness)."""
-    check_budget(s, options.budget)
+    sc.check_budget(s, options.budget)
     prior1, mech1 = ex.example1(a=s.a, b=s.b, c=s.c)
     rep1 = ex.exact_report(prior1, mech1)
     ex1 = pd.DataFrame({"coordinate": [1, 2], "bcdp": rep1.bcdp, "cdp": rep1.cdp, "ldp": rep1.ldp})

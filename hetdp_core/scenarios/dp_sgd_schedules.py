@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 
 from .. import dpsgd as sg
+from .. import scenario as sc
 from ..registry import PageSpec
-from ..scenario import Cost, InputError, Result, RunOptions, Scenario, check_budget, page_run, param
+from ..scenario import Boolean, Cost, InputError, Interval, Numbers, Options, Result, param
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
@@ -28,10 +29,7 @@ PAGE_SPEC = PageSpec(
         "How must learning-rate and privacy schedules change over the iterations for private SGD "
         "to stay private and still converge?"
     ),
-    doc="dp-sgd-schedules",
     key_prefix="sgd",
-    file="pages/7_DP_SGD_schedules.py",
-    upload=False,
     solver=None,
     fast_query={"runs": "5", "steps": "200"},
     example_query=(
@@ -40,7 +38,6 @@ PAGE_SPEC = PageSpec(
     key_tables=("dpsgd_schedule",),
     figures="hetdp_ui.report:dpsgd_figures",
 )
-PAGE = PAGE_SPEC.url
 METHODS = ("DP-SGD", "DP-SGD, a_h = 1", "SGD (no noise)", "GD (full gradient)")
 STEP_OPTIONS = (100, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000)
 #: runs × N × (methods) above this is refused (about 10 s on two cores)
@@ -48,32 +45,30 @@ MAX_RUN_STEPS = 8_000_000
 
 
 @dataclass(frozen=True)
-class DpSgdSchedules(Scenario):
-    PAGE = PAGE
-    TITLE = PAGE_SPEC.title
+class DpSgdSchedules(sc.Scenario):
     ALIASES = {"runs": "trials"}  # renamed: repetitions are "trials" on every page
 
-    lr: str = param("poly", "choice", choices=tuple(sg.LR_SCHEDULES), label="learning-rate schedule")
-    gamma0: float = param(0.1, "float", lo=0.001, hi=2.0, label="γ0")
-    rho: float = param(0.5, "float", lo=0.05, hi=1.0, label="learning-rate decay ρ")
-    step_every: int = param(200, "int", lo=1, hi=100_000, label="decay every (steps)")
-    factor: float = param(0.5, "float", lo=0.05, hi=1.0, label="decay factor")
+    lr: str = param("poly", Options(tuple(sg.LR_SCHEDULES)), "learning-rate schedule")
+    gamma0: float = param(0.1, Interval(float, 0.001, 2.0), "γ0")
+    rho: float = param(0.5, Interval(float, 0.05, 1.0), "learning-rate decay ρ")
+    step_every: int = param(200, Interval(int, 1, 100_000), "decay every (steps)")
+    factor: float = param(0.5, Interval(float, 0.05, 1.0), "decay factor")
     custom: tuple = param(
-        (0.1, 0.05, 0.02, 0.01), "floats", lo=1e-6, hi=10.0, max_len=1000, label="custom learning rates"
+        (0.1, 0.05, 0.02, 0.01), Numbers(Interval(float, 1e-6, 10.0), max_len=1000), "custom learning rates"
     )
-    priv: str = param("power", "choice", choices=("constant", "power"), label="privacy schedule a_h")
-    kappa: float = param(0.8, "float", lo=0.0, hi=3.0, label="privacy decay κ")
-    eps: float = param(1.0, "float", lo=0.05, hi=20.0, label="ε (per-release level ε·a_h)")
-    problem: str = param("mean", "choice", choices=("mean", "ridge"), label="problem")
-    Lambda: float = param(3.0, "float", lo=0.5, hi=50.0, label="clip Λ")
-    lam: float = param(0.1, "float", lo=0.0, hi=10.0, label="ridge penalty λ")
-    steps: int = param(2000, "int", lo=10, hi=50_000, label="iterations N")
-    trials: int = param(100, "int", lo=5, hi=1000, label="independent runs")
-    compare: bool = param(True, "bool", label="compare with plain SGD and GD")
-    n: int = param(1000, "int", lo=2, hi=1_000_000, label="data points")
-    seed: int = param(0, "int", lo=0, hi=2**31 - 1, label="random seed")
+    priv: str = param("power", Options(("constant", "power")), "privacy schedule a_h")
+    kappa: float = param(0.8, Interval(float, 0.0, 3.0), "privacy decay κ")
+    eps: float = param(1.0, Interval(float, 0.05, 20.0), "ε (per-release level ε·a_h)")
+    problem: str = param("mean", Options(("mean", "ridge")), "problem")
+    Lambda: float = param(3.0, Interval(float, 0.5, 50.0), "clip Λ")
+    lam: float = param(0.1, Interval(float, 0.0, 10.0), "ridge penalty λ")
+    steps: int = param(2000, Interval(int, 10, 50_000), "iterations N")
+    trials: int = param(100, Interval(int, 5, 1000), "independent runs")
+    compare: bool = param(True, Boolean(), "compare with plain SGD and GD")
+    n: int = param(1000, Interval(int, 2, 1_000_000), "data points")
+    seed: int = param(0, Interval(int, 0, 2**31 - 1), "random seed")
     sensitivity: float = param(
-        0.0, "float", lo=0.0, hi=1e6, label="gradient sensitivity Δ (0: the example's own, 2Λ or 4(1 + 2R))"
+        0.0, Interval(float, 0.0, 1e6), "gradient sensitivity Δ (0: the example's own, 2Λ or 4(1 + 2R))"
     )
 
     @property
@@ -180,12 +175,12 @@ class DpSgdResult(Result):
     slopes: dict
 
 
-@page_run
-def run(s: DpSgdSchedules, *, options: RunOptions) -> DpSgdResult:
+@sc.page_run
+def run(s: DpSgdSchedules, *, options: sc.RunOptions) -> DpSgdResult:
     """Tables: ``dpsgd_schedule`` (γ_h, a_h, θ_h, ε·a_h), ``dpsgd_region`` (the boundary 2κ + ρ = 2 and
     your point), ``dpsgd_bound_terms`` (A1, A2, A3 vs N), ``dpsgd_trajectories`` (median and 10/90 %
     of ‖β^(h) − β*‖ per method)."""
-    check_budget(s, options.budget)
+    sc.check_budget(s, options.budget)
     g, a, th, sens = schedules(s)
     x, target = data(s)
     bands, finals, diverged = {}, {}, []

@@ -14,6 +14,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from .. import scenario as sc
 from ..bcdp import MAX_EPS, Allocation, privacy_allocation
 from ..bcdp_sim import (
     MAX_CELLS_CLI,
@@ -27,18 +28,7 @@ from ..bcdp_sim import (
 from ..bcdp_sim import PRESETS as PAPER_PRESETS
 from ..mmean import Stage, mmean_stages
 from ..registry import PageSpec
-from ..scenario import (
-    PAGE_BUDGET,
-    Cost,
-    InputError,
-    Result,
-    RunOptions,
-    Scenario,
-    check_budget,
-    log_grid,
-    page_run,
-    param,
-)
+from ..scenario import PAGE_BUDGET, Boolean, Cost, InputError, Interval, Numbers, Options, param
 from ._common import map_points
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
@@ -52,10 +42,7 @@ PAGE_SPEC = PageSpec(
         "the rest less, how much accuracy do I gain over protecting everything at the strictest "
         "level — and how does correlation between features eat into that gain?"
     ),
-    doc="feature-privacy",
     key_prefix="bcdp",
-    file="pages/1_Feature_privacy.py",
-    upload=False,
     solver="feature",
     fast_query={"trials": "5", "n": "500"},
     example_query="q=0.35&n=1300&trials=6&seed=3&points=0.05,0.6,1&eps=4.19&k=3",
@@ -63,9 +50,8 @@ PAGE_SPEC = PageSpec(
     figures="hetdp_ui.report:feature_privacy_figures",
     risk_field="eps",
 )
-PAGE = PAGE_SPEC.url
 #: The ε / δ slider grid (log-spaced, 12 per decade, plus the papers' values).
-EPS_GRID = log_grid(0.05, 20.0, extra=(0.2, 0.8, 2.0, 8.0))
+EPS_GRID = sc.log_grid(0.05, 20.0, extra=(0.2, 0.8, 2.0, 8.0))
 AXES = {"q": "correlation q", "d": "dimension d", "f": "fraction f of sensitive features", "n": "users n"}
 GRIDS = {
     "q": "0.01,0.05,0.1,0.2,0.3,0.5,0.7,0.9,1",
@@ -79,44 +65,33 @@ PAGE_PRESET_TRIALS = 40
 
 
 @dataclass(frozen=True)
-class FeaturePrivacy(Scenario):
-    PAGE = PAGE
-    TITLE = PAGE_SPEC.title
-
+class FeaturePrivacy(sc.Scenario):
     mode: str = param(
-        "two_groups",
-        "choice",
-        choices=("two_groups", "table"),
-        labels=(("two_groups", "Two groups"), ("table", "Per-feature table")),
-        label="how demands are given",
+        "two_groups", Options({"two_groups": "Two groups", "table": "Per-feature table"}), "how demands are given"
     )
-    d: int = param(10, "int", lo=1, hi=60, label="number of features")
-    k: int = param(2, "int", lo=0, hi=60, label="number of sensitive features")
-    delta: float = param(0.2, "float", lo=0.05, hi=20.0, label="demand of the sensitive features")
-    eps: float = param(2.0, "float", lo=0.05, hi=20.0, label="global LDP level ε")
+    d: int = param(10, Interval(int, 1, 60), "number of features")
+    k: int = param(2, Interval(int, 0, 60), "number of sensitive features")
+    delta: float = param(0.2, Interval(float, 0.05, 20.0), "demand of the sensitive features")
+    eps: float = param(2.0, Interval(float, 0.05, 20.0), "global LDP level ε")
     table: tuple = param(
         (0.2, 0.2, 2, 2, 2, 2, 2, 2, 2, 2),
-        "floats",
-        lo=1e-3,
-        hi=MAX_EPS,
-        allow_inf=True,
-        max_len=60,
-        label="δ per feature",
+        Numbers(Interval(float, 1e-3, MAX_EPS), max_len=60, allow_inf=True),
+        "δ per feature",
     )
-    q: float = param(0.1, "float", lo=0.0, hi=1.0, label="correlation q")
-    zeta_auto: bool = param(True, "bool", label="ζ = (1+q)/2")
-    zeta: float = param(0.55, "float", lo=0.01, hi=1.0, label="ζ")
-    n: int = param(10_000, "int", lo=100, hi=200_000, label="number of users")
-    trials: int = param(30, "int", lo=5, hi=2000, label="Monte Carlo trials")
-    seed: int = param(0, "int", lo=0, hi=2**31 - 1, label="random seed")
-    axis: str = param("q", "choice", choices=tuple(AXES), label="x-axis of the MSE plot")
+    q: float = param(0.1, Interval(float, 0.0, 1.0), "correlation q")
+    zeta_auto: bool = param(True, Boolean(), "ζ = (1+q)/2")
+    zeta: float = param(0.55, Interval(float, 0.01, 1.0), "ζ")
+    n: int = param(10_000, Interval(int, 100, 200_000), "number of users")
+    trials: int = param(30, Interval(int, 5, 2000), "Monte Carlo trials")
+    seed: int = param(0, Interval(int, 0, 2**31 - 1), "random seed")
+    axis: str = param("q", Options(tuple(AXES)), "x-axis of the MSE plot")
     points: tuple = param(
-        (0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1), "floats", lo=0.0, hi=1e7, max_len=30, label="sweep points"
+        (0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1), Numbers(Interval(float, 0.0, 1e7), max_len=30), "sweep points"
     )
-    projection: str = param("box", "choice", choices=("box", "ball", "none"), label="projection")
-    published: bool = param(False, "bool", label="as published")
-    analytic: bool = param(True, "bool", label="show analytic curves")
-    bounds: bool = param(False, "bool", label="overlay bounds")
+    projection: str = param("box", Options(("box", "ball", "none")), "projection")
+    published: bool = param(False, Boolean(), "as published")
+    analytic: bool = param(True, Boolean(), "show analytic curves")
+    bounds: bool = param(False, Boolean(), "overlay bounds")
 
     def validate(self) -> None:
         if self.mode == "two_groups" and self.k > self.d:
@@ -287,7 +262,7 @@ def release_quantiles(s: FeaturePrivacy, alloc, names) -> pd.DataFrame:
 
 
 @dataclass(frozen=True, kw_only=True)
-class FeaturePrivacyResult(Result):
+class FeaturePrivacyResult(sc.Result):
     """What a Feature-privacy run computed, beyond its tables.
 
     Attributes
@@ -311,15 +286,15 @@ class FeaturePrivacyResult(Result):
     k: int
 
 
-@page_run
-def run(s: FeaturePrivacy, *, options: RunOptions) -> FeaturePrivacyResult:
+@sc.page_run
+def run(s: FeaturePrivacy, *, options: sc.RunOptions) -> FeaturePrivacyResult:
     """Allocation, guarantee table, stages and the MSE sweep of one scenario.
 
     Tables: ``bcdp_guarantee`` (Proposition 4 per feature), ``bcdp_stages`` (Mechanism 1),
     ``bcdp_mse_summary`` (median, quartiles, exact pre-projection MSE, bound shapes per point and
     method) and ``bcdp_mse_errors`` (one squared ℓ2 error per trial). Each sweep point draws from
     ``SeedSequence([seed, value])``, so a point's numbers do not depend on the other points."""
-    check_budget(s, options.budget)
+    sc.check_budget(s, options.budget)
     delta_vec = s.delta_vector()
     d = delta_vec.size
     k = s.k if s.mode == "two_groups" else int(np.sum(delta_vec < s.eps))

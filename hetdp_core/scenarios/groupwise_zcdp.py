@@ -14,9 +14,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import scenario as sc
 from .. import zcdp
 from ..registry import PageSpec
-from ..scenario import Cost, InputError, Result, RunOptions, Scenario, check_budget, log_grid, page_run, param
+from ..scenario import Cost, InputError, Interval, Numbers, Options, Result, RunOptions, param
 from ..zcdp import RenyiCurves
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
@@ -29,10 +30,7 @@ PAGE_SPEC = PageSpec(
         "Counts are released with the same relative error for every group. Is a bigger group "
         "really better protected — and does the published privacy claim hold in both directions?"
     ),
-    doc="groupwise-zcdp",
     key_prefix="zc",
-    file="pages/5_Groupwise_zCDP.py",
-    upload=False,
     solver=None,
     fast_query={"algorithm": "1", "trials": "50"},
     example_query=("mode=list&counts=0,2,7,40&rho=1&r=0.3&algorithm=1&alpha_max=10&group=3&trials=300&seed=4"),
@@ -41,8 +39,7 @@ PAGE_SPEC = PageSpec(
     risk_field="rho",
     risk_kind="zcdp",
 )
-PAGE = PAGE_SPEC.url
-RHO_GRID = log_grid(0.01, 10.0, extra=(0.5, 1.0))
+RHO_GRID = sc.log_grid(0.01, 10.0, extra=(0.5, 1.0))
 ALPHA_MAX_GRID = (2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0)
 MAX_GROUPS = 200
 ZIPF_MAX_K = 50
@@ -52,28 +49,19 @@ CURVE_POINTS = 50
 
 
 @dataclass(frozen=True)
-class GroupwiseZcdp(Scenario):
-    PAGE = PAGE
-    TITLE = PAGE_SPEC.title
-
-    mode: str = param(
-        "zipf",
-        "choice",
-        choices=("zipf", "list"),
-        labels=(("zipf", "Zipf generator"), ("list", "List")),
-        label="group sizes",
-    )
-    k: int = param(8, "int", lo=1, hi=ZIPF_MAX_K, label="number of groups")
-    total: int = param(2000, "int", lo=0, hi=10_000_000, label="total people")
-    s: float = param(1.2, "float", lo=0.0, hi=3.0, label="Zipf exponent")
-    counts: tuple = param((0, 3, 10, 50, 400), "floats", lo=0, hi=1e9, max_len=MAX_GROUPS, label="counts per group")
-    rho: float = param(0.5, "float", lo=0.01, hi=10.0, label="zCDP level ρ")
-    r: float = param(0.2, "float", lo=0.01, hi=1.0, label="relative error r")
-    algorithm: int = param(2, "int", lo=1, hi=2, label="algorithm")
-    alpha_max: float = param(20.0, "float", lo=2.0, hi=100.0, label="largest Rényi order")
-    group: int = param(1, "int", lo=1, hi=MAX_GROUPS, label="group for the D_α plot")
-    trials: int = param(2000, "int", lo=10, hi=100_000, label="simulated releases")
-    seed: int = param(0, "int", lo=0, hi=2**31 - 1, label="random seed")
+class GroupwiseZcdp(sc.Scenario):
+    mode: str = param("zipf", Options({"zipf": "Zipf generator", "list": "List"}), "group sizes")
+    k: int = param(8, Interval(int, 1, ZIPF_MAX_K), "number of groups")
+    total: int = param(2000, Interval(int, 0, 10_000_000), "total people")
+    s: float = param(1.2, Interval(float, 0.0, 3.0), "Zipf exponent")
+    counts: tuple = param((0, 3, 10, 50, 400), Numbers(Interval(float, 0, 1e9), max_len=MAX_GROUPS), "counts per group")
+    rho: float = param(0.5, Interval(float, 0.01, 10.0), "zCDP level ρ")
+    r: float = param(0.2, Interval(float, 0.01, 1.0), "relative error r")
+    algorithm: int = param(2, Interval(int, 1, 2), "algorithm")
+    alpha_max: float = param(20.0, Interval(float, 2.0, 100.0), "largest Rényi order")
+    group: int = param(1, Interval(int, 1, MAX_GROUPS), "group for the D_α plot")
+    trials: int = param(2000, Interval(int, 10, 100_000), "simulated releases")
+    seed: int = param(0, Interval(int, 0, 2**31 - 1), "random seed")
 
     def group_counts(self) -> np.ndarray:
         if self.mode == "zipf":
@@ -190,13 +178,13 @@ class GroupwiseZcdpResult(Result):
     summary_skipped: bool
 
 
-@page_run
+@sc.page_run
 def run(s: GroupwiseZcdp, *, options: RunOptions) -> GroupwiseZcdpResult:
     """Tables: ``zcdp_releases`` (simulated releases per group), ``zcdp_renyi_curve`` (D_α of the
     chosen group, both directions), ``zcdp_claimed_budgets`` (v, ξ vs size), ``zcdp_group_summary``
     (promised vs actual; Algorithm 1 only up to 40 groups) and ``zcdp_loss_vs_size`` (the open
     question: Algorithm 1's loss vs size for α = 2, 5, 10)."""
-    check_budget(s, options.budget)
+    sc.check_budget(s, options.budget)
     counts, algorithm, alphas, scan_alphas, scan_sizes = _plan(s)
     stats = zcdp.release_summary(counts, rho=s.rho, r=s.r, algorithm=algorithm, trials=s.trials, rng=s.seed)
     x_sel = float(counts[s.group - 1])

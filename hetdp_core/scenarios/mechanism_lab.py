@@ -13,9 +13,10 @@ import numpy as np
 import pandas as pd
 
 from .. import mechanisms as mc
+from .. import scenario as sc
 from ..dptest import histogram_privacy_test
 from ..registry import PageSpec
-from ..scenario import Cost, InputError, Result, RunOptions, Scenario, check_budget, log_grid, page_run, param
+from ..scenario import Cost, InputError, Interval, Numbers, Result, RunOptions, Scenario, param
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
@@ -28,10 +29,7 @@ PAGE_SPEC = PageSpec(
         "composition, smooth sensitivity, bounded Laplace and the exponential mechanism, side by "
         "side."
     ),
-    doc="mechanism-lab",
     key_prefix="mech",
-    file="pages/6_Mechanism_lab.py",
-    upload=False,
     solver="mechanisms",
     fast_query={"trials": "200"},
     example_query=(
@@ -42,35 +40,32 @@ PAGE_SPEC = PageSpec(
     figures="hetdp_ui.report:mechanisms_figures",
     risk_field="eps",
 )
-PAGE = PAGE_SPEC.url
-EPS_GRID = log_grid(0.05, 10.0, extra=(0.5, 1.0, 2.0))
+EPS_GRID = sc.log_grid(0.05, 10.0, extra=(0.5, 1.0, 2.0))
 DELTA_GRID = (1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.05, 0.1)
 PARETO_TRIALS_MAX = 5000
 
 
 @dataclass(frozen=True)
 class MechanismLab(Scenario):
-    PAGE = PAGE
-    TITLE = PAGE_SPEC.title
     ALIASES = {"alpha": "pareto_index"}  # renamed: α names a Rényi order or an LDP level elsewhere
 
-    eps: float = param(0.5, "float", lo=0.05, hi=10.0, label="ε")
-    delta: float = param(1e-5, "float", lo=1e-6, hi=0.1, label="δ")
-    sens: float = param(1.0, "float", lo=0.001, hi=100.0, label="sensitivity Δ")
-    n: int = param(1000, "int", lo=10, hi=100_000, label="n (Example 11 / 8)")
-    pareto_index: float = param(3.0, "float", lo=1.1, hi=10.0, label="Pareto index α")
-    Lambda: float = param(50.0, "float", lo=1.5, hi=1000.0, label="clip Λ")
-    m: int = param(400, "int", lo=1, hi=99_999, label="m (first part, Example 8)")
-    eps1: float = param(0.5, "float", lo=0.01, hi=10.0, label="ε1 (mean)")
-    eps2: float = param(0.3, "float", lo=0.01, hi=10.0, label="ε2 (variance)")
-    eps3: float = param(1.0, "float", lo=0.01, hi=10.0, label="ε3 (median)")
-    med_n: int = param(11, "int", lo=3, hi=201, label="n for Example 12 (odd)")
-    scores: tuple = param((15, 20, 25), "floats", lo=-1e6, hi=1e6, max_len=50, label="scores per candidate")
-    bl_q: float = param(0.0, "float", lo=-1e6, hi=1e6, label="true value q")
-    bl_lower: float = param(0.0, "float", lo=-1e6, hi=1e6, label="domain lower l")
-    bl_upper: float = param(10.0, "float", lo=-1e6, hi=1e6, label="domain upper u")
-    trials: int = param(2000, "int", lo=100, hi=50_000, label="trials (simulations)")
-    seed: int = param(0, "int", lo=0, hi=2**31 - 1, label="random seed")
+    eps: float = param(0.5, Interval(float, 0.05, 10.0), "ε")
+    delta: float = param(1e-5, Interval(float, 1e-6, 0.1), "δ")
+    sens: float = param(1.0, Interval(float, 0.001, 100.0), "sensitivity Δ")
+    n: int = param(1000, Interval(int, 10, 100_000), "n (Example 11 / 8)")
+    pareto_index: float = param(3.0, Interval(float, 1.1, 10.0), "Pareto index α")
+    Lambda: float = param(50.0, Interval(float, 1.5, 1000.0), "clip Λ")
+    m: int = param(400, Interval(int, 1, 99_999), "m (first part, Example 8)")
+    eps1: float = param(0.5, Interval(float, 0.01, 10.0), "ε1 (mean)")
+    eps2: float = param(0.3, Interval(float, 0.01, 10.0), "ε2 (variance)")
+    eps3: float = param(1.0, Interval(float, 0.01, 10.0), "ε3 (median)")
+    med_n: int = param(11, Interval(int, 3, 201), "n for Example 12 (odd)")
+    scores: tuple = param((15, 20, 25), Numbers(Interval(float, -1e6, 1e6), max_len=50), "scores per candidate")
+    bl_q: float = param(0.0, Interval(float, -1e6, 1e6), "true value q")
+    bl_lower: float = param(0.0, Interval(float, -1e6, 1e6), "domain lower l")
+    bl_upper: float = param(10.0, Interval(float, -1e6, 1e6), "domain upper u")
+    trials: int = param(2000, Interval(int, 100, 50_000), "trials (simulations)")
+    seed: int = param(0, Interval(int, 0, 2**31 - 1), "random seed")
 
     def validate(self) -> None:
         if self.med_n % 2 == 0:
@@ -185,11 +180,11 @@ class MechanismLabResult(Result):
     lemma28: pd.DataFrame
 
 
-@page_run
+@sc.page_run
 def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
     """Tables: ``mech_noise_densities``, ``mech_pareto_mse``, ``mech_example8``,
     ``mech_smooth_sensitivity``, ``mech_bounded_laplace``, ``mech_exponential``."""
-    check_budget(s, options.budget)
+    sc.check_budget(s, options.budget)
     eps, delta, sens, trials, seed = s.eps, s.delta, s.sens, s.trials, s.seed
     # noise: analytic densities and variances
     z = np.linspace(-6 * sens / eps * 2, 6 * sens / eps * 2, 600)
@@ -268,17 +263,17 @@ def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
     )
     share = mc.laplace_outside_share(q, b=b0, lower=lo_, upper=up_, size=trials, rng=seed)
     # exponential mechanism
-    sc = np.asarray(s.scores, dtype=float)
-    w = mc.report_noisy_max_sample(sc, eps=eps, size=trials, rng=seed)
-    ex_idx = mc.exponential_sample(sc, eps=eps, size=trials, rng=seed + 1)
+    scores = np.asarray(s.scores, dtype=float)
+    w = mc.report_noisy_max_sample(scores, eps=eps, size=trials, rng=seed)
+    ex_idx = mc.exponential_sample(scores, eps=eps, size=trials, rng=seed + 1)
     expo = pd.DataFrame(
         {
-            "candidate": np.arange(1, sc.size + 1),
-            "score": sc,
-            "exponential (exact)": mc.exponential_probabilities(sc, eps=eps),
-            "exponential (simulated)": np.bincount(ex_idx, minlength=sc.size) / trials,
-            "noisy max (exact)": mc.report_noisy_max_probabilities(sc, eps=eps),
-            "noisy max (simulated)": np.bincount(w, minlength=sc.size) / trials,
+            "candidate": np.arange(1, scores.size + 1),
+            "score": scores,
+            "exponential (exact)": mc.exponential_probabilities(scores, eps=eps),
+            "exponential (simulated)": np.bincount(ex_idx, minlength=scores.size) / trials,
+            "noisy max (exact)": mc.report_noisy_max_probabilities(scores, eps=eps),
+            "noisy max (simulated)": np.bincount(w, minlength=scores.size) / trials,
         }
     )
     quantiles = release_quantiles(s, b_bounded=b)
@@ -306,7 +301,7 @@ def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
         b=b,
         b0=b0,
         share=share,
-        lemma28=mc.lemma28_bound(sc, eps=eps, t=np.linspace(0, 5, 11)),
+        lemma28=mc.lemma28_bound(scores, eps=eps, t=np.linspace(0, 5, 11)),
     )
 
 

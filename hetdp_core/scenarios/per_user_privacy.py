@@ -16,9 +16,10 @@ import numpy as np
 import pandas as pd
 
 from .. import hetero as ht
+from .. import scenario as sc
 from ..datasets import data_path
 from ..registry import PageSpec
-from ..scenario import Cost, InputError, Result, RunOptions, Scenario, check_budget, page_run, param
+from ..scenario import Cost, InputError, Interval, Numbers, Options, Result, check_budget, param
 from ._common import map_points
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
@@ -31,9 +32,7 @@ PAGE_SPEC = PageSpec(
         "Each person chose their own ε — what histogram or average can we publish, how accurate "
         "is it, and who pays for it?"
     ),
-    doc="per-user-privacy",
     key_prefix="het",
-    file="pages/4_Per_user_privacy.py",
     upload=True,
     solver="per_user",
     fast_query={"trials": "20", "n": "1000"},
@@ -45,7 +44,6 @@ PAGE_SPEC = PageSpec(
     key_tables=("hetero_summary",),
     figures="hetdp_ui.report:per_user_figures",
 )
-PAGE = PAGE_SPEC.url
 ALL_ALGS = tuple(ht.ALGORITHMS)
 DATASETS = ("synthetic", "randhie", "upload")
 N_OPTIONS = (100, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000)
@@ -53,46 +51,35 @@ MAX_LDP_USERS = 50_000
 
 
 @dataclass(frozen=True)
-class PerUserPrivacy(Scenario):
-    PAGE = PAGE
-    TITLE = PAGE_SPEC.title
-
-    problem: str = param("frequency", "choice", choices=tuple(ht.PROBLEMS), label="problem")
+class PerUserPrivacy(sc.Scenario):
+    problem: str = param("frequency", Options(tuple(ht.PROBLEMS)), "problem")
     dataset: str = param(
         "synthetic",
-        "choice",
-        choices=DATASETS,
-        label="dataset",
-        labels=(("synthetic", "synthetic"), ("randhie", "RAND HIE (real)"), ("upload", "upload")),
+        Options({"synthetic": "synthetic", "randhie": "RAND HIE (real)", "upload": "upload"}),
+        "dataset",
         synonyms=(("rand-hie", "randhie"),),
     )
-    n: int = param(10_000, "int", lo=100, hi=200_000, label="number of users")
-    k: int = param(5, "int", lo=2, hi=50, label="number of bins")
-    profile: str = param("peaked", "choice", choices=("uniform", "peaked", "skewed"), label="bin profile")
-    demand: str = param(
-        "by_value",
-        "choice",
-        choices=("by_value", "groups"),
-        labels=(("by_value", "by value"), ("groups", "groups")),
-        label="demand profile",
-    )
+    n: int = param(10_000, Interval(int, 100, 200_000), "number of users")
+    k: int = param(5, Interval(int, 2, 50), "number of bins")
+    profile: str = param("peaked", Options(("uniform", "peaked", "skewed")), "bin profile")
+    demand: str = param("by_value", Options({"by_value": "by value", "groups": "groups"}), "demand profile")
     eps_by_bin: tuple = param(
-        (0.05, 0.5, 2, 0.5, 0.05), "floats", lo=1e-4, hi=1e4, allow_inf=True, max_len=50, label="ε per bin"
+        (0.05, 0.5, 2, 0.5, 0.05), Numbers(Interval(float, 1e-4, 1e4), max_len=50, allow_inf=True), "ε per bin"
     )
-    shares: tuple = param((0.3, 0.5, 0.2), "floats", lo=1e-6, hi=1.0, max_len=20, label="group shares")
-    lows: tuple = param((0.01, 0.1, 1), "floats", lo=1e-4, hi=1e4, allow_inf=True, max_len=20, label="group ε low")
-    highs: tuple = param((0.1, 1, 5), "floats", lo=1e-4, hi=1e4, allow_inf=True, max_len=20, label="group ε high")
-    setting: str = param("correlated", "choice", choices=("correlated", "uncorrelated"), label="setting")
-    beta: float = param(0.05, "float", lo=0.001, hi=0.5, label="β (PAC level)")
+    shares: tuple = param((0.3, 0.5, 0.2), Numbers(Interval(float, 1e-6, 1.0), max_len=20), "group shares")
+    lows: tuple = param((0.01, 0.1, 1), Numbers(Interval(float, 1e-4, 1e4), max_len=20, allow_inf=True), "group ε low")
+    highs: tuple = param((0.1, 1, 5), Numbers(Interval(float, 1e-4, 1e4), max_len=20, allow_inf=True), "group ε high")
+    setting: str = param("correlated", Options(("correlated", "uncorrelated")), "setting")
+    beta: float = param(0.05, Interval(float, 0.001, 0.5), "β (PAC level)")
     algs: tuple = param(
-        ("CP", "UP", "A", "UNI", "PROP", "SM"), "choices", choices=ALL_ALGS, max_len=len(ALL_ALGS), label="algorithms"
+        ("CP", "UP", "A", "UNI", "PROP", "SM"), sc.Subset(ALL_ALGS, max_len=len(ALL_ALGS)), "algorithms"
     )
-    trials: int = param(200, "int", lo=20, hi=5000, label="trials")
-    solver: str = param("fast", "choice", choices=("fast", "cvxpy"), label="solver for the weights")
+    trials: int = param(200, Interval(int, 20, 5000), "trials")
+    solver: str = param("fast", Options(("fast", "cvxpy")), "solver for the weights")
     sm_threshold: str = param(
-        "max_finite", "choice", choices=("max_finite", "max"), label="SM threshold (max finite ε, or the paper's max ε)"
+        "max_finite", Options(("max_finite", "max")), "SM threshold (max finite ε, or the paper's max ε)"
     )
-    seed: int = param(0, "int", lo=0, hi=2**31 - 1, label="random seed")
+    seed: int = param(0, Interval(int, 0, 2**31 - 1), "random seed")
 
     def estimate(self, n: int | None = None, k: int | None = None) -> Cost:
         """Measured: 2e8 (trial × user) steps of a weighted release in 0.5 s; random permutations
@@ -264,8 +251,8 @@ class PerUserResult(Result):
     k: int
 
 
-@page_run
-def run(s: PerUserPrivacy, *, options: RunOptions) -> PerUserResult:
+@sc.page_run
+def run(s: PerUserPrivacy, *, options: sc.RunOptions) -> PerUserResult:
     """Tables: ``hetero_summary`` (PAC error, MSE, b, bias bound per algorithm), ``hetero_errors``
     (error samples), ``hetero_weights`` (demands and each weighting's weights)."""
     # an upload's size is known from its bytes before it is parsed: the estimate uses its row count

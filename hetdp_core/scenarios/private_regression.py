@@ -15,9 +15,10 @@ import numpy as np
 import pandas as pd
 
 from .. import regression as rg
+from .. import scenario as sc
 from ..datasets import data_path
 from ..registry import PageSpec
-from ..scenario import Cost, InputError, Result, RunOptions, Scenario, check_budget, page_run, param
+from ..scenario import Cost, InputError, Interval, Options, Result, RunOptions, check_budget, param
 from ._common import map_points
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
@@ -30,9 +31,7 @@ PAGE_SPEC = PageSpec(
         "Can least squares be learned when every user randomises their own record, with stricter "
         "privacy for some features — and how many users does it take?"
     ),
-    doc="private-regression",
     key_prefix="reg",
-    file="pages/3_Private_regression.py",
     upload=True,
     solver=None,
     fast_query={"trials": "2", "n": "1000"},
@@ -43,7 +42,6 @@ PAGE_SPEC = PageSpec(
     figures="hetdp_ui.report:regression_figures",
     risk_field="eps",
 )
-PAGE = PAGE_SPEC.url
 N_GRID = (1000, 3000, 10_000, 30_000, 100_000)
 EPS_GRID = (1.0, 2.0, 4.0, 8.0, 16.0)
 THETA = (0.5, -0.3, 0.2, 0.1, -0.1, 0.05)
@@ -51,35 +49,31 @@ SOURCES = ("synthetic", "randhie", "upload")
 
 
 @dataclass(frozen=True)
-class PrivateRegression(Scenario):
-    PAGE = PAGE
-    TITLE = PAGE_SPEC.title
+class PrivateRegression(sc.Scenario):
     ALIASES = {"lam": "decay"}  # renamed: λ here is a decay rate, not a ridge penalty
 
     source: str = param(
         "synthetic",
-        "choice",
-        choices=SOURCES,
-        label="data",
-        labels=(("synthetic", "synthetic"), ("randhie", "RAND HIE (real)"), ("upload", "upload")),
+        Options({"synthetic": "synthetic", "randhie": "RAND HIE (real)", "upload": "upload"}),
+        "data",
         synonyms=(("rand-hie", "randhie"),),
     )
-    features: int = param(2, "int", lo=1, hi=6, label="number of features")
-    noise: float = param(0.1, "float", lo=0.0, hi=1.0, label="label noise")
-    q: float = param(0.1, "float", lo=0.0, hi=1.0, label="correlation q")
-    k: int = param(1, "int", lo=0, hi=6, label="sensitive features")
-    delta: float = param(2.0, "float", lo=0.1, hi=20.0, label="demand of sensitive features")
-    eps: float = param(8.0, "float", lo=0.1, hi=20.0, label="global LDP level ε")
-    radius: float = param(1.0, "float", lo=0.1, hi=10.0, label="radius R of Θ")
-    schedule: str = param("constant", "choice", choices=tuple(rg.SCHEDULES), label="learning-rate schedule")
-    gamma0: float = param(1.0, "float", lo=0.01, hi=1.99, label="γ0")
-    rho: float = param(0.5, "float", lo=0.05, hi=1.0, label="decay exponent ρ")
-    decay: float = param(0.05, "float", lo=0.001, hi=10.0, label="decay rate λ")
-    steps: int = param(200, "int", lo=10, hi=2000, label="gradient steps")
-    axis: str = param("n", "choice", choices=("n", "eps"), label="excess risk against")
-    n: int = param(30_000, "int", lo=1000, hi=100_000, label="users n")
-    trials: int = param(6, "int", lo=2, hi=40, label="trials per point")
-    seed: int = param(0, "int", lo=0, hi=2**31 - 1, label="random seed")
+    features: int = param(2, Interval(int, 1, 6), "number of features")
+    noise: float = param(0.1, Interval(float, 0.0, 1.0), "label noise")
+    q: float = param(0.1, Interval(float, 0.0, 1.0), "correlation q")
+    k: int = param(1, Interval(int, 0, 6), "sensitive features")
+    delta: float = param(2.0, Interval(float, 0.1, 20.0), "demand of sensitive features")
+    eps: float = param(8.0, Interval(float, 0.1, 20.0), "global LDP level ε")
+    radius: float = param(1.0, Interval(float, 0.1, 10.0), "radius R of Θ")
+    schedule: str = param("constant", Options(tuple(rg.SCHEDULES)), "learning-rate schedule")
+    gamma0: float = param(1.0, Interval(float, 0.01, 1.99), "γ0")
+    rho: float = param(0.5, Interval(float, 0.05, 1.0), "decay exponent ρ")
+    decay: float = param(0.05, Interval(float, 0.001, 10.0), "decay rate λ")
+    steps: int = param(200, Interval(int, 10, 2000), "gradient steps")
+    axis: str = param("n", Options(("n", "eps")), "excess risk against")
+    n: int = param(30_000, Interval(int, 1000, 100_000), "users n")
+    trials: int = param(6, Interval(int, 2, 40), "trials per point")
+    seed: int = param(0, Interval(int, 0, 2**31 - 1), "random seed")
 
     def estimate(self, d: int | None = None) -> Cost:
         """≈ 1.2e-7 s per (trial × user × d²) of the two-copy estimator, summed over the sweep and the
@@ -178,7 +172,7 @@ class PrivateRegressionResult(Result):
     n_features: int
 
 
-@page_run
+@sc.page_run
 def run(s: PrivateRegression, *, options: RunOptions) -> PrivateRegressionResult:
     """Tables: ``regression_trajectory`` (distance to θ* per gradient step and method) and
     ``regression_excess_risk`` (per sweep value and method: median, quartiles, runs stopped because
