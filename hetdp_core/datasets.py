@@ -9,7 +9,13 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["RANDHIE", "data_bytes", "data_path"]
+__all__ = ["RANDHIE", "data_bytes", "data_path", "SOURCES", "SOURCE_SYNONYMS"]
+
+#: where a page's data comes from (identifier → label in plain words): simulated, the bundled RAND
+#: HIE extract, or the user's uploaded CSV
+SOURCES = {"synthetic": "synthetic", "randhie": "RAND HIE (real)", "upload": "upload"}
+#: other spellings accepted in links
+SOURCE_SYNONYMS = (("rand-hie", "randhie"),)
 
 RANDHIE = "randhie_persons.csv"
 

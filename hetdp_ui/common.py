@@ -597,6 +597,24 @@ def mark_solver(prefix: str) -> None:
     st.session_state[f"{prefix}_target_touched"] = True
 
 
+def solver_target(column, prefix: str, *, label: str = "target", value: float, help: str | None = None) -> float:
+    """A solver's target (the core's accepted range, 4 significant digits); typing one keeps the
+    solver's expander open (:func:`mark_solver`)."""
+    from hetdp_core.solve import TARGET_MAX, TARGET_MIN
+
+    return column.number_input(
+        label,
+        min_value=TARGET_MIN,
+        max_value=TARGET_MAX,
+        value=value,
+        format="%.4g",
+        key=f"{prefix}_target",
+        help=help,
+        on_change=mark_solver,
+        args=(prefix,),
+    )
+
+
 def app_base_url(page: str) -> str:
     """The address this page was opened at, without the page and query (behind a proxy: the address
     the browser used), so a report links back to the server it came from; localhost if unknown."""

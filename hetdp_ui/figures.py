@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
-from .theme import GREY, METHOD_STYLES, OKABE_ITO, rgba
+from .theme import GREY, METHOD_STYLES, OKABE_ITO, rgba, styled
 
 COLORS = {m: METHOD_STYLES[m].color for m in ("M_mean (BCDP)", "min-δ LDP")}
 AXIS_TITLES = {
@@ -110,11 +110,11 @@ def mse_sweep_figure(
                     yaxis="y2",
                 )
             )
-    fig.update_layout(
+    styled(
+        fig,
+        AXIS_TITLES.get(axis, axis),
+        "squared error ‖x̂ − x̄‖²",
         title=title or None,
-        xaxis_title=AXIS_TITLES.get(axis, axis),
-        yaxis_title="squared error ‖x̂ − x̄‖²",
-        template="plotly_white",
         legend={"orientation": "h", "y": -0.25},
         margin={"t": (40 + 22 * title.count("<br>")) if title else 10},
     )
@@ -178,14 +178,7 @@ def c_vector_figure(
                 marker={"symbol": "circle-open", "size": 11, "color": OKABE_ITO["blue"], "line": {"width": 2}},
             )
         )
-    fig.update_layout(
-        barmode="group",
-        template="plotly_white",
-        yaxis_title="privacy level",
-        legend={"orientation": "h", "y": -0.2},
-        margin={"t": 10},
-    )
-    return fig
+    return styled(fig, None, "privacy level", barmode="group", legend={"orientation": "h", "y": -0.2}, margin={"t": 10})
 
 
 @memo_figure
@@ -211,10 +204,4 @@ def stage_schematic_figure(names_sorted: list[str], stages: list) -> go.Figure:
         )
     )
     fig.update_yaxes(autorange="reversed")
-    fig.update_layout(
-        template="plotly_white",
-        xaxis_title="features (most private first)",
-        margin={"t": 10},
-        height=max(220, 40 * len(stages) + 120),
-    )
-    return fig
+    return styled(fig, "features (most private first)", margin={"t": 10}, height=max(220, 40 * len(stages) + 120))

@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
-from .theme import GREY, OKABE_ITO, rgba
+from .theme import GREY, LEGEND_BELOW, OKABE_ITO, rgba, styled
 
 BLUE, RED, GREEN, PURPLE = OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["green"], OKABE_ITO["purple"]
 
@@ -44,14 +44,7 @@ def rr_figure(df: pd.DataFrame, coordinate: int) -> go.Figure:
             x=g["q"], y=g["c"], mode="lines", name="c_i (its own RR level)", line={"color": GREEN, "dash": "dashdot"}
         )
     )
-    fig.update_layout(
-        template="plotly_white",
-        xaxis_title="correlation q (q-mixture prior)",
-        yaxis_title=f"privacy level of coordinate {coordinate}",
-        legend={"orientation": "h", "y": -0.25},
-        margin={"t": 10},
-    )
-    return fig
+    return styled(fig, "correlation q (q-mixture prior)", f"privacy level of coordinate {coordinate}", **LEGEND_BELOW)
 
 
 @memo_figure
@@ -100,17 +93,9 @@ def tradeoff_figure(alpha_all, beta_all, alpha_np, beta_np, delta: float) -> go.
             line={"color": GREY, "dash": "dot", "width": 1},
         )
     )
-    fig.update_layout(
-        template="plotly_white",
-        xaxis_title="type I error α",
-        yaxis_title="type II error β",
-        xaxis_range=[0, 1],
-        yaxis_range=[0, 1],
-        legend={"orientation": "h", "y": -0.25},
-        margin={"t": 10},
-        height=480,
+    return styled(
+        fig, "type I error α", "type II error β", xaxis_range=[0, 1], yaxis_range=[0, 1], **LEGEND_BELOW, height=480
     )
-    return fig
 
 
 @memo_figure
@@ -124,14 +109,7 @@ def translator_figure(names, c_thm2, c_prop6, delta) -> go.Figure:
     )
     fig.add_bar(x=names, y=c_thm2, name="c from Theorem 2 (uses the c_d-LDP structure)", marker_color=BLUE)
     fig.add_bar(x=names, y=c_prop6, name="c from Proposition 6 (A c ≤ 1, cvxpy)", marker_color=PURPLE)
-    fig.update_layout(
-        barmode="group",
-        template="plotly_white",
-        yaxis_title="privacy level",
-        legend={"orientation": "h", "y": -0.25},
-        margin={"t": 10},
-    )
-    return fig
+    return styled(fig, None, "privacy level", barmode="group", **LEGEND_BELOW)
 
 
 COLORS = {"Algorithm 2 (two copies)": BLUE, "naive single copy": RED, "min-δ LDP (two copies)": GREEN}
@@ -176,8 +154,7 @@ def excess_risk_figure(df: pd.DataFrame, axis: str) -> go.Figure:
         )
     fig.update_xaxes(type="log", title="number of users n" if axis == "n" else "ε (global LDP level)")
     fig.update_yaxes(type="log", title="excess risk f(θ̂) − f*")
-    fig.update_layout(template="plotly_white", legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
-    return fig
+    return styled(fig, **LEGEND_BELOW)
 
 
 @memo_figure
@@ -194,10 +171,4 @@ def trajectory_figure(trajs: dict[str, np.ndarray], theta_star: np.ndarray) -> g
             )
         )
     fig.update_yaxes(type="log", title="‖θ_h − θ*‖")
-    fig.update_layout(
-        template="plotly_white",
-        xaxis_title="gradient step h",
-        legend={"orientation": "h", "y": -0.25},
-        margin={"t": 10},
-    )
-    return fig
+    return styled(fig, "gradient step h", **LEGEND_BELOW)

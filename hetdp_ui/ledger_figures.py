@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from hetdp_ui.theme import COLORWAY, GREY, finish
+from hetdp_ui.theme import COLORWAY, GREY, finish, styled
 
 ACCOUNTANT_LABELS = {"basic": "basic composition (sums)", "zcdp": "zCDP", "rdp": "Rényi DP", "pld": "PLD (tight)"}
 
@@ -24,12 +24,12 @@ def spend_figure(spend: list[dict]) -> go.Figure:
             orientation="h",
             marker_color=COLORWAY[i % len(COLORWAY)],
         )
-    fig.update_layout(
+    styled(
+        fig,
+        "ε of the release on its own (basic composition)",
+        "group",
         barmode="stack",
-        template="plotly_white",
         title="What each release spends, per group",
-        xaxis_title="ε of the release on its own (basic composition)",
-        yaxis_title="group",
         legend_title="release",
         height=max(260, 90 + 60 * len(groups)),
     )
@@ -50,12 +50,12 @@ def totals_figure(totals: list[dict], *, budget: float | None = None) -> go.Figu
         )
     if budget is not None:
         fig.add_hline(y=budget, line_dash="dash", line_color=GREY, annotation_text=f"budget ε = {budget:g}")
-    fig.update_layout(
+    styled(
+        fig,
+        "group",
+        "total ε at the chosen δ",
         barmode="group",
-        template="plotly_white",
         title="Total privacy loss per group",
-        xaxis_title="group",
-        yaxis_title="total ε at the chosen δ",
         legend_title="accountant",
     )
     return finish(fig)

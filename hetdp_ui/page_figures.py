@@ -7,9 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
-from .theme import COLORWAY, GREY, METHOD_STYLES, OKABE_ITO, rgba
-
-_LEGEND = {"orientation": "h", "y": -0.25}
+from .theme import COLORWAY, GREY, LEGEND_BELOW, METHOD_STYLES, OKABE_ITO, rgba, styled
 
 
 # ---------------------------------------------------------------- per-user privacy
@@ -52,14 +50,7 @@ def error_cdf_figure(result, plan_a=None) -> go.Figure:
                 )
             )
     fig.add_hline(y=1 - beta, line_dash="dot", annotation_text="1 − β")
-    fig.update_layout(
-        template="plotly_white",
-        xaxis={"type": "log", "title": "error (ℓ∞ for frequencies, |·| for means)"},
-        yaxis_title="fraction of trials",
-        legend=_LEGEND,
-        margin={"t": 10},
-    )
-    return fig
+    return styled(fig, "error (ℓ∞ for frequencies, |·| for means)", "fraction of trials", log_x=True, **LEGEND_BELOW)
 
 
 @memo_figure
@@ -85,14 +76,7 @@ def weights_figure(result, plan_a=None) -> go.Figure:
                 )
             )
     fig.add_hline(y=1.0, line_dash="dot", annotation_text="uniform")
-    fig.update_layout(
-        template="plotly_white",
-        xaxis={"type": "log", "title": "demand ε_i (public drawn at the right)"},
-        yaxis={"type": "log", "title": "n · w_i"},
-        legend=_LEGEND,
-        margin={"t": 10},
-    )
-    return fig
+    return styled(fig, "demand ε_i (public drawn at the right)", "n · w_i", log_x=True, log_y=True, **LEGEND_BELOW)
 
 
 @memo_figure
@@ -133,14 +117,7 @@ def free_privacy_figure(result, plan_a=None) -> go.Figure:
                 name="ε_eff = ε (demand)",
             )
         )
-    fig.update_layout(
-        template="plotly_white",
-        xaxis={"type": "log", "title": "demanded ε_i"},
-        yaxis={"type": "log", "title": "effective ε_i = κ w_i / b"},
-        legend=_LEGEND,
-        margin={"t": 10},
-    )
-    return fig
+    return styled(fig, "demanded ε_i", "effective ε_i = κ w_i / b", log_x=True, log_y=True, **LEGEND_BELOW)
 
 
 # ---------------------------------------------------------------- mechanism lab
@@ -158,10 +135,7 @@ def noise_density_figure(result) -> go.Figure:
                 line={"dash": "dash" if col.startswith("mnm") else "solid"},
             )
         )
-    fig.update_layout(
-        template="plotly_white", xaxis_title="added noise", yaxis_title="density", legend=_LEGEND, margin={"t": 10}
-    )
-    return fig
+    return styled(fig, "added noise", "density", **LEGEND_BELOW)
 
 
 @memo_figure
@@ -178,8 +152,7 @@ def pareto_figure(result) -> go.Figure:
     )
     fig.update_xaxes(type="log", title="ε")
     fig.update_yaxes(type="log", title="MSE of the noisy mean")
-    fig.update_layout(template="plotly_white", legend=_LEGEND, margin={"t": 10})
-    return fig
+    return styled(fig, **LEGEND_BELOW)
 
 
 @memo_figure
@@ -190,10 +163,7 @@ def local_sensitivity_figure(result) -> go.Figure:
     fig.add_trace(
         go.Histogram(x=out2, name="dataset 2 (neighbour): local sensitivity 0 → no noise", opacity=0.6, nbinsx=60)
     )
-    fig.update_layout(
-        barmode="overlay", template="plotly_white", xaxis_title="released median", legend=_LEGEND, margin={"t": 10}
-    )
-    return fig
+    return styled(fig, "released median", barmode="overlay", **LEGEND_BELOW)
 
 
 @memo_figure
@@ -203,10 +173,7 @@ def bounded_laplace_figure(result) -> go.Figure:
     for col, dash in zip(bl.columns[1:], ("solid", "dash")):
         fig.add_trace(go.Scatter(x=bl["output"], y=bl[col], mode="lines", name=col, line={"dash": dash}))
     fig.add_vrect(x0=s.bl_lower, x1=s.bl_upper, fillcolor="green", opacity=0.05, line_width=0)
-    fig.update_layout(
-        template="plotly_white", xaxis_title="output", yaxis_title="density", legend=_LEGEND, margin={"t": 10}
-    )
-    return fig
+    return styled(fig, "output", "density", **LEGEND_BELOW)
 
 
 @memo_figure
@@ -215,15 +182,7 @@ def exponential_figure(result) -> go.Figure:
     fig = go.Figure()
     for col in tbl.columns[2:]:
         fig.add_bar(x=tbl["candidate"].astype(str), y=tbl[col], name=col)
-    fig.update_layout(
-        barmode="group",
-        template="plotly_white",
-        yaxis_title="probability of being selected",
-        xaxis_title="candidate",
-        legend=_LEGEND,
-        margin={"t": 10},
-    )
-    return fig
+    return styled(fig, "candidate", "probability of being selected", barmode="group", **LEGEND_BELOW)
 
 
 # ---------------------------------------------------------------- DP-SGD
@@ -247,15 +206,15 @@ def theta_figure(result) -> go.Figure:
             line={"dash": "dash"},
         )
     )
-    fig.update_layout(
-        template="plotly_white",
-        xaxis={"type": "log", "title": "iteration h"},
-        yaxis={"type": "log", "title": "θ_h"},
+    return styled(
+        fig,
+        "iteration h",
+        "θ_h",
+        log_x=True,
+        log_y=True,
         yaxis2={"type": "log", "title": "ε·a_h", "overlaying": "y", "side": "right", "showgrid": False},
-        legend=_LEGEND,
-        margin={"t": 10},
+        **LEGEND_BELOW,
     )
-    return fig
 
 
 @memo_figure
@@ -285,16 +244,9 @@ def region_figure(result) -> go.Figure:
                 marker={"size": 14, "color": OKABE_ITO["blue"] if ok else OKABE_ITO["vermillion"], "symbol": "star"},
             )
         )
-    fig.update_layout(
-        template="plotly_white",
-        xaxis_title="ρ (learning-rate decay)",
-        yaxis_title="κ (privacy decay)",
-        xaxis_range=[0, 1],
-        yaxis_range=[0, 3],
-        legend=_LEGEND,
-        margin={"t": 10},
+    return styled(
+        fig, "ρ (learning-rate decay)", "κ (privacy decay)", xaxis_range=[0, 1], yaxis_range=[0, 3], **LEGEND_BELOW
     )
-    return fig
 
 
 @memo_figure
@@ -303,14 +255,7 @@ def bound_terms_figure(result) -> go.Figure:
     fig = go.Figure()
     for col, name in (("A1", "A1 = ‖β0−β*‖²/Σγ"), ("A2", "A2 = Σγ²/Σγ"), ("A3", "A3 = Σγ²θ²/Σγ (privacy)")):
         fig.add_trace(go.Scatter(x=bt["N"], y=bt[col], mode="lines", name=name))
-    fig.update_layout(
-        template="plotly_white",
-        xaxis={"type": "log", "title": "N"},
-        yaxis={"type": "log"},
-        legend=_LEGEND,
-        margin={"t": 10},
-    )
-    return fig
+    return styled(fig, "N", log_x=True, log_y=True, **LEGEND_BELOW)
 
 
 @memo_figure
@@ -339,14 +284,7 @@ def trajectories_figure(result) -> go.Figure:
                 name=f"{name}: median over runs (simulated)",
             )
         )
-    fig.update_layout(
-        template="plotly_white",
-        xaxis={"type": "log", "title": "iteration h"},
-        yaxis={"type": "log", "title": "‖β^(h) − β*‖"},
-        legend=_LEGEND,
-        margin={"t": 10},
-    )
-    return fig
+    return styled(fig, "iteration h", "‖β^(h) − β*‖", log_x=True, log_y=True, **LEGEND_BELOW)
 
 
 @memo_figure
@@ -387,13 +325,12 @@ def quantile_dotplot_figure(quantiles, title: str = "") -> go.Figure:
                 hovertemplate="true value %{x:.4g}<extra></extra>",
             )
         )
-    fig.update_layout(
-        template="plotly_white",
-        xaxis_title="released value",
+    return styled(
+        fig,
+        "released value",
         yaxis={"tickvals": list(range(len(mechs))), "ticktext": mechs, "range": [-0.5, len(mechs) + 0.2]},
         showlegend=False,
         margin={"t": 40 if title else 10},
         height=120 + 70 * len(mechs),
         title=title or None,
     )
-    return fig

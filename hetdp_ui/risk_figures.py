@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from hetdp_ui.theme import COLORWAY, GREY, finish
+from hetdp_ui.theme import COLORWAY, GREY, finish, styled
 
 
 def tradeoff_figure(table, *, title: str = "What an attacker can do at each false-positive rate") -> go.Figure:
@@ -36,11 +36,11 @@ def curves_figure(curves, *, fpr: float | None = None, title: str, legend: str =
         )
     if fpr is not None:
         fig.add_vline(x=fpr, line=dict(color=GREY, dash="dash"))
-    fig.update_layout(
-        template="plotly_white",
+    styled(
+        fig,
+        "attack false-positive rate (people wrongly flagged)",
+        "attack true-positive rate, at most",
         title=title,
-        xaxis_title="attack false-positive rate (people wrongly flagged)",
-        yaxis_title="attack true-positive rate, at most",
         xaxis=dict(type="log", range=[-4, 0]),
         yaxis=dict(range=[0, 1.02]),
         legend_title=legend,

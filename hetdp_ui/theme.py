@@ -249,6 +249,21 @@ def apply_palette(fig):
     return fig
 
 
+#: the legend under the plot (pages with several series) and a small top margin
+LEGEND_BELOW = {"legend": {"orientation": "h", "y": -0.25}, "margin": {"t": 10}}
+
+
+def styled(fig, x: str | None = None, y: str | None = None, *, log_x: bool = False, log_y: bool = False, **layout):
+    """A figure's layout in one call: the white template, the axis titles ``x`` and ``y`` (log axes
+    where asked) and any other layout (``**LEGEND_BELOW``, ``barmode``, ``title`` …). Returns ``fig``."""
+    fig.update_layout(template="plotly_white", **layout)
+    if x is not None or log_x:
+        fig.update_xaxes(title_text=x, **({"type": "log"} if log_x else {}))
+    if y is not None or log_y:
+        fig.update_yaxes(title_text=y, **({"type": "log"} if log_y else {}))
+    return fig
+
+
 def finish(fig):
     """Everything a built figure gets: the palette and theme, readable log axes."""
     return tidy_log_axes(apply_palette(fig))

@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
-from .theme import GREY, OKABE_ITO
+from .theme import GREY, LEGEND_BELOW, OKABE_ITO, styled
 
 BLUE, RED, GREEN = OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["green"]
 
@@ -34,14 +34,7 @@ def release_figure(stats: pd.DataFrame) -> go.Figure:
             },
         )
     )
-    fig.update_layout(
-        template="plotly_white",
-        yaxis_title="count",
-        xaxis_title="group",
-        legend={"orientation": "h", "y": -0.2},
-        margin={"t": 10},
-    )
-    return fig
+    return styled(fig, "group", "count", legend={"orientation": "h", "y": -0.2}, margin={"t": 10})
 
 
 @memo_figure
@@ -69,8 +62,7 @@ def relative_error_figure(stats: pd.DataFrame) -> go.Figure:
     )
     fig.update_xaxes(type="log", title="group size x")
     fig.update_yaxes(type="log", title="relative error")
-    fig.update_layout(template="plotly_white", legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
-    return fig
+    return styled(fig, **LEGEND_BELOW)
 
 
 @memo_figure
@@ -84,8 +76,7 @@ def budget_figure(sizes: np.ndarray, v: np.ndarray, xi: np.ndarray) -> go.Figure
     )
     fig.update_xaxes(type="log", title="group size x")
     fig.update_yaxes(type="log", title="budget (analytic)")
-    fig.update_layout(template="plotly_white", legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
-    return fig
+    return styled(fig, **LEGEND_BELOW)
 
 
 @memo_figure
@@ -109,15 +100,7 @@ def renyi_figure(alpha, up, down, claimed, violated, reference: str) -> go.Figur
                 name="claim violated (∞ drawn at the top)",
             )
         )
-    fig.update_layout(
-        template="plotly_white",
-        xaxis_title="Rényi order α",
-        yaxis_title="divergence",
-        yaxis_range=[0, top * 1.02],
-        legend={"orientation": "h", "y": -0.25},
-        margin={"t": 10},
-    )
-    return fig
+    return styled(fig, "Rényi order α", "divergence", yaxis_range=[0, top * 1.02], **LEGEND_BELOW)
 
 
 @memo_figure
@@ -138,5 +121,4 @@ def loss_vs_size_figure(df: pd.DataFrame) -> go.Figure:
         )
     fig.update_xaxes(type="log", title="group size x (plotted at x + 1)")
     fig.update_yaxes(type="log", title="max over directions of D_α")
-    fig.update_layout(template="plotly_white", legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
-    return fig
+    return styled(fig, **LEGEND_BELOW)

@@ -8,7 +8,7 @@ import streamlit as st
 from hetdp_core.bcdp_sim import PRESETS as PAPER_PRESETS
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import feature_privacy as fp
-from hetdp_core.solve import STATISTICS, TARGET_MAX, TARGET_MIN, solve_feature_privacy
+from hetdp_core.solve import STATISTICS, solve_feature_privacy
 from hetdp_ui import common as ui
 from hetdp_ui import page_figures as pf
 from hetdp_ui.figures import c_vector_figure, mse_sweep_figure, stage_schematic_figure
@@ -206,17 +206,13 @@ with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver
         "checks the answer."
     )
     c1, c2 = st.columns(2)
-    target = c1.number_input(
-        "target squared error ‖x̂ − x̄‖²",
-        min_value=TARGET_MIN,
-        max_value=TARGET_MAX,
+    target = ui.solver_target(
+        c1,
+        "bcdp",
+        label="target squared error ‖x̂ − x̄‖²",
         value=0.5,
-        format="%.4g",
-        key="bcdp_target",
         help="the squared error summed over the features, each feature's mean being in [−1, 1]: a target T "
         "means about ± √(T/d) on each published mean (T = 0.5 with d = 10 features: about ± 0.22)",
-        on_change=ui.mark_solver,
-        args=("bcdp",),
     )
     statistic = c2.radio(
         "of the releases' errors",

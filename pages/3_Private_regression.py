@@ -51,13 +51,7 @@ if state["schedule"] == "poly":
 if state["schedule"] == "inverse":
     state.slider("decay", "λ", step=0.001)
 state.slider("steps", "gradient steps", step=10)
-sb.radio(
-    "excess risk against",
-    ["n", "eps"],
-    key=state.key("axis"),
-    horizontal=True,
-    format_func={"n": "users n", "eps": "ε"}.get,
-)
+state.choice("axis", "excess risk against", horizontal=True)
 ui.grid_slider("n (trajectory; users when sweeping ε)", N_GRID, state.key("n"))
 state.number("trials", "trials per point")
 state.number("seed", "seed")

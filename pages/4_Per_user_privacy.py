@@ -6,7 +6,7 @@ import streamlit as st
 from hetdp_core import hetero as ht
 from hetdp_core.scenario import InputError, split_list
 from hetdp_core.scenarios import per_user_privacy as pu
-from hetdp_core.solve import TARGET_MAX, TARGET_MIN, solve_per_user
+from hetdp_core.solve import solve_per_user
 from hetdp_ui import common as ui
 from hetdp_ui import page_figures as pf
 from hetdp_ui.glossary import glossary_markdown, method_label
@@ -66,10 +66,9 @@ else:
     sb.text_input("group shares (sum to 1)", key=state.key("shares"))
     sb.text_input("group ε low (inf = public)", key=state.key("lows"))
     sb.text_input("group ε high", key=state.key("highs"))
-sb.radio(
+state.choice(
     "setting",
-    ["correlated", "uncorrelated"],
-    key=state.key("setting"),
+    "setting",
     horizontal=True,
     help="uncorrelated: values are randomly re-permuted against the demands every trial",
 )
@@ -193,17 +192,12 @@ with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver
         horizontal=True,
         format_func=lambda m: {"pac": f"PAC error ({1 - scenario.beta:.0%})", "mse": "MSE"}[m],
     )
-    target = c3.number_input(
-        "target",
-        min_value=TARGET_MIN,
-        max_value=TARGET_MAX,
+    target = ui.solver_target(
+        c3,
+        "het",
         value=0.01,
-        format="%.4g",
-        key="het_target",
         help="in the data's own units: for a histogram the error on each bin's share (0.01 = ± 1 percentage "
         "point), for a mean of values in [0, 1] the error on the mean; MSE targets are squared errors",
-        on_change=ui.mark_solver,
-        args=("het",),
     )
     if st.button("Find the most private setting", key="het_solve"):
         try:

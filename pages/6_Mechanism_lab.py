@@ -4,7 +4,7 @@ import streamlit as st
 
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import mechanism_lab as ml
-from hetdp_core.solve import METRICS, TARGET_MAX, TARGET_MIN, solve_mechanisms
+from hetdp_core.solve import METRICS, solve_mechanisms
 from hetdp_ui import common as ui
 from hetdp_ui import page_figures as pf
 
@@ -191,16 +191,7 @@ with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver
         horizontal=True,
         format_func=lambda m: {"mse": "expected squared error", "q95": "95 % of errors below"}[m],
     )
-    target = c2.number_input(
-        "target",
-        min_value=TARGET_MIN,
-        max_value=TARGET_MAX,
-        value=1.0,
-        format="%.4g",
-        key="mech_target",
-        on_change=ui.mark_solver,
-        args=("mech",),
-    )
+    target = ui.solver_target(c2, "mech", value=1.0)
     if st.button("Find the most private ε", key="mech_solve"):
         try:
             sols = solve_mechanisms(scenario, target=target, metric=metric)

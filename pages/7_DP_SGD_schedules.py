@@ -24,24 +24,11 @@ elif state["lr"] == "step":
     state.slider("factor", "decay factor", step=0.05)
 elif state["lr"] == "custom":
     sb.text_input("learning rates (repeats the last)", key=state.key("custom"))
-sb.radio(
-    "privacy schedule a_h",
-    ["constant", "power"],
-    key=state.key("priv"),
-    horizontal=True,
-    format_func={"constant": "constant 1", "power": "h^κ"}.get,
-    on_change=state.mark_custom,
-)
+state.choice("priv", "privacy schedule a_h", horizontal=True, on_change=state.mark_custom)
 if state["priv"] == "power":
     state.slider("kappa", "κ", step=0.05, on_change=state.mark_custom)
 state.slider("eps", "ε (per-release level ε·a_h)", step=0.05)
-sb.radio(
-    "problem",
-    ["mean", "ridge"],
-    key=state.key("problem"),
-    horizontal=True,
-    format_func={"mean": "Example 33: mean", "ridge": "Example 34: ridge"}.get,
-)
+state.choice("problem", "problem", horizontal=True)
 if state["problem"] == "mean":
     state.slider("Lambda", "clip Λ (Exp data in [0, Λ])", step=0.5)
 else:

@@ -99,50 +99,42 @@ def test_reproduce_writes_csv_and_html(tmp_path, capsys):
     assert "plotly" in html.lower() and len(html) > 100_000  # standalone (plotly.js inlined)
 
 
-@pytest.mark.parametrize(
-    "args,fragment",
-    [
-        (["bcdp", "c-vector", "--delta", "0.2,-1", "--eps", "2", "--q", "0.1"], "delta entries must be > 0"),
-        (
-            ["bcdp", "c-vector", "--delta", "0.2,nan", "--eps", "2", "--q", "0.1"],
-            "--delta entry 2 must be a number; got NaN",
-        ),
-        (
-            ["bcdp", "c-vector", "--delta", "0.2,abc", "--eps", "2", "--q", "0.1"],
-            "--delta entry 2 must be a number; got 'abc'",
-        ),
-        (["bcdp", "c-vector", "--delta", "0.2", "--eps", "2", "--q", "1.5"], "q must be in [0, 1]"),
-        (["bcdp", "c-vector", "--delta", "0.2", "--eps", "2", "--q", "0.5", "--zeta", "0"], "zeta must be in (0, 1]"),
-        (["bcdp", "c-vector", "--delta", "0.2", "--eps", "inf", "--q", "0.5"], "eps must be finite"),
-        (["bcdp", "mse", "--n", "100", "--d", "3", "--eps", "2", "--delta", "0.2,2", "--q", "0.1"], "--d is 3"),
-        (
-            ["bcdp", "mse", "--n", "100", "--eps", "2", "--delta", "0.2,2", "--q", "0.1", "--trials", "0"],
-            "trials must be >= 1",
-        ),
-        (
-            [
-                "bcdp",
-                "mse",
-                "--n",
-                "200000",
-                "--eps",
-                "2",
-                "--delta",
-                ",".join(["0.2"] * 60),
-                "--q",
-                "0.1",
-                "--trials",
-                "100000",
-            ],
-            "compute size",
-        ),
-    ],
-)
-def test_bad_input_exit_2_one_line(args, fragment, capsys):
-    code, out, err = run(args, capsys)
-    assert code == 2 and out == ""
-    assert err.count("\n") == 1 and err.startswith("hetdp: error:") and fragment in err
-    assert "Traceback" not in err
+CORE_BAD = [
+    (["bcdp", "c-vector", "--delta", "0.2,-1", "--eps", "2", "--q", "0.1"], "delta entries must be > 0"),
+    (
+        ["bcdp", "c-vector", "--delta", "0.2,nan", "--eps", "2", "--q", "0.1"],
+        "--delta entry 2 must be a number; got NaN",
+    ),
+    (
+        ["bcdp", "c-vector", "--delta", "0.2,abc", "--eps", "2", "--q", "0.1"],
+        "--delta entry 2 must be a number; got 'abc'",
+    ),
+    (["bcdp", "c-vector", "--delta", "0.2", "--eps", "2", "--q", "1.5"], "q must be in [0, 1]"),
+    (["bcdp", "c-vector", "--delta", "0.2", "--eps", "2", "--q", "0.5", "--zeta", "0"], "zeta must be in (0, 1]"),
+    (["bcdp", "c-vector", "--delta", "0.2", "--eps", "inf", "--q", "0.5"], "eps must be finite"),
+    (["bcdp", "mse", "--n", "100", "--d", "3", "--eps", "2", "--delta", "0.2,2", "--q", "0.1"], "--d is 3"),
+    (
+        ["bcdp", "mse", "--n", "100", "--eps", "2", "--delta", "0.2,2", "--q", "0.1", "--trials", "0"],
+        "trials must be >= 1",
+    ),
+    (
+        [
+            "bcdp",
+            "mse",
+            "--n",
+            "200000",
+            "--eps",
+            "2",
+            "--delta",
+            ",".join(["0.2"] * 60),
+            "--q",
+            "0.1",
+            "--trials",
+            "100000",
+        ],
+        "compute size",
+    ),
+]
 
 
 def test_installed_entry_point_and_argparse_errors():
@@ -261,19 +253,13 @@ def test_regression_cli_is_the_page_run(capsys):
     assert code == 0 and page_rows == d["rows"]
 
 
-@pytest.mark.parametrize(
-    "args,fragment",
-    [
-        (["bcdp", "exact", "--example", "1", "--a", "1.5"], "a must be in [0, 1]"),
-        (["bcdp", "exact", "--example", "rr", "--rr-c", ",".join(["0.1"] * 11)], "at most 10 entries"),
-        (["regression", "--gamma0", "0"], "gamma0 (γ0) must be in [0.01, 1.99]"),
-        (["regression", "--values", "1"], "--values was removed: the sweep points are the page's grids"),
-        (["regression", "--theta", "0.5,-0.3"], "--theta was removed"),
-    ],
-)
-def test_lab_and_regression_bad_input(args, fragment, capsys):
-    code, out, err = run(args, capsys)
-    assert code == 2 and fragment in err and err.count("\n") == 1
+LAB_BAD = [
+    (["bcdp", "exact", "--example", "1", "--a", "1.5"], "a must be in [0, 1]"),
+    (["bcdp", "exact", "--example", "rr", "--rr-c", ",".join(["0.1"] * 11)], "at most 10 entries"),
+    (["regression", "--gamma0", "0"], "gamma0 (γ0) must be in [0.01, 1.99]"),
+    (["regression", "--values", "1"], "--values was removed: the sweep points are the page's grids"),
+    (["regression", "--theta", "0.5,-0.3"], "--theta was removed"),
+]
 
 
 def test_sgd_theta_json_contract(capsys):
@@ -313,20 +299,14 @@ def test_sgd_run_and_mech_cli(capsys):
     assert json.loads(out)["b"] > 1.0
 
 
-@pytest.mark.parametrize(
-    "args,fragment",
-    [
-        (["sgd", "theta", "--rho", "0"], "rho must be in (0, 1]"),
-        (["sgd", "theta", "--kappa", "-1"], "kappa must be in"),
-        (["sgd", "theta", "--eps", "0"], "eps must be in [1e-06"),
-        (["sgd", "run", "--Lambda", "0"], "Lambda (clip Λ) must be in [0.5, 50]"),
-        (["mech", "release", "--mechanism", "gaussian", "--eps", "0.5", "--delta", "2"], "delta must be in (0, 1)"),
-        (["mech", "exponential", "--scores", ""], "--scores needs 1 to"),
-    ],
-)
-def test_sgd_mech_bad_input(args, fragment, capsys):
-    code, out, err = run(args, capsys)
-    assert code == 2 and fragment in err and err.count("\n") == 1
+SGD_MECH_BAD = [
+    (["sgd", "theta", "--rho", "0"], "rho must be in (0, 1]"),
+    (["sgd", "theta", "--kappa", "-1"], "kappa must be in"),
+    (["sgd", "theta", "--eps", "0"], "eps must be in [1e-06"),
+    (["sgd", "run", "--Lambda", "0"], "Lambda (clip Λ) must be in [0.5, 50]"),
+    (["mech", "release", "--mechanism", "gaussian", "--eps", "0.5", "--delta", "2"], "delta must be in (0, 1)"),
+    (["mech", "exponential", "--scores", ""], "--scores needs 1 to"),
+]
 
 
 def test_hetero_weights_json_contract(capsys):
@@ -372,28 +352,19 @@ def test_hetero_run_json(capsys):
     assert all(len(r["errors"]) == 20 for r in d["results"])
 
 
-@pytest.mark.parametrize(
-    "args,fragment",
-    [
-        (
-            ["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "0.1,-1"],
-            "eps entries must be >= 1e-06",
-        ),
-        (["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "@/nonexistent"], "not found"),
-        (["hetero", "weights", "--problem", "frequency", "--variant", "A", "--eps", "1", "--k", "1"], "k must be >= 2"),
-        (
-            ["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "1", "--beta", "1"],
-            "beta must be in (0, 1)",
-        ),
-        (
-            ["hetero", "run", "--eps-by-bin", "", "--shares", "0.5,0.6", "--lows", "0.1,1", "--highs", "1,2"],
-            "shares must sum to 1",
-        ),
-    ],
-)
-def test_hetero_bad_input(args, fragment, capsys):
-    code, out, err = run(args, capsys)
-    assert code == 2 and fragment in err and err.count("\n") == 1
+HETERO_BAD = [
+    (["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "0.1,-1"], "eps entries must be >= 1e-06"),
+    (["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "@/nonexistent"], "not found"),
+    (["hetero", "weights", "--problem", "frequency", "--variant", "A", "--eps", "1", "--k", "1"], "k must be >= 2"),
+    (
+        ["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "1", "--beta", "1"],
+        "beta must be in (0, 1)",
+    ),
+    (
+        ["hetero", "run", "--eps-by-bin", "", "--shares", "0.5,0.6", "--lows", "0.1,1", "--highs", "1,2"],
+        "shares must sum to 1",
+    ),
+]
 
 
 def test_cli_figure_names_match_the_presets():
@@ -402,3 +373,11 @@ def test_cli_figure_names_match_the_presets():
     from hetdp_ui.cli import FIGURES
 
     assert tuple(sorted(PRESETS)) == FIGURES
+
+
+@pytest.mark.parametrize("args,fragment", CORE_BAD + LAB_BAD + SGD_MECH_BAD + HETERO_BAD)
+def test_bad_input_exit_2_one_line(args, fragment, capsys):
+    code, out, err = run(args, capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("hetdp: error:") and fragment in err
+    assert "Traceback" not in err

@@ -20,47 +20,17 @@ def run(argv, capsys):
 
 
 # ---------------------------------------------------------------- defect 3: DP-SGD sensitivity
-def test_sgd_run_calibrates_with_the_example_gradient_sensitivity(capsys):
-    code, out, _ = run(
-        [
-            "sgd",
-            "run",
-            "--problem",
-            "mean",
-            "--method",
-            "dpsgd",
-            "--Lambda",
-            "5",
-            "--steps",
-            "20",
-            "--runs",
-            "5",
-            "--json",
-        ],
-        capsys,
-    )
-    assert code == 0 and json.loads(out)["sensitivity"] == 10.0  # 2Λ, not the old default 1
-    code, out, _ = run(["sgd", "run", "--problem", "ridge", "--steps", "20", "--runs", "5", "--json"], capsys)
-    assert code == 0 and json.loads(out)["sensitivity"] == 44.0  # 4(1 + 2R), R = 5
-    code, out, _ = run(
-        [
-            "sgd",
-            "run",
-            "--problem",
-            "mean",
-            "--Lambda",
-            "5",
-            "--sensitivity",
-            "20",
-            "--steps",
-            "20",
-            "--runs",
-            "5",
-            "--json",
-        ],
-        capsys,
-    )
-    assert code == 0 and json.loads(out)["sensitivity"] == 20.0  # larger: allowed (more noise)
+@pytest.mark.parametrize(
+    "flags,expected",
+    [
+        (["--problem", "mean", "--method", "dpsgd", "--Lambda", "5"], 10.0),  # 2Λ, not the old default 1
+        (["--problem", "ridge"], 44.0),  # 4(1 + 2R), R = 5
+        (["--problem", "mean", "--Lambda", "5", "--sensitivity", "20"], 20.0),  # larger: allowed (more noise)
+    ],
+)
+def test_sgd_run_calibrates_with_the_example_gradient_sensitivity(flags, expected, capsys):
+    code, out, _ = run(["sgd", "run", *flags, "--steps", "20", "--runs", "5", "--json"], capsys)
+    assert code == 0 and json.loads(out)["sensitivity"] == expected
 
 
 def test_sgd_run_refuses_a_smaller_sensitivity(capsys):

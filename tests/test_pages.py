@@ -31,7 +31,7 @@ def assert_clean(at):
 
 
 def test_home_renders_with_cards_and_glossary():
-    at = AppTest.from_file(HOME, default_timeout=TIMEOUT).run()
+    at = fresh(HOME).run()
     assert not at.exception
     text = " ".join(m.value for m in at.markdown)
     assert "Glossary" in " ".join(s.value for s in at.subheader)
@@ -145,7 +145,7 @@ ZCDP = str(ROOT / "pages" / "5_Groupwise_zCDP.py")
 
 
 def test_zcdp_default_renders_and_answers_the_open_question():
-    at = AppTest.from_file(ZCDP, default_timeout=TIMEOUT).run()
+    at = fresh(ZCDP).run()
     assert_clean(at)
     assert len(charts(at)) == 6  # incl. the quantile dotplot
     assert any("Numerical answer" in m.value for m in at.markdown)
@@ -154,10 +154,7 @@ def test_zcdp_default_renders_and_answers_the_open_question():
 
 
 def test_zcdp_group_and_algorithm_change_outputs():
-    at = AppTest.from_file(ZCDP, default_timeout=TIMEOUT)
-    at.query_params["mode"] = "List"
-    at.query_params["counts"] = "0,3,10,50,400"
-    at.run()
+    at = fresh(ZCDP, mode="List", counts="0,3,10,50,400").run()
     assert_clean(at)
     y0 = charts(at)[2]["data"][0]["y"]
     at.sidebar.selectbox(key="zc_group").set_value(3).run()  # x = 10: the claim fails
@@ -171,9 +168,7 @@ def test_zcdp_group_and_algorithm_change_outputs():
 
 
 def test_zcdp_bad_counts_show_messages():
-    at = AppTest.from_file(ZCDP, default_timeout=TIMEOUT)
-    at.query_params["mode"] = "List"
-    at.run()
+    at = fresh(ZCDP, mode="List").run()
     for bad, frag in (
         ("1,-2", "entry 2 must be in [0, 1e+09]"),
         ("1,2.5", "whole numbers"),
@@ -182,9 +177,7 @@ def test_zcdp_bad_counts_show_messages():
         at.sidebar.text_input(key="zc_counts").set_value(bad).run()
         assert not at.exception
         assert any(frag in e.value for e in at.error), (bad, [e.value for e in at.error])
-    at2 = AppTest.from_file(ZCDP, default_timeout=TIMEOUT)
-    at2.query_params["rho"] = "-3"
-    at2.run()
+    at2 = fresh(ZCDP, rho="-3").run()
     assert not at2.exception and any("'rho' ignored" in w.value for w in at2.warning)
 
 
@@ -193,7 +186,7 @@ REG = str(ROOT / "pages" / "3_Private_regression.py")
 
 
 def test_lab_example1_sliders_change_levels():
-    at = AppTest.from_file(LAB, default_timeout=TIMEOUT).run()
+    at = fresh(LAB).run()
     assert_clean(at)
     assert [m.value for m in at.metric][:3] == ["0.6931", "0.6931", "∞"]
     assert len(charts(at)) == 3
@@ -203,7 +196,7 @@ def test_lab_example1_sliders_change_levels():
 
 
 def test_lab_rr_and_test_view_react():
-    at = AppTest.from_file(LAB, default_timeout=TIMEOUT).run()
+    at = fresh(LAB).run()
     rr0 = charts(at)[0]["data"][0]["y"]
     at.sidebar.text_input(key="lab_rr_c").set_value("0.3,0.3,0.3").run()
     assert_clean(at)
@@ -215,7 +208,7 @@ def test_lab_rr_and_test_view_react():
 
 
 def test_lab_bad_lists_show_message():
-    at = AppTest.from_file(LAB, default_timeout=TIMEOUT).run()
+    at = fresh(LAB).run()
     at.sidebar.text_input(key="lab_rr_c").set_value("0.3,x").run()
     assert not at.exception and any("rr_c (RR levels c_i) entry 2 must be a number" in e.value for e in at.error)
     at.sidebar.text_input(key="lab_rr_c").set_value(",".join(["0.1"] * 11)).run()
@@ -223,9 +216,7 @@ def test_lab_bad_lists_show_message():
 
 
 def test_regression_default_and_slider():
-    at = AppTest.from_file(REG, default_timeout=TIMEOUT)
-    at.query_params["trials"] = "3"
-    at.run()
+    at = fresh(REG, trials="3").run()
     assert_clean(at)
     assert len(charts(at)) == 2
     y0 = charts(at)[1]["data"]
@@ -236,7 +227,7 @@ def test_regression_default_and_slider():
 
 
 def test_regression_nonconvex_is_reported():
-    at = AppTest.from_file(REG, default_timeout=TIMEOUT)
+    at = fresh(REG)
     at.query_params.update({"trials": "2", "n": "1000", "delta": "0.5", "eps": "1.0"})
     at.run()
     assert not at.exception
@@ -248,9 +239,7 @@ SGD = str(ROOT / "pages" / "7_DP_SGD_schedules.py")
 
 
 def test_mechanism_lab_renders_and_reacts():
-    at = AppTest.from_file(MECH, default_timeout=TIMEOUT)
-    at.query_params["trials"] = "500"
-    at.run()
+    at = fresh(MECH, trials="500").run()
     assert_clean(at)
     assert len(charts(at)) == 6  # incl. the quantile dotplot
     d0 = charts(at)[0]["data"][0]["y"]
@@ -261,19 +250,19 @@ def test_mechanism_lab_renders_and_reacts():
 
 
 def test_mechanism_lab_bad_inputs():
-    at = AppTest.from_file(MECH, default_timeout=TIMEOUT)
+    at = fresh(MECH)
     at.query_params.update({"trials": "200", "scores": "", "bl_q": "20"})
     at.run()
     assert not at.exception and not at.error  # a true value outside [l, u] is moved inside
     assert any("the true value q is now 10, inside the domain" in i.value for i in at.info)
-    at2 = AppTest.from_file(MECH, default_timeout=TIMEOUT)
+    at2 = fresh(MECH)
     at2.query_params.update({"trials": "200", "eps": "0"})
     at2.run()
     assert not at2.exception and any("'eps' ignored" in w.value for w in at2.warning)
 
 
 def test_dpsgd_page_kappa_changes_outputs():
-    at = AppTest.from_file(SGD, default_timeout=TIMEOUT)
+    at = fresh(SGD)
     at.query_params.update({"runs": "20", "steps": "1000"})
     at.run()
     assert_clean(at)
@@ -286,11 +275,11 @@ def test_dpsgd_page_kappa_changes_outputs():
 
 
 def test_dpsgd_page_guard_and_bad_custom():
-    at = AppTest.from_file(SGD, default_timeout=TIMEOUT)
+    at = fresh(SGD)
     at.query_params.update({"runs": "1000", "steps": "50000"})
     at.run()
     assert not at.exception and any("compute size" in e.value for e in at.error)
-    at2 = AppTest.from_file(SGD, default_timeout=TIMEOUT)
+    at2 = fresh(SGD)
     at2.query_params.update({"lr": "custom", "custom": "0.1,-1", "runs": "10", "steps": "100"})
     at2.run()
     assert not at2.exception and any("'custom' ignored" in w.value for w in at2.warning)
@@ -300,9 +289,7 @@ HET = str(ROOT / "pages" / "4_Per_user_privacy.py")
 
 
 def test_per_user_default_and_preset():
-    at = AppTest.from_file(HET, default_timeout=TIMEOUT)
-    at.query_params["trials"] = "40"
-    at.run()
+    at = fresh(HET, trials="40").run()
     assert_clean(at)
     assert len(charts(at)) == 4  # incl. the quantile dotplot
     assert at.get("download_button")
@@ -314,7 +301,7 @@ def test_per_user_default_and_preset():
 
 
 def test_per_user_widgets_and_bad_input():
-    at = AppTest.from_file(HET, default_timeout=TIMEOUT)
+    at = fresh(HET)
     at.query_params.update({"trials": "40", "demand": "groups"})
     at.run()
     at.sidebar.text_input(key="het_shares").set_value("0.5,0.6,0.2").run()
@@ -322,7 +309,7 @@ def test_per_user_widgets_and_bad_input():
     at.sidebar.text_input(key="het_shares").set_value("0.3,0.5,0.2").run()
     at.sidebar.text_input(key="het_lows").set_value("0.01,-1,1").run()
     assert not at.exception and any("lows (group ε low) entry 2 must be in" in e.value for e in at.error)
-    at2 = AppTest.from_file(HET, default_timeout=TIMEOUT)
+    at2 = fresh(HET)
     at2.query_params.update({"trials": "40", "algs": "CP,EVIL", "beta": "2"})
     at2.run()
     assert not at2.exception
@@ -331,7 +318,7 @@ def test_per_user_widgets_and_bad_input():
 
 
 def test_regression_bundled_dataset():
-    at = AppTest.from_file(REG, default_timeout=TIMEOUT)
+    at = fresh(REG)
     at.query_params.update({"trials": "2", "source": "RAND HIE (real)"})
     at.run()
     assert not at.exception
@@ -339,7 +326,7 @@ def test_regression_bundled_dataset():
 
 
 def test_dpsgd_compares_constant_privacy_schedule():
-    at = AppTest.from_file(SGD, default_timeout=TIMEOUT)
+    at = fresh(SGD)
     at.query_params.update({"runs": "20", "steps": "1000"})
     at.run()
     names = [t.get("name", "") for t in charts(at)[3]["data"]]

@@ -32,46 +32,31 @@ def test_wheel_in_a_clean_virtualenv_runs_the_bundled_dataset(tmp_path):
         text=True,
     ).stdout
     assert str(env_dir) in where and str(ROOT) not in where, where  # the wheel, not the checkout
-    out = subprocess.run(
-        [
-            str(env_dir / "bin" / "hetdp"),
-            "hetero",
-            "run",
-            "--dataset",
-            "randhie",
-            "--problem",
-            "mean",
-            "--algorithms",
-            "CP,UNI",
-            "--trials",
-            "20",
-            "--json",
-        ],
-        cwd=elsewhere,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+
+    def hetdp(*args: str) -> str:  # the installed command, run outside the source tree
+        return subprocess.run(
+            [str(env_dir / "bin" / "hetdp"), *args], cwd=elsewhere, check=True, capture_output=True, text=True
+        ).stdout
+
+    out = hetdp(
+        "hetero",
+        "run",
+        "--dataset",
+        "randhie",
+        "--problem",
+        "mean",
+        "--algorithms",
+        "CP,UNI",
+        "--trials",
+        "20",
+        "--json",
+    )
     res = json.loads(out)
     assert res["params"]["n"] == 5912 and [r["algorithm"] for r in res["results"]] == ["CP", "UNI"]
-    out = subprocess.run(
-        [
-            str(env_dir / "bin" / "hetdp"),
-            "run",
-            "Per_user_privacy",
-            "--query",
-            "dataset=RAND+HIE+(real)&problem=frequency&eps_by_bin=1,0.5,0.1,0.05&trials=20&algs=CP",
-            "--json",
-        ],
-        cwd=elsewhere,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+    query = "dataset=RAND+HIE+(real)&problem=frequency&eps_by_bin=1,0.5,0.1,0.05&trials=20&algs=CP"
+    out = hetdp("run", "Per_user_privacy", "--query", query, "--json")
     assert len(json.loads(out)["tables"]["hetero_weights"]) == 5912
-    out = subprocess.run(
-        [str(env_dir / "bin" / "hetdp"), "lesson", "list"], cwd=elsewhere, check=True, capture_output=True, text=True
-    ).stdout
+    out = hetdp("lesson", "list")
     assert len(out.strip().splitlines()) >= 5 and "lesson=1-bcdp-feature-privacy" in out  # lessons ship too
     _hetdp_app_serves_the_home_page(env_dir, elsewhere)
 

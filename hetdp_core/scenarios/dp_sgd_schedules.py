@@ -56,10 +56,10 @@ class DpSgdSchedules(sc.Scenario):
     custom: tuple = param(
         (0.1, 0.05, 0.02, 0.01), Numbers(Interval(float, 1e-6, 10.0), max_len=1000), "custom learning rates"
     )
-    priv: str = param("power", Options(("constant", "power")), "privacy schedule a_h")
+    priv: str = param("power", Options({"constant": "constant 1", "power": "h^κ"}), "privacy schedule a_h")
     kappa: float = param(0.8, Interval(float, 0.0, 3.0), "privacy decay κ")
     eps: float = param(1.0, Interval(float, 0.05, 20.0), "ε (per-release level ε·a_h)")
-    problem: str = param("mean", Options(("mean", "ridge")), "problem")
+    problem: str = param("mean", Options({"mean": "Example 33: mean", "ridge": "Example 34: ridge"}), "problem")
     Lambda: float = param(3.0, Interval(float, 0.5, 50.0), "clip Λ")
     lam: float = param(0.1, Interval(float, 0.0, 10.0), "ridge penalty λ")
     steps: int = param(2000, Interval(int, 10, 50_000), "iterations N")

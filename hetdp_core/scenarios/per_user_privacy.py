@@ -17,7 +17,7 @@ import pandas as pd
 
 from .. import hetero as ht
 from .. import scenario as sc
-from ..datasets import data_path
+from ..datasets import SOURCE_SYNONYMS, SOURCES, data_path
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Numbers, Options, Result, check_budget, param
 from ._common import map_points
@@ -45,7 +45,6 @@ PAGE_SPEC = PageSpec(
     figures="hetdp_ui.report:per_user_figures",
 )
 ALL_ALGS = tuple(ht.ALGORITHMS)
-DATASETS = ("synthetic", "randhie", "upload")
 N_OPTIONS = (100, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000)
 MAX_LDP_USERS = 50_000
 
@@ -53,12 +52,7 @@ MAX_LDP_USERS = 50_000
 @dataclass(frozen=True)
 class PerUserPrivacy(sc.Scenario):
     problem: str = param("frequency", Options(tuple(ht.PROBLEMS)), "problem")
-    dataset: str = param(
-        "synthetic",
-        Options({"synthetic": "synthetic", "randhie": "RAND HIE (real)", "upload": "upload"}),
-        "dataset",
-        synonyms=(("rand-hie", "randhie"),),
-    )
+    dataset: str = param("synthetic", Options(SOURCES), "dataset", synonyms=SOURCE_SYNONYMS)
     n: int = param(10_000, Interval(int, 100, 200_000), "number of users")
     k: int = param(5, Interval(int, 2, 50), "number of bins")
     profile: str = param("peaked", Options(("uniform", "peaked", "skewed")), "bin profile")
@@ -370,7 +364,7 @@ QUESTION = (
 )
 
 SCENARIO = PerUserPrivacy
-__all__ = ["PerUserPrivacy", "SCENARIO", "PRESETS", "run", "ALL_ALGS", "DATASETS", "N_OPTIONS", "load_data", "demands"]
+__all__ = ["PerUserPrivacy", "SCENARIO", "PRESETS", "run", "ALL_ALGS", "N_OPTIONS", "load_data", "demands"]
 
 
 def summarize(result: PerUserResult) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from .. import regression as rg
 from .. import scenario as sc
-from ..datasets import data_path
+from ..datasets import SOURCE_SYNONYMS, SOURCES, data_path
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Options, Result, RunOptions, check_budget, param
 from ._common import map_points
@@ -45,19 +45,13 @@ PAGE_SPEC = PageSpec(
 N_GRID = (1000, 3000, 10_000, 30_000, 100_000)
 EPS_GRID = (1.0, 2.0, 4.0, 8.0, 16.0)
 THETA = (0.5, -0.3, 0.2, 0.1, -0.1, 0.05)
-SOURCES = ("synthetic", "randhie", "upload")
 
 
 @dataclass(frozen=True)
 class PrivateRegression(sc.Scenario):
     ALIASES = {"lam": "decay"}  # renamed: λ here is a decay rate, not a ridge penalty
 
-    source: str = param(
-        "synthetic",
-        Options({"synthetic": "synthetic", "randhie": "RAND HIE (real)", "upload": "upload"}),
-        "data",
-        synonyms=(("rand-hie", "randhie"),),
-    )
+    source: str = param("synthetic", Options(SOURCES), "data", synonyms=SOURCE_SYNONYMS)
     features: int = param(2, Interval(int, 1, 6), "number of features")
     noise: float = param(0.1, Interval(float, 0.0, 1.0), "label noise")
     q: float = param(0.1, Interval(float, 0.0, 1.0), "correlation q")
@@ -70,7 +64,7 @@ class PrivateRegression(sc.Scenario):
     rho: float = param(0.5, Interval(float, 0.05, 1.0), "decay exponent ρ")
     decay: float = param(0.05, Interval(float, 0.001, 10.0), "decay rate λ")
     steps: int = param(200, Interval(int, 10, 2000), "gradient steps")
-    axis: str = param("n", Options(("n", "eps")), "excess risk against")
+    axis: str = param("n", Options({"n": "users n", "eps": "ε"}), "excess risk against")
     n: int = param(30_000, Interval(int, 1000, 100_000), "users n")
     trials: int = param(6, Interval(int, 2, 40), "trials per point")
     seed: int = param(0, Interval(int, 0, 2**31 - 1), "random seed")
@@ -308,7 +302,7 @@ QUESTION = (
 )
 
 SCENARIO = PrivateRegression
-__all__ = ["PrivateRegression", "SCENARIO", "PRESETS", "run", "N_GRID", "EPS_GRID", "THETA", "SOURCES"]
+__all__ = ["PrivateRegression", "SCENARIO", "PRESETS", "run", "N_GRID", "EPS_GRID", "THETA"]
 
 
 def summarize(result: PrivateRegressionResult) -> tuple[str, ...]:
