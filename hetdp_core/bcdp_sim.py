@@ -251,14 +251,14 @@ class Preset:
     axis: str
     values: tuple
     d: int
-    k_fraction: float | None  # for two-group presets: fraction f of sensitive features
-    k: int | None
     delta: float
     eps: float
-    q: float
     n: int
     trials: int
     note: str
+    k_fraction: float | None = None  # for two-group presets: fraction f of sensitive features
+    k: int | None = None
+    q: float = 0.1
 
 
 PRESETS: dict[str, Preset] = {
@@ -267,11 +267,9 @@ PRESETS: dict[str, Preset] = {
         "q",
         (0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 0.9, 1.0),
         d=10,
-        k_fraction=None,
         k=2,
         delta=0.2,
         eps=2.0,
-        q=0.1,
         n=10_000,
         trials=1000,
         note="d = 10, δ = (0.2, 0.2, ε, …, ε), ε = 2, n = 10 000, 1000 trials, ζ = (1+q)/2.",
@@ -282,10 +280,8 @@ PRESETS: dict[str, Preset] = {
         (5, 10, 20, 30, 40, 50),
         d=50,
         k_fraction=0.2,
-        k=None,
         delta=0.8,
         eps=8.0,
-        q=0.1,
         n=5000,
         trials=100,
         note="Paper text: n = 5000, f = 0.2, q = 0.1, δ = 0.8, ε = 8, T = 100. The authors' code uses n = 3000.",
@@ -295,11 +291,8 @@ PRESETS: dict[str, Preset] = {
         "f",
         (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
         d=50,
-        k_fraction=None,
-        k=None,
         delta=0.2,
         eps=2.0,
-        q=0.1,
         n=5000,
         trials=100,
         note="Paper text: d = 50, n = 5000, δ = 0.2, ε = 2, T = 100, q = 0.1. The authors' code uses q = 0.01.",

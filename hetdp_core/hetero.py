@@ -24,6 +24,7 @@ O(n log n) search. :func:`cvxpy_weights` solves the same convex programs directl
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -366,18 +367,13 @@ def _cvxpy_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float =
     variant = check_choice("variant", variant, VARIANTS)
     c = _consts(problem, k, beta)
     n = eps.size
-    if n > 200_000:
+
+    def fallback(solver: str, note: str) -> Weights:  # the exact fast solver, saying why
         res = fast_weights(eps, variant=variant, problem=problem, k=k, beta=beta)
-        return Weights(
-            res.weights,
-            res.b,
-            res.eps_eff,
-            res.objective,
-            variant,
-            "fast (cvxpy skipped: n > 200 000)",
-            res.t,
-            "cvxpy is not attempted above 200 000 users",
-        )
+        return dataclasses.replace(res, solver=solver, note=note)
+
+    if n > 200_000:
+        return fallback("fast (cvxpy skipped: n > 200 000)", "cvxpy is not attempted above 200 000 users")
     fin = np.isfinite(eps)
     kap = c["kappa"]
     best = None
@@ -419,17 +415,7 @@ def _cvxpy_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float =
             if ok:
                 break
         if not ok:
-            res = fast_weights(eps, variant=variant, problem=problem, k=k, beta=beta)
-            return Weights(
-                res.weights,
-                res.b,
-                res.eps_eff,
-                res.objective,
-                variant,
-                "fast (cvxpy failed)",
-                res.t,
-                note or f"cvxpy status {prob.status}",
-            )
+            return fallback("fast (cvxpy failed)", note or f"cvxpy status {prob.status}")
         wv = np.clip(np.asarray(w.value, float), 0.0, None)
         wv = wv / wv.sum()
         val = objective_value(variant, wv, eps, problem=problem, k=k, beta=beta)

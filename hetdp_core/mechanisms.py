@@ -150,32 +150,23 @@ def exact_profiles(
             "max_loss": sens / b,
         }
     ]
+
+    def gaussian_row(mechanism: str, sig: float) -> dict:  # N(0, σ²) noise: its exact profile at ε
+        return {
+            "mechanism": mechanism,
+            "noise": f"N(0, {sig:.4g}²)",
+            "stated ε": e,
+            "stated δ": d,
+            "exact δ(ε)": pr.gaussian_delta(eps=e, sigma=sig, sensitivity=sens),
+            "P(loss > ε)": pr.gaussian_tail(eps=e, sigma=sig, sensitivity=sens),
+            "max_loss": math.inf,
+        }
+
     if e < 1:
-        sig = gaussian_sigma(sensitivity=sens, eps=e, delta=d)
-        rows.append(
-            {
-                "mechanism": "Gaussian",
-                "noise": f"N(0, {sig:.4g}²)",
-                "stated ε": e,
-                "stated δ": d,
-                "exact δ(ε)": pr.gaussian_delta(eps=e, sigma=sig, sensitivity=sens),
-                "P(loss > ε)": pr.gaussian_tail(eps=e, sigma=sig, sensitivity=sens),
-                "max_loss": math.inf,
-            }
-        )
+        rows.append(gaussian_row("Gaussian", gaussian_sigma(sensitivity=sens, eps=e, delta=d)))
     kind, sc = mnm_noise(sensitivity=sens, eps=e, delta=d)
     if kind == "gaussian":
-        rows.append(
-            {
-                "mechanism": "MNM",
-                "noise": f"N(0, {sc:.4g}²)",
-                "stated ε": e,
-                "stated δ": d,
-                "exact δ(ε)": pr.gaussian_delta(eps=e, sigma=sc, sensitivity=sens),
-                "P(loss > ε)": pr.gaussian_tail(eps=e, sigma=sc, sensitivity=sens),
-                "max_loss": math.inf,
-            }
-        )
+        rows.append(gaussian_row("MNM", sc))
     else:
         rows.append({**rows[0], "mechanism": "MNM", "stated δ": d})
     if bounded is not None:

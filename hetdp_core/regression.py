@@ -376,23 +376,20 @@ def excess_risk_sweep(
     k_sensitive: int,
     delta: float,
     eps: float,
-    radius: float = 1.0,
-    schedule: str = "constant",
-    gamma0: float = 0.5,
-    steps: int = 200,
-    rho: float = 0.5,
-    decay: float = 0.1,
     trials: int = 10,
     seed: int = 0,
     progress=None,
     x=None,
+    **descent,
 ) -> pd.DataFrame:
     """Excess risk vs n or vs ε (``axis``) for the three methods: tidy table with median, q25, q75,
     the number of non-convex (stopped) runs, per point; ``reason`` says why a point has no value
     (NaN quantiles, null in JSON) and is None otherwise. Demands: the first ``k_sensitive`` features
     at δ, the other features and the label at ε. Data are drawn once per point from
     :func:`regression_data` with a seed derived from (seed, value) — or, when ``x`` (users ×
-    [features, label] in [-1,1]) is given, taken from it (axis n: a random subsample of n users)."""
+    [features, label] in [-1,1]) is given, taken from it (axis n: a random subsample of n users).
+    ``descent``: the projected gradient descent's settings (``radius``, ``schedule``, ``gamma0``,
+    ``steps``, ``rho``, ``decay``), passed on to :func:`fit` (its defaults when left out)."""
     import pandas as pd
 
     from .bcdp_sim import point_rng
@@ -417,20 +414,7 @@ def excess_risk_sweep(
         else:
             xx = x if nn >= x.shape[0] else x[g_data.choice(x.shape[0], size=nn, replace=False)]
         dem = [delta] * k_sensitive + [ee] * (theta.size - k_sensitive) + [ee]
-        res = fit(
-            x=xx,
-            delta=dem,
-            eps=ee,
-            q=q,
-            radius=radius,
-            schedule=schedule,
-            gamma0=gamma0,
-            steps=steps,
-            rho=rho,
-            decay=decay,
-            trials=trials,
-            rng=g_fit,
-        )
+        res = fit(x=xx, delta=dem, eps=ee, q=q, trials=trials, rng=g_fit, **descent)
         for method in METHODS:
             ex = np.array([r.excess_risk for r in res[method]])
             ok = ex[np.isfinite(ex)]

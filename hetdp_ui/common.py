@@ -597,6 +597,19 @@ def mark_solver(prefix: str) -> None:
     st.session_state[f"{prefix}_target_touched"] = True
 
 
+def solver_radio(column, key: str, label: str, options: dict) -> str:
+    """A solver's choice (identifier → label in plain words), one row of radio buttons."""
+    return column.radio(label, list(options), key=key, horizontal=True, format_func=options.get)
+
+
+def table_with_download(table, name: str, key: str, caption: str, *, decimals: int | None = None) -> None:
+    """A result table (shown rounded to ``decimals``), what it says in words and its CSV download
+    (``<name>.csv``, the run's exact numbers)."""
+    st.dataframe(table if decimals is None else table.round(decimals), hide_index=True, key=key)
+    st.caption(caption)
+    csv_download(table, f"{name}.csv", f"dl_{key}")
+
+
 def solver_target(column, prefix: str, *, label: str = "target", value: float, help: str | None = None) -> float:
     """A solver's target (the core's accepted range, 4 significant digits); typing one keeps the
     solver's expander open (:func:`mark_solver`)."""

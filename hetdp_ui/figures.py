@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
-from .theme import GREY, METHOD_STYLES, OKABE_ITO, rgba, styled
+from .theme import GREY, METHOD_STYLES, OKABE_ITO, add_band, styled
 
 COLORS = {m: METHOD_STYLES[m].color for m in ("M_mean (BCDP)", "min-δ LDP")}
 AXIS_TITLES = {
@@ -51,20 +51,7 @@ def mse_sweep_figure(
         grp = grp.sort_values(axis)
         col = COLORS.get(method, GREY)
         x = grp[axis].to_numpy()
-        fig.add_trace(
-            go.Scatter(
-                x=np.concatenate([x, x[::-1]]),
-                y=np.concatenate([grp["q75"].to_numpy(), grp["q25"].to_numpy()[::-1]]),
-                mode="lines",
-                fill="toself",
-                fillcolor=rgba(col, 0.18),
-                line={"width": 0},
-                hoverinfo="skip",
-                name=f"{method}: 25–75% (simulated)",
-                legendgroup=method,
-                showlegend=True,
-            )
-        )
+        add_band(fig, x, grp["q25"], grp["q75"], color=col, name=f"{method}: 25–75% (simulated)", legendgroup=method)
         fig.add_trace(
             go.Scatter(
                 x=x,
@@ -160,24 +147,12 @@ def c_vector_figure(
     fig.add_hline(y=eps, line_dash="dash", annotation_text="ε (global LDP)", line_color=OKABE_ITO["vermillion"])
     if plan_a is not None:
         a_names, a_c, a_g = plan_a
-        fig.add_trace(
-            go.Scatter(
-                x=list(a_names),
-                y=a_g,
-                mode="markers",
-                name="plan A: guaranteed δ'",
-                marker={"symbol": "diamond-open", "size": 11, "color": OKABE_ITO["green"], "line": {"width": 2}},
-            )
-        )
-        fig.add_trace(
-            go.Scatter(
-                x=list(a_names),
-                y=a_c,
-                mode="markers",
-                name="plan A: allocated c",
-                marker={"symbol": "circle-open", "size": 11, "color": OKABE_ITO["blue"], "line": {"width": 2}},
-            )
-        )
+        for y, name, symbol, color in (
+            (a_g, "plan A: guaranteed δ'", "diamond-open", "green"),
+            (a_c, "plan A: allocated c", "circle-open", "blue"),
+        ):
+            marker = {"symbol": symbol, "size": 11, "color": OKABE_ITO[color], "line": {"width": 2}}
+            fig.add_trace(go.Scatter(x=list(a_names), y=y, mode="markers", name=name, marker=marker))
     return styled(fig, None, "privacy level", barmode="group", legend={"orientation": "h", "y": -0.2}, margin={"t": 10})
 
 

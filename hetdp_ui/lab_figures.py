@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
-from .theme import GREY, LEGEND_BELOW, OKABE_ITO, rgba, styled
+from .theme import GREY, LEGEND_BELOW, OKABE_ITO, add_band, styled
 
 BLUE, RED, GREEN, PURPLE = OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["green"], OKABE_ITO["purple"]
 
@@ -125,21 +125,8 @@ def excess_risk_figure(df: pd.DataFrame, axis: str) -> go.Figure:
         x = g[axis].to_numpy()
         ok = g["median"].notna().to_numpy()
         if ok.any():
-            xs = x[ok]
-            fig.add_trace(
-                go.Scatter(
-                    x=np.r_[xs, xs[::-1]],
-                    y=np.r_[g["q75"].to_numpy()[ok], g["q25"].to_numpy()[ok][::-1]],
-                    mode="lines",
-                    fill="toself",
-                    line={"width": 0},
-                    hoverinfo="skip",
-                    fillcolor=rgba(col, 0.18),
-                    name=f"{method}: 25–75%",
-                    legendgroup=method,
-                    showlegend=False,
-                )
-            )
+            lo, hi = g["q25"].to_numpy()[ok], g["q75"].to_numpy()[ok]
+            add_band(fig, x[ok], lo, hi, color=col, name=f"{method}: 25–75%", legendgroup=method, showlegend=False)
         fig.add_trace(
             go.Scatter(
                 x=x,

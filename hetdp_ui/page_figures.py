@@ -53,28 +53,31 @@ def error_cdf_figure(result, plan_a=None) -> go.Figure:
     return styled(fig, "error (ℓ∞ for frequencies, |·| for means)", "fraction of trials", log_x=True, **LEGEND_BELOW)
 
 
+def _per_algorithm(result, plan_a, what: str):
+    """(result, label prefix, algorithm, its info, users to draw, demands shown, colour) for every
+    algorithm of ``result`` and of a pinned ``plan_a`` that computed ``what`` (weights, eps_eff)."""
+    for res, label in ((result, ""), (plan_a, "plan A — ")):
+        if res is None:
+            continue
+        pick, shown = _demand_axis(res.eps)
+        for i, (alg, info) in enumerate(res.infos.items()):
+            if info.get(what) is not None:
+                yield res, label, alg, info, pick, shown, _PALETTE[i % len(_PALETTE)]
+
+
 @memo_figure
 def weights_figure(result, plan_a=None) -> go.Figure:
     """n·w_i against the demand per algorithm; ``plan_a`` (a pinned result) dotted."""
     fig = go.Figure()
-    for res, label, dash in ((result, "", None), (plan_a, "plan A — ", "dot")):
-        if res is None:
-            continue
-        eps, infos = res.eps, res.infos
-        pick, shown = _demand_axis(eps)
-        for alg, info in infos.items():
-            if info.get("weights") is None:
-                continue
-            fig.add_trace(
-                go.Scatter(
-                    x=shown[pick],
-                    y=info["weights"][pick] * eps.size,
-                    mode="lines+markers",
-                    marker={"size": 3},
-                    name=f"{label}{alg}",
-                    line={"color": _PALETTE[list(res.infos).index(alg) % len(_PALETTE)], "dash": dash},
-                )
-            )
+    for res, label, alg, info, pick, shown, color in _per_algorithm(result, plan_a, "weights"):
+        fig.add_scatter(
+            x=shown[pick],
+            y=info["weights"][pick] * res.eps.size,
+            mode="lines+markers",
+            marker={"size": 3},
+            name=f"{label}{alg}",
+            line={"color": color, "dash": None if res is result else "dot"},
+        )
     fig.add_hline(y=1.0, line_dash="dot", annotation_text="uniform")
     return styled(fig, "demand ε_i (public drawn at the right)", "n · w_i", log_x=True, log_y=True, **LEGEND_BELOW)
 
@@ -84,28 +87,12 @@ def free_privacy_figure(result, plan_a=None) -> go.Figure:
     """Effective against demanded ε per user; ``plan_a`` (a pinned result) as open markers."""
     eps = result.eps
     fig = go.Figure()
-    for res, label, symbol in ((result, "", "circle"), (plan_a, "plan A — ", "circle-open")):
-        if res is None:
-            continue
-        e_, infos = res.eps, res.infos
-        pick, shown = _demand_axis(e_)
-        for alg, info in infos.items():
-            if info.get("eps_eff") is None:
-                continue
-            ee = np.where(np.isinf(info["eps_eff"]), np.nan, info["eps_eff"])
-            fig.add_trace(
-                go.Scatter(
-                    x=shown[pick],
-                    y=ee[pick],
-                    mode="markers",
-                    name=f"{label}{alg}",
-                    marker={
-                        "size": 4 if res is result else 7,
-                        "symbol": symbol,
-                        "color": _PALETTE[list(infos).index(alg) % len(_PALETTE)],
-                    },
-                )
-            )
+    for res, label, alg, info, pick, shown, color in _per_algorithm(result, plan_a, "eps_eff"):
+        ee = np.where(np.isinf(info["eps_eff"]), np.nan, info["eps_eff"])
+        marker = {"size": 4 if res is result else 7, "symbol": "circle" if res is result else "circle-open"}
+        fig.add_scatter(
+            x=shown[pick], y=ee[pick], mode="markers", name=f"{label}{alg}", marker=marker | {"color": color}
+        )
     fin = eps[np.isfinite(eps)]
     if fin.size:
         fig.add_trace(

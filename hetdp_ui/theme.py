@@ -264,6 +264,28 @@ def styled(fig, x: str | None = None, y: str | None = None, *, log_x: bool = Fal
     return fig
 
 
+def add_band(fig, x, lo, hi, *, color: str, name: str, legendgroup: str, showlegend: bool = True):
+    """A shaded band between ``lo`` and ``hi`` over ``x`` (e.g. the 25–75 % range of simulated errors)."""
+    import plotly.graph_objects as go
+
+    x = np.asarray(x)
+    fig.add_trace(
+        go.Scatter(
+            x=np.concatenate([x, x[::-1]]),
+            y=np.concatenate([np.asarray(hi), np.asarray(lo)[::-1]]),
+            mode="lines",
+            fill="toself",
+            fillcolor=rgba(color, 0.18),
+            line={"width": 0},
+            hoverinfo="skip",
+            name=name,
+            legendgroup=legendgroup,
+            showlegend=showlegend,
+        )
+    )
+    return fig
+
+
 def finish(fig):
     """Everything a built figure gets: the palette and theme, readable log axes."""
     return tidy_log_axes(apply_palette(fig))

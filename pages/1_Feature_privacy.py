@@ -8,7 +8,7 @@ import streamlit as st
 from hetdp_core.bcdp_sim import PRESETS as PAPER_PRESETS
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import feature_privacy as fp
-from hetdp_core.solve import STATISTICS, solve_feature_privacy
+from hetdp_core.solve import solve_feature_privacy
 from hetdp_ui import common as ui
 from hetdp_ui import page_figures as pf
 from hetdp_ui.figures import c_vector_figure, mse_sweep_figure, stage_schematic_figure
@@ -139,14 +139,16 @@ with c2:
         delta_color="off",
         help="the local-DP level of the whole record: what bounds an attacker who knows more than the model",
     )
-st.dataframe(report.round(5), hide_index=True, key="bcdp_gtable")
-st.caption(
+ui.table_with_download(
+    report,
+    "bcdp_guarantee",
+    "bcdp_gtable",
     "pass = the protection a feature gets (guaranteed δ') is at least as strict as the level asked "
     "for it (demanded δ), up to 1e-9 for rounding. The allocation is proven to pass, so a fail would be "
     "reported as a numerical failure of this software, not as a finding. How guaranteed δ' is "
-    "computed: in the formulas at the bottom of the page."
+    "computed: in the formulas at the bottom of the page.",
+    decimals=5,
 )
-ui.csv_download(tables["bcdp_guarantee"], "bcdp_guarantee.csv", "dl_guarantee")
 ui.meaning_and_report(result, state, plan_a=ab)
 
 with st.expander("Stage schematic of Mechanism 1 — which features each stage covers, at what level"):
@@ -214,12 +216,8 @@ with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver
         help="the squared error summed over the features, each feature's mean being in [−1, 1]: a target T "
         "means about ± √(T/d) on each published mean (T = 0.5 with d = 10 features: about ± 0.22)",
     )
-    statistic = c2.radio(
-        "of the releases' errors",
-        STATISTICS,
-        key="bcdp_statistic",
-        horizontal=True,
-        format_func=lambda v: {"median": "median (the plotted curve)", "mean": "mean"}[v],
+    statistic = ui.solver_radio(
+        c2, "bcdp_statistic", "of the releases' errors", {"median": "median (the plotted curve)", "mean": "mean"}
     )
     if st.button("Find the most private setting", key="bcdp_solve"):
         try:

@@ -94,14 +94,15 @@ st.caption(
 ui.csv_download(tables["regression_excess_risk"], "regression_excess_risk.csv", "dl_reg_risk")
 
 st.subheader("Per-feature guarantee under the data's own correlation")
-st.dataframe(tables["regression_guarantee"], hide_index=True, key="reg_guarantee")
-st.caption(
+ui.table_with_download(
+    tables["regression_guarantee"],
+    "regression_guarantee",
+    "reg_guarantee",
     "The per-feature levels of BCDP need Assumption 1: given one feature, the others (and the label) "
     "may differ by at most q in total variation. On synthetic data the correlation is measured exactly; "
     "Proposition 4 then gives δ'_i = min(c_i + log(1 + q_i e^{c_d} − q_i), c_d). Whatever the data, the "
-    "LDP level c_d bounds any attacker."
+    "LDP level c_d bounds any attacker.",
 )
-ui.csv_download(tables["regression_guarantee"], "regression_guarantee.csv", "dl_reg_guarantee")
 ui.meaning_and_report(result, state, plan_a=ab)
 
 with ui.formulas("Private_regression"):

@@ -185,12 +185,8 @@ with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver
     )
     c1, c2, c3 = st.columns(3)
     solve_alg = c1.selectbox("method", list(scenario.algs), key="het_solve_alg", format_func=method_label)
-    metric = c2.radio(
-        "accuracy measure",
-        ("pac", "mse"),
-        key="het_metric",
-        horizontal=True,
-        format_func=lambda m: {"pac": f"PAC error ({1 - scenario.beta:.0%})", "mse": "MSE"}[m],
+    metric = ui.solver_radio(
+        c2, "het_metric", "accuracy measure", {"pac": f"PAC error ({1 - scenario.beta:.0%})", "mse": "MSE"}
     )
     target = ui.solver_target(
         c3,

@@ -4,7 +4,7 @@ import streamlit as st
 
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import mechanism_lab as ml
-from hetdp_core.solve import METRICS, solve_mechanisms
+from hetdp_core.solve import solve_mechanisms
 from hetdp_ui import common as ui
 from hetdp_ui import page_figures as pf
 
@@ -184,12 +184,8 @@ with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver
         "checked by fresh simulated releases."
     )
     c1, c2 = st.columns(2)
-    metric = c1.radio(
-        "accuracy measure",
-        METRICS,
-        key="mech_metric",
-        horizontal=True,
-        format_func=lambda m: {"mse": "expected squared error", "q95": "95 % of errors below"}[m],
+    metric = ui.solver_radio(
+        c1, "mech_metric", "accuracy measure", {"mse": "expected squared error", "q95": "95 % of errors below"}
     )
     target = ui.solver_target(c2, "mech", value=1.0)
     if st.button("Find the most private ε", key="mech_solve"):

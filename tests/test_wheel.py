@@ -10,6 +10,11 @@ from conftest import ROOT
 
 
 @pytest.mark.timeout(900)
+def _stdout(argv: list, *, cwd) -> str:
+    """What a command prints (it must succeed)."""
+    return subprocess.run(argv, cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
 def test_wheel_in_a_clean_virtualenv_runs_the_bundled_dataset(tmp_path):
     wheels = tmp_path / "wheels"
     subprocess.run(
@@ -24,19 +29,14 @@ def test_wheel_in_a_clean_virtualenv_runs_the_bundled_dataset(tmp_path):
     subprocess.run([str(py), "-m", "pip", "install", "-q", str(whl)], check=True, capture_output=True)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    where = subprocess.run(
+    where = _stdout(
         [str(py), "-c", "import hetdp_core, hetdp_core.data as d; print(hetdp_core.__file__); print(d.__file__)"],
         cwd=elsewhere,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+    )
     assert str(env_dir) in where and str(ROOT) not in where, where  # the wheel, not the checkout
 
     def hetdp(*args: str) -> str:  # the installed command, run outside the source tree
-        return subprocess.run(
-            [str(env_dir / "bin" / "hetdp"), *args], cwd=elsewhere, check=True, capture_output=True, text=True
-        ).stdout
+        return _stdout([str(env_dir / "bin" / "hetdp"), *args], cwd=elsewhere)
 
     out = hetdp(
         "hetero",
@@ -92,13 +92,7 @@ def _hetdp_app_serves_the_home_page(env_dir, cwd):
             assert r.status == 200 and b'<div id="root">' in r.read()
         # the script it serves is the installed copy, next to its pages
         py = env_dir / "bin" / "python"
-        where = subprocess.run(
-            [str(py), "-c", "from hetdp_ui.cli import app_script; print(app_script())"],
-            cwd=cwd,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
+        where = _stdout([str(py), "-c", "from hetdp_ui.cli import app_script; print(app_script())"], cwd=cwd).strip()
         assert where.startswith(str(env_dir)) and where.endswith("hetdp_app/app.py"), where
     finally:
         proc.terminate()

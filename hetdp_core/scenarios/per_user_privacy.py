@@ -103,22 +103,14 @@ MAX_CVXPY_USERS = 50_000
 
 
 _ALL = ("CP", "CE", "UP", "UE", "A", "UNI", "PROP", "SM", "LDP")
+#: the papers' setups; each states only what differs from the page's defaults (synthetic data,
+#: frequencies, n = 10 000, k = 5 bins, demands by value, correlated setting)
 PRESETS = {
     "Synthetic frequencies k = 5, central bins less private (correlated)": PerUserPrivacy(
-        algs=_ALL,
-        problem="frequency",
-        dataset="synthetic",
-        n=10_000,
-        k=5,
-        demand="by_value",
-        eps_by_bin=(0.05, 0.5, 2, 0.5, 0.05),
-        setting="correlated",
+        algs=_ALL, eps_by_bin=(0.05, 0.5, 2, 0.5, 0.05)
     ),
     "Synthetic frequencies k = 20, groups (uncorrelated)": PerUserPrivacy(
         algs=_ALL,
-        problem="frequency",
-        dataset="synthetic",
-        n=10_000,
         k=20,
         demand="groups",
         shares=(0.3, 0.5, 0.2),
@@ -128,8 +120,6 @@ PRESETS = {
     ),
     "Synthetic mean, groups with 1 % public users": PerUserPrivacy(
         problem="mean",
-        dataset="synthetic",
-        n=10_000,
         demand="groups",
         shares=(0.49, 0.5, 0.01),
         lows=(0.01, 0.1, float("inf")),
@@ -137,11 +127,9 @@ PRESETS = {
         setting="uncorrelated",
     ),
     "RAND HIE income (mean), high earners more private": PerUserPrivacy(
-        problem="mean", dataset="randhie", demand="by_value", eps_by_bin=(1, 1, 0.5, 0.1, 0.05), setting="correlated"
+        problem="mean", dataset="randhie", eps_by_bin=(1, 1, 0.5, 0.1, 0.05)
     ),
-    "RAND HIE self-rated health (k = 4)": PerUserPrivacy(
-        problem="frequency", dataset="randhie", demand="by_value", eps_by_bin=(1, 0.5, 0.1, 0.05), setting="correlated"
-    ),
+    "RAND HIE self-rated health (k = 4)": PerUserPrivacy(dataset="randhie", eps_by_bin=(1, 0.5, 0.1, 0.05)),
 }
 
 

@@ -114,21 +114,13 @@ def _settings(s: PrivateRegression, data: bytes | None) -> tuple[dict, int, int]
     theta = tuple(THETA[: s.features]) if data is None else (0.0,)
     n_feat = s.features if data is None else rg.load_regression_csv(data).shape[1] - 1
     k = min(s.k, n_feat)
-    common = dict(
-        theta=theta,
-        noise=s.noise,
-        q=s.q,
-        k=k,
-        delta=s.delta,
-        eps=s.eps,
-        radius=s.radius,
-        schedule=s.schedule,
-        gamma0=s.gamma0,
-        steps=s.steps,
-        rho=s.rho,
-        decay=s.decay,
-    )
+    common = dict(theta=theta, noise=s.noise, q=s.q, k=k, delta=s.delta, eps=s.eps, **optimizer(s))
     return common, n_feat, k
+
+
+def optimizer(s: PrivateRegression) -> dict:
+    """The projected gradient descent's settings (radius R of Θ and the learning-rate schedule)."""
+    return {name: getattr(s, name) for name in ("radius", "schedule", "gamma0", "steps", "rho", "decay")}
 
 
 def _sweep_point(v, *, s, common, data):
@@ -181,20 +173,7 @@ def run(s: PrivateRegression, *, options: RunOptions) -> PrivateRegressionResult
         x = rg.load_regression_csv(data)
     d = x.shape[1]
     dem = [s.delta] * k + [s.eps] * (d - 1 - k) + [s.eps]
-    res = rg.fit(
-        x=x,
-        delta=dem,
-        eps=s.eps,
-        q=s.q,
-        radius=s.radius,
-        schedule=s.schedule,
-        gamma0=s.gamma0,
-        steps=s.steps,
-        rho=s.rho,
-        decay=s.decay,
-        trials=1,
-        rng=s.seed + 1,
-    )
+    res = rg.fit(x=x, delta=dem, eps=s.eps, q=s.q, **optimizer(s), trials=1, rng=s.seed + 1)
     ref = res["_reference"][0]
     trajs = {m: runs[0].trajectory for m, runs in res.items() if not m.startswith("_")}
     trajectory = (
