@@ -1,11 +1,20 @@
-"""hetdp_core — the numerical core of hetdp (no Streamlit here).
+"""hetdp_core — the numerical core of hetdp: numerics and scenarios, no Streamlit and no plotly.
 
-Modules:
-* :mod:`hetdp_core.bcdp` — BCDP privacy allocation, guarantees (Props 3, 4, 6), bounds.
-* :mod:`hetdp_core.duchi` — the Duchi et al. LDP channel (Mechanism 3), vectorised.
-* :mod:`hetdp_core.mmean` — Mechanism 1 (M_mean), server, baseline, exact MSE.
-* :mod:`hetdp_core.bcdp_sim` — Monte Carlo runners, presets, data generator.
-* :mod:`hetdp_core.cli` — the ``hetdp`` command line.
+* Pages: :mod:`~hetdp_core.registry` (one :class:`~hetdp_core.registry.PageSpec` per page),
+  :mod:`~hetdp_core.scenario` (typed scenarios, constraints, ``RunOptions``, results) and one module
+  per page in :mod:`hetdp_core.scenarios` (its scenario, ``run``, ``summarize``, presets).
+* Mechanisms and guarantees: :mod:`~hetdp_core.bcdp`, :mod:`~hetdp_core.bcdp_exact`,
+  :mod:`~hetdp_core.duchi`, :mod:`~hetdp_core.mmean`, :mod:`~hetdp_core.bcdp_sim`,
+  :mod:`~hetdp_core.regression`, :mod:`~hetdp_core.hetero`, :mod:`~hetdp_core.zcdp`,
+  :mod:`~hetdp_core.dpsgd`, :mod:`~hetdp_core.mechanisms`, :mod:`~hetdp_core.profiles` (exact privacy
+  profiles), :mod:`~hetdp_core.checks`, :mod:`~hetdp_core.dptest`.
+* Reading a level: :mod:`~hetdp_core.meaning` (posterior bounds), :mod:`~hetdp_core.risk` (attack
+  terms), :mod:`~hetdp_core.ledger` (a plan of releases), :mod:`~hetdp_core.solve` (privacy for an
+  accuracy), :mod:`~hetdp_core.compare` (plan A vs plan B).
+* Support: :mod:`~hetdp_core.lessons`, :mod:`~hetdp_core.datasets`, :mod:`~hetdp_core.uploads`,
+  :mod:`~hetdp_core.memo`, :mod:`~hetdp_core.sources`.
+
+The command line (``hetdp``) and the figures live outside the core, in :mod:`hetdp_ui`.
 """
 
 __version__ = "0.1.0"

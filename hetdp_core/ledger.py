@@ -564,12 +564,12 @@ def view_levels(link: str):
 
 def _row_event(row, repeat: int, *, exact: bool = True) -> Event:
     """The event of one level row: Gaussian where the view states μ (``exact``), else the (ε, δ) of the
-    level that bounds every attacker (``any attacker ε``, else ``delivered ε``, else ``demanded ε``)."""
+    level that bounds every attacker (``any-attacker level``, else ``delivered level``, else ``demanded level``)."""
     label = str(row["level"])
     mu = row.get("μ (Gaussian)")
     if exact and mu is not None and not math.isnan(float(mu)):
         return Event("gaussian", 1.0 / float(mu) if mu > 0 else math.inf, 0.0, repeat, label)
-    col = next(c for c in ("any attacker ε", "delivered ε", "demanded ε") if row.get(c) is not None)
+    col = next(c for c in ("any-attacker level", "delivered level", "demanded level") if row.get(c) is not None)
     d = row.get("δ")
     d = 0.0 if d is None or math.isnan(float(d)) else float(d)
     return Event("approx" if d > 0 else "pure", float(row[col]), d, repeat, label)

@@ -119,13 +119,14 @@ def meaning_table(levels, *, prior: float, delta: float | None = None, fpr: floa
     """Add the attacker's posterior bounds to a page's level table.
 
     ``levels`` has a ``level`` column (what the row is: a feature, a group of users, a release), a
-    ``demanded ε`` column and optionally a ``delivered ε`` column (what the mechanism guarantees:
+    ``demanded level`` column — the privacy-loss bound asked for, an ε (BCDP's per-feature δ_i are
+    such bounds too) — and optionally a ``delivered level`` column (what the mechanism guarantees:
     BCDP's δ'_i including what correlated features leak, per-user ε_eff). Returns a new table with
     ``posterior ≤ (demanded)``, ``posterior ≤ (delivered)`` and a plain sentence for the delivered
     (else demanded) level. A ``δ`` column (or ``delta`` for every row) marks (ε, δ) levels: the
     bound then holds except on outputs of total probability δ, and the sentence says so.
 
-    An ``any attacker ε`` column marks levels that hold only *under a model's assumptions* (BCDP's
+    An ``any-attacker level`` column marks levels that hold only *under a model's assumptions* (BCDP's
     δ_i bound attackers whose belief about the other features follows the prior with correlation
     ≤ q, Definition 4 and Theorem 1 of the BCDP paper); the column is the level that bounds every
     attacker (the LDP level delivered). The table then adds ``posterior ≤ (any attacker)`` and the
@@ -134,12 +135,12 @@ def meaning_table(levels, *, prior: float, delta: float | None = None, fpr: floa
     Beside the posterior, the risk in attack terms (:mod:`hetdp_core.risk`) at false-positive rate
     ``fpr``: ``attack TPR ≤`` (the most an attack catches at that rate) and ``max advantage``
     (TPR − FPR at its worst), from the (ε, δ) trade-off curve of the basis level, or from the exact
-    Gaussian curve where the table has a ``μ (Gaussian)`` column (noise Δ/σ); with an ``any
-    attacker ε`` column also ``attack TPR ≤ (any attacker)``; and ``risk in words``."""
+    Gaussian curve where the table has a ``μ (Gaussian)`` column (noise Δ/σ); with an
+    ``any-attacker level`` column also ``attack TPR ≤ (any attacker)``; and ``risk in words``."""
     import pandas as pd
 
     df = pd.DataFrame(levels).copy()
-    for col in ("level", "demanded ε"):
+    for col in ("level", "demanded level"):
         if col not in df:
             raise InputError(f"levels must have a '{col}' column; got {list(df.columns)}.")
     from .risk import FPR_RANGE, advantage_eps_delta, advantage_gaussian, risk_in_words, tpr_eps_delta, tpr_gaussian
@@ -147,27 +148,27 @@ def meaning_table(levels, *, prior: float, delta: float | None = None, fpr: floa
     fpr = check_real("fpr", fpr, lo=FPR_RANGE[0], hi=FPR_RANGE[1], what=" (the attack's false-positive rate)")
     if df.empty:  # a page with no valid level to state
         return df.assign(**{"posterior ≤ (demanded)": [], "in words": []})
-    _, hi_d = posterior_bounds(eps=df["demanded ε"].to_numpy(float), prior=prior)
+    _, hi_d = posterior_bounds(eps=df["demanded level"].to_numpy(float), prior=prior)
     df["posterior ≤ (demanded)"] = hi_d
-    basis = "demanded ε"
-    if "delivered ε" in df:
-        _, hi_g = posterior_bounds(eps=df["delivered ε"].to_numpy(float), prior=prior)
+    basis = "demanded level"
+    if "delivered level" in df:
+        _, hi_g = posterior_bounds(eps=df["delivered level"].to_numpy(float), prior=prior)
         df["posterior ≤ (delivered)"] = hi_g
-        basis = "delivered ε"
+        basis = "delivered level"
     _, hi = posterior_bounds(eps=df[basis].to_numpy(float), prior=prior)
     deltas = df["δ"].to_numpy(float) if "δ" in df else np.full(len(df), np.nan if delta is None else delta)
     words = [
         in_words(e, prior, h, None if not (dl > 0) else float(dl))
         for e, h, dl in zip(df[basis].to_numpy(float), hi, deltas)
     ]
-    if "any attacker ε" in df:
-        _, hi_any = posterior_bounds(eps=df["any attacker ε"].to_numpy(float), prior=prior)
+    if "any-attacker level" in df:
+        _, hi_any = posterior_bounds(eps=df["any-attacker level"].to_numpy(float), prior=prior)
         df["posterior ≤ (any attacker)"] = hi_any
         words = [
             f"under the model's assumptions (the attacker's beliefs about the other features follow "
             f"the model, correlation ≤ q), {w}; an attacker who knows more (any attacker): "
             + (f"at most {_pct(h, up=True)}" if np.isfinite(e) else "no protection")
-            for w, h, e in zip(words, hi_any, df["any attacker ε"].to_numpy(float))
+            for w, h, e in zip(words, hi_any, df["any-attacker level"].to_numpy(float))
         ]
     df["in words"] = words
     # risk in attack terms: the exact Gaussian curve where the noise is Gaussian, else the (ε, δ) curve
@@ -183,8 +184,8 @@ def meaning_table(levels, *, prior: float, delta: float | None = None, fpr: floa
     df["attack TPR ≤"] = tpr
     df["max advantage"] = adv
     risk = [risk_in_words(t, fpr) for t in tpr]
-    if "any attacker ε" in df:
-        tpr_any = tpr_eps_delta(eps=df["any attacker ε"].to_numpy(float), fpr=fpr)
+    if "any-attacker level" in df:
+        tpr_any = tpr_eps_delta(eps=df["any-attacker level"].to_numpy(float), fpr=fpr)
         df["attack TPR ≤ (any attacker)"] = tpr_any
         risk = [
             f"under the model's assumptions, {r}; an attacker who knows more (any attacker): at most {_pct(t, up=True)}"
@@ -226,7 +227,7 @@ def tradeoff_curves(table, *, points: int = 101, max_levels: int = 12):
     from .risk import tradeoff_eps_delta, tradeoff_gaussian
 
     alpha = np.concatenate([[0.0], np.logspace(-4, 0, points - 1)])
-    basis = "delivered ε" if "delivered ε" in table else "demanded ε"
+    basis = "delivered level" if "delivered level" in table else "demanded level"
     rows = []
     for _, r in table.head(max_levels).iterrows():
         mu = r.get("μ (Gaussian)", np.nan)

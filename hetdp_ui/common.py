@@ -64,10 +64,6 @@ def parse_choice(options: Sequence[str]) -> Callable[[str], str]:
     return parse
 
 
-def dump_bool(v: bool) -> str:
-    return "1" if v else "0"
-
-
 #: session key: the prefix of the scenario page whose script ran last (entering another page reads its URL)
 _CURRENT_PAGE = "_hetdp_current_page"
 
@@ -252,10 +248,20 @@ class ScenarioState(PageState):
         return problems
 
     @classmethod
-    def of(cls, page) -> ScenarioState:
+    def of(cls, page, *, switches: dict[str, bool] | None = None) -> ScenarioState:
         """The state of a registered page (its scenario module): the scenario class, presets and
-        key prefix its ``PAGE_SPEC`` declares."""
-        return cls(page.PAGE_SPEC.key_prefix, page.SCENARIO, presets=page.PRESETS)
+        key prefix its ``PAGE_SPEC`` declares, plus display ``switches`` (name → default): on/off
+        choices of what the page draws, kept in the URL (``1``/``0``) but not part of the scenario —
+        they change no number the run computes."""
+        flags = {"1": True, "0": False}
+
+        def parse(text: str) -> bool:
+            if text not in flags:
+                raise UrlValueError(f"{text!r} is not 1 or 0")
+            return flags[text]
+
+        view = {name: Param(default, parse, lambda v: "1" if v else "0") for name, default in (switches or {}).items()}
+        return cls(page.PAGE_SPEC.key_prefix, page.SCENARIO, presets=page.PRESETS, ui=view)
 
     def spec(self, name: str) -> Spec:
         return self.cls.specs()[name]
@@ -742,7 +748,7 @@ def plan_a(state: ScenarioState, scenario: Scenario):
     return a, result_a
 
 
-def start_page(page, *, preset_help: str | None = None) -> ScenarioState:
+def start_page(page, *, preset_help: str | None = None, switches: dict[str, bool] | None = None) -> ScenarioState:
     """The top of every scenario page, from its declaration (``page`` is its scenario module): the
     browser title and inlined emoji icon (no font server), the menu, the title and question, the
     state read from the URL, the lesson panel and the preset selector. Returns the page's state."""
@@ -752,7 +758,7 @@ def start_page(page, *, preset_help: str | None = None) -> ScenarioState:
     spec = page.PAGE_SPEC
     st.set_page_config(page_title=f"{spec.title} — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto")
     sidebar_nav()
-    state = ScenarioState.of(page)
+    state = ScenarioState.of(page, switches=switches)
     st.title(spec.title)
     question(page.QUESTION)
     state.init()

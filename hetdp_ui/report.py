@@ -33,7 +33,7 @@ def feature_privacy_figures(s, result) -> list[tuple[str, go.Figure]]:
         ("Stage schematic of Mechanism 1", stage_schematic_figure(v.sorted_names, v.stages)),
         (
             f"Squared error vs {s.axis} (simulated; dashed: analytic)",
-            mse_sweep_figure(t["bcdp_mse_summary"], s.axis, show_exact=s.analytic, show_bound=s.bounds),
+            mse_sweep_figure(t["bcdp_mse_summary"], s.axis, show_exact=True, show_bound=False),
         ),
         (
             f"Twenty equally likely published means per feature at q = {s.q:g} (quantile dotplot)",

@@ -15,6 +15,7 @@ from hetdp_ui.figures import c_vector_figure, mse_sweep_figure, stage_schematic_
 
 state = ui.start_page(
     fp,
+    switches={"analytic": True, "bounds": False},  # what the MSE plot draws: in the link, not in the scenario
     preset_help=(
         "Paper setups (Appendix B.3/B.4). Presets cap trials at 40 (Figure 4b: 20) to fit the page's budget; "
         "use `hetdp reproduce` for the full runs."

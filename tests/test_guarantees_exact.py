@@ -121,7 +121,7 @@ def test_mechanism_lab_sentences_use_the_exact_tail():
     assert bl["δ"] == pytest.approx(tail) and f"except with probability {round_up(tail, 3):g}" in bl["in words"]
     ex8 = next(r for r in d["tables"]["privacy_meaning"] if r["level"].startswith("Example 8"))
     q = get("Mechanism_lab").SCENARIO().to_query()
-    assert ex8["demanded ε"] == pytest.approx(max(float(q["eps1"]) + float(q["eps2"]), float(q["eps3"])))
+    assert ex8["demanded level"] == pytest.approx(max(float(q["eps1"]) + float(q["eps2"]), float(q["eps3"])))
 
 
 def test_upper_bounds_are_rounded_up():
@@ -273,7 +273,7 @@ def test_composed_levels_are_upper_bounds_by_dp_accountings_pld():
         p = pld.from_laplace_mechanism(t / sens, sensitivity=1.0, value_discretization_interval=1e-4)
         comp = p if comp is None else comp.compose(p)
     tight = comp.get_epsilon_for_delta(1e-12)
-    stated = float(r.tables()["privacy_meaning"]["demanded ε"].iloc[-1])
+    stated = float(r.tables()["privacy_meaning"]["demanded level"].iloc[-1])
     assert tight <= stated * (1 + 1e-6)
     e1, e2 = 0.5, 0.3
     part1 = pld.from_laplace_mechanism(1 / e1, value_discretization_interval=1e-5).compose(

@@ -172,8 +172,8 @@ def test_a_link_to_a_gaussian_view_equals_the_same_gaussian_noise():
 
 def test_each_group_pays_its_own_row_and_the_rest_the_largest():
     rows = [
-        {"level": "users with ε = 0.05", "demanded ε": 0.05, "delivered ε": 0.05},
-        {"level": "users with ε = 2", "demanded ε": 2.0, "delivered ε": 1.5},
+        {"level": "users with ε = 0.05", "demanded level": 0.05, "delivered level": 0.05},
+        {"level": "users with ε = 2", "demanded level": 2.0, "delivered level": 1.5},
     ]
     plan = parse_plan(
         'groups = ["careful", "others", "rest"]\n[[release]]\nname = "t"\nlink = "Per_user_privacy"\n'
@@ -192,14 +192,14 @@ def test_each_group_pays_its_own_row_and_the_rest_the_largest():
 
 
 def test_the_bcdp_views_compose_the_level_that_bounds_every_attacker():
-    rows = [{"level": "x1", "demanded ε": 0.2, "delivered ε": 0.2, "any attacker ε": 0.77}]
+    rows = [{"level": "x1", "demanded level": 0.2, "delivered level": 0.2, "any-attacker level": 0.77}]
     plan = parse_plan('[[release]]\nname = "f"\nlink = "Feature_privacy"\nlevels = { "all" = "x1" }\n')
     r = ledger(plan, delta=1e-6, levels_of=_levels_stub(rows))
     assert next(x["epsilon"] for x in r.totals if x["accountant"] == "basic") == 0.77
 
 
 def test_approximate_levels_are_added_beside_the_zcdp_and_renyi_sums():
-    rows = [{"level": "g", "demanded ε": 1.0, "δ": 1e-7}]
+    rows = [{"level": "g", "demanded level": 1.0, "δ": 1e-7}]
     plan = parse_plan(
         '[[release]]\nname = "v"\nlink = "Mechanism_lab"\nrepeat = 3\n[[release]]\nname = "g"\nmechanism = "gaussian"\n'
         "noise = 3.0\n"
@@ -242,7 +242,7 @@ def test_a_view_without_levels_or_without_the_row_is_named():
     with pytest.raises(InputError, match=r"release 'v': link: the view .* states no privacy level"):
         ledger(plan, delta=1e-6)  # Algorithm 2's per-group claim does not hold: the view states none
     plan = parse_plan('[[release]]\nname = "v"\nlink = "Per_user_privacy"\nlevels = { "all" = "users with ε = 7" }\n')
-    rows = [{"level": "users with ε = 2", "demanded ε": 2.0}]
+    rows = [{"level": "users with ε = 2", "demanded level": 2.0}]
     with pytest.raises(InputError, match=r"levels: the view has no level row 'users with ε = 7'; its rows are"):
         ledger(plan, delta=1e-6, levels_of=_levels_stub(rows))
 
@@ -335,7 +335,7 @@ def test_cli_risk_solve_report_and_notebook(tmp_path, capsys):
 
 
 def test_a_row_named_for_all_is_everyones_default():
-    rows = [{"level": "low", "demanded ε": 0.1}, {"level": "high", "demanded ε": 3.0}]
+    rows = [{"level": "low", "demanded level": 0.1}, {"level": "high", "demanded level": 3.0}]
     plan = parse_plan(
         'groups = ["a", "b"]\n[[release]]\nname = "t"\nlink = "Per_user_privacy"\n'
         'levels = { "all" = "low", "b" = "high" }\n'

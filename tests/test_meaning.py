@@ -70,7 +70,7 @@ def test_bad_input(kw, match):
 def test_bad_tables_and_labels():
     with pytest.raises(InputError, match="one label per level"):
         meaning(labels=["a"], eps=[1, 2], prior=0.1)
-    with pytest.raises(InputError, match="levels must have a 'demanded ε' column"):
+    with pytest.raises(InputError, match="levels must have a 'demanded level' column"):
         meaning_table({"level": ["a"]}, prior=0.1)
     with pytest.raises(InputError, match=r"delta must be in \(0, 1\)"):
         zcdp_to_eps(rho=[1], delta=0)
@@ -81,11 +81,13 @@ def test_page_levels_come_from_the_guarantees():
     r = fp.run(fp.SCENARIO.from_query({"trials": "5", "n": "500"}))
     lv = fp.levels(r)
     g = r.tables()["bcdp_guarantee"]
-    assert list(lv["delivered ε"]) == list(g["guaranteed δ'"]) and np.all(lv["delivered ε"] <= lv["demanded ε"] + 1e-9)
+    assert list(lv["delivered level"]) == list(g["guaranteed δ'"]) and np.all(
+        lv["delivered level"] <= lv["demanded level"] + 1e-9
+    )
     pu = get("Per_user_privacy")
     r = pu.run(pu.SCENARIO.from_query({"trials": "20", "n": "1000"}))
     lv = pu.levels(r)
-    assert lv["users"].sum() == 1000 and np.all(lv["delivered ε"] <= lv["demanded ε"] * (1 + 1e-9))
+    assert lv["users"].sum() == 1000 and np.all(lv["delivered level"] <= lv["demanded level"] * (1 + 1e-9))
 
 
 def _page(name):
@@ -146,13 +148,13 @@ def test_every_page_states_what_its_levels_mean(page):
 def test_level_definitions():
     zc = get("Groupwise_zCDP")
     r = zc.run(zc.SCENARIO.from_query({"algorithm": "1", "trials": "10", "rho": "0.5"}))
-    assert zc.levels(r)["demanded ε"].iloc[0] == pytest.approx(0.5 + 2 * math.sqrt(0.5 * math.log(1e6)))
+    assert zc.levels(r)["demanded level"].iloc[0] == pytest.approx(0.5 + 2 * math.sqrt(0.5 * math.log(1e6)))
     r2 = zc.run(zc.SCENARIO.from_query({"algorithm": "2", "trials": "10"}))
     assert zc.levels(r2).empty
     ds = get("DP_SGD_schedules")
     r = ds.run(ds.SCENARIO.from_query({"trials": "5", "steps": "100"}))
     lv = ds.levels(r)
-    assert lv["demanded ε"].iloc[-1] == pytest.approx(r.tables()["dpsgd_schedule"]["eps_release"].sum())
+    assert lv["demanded level"].iloc[-1] == pytest.approx(r.tables()["dpsgd_schedule"]["eps_release"].sum())
 
 
 def test_release_quantiles_are_the_mechanisms_quantiles():

@@ -38,7 +38,7 @@ PRESETS = {"Three rows": Tiny()}
 
 
 def levels(result):
-    return pd.DataFrame([{"level": "the release", "demanded ε": result.scenario.eps}])
+    return pd.DataFrame([{"level": "the release", "demanded level": result.scenario.eps}])
 
 
 def summarize(result) -> tuple[str, ...]:

@@ -225,9 +225,9 @@ def levels(result: GuaranteeLabResult):
     return pd.DataFrame(
         {
             "level": result.names,
-            "demanded ε": alloc.delta,
-            "delivered ε": g.guaranteed,
-            "any attacker ε": float(alloc.ldp_level),
+            "demanded level": alloc.delta,
+            "delivered level": g.guaranteed,
+            "any-attacker level": float(alloc.ldp_level),
         }
     )
 

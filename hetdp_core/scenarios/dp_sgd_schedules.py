@@ -262,8 +262,8 @@ def levels(result: DpSgdResult):
     sch = result.tables_["dpsgd_schedule"]
     e = sch["eps_release"].to_numpy(float)
     n = e.size
-    rows = [{"level": f"release h = {h}", "demanded ε": float(e[h - 1])} for h in sorted({1, (n + 1) // 2, n})]
-    rows.append({"level": f"all {n} releases together (Σ ε·a_h)", "demanded ε": float(e.sum())})
+    rows = [{"level": f"release h = {h}", "demanded level": float(e[h - 1])} for h in sorted({1, (n + 1) // 2, n})]
+    rows.append({"level": f"all {n} releases together (Σ ε·a_h)", "demanded level": float(e.sum())})
     return pd.DataFrame(rows)
 
 

@@ -90,8 +90,6 @@ class FeaturePrivacy(sc.Scenario):
     )
     projection: str = param("box", Options(("box", "ball", "none")), "projection")
     published: bool = param(False, Boolean(), "as published")
-    analytic: bool = param(True, Boolean(), "show analytic curves")
-    bounds: bool = param(False, Boolean(), "overlay bounds")
 
     def validate(self) -> None:
         if self.mode == "two_groups" and self.k > self.d:
@@ -369,9 +367,9 @@ def levels(result: FeaturePrivacyResult):
     return pd.DataFrame(
         {
             "level": g["feature"],
-            "demanded ε": g["demanded δ"],
-            "delivered ε": g["guaranteed δ'"],
-            "any attacker ε": float(result.alloc.ldp_level),
+            "demanded level": g["demanded δ"],
+            "delivered level": g["guaranteed δ'"],
+            "any-attacker level": float(result.alloc.ldp_level),
         }
     )
 

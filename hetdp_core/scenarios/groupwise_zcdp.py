@@ -245,13 +245,13 @@ def levels(result: GroupwiseZcdpResult):
 
     s = result.scenario
     if s.algorithm != 1:
-        return pd.DataFrame(columns=["level", "demanded ε", "δ"])
+        return pd.DataFrame(columns=["level", "demanded level", "δ"])
     eps = float(zcdp_to_eps(rho=[s.rho], delta=MEANING_DELTA)[0])
     return pd.DataFrame(
         [
             {
                 "level": f"every group (Algorithm 1, ρ = {s.rho:g}-zCDP)",
-                "demanded ε": eps,
+                "demanded level": eps,
                 "δ": MEANING_DELTA,
                 "μ (Gaussian)": float(np.sqrt(2.0 * s.rho)),  # Gaussian noise σ = Δ/√(2ρ): its exact curve
             }

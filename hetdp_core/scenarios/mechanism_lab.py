@@ -314,14 +314,14 @@ def levels(result: MechanismLabResult):
     the first part, parallel with the disjoint second part). A noise whose exact δ(ε) exceeds the
     stated δ is never listed (its check reports a numerical failure instead)."""
     s = result.scenario
-    rows = [{"level": "Laplace / exponential mechanism (ε-DP)", "demanded ε": s.eps, "δ": 0.0}]
+    rows = [{"level": "Laplace / exponential mechanism (ε-DP)", "demanded level": s.eps, "δ": 0.0}]
     for r in result.tables_["mech_privacy_profiles"].to_dict(orient="records"):
         if r["mechanism"] == "Laplace" or not r["exact δ(ε)"] <= r["stated δ"] * (1 + 1e-9):
             continue
         rows.append(
             {
                 "level": f"{r['mechanism']}, {r['noise']} ((ε, δ)-DP, exact δ(ε) = {r['exact δ(ε)']:.3g})",
-                "demanded ε": s.eps,
+                "demanded level": s.eps,
                 "δ": float(r["P(loss > ε)"]),
             }
         )
@@ -329,14 +329,14 @@ def levels(result: MechanismLabResult):
             rows.append(
                 {
                     "level": "bounded Laplace, every output (pure worst-case loss)",
-                    "demanded ε": float(r["max_loss"]),
+                    "demanded level": float(r["max_loss"]),
                     "δ": 0.0,
                 }
             )
     rows.append(
         {
             "level": "Example 8: mean, variance and median together (max(ε1 + ε2, ε3))",
-            "demanded ε": float(result.example8["total"]),
+            "demanded level": float(result.example8["total"]),
             "δ": 0.0,
         }
     )

@@ -320,10 +320,10 @@ def levels(result: Result, *, max_groups: int = 12):
             if np.all(eps[m] == dem)
             else f"users with ε in [{dem:g}, {eps[m].max():g}]",
             "users": int(m.sum()),
-            "demanded ε": dem,
+            "demanded level": dem,
         }
         if eff is not None:
-            row["delivered ε"] = float(eff[m].max())
+            row["delivered level"] = float(eff[m].max())
             row["delivered by"] = alg
         rows.append(row)
     return pd.DataFrame(rows)

@@ -264,9 +264,9 @@ def levels(result: PrivateRegressionResult):
     return pd.DataFrame(
         {
             "level": g["coordinate"],
-            "demanded ε": g["demanded δ"],
-            "delivered ε": g["guaranteed δ'"],
-            "any attacker ε": g["any attacker (LDP c_d)"],
+            "demanded level": g["demanded δ"],
+            "delivered level": g["guaranteed δ'"],
+            "any-attacker level": g["any attacker (LDP c_d)"],
         }
     )
 

@@ -13,7 +13,7 @@ def cmd_meaning(a) -> int:
     eps = zcdp_to_eps(rho=levels, delta=a.delta) if a.zcdp else levels
     import pandas as pd
 
-    lv = pd.DataFrame({"level": [f"{'ρ' if a.zcdp else 'ε'} = {v:g}" for v in levels], "demanded ε": eps})
+    lv = pd.DataFrame({"level": [f"{'ρ' if a.zcdp else 'ε'} = {v:g}" for v in levels], "demanded level": eps})
     table = meaning_table(lv, prior=a.prior, delta=a.delta if a.zcdp else None, fpr=a.fpr)
     solved = None
     if a.target_tpr is not None:
