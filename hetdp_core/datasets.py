@@ -21,7 +21,18 @@ RANDHIE = "randhie_persons.csv"
 
 
 def data_bytes(name: str = RANDHIE) -> bytes:
-    """The bytes of a bundled data file."""
+    """The bytes of a bundled data file.
+
+    Parameters
+    ----------
+    name : str, default 'randhie_persons.csv'
+        File name in the bundled data.
+
+    Returns
+    -------
+    bytes
+        The bytes of a bundled data file.
+    """
     try:
         return resources.files("hetdp_core.data").joinpath(name).read_bytes()
     except (ModuleNotFoundError, FileNotFoundError):
@@ -30,7 +41,18 @@ def data_bytes(name: str = RANDHIE) -> bytes:
 
 
 def data_path(name: str = RANDHIE):
-    """A readable path-like object for a bundled data file (``pandas.read_csv`` accepts it)."""
+    """A readable path-like object for a bundled data file (``pandas.read_csv`` accepts it).
+
+    Parameters
+    ----------
+    name : str, default 'randhie_persons.csv'
+        File name in the bundled data.
+
+    Returns
+    -------
+    Any
+        A readable path-like object for a bundled data file (``pandas.read_csv`` accepts it).
+    """
     import io
 
     return io.BytesIO(data_bytes(name))

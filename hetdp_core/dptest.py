@@ -36,7 +36,31 @@ def histogram_privacy_test(
 ) -> dict:
     """Test (ε, δ)-DP on one pair of neighbouring inputs from output samples (1-D outputs; discrete
     outputs can be passed with ``edges`` between the values). Returns ``violation`` (bool),
-    ``loss_lower_bound`` (max certified log P_x(B)/P_y(B) over both directions) and the bins used."""
+    ``loss_lower_bound`` (max certified log P_x(B)/P_y(B) over both directions) and the bins used.
+
+    Parameters
+    ----------
+    sample_x : array_like
+        Outputs of the mechanism on the first input.
+    sample_y : array_like
+        Outputs of the mechanism on the neighbouring input.
+    eps : float
+        The ε tested.
+    delta : float, default 0.0
+        The δ tested.
+    bins : int, default 30
+        Number of bins.
+    alpha : float, default 0.001
+        Significance level of the confidence intervals.
+    edges : array_like or None
+        Histogram bin edges (default: equal-width over both samples).
+
+    Returns
+    -------
+    dict
+        Test (ε, δ)-DP on one pair of neighbouring inputs from output samples (1-D outputs; discrete outputs can be
+        passed with ``edges`` between the values).
+    """
     x = np.asarray(sample_x, dtype=float).ravel()
     y = np.asarray(sample_y, dtype=float).ravel()
     if x.size < 100 or y.size < 100:

@@ -21,7 +21,21 @@ _MISSING = object()
 
 def size_of(obj, _depth: int = 0) -> int:
     """Approximate memory of a value: numpy arrays and pandas tables by their buffers, containers and
-    dataclasses recursively (four levels), anything else by ``sys.getsizeof``."""
+    dataclasses recursively (four levels), anything else by ``sys.getsizeof``.
+
+    Parameters
+    ----------
+    obj : Any
+        The value to measure.
+    _depth : int, default 0
+        Recursion depth (internal).
+
+    Returns
+    -------
+    int
+        Approximate memory of a value: numpy arrays and pandas tables by their buffers, containers and dataclasses
+        recursively (four levels), anything else by ``sys.getsizeof``.
+    """
     if _depth > 4:
         return sys.getsizeof(obj)
     nbytes = getattr(obj, "nbytes", None)

@@ -25,7 +25,22 @@ PER_USER_LIMITS = CsvLimits(max_cols=1000)
 
 
 def check_csv_bytes(data, limits: CsvLimits, *, what: str = "the CSV") -> tuple[int, int]:
-    """(data rows, columns) of a CSV, from its bytes, or InputError naming the limit it breaks."""
+    """(data rows, columns) of a CSV, from its bytes, or InputError naming the limit it breaks.
+
+    Parameters
+    ----------
+    data : bytes
+        The uploaded CSV (untrusted).
+    limits : CsvLimits
+        The limits the CSV must respect.
+    what : str, default 'the CSV'
+        What the file is, in words, for error messages.
+
+    Returns
+    -------
+    tuple[int, int]
+        (data rows, columns) of a CSV, from its bytes, or InputError naming the limit it breaks.
+    """
     if not isinstance(data, bytes | bytearray):
         raise InputError(f"{what} must be the file's bytes; got {type(data).__name__}.")
     if len(data) > limits.max_bytes:

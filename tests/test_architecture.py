@@ -186,3 +186,45 @@ def test_rendered_widget_ranges_equal_the_spec(page):
         assert (float(w.min), float(w.max)) == (float(sp.lo), float(sp.hi)), (name, w.min, w.max, sp.lo, sp.hi)
         checked += 1
     assert checked >= 2
+
+
+def _public_core_functions():
+    import importlib
+    import inspect
+    import pkgutil
+
+    import hetdp_core
+
+    for info in pkgutil.walk_packages(hetdp_core.__path__, "hetdp_core."):
+        module = importlib.import_module(info.name)
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name, None)
+            if inspect.isfunction(obj) and obj.__module__ == module.__name__:
+                yield f"{module.__name__}.{name}", obj
+
+
+def test_public_core_functions_have_numpydoc_sections():
+    """Every public function of the core (its modules' ``__all__``) documents each parameter in a
+    numpydoc ``Parameters`` section and what it returns in a ``Returns`` section."""
+    import inspect
+    import re
+
+    missing = []
+    functions = dict(_public_core_functions())
+    assert len(functions) > 200
+    for qualname, fn in functions.items():
+        doc = inspect.getdoc(inspect.unwrap(fn)) or ""
+        sig = inspect.signature(inspect.unwrap(fn))
+        params = [p for p in sig.parameters.values()]
+        if params:
+            if "\nParameters\n----------\n" not in doc:
+                missing.append(f"{qualname}: no Parameters section")
+                continue
+            section = doc.split("\nParameters\n----------\n", 1)[1].split("\n\n", 1)[0]
+            documented = set(re.findall(r"^\*{0,2}(\w+) : ", section, re.M))
+            lacking = [p.name for p in params if p.name not in documented]
+            if lacking:
+                missing.append(f"{qualname}: parameters {lacking} undocumented")
+        if sig.return_annotation not in (None, "None") and "\nReturns\n-------\n" not in doc:
+            missing.append(f"{qualname}: no Returns section")
+    assert not missing, "\n".join(missing)

@@ -95,6 +95,18 @@ PRESETS = {
 
 
 def levels_text(v) -> list[str]:
+    """An exact level as text: a number to 4 significant digits, or ∞.
+
+    Parameters
+    ----------
+    v : float
+        An exact level (possibly ∞).
+
+    Returns
+    -------
+    list[str]
+        An exact level as text: a number to 4 significant digits, or ∞.
+    """
     return ["∞" if math.isinf(x) else f"{x:.4g}" for x in np.atleast_1d(v)]
 
 
@@ -131,7 +143,20 @@ class GuaranteeLabResult(Result):
 @sc.page_run
 def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
     """Tables: ``bcdp_example1``, ``bcdp_example2``, ``bcdp_rr_vs_bounds``, ``bcdp_tradeoff``,
-    ``bcdp_translator``. Exact (no randomness)."""
+    ``bcdp_translator``. Exact (no randomness).
+
+    Parameters
+    ----------
+    s : GuaranteeLab
+        The page's scenario.
+    options : RunOptions
+        How the run is carried out (budget, executor, progress, upload); None: the page's defaults.
+
+    Returns
+    -------
+    GuaranteeLabResult
+        Tables: ``bcdp_example1``, ``bcdp_example2``, ``bcdp_rr_vs_bounds``, ``bcdp_tradeoff``, ``bcdp_translator``.
+    """
     sc.check_budget(s, options.budget)
     prior1, mech1 = ex.example1(a=s.a, b=s.b, c=s.c)
     rep1 = ex.exact_report(prior1, mech1)

@@ -164,7 +164,29 @@ def paper_preset(
     seed: int = 0,
 ) -> FeaturePrivacy:
     """The scenario of a paper figure (``fig3``, ``fig4a``, ``fig4b``); ``variant`` ``published``
-    uses the printed Duchi constant, ball projection and unprojected baseline."""
+    uses the printed Duchi constant, ball projection and unprojected baseline.
+
+    Parameters
+    ----------
+    key : str
+        The paper figure.
+    variant : str, default 'corrected'
+        The corrected mechanism, or as published (printed constant, ball projection, unprojected baseline).
+    trials : int or None
+        Monte Carlo trials (default: the paper's).
+    n : int or None
+        Number of users (default: the paper's).
+    q : float or None
+        Correlation q (default: the paper's).
+    seed : int, default 0
+        Root seed; each point or method derives its own stream from it.
+
+    Returns
+    -------
+    FeaturePrivacy
+        The scenario of a paper figure (``fig3``, ``fig4a``, ``fig4b``); ``variant`` ``published`` uses the printed
+        Duchi constant, ball projection and unprojected baseline.
+    """
     if key not in PAPER_PRESETS:
         raise InputError(f"preset must be one of {', '.join(sorted(PAPER_PRESETS))}; got {key!r}.")
     p = PAPER_PRESETS[key]
@@ -291,7 +313,20 @@ def run(s: FeaturePrivacy, *, options: sc.RunOptions) -> FeaturePrivacyResult:
     Tables: ``bcdp_guarantee`` (Proposition 4 per feature), ``bcdp_stages`` (Mechanism 1),
     ``bcdp_mse_summary`` (median, quartiles, exact pre-projection MSE, bound shapes per point and
     method) and ``bcdp_mse_errors`` (one squared ℓ2 error per trial). Each sweep point draws from
-    ``SeedSequence([seed, value])``, so a point's numbers do not depend on the other points."""
+    ``SeedSequence([seed, value])``, so a point's numbers do not depend on the other points.
+
+    Parameters
+    ----------
+    s : FeaturePrivacy
+        The page's scenario.
+    options : RunOptions
+        How the run is carried out (budget, executor, progress, upload); None: the page's defaults.
+
+    Returns
+    -------
+    FeaturePrivacyResult
+        Allocation, guarantee table, stages and the MSE sweep of one scenario.
+    """
     sc.check_budget(s, options.budget)
     delta_vec = s.delta_vector()
     d = delta_vec.size

@@ -183,7 +183,22 @@ def run(s: GroupwiseZcdp, *, options: RunOptions) -> GroupwiseZcdpResult:
     """Tables: ``zcdp_releases`` (simulated releases per group), ``zcdp_renyi_curve`` (D_α of the
     chosen group, both directions), ``zcdp_claimed_budgets`` (v, ξ vs size), ``zcdp_group_summary``
     (promised vs actual; Algorithm 1 only up to 40 groups) and ``zcdp_loss_vs_size`` (the open
-    question: Algorithm 1's loss vs size for α = 2, 5, 10)."""
+    question: Algorithm 1's loss vs size for α = 2, 5, 10).
+
+    Parameters
+    ----------
+    s : GroupwiseZcdp
+        The page's scenario.
+    options : RunOptions
+        How the run is carried out (budget, executor, progress, upload); None: the page's defaults.
+
+    Returns
+    -------
+    GroupwiseZcdpResult
+        Tables: ``zcdp_releases`` (simulated releases per group), ``zcdp_renyi_curve`` (D_α of the chosen group,
+        both directions), ``zcdp_claimed_budgets`` (v, ξ vs size), ``zcdp_group_summary`` (promised vs actual;
+        Algorithm 1 only up to 40 …
+    """
     sc.check_budget(s, options.budget)
     counts, algorithm, alphas, scan_alphas, scan_sizes = _plan(s)
     stats = zcdp.release_summary(counts, rho=s.rho, r=s.r, algorithm=algorithm, trials=s.trials, rng=s.seed)

@@ -183,7 +183,21 @@ class MechanismLabResult(Result):
 @sc.page_run
 def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
     """Tables: ``mech_noise_densities``, ``mech_pareto_mse``, ``mech_example8``,
-    ``mech_smooth_sensitivity``, ``mech_bounded_laplace``, ``mech_exponential``."""
+    ``mech_smooth_sensitivity``, ``mech_bounded_laplace``, ``mech_exponential``.
+
+    Parameters
+    ----------
+    s : MechanismLab
+        The page's scenario.
+    options : RunOptions
+        How the run is carried out (budget, executor, progress, upload); None: the page's defaults.
+
+    Returns
+    -------
+    MechanismLabResult
+        Tables: ``mech_noise_densities``, ``mech_pareto_mse``, ``mech_example8``, ``mech_smooth_sensitivity``,
+        ``mech_bounded_laplace``, ``mech_exponential``.
+    """
     sc.check_budget(s, options.budget)
     eps, delta, sens, trials, seed = s.eps, s.delta, s.sens, s.trials, s.seed
     # noise: analytic densities and variances

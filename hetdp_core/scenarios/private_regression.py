@@ -162,7 +162,22 @@ class PrivateRegressionResult(Result):
 def run(s: PrivateRegression, *, options: RunOptions) -> PrivateRegressionResult:
     """Tables: ``regression_trajectory`` (distance to θ* per gradient step and method) and
     ``regression_excess_risk`` (per sweep value and method: median, quartiles, runs stopped because
-    f̂ was not convex). ``upload`` is the CSV for ``source = upload``."""
+    f̂ was not convex). ``upload`` is the CSV for ``source = upload``.
+
+    Parameters
+    ----------
+    s : PrivateRegression
+        The page's scenario.
+    options : RunOptions
+        How the run is carried out (budget, executor, progress, upload); None: the page's defaults.
+
+    Returns
+    -------
+    PrivateRegressionResult
+        Tables: ``regression_trajectory`` (distance to θ* per gradient step and method) and
+        ``regression_excess_risk`` (per sweep value and method: median, quartiles, runs stopped because f̂ was not
+        convex).
+    """
     check_budget(s, options.budget)
     data = data_bytes_for(s, options.upload)
     common, n_feat, k = _settings(s, data)
