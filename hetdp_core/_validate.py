@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from ._doc import document
+
 __all__ = [
     "InputError",
     "as_generator",
@@ -43,18 +45,7 @@ class InputError(ValueError):
 
 
 def fmt(value: Any) -> str:
-    """Short printable form of a received value for error messages.
-
-    Parameters
-    ----------
-    value : Any
-        The value to check.
-
-    Returns
-    -------
-    str
-        Short printable form of a received value for error messages.
-    """
+    """Short printable form of a received value for error messages."""
     if isinstance(value, np.ndarray):
         if value.size > 8:
             return f"array of shape {value.shape}"
@@ -84,30 +75,6 @@ def check_real(
 
     ``allow_inf`` admits ``+inf`` only (as in "ε = inf means public"). The interval is
     ``[lo, hi]`` with either end made open by ``lo_open`` / ``hi_open``.
-
-    Parameters
-    ----------
-    name : str
-        Name of the parameter, used in error messages.
-    value : Any
-        The value to check.
-    lo : float or None
-        Smallest accepted value (None: no lower limit).
-    hi : float or None
-        Largest accepted value (None: no upper limit).
-    lo_open : bool, default False
-        Whether ``lo`` itself is excluded.
-    hi_open : bool, default False
-        Whether ``hi`` itself is excluded.
-    allow_inf : bool, default False
-        Whether +∞ is accepted.
-    what : str, default ''
-        What the parameter is, in words, for error messages.
-
-    Returns
-    -------
-    float
-        Return ``value`` as a float after checking type, finiteness and the interval.
     """
     if not _is_real_scalar(value):
         raise InputError(
@@ -146,24 +113,6 @@ def check_int(name: str, value: Any, *, lo: int | None = None, hi: int | None = 
     """Return ``value`` as an int after checking it is an integer in ``[lo, hi]``.
 
     Floats with an integral value (e.g. ``10.0``) are accepted; ``True``/``False`` are not.
-
-    Parameters
-    ----------
-    name : str
-        Name of the parameter, used in error messages.
-    value : Any
-        The value to check.
-    lo : int or None
-        Smallest accepted value (None: no lower limit).
-    hi : int or None
-        Largest accepted value (None: no upper limit).
-    what : str, default ''
-        What the parameter is, in words, for error messages.
-
-    Returns
-    -------
-    int
-        Return ``value`` as an int after checking it is an integer in ``[lo, hi]``.
     """
     if isinstance(value, bool | np.bool_):
         raise InputError(f"{name} must be an integer{what}; got a boolean {value!r}. Pass a whole number.")
@@ -188,22 +137,7 @@ def check_int(name: str, value: Any, *, lo: int | None = None, hi: int | None = 
 
 
 def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
-    """Return ``value`` if it is one of ``choices`` (strings).
-
-    Parameters
-    ----------
-    name : str
-        Name of the parameter, used in error messages.
-    value : Any
-        The value to check.
-    choices : Iterable[str]
-        The accepted values.
-
-    Returns
-    -------
-    str
-        Return ``value`` if it is one of ``choices`` (strings).
-    """
+    """Return ``value`` if it is one of ``choices`` (strings)."""
     choices = tuple(choices)
     if not isinstance(value, str):
         raise InputError(f"{name} must be one of {', '.join(map(repr, choices))}; got {fmt(value)}.")
@@ -230,34 +164,6 @@ def check_vector(
     """Return a 1-D float64 array after checking shape, type and every entry.
 
     ``allow_inf`` admits ``+inf`` entries (e.g. "no demand"). Bounds apply to finite entries.
-
-    Parameters
-    ----------
-    name : str
-        Name of the parameter, used in error messages.
-    values : Any
-        The values to check.
-    length : int or None
-        Required length (None: any).
-    min_length : int, default 1
-        Smallest accepted length.
-    max_length : int or None
-        Largest accepted length (None: no limit).
-    lo : float or None
-        Smallest accepted value (None: no lower limit).
-    hi : float or None
-        Largest accepted value (None: no upper limit).
-    lo_open : bool, default False
-        Whether ``lo`` itself is excluded.
-    allow_inf : bool, default False
-        Whether +∞ is accepted.
-    what : str, default ''
-        What the parameter is, in words, for error messages.
-
-    Returns
-    -------
-    numpy.ndarray
-        Return a 1-D float64 array after checking shape, type and every entry.
     """
     if isinstance(values, str | bytes) or values is None:
         raise InputError(f"{name} must be a list of numbers{what}; got {fmt(values)}.")
@@ -314,28 +220,7 @@ def check_matrix(
     hi: float | None = None,
     what: str = "",
 ) -> np.ndarray:
-    """Return a finite 2-D float64 array after checking its shape and range.
-
-    Parameters
-    ----------
-    name : str
-        Name of the parameter, used in error messages.
-    values : Any
-        The values to check.
-    shape : tuple[int or None, int or None], default (None, None)
-        Expected shape (None entries: any size).
-    lo : float or None
-        Smallest accepted value (None: no lower limit).
-    hi : float or None
-        Largest accepted value (None: no upper limit).
-    what : str, default ''
-        What the parameter is, in words, for error messages.
-
-    Returns
-    -------
-    numpy.ndarray
-        Return a finite 2-D float64 array after checking its shape and range.
-    """
+    """Return a finite 2-D float64 array after checking its shape and range."""
     if isinstance(values, str | bytes) or values is None:
         raise InputError(f"{name} must be a 2-D array of numbers{what}; got {fmt(values)}.")
     try:
@@ -374,18 +259,6 @@ def as_generator(rng: np.random.Generator | int | None, name: str = "rng") -> np
 
     A Generator is used as is; an int seeds a new PCG64 generator (same seed, same numbers);
     ``None`` draws fresh OS entropy. The global ``np.random`` state is never used.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator or int or None
-        Random stream, or a seed for one (never the global numpy state).
-    name : str, default 'rng'
-        Name of the parameter, used in error messages.
-
-    Returns
-    -------
-    numpy.random.Generator
-        Turn ``rng`` into a :class:`numpy.random.Generator`.
     """
     if isinstance(rng, np.random.Generator):
         return rng
@@ -399,3 +272,6 @@ def as_generator(rng: np.random.Generator | int | None, name: str = "rng") -> np
     if int(rng) < 0:
         raise InputError(f"{name} seed must be >= 0; got {int(rng)}. Pass a non-negative integer.")
     return np.random.default_rng(int(rng))
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

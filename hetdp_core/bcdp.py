@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._doc import document
 from ._validate import MIN_EPS, InputError, check_int, check_real, check_vector
 
 __all__ = [
@@ -46,18 +47,7 @@ GUARANTEE_TOL = 1e-9
 
 
 def heuristic_zeta(q: float) -> float:
-    """The paper's heuristic ζ = (1 + q)/2 (Appendix B.3).
-
-    Parameters
-    ----------
-    q : float
-        Correlation bound q (one, or one per coordinate).
-
-    Returns
-    -------
-    float
-        The paper's heuristic ζ = (1 + q)/2 (Appendix B.3).
-    """
+    """The paper's heuristic ζ = (1 + q)/2 (Appendix B.3)."""
     q = check_real("q", q, lo=0.0, hi=1.0, what=" (correlation bound of Assumption 1)")
     return (1.0 + q) / 2.0
 
@@ -121,22 +111,6 @@ def privacy_allocation(*, delta, eps: float, q: float, zeta: float | None = None
 
     For q = 0 the log term is +inf, so ``c = δ̃``; for q = 1 every ``c_i = ζ δ̃_1``.
     Mechanism 1 with this c is δ-BCDP and ε-LDP (it is in fact ``c_d``-LDP).
-
-    Parameters
-    ----------
-    delta : array_like
-        Demanded BCDP level δ_i of each coordinate (∞: no extra demand).
-    eps : float
-        Global LDP level ε of the whole record.
-    q : float
-        Correlation bound q (one, or one per coordinate).
-    zeta : float or None
-        Share ζ ∈ (0, 1] of the strictest budget kept for the coordinate itself; None: (1 + q)/2.
-
-    Returns
-    -------
-    Allocation
-        Privacy allocation ``c`` of Theorem 2 (eq.
     """
     delta = check_vector(
         "delta", delta, lo=0.0, lo_open=True, allow_inf=True, max_length=10_000, what=" (per-feature BCDP demands)"
@@ -176,20 +150,7 @@ def privacy_allocation(*, delta, eps: float, q: float, zeta: float | None = None
 
 
 def prop3_guarantee(*, eps: float, d: int) -> np.ndarray:
-    """Proposition 3: an ε-LDP mechanism is ε·1-BCDP.
-
-    Parameters
-    ----------
-    eps : float
-        Global LDP level ε of the whole record.
-    d : int
-        Number of features.
-
-    Returns
-    -------
-    numpy.ndarray
-        Proposition 3: an ε-LDP mechanism is ε·1-BCDP.
-    """
+    """Proposition 3: an ε-LDP mechanism is ε·1-BCDP."""
     eps = check_real("eps", eps, lo=0.0, allow_inf=True, what=" (LDP level)")
     d = check_int("d", d, lo=1, what=" (number of features)")
     return np.full(d, eps)
@@ -207,21 +168,6 @@ def prop4_ldp_guarantee(*, c, q, ldp: float) -> np.ndarray:
     :math:`\delta'_i = \min(c_i + \log(1 + q_i e^{\varepsilon} - q_i),\ \varepsilon)`, ε = ``ldp``.
 
     For Mechanism 1 use ``ldp = c_d`` (it is c-CDP and c_d-LDP).
-
-    Parameters
-    ----------
-    c : array_like
-        Privacy allocation c: the per-coordinate CDP levels.
-    q : float or array_like
-        Correlation bound q (one, or one per coordinate).
-    ldp : float
-        LDP level of the mechanism.
-
-    Returns
-    -------
-    numpy.ndarray
-        Proposition 4(2): a c-CDP mechanism that is also ``ldp``-LDP is δ'-BCDP with :math:`\delta'_i = \min(c_i +
-        \log(1 + q_i e^{\varepsilon} - q_i),\ \varepsilon)`, ε = ``ldp``.
     """
     c = check_vector("c", c, lo=0.0, what=" (CDP levels)")
     ldp = check_real("ldp", ldp, lo=0.0, hi=MAX_EPS, what=" (LDP level of the mechanism)")
@@ -234,19 +180,6 @@ def prop4_composition_guarantee(*, c, q) -> tuple[np.ndarray, float]:
     :math:`\delta_i = c_i + \log(1 + q_i(e^{\sum_{j\ne i} c_j} - 1))`.
 
     Returns ``(delta, ldp_level)``.
-
-    Parameters
-    ----------
-    c : array_like
-        Privacy allocation c: the per-coordinate CDP levels.
-    q : float or array_like
-        Correlation bound q (one, or one per coordinate).
-
-    Returns
-    -------
-    tuple[numpy.ndarray, float]
-        Proposition 4(1): a c-CDP mechanism is (Σ c_i)-LDP and δ-BCDP with :math:`\delta_i = c_i + \log(1 +
-        q_i(e^{\sum_{j\ne i} c_j} - 1))`.
     """
     c = check_vector("c", c, lo=0.0, what=" (CDP levels)")
     qv = _q_vector(q, c.size)
@@ -294,24 +227,7 @@ class GuaranteeCheck:
 
 
 def check_guarantee(*, demanded, guaranteed, ldp_level: float, eps: float) -> GuaranteeCheck:
-    """Compare guaranteed δ' with demanded δ per coordinate, and the LDP level with ε.
-
-    Parameters
-    ----------
-    demanded : array_like
-        Demanded level δ_i of each coordinate.
-    guaranteed : array_like
-        Guaranteed level δ'_i of each coordinate.
-    ldp_level : float
-        The LDP level delivered.
-    eps : float
-        Global LDP level ε of the whole record.
-
-    Returns
-    -------
-    GuaranteeCheck
-        Compare guaranteed δ' with demanded δ per coordinate, and the LDP level with ε.
-    """
+    """Compare guaranteed δ' with demanded δ per coordinate, and the LDP level with ε."""
     demanded = check_vector("demanded", demanded, lo=0.0, lo_open=True, allow_inf=True)
     guaranteed = check_vector("guaranteed", guaranteed, length=demanded.size, lo=0.0, allow_inf=True)
     ldp_level = check_real("ldp_level", ldp_level, lo=0.0, allow_inf=True)
@@ -333,18 +249,6 @@ def prop6_matrix(*, delta, q) -> np.ndarray:
 
     ``A c ≤ 1`` implies the Proposition 4(1) guarantee ``δ_i ≥ c_i + log(1 + q_i e^{Σ_{j≠i} c_j} − q_i)``.
     Infinite demands give zero rows (no constraint); q_i = 0 gives zero off-diagonal entries.
-
-    Parameters
-    ----------
-    delta : array_like
-        Demanded BCDP level δ_i of each coordinate (∞: no extra demand).
-    q : float or array_like
-        Correlation bound q (one, or one per coordinate).
-
-    Returns
-    -------
-    numpy.ndarray
-        Matrix :math:`A_\delta` of Proposition 6 (eq.
     """
     delta = check_vector("delta", delta, lo=0.0, lo_open=True, allow_inf=True)
     qv = _q_vector(q, delta.size)
@@ -360,18 +264,7 @@ def prop6_matrix(*, delta, q) -> np.ndarray:
 
 
 def stage_increments(c_sorted) -> np.ndarray:
-    """Stage levels Δ_k = c_k − c_{k−1} (c_0 = 0) of Mechanism 1 for a non-decreasing c.
-
-    Parameters
-    ----------
-    c_sorted : array_like
-        Privacy allocation c sorted in non-decreasing order (Mechanism 1's stage order).
-
-    Returns
-    -------
-    numpy.ndarray
-        Stage levels Δ_k = c_k − c_{k−1} (c_0 = 0) of Mechanism 1 for a non-decreasing c.
-    """
+    """Stage levels Δ_k = c_k − c_{k−1} (c_0 = 0) of Mechanism 1 for a non-decreasing c."""
     c_sorted = check_vector("c_sorted", c_sorted, lo=0.0, what=" (sorted CDP levels)")
     inc = np.diff(np.concatenate([[0.0], c_sorted]))
     if np.any(inc < -1e-12):
@@ -392,19 +285,6 @@ def mse_bound_thm2(*, c_sorted, n: int) -> float:
     :math:`\frac1n\sum_i \min\big(1/\sum_{k\le i}\frac{(c_k-c_{k-1})^2}{d-k+1},\ d\big)`.
 
     The theorem holds up to a universal constant, so only the shape is meaningful.
-
-    Parameters
-    ----------
-    c_sorted : array_like
-        Privacy allocation c sorted in non-decreasing order (Mechanism 1's stage order).
-    n : int
-        Number of users.
-
-    Returns
-    -------
-    float
-        Shape of the Theorem 2 bound (17), constant set to 1: :math:`\frac1n\sum_i \min\big(1/\sum_{k\le
-        i}\frac{(c_k-c_{k-1})^2}{d-k+1},\ d\big)`.
     """
     c_sorted = check_vector("c_sorted", c_sorted, lo=0.0)
     if np.any(np.diff(c_sorted) < -1e-12):
@@ -427,26 +307,6 @@ def corollary1_bound(*, d: int, k: int, delta: float, eps: float, q: float, n: i
       :math:`\frac1n(\frac{dk}{\delta^2} + \frac{(d-k)^2}{\varepsilon^2})` (18);
     * otherwise :math:`\frac1n(\frac{dk}{\delta^2} + \frac{(d-k)^2}{\frac{d-k}{d}\delta^2 + (c_d - \delta/2)^2})`
       with :math:`c_d = \log\frac{e^{\delta/2}+q-1}{q}` (19).
-
-    Parameters
-    ----------
-    d : int
-        Number of features.
-    k : int
-        Number of sensitive features.
-    delta : float
-        Demanded BCDP level δ_i of each coordinate (∞: no extra demand).
-    eps : float
-        Global LDP level ε of the whole record.
-    q : float
-        Correlation bound q (one, or one per coordinate).
-    n : int
-        Number of users.
-
-    Returns
-    -------
-    float
-        Corollary 1 (ζ = 1/2, δ_i = δ for i ≤ k, ε > 2δ for the rest), constant set to 1:
     """
     d = check_int("d", d, lo=2, what=" (number of features)")
     k = check_int("k", k, lo=1, what=" (number of sensitive features)")
@@ -484,26 +344,6 @@ def translate_delta_to_c(*, delta, eps: float, q, max_iter: int = 30, tol: float
     the reported ``bound`` re-applies it. Returns a dict with ``c`` (user order), ``c_sorted``,
     ``order``, ``bound`` (``Σ_i min(1/S_i, d)`` = n × :func:`mse_bound_thm2`), ``objective``
     (``Σ_i 1/S_i``), ``iterations`` and ``status``.
-
-    Parameters
-    ----------
-    delta : array_like
-        Demanded BCDP level δ_i of each coordinate (∞: no extra demand).
-    eps : float
-        Global LDP level ε of the whole record.
-    q : float or array_like
-        Correlation bound q (one, or one per coordinate).
-    max_iter : int, default 30
-        Largest number of iterations.
-    tol : float, default 1e-07
-        Tolerance of the iteration.
-
-    Returns
-    -------
-    dict
-        Proposition 6 translator "δ → c": a c that satisfies ``A_δ c ≤ 1`` (hence the Proposition 4(1) guarantee),
-        ``0 ≤ c``, non-decreasing in the sorted order, ``c_d ≤ ε``, and locally minimises the Theorem 2 bound shape
-        ``Σ_i 1/S_i(c)``.
     """
     import cvxpy as cp
 
@@ -617,3 +457,6 @@ def mechanism_guarantee(alloc: Allocation, q=None) -> MechanismGuarantee:
         check_le("delivered LDP level c_d ≤ ε", alloc.ldp_level, alloc.eps, inputs=ins),
     )
     return MechanismGuarantee(alloc, p42, p41, chk, checks)
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

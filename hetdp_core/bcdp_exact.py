@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._doc import document
 from ._validate import InputError, check_int, check_real, check_vector
 
 if TYPE_CHECKING:
@@ -72,18 +73,7 @@ def _lse(a: np.ndarray, axis) -> np.ndarray:
 
 
 def check_prior(prior) -> np.ndarray:
-    """A finite prior: non-negative, finite, sums to 1 (±1e-9), at most 20 coordinates.
-
-    Parameters
-    ----------
-    prior : numpy.ndarray
-        A finite prior over the inputs: array of shape (k_1, …, k_d).
-
-    Returns
-    -------
-    numpy.ndarray
-        A finite prior: non-negative, finite, sums to 1 (±1e-9), at most 20 coordinates.
-    """
+    """A finite prior: non-negative, finite, sums to 1 (±1e-9), at most 20 coordinates."""
     try:
         p = np.asarray(prior, dtype=float)
     except (TypeError, ValueError):
@@ -100,20 +90,7 @@ def check_prior(prior) -> np.ndarray:
 
 
 def check_mechanism(mech, shape: tuple[int, ...] | None = None) -> np.ndarray:
-    """A finite mechanism: shape (k_1,…,k_d,|Y|), entries in [0,1], each row summing to 1 (±1e-9).
-
-    Parameters
-    ----------
-    mech : numpy.ndarray
-        A finite mechanism: array of shape (k_1, …, k_d, |Y|) of output probabilities per input.
-    shape : tuple[int, ...] or None
-        Expected shape (None entries: any size).
-
-    Returns
-    -------
-    numpy.ndarray
-        A finite mechanism: shape (k_1,…,k_d,|Y|), entries in [0,1], each row summing to 1 (±1e-9).
-    """
+    """A finite mechanism: shape (k_1,…,k_d,|Y|), entries in [0,1], each row summing to 1 (±1e-9)."""
     try:
         m = np.asarray(mech, dtype=float)
     except (TypeError, ValueError):
@@ -165,22 +142,7 @@ def _log_conditional(p: np.ndarray, logm: np.ndarray, i: int) -> tuple[np.ndarra
 
 
 def conditional_outputs(prior, mech, i: int) -> tuple[np.ndarray, np.ndarray]:
-    """P(y | x_i = a) for every value a with positive prior mass: returns (values a, array (A, |Y|)).
-
-    Parameters
-    ----------
-    prior : numpy.ndarray
-        A finite prior over the inputs: array of shape (k_1, …, k_d).
-    mech : numpy.ndarray
-        A finite mechanism: array of shape (k_1, …, k_d, |Y|) of output probabilities per input.
-    i : int
-        Index of the coordinate (0-based).
-
-    Returns
-    -------
-    tuple[numpy.ndarray, numpy.ndarray]
-        P(y | x_i = a) for every value a with positive prior mass: returns (values a, array (A, |Y|)).
-    """
+    """P(y | x_i = a) for every value a with positive prior mass: returns (values a, array (A, |Y|))."""
     p = check_prior(prior)
     m = check_mechanism(mech, p.shape)
     i = check_int("i", i, lo=0, hi=p.ndim - 1, what=" (coordinate index, 0-based)")
@@ -189,20 +151,7 @@ def conditional_outputs(prior, mech, i: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def bcdp_levels(prior, mech) -> np.ndarray:
-    """Exact BCDP level δ_i of every coordinate (Definition 4), computed in log space.
-
-    Parameters
-    ----------
-    prior : numpy.ndarray
-        A finite prior over the inputs: array of shape (k_1, …, k_d).
-    mech : numpy.ndarray
-        A finite mechanism: array of shape (k_1, …, k_d, |Y|) of output probabilities per input.
-
-    Returns
-    -------
-    numpy.ndarray
-        Exact BCDP level δ_i of every coordinate (Definition 4), computed in log space.
-    """
+    """Exact BCDP level δ_i of every coordinate (Definition 4), computed in log space."""
     p = check_prior(prior)
     logm = _log(check_mechanism(mech, p.shape))
     return np.array([_log_ratio_max(_log_conditional(p, logm, i)[1]) for i in range(p.ndim)])
@@ -210,36 +159,13 @@ def bcdp_levels(prior, mech) -> np.ndarray:
 
 def ldp_level(mech) -> float:
     """Exact LDP level over all inputs (Definition 1); +inf if some output is impossible for some x
-    and possible for another.
-
-    Parameters
-    ----------
-    mech : numpy.ndarray
-        A finite mechanism: array of shape (k_1, …, k_d, |Y|) of output probabilities per input.
-
-    Returns
-    -------
-    float
-        Exact LDP level over all inputs (Definition 1); +inf if some output is impossible for some x and possible
-        for another.
-    """
+    and possible for another."""
     m = check_mechanism(mech)
     return _log_ratio_max(_log(m).reshape(-1, m.shape[-1]))
 
 
 def cdp_levels(mech) -> np.ndarray:
-    """Exact CDP level c_i (Definition 3): worst log-ratio between inputs differing only in x_i.
-
-    Parameters
-    ----------
-    mech : numpy.ndarray
-        A finite mechanism: array of shape (k_1, …, k_d, |Y|) of output probabilities per input.
-
-    Returns
-    -------
-    numpy.ndarray
-        Exact CDP level c_i (Definition 3): worst log-ratio between inputs differing only in x_i.
-    """
+    """Exact CDP level c_i (Definition 3): worst log-ratio between inputs differing only in x_i."""
     logm = _log(check_mechanism(mech))
     d = logm.ndim - 1
     out = np.zeros(d)
@@ -250,18 +176,7 @@ def cdp_levels(mech) -> np.ndarray:
 
 
 def tv_correlation(prior) -> np.ndarray:
-    """q_i = max over a, a' (positive mass) of TV(π(x_{−i} | x_i = a), π(x_{−i} | x_i = a')).
-
-    Parameters
-    ----------
-    prior : numpy.ndarray
-        A finite prior over the inputs: array of shape (k_1, …, k_d).
-
-    Returns
-    -------
-    numpy.ndarray
-        q_i = max over a, a' (positive mass) of TV(π(x_{−i} | x_i = a), π(x_{−i} | x_i = a')).
-    """
+    """q_i = max over a, a' (positive mass) of TV(π(x_{−i} | x_i = a), π(x_{−i} | x_i = a'))."""
     p = check_prior(prior)
     q = np.zeros(p.ndim)
     for i in range(p.ndim):
@@ -274,20 +189,7 @@ def tv_correlation(prior) -> np.ndarray:
 
 
 def compose(mech1, mech2) -> np.ndarray:
-    """Two independent runs on the same input: P((y1, y2) | x) = P1(y1|x) P2(y2|x).
-
-    Parameters
-    ----------
-    mech1 : numpy.ndarray
-        The first finite mechanism.
-    mech2 : numpy.ndarray
-        The second finite mechanism, on the same inputs.
-
-    Returns
-    -------
-    numpy.ndarray
-        Two independent runs on the same input: P((y1, y2) | x) = P1(y1|x) P2(y2|x).
-    """
+    """Two independent runs on the same input: P((y1, y2) | x) = P1(y1|x) P2(y2|x)."""
     a, b = check_mechanism(mech1), check_mechanism(mech2)
     if a.shape[:-1] != b.shape[:-1]:
         raise InputError(f"mech1 and mech2 must share input axes; got {a.shape[:-1]} and {b.shape[:-1]}.")
@@ -296,20 +198,7 @@ def compose(mech1, mech2) -> np.ndarray:
 
 
 def post_process(mech, kernel) -> np.ndarray:
-    """K ∘ M for a stochastic matrix K of shape (|Y|, |Z|) (a function is a 0/1 matrix).
-
-    Parameters
-    ----------
-    mech : numpy.ndarray
-        A finite mechanism: array of shape (k_1, …, k_d, |Y|) of output probabilities per input.
-    kernel : numpy.ndarray
-        Stochastic matrix K of shape (|Y|, |Z|) applied to the outputs.
-
-    Returns
-    -------
-    numpy.ndarray
-        K ∘ M for a stochastic matrix K of shape (|Y|, |Z|) (a function is a 0/1 matrix).
-    """
+    """K ∘ M for a stochastic matrix K of shape (|Y|, |Z|) (a function is a 0/1 matrix)."""
     m = check_mechanism(mech)
     K = np.asarray(kernel, dtype=float)
     if K.ndim != 2 or K.shape[0] != m.shape[-1]:
@@ -321,22 +210,7 @@ def post_process(mech, kernel) -> np.ndarray:
 
 def example1(*, a: float, b: float, c: float) -> tuple[np.ndarray, np.ndarray]:
     """Example 1: x1, x2 i.i.d. Bern(1/2), Y = {0, 1} with P(M=1|x) = a (0,0), b (1,0), 0 (0,1), c (1,1).
-    Returns (prior (2,2), mech (2,2,2)) indexed [x1, x2, y].
-
-    Parameters
-    ----------
-    a : float
-        P(M = 1 | x = (0, 0)) (Example 1).
-    b : float
-        P(M = 1 | x = (1, 0)) (Example 1).
-    c : float
-        P(M = 1 | x = (1, 1)) (Example 1).
-
-    Returns
-    -------
-    tuple[numpy.ndarray, numpy.ndarray]
-        Example 1: x1, x2 i.i.d.
-    """
+    Returns (prior (2,2), mech (2,2,2)) indexed [x1, x2, y]."""
     a = check_real("a", a, lo=0.0, hi=1.0, what=" (P(M=1 | x1=0, x2=0))")
     b = check_real("b", b, lo=0.0, hi=1.0, what=" (P(M=1 | x1=1, x2=0))")
     c = check_real("c", c, lo=0.0, hi=1.0, what=" (P(M=1 | x1=1, x2=1))")
@@ -346,19 +220,7 @@ def example1(*, a: float, b: float, c: float) -> tuple[np.ndarray, np.ndarray]:
 
 def example2(*, copies: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Example 2: x ∈ {0,1}³ uniform; M(x) = [x1⊕x2, x3] or [x2, x1⊕x3] with probability 1/2 each
-    (outputs y = 2·y_a + y_b). ``copies`` independent runs are composed.
-
-    Parameters
-    ----------
-    copies : int, default 1
-        Number of independent runs of the mechanism (1 or 2).
-
-    Returns
-    -------
-    tuple[numpy.ndarray, numpy.ndarray]
-        Example 2: x ∈ {0,1}³ uniform; M(x) = [x1⊕x2, x3] or [x2, x1⊕x3] with probability 1/2 each (outputs y =
-        2·y_a + y_b).
-    """
+    (outputs y = 2·y_a + y_b). ``copies`` independent runs are composed."""
     copies = check_int("copies", copies, lo=1, hi=3, what=" (independent runs)")
     m = np.zeros((2, 2, 2, 4))
     for x1, x2, x3 in itertools.product((0, 1), repeat=3):
@@ -372,20 +234,7 @@ def example2(*, copies: int = 1) -> tuple[np.ndarray, np.ndarray]:
 
 def q_mixture_prior(*, d: int, q: float) -> np.ndarray:
     """Eq. (58) on {0,1}^d: with probability q all coordinates equal one fair bit, else i.i.d. fair
-    bits. TV correlation q_i = q for every i.
-
-    Parameters
-    ----------
-    d : int
-        Number of binary coordinates.
-    q : float
-        Correlation q of the prior.
-
-    Returns
-    -------
-    numpy.ndarray
-        Eq.
-    """
+    bits. TV correlation q_i = q for every i."""
     d = check_int("d", d, lo=1, hi=12, what=" (number of binary features)")
     q = check_real("q", q, lo=0.0, hi=1.0, what=" (mixture weight)")
     p = np.full((2,) * d, (1 - q) / 2**d)
@@ -397,19 +246,7 @@ def q_mixture_prior(*, d: int, q: float) -> np.ndarray:
 def randomized_response(c) -> np.ndarray:
     """Per-coordinate randomized response on {0,1}^d: coordinate i is reported truthfully with
     probability e^{c_i}/(1 + e^{c_i}), independently. Output y ∈ {0,1}^d flattened (row-major).
-    It is c-CDP and (Σ c_i)-LDP.
-
-    Parameters
-    ----------
-    c : array_like or float
-        Randomized-response levels per coordinate.
-
-    Returns
-    -------
-    numpy.ndarray
-        Per-coordinate randomized response on {0,1}^d: coordinate i is reported truthfully with probability
-        e^{c_i}/(1 + e^{c_i}), independently.
-    """
+    It is c-CDP and (Σ c_i)-LDP."""
     c = check_vector("c", c, lo=0.0, hi=50.0, max_length=10, what=" (per-coordinate RR levels)")
     d = c.size
     keep = np.exp(c) / (1 + np.exp(c))
@@ -424,21 +261,7 @@ def randomized_response(c) -> np.ndarray:
 
 def rr_bounds(c, q: float) -> dict:
     """Bounds on the BCDP level of per-coordinate RR under a prior with correlation q:
-    Prop 3 (LDP level Σc for every coordinate), Prop 4(1), and Prop 4(2) with ε = Σc.
-
-    Parameters
-    ----------
-    c : array_like or float
-        Randomized-response levels per coordinate.
-    q : float
-        Correlation q of the prior.
-
-    Returns
-    -------
-    dict
-        Bounds on the BCDP level of per-coordinate RR under a prior with correlation q: Prop 3 (LDP level Σc for
-        every coordinate), Prop 4(1), and Prop 4(2) with ε = Σc.
-    """
+    Prop 3 (LDP level Σc for every coordinate), Prop 4(1), and Prop 4(2) with ε = Σc."""
     from .bcdp import prop4_composition_guarantee, prop4_ldp_guarantee
 
     c = check_vector("c", c, lo=0.0, hi=50.0, max_length=10)
@@ -455,21 +278,7 @@ def rr_sweep(*, c, qs) -> pd.DataFrame:
     """Exact BCDP level of per-coordinate RR under the q-mixture prior, against the bounds, for each
     q in ``qs``: tidy table (q, coordinate, exact, prop4, prop3, tv, within_bound). ``within_bound``
     checks the exact level against the proven bounds (Props 3 and 4, relative 1e-9): False would be
-    a numerical failure of this computation, never a finding.
-
-    Parameters
-    ----------
-    c : array_like or float
-        Randomized-response levels per coordinate.
-    qs : array_like
-        Correlation values q.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Exact BCDP level of per-coordinate RR under the q-mixture prior, against the bounds, for each q in ``qs``:
-        tidy table (q, coordinate, exact, prop4, prop3, tv, within_bound).
-    """
+    a numerical failure of this computation, never a finding."""
     import pandas as pd
 
     c = check_vector("c", c, lo=0.0, hi=50.0, max_length=10, what=" (per-coordinate RR levels)")
@@ -513,21 +322,7 @@ def rr_sweep(*, c, qs) -> pd.DataFrame:
 def tradeoff_curve(p0, p1) -> tuple[np.ndarray, np.ndarray]:
     """Neyman–Pearson lower boundary of (type I, type II) pairs for H0: Y ~ p0 vs H1: Y ~ p1 over
     all (randomised) tests: reject on outputs in decreasing order of p1/p0. Returns (alpha, beta)
-    vertices from (0, 1) to (1, 0); the region of achievable pairs lies on or above it.
-
-    Parameters
-    ----------
-    p0 : array_like
-        Output distribution under the null hypothesis.
-    p1 : array_like
-        Output distribution under the alternative.
-
-    Returns
-    -------
-    tuple[numpy.ndarray, numpy.ndarray]
-        Neyman–Pearson lower boundary of (type I, type II) pairs for H0: Y ~ p0 vs H1: Y ~ p1 over all (randomised)
-        tests: reject on outputs in decreasing order of p1/p0.
-    """
+    vertices from (0, 1) to (1, 0); the region of achievable pairs lies on or above it."""
     p0 = check_vector("p0", p0, lo=0.0, hi=1.0, max_length=MAX_CELLS)
     p1 = check_vector("p1", p1, length=p0.size, lo=0.0, hi=1.0)
     with np.errstate(divide="ignore", invalid="ignore"):  # log ratio: p1/p0 overflows for tiny p0
@@ -539,22 +334,7 @@ def tradeoff_curve(p0, p1) -> tuple[np.ndarray, np.ndarray]:
 
 
 def all_tests(p0, p1, max_outputs: int = 12) -> tuple[np.ndarray, np.ndarray]:
-    """(type I, type II) of every deterministic rejection region R ⊆ Y (|Y| ≤ ``max_outputs``).
-
-    Parameters
-    ----------
-    p0 : array_like
-        Output distribution under the null hypothesis.
-    p1 : array_like
-        Output distribution under the alternative.
-    max_outputs : int, default 12
-        Largest number of outputs enumerated.
-
-    Returns
-    -------
-    tuple[numpy.ndarray, numpy.ndarray]
-        (type I, type II) of every deterministic rejection region R ⊆ Y (|Y| ≤ ``max_outputs``).
-    """
+    """(type I, type II) of every deterministic rejection region R ⊆ Y (|Y| ≤ ``max_outputs``)."""
     p0 = check_vector(
         "p0", p0, lo=0.0, hi=1.0, max_length=max_outputs, what=f" (at most {max_outputs} outputs for full enumeration)"
     )
@@ -574,20 +354,10 @@ class ExactReport:
 
 
 def exact_report(prior, mech) -> ExactReport:
-    """Exact BCDP, CDP and LDP levels and the total-variation correlation of a finite prior and mechanism.
-
-    Parameters
-    ----------
-    prior : numpy.ndarray
-        A finite prior over the inputs: array of shape (k_1, …, k_d).
-    mech : numpy.ndarray
-        A finite mechanism: array of shape (k_1, …, k_d, |Y|) of output probabilities per input.
-
-    Returns
-    -------
-    ExactReport
-        Exact BCDP, CDP and LDP levels and the total-variation correlation of a finite prior and mechanism.
-    """
+    """Exact BCDP, CDP and LDP levels and the total-variation correlation of a finite prior and mechanism."""
     p = check_prior(prior)
     m = check_mechanism(mech, p.shape)
     return ExactReport(bcdp=bcdp_levels(p, m), cdp=cdp_levels(m), ldp=ldp_level(m), tv=tv_correlation(p))
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -21,6 +21,7 @@ import numpy as np
 if TYPE_CHECKING:  # pandas is imported by the functions that build tables
     import pandas as pd
 
+from ._doc import document
 from ._validate import MIN_EPS, InputError, as_generator, check_choice, check_int, check_real, check_vector
 from .bcdp import MAX_EPS, Allocation, corollary1_bound, mechanism_guarantee, mse_bound_thm2, privacy_allocation
 from .duchi import SCALES, spawn
@@ -52,44 +53,14 @@ MAX_CELLS_CLI = LARGE_BUDGET.cells
 
 
 def point_rng(seed: int, value: float) -> np.random.Generator:
-    """Generator for one sweep point: ``SeedSequence([seed, bits of float64(value)])``.
-
-    Parameters
-    ----------
-    seed : int
-        Root seed; each point or method derives its own stream from it.
-    value : float
-        The sweep point's value.
-
-    Returns
-    -------
-    numpy.random.Generator
-        Generator for one sweep point: ``SeedSequence([seed, bits of float64(value)])``.
-    """
+    """Generator for one sweep point: ``SeedSequence([seed, bits of float64(value)])``."""
     seed = check_int("seed", seed, lo=0, hi=2**63 - 1, what=" (random seed)")
     bits = int(np.float64(value).view(np.uint64))
     return np.random.default_rng(np.random.SeedSequence([seed, bits]))
 
 
 def two_group_delta(*, d: int, k: int, delta: float, eps: float) -> np.ndarray:
-    """Demand vector with the first ``k`` features at ``delta`` and the other ``d − k`` at ``eps``.
-
-    Parameters
-    ----------
-    d : int
-        Number of features (dimension).
-    k : int
-        Number of sensitive features.
-    delta : float
-        Demanded BCDP level δ_i of each feature (∞: no extra demand).
-    eps : float
-        Global LDP level ε.
-
-    Returns
-    -------
-    numpy.ndarray
-        Demand vector with the first ``k`` features at ``delta`` and the other ``d − k`` at ``eps``.
-    """
+    """Demand vector with the first ``k`` features at ``delta`` and the other ``d − k`` at ``eps``."""
     d = check_int("d", d, lo=1, hi=500, what=" (number of features)")
     k = check_int("k", k, lo=0, hi=d, what=" (number of sensitive features)")
     delta = check_real("delta", delta, lo=0.0, lo_open=True, allow_inf=True, what=" (sensitive demand)")
@@ -100,24 +71,7 @@ def two_group_delta(*, d: int, k: int, delta: float, eps: float) -> np.ndarray:
 def q_mixture_data(*, n: int, d: int, q: float, rng: np.random.Generator | int | None = None) -> np.ndarray:
     """Users from the q-mixture prior of eq. (58), values in {−1, 1}:
     with probability q all coordinates equal one fair sign Z, otherwise i.i.d. fair signs.
-    Under this prior TV(π_{x−i|xi=1}, π_{x−i|xi=−1}) = q for every i (Assumption 1 with q).
-
-    Parameters
-    ----------
-    n : int
-        Number of users (data points).
-    d : int
-        Number of features (dimension).
-    q : float
-        Correlation bound q.
-    rng : numpy.random.Generator or int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    numpy.ndarray
-        Users from the q-mixture prior of eq.
-    """
+    Under this prior TV(π_{x−i|xi=1}, π_{x−i|xi=−1}) = q for every i (Assumption 1 with q)."""
     n = check_int("n", n, lo=1, hi=10_000_000, what=" (number of users)")
     d = check_int("d", d, lo=1, hi=500, what=" (number of features)")
     q = check_real("q", q, lo=0.0, hi=1.0, what=" (mixture weight / correlation)")
@@ -131,23 +85,7 @@ def q_mixture_data(*, n: int, d: int, q: float, rng: np.random.Generator | int |
 
 def simulation_cost(*, n: int, d: int, trials: int) -> int:
     """Upper bound on random numbers drawn by one point (M_mean ≤ d(d+1)/2 normals per user-trial
-    plus d for the baseline).
-
-    Parameters
-    ----------
-    n : int
-        Number of users (data points).
-    d : int
-        Number of features (dimension).
-    trials : int
-        Number of independent Monte Carlo repetitions.
-
-    Returns
-    -------
-    int
-        Upper bound on random numbers drawn by one point (M_mean ≤ d(d+1)/2 normals per user-trial plus d for the
-        baseline).
-    """
+    plus d for the baseline)."""
     n = check_int("n", n, lo=1, what=" (number of users)")
     d = check_int("d", d, lo=1, what=" (number of features)")
     trials = check_int("trials", trials, lo=1, what=" (Monte Carlo repetitions)")
@@ -155,15 +93,7 @@ def simulation_cost(*, n: int, d: int, trials: int) -> int:
 
 
 def check_cost(cells: int, limit: int) -> None:
-    """Raise a ValueError explaining the compute-size guard when ``cells > limit``.
-
-    Parameters
-    ----------
-    cells : int
-        Random numbers the work would draw.
-    limit : int
-        Largest accepted number of random numbers drawn.
-    """
+    """Raise a ValueError explaining the compute-size guard when ``cells > limit``."""
     cells = check_int("cells", cells, lo=0)
     limit = check_int("limit", limit, lo=1)
     if cells > limit:
@@ -187,28 +117,7 @@ def _sweep_shapes(axis: str, values, d: int, n: int) -> tuple[list[int], list[in
 
 
 def check_sweep_size(*, axis: str, values, d: int, n: int, trials: int, limit: int) -> int:
-    """Compute-size guard for a whole sweep: raises ValueError over ``limit``; returns the cost.
-
-    Parameters
-    ----------
-    axis : str
-        The swept quantity.
-    values : array_like
-        The sweep points (values of the swept quantity).
-    d : int
-        Number of features (dimension).
-    n : int
-        Number of users (data points).
-    trials : int
-        Number of independent Monte Carlo repetitions.
-    limit : int
-        Largest accepted number of random numbers drawn.
-
-    Returns
-    -------
-    int
-        Compute-size guard for a whole sweep: raises ValueError over ``limit``; returns the cost.
-    """
+    """Compute-size guard for a whole sweep: raises ValueError over ``limit``; returns the cost."""
     axis = check_choice("axis", axis, AXES)
     values = check_vector("values", values, min_length=1, max_length=60, what=" (sweep points)")
     trials = check_int("trials", trials, lo=1, hi=1_000_000, what=" (Monte Carlo repetitions)")
@@ -260,40 +169,6 @@ def run_point(
     Either pass data ``x`` (n × d, in [-1,1]) or ``n`` to draw users from the q-mixture prior with
     mixture weight ``data_q`` (default: ``q``). Errors are ``‖estimate − x̄‖²``, one per trial,
     conditional on the data (as in Theorem 2).
-
-    Parameters
-    ----------
-    x : numpy.ndarray or None
-        Users' data, shape (n, d) in [−1, 1]; None: drawn from the q-mixture prior.
-    n : int or None
-        Number of users (data points).
-    delta : array_like
-        Demanded BCDP level δ_i of each feature (∞: no extra demand).
-    eps : float
-        Global LDP level ε.
-    q : float
-        Correlation bound q.
-    zeta : float or None
-        Share ζ ∈ (0, 1] of the strictest budget kept for the coordinate itself; None: (1 + q)/2.
-    data_q : float or None
-        Correlation of the simulated data (default: ``q``).
-    trials : int
-        Number of independent Monte Carlo repetitions.
-    rng : numpy.random.Generator or int or None
-        Random stream, or a seed for one (never the global numpy state).
-    projection : str, default 'box'
-        Projection of the estimate: clip to [−1, 1]^d, onto the ℓ2 ball, or none.
-    baseline_projection : str, default 'box'
-        Projection of the min-δ LDP baseline's estimate.
-    scale : str, default 'unbiased'
-        Duchi channel constant: the unbiased one, or the paper's printed (2×) one.
-    max_cells : int, default 50000000000
-        Largest number of random numbers a sweep may draw.
-
-    Returns
-    -------
-    PointResult
-        Simulate Mechanism 1 (allocation of Theorem 2) and the min-δ LDP baseline ``trials`` times.
     """
     delta = check_vector(
         "delta", delta, lo=0.0, lo_open=True, allow_inf=True, max_length=500, what=" (per-feature demands)"
@@ -356,18 +231,6 @@ def guarantee_report(alloc: Allocation, q=None) -> pd.DataFrame:
 
     Mechanism 1 is c-CDP and c_d-LDP, so both Proposition 4(2) (with ε := c_d) and
     Proposition 4(1) bound the BCDP level; the guarantee is the smaller of the two.
-
-    Parameters
-    ----------
-    alloc : Allocation
-        A privacy allocation (Theorem 2).
-    q : float or None
-        Correlation bound q.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Guarantee table for Mechanism 1 with allocation ``alloc`` (user order).
     """
     g = mechanism_guarantee(alloc, q)
     df = g.check.to_frame()
@@ -479,48 +342,6 @@ def sweep(
     ``summary`` has one row per (x, method) with median, q25, q75, mean, exact (closed-form,
     pre-projection) MSE, the Theorem 2 bound shape and Corollary 1 (both with constant 1); ``errors`` has
     one row per (x, method, trial).
-
-    Parameters
-    ----------
-    axis : str
-        The swept quantity.
-    values : Sequence[float]
-        The sweep points (values of the swept quantity).
-    eps : float
-        Global LDP level ε.
-    q : float
-        Correlation bound q.
-    n : int
-        Number of users (data points).
-    trials : int
-        Number of independent Monte Carlo repetitions.
-    seed : int
-        Root seed; each point or method derives its own stream from it.
-    delta : Sequence[float] or None
-        Demanded BCDP level δ_i of each feature (∞: no extra demand).
-    d : int or None
-        Number of features (dimension).
-    f : float, default 0.2
-        Fraction of sensitive features.
-    delta_sensitive : float, default 0.2
-        Demand of the sensitive features.
-    zeta : float or None
-        Share ζ ∈ (0, 1] of the strictest budget kept for the coordinate itself; None: (1 + q)/2.
-    projection : str, default 'box'
-        Projection of the estimate: clip to [−1, 1]^d, onto the ℓ2 ball, or none.
-    baseline_projection : str, default 'box'
-        Projection of the min-δ LDP baseline's estimate.
-    scale : str, default 'unbiased'
-        Duchi channel constant: the unbiased one, or the paper's printed (2×) one.
-    max_cells : int, default 50000000000
-        Largest number of random numbers a sweep may draw.
-    progress : Callable[[float, str], None] or None
-        Called with (fraction done, label) as the work advances.
-
-    Returns
-    -------
-    tuple[pandas.DataFrame, pandas.DataFrame]
-        Run :func:`run_point` along one axis and return ``(summary, errors)`` tidy DataFrames.
     """
     import pandas as pd
 
@@ -592,3 +413,6 @@ def sweep(
     if progress:
         progress(1.0, "done")
     return pd.DataFrame(rows), pd.concat(err_rows, ignore_index=True)
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

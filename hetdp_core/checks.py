@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._doc import document
+
 __all__ = ["Check", "check_le", "failures"]
 
 #: Relative and absolute slack of a check (floating-point round-off of the quantities compared).
@@ -53,31 +55,7 @@ def check_le(
     name: str, value, bound, *, labels=None, inputs: dict | None = None, rel: float = REL_TOL, abs_tol: float = ABS_TOL
 ) -> Check:
     """Check ``value ≤ bound·(1 + rel) + abs_tol`` element-wise (``+inf ≤ +inf`` holds; NaN values,
-    i.e. "not computed", are skipped; a NaN bound fails).
-
-    Parameters
-    ----------
-    name : str
-        What is checked, in words.
-    value : float or array_like
-        The number(s) shown as a guarantee.
-    bound : float or array_like
-        The bound that provably holds.
-    labels : list of str or None
-        Names of the entries.
-    inputs : dict or None
-        The inputs the check was computed from (shown with a failure).
-    rel : float, default 1e-09
-        Relative tolerance.
-    abs_tol : float, default 1e-12
-        Absolute tolerance.
-
-    Returns
-    -------
-    Check
-        Check ``value ≤ bound·(1 + rel) + abs_tol`` element-wise (``+inf ≤ +inf`` holds; NaN values, i.e. "not
-        computed", are skipped; a NaN bound fails).
-    """
+    i.e. "not computed", are skipped; a NaN bound fails)."""
     v = np.atleast_1d(np.asarray(value, dtype=float))
     b = np.broadcast_to(np.atleast_1d(np.asarray(bound, dtype=float)), v.shape)
     present = ~np.isnan(v)
@@ -93,16 +71,8 @@ def check_le(
 
 
 def failures(checks) -> list[Check]:
-    """The checks that do not hold.
-
-    Parameters
-    ----------
-    checks : list of Check
-        Guarantee checks.
-
-    Returns
-    -------
-    list[Check]
-        The checks that do not hold.
-    """
+    """The checks that do not hold."""
     return [c for c in checks if not c.holds]
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+from ._doc import document
+
 __all__ = ["compare", "key_numbers"]
 
 #: rows of each key table compared (the CSV downloads have all of them)
@@ -18,20 +20,7 @@ KEY_ROWS = 20
 
 
 def compare(numbers_a: dict, numbers_b: dict):
-    """Table ``quantity, plan A, plan B, B − A`` (rows in A's order, then B's new ones).
-
-    Parameters
-    ----------
-    numbers_a : dict
-        Plan A's key numbers (name → value).
-    numbers_b : dict
-        Plan B's key numbers (name → value).
-
-    Returns
-    -------
-    Any
-        Table ``quantity, plan A, plan B, B − A`` (rows in A's order, then B's new ones).
-    """
+    """Table ``quantity, plan A, plan B, B − A`` (rows in A's order, then B's new ones)."""
     import pandas as pd
 
     keys = list(numbers_a) + [k for k in numbers_b if k not in numbers_a]
@@ -52,22 +41,7 @@ def compare(numbers_a: dict, numbers_b: dict):
 def key_numbers(page, result) -> dict:
     """The numbers plan A vs plan B compares for ``page`` (its scenario module): its own
     ``key_numbers`` if it has one, else every finite numeric cell of its spec's key tables (first
-    :data:`KEY_ROWS` rows), named ``"<table>: <first column's value>, <column>"``.
-
-    Parameters
-    ----------
-    page : module
-        The page's scenario module.
-    result : Result
-        A page run's result.
-
-    Returns
-    -------
-    dict
-        The numbers plan A vs plan B compares for ``page`` (its scenario module): its own ``key_numbers`` if it has
-        one, else every finite numeric cell of its spec's key tables (first :data:`KEY_ROWS` rows), named
-        ``"<table>: <first column's …
-    """
+    :data:`KEY_ROWS` rows), named ``"<table>: <first column's value>, <column>"``."""
     import numbers
 
     own = getattr(page, "key_numbers", None)
@@ -86,3 +60,6 @@ def key_numbers(page, result) -> dict:
                 if isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(float(v)):
                     out[f"{name}: {row[first]}, {col}"] = float(v)
     return out
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+from ._doc import document
+
 __all__ = ["RANDHIE", "data_bytes", "data_path", "SOURCES", "SOURCE_SYNONYMS"]
 
 #: where a page's data comes from (identifier → label in plain words): simulated, the bundled RAND
@@ -21,18 +23,7 @@ RANDHIE = "randhie_persons.csv"
 
 
 def data_bytes(name: str = RANDHIE) -> bytes:
-    """The bytes of a bundled data file.
-
-    Parameters
-    ----------
-    name : str, default 'randhie_persons.csv'
-        File name in the bundled data.
-
-    Returns
-    -------
-    bytes
-        The bytes of a bundled data file.
-    """
+    """The bytes of a bundled data file."""
     try:
         return resources.files("hetdp_core.data").joinpath(name).read_bytes()
     except (ModuleNotFoundError, FileNotFoundError):
@@ -41,18 +32,10 @@ def data_bytes(name: str = RANDHIE) -> bytes:
 
 
 def data_path(name: str = RANDHIE):
-    """A readable path-like object for a bundled data file (``pandas.read_csv`` accepts it).
-
-    Parameters
-    ----------
-    name : str, default 'randhie_persons.csv'
-        File name in the bundled data.
-
-    Returns
-    -------
-    Any
-        A readable path-like object for a bundled data file (``pandas.read_csv`` accepts it).
-    """
+    """A readable path-like object for a bundled data file (``pandas.read_csv`` accepts it)."""
     import io
 
     return io.BytesIO(data_bytes(name))
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._doc import document
 from ._validate import MIN_EPS, InputError, as_generator, check_choice, check_int, check_real, check_vector
 
 if TYPE_CHECKING:
@@ -65,34 +66,7 @@ def learning_rates(
     ``steps``); ``inverse`` γ0/(1 + λh) with λ = ``decay``.
 
     Names: ``decay`` is a learning-rate decay rate; ``lam`` elsewhere in this module is the ridge
-    penalty of Example 34.
-
-    Parameters
-    ----------
-    schedule : str
-        Learning-rate schedule.
-    steps : int
-        Number of gradient steps (iterations).
-    gamma0 : float, default 1.0
-        Initial learning rate γ0.
-    rho : float, default 0.5
-        Learning-rate decay exponent ρ.
-    step_every : int, default 100
-        Steps between two decays of the step schedule.
-    factor : float, default 0.5
-        Decay factor of the step schedule.
-    custom : array_like or None
-        Custom learning rates (the last one repeats).
-    decay : float, default 0.1
-        Decay rate λ of the inverse learning-rate schedule.
-
-    Returns
-    -------
-    numpy.ndarray
-        γ_h, h = 0..steps−1: constant γ0; ``poly`` γ0 (1+h)^{−ρ} (ρ ∈ (0, 1]); ``step`` γ0 factor^{⌊h/step_every⌋};
-        ``custom`` a list (repeated from its last value if shorter than ``steps``); ``inverse`` γ0/(1 + λh) with λ =
-        ``decay``.
-    """
+    penalty of Example 34."""
     schedule = check_choice("schedule", schedule, ALL_SCHEDULES)
     steps = check_int("steps", steps, lo=1, hi=10_000_000, what=" (number of iterations N)")
     h = np.arange(steps, dtype=float)
@@ -114,22 +88,7 @@ def learning_rates(
 
 
 def privacy_schedule(*, kind: str, steps: int, kappa: float = 0.0) -> np.ndarray:
-    """a_h for h = 1..steps: ``constant`` 1, ``power`` h^κ (κ ≥ 0).
-
-    Parameters
-    ----------
-    kind : str
-        Privacy schedule: a_h = 1, or a_h = h^κ.
-    steps : int
-        Number of gradient steps (iterations).
-    kappa : float, default 0.0
-        Privacy decay exponent κ.
-
-    Returns
-    -------
-    numpy.ndarray
-        a_h for h = 1..steps: ``constant`` 1, ``power`` h^κ (κ ≥ 0).
-    """
+    """a_h for h = 1..steps: ``constant`` 1, ``power`` h^κ (κ ≥ 0)."""
     kind = check_choice("kind", kind, ("constant", "power"))
     steps = check_int("steps", steps, lo=1, hi=10_000_000)
     if kind == "constant":
@@ -139,24 +98,7 @@ def privacy_schedule(*, kind: str, steps: int, kappa: float = 0.0) -> np.ndarray
 
 
 def theta(*, gammas, a, sensitivity: float, eps: float) -> np.ndarray:
-    """θ_h for h = 1..N from Theorem 36 with exact partial sums (gammas = γ_0..γ_{N−1}, a = a_1..a_N).
-
-    Parameters
-    ----------
-    gammas : array_like
-        Learning rates γ_0 … γ_{N−1}.
-    a : array_like
-        Privacy schedule a_h.
-    sensitivity : float
-        Sensitivity Δ of the released statistic.
-    eps : float
-        Base level ε: release h is (ε·a_h)-DP.
-
-    Returns
-    -------
-    numpy.ndarray
-        θ_h for h = 1..N from Theorem 36 with exact partial sums (gammas = γ_0..γ_{N−1}, a = a_1..a_N).
-    """
+    """θ_h for h = 1..N from Theorem 36 with exact partial sums (gammas = γ_0..γ_{N−1}, a = a_1..a_N)."""
     g = check_vector(
         "learning rates γ_h",
         gammas,
@@ -178,25 +120,7 @@ def theta(*, gammas, a, sensitivity: float, eps: float) -> np.ndarray:
 
 def theta_checks(*, thetas, a, sensitivity: float, eps: float) -> list:
     """θ_1 = Δ/ε exactly, and every θ_h ≥ Δ/(ε a_h): no release is less noisy than a single
-    (ε a_h)-DP Laplace step (Theorem 36's θ_h adds the accumulated learning-rate ratio on top).
-
-    Parameters
-    ----------
-    thetas : array_like
-        Noise scales θ_1 … θ_N.
-    a : array_like
-        Privacy schedule a_h.
-    sensitivity : float
-        Sensitivity Δ of the released statistic.
-    eps : float
-        Base level ε: release h is (ε·a_h)-DP.
-
-    Returns
-    -------
-    list
-        θ_1 = Δ/ε exactly, and every θ_h ≥ Δ/(ε a_h): no release is less noisy than a single (ε a_h)-DP Laplace step
-        (Theorem 36's θ_h adds the accumulated learning-rate ratio on top).
-    """
+    (ε a_h)-DP Laplace step (Theorem 36's θ_h adds the accumulated learning-rate ratio on top)."""
     from .checks import check_le
 
     th = np.asarray(thetas, dtype=float)
@@ -216,24 +140,7 @@ def theta_checks(*, thetas, a, sensitivity: float, eps: float) -> list:
 
 
 def bound_terms(*, gammas, thetas, dist0: float = 1.0, C: float = 1.0) -> pd.DataFrame:
-    """A1, A2, A3 of (11) for every N = 1..len(gammas) (C = 1 unless given: shapes).
-
-    Parameters
-    ----------
-    gammas : array_like
-        Learning rates γ_0 … γ_{N−1}.
-    thetas : array_like
-        Noise scales θ_1 … θ_N.
-    dist0 : float, default 1.0
-        Initial distance ‖β^(0) − β*‖.
-    C : float, default 1.0
-        The bound's constant.
-
-    Returns
-    -------
-    pandas.DataFrame
-        A1, A2, A3 of (11) for every N = 1..len(gammas) (C = 1 unless given: shapes).
-    """
+    """A1, A2, A3 of (11) for every N = 1..len(gammas) (C = 1 unless given: shapes)."""
     import pandas as pd
 
     g = check_vector("learning rates γ_h", gammas, lo=0.0, lo_open=True, max_length=10_000_000)
@@ -253,23 +160,7 @@ def bound_terms(*, gammas, thetas, dist0: float = 1.0, C: float = 1.0) -> pd.Dat
 
 def fitted_slope(N, values, *, start_fraction: float = 0.5) -> float:
     """Least-squares slope of log(values) against log(N) for N ≥ N_min^{1−f} N_max^{f}
-    (f = ``start_fraction``: 0.5 fits the upper half of the log range, where asymptotics apply).
-
-    Parameters
-    ----------
-    N : array_like
-        Numbers of iterations.
-    values : array_like
-        Values to fit, one per N.
-    start_fraction : float, default 0.5
-        Fraction of the log-range of N left out before the fit.
-
-    Returns
-    -------
-    float
-        Least-squares slope of log(values) against log(N) for N ≥ N_min^{1−f} N_max^{f} (f = ``start_fraction``: 0.5
-        fits the upper half of the log range, where asymptotics apply).
-    """
+    (f = ``start_fraction``: 0.5 fits the upper half of the log range, where asymptotics apply)."""
     N = np.asarray(N, dtype=float)
     v = np.asarray(values, dtype=float)
     keep = (N >= N.max() ** start_fraction * N.min() ** (1 - start_fraction)) & (v > 0) & np.isfinite(v)
@@ -295,22 +186,7 @@ def gradient_sensitivity(*, problem: str, Lambda: float | None = None, radius: f
       private, with some extra noise.
 
     Laplace noise with scale θ_h = (...)Δ/ε on each coordinate (Theorem 36) is private only with
-    this Δ; the lecture's examples leave it implicit.
-
-    Parameters
-    ----------
-    problem : str
-        Example 33 (clipped mean) or Example 34 (ridge regression).
-    Lambda : float or None
-        Clipping level Λ.
-    radius : float, default 5.0
-        Radius R of the parameter domain (ridge).
-
-    Returns
-    -------
-    float
-        ℓ1 sensitivity Δ of one per-example gradient — what θ_h must be calibrated with.
-    """
+    this Δ; the lecture's examples leave it implicit."""
     problem = check_choice("problem", problem, ("mean", "ridge"))
     if problem == "mean":
         Lambda = check_real("Lambda", Lambda, lo=0.0, lo_open=True, hi=1e6, what=" (clipping level Λ)")
@@ -322,23 +198,7 @@ def gradient_sensitivity(*, problem: str, Lambda: float | None = None, radius: f
 def checked_sensitivity(*, problem: str, Lambda: float | None = None, override: float | None = None) -> float:
     """The sensitivity to calibrate with: the example's own (:func:`gradient_sensitivity`), or an
     explicit ``override`` that is at least as large (a larger Δ only adds noise). A smaller
-    override would not be private and is refused.
-
-    Parameters
-    ----------
-    problem : str
-        Example 33 (clipped mean) or Example 34 (ridge regression).
-    Lambda : float or None
-        Clipping level Λ.
-    override : float or None
-        An explicit sensitivity (at least the example's own); None: the example's own.
-
-    Returns
-    -------
-    float
-        The sensitivity to calibrate with: the example's own (:func:`gradient_sensitivity`), or an explicit
-        ``override`` that is at least as large (a larger Δ only adds noise).
-    """
+    override would not be private and is refused."""
     own = gradient_sensitivity(problem=problem, Lambda=Lambda)
     if override is None:
         return own
@@ -353,48 +213,14 @@ def checked_sensitivity(*, problem: str, Lambda: float | None = None, override: 
 
 
 def example33_data(*, n: int, Lambda: float, rng=None) -> np.ndarray:
-    """Example 33: Exp(1) data clipped to [0, Λ] (so the gradient −2(x − β) has sensitivity 2Λ).
-
-    Parameters
-    ----------
-    n : int
-        Number of data points.
-    Lambda : float
-        Clipping level Λ.
-    rng : numpy.random.Generator, int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    numpy.ndarray
-        Example 33: Exp(1) data clipped to [0, Λ] (so the gradient −2(x − β) has sensitivity 2Λ).
-    """
+    """Example 33: Exp(1) data clipped to [0, Λ] (so the gradient −2(x − β) has sensitivity 2Λ)."""
     n = check_int("n", n, lo=1, hi=10_000_000)
     Lambda = check_real("Lambda", Lambda, lo=0.0, lo_open=True, what=" (clipping level Λ)")
     return np.minimum(as_generator(rng).exponential(1.0, n), Lambda)
 
 
 def example34_data(*, n: int, slope: float = 0.5, intercept: float = 0.2, noise: float = 0.2, rng=None) -> np.ndarray:
-    """Example 34: pairs (u, v) in [-1, 1]², u = β0 + β1 v + noise (clipped), v uniform.
-
-    Parameters
-    ----------
-    n : int
-        Number of data points.
-    slope : float, default 0.5
-        Slope β1 of the linear model.
-    intercept : float, default 0.2
-        Intercept β0 of the linear model.
-    noise : float, default 0.2
-        Standard deviation of the noise of Example 34.
-    rng : numpy.random.Generator, int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    numpy.ndarray
-        Example 34: pairs (u, v) in [-1, 1]², u = β0 + β1 v + noise (clipped), v uniform.
-    """
+    """Example 34: pairs (u, v) in [-1, 1]², u = β0 + β1 v + noise (clipped), v uniform."""
     n = check_int("n", n, lo=2, hi=10_000_000)
     rng = as_generator(rng)
     v = rng.uniform(-1, 1, n)
@@ -428,32 +254,6 @@ def simulate(
     ``method``: ``dpsgd`` (Laplace noise θ_h Z_h), ``sgd`` (no noise), ``gd`` (full gradient).
     ``problem``: ``mean`` (Example 33, L_i = (x_i − β)²) or ``ridge`` (Example 34,
     L_i = ½(u_i − β0 − β1 v_i)² + λβ1²/2; β kept in [−R, R]² so the gradient sensitivity is bounded).
-
-    Parameters
-    ----------
-    problem : str
-        Example 33 (clipped mean) or Example 34 (ridge regression).
-    data : numpy.ndarray
-        The example's data.
-    gammas : array_like
-        Learning rates γ_0 … γ_{N−1}.
-    thetas : array_like
-        Noise scales θ_1 … θ_N.
-    trials : int, default 50
-        Number of independent Monte Carlo repetitions.
-    method : str, default 'dpsgd'
-        DP-SGD, plain SGD or full-gradient GD.
-    lam : float, default 0.1
-        Ridge penalty λ (Example 34).
-    radius : float, default 5.0
-        Radius R of the parameter domain (ridge).
-    rng : numpy.random.Generator, int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    numpy.ndarray
-        Trajectories β^(0..N) of ``trials`` independent runs, shape (trials, N + 1, p).
     """
     problem = check_choice("problem", problem, ("mean", "ridge"))
     method = check_choice("method", method, ("dpsgd", "sgd", "gd"))
@@ -497,40 +297,12 @@ def _run_steps(problem, method, x, g, th, runs, p, lam, radius, rng, beta, traj)
 
 
 def region(rho, kappa) -> np.ndarray:
-    """True where the privacy term A3 vanishes: 2κ + ρ > 2.
-
-    Parameters
-    ----------
-    rho : float or array_like
-        Learning-rate decay exponent ρ.
-    kappa : float or array_like
-        Privacy decay exponent κ.
-
-    Returns
-    -------
-    numpy.ndarray
-        True where the privacy term A3 vanishes: 2κ + ρ > 2.
-    """
+    """True where the privacy term A3 vanishes: 2κ + ρ > 2."""
     return 2 * np.asarray(kappa, dtype=float) + np.asarray(rho, dtype=float) > 2
 
 
 def reference_optimum(*, problem: str, data, lam: float = 0.1) -> np.ndarray:
-    """β*: the sample mean (Example 33) or the ridge estimator of eq. (8) (Example 34).
-
-    Parameters
-    ----------
-    problem : str
-        Example 33 (clipped mean) or Example 34 (ridge regression).
-    data : numpy.ndarray
-        The example's data.
-    lam : float, default 0.1
-        Ridge penalty λ (Example 34).
-
-    Returns
-    -------
-    numpy.ndarray
-        β*: the sample mean (Example 33) or the ridge estimator of eq.
-    """
+    """β*: the sample mean (Example 33) or the ridge estimator of eq. (8) (Example 34)."""
     problem = check_choice("problem", problem, ("mean", "ridge"))
     x = np.asarray(data, dtype=float)
     if problem == "mean":
@@ -556,22 +328,7 @@ DIVERGED = 1e6
 
 
 def trajectory_bands(traj: np.ndarray, target, *, points: int = 200) -> pd.DataFrame:
-    """Median and 10/90 % quantiles over runs of ‖β^(h) − β*‖ at ≤ ``points`` log-spaced steps h.
-
-    Parameters
-    ----------
-    traj : numpy.ndarray
-        Trajectories, shape (runs, steps + 1, dimension).
-    target : array_like
-        The minimiser β* the runs approach.
-    points : int, default 200
-        Largest number of steps shown.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Median and 10/90 % quantiles over runs of ‖β^(h) − β*‖ at ≤ ``points`` log-spaced steps h.
-    """
+    """Median and 10/90 % quantiles over runs of ‖β^(h) − β*‖ at ≤ ``points`` log-spaced steps h."""
     import pandas as pd
 
     traj = np.asarray(traj, dtype=float)
@@ -582,3 +339,6 @@ def trajectory_bands(traj: np.ndarray, target, *, points: int = 200) -> pd.DataF
         q10, q50, q90 = np.quantile(err[:, hs], [0.1, 0.5, 0.9], axis=0)
     q10, q50, q90 = (np.where(np.isnan(v), np.inf, v) for v in (q10, q50, q90))
     return pd.DataFrame({"h": hs, "median": q50, "q10": q10, "q90": q90})
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -20,6 +20,7 @@ import math
 import numpy as np
 from scipy.stats import beta as beta_dist
 
+from ._doc import document
 from ._validate import InputError, check_int, check_real
 
 __all__ = ["histogram_privacy_test"]
@@ -36,31 +37,7 @@ def histogram_privacy_test(
 ) -> dict:
     """Test (ε, δ)-DP on one pair of neighbouring inputs from output samples (1-D outputs; discrete
     outputs can be passed with ``edges`` between the values). Returns ``violation`` (bool),
-    ``loss_lower_bound`` (max certified log P_x(B)/P_y(B) over both directions) and the bins used.
-
-    Parameters
-    ----------
-    sample_x : array_like
-        Outputs of the mechanism on the first input.
-    sample_y : array_like
-        Outputs of the mechanism on the neighbouring input.
-    eps : float
-        The ε tested.
-    delta : float, default 0.0
-        The δ tested.
-    bins : int, default 30
-        Number of bins.
-    alpha : float, default 0.001
-        Significance level of the confidence intervals.
-    edges : array_like or None
-        Histogram bin edges (default: equal-width over both samples).
-
-    Returns
-    -------
-    dict
-        Test (ε, δ)-DP on one pair of neighbouring inputs from output samples (1-D outputs; discrete outputs can be
-        passed with ``edges`` between the values).
-    """
+    ``loss_lower_bound`` (max certified log P_x(B)/P_y(B) over both directions) and the bins used."""
     x = np.asarray(sample_x, dtype=float).ravel()
     y = np.asarray(sample_y, dtype=float).ravel()
     if x.size < 100 or y.size < 100:
@@ -88,3 +65,6 @@ def histogram_privacy_test(
         l2 = np.log(np.where(py_lo > 0, py_lo, np.nan) / px_hi)
     loss = float(np.nanmax(np.r_[l1, l2, 0.0]))
     return {"violation": bool(viol), "loss_lower_bound": loss, "edges": edges, "counts_x": kx, "counts_y": ky}
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -31,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ._doc import document
 from ._validate import InputError, as_generator, check_choice, check_int, check_matrix, check_real
 
 __all__ = ["SCALES", "duchi_B", "duchi_channel", "duchi_channel_sum", "spawn"]
@@ -46,24 +47,7 @@ _SPLIT_CELLS = 500_000
 
 
 def duchi_B(*, level: float, m: int, r: float = 1.0, scale: str = "unbiased") -> float:
-    """Radius B of the output sphere (see the module docstring for both formulas).
-
-    Parameters
-    ----------
-    level : float
-        LDP level of the Duchi et al. channel.
-    m : int
-        Dimension of the vectors.
-    r : float, default 1.0
-        Radius r of the input ball.
-    scale : str, default 'unbiased'
-        Duchi channel constant: the unbiased one, or the paper's printed (2×) one.
-
-    Returns
-    -------
-    float
-        Radius B of the output sphere (see the module docstring for both formulas).
-    """
+    """Radius B of the output sphere (see the module docstring for both formulas)."""
     level = check_real("level", level, lo=0.0, lo_open=True, hi=700.0, what=" (LDP level α of the channel)")
     m = check_int("m", m, lo=1, what=" (dimension)")
     r = check_real("r", r, lo=0.0, lo_open=True, what=" (radius of the input ball)")
@@ -81,20 +65,7 @@ def coin_probability(level: float) -> float:
 
 
 def spawn(rng: np.random.Generator, k: int) -> list[np.random.Generator]:
-    """k independent child generators of ``rng`` (deterministic given rng's state).
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        The parent random stream.
-    k : int
-        Number of child generators.
-
-    Returns
-    -------
-    list[numpy.random.Generator]
-        k independent child generators of ``rng`` (deterministic given rng's state).
-    """
+    """k independent child generators of ``rng`` (deterministic given rng's state)."""
     rng = as_generator(rng)
     k = check_int("k", k, lo=0, hi=1_000_000, what=" (number of child generators)")
     try:
@@ -198,26 +169,6 @@ def duchi_channel(
     """Privatise every row of ``v`` (shape (n, m)) ``trials`` times.
 
     Returns Z with shape (trials, n, m), float64, ``‖Z[t, j]‖ = B`` exactly.
-
-    Parameters
-    ----------
-    v : array_like
-        Vectors to privatise, shape (n, m), each of ℓ2 norm ≤ r.
-    level : float
-        LDP level of the Duchi et al. channel.
-    r : float
-        Radius r of the input ball.
-    trials : int, default 1
-        Number of independent Monte Carlo repetitions.
-    rng : numpy.random.Generator or int or None
-        The parent random stream.
-    scale : str, default 'unbiased'
-        Duchi channel constant: the unbiased one, or the paper's printed (2×) one.
-
-    Returns
-    -------
-    numpy.ndarray
-        Privatise every row of ``v`` (shape (n, m)) ``trials`` times.
     """
     B, unit = _run(v, level, r, trials, rng, scale, reduce=False, dtype=np.float64)
     return B * np.transpose(unit, (0, 2, 1))
@@ -230,26 +181,9 @@ def duchi_channel_sum(
 
     Same distribution as ``duchi_channel(...).sum(axis=1)`` but never materialises the
     per-user outputs; normals are drawn in float32 for speed and sums are returned in float64.
-
-    Parameters
-    ----------
-    v : array_like
-        Vectors to privatise, shape (n, m), each of ℓ2 norm ≤ r.
-    level : float
-        LDP level of the Duchi et al. channel.
-    r : float
-        Radius r of the input ball.
-    trials : int, default 1
-        Number of independent Monte Carlo repetitions.
-    rng : numpy.random.Generator or int or None
-        The parent random stream.
-    scale : str, default 'unbiased'
-        Duchi channel constant: the unbiased one, or the paper's printed (2×) one.
-
-    Returns
-    -------
-    numpy.ndarray
-        Σ over users of the channel outputs, shape (trials, m): what a server needs for a mean.
     """
     B, total = _run(v, level, r, trials, rng, scale, reduce=True, dtype=np.float32)
     return B * total
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._doc import document
 from ._validate import MIN_EPS, InputError, as_generator, check_choice, check_int, check_real, check_vector
 
 if TYPE_CHECKING:
@@ -83,36 +84,14 @@ MAX_USERS = 10_000_000
 
 
 def check_demands(eps) -> np.ndarray:
-    """Demands ε_i ∈ (0, ∞] (∞ = public), 1 to 10 000 000 users.
-
-    Parameters
-    ----------
-    eps : array_like
-        Every user's demanded ε_i (∞: public, no demand).
-
-    Returns
-    -------
-    numpy.ndarray
-        Demands ε_i ∈ (0, ∞] (∞ = public), 1 to 10 000 000 users.
-    """
+    """Demands ε_i ∈ (0, ∞] (∞ = public), 1 to 10 000 000 users."""
     return check_vector(
         "eps", eps, lo=MIN_EPS, allow_inf=True, max_length=MAX_USERS, what=" (per-user privacy demands; inf = public)"
     )
 
 
 def kappa_of(problem: str) -> float:
-    """The sensitivity constant κ of a problem: 2 for a histogram (one user moves two bins), 1 for a mean.
-
-    Parameters
-    ----------
-    problem : str
-        The estimation problem: a histogram of k bins, or a mean of values in [0, 1].
-
-    Returns
-    -------
-    float
-        The sensitivity constant κ of a problem: 2 for a histogram (one user moves two bins), 1 for a mean.
-    """
+    """The sensitivity constant κ of a problem: 2 for a histogram (one user moves two bins), 1 for a mean."""
     return 2.0 if check_choice("problem", problem, PROBLEMS) == "frequency" else 1.0
 
 
@@ -137,44 +116,14 @@ def _consts(problem: str, k: int, beta: float) -> dict:
 
 
 def noise_scale(w, eps, kappa: float) -> float:
-    """b = κ max_i w_i/ε_i (public users contribute 0).
-
-    Parameters
-    ----------
-    w : array_like
-        Per-user weights (summing to 1).
-    eps : array_like
-        Every user's demanded ε_i (∞: public, no demand).
-    kappa : float
-        Sensitivity constant κ of the problem (2 for frequencies, 1 for means).
-
-    Returns
-    -------
-    float
-        b = κ max_i w_i/ε_i (public users contribute 0).
-    """
+    """b = κ max_i w_i/ε_i (public users contribute 0)."""
     w, eps = np.asarray(w, float), np.asarray(eps, float)
     fin = np.isfinite(eps)
     return float(kappa * np.max(w[fin] / eps[fin])) if fin.any() else 0.0
 
 
 def eps_effective(w, b: float, kappa: float) -> np.ndarray:
-    """ε_i^eff = κ w_i / b (0 for zero weight; ∞ when b = 0 and w_i > 0 — only public users then).
-
-    Parameters
-    ----------
-    w : array_like
-        Per-user weights (summing to 1).
-    b : float
-        Laplace noise scale b.
-    kappa : float
-        Sensitivity constant κ of the problem (2 for frequencies, 1 for means).
-
-    Returns
-    -------
-    numpy.ndarray
-        ε_i^eff = κ w_i / b (0 for zero weight; ∞ when b = 0 and w_i > 0 — only public users then).
-    """
+    """ε_i^eff = κ w_i / b (0 for zero weight; ∞ when b = 0 and w_i > 0 — only public users then)."""
     w = np.asarray(w, float)
     if b == 0:
         return np.where(w > 0, np.inf, 0.0)
@@ -215,28 +164,7 @@ def _base_deriv(base: str, T, Q, s, dT, dQ, c, n):
 
 
 def objective_value(variant: str, w, eps, *, problem: str, k: int = 2, beta: float = 0.05) -> float:
-    """The variant's objective at weights w (evaluated directly from w).
-
-    Parameters
-    ----------
-    variant : str
-        Weighting variant (CP, CE, UP, UE, A, CT, UT).
-    w : array_like
-        Per-user weights (summing to 1).
-    eps : array_like
-        Every user's demanded ε_i (∞: public, no demand).
-    problem : str
-        The estimation problem: a histogram of k bins, or a mean of values in [0, 1].
-    k : int, default 2
-        Number of bins of the histogram (frequency problem).
-    beta : float, default 0.05
-        β of the PAC error: the error is the (1 − β)-quantile.
-
-    Returns
-    -------
-    float
-        The variant's objective at weights w (evaluated directly from w).
-    """
+    """The variant's objective at weights w (evaluated directly from w)."""
     variant = check_choice("variant", variant, VARIANTS)
     c = _consts(problem, k, beta)
     w, eps = np.asarray(w, float), check_demands(eps)
@@ -265,27 +193,7 @@ class Weights:
 
 def weight_checks(*, eps, eps_eff, weights, algorithm: str, b: float) -> list:
     """ε_eff,i = κ w_i / b ≤ ε_i for every user (the release is private for everyone), and the
-    weights lie on the simplex. A failure is a numerical failure of the solver, not a finding.
-
-    Parameters
-    ----------
-    eps : array_like
-        Every user's demanded ε_i (∞: public, no demand).
-    eps_eff : array_like
-        Effective level ε_eff,i each user gets.
-    weights : array_like
-        Per-user weights.
-    algorithm : str
-        Algorithm: a weighting variant, UNI, PROP, SM or LDP.
-    b : float
-        Laplace noise scale b.
-
-    Returns
-    -------
-    list
-        ε_eff,i = κ w_i / b ≤ ε_i for every user (the release is private for everyone), and the weights lie on the
-        simplex.
-    """
+    weights lie on the simplex. A failure is a numerical failure of the solver, not a finding."""
     from .checks import check_le
 
     eps = np.asarray(eps, dtype=float)
@@ -410,26 +318,7 @@ def _minimise_base(fam: _Family, pieces: dict, base: str, c: dict) -> tuple[floa
 
 
 def fast_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float = 0.05) -> Weights:
-    """Exact O(n log n) minimiser over the family w(t) (see the module docstring).
-
-    Parameters
-    ----------
-    eps : array_like
-        Every user's demanded ε_i (∞: public, no demand).
-    variant : str
-        Weighting variant (CP, CE, UP, UE, A, CT, UT).
-    problem : str
-        The estimation problem: a histogram of k bins, or a mean of values in [0, 1].
-    k : int, default 2
-        Number of bins of the histogram (frequency problem).
-    beta : float, default 0.05
-        β of the PAC error: the error is the (1 − β)-quantile.
-
-    Returns
-    -------
-    Weights
-        Exact O(n log n) minimiser over the family w(t) (see the module docstring).
-    """
+    """Exact O(n log n) minimiser over the family w(t) (see the module docstring)."""
     eps = check_demands(eps)
     variant = check_choice("variant", variant, VARIANTS)
     c = _consts(problem, k, beta)
@@ -464,26 +353,7 @@ def fast_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float = 0
 
 
 def cvxpy_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float = 0.05) -> Weights:
-    """The weights of a variant solved by cvxpy (falls back to the exact fast solver, saying why).
-
-    Parameters
-    ----------
-    eps : array_like
-        Every user's demanded ε_i (∞: public, no demand).
-    variant : str
-        Weighting variant (CP, CE, UP, UE, A, CT, UT).
-    problem : str
-        The estimation problem: a histogram of k bins, or a mean of values in [0, 1].
-    k : int, default 2
-        Number of bins of the histogram (frequency problem).
-    beta : float, default 0.05
-        β of the PAC error: the error is the (1 − β)-quantile.
-
-    Returns
-    -------
-    Weights
-        The weights of a variant solved by cvxpy (falls back to the exact fast solver, saying why).
-    """
+    """The weights of a variant solved by cvxpy (falls back to the exact fast solver, saying why)."""
     import warnings
 
     with warnings.catch_warnings():
@@ -560,22 +430,7 @@ def _cvxpy_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float =
 
 
 def baseline_weights(eps, *, algorithm: str, problem: str) -> Weights:
-    """UNI (w = 1/n) and PROP (w ∝ ε; with public users all weight goes to them — degenerate).
-
-    Parameters
-    ----------
-    eps : array_like
-        Every user's demanded ε_i (∞: public, no demand).
-    algorithm : str
-        Algorithm: a weighting variant, UNI, PROP, SM or LDP.
-    problem : str
-        The estimation problem: a histogram of k bins, or a mean of values in [0, 1].
-
-    Returns
-    -------
-    Weights
-        UNI (w = 1/n) and PROP (w ∝ ε; with public users all weight goes to them — degenerate).
-    """
+    """UNI (w = 1/n) and PROP (w ∝ ε; with public users all weight goes to them — degenerate)."""
     eps = check_demands(eps)
     algorithm = check_choice("algorithm", algorithm, ("UNI", "PROP"))
     kap = kappa_of(problem)
@@ -595,28 +450,7 @@ def baseline_weights(eps, *, algorithm: str, problem: str) -> Weights:
 
 
 def weights(eps, *, algorithm: str, problem: str, k: int = 2, beta: float = 0.05, solver: str = "fast") -> Weights:
-    """Weights of any weighted algorithm (variants, UNI, PROP).
-
-    Parameters
-    ----------
-    eps : array_like
-        Every user's demanded ε_i (∞: public, no demand).
-    algorithm : str
-        Algorithm: a weighting variant, UNI, PROP, SM or LDP.
-    problem : str
-        The estimation problem: a histogram of k bins, or a mean of values in [0, 1].
-    k : int, default 2
-        Number of bins of the histogram (frequency problem).
-    beta : float, default 0.05
-        β of the PAC error: the error is the (1 − β)-quantile.
-    solver : str, default 'fast'
-        Weight solver: the exact fast one, or cvxpy.
-
-    Returns
-    -------
-    Weights
-        Weights of any weighted algorithm (variants, UNI, PROP).
-    """
+    """Weights of any weighted algorithm (variants, UNI, PROP)."""
     algorithm = check_choice("algorithm", algorithm, VARIANTS + ("UNI", "PROP"))
     solver = check_choice("solver", solver, ("fast", "cvxpy"))
     if algorithm in ("UNI", "PROP"):
@@ -627,18 +461,7 @@ def weights(eps, *, algorithm: str, problem: str, k: int = 2, beta: float = 0.05
 
 # ------------------------------------------------------------------ releases and simulation
 def project_simplex(v) -> np.ndarray:
-    """Euclidean projection of each row of v onto the probability simplex (sort-based).
-
-    Parameters
-    ----------
-    v : array_like
-        Rows to project onto the simplex.
-
-    Returns
-    -------
-    numpy.ndarray
-        Euclidean projection of each row of v onto the probability simplex (sort-based).
-    """
+    """Euclidean projection of each row of v onto the probability simplex (sort-based)."""
     v = np.asarray(v, float)
     u = np.sort(v, axis=-1)[..., ::-1]
     css = np.cumsum(u, axis=-1) - 1.0
@@ -685,28 +508,7 @@ def _ldp_weights(v: np.ndarray) -> np.ndarray:
 
 
 def noisy_histogram(x, weights_, *, b: float, k: int, size: int = 1, rng=None) -> np.ndarray:
-    """HPF release before projection: Σ_i w_i e_{x_i} + Lap(b)^k, shape (size, k).
-
-    Parameters
-    ----------
-    x : array_like
-        Every user's value: a bin in 0..k−1 (frequency) or a number in [0, 1] (mean).
-    weights_ : array_like
-        Per-user weights.
-    b : float
-        Laplace noise scale b.
-    k : int
-        Number of bins of the histogram (frequency problem).
-    size : int, default 1
-        Number of draws (numpy's word).
-    rng : numpy.random.Generator, int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    numpy.ndarray
-        HPF release before projection: Σ_i w_i e_{x_i} + Lap(b)^k, shape (size, k).
-    """
+    """HPF release before projection: Σ_i w_i e_{x_i} + Lap(b)^k, shape (size, k)."""
     k = check_int("k", k, lo=2, hi=10_000)
     x = _check_data(x, "frequency", k)
     w = check_vector("weights", weights_, length=x.size, lo=0.0)
@@ -717,18 +519,7 @@ def noisy_histogram(x, weights_, *, b: float, k: int, size: int = 1, rng=None) -
 
 
 def bias_bound(w) -> float:
-    """T = ½‖w − u‖₁: the worst-case bias of the weighted statistic (frequency: in ℓ∞; mean: absolute).
-
-    Parameters
-    ----------
-    w : array_like
-        Per-user weights (summing to 1).
-
-    Returns
-    -------
-    float
-        T = ½‖w − u‖₁: the worst-case bias of the weighted statistic (frequency: in ℓ∞; mean: absolute).
-    """
+    """T = ½‖w − u‖₁: the worst-case bias of the weighted statistic (frequency: in ℓ∞; mean: absolute)."""
     w = np.asarray(w, float)
     return float(0.5 * np.abs(w - 1.0 / w.size).sum())
 
@@ -757,41 +548,7 @@ def simulate(
     ``sm_threshold`` ``max_finite`` (our default) or ``max`` (the paper: max over all users, so one
     public user makes t = ∞ and the others are never sampled). LDP: ε_i-LDP channel per user
     (Laplace(1/ε_i) for means, k-RAPPOR bit flips with probability 1/(1 + e^{ε_i/2})), unbiased per-user
-    estimates combined with weights minimising T² + Σ w_i² v_i (cvxpy).
-
-    Parameters
-    ----------
-    x : array_like
-        Every user's value: a bin in 0..k−1 (frequency) or a number in [0, 1] (mean).
-    eps : array_like
-        Every user's demanded ε_i (∞: public, no demand).
-    algorithm : str
-        Algorithm: a weighting variant, UNI, PROP, SM or LDP.
-    problem : str
-        The estimation problem: a histogram of k bins, or a mean of values in [0, 1].
-    k : int, default 2
-        Number of bins of the histogram (frequency problem).
-    beta : float, default 0.05
-        β of the PAC error: the error is the (1 − β)-quantile.
-    trials : int, default 200
-        Number of independent Monte Carlo repetitions.
-    setting : str, default 'correlated'
-        Whether the demands depend on the values or are re-permuted every trial.
-    rng : numpy.random.Generator, int or None
-        Random stream, or a seed for one (never the global numpy state).
-    solver : str, default 'fast'
-        Weight solver: the exact fast one, or cvxpy.
-    sm_threshold : str, default 'max_finite'
-        Threshold of the SM baseline: the largest finite demand, or the paper's largest demand.
-    w : Weights or None
-        Per-user weights (summing to 1).
-
-    Returns
-    -------
-    dict
-        Errors of ``trials`` independent releases: ‖p̂ − p‖_∞ (frequency) or |μ̂ − x̄| (mean); also the released
-        ``estimates`` (trials × k, or trials) and the ``truth`` they estimate.
-    """
+    estimates combined with weights minimising T² + Σ w_i² v_i (cvxpy)."""
     algorithm = check_choice("algorithm", algorithm, ALGORITHMS)
     problem = check_choice("problem", problem, PROBLEMS)
     k = _K(problem, k) if problem == "frequency" else 1
@@ -891,44 +648,14 @@ def simulate(
 
 
 def summarize(errors, *, beta: float) -> dict:
-    """PAC error = (1 − β)-quantile; MSE = mean squared error.
-
-    Parameters
-    ----------
-    errors : array_like
-        Errors, one per trial.
-    beta : float
-        β of the PAC error: the error is the (1 − β)-quantile.
-
-    Returns
-    -------
-    dict
-        PAC error = (1 − β)-quantile; MSE = mean squared error.
-    """
+    """PAC error = (1 − β)-quantile; MSE = mean squared error."""
     e = np.asarray(errors, float)
     return {"pac": float(np.quantile(e, 1 - beta)), "mse": float(np.mean(e**2)), "median": float(np.median(e))}
 
 
 # ------------------------------------------------------------------ data and demand profiles
 def synthetic_frequency(*, n: int, k: int, profile: str = "peaked", rng=None) -> np.ndarray:
-    """n values in bins 0..k−1: ``uniform``, ``peaked`` (binomial-like, central bins common) or ``skewed``.
-
-    Parameters
-    ----------
-    n : int
-        Number of users.
-    k : int
-        Number of bins of the histogram (frequency problem).
-    profile : str, default 'peaked'
-        Shape of the bin frequencies.
-    rng : numpy.random.Generator, int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    numpy.ndarray
-        n values in bins 0..k−1: ``uniform``, ``peaked`` (binomial-like, central bins common) or ``skewed``.
-    """
+    """n values in bins 0..k−1: ``uniform``, ``peaked`` (binomial-like, central bins common) or ``skewed``."""
     n = check_int("n", n, lo=1, hi=MAX_USERS)
     k = check_int("k", k, lo=2, hi=1000, what=" (number of bins)")
     profile = check_choice("profile", profile, ("uniform", "peaked", "skewed"))
@@ -943,38 +670,12 @@ def synthetic_frequency(*, n: int, k: int, profile: str = "peaked", rng=None) ->
 
 
 def synthetic_mean(*, n: int, rng=None) -> np.ndarray:
-    """n values in [0, 1] from Beta(2, 5) (a skewed 'income-like' shape).
-
-    Parameters
-    ----------
-    n : int
-        Number of users.
-    rng : numpy.random.Generator, int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    numpy.ndarray
-        n values in [0, 1] from Beta(2, 5) (a skewed 'income-like' shape).
-    """
+    """n values in [0, 1] from Beta(2, 5) (a skewed 'income-like' shape)."""
     return as_generator(rng).beta(2.0, 5.0, check_int("n", n, lo=1, hi=MAX_USERS))
 
 
 def demand_by_bin(x, *, eps_by_bin) -> np.ndarray:
-    """Correlated demands: user i gets eps_by_bin[x_i] (e.g. central bins less private).
-
-    Parameters
-    ----------
-    x : array_like
-        Every user's value: a bin in 0..k−1 (frequency) or a number in [0, 1] (mean).
-    eps_by_bin : array_like
-        Demanded ε per bin (or per value bin).
-
-    Returns
-    -------
-    numpy.ndarray
-        Correlated demands: user i gets eps_by_bin[x_i] (e.g. central bins less private).
-    """
+    """Correlated demands: user i gets eps_by_bin[x_i] (e.g. central bins less private)."""
     e = check_vector("eps_by_bin", eps_by_bin, lo=MIN_EPS, allow_inf=True, max_length=1000)
     x = np.asarray(x)
     if x.min() < 0 or x.max() >= e.size:
@@ -986,20 +687,7 @@ def demand_by_bin(x, *, eps_by_bin) -> np.ndarray:
 
 
 def value_bins(x, *, bins: int) -> np.ndarray:
-    """Equal-width bins of values in [0, 1] (for demands that depend on the value in the mean problem).
-
-    Parameters
-    ----------
-    x : array_like
-        Every user's value: a bin in 0..k−1 (frequency) or a number in [0, 1] (mean).
-    bins : int
-        Number of bins.
-
-    Returns
-    -------
-    numpy.ndarray
-        Equal-width bins of values in [0, 1] (for demands that depend on the value in the mean problem).
-    """
+    """Equal-width bins of values in [0, 1] (for demands that depend on the value in the mean problem)."""
     x = check_vector("x", x, lo=0.0, hi=1.0, max_length=MAX_USERS)
     bins = check_int("bins", bins, lo=1, hi=1000)
     return np.minimum((x * bins).astype(int), bins - 1)
@@ -1007,27 +695,7 @@ def value_bins(x, *, bins: int) -> np.ndarray:
 
 def demand_by_groups(*, n: int, shares, lows, highs, rng=None) -> np.ndarray:
     """Uncorrelated demands: groups with the given shares of users, each with ε log-uniform in
-    [low, high] (high = inf makes the group public).
-
-    Parameters
-    ----------
-    n : int
-        Number of users.
-    shares : array_like
-        Share of users in each group (sums to 1).
-    lows : array_like
-        Smallest ε of each group (∞: public).
-    highs : array_like
-        Largest ε of each group (∞: public).
-    rng : numpy.random.Generator, int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    numpy.ndarray
-        Uncorrelated demands: groups with the given shares of users, each with ε log-uniform in [low, high] (high =
-        inf makes the group public).
-    """
+    [low, high] (high = inf makes the group public)."""
     n = check_int("n", n, lo=1, hi=MAX_USERS)
     shares = check_vector("shares", shares, lo=0.0, lo_open=True, max_length=50, what=" (share of users per group)")
     lows = check_vector("lows", lows, length=shares.size, lo=0.0, lo_open=True, allow_inf=True)
@@ -1053,18 +721,7 @@ def demand_by_groups(*, n: int, shares, lows, highs, rng=None) -> np.ndarray:
 
 
 def load_randhie(path) -> pd.DataFrame:
-    """The bundled RAND HIE person file (see data/README.md).
-
-    Parameters
-    ----------
-    path : str or path-like
-        Path of the RAND HIE person file.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The bundled RAND HIE person file (see data/README.md).
-    """
+    """The bundled RAND HIE person file (see data/README.md)."""
     import pandas as pd
 
     return pd.read_csv(path)
@@ -1072,22 +729,7 @@ def load_randhie(path) -> pd.DataFrame:
 
 def parse_data_csv(data: bytes, *, column: str | None = None, max_rows: int = 1_000_000) -> tuple[np.ndarray, str]:
     """An uploaded CSV (untrusted): ≤ 20 MB, header row, the chosen (or first) numeric column,
-    no missing values. Returns (values, column name).
-
-    Parameters
-    ----------
-    data : bytes
-        The uploaded CSV (untrusted).
-    column : str or None
-        Column to read (default: the first numeric one).
-    max_rows : int, default 1000000
-        Largest number of data rows read.
-
-    Returns
-    -------
-    tuple[numpy.ndarray, str]
-        An uploaded CSV (untrusted): ≤ 20 MB, header row, the chosen (or first) numeric column, no missing values.
-    """
+    no missing values. Returns (values, column name)."""
     import io
 
     import pandas as pd
@@ -1121,3 +763,6 @@ def parse_data_csv(data: bytes, *, column: str | None = None, max_rows: int = 1_
             f"column {col!r} has missing or non-finite values (row {int(np.argmin(np.isfinite(vals))) + 1})."
         )
     return vals, str(col)
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -41,6 +41,7 @@ import math
 import tomllib
 from dataclasses import dataclass, field
 
+from ._doc import document
 from ._validate import InputError
 from .memo import Memo
 
@@ -204,19 +205,7 @@ def _link(at: str, raw) -> str:
 
 def link_scenario(link: str):
     """The scenario of an app view ``Page?query`` (a full app link, ``/Page?query`` or ``Page?query``);
-    raises :class:`InputError` for an unknown page or a bad query.
-
-    Parameters
-    ----------
-    link : str
-        An app view: a full address, ``/Page?query`` or ``Page?query``.
-
-    Returns
-    -------
-    Any
-        The scenario of an app view ``Page?query`` (a full app link, ``/Page?query`` or ``Page?query``); raises
-        :class:`InputError` for an unknown page or a bad query.
-    """
+    raises :class:`InputError` for an unknown page or a bad query."""
     from urllib.parse import parse_qs, urlsplit
 
     from .registry import get
@@ -239,18 +228,7 @@ def _levels(at: str, raw) -> tuple[tuple[str, str], ...]:
 
 
 def parse_plan(text: str | bytes) -> Plan:
-    """A plan from its TOML text; every problem is an :class:`InputError` naming the release and field.
-
-    Parameters
-    ----------
-    text : str or bytes
-        TOML text of the plan.
-
-    Returns
-    -------
-    Plan
-        A plan from its TOML text; every problem is an :class:`InputError` naming the release and field.
-    """
+    """A plan from its TOML text; every problem is an :class:`InputError` naming the release and field."""
     if isinstance(text, bytes):
         if len(text) > MAX_PLAN_BYTES:
             raise InputError(f"plan: the file is {len(text):,} bytes; at most {MAX_PLAN_BYTES:,}.")
@@ -310,21 +288,7 @@ def _plan(rows: list, declared: tuple[str, ...]) -> Plan:
 def plan_from_records(records, *, groups=()) -> Plan:
     """A plan from table rows (the ledger page's editor): each a mapping with name, mechanism, noise,
     repeat and groups (a list, or comma-separated text). Rows with no name and no noise are left
-    out (an editor's empty new row); every other problem is an :class:`InputError` naming the row.
-
-    Parameters
-    ----------
-    records : iterable of mapping
-        Table rows, one release each.
-    groups : iterable of str, default ()
-        Group names, including groups no release names yet.
-
-    Returns
-    -------
-    Plan
-        A plan from table rows (the ledger page's editor): each a mapping with name, mechanism, noise, repeat and
-        groups (a list, or comma-separated text).
-    """
+    out (an editor's empty new row); every other problem is an :class:`InputError` naming the row."""
     declared = tuple(g.strip() for g in groups if str(g).strip())
     rows = []
     for rec in records:
@@ -346,18 +310,7 @@ def plan_from_records(records, *, groups=()) -> Plan:
 
 
 def plan_toml(plan: Plan) -> str:
-    """The plan as TOML text (the inverse of :func:`parse_plan`).
-
-    Parameters
-    ----------
-    plan : Plan
-        A release plan.
-
-    Returns
-    -------
-    str
-        The plan as TOML text (the inverse of :func:`parse_plan`).
-    """
+    """The plan as TOML text (the inverse of :func:`parse_plan`)."""
     lines = []
     if plan.groups:
         lines.append("groups = [" + ", ".join(_q(g) for g in plan.groups) + "]\n")
@@ -374,18 +327,7 @@ def plan_toml(plan: Plan) -> str:
 
 
 def levels_text(release: Release) -> str:
-    """A link release's ``levels`` as the editor shows them: ``group: level row | group: level row``.
-
-    Parameters
-    ----------
-    release : Release
-        A release of the plan.
-
-    Returns
-    -------
-    str
-        A link release's ``levels`` as the editor shows them: ``group: level row | group: level row``.
-    """
+    """A link release's ``levels`` as the editor shows them: ``group: level row | group: level row``."""
     return " | ".join(f"{g}: {v}" for g, v in release.levels)
 
 
@@ -566,21 +508,7 @@ _ACCOUNT = {"basic": _basic, "zcdp": _zcdp, "rdp": _rdp, "pld": _pld}
 
 def pld_risk(events, *, fpr: float) -> tuple[float, float]:
     """(attack TPR at ``fpr``, maximal advantage) of the composed releases, from the tight accountant's
-    privacy profile δ(ε) on a grid (:func:`hetdp_core.risk.tpr_from_profile`; the advantage is δ(0)).
-
-    Parameters
-    ----------
-    events : list
-        The composed releases' privacy events.
-    fpr : float
-        The attack's false-positive rate α (people wrongly flagged).
-
-    Returns
-    -------
-    tuple[float, float]
-        (attack TPR at ``fpr``, maximal advantage) of the composed releases, from the tight accountant's privacy
-        profile δ(ε) on a grid (:func:`hetdp_core.risk.tpr_from_profile`; the advantage is δ(0)).
-    """
+    privacy profile δ(ε) on a grid (:func:`hetdp_core.risk.tpr_from_profile`; the advantage is δ(0))."""
 
     from .risk import tpr_from_profile
 
@@ -628,19 +556,7 @@ _PROFILES = Memo(8 * 2**20, name="ledger privacy profiles")
 # ------------------------------------------------------------------ linked views
 def view_levels(link: str):
     """The level table (``privacy_meaning``) of an app view ``Page?query``: its run under the page's
-    budget (the default way a link release is read; the app passes its own cached, limited runner).
-
-    Parameters
-    ----------
-    link : str
-        An app view: a full address, ``/Page?query`` or ``Page?query``.
-
-    Returns
-    -------
-    Any
-        The level table (``privacy_meaning``) of an app view ``Page?query``: its run under the page's budget (the
-        default way a link release is read; the app passes its own cached, limited runner).
-    """
+    budget (the default way a link release is read; the app passes its own cached, limited runner)."""
     from .registry import get
 
     scenario = link_scenario(link)
@@ -738,28 +654,7 @@ def ledger(plan: Plan, *, delta: float, budget: float | None = None, fpr: float 
     """Compose, for each group, the releases that touch it, with each accountant at ``delta``;
     ``budget`` (an ε) gives each row its reserve (budget − ε) and an over-budget flag; ``fpr`` the
     false-positive rate at which the risk in attack terms is read. ``levels_of(link)`` returns a linked
-    view's level table (default :func:`view_levels`; the app passes its cached, limited runner).
-
-    Parameters
-    ----------
-    plan : Plan
-        A release plan.
-    delta : float
-        The δ at which the totals are reported.
-    budget : float or None
-        A budget ε per group, to mark groups over it.
-    fpr : float, default 0.01
-        The attack's false-positive rate α (people wrongly flagged).
-    levels_of : callable or None
-        Reads a linked app view's level table (default: :func:`view_levels`).
-
-    Returns
-    -------
-    LedgerResult
-        Compose, for each group, the releases that touch it, with each accountant at ``delta``; ``budget`` (an ε)
-        gives each row its reserve (budget − ε) and an over-budget flag; ``fpr`` the false-positive rate at which
-        the risk in attack terms …
-    """
+    view's level table (default :func:`view_levels`; the app passes its cached, limited runner)."""
     from ._validate import check_real
     from .risk import FPR_RANGE, risk_in_words
 
@@ -825,28 +720,7 @@ def solve_noise(plan: Plan, *, fpr: float, target_tpr: float, levels_of=None, rt
     Gaussian and Laplace release (linked views stay as they are) so that every group's attack TPR at
     ``fpr`` (from its composed privacy-loss distribution) is at most ``target_tpr``. TPR falls as the
     noise grows, so m is found by bisection on log m (to ``rtol``); m < 1 means the plan may use less
-    noise.
-
-    Parameters
-    ----------
-    plan : Plan
-        A release plan.
-    fpr : float
-        The attack's false-positive rate α (people wrongly flagged).
-    target_tpr : float
-        Target: the most an attack may catch at the false-positive rate (its TPR).
-    levels_of : callable or None
-        Reads a linked app view's level table (default: :func:`view_levels`).
-    rtol : float, default 0.001
-        Relative tolerance of the solution.
-
-    Returns
-    -------
-    NoiseSolution
-        Solve from a target risk: the smallest factor m by which to multiply the noise of every Gaussian and Laplace
-        release (linked views stay as they are) so that every group's attack TPR at ``fpr`` (from its composed
-        privacy-loss …
-    """
+    noise."""
     import dataclasses
     import functools
 
@@ -901,3 +775,6 @@ def solve_noise(plan: Plan, *, fpr: float, target_tpr: float, levels_of=None, rt
             lo = mid
     tpr, g = worst(hi)
     return NoiseSolution(factor=hi, plan=scaled(hi), worst_group=g, tpr=tpr, fpr=fpr, target_tpr=target)
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -34,6 +34,7 @@ from urllib.parse import parse_qs
 import numpy as np
 import pandas as pd
 
+from ._doc import document
 from ._validate import InputError
 
 __all__ = [
@@ -198,18 +199,7 @@ def _question(d, where: str) -> Question:
 
 
 def step_scenario(step: Step):
-    """The scenario a step opens (strictly parsed: a bad query raises InputError).
-
-    Parameters
-    ----------
-    step : Step
-        One step of a lesson.
-
-    Returns
-    -------
-    Any
-        The scenario a step opens (strictly parsed: a bad query raises InputError).
-    """
+    """The scenario a step opens (strictly parsed: a bad query raises InputError)."""
     from .scenarios import get
 
     return get(step.page).SCENARIO.from_query(parse_qs(step.query, keep_blank_values=True))
@@ -218,20 +208,7 @@ def step_scenario(step: Step):
 def parse_lesson(text: str | bytes, *, id: str) -> Lesson:
     """A lesson from TOML text. Raises :class:`InputError` naming the lesson, the step, the field,
     the rule and the fix: unknown fields, missing texts, unknown pages, scenario queries the page
-    rejects, and questions whose answer is not one of its choices are all refused here.
-
-    Parameters
-    ----------
-    text : str or bytes
-        TOML text of the lesson.
-    id : str
-        Identifier of the lesson (its file name without ``.toml``).
-
-    Returns
-    -------
-    Lesson
-        A lesson from TOML text.
-    """
+    rejects, and questions whose answer is not one of its choices are all refused here."""
     from .scenarios import page_name
 
     if not isinstance(id, str) or not _ID.match(id):
@@ -296,18 +273,7 @@ def parse_lesson(text: str | bytes, *, id: str) -> Lesson:
 
 
 def load_lesson(path: str | Path) -> Lesson:
-    """A lesson file (its id is the file name without ``.toml``).
-
-    Parameters
-    ----------
-    path : str or Path
-        Path of the lesson file.
-
-    Returns
-    -------
-    Lesson
-        A lesson file (its id is the file name without ``.toml``).
-    """
+    """A lesson file (its id is the file name without ``.toml``)."""
     path = Path(path)
     if path.suffix != ".toml":
         raise InputError(f"lesson file must end in .toml; got {path.name!r}.")
@@ -329,30 +295,12 @@ def _lesson_files():
 
 
 def lesson_ids() -> list[str]:
-    """The bundled lessons (``data/lessons/*.toml``), in file-name order.
-
-
-    Returns
-    -------
-    list[str]
-        The bundled lessons (``data/lessons/*.toml``), in file-name order.
-    """
+    """The bundled lessons (``data/lessons/*.toml``), in file-name order."""
     return sorted(p.name[:-5] for p in _lesson_files().iterdir() if p.name.endswith(".toml"))
 
 
 def bundled_lesson(id: str) -> Lesson:
-    """A bundled lesson by id (an unknown id raises InputError listing the lessons).
-
-    Parameters
-    ----------
-    id : str
-        Identifier of the lesson (its file name without ``.toml``).
-
-    Returns
-    -------
-    Lesson
-        A bundled lesson by id (an unknown id raises InputError listing the lessons).
-    """
+    """A bundled lesson by id (an unknown id raises InputError listing the lessons)."""
     ids = lesson_ids()
     if id not in ids:
         raise InputError(f"lesson must be one of {', '.join(ids)}; got {str(id)[:60]!r}.")
@@ -360,14 +308,7 @@ def bundled_lesson(id: str) -> Lesson:
 
 
 def bundled_lessons() -> list[Lesson]:
-    """Every bundled lesson, in file-name order.
-
-
-    Returns
-    -------
-    list[Lesson]
-        Every bundled lesson, in file-name order.
-    """
+    """Every bundled lesson, in file-name order."""
     return [bundled_lesson(i) for i in lesson_ids()]
 
 
@@ -489,22 +430,7 @@ def _value(ref: _Ref, tables: dict, where: str):
 
 
 def evaluate_key(key: str, tables: dict, *, where: str = "key"):
-    """The value a key names in a run's download tables: a float, a bool or a text.
-
-    Parameters
-    ----------
-    key : str
-        A key naming one value of a run's tables: ``table[column=value].column`` or an aggregate of a column.
-    tables : dict
-        A run's download tables (name → DataFrame).
-    where : str, default 'key'
-        Where the key is written, for messages.
-
-    Returns
-    -------
-    Any
-        The value a key names in a run's download tables: a float, a bool or a text.
-    """
+    """The value a key names in a run's download tables: a float, a bool or a text."""
     k = parse_key(key, where=where)
     vals = [_value(t, tables, where) for t in k.terms]
     if k.op is None:
@@ -535,24 +461,7 @@ def check_lesson(lesson: Lesson, *, budget=None, runs: dict | None = None) -> li
     """Run every step's scenario (each distinct scenario once; ``runs`` may share results between
     calls) and compare each question's written answer with the core's value of its key: a number
     answer must lie within half its tolerance of the computed value (so the exact value is always
-    accepted from a student), a choice answer must equal the computed yes/no or text.
-
-    Parameters
-    ----------
-    lesson : Lesson
-        A lesson.
-    budget : Budget or None
-        Compute budget of each run (default: the page's).
-    runs : dict or None
-        Results already computed, shared between calls (filled in).
-
-    Returns
-    -------
-    list[StepCheck]
-        Run every step's scenario (each distinct scenario once; ``runs`` may share results between calls) and
-        compare each question's written answer with the core's value of its key: a number answer must lie within
-        half its tolerance of the …
-    """
+    accepted from a student), a choice answer must equal the computed yes/no or text."""
     from .scenario import PAGE_BUDGET, RunOptions
     from .scenarios import get
 
@@ -595,3 +504,6 @@ def check_lesson(lesson: Lesson, *, budget=None, runs: dict | None = None) -> li
                 msg = f"answer {q.answer!r}; the core gives {got!r}" + ("" if ok else " — they differ. Fix the answer.")
         out.append(StepCheck(i, step.page, "ok" if ok else "wrong", msg, value))
     return out
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -19,26 +19,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._doc import document
 from ._validate import InputError, check_real, check_vector
 
 __all__ = ["posterior_bounds", "zcdp_to_eps", "Meaning", "meaning", "in_words", "meaning_table"]
 
 
 def posterior_bounds(*, eps, prior: float) -> tuple[np.ndarray, np.ndarray]:
-    """(lowest, highest) posterior an attacker can reach from ``prior`` at level(s) ``eps``.
-
-    Parameters
-    ----------
-    eps : float or array_like
-        Privacy level(s) ε.
-    prior : float
-        The attacker's prior probability p of the sensitive fact.
-
-    Returns
-    -------
-    tuple[numpy.ndarray, numpy.ndarray]
-        (lowest, highest) posterior an attacker can reach from ``prior`` at level(s) ``eps``.
-    """
+    """(lowest, highest) posterior an attacker can reach from ``prior`` at level(s) ``eps``."""
     p = check_real(
         "prior", prior, lo=0.0, hi=1.0, lo_open=True, hi_open=True, what=" (the attacker's prior probability)"
     )
@@ -59,20 +47,7 @@ def posterior_bounds(*, eps, prior: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def zcdp_to_eps(*, rho, delta: float) -> np.ndarray:
-    """ε with ρ-zCDP ⇒ (ε, δ)-DP: ε = ρ + 2√(ρ ln(1/δ)).
-
-    Parameters
-    ----------
-    rho : float
-        Level ρ of ρ-zCDP.
-    delta : float
-        δ of (ε, δ) levels (None or 0: pure ε).
-
-    Returns
-    -------
-    numpy.ndarray
-        ε with ρ-zCDP ⇒ (ε, δ)-DP: ε = ρ + 2√(ρ ln(1/δ)).
-    """
+    """ε with ρ-zCDP ⇒ (ε, δ)-DP: ε = ρ + 2√(ρ ln(1/δ))."""
     r = check_vector("rho", np.atleast_1d(rho), lo=0.0, allow_inf=True, max_length=100_000, what=" (zCDP levels)")
     d = check_real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True, what=" (failure probability)")
     return r + 2.0 * np.sqrt(r * np.log(1.0 / d))
@@ -104,24 +79,7 @@ class Meaning:
 
 
 def meaning(*, labels, eps, prior: float, delta: float | None = None) -> Meaning:
-    """:class:`Meaning` of the levels ``eps`` named by ``labels`` for an attacker with ``prior``.
-
-    Parameters
-    ----------
-    labels : list of str
-        Names of the levels.
-    eps : float or array_like
-        Privacy level(s) ε.
-    prior : float
-        The attacker's prior probability p of the sensitive fact.
-    delta : float or None
-        δ of (ε, δ) levels (None or 0: pure ε).
-
-    Returns
-    -------
-    Meaning
-        :class:`Meaning` of the levels ``eps`` named by ``labels`` for an attacker with ``prior``.
-    """
+    """:class:`Meaning` of the levels ``eps`` named by ``labels`` for an attacker with ``prior``."""
     e = np.atleast_1d(np.asarray(eps, dtype=float))
     labels = tuple(str(x) for x in labels)
     if len(labels) != e.size:
@@ -151,25 +109,7 @@ def _pct(x: float, *, up: bool = False) -> str:
 
 def in_words(eps: float, prior: float, highest: float, delta: float | None = None) -> str:
     """One plain sentence, e.g. "an attacker who thought 1 % now thinks at most 2.68 %" (upper bounds
-    and probabilities of failure rounded up, so the sentence never overstates protection).
-
-    Parameters
-    ----------
-    eps : float
-        Privacy level(s) ε.
-    prior : float
-        The attacker's prior probability p of the sensitive fact.
-    highest : float
-        The highest posterior the attacker can reach.
-    delta : float or None
-        δ of (ε, δ) levels (None or 0: pure ε).
-
-    Returns
-    -------
-    str
-        One plain sentence, e.g. "an attacker who thought 1 % now thinks at most 2.68 %" (upper bounds and
-        probabilities of failure rounded up, so the sentence never overstates protection).
-    """
+    and probabilities of failure rounded up, so the sentence never overstates protection)."""
     if not np.isfinite(eps):
         return f"no protection: an attacker who thought {_pct(prior)} can become certain"
     tail = "" if delta is None else f" (except with probability {round_up(delta, 3):g})"
@@ -197,24 +137,7 @@ def meaning_table(levels, *, prior: float, delta: float | None = None, fpr: floa
     ``fpr``: ``attack TPR ≤`` (the most an attack catches at that rate) and ``max advantage``
     (TPR − FPR at its worst), from the (ε, δ) trade-off curve of the basis level, or from the exact
     Gaussian curve where the table has a ``μ (Gaussian)`` column (noise Δ/σ); with an
-    ``any-attacker level`` column also ``attack TPR ≤ (any attacker)``; and ``risk in words``.
-
-    Parameters
-    ----------
-    levels : DataFrame or mapping
-        A page's level table: ``level``, ``demanded level`` and optional columns.
-    prior : float
-        The attacker's prior probability p of the sensitive fact.
-    delta : float or None
-        δ of (ε, δ) levels (None or 0: pure ε).
-    fpr : float, default 0.01
-        The attack's false-positive rate α (people wrongly flagged).
-
-    Returns
-    -------
-    Any
-        Add the attacker's posterior bounds to a page's level table.
-    """
+    ``any-attacker level`` column also ``attack TPR ≤ (any attacker)``; and ``risk in words``."""
     import pandas as pd
 
     df = pd.DataFrame(levels).copy()
@@ -316,3 +239,6 @@ def tradeoff_curves(table, *, points: int = 101, max_levels: int = 12):
             f = tradeoff_eps_delta(alpha, eps=float(r[basis]), delta=0.0 if d is None or np.isnan(d) else float(d))
         rows.append(pd.DataFrame({"level": r["level"], "attack FPR": alpha, "attack TPR ≤": 1.0 - f}))
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=["level", "attack FPR", "attack TPR ≤"])
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import integrate, optimize
 
+from ._doc import document
 from ._validate import MIN_EPS, InputError, as_generator, check_choice, check_int, check_real, check_vector
 
 if TYPE_CHECKING:
@@ -80,40 +81,12 @@ def _sens(sensitivity) -> float:
 
 
 def laplace_scale(*, sensitivity: float, eps: float) -> float:
-    """b = Δ/ε (Theorem 2).
-
-    Parameters
-    ----------
-    sensitivity : float
-        Sensitivity Δ of the released statistic.
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-
-    Returns
-    -------
-    float
-        b = Δ/ε (Theorem 2).
-    """
+    """b = Δ/ε (Theorem 2)."""
     return _sens(sensitivity) / _eps(eps)
 
 
 def gaussian_sigma(*, sensitivity: float, eps: float, delta: float) -> float:
-    """σ = cΔ/ε with c = √(2 ln(1.25/δ)) (1 + 1e−12); Theorem 5 requires ε < 1.
-
-    Parameters
-    ----------
-    sensitivity : float
-        Sensitivity Δ of the released statistic.
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    delta : float
-        The δ of an (ε, δ) guarantee (probability with which the ε bound may fail).
-
-    Returns
-    -------
-    float
-        σ = cΔ/ε with c = √(2 ln(1.25/δ)) (1 + 1e−12); Theorem 5 requires ε < 1.
-    """
+    """σ = cΔ/ε with c = √(2 ln(1.25/δ)) (1 + 1e−12); Theorem 5 requires ε < 1."""
     eps = _eps(eps)
     if eps >= 1:
         raise InputError(
@@ -125,59 +98,17 @@ def gaussian_sigma(*, sensitivity: float, eps: float, delta: float) -> float:
 
 def mnm_threshold(*, eps: float, delta: float) -> float:
     """t0 = √π δ ε / 2 of Theorem 10 *as printed* (shown only in the erratum: it cannot make the
-    printed Gaussian branch private).
-
-    Parameters
-    ----------
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    delta : float
-        The δ of an (ε, δ) guarantee (probability with which the ε bound may fail).
-
-    Returns
-    -------
-    float
-        t0 = √π δ ε / 2 of Theorem 10 *as printed* (shown only in the erratum: it cannot make the printed Gaussian
-        branch private).
-    """
+    printed Gaussian branch private)."""
     return math.sqrt(math.pi) * _delta(delta) * _eps(eps) / 2
 
 
 def mnm_sigma_printed(*, sensitivity: float, eps: float) -> float:
-    """σ = √2 Δ/ε of Theorem 10 as printed (not (ε, δ)-DP; see the module docstring).
-
-    Parameters
-    ----------
-    sensitivity : float
-        Sensitivity Δ of the released statistic.
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-
-    Returns
-    -------
-    float
-        σ = √2 Δ/ε of Theorem 10 as printed (not (ε, δ)-DP; see the module docstring).
-    """
+    """σ = √2 Δ/ε of Theorem 10 as printed (not (ε, δ)-DP; see the module docstring)."""
     return math.sqrt(2) * _sens(sensitivity) / _eps(eps)
 
 
 def mnm_printed_delta(*, sensitivity: float, eps: float, delta: float) -> float:
-    """Exact δ(ε) of Theorem 10's printed Gaussian branch (σ = √2 Δ/ε); the erratum's number.
-
-    Parameters
-    ----------
-    sensitivity : float
-        Sensitivity Δ of the released statistic.
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    delta : float
-        The δ of an (ε, δ) guarantee (probability with which the ε bound may fail).
-
-    Returns
-    -------
-    float
-        Exact δ(ε) of Theorem 10's printed Gaussian branch (σ = √2 Δ/ε); the erratum's number.
-    """
+    """Exact δ(ε) of Theorem 10's printed Gaussian branch (σ = √2 Δ/ε); the erratum's number."""
     from .profiles import gaussian_delta
 
     _delta(delta)
@@ -188,23 +119,7 @@ def mnm_printed_delta(*, sensitivity: float, eps: float, delta: float) -> float:
 
 def mnm_noise(*, sensitivity: float, eps: float, delta: float) -> tuple[str, float]:
     """The corrected MNM's branch and scale: ``("gaussian", σ)`` with σ the exact (ε, δ) calibration
-    when σ² < 2(Δ/ε)², else ``("laplace", Δ/ε)``.
-
-    Parameters
-    ----------
-    sensitivity : float
-        Sensitivity Δ of the released statistic.
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    delta : float
-        The δ of an (ε, δ) guarantee (probability with which the ε bound may fail).
-
-    Returns
-    -------
-    tuple[str, float]
-        The corrected MNM's branch and scale: ``("gaussian", σ)`` with σ the exact (ε, δ) calibration when σ² <
-        2(Δ/ε)², else ``("laplace", Δ/ε)``.
-    """
+    when σ² < 2(Δ/ε)², else ``("laplace", Δ/ε)``."""
     from .profiles import gaussian_sigma_exact
 
     sens, e, d = _sens(sensitivity), _eps(eps), _delta(delta)
@@ -220,26 +135,7 @@ def exact_profiles(
     (ε, δ), the exact δ(ε) of the noise actually drawn and P(privacy loss > ε) (the probability that
     the pure-ε posterior bound is exceeded), from :mod:`hetdp_core.profiles`. The Gaussian
     mechanism appears only for ε < 1 (Theorem 5's range); ``bounded`` = (b, l, u) adds the bounded
-    Laplace mechanism with its worst-case (pure) loss ``max_loss``.
-
-    Parameters
-    ----------
-    sensitivity : float
-        Sensitivity Δ of the released statistic.
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    delta : float
-        The δ of an (ε, δ) guarantee (probability with which the ε bound may fail).
-    bounded : tuple[float, float, float] or None
-        The bounded Laplace's (b, lower, upper), to include it.
-
-    Returns
-    -------
-    list[dict]
-        The exact privacy profile of every noise the lab draws at (ε, δ): per mechanism the stated (ε, δ), the exact
-        δ(ε) of the noise actually drawn and P(privacy loss > ε) (the probability that the pure-ε posterior bound is
-        exceeded), from …
-    """
+    Laplace mechanism with its worst-case (pure) loss ``max_loss``."""
     from . import profiles as pr
 
     sens, e, d = _sens(sensitivity), _eps(eps), _delta(delta)
@@ -306,28 +202,7 @@ def calibration_checks(
     the exact privacy profile of each (ε, δ) noise actually drawn (Gaussian for ε < 1, the
     corrected MNM, and the bounded Laplace when ``bounded`` = (b, l, u)): exact δ(ε) ≤ δ. A failed
     check is a numerical failure reported with its inputs; the claim is then not shown. ``profiles``:
-    the rows of :func:`exact_profiles` for these arguments, when the caller has them already.
-
-    Parameters
-    ----------
-    sensitivity : float
-        Sensitivity Δ of the released statistic.
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    delta : float or None
-        The δ of an (ε, δ) guarantee (probability with which the ε bound may fail).
-    bounded : tuple[float, float, float] or None
-        The bounded Laplace's (b, lower, upper), to include it.
-    profiles : list[dict] or None
-        Exact privacy profiles already computed.
-
-    Returns
-    -------
-    list
-        Checks of the noise calibrations the lab shows: Laplace loss Δ/b ≤ ε; and, when δ is given, the exact
-        privacy profile of each (ε, δ) noise actually drawn (Gaussian for ε < 1, the corrected MNM, and the bounded
-        Laplace when ``bounded`` = …
-    """
+    the rows of :func:`exact_profiles` for these arguments, when the caller has them already."""
     from .checks import check_le
     from .profiles import profile_check
 
@@ -351,24 +226,7 @@ def calibration_checks(
 
 
 def noise_variance(mechanism: str, *, sensitivity: float, eps: float, delta: float = 1e-5) -> float:
-    """Variance of the added noise: Laplace 2b², Gaussian σ², MNM that of its branch (≤ 2(Δ/ε)²).
-
-    Parameters
-    ----------
-    mechanism : str
-        The noise added.
-    sensitivity : float
-        Sensitivity Δ of the released statistic.
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    delta : float, default 1e-05
-        The δ of an (ε, δ) guarantee (probability with which the ε bound may fail).
-
-    Returns
-    -------
-    float
-        Variance of the added noise: Laplace 2b², Gaussian σ², MNM that of its branch (≤ 2(Δ/ε)²).
-    """
+    """Variance of the added noise: Laplace 2b², Gaussian σ², MNM that of its branch (≤ 2(Δ/ε)²)."""
     mechanism = check_choice("mechanism", mechanism, MECHANISMS)
     if mechanism == "laplace":
         return 2 * laplace_scale(sensitivity=sensitivity, eps=eps) ** 2
@@ -388,30 +246,7 @@ def release(
     size: int = 1,
     rng: np.random.Generator | int | None = None,
 ) -> np.ndarray:
-    """``size`` independent noisy releases of ``value`` (scalar or array, broadcast).
-
-    Parameters
-    ----------
-    value : float
-        The true value released.
-    mechanism : str
-        The noise added.
-    sensitivity : float
-        Sensitivity Δ of the released statistic.
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    delta : float, default 1e-05
-        The δ of an (ε, δ) guarantee (probability with which the ε bound may fail).
-    size : int, default 1
-        Number of draws (numpy's word).
-    rng : numpy.random.Generator or int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    numpy.ndarray
-        ``size`` independent noisy releases of ``value`` (scalar or array, broadcast).
-    """
+    """``size`` independent noisy releases of ``value`` (scalar or array, broadcast)."""
     mechanism = check_choice("mechanism", mechanism, MECHANISMS)
     size = check_int("size", size, lo=1, hi=50_000_000, what=" (number of releases)")
     value = np.asarray(value, dtype=float)
@@ -428,26 +263,7 @@ def release(
 
 
 def noise_density(z, mechanism: str, *, sensitivity: float, eps: float, delta: float = 1e-5) -> np.ndarray:
-    """Density of the added noise at z.
-
-    Parameters
-    ----------
-    z : array_like
-        Noise values.
-    mechanism : str
-        The noise added.
-    sensitivity : float
-        Sensitivity Δ of the released statistic.
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    delta : float, default 1e-05
-        The δ of an (ε, δ) guarantee (probability with which the ε bound may fail).
-
-    Returns
-    -------
-    numpy.ndarray
-        Density of the added noise at z.
-    """
+    """Density of the added noise at z."""
     z = np.asarray(z, dtype=float)
     mechanism = check_choice("mechanism", mechanism, MECHANISMS)
     if mechanism == "gaussian":
@@ -463,24 +279,7 @@ def noise_density(z, mechanism: str, *, sensitivity: float, eps: float, delta: f
 
 
 def pareto_sample(*, n: int, pareto_index: float, size: int = 1, rng=None) -> np.ndarray:
-    """Example 11: Pareto data with density α x^{−α−1}, x > 1; shape (size, n).
-
-    Parameters
-    ----------
-    n : int
-        Number of data points.
-    pareto_index : float
-        Tail index α of the Pareto data (Example 11).
-    size : int, default 1
-        Number of draws (numpy's word).
-    rng : numpy.random.Generator, int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    numpy.ndarray
-        Example 11: Pareto data with density α x^{−α−1}, x > 1; shape (size, n).
-    """
+    """Example 11: Pareto data with density α x^{−α−1}, x > 1; shape (size, n)."""
     n = check_int("n", n, lo=1, hi=10_000_000, what=" (sample size)")
     pareto_index = check_real("pareto_index", pareto_index, lo=0.0, lo_open=True, hi=100.0, what=" (Pareto tail index)")
     size = check_int("size", size, lo=1, hi=1_000_000)
@@ -492,31 +291,7 @@ def pareto_mse(
 ) -> pd.DataFrame:
     """Example 11: MSE of the noisy sample mean of Pareto(α) data clipped to [0, Λ] (so Δ = Λ/n)
     for Laplace, Gaussian (ε < 1 only) and MNM, against the population mean α/(α−1) (α > 1).
-    Simulated, with the analytic noise variance alongside.
-
-    Parameters
-    ----------
-    n : int
-        Number of data points.
-    pareto_index : float
-        Tail index α of the Pareto data (Example 11).
-    clip : float
-        Clipping level Λ.
-    eps_values : array_like
-        The levels ε to evaluate.
-    delta : float, default 1e-05
-        The δ of an (ε, δ) guarantee (probability with which the ε bound may fail).
-    trials : int, default 500
-        Number of independent Monte Carlo repetitions.
-    seed : int, default 0
-        Root seed of the simulation.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Example 11: MSE of the noisy sample mean of Pareto(α) data clipped to [0, Λ] (so Δ = Λ/n) for Laplace,
-        Gaussian (ε < 1 only) and MNM, against the population mean α/(α−1) (α > 1).
-    """
+    Simulated, with the analytic noise variance alongside."""
     import pandas as pd
 
     clip = check_real("clip", clip, lo=1.0, lo_open=True, hi=1e9, what=" (clipping level Λ)")
@@ -550,62 +325,18 @@ def pareto_mse(
 
 # ------------------------------------------------------------------ composition
 def sequential(eps_list) -> float:
-    """Lemma 6: queries on the same data compose to Σ ε_i.
-
-    Parameters
-    ----------
-    eps_list : array_like
-        The levels ε_i of the composed queries.
-
-    Returns
-    -------
-    float
-        Lemma 6: queries on the same data compose to Σ ε_i.
-    """
+    """Lemma 6: queries on the same data compose to Σ ε_i."""
     return float(check_vector("eps_list", eps_list, lo=0.0, lo_open=True, allow_inf=True).sum())
 
 
 def parallel(eps_list) -> float:
-    """Lemma 7: queries on disjoint parts compose to max ε_i.
-
-    Parameters
-    ----------
-    eps_list : array_like
-        The levels ε_i of the composed queries.
-
-    Returns
-    -------
-    float
-        Lemma 7: queries on disjoint parts compose to max ε_i.
-    """
+    """Lemma 7: queries on disjoint parts compose to max ε_i."""
     return float(check_vector("eps_list", eps_list, lo=0.0, lo_open=True, allow_inf=True).max())
 
 
 def example8(*, n: int, m: int, Lambda: float, eps1: float, eps2: float, eps3: float) -> dict:
     """Example 8: mean (Δ = Λ/m) and variance (Δ = Λ²/m) on x_1..x_m, median (Δ = Λ) on the rest;
-    total level max(ε1 + ε2, ε3).
-
-    Parameters
-    ----------
-    n : int
-        Number of data points.
-    m : int
-        Size of the first part of the data (Example 8).
-    Lambda : float
-        Clipping level Λ.
-    eps1 : float
-        ε of the mean query (Example 8).
-    eps2 : float
-        ε of the variance query (Example 8).
-    eps3 : float
-        ε of the median query (Example 8).
-
-    Returns
-    -------
-    dict
-        Example 8: mean (Δ = Λ/m) and variance (Δ = Λ²/m) on x_1..x_m, median (Δ = Λ) on the rest; total level
-        max(ε1 + ε2, ε3).
-    """
+    total level max(ε1 + ε2, ε3)."""
     n = check_int("n", n, lo=2, hi=10**9)
     m = check_int("m", m, lo=1, hi=n - 1, what=" (size of the first part, m < n)")
     Lambda = check_real("Lambda", Lambda, lo=0.0, lo_open=True, what=" (data range [0, Λ])")
@@ -628,18 +359,7 @@ def _sorted_odd(x, name="x") -> np.ndarray:
 
 
 def local_sensitivity_median(x) -> float:
-    """Δ_local = max(x_{m+1} − x_m, x_m − x_{m−1}) for odd n (Example 12).
-
-    Parameters
-    ----------
-    x : array_like
-        The data (a sample of values).
-
-    Returns
-    -------
-    float
-        Δ_local = max(x_{m+1} − x_m, x_m − x_{m−1}) for odd n (Example 12).
-    """
+    """Δ_local = max(x_{m+1} − x_m, x_m − x_{m−1}) for odd n (Example 12)."""
     x = _sorted_odd(x)
     m = x.size // 2  # 0-based index of the median
     lo = x[m - 1] if m >= 1 else x[m]
@@ -650,25 +370,7 @@ def local_sensitivity_median(x) -> float:
 def smooth_sensitivity_median(x, *, beta: float, lower: float, upper: float) -> float:
     r"""β-smooth sensitivity of the median by formula (4),
     :math:`\max_{k}\ e^{-k\beta}\max_{t=0..k+1}(x_{m+t} - x_{m+t-k-1})` with x_i = lower for i < 1
-    and x_i = upper for i > n (the data range [lower, upper]).
-
-    Parameters
-    ----------
-    x : array_like
-        The data (a sample of values).
-    beta : float
-        Smoothness β of the smooth sensitivity.
-    lower : float
-        Lower end l of the data domain.
-    upper : float
-        Upper end u of the data domain.
-
-    Returns
-    -------
-    float
-        β-smooth sensitivity of the median by formula (4), :math:`\max_{k}\ e^{-k\beta}\max_{t=0..k+1}(x_{m+t} -
-        x_{m+t-k-1})` with x_i = lower for i < 1 and x_i = upper for i > n (the data range [lower, upper]).
-    """
+    and x_i = upper for i > n (the data range [lower, upper])."""
     x = _sorted_odd(x)
     beta = check_real("beta", beta, lo=0.0, lo_open=True, what=" (smoothness β)")
     lower = check_real("lower", lower)
@@ -696,20 +398,7 @@ def smooth_sensitivity_median(x, *, beta: float, lower: float, upper: float) -> 
 
 
 def example12_datasets(*, n: int, Lambda: float) -> tuple[np.ndarray, np.ndarray]:
-    """Example 12: dataset 1 has m zeros and the rest Λ; dataset 2 has m+1 zeros (neighbours).
-
-    Parameters
-    ----------
-    n : int
-        Number of data points.
-    Lambda : float
-        Clipping level Λ.
-
-    Returns
-    -------
-    tuple[numpy.ndarray, numpy.ndarray]
-        Example 12: dataset 1 has m zeros and the rest Λ; dataset 2 has m+1 zeros (neighbours).
-    """
+    """Example 12: dataset 1 has m zeros and the rest Λ; dataset 2 has m+1 zeros (neighbours)."""
     n = check_int("n", n, lo=3, hi=100_001)
     if n % 2 == 0:
         raise InputError(f"n must be odd (Example 12); got {n}.")
@@ -722,23 +411,7 @@ def example12_datasets(*, n: int, Lambda: float) -> tuple[np.ndarray, np.ndarray
 
 def sample_heavy_tailed(*, gamma: float, size: int, rng=None) -> np.ndarray:
     """Draws from h(z) ∝ 1/(1 + |z|^γ), γ ≥ 2, by rejection from a Cauchy envelope
-    (1/(1+|z|^γ) ≤ 2/(1+z²) for γ ≥ 2; acceptance ≥ ∫h/(2π)).
-
-    Parameters
-    ----------
-    gamma : float
-        Tail exponent γ ≥ 2 of the heavy-tailed noise.
-    size : int
-        Number of draws (numpy's word).
-    rng : numpy.random.Generator, int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    numpy.ndarray
-        Draws from h(z) ∝ 1/(1 + |z|^γ), γ ≥ 2, by rejection from a Cauchy envelope (1/(1+|z|^γ) ≤ 2/(1+z²) for γ ≥
-        2; acceptance ≥ ∫h/(2π)).
-    """
+    (1/(1+|z|^γ) ≤ 2/(1+z²) for γ ≥ 2; acceptance ≥ ∫h/(2π))."""
     gamma = check_real("gamma", gamma, lo=2.0, hi=50.0, what=" (tail exponent γ ≥ 2)")
     size = check_int("size", size, lo=1, hi=50_000_000)
     rng = as_generator(rng)
@@ -769,34 +442,7 @@ def smooth_noise(
       from the requested δ);
     * ``heavy``: β = ε/(2(γ+1)), c = 2(γ+1)S/ε times Z ~ h(z) ∝ 1/(1+|z|^γ): ε-DP;
     * ``gaussian``: β = ε/(2 ln(2/δ)), 5√(2 ln(2/δ)) S/ε times N(0,1): (ε, δ)-DP.
-    Returns the releases, S, β, the noise scale and the guarantee.
-
-    Parameters
-    ----------
-    x : array_like
-        The data (a sample of values).
-    kind : str
-        Noise of the smooth-sensitivity release.
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    delta : float, default 0.001
-        The δ of an (ε, δ) guarantee (probability with which the ε bound may fail).
-    gamma : float, default 4.0
-        Tail exponent γ ≥ 2 of the heavy-tailed noise.
-    lower : float, default 0.0
-        Lower end l of the data domain.
-    upper : float, default 1.0
-        Upper end u of the data domain.
-    size : int, default 1
-        Number of draws (numpy's word).
-    rng : numpy.random.Generator, int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    dict
-        Median + noise calibrated to the smooth sensitivity (lecture, after Corollary 17):
-    """
+    Returns the releases, S, β, the noise scale and the guarantee."""
     kind = check_choice("kind", kind, ("laplace", "heavy", "gaussian"))
     eps = _eps(eps)
     delta = _delta(delta)
@@ -827,24 +473,7 @@ def smooth_noise(
 
 # ------------------------------------------------------------------ bounded Laplace
 def bounded_laplace_C(q, *, b: float, lower: float, upper: float):
-    """C_q = 1 − ½(exp(−(q − l)/b) + exp(−(u − q)/b)): the mass of Lap(q, b) inside [l, u].
-
-    Parameters
-    ----------
-    q : float or array_like
-        The true value q (centre of the noise).
-    b : float
-        Laplace scale b.
-    lower : float
-        Lower end l of the data domain.
-    upper : float
-        Upper end u of the data domain.
-
-    Returns
-    -------
-    Any
-        C_q = 1 − ½(exp(−(q − l)/b) + exp(−(u − q)/b)): the mass of Lap(q, b) inside [l, u].
-    """
+    """C_q = 1 − ½(exp(−(q − l)/b) + exp(−(u − q)/b)): the mass of Lap(q, b) inside [l, u]."""
     q = np.asarray(q, dtype=float)
     return 1.0 - 0.5 * (np.exp(-(q - lower) / b) + np.exp(-(upper - q) / b))
 
@@ -864,26 +493,7 @@ def bounded_laplace_b(*, sensitivity: float, eps: float, delta: float, lower: fl
     and refined by Brent's method. The grid starts where g < 0 provably: l + Δ is nearer the
     centre of [l, u] than l (0 < Δ < u − l), so C_{l+Δ} ≥ C_l, ΔC ≥ 1 and g(b) ≤ b(ε − log(1−δ)) − Δ,
     which is negative for b < Δ/(ε − log(1−δ)). (An earlier grid started at 10⁻³Δ/ε, above the
-    answer when δ is close to 1, and returned its first point instead of the smallest b.)
-
-    Parameters
-    ----------
-    sensitivity : float
-        Sensitivity Δ of the released statistic.
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    delta : float
-        The δ of an (ε, δ) guarantee (probability with which the ε bound may fail).
-    lower : float
-        Lower end l of the data domain.
-    upper : float
-        Upper end u of the data domain.
-
-    Returns
-    -------
-    float
-        Smallest b with b ≥ Δ/(ε − log ΔC(b) − log(1 − δ)), ΔC(b) = C_{l+Δ}/C_l (Theorem 26).
-    """
+    answer when δ is close to 1, and returned its first point instead of the smallest b.)"""
     sens, eps = _sens(sensitivity), _eps(eps)
     delta = check_real("delta", delta, lo=0.0, hi=1.0, hi_open=True, what=" (δ in [0, 1))")
     lower, upper = _domain(lower, upper)
@@ -909,26 +519,7 @@ def bounded_laplace_b(*, sensitivity: float, eps: float, delta: float, lower: fl
 
 
 def bounded_laplace_density(v, *, q: float, b: float, lower: float, upper: float) -> np.ndarray:
-    """Density of the bounded Laplace mechanism centred at q (Definition 24).
-
-    Parameters
-    ----------
-    v : array_like
-        Output values.
-    q : float
-        The true value q (centre of the noise).
-    b : float
-        Laplace scale b.
-    lower : float
-        Lower end l of the data domain.
-    upper : float
-        Upper end u of the data domain.
-
-    Returns
-    -------
-    numpy.ndarray
-        Density of the bounded Laplace mechanism centred at q (Definition 24).
-    """
+    """Density of the bounded Laplace mechanism centred at q (Definition 24)."""
     v = np.asarray(v, dtype=float)
     C = bounded_laplace_C(q, b=b, lower=lower, upper=upper)
     inside = (v >= lower) & (v <= upper)
@@ -936,28 +527,7 @@ def bounded_laplace_density(v, *, q: float, b: float, lower: float, upper: float
 
 
 def bounded_laplace_sample(q: float, *, b: float, lower: float, upper: float, size: int, rng=None) -> np.ndarray:
-    """Inverse-CDF sampling of Lap(q, b) restricted to [l, u].
-
-    Parameters
-    ----------
-    q : float
-        The true value q (centre of the noise).
-    b : float
-        Laplace scale b.
-    lower : float
-        Lower end l of the data domain.
-    upper : float
-        Upper end u of the data domain.
-    size : int
-        Number of draws (numpy's word).
-    rng : numpy.random.Generator, int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    numpy.ndarray
-        Inverse-CDF sampling of Lap(q, b) restricted to [l, u].
-    """
+    """Inverse-CDF sampling of Lap(q, b) restricted to [l, u]."""
     lower, upper = _domain(lower, upper)
     b = check_real("b", b, lo=0.0, lo_open=True)
     q = check_real("q", q)
@@ -984,22 +554,7 @@ def _scores(scores) -> np.ndarray:
 
 
 def exponential_probabilities(scores, *, eps: float, sensitivity: float = 1.0) -> np.ndarray:
-    """P(Q = q) ∝ exp(ε f(q) / (2Δ)) (exact, overflow-free).
-
-    Parameters
-    ----------
-    scores : array_like
-        Score f(q) of each candidate.
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    sensitivity : float, default 1.0
-        Sensitivity Δ of the released statistic.
-
-    Returns
-    -------
-    numpy.ndarray
-        P(Q = q) ∝ exp(ε f(q) / (2Δ)) (exact, overflow-free).
-    """
+    """P(Q = q) ∝ exp(ε f(q) / (2Δ)) (exact, overflow-free)."""
     s = _scores(scores)
     w = _eps(eps) * s / (2 * _sens(sensitivity))
     w = np.exp(w - w.max())
@@ -1008,23 +563,7 @@ def exponential_probabilities(scores, *, eps: float, sensitivity: float = 1.0) -
 
 def report_noisy_max_probabilities(scores, *, eps: float, sensitivity: float = 1.0) -> np.ndarray:
     """Exact win probabilities of argmax_i (f_i + Z_i), Z_i ~ Exp(rate λ = ε/(2Δ)), by quadrature:
-    P(i wins) = ∫ λe^{−λz} Π_{j≠i} F(s_i + z − s_j) dz with F(t) = (1 − e^{−λt})⁺.
-
-    Parameters
-    ----------
-    scores : array_like
-        Score f(q) of each candidate.
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    sensitivity : float, default 1.0
-        Sensitivity Δ of the released statistic.
-
-    Returns
-    -------
-    numpy.ndarray
-        Exact win probabilities of argmax_i (f_i + Z_i), Z_i ~ Exp(rate λ = ε/(2Δ)), by quadrature: P(i wins) = ∫
-        λe^{−λz} Π_{j≠i} F(s_i + z − s_j) dz with F(t) = (1 − e^{−λt})⁺.
-    """
+    P(i wins) = ∫ λe^{−λz} Π_{j≠i} F(s_i + z − s_j) dz with F(t) = (1 − e^{−λt})⁺."""
     s = _scores(scores)
     lam = _eps(eps) / (2 * _sens(sensitivity))
     out = np.zeros(s.size)
@@ -1041,26 +580,7 @@ def report_noisy_max_probabilities(scores, *, eps: float, sensitivity: float = 1
 
 
 def report_noisy_max_sample(scores, *, eps: float, sensitivity: float = 1.0, size: int = 1, rng=None) -> np.ndarray:
-    """Winners of ``size`` runs of report-noisy-max with Exp(ε/(2Δ)) noise.
-
-    Parameters
-    ----------
-    scores : array_like
-        Score f(q) of each candidate.
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    sensitivity : float, default 1.0
-        Sensitivity Δ of the released statistic.
-    size : int, default 1
-        Number of draws (numpy's word).
-    rng : numpy.random.Generator, int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    numpy.ndarray
-        Winners of ``size`` runs of report-noisy-max with Exp(ε/(2Δ)) noise.
-    """
+    """Winners of ``size`` runs of report-noisy-max with Exp(ε/(2Δ)) noise."""
     s = _scores(scores)
     lam = _eps(eps) / (2 * _sens(sensitivity))
     size = check_int("size", size, lo=1, hi=10_000_000)
@@ -1069,24 +589,7 @@ def report_noisy_max_sample(scores, *, eps: float, sensitivity: float = 1.0, siz
 
 
 def lemma28_bound(scores, *, eps: float, t, sensitivity: float = 1.0) -> pd.DataFrame:
-    """Lemma 28: P(f(Q) < f* − 2Δ(ln d + t)/ε) ≤ e^{−t}; exact left side for the exponential mechanism.
-
-    Parameters
-    ----------
-    scores : array_like
-        Score f(q) of each candidate.
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    t : array_like
-        Values t ≥ 0 of the tail bound.
-    sensitivity : float, default 1.0
-        Sensitivity Δ of the released statistic.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Lemma 28: P(f(Q) < f* − 2Δ(ln d + t)/ε) ≤ e^{−t}; exact left side for the exponential mechanism.
-    """
+    """Lemma 28: P(f(Q) < f* − 2Δ(ln d + t)/ε) ≤ e^{−t}; exact left side for the exponential mechanism."""
     import pandas as pd
 
     s = _scores(scores)
@@ -1098,24 +601,7 @@ def lemma28_bound(scores, *, eps: float, t, sensitivity: float = 1.0) -> pd.Data
 
 
 def local_sensitivity_release(x, *, eps: float, size: int, rng=None) -> np.ndarray:
-    """The flawed mechanism of Example 12: median + Lap(Δ_local(x)/ε) (no noise when Δ_local = 0).
-
-    Parameters
-    ----------
-    x : array_like
-        The data (a sample of values).
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    size : int
-        Number of draws (numpy's word).
-    rng : numpy.random.Generator, int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    numpy.ndarray
-        The flawed mechanism of Example 12: median + Lap(Δ_local(x)/ε) (no noise when Δ_local = 0).
-    """
+    """The flawed mechanism of Example 12: median + Lap(Δ_local(x)/ε) (no noise when Δ_local = 0)."""
     loc = local_sensitivity_median(x)
     med = float(np.sort(np.asarray(x, dtype=float))[len(x) // 2])
     size = check_int("size", size, lo=1, hi=50_000_000)
@@ -1124,28 +610,7 @@ def local_sensitivity_release(x, *, eps: float, size: int, rng=None) -> np.ndarr
 
 
 def laplace_outside_share(q: float, *, b: float, lower: float, upper: float, size: int = 0, rng=None) -> dict:
-    """Share of plain Lap(q, b) outputs outside [l, u]: exact, and simulated when ``size`` > 0.
-
-    Parameters
-    ----------
-    q : float
-        The true value q (centre of the noise).
-    b : float
-        Laplace scale b.
-    lower : float
-        Lower end l of the data domain.
-    upper : float
-        Upper end u of the data domain.
-    size : int, default 0
-        Number of draws (numpy's word).
-    rng : numpy.random.Generator, int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    dict
-        Share of plain Lap(q, b) outputs outside [l, u]: exact, and simulated when ``size`` > 0.
-    """
+    """Share of plain Lap(q, b) outputs outside [l, u]: exact, and simulated when ``size`` > 0."""
     lower, upper = _domain(lower, upper)
     b = check_real("b", b, lo=0.0, lo_open=True)
     q = check_real("q", q)
@@ -1158,26 +623,10 @@ def laplace_outside_share(q: float, *, b: float, lower: float, upper: float, siz
 
 
 def exponential_sample(scores, *, eps: float, sensitivity: float = 1.0, size: int = 1, rng=None) -> np.ndarray:
-    """Indices selected by ``size`` runs of the exponential mechanism.
-
-    Parameters
-    ----------
-    scores : array_like
-        Score f(q) of each candidate.
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    sensitivity : float, default 1.0
-        Sensitivity Δ of the released statistic.
-    size : int, default 1
-        Number of draws (numpy's word).
-    rng : numpy.random.Generator, int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    numpy.ndarray
-        Indices selected by ``size`` runs of the exponential mechanism.
-    """
+    """Indices selected by ``size`` runs of the exponential mechanism."""
     p = exponential_probabilities(scores, eps=eps, sensitivity=sensitivity)
     size = check_int("size", size, lo=1, hi=50_000_000)
     return as_generator(rng).choice(p.size, size=size, p=p)
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

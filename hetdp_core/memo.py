@@ -14,6 +14,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ._doc import document
+
 __all__ = ["Memo", "size_of"]
 
 _MISSING = object()
@@ -21,21 +23,7 @@ _MISSING = object()
 
 def size_of(obj, _depth: int = 0) -> int:
     """Approximate memory of a value: numpy arrays and pandas tables by their buffers, containers and
-    dataclasses recursively (four levels), anything else by ``sys.getsizeof``.
-
-    Parameters
-    ----------
-    obj : Any
-        The value to measure.
-    _depth : int, default 0
-        Recursion depth (internal).
-
-    Returns
-    -------
-    int
-        Approximate memory of a value: numpy arrays and pandas tables by their buffers, containers and dataclasses
-        recursively (four levels), anything else by ``sys.getsizeof``.
-    """
+    dataclasses recursively (four levels), anything else by ``sys.getsizeof``."""
     if _depth > 4:
         return sys.getsizeof(obj)
     nbytes = getattr(obj, "nbytes", None)
@@ -104,3 +92,6 @@ class Memo:
     def values(self) -> list:
         with self._lock:
             return list(self._lru.values())
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

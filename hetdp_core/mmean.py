@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._doc import document
 from ._validate import InputError, as_generator, check_choice, check_int, check_matrix, check_real, check_vector
 from .duchi import SCALES, duchi_B, duchi_channel, duchi_channel_sum, spawn
 
@@ -73,18 +74,7 @@ def _check_c(c_sorted) -> np.ndarray:
 
 
 def mmean_stages(c_sorted) -> list[Stage]:
-    """Stages of Mechanism 1 with Δ_k > 0.
-
-    Parameters
-    ----------
-    c_sorted : array_like
-        Privacy allocation c sorted in non-decreasing order (Mechanism 1's stage order).
-
-    Returns
-    -------
-    list[Stage]
-        Stages of Mechanism 1 with Δ_k > 0.
-    """
+    """Stages of Mechanism 1 with Δ_k > 0."""
     c = _check_c(c_sorted)
     d = c.size
     inc = np.diff(np.concatenate([[0.0], c]))
@@ -96,40 +86,13 @@ def mmean_stages(c_sorted) -> list[Stage]:
 
 
 def scale_bias_factor(scale: str) -> float:
-    """E[Z] = γ v for the Duchi channel: γ = 1 (unbiased scale) or 2 (printed constant).
-
-    Parameters
-    ----------
-    scale : str
-        Duchi channel constant: the unbiased one, or the paper's printed (2×) one.
-
-    Returns
-    -------
-    float
-        E[Z] = γ v for the Duchi channel: γ = 1 (unbiased scale) or 2 (printed constant).
-    """
+    """E[Z] = γ v for the Duchi channel: γ = 1 (unbiased scale) or 2 (printed constant)."""
     return {"unbiased": 1.0, "paper": 2.0}[check_choice("scale", scale, SCALES)]
 
 
 def project(est: np.ndarray, *, mode: str, radius: float | None = None) -> np.ndarray:
     """Project each row of ``est`` (…, d): ``box`` clips to [-1,1], ``ball`` onto the ℓ2 ball of
-    ``radius`` (default √d), ``none`` returns a copy.
-
-    Parameters
-    ----------
-    est : numpy.ndarray
-        Estimates, shape (…, d).
-    mode : str
-        Projection.
-    radius : float or None
-        Radius of the ball (default: √d).
-
-    Returns
-    -------
-    numpy.ndarray
-        Project each row of ``est`` (…, d): ``box`` clips to [-1,1], ``ball`` onto the ℓ2 ball of ``radius``
-        (default √d), ``none`` returns a copy.
-    """
+    ``radius`` (default √d), ``none`` returns a copy."""
     mode = check_choice("mode", mode, PROJECTIONS)
     if radius is not None:
         radius = check_real("radius", radius, lo=0.0, lo_open=True, what=" (ball radius)")
@@ -166,26 +129,7 @@ def _weights_matrix(stages: list[Stage], d: int) -> tuple[np.ndarray, np.ndarray
 def mmean_release(
     x, *, c_sorted, trials: int = 1, rng: np.random.Generator | int | None = None, scale: str = "unbiased"
 ) -> np.ndarray:
-    """Every user's local estimate ν̂ (Mechanism 1), shape (trials, n, d). Memory ∝ trials·n·d².
-
-    Parameters
-    ----------
-    x : numpy.ndarray
-        Users' data, shape (n, d) in [−1, 1], coordinates in stage order.
-    c_sorted : array_like
-        Privacy allocation c sorted in non-decreasing order (Mechanism 1's stage order).
-    trials : int, default 1
-        Number of independent Monte Carlo repetitions.
-    rng : numpy.random.Generator or int or None
-        Random stream, or a seed for one (never the global numpy state).
-    scale : str, default 'unbiased'
-        Duchi channel constant: the unbiased one, or the paper's printed (2×) one.
-
-    Returns
-    -------
-    numpy.ndarray
-        Every user's local estimate ν̂ (Mechanism 1), shape (trials, n, d).
-    """
+    """Every user's local estimate ν̂ (Mechanism 1), shape (trials, n, d). Memory ∝ trials·n·d²."""
     c = _check_c(c_sorted)
     X = _check_x(x, c.size)
     trials = check_int("trials", trials, lo=1)
@@ -213,28 +157,7 @@ def mmean_estimate(
     projection: str = "box",
     scale: str = "unbiased",
 ) -> np.ndarray:
-    """Server estimate of x̄ from Mechanism 1, shape (trials, d), for ``trials`` independent runs.
-
-    Parameters
-    ----------
-    x : numpy.ndarray
-        Users' data, shape (n, d) in [−1, 1], coordinates in stage order.
-    c_sorted : array_like
-        Privacy allocation c sorted in non-decreasing order (Mechanism 1's stage order).
-    trials : int, default 1
-        Number of independent Monte Carlo repetitions.
-    rng : numpy.random.Generator or int or None
-        Random stream, or a seed for one (never the global numpy state).
-    projection : str, default 'box'
-        Projection of the estimate: clip to [−1, 1]^d, onto the ℓ2 ball, or none.
-    scale : str, default 'unbiased'
-        Duchi channel constant: the unbiased one, or the paper's printed (2×) one.
-
-    Returns
-    -------
-    numpy.ndarray
-        Server estimate of x̄ from Mechanism 1, shape (trials, d), for ``trials`` independent runs.
-    """
+    """Server estimate of x̄ from Mechanism 1, shape (trials, d), for ``trials`` independent runs."""
     c = _check_c(c_sorted)
     X = _check_x(x, c.size)
     trials = check_int("trials", trials, lo=1)
@@ -265,29 +188,7 @@ def ldp_baseline_estimate(
     scale: str = "unbiased",
 ) -> np.ndarray:
     """min-δ LDP baseline: the Duchi channel on the whole vector (radius √d) at ``level``,
-    averaged over users, then projected. Shape (trials, d).
-
-    Parameters
-    ----------
-    x : numpy.ndarray
-        Users' data, shape (n, d) in [−1, 1], coordinates in stage order.
-    level : float
-        LDP level of the baseline's single stage (min δ).
-    trials : int, default 1
-        Number of independent Monte Carlo repetitions.
-    rng : numpy.random.Generator or int or None
-        Random stream, or a seed for one (never the global numpy state).
-    projection : str, default 'box'
-        Projection of the estimate: clip to [−1, 1]^d, onto the ℓ2 ball, or none.
-    scale : str, default 'unbiased'
-        Duchi channel constant: the unbiased one, or the paper's printed (2×) one.
-
-    Returns
-    -------
-    numpy.ndarray
-        min-δ LDP baseline: the Duchi channel on the whole vector (radius √d) at ``level``, averaged over users,
-        then projected.
-    """
+    averaged over users, then projected. Shape (trials, d)."""
     X = _check_x(x)
     level = check_real("level", level, lo=0.0, lo_open=True, hi=700.0, what=" (LDP level of the baseline)")
     trials = check_int("trials", trials, lo=1)
@@ -308,22 +209,6 @@ def exact_mse_mmean(x, *, c_sorted, scale: str = "unbiased", per_coordinate: boo
     where ω are the normalised stage weights and :math:`\overline{x_i^2} = \frac1n\sum_j x_{ji}^2`;
     an uncovered coordinate contributes :math:`\bar x_i^2`. Returns the sum over coordinates, or
     the per-coordinate vector (variance + bias²) with ``per_coordinate=True``.
-
-    Parameters
-    ----------
-    x : numpy.ndarray
-        Users' data, shape (n, d) in [−1, 1], coordinates in stage order.
-    c_sorted : array_like
-        Privacy allocation c sorted in non-decreasing order (Mechanism 1's stage order).
-    scale : str, default 'unbiased'
-        Duchi channel constant: the unbiased one, or the paper's printed (2×) one.
-    per_coordinate : bool, default False
-        Return the MSE of each coordinate instead of their sum.
-
-    Returns
-    -------
-    Any
-        Exact pre-projection MSE ``E‖x̂ − x̄‖²`` of the Mechanism 1 server estimate.
     """
     c = _check_c(c_sorted)
     X = _check_x(x, c.size)
@@ -342,25 +227,7 @@ def exact_mse_mmean(x, *, c_sorted, scale: str = "unbiased", per_coordinate: boo
 
 def exact_mse_baseline(x, *, level: float, scale: str = "unbiased", per_coordinate: bool = False):
     """Exact pre-projection MSE of the min-δ LDP baseline (one stage of dimension d); the
-    per-coordinate vector with ``per_coordinate=True``.
-
-    Parameters
-    ----------
-    x : numpy.ndarray
-        Users' data, shape (n, d) in [−1, 1], coordinates in stage order.
-    level : float
-        LDP level of the baseline's single stage (min δ).
-    scale : str, default 'unbiased'
-        Duchi channel constant: the unbiased one, or the paper's printed (2×) one.
-    per_coordinate : bool, default False
-        Return the MSE of each coordinate instead of their sum.
-
-    Returns
-    -------
-    Any
-        Exact pre-projection MSE of the min-δ LDP baseline (one stage of dimension d); the per-coordinate vector
-        with ``per_coordinate=True``.
-    """
+    per-coordinate vector with ``per_coordinate=True``."""
     X = _check_x(x)
     level = check_real("level", level, lo=0.0, lo_open=True, hi=700.0)
     gamma = scale_bias_factor(scale)
@@ -369,3 +236,6 @@ def exact_mse_baseline(x, *, level: float, scale: str = "unbiased", per_coordina
     xbar, x2 = X.mean(axis=0), (X**2).mean(axis=0)
     per = (B**2 / d - gamma**2 * x2) / n + (gamma - 1.0) ** 2 * xbar**2
     return per if per_coordinate else float(per.sum())
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -32,6 +32,7 @@ import math
 import numpy as np
 from scipy import optimize, special
 
+from ._doc import document
 from ._validate import InputError, check_real
 
 __all__ = [
@@ -52,22 +53,7 @@ def _sig(sigma: float, sens: float) -> tuple[float, float]:
 
 
 def gaussian_delta(*, eps: float, sigma: float, sensitivity: float) -> float:
-    """Exact δ(ε) of the Gaussian mechanism N(0, σ²) on sensitivity Δ (formula in the module doc).
-
-    Parameters
-    ----------
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    sigma : float
-        Standard deviation σ of the Gaussian noise.
-    sensitivity : float
-        Sensitivity Δ of the released statistic.
-
-    Returns
-    -------
-    float
-        Exact δ(ε) of the Gaussian mechanism N(0, σ²) on sensitivity Δ (formula in the module doc).
-    """
+    """Exact δ(ε) of the Gaussian mechanism N(0, σ²) on sensitivity Δ (formula in the module doc)."""
     s, d = _sig(sigma, sensitivity)
     e = check_real("eps", eps, lo=0.0, what=" (privacy level ε)")
     a, b = d / (2 * s), e * s / d
@@ -77,22 +63,7 @@ def gaussian_delta(*, eps: float, sigma: float, sensitivity: float) -> float:
 
 
 def gaussian_tail(*, eps: float, sigma: float, sensitivity: float) -> float:
-    """P(L > ε) for the Gaussian mechanism: Φ(Δ/(2σ) − εσ/Δ).
-
-    Parameters
-    ----------
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    sigma : float
-        Standard deviation σ of the Gaussian noise.
-    sensitivity : float
-        Sensitivity Δ of the released statistic.
-
-    Returns
-    -------
-    float
-        P(L > ε) for the Gaussian mechanism: Φ(Δ/(2σ) − εσ/Δ).
-    """
+    """P(L > ε) for the Gaussian mechanism: Φ(Δ/(2σ) − εσ/Δ)."""
     s, d = _sig(sigma, sensitivity)
     e = check_real("eps", eps, lo=0.0, what=" (privacy level ε)")
     return float(special.ndtr(d / (2 * s) - e * s / d))
@@ -101,24 +72,7 @@ def gaussian_tail(*, eps: float, sigma: float, sensitivity: float) -> float:
 def gaussian_sigma_exact(*, eps: float, delta: float, sensitivity: float) -> float:
     """The smallest σ whose exact profile gives δ(ε) ≤ δ (the analytic Gaussian mechanism of Balle and
     Wang 2018), found by Brent's method on log σ (δ(ε) decreases in σ) and nudged up by 1e−12
-    relative so that the inequality holds after rounding.
-
-    Parameters
-    ----------
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    delta : float
-        The δ of an (ε, δ) guarantee (probability with which the ε bound may fail).
-    sensitivity : float
-        Sensitivity Δ of the released statistic.
-
-    Returns
-    -------
-    float
-        The smallest σ whose exact profile gives δ(ε) ≤ δ (the analytic Gaussian mechanism of Balle and Wang 2018),
-        found by Brent's method on log σ (δ(ε) decreases in σ) and nudged up by 1e−12 relative so that the
-        inequality holds after rounding.
-    """
+    relative so that the inequality holds after rounding."""
     e = check_real("eps", eps, lo=0.0, lo_open=True, what=" (privacy level ε)")
     dl = check_real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True, what=" (δ of (ε, δ)-DP)")
     sens = check_real("sensitivity", sensitivity, lo=0.0, lo_open=True, what=" (global sensitivity Δ)")
@@ -137,22 +91,7 @@ def gaussian_sigma_exact(*, eps: float, delta: float, sensitivity: float) -> flo
 
 
 def laplace_delta(*, eps: float, b: float, sensitivity: float) -> float:
-    """Exact δ(ε) of the Laplace mechanism Lap(b) on sensitivity Δ: 1 − e^{(ε − Δ/b)/2} for ε < Δ/b.
-
-    Parameters
-    ----------
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    b : float
-        Laplace scale b.
-    sensitivity : float
-        Sensitivity Δ of the released statistic.
-
-    Returns
-    -------
-    float
-        Exact δ(ε) of the Laplace mechanism Lap(b) on sensitivity Δ: 1 − e^{(ε − Δ/b)/2} for ε < Δ/b.
-    """
+    """Exact δ(ε) of the Laplace mechanism Lap(b) on sensitivity Δ: 1 − e^{(ε − Δ/b)/2} for ε < Δ/b."""
     e = check_real("eps", eps, lo=0.0, what=" (privacy level ε)")
     b = check_real("b", b, lo=0.0, lo_open=True, what=" (Laplace scale)")
     e0 = check_real("sensitivity", sensitivity, lo=0.0, lo_open=True, what=" (global sensitivity Δ)") / b
@@ -160,22 +99,7 @@ def laplace_delta(*, eps: float, b: float, sensitivity: float) -> float:
 
 
 def laplace_tail(*, eps: float, b: float, sensitivity: float) -> float:
-    """P(L > ε) for the Laplace mechanism: 1 − ½ e^{−(Δ/b − ε)/2} for ε < Δ/b, else 0.
-
-    Parameters
-    ----------
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    b : float
-        Laplace scale b.
-    sensitivity : float
-        Sensitivity Δ of the released statistic.
-
-    Returns
-    -------
-    float
-        P(L > ε) for the Laplace mechanism: 1 − ½ e^{−(Δ/b − ε)/2} for ε < Δ/b, else 0.
-    """
+    """P(L > ε) for the Laplace mechanism: 1 − ½ e^{−(Δ/b − ε)/2} for ε < Δ/b, else 0."""
     e = check_real("eps", eps, lo=0.0, what=" (privacy level ε)")
     b = check_real("b", b, lo=0.0, lo_open=True, what=" (Laplace scale)")
     e0 = check_real("sensitivity", sensitivity, lo=0.0, lo_open=True, what=" (global sensitivity Δ)") / b
@@ -218,27 +142,7 @@ def _bl_pair(eps: float, q, t, b: float, lower: float, upper: float):
 
 def bounded_laplace_profile(*, eps: float, b: float, sensitivity: float, lower: float, upper: float) -> dict:
     """Exact ``delta`` = δ(ε) and ``tail`` = P(L > ε) of the bounded Laplace mechanism with scale b on
-    [l, u] for true values at most Δ apart (see the module docstring), with the worst pair.
-
-    Parameters
-    ----------
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    b : float
-        Laplace scale b.
-    sensitivity : float
-        Sensitivity Δ of the released statistic.
-    lower : float
-        Lower end l of the data domain.
-    upper : float
-        Upper end u of the data domain.
-
-    Returns
-    -------
-    dict
-        Exact ``delta`` = δ(ε) and ``tail`` = P(L > ε) of the bounded Laplace mechanism with scale b on [l, u] for
-        true values at most Δ apart (see the module docstring), with the worst pair.
-    """
+    [l, u] for true values at most Δ apart (see the module docstring), with the worst pair."""
     e = check_real("eps", eps, lo=0.0, what=" (privacy level ε)")
     b = check_real("b", b, lo=0.0, lo_open=True, what=" (bounded Laplace scale)")
     sens = check_real("sensitivity", sensitivity, lo=0.0, lo_open=True, what=" (global sensitivity Δ)")
@@ -271,24 +175,10 @@ def bounded_laplace_profile(*, eps: float, b: float, sensitivity: float, lower: 
 
 
 def profile_check(name: str, *, exact_delta: float, stated_delta: float, inputs: dict | None = None):
-    """A :class:`~hetdp_core.checks.Check` that the exact δ(ε) of the noise drawn is ≤ the stated δ.
-
-    Parameters
-    ----------
-    name : str
-        What the profile is of, in words.
-    exact_delta : float
-        The exact δ(ε) of the noise drawn.
-    stated_delta : float
-        The δ stated to the user.
-    inputs : dict or None
-        The inputs, shown with a failure.
-
-    Returns
-    -------
-    Any
-        A :class:`~hetdp_core.checks.Check` that the exact δ(ε) of the noise drawn is ≤ the stated δ.
-    """
+    """A :class:`~hetdp_core.checks.Check` that the exact δ(ε) of the noise drawn is ≤ the stated δ."""
     from .checks import check_le
 
     return check_le(f"{name}: exact δ(ε) ≤ stated δ", exact_delta, stated_delta, inputs=inputs, rel=1e-9, abs_tol=1e-15)
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType, ModuleType
 from typing import Any, Protocol, runtime_checkable
 
+from ._doc import document
 from ._validate import InputError
 
 __all__ = ["PageSpec", "ScenarioPage", "register", "pages", "specs", "get", "page_name"]
@@ -98,18 +99,7 @@ _DISCOVERED = False
 
 def register(module: ModuleType) -> PageSpec:
     """Add a page; its module must satisfy :class:`ScenarioPage`, its URL path and key prefix must be
-    new. Returns its spec.
-
-    Parameters
-    ----------
-    module : ModuleType
-        The page's scenario module (it must satisfy :class:`ScenarioPage`).
-
-    Returns
-    -------
-    PageSpec
-        Add a page; its module must satisfy :class:`ScenarioPage`, its URL path and key prefix must be new.
-    """
+    new. Returns its spec."""
     if not isinstance(module, ScenarioPage):
         missing = [
             n for n in ("PAGE_SPEC", "SCENARIO", "PRESETS", "QUESTION", "run", "summarize") if not hasattr(module, n)
@@ -146,14 +136,7 @@ def discover() -> None:
 
 
 def pages() -> dict[str, ModuleType]:
-    """URL path → scenario module, in menu order.
-
-
-    Returns
-    -------
-    dict[str, ModuleType]
-        URL path → scenario module, in menu order.
-    """
+    """URL path → scenario module, in menu order."""
     discover()
     with _LOCK:
         items = list(_PAGES.items())
@@ -161,30 +144,12 @@ def pages() -> dict[str, ModuleType]:
 
 
 def specs() -> list[PageSpec]:
-    """Every page's spec, in menu order.
-
-
-    Returns
-    -------
-    list[PageSpec]
-        Every page's spec, in menu order.
-    """
+    """Every page's spec, in menu order."""
     return [m.PAGE_SPEC for m in pages().values()]
 
 
 def page_name(page: str) -> str:
-    """The canonical URL path for ``page`` (case-insensitive, ``-`` = ``_``, a URL's slashes ignored).
-
-    Parameters
-    ----------
-    page : str
-        A page's URL path (any case, ``-`` for ``_``, or a URL).
-
-    Returns
-    -------
-    str
-        The canonical URL path for ``page`` (case-insensitive, ``-`` = ``_``, a URL's slashes ignored).
-    """
+    """The canonical URL path for ``page`` (case-insensitive, ``-`` = ``_``, a URL's slashes ignored)."""
     key = str(page).strip().strip("/").split("/")[-1].replace("-", "_").lower()
     names = list(pages())
     for name in names:
@@ -194,16 +159,8 @@ def page_name(page: str) -> str:
 
 
 def get(page: str) -> ModuleType:
-    """The scenario module of ``page``.
-
-    Parameters
-    ----------
-    page : str
-        A page's URL path (any case, ``-`` for ``_``, or a URL).
-
-    Returns
-    -------
-    ModuleType
-        The scenario module of ``page``.
-    """
+    """The scenario module of ``page``."""
     return pages()[page_name(page)]
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -46,6 +46,7 @@ __all__ = [
     "randhie_regression_bytes",
 ]
 
+from ._doc import document
 from .uploads import REGRESSION_LIMITS as _LIMITS  # noqa: E402  (one definition of the upload limits)
 
 MAX_CSV_ROWS = _LIMITS.max_rows
@@ -58,27 +59,7 @@ METHODS = ("Algorithm 2 (two copies)", "naive single copy", "min-δ LDP (two cop
 def learning_rates(*, schedule: str, gamma0: float, steps: int, rho: float = 0.5, decay: float = 0.1) -> np.ndarray:
     """γ_h for h = 0..steps−1: constant γ0, ``poly`` γ0 (1+h)^{−ρ}, ``inverse`` γ0/(1 + λh) — the
     schedules of :func:`hetdp_core.dpsgd.learning_rates` that this page offers, at most 1 000 000 steps.
-    (:func:`pgd` divides them by the smoothness L, so γ0 is in units of 1/L.)
-
-    Parameters
-    ----------
-    schedule : str
-        Learning-rate schedule.
-    gamma0 : float
-        Initial learning rate γ0.
-    steps : int
-        Number of gradient steps (iterations).
-    rho : float, default 0.5
-        Decay exponent ρ of the ``poly`` learning-rate schedule.
-    decay : float, default 0.1
-        Decay rate λ of the inverse learning-rate schedule.
-
-    Returns
-    -------
-    numpy.ndarray
-        γ_h for h = 0..steps−1: constant γ0, ``poly`` γ0 (1+h)^{−ρ}, ``inverse`` γ0/(1 + λh) — the schedules of
-        :func:`hetdp_core.dpsgd.learning_rates` that this page offers, at most 1 000 000 steps.
-    """
+    (:func:`pgd` divides them by the smoothness L, so γ0 is in units of 1/L.)"""
     schedule = check_choice("schedule", schedule, SCHEDULES)
     steps = check_int("steps", steps, lo=1, hi=1_000_000, what=" (gradient steps)")
     return dpsgd_learning_rates(schedule=schedule, steps=steps, gamma0=gamma0, rho=rho, decay=decay)
@@ -89,28 +70,7 @@ def regression_data(
 ) -> np.ndarray:
     """n users ``[z; l]`` in [-1,1]^d with d = len(theta) + 1: features uniform on [-1,1], with
     probability q all features of a user equal one common draw (correlation between features);
-    label ``l = clip(θᵀz + noise·N(0,1), −1, 1)``.
-
-    Parameters
-    ----------
-    n : int
-        Number of users (data points).
-    theta : array_like
-        Regression coefficients θ (the true ones for simulated data).
-    noise : float, default 0.1
-        Standard deviation of the label noise.
-    q : float, default 0.0
-        Correlation bound q between features.
-    rng : numpy.random.Generator or int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    numpy.ndarray
-        n users ``[z; l]`` in [-1,1]^d with d = len(theta) + 1: features uniform on [-1,1], with probability q all
-        features of a user equal one common draw (correlation between features); label ``l = clip(θᵀz +
-        noise·N(0,1), −1, 1)``.
-    """
+    label ``l = clip(θᵀz + noise·N(0,1), −1, 1)``."""
     n = check_int("n", n, lo=2, hi=2_000_000, what=" (number of users)")
     theta = check_vector("theta", theta, lo=-10, hi=10, max_length=30, what=" (true coefficients)")
     noise = check_real("noise", noise, lo=0.0, hi=10.0, what=" (label noise sd)")
@@ -176,20 +136,7 @@ def feature_correlation(*, theta, noise: float, q: float, grid: int = 4001) -> n
 
 
 def risk(theta, x) -> float:
-    """Empirical risk f(θ) = (1/2n) Σ (θᵀz − l)² on non-private data x = [z; l].
-
-    Parameters
-    ----------
-    theta : array_like
-        Regression coefficients θ (the true ones for simulated data).
-    x : array_like
-        Data, shape (n, d): features then the label last, in [−1, 1].
-
-    Returns
-    -------
-    float
-        Empirical risk f(θ) = (1/2n) Σ (θᵀz − l)² on non-private data x = [z; l].
-    """
+    """Empirical risk f(θ) = (1/2n) Σ (θᵀz − l)² on non-private data x = [z; l]."""
     x = np.asarray(x, dtype=float)
     z, label = x[:, :-1], x[:, -1]
     return float(0.5 * np.mean((z @ np.asarray(theta) - label) ** 2))
@@ -197,23 +144,7 @@ def risk(theta, x) -> float:
 
 def ball_lstsq(A, b, *, radius: float) -> np.ndarray:
     r"""Exact minimiser of ½θᵀAθ − bᵀθ over ‖θ‖ ≤ R for a symmetric positive semi-definite A
-    (eigen-decomposition; on the boundary, the multiplier λ solves ‖(A + λI)^{-1} b‖ = R).
-
-    Parameters
-    ----------
-    A : numpy.ndarray
-        Symmetric positive semi-definite matrix of the quadratic.
-    b : numpy.ndarray
-        Linear term b of the quadratic.
-    radius : float
-        Radius R of the parameter ball Θ.
-
-    Returns
-    -------
-    numpy.ndarray
-        Exact minimiser of ½θᵀAθ − bᵀθ over ‖θ‖ ≤ R for a symmetric positive semi-definite A (eigen-decomposition;
-        on the boundary, the multiplier λ solves ‖(A + λI)^{-1} b‖ = R).
-    """
+    (eigen-decomposition; on the boundary, the multiplier λ solves ‖(A + λI)^{-1} b‖ = R)."""
     A = np.asarray(A, dtype=float)
     b = np.asarray(b, dtype=float)
     radius = check_real("radius", radius, lo=0.0, lo_open=True, what=" (radius of Θ)")
@@ -245,21 +176,7 @@ def ball_lstsq(A, b, *, radius: float) -> np.ndarray:
 
 def private_quadratic(copy1: np.ndarray, copy2: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """(Â, b̂) of f̂ from per-user releases (n, d): two copies → (1/n)Σ ẑ¹ẑ²ᵀ (symmetrised),
-    (1/n)Σ l̂¹ẑ²; ``copy2=None`` → the naive single-copy plug-in (1/n)Σ ẑẑᵀ, (1/n)Σ l̂ẑ.
-
-    Parameters
-    ----------
-    copy1 : numpy.ndarray
-        Each user's first privatised copy, shape (n, d).
-    copy2 : numpy.ndarray or None
-        The second independent copy (None: the naive single-copy plug-in).
-
-    Returns
-    -------
-    tuple[numpy.ndarray, numpy.ndarray]
-        (Â, b̂) of f̂ from per-user releases (n, d): two copies → (1/n)Σ ẑ¹ẑ²ᵀ (symmetrised), (1/n)Σ l̂¹ẑ²;
-        ``copy2=None`` → the naive single-copy plug-in (1/n)Σ ẑẑᵀ, (1/n)Σ l̂ẑ.
-    """
+    (1/n)Σ l̂¹ẑ²; ``copy2=None`` → the naive single-copy plug-in (1/n)Σ ẑẑᵀ, (1/n)Σ l̂ẑ."""
     c2 = copy1 if copy2 is None else copy2
     z1, l1, z2 = copy1[..., :-1], copy1[..., -1], c2[..., :-1]
     n = copy1.shape[-2]
@@ -273,27 +190,7 @@ def pgd(A, b, *, radius: float, rates: np.ndarray, theta0=None) -> np.ndarray:
     """Projected gradient descent on ½θᵀAθ − bᵀθ over the ball, with steps relative to the
     smoothness L = λ_max(A): θ ← Π(θ − (γ_h / L)(Aθ − b)). (L is computed from the released data,
     so this is post-processing; γ_h < 2 keeps a constant schedule stable.) Returns the trajectory,
-    shape (steps + 1, p).
-
-    Parameters
-    ----------
-    A : numpy.ndarray
-        Symmetric positive semi-definite matrix of the quadratic.
-    b : numpy.ndarray
-        Linear term b of the quadratic.
-    radius : float
-        Radius R of the parameter ball Θ.
-    rates : numpy.ndarray
-        Step sizes, relative to the smoothness.
-    theta0 : array_like or None
-        Starting point (default: 0).
-
-    Returns
-    -------
-    numpy.ndarray
-        Projected gradient descent on ½θᵀAθ − bᵀθ over the ball, with steps relative to the smoothness L = λ_max(A):
-        θ ← Π(θ − (γ_h / L)(Aθ − b)).
-    """
+    shape (steps + 1, p)."""
     A = np.asarray(A, dtype=float)
     b = np.asarray(b, dtype=float)
     L = max(float(np.linalg.eigvalsh((A + A.T) / 2).max()), 1e-12)
@@ -353,39 +250,6 @@ def fit(
     The label is the last coordinate and should carry the largest demand (it is exempt from
     Assumption 1 in the theory). Excess risk is ``f(θ̂) − f*`` on the non-private data. Returns
     ``{method: [RegressionRun per trial]}`` plus ``"_reference"`` (θ*, f*) and ``"_allocation"``.
-
-    Parameters
-    ----------
-    x : array_like
-        Data, shape (n, d): features then the label last, in [−1, 1].
-    delta : array_like
-        Demanded level of each coordinate, the label last.
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    q : float
-        Correlation bound q between features.
-    radius : float, default 1.0
-        Radius R of the parameter ball Θ.
-    schedule : str, default 'constant'
-        Learning-rate schedule.
-    gamma0 : float, default 0.5
-        Initial learning rate γ0.
-    steps : int, default 200
-        Number of gradient steps (iterations).
-    rho : float, default 0.5
-        Decay exponent ρ of the ``poly`` learning-rate schedule.
-    decay : float, default 0.1
-        Decay rate λ of the inverse learning-rate schedule.
-    trials : int, default 1
-        Number of independent Monte Carlo repetitions.
-    rng : numpy.random.Generator or int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    dict
-        Algorithm 2, the naive single-copy plug-in and min-δ LDP (two copies of the whole vector at min δ / 2),
-        ``trials`` independent privatisations each, on data x (n × d, label last).
     """
     x = check_matrix("x", x, lo=-1.0, hi=1.0, what=" (users × [features, label] in [-1,1])")
     n, d = x.shape
@@ -453,20 +317,7 @@ def load_regression_csv(data: bytes) -> np.ndarray:
     """Parse an uploaded CSV (untrusted): header row, numeric columns only, label in the last
     column; at most 20 MB, 1 000 000 rows, 21 columns (20 features + label); rows with missing
     values are refused (not silently dropped). Every column is rescaled to [-1, 1] by its min and
-    max (a constant column becomes 0). Returns the (n, d) array.
-
-    Parameters
-    ----------
-    data : bytes
-        The uploaded CSV (untrusted).
-
-    Returns
-    -------
-    numpy.ndarray
-        Parse an uploaded CSV (untrusted): header row, numeric columns only, label in the last column; at most 20
-        MB, 1 000 000 rows, 21 columns (20 features + label); rows with missing values are refused (not silently
-        dropped).
-    """
+    max (a constant column becomes 0). Returns the (n, d) array."""
     import io
 
     import pandas as pd
@@ -503,19 +354,7 @@ def load_regression_csv(data: bytes) -> np.ndarray:
 
 def randhie_regression_bytes(path) -> bytes:
     """The bundled RAND HIE regression table as CSV bytes (age, chronic_diseases, income) — the
-    same parser as uploads then rescales it.
-
-    Parameters
-    ----------
-    path : str or path-like
-        Path of the RAND HIE person file.
-
-    Returns
-    -------
-    bytes
-        The bundled RAND HIE regression table as CSV bytes (age, chronic_diseases, income) — the same parser as
-        uploads then rescales it.
-    """
+    same parser as uploads then rescales it."""
     import pandas as pd
 
     return pd.read_csv(path)[["age", "chronic_diseases", "income"]].to_csv(index=False).encode()
@@ -523,19 +362,7 @@ def randhie_regression_bytes(path) -> bytes:
 
 def randhie_regression(path) -> np.ndarray:
     """Bundled RAND HIE persons as a regression problem: features (age, chronic-disease index),
-    label income last; every column rescaled to [-1, 1] by its min and max (data/README.md).
-
-    Parameters
-    ----------
-    path : str or path-like
-        Path of the RAND HIE person file.
-
-    Returns
-    -------
-    numpy.ndarray
-        Bundled RAND HIE persons as a regression problem: features (age, chronic-disease index), label income last;
-        every column rescaled to [-1, 1] by its min and max (data/README.md).
-    """
+    label income last; every column rescaled to [-1, 1] by its min and max (data/README.md)."""
     return load_regression_csv(randhie_regression_bytes(path))
 
 
@@ -563,46 +390,7 @@ def excess_risk_sweep(
     :func:`regression_data` with a seed derived from (seed, value) — or, when ``x`` (users ×
     [features, label] in [-1,1]) is given, taken from it (axis n: a random subsample of n users).
     ``descent``: the projected gradient descent's settings (``radius``, ``schedule``, ``gamma0``,
-    ``steps``, ``rho``, ``decay``), passed on to :func:`fit` (its defaults when left out).
-
-    Parameters
-    ----------
-    axis : str
-        Sweep the number of users or the privacy level.
-    values : array_like
-        Values of n or ε to sweep.
-    n : int
-        Number of users (data points).
-    theta : array_like
-        Regression coefficients θ (the true ones for simulated data).
-    noise : float
-        Standard deviation of the label noise.
-    q : float
-        Correlation bound q between features.
-    k_sensitive : int
-        Number of sensitive features (demand ``delta``).
-    delta : float
-        Demanded level of each coordinate, the label last.
-    eps : float
-        Privacy level ε (an ε-DP or ε-LDP level; per user or per level where an array is accepted).
-    trials : int, default 10
-        Number of independent Monte Carlo repetitions.
-    seed : int, default 0
-        Root seed; each point or method derives its own stream from it.
-    progress : callable or None
-        Called with (fraction done, label) as the work advances.
-    x : array_like or None
-        Data, shape (n, d): features then the label last, in [−1, 1].
-    **descent : Any
-        Projected gradient descent settings passed on to :func:`fit` (radius, schedule, gamma0, steps, rho, decay).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Excess risk vs n or vs ε (``axis``) for the three methods: tidy table with median, q25, q75, the number of
-        non-convex (stopped) runs, per point; ``reason`` says why a point has no value (NaN quantiles, null in JSON)
-        and is None otherwise.
-    """
+    ``steps``, ``rho``, ``decay``), passed on to :func:`fit` (its defaults when left out)."""
     import pandas as pd
 
     from .bcdp_sim import point_rng
@@ -656,3 +444,6 @@ def excess_risk_sweep(
     if progress:
         progress(1.0, "done")
     return pd.DataFrame(rows)
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

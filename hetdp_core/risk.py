@@ -36,6 +36,7 @@ import math
 
 import numpy as np
 
+from ._doc import document
 from ._validate import InputError, check_real, check_vector
 
 __all__ = [
@@ -85,22 +86,7 @@ def _eps_delta(eps, delta) -> tuple[np.ndarray, np.ndarray]:
 
 
 def tradeoff_eps_delta(alpha, *, eps, delta=0.0) -> np.ndarray:
-    """f_{ε,δ}(α) = max(0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)); ``alpha`` a vector, one (ε, δ).
-
-    Parameters
-    ----------
-    alpha : array_like
-        False-positive rates α ∈ [0, 1] at which the curve is evaluated.
-    eps : float or array_like
-        Privacy level(s) ε.
-    delta : float or array_like, default 0.0
-        The δ of each (ε, δ) level.
-
-    Returns
-    -------
-    numpy.ndarray
-        f_{ε,δ}(α) = max(0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)); ``alpha`` a vector, one (ε, δ).
-    """
+    """f_{ε,δ}(α) = max(0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)); ``alpha`` a vector, one (ε, δ)."""
     a = _fpr(alpha, "alpha")
     e, d = _eps_delta(eps, delta)
     if e.size != 1:
@@ -113,20 +99,7 @@ def tradeoff_eps_delta(alpha, *, eps, delta=0.0) -> np.ndarray:
 
 
 def tradeoff_gaussian(alpha, *, mu: float) -> np.ndarray:
-    """G_μ(α) = Φ(Φ^{-1}(1 − α) − μ): the exact curve of Gaussian noise with μ = Δ/σ.
-
-    Parameters
-    ----------
-    alpha : array_like
-        False-positive rates α ∈ [0, 1] at which the curve is evaluated.
-    mu : float
-        Gaussian level μ = Δ/σ (μ-GDP).
-
-    Returns
-    -------
-    numpy.ndarray
-        G_μ(α) = Φ(Φ^{-1}(1 − α) − μ): the exact curve of Gaussian noise with μ = Δ/σ.
-    """
+    """G_μ(α) = Φ(Φ^{-1}(1 − α) − μ): the exact curve of Gaussian noise with μ = Δ/σ."""
     from scipy.special import ndtr, ndtri
 
     a = _fpr(alpha, "alpha")
@@ -138,23 +111,7 @@ def tradeoff_gaussian(alpha, *, mu: float) -> np.ndarray:
 
 def tradeoff_from_profile(alpha, *, eps_grid, delta_grid) -> np.ndarray:
     """sup over the grid of f_{ε, δ(ε)}(α): the curve of a privacy profile (a lower bound on the exact
-    curve when the grid is finite, so the risk it implies is never understated).
-
-    Parameters
-    ----------
-    alpha : array_like
-        False-positive rates α ∈ [0, 1] at which the curve is evaluated.
-    eps_grid : array_like
-        Grid of ε values of a privacy profile.
-    delta_grid : array_like
-        δ(ε) of the profile at each grid value.
-
-    Returns
-    -------
-    numpy.ndarray
-        sup over the grid of f_{ε, δ(ε)}(α): the curve of a privacy profile (a lower bound on the exact curve when
-        the grid is finite, so the risk it implies is never understated).
-    """
+    curve when the grid is finite, so the risk it implies is never understated)."""
     a = _fpr(alpha, "alpha")
     e, d = _eps_delta(eps_grid, delta_grid)
     if not np.all(np.isfinite(e)):
@@ -166,22 +123,7 @@ def tradeoff_from_profile(alpha, *, eps_grid, delta_grid) -> np.ndarray:
 
 
 def tpr_eps_delta(*, eps, delta=0.0, fpr) -> np.ndarray:
-    """The most an attack can catch at false-positive rate ``fpr`` under (ε, δ)-DP, one per level.
-
-    Parameters
-    ----------
-    eps : float or array_like
-        Privacy level(s) ε.
-    delta : float or array_like, default 0.0
-        The δ of each (ε, δ) level.
-    fpr : float
-        The attack's false-positive rate α (people wrongly flagged).
-
-    Returns
-    -------
-    numpy.ndarray
-        The most an attack can catch at false-positive rate ``fpr`` under (ε, δ)-DP, one per level.
-    """
+    """The most an attack can catch at false-positive rate ``fpr`` under (ε, δ)-DP, one per level."""
     e, d = _eps_delta(eps, delta)
     if np.ndim(fpr) != 0:
         raise InputError("fpr must be one number here.")
@@ -193,20 +135,7 @@ def tpr_eps_delta(*, eps, delta=0.0, fpr) -> np.ndarray:
 
 
 def tpr_gaussian(*, mu, fpr) -> np.ndarray:
-    """Φ(μ − Φ^{-1}(1 − α)): the most an attack can catch at false-positive rate α under μ-GDP.
-
-    Parameters
-    ----------
-    mu : float or array_like
-        Gaussian level μ = Δ/σ (μ-GDP).
-    fpr : float
-        The attack's false-positive rate α (people wrongly flagged).
-
-    Returns
-    -------
-    numpy.ndarray
-        Φ(μ − Φ^{-1}(1 − α)): the most an attack can catch at false-positive rate α under μ-GDP.
-    """
+    """Φ(μ − Φ^{-1}(1 − α)): the most an attack can catch at false-positive rate α under μ-GDP."""
     from scipy.special import ndtr, ndtri
 
     m = check_vector("mu", np.atleast_1d(mu), lo=0.0, allow_inf=True, max_length=100_000, what=" (Gaussian level Δ/σ)")
@@ -217,40 +146,12 @@ def tpr_gaussian(*, mu, fpr) -> np.ndarray:
 
 
 def tpr_from_profile(*, eps_grid, delta_grid, fpr) -> float:
-    """1 − sup_ε f_{ε, δ(ε)}(α) for one privacy profile on a grid.
-
-    Parameters
-    ----------
-    eps_grid : array_like
-        Grid of ε values of a privacy profile.
-    delta_grid : array_like
-        δ(ε) of the profile at each grid value.
-    fpr : float
-        The attack's false-positive rate α (people wrongly flagged).
-
-    Returns
-    -------
-    float
-        1 − sup_ε f_{ε, δ(ε)}(α) for one privacy profile on a grid.
-    """
+    """1 − sup_ε f_{ε, δ(ε)}(α) for one privacy profile on a grid."""
     return float(1.0 - tradeoff_from_profile([fpr], eps_grid=eps_grid, delta_grid=delta_grid)[0])
 
 
 def advantage_eps_delta(*, eps, delta=0.0) -> np.ndarray:
-    """sup_α (TPR − α) = (e^ε − 1 + 2δ)/(e^ε + 1) for (ε, δ)-DP (1 for ε = ∞).
-
-    Parameters
-    ----------
-    eps : float or array_like
-        Privacy level(s) ε.
-    delta : float or array_like, default 0.0
-        The δ of each (ε, δ) level.
-
-    Returns
-    -------
-    numpy.ndarray
-        sup_α (TPR − α) = (e^ε − 1 + 2δ)/(e^ε + 1) for (ε, δ)-DP (1 for ε = ∞).
-    """
+    """sup_α (TPR − α) = (e^ε − 1 + 2δ)/(e^ε + 1) for (ε, δ)-DP (1 for ε = ∞)."""
     e, d = _eps_delta(eps, delta)
     with np.errstate(over="ignore", invalid="ignore"):
         t = np.exp(-e)  # written with e^{−ε}: no overflow
@@ -259,18 +160,7 @@ def advantage_eps_delta(*, eps, delta=0.0) -> np.ndarray:
 
 
 def advantage_gaussian(*, mu) -> np.ndarray:
-    """sup_α (TPR − α) = 2Φ(μ/2) − 1 for μ-GDP.
-
-    Parameters
-    ----------
-    mu : float or array_like
-        Gaussian level μ = Δ/σ (μ-GDP).
-
-    Returns
-    -------
-    numpy.ndarray
-        sup_α (TPR − α) = 2Φ(μ/2) − 1 for μ-GDP.
-    """
+    """sup_α (TPR − α) = 2Φ(μ/2) − 1 for μ-GDP."""
     from scipy.special import ndtr
 
     m = check_vector("mu", np.atleast_1d(mu), lo=0.0, allow_inf=True, max_length=100_000, what=" (Gaussian level Δ/σ)")
@@ -292,24 +182,7 @@ def _target(target_tpr: float, fpr: float, floor: float) -> tuple[float, float]:
 def eps_for_tpr(*, target_tpr: float, fpr: float, delta: float = 0.0) -> float:
     """The largest ε (the most accurate level) with TPR(fpr) ≤ target under (ε, δ)-DP:
     TPR is the smaller of two increasing terms, so it stays at or below t up to the larger root:
-    ε* = max(log((t − δ)/α), log((1 − δ − α)/(1 − t))).
-
-    Parameters
-    ----------
-    target_tpr : float
-        Target: the most an attack may catch at the false-positive rate (its TPR).
-    fpr : float
-        The attack's false-positive rate α (people wrongly flagged).
-    delta : float, default 0.0
-        The δ of each (ε, δ) level.
-
-    Returns
-    -------
-    float
-        The largest ε (the most accurate level) with TPR(fpr) ≤ target under (ε, δ)-DP: TPR is the smaller of two
-        increasing terms, so it stays at or below t up to the larger root: ε* = max(log((t − δ)/α), log((1 − δ −
-        α)/(1 − t))).
-    """
+    ε* = max(log((t − δ)/α), log((1 − δ − α)/(1 − t)))."""
     d = check_real("delta", delta, lo=0.0, hi=0.1, what=" (failure probability)")
     t, a = _target(target_tpr, fpr, d)
     return float(max(math.log((t - d) / a), math.log((1.0 - d - a) / (1.0 - t))))
@@ -317,21 +190,7 @@ def eps_for_tpr(*, target_tpr: float, fpr: float, delta: float = 0.0) -> float:
 
 def mu_for_tpr(*, target_tpr: float, fpr: float) -> float:
     """The largest Gaussian level μ = Δ/σ with TPR(fpr) ≤ target: μ* = Φ^{-1}(t) + Φ^{-1}(1 − α);
-    the smallest noise is then σ/Δ = 1/μ*.
-
-    Parameters
-    ----------
-    target_tpr : float
-        Target: the most an attack may catch at the false-positive rate (its TPR).
-    fpr : float
-        The attack's false-positive rate α (people wrongly flagged).
-
-    Returns
-    -------
-    float
-        The largest Gaussian level μ = Δ/σ with TPR(fpr) ≤ target: μ* = Φ^{-1}(t) + Φ^{-1}(1 − α); the smallest
-        noise is then σ/Δ = 1/μ*.
-    """
+    the smallest noise is then σ/Δ = 1/μ*."""
     from scipy.special import ndtri
 
     t, a = _target(target_tpr, fpr, 0.0)
@@ -340,21 +199,7 @@ def mu_for_tpr(*, target_tpr: float, fpr: float) -> float:
 
 def risk_in_words(tpr: float, fpr: float) -> str:
     """One plain sentence: "an attacker who accepts wrongly flagging 1 in 100 people it is not after
-    catches at most 2.72 % of those it is after" (rounded up, never understating the risk).
-
-    Parameters
-    ----------
-    tpr : float
-        True-positive rate of the attack.
-    fpr : float
-        The attack's false-positive rate α (people wrongly flagged).
-
-    Returns
-    -------
-    str
-        One plain sentence: "an attacker who accepts wrongly flagging 1 in 100 people it is not after catches at
-        most 2.72 % of those it is after" (rounded up, never understating the risk).
-    """
+    catches at most 2.72 % of those it is after" (rounded up, never understating the risk)."""
     from .meaning import _pct  # the posterior sentences' per cent, rounded up
 
     one_in = 1.0 / float(fpr)
@@ -371,23 +216,7 @@ RISK_KINDS = ("eps", "zcdp")
 
 def setting_for_tpr(*, kind: str, target_tpr: float, fpr: float) -> float:
     """The largest setting of ``kind`` whose attack TPR at ``fpr`` is at most ``target_tpr``: ε for an
-    ε-DP level (:func:`eps_for_tpr`), ρ = μ*²/2 for ρ-zCDP Gaussian noise (:func:`mu_for_tpr`).
-
-    Parameters
-    ----------
-    kind : str
-        What the setting is: an ε-DP level, or the ρ of ρ-zCDP Gaussian noise.
-    target_tpr : float
-        Target: the most an attack may catch at the false-positive rate (its TPR).
-    fpr : float
-        The attack's false-positive rate α (people wrongly flagged).
-
-    Returns
-    -------
-    float
-        The largest setting of ``kind`` whose attack TPR at ``fpr`` is at most ``target_tpr``: ε for an ε-DP level
-        (:func:`eps_for_tpr`), ρ = μ*²/2 for ρ-zCDP Gaussian noise (:func:`mu_for_tpr`).
-    """
+    ε-DP level (:func:`eps_for_tpr`), ρ = μ*²/2 for ρ-zCDP Gaussian noise (:func:`mu_for_tpr`)."""
     from ._validate import check_choice
 
     kind = check_choice("kind", kind, RISK_KINDS)
@@ -409,24 +238,7 @@ def page_setting_for_tpr(page, *, target_tpr: float, fpr: float) -> dict:
     its most accurate value whose attack TPR at ``fpr`` stays at or below ``target_tpr``, rounded
     down to 3 significant digits and kept within the field's range. Returns ``field``, ``label``,
     ``value``, ``exact`` (before rounding and range), ``tpr`` (at ``value``) and ``note`` (when the
-    range decides).
-
-    Parameters
-    ----------
-    page : module
-        The page's scenario module.
-    target_tpr : float
-        Target: the most an attack may catch at the false-positive rate (its TPR).
-    fpr : float
-        The attack's false-positive rate α (people wrongly flagged).
-
-    Returns
-    -------
-    dict
-        Solve from a target risk on a page: the page's privacy setting (its spec's ``risk_field``) at its most
-        accurate value whose attack TPR at ``fpr`` stays at or below ``target_tpr``, rounded down to 3 significant
-        digits and kept within the …
-    """
+    range decides)."""
     spec = page.PAGE_SPEC
     if spec.risk_field is None:
         raise InputError(
@@ -447,3 +259,6 @@ def page_setting_for_tpr(page, *, target_tpr: float, fpr: float) -> dict:
         else float(tpr_gaussian(mu=math.sqrt(2.0 * value), fpr=fpr)[0])
     )
     return {"field": spec.risk_field, "label": field.label, "value": value, "exact": exact, "tpr": tpr, "note": note}
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from ._doc import document
 from ._validate import InputError
 
 __all__ = [
@@ -63,24 +64,7 @@ MAX_PIN_LENGTH = 8 * MAX_QUERY_VALUE
 
 
 def log_grid(lo: float, hi: float, per_decade: int = 12, extra=()) -> tuple[float, ...]:
-    """A log-spaced slider grid from lo to hi (3 significant digits), plus ``extra`` values.
-
-    Parameters
-    ----------
-    lo : float
-        Smallest grid value.
-    hi : float
-        Largest grid value.
-    per_decade : int, default 12
-        Grid points per decade.
-    extra : iterable of float, default ()
-        Values added to the grid.
-
-    Returns
-    -------
-    tuple[float, ...]
-        A log-spaced slider grid from lo to hi (3 significant digits), plus ``extra`` values.
-    """
+    """A log-spaced slider grid from lo to hi (3 significant digits), plus ``extra`` values."""
     k = int(round(per_decade * math.log10(hi / lo)))
     import numpy as np
 
@@ -206,25 +190,7 @@ class Text(Constraint):
 
 def param(default: Any, constraint: Constraint, label: str = "", **extra) -> Any:
     """A scenario field: its default, its :class:`Constraint`, its name in plain words (messages,
-    widgets) and optionally a slider ``grid`` or ``synonyms`` (use inside a frozen dataclass body).
-
-    Parameters
-    ----------
-    default : Any
-        The field's default value.
-    constraint : Constraint
-        What the field accepts.
-    label : str, default ''
-        The field's name in plain words.
-    **extra : Any
-        Other fields of the :class:`Spec`: a slider ``grid`` or other accepted spellings ``synonyms``.
-
-    Returns
-    -------
-    Any
-        A scenario field: its default, its :class:`Constraint`, its name in plain words (messages, widgets) and
-        optionally a slider ``grid`` or ``synonyms`` (use inside a frozen dataclass body).
-    """
+    widgets) and optionally a slider ``grid`` or ``synonyms`` (use inside a frozen dataclass body)."""
     if isinstance(default, list):
         default = tuple(default)
     return field(default=default, metadata={"spec": Spec(**constraint.spec_fields(), label=label, **extra)})
@@ -283,21 +249,7 @@ def _number(name: str, spec: Spec, v: Any, *, integer: bool = False, entry: str 
 
 def split_list(name: str, text: str) -> list[str]:
     """The entries of a comma-separated list, stripped — the one list reader of the URL, the widgets
-    and the CLI (blank text: no entries). An empty entry (``0.2,,1``) raises :class:`InputError`.
-
-    Parameters
-    ----------
-    name : str
-        The parameter's name (in messages).
-    text : str
-        A comma-separated list.
-
-    Returns
-    -------
-    list[str]
-        The entries of a comma-separated list, stripped — the one list reader of the URL, the widgets and the CLI
-        (blank text: no entries).
-    """
+    and the CLI (blank text: no entries). An empty entry (``0.2,,1``) raises :class:`InputError`."""
     parts = [p.strip() for p in str(text).split(",")]
     if parts == [""]:
         return []
@@ -311,23 +263,7 @@ def split_list(name: str, text: str) -> list[str]:
 def check_value(name: str, spec: Spec, value: Any) -> Any:
     """Parse (from URL text) or validate (a Python value) one parameter; returns the canonical value
     (float, int, str, bool or tuple of floats). Raises :class:`InputError` naming the parameter,
-    the rule, the value and the fix.
-
-    Parameters
-    ----------
-    name : str
-        The parameter's name (in messages).
-    spec : Spec
-        What the parameter accepts.
-    value : Any
-        URL text or a Python value.
-
-    Returns
-    -------
-    Any
-        Parse (from URL text) or validate (a Python value) one parameter; returns the canonical value (float, int,
-        str, bool or tuple of floats).
-    """
+    the rule, the value and the fix."""
     if isinstance(value, str) and len(value) > MAX_QUERY_VALUE:
         raise InputError(
             f"{_what(name, spec)} is {len(value)} characters long; at most {MAX_QUERY_VALUE} are accepted. Shorten it."
@@ -393,20 +329,7 @@ def check_value(name: str, spec: Spec, value: Any) -> Any:
 
 
 def dump_value(spec: Spec, value: Any) -> str:
-    """The URL text of a canonical value (round-trips through :func:`check_value`).
-
-    Parameters
-    ----------
-    spec : Spec
-        What the parameter accepts.
-    value : Any
-        URL text or a Python value.
-
-    Returns
-    -------
-    str
-        The URL text of a canonical value (round-trips through :func:`check_value`).
-    """
+    """The URL text of a canonical value (round-trips through :func:`check_value`)."""
     if spec.kind == "bool":
         return "1" if value else "0"
     if spec.kind == "float":
@@ -495,23 +418,7 @@ class Cost:
 def check_budget(scenario, budget: Budget | None, cost: Cost | None = None) -> Cost:
     """Refuse a scenario whose estimated cost (``scenario.estimate()`` unless ``cost`` is given)
     exceeds ``budget`` (None: no limit) with an InputError that says what it would cost, the limit
-    and what to reduce.
-
-    Parameters
-    ----------
-    scenario : Scenario
-        A page's scenario.
-    budget : Budget or None
-        The request's compute budget (None: no limit).
-    cost : Cost or None
-        A cost estimated otherwise (default: ``scenario.estimate()``).
-
-    Returns
-    -------
-    Cost
-        Refuse a scenario whose estimated cost (``scenario.estimate()`` unless ``cost`` is given) exceeds ``budget``
-        (None: no limit) with an InputError that says what it would cost, the limit and what to reduce.
-    """
+    and what to reduce."""
     cost = scenario.estimate() if cost is None else cost
     if budget is None:
         return cost
@@ -643,22 +550,7 @@ class Result:
 def with_meaning(result: Result, prior: float | None = None) -> Result:
     """``result`` with the table ``privacy_meaning``: the page's levels (its module's ``levels``)
     read as an attacker's worst-case posterior from ``prior`` (default: the scenario's ``prior``);
-    no table when the page states no level (:func:`hetdp_core.meaning.meaning_table`).
-
-    Parameters
-    ----------
-    result : Result
-        A page run's result.
-    prior : float or None
-        The attacker's prior (default: the scenario's).
-
-    Returns
-    -------
-    Result
-        ``result`` with the table ``privacy_meaning``: the page's levels (its module's ``levels``) read as an
-        attacker's worst-case posterior from ``prior`` (default: the scenario's ``prior``); no table when the page
-        states no level …
-    """
+    no table when the page states no level (:func:`hetdp_core.meaning.meaning_table`)."""
     import sys
 
     from .meaning import meaning_table
@@ -677,22 +569,7 @@ def with_meaning(result: Result, prior: float | None = None) -> Result:
 def in_short(result: Result, meaning=None) -> tuple[str, ...]:
     """The run in a few plain sentences, the same on the page, in its report and from ``hetdp run``:
     whether every guarantee check held, the page's own findings (its module's ``summarize``) and the
-    most exposed level in words (from ``meaning``, default the result's ``privacy_meaning`` table).
-
-    Parameters
-    ----------
-    result : Result
-        A page run's result.
-    meaning : DataFrame or None
-        A level table with posterior bounds (default: the result's ``privacy_meaning``).
-
-    Returns
-    -------
-    tuple[str, ...]
-        The run in a few plain sentences, the same on the page, in its report and from ``hetdp run``: whether every
-        guarantee check held, the page's own findings (its module's ``summarize``) and the most exposed level in
-        words (from …
-    """
+    most exposed level in words (from ``meaning``, default the result's ``privacy_meaning`` table)."""
     import sys
 
     lines = [
@@ -721,20 +598,7 @@ def page_run(run):
     """Decorator of a page's ``run(scenario, *, options)``: ``options`` defaults to
     :data:`DEFAULT_OPTIONS`; an upload is refused by a page that takes none (its ``PageSpec.upload``);
     the result carries ``privacy_meaning`` (:func:`with_meaning`). A scenario of another page or
-    options of another type are programming errors (``TypeError``), not input.
-
-    Parameters
-    ----------
-    run : callable
-        The page's run function.
-
-    Returns
-    -------
-    Any
-        Decorator of a page's ``run(scenario, *, options)``: ``options`` defaults to :data:`DEFAULT_OPTIONS`; an
-        upload is refused by a page that takes none (its ``PageSpec.upload``); the result carries
-        ``privacy_meaning`` (:func:`with_meaning`).
-    """
+    options of another type are programming errors (``TypeError``), not input."""
     import functools
     import sys
 
@@ -755,3 +619,6 @@ def page_run(run):
         return with_meaning(run(scenario, options=options))
 
     return wrapped
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

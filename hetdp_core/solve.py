@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._doc import document
 from ._validate import InputError, check_int, check_real
 from .bcdp import privacy_allocation
 from .bcdp_sim import point_rng, q_mixture_data
@@ -156,28 +157,7 @@ def solve_feature_privacy(
 ) -> Solution:
     """The most private scaling s of (δ, ε) whose simulated ``statistic`` of ‖x̂ − x̄‖² (with the
     scenario's projection) is ≤ ``target`` — see the module docstring for the scan, the refinement
-    and the fresh check with ``check_trials`` releases.
-
-    Parameters
-    ----------
-    s : Scenario
-        The page's scenario.
-    target : float
-        The accuracy target.
-    statistic : str, default 'median'
-        Statistic of the simulated errors compared with the target.
-    check_trials : int, default 400
-        Releases simulated afresh to check the answer.
-    trials : int, default 64
-        Simulated releases per scaling in the scan.
-
-    Returns
-    -------
-    Solution
-        The most private scaling s of (δ, ε) whose simulated ``statistic`` of ‖x̂ − x̄‖² (with the scenario's
-        projection) is ≤ ``target`` — see the module docstring for the scan, the refinement and the fresh check with
-        ``check_trials`` releases.
-    """
+    and the fresh check with ``check_trials`` releases."""
     target = check_real("target", target, lo=TARGET_MIN, hi=TARGET_MAX, what=" (squared error ‖x̂ − x̄‖²)")
     if statistic not in STATISTICS:
         raise InputError(f"statistic must be one of {', '.join(STATISTICS)}; got {statistic!r}.")
@@ -309,26 +289,7 @@ def solve_mechanisms(s, *, target: float, metric: str = "mse", releases: int = 2
     ``releases`` fresh simulated releases (mean squared error ± standard error, or the empirical
     95 % quantile). A mechanism that cannot meet the target in range says why. Before an answer is
     given, the exact privacy profile of the noise drawn at it is checked (exact δ(ε) ≤ δ, or 0 for
-    Laplace); a mechanism that fails is not recommended and says so.
-
-    Parameters
-    ----------
-    s : Scenario
-        The page's scenario.
-    target : float
-        The accuracy target.
-    metric : str, default 'mse'
-        Accuracy measure: ``mse`` or ``q95`` (mechanisms), ``pac`` or ``mse`` (per-user).
-    releases : int, default 200000
-        Simulated releases per evaluated level.
-
-    Returns
-    -------
-    list[MechanismSolution]
-        For the mechanism lab's sensitivity Δ and δ: the smallest ε (most private) within the page's ε range at
-        which each of Laplace, Gaussian (Theorem 5 calibration, valid for ε < 1) and MNM meets ``target`` for
-        ``metric`` (``mse``: noise …
-    """
+    Laplace); a mechanism that fails is not recommended and says so."""
     from . import mechanisms as mc
 
     target = check_real("target", target, lo=TARGET_MIN, hi=TARGET_MAX, what=" (error of one release)")
@@ -448,30 +409,7 @@ def solve_per_user(
     binomial order statistics for the PAC quantile, mean ± 1.96 SE for the MSE) is within
     ± ``PRECISION`` of the answer (``scale_low``, ``scale_high``, ``precision`` say what was
     reached), then checked with a fresh seed: MSE as mean ± standard error; PAC as the share of
-    fresh errors ≤ target, which must reach 1 − β within three binomial standard errors.
-
-    Parameters
-    ----------
-    s : Scenario
-        The page's scenario.
-    target : float
-        The accuracy target.
-    metric : str, default 'pac'
-        Accuracy measure: ``mse`` or ``q95`` (mechanisms), ``pac`` or ``mse`` (per-user).
-    algorithm : str or None
-        The per-user algorithm solved for (default: the scenario's first).
-    upload : bytes or None
-        An uploaded CSV (untrusted), for ``dataset = upload``.
-    tol : float, default 0.01
-        Tolerance of the iteration.
-
-    Returns
-    -------
-    PerUserSolution
-        Smallest common scaling of every finite demand ε_i (public users stay public) at which ``algorithm``
-        (default: the scenario's first) meets ``target`` for ``metric`` (``pac``: the (1 − β)-quantile of the error;
-        ``mse``).
-    """
+    fresh errors ≤ target, which must reach 1 − β within three binomial standard errors."""
     from . import hetero as ht
     from .scenarios import per_user_privacy as pu
 
@@ -603,3 +541,6 @@ def solve_per_user(
         float(precision),
         int(used),
     )
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ._doc import document
 from ._validate import InputError
 
 __all__ = ["CsvLimits", "check_csv_bytes", "REGRESSION_LIMITS", "PER_USER_LIMITS"]
@@ -25,22 +26,7 @@ PER_USER_LIMITS = CsvLimits(max_cols=1000)
 
 
 def check_csv_bytes(data, limits: CsvLimits, *, what: str = "the CSV") -> tuple[int, int]:
-    """(data rows, columns) of a CSV, from its bytes, or InputError naming the limit it breaks.
-
-    Parameters
-    ----------
-    data : bytes
-        The uploaded CSV (untrusted).
-    limits : CsvLimits
-        The limits the CSV must respect.
-    what : str, default 'the CSV'
-        What the file is, in words, for error messages.
-
-    Returns
-    -------
-    tuple[int, int]
-        (data rows, columns) of a CSV, from its bytes, or InputError naming the limit it breaks.
-    """
+    """(data rows, columns) of a CSV, from its bytes, or InputError naming the limit it breaks."""
     if not isinstance(data, bytes | bytearray):
         raise InputError(f"{what} must be the file's bytes; got {type(data).__name__}.")
     if len(data) > limits.max_bytes:
@@ -80,3 +66,6 @@ def check_csv_bytes(data, limits: CsvLimits, *, what: str = "the CSV") -> tuple[
             "accepted. Use fewer rows or columns."
         )
     return rows, cols
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

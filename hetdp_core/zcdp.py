@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.special import logsumexp
 
+from ._doc import document
 from ._validate import InputError, as_generator, check_int, check_real, check_vector
 from .memo import Memo
 
@@ -72,18 +73,7 @@ MAX_COUNT = 1e12
 
 
 def sigma_from_rho(rho: float) -> float:
-    """σ = √(1/(2ρ)) (Gaussian mechanism with sensitivity 1 is ρ-zCDP).
-
-    Parameters
-    ----------
-    rho : float
-        Level ρ of ρ-zCDP.
-
-    Returns
-    -------
-    float
-        σ = √(1/(2ρ)) (Gaussian mechanism with sensitivity 1 is ρ-zCDP).
-    """
+    """σ = √(1/(2ρ)) (Gaussian mechanism with sensitivity 1 is ρ-zCDP)."""
     rho = check_real("rho", rho, lo=MIN_RHO, hi=MAX_RHO, what=" (zCDP level)")
     return float(np.sqrt(1.0 / (2.0 * rho)))
 
@@ -105,24 +95,6 @@ def renyi_gaussian(*, alpha, mu1, s1, mu2, s2) -> np.ndarray:
 
     Degenerate scales: two point masses give 0 if equal and +inf otherwise; a point mass against
     a Gaussian (either way) is +inf (mutually singular).
-
-    Parameters
-    ----------
-    alpha : float or array_like
-        Rényi order(s) α > 1.
-    mu1 : float
-        Mean of the first Gaussian.
-    s1 : float
-        Standard deviation of the first Gaussian.
-    mu2 : float
-        Mean of the second Gaussian.
-    s2 : float
-        Standard deviation of the second Gaussian.
-
-    Returns
-    -------
-    numpy.ndarray
-        D_α(N(μ1, s1²) ‖ N(μ2, s2²)), broadcast over all arguments; +inf when s_α² ≤ 0.
     """
     a = _alphas(alpha) if np.ndim(alpha) else np.asarray(_alphas(alpha)[0])
     mu1, s1, mu2, s2 = (np.asarray(v, dtype=float) for v in (mu1, s1, mu2, s2))
@@ -152,18 +124,7 @@ def renyi_gaussian(*, alpha, mu1, s1, mu2, s2) -> np.ndarray:
 
 
 def validate_counts(counts) -> np.ndarray:
-    """Group counts as a float array: non-negative whole numbers (at most 100 000 groups).
-
-    Parameters
-    ----------
-    counts : array_like
-        Group counts (non-negative whole numbers).
-
-    Returns
-    -------
-    numpy.ndarray
-        Group counts as a float array: non-negative whole numbers (at most 100 000 groups).
-    """
+    """Group counts as a float array: non-negative whole numbers (at most 100 000 groups)."""
     return _counts(counts)
 
 
@@ -179,28 +140,7 @@ def release(
     counts, *, rho: float, r: float, algorithm: int, trials: int = 1, rng: np.random.Generator | int | None = None
 ) -> np.ndarray:
     """Released counts, shape (trials, k). Algorithm 1: X ~ N(x, σ²), Y ~ N(X, (rX)²);
-    Algorithm 2: X ~ N(x, (r x)²).
-
-    Parameters
-    ----------
-    counts : array_like
-        Group counts (non-negative whole numbers).
-    rho : float
-        Level ρ of ρ-zCDP.
-    r : float
-        Relative error r of the group-wise algorithms.
-    algorithm : int
-        Algorithm 1 (Gaussian then relative rounding) or Algorithm 2.
-    trials : int, default 1
-        Number of independent Monte Carlo repetitions.
-    rng : numpy.random.Generator or int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    numpy.ndarray
-        Released counts, shape (trials, k).
-    """
+    Algorithm 2: X ~ N(x, (r x)²)."""
     x = _counts(counts)
     sigma = sigma_from_rho(rho)
     r = check_real("r", r, lo=0.0, lo_open=True, hi=10.0, what=" (relative error)")
@@ -214,24 +154,7 @@ def release(
 
 
 def accuracy_bound(counts, *, rho: float, r: float, algorithm: int) -> np.ndarray:
-    """Bound on E|release − x|: ``r x + σ√(1+r²)`` (Algorithm 1) or ``r x`` (Algorithm 2).
-
-    Parameters
-    ----------
-    counts : array_like
-        Group counts (non-negative whole numbers).
-    rho : float
-        Level ρ of ρ-zCDP.
-    r : float
-        Relative error r of the group-wise algorithms.
-    algorithm : int
-        Algorithm 1 (Gaussian then relative rounding) or Algorithm 2.
-
-    Returns
-    -------
-    numpy.ndarray
-        Bound on E|release − x|: ``r x + σ√(1+r²)`` (Algorithm 1) or ``r x`` (Algorithm 2).
-    """
+    """Bound on E|release − x|: ``r x + σ√(1+r²)`` (Algorithm 1) or ``r x`` (Algorithm 2)."""
     x = _counts(counts)
     sigma = sigma_from_rho(rho)
     r = check_real("r", r, lo=0.0, lo_open=True, hi=10.0, what=" (relative error)")
@@ -240,20 +163,7 @@ def accuracy_bound(counts, *, rho: float, r: float, algorithm: int) -> np.ndarra
 
 
 def claimed_budget(counts, *, r: float) -> tuple[np.ndarray, np.ndarray]:
-    """The paper's claim for Algorithm 2: ``v = 1/(2 r² x²)``, ``ξ = 2 log(1 + 1/x)`` (inf at x = 0).
-
-    Parameters
-    ----------
-    counts : array_like
-        Group counts (non-negative whole numbers).
-    r : float
-        Relative error r of the group-wise algorithms.
-
-    Returns
-    -------
-    tuple[numpy.ndarray, numpy.ndarray]
-        The paper's claim for Algorithm 2: ``v = 1/(2 r² x²)``, ``ξ = 2 log(1 + 1/x)`` (inf at x = 0).
-    """
+    """The paper's claim for Algorithm 2: ``v = 1/(2 r² x²)``, ``ξ = 2 log(1 + 1/x)`` (inf at x = 0)."""
     x = _counts(counts)
     r = check_real("r", r, lo=0.0, lo_open=True, hi=10.0, what=" (relative error)")
     with np.errstate(divide="ignore"):
@@ -268,23 +178,7 @@ def _neighbours(x: float) -> list[float]:
 
 def renyi_algorithm2(*, x: float, r: float, alpha) -> tuple[np.ndarray, np.ndarray]:
     """Algorithm 2, both directions, maximised over the neighbours x ± 1 (x − 1 only if x ≥ 1):
-    ``up = max D_α(M(x)‖M(x±1))``, ``down = max D_α(M(x±1)‖M(x))``.
-
-    Parameters
-    ----------
-    x : float
-        The group's count.
-    r : float
-        Relative error r of the group-wise algorithms.
-    alpha : float or array_like
-        Rényi order(s) α > 1.
-
-    Returns
-    -------
-    tuple[numpy.ndarray, numpy.ndarray]
-        Algorithm 2, both directions, maximised over the neighbours x ± 1 (x − 1 only if x ≥ 1): ``up = max
-        D_α(M(x)‖M(x±1))``, ``down = max D_α(M(x±1)‖M(x))``.
-    """
+    ``up = max D_α(M(x)‖M(x±1))``, ``down = max D_α(M(x±1)‖M(x))``."""
     x = float(_counts(x, "x")[0])
     r = check_real("r", r, lo=0.0, lo_open=True, hi=10.0, what=" (relative error)")
     a = _alphas(alpha)
@@ -498,26 +392,7 @@ def algorithm1_seconds(*, x: float, rho: float, r: float, alpha) -> float:
     from the quadrature it will plan — mixture nodes × y nodes × densities at both resolutions —
     at ≈ 0.9 ns per node pair (terms 40 nats below the largest are skipped), times a widening factor
     that grows with the largest order (calibrated on the 2-core reference machine: 1.2–2.1× the
-    measured CPU for ρ ∈ [0.05, 5], r ∈ [0.2, 0.5], α up to 50).
-
-    Parameters
-    ----------
-    x : float
-        The group's count.
-    rho : float
-        Level ρ of ρ-zCDP.
-    r : float
-        Relative error r of the group-wise algorithms.
-    alpha : float or array_like
-        Rényi order(s) α > 1.
-
-    Returns
-    -------
-    float
-        Estimated seconds for :func:`renyi_algorithm1_detail` at these orders (0 for memoised ones), from the
-        quadrature it will plan — mixture nodes × y nodes × densities at both resolutions — at ≈ 0.9 ns per node
-        pair (terms 40 nats below the …
-    """
+    measured CPU for ρ ∈ [0.05, 5], r ∈ [0.2, 0.5], α up to 50)."""
     x, rho, r = float(x), float(rho), float(r)
     a = [float(v) for v in np.atleast_1d(alpha)]
     todo = [v for v in a if (x, rho, r, 1.0, v) not in _MEMO]
@@ -582,26 +457,7 @@ def renyi_algorithm1_detail(*, x: float, rho: float, r: float, alpha, fine: floa
 
     **Error estimate**: the whole computation is repeated at 1.5× the resolution (``1.5·fine``); the
     finer value is reported with ``|difference|`` as its error, and set to NaN ("unresolved") when
-    the error exceeds ``ALG1_REL_TOL``·|D| + ``ALG1_ABS_TOL`` or the node budget is exceeded.
-
-    Parameters
-    ----------
-    x : float
-        The group's count.
-    rho : float
-        Level ρ of ρ-zCDP.
-    r : float
-        Relative error r of the group-wise algorithms.
-    alpha : float or array_like
-        Rényi order(s) α > 1.
-    fine : float, default 1.0
-        Refinement factor of the quadrature grid (1: the default resolution).
-
-    Returns
-    -------
-    Algorithm1Divergence
-        Algorithm 1, both directions, maximised over neighbours x ± 1 — computed numerically:
-    """
+    the error exceeds ``ALG1_REL_TOL``·|D| + ``ALG1_ABS_TOL`` or the node budget is exceeded."""
     x = float(_counts(x, "x")[0])
     sigma_from_rho(rho)
     r = check_real("r", r, lo=0.0, lo_open=True, hi=10.0, what=" (relative error)")
@@ -690,26 +546,7 @@ def _alg1_compute(x: float, rho: float, r: float, a: np.ndarray, fine: float) ->
 
 
 def renyi_algorithm1(*, x: float, rho: float, r: float, alpha, fine: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """(up, down) of :func:`renyi_algorithm1_detail`; NaN where unresolved.
-
-    Parameters
-    ----------
-    x : float
-        The group's count.
-    rho : float
-        Level ρ of ρ-zCDP.
-    r : float
-        Relative error r of the group-wise algorithms.
-    alpha : float or array_like
-        Rényi order(s) α > 1.
-    fine : float, default 1.0
-        Refinement factor of the quadrature grid (1: the default resolution).
-
-    Returns
-    -------
-    tuple[numpy.ndarray, numpy.ndarray]
-        (up, down) of :func:`renyi_algorithm1_detail`; NaN where unresolved.
-    """
+    """(up, down) of :func:`renyi_algorithm1_detail`; NaN where unresolved."""
     d = renyi_algorithm1_detail(x=x, rho=rho, r=r, alpha=alpha, fine=fine)
     return d.up, d.down
 
@@ -717,30 +554,7 @@ def renyi_algorithm1(*, x: float, rho: float, r: float, alpha, fine: float = 1.0
 def log_density_algorithm1(y, *, x: float, sigma: float, r: float, neighbours=(), fine: float = 1.0) -> np.ndarray:
     r"""log f_Y(y) for Algorithm 1 (Y = X·U) from the discretised mixture of
     :func:`renyi_algorithm1_detail`; pass the other group sizes the density will be compared with as
-    ``neighbours`` so that all share one discretisation.
-
-    Parameters
-    ----------
-    y : array_like
-        Output values.
-    x : float
-        The group's count.
-    sigma : float
-        Standard deviation σ of the Gaussian step.
-    r : float
-        Relative error r of the group-wise algorithms.
-    neighbours : tuple of float, default ()
-        Neighbouring counts whose densities are evaluated on the same grid.
-    fine : float, default 1.0
-        Refinement factor of the quadrature grid (1: the default resolution).
-
-    Returns
-    -------
-    numpy.ndarray
-        log f_Y(y) for Algorithm 1 (Y = X·U) from the discretised mixture of :func:`renyi_algorithm1_detail`; pass
-        the other group sizes the density will be compared with as ``neighbours`` so that all share one
-        discretisation.
-    """
+    ``neighbours`` so that all share one discretisation."""
     mix = _alg1_mixture([x, *neighbours], sigma, r, fine)
     if mix is None:
         raise InputError(
@@ -762,31 +576,7 @@ def renyi_monte_carlo_algorithm1(
     rng: np.random.Generator | int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Monte Carlo estimate of D_α(M(x)‖M(xn)) for Algorithm 1: draws Y' from the mechanism at
-    ``xn`` and averages (f/f')^α; returns (estimate, standard error of the inner mean's log).
-
-    Parameters
-    ----------
-    x : float
-        The group's count.
-    xn : float
-        The neighbouring count.
-    rho : float
-        Level ρ of ρ-zCDP.
-    r : float
-        Relative error r of the group-wise algorithms.
-    alpha : float or array_like
-        Rényi order(s) α > 1.
-    samples : int, default 200000
-        Number of Monte Carlo samples.
-    rng : numpy.random.Generator or int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    tuple[numpy.ndarray, numpy.ndarray]
-        Monte Carlo estimate of D_α(M(x)‖M(xn)) for Algorithm 1: draws Y' from the mechanism at ``xn`` and averages
-        (f/f')^α; returns (estimate, standard error of the inner mean's log).
-    """
+    ``xn`` and averages (f/f')^α; returns (estimate, standard error of the inner mean's log)."""
     x = float(_counts(x, "x")[0])
     xn = float(_counts(xn, "xn")[0])
     sigma = sigma_from_rho(rho)
@@ -832,27 +622,7 @@ class RenyiCurves:
 
 def renyi_curves(*, algorithm: int, x: float, rho: float, r: float, alpha) -> RenyiCurves:
     """Both directions and the reference line: Algorithm 2 vs the paper's ``α v + ξ``;
-    Algorithm 1 vs ``α ρ`` (valid by post-processing of the Gaussian mechanism).
-
-    Parameters
-    ----------
-    algorithm : int
-        Algorithm 1 (Gaussian then relative rounding) or Algorithm 2.
-    x : float
-        The group's count.
-    rho : float
-        Level ρ of ρ-zCDP.
-    r : float
-        Relative error r of the group-wise algorithms.
-    alpha : float or array_like
-        Rényi order(s) α > 1.
-
-    Returns
-    -------
-    RenyiCurves
-        Both directions and the reference line: Algorithm 2 vs the paper's ``α v + ξ``; Algorithm 1 vs ``α ρ``
-        (valid by post-processing of the Gaussian mechanism).
-    """
+    Algorithm 1 vs ``α ρ`` (valid by post-processing of the Gaussian mechanism)."""
     algorithm = check_int("algorithm", algorithm, lo=1, hi=2, what=" (1 or 2)")
     a = _alphas(alpha)
     xv = float(_counts(x, "x")[0])
@@ -871,21 +641,7 @@ def renyi_curves(*, algorithm: int, x: float, rho: float, r: float, alpha) -> Re
 def curve_checks(curves: RenyiCurves, *, rho: float) -> list:
     """Algorithm 1 is a post-processing of the ρ-zCDP Gaussian step: every shown D_α ≤ αρ
     (unresolved orders are not shown and not checked). Algorithm 2 has no provable bound to check:
-    its comparison with the paper's claim is a finding, not a check.
-
-    Parameters
-    ----------
-    curves : RenyiCurves
-        Rényi divergences of one group in both directions, with the claimed budget.
-    rho : float
-        Level ρ of ρ-zCDP.
-
-    Returns
-    -------
-    list
-        Algorithm 1 is a post-processing of the ρ-zCDP Gaussian step: every shown D_α ≤ αρ (unresolved orders are
-        not shown and not checked).
-    """
+    its comparison with the paper's claim is a finding, not a check."""
     from .checks import check_le
 
     if curves.algorithm != 1:
@@ -915,18 +671,7 @@ def algorithm2_infinite_from(x: float) -> dict:
     * ``up_plus`` and ``down_minus`` (towards the larger scale) stay finite for every α.
 
     ``first`` is the smallest of these: the order from which the claim fails by being infinite.
-    (r cancels.)
-
-    Parameters
-    ----------
-    x : float
-        The group's count.
-
-    Returns
-    -------
-    dict
-        Orders from which Algorithm 2's divergences are +∞, per direction and neighbour.
-    """
+    (r cancels.)"""
     x = float(_counts(x, "x")[0])
     if x == 0:
         return {"down_plus": 1.0, "up_minus": None, "up_plus": 1.0, "down_minus": None, "first": 1.0}
@@ -944,24 +689,7 @@ def algorithm2_violation_orders(*, x: float, r: float, alpha_max: float = 100.0)
     """The smallest order α ∈ (1, ``alpha_max``] at which each of Algorithm 2's four divergences
     (``up_plus`` = D_α(M(x)‖M(x+1)), ``up_minus`` = D_α(M(x)‖M(x−1)), ``down_plus``, ``down_minus``)
     exceeds the claim α v + ξ — found on a fine grid and refined by bisection to 1e-10 — or None
-    if it never does there. ``first`` is the smallest of them.
-
-    Parameters
-    ----------
-    x : float
-        The group's count.
-    r : float
-        Relative error r of the group-wise algorithms.
-    alpha_max : float, default 100.0
-        Largest Rényi order checked.
-
-    Returns
-    -------
-    dict
-        The smallest order α ∈ (1, ``alpha_max``] at which each of Algorithm 2's four divergences (``up_plus`` =
-        D_α(M(x)‖M(x+1)), ``up_minus`` = D_α(M(x)‖M(x−1)), ``down_plus``, ``down_minus``) exceeds the claim α v + ξ
-        — found on a fine grid …
-    """
+    if it never does there. ``first`` is the smallest of them."""
     from scipy.optimize import brentq
 
     x = float(_counts(x, "x")[0])
@@ -1006,19 +734,7 @@ def check_claim(curves: RenyiCurves) -> dict:
     direction is infinite are given per direction and neighbour (:func:`algorithm2_infinite_from`).
     For Algorithm 1, ``unresolved`` lists the orders whose integral could not be resolved and
     ``bound_violation`` is True if a resolved value exceeds αρ — a numerical failure, never a
-    finding (Algorithm 1 is ρ-zCDP by post-processing).
-
-    Parameters
-    ----------
-    curves : RenyiCurves
-        Rényi divergences of one group in both directions, with the claimed budget.
-
-    Returns
-    -------
-    dict
-        Where the claim fails: the smallest violating α per direction (None if it holds on the grid), and whether
-        any direction is infinite.
-    """
+    finding (Algorithm 1 is ρ-zCDP by post-processing)."""
     tol = 1e-9 * np.maximum(1.0, np.abs(np.where(np.isfinite(curves.claimed), curves.claimed, 0)))
     res = {}
     for name, vals in (("up", curves.up), ("down", curves.down)):
@@ -1039,22 +755,7 @@ def check_claim(curves: RenyiCurves) -> dict:
 
 
 def zipf_counts(*, k: int, total: int, s: float = 1.0) -> np.ndarray:
-    """k group counts with Zipf shares ∝ 1/rank^s, rounded to integers summing to ``total``.
-
-    Parameters
-    ----------
-    k : int
-        Number of groups.
-    total : int
-        Total number of people.
-    s : float, default 1.0
-        Zipf exponent s.
-
-    Returns
-    -------
-    numpy.ndarray
-        k group counts with Zipf shares ∝ 1/rank^s, rounded to integers summing to ``total``.
-    """
+    """k group counts with Zipf shares ∝ 1/rank^s, rounded to integers summing to ``total``."""
     k = check_int("k", k, lo=1, hi=10_000, what=" (number of groups)")
     total = check_int("total", total, lo=0, hi=10**12, what=" (total people)")
     s = check_real("s", s, lo=0.0, hi=10.0, what=" (Zipf exponent)")
@@ -1072,28 +773,7 @@ def divergence_vs_size(*, sizes, alphas, rho: float, r: float, algorithm: int = 
     each α, whether the loss is non-increasing in the size over the given sizes — the open question,
     answered numerically for these parameters. For Algorithm 1, ``error`` is the numerical error
     estimate and ``loss`` is NaN where the integral could not be resolved (such sizes are skipped
-    by the monotonicity check and listed in ``attrs["unresolved"]``).
-
-    Parameters
-    ----------
-    sizes : array_like
-        Group sizes.
-    alphas : array_like
-        Rényi orders α.
-    rho : float
-        Level ρ of ρ-zCDP.
-    r : float
-        Relative error r of the group-wise algorithms.
-    algorithm : int, default 1
-        Algorithm 1 (Gaussian then relative rounding) or Algorithm 2.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Worst-direction loss ``max(up, down)`` at each group size and order α (tidy DataFrame with columns size,
-        alpha, up, down, loss, error, reference), plus ``attrs["non_increasing"]``: for each α, whether the loss is
-        non-increasing in the …
-    """
+    by the monotonicity check and listed in ``attrs["unresolved"]``)."""
     import pandas as pd
 
     sizes = np.unique(_counts(sizes, "sizes"))
@@ -1135,22 +815,7 @@ def loss_monotonicity(df: pd.DataFrame, *, rel_tol: float = 1e-9) -> dict:
     the size, the first rise (size before, size after) and the smallest size from which it never
     rises again (None if it rises at the last step). A rise counts only when it exceeds the two
     points' numerical error estimates plus ``rel_tol`` relative and ``ALG1_ABS_TOL``; unresolved
-    (NaN) points are skipped.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        A (size, alpha, loss[, error]) table.
-    rel_tol : float, default 1e-09
-        Relative tolerance of a rise.
-
-    Returns
-    -------
-    dict
-        For each α in a (size, alpha, loss[, error]) table: whether the loss is non-increasing in the size, the
-        first rise (size before, size after) and the smallest size from which it never rises again (None if it rises
-        at the last step).
-    """
+    (NaN) points are skipped."""
     rel_tol = check_real("rel_tol", rel_tol, lo=0.0, hi=1.0)
     out = {}
     for al, g in df.groupby("alpha"):
@@ -1182,24 +847,6 @@ def group_summary(counts, *, rho: float, r: float, algorithm: int, alpha_max: fl
     holds on all of (1, ``alpha_max``]).
     Algorithm 1: promise ``α ρ`` (post-processing); actual computed numerically at α = 2; the claim
     holds for every α (``inf``).
-
-    Parameters
-    ----------
-    counts : array_like
-        Group counts (non-negative whole numbers).
-    rho : float
-        Level ρ of ρ-zCDP.
-    r : float
-        Relative error r of the group-wise algorithms.
-    algorithm : int
-        Algorithm 1 (Gaussian then relative rounding) or Algorithm 2.
-    alpha_max : float, default 20.0
-        Largest Rényi order checked.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Per group, in plain terms: the accuracy bound, the promise and what the group actually gets.
     """
     import pandas as pd
 
@@ -1245,28 +892,7 @@ def group_summary(counts, *, rho: float, r: float, algorithm: int, alpha_max: fl
 def release_summary(
     counts, *, rho: float, r: float, algorithm: int, trials: int, rng: np.random.Generator | int | None = None
 ) -> pd.DataFrame:
-    """Simulated releases per group: mean, 2.5/97.5 % quantiles, E|error| and the accuracy bound.
-
-    Parameters
-    ----------
-    counts : array_like
-        Group counts (non-negative whole numbers).
-    rho : float
-        Level ρ of ρ-zCDP.
-    r : float
-        Relative error r of the group-wise algorithms.
-    algorithm : int
-        Algorithm 1 (Gaussian then relative rounding) or Algorithm 2.
-    trials : int
-        Number of independent Monte Carlo repetitions.
-    rng : numpy.random.Generator or int or None
-        Random stream, or a seed for one (never the global numpy state).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Simulated releases per group: mean, 2.5/97.5 % quantiles, E|error| and the accuracy bound.
-    """
+    """Simulated releases per group: mean, 2.5/97.5 % quantiles, E|error| and the accuracy bound."""
     import pandas as pd
 
     x = _counts(counts)
@@ -1283,3 +909,6 @@ def release_summary(
             "bound": accuracy_bound(x, rho=rho, r=r, algorithm=algorithm),
         }
     )
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -16,6 +16,7 @@ import pandas as pd
 
 from .. import bcdp_exact as ex
 from .. import scenario as sc
+from .._doc import document
 from ..bcdp import Allocation, mse_bound_thm2, privacy_allocation, translate_delta_to_c
 from ..bcdp_exact import ExactReport
 from ..registry import PageSpec
@@ -95,18 +96,7 @@ PRESETS = {
 
 
 def levels_text(v) -> list[str]:
-    """An exact level as text: a number to 4 significant digits, or ∞.
-
-    Parameters
-    ----------
-    v : float
-        An exact level (possibly ∞).
-
-    Returns
-    -------
-    list[str]
-        An exact level as text: a number to 4 significant digits, or ∞.
-    """
+    """An exact level as text: a number to 4 significant digits, or ∞."""
     return ["∞" if math.isinf(x) else f"{x:.4g}" for x in np.atleast_1d(v)]
 
 
@@ -143,20 +133,7 @@ class GuaranteeLabResult(Result):
 @sc.page_run
 def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
     """Tables: ``bcdp_example1``, ``bcdp_example2``, ``bcdp_rr_vs_bounds``, ``bcdp_tradeoff``,
-    ``bcdp_translator``. Exact (no randomness).
-
-    Parameters
-    ----------
-    s : GuaranteeLab
-        The page's scenario.
-    options : RunOptions
-        How the run is carried out (budget, executor, progress, upload); None: the page's defaults.
-
-    Returns
-    -------
-    GuaranteeLabResult
-        Tables: ``bcdp_example1``, ``bcdp_example2``, ``bcdp_rr_vs_bounds``, ``bcdp_tradeoff``, ``bcdp_translator``.
-    """
+    ``bcdp_translator``. Exact (no randomness)."""
     sc.check_budget(s, options.budget)
     prior1, mech1 = ex.example1(a=s.a, b=s.b, c=s.c)
     rep1 = ex.exact_report(prior1, mech1)
@@ -281,3 +258,6 @@ def summarize(result: GuaranteeLabResult) -> tuple[str, ...]:
         "no test of its value does better than that trade-off.",
         f"Translator: Theorem 2 delivers LDP level {lv[0]:.3g}, Proposition 6 {lv[1]:.3g} for the same demands.",
     )
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

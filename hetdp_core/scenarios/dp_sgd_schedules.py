@@ -16,6 +16,7 @@ import pandas as pd
 
 from .. import dpsgd as sg
 from .. import scenario as sc
+from .._doc import document
 from ..registry import PageSpec
 from ..scenario import Boolean, Cost, InputError, Interval, Numbers, Options, Result, param
 
@@ -124,22 +125,7 @@ PRESETS = {
 
 
 def schedules(s: DpSgdSchedules, *, priv: str | None = None, kappa: float | None = None):
-    """(γ, a, θ, Δ): learning rates, privacy schedule, noise scales (Theorem 36) and the sensitivity.
-
-    Parameters
-    ----------
-    s : DpSgdSchedules
-        The page's scenario.
-    priv : str or None
-        Privacy schedule kind (default: the scenario's).
-    kappa : float or None
-        Privacy decay κ (default: the scenario's).
-
-    Returns
-    -------
-    Any
-        (γ, a, θ, Δ): learning rates, privacy schedule, noise scales (Theorem 36) and the sensitivity.
-    """
+    """(γ, a, θ, Δ): learning rates, privacy schedule, noise scales (Theorem 36) and the sensitivity."""
     g = sg.learning_rates(
         schedule=s.lr,
         steps=s.steps,
@@ -155,18 +141,7 @@ def schedules(s: DpSgdSchedules, *, priv: str | None = None, kappa: float | None
 
 
 def data(s: DpSgdSchedules) -> tuple[np.ndarray, np.ndarray]:
-    """The example's data and its minimiser β*, from the scenario's seed.
-
-    Parameters
-    ----------
-    s : DpSgdSchedules
-        The page's scenario.
-
-    Returns
-    -------
-    tuple[numpy.ndarray, numpy.ndarray]
-        The example's data and its minimiser β*, from the scenario's seed.
-    """
+    """The example's data and its minimiser β*, from the scenario's seed."""
     rng = np.random.default_rng([s.seed, 0])
     x = sg.example33_data(n=s.n, Lambda=s.Lambda, rng=rng) if s.problem == "mean" else sg.example34_data(n=s.n, rng=rng)
     return x, sg.reference_optimum(problem=s.problem, data=x, lam=s.lam)
@@ -206,22 +181,7 @@ class DpSgdResult(Result):
 def run(s: DpSgdSchedules, *, options: sc.RunOptions) -> DpSgdResult:
     """Tables: ``dpsgd_schedule`` (γ_h, a_h, θ_h, ε·a_h), ``dpsgd_region`` (the boundary 2κ + ρ = 2 and
     your point), ``dpsgd_bound_terms`` (A1, A2, A3 vs N), ``dpsgd_trajectories`` (median and 10/90 %
-    of ‖β^(h) − β*‖ per method).
-
-    Parameters
-    ----------
-    s : DpSgdSchedules
-        The page's scenario.
-    options : RunOptions
-        How the run is carried out (budget, executor, progress, upload); None: the page's defaults.
-
-    Returns
-    -------
-    DpSgdResult
-        Tables: ``dpsgd_schedule`` (γ_h, a_h, θ_h, ε·a_h), ``dpsgd_region`` (the boundary 2κ + ρ = 2 and your
-        point), ``dpsgd_bound_terms`` (A1, A2, A3 vs N), ``dpsgd_trajectories`` (median and 10/90 % of ‖β^(h) − β*‖
-        per method).
-    """
+    of ‖β^(h) − β*‖ per method)."""
     sc.check_budget(s, options.budget)
     g, a, th, sens = schedules(s)
     x, target = data(s)
@@ -332,3 +292,6 @@ def summarize(result: DpSgdResult) -> tuple[str, ...]:
     for name, err in result.final_errors.items():
         out.append(f"{name}: final distance to β* median {float(np.median(err)):.3g} over {len(err)} runs.")
     return tuple(out)
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import scenario as sc
+from .._doc import document
 from ..bcdp import MAX_EPS, Allocation, privacy_allocation
 from ..bcdp_sim import (
     MAX_CELLS_CLI,
@@ -164,29 +165,7 @@ def paper_preset(
     seed: int = 0,
 ) -> FeaturePrivacy:
     """The scenario of a paper figure (``fig3``, ``fig4a``, ``fig4b``); ``variant`` ``published``
-    uses the printed Duchi constant, ball projection and unprojected baseline.
-
-    Parameters
-    ----------
-    key : str
-        The paper figure.
-    variant : str, default 'corrected'
-        The corrected mechanism, or as published (printed constant, ball projection, unprojected baseline).
-    trials : int or None
-        Monte Carlo trials (default: the paper's).
-    n : int or None
-        Number of users (default: the paper's).
-    q : float or None
-        Correlation q (default: the paper's).
-    seed : int, default 0
-        Root seed; each point or method derives its own stream from it.
-
-    Returns
-    -------
-    FeaturePrivacy
-        The scenario of a paper figure (``fig3``, ``fig4a``, ``fig4b``); ``variant`` ``published`` uses the printed
-        Duchi constant, ball projection and unprojected baseline.
-    """
+    uses the printed Duchi constant, ball projection and unprojected baseline."""
     if key not in PAPER_PRESETS:
         raise InputError(f"preset must be one of {', '.join(sorted(PAPER_PRESETS))}; got {key!r}.")
     p = PAPER_PRESETS[key]
@@ -313,20 +292,7 @@ def run(s: FeaturePrivacy, *, options: sc.RunOptions) -> FeaturePrivacyResult:
     Tables: ``bcdp_guarantee`` (Proposition 4 per feature), ``bcdp_stages`` (Mechanism 1),
     ``bcdp_mse_summary`` (median, quartiles, exact pre-projection MSE, bound shapes per point and
     method) and ``bcdp_mse_errors`` (one squared ℓ2 error per trial). Each sweep point draws from
-    ``SeedSequence([seed, value])``, so a point's numbers do not depend on the other points.
-
-    Parameters
-    ----------
-    s : FeaturePrivacy
-        The page's scenario.
-    options : RunOptions
-        How the run is carried out (budget, executor, progress, upload); None: the page's defaults.
-
-    Returns
-    -------
-    FeaturePrivacyResult
-        Allocation, guarantee table, stages and the MSE sweep of one scenario.
-    """
+    ``SeedSequence([seed, value])``, so a point's numbers do not depend on the other points."""
     sc.check_budget(s, options.budget)
     delta_vec = s.delta_vector()
     d = delta_vec.size
@@ -467,3 +433,6 @@ def summarize(result: FeaturePrivacyResult) -> tuple[str, ...]:
         f"({AXES[s.axis]}); min-δ LDP's median error is {np.nanmin(ratio):.2g}× to {np.nanmax(ratio):.2g}× "
         "M_mean's.",
     )
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -16,6 +16,7 @@ import pandas as pd
 
 from .. import scenario as sc
 from .. import zcdp
+from .._doc import document
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Numbers, Options, Result, RunOptions, param
 from ..zcdp import RenyiCurves
@@ -183,22 +184,7 @@ def run(s: GroupwiseZcdp, *, options: RunOptions) -> GroupwiseZcdpResult:
     """Tables: ``zcdp_releases`` (simulated releases per group), ``zcdp_renyi_curve`` (D_α of the
     chosen group, both directions), ``zcdp_claimed_budgets`` (v, ξ vs size), ``zcdp_group_summary``
     (promised vs actual; Algorithm 1 only up to 40 groups) and ``zcdp_loss_vs_size`` (the open
-    question: Algorithm 1's loss vs size for α = 2, 5, 10).
-
-    Parameters
-    ----------
-    s : GroupwiseZcdp
-        The page's scenario.
-    options : RunOptions
-        How the run is carried out (budget, executor, progress, upload); None: the page's defaults.
-
-    Returns
-    -------
-    GroupwiseZcdpResult
-        Tables: ``zcdp_releases`` (simulated releases per group), ``zcdp_renyi_curve`` (D_α of the chosen group,
-        both directions), ``zcdp_claimed_budgets`` (v, ξ vs size), ``zcdp_group_summary`` (promised vs actual;
-        Algorithm 1 only up to 40 …
-    """
+    question: Algorithm 1's loss vs size for α = 2, 5, 10)."""
     sc.check_budget(s, options.budget)
     counts, algorithm, alphas, scan_alphas, scan_sizes = _plan(s)
     stats = zcdp.release_summary(counts, rho=s.rho, r=s.r, algorithm=algorithm, trials=s.trials, rng=s.seed)
@@ -325,3 +311,6 @@ def summarize(result: GroupwiseZcdpResult) -> tuple[str, ...]:
             else ""
         )
     return (head + verdict + ".", f"{result.counts.size} groups, {int(result.counts.sum()):,} people.")
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -14,6 +14,7 @@ import pandas as pd
 
 from .. import mechanisms as mc
 from .. import scenario as sc
+from .._doc import document
 from ..dptest import histogram_privacy_test
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Numbers, Result, RunOptions, Scenario, param
@@ -183,21 +184,7 @@ class MechanismLabResult(Result):
 @sc.page_run
 def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
     """Tables: ``mech_noise_densities``, ``mech_pareto_mse``, ``mech_example8``,
-    ``mech_smooth_sensitivity``, ``mech_bounded_laplace``, ``mech_exponential``.
-
-    Parameters
-    ----------
-    s : MechanismLab
-        The page's scenario.
-    options : RunOptions
-        How the run is carried out (budget, executor, progress, upload); None: the page's defaults.
-
-    Returns
-    -------
-    MechanismLabResult
-        Tables: ``mech_noise_densities``, ``mech_pareto_mse``, ``mech_example8``, ``mech_smooth_sensitivity``,
-        ``mech_bounded_laplace``, ``mech_exponential``.
-    """
+    ``mech_smooth_sensitivity``, ``mech_bounded_laplace``, ``mech_exponential``."""
     sc.check_budget(s, options.budget)
     eps, delta, sens, trials, seed = s.eps, s.delta, s.sens, s.trials, s.seed
     # noise: analytic densities and variances
@@ -380,3 +367,6 @@ def summarize(result: MechanismLabResult) -> tuple[str, ...]:
         f"Bounded Laplace on [{s.bl_lower:g}, {s.bl_upper:g}] needs scale b = {result.b:.3g}; plain Laplace puts "
         f"{result.share['exact']:.1%} of its releases outside the domain (exact).",
     )
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -17,6 +17,7 @@ import pandas as pd
 
 from .. import hetero as ht
 from .. import scenario as sc
+from .._doc import document
 from ..datasets import SOURCE_SYNONYMS, SOURCES, data_path
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Numbers, Options, Result, check_budget, param
@@ -143,20 +144,7 @@ def bins_needed(*, dataset: str, problem: str, k: int) -> int | None:
 
 
 def load_data(s: PerUserPrivacy, upload: bytes | None = None) -> tuple[np.ndarray, int, str]:
-    """(values, number of bins, description) for the scenario's dataset.
-
-    Parameters
-    ----------
-    s : PerUserPrivacy
-        The page's scenario.
-    upload : bytes or None
-        An uploaded CSV (untrusted), for ``dataset = upload``.
-
-    Returns
-    -------
-    tuple[numpy.ndarray, int, str]
-        (values, number of bins, description) for the scenario's dataset.
-    """
+    """(values, number of bins, description) for the scenario's dataset."""
     if s.dataset == "synthetic":
         x = (
             ht.synthetic_frequency(n=s.n, k=s.k, profile=s.profile, rng=s.seed)
@@ -185,20 +173,7 @@ def load_data(s: PerUserPrivacy, upload: bytes | None = None) -> tuple[np.ndarra
 
 
 def demands(s: PerUserPrivacy, x: np.ndarray) -> np.ndarray:
-    """Every user's demanded ε_i under the scenario's demand profile (by value or by groups).
-
-    Parameters
-    ----------
-    s : PerUserPrivacy
-        The page's scenario.
-    x : numpy.ndarray
-        Every user's value.
-
-    Returns
-    -------
-    numpy.ndarray
-        Every user's demanded ε_i under the scenario's demand profile (by value or by groups).
-    """
+    """Every user's demanded ε_i under the scenario's demand profile (by value or by groups)."""
     if s.demand == "by_value":
         bins = x if s.problem == "frequency" else ht.value_bins(x, bins=len(s.eps_by_bin))
         return ht.demand_by_bin(bins, eps_by_bin=s.eps_by_bin)
@@ -263,21 +238,7 @@ class PerUserResult(Result):
 @sc.page_run
 def run(s: PerUserPrivacy, *, options: sc.RunOptions) -> PerUserResult:
     """Tables: ``hetero_summary`` (PAC error, MSE, b, bias bound per algorithm), ``hetero_errors``
-    (error samples), ``hetero_weights`` (demands and each weighting's weights).
-
-    Parameters
-    ----------
-    s : PerUserPrivacy
-        The page's scenario.
-    options : RunOptions
-        How the run is carried out (budget, executor, progress, upload); None: the page's defaults.
-
-    Returns
-    -------
-    PerUserResult
-        Tables: ``hetero_summary`` (PAC error, MSE, b, bias bound per algorithm), ``hetero_errors`` (error samples),
-        ``hetero_weights`` (demands and each weighting's weights).
-    """
+    (error samples), ``hetero_weights`` (demands and each weighting's weights)."""
     # an upload's size is known from its bytes before it is parsed: the estimate uses its row count
     upload, budget = options.upload, options.budget
     rows = (upload.count(b"\n") or upload.count(b"\r")) if (s.dataset == "upload" and upload) else None
@@ -409,3 +370,6 @@ def summarize(result: PerUserResult) -> tuple[str, ...]:
         uni = float(t.loc[t["algorithm"] == "UNI", pac].iloc[0])
         out.append(f"Uniform weights (UNI) reach {uni:.3g}: {uni / best[pac]:.2g}× the best.")
     return tuple(out)
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -16,6 +16,7 @@ import pandas as pd
 
 from .. import regression as rg
 from .. import scenario as sc
+from .._doc import document
 from ..datasets import SOURCE_SYNONYMS, SOURCES, data_path
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Options, Result, RunOptions, check_budget, param
@@ -162,22 +163,7 @@ class PrivateRegressionResult(Result):
 def run(s: PrivateRegression, *, options: RunOptions) -> PrivateRegressionResult:
     """Tables: ``regression_trajectory`` (distance to θ* per gradient step and method) and
     ``regression_excess_risk`` (per sweep value and method: median, quartiles, runs stopped because
-    f̂ was not convex). ``upload`` is the CSV for ``source = upload``.
-
-    Parameters
-    ----------
-    s : PrivateRegression
-        The page's scenario.
-    options : RunOptions
-        How the run is carried out (budget, executor, progress, upload); None: the page's defaults.
-
-    Returns
-    -------
-    PrivateRegressionResult
-        Tables: ``regression_trajectory`` (distance to θ* per gradient step and method) and
-        ``regression_excess_risk`` (per sweep value and method: median, quartiles, runs stopped because f̂ was not
-        convex).
-    """
+    f̂ was not convex). ``upload`` is the CSV for ``source = upload``."""
     check_budget(s, options.budget)
     data = data_bytes_for(s, options.upload)
     common, n_feat, k = _settings(s, data)
@@ -320,3 +306,6 @@ def summarize(result: PrivateRegressionResult) -> tuple[str, ...]:
             f"At {s.axis} = {best[s.axis]:g} the lowest median excess risk is {best['median']:.3g} ({best['method']})."
         )
     return tuple(out)
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -67,20 +67,8 @@ def cmd_mse(a) -> int:
     if a.d is not None and a.d != len(delta):
         raise CliError(f"--d is {a.d} but --delta has {len(delta)} entries; give one demand per feature.")
     qs = parse_list(a.q, "--q")
-    summary, errors = sweep(
-        axis="q",
-        values=qs,
-        delta=delta,
-        eps=a.eps,
-        q=qs[0],
-        zeta=a.zeta,
-        n=a.n,
-        trials=a.trials,
-        seed=a.seed,
-        projection=a.projection,
-        baseline_projection=a.baseline_projection,
-        scale=a.duchi_scale,
-    )
+    same = {k: getattr(a, k) for k in ("eps", "zeta", "n", "trials", "seed", "projection", "baseline_projection")}
+    summary, errors = sweep(axis="q", values=qs, delta=delta, q=qs[0], scale=a.duchi_scale, **same)
     results = []
     for q in qs:
         rows = {m: r for m, r in summary[summary["q"] == q].set_index("method").iterrows()}
