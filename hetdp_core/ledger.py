@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from ._doc import document
 from ._validate import InputError
 from .memo import Memo
+from .scenario import split_list
 
 __all__ = [
     "Release",
@@ -300,7 +301,7 @@ def plan_from_records(records, *, groups=()) -> Plan:
                 del rec[k]
         g = rec.get("groups", EVERYONE)
         if isinstance(g, str):
-            g = [x.strip() for x in g.split(",") if x.strip()] or [EVERYONE]
+            g = split_list(f"groups of release {rec.get('name', '?')!r}", g) or [EVERYONE]
         if isinstance(rec.get("repeat"), float) and float(rec["repeat"]).is_integer():
             rec["repeat"] = int(rec["repeat"])
         rows.append({**rec, "groups": list(g)})

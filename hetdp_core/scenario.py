@@ -75,19 +75,19 @@ def log_grid(lo: float, hi: float, per_decade: int = 12, extra=()) -> tuple[floa
 
 @dataclass(frozen=True)
 class Spec:
-    """What one scenario parameter accepts.
+    """What one scenario parameter accepts, resolved from its :class:`Constraint` (the form every
+    parser, widget and message reads).
 
     kind: ``float`` | ``int`` | ``choice`` | ``bool`` | ``floats`` (a tuple of floats) | ``choices``
     (a tuple of names from ``choices``) | ``text``.
-    ``lo``/``hi`` bound numbers (and every entry of ``floats``); ``grid`` is a slider's grid (values
-    snap to the nearest grid point); ``allow_inf`` admits +∞ in ``floats``; ``min_len``/``max_len``
-    bound list lengths; ``label`` names the parameter in plain words in messages."""
+    ``lo``/``hi`` bound numbers (and every entry of ``floats``); ``allow_inf`` admits +∞ in
+    ``floats``; ``min_len``/``max_len`` bound list lengths; ``label`` names the parameter in plain
+    words in messages."""
 
     kind: str
     lo: float | None = None
     hi: float | None = None
     choices: tuple = ()
-    grid: tuple | None = None
     allow_inf: bool = False
     min_len: int = 1
     max_len: int = 200
@@ -190,7 +190,7 @@ class Text(Constraint):
 
 def param(default: Any, constraint: Constraint, label: str = "", **extra) -> Any:
     """A scenario field: its default, its :class:`Constraint`, its name in plain words (messages,
-    widgets) and optionally a slider ``grid`` or ``synonyms`` (use inside a frozen dataclass body)."""
+    widgets) and optionally other accepted spellings ``synonyms`` (use inside a frozen dataclass body)."""
     if isinstance(default, list):
         default = tuple(default)
     return field(default=default, metadata={"spec": Spec(**constraint.spec_fields(), label=label, **extra)})
@@ -242,8 +242,6 @@ def _number(name: str, spec: Spec, v: Any, *, integer: bool = False, entry: str 
         raise InputError(f"{where} must be a whole number; got {v:g}. Round it.")
     if math.isfinite(v) and ((spec.lo is not None and v < spec.lo) or (spec.hi is not None and v > spec.hi)):
         raise InputError(f"{where} must be in {_range(spec)}; got {v:g}. Use a value in that range.")
-    if spec.grid is not None and math.isfinite(v):
-        v = float(min(spec.grid, key=lambda g: abs(g - v)))  # snap to the slider's grid
     return v
 
 

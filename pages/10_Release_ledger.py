@@ -19,7 +19,7 @@ from hetdp_core.ledger import (
     plan_toml,
     solve_noise,
 )
-from hetdp_core.scenario import FPR_GRID, InputError
+from hetdp_core.scenario import FPR_GRID, InputError, split_list
 from hetdp_ui.common import app_base_url, below_fpr, chart, csv_download, show_input_error, target_tpr_input
 from hetdp_ui.ledger_figures import spend_figure, totals_figure
 from hetdp_ui.nav import doc_link, sidebar_nav
@@ -166,7 +166,7 @@ edited = st.data_editor(
 
 # ------------------------------------------------------------------ the ledger
 try:
-    plan = plan_from_records(edited.to_dict(orient="records"), groups=[g for g in groups_text.split(",") if g.strip()])
+    plan = plan_from_records(edited.to_dict(orient="records"), groups=split_list("groups", groups_text))
     result = ledger(plan, delta=delta, budget=budget, fpr=fpr, levels_of=view_levels_cached)
 except InputError as exc:
     show_input_error(exc)
