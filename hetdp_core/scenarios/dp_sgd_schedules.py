@@ -290,7 +290,8 @@ def summarize(result: DpSgdResult) -> tuple[str, ...]:
         f"to θ_N = {result.theta[-1]:.3g} over N = {s.steps} steps (gradient sensitivity Δ = {result.sensitivity:g})."
     ]
     for name, err in result.final_errors.items():
-        out.append(f"{name}: final distance to β* median {float(np.median(err)):.3g} over {len(err)} runs.")
+        runs = f"{len(err)} run" + ("s" if len(err) != 1 else "")
+        out.append(f"{name}: final distance to β* median {float(np.median(err)):.3g} over {runs}.")
     return tuple(out)
 
 
