@@ -1,10 +1,14 @@
 """Scenarios: one typed, validated question per page, serialised as the page's URL query string.
 
-A scenario is a frozen dataclass whose fields each carry a :class:`Spec` (kind, bounds, grid,
-length). The *same* spec parses a URL parameter, validates a value set in Python, bounds the page's
-widget and the CLI's ``--query`` — one definition per input. ``run(scenario)`` in the page's module
-(:mod:`hetdp_core.scenarios`) computes everything the page shows and returns a :class:`Result`
-whose :meth:`Result.tables` are exactly the tables the page offers for download.
+A scenario is a frozen dataclass whose fields are declared once with :func:`param` and a
+:class:`Constraint` (:class:`Interval`, :class:`Options`, :class:`Subset`, :class:`Numbers`,
+:class:`Boolean`, :class:`Text`), resolved to a :class:`Spec`. The *same* spec parses a URL
+parameter, validates a value set in Python, bounds the page's widget and the CLI's ``--query`` /
+``--set`` — one definition, one limit and one message per input. ``run(scenario, *, options)`` in
+the page's module (:mod:`hetdp_core.scenarios`) computes everything the page shows — how it runs is
+a :class:`RunOptions` — and returns the page's subclass of :class:`Result`, whose
+:meth:`Result.tables` are exactly the tables the page offers for download; :func:`in_short` says
+what it found in a few sentences.
 
 Serialisation: ``to_query()`` writes every field (floats with ``repr`` so that they round-trip
 exactly, ``inf`` for +∞, lists comma-separated, booleans ``1``/``0``); ``from_query(mapping)``
