@@ -372,6 +372,7 @@ scenarios.feature_privacy:n | int or None | Number of users (default: the paper'
 scenarios.feature_privacy:q | float or None | Correlation q (default: the paper's).
 scenarios.dp_sgd_schedules:kappa | float or None | Privacy decay κ (default: the scenario's).
 regression:rho | float | Decay exponent ρ of the ``poly`` learning-rate schedule.
+bcdp_sim.sweep:kwargs | Any | The arguments of :func:`sweep_points`.
 scenario.param:extra | Any | Other fields of the :class:`Spec`, e.g. other accepted spellings ``synonyms``.
 scenario.log_grid:extra | iterable of float | Values added to the grid.
 solve:upload | bytes or None | An uploaded CSV (untrusted), for ``dataset = upload``.

@@ -41,6 +41,7 @@ __all__ = [
     "check_cost",
     "run_point",
     "sweep",
+    "sweep_points",
     "guarantee_report",
     "point_rng",
     "check_sweep_size",
@@ -310,7 +311,7 @@ def _point_delta(axis: str, value, *, delta_vec, d, f, delta, eps):
     return delta_vec
 
 
-def sweep(
+def sweep_points(
     *,
     axis: str,
     values: Sequence[float],
@@ -329,22 +330,11 @@ def sweep(
     scale: str = "unbiased",
     max_cells: int = MAX_CELLS_CLI,
     progress: Callable[[float, str], None] | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Run :func:`run_point` along one axis and return ``(summary, errors)`` tidy DataFrames.
-
-    * ``axis="q"``: the demand vector ``delta`` is fixed, q takes ``values`` (ζ heuristic per q
-      unless ``zeta`` is given);
-    * ``axis="n"``: ``delta`` fixed, n takes ``values``;
-    * ``axis="d"``: two-group demands, the first round(d·f) features at ``delta_sensitive``, the
-      rest at ε, for each d in ``values``;
-    * ``axis="f"``: dimension ``d``, fraction f of sensitive features takes ``values``.
-
-    ``summary`` has one row per (x, method) with median, q25, q75, mean, exact (closed-form,
-    pre-projection) MSE, the Theorem 2 bound shape and Corollary 1 (both with constant 1); ``errors`` has
-    one row per (x, method, trial).
-    """
-    import pandas as pd
-
+) -> list[tuple[float, int, np.ndarray, PointResult]]:
+    """Run :func:`run_point` at every point of one axis (see :func:`sweep` for the axes): one
+    ``(value, users, demand vector, PointResult)`` per point, each point drawing from
+    :func:`point_rng` of (``seed``, value). No tables are built (the command line's ``bcdp mse`` needs
+    none, nor pandas)."""
     axis = check_choice("axis", axis, AXES)
     values = check_vector("values", values, min_length=1, max_length=60, what=" (sweep points)")
     seed = check_int("seed", seed, lo=0, hi=2**63 - 1, what=" (random seed)")
@@ -370,17 +360,16 @@ def sweep(
     _, ns = _sweep_shapes(axis, values, d, n)
     check_sweep_size(axis=axis, values=values, d=d, n=n, trials=trials, limit=max_cells)
 
-    rows, err_rows = [], []
+    points = []
     for i, v in enumerate(values):
         if progress:
             progress(i / values.size, f"{axis} = {v:g}")
         dv = _point_delta(axis, v, delta_vec=delta_vec, d=d, f=f, delta=delta_sensitive, eps=eps)
-        qq = float(v) if axis == "q" else q
         res = run_point(
             n=ns[i],
             delta=dv,
             eps=eps,
-            q=qq,
+            q=float(v) if axis == "q" else q,
             zeta=zeta,
             trials=trials,
             rng=point_rng(seed, float(v)),
@@ -389,13 +378,39 @@ def sweep(
             scale=scale,
             max_cells=max_cells,
         )
+        points.append((float(v), int(ns[i]), dv, res))
+    if progress:
+        progress(1.0, "done")
+    return points
+
+
+def sweep(**kwargs) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Run :func:`run_point` along one axis and return ``(summary, errors)`` tidy DataFrames
+    (``kwargs``: those of :func:`sweep_points`).
+
+    * ``axis="q"``: the demand vector ``delta`` is fixed, q takes ``values`` (ζ heuristic per q
+      unless ``zeta`` is given);
+    * ``axis="n"``: ``delta`` fixed, n takes ``values``;
+    * ``axis="d"``: two-group demands, the first round(d·f) features at ``delta_sensitive``, the
+      rest at ε, for each d in ``values``;
+    * ``axis="f"``: dimension ``d``, fraction f of sensitive features takes ``values``.
+
+    ``summary`` has one row per (x, method) with median, q25, q75, mean, exact (closed-form,
+    pre-projection) MSE, the Theorem 2 bound shape and Corollary 1 (both with constant 1); ``errors`` has
+    one row per (x, method, trial).
+    """
+    import pandas as pd
+
+    axis = check_choice("axis", kwargs.get("axis"), AXES)
+    rows, err_rows = [], []
+    for v, users, dv, res in sweep_points(**kwargs):
         for method, errs, exact, bound, cor in (
             ("M_mean (BCDP)", res.errors_mmean, res.exact_mmean, res.bound_shape, res.corollary1),
             ("min-δ LDP", res.errors_baseline, res.exact_baseline, np.nan, np.nan),
         ):
             rows.append(
                 {
-                    axis: float(v),
+                    axis: v,
                     "method": method,
                     **_summary(errs),
                     "exact_mse": exact,
@@ -404,14 +419,10 @@ def sweep(
                     "ldp_level": res.allocation.ldp_level if method.startswith("M") else res.baseline_level,
                     "seconds": res.seconds,
                     "d": dv.size,
-                    "n": ns[i],
+                    "n": users,
                 }
             )
-            err_rows.append(
-                pd.DataFrame({axis: float(v), "method": method, "trial": np.arange(errs.size), "sq_error": errs})
-            )
-    if progress:
-        progress(1.0, "done")
+            err_rows.append(pd.DataFrame({axis: v, "method": method, "trial": np.arange(errs.size), "sq_error": errs}))
     return pd.DataFrame(rows), pd.concat(err_rows, ignore_index=True)
 
 

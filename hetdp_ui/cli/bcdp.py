@@ -57,37 +57,31 @@ def cmd_c_vector(a) -> int:
 
 
 def cmd_mse(a) -> int:
-    """The core's Monte Carlo sweep along q (:func:`hetdp_core.bcdp_sim.sweep`, the computation of
-    each Feature-privacy sweep point, same seeds), with every switch of the channel — combinations the
+    """The core's Monte Carlo sweep along q (:func:`hetdp_core.bcdp_sim.sweep_points`, the computation
+    of each Feature-privacy sweep point, same seeds), with every switch of the channel — combinations the
     page does not offer. ``hetdp run Feature_privacy`` gives the page's whole view."""
-    from hetdp_core.bcdp import privacy_allocation
-    from hetdp_core.bcdp_sim import sweep
+    from hetdp_core.bcdp_sim import sweep_points
 
     delta = parse_list(a.delta, "--delta")
     if a.d is not None and a.d != len(delta):
         raise CliError(f"--d is {a.d} but --delta has {len(delta)} entries; give one demand per feature.")
     qs = parse_list(a.q, "--q")
     same = {k: getattr(a, k) for k in ("eps", "zeta", "n", "trials", "seed", "projection", "baseline_projection")}
-    summary, errors = sweep(axis="q", values=qs, delta=delta, q=qs[0], scale=a.duchi_scale, **same)
-    results = []
-    for q in qs:
-        rows = {m: r for m, r in summary[summary["q"] == q].set_index("method").iterrows()}
-        errs = {m: errors.loc[(errors["q"] == q) & (errors["method"] == m), "sq_error"].to_numpy() for m in rows}
-        m, b = rows["M_mean (BCDP)"], rows["min-δ LDP"]
-        results.append(
-            {
-                "q": q,
-                "seconds": float(m["seconds"]),
-                "c": privacy_allocation(delta=delta, eps=a.eps, q=q, zeta=a.zeta).c.tolist(),
-                "ldp_level": float(m["ldp_level"]),
-                "mmean": {**_errors_block(errs["M_mean (BCDP)"]), "exact_mse_no_projection": float(m["exact_mse"])},
-                "baseline": {
-                    **_errors_block(errs["min-δ LDP"]),
-                    "level": float(b["ldp_level"]),
-                    "exact_mse_no_projection": float(b["exact_mse"]),
-                },
-            }
-        )
+    results = [
+        {
+            "q": q,
+            "seconds": res.seconds,
+            "c": res.allocation.c.tolist(),
+            "ldp_level": res.allocation.ldp_level,
+            "mmean": {**_errors_block(res.errors_mmean), "exact_mse_no_projection": res.exact_mmean},
+            "baseline": {
+                **_errors_block(res.errors_baseline),
+                "level": res.baseline_level,
+                "exact_mse_no_projection": res.exact_baseline,
+            },
+        }
+        for q, _, _, res in sweep_points(axis="q", values=qs, delta=delta, q=qs[0], scale=a.duchi_scale, **same)
+    ]
     params = {
         "n": a.n,
         "d": len(delta),
