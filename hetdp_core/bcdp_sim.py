@@ -401,9 +401,10 @@ def sweep(**kwargs) -> tuple[pd.DataFrame, pd.DataFrame]:
     """
     import pandas as pd
 
-    axis = check_choice("axis", kwargs.get("axis"), AXES)
+    points = sweep_points(**kwargs)  # validates every argument, the axis included
+    axis = kwargs["axis"]
     rows, err_rows = [], []
-    for v, users, dv, res in sweep_points(**kwargs):
+    for v, users, dv, res in points:
         for method, errs, exact, bound, cor in (
             ("M_mean (BCDP)", res.errors_mmean, res.exact_mmean, res.bound_shape, res.corollary1),
             ("min-δ LDP", res.errors_baseline, res.exact_baseline, np.nan, np.nan),

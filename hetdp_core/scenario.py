@@ -343,6 +343,10 @@ def dump_value(spec: Spec, value: Any) -> str:
     return str(value)
 
 
+#: the sweep-size "limit" when there is none (more random numbers than any run could draw)
+NO_CELL_LIMIT = 10**18
+
+
 @dataclass(frozen=True)
 class Budget:
     """What one request may cost: wall-clock seconds on the 2-core reference machine and memory."""
@@ -356,7 +360,7 @@ class Budget:
     @property
     def max_cells(self) -> int:
         """The sweep-size limit in random numbers (a huge number when there is none)."""
-        return 10**18 if self.cells is None else self.cells
+        return NO_CELL_LIMIT if self.cells is None else self.cells
 
 
 #: The per-request budget of the app (and of ``hetdp run`` by default): about 10 s and 1 GiB, so a
@@ -393,7 +397,7 @@ class RunOptions:
     @property
     def max_cells(self) -> int:
         """The sweep-size limit of :attr:`budget` in random numbers."""
-        return 10**18 if self.budget is None else self.budget.max_cells
+        return NO_CELL_LIMIT if self.budget is None else self.budget.max_cells
 
 
 #: the options of a page view in the app: the page's budget, computed here, no upload
@@ -549,15 +553,21 @@ class Result:
         return dict(self.tables_)
 
 
+def page_module(scenario: Scenario):
+    """The module that defines ``scenario``'s class: for a page, its scenario module (``levels``,
+    ``summarize``, ``PAGE_SPEC``)."""
+    import sys
+
+    return sys.modules[type(scenario).__module__]
+
+
 def with_meaning(result: Result, prior: float | None = None) -> Result:
     """``result`` with the table ``privacy_meaning``: the page's levels (its module's ``levels``)
     read as an attacker's worst-case posterior from ``prior`` (default: the scenario's ``prior``);
     no table when the page states no level (:func:`hetdp_core.meaning.meaning_table`)."""
-    import sys
-
     from .meaning import meaning_table
 
-    levels = getattr(sys.modules[type(result.scenario).__module__], "levels", None)
+    levels = getattr(page_module(result.scenario), "levels", None)
     tables = {k: v for k, v in result.tables_.items() if k != "privacy_meaning"}
     if levels is not None:
         table = meaning_table(
@@ -572,15 +582,13 @@ def in_short(result: Result, meaning=None) -> tuple[str, ...]:
     """The run in a few plain sentences, the same on the page, in its report and from ``hetdp run``:
     whether every guarantee check held, the page's own findings (its module's ``summarize``) and the
     most exposed level in words (from ``meaning``, default the result's ``privacy_meaning`` table)."""
-    import sys
-
     lines = [
         "Every guarantee shown was checked before display and holds."
         if all(c.holds for c in result.checks)
         else "A guarantee check FAILED (a numerical failure of this software; see the checks): do not rely on "
         "this view."
     ]
-    lines += sys.modules[type(result.scenario).__module__].summarize(result)
+    lines += page_module(result.scenario).summarize(result)
     meaning = result.tables_.get("privacy_meaning") if meaning is None else meaning
     if meaning is not None and not meaning.empty:
         col = next(

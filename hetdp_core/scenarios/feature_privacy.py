@@ -314,7 +314,6 @@ def run(s: FeaturePrivacy, *, options: sc.RunOptions) -> FeaturePrivacyResult:
             for st_ in stages
         ]
     )
-    check_sweep_size(axis=s.axis, values=s.points, d=d, n=s.n, trials=s.trials, limit=options.max_cells)
     parts = map_points(
         partial(_point, s=s, delta_vec=delta_vec, d=d, k=k, max_cells=options.max_cells),
         s.points,
