@@ -449,11 +449,7 @@ def _pld_of(events):
     """The composed privacy-loss distribution of ``events``, kept in :data:`_PLDS` (a page rerun with
     another δ, FPR or budget, and the solver's repeated steps, reuse it)."""
     key = tuple(events)
-    total = _PLDS.get(key)
-    if total is None:
-        total = _compose_pld(key)
-        _PLDS.put(key, total)
-    return total
+    return _PLDS.get_or_compute(key, lambda: _compose_pld(key))
 
 
 def _compose_pld(events: tuple):
@@ -538,14 +534,13 @@ def _profile(events: tuple):
     :data:`_PROFILES`."""
     import numpy as np
 
-    out = _PROFILES.get(events)
-    if out is None:
+    def compute():
         total = _pld_of(events)
         hi = max(float(total.get_epsilon_for_delta(1e-12)), 1.0)
         grid = np.unique(np.concatenate([np.linspace(0.0, min(hi, 60.0), 1200), np.geomspace(1e-4, 1.0, 60)]))
-        out = grid, np.minimum(np.asarray(total.get_delta_for_epsilon(grid), dtype=float), 1.0)
-        _PROFILES.put(events, out)
-    return out
+        return grid, np.minimum(np.asarray(total.get_delta_for_epsilon(grid), dtype=float), 1.0)
+
+    return _PROFILES.get_or_compute(events, compute)
 
 
 #: recently composed privacy-loss distributions and their profiles, bounded in bytes like every cache

@@ -43,6 +43,9 @@ def size_of(obj, _depth: int = 0) -> int:
     return sys.getsizeof(obj)
 
 
+_MISSING = object()
+
+
 class Memo:
     """A least-recently-used memo of at most ``max_bytes`` (by ``size``, default :func:`size_of`)."""
 
@@ -71,6 +74,14 @@ class Memo:
             except ValueError:  # cachetools: value too large
                 self._lru.pop(key, None)
                 return False
+
+    def get_or_compute(self, key, compute: Callable[[], Any]):
+        """The value kept for ``key``, else ``compute()`` — kept for next time (when it fits)."""
+        value = self.get(key, _MISSING)
+        if value is _MISSING:
+            value = compute()
+            self.put(key, value)
+        return value
 
     def pop(self, key, default=None):
         with self._lock:

@@ -78,6 +78,13 @@ def test_every_cache_is_the_one_bytes_bounded_memo():
     for i in range(40):  # 40 tables of 1 MiB: only about 10 stay
         m.put(i, pd.DataFrame({"v": np.zeros(2**17)}))
     assert m.bytes <= 10 * 2**20 and len(m) <= 10 and 39 in m and 0 not in m
+    calls = []
+    compute = lambda: calls.append(1) or np.ones(8)  # noqa: E731
+    assert m.get_or_compute("k", compute) is m.get_or_compute("k", compute) and calls == [1]  # computed once
+    huge = Memo(1024)
+    big = lambda: calls.append(2) or np.zeros(2**12)  # noqa: E731 — larger than the whole memo: never kept
+    huge.get_or_compute("b", big), huge.get_or_compute("b", big)
+    assert calls == [1, 2, 2] and "b" not in huge
 
 
 def test_csv_bytes_equal_pandas_and_are_memoised_per_table():
