@@ -184,9 +184,9 @@ def _channel_draws(argv: list[str]) -> list[tuple[str, tuple, str]]:
             draws.append(("random", tuple(shape), "float64"))
             return self.g.random(shape)
 
-        def standard_normal(self, shape, dtype=float):
+        def standard_normal(self, shape, dtype=float, out=None):
             draws.append(("standard_normal", tuple(shape), str(np.dtype(dtype))))
-            return self.g.standard_normal(shape, dtype=dtype)
+            return self.g.standard_normal(shape, dtype=dtype, out=out)
 
     import numpy as np
 

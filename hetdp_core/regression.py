@@ -15,6 +15,7 @@ not be positive semi-definite for small n: f̂ is then non-convex, and the run s
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -25,7 +26,7 @@ from ._validate import InputError, as_generator, check_choice, check_int, check_
 from .bcdp import privacy_allocation
 from .dpsgd import learning_rates as dpsgd_learning_rates
 from .duchi import spawn
-from .mmean import mmean_release, project
+from .mmean import mmean_release
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -197,8 +198,13 @@ def pgd(A, b, *, radius: float, rates: np.ndarray, theta0=None) -> np.ndarray:
     theta = np.zeros(b.size) if theta0 is None else np.asarray(theta0, dtype=float)
     traj = np.empty((rates.size + 1, b.size))
     traj[0] = theta
+    radius = check_real("radius", radius, lo=0.0, lo_open=True, what=" (radius of Θ)")
     for h, g in enumerate(rates):
-        theta = project(theta - (g / L) * (A @ theta - b), mode="ball", radius=radius)
+        theta = theta - (g / L) * (A @ theta - b)
+        # mmean.project's ball projection inlined (same arithmetic, without its validation at every step)
+        norm = math.sqrt(float(np.add.reduce(theta * theta)))
+        if norm > radius:
+            theta = theta * (radius / norm)
         traj[h + 1] = theta
     return traj
 

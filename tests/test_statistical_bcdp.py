@@ -149,3 +149,30 @@ def test_mse_check_catches_wrong_variance(monkeypatch):
     err = ((est - xs.mean(0)) ** 2).sum(axis=1)
     ok, dev = mean_within_ci(err, exact)
     assert not ok and float(dev) > 10
+
+
+@pytest.mark.parametrize("block", [1, 7_000, 10**9])
+def test_summed_channel_does_not_depend_on_its_cache_blocks(monkeypatch, block):
+    """The summed channel draws and reduces its normals in cache-sized blocks of trials; a generator
+    fills consecutive blocks with the numbers of one large draw and every per-trial operation is the
+    same, so any block size gives bit-for-bit the same sums (here 1 normal per block → one trial per
+    block, a few trials per block, and the whole chunk at once)."""
+    v = np.random.default_rng(11).uniform(-1, 1, (700, 4)) / 2
+    monkeypatch.setattr(duchi_mod, "_BLOCK_CELLS", 10**9)
+    ref = duchi_channel_sum(v, level=1.3, r=1.0, trials=23, rng=5)
+    monkeypatch.setattr(duchi_mod, "_BLOCK_CELLS", block)
+    np.testing.assert_array_equal(duchi_channel_sum(v, level=1.3, r=1.0, trials=23, rng=5), ref)
+
+
+def test_channel_calls_from_many_threads_share_the_pool_and_match_serial_calls():
+    """The process-wide chunk pool is shared by concurrent callers (the server's sessions, a threaded
+    sweep): each call still gets its own chunks' results, identical to calling it alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    v = np.random.default_rng(12).uniform(-1, 1, (20_000, 5)) / 3  # work above the split: two chunks
+    serial = [duchi_channel_sum(v, level=0.5 + i / 10, r=1.0, trials=8, rng=i) for i in range(6)]
+    with ThreadPoolExecutor(6) as ex:
+        parallel = list(ex.map(lambda i: duchi_channel_sum(v, level=0.5 + i / 10, r=1.0, trials=8, rng=i), range(6)))
+    for a, b in zip(serial, parallel):
+        np.testing.assert_array_equal(a, b)
+    assert duchi_mod._pool() is duchi_mod._pool()  # one pool per process, started once
