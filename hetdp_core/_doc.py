@@ -319,6 +319,7 @@ mechanisms:kind | {'laplace', 'heavy', 'gaussian'} | Noise of the smooth-sensiti
 mechanisms:beta | float | Smoothness β of the smooth sensitivity.
 mechanisms:seed | int | Root seed of the simulation.
 memo:obj | Any | The value to measure.
+memo:store | SharedStore or None | The store to install (None removes it).
 mmean:x | numpy.ndarray | Users' data, shape (n, d) in [−1, 1], coordinates in stage order.
 mmean:level | float | LDP level of the baseline's single stage (min δ).
 mmean:radius | float or None | Radius of the ball (default: √d).

@@ -12,11 +12,12 @@ import dataclasses
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
 from ._doc import document
 
-__all__ = ["Memo", "size_of"]
+__all__ = ["Memo", "size_of", "SharedStore", "set_shared_store", "shared_store"]
 
 _MISSING = object()
 
@@ -103,6 +104,33 @@ class Memo:
     def values(self) -> list:
         with self._lock:
             return list(self._lru.values())
+
+
+class SharedStore(Protocol):
+    """A store shared between processes for deterministic sub-results that are expensive and reused by
+    many scenarios (e.g. Algorithm 1's divergences, which do not depend on the seed): ``load(key)`` →
+    ``(found, value)``, ``save(key, value)`` → stored or not, ``lock(key)`` → a context manager held
+    by one process at a time (single flight across processes). The app installs one backed by its
+    result cache on disk (:class:`hetdp_ui.runcache.DiskStore`); the core never needs one."""
+
+    def load(self, key) -> tuple[bool, Any]: ...
+
+    def save(self, key, value) -> bool: ...
+
+    def lock(self, key) -> AbstractContextManager: ...
+
+
+_SHARED: list[SharedStore | None] = [None]
+
+
+def set_shared_store(store: SharedStore | None) -> None:
+    """Install (or, with None, remove) the process's shared store for the core's reusable sub-results."""
+    _SHARED[0] = store
+
+
+def shared_store() -> SharedStore | None:
+    """The shared store installed in this process, or None (then every process computes its own)."""
+    return _SHARED[0]
 
 
 document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -30,7 +30,7 @@ from scipy.special import logsumexp
 
 from ._doc import document
 from ._validate import InputError, as_generator, check_int, check_real, check_vector
-from .memo import Memo
+from .memo import Memo, shared_store
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -473,18 +473,45 @@ def renyi_algorithm1_detail(*, x: float, rho: float, r: float, alpha, fine: floa
         # instead of each computing the same curves (50 users on a fresh server did it 50 times)
         with _flight(key):
             known = _memo_hits(key, a)
-            todo = np.array(sorted({float(al) for al in a} - set(known)))
-            if todo.size:
-                d = _alg1_compute(x, float(rho), r, todo, fine)
-                for i, al in enumerate(todo):
-                    known[float(al)] = (d.up[i], d.down[i], d.up_error[i], d.down_error[i])
-                    _MEMO.put(key + (float(al),), known[float(al)])
+            todo = sorted({float(al) for al in a} - set(known))
+            store = shared_store()
+            if todo and store is None:
+                known.update(_alg1_batch(key, todo))
+            elif todo:
+                # shared between processes (the app's children and workers): one process computes a
+                # group's orders, the others wait on the store's lock and read them
+                skey = ("zcdp.alg1",) + key
+                with store.lock(skey):
+                    found, table = store.load(skey)
+                    table = dict(table) if found and isinstance(table, dict) else {}
+                    for al in todo:
+                        if al in table:
+                            known[al] = tuple(table[al])
+                            _MEMO.put(key + (al,), known[al])
+                    rest = [al for al in todo if al not in known]
+                    if rest:
+                        new = _alg1_batch(key, rest)
+                        known.update(new)
+                        table.update(new)
+                        store.save(skey, table)
     cols = [np.array([known[float(al)][i] for al in a]) for i in range(4)]
     return Algorithm1Divergence(a, cols[0], cols[1], cols[2], cols[3], a * rho, x)
 
 
 #: Algorithm 1's divergences per (x, ρ, r, resolution, α): four floats each, bounded in bytes
 _MEMO = Memo(16 * 2**20, size=lambda v: 4 * 32 + 64, name="Algorithm 1 divergences")
+
+
+def _alg1_batch(key: tuple, todo: list[float]) -> dict:
+    """Compute the orders ``todo`` of one group (``key`` = (x, ρ, r, resolution)) in one vectorised
+    batch and keep them in the memo: α → (up, down, up_error, down_error)."""
+    x, rho, r, fine = key
+    d = _alg1_compute(x, rho, r, np.array(todo), fine)
+    out = {}
+    for i, al in enumerate(todo):
+        out[al] = (float(d.up[i]), float(d.down[i]), float(d.up_error[i]), float(d.down_error[i]))
+        _MEMO.put(key + (al,), out[al])
+    return out
 
 
 def _memo_hits(key: tuple, a) -> dict:

@@ -37,7 +37,7 @@ from hetdp_core.scenario import (
 )
 from hetdp_ui.figcache import csv_bytes
 from hetdp_ui.runcache import ENV as CACHE_ENV
-from hetdp_ui.runcache import DiskStore, RunCache
+from hetdp_ui.runcache import DiskStore, RunCache, install_shared_memo
 
 #: one limit per input: a URL value may be as long as the core accepts for any parameter (a list typed in
 #: a widget reopens from the page's own link); a pinned plan A holds a whole query string
@@ -395,6 +395,10 @@ RUNS = RunCache(
     if os.environ.get(CACHE_ENV)
     else None,
 )
+
+
+if st.runtime.exists() or os.environ.get(CACHE_ENV):  # a server (not AppTest or a script importing pages)
+    install_shared_memo(create=True)
 
 
 def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | None = None):

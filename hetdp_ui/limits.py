@@ -118,7 +118,9 @@ def _child(conn, page: str, scenario, options: RunOptions, max_bytes: int | None
     import resource
 
     from hetdp_core.scenarios import get
+    from hetdp_ui.runcache import install_shared_memo
 
+    install_shared_memo(create=False)  # the server's store of reusable sub-results, if it has one
     if max_bytes:  # a backstop; the caller enforces resident memory
         limit = _status_bytes("VmData") + 8 * int(max_bytes)
         resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))

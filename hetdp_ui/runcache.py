@@ -32,11 +32,16 @@ from typing import Any
 
 from hetdp_core.memo import Memo, size_of
 
-__all__ = ["RunCache", "DiskStore", "ENV", "SECRET_ENV", "result_bytes"]
+__all__ = ["RunCache", "DiskStore", "ENV", "SECRET_ENV", "result_bytes", "install_shared_memo", "MEMO_ENV"]
 
 ENV = "HETDP_CACHE_DIR"
 _NONE = object()
 SECRET_ENV = "HETDP_CACHE_SECRET"
+#: directory and secret of the store the core's reusable sub-results are shared in (set by the server
+#: process for its computing children; see :func:`install_shared_memo`)
+MEMO_ENV, MEMO_SECRET_ENV = "HETDP_MEMO_DIR", "HETDP_MEMO_SECRET"
+#: bytes the shared sub-result store may hold on disk
+MEMO_DISK_BYTES = 256 * 2**20
 log = logging.getLogger("hetdp.cache")
 
 
@@ -294,3 +299,43 @@ class RunCache:
 
     def clear(self) -> None:
         self._data.clear()
+
+
+def install_shared_memo(*, create: bool) -> DiskStore | None:
+    """Install the store in which the core shares reusable sub-results between processes
+    (:func:`hetdp_core.memo.set_shared_store`) — e.g. Algorithm 1's divergences, which every seed of a
+    Group-wise zCDP view needs: without it each run, in its own child process, recomputed them
+    (0.6 s of a 0.65 s run).
+
+    Where: ``HETDP_MEMO_DIR`` if set (a child finds its server's store there); else next to the shared
+    result cache (``HETDP_CACHE_DIR`` + ``-memo``, ``make serve``: all workers share it); else, with
+    ``create`` (a server process), a private directory made now and removed at exit. The directory and
+    its secret are exported in the environment so the children started later inherit them. Entries
+    are signed like the result cache's; a store that cannot be opened is logged and not used."""
+    import secrets
+
+    from hetdp_core.memo import set_shared_store
+
+    directory, secret = os.environ.get(MEMO_ENV), os.environ.get(MEMO_SECRET_ENV)
+    if not directory and os.environ.get(ENV):
+        directory, secret = os.environ[ENV].rstrip("/") + "-memo", os.environ.get(SECRET_ENV)
+    if not directory:
+        if not create:
+            return None
+        import atexit
+        import shutil
+        import tempfile
+
+        directory, secret = tempfile.mkdtemp(prefix="hetdp-memo-"), secrets.token_hex(32)
+        atexit.register(shutil.rmtree, directory, True)
+    if len(secret or "") < 32:
+        log.warning("shared sub-result store %s has no secret of 32 characters: not used", directory)
+        return None
+    os.environ[MEMO_ENV], os.environ[MEMO_SECRET_ENV] = directory, secret
+    try:
+        store = DiskStore(directory, size_limit=MEMO_DISK_BYTES, secret=secret.encode())
+    except Exception as exc:  # noqa: BLE001 — a missing secret, an unusable directory: compute locally
+        log.warning("shared sub-result store unavailable (%s): each process computes its own", exc)
+        return None
+    set_shared_store(store)
+    return store
