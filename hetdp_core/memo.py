@@ -19,8 +19,6 @@ from ._doc import document
 
 __all__ = ["Memo", "size_of", "SharedStore", "set_shared_store", "shared_store"]
 
-_MISSING = object()
-
 
 def size_of(obj, _depth: int = 0) -> int:
     """Approximate memory of a value: numpy arrays and pandas tables by their buffers, containers and
@@ -44,9 +42,6 @@ def size_of(obj, _depth: int = 0) -> int:
     return sys.getsizeof(obj)
 
 
-_MISSING = object()
-
-
 class Memo:
     """A least-recently-used memo of at most ``max_bytes`` (by ``size``, default :func:`size_of`)."""
 
@@ -57,6 +52,13 @@ class Memo:
         self.max_bytes = int(max_bytes)
         self._lru = cachetools.LRUCache(maxsize=self.max_bytes, getsizeof=lambda v: max(1, int(size(v))))
         self._lock = threading.Lock()
+        # single flight: cachetools' ``condition`` makes concurrent callers of one key wait for the
+        # first one's value instead of each computing it (50 sessions opening one fresh view built its
+        # figures 50 times); the condition shares the memo's lock
+        cond = threading.Condition(self._lock)
+        self._flight = cachetools.cached(self._lru, key=lambda key, compute: key, lock=cond, condition=cond)(
+            lambda key, compute: compute()
+        )
 
     def get(self, key, default=None):
         with self._lock:
@@ -77,12 +79,10 @@ class Memo:
                 return False
 
     def get_or_compute(self, key, compute: Callable[[], Any]):
-        """The value kept for ``key``, else ``compute()`` — kept for next time (when it fits)."""
-        value = self.get(key, _MISSING)
-        if value is _MISSING:
-            value = compute()
-            self.put(key, value)
-        return value
+        """The value kept for ``key``, else ``compute()`` — kept for next time (when it fits). One
+        thread computes a key at a time; the others asking for it meanwhile wait for its value (if it
+        fails, the next one computes)."""
+        return self._flight(key, compute)
 
     def pop(self, key, default=None):
         with self._lock:

@@ -75,12 +75,8 @@ def memo_figure(fn):
             key = (fn.__module__, fn.__qualname__, _fp(args), _fp(tuple(sorted(kw.items()))))
         except _NoKey:
             return finish(fn(*args, **kw))
-        hit = _CACHE.get(key)
-        if hit is not None:
-            return hit[0]
-        fig = finish(fn(*args, **kw))
-        _CACHE.put(key, (fig, args, kw))  # args: keeps identities alive
-        return fig
+        # single flight: the sessions opening one fresh view at once wait for one build of each figure
+        return _CACHE.get_or_compute(key, lambda: (finish(fn(*args, **kw)), args, kw))[0]  # args: keep identities alive
 
     return wrapper
 

@@ -87,6 +87,41 @@ def test_every_cache_is_the_one_bytes_bounded_memo():
     assert calls == [1, 2, 2] and "b" not in huge
 
 
+def test_memo_single_flight_one_computation_for_a_crowd_and_a_failure_is_retried():
+    """20 threads asking for one missing key at once (50 sessions opening one fresh view build its
+    figures): one computes, the others wait for its value; a failed computation is not kept and the
+    next caller computes it again."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from hetdp_core.memo import Memo
+
+    m = Memo(2**20)
+    calls, start = [], threading.Barrier(20)
+
+    def slow():
+        calls.append(1)
+        time.sleep(0.2)
+        return np.arange(4)
+
+    def ask(_):
+        start.wait()
+        return m.get_or_compute("fig", slow)
+
+    with ThreadPoolExecutor(20) as ex:
+        values = list(ex.map(ask, range(20)))
+    assert calls == [1] and all(v is values[0] for v in values)
+
+    def broken():
+        calls.append(2)
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        m.get_or_compute("bad", broken)
+    assert m.get_or_compute("bad", lambda: calls.append(3) or 7) == 7 and calls == [1, 2, 3]
+
+
 def test_csv_bytes_equal_pandas_and_are_memoised_per_table():
     df = pd.DataFrame({"a": [1.5, np.nan], "b": ["x", "y"]})
     data = figcache.csv_bytes(df)
