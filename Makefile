@@ -72,7 +72,9 @@ format: $(TSTAMP)
 test-fast: $(TSTAMP)
 	$(PY) -m pytest -q -p no:cacheprovider -m "not browser"
 
+# byte-compiled first, as an installed package is (otherwise every CLI start compiles our modules)
 bench: $(STAMP)
+	$(PY) -m compileall -q hetdp_core hetdp_ui
 	$(PY) benchmarks/run.py
 
 # N virtual users speaking Streamlit's websocket protocol against a production-settings server,

@@ -7,6 +7,12 @@ Measured, not asserted: timed tests are flaky; these numbers go into the README.
 * fig3_dask_local — the same on a Dask LocalCluster of worker processes (``--dask local``), with
   the cluster's start-up time separately (only with the [dask] extra installed);
 * fig4a_full / fig4b_full — the Figure 4 configurations of the paper text (T = 100);
+* floors, measured in the same run: import of numpy alone, one sort of 10⁶ doubles, 10⁷ normals
+  (float64 and float32) and uniforms on one thread — every figure is printed next to its floor;
+* fig3_subset_* — the Figure-3 subset through the CLI vs a process making exactly its draws;
+* fig3_full_vs_floor_ratio — full Figure 3's wall time / the single-thread time of its draws
+  (below 1: both cores are used);
+* run_cpu_<page> — each page's default run from scratch, CPU, also in units of 10⁷ normals;
 * page_default_cold — the Feature-privacy page's default sweep (n = 10 000, 30 trials, 9 q's),
   computed from scratch by the core;
 * page_default_apptest / page_default_cached — the whole page rendered by Streamlit's AppTest,
@@ -248,8 +254,9 @@ def fig3_subset_vs_floor(pairs: int = 3) -> dict:
 
 
 def floors() -> dict:
-    """Reference costs on this machine, now: importing numpy alone, one sort of 10⁶ doubles, 10⁷
-    standard normals."""
+    """Reference costs on this machine, now: importing numpy alone (a fresh process, wall), one sort
+    of 10⁶ doubles, 10⁷ standard normals (float64, and float32 as the channel draws them) and 10⁷
+    uniforms, on one thread."""
     import statistics
 
     import numpy as np
@@ -259,7 +266,57 @@ def floors() -> dict:
     sort = min(timed(lambda: np.sort(x)) for _ in range(5))
     rng = np.random.default_rng(0)
     normals = min(timed(lambda: rng.standard_normal(10_000_000)) for _ in range(3))
-    return {"floor_import_numpy": imp, "floor_sort_1e6": sort, "floor_normals_1e7": normals}
+    normals32 = min(timed(lambda: rng.standard_normal(10_000_000, dtype=np.float32)) for _ in range(3))
+    uniforms = min(timed(lambda: rng.random(10_000_000)) for _ in range(3))
+    return {
+        "floor_import_numpy": imp,
+        "floor_sort_1e6": sort,
+        "floor_normals_1e7": normals,
+        "floor_normals32_1e7": normals32,
+        "floor_uniforms_1e7": uniforms,
+    }
+
+
+def cli_start() -> dict:
+    """``hetdp --help`` in a fresh process next to ``import numpy`` alone (wall, medians of 5)."""
+    import statistics
+
+    cli = statistics.median(_child_cpu_wall([sys.executable, "-m", "hetdp_ui.cli", "--help"])[1] for _ in range(5))
+    imp = statistics.median(_child_cpu_wall([sys.executable, "-c", "import numpy"])[1] for _ in range(5))
+    return {"cli_start": cli, "cli_start_vs_import_numpy_ratio": cli / imp}
+
+
+def fig3_floor(fl: dict) -> float:
+    """Single-thread seconds of the random numbers full Figure 3 draws: per point (10 values of q),
+    1000 trials × 10 000 users × (10 + 8 normals for Mechanism 1's two stages + 10 for the baseline),
+    and two uniforms per user, trial and channel call (3 calls), at this run's floor rates."""
+    normals = 10 * 1000 * 10_000 * (10 + 8 + 10)
+    uniforms = 10 * 1000 * 10_000 * 2 * 3
+    return normals * fl["floor_normals32_1e7"] / 1e7 + uniforms * fl["floor_uniforms_1e7"] / 1e7
+
+
+def page_runs_cpu() -> dict:
+    """CPU seconds (all threads) of each page's default run from scratch (memos cleared), best of 2,
+    in units of this run's floor of 10⁷ float32 normals."""
+    import resource
+
+    from hetdp_core import zcdp
+    from hetdp_core.scenarios import pages
+
+    def cpu():
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+
+    out = {}
+    for name, mod in pages().items():
+        best = float("inf")
+        for _ in range(2):
+            zcdp._MEMO.clear()
+            c0 = cpu()
+            mod.run(mod.SCENARIO())
+            best = min(best, cpu() - c0)
+        out[f"run_cpu_{name}"] = best
+    return out
 
 
 def main() -> None:
@@ -268,7 +325,11 @@ def main() -> None:
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}
     }
     results.update(floors())
+    results.update(cli_start())
     results.update(fig3_subset_vs_floor())
+    for k, v in page_runs_cpu().items():
+        results[k] = v
+        results[f"{k}_in_normals_1e7"] = v / results["floor_normals32_1e7"]
     results.update(zcdp_curves())
     results.update(hetero_weights())
     results["hetero_fast_weights_1e6_in_sorts"] = results["hetero_fast_weights_1e6"] / results["floor_sort_1e6"]
@@ -282,9 +343,12 @@ def main() -> None:
     results["page_default_cached"] = again
     if quick:
         results["fig3_100_trials"] = fig("fig3", trials=100)
+        results["fig3_100_trials_vs_floor_ratio"] = results["fig3_100_trials"] / (fig3_floor(results) / 10)
         results.update({f"{k}_100_trials": v for k, v in fig3_dask(trials=100).items()})
     else:
         results["fig3_full"] = fig("fig3")
+        results["fig3_full_floor_one_thread"] = fig3_floor(results)
+        results["fig3_full_vs_floor_ratio"] = results["fig3_full"] / results["fig3_full_floor_one_thread"]
         results["fig3_speedup_vs_authors_loop"] = AUTHORS_LOOP_SECONDS / results["fig3_full"]
         results.update(fig3_dask())
         results["fig4a_full"] = fig("fig4a")
@@ -296,7 +360,7 @@ def main() -> None:
         if k != "machine":
             unit = (
                 "x"
-                if ("speedup" in k or "ratio" in k or "_in_sorts" in k)
+                if ("speedup" in k or "ratio" in k or "_in_" in k)
                 else ("" if k.endswith(("normals", "uniforms")) else "s")
             )
             print(f"{k:36s} {v:12.3f} {unit}")
