@@ -42,6 +42,9 @@ SECRET_ENV = "HETDP_CACHE_SECRET"
 MEMO_ENV, MEMO_SECRET_ENV = "HETDP_MEMO_DIR", "HETDP_MEMO_SECRET"
 #: bytes the shared sub-result store may hold on disk
 MEMO_DISK_BYTES = 256 * 2**20
+#: a sub-result's lock expires after this many seconds: a child killed while computing one (its run's
+#: deadline) holds the others up at most this long, not the result cache's 15 minutes
+MEMO_LOCK_SECONDS = 30.0
 log = logging.getLogger("hetdp.cache")
 
 
@@ -333,7 +336,7 @@ def install_shared_memo(*, create: bool) -> DiskStore | None:
         return None
     os.environ[MEMO_ENV], os.environ[MEMO_SECRET_ENV] = directory, secret
     try:
-        store = DiskStore(directory, size_limit=MEMO_DISK_BYTES, secret=secret.encode())
+        store = DiskStore(directory, size_limit=MEMO_DISK_BYTES, secret=secret.encode(), lock_seconds=MEMO_LOCK_SECONDS)
     except Exception as exc:  # noqa: BLE001 — a missing secret, an unusable directory: compute locally
         log.warning("shared sub-result store unavailable (%s): each process computes its own", exc)
         return None

@@ -255,6 +255,7 @@ def test_the_shared_store_is_only_made_by_a_server_and_needs_a_secret(tmp_path, 
         assert runcache.install_shared_memo(create=False) is None  # a child without a server's store
         made = runcache.install_shared_memo(create=True)  # a server: a private store, exported
         assert made is not None and os.environ[runcache.MEMO_ENV] == str(made.dir)
+        assert made.lock_seconds == runcache.MEMO_LOCK_SECONDS  # a killed child holds others up briefly
         assert len(os.environ[runcache.MEMO_SECRET_ENV]) >= 32
         monkeypatch.setenv(runcache.MEMO_SECRET_ENV, "short")
         assert runcache.install_shared_memo(create=False) is None
