@@ -167,7 +167,11 @@ def test_back_after_a_menu_side_trip_returns_to_the_lesson_step_and_settings(pag
     wait_idle(page, timeout=120_000)
     slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider").first
     slider.focus()
+    before = page.url
     page.keyboard.press("ArrowRight")
+    # the address follows the moved slider once its rerun has written the query string: wait for that,
+    # not only for the rerun (reading the address in between gave the value before the move)
+    page.wait_for_function("u => window.location.href !== u", arg=before, timeout=120_000)
     wait_idle(page, timeout=120_000)
     moved = slider.get_attribute("aria-valuenow")
     lesson_url = page.url
