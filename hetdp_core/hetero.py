@@ -17,9 +17,13 @@ H_K = Σ_{j≤K} 1/j, S_K = Σ_{j≤K} 1/j²):
 from proportional (t = 1/Σε) to uniform (t = 1/(n ε_min)) weights (verified against cvxpy in the
 tests). On it s(t) = t and T(t) = Σ_i (1/n − t ε_i)₊ (saturated users have w = μ ≥ 1/n), and
 between consecutive breakpoints — saturation points 1/G_k and the kinks 1/(n ε_i) — a(t) is affine,
-so each objective is convex on each piece. :func:`fast_weights` evaluates every breakpoint with
-prefix sums and bisects the derivative inside the pieces that contain a minimum: an exact
-O(n log n) search. :func:`cvxpy_weights` solves the same convex programs directly.
+so each objective is convex on each piece. It is also convex in t as a whole: w(t) minimises both
+T and E2 over the weights with max_i w_i/ε_i ≤ t, a set convex jointly in (w, t), so T(t) and E2(t)
+are convex, and each objective is a non-decreasing convex function of them plus a convex function
+of s. :func:`fast_weights` sorts the demands once (prefix sums), locates the minimum by bisection on
+the slope's sign (O(log n) per step), then evaluates the breakpoints around it and bisects the
+derivative inside the piece that holds it: an exact search costing about two sorts of the demands.
+:func:`cvxpy_weights` solves the same convex programs directly.
 """
 
 from __future__ import annotations
@@ -117,9 +121,7 @@ def _consts(problem: str, k: int, beta: float) -> dict:
 
 def noise_scale(w, eps, kappa: float) -> float:
     """b = κ max_i w_i/ε_i (public users contribute 0)."""
-    w, eps = np.asarray(w, float), np.asarray(eps, float)
-    fin = np.isfinite(eps)
-    return float(kappa * np.max(w[fin] / eps[fin])) if fin.any() else 0.0
+    return float(kappa * _max_ratio(np.asarray(w, float), np.asarray(eps, float)))
 
 
 def eps_effective(w, b: float, kappa: float) -> np.ndarray:
@@ -167,13 +169,24 @@ def objective_value(variant: str, w, eps, *, problem: str, k: int = 2, beta: flo
     """The variant's objective at weights w (evaluated directly from w)."""
     variant = check_choice("variant", variant, VARIANTS)
     c = _consts(problem, k, beta)
-    w, eps = np.asarray(w, float), check_demands(eps)
+    return _objective(variant, np.asarray(w, float), check_demands(eps), c)
+
+
+def _objective(variant: str, w: np.ndarray, eps: np.ndarray, c: dict) -> float:
+    """:func:`objective_value` on validated input."""
     n = w.size
     a = w - 1.0 / n
     T, Q = 0.5 * np.abs(a).sum(), float(a @ a)
-    fin = np.isfinite(eps)
-    s = float(np.max(w[fin] / eps[fin])) if fin.any() else 0.0
+    s = _max_ratio(w, eps)
     return float(min(_base_value(b, T, Q, s, c, n) for b in _BASES[variant]))
+
+
+def _max_ratio(w: np.ndarray, eps: np.ndarray) -> float:
+    """max_i w_i/ε_i over the finite demands (0 if there are none). A public user's ratio is
+    w_i/∞ = 0, never above the others' (all ≥ 0), so one pass over everyone gives the same maximum."""
+    with np.errstate(invalid="ignore"):
+        r = w / eps
+    return float(np.max(r)) if np.isfinite(eps).any() else 0.0
 
 
 @dataclass(frozen=True)
@@ -223,20 +236,29 @@ class _Family:
     def __init__(self, eps: np.ndarray):
         self.n = eps.size
         fin = np.isfinite(eps)
-        self.e = np.sort(eps[fin])  # the values only: no permutation is needed (weights_at reads eps)
-        self.m = self.e.size
-        self.p = self.n - self.m
-        self.P1 = np.concatenate([[0.0], np.cumsum(self.e)])
-        self.P2 = np.concatenate([[0.0], np.cumsum(self.e**2)])
-        nk = self.n - np.arange(self.m)
-        G = self.P1[:-1] + nk * self.e  # G_k = Σ_{i≤k} ε_i + (n−k) ε_{k+1}
-        self.G = np.concatenate([G, [np.inf]])
+        # the values only: no permutation is needed (weights_at reads eps); arrays are filled in place
+        # (each fresh 8 MB array costs a first touch of its memory at 10⁶ users)
+        self.e = np.sort(eps if fin.all() else eps[fin])
+        self.m = m = self.e.size
+        self.p = self.n - m
+        self.P1 = np.empty(m + 1)
+        self.P1[0] = 0.0
+        np.cumsum(self.e, out=self.P1[1:])
+        self.P2 = np.empty(m + 1)
+        self.P2[0] = 0.0
+        np.cumsum(np.square(self.e, out=self.P2[1:]), out=self.P2[1:])
+        self.G = np.empty(m + 1)  # G_k = Σ_{i≤k} ε_i + (n−k) ε_{k+1}, then +∞
+        np.multiply(np.arange(self.n, self.n - m, -1, dtype=float), self.e, out=self.G[:-1])
+        self.G[:-1] += self.P1[:-1]
+        self.G[-1] = np.inf
         self.t_lo = 0.0 if self.p > 0 else 1.0 / self.P1[-1]
-        self.t_hi = 1.0 / (self.n * self.e[0])
+        # uniform weights; never below t_lo (equal demands make both ends one point, and rounding
+        # of Σε against n·ε_min must not leave an empty range)
+        self.t_hi = max(1.0 / (self.n * self.e[0]), self.t_lo)
 
     def indices(self, t):
         t = np.asarray(t, float)
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", over="ignore"):  # t = 0 or subnormal: 1/t = ∞
             inv = np.where(t > 0, 1.0 / t, np.inf)
         # breakpoints and midpoints come sorted (t ascending, 1/t descending): searching the keys in
         # ascending order lets numpy's binary search start from the previous answer (~10× faster
@@ -267,15 +289,18 @@ class _Family:
     def weights_at(self, t, eps):
         k, _ = self.indices(np.array([t]))
         mu = float((1.0 - t * self.P1[k[0]]) / (self.n - k[0]))
-        w = np.where(np.isfinite(eps), np.minimum(t * np.where(np.isfinite(eps), eps, 0.0), mu), mu)
-        return w / w.sum()
+        if t > 0:  # t·∞ = ∞, so public users get μ from the minimum as well
+            w = np.multiply(t, eps)
+            np.minimum(w, mu, out=w)
+        else:
+            w = np.where(np.isfinite(eps), 0.0, mu)
+        w /= w.sum()
+        return w
 
 
-def _pieces(fam: _Family) -> dict:
-    """Breakpoints and, per piece, the state at both ends (computed once per family)."""
-    n = fam.n
-    bps = np.concatenate([[fam.t_lo, fam.t_hi], 1.0 / fam.G[:-1], 1.0 / (n * fam.e)])
-    bps = np.unique(bps[(bps >= fam.t_lo) & (bps <= fam.t_hi)])
+def _pieces(fam: _Family, bps: np.ndarray) -> dict:
+    """The state at the breakpoints ``bps`` (sorted, unique, consecutive in the family's order) and,
+    per piece between two of them, the state at both ends."""
     k, r = fam.indices(bps)
     T, Q, _, _, _ = fam.state(bps, k, r)
     out = {"bps": bps, "T": T, "Q": Q}
@@ -286,14 +311,69 @@ def _pieces(fam: _Family) -> dict:
     return out
 
 
-def _minimise_base(fam: _Family, pieces: dict, base: str, c: dict) -> tuple[float, float]:
-    """Exact minimiser t of one base objective on the family (breakpoints + interior roots)."""
+def _all_breakpoints(fam: _Family) -> np.ndarray:
+    """Every breakpoint of the family in [t_lo, t_hi], sorted: the saturation points 1/G_k, the kinks
+    1/(n ε_i) and both ends (2m values; the exhaustive search the tests compare with)."""
     n = fam.n
-    bps = pieces["bps"]
-    vals = _base_value(base, pieces["T"], pieces["Q"], bps, c, n)
+    bps = np.concatenate([[fam.t_lo, fam.t_hi], 1.0 / fam.G[:-1], 1.0 / (n * fam.e)])
+    return np.unique(bps[(bps >= fam.t_lo) & (bps <= fam.t_hi)])
+
+
+_WINDOW = 8  # breakpoints of each kind kept on either side of the located minimiser
+
+
+def _breakpoints_near(fam: _Family, t: float, width: int = _WINDOW) -> np.ndarray:
+    """The breakpoints around t: up to ``width`` saturation points and ``width`` kinks on each side,
+    cut to the stretch where both kinds are complete, so consecutive values are consecutive
+    breakpoints of the whole family (the same floats :func:`_all_breakpoints` computes)."""
+    n, m = fam.n, fam.m
+    inv = 1.0 / t if t > 0 else np.inf
+    G = fam.G[:-1]  # ascending, so 1/G_j descends with j
+    j0 = int(np.searchsorted(G, inv))
+    j_lo, j_hi = max(j0 - width, 0), min(j0 + width, m)
+    sat = 1.0 / G[j_lo:j_hi]
+    i0 = int(np.searchsorted(fam.e, inv / n))  # ε ascending, so 1/(n ε_i) descends with i
+    i_lo, i_hi = max(i0 - width, 0), min(i0 + width, m)
+    kink = 1.0 / (n * fam.e[i_lo:i_hi])
+    # each kind is complete between its extreme window values (or to ±∞ where its window reaches the end)
+    low = max(sat[-1] if j_hi < m else -np.inf, kink[-1] if i_hi < m else -np.inf, fam.t_lo)
+    high = min(sat[0] if j_lo > 0 else np.inf, kink[0] if i_lo > 0 else np.inf, fam.t_hi)
+    bps = np.concatenate([[fam.t_lo, fam.t_hi], sat, kink])
+    return np.unique(bps[(bps >= low) & (bps <= high)])
+
+
+def _locate_minimum(fam: _Family, base: str, c: dict) -> float:
+    """Bisection on the sign of the objective's slope along t. Every base objective is convex in t
+    on the family: for each t the family's w(t) minimises T and ‖w − 1/n‖₂ over the weights with
+    max_i w_i/ε_i ≤ t, a set convex jointly in (w, t), so T(t) and E2(t) are convex value functions
+    and each objective is a non-decreasing convex function of (T or E2) plus a convex one of s = t.
+    The slope inside the piece holding t therefore grows with t."""
+    n = fam.n
+    lo, hi = fam.t_lo, fam.t_hi
+    for _ in range(1100):  # enough to reach adjacent doubles from any starting interval
+        mid = lo + (hi - lo) / 2
+        if not lo < mid < hi:
+            break
+        k, r = fam.indices(np.array([mid]))
+        T, Q, dT, dQ, _ = fam.state(mid, k[0], r[0])
+        if _base_deriv(base, T, Q, mid, dT, dQ, c, n) < 0:
+            lo = mid
+        else:
+            hi = mid
+    return lo + (hi - lo) / 2
+
+
+def _minimise_base(fam: _Family, pieces: dict, base: str, c: dict, ends: dict | None = None) -> tuple[float, float]:
+    """Exact minimiser t of one base objective over the pieces (breakpoints + interior roots); ``ends``
+    holds the breakpoints to compare with that lie outside the pieces (the family's two ends)."""
+    n = fam.n
+    bps, T, Q = pieces["bps"], pieces["T"], pieces["Q"]
+    if ends is not None:
+        bps, T, Q = ends["bps"], ends["T"], ends["Q"]
+    vals = _base_value(base, T, Q, bps, c, n)
     best_i = int(np.argmin(vals))
     best_t, best_v = float(bps[best_i]), float(vals[best_i])
-    if bps.size > 1:
+    if pieces["bps"].size > 1:
         lo, hi, kp, rp = pieces["lo"], pieces["hi"], pieces["kp"], pieces["rp"]
         Tl, Ql, dTl, dQl, _ = pieces["left"]
         Th, Qh, dTh, dQh, _ = pieces["right"]
@@ -317,6 +397,18 @@ def _minimise_base(fam: _Family, pieces: dict, base: str, c: dict) -> tuple[floa
     return best_t, best_v
 
 
+def _minimise_near(fam: _Family, base: str, c: dict) -> tuple[float, float]:
+    """The exact minimiser of one base objective, searching only the pieces around the located
+    minimum (plus both ends of the family): the same candidates, values and tie-breaking as the
+    search over every breakpoint, at O(log n) cost after the sort."""
+    near = _breakpoints_near(fam, _locate_minimum(fam, base, c))
+    pieces = _pieces(fam, near)
+    ends = np.unique(np.concatenate([near, [fam.t_lo, fam.t_hi]]))
+    k, r = fam.indices(ends)
+    T, Q, _, _, _ = fam.state(ends, k, r)
+    return _minimise_base(fam, pieces, base, c, {"bps": ends, "T": T, "Q": Q})
+
+
 def fast_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float = 0.05) -> Weights:
     """Exact O(n log n) minimiser over the family w(t) (see the module docstring)."""
     eps = check_demands(eps)
@@ -330,26 +422,17 @@ def fast_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float = 0
             w,
             0.0,
             eps_effective(w, 0.0, kap),
-            objective_value(variant, w, eps, problem=problem, k=k, beta=beta),
+            _objective(variant, w, eps, c),
             variant,
             "fast",
             None,
             "all users public",
         )
     fam = _Family(eps)
-    pieces = _pieces(fam)
-    best = min((_minimise_base(fam, pieces, base, c) for base in _BASES[variant]), key=lambda tv: tv[1])
+    best = min((_minimise_near(fam, base, c) for base in _BASES[variant]), key=lambda tv: tv[1])
     w = fam.weights_at(best[0], eps)
     b = noise_scale(w, eps, kap)
-    return Weights(
-        w,
-        b,
-        eps_effective(w, b, kap),
-        objective_value(variant, w, eps, problem=problem, k=k, beta=beta),
-        variant,
-        "fast",
-        best[0],
-    )
+    return Weights(w, b, eps_effective(w, b, kap), _objective(variant, w, eps, c), variant, "fast", best[0])
 
 
 def cvxpy_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float = 0.05) -> Weights:

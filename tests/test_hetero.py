@@ -37,6 +37,54 @@ def test_fast_solver_matches_cvxpy(seed, problem):
         assert f.objective == pytest.approx(c.objective, rel=1e-6), (v, f.objective, c.objective)
 
 
+def _exhaustive(fam, base, c):
+    """The search over every breakpoint of the family (the solver before it located the minimum first)."""
+    return ht._minimise_base(fam, ht._pieces(fam, ht._all_breakpoints(fam)), base, c)
+
+
+# every demand the page, an upload or the CLI accepts: (0, ∞] from the validator's floor up, with ties
+wide_demand = st.one_of(st.floats(ht.MIN_EPS, 1e6), st.just(math.inf), st.sampled_from([0.1, 1.0, 9.505132326296094]))
+
+
+@given(st.lists(wide_demand, min_size=1, max_size=300), st.sampled_from(ht.PROBLEMS), st.integers(2, 10_000))
+@settings(max_examples=150, deadline=None)
+def test_located_minimum_equals_the_search_over_every_breakpoint(eps, problem, k):
+    """The solver searches only around the minimum it locates by bisection (each objective is convex
+    in t). Over every accepted demand vector it returns the exhaustive search's value, never worse
+    than rounding (the two may pick different points only where the objective is flat to 1e-15)."""
+    eps = ht.check_demands(eps)
+    if not np.isfinite(eps).any():
+        return  # everyone public: no family (fast_weights returns uniform weights; tested below)
+    fam = ht._Family(eps)
+    c = ht._consts(problem, k, 0.05)
+    for base in ("P1", "P1T", "E1", "P2", "Q2", "A"):
+        t_all, v_all = _exhaustive(fam, base, c)
+        t_near, v_near = ht._minimise_near(fam, base, c)
+        assert fam.t_lo <= t_near <= fam.t_hi
+        assert v_near <= v_all + 4e-15 * abs(v_all) + 1e-300, (base, t_all, v_all, t_near, v_near)
+
+
+def test_located_minimum_is_bit_identical_on_the_benchmark_demands():
+    rng = np.random.default_rng(0)
+    eps = np.exp(rng.uniform(np.log(1e-3), np.log(1e3), 20_000))
+    eps[rng.random(eps.size) < 0.05] = np.inf
+    fam = ht._Family(eps)
+    for problem in ht.PROBLEMS:
+        c = ht._consts(problem, 20, 0.05)
+        for base in ("P1", "P1T", "E1", "P2", "Q2", "A"):
+            assert ht._minimise_near(fam, base, c) == _exhaustive(fam, base, c)
+
+
+@pytest.mark.parametrize("n,value", [(189, 9.505132326296094), (1, 0.3), (7, 1e-6), (1000, 1e6)])
+def test_equal_demands_give_uniform_weights(n, value):
+    """All demands equal: proportional and uniform weights coincide. Σε and n·ε_min differ by rounding
+    (189 × 9.505132326296094), which once left the family an empty range and the solver raised."""
+    for v in ht.VARIANTS:
+        w = ht.fast_weights(np.full(n, value), variant=v, problem="mean")
+        assert w.weights == pytest.approx(np.full(n, 1 / n), rel=1e-12)
+        assert np.all(w.eps_eff <= value * (1 + 1e-9))
+
+
 def test_fast_optimum_lies_on_the_family():
     eps = np.array([0.05, 0.1, 0.2, 1.0, 3.0, 10.0])
     w = ht.fast_weights(eps, variant="A", problem="mean")
