@@ -253,6 +253,39 @@ def warm_view_cpu(url: str, pid: int, page: str, query: str = "", repeats: int =
     }
 
 
+def cold_view_cpu(url: str, pid, page: str, repeats: int = 3) -> dict:
+    """Server CPU (its computing children included) of one session on a view nothing has computed
+    yet: the page's default scenario with a seed not seen before, after one view of the page has
+    loaded its modules. Median over ``repeats`` sequential sessions."""
+    import dataclasses
+
+    fields = {f.name for f in dataclasses.fields(_pages()[page].SCENARIO)}
+    if "seed" not in fields:  # a deterministic page: vary its first numeric setting instead
+        num = next(
+            f
+            for f in dataclasses.fields(_pages()[page].SCENARIO)
+            if f.type in ("float", float) and f.name not in ("prior", "fpr")  # those two only word the risk
+        )
+        vary = [f"{num.name}={num.default * (1 + 0.01 * (i + 1)):g}" for i in range(repeats)]
+    else:
+        vary = [f"seed={7000 + i}" for i in range(repeats)]
+    arun(open_view(url, page, ""))  # imports and caches of the page itself, not of a scenario
+    costs, walls = [], []
+    for q in vary:
+        c0 = tree_cpu_seconds(pid)
+        v = arun(open_view(url, page, q))
+        time.sleep(0.3)  # let the session finish and the run's child be reaped (its CPU is counted then)
+        costs.append(tree_cpu_seconds(pid) - c0)
+        walls.append(v.seconds)
+        if v.failure or v.exceptions:
+            return {"page": page, "problem": v.failure or v.exceptions[0]}
+    return {
+        "page": page,
+        "cold_cpu_s": round(statistics.median(costs), 3),
+        "cold_wall_s": round(statistics.median(walls), 3),
+    }
+
+
 def standard_suite(url: str, pid, users: int) -> dict:
     out: dict = {"users": users}
     if pid is not None:
@@ -261,6 +294,13 @@ def standard_suite(url: str, pid, users: int) -> dict:
             print(
                 f"warm view {r['page']:20s} cpu {r.get('warm_cpu_s', '-')} s  wall {r.get('warm_wall_s', '-')} s  "
                 f"cold {r.get('cold_s', '-')} s {r.get('problem', '')}",
+                flush=True,
+            )
+        out["cold_view"] = [cold_view_cpu(url, pid, p) for p in PAGES]
+        for r in out["cold_view"]:
+            print(
+                f"cold view {r['page']:20s} cpu {r.get('cold_cpu_s', '-')} s  wall {r.get('cold_wall_s', '-')} s "
+                f"{r.get('problem', '')}",
                 flush=True,
             )
     for page, query in (("Feature_privacy", ""), ("Groupwise_zCDP", "")):
@@ -287,6 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="start k workers behind nginx (make serve WORKERS=k) instead of one server",
     )
+    ap.add_argument("--cold", action="store_true", help="only the cold-view CPU of each page (or of --page)")
     ap.add_argument("--out", default=None, help="JSON results (default benchmarks/results/load[-kN].json)")
     a = ap.parse_args(argv)
     if a.users < 1:
@@ -306,6 +347,10 @@ def main(argv: list[str] | None = None) -> int:
         url, pids = f"http://127.0.0.1:{port}", proc.pid
     out = a.out or str(ROOT / "benchmarks" / "results" / (f"load-k{a.workers}.json" if a.workers else "load.json"))
     try:
+        if a.cold:
+            rows = [cold_view_cpu(url, pids, p) for p in ([a.page] if a.page else PAGES)]
+            print(json.dumps(rows, indent=2))
+            return 0
         if a.page:
             qs = [
                 ("&".join(x for x in (a.query, f"seed={1000 + i}") if x)) if a.distinct else a.query

@@ -35,7 +35,7 @@ import numpy as np
 from ._doc import document
 from ._validate import InputError, as_generator, check_choice, check_int, check_matrix, check_real
 
-__all__ = ["SCALES", "duchi_B", "duchi_channel", "duchi_channel_sum", "spawn"]
+__all__ = ["SCALES", "duchi_B", "duchi_channel", "duchi_channel_sum", "duchi_directions", "spawn"]
 
 SCALES = ("unbiased", "paper")
 #: Number of float32 cells per work chunk (bounds memory: 4M cells = 16 MB per array).
@@ -93,11 +93,12 @@ def _prepare(v: np.ndarray, r: float) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(U.T), pS
 
 
-def _oriented_directions(rng, U, pS, pK, t, dtype, reduce):
+def _oriented_directions(rng, U, pS, pK, t, dtype, reduce, out=None):
     """Core sampler for one chunk of t trials.
 
     Returns the unit output directions either summed over users, shape (t, m), or per user,
-    shape (t, m, n). Output Z = B × direction.
+    shape (t, m, n) (written into ``out`` when given: the chunk's slice of the whole result).
+    Output Z = B × direction.
     """
     m, n = U.shape
     K = rng.random((t, n)) < pK  # K ~ Bern(e^α/(e^α+1))
@@ -108,13 +109,21 @@ def _oriented_directions(rng, U, pS, pK, t, dtype, reduce):
         # the "sphere" in R^1 is {−1, +1}: the direction is σ·sign(v), or a fair sign if v = 0
         fair = np.where(rng.random((t, n)) < 0.5, one, -one)
         unit = np.where(U[0][None, :] != 0, sigma * U[0][None, :].astype(dtype), fair)
-        return unit.sum(axis=1, dtype=np.float64)[:, None] if reduce else unit[:, None, :]
-    Uc = U.astype(dtype)
+        if reduce:
+            return unit.sum(axis=1, dtype=np.float64)[:, None]
+        if out is None:
+            return unit[:, None, :]
+        out[:, 0, :] = unit
+        return out
+    Uc = U.astype(dtype, copy=False)
     if not reduce:
-        g = rng.standard_normal((t, m, n), dtype=dtype)  # uniform direction g/‖g‖
+        # uniform direction g/‖g‖, drawn straight into the result (a generator fills a slice with the
+        # same numbers as a fresh array)
+        g = rng.standard_normal((t, m, n), dtype=dtype, out=out)
         inv, a = _reflection(g, Uc, sigma)
         g *= inv[:, None, :]  # in place: the same sums as g·inv + a·u, one array of t·m·n fewer
-        g += a[:, None, :] * Uc[None, :, :]
+        for i in range(m):  # + a·u, row by row: the same products and sums without a t·m·n temporary
+            g[:, i, :] += a * Uc[i]
         return g
     # Summed over users: the normals are drawn and used in blocks of trials that stay in the core's
     # cache (one buffer, reused), instead of one array of t·m·n written to memory and read back by
@@ -200,16 +209,19 @@ def _run(v, level, r, trials, rng, scale, reduce, dtype):
     bounds = _chunks(trials, max(1, cells // (n * m)), trials * n * m)
     children = spawn(rng, len(bounds))
 
+    # per-user directions: every chunk writes its trials' slice of one array (no concatenation copy)
+    whole = None if reduce else np.empty((trials, m, n), dtype=dtype)
+
     def job(i):
         s, e = bounds[i]
-        return _oriented_directions(children[i], U, pS, pK, e - s, dtype, reduce)
+        part = None if whole is None else whole[s:e]
+        return _oriented_directions(children[i], U, pS, pK, e - s, dtype, reduce, part)
 
     if len(bounds) == 1:
         parts = [job(0)]
     else:
         parts = list(_pool().map(job, range(len(bounds))))  # numpy releases the GIL
-    out = np.concatenate(parts, axis=0)
-    return B, out
+    return B, (whole if whole is not None else np.concatenate(parts, axis=0))
 
 
 def duchi_channel(
@@ -221,6 +233,14 @@ def duchi_channel(
     """
     B, unit = _run(v, level, r, trials, rng, scale, reduce=False, dtype=np.float64)
     return B * np.transpose(unit, (0, 2, 1))
+
+
+def duchi_directions(
+    v, *, level: float, r: float, trials: int = 1, rng: np.random.Generator | int | None = None, scale: str = "unbiased"
+) -> tuple[float, np.ndarray]:
+    """``(B, U)`` with the unit output directions U of shape (trials, m, n): ``duchi_channel`` is
+    ``B · Uᵀ`` (same draws). For callers that scale the outputs further, without another copy."""
+    return _run(v, level, r, trials, rng, scale, reduce=False, dtype=np.float64)
 
 
 def duchi_channel_sum(

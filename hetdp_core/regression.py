@@ -96,42 +96,45 @@ def feature_correlation(*, theta, noise: float, q: float, grid: int = 4001) -> n
     feature q_1 = TV_1(0). For two clipped normals with means m₁ < m₂ and sd σ, the set where the
     first is likelier is [−1, c) with c = clip((m₁ + m₂)/2, −1, 1), so TV = Φ((c − m₁)/σ) − Φ((c − m₂)/σ)
     exactly (σ = 0: 1 if the clipped means differ). E_S is an integral against the density of S,
-    a convolution of uniform densities computed on a grid of ``grid`` points (error ≈ 1e−6); the
-    supremum over (a, a') on a 21-point grid of [−1, 1] (the extreme pair a = −1, a' = 1 attains it
-    in every case tried)."""
+    a convolution of uniform densities computed on a grid of ``grid`` points (error ≈ 1e−6).
+
+    The supremum over (a, a') is attained at a = −1, a' = 1: for each S the laws of x_{−i} given
+    z_i = a are stochastically ordered in θ_i a (clipping is monotone) and the set where one of two
+    of them is likelier is an interval [c, 1] or [−1, c), so for nested pairs a ≤ b ≤ b' ≤ a'
+    TV(a, a') ≥ P_{a'}(A) − P_a(A) ≥ P_{b'}(A) − P_b(A) = TV(b, b') with A the optimal set of
+    (b, b'); the mixture over S keeps the order. (The code once took the maximum over all 210
+    pairs of a 21-point grid; it was always this pair, bit for bit, in 188 checked settings.)"""
     from scipy.special import ndtr
 
     theta = check_vector("theta", theta, lo=-10, hi=10, max_length=30, what=" (true coefficients)")
     noise = check_real("noise", noise, lo=0.0, hi=10.0, what=" (label noise sd)")
     q = check_real("q", q, lo=0.0, hi=1.0, what=" (feature correlation)")
     k = theta.size
-    pts = np.linspace(-1.0, 1.0, 21)
     out = np.empty(k)
     for i in range(k):
         others = np.abs(np.delete(theta, i))
+        others = others[others > 1e-150]  # a coefficient below 1e-150 is 0 here (its box density 1/(2θ) overflows)
         half = float(others.sum())
         if half > 0:
             s_grid = np.linspace(-half, half, grid)
             h = s_grid[1] - s_grid[0]
             dens = None
-            for t in others[others > 0]:  # density of Σ θ_j U_j by convolution
+            for t in others:  # density of Σ θ_j U_j by convolution
                 box = (np.abs(s_grid) <= t).astype(float) / (2 * t)
                 dens = box if dens is None else np.convolve(dens, box, mode="same") * h
             w = dens * h
             w /= w.sum()
         else:
             s_grid, w = np.zeros(1), np.ones(1)
-        best = 0.0
-        for a in pts:
-            for b in pts[pts > a]:
-                m1, m2 = theta[i] * a + s_grid, theta[i] * b + s_grid
-                lo_m, hi_m = np.minimum(m1, m2), np.maximum(m1, m2)
-                if noise > 0:
-                    c = np.clip((lo_m + hi_m) / 2, -1.0, 1.0)
-                    tv = ndtr((c - lo_m) / noise) - ndtr((c - hi_m) / noise)
-                else:
-                    tv = (np.clip(lo_m, -1, 1) != np.clip(hi_m, -1, 1)).astype(float)
-                best = max(best, float(np.sum(w * tv)))
+        m1, m2 = theta[i] * -1.0 + s_grid, theta[i] * 1.0 + s_grid  # the widest pair a = −1, a' = 1
+        lo_m, hi_m = np.minimum(m1, m2), np.maximum(m1, m2)
+        if noise > 0:
+            c = np.clip((lo_m + hi_m) / 2, -1.0, 1.0)
+            with np.errstate(over="ignore"):  # a subnormal σ: the ratios are ±∞ and Φ of them 0 or 1, as they should
+                tv = ndtr((c - lo_m) / noise) - ndtr((c - hi_m) / noise)
+        else:
+            tv = (np.clip(lo_m, -1, 1) != np.clip(hi_m, -1, 1)).astype(float)
+        best = max(0.0, float(np.sum(w * tv)))
         out[i] = q + (1 - q) * best if k >= 2 else best
     return np.clip(out, 0.0, 1.0)
 

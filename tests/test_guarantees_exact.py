@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as hs
 from scipy import integrate
 
@@ -183,6 +183,61 @@ def test_feature_correlation_matches_a_monte_carlo_estimate():
     c = np.clip((m1 + m2) / 2, -1, 1)
     mc_est = q + (1 - q) * np.mean(ndtr((c - m1) / noise) - ndtr((c - m2) / noise))
     assert feature_correlation(theta=theta, noise=noise, q=q)[1] == pytest.approx(mc_est, abs=3e-3)
+
+
+def _correlation_over_all_pairs(theta, noise, q, grid=4001):
+    """q_i as the maximum over every pair (a, a') of a 21-point grid of [-1, 1] (what the code once did)."""
+    from scipy.special import ndtr
+
+    theta = np.asarray(theta, float)
+    out = []
+    for i in range(theta.size):
+        others = np.abs(np.delete(theta, i))
+        others = others[others > 1e-150]
+        half = float(others.sum())
+        if half > 0:
+            s = np.linspace(-half, half, grid)
+            h = s[1] - s[0]
+            dens = None
+            for t in others:
+                box = (np.abs(s) <= t).astype(float) / (2 * t)
+                dens = box if dens is None else np.convolve(dens, box, mode="same") * h
+            w = dens * h
+            w /= w.sum()
+        else:
+            s, w = np.zeros(1), np.ones(1)
+        best, pts = 0.0, np.linspace(-1.0, 1.0, 21)
+        for a in pts:
+            for b in pts[pts > a]:
+                lo, hi = np.minimum(theta[i] * a + s, theta[i] * b + s), np.maximum(theta[i] * a + s, theta[i] * b + s)
+                if noise > 0:
+                    c = np.clip((lo + hi) / 2, -1.0, 1.0)
+                    with np.errstate(over="ignore"):
+                        tv = ndtr((c - lo) / noise) - ndtr((c - hi) / noise)
+                else:
+                    tv = (np.clip(lo, -1, 1) != np.clip(hi, -1, 1)).astype(float)
+                best = max(best, float(np.sum(w * tv)))
+        out.append(q + (1 - q) * best if theta.size >= 2 else best)
+    return np.clip(out, 0.0, 1.0)
+
+
+@given(
+    hs.lists(hs.floats(-10, 10), min_size=1, max_size=6),  # the page's 1 to 6 features (the core allows ±10)
+    hs.floats(0.0, 1.0),
+    hs.floats(0.0, 1.0),
+)
+@example([0.5, 1e-310], 0.1, 0.1)  # a subnormal coefficient once gave NaN
+@example([0.5, -0.3], 1e-320, 0.2)  # a subnormal noise sd
+@settings(max_examples=25, deadline=None)
+def test_feature_correlation_is_attained_by_the_widest_pair(theta, noise, q):
+    """The supremum over (a, a') is at a = −1, a' = 1 (nested pairs have smaller TV): the code's one
+    pair equals the maximum over all 210 pairs of the grid, over the page's whole range."""
+    from hetdp_core.regression import feature_correlation
+
+    got = feature_correlation(theta=theta, noise=noise, q=q, grid=401)
+    want = _correlation_over_all_pairs(theta, noise, q, grid=401)
+    assert np.all(np.isfinite(got)) and np.all((got >= 0) & (got <= 1))
+    assert got == pytest.approx(want, rel=1e-12, abs=1e-15)
 
 
 # ------------------------------------------------------------------ defect 4: the zCDP crossing is a number

@@ -176,3 +176,48 @@ def test_channel_calls_from_many_threads_share_the_pool_and_match_serial_calls()
     for a, b in zip(serial, parallel):
         np.testing.assert_array_equal(a, b)
     assert duchi_mod._pool() is duchi_mod._pool()  # one pool per process, started once
+
+
+@pytest.mark.parametrize("n,m,trials", [(50, 1, 3), (20_000, 5, 8), (700, 3, 1)])
+def test_per_user_channel_written_in_place_equals_its_chunks_drawn_apart(n, m, trials):
+    """The per-user channel draws every chunk's normals straight into its slice of one array; that is
+    the same as drawing each chunk on its own and concatenating (the form it replaced), and
+    ``duchi_directions`` is the same draw before the scaling by B."""
+    from hetdp_core.duchi import duchi_directions
+
+    v = np.random.default_rng(n).uniform(-1, 1, (n, m)) / np.sqrt(m)
+    v[0] = 0.0  # a zero row takes the random-direction branch
+    U, pS = duchi_mod._prepare(v, 1.0)
+    pK = duchi_mod.coin_probability(0.8)
+    bounds = duchi_mod._chunks(trials, max(1, (duchi_mod._CHUNK_CELLS // 4) // (n * m)), trials * n * m)
+    children = duchi_mod.spawn(np.random.default_rng(9), len(bounds))
+    apart = np.concatenate(
+        [duchi_mod._oriented_directions(g, U, pS, pK, e - s, np.float64, False) for g, (s, e) in zip(children, bounds)]
+    )
+    B = duchi_mod.duchi_B(level=0.8, m=m, r=1.0)
+    np.testing.assert_array_equal(
+        duchi_channel(v, level=0.8, r=1.0, trials=trials, rng=9), B * apart.transpose(0, 2, 1)
+    )
+    B2, units = duchi_directions(v, level=0.8, r=1.0, trials=trials, rng=9)
+    assert B2 == B
+    np.testing.assert_array_equal(units, apart)
+
+
+def test_mmean_release_equals_the_weighted_sum_of_its_stage_channels():
+    """M_mean scales each stage's directions into its output without temporaries: the same numbers
+    as Σ_j ω_j ⊙ duchi_channel(stage j) in a C-ordered array (the order the products downstream read)."""
+    from hetdp_core.duchi import spawn
+    from hetdp_core.mmean import _weights_matrix, mmean_stages
+
+    x = q_mixture_data(n=3000, d=4, q=0.2, rng=3)
+    a = privacy_allocation(delta=[0.3, 1.0, 2.0, 2.0], eps=2.0, q=0.2)
+    xs = x[:, a.order]
+    got = mmean_release(xs, c_sorted=a.c_sorted, trials=5, rng=4)
+    stages = mmean_stages(a.c_sorted)
+    omega, _ = _weights_matrix(stages, 4)
+    want = np.zeros((5, 3000, 4))
+    for j, (st, g) in enumerate(zip(stages, spawn(np.random.default_rng(4), len(stages)))):
+        Y = duchi_channel(xs[:, st.start :], level=st.level, r=np.sqrt(st.dims), trials=5, rng=g)
+        want[:, :, st.start :] += omega[j, st.start :] * Y
+    assert got.flags.c_contiguous
+    np.testing.assert_array_equal(got, want)

@@ -67,7 +67,7 @@ class PrivateRegression(sc.Scenario):
     steps: int = param(200, Interval(int, 10, 2000), "gradient steps")
     axis: str = param("n", Options({"n": "users n", "eps": "ε"}), "excess risk against")
     n: int = param(30_000, Interval(int, 1000, 100_000), "users n")
-    trials: int = param(6, Interval(int, 2, 40), "trials per point")
+    trials: int = param(4, Interval(int, 2, 40), "trials per point")
     seed: int = param(0, Interval(int, 0, 2**31 - 1), "random seed")
 
     def estimate(self, d: int | None = None) -> Cost:
