@@ -35,7 +35,7 @@ from hetdp_core.scenario import (
     in_short,
     log_grid,
 )
-from hetdp_ui.figcache import csv_bytes
+from hetdp_ui.figcache import by_identity, csv_bytes
 from hetdp_ui.runcache import ENV as CACHE_ENV
 from hetdp_ui.runcache import DiskStore, RunCache, install_shared_memo
 
@@ -497,10 +497,10 @@ def meaning_panel(
         if table is None or table.empty:
             st.info(empty_note)
             return
-        for lev, words in zip(table["level"], table["in words"]):
-            st.markdown(f"- **{lev}**: {words}")
+        st.markdown("\n".join(f"- **{lev}**: {words}" for lev, words in zip(table["level"], table["in words"])))
         risk_panel(table, state)
-        st.dataframe(table.drop(columns=["in words", "risk in words"]), hide_index=True, width="stretch")
+        shown = by_identity(table, "meaning shown", lambda: table.drop(columns=["in words", "risk in words"]))
+        st.dataframe(shown, hide_index=True, width="stretch")
         csv_download(table, "privacy_meaning.csv", f"{state.prefix}_dl_meaning")
 
 
@@ -524,8 +524,12 @@ def risk_panel(table, state: ScenarioState) -> None:
         "false-alarm rate (0 = a coin toss, 1 = certainty)."
     )
     percent_slider("attack false-positive rate", FPR_GRID, state.key("fpr"))
-    for lev, words, adv in zip(table["level"], table["risk in words"], table["max advantage"]):
-        st.markdown(f"- **{lev}**: {words}; maximal advantage {adv:.3g}")
+    st.markdown(
+        "\n".join(
+            f"- **{lev}**: {words}; maximal advantage {adv:.3g}"
+            for lev, words, adv in zip(table["level"], table["risk in words"], table["max advantage"])
+        )
+    )
     if st.checkbox("show the trade-off curves", key=f"{state.prefix}_show_tradeoff"):
         chart(tradeoff_figure(table), key=f"{state.prefix}_tradeoff_fig")
     fpr = float(table["attack FPR"].iloc[0])
@@ -785,7 +789,7 @@ def run_page(state: ScenarioState, page, *, upload: bytes | None = None):
         show_input_error(exc)
         st.stop()
     with st.container(border=True, key=f"{page.PAGE_SPEC.key_prefix}_summary"):
-        st.markdown("**In short** — " + " ".join(in_short(result)))
+        st.markdown("**In short** — " + " ".join(by_identity(result, "in short", lambda: in_short(result))))
     return scenario, result, plan_section(state, page, scenario, result)
 
 

@@ -24,7 +24,7 @@ import pandas as pd
 from hetdp_core.memo import Memo, size_of
 from hetdp_ui.theme import finish  # palette, theme and log axes shared by every builder
 
-__all__ = ["memo_figure", "csv_bytes", "summary_text", "clear", "MAX_FIGURES"]
+__all__ = ["memo_figure", "csv_bytes", "summary_text", "by_identity", "clear", "MAX_FIGURES"]
 
 MAX_FIGURES = 512
 #: bytes the figure memo may hold (a figure's data plus the inputs it keeps alive)
@@ -51,8 +51,7 @@ def _fp(obj):
             hashlib.blake2b(np.ascontiguousarray(obj).tobytes(), digest_size=16).digest(),
         )
     if isinstance(obj, pd.DataFrame):
-        h = pd.util.hash_pandas_object(obj, index=True).to_numpy()
-        return ("df", tuple(map(str, obj.columns)), tuple(map(str, obj.dtypes)), _fp(h))
+        return by_identity(obj, "fingerprint", lambda: _df_fp(obj))
     if isinstance(obj, pd.Series):
         return ("s", str(obj.name), _fp(pd.util.hash_pandas_object(obj, index=True).to_numpy()))
     if isinstance(obj, (list, tuple)):
@@ -66,6 +65,28 @@ def _fp(obj):
     raise _NoKey
 
 
+def _df_fp(df: pd.DataFrame):
+    h = pd.util.hash_pandas_object(df, index=True).to_numpy()
+    return ("df", tuple(map(str, df.columns)), tuple(map(str, df.dtypes)), _fp(h))
+
+
+#: values derived from shared read-only objects (a cached result, its tables), by the object's identity
+_DERIVED = Memo(64 * 2**20, size=lambda e: size_of(e[0]) + size_of(e[1]) + 200, name="derived values")
+
+
+def by_identity(obj, tag: str, compute):
+    """``compute()``, memoised on ``obj``'s identity and ``tag``, for objects every session shares and
+    none changes: a cached result and its tables (the same rule as :func:`csv_bytes`). The entry
+    keeps ``obj`` alive, so its identity is not reused while the entry lives."""
+    key = (id(obj), tag)
+    hit = _DERIVED.get(key)
+    if hit is not None and hit[0] is obj:
+        return hit[1]
+    value = compute()
+    _DERIVED.put(key, (obj, value))
+    return value
+
+
 def memo_figure(fn):
     """Memoise a figure builder on the content of its arguments (see the module docstring)."""
 
@@ -76,15 +97,38 @@ def memo_figure(fn):
         except _NoKey:
             return finish(fn(*args, **kw))
         # single flight: the sessions opening one fresh view at once wait for one build of each figure
-        return _CACHE.get_or_compute(key, lambda: (finish(fn(*args, **kw)), args, kw))[0]  # args: keep identities alive
+        return _CACHE.get_or_compute(key, lambda: (_share_to_dict(finish(fn(*args, **kw))), args, kw))[
+            0
+        ]  # args: keep identities alive
 
     return wrapper
+
+
+def _share_to_dict(fig):
+    """A memoised figure is read-only and shared, so its plain-dict form is built once too: Streamlit's
+    ``plotly_chart`` calls ``to_dict`` every session (a deep copy of every trace and base64 of every
+    array: a tenth of a warm view's CPU). plotly's writers only read that dict (``to_json`` pops trace
+    uids, which these figures never have); each caller gets its own top level, which is what plotly's
+    pickling adds keys to. Set on the instance, past plotly's attribute validation."""
+    build = getattr(fig, "to_dict", None)
+    if build is None:  # not a plotly figure (a test's stand-in)
+        return fig
+    built: list = []
+
+    def to_dict():
+        if not built:
+            built.append(build())
+        return dict(built[0])
+
+    object.__setattr__(fig, "to_dict", to_dict)
+    return fig
 
 
 def clear() -> None:
     _CACHE.clear()
     _CSV.clear()
     _SUMMARY.clear()
+    _DERIVED.clear()
 
 
 def _fig_size(entry) -> int:

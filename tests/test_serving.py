@@ -298,3 +298,44 @@ def test_twenty_concurrent_heavy_users_keep_memory_bounded(server):
     assert all(v.finished and (not v.errors or all("busy" in e for e in v.errors)) for v in views), s
     assert sum(not v.errors for v in views) >= 10, s
     assert mem.peak < 4 * 2**30, mem.peak / 2**30
+
+
+def test_a_memoised_figure_builds_its_dict_once_and_serialises_as_before():
+    """Streamlit's plotly_chart turns a figure into a dict every session; a memoised (shared,
+    read-only) figure builds that dict once. The chart JSON Streamlit sends is the same as for a
+    fresh figure, and plotly's pickling (which adds top-level keys) cannot change what later calls get."""
+    import json
+    import pickle
+
+    import plotly.graph_objects as go
+    import plotly.io as pio
+    from plotly.tools import return_figure_from_figure_or_data
+
+    def make(y):
+        return go.Figure(go.Scatter(x=np.arange(4.0), y=np.asarray(y, float), name="s"))
+
+    built = []
+
+    @figcache.memo_figure
+    def build(y):
+        built.append(1)
+        return make(y)
+
+    fig = build((1.0, 2.0, 4.0, 8.0))
+    fresh = figcache.finish(make((1.0, 2.0, 4.0, 8.0)))
+    sent = lambda f: pio.to_json(return_figure_from_figure_or_data(f, validate_figure=True), validate=False)  # noqa: E731
+    first = sent(fig)
+    assert first == sent(fresh)
+    assert fig.to_dict()["data"] is fig.to_dict()["data"]  # built once
+    pickle.loads(pickle.dumps(fig))  # plotly's __reduce__ writes _grid_str/_grid_ref into the dict it gets
+    assert "_grid_str" not in fig.to_dict() and sent(fig) == first
+    assert json.loads(first)["data"][0]["name"] == "s" and len(built) == 1
+
+
+def test_values_derived_from_a_shared_object_are_computed_once_per_object():
+    calls = []
+    a, b = pd.DataFrame({"v": [1.0]}), pd.DataFrame({"v": [1.0]})
+    f = lambda df: figcache.by_identity(df, "t", lambda: calls.append(1) or len(calls))  # noqa: E731
+    assert f(a) == 1 and f(a) == 1  # one object: one computation
+    assert f(b) == 2  # an equal but different object: its own
+    assert figcache.by_identity(a, "other", lambda: "x") == "x"  # tags are separate
