@@ -499,8 +499,11 @@ def meaning_panel(
             return
         st.markdown("\n".join(f"- **{lev}**: {words}" for lev, words in zip(table["level"], table["in words"])))
         risk_panel(table, state)
-        shown = by_identity(table, "meaning shown", lambda: table.drop(columns=["in words", "risk in words"]))
-        st.dataframe(shown, hide_index=True, width="stretch")
+        st.dataframe(
+            shared_arrow(table, "meaning", lambda: table.drop(columns=["in words", "risk in words"])),
+            hide_index=True,
+            width="stretch",
+        )
         csv_download(table, "privacy_meaning.csv", f"{state.prefix}_dl_meaning")
 
 
@@ -616,10 +619,24 @@ def solver_radio(column, key: str, label: str, options: dict) -> str:
     return column.radio(label, list(options), key=key, horizontal=True, format_func=options.get)
 
 
+def shared_arrow(table: pd.DataFrame, tag: str, shown: Callable[[], pd.DataFrame]):
+    """The Arrow form of ``shown()`` (a view of ``table``: rounded, some columns dropped), built once
+    per shared table: ``st.dataframe`` otherwise converts the same pandas table to Arrow every
+    session (a twentieth of a warm view's CPU). Streamlit shows an Arrow table as it shows the
+    pandas one it came from (no index: every table here hides it)."""
+    import pyarrow as pa
+
+    return by_identity(table, f"arrow {tag}", lambda: pa.Table.from_pandas(shown(), preserve_index=False))
+
+
 def table_with_download(table, name: str, key: str, caption: str, *, decimals: int | None = None) -> None:
     """A result table (shown rounded to ``decimals``), what it says in words and its CSV download
     (``<name>.csv``, the run's exact numbers)."""
-    st.dataframe(table if decimals is None else table.round(decimals), hide_index=True, key=key)
+    st.dataframe(
+        shared_arrow(table, f"rounded {decimals}", lambda: table if decimals is None else table.round(decimals)),
+        hide_index=True,
+        key=key,
+    )
     st.caption(caption)
     csv_download(table, f"{name}.csv", f"dl_{key}")
 
