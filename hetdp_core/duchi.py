@@ -2,7 +2,7 @@ r"""The LDP channel of Duchi, Jordan & Wainwright (Mechanism 3 of the BCDP paper
 
 Input ``v ∈ R^m`` with ``‖v‖₂ ≤ r``, privacy level α > 0:
 
-* ``K ~ Bern(e^α/(e^α+1))``, ``S ~ Bern(1/2 + ‖v‖/(2r))``,
+* ``K ~ Bern(e^α/(e^α+1))``, ``S ~ Bern(1/2 + ‖v‖/(2r))`` (independent),
 * ``ṽ = (2S − 1) r v/‖v‖`` (a uniformly random direction when v = 0),
 * ``Z`` uniform on the sphere of radius B in the half-space ``(2K − 1) zᵀṽ > 0``.
 
@@ -20,7 +20,8 @@ reproduce the published figures. With either, ``‖Z‖ = B`` and
 **Sampling.** A Gaussian vector g gives a uniform direction g/‖g‖; reflecting it across the
 hyperplane orthogonal to ``u = v/‖v‖`` when it lies in the wrong half-space (replace its
 u-component ``gᵀu`` by ``σ|gᵀu|``, σ = (2K−1)(2S−1)) leaves it uniform on the required
-hemisphere, by symmetry. No rejection loop: every (trial, user) pair costs m normals.
+hemisphere, by symmetry. No rejection loop: every (trial, user) pair costs m normals and one
+uniform — K and S enter only through σ, whose law P(σ = 1) = P(K = S) is drawn directly.
 """
 
 from __future__ import annotations
@@ -101,10 +102,13 @@ def _oriented_directions(rng, U, pS, pK, t, dtype, reduce, out=None):
     Output Z = B × direction.
     """
     m, n = U.shape
-    K = rng.random((t, n)) < pK  # K ~ Bern(e^α/(e^α+1))
-    S = rng.random((t, n)) < pS[None, :]  # S ~ Bern(1/2 + ‖v‖/2r)
+    # The output depends on K and S only through σ = (2K − 1)(2S − 1), the sign of the half-space
+    # w.r.t. u: σ = +1 iff K = S, which has probability pK·pS + (1 − pK)(1 − pS) for independent
+    # K ~ Bern(e^α/(e^α+1)) and S ~ Bern(1/2 + ‖v‖/2r). One uniform per (trial, user) draws σ with
+    # exactly that law (two were drawn before, for K and S separately).
+    p_same = pK * pS + (1.0 - pK) * (1.0 - pS)
     one = dtype(1.0)
-    sigma = np.where(K == S, one, -one)  # sign of the half-space w.r.t. u
+    sigma = np.where(rng.random((t, n)) < p_same[None, :], one, -one)
     if m == 1:
         # the "sphere" in R^1 is {−1, +1}: the direction is σ·sign(v), or a fair sign if v = 0
         fair = np.where(rng.random((t, n)) < 0.5, one, -one)
