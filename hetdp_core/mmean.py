@@ -156,7 +156,7 @@ def mmean_release(
             if out is None:
                 out = np.zeros((trials, X.shape[0], c.size))
             out[:, :, st.start :] += Y
-    return out
+    return out  # never None: _check_c asks for a positive largest level, so some stage exists
 
 
 def mmean_estimate(

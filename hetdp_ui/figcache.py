@@ -96,10 +96,10 @@ def memo_figure(fn):
             key = (fn.__module__, fn.__qualname__, _fp(args), _fp(tuple(sorted(kw.items()))))
         except _NoKey:
             return finish(fn(*args, **kw))
-        # single flight: the sessions opening one fresh view at once wait for one build of each figure
-        return _CACHE.get_or_compute(key, lambda: (_share_to_dict(finish(fn(*args, **kw))), args, kw))[
-            0
-        ]  # args: keep identities alive
+        # single flight: the sessions opening one fresh view at once wait for one build of each figure;
+        # the entry keeps args and kw, so the identities in the key stay alive with it
+        entry = _CACHE.get_or_compute(key, lambda: (_share_to_dict(finish(fn(*args, **kw))), args, kw))
+        return entry[0]
 
     return wrapper
 
