@@ -78,12 +78,18 @@ def by_identity(obj, tag: str, compute):
     """``compute()``, memoised on ``obj``'s identity and ``tag``, for objects every session shares and
     none changes: a cached result and its tables (the same rule as :func:`csv_bytes`). The entry
     keeps ``obj`` alive, so its identity is not reused while the entry lives."""
-    key = (id(obj), tag)
-    hit = _DERIVED.get(key)
-    if hit is not None and hit[0] is obj:
-        return hit[1]
+    return _once(_DERIVED, (id(obj), tag), obj, compute)
+
+
+def _once(memo: Memo, key, obj, compute):
+    """``compute()`` memoised in ``memo`` under ``key``, an identity of ``obj``; single flight, so the
+    sessions that open a fresh result at the same moment compute it once (the others wait)."""
+    entry = memo.get_or_compute(key, lambda: (obj, compute()))
+    if entry[0] is obj:
+        return entry[1]
+    # the key's identity belonged to an object that is gone (its entry was evicted meanwhile)
     value = compute()
-    _DERIVED.put(key, (obj, value))
+    memo.put(key, (obj, value))
     return value
 
 
@@ -149,13 +155,7 @@ def summary_text(fig) -> str:
     figures are shared by every session, so a warm view does not summarise them again)."""
     from hetdp_ui.theme import summarize
 
-    key = id(fig)
-    hit = _SUMMARY.get(key)
-    if hit is not None and hit[0] is fig:
-        return hit[1]
-    text = summarize(fig)
-    _SUMMARY.put(key, (fig, text))
-    return text
+    return _once(_SUMMARY, id(fig), fig, lambda: summarize(fig))
 
 
 #: CSV bytes of shared tables (the entry keeps its table alive, so both count)
@@ -165,10 +165,4 @@ _CSV = Memo(128 * 2**20, size=lambda e: size_of(e[0]) + len(e[1]), name="CSV byt
 def csv_bytes(df: pd.DataFrame) -> bytes:
     """``df.to_csv(index=False)`` as UTF-8, memoised on the table's identity (the tables of a
     cached result are shared by every session; the entry keeps the table alive)."""
-    key = id(df)
-    hit = _CSV.get(key)
-    if hit is not None and hit[0] is df:
-        return hit[1]
-    data = df.to_csv(index=False).encode()
-    _CSV.put(key, (df, data))
-    return data
+    return _once(_CSV, id(df), df, lambda: df.to_csv(index=False).encode())

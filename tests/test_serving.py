@@ -339,3 +339,24 @@ def test_values_derived_from_a_shared_object_are_computed_once_per_object():
     assert f(a) == 1 and f(a) == 1  # one object: one computation
     assert f(b) == 2  # an equal but different object: its own
     assert figcache.by_identity(a, "other", lambda: "x") == "x"  # tags are separate
+
+
+def test_values_derived_from_a_fresh_result_are_computed_once_by_a_crowd():
+    """Fifty sessions reach a freshly computed result at the same moment: its derived values (the
+    "In short" sentences, CSV bytes, a chart's summary) are computed by one of them; the others wait."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    df = pd.DataFrame({"v": np.arange(3.0)})
+    calls, lock = [], threading.Lock()
+
+    def slow():
+        with lock:
+            calls.append(1)
+        time.sleep(0.2)
+        return "value"
+
+    with ThreadPoolExecutor(20) as ex:
+        got = list(ex.map(lambda _: figcache.by_identity(df, "crowd", slow), range(20)))
+    assert got == ["value"] * 20 and len(calls) == 1
