@@ -397,10 +397,18 @@ def _minimise_base(fam: _Family, pieces: dict, base: str, c: dict, ends: dict | 
     return best_t, best_v
 
 
+#: below this many finite demands every breakpoint is searched (a few vectorised passes cost less than
+#: the bisection's Python steps); above it, only those around the located minimum
+_SEARCH_ALL_BELOW = 4096
+
+
 def _minimise_near(fam: _Family, base: str, c: dict) -> tuple[float, float]:
     """The exact minimiser of one base objective, searching only the pieces around the located
     minimum (plus both ends of the family): the same candidates, values and tie-breaking as the
-    search over every breakpoint, at O(log n) cost after the sort."""
+    search over every breakpoint, at O(log n) cost after the sort. Small families search every
+    breakpoint (:data:`_SEARCH_ALL_BELOW`)."""
+    if fam.m < _SEARCH_ALL_BELOW:
+        return _minimise_base(fam, _pieces(fam, _all_breakpoints(fam)), base, c)
     near = _breakpoints_near(fam, _locate_minimum(fam, base, c))
     pieces = _pieces(fam, near)
     ends = np.unique(np.concatenate([near, [fam.t_lo, fam.t_hi]]))
