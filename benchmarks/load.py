@@ -232,18 +232,28 @@ class PeakRSS:
         return False
 
 
+def _sequential_views(url: str, page: str, queries: list[str], *, cpu, settle: float):
+    """Open ``queries`` one after another; per view the CPU ``cpu()`` rose by (read ``settle`` seconds
+    after the view finished) and its wall time. Returns (costs, walls, problem or None)."""
+    costs, walls = [], []
+    for q in queries:
+        c0 = cpu()
+        v = arun(open_view(url, page, q))
+        time.sleep(settle)
+        costs.append(cpu() - c0)
+        walls.append(v.seconds)
+        if v.failure or v.exceptions:
+            return costs, walls, v.failure or v.exceptions[0]
+    return costs, walls, None
+
+
 def warm_view_cpu(url: str, pid: int, page: str, query: str = "", repeats: int = 10) -> dict:
     """Server CPU of one new session on a cached view: median over ``repeats`` sequential sessions."""
     first = arun(open_view(url, page, query))  # computes and caches the results
-    costs, walls = [], []
-    for _ in range(repeats):
-        c0 = cpu_seconds(pid)
-        v = arun(open_view(url, page, query))
-        time.sleep(0.05)  # let the session finish its bookkeeping
-        costs.append(cpu_seconds(pid) - c0)
-        walls.append(v.seconds)
-        if v.failure or v.exceptions:
-            return {"page": page, "problem": v.failure or v.exceptions[0]}
+    # 0.05 s: let the session finish its bookkeeping
+    costs, walls, problem = _sequential_views(url, page, [query] * repeats, cpu=lambda: cpu_seconds(pid), settle=0.05)
+    if problem:
+        return {"page": page, "problem": problem}
     return {
         "page": page,
         "cold_s": round(first.seconds, 3),
@@ -259,26 +269,17 @@ def cold_view_cpu(url: str, pid, page: str, repeats: int = 3) -> dict:
     loaded its modules. Median over ``repeats`` sequential sessions."""
     import dataclasses
 
-    fields = {f.name for f in dataclasses.fields(_pages()[page].SCENARIO)}
-    if "seed" not in fields:  # a deterministic page: vary its first numeric setting instead
-        num = next(
-            f
-            for f in dataclasses.fields(_pages()[page].SCENARIO)
-            if f.type in ("float", float) and f.name not in ("prior", "fpr")  # those two only word the risk
-        )
-        vary = [f"{num.name}={num.default * (1 + 0.01 * (i + 1)):g}" for i in range(repeats)]
-    else:
+    fields = dataclasses.fields(_pages()[page].SCENARIO)
+    if "seed" in {f.name for f in fields}:
         vary = [f"seed={7000 + i}" for i in range(repeats)]
+    else:  # a deterministic page: vary its first numeric setting instead (prior and fpr only word the risk)
+        num = next(f for f in fields if f.type in ("float", float) and f.name not in ("prior", "fpr"))
+        vary = [f"{num.name}={num.default * (1 + 0.01 * (i + 1)):g}" for i in range(repeats)]
     arun(open_view(url, page, ""))  # imports and caches of the page itself, not of a scenario
-    costs, walls = [], []
-    for q in vary:
-        c0 = tree_cpu_seconds(pid)
-        v = arun(open_view(url, page, q))
-        time.sleep(0.3)  # let the session finish and the run's child be reaped (its CPU is counted then)
-        costs.append(tree_cpu_seconds(pid) - c0)
-        walls.append(v.seconds)
-        if v.failure or v.exceptions:
-            return {"page": page, "problem": v.failure or v.exceptions[0]}
+    # 0.3 s: let the session finish and the run's child be reaped (its CPU is counted then)
+    costs, walls, problem = _sequential_views(url, page, vary, cpu=lambda: tree_cpu_seconds(pid), settle=0.3)
+    if problem:
+        return {"page": page, "problem": problem}
     return {
         "page": page,
         "cold_cpu_s": round(statistics.median(costs), 3),
