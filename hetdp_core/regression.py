@@ -104,39 +104,52 @@ def feature_correlation(*, theta, noise: float, q: float, grid: int = 4001) -> n
     TV(a, a') ≥ P_{a'}(A) − P_a(A) ≥ P_{b'}(A) − P_b(A) = TV(b, b') with A the optimal set of
     (b, b'); the mixture over S keeps the order. (The code once took the maximum over all 210
     pairs of a 21-point grid; it was always this pair, bit for bit, in 188 checked settings.)"""
-    from scipy.special import ndtr
-
     theta = check_vector("theta", theta, lo=-10, hi=10, max_length=30, what=" (true coefficients)")
     noise = check_real("noise", noise, lo=0.0, hi=10.0, what=" (label noise sd)")
     q = check_real("q", q, lo=0.0, hi=1.0, what=" (feature correlation)")
     k = theta.size
     out = np.empty(k)
     for i in range(k):
-        others = np.abs(np.delete(theta, i))
-        others = others[others > 1e-150]  # a coefficient below 1e-150 is 0 here (its box density 1/(2θ) overflows)
-        half = float(others.sum())
-        if half > 0:
-            s_grid = np.linspace(-half, half, grid)
-            h = s_grid[1] - s_grid[0]
-            dens = None
-            for t in others:  # density of Σ θ_j U_j by convolution
-                box = (np.abs(s_grid) <= t).astype(float) / (2 * t)
-                dens = box if dens is None else np.convolve(dens, box, mode="same") * h
-            w = dens * h
-            w /= w.sum()
-        else:
-            s_grid, w = np.zeros(1), np.ones(1)
-        m1, m2 = theta[i] * -1.0 + s_grid, theta[i] * 1.0 + s_grid  # the widest pair a = −1, a' = 1
-        lo_m, hi_m = np.minimum(m1, m2), np.maximum(m1, m2)
-        if noise > 0:
-            c = np.clip((lo_m + hi_m) / 2, -1.0, 1.0)
-            with np.errstate(over="ignore"):  # a subnormal σ: the ratios are ±∞ and Φ of them 0 or 1, as they should
-                tv = ndtr((c - lo_m) / noise) - ndtr((c - hi_m) / noise)
-        else:
-            tv = (np.clip(lo_m, -1, 1) != np.clip(hi_m, -1, 1)).astype(float)
-        best = max(0.0, float(np.sum(w * tv)))
+        s_grid, w = _others_density(theta, i, grid)
+        best = _pair_tv(theta[i], -1.0, 1.0, s_grid, w, noise)  # the widest pair a = −1, a' = 1
         out[i] = q + (1 - q) * best if k >= 2 else best
     return np.clip(out, 0.0, 1.0)
+
+
+def _others_density(theta: np.ndarray, i: int, grid: int) -> tuple[np.ndarray, np.ndarray]:
+    """The law of S = Σ_{j≠i} θ_j U_j (U_j uniform on [−1, 1]) on ``grid`` points: (points, weights),
+    a convolution of uniform densities; one point at 0 when no other coefficient is above 1e-150
+    (a smaller one is 0 here: its box density 1/(2θ) overflows)."""
+    others = np.abs(np.delete(theta, i))
+    others = others[others > 1e-150]
+    half = float(others.sum())
+    if half <= 0:
+        return np.zeros(1), np.ones(1)
+    s_grid = np.linspace(-half, half, grid)
+    h = s_grid[1] - s_grid[0]
+    dens = None
+    for t in others:  # density of Σ θ_j U_j by convolution
+        box = (np.abs(s_grid) <= t).astype(float) / (2 * t)
+        dens = box if dens is None else np.convolve(dens, box, mode="same") * h
+    w = dens * h
+    w /= w.sum()
+    return s_grid, w
+
+
+def _pair_tv(theta_i: float, a: float, b: float, s_grid, w, noise: float) -> float:
+    """E_S[TV] between the labels' laws given z_i = a and z_i = b: clipped normals with means
+    θ_i a + S and θ_i b + S and sd σ (σ = 0: 1 where the clipped means differ); at least 0."""
+    from scipy.special import ndtr
+
+    m1, m2 = theta_i * a + s_grid, theta_i * b + s_grid
+    lo_m, hi_m = np.minimum(m1, m2), np.maximum(m1, m2)
+    if noise > 0:
+        c = np.clip((lo_m + hi_m) / 2, -1.0, 1.0)
+        with np.errstate(over="ignore"):  # a subnormal σ: the ratios are ±∞ and Φ of them 0 or 1, as they should
+            tv = ndtr((c - lo_m) / noise) - ndtr((c - hi_m) / noise)
+    else:
+        tv = (np.clip(lo_m, -1, 1) != np.clip(hi_m, -1, 1)).astype(float)
+    return max(0.0, float(np.sum(w * tv)))
 
 
 def risk(theta, x) -> float:

@@ -186,37 +186,16 @@ def test_feature_correlation_matches_a_monte_carlo_estimate():
 
 
 def _correlation_over_all_pairs(theta, noise, q, grid=4001):
-    """q_i as the maximum over every pair (a, a') of a 21-point grid of [-1, 1] (what the code once did)."""
-    from scipy.special import ndtr
+    """q_i as the maximum over every pair (a, a') of a 21-point grid of [-1, 1] (what the code once did),
+    from the same law of the other features' part S and the same TV of one pair as the code."""
+    from hetdp_core.regression import _others_density, _pair_tv
 
     theta = np.asarray(theta, float)
+    pts = np.linspace(-1.0, 1.0, 21)
     out = []
     for i in range(theta.size):
-        others = np.abs(np.delete(theta, i))
-        others = others[others > 1e-150]
-        half = float(others.sum())
-        if half > 0:
-            s = np.linspace(-half, half, grid)
-            h = s[1] - s[0]
-            dens = None
-            for t in others:
-                box = (np.abs(s) <= t).astype(float) / (2 * t)
-                dens = box if dens is None else np.convolve(dens, box, mode="same") * h
-            w = dens * h
-            w /= w.sum()
-        else:
-            s, w = np.zeros(1), np.ones(1)
-        best, pts = 0.0, np.linspace(-1.0, 1.0, 21)
-        for a in pts:
-            for b in pts[pts > a]:
-                lo, hi = np.minimum(theta[i] * a + s, theta[i] * b + s), np.maximum(theta[i] * a + s, theta[i] * b + s)
-                if noise > 0:
-                    c = np.clip((lo + hi) / 2, -1.0, 1.0)
-                    with np.errstate(over="ignore"):
-                        tv = ndtr((c - lo) / noise) - ndtr((c - hi) / noise)
-                else:
-                    tv = (np.clip(lo, -1, 1) != np.clip(hi, -1, 1)).astype(float)
-                best = max(best, float(np.sum(w * tv)))
+        s, w = _others_density(theta, i, grid)
+        best = max(_pair_tv(theta[i], a, b, s, w, noise) for a in pts for b in pts[pts > a])
         out.append(q + (1 - q) * best if theta.size >= 2 else best)
     return np.clip(out, 0.0, 1.0)
 
