@@ -7,11 +7,13 @@ Measured, not asserted: timed tests are flaky; these numbers go into the README.
 * fig3_dask_local — the same on a Dask LocalCluster of worker processes (``--dask local``), with
   the cluster's start-up time separately (only with the [dask] extra installed);
 * fig4a_full / fig4b_full — the Figure 4 configurations of the paper text (T = 100);
-* floors, measured in the same run: import of numpy alone, one sort of 10⁶ doubles, 10⁷ normals
-  (float64 and float32) and uniforms on one thread — every figure is printed next to its floor;
-* fig3_subset_* — the Figure-3 subset through the CLI vs a process making exactly its draws;
+* floors, measured in the same run: import of numpy alone, one sort of 10⁶ doubles, 10⁷ float32
+  normals and uniforms of the channel's bit generator (SFC64) on one thread, and numpy's default
+  PCG64 for reference — every figure is printed next to its floor;
+* fig3_subset_* — the Figure-3 subset through the CLI vs a process making exactly its draws (same
+  bit generator, shapes and dtypes);
 * fig3_full_vs_floor_ratio — full Figure 3's wall time / the single-thread time of its draws
-  (below 1: both cores are used);
+  (below 1: both cores are used); fig3_full_floor_one_thread_pcg64 — the same draws at PCG64's rates;
 * run_cpu_<page> — each page's default run from scratch, CPU, also in units of 10⁷ normals;
 * page_default_cold — the Feature-privacy page's default sweep (n = 10 000, 30 trials, 9 q's),
   computed from scratch by the core;
@@ -158,22 +160,23 @@ FIG3_SUBSET = [
 ]
 
 
-def _child_cpu_wall(argv: list[str]) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of one child process (user + system, all its threads)."""
+def _child_cpu_wall(argv: list[str], env: dict | None = None) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one child process (user + system, all its threads); ``env``:
+    variables added to this process's environment."""
     import resource
     import subprocess
 
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, cwd=ROOT, env={**os.environ, **(env or {})})
     wall = time.perf_counter() - t0
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), wall
 
 
-def _channel_draws(argv: list[str]) -> list[tuple[str, tuple, str]]:
+def _channel_draws(argv: list[str]) -> list[tuple[str, str, tuple, str]]:
     """The random draws the Duchi channel makes for a CLI command, recorded by wrapping the child
-    generators it spawns: (method, shape, dtype) in order."""
+    generators it spawns: (bit generator, method, shape, dtype) in order."""
     import contextlib
     import io
 
@@ -185,31 +188,37 @@ def _channel_draws(argv: list[str]) -> list[tuple[str, tuple, str]]:
     class Counting:
         def __init__(self, g):
             self.g = g
+            self.kind = type(g.bit_generator).__name__
 
         def random(self, shape):
-            draws.append(("random", tuple(shape), "float64"))
+            draws.append((self.kind, "random", tuple(shape), "float64"))
             return self.g.random(shape)
 
         def standard_normal(self, shape, dtype=float, out=None):
-            draws.append(("standard_normal", tuple(shape), str(np.dtype(dtype))))
+            draws.append((self.kind, "standard_normal", tuple(shape), str(np.dtype(dtype))))
             return self.g.standard_normal(shape, dtype=dtype, out=out)
 
     import numpy as np
 
-    real = duchi.spawn
-    duchi.spawn = lambda rng, k: [Counting(g) for g in real(rng, k)]
+    real = duchi.bulk_streams
+    duchi.bulk_streams = lambda rng, k: [Counting(g) for g in real(rng, k)]
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             cli.main(argv)
     finally:
-        duchi.spawn = real
+        duchi.bulk_streams = real
     return draws
 
 
+#: the floor process starts no BLAS threads (they would only spin at import: a cheaper floor, as the CLI)
+ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+#: the floor: import numpy, then make exactly the recorded draws (same bit generator, shapes, dtypes)
 FLOOR_SCRIPT = """
 import json, sys, numpy as np
-rng = np.random.default_rng(0)
-for method, shape, dtype in json.load(open(sys.argv[1])):
+gens = {}
+for kind, method, shape, dtype in json.load(open(sys.argv[1])):
+    rng = gens.setdefault(kind, np.random.Generator(getattr(np.random, kind)(0)))
     if method == "random":
         rng.random(tuple(shape))
     else:
@@ -228,8 +237,8 @@ def fig3_subset_vs_floor(pairs: int = 3) -> dict:
     import numpy as np
 
     draws = _channel_draws(FIG3_SUBSET)
-    normals = sum(int(np.prod(s)) for m, s, _ in draws if m == "standard_normal")
-    uniforms = sum(int(np.prod(s)) for m, s, _ in draws if m == "random")
+    normals = sum(int(np.prod(s)) for _, m, s, _ in draws if m == "standard_normal")
+    uniforms = sum(int(np.prod(s)) for _, m, s, _ in draws if m == "random")
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(draws, f)
     cli_argv = [sys.executable, "-m", "hetdp_ui.cli", *FIG3_SUBSET]
@@ -237,7 +246,7 @@ def fig3_subset_vs_floor(pairs: int = 3) -> dict:
     cli, floor = [], []
     for _ in range(pairs):
         cli.append(_child_cpu_wall(cli_argv))
-        floor.append(_child_cpu_wall(floor_argv))
+        floor.append(_child_cpu_wall(floor_argv, env=ONE_BLAS_THREAD))
     os.unlink(f.name)
     med = lambda xs, i: statistics.median(x[i] for x in xs)  # noqa: E731
     out = {
@@ -255,25 +264,29 @@ def fig3_subset_vs_floor(pairs: int = 3) -> dict:
 
 def floors() -> dict:
     """Reference costs on this machine, now: importing numpy alone (a fresh process, wall), one sort
-    of 10⁶ doubles, 10⁷ standard normals (float64, and float32 as the channel draws them) and 10⁷
-    uniforms, on one thread."""
+    of 10⁶ doubles, and on one thread 10⁷ draws of the channel's bit generator (SFC64: float32
+    normals as the channel draws them, and uniforms) — plus numpy's default PCG64 for reference
+    (float64 and float32 normals)."""
     import statistics
 
     import numpy as np
 
-    imp = statistics.median(_child_cpu_wall([sys.executable, "-c", "import numpy"])[1] for _ in range(3))
+    imp = statistics.median(
+        _child_cpu_wall([sys.executable, "-c", "import numpy"], env=ONE_BLAS_THREAD)[1] for _ in range(3)
+    )
     x = np.random.default_rng(0).random(1_000_000)
     sort = min(timed(lambda: np.sort(x)) for _ in range(5))
-    rng = np.random.default_rng(0)
-    normals = min(timed(lambda: rng.standard_normal(10_000_000)) for _ in range(3))
-    normals32 = min(timed(lambda: rng.standard_normal(10_000_000, dtype=np.float32)) for _ in range(3))
-    uniforms = min(timed(lambda: rng.random(10_000_000)) for _ in range(3))
+    pcg = np.random.default_rng(0)
+    sfc = np.random.Generator(np.random.SFC64(0))
+    best = lambda f: min(timed(f) for _ in range(3))  # noqa: E731
     return {
         "floor_import_numpy": imp,
         "floor_sort_1e6": sort,
-        "floor_normals_1e7": normals,
-        "floor_normals32_1e7": normals32,
-        "floor_uniforms_1e7": uniforms,
+        "floor_normals32_1e7": best(lambda: sfc.standard_normal(10_000_000, dtype=np.float32)),
+        "floor_uniforms_1e7": best(lambda: sfc.random(10_000_000)),
+        "floor_normals_pcg64_1e7": best(lambda: pcg.standard_normal(10_000_000)),
+        "floor_normals32_pcg64_1e7": best(lambda: pcg.standard_normal(10_000_000, dtype=np.float32)),
+        "floor_uniforms_pcg64_1e7": best(lambda: pcg.random(10_000_000)),
     }
 
 
@@ -282,17 +295,23 @@ def cli_start() -> dict:
     import statistics
 
     cli = statistics.median(_child_cpu_wall([sys.executable, "-m", "hetdp_ui.cli", "--help"])[1] for _ in range(5))
-    imp = statistics.median(_child_cpu_wall([sys.executable, "-c", "import numpy"])[1] for _ in range(5))
+    imp = statistics.median(
+        _child_cpu_wall([sys.executable, "-c", "import numpy"], env=ONE_BLAS_THREAD)[1] for _ in range(5)
+    )
     return {"cli_start": cli, "cli_start_vs_import_numpy_ratio": cli / imp}
 
 
-def fig3_floor(fl: dict) -> float:
-    """Single-thread seconds of the random numbers full Figure 3 draws: per point (10 values of q),
-    1000 trials × 10 000 users × (10 + 8 normals for Mechanism 1's two stages + 10 for the baseline),
-    and two uniforms per user, trial and channel call (3 calls), at this run's floor rates."""
-    normals = 10 * 1000 * 10_000 * (10 + 8 + 10)
-    uniforms = 10 * 1000 * 10_000 * 2 * 3
-    return normals * fl["floor_normals32_1e7"] / 1e7 + uniforms * fl["floor_uniforms_1e7"] / 1e7
+def fig3_floor(fl: dict, generator: str = "") -> float:
+    """Single-thread seconds of the random numbers full Figure 3 draws (10 values of q, 1000 trials,
+    10 000 users), at this run's floor rates of the channel's generator (``generator="_pcg64"``: at
+    PCG64's rates, for reference). Draws per (point, trial, user) come from the subset's recorded
+    draws (same demands, ε and n), so the floor follows the code: 28 float32 normals (10 + 8 for
+    Mechanism 1's two stages, 10 for the baseline) and 3 uniforms (one per channel call)."""
+    per = 5 * 60 * 10_000  # the subset's points × trials × users
+    scale = 10 * 1000 * 10_000 / per
+    normals = fl["fig3_subset_normals"] * scale
+    uniforms = fl["fig3_subset_uniforms"] * scale
+    return (normals * fl[f"floor_normals32{generator}_1e7"] + uniforms * fl[f"floor_uniforms{generator}_1e7"]) / 1e7
 
 
 def page_runs_cpu() -> dict:
@@ -348,6 +367,7 @@ def main() -> None:
     else:
         results["fig3_full"] = fig("fig3")
         results["fig3_full_floor_one_thread"] = fig3_floor(results)
+        results["fig3_full_floor_one_thread_pcg64"] = fig3_floor(results, "_pcg64")
         results["fig3_full_vs_floor_ratio"] = results["fig3_full"] / results["fig3_full_floor_one_thread"]
         results["fig3_speedup_vs_authors_loop"] = AUTHORS_LOOP_SECONDS / results["fig3_full"]
         results.update(fig3_dask())

@@ -22,6 +22,9 @@ hyperplane orthogonal to ``u = v/‖v‖`` when it lies in the wrong half-space 
 u-component ``gᵀu`` by ``σ|gᵀu|``, σ = (2K−1)(2S−1)) leaves it uniform on the required
 hemisphere, by symmetry. No rejection loop: every (trial, user) pair costs m normals and one
 uniform — K and S enter only through σ, whose law P(σ = 1) = P(K = S) is drawn directly.
+Each work chunk draws from its own SFC64 stream (:func:`bulk_streams`), seeded from the caller's
+generator: the chunking depends only on the inputs, so the numbers do not depend on the machine,
+the thread count or the executor.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ import numpy as np
 from ._doc import document
 from ._validate import InputError, as_generator, check_choice, check_int, check_matrix, check_real
 
-__all__ = ["SCALES", "duchi_B", "duchi_channel", "duchi_channel_sum", "duchi_directions", "spawn"]
+__all__ = ["SCALES", "bulk_streams", "duchi_B", "duchi_channel", "duchi_channel_sum", "duchi_directions", "spawn"]
 
 SCALES = ("unbiased", "paper")
 #: Number of float32 cells per work chunk (bounds memory: 4M cells = 16 MB per array).
@@ -79,6 +82,24 @@ def spawn(rng: np.random.Generator, k: int) -> list[np.random.Generator]:
         return [np.random.default_rng(int(s)) for s in seeds]
 
 
+def bulk_streams(rng: np.random.Generator, k: int) -> list[np.random.Generator]:
+    """k independent generators for the channel's bulk draws, on numpy's SFC64 bit generator.
+
+    Seeded from ``rng``'s SeedSequence children (the same children :func:`spawn` would use), so they
+    are deterministic given ``rng``'s state and independent of each other and of ``rng``. SFC64
+    (Doty-Humphrey's Small Fast Chaotic generator, in numpy since 1.17) passes the standard
+    statistical batteries (PractRand, TestU01 BigCrush) and draws float32 normals ≈ 12 % faster than
+    PCG64 here: the channel's normals are nearly all of a simulation's cost."""
+    rng = as_generator(rng)
+    k = check_int("k", k, lo=0, hi=1_000_000, what=" (number of child generators)")
+    seq = getattr(rng.bit_generator, "seed_seq", None)
+    if isinstance(seq, np.random.SeedSequence):
+        seqs = seq.spawn(k)
+    else:  # a bit generator without a SeedSequence: seeds from its own stream
+        seqs = [np.random.SeedSequence(int(s)) for s in rng.integers(0, 2**63, size=k)]
+    return [np.random.Generator(np.random.SFC64(s)) for s in seqs]
+
+
 def _prepare(v: np.ndarray, r: float) -> tuple[np.ndarray, np.ndarray]:
     """Unit directions U (m, n) (zero columns for v = 0) and P(S = 1) per user."""
     norms = np.linalg.norm(v, axis=1)
@@ -108,7 +129,9 @@ def _oriented_directions(rng, U, pS, pK, t, dtype, reduce, out=None):
     # exactly that law (two were drawn before, for K and S separately).
     p_same = pK * pS + (1.0 - pK) * (1.0 - pS)
     one = dtype(1.0)
-    sigma = np.where(rng.random((t, n)) < p_same[None, :], one, -one)
+    sigma = (rng.random((t, n)) < p_same[None, :]).astype(dtype)  # σ = 2·1{K = S} − 1 (a tenth of np.where's time)
+    sigma *= 2
+    sigma -= 1
     if m == 1:
         # the "sphere" in R^1 is {−1, +1}: the direction is σ·sign(v), or a fair sign if v = 0
         fair = np.where(rng.random((t, n)) < 0.5, one, -one)
@@ -211,7 +234,7 @@ def _run(v, level, r, trials, rng, scale, reduce, dtype):
     # also lets moderate runs use both threads)
     cells = _CHUNK_CELLS if reduce else _CHUNK_CELLS // 4
     bounds = _chunks(trials, max(1, cells // (n * m)), trials * n * m)
-    children = spawn(rng, len(bounds))
+    children = bulk_streams(rng, len(bounds))
 
     # per-user directions: every chunk writes its trials' slice of one array (no concatenation copy)
     whole = None if reduce else np.empty((trials, m, n), dtype=dtype)

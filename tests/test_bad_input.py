@@ -106,6 +106,8 @@ CASES = [
     (duchi.duchi_channel_sum, dict(v=X, level=1.0, r=2.0), "r", 0, r"r must be in \(0"),
     (duchi.duchi_channel_sum, dict(v=X, level=1.0, r=2.0), "scale", None, "scale must be one of"),
     (duchi.spawn, dict(rng=np.random.default_rng(0), k=2), "k", -1, "k must be >= 0"),
+    (duchi.bulk_streams, dict(rng=np.random.default_rng(0), k=2), "k", -1, "k must be >= 0"),
+    (duchi.bulk_streams, dict(rng=np.random.default_rng(0), k=2), "rng", "seed", "rng must be a numpy Generator"),
     # Mechanism 1
     (mmean.mmean_stages, dict(c_sorted=C), "c_sorted", [0.4, 0.1], "c_sorted must be non-decreasing"),
     (mmean.mmean_stages, dict(c_sorted=C), "c_sorted", [0.0, 0.0], "positive largest entry"),

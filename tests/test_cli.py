@@ -381,3 +381,38 @@ def test_bad_input_exit_2_one_line(args, fragment, capsys):
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("hetdp: error:") and fragment in err
     assert "Traceback" not in err
+
+
+def test_the_cli_starts_no_blas_threads_unless_asked_and_hetdp_app_gives_the_server_the_users_environment(
+    monkeypatch, tmp_path
+):
+    """The command line sets one BLAS thread before numpy loads (its simulations use their own chunk
+    threads; OpenBLAS's would only spin), keeps a count the user set, and ``hetdp app`` removes its
+    default again so the server runs with the user's environment, as under ``make run``."""
+    probe = "import os, hetdp_ui.cli, numpy; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
+    env = {k: v for k, v in __import__("os").environ.items() if not k.endswith("_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "1"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], env={**env, "OPENBLAS_NUM_THREADS": "3"}, capture_output=True, text=True
+    )
+    assert out.stdout.strip() == "3"
+
+    import hetdp_ui.cli as cli_pkg
+
+    seen = {}
+
+    def fake_execv(exe, cmd):
+        seen["env"] = dict(__import__("os").environ)
+        seen["cmd"] = cmd
+        raise SystemExit(0)
+
+    monkeypatch.setattr(cli_pkg, "BLAS_DEFAULTS", ("OPENBLAS_NUM_THREADS",))
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")  # the user's own setting stays
+    monkeypatch.setattr("os.execv", fake_execv)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit):
+        main(["app", "--port", "8599"])
+    assert "OPENBLAS_NUM_THREADS" not in seen["env"] and seen["env"]["OMP_NUM_THREADS"] == "2"
+    assert "streamlit" in seen["cmd"]

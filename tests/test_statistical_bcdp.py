@@ -167,6 +167,31 @@ def test_summed_channel_does_not_depend_on_its_cache_blocks(monkeypatch, block):
     np.testing.assert_array_equal(duchi_channel_sum(v, level=1.3, r=1.0, trials=23, rng=5), ref)
 
 
+def test_bulk_streams_are_sfc64_children_of_the_callers_seed_sequence():
+    """The channel's chunk streams: SFC64 generators seeded by the caller's SeedSequence children, so
+    the same seed gives the same streams, the children differ from each other, and a generator
+    without a SeedSequence still gets reproducible children from its own stream."""
+    a = duchi_mod.bulk_streams(np.random.default_rng(7), 3)
+    b = duchi_mod.bulk_streams(np.random.default_rng(7), 3)
+    assert all(isinstance(g.bit_generator, np.random.SFC64) for g in a)
+    draws = [g.standard_normal(5) for g in a]
+    for g, d in zip(b, draws):
+        np.testing.assert_array_equal(g.standard_normal(5), d)
+    assert not np.array_equal(draws[0], draws[1])
+    kids = np.random.default_rng(7).bit_generator.seed_seq.spawn(3)  # the same children spawn() uses
+    np.testing.assert_array_equal(np.random.Generator(np.random.SFC64(kids[2])).standard_normal(5), draws[2])
+
+    def legacy():  # seeded the legacy way: no SeedSequence to spawn from
+        bg = np.random.MT19937()
+        bg._legacy_seeding(3)
+        return np.random.Generator(bg)
+
+    x = [g.random(3) for g in duchi_mod.bulk_streams(legacy(), 2)]
+    y = [g.random(3) for g in duchi_mod.bulk_streams(legacy(), 2)]
+    assert not np.array_equal(x[0], x[1])
+    np.testing.assert_array_equal(x, y)
+
+
 def test_channel_calls_from_many_threads_share_the_pool_and_match_serial_calls():
     """The process-wide chunk pool is shared by concurrent callers (the server's sessions, a threaded
     sweep): each call still gets its own chunks' results, identical to calling it alone."""
@@ -193,7 +218,7 @@ def test_per_user_channel_written_in_place_equals_its_chunks_drawn_apart(n, m, t
     U, pS = duchi_mod._prepare(v, 1.0)
     pK = duchi_mod.coin_probability(0.8)
     bounds = duchi_mod._chunks(trials, max(1, (duchi_mod._CHUNK_CELLS // 4) // (n * m)), trials * n * m)
-    children = duchi_mod.spawn(np.random.default_rng(9), len(bounds))
+    children = duchi_mod.bulk_streams(np.random.default_rng(9), len(bounds))
     apart = np.concatenate(
         [duchi_mod._oriented_directions(g, U, pS, pK, e - s, np.float64, False) for g, (s, e) in zip(children, bounds)]
     )

@@ -10,10 +10,23 @@ Also importable from here: ``main``, ``build_parser``, ``CliError``, ``write_ato
 ``SOLVERS``, ``app_script`` and ``cmd_c_vector``.
 """
 
+# ruff: noqa: E402 (the BLAS thread count below must be set before any import loads numpy)
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+
+# One BLAS thread unless the user asks for more, set before numpy loads: the simulations run on the
+# channel's own pool of chunk threads and never call BLAS (hetdp_core.duchi uses einsum), so the
+# threads OpenBLAS starts at import only spin (≈ 0.05–0.08 s of CPU per command, 5–8 % of the
+# Figure-3 subset); the CLI's few BLAS calls (least squares, small solves) are small. Has no effect
+# when numpy is already loaded (e.g. the CLI called in-process by the tests).
+#: the variables set here (not by the user): ``hetdp app`` removes them again, so the server it starts
+#: runs with the same environment as ``make run``
+BLAS_DEFAULTS = tuple(v for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS") if v not in os.environ)
+for _var in BLAS_DEFAULTS:
+    os.environ[_var] = "1"
 
 from hetdp_core._validate import InputError
 from hetdp_ui.cli import (

@@ -47,6 +47,10 @@ def cmd_app(a) -> int:
     print(f"hetdp app: serving {script.parent} on http://{a.address}:{a.port} (Ctrl-C stops it)", flush=True)
     import os
 
+    from hetdp_ui.cli import BLAS_DEFAULTS
+
+    for var in BLAS_DEFAULTS:  # the CLI's one-BLAS-thread default is for its own commands, not the server
+        os.environ.pop(var, None)
     os.chdir(script.parent)  # Streamlit reads .streamlit/config.toml from here
     os.execv(sys.executable, cmd)  # the server replaces this process: a signal to it stops the server
     return 0  # pragma: no cover
