@@ -307,8 +307,12 @@ def fig3_floor(fl: dict, generator: str = "") -> float:
     PCG64's rates, for reference). Draws per (point, trial, user) come from the subset's recorded
     draws (same demands, ε and n), so the floor follows the code: 28 float32 normals (10 + 8 for
     Mechanism 1's two stages, 10 for the baseline) and 3 uniforms (one per channel call)."""
-    per = 5 * 60 * 10_000  # the subset's points × trials × users
-    scale = 10 * 1000 * 10_000 / per
+    from hetdp_core.bcdp_sim import PRESETS
+
+    arg = lambda flag: FIG3_SUBSET[FIG3_SUBSET.index(flag) + 1]  # noqa: E731
+    per = len(arg("--q").split(",")) * int(arg("--trials")) * int(arg("--n"))  # the subset's points × trials × users
+    full = PRESETS["fig3"]
+    scale = len(full.values) * full.trials * full.n / per
     normals = fl["fig3_subset_normals"] * scale
     uniforms = fl["fig3_subset_uniforms"] * scale
     return (normals * fl[f"floor_normals32{generator}_1e7"] + uniforms * fl[f"floor_uniforms{generator}_1e7"]) / 1e7

@@ -71,32 +71,34 @@ def coin_probability(level: float) -> float:
     return 1.0 / (1.0 + math.exp(-level))
 
 
-def spawn(rng: np.random.Generator, k: int) -> list[np.random.Generator]:
-    """k independent child generators of ``rng`` (deterministic given rng's state)."""
+def _child_sequences(rng, k: int) -> tuple[np.random.Generator, list[np.random.SeedSequence], bool]:
+    """``(rng, seeds, native)``: k SeedSequence children of ``rng`` — its own SeedSequence's children
+    (``native``), or, for a bit generator without one, sequences seeded from its own stream."""
     rng = as_generator(rng)
     k = check_int("k", k, lo=0, hi=1_000_000, what=" (number of child generators)")
-    try:
-        return rng.spawn(k)
-    except (AttributeError, TypeError, ValueError):  # generator without a SeedSequence
-        seeds = rng.integers(0, 2**63, size=k)
-        return [np.random.default_rng(int(s)) for s in seeds]
+    seq = getattr(rng.bit_generator, "seed_seq", None)
+    if isinstance(seq, np.random.SeedSequence):
+        return rng, seq.spawn(k), True
+    return rng, [np.random.SeedSequence(int(s)) for s in rng.integers(0, 2**63, size=k)], False
+
+
+def spawn(rng: np.random.Generator, k: int) -> list[np.random.Generator]:
+    """k independent child generators of ``rng`` (deterministic given rng's state): ``rng.spawn(k)``,
+    on rng's bit generator; PCG64 children when rng has no SeedSequence to spawn from."""
+    rng, seqs, native = _child_sequences(rng, k)
+    kind = type(rng.bit_generator) if native else np.random.PCG64
+    return [np.random.Generator(kind(s)) for s in seqs]
 
 
 def bulk_streams(rng: np.random.Generator, k: int) -> list[np.random.Generator]:
     """k independent generators for the channel's bulk draws, on numpy's SFC64 bit generator.
 
-    Seeded from ``rng``'s SeedSequence children (the same children :func:`spawn` would use), so they
-    are deterministic given ``rng``'s state and independent of each other and of ``rng``. SFC64
-    (Doty-Humphrey's Small Fast Chaotic generator, in numpy since 1.17) passes the standard
-    statistical batteries (PractRand, TestU01 BigCrush) and draws float32 normals ≈ 12 % faster than
-    PCG64 here: the channel's normals are nearly all of a simulation's cost."""
-    rng = as_generator(rng)
-    k = check_int("k", k, lo=0, hi=1_000_000, what=" (number of child generators)")
-    seq = getattr(rng.bit_generator, "seed_seq", None)
-    if isinstance(seq, np.random.SeedSequence):
-        seqs = seq.spawn(k)
-    else:  # a bit generator without a SeedSequence: seeds from its own stream
-        seqs = [np.random.SeedSequence(int(s)) for s in rng.integers(0, 2**63, size=k)]
+    Seeded from the same SeedSequence children as :func:`spawn`, so they are deterministic given
+    ``rng``'s state and independent of each other and of ``rng``. SFC64 (Doty-Humphrey's Small Fast
+    Chaotic generator, in numpy since 1.17) passes the standard statistical batteries (PractRand,
+    TestU01 BigCrush) and draws float32 normals ≈ 12 % faster than PCG64 here: the channel's normals
+    are nearly all of a simulation's cost."""
+    _, seqs, _ = _child_sequences(rng, k)
     return [np.random.Generator(np.random.SFC64(s)) for s in seqs]
 
 
@@ -128,12 +130,12 @@ def _oriented_directions(rng, U, pS, pK, t, dtype, reduce, out=None):
     # K ~ Bern(e^α/(e^α+1)) and S ~ Bern(1/2 + ‖v‖/2r). One uniform per (trial, user) draws σ with
     # exactly that law (two were drawn before, for K and S separately).
     p_same = pK * pS + (1.0 - pK) * (1.0 - pS)
-    one = dtype(1.0)
     sigma = (rng.random((t, n)) < p_same[None, :]).astype(dtype)  # σ = 2·1{K = S} − 1 (a tenth of np.where's time)
     sigma *= 2
     sigma -= 1
     if m == 1:
         # the "sphere" in R^1 is {−1, +1}: the direction is σ·sign(v), or a fair sign if v = 0
+        one = dtype(1.0)
         fair = np.where(rng.random((t, n)) < 0.5, one, -one)
         unit = np.where(U[0][None, :] != 0, sigma * U[0][None, :].astype(dtype), fair)
         if reduce:

@@ -2,6 +2,7 @@
 
 import json
 import math
+import os
 import subprocess
 import sys
 
@@ -390,7 +391,7 @@ def test_the_cli_starts_no_blas_threads_unless_asked_and_hetdp_app_gives_the_ser
     threads; OpenBLAS's would only spin), keeps a count the user set, and ``hetdp app`` removes its
     default again so the server runs with the user's environment, as under ``make run``."""
     probe = "import os, hetdp_ui.cli, numpy; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
-    env = {k: v for k, v in __import__("os").environ.items() if not k.endswith("_NUM_THREADS")}
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "1"
     out = subprocess.run(
@@ -403,7 +404,7 @@ def test_the_cli_starts_no_blas_threads_unless_asked_and_hetdp_app_gives_the_ser
     seen = {}
 
     def fake_execv(exe, cmd):
-        seen["env"] = dict(__import__("os").environ)
+        seen["env"] = dict(os.environ)
         seen["cmd"] = cmd
         raise SystemExit(0)
 
