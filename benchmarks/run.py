@@ -10,8 +10,10 @@ Measured, not asserted: timed tests are flaky; these numbers go into the README.
 * floors, measured in the same run: import of numpy alone, one sort of 10⁶ doubles, 10⁷ float32
   normals and uniforms of the channel's bit generator (SFC64) on one thread, and numpy's default
   PCG64 for reference — every figure is printed next to its floor;
-* fig3_subset_* — the Figure-3 subset through the CLI vs a process making exactly its draws (same
-  bit generator, shapes and dtypes);
+* fig3_subset_* — the Figure-3 subset through the CLI vs two floors: a process making the
+  mechanism's draws with numpy's samplers (m float32 standard normals and one uniform per trial and
+  user: the issue's floor), and a process making exactly the uniforms the channel draws (its normals
+  are Box–Muller transforms of them);
 * fig3_full_vs_floor_ratio — full Figure 3's wall time / the single-thread time of its draws
   (below 1: both cores are used); fig3_full_floor_one_thread_pcg64 — the same draws at PCG64's rates;
 * run_cpu_<page> — each page's default run from scratch, CPU, also in units of 10⁷ normals;
@@ -174,91 +176,120 @@ def _child_cpu_wall(argv: list[str], env: dict | None = None) -> tuple[float, fl
     return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), wall
 
 
-def _channel_draws(argv: list[str]) -> list[tuple[str, str, tuple, str]]:
-    """The random draws the Duchi channel makes for a CLI command, recorded by wrapping the child
-    generators it spawns: (bit generator, method, shape, dtype) in order."""
+def _channel_draws(argv: list[str]) -> tuple[list, list]:
+    """What the Duchi channel draws for a CLI command, recorded while it runs:
+
+    * the mechanism's demands, as the issue counts them — per (trial, user) m standard normals (float32
+      in the summed channel, float64 per user) and one uniform (two when m = 1): (bit generator,
+      method, shape, dtype) of one numpy call each, the draws a process would make with numpy's own
+      samplers;
+    * the calls the channel actually makes on its generators (the summed channel draws only uniforms
+      and makes its normals from them by Box–Muller), in order."""
     import contextlib
     import io
+
+    import numpy as np
 
     from hetdp_core import duchi
     from hetdp_ui import cli
 
-    draws: list = []
+    demands: list = []
+    calls: list = []
 
     class Counting:
         def __init__(self, g):
             self.g = g
             self.kind = type(g.bit_generator).__name__
 
-        def random(self, shape):
-            draws.append((self.kind, "random", tuple(shape), "float64"))
-            return self.g.random(shape)
+        def random(self, shape=None, dtype=np.float64, out=None):
+            calls.append((self.kind, "random", tuple(out.shape if out is not None else shape), str(np.dtype(dtype))))
+            return self.g.random(shape, dtype=dtype, out=out)
 
-        def standard_normal(self, shape, dtype=float, out=None):
-            draws.append((self.kind, "standard_normal", tuple(shape), str(np.dtype(dtype))))
+        def standard_normal(self, shape=None, dtype=np.float64, out=None):
+            calls.append(
+                (self.kind, "standard_normal", tuple(out.shape if out is not None else shape), str(np.dtype(dtype)))
+            )
             return self.g.standard_normal(shape, dtype=dtype, out=out)
 
-    import numpy as np
+    real_streams, real_directions = duchi.bulk_streams, duchi._oriented_directions
 
-    real = duchi.bulk_streams
-    duchi.bulk_streams = lambda rng, k: [Counting(g) for g in real(rng, k)]
+    def directions(rng, U, pS, pK, t, dtype, reduce, out=None):
+        m, n = U.shape
+        kind = rng.kind
+        if m > 1:
+            demands.append((kind, "standard_normal", (t, m, n), str(np.dtype(dtype))))
+        demands.append((kind, "random", (t, n * (1 if m > 1 else 2)), "float64"))
+        return real_directions(rng, U, pS, pK, t, dtype, reduce, out)
+
+    duchi.bulk_streams = lambda rng, k: [Counting(g) for g in real_streams(rng, k)]
+    duchi._oriented_directions = directions
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             cli.main(argv)
     finally:
-        duchi.bulk_streams = real
-    return draws
+        duchi.bulk_streams, duchi._oriented_directions = real_streams, real_directions
+    return demands, calls
 
 
 #: the floor process starts no BLAS threads (they would only spin at import: a cheaper floor, as the CLI)
 ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
-#: the floor: import numpy, then make exactly the recorded draws (same bit generator, shapes, dtypes)
+#: a floor: import numpy, then make exactly the listed draws (same bit generator, shapes, dtypes)
 FLOOR_SCRIPT = """
 import json, sys, numpy as np
 gens = {}
 for kind, method, shape, dtype in json.load(open(sys.argv[1])):
     rng = gens.setdefault(kind, np.random.Generator(getattr(np.random, kind)(0)))
-    if method == "random":
-        rng.random(tuple(shape))
-    else:
-        rng.standard_normal(tuple(shape), dtype=np.dtype(dtype))
+    getattr(rng, method)(tuple(shape), dtype=np.dtype(dtype))
 """
 
 
 def fig3_subset_vs_floor(pairs: int = 3) -> dict:
-    """The Figure-3 subset through the CLI next to its floor: a process that imports numpy and makes
-    exactly the channel's draws (same shapes and dtypes) on one thread. Measured in alternating
-    pairs; medians. Ratios: CLI CPU / floor CPU and CLI wall / floor wall (the floor is
-    single-threaded, so a wall ratio below 1 means both cores are used)."""
+    """The Figure-3 subset through the CLI next to two floors, in alternating triples; medians:
+
+    * the floor of the issue: a process that imports numpy and makes the mechanism's draws — m
+      standard normals and one uniform per (trial, user) — with numpy's samplers (the channel's bit
+      generator, float32 normals as the summed channel needs) on one thread;
+    * the uniforms floor: a process making exactly the uniforms the channel draws (its normals come
+      from them by Box–Muller, cheaper than numpy's normal sampler): how far the run is from the bit
+      generator itself.
+
+    Ratios are CLI / floor, CPU and wall (the floors are single-threaded, so a wall ratio below 1
+    means both cores are used)."""
     import statistics
     import tempfile
 
     import numpy as np
 
-    draws = _channel_draws(FIG3_SUBSET)
-    normals = sum(int(np.prod(s)) for _, m, s, _ in draws if m == "standard_normal")
-    uniforms = sum(int(np.prod(s)) for _, m, s, _ in draws if m == "random")
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(draws, f)
+    demands, calls = _channel_draws(FIG3_SUBSET)
+    count = lambda draws, method: sum(int(np.prod(s)) for _, m, s, _ in draws if m == method)  # noqa: E731
+    files = []
+    for draws in (demands, calls):
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(draws, f)
+        files.append(f.name)
     cli_argv = [sys.executable, "-m", "hetdp_ui.cli", *FIG3_SUBSET]
-    floor_argv = [sys.executable, "-c", FLOOR_SCRIPT, f.name]
-    cli, floor = [], []
+    cli, floor, bits = [], [], []
     for _ in range(pairs):
         cli.append(_child_cpu_wall(cli_argv))
-        floor.append(_child_cpu_wall(floor_argv, env=ONE_BLAS_THREAD))
-    os.unlink(f.name)
+        floor.append(_child_cpu_wall([sys.executable, "-c", FLOOR_SCRIPT, files[0]], env=ONE_BLAS_THREAD))
+        bits.append(_child_cpu_wall([sys.executable, "-c", FLOOR_SCRIPT, files[1]], env=ONE_BLAS_THREAD))
+    for name in files:
+        os.unlink(name)
     med = lambda xs, i: statistics.median(x[i] for x in xs)  # noqa: E731
     out = {
-        "fig3_subset_normals": normals,
-        "fig3_subset_uniforms": uniforms,
+        "fig3_subset_normals": count(demands, "standard_normal"),
+        "fig3_subset_uniforms": count(demands, "random"),
+        "fig3_subset_uniforms_drawn": count(calls, "random"),
         "fig3_subset_cli_cpu": med(cli, 0),
         "fig3_subset_cli_wall": med(cli, 1),
         "fig3_subset_floor_cpu": med(floor, 0),
         "fig3_subset_floor_wall": med(floor, 1),
+        "fig3_subset_uniforms_floor_cpu": med(bits, 0),
     }
     out["fig3_subset_cpu_ratio"] = out["fig3_subset_cli_cpu"] / out["fig3_subset_floor_cpu"]
     out["fig3_subset_wall_ratio"] = out["fig3_subset_cli_wall"] / out["fig3_subset_floor_wall"]
+    out["fig3_subset_cpu_vs_uniforms_floor_ratio"] = out["fig3_subset_cli_cpu"] / out["fig3_subset_uniforms_floor_cpu"]
     return out
 
 

@@ -22,6 +22,13 @@ hyperplane orthogonal to ``u = v/‖v‖`` when it lies in the wrong half-space 
 u-component ``gᵀu`` by ``σ|gᵀu|``, σ = (2K−1)(2S−1)) leaves it uniform on the required
 hemisphere, by symmetry. No rejection loop: every (trial, user) pair costs m normals and one
 uniform — K and S enter only through σ, whose law P(σ = 1) = P(K = S) is drawn directly.
+The summed channel (float32) makes its normals by the Box–Muller transform (Box & Muller, Ann.
+Math. Statist. 29, 1958): ``R = √(−2 ln(1 − U₁))``, ``(R cos 2πU₂, R sin 2πU₂)`` are two independent
+N(0, 1) for independent uniforms U₁, U₂ — two float32 uniforms and four vectorised float32
+functions cost 2.9 ns per normal here against 7.4 ns for numpy's float32 ziggurat, whose per-draw
+calls were nearly all of a simulation's time. Float32 uniforms lie on a grid of 2⁻²⁴, so the radius
+stops at √(48 ln 2) = 5.77 (a pair beyond it has probability 6·10⁻⁸); the per-user channel (float64)
+keeps numpy's ``standard_normal``.
 Each work chunk draws from its own SFC64 stream (:func:`bulk_streams`), seeded from the caller's
 generator: the chunking depends only on the inputs, so the numbers do not depend on the machine,
 the thread count or the executor.
@@ -154,17 +161,19 @@ def _oriented_directions(rng, U, pS, pK, t, dtype, reduce, out=None):
         for i in range(m):  # + a·u, row by row: the same products and sums without a t·m·n temporary
             g[:, i, :] += a * Uc[i]
         return g
-    # Summed over users: the normals are drawn and used in blocks of trials that stay in the core's
-    # cache (one buffer, reused), instead of one array of t·m·n written to memory and read back by
-    # every pass. A generator fills consecutive blocks with the same numbers as one large draw, and
-    # every per-trial operation is the same, so the result is identical to the unblocked form.
+    # Summed over users: the normals are made and used in blocks of trials that stay in the core's
+    # cache (buffers reused), instead of one array of t·m·n written to memory and read back by every
+    # pass. Each block's uniforms are one draw, trial by trial, and a generator fills consecutive
+    # blocks with the same numbers as one large draw; every per-trial operation is the same, so the
+    # result does not depend on the block size.
     out = np.empty((t, m), dtype=np.float64)
     step = max(1, _BLOCK_CELLS // (m * n))
     buf = np.empty((min(step, t), m, n), dtype=dtype)
+    uniforms = np.empty((min(step, t), 2 * ((m + 1) // 2), n), dtype=dtype)
     for s in range(0, t, step):
         e = min(s + step, t)
         g = buf[: e - s]
-        rng.standard_normal(g.shape, dtype=dtype, out=g)
+        _box_muller(rng, g, uniforms[: e - s])
         inv, a = _reflection(g, Uc, sigma[s:e])
         # einsum, not matmul: no BLAS call, so no BLAS threads spinning inside these threaded chunks and
         # the same float32 summation order on every machine (BLAS sums depend on its thread count)
@@ -172,6 +181,29 @@ def _oriented_directions(rng, U, pS, pK, t, dtype, reduce, out=None):
         blk += np.einsum("tn,mn->tm", a, Uc).astype(np.float64)
         out[s:e] = blk
     return out
+
+
+def _box_muller(rng, g, uniforms):
+    """Fill ``g`` (t, m, n) with independent N(0, 1) by the Box–Muller transform: for each trial, one
+    draw of ``uniforms`` (t, 2h, n), h = ⌈m/2⌉ pairs per user: rows :h give the radii
+    ``R = √(−2 ln(1 − U₁))``, rows h: the angles ``θ = 2πU₂``; even rows of g get ``R cos θ``, odd rows
+    ``R sin θ`` (for odd m the last pair's sine is not used). In place, in g's dtype."""
+    m = g.shape[1]
+    h = (m + 1) // 2
+    rng.random(out=uniforms, dtype=uniforms.dtype)
+    radius = uniforms[:, :h]
+    np.subtract(1, radius, out=radius)  # (0, 1]: the log is finite
+    np.log(radius, out=radius)
+    radius *= -2
+    np.sqrt(radius, out=radius)
+    angle = uniforms[:, h:]
+    angle *= uniforms.dtype.type(2 * math.pi)
+    even, odd = g[:, 0::2], g[:, 1::2]
+    np.cos(angle, out=even)
+    even *= radius
+    np.sin(angle[:, : m // 2], out=odd)
+    odd *= radius[:, : m // 2]
+    return g
 
 
 def _reflection(g, Uc, sigma):

@@ -249,3 +249,67 @@ def test_mmean_release_equals_the_weighted_sum_of_its_stage_channels():
         want[:, :, st.start :] += omega[j, st.start :] * Y
     assert got.flags.c_contiguous
     np.testing.assert_array_equal(got, want)
+
+
+# ---------------------------------------------------------------- Box–Muller normals of the summed channel
+def _standard_normal_rows(g) -> tuple[bool, str]:
+    """Rows of ``g`` (t, m, n) look like independent N(0, 1): every row's KS p-value ≥ 1e-4
+    (2·10⁵ values a row), and within 4.5 SE: E[x] = 0, E[x²] = 1, E[x⁴] = 3, E[x_i x_j] = 0 and
+    E[x_i² x_j²] = 1 for every pair of rows (the cosine and sine of one pair and different pairs)."""
+    from scipy import stats as st
+
+    m = g.shape[1]
+    rows = [g[:, i, :].ravel().astype(np.float64) for i in range(m)]
+    for i, x in enumerate(rows):
+        p = st.kstest(x, "norm").pvalue
+        if p < 1e-4:
+            return False, f"row {i}: KS p = {p:.2g}"
+        for name, val, target in (("x", x, 0.0), ("x^2", x**2, 1.0), ("x^4", x**4, 3.0)):
+            ok, dev = mean_within_ci(val, target)
+            if not ok:
+                return False, f"row {i}: E[{name}] off by {float(dev):.1f} SE"
+    for i in range(m):
+        for j in range(i + 1, m):
+            for name, val, target in (("xy", rows[i] * rows[j], 0.0), ("x2y2", rows[i] ** 2 * rows[j] ** 2, 1.0)):
+                ok, dev = mean_within_ci(val, target)
+                if not ok:
+                    return False, f"rows {i},{j}: E[{name}] off by {float(dev):.1f} SE"
+    return True, ""
+
+
+def _box_muller_block(m, rng):
+    g = np.empty((200, m, 1000), dtype=np.float32)
+    u = np.empty((200, 2 * ((m + 1) // 2), 1000), dtype=np.float32)
+    return duchi_mod._box_muller(rng, g, u)
+
+
+@pytest.mark.parametrize("m", [1, 2, 5, 10])
+def test_box_muller_gives_independent_standard_normals(m):
+    """The summed channel's normals (Box–Muller from float32 uniforms, odd m included)."""
+    ok, why = _standard_normal_rows(_box_muller_block(m, np.random.Generator(np.random.SFC64(2026))))
+    assert ok, why
+
+
+class _BrokenUniforms:
+    """A generator whose uniforms are broken in a stated way, for the power checks below."""
+
+    def __init__(self, how):
+        self.g, self.how = np.random.Generator(np.random.SFC64(2026)), how
+
+    def random(self, *, out, dtype):
+        self.g.random(out=out, dtype=dtype)
+        h = out.shape[1] // 2
+        if self.how == "half-range":  # uniforms on [0, 1/2): radii too large, angles in [0, π)
+            out *= 0.5
+        elif self.how == "shared":  # the angle reuses the radius's uniform: the pair is dependent
+            out[:, h:] = out[:, :h]
+        elif self.how == "coarse":  # 2⁸ levels instead of 2²⁴: a visibly discrete law
+            np.floor(out * 256, out=out)
+            out /= 256
+        return out
+
+
+@pytest.mark.parametrize("how", ["half-range", "shared", "coarse"])
+def test_normal_checks_catch_broken_uniforms(how):
+    ok, _ = _standard_normal_rows(_box_muller_block(4, _BrokenUniforms(how)))
+    assert not ok, f"the checks passed normals made from {how} uniforms"
