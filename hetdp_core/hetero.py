@@ -129,7 +129,9 @@ def eps_effective(w, b: float, kappa: float) -> np.ndarray:
     w = np.asarray(w, float)
     if b == 0:
         return np.where(w > 0, np.inf, 0.0)
-    return kappa * w / b
+    out = np.multiply(kappa, w)
+    out /= b  # (κ w_i)/b in place: the same numbers as kappa * w / b, one array
+    return out
 
 
 def _base_value(base: str, T, Q, s, c, n):
@@ -172,12 +174,16 @@ def objective_value(variant: str, w, eps, *, problem: str, k: int = 2, beta: flo
     return _objective(variant, np.asarray(w, float), check_demands(eps), c)
 
 
-def _objective(variant: str, w: np.ndarray, eps: np.ndarray, c: dict) -> float:
-    """:func:`objective_value` on validated input."""
+def _objective(
+    variant: str, w: np.ndarray, eps: np.ndarray, c: dict, s: float | None = None, scratch: np.ndarray | None = None
+) -> float:
+    """:func:`objective_value` on validated input (``s``: max_i w_i/ε_i when the caller has it; ``scratch``: an
+    array of w's shape it may overwrite, which saves a fresh one — its first touch costs at 10⁶ users)."""
     n = w.size
-    a = w - 1.0 / n
-    T, Q = 0.5 * np.abs(a).sum(), float(a @ a)
-    s = _max_ratio(w, eps)
+    s = _max_ratio(w, eps) if s is None else s
+    a = np.subtract(w, 1.0 / n, out=scratch)
+    Q = float(a @ a)
+    T = 0.5 * np.abs(a, out=a).sum()
     return float(min(_base_value(b, T, Q, s, c, n) for b in _BASES[variant]))
 
 
@@ -241,12 +247,16 @@ class _Family:
         self.e = np.sort(eps if fin.all() else eps[fin])
         self.m = m = self.e.size
         self.p = self.n - m
-        self.P1 = np.empty(m + 1)
-        self.P1[0] = 0.0
-        np.cumsum(self.e, out=self.P1[1:])
-        self.P2 = np.empty(m + 1)
-        self.P2[0] = 0.0
-        np.cumsum(np.square(self.e, out=self.P2[1:]), out=self.P2[1:])
+        # P1_k = Σ_{i≤k} ε_i and P2_k = Σ_{i≤k} ε_i² as the real and imaginary parts of one complex
+        # cumulative sum: complex addition adds the two parts separately, so both are exactly the
+        # sequential float64 sums, and the two dependency chains run side by side (one cumsum's time
+        # for both; a cumulative sum is bound by the latency of its additions)
+        z = np.empty(m + 1, dtype=np.complex128)
+        z[0] = 0.0
+        z.real[1:] = self.e
+        np.square(self.e, out=z.imag[1:])
+        np.cumsum(z[1:], out=z[1:])
+        self.P1, self.P2 = z.real, z.imag
         self.G = np.empty(m + 1)  # G_k = Σ_{i≤k} ε_i + (n−k) ε_{k+1}, then +∞
         np.multiply(np.arange(self.n, self.n - m, -1, dtype=float), self.e, out=self.G[:-1])
         self.G[:-1] += self.P1[:-1]
@@ -439,8 +449,11 @@ def fast_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float = 0
     fam = _Family(eps)
     best = min((_minimise_near(fam, base, c) for base in _BASES[variant]), key=lambda tv: tv[1])
     w = fam.weights_at(best[0], eps)
-    b = noise_scale(w, eps, kap)
-    return Weights(w, b, eps_effective(w, b, kap), _objective(variant, w, eps, c), variant, "fast", best[0])
+    ratio = np.divide(w, eps)
+    s = float(ratio.max())  # max_i w_i/ε_i: some demand is finite here (public users give 0)
+    b = float(kap * s)  # noise_scale(w, eps, kap), computed once for b and the objective
+    obj = _objective(variant, w, eps, c, s, scratch=ratio)
+    return Weights(w, b, eps_effective(w, b, kap), obj, variant, "fast", best[0])
 
 
 def cvxpy_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float = 0.05) -> Weights:

@@ -202,3 +202,41 @@ def test_dpsgd_divergence_is_reported_not_shown_as_null(capsys):
 def test_dpsgd_default_has_no_divergence_note(capsys):
     code = main(["run", "DP_SGD_schedules", "--query", "trials=5&steps=200", "--json"])
     assert code == 0 and json.loads(capsys.readouterr().out)["notes"] == []
+
+
+_ENTRY = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([0.0, -0.0, 1e-300, 5e-324, 1.0, 2.0, math.inf, -math.inf, math.nan]),
+)
+
+
+@given(
+    values=st.lists(_ENTRY, min_size=1, max_size=12),
+    lo=st.one_of(st.none(), st.sampled_from([0.0, 1e-6, 1.0, -1.0])),
+    hi=st.one_of(st.none(), st.sampled_from([1.0, 1e6, 0.0])),
+    lo_open=st.booleans(),
+    allow_inf=st.booleans(),
+)
+def test_check_vector_fast_path_accepts_exactly_what_the_entry_checks_accept(values, lo, hi, lo_open, allow_inf):
+    """check_vector's min/max shortcut (_within) returns early only for vectors the entry-by-entry
+    checks accept; every other vector still gets the entry checks and their message."""
+    from unittest import mock
+
+    from hetdp_core import _validate
+    from hetdp_core._validate import InputError, check_vector
+
+    kw = dict(lo=lo, hi=hi, lo_open=lo_open, allow_inf=allow_inf)
+    arr = np.array(values, dtype=float)
+    with mock.patch.object(_validate, "_within", lambda *a, **k: False):  # the entry checks alone
+        try:
+            slow = check_vector("x", values, **kw)
+        except InputError as exc:
+            slow = exc
+    if _validate._within(arr, **kw):
+        assert isinstance(slow, np.ndarray), f"shortcut accepted {values} that the entry checks refuse: {slow}"
+    try:
+        fast = check_vector("x", values, **kw)
+    except InputError as exc:
+        assert isinstance(slow, InputError) and str(exc) == str(slow)
+    else:
+        assert isinstance(slow, np.ndarray) and np.array_equal(fast, slow)

@@ -231,3 +231,16 @@ def test_large_n_fast_path_runs():
 def test_bad_input(func, kw, match):
     with pytest.raises((ValueError, TypeError), match=match):
         func(**kw)
+
+
+def test_family_prefix_sums_are_the_sequential_float64_sums():
+    """P1 and P2 come from one complex cumulative sum (real part ε, imaginary part ε²); complex addition
+    adds the parts separately, so both equal numpy's sequential float64 cumsum bit for bit."""
+    from hetdp_core.hetero import _Family
+
+    eps = np.exp(np.random.default_rng(4).uniform(-12, 12, 200_001))
+    eps[::7] = np.inf  # public users are left out of the prefix sums
+    fam = _Family(eps)
+    e = np.sort(eps[np.isfinite(eps)])
+    np.testing.assert_array_equal(fam.P1, np.concatenate([[0.0], np.cumsum(e)]))
+    np.testing.assert_array_equal(fam.P2, np.concatenate([[0.0], np.cumsum(e * e)]))
