@@ -455,7 +455,8 @@ def fast_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float = 0
     fam = _Family(eps)
     best = min((_minimise_near(fam, base, c) for base in _BASES[variant]), key=lambda tv: tv[1])
     w = fam.weights_at(best[0], eps)
-    # one array serves as w/ε, then as the objective's scratch, then holds ε_eff (b > 0 here)
+    # one array serves as w/ε, then as the objective's scratch, then holds ε_eff (a fresh one if b = 0:
+    # the minimiser may put all weight on public users)
     buf = np.divide(w, eps)
     s = float(buf.max())  # max_i w_i/ε_i: some demand is finite here (public users give 0)
     b = float(kap * s)  # noise_scale(w, eps, kap), computed once for b and the objective
