@@ -778,8 +778,10 @@ def start_page(page, *, preset_help: str | None = None, switches: dict[str, bool
     browser title and inlined emoji icon (no font server), the menu, the title and question, the
     state read from the URL, the lesson panel and the preset selector. Returns the page's state."""
     from hetdp_ui.lesson_panel import lesson_panel
+    from hetdp_ui.limits import start_fork_server_soon
     from hetdp_ui.nav import sidebar_nav
 
+    start_fork_server_soon()  # a server's first view: the run children's fork server imports meanwhile
     spec = page.PAGE_SPEC
     st.set_page_config(page_title=f"{spec.title} — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto")
     sidebar_nav()

@@ -43,6 +43,7 @@ __all__ = [
     "ADMISSION",
     "DEADLINE_FACTOR",
     "keep_freed_memory",
+    "start_fork_server_soon",
 ]
 
 #: the child is killed after this many times the budget's seconds
@@ -107,6 +108,29 @@ def _start(proc) -> None:
             # put back what was there, unless someone (Streamlit ending a script run) replaced it meanwhile
             if saved is not None and sys.modules.get("__main__") is dummy:
                 sys.modules["__main__"] = saved
+
+
+_WARMING = False
+
+
+def start_fork_server_soon() -> None:
+    """Start the fork server of the run children now, in a background thread, once per process: it
+    imports the numerical stack and every page's scenario module (≈ 1 s of CPU, in its own process), so
+    a server's first view finds it ready instead of waiting for it after the page's own imports. What
+    ``ensure_running`` does at a first run anyway, only earlier; later calls do nothing."""
+    global _WARMING
+    with _CTX_LOCK:
+        if _WARMING:
+            return
+        _WARMING = True
+
+    def go():
+        from multiprocessing import forkserver
+
+        _context()  # sets the preload list (which has no "__main__": the server never imports the page script)
+        forkserver.ensure_running()
+
+    threading.Thread(target=go, name="hetdp-forkserver-start", daemon=True).start()
 
 
 def _status_bytes(field: str, pid: int | str = "self") -> int:

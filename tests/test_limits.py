@@ -148,3 +148,43 @@ def test_run_children_keep_freed_memory_instead_of_faulting_it_back():
 
     default, kept = faults("default"), faults("keep")
     assert kept * 2 < default, (kept, default)
+
+
+FORK_SERVER_SCRIPT = """
+import sys, time
+if __name__ != "__main__":  # a run child would import this file as __mp_main__ if __main__ were not hidden
+    print("MAIN IMPORTED AGAIN", flush=True)
+else:
+    import multiprocessing.forkserver as fs
+    from hetdp_core.scenarios import get
+    from hetdp_ui import limits
+
+    limits.start_fork_server_soon()
+    limits.start_fork_server_soon()  # once per process
+    t0 = time.monotonic()
+    while fs._forkserver._forkserver_pid is None and time.monotonic() - t0 < 60:
+        time.sleep(0.02)
+    pid = fs._forkserver._forkserver_pid
+    cmd = open(f"/proc/{pid}/cmdline").read()
+    s = get("Mechanism_lab").SCENARIO.from_query({"trials": "100"})
+    r = limits.run_limited("Mechanism_lab", s)  # the app's default start: this fork server
+    print(pid, fs._forkserver._forkserver_pid, "feature_privacy" in cmd, len(r.checks), flush=True)
+"""
+
+
+def test_the_fork_server_starts_ahead_once_and_serves_the_runs(tmp_path):
+    """start_fork_server_soon starts the run children's fork server in the background (once, however
+    often it is called), with the page modules in its preload list; a later run uses that same server
+    and neither imports __main__ again (under Streamlit that is the page script)."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    script = tmp_path / "first_view.py"
+    script.write_text(FORK_SERVER_SCRIPT)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert "MAIN IMPORTED AGAIN" not in out.stdout
+    first, later, preloads, checks = out.stdout.split()
+    assert first == later and preloads == "True" and int(checks) > 0
