@@ -417,3 +417,18 @@ def test_the_cli_starts_no_blas_threads_unless_asked_and_hetdp_app_gives_the_ser
         main(["app", "--port", "8599"])
     assert "OPENBLAS_NUM_THREADS" not in seen["env"] and seen["env"]["OMP_NUM_THREADS"] == "2"
     assert "streamlit" in seen["cmd"]
+
+
+def test_the_hetdp_command_keeps_freed_memory_and_a_called_main_changes_nothing(monkeypatch):
+    """``hetdp`` (main with no argv: the process's own command line) sets the allocator of a short-lived
+    process, as the server's run children do; main called with a list (tests, scripts) leaves the calling
+    process's allocator alone."""
+    import hetdp_ui.allocator as allocator
+
+    calls = []
+    monkeypatch.setattr(allocator, "keep_freed_memory", lambda: calls.append(1) or True)
+    assert main(["bcdp", "c-vector", "--delta", "1,2", "--eps", "2", "--q", "0.5"]) == 0
+    assert calls == []
+    monkeypatch.setattr(sys, "argv", ["hetdp", "bcdp", "c-vector", "--delta", "1,2", "--eps", "2", "--q", "0.5"])
+    assert main() == 0
+    assert calls == [1]

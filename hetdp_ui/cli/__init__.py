@@ -83,6 +83,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; ``argv`` None means this process's own command line (the ``hetdp`` command),
+    which also sets the allocator of a short-lived process (:func:`hetdp_ui.allocator.keep_freed_memory`:
+    freed arrays are reused instead of faulted back in). Called with a list (tests, scripts), nothing
+    about the calling process changes."""
+    if argv is None:
+        from hetdp_ui.allocator import keep_freed_memory
+
+        keep_freed_memory()
     ap = build_parser()
     args = ap.parse_args(argv)  # argparse itself exits 2 on malformed flags
     try:
