@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from ._doc import document
 from ._validate import InputError, check_real
@@ -83,7 +83,10 @@ def gaussian_sigma_exact(*, eps: float, delta: float, sensitivity: float) -> flo
     lo, hi = math.log(1e-6), math.log(1e6)
     if f(lo) <= 0:
         return math.exp(lo) * sens
-    root = optimize.brentq(f, lo, hi, xtol=1e-14, rtol=1e-14)
+    # scipy.optimize (0.4 s) is imported where it is used: importing the page modules stays cheap (a menu does)
+    from scipy.optimize import brentq
+
+    root = brentq(f, lo, hi, xtol=1e-14, rtol=1e-14)
     sig = math.exp(root) * (1 + 1e-12)
     while gaussian_delta(eps=e, sigma=sig, sensitivity=1.0) > dl:  # guard the last ulps
         sig *= 1 + 1e-10
@@ -163,7 +166,9 @@ def bounded_laplace_profile(*, eps: float, b: float, sensitivity: float, lower: 
     t = best["t"]
     lo_q, hi_q = max(lower, best["q"] - step), min(upper - t, best["q"] + step)
     if hi_q > lo_q:
-        r = optimize.minimize_scalar(
+        from scipy.optimize import minimize_scalar  # where it is used, as brentq above
+
+        r = minimize_scalar(
             lambda q: -float(_bl_pair(e, [q], t, b, lower, upper)[0][0]),
             bounds=(lo_q, hi_q),
             method="bounded",

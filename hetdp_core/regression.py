@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ._validate import InputError, as_generator, check_choice, check_int, check_matrix, check_real, check_vector
 from .bcdp import privacy_allocation
@@ -187,6 +186,9 @@ def ball_lstsq(A, b, *, radius: float) -> np.ndarray:
     hi = 1.0
     while norm_at(hi) > radius:
         hi *= 2.0
+    # scipy.optimize (0.4 s) is imported where it is used: importing the page modules stays cheap (a menu does)
+    from scipy.optimize import brentq
+
     lam = brentq(lambda t: norm_at(t) - radius, 1e-15, hi, xtol=1e-14)
     return V @ (beta / (w + lam))
 

@@ -51,6 +51,9 @@ __all__ = [
 DEADLINE_FACTOR = 2.0
 #: seconds of the deadline never go below this (process start and result transfer included)
 MIN_DEADLINE = 10.0
+#: what the fork server imports once for every run child: scipy.stats brings scipy.optimize, scipy.integrate
+#: and scipy.special, which the core imports only where it uses them (so a server's menu, importing the
+#: page modules, does not pay for them)
 _PRELOAD = [
     "numpy",
     "scipy.stats",

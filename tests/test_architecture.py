@@ -228,3 +228,18 @@ def test_public_core_functions_have_numpydoc_sections():
         if sig.return_annotation not in (None, "None") and "\nReturns\n-------\n" not in doc:
             missing.append(f"{qualname}: no Returns section")
     assert not missing, "\n".join(missing)
+
+
+def test_importing_every_page_module_leaves_the_heavy_scipy_modules_for_later():
+    """A server's menu imports every page's scenario module at its first view; scipy.stats, scipy.optimize
+    and scipy.integrate (≈ 0.6 s together) are imported where they are used, in the run children (whose
+    fork server preloads them) or at the first call, not with the modules."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; from hetdp_core.registry import pages; pages(); "
+        "print(sorted(m for m in ('scipy.stats', 'scipy.optimize', 'scipy.integrate') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]", out.stdout
