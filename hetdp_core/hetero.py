@@ -138,15 +138,20 @@ def _eps_effective(w: np.ndarray, b: float, kappa: float, out: np.ndarray | None
     return out
 
 
+#: the base objectives that read Q = ‖w − 1/n‖₂² (the others read only T): only their variants need the
+#: prefix sums of ε² (:class:`_Family`'s ``squares``)
+_Q_BASES = frozenset({"P1T", "P2", "Q2", "A"})
+
+
 def _base_value(base: str, T, Q, s, c, n):
-    E = np.sqrt(np.maximum(Q, 0.0))
     kap = c["kappa"]
     if base == "P1":
         return T + kap * s * c["L1"]
-    if base == "P1T":
-        return math.sqrt(n) / 2 * E + kap * s * c["L1"]
     if base == "E1":
         return (T + kap * c["H"] * s) ** 2 + kap**2 * c["S"] * s**2
+    E = np.sqrt(np.maximum(Q, 0.0))
+    if base == "P1T":
+        return math.sqrt(n) / 2 * E + kap * s * c["L1"]
     if base == "P2":
         return E * c["L2"] + kap * s * c["L3"]
     if base == "Q2":
@@ -155,15 +160,15 @@ def _base_value(base: str, T, Q, s, c, n):
 
 
 def _base_deriv(base: str, T, Q, s, dT, dQ, c, n):
-    E = np.sqrt(np.maximum(Q, 1e-300))
-    dE = dQ / (2 * E)
     kap = c["kappa"]
     if base == "P1":
         return dT + kap * c["L1"]
-    if base == "P1T":
-        return math.sqrt(n) / 2 * dE + kap * c["L1"]
     if base == "E1":
         return 2 * (T + kap * c["H"] * s) * (dT + kap * c["H"]) + 2 * kap**2 * c["S"] * s
+    E = np.sqrt(np.maximum(Q, 1e-300))
+    dE = dQ / (2 * E)
+    if base == "P1T":
+        return math.sqrt(n) / 2 * dE + kap * c["L1"]
     if base == "P2":
         return dE * c["L2"] + kap * c["L3"]
     if base == "Q2":
@@ -241,9 +246,10 @@ def weight_checks(*, eps, eps_eff, weights, algorithm: str, b: float) -> list:
 
 # ------------------------------------------------------------------ the fast exact solver
 class _Family:
-    """w(t)_i = min(t ε_i, μ(t)) with prefix sums over the sorted finite demands."""
+    """w(t)_i = min(t ε_i, μ(t)) with prefix sums over the sorted finite demands; ``squares=False``
+    leaves out the prefix sums of ε² (P2, and with it Q), which only the bases in :data:`_Q_BASES` read."""
 
-    def __init__(self, eps: np.ndarray):
+    def __init__(self, eps: np.ndarray, *, squares: bool = True):
         self.n = eps.size
         # the values only: no permutation is needed (weights_at reads eps); arrays are filled in place
         # (each fresh 8 MB array costs a first touch of its memory at 10⁶ users). Validated demands
@@ -253,14 +259,20 @@ class _Family:
         self.p = self.n - m
         # P1_k = Σ_{i≤k} ε_i and P2_k = Σ_{i≤k} ε_i² as the real and imaginary parts of one complex
         # cumulative sum: complex addition adds the two parts separately, so both are exactly the
-        # sequential float64 sums, and the two dependency chains run side by side (one cumsum's time
-        # for both; a cumulative sum is bound by the latency of its additions)
-        z = np.empty(m + 1, dtype=np.complex128)
-        z[0] = 0.0
-        z.real[1:] = self.e
-        np.square(self.e, out=z.imag[1:])
-        np.cumsum(z[1:], out=z[1:])
-        self.P1, self.P2 = z.real, z.imag
+        # sequential float64 sums, in about one float64 cumulative sum's time (numpy's costs ≈ 3 ns per
+        # element, complex or not). Without ``squares`` one float64 cumulative sum gives the same P1 and
+        # the array of ε² is not filled
+        if squares:
+            z = np.empty(m + 1, dtype=np.complex128)
+            z[0] = 0.0
+            z.real[1:] = self.e
+            np.square(self.e, out=z.imag[1:])
+            np.cumsum(z[1:], out=z[1:])
+            self.P1, self.P2 = z.real, z.imag
+        else:
+            self.P1, self.P2 = np.empty(m + 1), None
+            self.P1[0] = 0.0
+            np.cumsum(self.e, out=self.P1[1:])
         # G_k = Σ_{i≤k} ε_i + (n−k) ε_{k+1}, then +∞: built in the array of n − k itself (one 8 MB array
         # instead of two at 10⁶ users)
         self.G = np.arange(self.n, self.n - m - 1, -1, dtype=float)
@@ -293,11 +305,14 @@ class _Family:
         μ = (1 − tP1_k)/(n − k), T = r/n − tP1_r, Q = t²P2_k − 2tP1_k/n + k/n² + (n−k)(μ − 1/n)²,
         dQ/dt = 2tP2_k − 2P1_k/n − 2(μ − 1/n)P1_k (since (n−k) dμ/dt = −P1_k)."""
         n = self.n
-        P1k, P2k, P1r = self.P1[k], self.P2[k], self.P1[r]
+        P1k, P1r = self.P1[k], self.P1[r]
         NS = n - k
         mu = (1.0 - t * P1k) / NS
-        dev = mu - 1.0 / n
         T = r / n - t * P1r
+        if self.P2 is None:  # a family without the sums of ε²: Q is not asked for
+            return T, None, -P1r, None, mu
+        P2k = self.P2[k]
+        dev = mu - 1.0 / n
         Q = t * (t * P2k - 2.0 * P1k / n) + k / n**2 + NS * dev * dev
         dQ = 2.0 * t * P2k - 2.0 * P1k / n - 2.0 * dev * P1k
         return T, Q, -P1r, dQ, mu
@@ -452,7 +467,7 @@ def fast_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float = 0
             None,
             "all users public",
         )
-    fam = _Family(eps)
+    fam = _Family(eps, squares=not _Q_BASES.isdisjoint(_BASES[variant]))
     best = min((_minimise_near(fam, base, c) for base in _BASES[variant]), key=lambda tv: tv[1])
     w = fam.weights_at(best[0], eps)
     # one array serves as w/ε, then as the objective's scratch, then holds ε_eff (a fresh one if b = 0:

@@ -244,3 +244,28 @@ def test_family_prefix_sums_are_the_sequential_float64_sums():
     e = np.sort(eps[np.isfinite(eps)])
     np.testing.assert_array_equal(fam.P1, np.concatenate([[0.0], np.cumsum(e)]))
     np.testing.assert_array_equal(fam.P2, np.concatenate([[0.0], np.cumsum(e * e)]))
+
+
+@pytest.mark.parametrize("variant", ["CP", "CE", "UP", "A"])
+def test_variants_without_q_skip_the_sums_of_squares_with_identical_results(variant, monkeypatch):
+    """CP and CE read only T, so their family has no prefix sums of ε² (P2 None, Q not computed): the
+    weights, noise scale and objective are bit-identical to those computed with the sums."""
+    from hetdp_core import hetero as ht
+
+    eps = np.exp(np.random.default_rng(6).uniform(-8, 8, 50_001))
+    eps[::9] = np.inf
+    lean = ht.fast_weights(eps, variant=variant, problem="frequency", k=5)
+    needs_q = not ht._Q_BASES.isdisjoint(ht._BASES[variant])
+    assert needs_q == (variant in ("UP", "A"))
+    fam = ht._Family(eps, squares=False)
+    full = ht._Family(eps)
+    assert fam.P2 is None and full.P2 is not None
+    np.testing.assert_array_equal(fam.P1, full.P1)
+    k, r = fam.indices(np.array([fam.t_hi]))
+    assert fam.state(fam.t_hi, k[0], r[0])[1] is None  # Q is not computed without the squares
+    # the same solve with every base given the sums of ε²
+    monkeypatch.setattr(ht, "_Q_BASES", frozenset({"P1", "E1", "P1T", "P2", "Q2", "A"}))
+    rich = ht.fast_weights(eps, variant=variant, problem="frequency", k=5)
+    assert (lean.b, lean.objective, lean.t) == (rich.b, rich.objective, rich.t)
+    np.testing.assert_array_equal(lean.weights, rich.weights)
+    np.testing.assert_array_equal(lean.eps_eff, rich.eps_eff)
