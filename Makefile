@@ -40,9 +40,10 @@ chromium:
 	  $$SUDO apt-get update -q && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
 	fi
 
-# production settings come from .streamlit/config.toml (no file watcher, no run-on-save)
+# production settings come from .streamlit/config.toml (no file watcher, no run-on-save); hetdp_ui.launch
+# is `streamlit run` after importing what the pages import, so a fresh server's first visitors do not wait
 run: $(STAMP)
-	$(VENV)/bin/streamlit run app.py --server.port $(PORT)
+	$(PY) -m hetdp_ui.launch run app.py --server.port $(PORT)
 
 # k Streamlit workers behind nginx with sticky sessions and a result cache shared on disk
 WORKERS ?= 2

@@ -107,12 +107,13 @@ def _healthy(url: str) -> bool:
 
 def streamlit_command(port: int, *extra: str) -> list[str]:
     """``streamlit run app.py`` on 127.0.0.1:``port`` with the production settings of
-    ``.streamlit/config.toml`` (``extra``: more ``--option value`` pairs)."""
+    ``.streamlit/config.toml`` (``extra``: more ``--option value`` pairs), through
+    :mod:`hetdp_ui.launch` (the pages' imports done before the port opens)."""
     app = str(ROOT / "app.py")
     return [
         sys.executable,
         "-m",
-        "streamlit",
+        "hetdp_ui.launch",
         "run",
         app,
         "--server.port",

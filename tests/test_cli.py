@@ -416,7 +416,7 @@ def test_the_cli_starts_no_blas_threads_unless_asked_and_hetdp_app_gives_the_ser
     with pytest.raises(SystemExit):
         main(["app", "--port", "8599"])
     assert "OPENBLAS_NUM_THREADS" not in seen["env"] and seen["env"]["OMP_NUM_THREADS"] == "2"
-    assert "streamlit" in seen["cmd"]
+    assert seen["cmd"][1:4] == ["-m", "hetdp_ui.launch", "run"]  # streamlit run, after the warm-up
 
 
 def test_the_hetdp_command_keeps_freed_memory_and_a_called_main_changes_nothing(monkeypatch):

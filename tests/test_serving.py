@@ -2,9 +2,11 @@
 tool speaking Streamlit's websocket protocol against a real server. Latency targets are measured
 with `make load` (README), not asserted here."""
 
+import json
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -146,6 +148,58 @@ def server():
     yield f"http://127.0.0.1:{port}", proc.pid
     proc.terminate()
     proc.wait(10)
+
+
+def test_the_server_runs_through_the_launcher_with_its_fork_server_started(server):
+    """Every way of serving (make run, make serve's workers, hetdp app, this fixture) goes through
+    hetdp_ui.launch, which starts the run children's fork server before the port opens."""
+    _, pid = server
+    assert "hetdp_ui.launch" in (Path(f"/proc/{pid}/cmdline").read_text().split("\0"))
+    kids = [Path(f"/proc/{k}/cmdline").read_text() for k in load._tree(pid) if k != pid]
+    assert any("forkserver" in k for k in kids), kids
+    make = (ROOT / "Makefile").read_text()
+    assert "-m hetdp_ui.launch run app.py" in make.split("\nrun:")[1].split("\n\n")[0]
+
+
+WARM_SCRIPT = """
+import sys
+from pathlib import Path
+from hetdp_ui.launch import page_imports, warm_up
+root = Path(sys.argv[1])
+done = warm_up(root)
+import json; print(json.dumps(done))
+print(all(m in sys.modules for m in done), "_plotly_utils.basevalidators" in sys.modules)
+"""
+
+
+def test_launch_imports_what_the_pages_import_and_survives_a_broken_import(tmp_path):
+    from hetdp_core.registry import specs
+    from hetdp_core.scenarios import get
+    from hetdp_ui.launch import page_imports
+
+    mods = page_imports(ROOT)
+    for spec in specs():  # every page's scenario module is read from the page sources, not listed
+        assert get(spec.url).__name__ in mods
+    assert {"hetdp_ui.common", "hetdp_ui.page_figures", "streamlit", "numpy"} <= set(mods)
+    # a root with a page whose import fails: reported, the rest imported, the launcher goes on
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "app.py").write_text("import json\nimport hetdp_no_such_module\n")
+    (tmp_path / "pages" / "1_x.py").write_text("from hetdp_core.scenarios import mechanism_lab as m\n")
+    script = tmp_path / "warm.py"
+    script.write_text(WARM_SCRIPT)
+    out = subprocess.run(
+        [sys.executable, str(script), str(tmp_path)], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert out.returncode == 0, out.stderr
+    assert "could not import hetdp_no_such_module" in out.stderr
+    done, flags = out.stdout.strip().splitlines()[-2:]
+    assert json.loads(done) == ["json", "hetdp_core.scenarios", "hetdp_core.scenarios.mechanism_lab"]
+    assert flags == "True True"
+    # the launcher hands its arguments to Streamlit's own command line
+    out = subprocess.run(
+        [sys.executable, "-m", "hetdp_ui.launch", "version"], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert out.returncode == 0 and out.stdout.startswith("Streamlit, version"), out.stdout + out.stderr
 
 
 @pytest.mark.parametrize("page", load.PAGES)

@@ -30,7 +30,7 @@ def cmd_app(a) -> int:
     cmd = [
         sys.executable,
         "-m",
-        "streamlit",
+        "hetdp_ui.launch",
         "run",
         str(script),
         "--server.port",

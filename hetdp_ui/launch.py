@@ -1,0 +1,89 @@
+"""``python -m hetdp_ui.launch run app.py [options]``: Streamlit's own command line, after a warm-up.
+
+A Streamlit server imports a page's modules at the page's first view, under the import lock, while
+that view's visitors wait; on a server that has just started, a crowd arriving together waits for all
+of it (plotly's lazily loaded parts, pandas, every page's scenario and figure modules) before the
+first script run can even start its computation. This launcher does that work before the server
+opens its port, in the server's own process: it imports every module that ``app.py`` and the pages
+import at their top level (read from their source with :mod:`ast`, not listed by hand, so a new page
+or import is warmed without an edit here), builds one themed plotly figure and serialises it (the
+validators and template plotly loads on first use), and starts the run children's fork server
+(:func:`hetdp_ui.limits.start_fork_server_soon`). Then it hands over to ``streamlit.web.cli.main``
+with the same arguments, so settings, config file and behaviour are exactly those of
+``streamlit run``.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def page_imports(root: Path = ROOT) -> list[str]:
+    """Modules that ``root/app.py`` and ``root/pages/*.py`` import at their top level, in first-seen
+    order; ``from package import name`` contributes ``package.name`` when that is a module."""
+    found: dict[str, None] = {}
+    scripts = [root / "app.py", *sorted((root / "pages").glob("*.py"))]
+    for path in (p for p in scripts if p.is_file()):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Import):
+                found.update(dict.fromkeys(alias.name for alias in node.names))
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found[node.module] = None
+                for alias in node.names:
+                    sub = f"{node.module}.{alias.name}"
+                    try:
+                        is_module = importlib.util.find_spec(sub) is not None
+                    except (ImportError, ValueError):
+                        is_module = False
+                    if is_module:
+                        found[sub] = None
+    return list(found)
+
+
+def warm_up(root: Path = ROOT) -> list[str]:
+    """Import what the pages under ``root`` import, load plotly's lazily loaded parts and start the fork
+    server; return the modules imported. A module that fails to import is reported on stderr and left
+    for its page to report at its view (one broken page must not keep the others from being served)."""
+    from hetdp_ui.limits import start_fork_server_soon
+
+    start_fork_server_soon()  # its own process imports the numerical stack meanwhile
+    modules = []
+    for name in page_imports(root):
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # noqa: BLE001 - reported, and the page reports it again when viewed
+            print(f"hetdp launch: warm-up could not import {name}: {exc!r}", file=sys.stderr, flush=True)
+        else:
+            modules.append(name)
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    from hetdp_ui.theme import styled
+
+    fig = styled(go.Figure(go.Scatter(x=[0.0, 1.0], y=[0.0, 1.0])))
+    pio.to_json(fig, validate=False)
+    from hetdp_ui.nav import pages
+
+    pages()  # the registry: every page's scenario module
+    return modules
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Warm up, then run Streamlit's command line with ``argv`` (default: this process's arguments)."""
+    args = sys.argv[1:] if argv is None else argv
+    # ``run <script>``: the pages are next to the script (a checkout's app.py, or an install's hetdp_app)
+    root = Path(args[1]).resolve().parent if len(args) > 1 and args[0] == "run" else ROOT
+    warm_up(root)
+    from streamlit.web import cli
+
+    return cli.main.main(args=args, prog_name="streamlit", standalone_mode=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
