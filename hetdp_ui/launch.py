@@ -8,7 +8,9 @@ opens its port, in the server's own process: it imports every module that ``app.
 import at their top level (read from their source with :mod:`ast`, not listed by hand, so a new page
 or import is warmed without an edit here), builds one themed plotly figure and serialises it (the
 validators and template plotly loads on first use), and starts the run children's fork server
-(:func:`hetdp_ui.limits.start_fork_server_soon`). Then it hands over to ``streamlit.web.cli.main``
+(:func:`hetdp_ui.limits.start_fork_server_soon`) once the server's store of shared sub-results is
+installed (:func:`hetdp_ui.runcache.install_shared_memo`: the children find it in the environment they
+inherit from the fork server). Then it hands over to ``streamlit.web.cli.main``
 with the same arguments, so settings, config file and behaviour are exactly those of
 ``streamlit run``.
 """
@@ -51,7 +53,12 @@ def warm_up(root: Path = ROOT) -> list[str]:
     server; return the modules imported. A module that fails to import is reported on stderr and left
     for its page to report at its view (one broken page must not keep the others from being served)."""
     from hetdp_ui.limits import start_fork_server_soon
+    from hetdp_ui.runcache import install_shared_memo
 
+    # the server's store of shared sub-results first: it is exported in the environment, which the run
+    # children inherit from the fork server as it is when the fork server starts (hetdp_ui.common
+    # installs it only when imported under a running server, which this process is not yet)
+    install_shared_memo(create=True)
     start_fork_server_soon()  # its own process imports the numerical stack meanwhile
     modules = []
     for name in page_imports(root):

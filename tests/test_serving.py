@@ -155,8 +155,13 @@ def test_the_server_runs_through_the_launcher_with_its_fork_server_started(serve
     hetdp_ui.launch, which starts the run children's fork server before the port opens."""
     _, pid = server
     assert "hetdp_ui.launch" in (Path(f"/proc/{pid}/cmdline").read_text().split("\0"))
-    kids = [Path(f"/proc/{k}/cmdline").read_text() for k in load._tree(pid) if k != pid]
-    assert any("forkserver" in k for k in kids), kids
+    kids = {k: Path(f"/proc/{k}/cmdline").read_text() for k in load._tree(pid) if k != pid}
+    fork_servers = [k for k, cmd in kids.items() if "forkserver" in cmd]
+    assert fork_servers, kids
+    # the run children inherit the fork server's environment: it names the server's shared sub-result
+    # store (without it every Group-wise zCDP seed recomputes Algorithm 1's divergences)
+    env = Path(f"/proc/{fork_servers[0]}/environ").read_bytes().split(b"\0")
+    assert any(v.startswith(b"HETDP_MEMO_DIR=") for v in env) and any(v.startswith(b"HETDP_MEMO_SECRET=") for v in env)
     make = (ROOT / "Makefile").read_text()
     assert "-m hetdp_ui.launch run app.py" in make.split("\nrun:")[1].split("\n\n")[0]
 
