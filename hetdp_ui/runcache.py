@@ -8,9 +8,11 @@ holds (:func:`result_bytes`), least recently used first out. Streamlit-free.
 
 With ``disk`` (a :class:`DiskStore`, used by ``make serve WORKERS=k`` through the environment
 variable ``HETDP_CACHE_DIR``) the cache is shared between server processes through python-diskcache
-(SQLite; process-safe, bounded in bytes, eviction done by the library, no hand-written file store
-or lock files): a miss in memory looks on disk, and one process computes a key while the others wait
-on a diskcache lock that expires (a worker killed while computing cannot block a key for ever).
+(SQLite; process-safe, bounded in bytes, eviction done by the library, no hand-written file store):
+a miss in memory looks on disk, and one process computes a key while the others wait on a kernel file
+lock (py-filelock's ``flock``), which the kernel releases the moment its holder dies: a worker killed
+while computing holds nobody up, and a live holder that takes longer than ``lock_seconds`` is given
+up on (the waiter computes itself).
 Entries are bytes signed with HMAC-SHA256 under the server's secret (``HETDP_CACHE_SECRET``, made by
 ``make serve`` for each launch): an entry whose signature does not verify — planted by someone else,
 truncated, corrupted — is a miss and is deleted, and is never unpickled; the store refuses to
@@ -42,9 +44,12 @@ SECRET_ENV = "HETDP_CACHE_SECRET"
 MEMO_ENV, MEMO_SECRET_ENV = "HETDP_MEMO_DIR", "HETDP_MEMO_SECRET"
 #: bytes the shared sub-result store may hold on disk
 MEMO_DISK_BYTES = 256 * 2**20
-#: a sub-result's lock expires after this many seconds: a child killed while computing one (its run's
-#: deadline) holds the others up at most this long, not the result cache's 15 minutes
+#: the longest a process waits for a *live* process computing the same sub-result before computing
+#: it itself (a killed holder's lock is released by the kernel at once), not the result cache's 15 min
 MEMO_LOCK_SECONDS = 30.0
+#: keys share this many lock files (a stripe per key hash): the directory stays bounded however many
+#: keys a server computes; two keys computed at the same moment share a stripe with probability 1/4096
+LOCK_STRIPES = 4096
 log = logging.getLogger("hetdp.cache")
 
 
@@ -211,28 +216,37 @@ class DiskStore:
             return False
 
     def lock(self, key):
-        """A lock across processes for computing ``key``; it expires after ``lock_seconds`` so that a
-        worker killed while computing does not block the key for ever."""
-        return _SharedLock(self, f"lock:{self._name(key)}")
+        """A lock across processes for computing ``key``: a file lock the kernel releases when its
+        holder exits or is killed, so a dead worker never blocks a key; a live one is waited for at
+        most ``lock_seconds``."""
+        return _SharedLock(self, int(self._name(key)[:8], 16) % LOCK_STRIPES)
 
 
 class _SharedLock:
-    """diskcache's expiring lock; if the store cannot be used (a corrupt database), this process
-    computes without waiting for the others rather than failing the page."""
+    """py-filelock's ``FileLock`` (``flock(2)`` on the store's ``locks/<stripe>.lock``; the file is
+    left in place, as unlinking a locked file would split its waiters). Chosen over diskcache's
+    ``Lock``, a row that outlives a killed holder until it expires: a worker killed mid-computation
+    held every other worker's view of that key for the 15-minute expiry. If the lock cannot be taken
+    (an unwritable directory) or a live holder takes longer than ``lock_seconds``, this process
+    computes without it rather than failing or stalling the page."""
 
-    def __init__(self, store: DiskStore, name: str):
-        self.store, self.name, self.lock = store, name, None
+    def __init__(self, store: DiskStore, stripe: int):
+        self.store, self.path, self.lock = store, store.dir / "locks" / f"{stripe:03x}.lock", None
 
     def __enter__(self):
-        import diskcache
+        from filelock import FileLock, Timeout
 
         try:
-            lock = diskcache.Lock(self.store.cache, self.name, expire=self.store.lock_seconds)
+            self.path.parent.mkdir(mode=0o700, exist_ok=True)
+            lock = FileLock(self.path, timeout=self.store.lock_seconds, mode=0o600, thread_local=False)
             lock.acquire()
             self.lock = lock
-        except Exception as exc:  # noqa: BLE001
+        except Timeout:
+            log.warning(
+                "waited %.0f s for another process computing the same entry: computing it here", self.store.lock_seconds
+            )
+        except OSError as exc:
             log.warning("shared cache lock unavailable (%s): computing here without it", exc)
-            self.store._repair(exc)
         return self
 
     def __exit__(self, *exc_info):

@@ -150,14 +150,66 @@ def test_many_processes_evicting_at_once(tmp_path):
     assert s.cache.volume() < 8 * 2**20  # database pages and value files included
 
 
-def test_a_lock_left_by_a_killed_worker_expires(tmp_path):
-    import diskcache
+_HOLDER = """
+import sys, time
+from hetdp_ui.runcache import DiskStore
+lock = DiskStore(sys.argv[1], secret=b"s" * 40).lock("k").__enter__()
+assert lock.lock is not None
+print("held", flush=True)
+time.sleep(600)
+"""
 
-    s = _store(tmp_path, lock_seconds=0.5)
-    lock = s.lock("k").__enter__()  # a worker that dies holding it never releases it
-    assert isinstance(lock.lock, diskcache.Lock) and lock.lock.locked()
-    c = RunCache(disk=_store(tmp_path, lock_seconds=0.5))
-    assert c.get_or_compute("k", lambda: 7) == 7
+
+def test_a_worker_killed_holding_a_lock_holds_nobody_up(tmp_path):
+    """A real process takes the key's lock and is killed with SIGKILL while the server waits for it: the
+    kernel releases the lock with the process, so the waiter computes at once (the lock used to be a
+    diskcache row that blocked the key until it expired, 15 minutes)."""
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import time
+    from pathlib import Path
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(tmp_path)],
+        cwd=Path(__file__).resolve().parents[1],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        got: list = []
+        waiter = threading.Thread(
+            target=lambda: got.append(RunCache(disk=_store(tmp_path)).get_or_compute("k", lambda: 7))
+        )
+        waiter.start()
+        waiter.join(1.0)
+        assert waiter.is_alive() and not got  # single flight: a live holder is waited for
+        t0 = time.monotonic()
+        holder.send_signal(signal.SIGKILL)
+        waiter.join(10)
+        assert got == [7] and time.monotonic() - t0 < 3.0  # lock_seconds is 900: only the kernel freed it
+    finally:
+        holder.kill()
+        holder.wait()
+    assert (tmp_path / "locks").is_dir() and len(list((tmp_path / "locks").iterdir())) == 1  # one stripe file
+
+
+def test_a_live_holder_is_waited_for_at_most_lock_seconds(tmp_path, caplog):
+    import time
+
+    held = _store(tmp_path, lock_seconds=0.3).lock("k").__enter__()  # another open file: a separate holder
+    try:
+        t0 = time.monotonic()
+        assert RunCache(disk=_store(tmp_path, lock_seconds=0.3)).get_or_compute("k", lambda: 7) == 7
+        assert 0.3 <= time.monotonic() - t0 < 5
+        assert "computing it here" in caplog.text
+    finally:
+        held.__exit__(None, None, None)
+    lock = _store(tmp_path, lock_seconds=0.3).lock("k").__enter__()  # released: free again at once
+    assert lock.lock is not None and lock.lock.is_locked
+    lock.__exit__(None, None, None)
 
 
 @pytest.mark.parametrize("bad", ["", "short"])
@@ -255,7 +307,7 @@ def test_the_shared_store_is_only_made_by_a_server_and_needs_a_secret(tmp_path, 
         assert runcache.install_shared_memo(create=False) is None  # a child without a server's store
         made = runcache.install_shared_memo(create=True)  # a server: a private store, exported
         assert made is not None and os.environ[runcache.MEMO_ENV] == str(made.dir)
-        assert made.lock_seconds == runcache.MEMO_LOCK_SECONDS  # a killed child holds others up briefly
+        assert made.lock_seconds == runcache.MEMO_LOCK_SECONDS  # a stuck live child holds others up briefly
         assert len(os.environ[runcache.MEMO_SECRET_ENV]) >= 32
         monkeypatch.setenv(runcache.MEMO_SECRET_ENV, "short")
         assert runcache.install_shared_memo(create=False) is None
