@@ -149,10 +149,37 @@ def _status_bytes(field: str, pid: int | str = "self") -> int:
     return 0
 
 
+def _exit_with_server(conn) -> threading.Event:
+    """Watch the pipe to the server from a daemon thread and end this process the moment no one can
+    read it (the server process was killed: the kernel closed its end, and ``poll`` reports POLLERR
+    on ours). Without this the run children of a killed worker ran on to their end — seconds of CPU
+    taken from the workers still serving — and then printed a broken pipe in the log. (The fork
+    server is no help: it lives on while any child it forked does.) Returns an event to set once the
+    answer is being sent, after which the server closing its end is expected."""
+    import select
+
+    done = threading.Event()
+
+    def watch():
+        poller = select.poll()
+        poller.register(conn.fileno(), select.POLLERR | select.POLLHUP)
+        while True:
+            events = poller.poll()
+            if done.is_set():
+                return
+            if any(ev & (select.POLLERR | select.POLLHUP | select.POLLNVAL) for _, ev in events):
+                os._exit(1)
+
+    threading.Thread(target=watch, name="hetdp-server-watch", daemon=True).start()
+    return done
+
+
 def _child(conn, page: str, scenario, options: RunOptions, max_bytes: int | None) -> None:
-    """Runs in the child: set the memory limit, run, send ('ok', result) or the failure."""
+    """Runs in the child: end with the server, set the memory limit, run, send ('ok', result) or the
+    failure (nothing if the server that asked is gone)."""
     import resource
 
+    answering = _exit_with_server(conn)
     keep_freed_memory()
     from hetdp_core.scenarios import get
     from hetdp_ui.runcache import install_shared_memo
@@ -171,15 +198,23 @@ def _child(conn, page: str, scenario, options: RunOptions, max_bytes: int | None
 
     try:
         result = get(page).run(scenario, options=dataclasses.replace(options, progress=progress))
-        conn.send(("ok", result))
+        reply = ("ok", result)
     except MemoryError:
-        conn.send(("memory", None))
+        reply = ("memory", None)
     except InputError as exc:
-        conn.send(("input", str(exc)))
+        reply = ("input", str(exc))
     except BaseException as exc:  # noqa: BLE001 — a bug: re-raised in the caller
         import traceback
 
-        conn.send(("bug", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
+        reply = ("bug", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+    answering.set()
+    try:
+        try:
+            conn.send(reply)
+        except MemoryError:  # pickling a result beyond the memory limit
+            conn.send(("memory", None))
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the server that asked is gone: nobody to answer
     finally:
         conn.close()
 

@@ -188,3 +188,63 @@ def test_the_fork_server_starts_ahead_once_and_serves_the_runs(tmp_path):
     assert "MAIN IMPORTED AGAIN" not in out.stdout
     first, later, preloads, checks = out.stdout.split()
     assert first == later and preloads == "True" and int(checks) > 0
+
+
+KILLED_SERVER_SCRIPT = """
+from hetdp_core.scenarios import get
+from hetdp_ui import limits
+
+s = get("Mechanism_lab").SCENARIO.from_query({"trials": "5000", "n": "10000", "seed": "9"})  # ~2 s
+limits.run_limited("Mechanism_lab", s)  # in a child of this process's fork server
+"""
+
+
+def _children(pid: int) -> list[int]:
+    import os
+
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        out.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+    return out
+
+
+def test_a_killed_servers_run_children_die_with_it(tmp_path):
+    """kill -9 a server process while its run child computes: the child dies at once (the kernel kills
+    it when its parent, the fork server, exits) instead of running on for seconds, taking CPU from the
+    processes still serving, and then printing a broken pipe."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    script = tmp_path / "server.py"
+    script.write_text(KILLED_SERVER_SCRIPT)
+    server = subprocess.Popen([sys.executable, str(script)], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    try:
+        run_child, deadline = None, time.monotonic() + 60
+        while run_child is None and time.monotonic() < deadline:
+            for fork_server in _children(server.pid):
+                kids = _children(fork_server)
+                run_child = kids[0] if kids else None
+            time.sleep(0.02)
+        assert run_child is not None, "no run child appeared"
+        time.sleep(0.3)  # it computes
+        os.kill(server.pid, signal.SIGKILL)
+        server.wait(10)
+        t0 = time.monotonic()
+        while os.path.exists(f"/proc/{run_child}") and time.monotonic() - t0 < 0.5:
+            time.sleep(0.02)
+        alive = os.path.exists(f"/proc/{run_child}") and "Z" not in open(f"/proc/{run_child}/stat").read().split()[2]
+        assert not alive, "the run child outlived its server by half a second"
+    finally:
+        server.kill()
+        server.wait(10)
+    assert "BrokenPipeError" not in server.stderr.read()
