@@ -13,8 +13,10 @@
   recomputed, by the others;
 * **supervision**: a small supervising loop in this process (:meth:`Stack.supervise`) restarts a
   worker that dies within about a second (and nginx, should it die), at most ``MAX_RESTARTS`` times a
-  minute per process; nginx stops routing to a dead worker (``max_fails=1``, a failed request is
-  retried on the next worker), so a crash costs only the sessions that lived in that process. A
+  minute per process; a request that a dead worker refuses is retried on the next worker
+  (``proxy_next_upstream``), so a crash costs only the sessions that lived in that process. nginx
+  does not mark a refusing worker down (``max_fails=0``): a restarted worker gets its share of new
+  users the moment its port opens (see :func:`nginx_conf`). A
   loop in the process that already owns the children was chosen over an external supervisor
   (supervisord, systemd): nothing more to install or configure, and it is tested by killing workers.
 * **logs**: each worker's and nginx's output goes to files in ``--log-dir`` (default ``logs/serve``
@@ -88,8 +90,12 @@ http {{
 
 
 def nginx_conf(*, run_dir: Path, host: str, port: int, worker_ports: list[int], log_dir: Path | None = None) -> str:
-    # a worker that refuses a connection is skipped for 2 s and the request retried on the next one
-    servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=1 fail_timeout=2s;" for p in worker_ports)
+    # a request that a worker refuses (dead, or restarting) is retried on the next one; the refusal costs
+    # a local connect() of well under a millisecond, so nginx does not mark the worker down: with
+    # max_fails=1 a recovering worker got one probe connection per fail_timeout until a websocket to it
+    # had *closed* (nginx counts a proxied request a success only at its end), and a fault run saw 28
+    # of 30 new users sent to the one other worker seconds after the restarted one was serving again
+    servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=0;" for p in worker_ports)
     return CONF.format(run=run_dir, log=log_dir or run_dir, host=host, port=port, servers=servers)
 
 

@@ -304,9 +304,12 @@ def test_disk_store_needs_the_servers_secret(tmp_path, monkeypatch):
 
 
 def test_a_killed_worker_costs_only_its_own_sessions_and_comes_back():
-    """kill -9 one of two workers while a crowd is being served: nginx keeps serving through the other
-    worker (every new view finishes), the supervisor restarts the dead one within seconds, and its
-    log file records it."""
+    """kill -9 one of two workers while it computes a view the other worker is waiting for (the shared
+    cache's single flight): the other worker's user gets the view within seconds (the dead worker's
+    lock dies with it; it was a diskcache row that blocked the key for 15 minutes); then nginx keeps
+    serving through the other worker (every new view finishes), the supervisor restarts the dead one
+    within seconds, and its log file records it."""
+    import asyncio
     import os
     import signal
     import threading
@@ -318,9 +321,26 @@ def test_a_killed_worker_costs_only_its_own_sessions_and_comes_back():
     stop = threading.Event()
     sup = threading.Thread(target=st.supervise, args=(stop,), kwargs={"interval": 0.2}, daemon=True)
     sup.start()
+    heavy = "trials=5000&n=10000&seed=4242"  # about 2 s of computing in a run child
+    w0, w1 = (f"http://127.0.0.1:{p}" for p in st.worker_ports)
+
+    async def kill_while_computing():
+        first = asyncio.create_task(load.open_view(w0, "Mechanism_lab", heavy))
+        await asyncio.sleep(0.8)  # worker 0 holds the key's lock and computes
+        second = asyncio.create_task(load.open_view(w1, "Mechanism_lab", heavy, timeout=60))
+        await asyncio.sleep(0.5)  # worker 1 waits for worker 0's result
+        os.kill(victim.pid, signal.SIGKILL)
+        t_kill = time.perf_counter()
+        a = await first
+        b = await second
+        return a, b, time.perf_counter() - t_kill
+
     try:
         victim = st.procs[0]
-        os.kill(victim.pid, signal.SIGKILL)
+        a, b, after_kill = load.arun(kill_while_computing())
+        assert not a.finished and a.failure, a  # killed mid-computation (else this test tests nothing)
+        assert b.finished and not b.failure and not b.exceptions, b
+        assert after_kill < 20, after_kill  # it computed the view itself instead of waiting 15 min
         s = load.summary(load.arun(load.crowd(st.url, "Groupwise_zCDP", [""] * 8)))
         assert s["finished"] == 8 and s["failures"] == 0 and s["exceptions"] == 0, s
         deadline = time.time() + 60
@@ -333,10 +353,31 @@ def test_a_killed_worker_costs_only_its_own_sessions_and_comes_back():
         assert (st.log_dir / f"worker-{st.worker_ports[1]}.log").stat().st_size > 0  # worker logs are files
         v = load.arun(load.open_view(f"http://127.0.0.1:{st.worker_ports[0]}", "Mechanism_lab", "trials=100"))
         assert v.finished and not v.failure  # the new worker serves
+        # and nginx sends it its share of new users at once (with max_fails=1 it got one probe per 2 s
+        # until a websocket to it had closed, and the other worker took nearly every new user)
+        spread = load.arun(_workers_of_new_users(st.url, 24))
+        assert spread.count(f"127.0.0.1:{st.worker_ports[0]}") >= 5, spread
+        assert spread.count(f"127.0.0.1:{st.worker_ports[1]}") >= 5, spread
     finally:
         stop.set()
         sup.join(5)
         st.stop()
+
+
+async def _workers_of_new_users(url: str, n: int) -> list[str]:
+    """The worker nginx gives each of ``n`` new users (no route cookie), read from the response header
+    of their websocket handshakes, all held open together as a crowd's sessions are."""
+    import websockets
+
+    ws_url = url.replace("http://", "ws://") + "/_stcore/stream"
+    conns = []
+    try:
+        for _ in range(n):
+            conns.append(await websockets.connect(ws_url, subprotocols=["streamlit"], open_timeout=30))
+        return [c.response.headers.get("X-Hetdp-Worker", "") for c in conns]
+    finally:
+        for c in conns:
+            await c.close()
 
 
 def _healthy_worker(port):
