@@ -253,7 +253,7 @@ class _SharedLock:
         if self.lock is not None:
             try:
                 self.lock.release()
-            except Exception:  # noqa: BLE001 — store repaired meanwhile
+            except Exception:  # noqa: BLE001 — a failed release must not fail the page; closing frees it
                 pass
         return False
 
