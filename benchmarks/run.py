@@ -20,7 +20,9 @@ Measured, not asserted: timed tests are flaky; these numbers go into the README.
 * page_default_cold — the Feature-privacy page's default sweep (n = 10 000, 30 trials, 9 q's),
   computed from scratch by the core;
 * page_default_apptest / page_default_cached — the whole page rendered by Streamlit's AppTest,
-  first run and a rerun with the same inputs (cache hit).
+  first run and a rerun with the same inputs (cache hit);
+* ledger_200x1e5_* — a 200-release plan repeated 10⁵ times: the whole ledger, and its PLD accountant
+  against the previous one (dp-accounting's self-composition at a capped step) in the same run.
 """
 
 from __future__ import annotations
@@ -412,6 +414,63 @@ def page_runs_cpu() -> dict:
     return out
 
 
+def _previous_pld(events) -> None:
+    """The ledger's PLD accountant before the exact Gaussian composition (for the ratio below): every
+    release discretised by dp-accounting at a step of the composed loss range / 2·10⁶ (at least 10⁻⁴),
+    self-composed and composed by dp-accounting, read at δ and on a 1 260-point ε grid for the risk."""
+    import numpy as np
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    span = 0.0
+    for e in events:
+        mu = 1.0 / e.a
+        span += e.repeat * (2.0 * (mu * mu / 2.0 + 12.0 * mu) if e.kind == "gaussian" else 2.0 / e.a)
+    step = max(1e-4, span / 2e6)
+    total = None
+    for e in events:
+        make = pld.from_gaussian_mechanism if e.kind == "gaussian" else pld.from_laplace_mechanism
+        one = make(e.a, value_discretization_interval=step)
+        one = one.self_compose(e.repeat) if e.repeat > 1 else one
+        total = one if total is None else total.compose(one)
+    total.get_epsilon_for_delta(1e-6)
+    hi = max(float(total.get_epsilon_for_delta(1e-12)), 1.0)
+    total.get_delta_for_epsilon(
+        np.unique(np.concatenate([np.linspace(0, min(hi, 60), 1200), np.geomspace(1e-4, 1, 60)]))
+    )
+
+
+def ledger_200() -> dict:
+    """A 200-release plan, every release repeated 10⁵ times (noise σ/Δ or b/Δ log-uniform in [1, 1000],
+    seeded): the whole ledger (four accountants, headline, risk and curve) now, and its PLD accountant
+    next to the previous one in the same run (their ratio: the machine's speed cancels)."""
+    import numpy as np
+
+    from hetdp_core import accounting
+    from hetdp_core.accounting import Event
+    from hetdp_core.ledger import Plan, Release, ledger
+
+    out = {}
+    for kind in ("gaussian", "laplace", "mixed"):
+        rng = np.random.default_rng(0)
+        rel = tuple(
+            Release(
+                name=f"r{i}",
+                mechanism=kind if kind != "mixed" else ("gaussian", "laplace")[i % 2],
+                noise=round(float(10 ** rng.uniform(0, 3)), 3),
+                repeat=100_000,
+            )
+            for i in range(200)
+        )
+        events = tuple(Event(r.mechanism, r.noise, 0.0, r.repeat) for r in rel)
+        accounting._COMPOSITIONS.clear()
+        out[f"ledger_200x1e5_{kind}"] = timed(lambda rel=rel: ledger(Plan(releases=rel), delta=1e-6, fpr=0.01))
+        accounting._COMPOSITIONS.clear()
+        new = timed(lambda events=events: accounting.compose(events).epsilon(1e-6))
+        old = timed(lambda events=events: _previous_pld(events))
+        out[f"ledger_200x1e5_{kind}_pld_vs_previous_ratio"] = new / old
+    return out
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
     results = {
@@ -424,6 +483,7 @@ def main() -> None:
         results[k] = v
         results[f"{k}_in_normals_1e7"] = v / results["floor_normals32_1e7"]
     results.update(zcdp_curves())
+    results.update(ledger_200())
     results.update(hetero_weights())
     results["hetero_fast_weights_1e6_in_sorts"] = results["hetero_fast_weights_1e6"] / results["floor_sort_1e6"]
     results.update(all_pages())

@@ -302,6 +302,9 @@ hetero:data | bytes | The uploaded CSV (untrusted).
 hetero:n | int | Number of users.
 hetero:path | str or path-like | Path of the RAND HIE person file.
 ledger:delta | float | The δ at which the totals are reported.
+accounting:accountant | {'basic', 'zcdp', 'rdp', 'pld'} | The accountant that composes the events.
+accounting:events | tuple of Event | What each release spends on one group, with its repeats.
+accounting:delta | float | The δ at which ε is read.
 ledger:budget | float or None | A budget ε per group, to mark groups over it.
 ledger:text | str or bytes | TOML text of the plan.
 lessons:text | str or bytes | TOML text of the lesson.

@@ -9,30 +9,17 @@ level that dominates every row); ``repeat`` (how many times it is published, def
 ``groups`` (whom it touches; ``"all"`` = everyone). An optional top-level ``groups = [...]`` lists
 the plan's groups; a release naming another group is then an error.
 
-Each release is, for each group, an :class:`Event`: Gaussian or Laplace noise, a pure ε level or an
-approximate (ε, δ) level (a view's row: exact Gaussian noise where the view states μ, else the level
-that bounds every attacker). For each group, the events are composed by four accountants at a
-chosen δ:
-
-* **basic** (sums): a Laplace release is Δ/b-DP, a pure level ε-DP, an approximate level adds its ε
-  and δ; what is left of the plan's δ is split evenly over the group's Gaussian releases, each of
-  which spends the exact ε of the Gaussian mechanism at its share (its privacy profile,
-  :mod:`hetdp_core.profiles`); ε and δ add up.
-* **zcdp**: a Gaussian release is ρ = Δ²/(2σ²)-zCDP, a Laplace or pure ε-DP release ε²/2-zCDP; ρ
-  adds up, then ε = ρ + 2√(ρ log(1/δ)) (Bun & Steinke, "Concentrated differential privacy", TCC 2016,
-  arXiv:1605.02065, Propositions 1.3 and 1.4).
-* **rdp**: Rényi DP of each release, composed over a grid of orders and converted at δ — Google's
-  ``dp-accounting`` (``RdpAccountant``; a pure level enters through its ε²/2-zCDP curve).
-* **pld**: the privacy-loss distribution of each release, composed numerically and read at δ —
-  ``dp-accounting``'s ``PrivacyLossDistribution`` (pessimistic discretisation: a valid upper bound,
-  tight to about 10⁻⁴ in ε; the worst-case distribution of (ε, δ)-DP for a view's level).
-
-Approximate levels have no zCDP or Rényi curve: those two accountants add them by basic composition
-beside the rest, read at what is left of δ. All four are valid upper bounds on the group's (ε, δ);
-the PLD one is the tightest. ε for the "add or remove one person" neighbouring relation, as the
-mechanisms' sensitivities are stated. The risk in attack terms of each group (:func:`pld_risk`) is
-read from its composed privacy-loss distribution; :func:`solve_noise` finds the least noise for a
-target risk.
+Each release is, for each group, an :class:`~hetdp_core.accounting.Event`: Gaussian or Laplace
+noise, a pure ε level or an approximate (ε, δ) level (a view's row: exact Gaussian noise where the
+view states μ, else the level that bounds every attacker). For each group the events are composed
+by four accountants at a chosen δ (:mod:`hetdp_core.accounting`): basic composition, zCDP, Rényi DP
+(dp-accounting) and the privacy-loss distribution — exact in closed form (μ-GDP) when every release
+is Gaussian, else discretised for a stated accuracy. All four are valid upper bounds on the group's
+(ε, δ); the group's **headline** is the smallest, with the accountant that gave it, and the budget
+verdict, the reserve, the risk and the solver read it. ε for the "add or remove one person"
+neighbouring relation, as the mechanisms' sensitivities are stated. The risk in attack terms of each
+group (:func:`group_risk`) is the exact Gaussian trade-off curve or the Neyman–Pearson test of the
+discretised privacy-loss distribution; :func:`solve_noise` finds the least noise for a target risk.
 """
 
 from __future__ import annotations
@@ -41,9 +28,11 @@ import math
 import tomllib
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ._doc import document
 from ._validate import InputError
-from .memo import Memo
+from .accounting import ACCOUNTANT_NAMES, ACCOUNTANTS, Event, account, compose
 from .scenario import split_list
 
 __all__ = [
@@ -58,14 +47,15 @@ __all__ = [
     "levels_text",
     "view_levels",
     "link_scenario",
-    "pld_risk",
+    "group_risk",
+    "group_curve",
+    "Event",
     "solve_noise",
     "LedgerResult",
     "NoiseSolution",
 ]
 
 MECHANISMS = ("gaussian", "laplace", "link")
-ACCOUNTANTS = ("basic", "zcdp", "rdp", "pld")
 #: limits of one plan (each release's composition is computed once per group, repeats are exact)
 MAX_RELEASES = 200
 MAX_REPEAT = 100_000
@@ -114,6 +104,13 @@ class Plan:
         return tuple(dict.fromkeys(named)) or (EVERYONE,)
 
 
+def _plain(text: str) -> bool:
+    """No control characters (tabs, line breaks, escapes …): a name is one line of a table."""
+    import unicodedata
+
+    return not any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in text)
+
+
 def _where(i: int, name: str | None) -> str:
     return f"release {i + 1}" + (f" ({name!r})" if name else "")
 
@@ -123,7 +120,12 @@ def _release(i: int, raw, declared: tuple[str, ...]) -> Release:
         raise InputError(f"{_where(i, None)}: must be a [[release]] table; got {type(raw).__name__}.")
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip() or len(name) > 80:
-        raise InputError(f"{_where(i, None)}: name must be a text of 1 to 80 characters; got {name!r}.")
+        raise InputError(f"{_where(i, None)}: name must be a text of 1 to 80 characters; got {name!r:.100}.")
+    if not _plain(name):
+        raise InputError(
+            f"{_where(i, None)}: name must be one line of plain text (no control characters or line breaks); "
+            f"got {name!r:.100}. Remove them."
+        )
     at = _where(i, name)
     unknown = set(raw) - {"name", "mechanism", "noise", "repeat", "groups", "link", "levels"}
     if unknown:
@@ -164,6 +166,12 @@ def _release(i: int, raw, declared: tuple[str, ...]) -> Release:
     if not isinstance(groups, list) or not groups or not all(isinstance(g, str) and g.strip() for g in groups):
         raise InputError(f'{at}: groups must be a list of group names ("all" = everyone); got {groups!r}.')
     groups = [g.strip() for g in groups]
+    bad = next((g for g in groups if not _plain(g) or len(g) > 80), None)
+    if bad is not None:
+        raise InputError(
+            f"{at}: group names must be one line of plain text of at most 80 characters; got {bad!r:.100}. "
+            "Remove control characters and line breaks."
+        )
     if declared:
         stray = [g for g in groups + [g for g, _ in levels] if g != EVERYONE and g not in declared]
         if stray:
@@ -219,12 +227,15 @@ def _levels(at: str, raw) -> tuple[tuple[str, str], ...]:
     if isinstance(raw, str):  # the editor's text: "group: row | group: row"
         pairs = [p.split(":", 1) for p in raw.split("|") if p.strip()]
         if any(len(p) != 2 for p in pairs):
-            raise InputError(f"{at}: levels must read 'group: level row | group: level row'; got {raw!r}.")
+            raise InputError(f"{at}: levels must read 'group: level row | group: level row'; got {raw!r:.200}.")
         raw = {g.strip(): r.strip() for g, r in pairs}
     if not isinstance(raw, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in raw.items()
+        isinstance(k, str) and isinstance(v, str) and v.strip() and _plain(k) and _plain(v) for k, v in raw.items()
     ):
-        raise InputError(f"{at}: levels must map group names to a row of the view's level table; got {raw!r}.")
+        raise InputError(
+            f"{at}: levels must map group names to a row of the view's level table (one line of plain text "
+            f"each); got {raw!r:.200}."
+        )
     return tuple((k.strip(), v.strip()) for k, v in raw.items())
 
 
@@ -243,15 +254,21 @@ def parse_plan(text: str | bytes) -> Plan:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"plan: not valid TOML ({exc}).") from None
+    except RecursionError:  # tomllib parses nested tables and arrays recursively
+        raise InputError(
+            "plan: the TOML nests tables or arrays too deeply to read; a plan needs only [[release]] tables "
+            "with plain values."
+        ) from None
     declared = data.get("groups", [])
     if (
         not isinstance(declared, list)
-        or not all(isinstance(g, str) and g.strip() for g in declared)
+        or not all(isinstance(g, str) and g.strip() and _plain(g) and len(g) <= 80 for g in declared)
         or len(declared) > MAX_GROUPS
         or EVERYONE in declared
     ):
         raise InputError(
-            f'plan: groups must be a list of at most {MAX_GROUPS} group names other than "all"; got {declared!r}.'
+            f"plan: groups must be a list of at most {MAX_GROUPS} group names (one line of plain text of at most "
+            f'80 characters each) other than "all"; got {declared!r:.200}.'
         )
     unknown = set(data) - {"release", "groups", "title"}
     if unknown:
@@ -337,216 +354,50 @@ def _q(s: str) -> str:
 
 
 # ------------------------------------------------------------------ accountants
-@dataclass(frozen=True)
-class Event:
-    """What one release spends on one group, ``repeat`` times: ``kind`` "gaussian" (``a`` = σ/Δ),
-    "laplace" (``a`` = b/Δ), "pure" (``a`` = ε) or "approx" (``a`` = ε, ``b`` = δ); ``row`` the
-    linked view's level row it was read from."""
-
-    kind: str
-    a: float
-    b: float = 0.0
-    repeat: int = 1
-    row: str = ""
-
-
-def _basic(events, delta: float) -> tuple[float, float]:
-    """Sums: pure and Laplace ε add; approximate (ε, δ) releases add their ε and δ; what is left of
-    ``delta`` is split evenly over the Gaussian releases, each spending its exact ε at its share."""
-    used = sum(e.repeat * e.b for e in events if e.kind == "approx")
-    eps = sum(
-        e.repeat * (1 / e.a if e.kind == "laplace" else e.a) for e in events if e.kind in ("laplace", "pure", "approx")
-    )
-    k = sum(e.repeat for e in events if e.kind == "gaussian")
-    if k:
-        if used >= delta:
-            return math.inf, delta
-        share = (delta - used) / k
-        eps += sum(e.repeat * _gaussian_eps(e.a, share) for e in events if e.kind == "gaussian")
-        return eps, delta
-    return eps, used
+def _headline(rows: list[dict]) -> dict:
+    """The group's headline: the smallest of its accountants' valid bounds, and which gave it (an
+    accountant that failed numerically gives +∞, never the headline)."""
+    best = min(rows, key=lambda r: (r["epsilon"], ACCOUNTANTS.index(r["accountant"])))
+    return {
+        "group": best["group"],
+        "epsilon": best["epsilon"],
+        "delta": best["delta"],
+        "accountant": best["accountant"],
+        "how": ACCOUNTANT_NAMES[best["accountant"]] + (f" ({best['note']})" if best["note"] else ""),
+        "releases": best["releases"],
+    }
 
 
-def _gaussian_eps(sigma: float, delta: float) -> float:
-    """The smallest ε with δ(ε) ≤ delta for the Gaussian mechanism of noise σ (Δ = 1)."""
-    from scipy.optimize import brentq
-
-    from .profiles import gaussian_delta
-
-    if gaussian_delta(eps=0.0, sigma=sigma, sensitivity=1.0) <= delta:
-        return 0.0
-    hi = 1.0
-    while gaussian_delta(eps=hi, sigma=sigma, sensitivity=1.0) > delta:
-        hi *= 2.0
-        if hi > 1e6:
-            return math.inf
-    return brentq(lambda e: gaussian_delta(eps=e, sigma=sigma, sensitivity=1.0) - delta, 0.0, hi, xtol=1e-12)
-
-
-def _side(events, delta: float):
-    """Approximate (ε, δ) releases have no zCDP or Rényi curve: they are added by basic composition
-    beside the others, which are read at what is left of ``delta``. Returns (others, ε_side, δ_left)."""
-    side = [e for e in events if e.kind == "approx"]
-    left = delta - sum(e.repeat * e.b for e in side)
-    return [e for e in events if e.kind != "approx"], sum(e.repeat * e.a for e in side), left
-
-
-def _zcdp(events, delta: float) -> tuple[float, float]:
-    """ρ adds up (Gaussian Δ²/(2σ²); Laplace and pure ε-DP ε²/2, Bun and Steinke's Proposition 1.4),
-    then ε = ρ + 2√(ρ log(1/δ))."""
-    rest, eps_side, left = _side(events, delta)
-    rho = sum(e.repeat * (0.5 / e.a**2 if e.kind in ("gaussian", "laplace") else 0.5 * e.a**2) for e in rest)
-    if rho == 0:
-        return eps_side, delta - left
-    if left <= 0:
-        return math.inf, delta
-    return eps_side + rho + 2 * math.sqrt(rho * math.log(1 / left)), delta
-
-
-def _dp_event(e: Event):
-    import dp_accounting as dpa
-
-    if e.kind == "gaussian":
-        return dpa.GaussianDpEvent(noise_multiplier=e.a)
-    if e.kind == "laplace":
-        return dpa.LaplaceDpEvent(noise_multiplier=e.a)
-    # pure ε-DP ⇒ ε²/2-zCDP: the Rényi curve of a Gaussian of noise 1/ε (a valid bound, not tight)
-    return dpa.GaussianDpEvent(noise_multiplier=1.0 / e.a) if e.a > 0 else dpa.NoOpDpEvent()
-
-
-def _dp_events(events):
-    import dp_accounting as dpa
-
-    return dpa.ComposedDpEvent(
-        [dpa.SelfComposedDpEvent(_dp_event(e), e.repeat) if e.repeat > 1 else _dp_event(e) for e in events]
-    )
-
-
-def _rdp(events, delta: float) -> tuple[float, float]:
-    from dp_accounting import rdp
-
-    rest, eps_side, left = _side(events, delta)
-    if not rest:
-        return eps_side, delta - left
-    if left <= 0:
-        return math.inf, delta
-    acc = rdp.RdpAccountant()
-    acc.compose(_dp_events(rest))
-    return eps_side + float(acc.get_epsilon(left)), delta
-
-
-def _pld_bytes(total) -> int:
-    """Memory of a privacy-loss distribution: its probability arrays (dp-accounting keeps them in
-    private attributes; a layout it no longer has counts as the largest grid allowed, both ways)."""
-    pmfs = {id(p): p for p in (getattr(total, "_pmf_remove", None), getattr(total, "_pmf_add", None)) if p is not None}
-    try:
-        return 1024 + sum(8 * int(p.size) for p in pmfs.values()) if pmfs else 16 * MAX_PLD_POINTS
-    except (AttributeError, TypeError, ValueError):
-        return 16 * MAX_PLD_POINTS
-
-
-def _pld_of(events):
-    """The composed privacy-loss distribution of ``events``, kept in :data:`_PLDS` (a page rerun with
-    another δ, FPR or budget, and the solver's repeated steps, reuse it)."""
-    key = tuple(events)
-    return _PLDS.get_or_compute(key, lambda: _compose_pld(key))
-
-
-def _compose_pld(events: tuple):
-    """The composed privacy-loss distribution (dp-accounting): exact for Gaussian and Laplace noise,
-    the worst case of every (ε, δ)-DP mechanism for pure and approximate levels."""
-    from dp_accounting.pld import common
-    from dp_accounting.pld import privacy_loss_distribution as pld
-
-    step = _interval(events)
-    total = None
-    for e in events:
-        if e.kind == "gaussian":
-            one = pld.from_gaussian_mechanism(standard_deviation=e.a, value_discretization_interval=step)
-        elif e.kind == "laplace":
-            one = pld.from_laplace_mechanism(parameter=e.a, value_discretization_interval=step)
-        else:
-            one = pld.from_privacy_parameters(
-                common.DifferentialPrivacyParameters(e.a, e.b), value_discretization_interval=step
-            )
-        if e.repeat > 1:
-            one = one.self_compose(e.repeat)
-        total = one if total is None else total.compose(one)
-    return total
-
-
-#: the most grid points of a composed privacy-loss distribution (memory ≈ 8 bytes each, a few copies)
-MAX_PLD_POINTS = 2_000_000
-
-
-def _interval(events) -> float:
-    """The privacy-loss grid step: dp-accounting's default 10⁻⁴, coarser when the composed loss spans
-    so wide a range that the grid would exceed MAX_PLD_POINTS (tiny noise, many repeats). A coarser
-    pessimistic grid is still a valid upper bound; it only loosens ε where ε is already large."""
-    span = 0.0
-    for e in events:
-        if e.kind == "gaussian":
-            mu = 1.0 / e.a
-            one = 2.0 * (mu * mu / 2.0 + 12.0 * mu)  # the loss μ²/2 + μZ, Z within ±12 (mass 10⁻³³)
-        elif e.kind == "laplace":
-            one = 2.0 / e.a
-        else:
-            one = 2.0 * e.a
-        span += e.repeat * one
-    return max(1e-4, span / MAX_PLD_POINTS)
-
-
-def _pld(events, delta: float) -> tuple[float, float]:
-    return float(_pld_of(events).get_epsilon_for_delta(delta)), delta
-
-
-_ACCOUNT = {"basic": _basic, "zcdp": _zcdp, "rdp": _rdp, "pld": _pld}
-
-
-def pld_risk(events, *, fpr: float) -> tuple[float, float]:
-    """(attack TPR at ``fpr``, maximal advantage) of the composed releases, from the tight accountant's
-    privacy profile δ(ε) on a grid (:func:`hetdp_core.risk.tpr_from_profile`; the advantage is δ(0))."""
-
-    from .risk import tpr_from_profile
+def group_risk(events, *, fpr: float, delta: float, eps: float) -> tuple[float, float]:
+    """(attack TPR at ``fpr``, maximal advantage) of a group's composed releases: the exact Gaussian
+    curve Φ(Φ⁻¹(α) + μ) when every release is Gaussian, else the Neyman–Pearson test of the discretised
+    privacy-loss distribution — whichever is smaller against the (``eps``, ``delta``) curve of the
+    group's headline (every one of them is valid, so the smallest is too)."""
+    from .risk import advantage_eps_delta, tpr_eps_delta
 
     if not events:
         return float(fpr), 0.0
-    grid, prof = _profile(tuple(events))
-    return tpr_from_profile(eps_grid=grid, delta_grid=prof, fpr=fpr), float(prof[0])
+    comp = compose(tuple(events))
+    line_tpr = float(tpr_eps_delta(eps=eps, delta=delta, fpr=fpr)[0]) if math.isfinite(eps) else 1.0
+    line_adv = float(advantage_eps_delta(eps=eps, delta=delta)[0]) if math.isfinite(eps) else 1.0
+    return min(float(comp.tpr([fpr])[0]), line_tpr), min(comp.advantage(), line_adv)
 
 
 #: the false-positive rates at which a group's trade-off curve is tabulated
 CURVE_FPR = (0.0, *[10.0 ** (k / 10.0) for k in range(-40, 1)])
 
 
-def pld_curve(events) -> list[float]:
-    """The attack TPR bound at each of :data:`CURVE_FPR` (the group's trade-off curve)."""
-    from .risk import tradeoff_from_profile
+def group_curve(events, *, delta: float, eps: float) -> list[float]:
+    """The attack TPR bound at each of :data:`CURVE_FPR` (the group's trade-off curve), as
+    :func:`group_risk` reads it."""
+    from .risk import tpr_eps_delta
 
     if not events:
         return list(CURVE_FPR)
-    grid, prof = _profile(tuple(events))
-    return [float(x) for x in 1.0 - tradeoff_from_profile(list(CURVE_FPR), eps_grid=grid, delta_grid=prof)]
-
-
-def _profile(events: tuple):
-    """δ(ε) of the composed releases on a grid from 0 to the ε at δ = 10⁻¹² (at most 60), kept in
-    :data:`_PROFILES`."""
-    import numpy as np
-
-    def compute():
-        total = _pld_of(events)
-        hi = max(float(total.get_epsilon_for_delta(1e-12)), 1.0)
-        grid = np.unique(np.concatenate([np.linspace(0.0, min(hi, 60.0), 1200), np.geomspace(1e-4, 1.0, 60)]))
-        return grid, np.minimum(np.asarray(total.get_delta_for_epsilon(grid), dtype=float), 1.0)
-
-    return _PROFILES.get_or_compute(events, compute)
-
-
-#: recently composed privacy-loss distributions and their profiles, bounded in bytes like every cache
-#: of the app (:mod:`hetdp_core.memo`): a worst-case distribution is 16–32 MB, a profile 20 kB
-_PLDS = Memo(128 * 2**20, size=_pld_bytes, name="ledger privacy-loss distributions")
-_PROFILES = Memo(8 * 2**20, name="ledger privacy profiles")
+    tpr = compose(tuple(events)).tpr(list(CURVE_FPR))
+    if math.isfinite(eps):
+        tpr = np.minimum(tpr, [float(tpr_eps_delta(eps=eps, delta=delta, fpr=a)[0]) for a in CURVE_FPR])
+    return [float(x) for x in tpr]
 
 
 # ------------------------------------------------------------------ linked views
@@ -617,12 +468,13 @@ def _events(releases, group: str, tables) -> list[Event]:
 
 @dataclass(frozen=True)
 class LedgerResult:
-    """``totals``: one row per group and accountant (group, accountant, epsilon, delta, releases,
-    budget, reserve, over budget); ``spend``: each release's basic-composition ε per group (what it
-    costs that group on its own, repeats included; for a link release the view's level row charged);
-    ``risk``: per group, the attack TPR at ``fpr`` and the maximal advantage of the whole plan, from
-    the tight accountant's privacy profile; ``curves``: each group's trade-off curve (``level`` = the
-    group, ``attack FPR``, ``attack TPR ≤``)."""
+    """``totals``: one row per group and accountant (group, accountant, epsilon, delta, releases, note;
+    with a budget also budget, reserve, over budget); ``headline``: per group the smallest of those
+    valid bounds and the accountant that gave it (``how``), which the budget verdict, the reserve, the
+    risk and the solver read; ``spend``: each release's basic-composition ε per group (what it costs
+    that group on its own, repeats included; for a link release the view's level row charged);
+    ``risk``: per group, the attack TPR at ``fpr`` and the maximal advantage of the whole plan;
+    ``curves``: each group's trade-off curve (``level`` = the group, ``attack FPR``, ``attack TPR ≤``)."""
 
     plan: Plan
     delta: float
@@ -632,6 +484,12 @@ class LedgerResult:
     fpr: float = 0.01
     risk: list = field(default_factory=list)
     curves: list = field(default_factory=list)
+    headline: list = field(default_factory=list)
+
+    def tables(self) -> dict[str, list[dict]]:
+        """The ledger's downloadable tables by CSV name (the page and ``hetdp ledger --csv`` write the
+        same bytes)."""
+        return {"ledger_headline": self.headline, "ledger": self.totals, "ledger_spend": self.spend}
 
 
 def _tables(plan: Plan, levels_of) -> dict:
@@ -646,11 +504,27 @@ def _tables(plan: Plan, levels_of) -> dict:
     return tables
 
 
+def _budget(row: dict, budget: float | None) -> dict:
+    if budget is None:
+        return row
+    return row | {"budget": budget, "reserve": budget - row["epsilon"], "over budget": bool(row["epsilon"] > budget)}
+
+
+def _group_totals(g: str, events, delta: float, releases: int) -> tuple[list[dict], dict]:
+    """Every accountant's row for one group, and its headline."""
+    rows = []
+    for acc in ACCOUNTANTS:
+        eps, note = account(acc, events, delta)
+        rows.append({"group": g, "accountant": acc, "epsilon": eps, "delta": delta, "releases": releases, "note": note})
+    return rows, _headline(rows)
+
+
 def ledger(plan: Plan, *, delta: float, budget: float | None = None, fpr: float = 0.01, levels_of=None) -> LedgerResult:
-    """Compose, for each group, the releases that touch it, with each accountant at ``delta``;
-    ``budget`` (an ε) gives each row its reserve (budget − ε) and an over-budget flag; ``fpr`` the
-    false-positive rate at which the risk in attack terms is read. ``levels_of(link)`` returns a linked
-    view's level table (default :func:`view_levels`; the app passes its cached, limited runner)."""
+    """Compose, for each group, the releases that touch it, with each accountant at ``delta``; each
+    group's headline is the smallest of the four valid bounds. ``budget`` (an ε) gives each row its
+    reserve (budget − ε) and an over-budget flag; ``fpr`` the false-positive rate at which the risk
+    in attack terms is read. ``levels_of(link)`` returns a linked view's level table (default
+    :func:`view_levels`; the app passes its cached, limited runner)."""
     from ._validate import check_real
     from .risk import FPR_RANGE, risk_in_words
 
@@ -659,18 +533,16 @@ def ledger(plan: Plan, *, delta: float, budget: float | None = None, fpr: float 
         budget = check_real("budget", budget, lo=0.0, lo_open=True, hi=1e4, what=" (the ε the plan may spend)")
     fpr = check_real("fpr", fpr, lo=FPR_RANGE[0], hi=FPR_RANGE[1], what=" (the attack's false-positive rate)")
     tables = _tables(plan, levels_of)
-    totals, spend, risk, curves, own = [], [], [], [], {}
+    totals, heads, spend, risk, curves, own = [], [], [], [], [], {}
     for g in plan.group_names():
         rel = [r for r in plan.releases if r.touches(g)]
         events = _events(rel, g, tables)
-        for acc in ACCOUNTANTS:
-            eps, d = _ACCOUNT[acc](events, delta) if events else (0.0, 0.0)
-            row = {"group": g, "accountant": acc, "epsilon": eps, "delta": d, "releases": sum(r.repeat for r in rel)}
-            if budget is not None:
-                row |= {"budget": budget, "reserve": budget - eps, "over budget": bool(eps > budget)}
-            totals.append(row)
-        tpr, adv = pld_risk(events, fpr=fpr)
-        curves += [{"level": g, "attack FPR": a, "attack TPR ≤": t} for a, t in zip(CURVE_FPR, pld_curve(events))]
+        rows, head = _group_totals(g, events, delta, sum(r.repeat for r in rel))
+        totals += [_budget(r, budget) for r in rows]
+        heads.append(_budget(head, budget))
+        tpr, adv = group_risk(events, fpr=fpr, delta=delta, eps=head["epsilon"])
+        curve = group_curve(events, delta=delta, eps=head["epsilon"])
+        curves += [{"level": g, "attack FPR": a, "attack TPR ≤": t} for a, t in zip(CURVE_FPR, curve)]
         risk.append(
             {
                 "group": g,
@@ -682,7 +554,7 @@ def ledger(plan: Plan, *, delta: float, budget: float | None = None, fpr: float 
         )
         for r, e in zip(rel, events):
             if (r.name, e) not in own:  # a release's own ε: the same in every group it charges alike
-                own[r.name, e] = _basic([e], delta)[0]
+                own[r.name, e] = account("basic", [e], delta)[0]
             spend.append(
                 {
                     "group": g,
@@ -694,7 +566,15 @@ def ledger(plan: Plan, *, delta: float, budget: float | None = None, fpr: float 
                 }
             )
     return LedgerResult(
-        plan=plan, delta=delta, budget=budget, totals=totals, spend=spend, fpr=fpr, risk=risk, curves=curves
+        plan=plan,
+        delta=delta,
+        budget=budget,
+        totals=totals,
+        spend=spend,
+        fpr=fpr,
+        risk=risk,
+        curves=curves,
+        headline=heads,
     )
 
 
@@ -711,18 +591,22 @@ class NoiseSolution:
     target_tpr: float
 
 
-def solve_noise(plan: Plan, *, fpr: float, target_tpr: float, levels_of=None, rtol: float = 1e-3) -> NoiseSolution:
+def solve_noise(
+    plan: Plan, *, fpr: float, target_tpr: float, delta: float = 1e-6, levels_of=None, rtol: float = 1e-3
+) -> NoiseSolution:
     """Solve from a target risk: the smallest factor m by which to multiply the noise of every
     Gaussian and Laplace release (linked views stay as they are) so that every group's attack TPR at
-    ``fpr`` (from its composed privacy-loss distribution) is at most ``target_tpr``. TPR falls as the
-    noise grows, so m is found by bisection on log m (to ``rtol``); m < 1 means the plan may use less
-    noise."""
+    ``fpr`` is at most ``target_tpr``, the risk read as the ledger reads it at ``delta``
+    (:func:`group_risk`). TPR falls as the noise grows, so m is found by bisection on log m (to
+    ``rtol``); m < 1 means the plan may use less noise."""
     import dataclasses
     import functools
 
+    from ._validate import check_real
     from .risk import _target
 
     target, fpr = _target(target_tpr, fpr, 0.0)  # the same checks and words as the pages' solver
+    delta = check_real("delta", delta, lo=1e-15, hi=0.1, what=" (the δ at which every total is read)")
     own = [r for r in plan.releases if r.link is None]
     if not own:
         raise InputError("plan: every release is a linked view; there is no noise of the plan's own to solve for.")
@@ -741,8 +625,10 @@ def solve_noise(plan: Plan, *, fpr: float, target_tpr: float, levels_of=None, rt
         p = scaled(m)
         out = []
         for g in p.group_names():
-            ev = _events([r for r in p.releases if r.touches(g)], g, tables)
-            out.append((pld_risk(ev, fpr=fpr)[0], g))
+            rel = [r for r in p.releases if r.touches(g)]
+            ev = _events(rel, g, tables)
+            head = _group_totals(g, ev, delta, sum(r.repeat for r in rel))[1]
+            out.append((group_risk(ev, fpr=fpr, delta=delta, eps=head["epsilon"])[0], g))
         return max(out)
 
     lo_noise = min(r.noise for r in own)
@@ -750,7 +636,8 @@ def solve_noise(plan: Plan, *, fpr: float, target_tpr: float, levels_of=None, rt
     m_min, m_max = NOISE_RANGE[0] / lo_noise, NOISE_RANGE[1] / hi_noise
     if worst(m_max)[0] > target:
         raise InputError(
-            f"target_tpr {target:g} cannot be met: even with the largest noise ({NOISE_RANGE[1]:g}) the linked "
+            f"target_tpr {target:g} cannot be met: even when the noisiest release has the largest noise allowed "
+            f"({NOISE_RANGE[1]:g}), the linked "
             "views or the repeats alone exceed it. Raise the target, or publish less often."
         )
     # bracket [lo, hi] with worst(lo) > target ≥ worst(hi), starting from the plan as it is

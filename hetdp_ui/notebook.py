@@ -148,7 +148,12 @@ def ledger_notebook(result):
             "plan = parse_plan(PLAN)\n"
             f"result = ledger(plan, delta={result.delta!r}, budget={result.budget!r}, fpr={result.fpr!r})",
         ),
-        ("md", "## Total privacy loss per group, by the four accountants"),
+        (
+            "md",
+            "## Total privacy loss per group\n\nEach group's headline is the smallest of the four valid bounds "
+            "(and the accountant that gave it); the budget and the risk read it.",
+        ),
+        ("code", "pd.DataFrame(result.headline)"),
         ("code", "pd.DataFrame(result.totals).pivot(index='group', columns='accountant', values='epsilon')"),
         ("md", "## In attack terms\n\nThe most an attack catches at the chosen false-positive rate, per group."),
         ("code", "pd.DataFrame(result.risk)"),
@@ -159,11 +164,15 @@ def ledger_notebook(result):
             "code",
             "from hetdp_ui.ledger_figures import spend_figure, totals_figure\n"
             "from hetdp_ui.risk_figures import curves_figure\n\n"
-            "totals_figure(result.totals, budget=result.budget).show()\n"
+            "totals_figure(result.totals, budget=result.budget, headline=result.headline).show()\n"
             "spend_figure(result.spend).show()\n"
             "curves_figure(pd.DataFrame(result.curves), fpr=result.fpr, title='The whole plan', legend='group').show()",
         ),
         ("md", "## The numbers, as `hetdp ledger --json` gives them"),
-        ("code", "print(json.dumps({'ledger': result.totals, 'risk': result.risk}, default=float))"),
+        (
+            "code",
+            "print(json.dumps({'headline': result.headline, 'ledger': result.totals, 'risk': result.risk}, "
+            "default=float))",
+        ),
     ]
     return _nb(cells)

@@ -305,6 +305,9 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
     link = f"{app_url.rstrip('/')}/Release_ledger?{urlencode(q)}"
     totals = pd.DataFrame(result.totals)
     wide = totals.pivot(index="group", columns="accountant", values="epsilon")[list(ACCOUNTANTS)].reset_index()
+    heads = {r["group"]: r for r in result.headline}
+    wide.insert(1, "headline ε", [heads[g]["epsilon"] for g in wide["group"]])
+    wide.insert(2, "by", [heads[g]["accountant"] for g in wide["group"]])
     plan_rows = [
         {
             "release": r.name,
@@ -325,18 +328,22 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
         _table(plan_rows),
         f"<h2>Total privacy loss per group (δ = {result.delta:.0e})</h2>",
         _table(wide.to_dict(orient="records")),
-        "<p class='small'>All four accountants are valid upper bounds; the privacy-loss distribution (PLD, "
-        "Google's dp-accounting) is the tightest.</p>",
+        "<p class='small'>All four accountants are valid upper bounds; each group's headline is the smallest of "
+        "them, and the budget verdict and the risk read it.</p><ul>",
+        *(
+            f"<li><b>{html.escape(g)}</b>: headline ε = {h['epsilon']:.4g} by {html.escape(h['how'])}.</li>"
+            for g, h in heads.items()
+        ),
+        "</ul>",
     ]
     if result.budget is not None:
-        tight = [r for r in result.totals if r["accountant"] == "pld"]
-        over = [r["group"] for r in tight if r["over budget"]]
+        over = [g for g, h in heads.items() if h["over budget"]]
         parts.append(
-            f"<p><b>Budget ε = {result.budget:g}.</b> "
+            f"<p><b>Budget ε = {result.budget:g}</b> (judged by each group's headline). "
             + (
-                f"Over budget (tight accountant): {html.escape(', '.join(over))}."
+                f"Over budget: {html.escape(', '.join(over))}."
                 if over
-                else f"Within budget for every group; smallest reserve {min(r['reserve'] for r in tight):.3g}."
+                else f"Within budget for every group; smallest reserve {min(h['reserve'] for h in heads.values()):.3g}."
             )
             + "</p>"
         )
@@ -348,7 +355,7 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
             for r in result.risk
         ),
         "</ul>",
-        _figure_html(totals_figure(result.totals, budget=result.budget), "fig0", first=True),
+        _figure_html(totals_figure(result.totals, budget=result.budget, headline=result.headline), "fig0", first=True),
         _figure_html(spend_figure(result.spend), "fig1", first=False),
         _figure_html(
             curves_figure(
@@ -362,7 +369,9 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
         ),
         "<h2>How to reopen this plan</h2>",
         f"<p>In the app: <a href='{html.escape(link)}'>the Release ledger with this plan</a>. On the command line: "
-        f"<code>hetdp ledger --plan plan.toml --delta {result.delta:.0e} --fpr {result.fpr:g}</code> with this "
+        f"<code>hetdp ledger --plan plan.toml --delta {result.delta!r} --fpr {result.fpr!r}"
+        + (f" --budget {result.budget!r}" if result.budget is not None else "")
+        + "</code> with this "
         "plan.toml:</p>",
         f"<pre>{html.escape(toml_text)}</pre>",
         f"<p class='small'>hetdp {hetdp_core.__version__}; plotly {plotly.__version__}; Python "

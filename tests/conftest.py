@@ -54,3 +54,14 @@ def forked_runs(monkeypatch):
     from hetdp_ui import limits
 
     monkeypatch.setattr(limits, "_context", lambda start="forkserver": mp.get_context("fork"))
+
+
+def strict_json(text: str):
+    """Parse JSON as RFC 8259 defines it: NaN, Infinity and -Infinity are not JSON (jq and JavaScript's
+    JSON.parse reject them), so a CLI output carrying one fails the test."""
+    import json
+
+    def refuse(constant):
+        raise AssertionError(f"not strict JSON: {constant} in the output")
+
+    return json.loads(text, parse_constant=refuse)

@@ -1,12 +1,12 @@
 """The hetdp command line: JSON contract, exit codes, one-line errors."""
 
-import json
 import math
 import os
 import subprocess
 import sys
 
 import pytest
+from conftest import strict_json
 
 from hetdp_ui.cli import main
 
@@ -22,11 +22,12 @@ def run(args, capsys):
 def test_c_vector_json_shape_and_user_order(capsys):
     code, out, err = run(["bcdp", "c-vector", "--delta", "2,0.2,inf,2", "--eps", "2", "--q", "0.3", "--json"], capsys)
     assert code == 0 and err == ""
-    d = json.loads(out)
+    d = strict_json(out)
     assert set(d) >= {"c", "ldp_level", "guarantee"}
     assert len(d["c"]) == 4 and d["c"][1] < d["c"][0] == d["c"][3]
-    assert [g["delta"] for g in d["guarantee"]] == [2.0, 0.2, math.inf, 2.0]
-    assert all(g["ok"] and g["guaranteed"] <= g["delta"] + 1e-9 for g in d["guarantee"])
+    assert [g["delta"] for g in d["guarantee"]] == [2.0, 0.2, None, 2.0]  # strict JSON: ∞ is null …
+    assert d["non_finite"]["/guarantee/2/delta"] == "+Infinity"  # … and says what it was
+    assert all(g["ok"] and g["guaranteed"] <= (g["delta"] or math.inf) + 1e-9 for g in d["guarantee"])
 
 
 def test_c_vector_text_output(capsys):
@@ -58,7 +59,7 @@ def test_mse_json_shape(capsys):
         capsys,
     )
     assert code == 0
-    d = json.loads(out)
+    d = strict_json(out)
     assert d["params"]["n"] == 500 and len(d["results"]) == 2
     for r in d["results"]:
         assert {"q", "seconds", "mmean", "baseline"} <= set(r)
@@ -85,15 +86,15 @@ def test_mse_is_reproducible_by_seed(capsys):
         "9",
         "--json",
     ]
-    a = json.loads(run(args, capsys)[1])["results"][0]["mmean"]["errors"]
-    b = json.loads(run(args, capsys)[1])["results"][0]["mmean"]["errors"]
+    a = strict_json(run(args, capsys)[1])["results"][0]["mmean"]["errors"]
+    b = strict_json(run(args, capsys)[1])["results"][0]["mmean"]["errors"]
     assert a == b
 
 
 def test_reproduce_writes_csv_and_html(tmp_path, capsys):
     code, out, _ = run(["reproduce", "fig4a", "--out", str(tmp_path), "--n", "300", "--trials", "5", "--json"], capsys)
     assert code == 0
-    info = json.loads(out)
+    info = strict_json(out)
     names = {p.split("/")[-1] for p in info["files"]}
     assert {"fig4a_published.html", "fig4a_published_summary.csv", "fig4a_published_errors.csv"} <= names
     html = (tmp_path / "fig4a_published.html").read_text()
@@ -151,7 +152,7 @@ def test_installed_entry_point_and_argparse_errors():
         capture_output=True,
         text=True,
     )
-    assert p.returncode == 0 and json.loads(p.stdout)["all_ok"] is True
+    assert p.returncode == 0 and strict_json(p.stdout)["all_ok"] is True
 
 
 def test_zcdp_renyi_json_contract(capsys):
@@ -160,9 +161,10 @@ def test_zcdp_renyi_json_contract(capsys):
         capsys,
     )
     assert code == 0
-    d = json.loads(out)
+    d = strict_json(out)
     assert {"alpha", "up", "down", "claimed"} <= set(d)
-    assert d["alpha"] == [1.5, 2.0, 6.0] and math.isinf(d["down"][2])  # Infinity allowed
+    assert d["alpha"] == [1.5, 2.0, 6.0] and d["down"][2] is None  # an infinite divergence: null …
+    assert d["non_finite"]["/down/2"] == "+Infinity"  # … with what it was
     assert d["violated"][0] is True and d["holds"] is False
 
 
@@ -171,7 +173,7 @@ def test_zcdp_renyi_algorithm1_and_release(capsys):
         ["zcdp", "renyi", "--algorithm", "1", "--x", "3", "--r", "0.2", "--rho", "0.5", "--alpha", "2,5", "--json"],
         capsys,
     )
-    d = json.loads(out)
+    d = strict_json(out)
     assert code == 0 and d["holds"] and all(u <= c for u, c in zip(d["up"], d["claimed"]))
     code, out, _ = run(
         [
@@ -193,7 +195,7 @@ def test_zcdp_renyi_algorithm1_and_release(capsys):
         ],
         capsys,
     )
-    d = json.loads(out)
+    d = strict_json(out)
     assert code == 0 and len(d["released"]) == 4 and len(d["released"][0]) == 3
     assert d["released"][0][0] == 0.0  # Algorithm 2 adds no noise to x = 0
 
@@ -231,13 +233,15 @@ def test_zcdp_bad_input(args, fragment, capsys):
 
 def test_bcdp_exact_cli(capsys):
     code, out, _ = run(["bcdp", "exact", "--example", "1", "--json"], capsys)
-    d = json.loads(out)
-    assert code == 0 and d["bcdp"] == pytest.approx([math.log(2)] * 2) and math.isinf(d["ldp"])
+    d = strict_json(out)
+    assert code == 0 and d["bcdp"] == pytest.approx([math.log(2)] * 2) and d["ldp"] is None
+    assert d["non_finite"]["/ldp"] == "+Infinity"
     code, out, _ = run(["bcdp", "exact", "--example", "2", "--json"], capsys)
-    d = json.loads(out)
-    assert d["one_copy"]["bcdp"][0] == 0 and math.isinf(d["two_copies"]["bcdp"][0])
+    d = strict_json(out)
+    assert d["one_copy"]["bcdp"][0] == 0 and d["two_copies"]["bcdp"][0] is None
+    assert d["non_finite"]["/two_copies/bcdp/0"] == "+Infinity"
     code, out, _ = run(["bcdp", "exact", "--example", "rr", "--rr-c", "0.3,0.3", "--q", "0,1", "--json"], capsys)
-    rows = json.loads(out)["rows"]
+    rows = strict_json(out)["rows"]
     assert code == 0 and all(r["exact"] <= r["prop4"] + 1e-9 <= r["prop3"] + 2e-9 for r in rows)
 
 
@@ -245,12 +249,12 @@ def test_regression_cli_is_the_page_run(capsys):
     """``hetdp regression`` builds the Private-regression page's query: same rows as ``hetdp run``."""
     args = ["--delta", "6", "--eps", "8", "--q", "0", "--trials", "2", "--n", "1000", "--axis", "eps"]
     code, out, _ = run(["regression", *args, "--json"], capsys)
-    d = json.loads(out)
+    d = strict_json(out)
     assert code == 0 and {r["method"] for r in d["rows"]} >= {"naive single copy"}
     query = "delta=6&eps=8&q=0&trials=2&n=1000&axis=eps"
     assert d["link"].startswith("/Private_regression?")
     code, out, _ = run(["run", "Private_regression", "--query", query, "--json"], capsys)
-    page_rows = json.loads(out)["tables"]["regression_excess_risk"]
+    page_rows = strict_json(out)["tables"]["regression_excess_risk"]
     assert code == 0 and page_rows == d["rows"]
 
 
@@ -282,22 +286,22 @@ def test_sgd_theta_json_contract(capsys):
         ],
         capsys,
     )
-    d = json.loads(out)
+    d = strict_json(out)
     assert code == 0 and d["h"] == [1, 2, 3, 4] and d["theta"][0] == pytest.approx(1.5)
     assert d["eps_release"] == pytest.approx([2 * h**0.8 for h in (1, 2, 3, 4)])
 
 
 def test_sgd_run_and_mech_cli(capsys):
     code, out, _ = run(["sgd", "run", "--kappa", "1.0", "--steps", "500", "--runs", "10", "--json"], capsys)
-    d = json.loads(out)
+    d = strict_json(out)
     assert code == 0 and len(d["errors"]) == 10 and d["converges_in_theory"] is True
     code, out, _ = run(["mech", "exponential", "--scores", "15,20,25", "--eps", "1", "--json"], capsys)
-    d = json.loads(out)
+    d = strict_json(out)
     assert sum(d["exponential"]) == pytest.approx(1) and sum(d["report_noisy_max"]) == pytest.approx(1)
     code, out, _ = run(
         ["mech", "bounded-laplace", "--lower", "0", "--upper", "10", "--delta", "0.001", "--json"], capsys
     )
-    assert json.loads(out)["b"] > 1.0
+    assert strict_json(out)["b"] > 1.0
 
 
 SGD_MECH_BAD = [
@@ -327,7 +331,7 @@ def test_hetero_weights_json_contract(capsys):
         ],
         capsys,
     )
-    d = json.loads(out)
+    d = strict_json(out)
     assert code == 0 and {"weights", "b", "eps_eff", "objective", "solver"} <= set(d)
     assert sum(d["weights"]) == pytest.approx(1) and d["solver"] == "fast"
     assert all(e <= x * (1 + 1e-9) for e, x in zip(d["eps_eff"], [0.1, 0.5, 2, math.inf]))
@@ -340,7 +344,7 @@ def test_hetero_weights_file_and_cvxpy(tmp_path, capsys):
         ["hetero", "weights", "--problem", "mean", "--variant", "CP", "--eps", f"@{f}", "--solver", "cvxpy", "--json"],
         capsys,
     )
-    d = json.loads(out)
+    d = strict_json(out)
     assert code == 0 and len(d["weights"]) == 3 and d["solver"] == "cvxpy"
 
 
@@ -348,7 +352,7 @@ def test_hetero_run_json(capsys):
     code, out, _ = run(
         ["hetero", "run", "--n", "1000", "--trials", "20", "--algorithms", "CP,UNI,SM", "--json"], capsys
     )
-    d = json.loads(out)
+    d = strict_json(out)
     assert code == 0 and [r["algorithm"] for r in d["results"]] == ["CP", "UNI", "SM"]
     assert all(len(r["errors"]) == 20 for r in d["results"])
 

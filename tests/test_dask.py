@@ -1,14 +1,13 @@
 """Sweeps on Dask: identical results with and without a cluster (seeds are per point),
 a worker killed mid-sweep, an unreachable scheduler, and the app's HETDP_DASK."""
 
-import json
 import os
 import threading
 import time
 
 import pandas as pd
 import pytest
-from conftest import ROOT
+from conftest import ROOT, strict_json
 from streamlit.testing.v1 import AppTest
 
 from hetdp_core.scenario import RunOptions
@@ -96,7 +95,7 @@ def test_cli_dask_local_equals_threads(capsys):
     assert main(["run", "Feature_privacy", "--query", q, "--json"]) == 0
     threads = capsys.readouterr().out
     assert main(["run", "Feature_privacy", "--query", q, "--json", "--dask", "local"]) == 0
-    a, b = json.loads(threads), json.loads(capsys.readouterr().out)
+    a, b = strict_json(threads), strict_json(capsys.readouterr().out)
     assert a["link"] == b["link"]
     tables_equal(
         {k: pd.DataFrame(v) for k, v in a["tables"].items()}, {k: pd.DataFrame(v) for k, v in b["tables"].items()}

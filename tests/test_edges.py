@@ -1,10 +1,10 @@
 """Numerics at the edges: each test fails on the code before the fix."""
 
-import json
 import math
 
 import numpy as np
 import pytest
+from conftest import strict_json
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -30,7 +30,7 @@ def run(argv, capsys):
 )
 def test_sgd_run_calibrates_with_the_example_gradient_sensitivity(flags, expected, capsys):
     code, out, _ = run(["sgd", "run", *flags, "--steps", "20", "--runs", "5", "--json"], capsys)
-    assert code == 0 and json.loads(out)["sensitivity"] == expected
+    assert code == 0 and strict_json(out)["sensitivity"] == expected
 
 
 def test_sgd_run_refuses_a_smaller_sensitivity(capsys):
@@ -73,7 +73,7 @@ def test_gradient_sensitivity_bounds_every_pair_of_gradients(Lambda, seed):
 def test_c_vector_with_a_huge_level_and_no_correlation(capsys):
     code, out, err = run(["bcdp", "c-vector", "--delta", "inf,inf,inf", "--eps", "400", "--q", "0", "--json"], capsys)
     assert code == 0, err
-    d = json.loads(out)
+    d = strict_json(out)
     assert d["c"] == [400.0, 400.0, 400.0] and d["all_ok"]
 
 
@@ -192,7 +192,7 @@ def test_dpsgd_divergence_is_reported_not_shown_as_null(capsys):
     mean; the distances used to overflow to NaN (null in JSON, with no explanation)."""
     code = main(["run", "DP_SGD_schedules", "--query", "lr=custom&custom=10&trials=5&steps=200", "--json"])
     out, err = capsys.readouterr()
-    doc = json.loads(out)
+    doc = strict_json(out)
     assert code == 0 and "RuntimeWarning" not in err
     assert len(doc["notes"]) == 1 and doc["notes"][0].startswith("Diverged") and "GD (full gradient)" in doc["notes"][0]
     last = [r for r in doc["tables"]["dpsgd_trajectories"] if r["h"] == 200]
@@ -201,7 +201,7 @@ def test_dpsgd_divergence_is_reported_not_shown_as_null(capsys):
 
 def test_dpsgd_default_has_no_divergence_note(capsys):
     code = main(["run", "DP_SGD_schedules", "--query", "trials=5&steps=200", "--json"])
-    assert code == 0 and json.loads(capsys.readouterr().out)["notes"] == []
+    assert code == 0 and strict_json(capsys.readouterr().out)["notes"] == []
 
 
 _ENTRY = st.one_of(

@@ -7,13 +7,13 @@ accountant, Google)."""
 
 from __future__ import annotations
 
-import json
 import math
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from conftest import strict_json
 from hypothesis import example, given, settings
 from hypothesis import strategies as hs
 from scipy import integrate
@@ -30,7 +30,7 @@ CLI = [sys.executable, "-m", "hetdp_ui.cli"]
 def _cli_json(*args):
     out = subprocess.run([*CLI, *args, "--json"], capture_output=True, text=True, timeout=300)
     assert out.returncode in (0, 1), out.stderr
-    return json.loads(out.stdout)
+    return strict_json(out.stdout)
 
 
 # ------------------------------------------------------------------ exact profiles vs the field's accountant

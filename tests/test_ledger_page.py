@@ -151,3 +151,48 @@ def test_a_target_below_the_false_positive_rate_is_explained():
     at.button(key="ledger_solve").click().run()
     assert not at.exception and not at.error
     assert any("Choose a target above the false-positive rate (1 %)" in w.value for w in at.warning)
+
+
+EXTREME = (
+    '[[release]]\nname = "tiny gaussian"\nmechanism = "gaussian"\nnoise = 0.001\nrepeat = 100000\n'
+    '[[release]]\nname = "tiny laplace"\nmechanism = "laplace"\nnoise = 0.001\nrepeat = 1\ngroups = ["b"]\n'
+    '[[release]]\nname = "many"\nmechanism = "gaussian"\nnoise = 200\nrepeat = 100000\ngroups = ["a"]\n'
+)
+
+
+def test_an_extreme_plan_answers_with_the_tightest_bound_and_names_its_accountant():
+    """Plans at the edges of the format (noise 10⁻³ repeated 10⁵ times, a pure ε = 1000 release): the page
+    shows finite totals, each group's headline (the smallest valid bound) and which accountant gave it;
+    the budget verdict reads the headline."""
+    at = _open(plan=EXTREME, delta="1e-06", budget="1000")
+    assert not at.exception and not at.error
+    wide = _wide(at)
+    assert set(wide["group"]) == {"a", "b"}
+    for _, row in wide.iterrows():
+        bounds = [row[a] for a in ("basic", "zcdp", "rdp", "pld")]
+        assert row["headline ε"] == pytest.approx(min(bounds), rel=1e-4) and row["by"] in (
+            "basic",
+            "zcdp",
+            "rdp",
+            "pld",
+        )
+    heads = [c.value for c in at.caption if "headline ε" in c.value]
+    assert len(heads) == 2 and all("the smallest valid bound, by " in h for h in heads)
+    assert any("exact: every release Gaussian" in h for h in heads)  # group a: all Gaussian, μ-GDP
+    over = [w.value for w in at.warning if "Over budget (judged by each group's headline" in w.value]
+    assert len(over) == 1 and "a spends" in over[0] and "b spends" in over[0] and "(by " in over[0]
+
+
+@pytest.mark.parametrize(
+    "bad,match",
+    [
+        (SMALL.replace('name = "counts"', 'name = "a\\u0007b"'), "name must be one line of plain text"),
+        (SMALL.replace('groups = ["all"]', 'groups = ["x\\ny"]'), "group names must be one line of plain text"),
+        ("release = [" + "{a=" * 3000 + "1" + "}" * 3000 + "]\n", "nests tables or arrays too deeply"),
+    ],
+    ids=["control character", "line break", "3000 levels"],
+)
+def test_hostile_plans_in_the_link_are_named_not_tracebacks(bad, match):
+    at = _open(plan=bad)
+    assert not at.exception
+    assert any(match in w.value for w in at.warning)

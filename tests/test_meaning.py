@@ -1,12 +1,11 @@
 """What a privacy level means for a person: posterior bounds, their tightness, the
 zCDP conversion, per-page levels, the page panel and the CLI."""
 
-import json
 import math
 
 import numpy as np
 import pytest
-from conftest import ROOT
+from conftest import ROOT, strict_json
 from hypothesis import given
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
@@ -113,19 +112,19 @@ def test_page_panel_states_the_meaning_and_follows_the_prior(page, key, query):
 
 def test_cli_meaning(capsys):
     assert main(["meaning", "--eps", "0.1,1,inf", "--prior", "0.01", "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)["rows"]
+    rows = strict_json(capsys.readouterr().out)["rows"]
     assert [round(r["posterior ≤ (demanded)"], 4) for r in rows] == [0.011, 0.0267, 1.0]
     assert main(["meaning", "--eps", "1", "--prior", "1.5"]) == 2
     assert "prior must be in (0, 1)" in capsys.readouterr().err
     assert main(["run", "Mechanism_lab", "--prior", "0.1", "--json"]) == 0
-    tables = json.loads(capsys.readouterr().out)["tables"]
+    tables = strict_json(capsys.readouterr().out)["tables"]
     rows, prof = tables["privacy_meaning"], tables["mech_privacy_profiles"]
     # (ε, δ) rows state the exact probability that the loss exceeds ε, rounded up (not the stated δ)
     tail = next(p["P(loss > ε)"] for p in prof if p["mechanism"] == "Gaussian")
     assert f"(except with probability {round_up(tail, 3):g})" in rows[1]["in words"]
     assert "except" not in rows[0]["in words"]
     assert main(["run", "Groupwise_zCDP", "--query", "algorithm=2&trials=10", "--prior", "0.1", "--json"]) == 0
-    assert "privacy_meaning" not in json.loads(capsys.readouterr().out)["tables"]  # no valid level to state
+    assert "privacy_meaning" not in strict_json(capsys.readouterr().out)["tables"]  # no valid level to state
 
 
 @pytest.mark.parametrize("page", list(registered_pages()))

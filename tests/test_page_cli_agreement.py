@@ -2,12 +2,11 @@
 offers download tables byte-identical to `hetdp run PAGE --query <same string> --csv DIR`, and says
 the same run "in short" (:func:`hetdp_core.scenario.in_short`) as the CLI's JSON."""
 
-import json
 from pathlib import Path
 
 import pytest
 import streamlit.testing.v1.app_test as app_test_module
-from conftest import ROOT
+from conftest import ROOT, strict_json
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
@@ -58,7 +57,7 @@ def test_page_and_cli_give_identical_tables(page, monkeypatch, tmp_path, capsys)
     code = main(["run", page.lower(), "--query", query, "--csv", str(tmp_path), "--json", *prior])
     out = capsys.readouterr()
     assert code == 0, out.err
-    summary = json.loads(out.out)["summary"]
+    summary = strict_json(out.out)["summary"]
     assert len(summary) >= 3 and short.replace("**", "") == "In short — " + " ".join(summary)
     cli = {p.name: p.read_bytes() for p in Path(tmp_path).glob("*.csv")}
     assert set(downloads) == set(cli), (sorted(downloads), sorted(cli))

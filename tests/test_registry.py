@@ -5,11 +5,10 @@ its files (page script, docs topic, widget prefix, solver)."""
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, strict_json
 
 from hetdp_core import registry
 from hetdp_core.scenario import InputError, RunOptions
@@ -40,7 +39,7 @@ def test_a_page_declared_once_is_found_everywhere(tiny, capsys, tmp_path):
     assert nav.docs()["tiny-page"] == "A tiny page" and nav.page_doc("Tiny_page") == "tiny-page"
     assert registry.get("tiny-PAGE") is tiny  # any case, - for _
     assert main(["run", "tiny_page", "--query", "n=4&eps=2", "--json", "--budget", "large"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    out = strict_json(capsys.readouterr().out)
     assert out["page"] == "Tiny_page" and len(out["tables"]["tiny_rows"]) == 4
     assert "privacy_meaning" in out["tables"]  # its level, read as a risk
     html = build_report("Tiny_page", tiny.SCENARIO(n=2), tiny.run(tiny.SCENARIO(n=2)))
@@ -126,10 +125,10 @@ def test_set_flags_are_the_scenarios_inputs(capsys):
     from hetdp_ui.cli import main
 
     assert main(["run", "Mechanism_lab", "--query", "eps=2&trials=100", "--set", "eps=0.7", "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    out = strict_json(capsys.readouterr().out)
     assert out["query"]["eps"] == "0.7" and out["query"]["trials"] == "100"
     assert main(["run", "Mechanism_lab", "--set", "alpha=2.5", "--set", "trials=100", "--json"]) == 0  # old name
-    assert json.loads(capsys.readouterr().out)["query"]["pareto_index"] == "2.5"
+    assert strict_json(capsys.readouterr().out)["query"]["pareto_index"] == "2.5"
     assert main(["run", "Mechanism_lab", "--set", "epsilon=0.7"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "NAME one of Mechanism_lab's inputs: eps, delta" in err

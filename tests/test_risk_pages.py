@@ -8,7 +8,7 @@ largest ε and the smallest Gaussian noise; the trade-off curves are one checkbo
 from __future__ import annotations
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, strict_json
 from streamlit.testing.v1 import AppTest
 
 from hetdp_core.registry import get, specs
@@ -85,13 +85,12 @@ def test_use_the_pages_setting_solved_from_a_target_risk():
     [("Feature_privacy", 0.05, 0.01, 1.6), ("Mechanism_lab", 0.5, 0.01, 3.91), ("Private_regression", 0.9, 0.1, 2.19)],
 )
 def test_solve_a_pages_setting_from_the_cli(page, target, fpr, value, capsys):
-    import json
 
     from hetdp_core.risk import tpr_eps_delta
     from hetdp_ui.cli import main
 
     assert main(["solve", page, "--target-tpr", str(target), "--fpr", str(fpr), "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    out = strict_json(capsys.readouterr().out)
     assert out["field"] == "eps" and out["value"] == value <= out["exact"]
     assert out["tpr"] == float(tpr_eps_delta(eps=value, fpr=fpr)[0]) <= target
     assert f"eps={value}" in out["link"]

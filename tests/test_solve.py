@@ -1,11 +1,10 @@
 """What privacy do I need for this accuracy? — the Feature-privacy solver."""
 
-import json
 from urllib.parse import parse_qsl
 
 import numpy as np
 import pytest
-from conftest import ROOT
+from conftest import ROOT, strict_json
 from streamlit.testing.v1 import AppTest
 
 from hetdp_core.bcdp_sim import point_rng, q_mixture_data
@@ -58,7 +57,7 @@ def test_infeasible_or_bad_targets_say_why(target, match):
 
 def test_cli_solve(capsys):
     assert main(["solve", "Feature_privacy", "--query", "n=10000", "--target", "0.5", "--json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
+    doc = strict_json(capsys.readouterr().out)
     assert doc["error"] <= 0.5 < doc["error_10pct_more_private"] and doc["meets_target"]
     assert doc["statistic"] == "median" and doc["projection"] == "box"
     assert FP.SCENARIO.from_query(dict(parse_qsl(doc["link"].split("?", 1)[1])))
@@ -108,7 +107,7 @@ def test_mechanism_solver_meets_the_target_and_ten_percent_more_private_does_not
 
 def test_mechanism_solver_cli_and_page(capsys):
     assert main(["solve", "Mechanism_lab", "--target", "10", "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)["rows"]
+    rows = strict_json(capsys.readouterr().out)["rows"]
     assert {r["mechanism"] for r in rows} == {"laplace", "gaussian", "mnm"}
     at = AppTest.from_file(str(ROOT / "pages" / "6_Mechanism_lab.py"), default_timeout=120)
     at.run()
@@ -156,7 +155,7 @@ def test_per_user_solver_bad_input_and_page(capsys):
         main(["solve", "Per_user_privacy", "--query", "trials=50", "--target", "0.01", "--metric", "q95", "--json"])
         == 0
     )
-    assert json.loads(capsys.readouterr().out)["meets_target"]
+    assert strict_json(capsys.readouterr().out)["meets_target"]
     at = AppTest.from_file(str(ROOT / "pages" / "4_Per_user_privacy.py"), default_timeout=120)
     at.query_params.update({"trials": "50"})
     at.run()

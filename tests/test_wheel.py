@@ -1,12 +1,11 @@
 """The built wheel works on its own: installed into a clean virtualenv, the CLI runs the bundled
 RAND HIE dataset from another directory (the data ship in the wheel as hetdp_core.data)."""
 
-import json
 import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, strict_json
 
 
 @pytest.mark.timeout(900)
@@ -51,11 +50,11 @@ def test_wheel_in_a_clean_virtualenv_runs_the_bundled_dataset(tmp_path):
         "20",
         "--json",
     )
-    res = json.loads(out)
+    res = strict_json(out)
     assert res["params"]["n"] == 5912 and [r["algorithm"] for r in res["results"]] == ["CP", "UNI"]
     query = "dataset=RAND+HIE+(real)&problem=frequency&eps_by_bin=1,0.5,0.1,0.05&trials=20&algs=CP"
     out = hetdp("run", "Per_user_privacy", "--query", query, "--json")
-    assert len(json.loads(out)["tables"]["hetero_weights"]) == 5912
+    assert len(strict_json(out)["tables"]["hetero_weights"]) == 5912
     out = hetdp("lesson", "list")
     assert len(out.strip().splitlines()) >= 5 and "lesson=1-bcdp-feature-privacy" in out  # lessons ship too
     _hetdp_app_serves_the_home_page(env_dir, elsewhere)

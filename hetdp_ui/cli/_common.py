@@ -171,7 +171,8 @@ def parse_list(text: str, name: str) -> list[float]:
 
 
 def _no_nan(obj):
-    """NaN ("no value": unresolved, not computed) becomes null; ±Infinity stays."""
+    """NaN ("no value": unresolved, not computed) becomes null; ±Infinity stays (for a CSV or a table;
+    JSON output goes through :func:`_dump`, which writes no non-finite number)."""
     if isinstance(obj, float):
         return None if math.isnan(obj) else obj
     if isinstance(obj, dict):
@@ -181,8 +182,42 @@ def _no_nan(obj):
     return obj
 
 
-def _dump(obj) -> str:
-    return json.dumps(_no_nan(obj), indent=None, allow_nan=True)
+NON_FINITE = "non_finite"
+
+
+def _finite(obj, path: str, notes: dict):
+    """``obj`` with every NaN and ±Infinity replaced by null, each recorded in ``notes`` under its JSON
+    Pointer (RFC 6901) with what it was."""
+    if isinstance(obj, float | np.floating):
+        x = float(obj)
+        if math.isnan(x):
+            notes[path] = "NaN: no value (not computed, or unresolved)"
+            return None
+        if math.isinf(x):
+            notes[path] = "+Infinity" if x > 0 else "-Infinity"
+            return None
+        return x
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, dict):
+        return {k: _finite(v, f"{path}/{str(k).replace('~', '~0').replace('/', '~1')}", notes) for k, v in obj.items()}
+    if isinstance(obj, list | tuple | np.ndarray):
+        return [_finite(v, f"{path}/{i}", notes) for i, v in enumerate(obj)]
+    return obj
+
+
+def _dump(obj, *, indent: int | None = None) -> str:
+    """Strict JSON (RFC 8259: no NaN or Infinity, which jq and JavaScript's JSON.parse reject): a
+    non-finite number is written as null, and the object gains ``"non_finite"``: {JSON Pointer: what the
+    value was} so that nothing is lost."""
+    notes: dict[str, str] = {}
+    clean = _finite(obj, "", notes)
+    if notes:
+        if isinstance(clean, dict):
+            clean[NON_FINITE] = notes
+        else:
+            clean = {"value": clean, NON_FINITE: {f"/value{k}": v for k, v in notes.items()}}
+    return json.dumps(clean, indent=indent, allow_nan=False)
 
 
 def _errors_block(errs: np.ndarray) -> dict:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
-from hetdp_ui.cli._common import CliError, _dump, _errors_block, _no_nan, parse_list
+from hetdp_ui.cli._common import CliError, _dump, _errors_block, parse_list
 
 
 def cmd_c_vector(a) -> int:
@@ -139,7 +137,7 @@ def cmd_exact(a) -> int:
     if a.json:
         print(_dump(out))
     else:
-        print(json.dumps(_no_nan(out), indent=2, allow_nan=True))
+        print(_dump(out, indent=2))
     return 0
 
 

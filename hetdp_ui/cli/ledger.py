@@ -25,7 +25,7 @@ def cmd_ledger(a) -> int:
     if a.target_tpr is not None:
         from hetdp_core.ledger import plan_toml, solve_noise
 
-        sol = solve_noise(plan, fpr=a.fpr, target_tpr=a.target_tpr, levels_of=levels_of)
+        sol = solve_noise(plan, fpr=a.fpr, target_tpr=a.target_tpr, delta=a.delta, levels_of=levels_of)
         solved = {
             "factor": sol.factor,
             "worst_group": sol.worst_group,
@@ -50,8 +50,8 @@ def cmd_ledger(a) -> int:
         import pandas as pd
 
         out = output_dir(a.csv, what="--csv")
-        write_atomic(out / "ledger.csv", pd.DataFrame(result.totals).to_csv(index=False), what="--csv")
-        write_atomic(out / "ledger_spend.csv", pd.DataFrame(result.spend).to_csv(index=False), what="--csv")
+        for name, rows in result.tables().items():
+            write_atomic(out / f"{name}.csv", pd.DataFrame(rows).to_csv(index=False), what="--csv")
     if a.json:
         print(
             _dump(
@@ -59,6 +59,7 @@ def cmd_ledger(a) -> int:
                     "delta": result.delta,
                     "budget": result.budget,
                     "fpr": result.fpr,
+                    "headline": result.headline,
                     "ledger": result.totals,
                     "spend": result.spend,
                     "risk": result.risk,
@@ -68,14 +69,19 @@ def cmd_ledger(a) -> int:
         )
     elif not a.csv:
         for row in result.totals:
+            print(
+                f"{row['group']:24s} {row['accountant']:6s} ε = {row['epsilon']:.4g} at δ = {row['delta']:.3g}"
+                f"  ({row['releases']} releases)" + (f"  [{row['note']}]" if row["note"] else "")
+            )
+        for row in result.headline:
             extra = (
                 f"  reserve {row['reserve']:+.4g}" + ("  OVER BUDGET" if row["over budget"] else "")
                 if a.budget is not None
                 else ""
             )
             print(
-                f"{row['group']:24s} {row['accountant']:6s} ε = {row['epsilon']:.4g} at δ = {row['delta']:.3g}"
-                f"  ({row['releases']} releases){extra}"
+                f"{row['group']:24s} headline ε = {row['epsilon']:.4g} at δ = {row['delta']:.3g}, the smallest "
+                f"valid bound, by {row['how']}{extra}"
             )
         for row in result.risk:
             print(f"{row['group']:24s} {row['in words']}; maximal advantage {row['max advantage']:.3g}")
@@ -85,9 +91,7 @@ def cmd_ledger(a) -> int:
                 f"group's attack TPR at FPR {a.fpr:g} at or below {a.target_tpr:g} (worst: {solved['worst_group']}, "
                 f"TPR {solved['tpr']:.4g})"
             )
-    return (
-        1 if a.budget is not None and any(r["over budget"] and r["accountant"] == "pld" for r in result.totals) else 0
-    )
+    return 1 if a.budget is not None and any(r["over budget"] for r in result.headline) else 0
 
 
 def _limited_levels(link: str):
@@ -113,7 +117,9 @@ def register(sub) -> None:
         "--fpr at or below this",
     )
     lg.add_argument("--json", action="store_true")
-    lg.add_argument("--csv", default=None, metavar="DIR", help="write ledger.csv and ledger_spend.csv into DIR")
+    lg.add_argument(
+        "--csv", default=None, metavar="DIR", help="write ledger_headline.csv, ledger.csv and ledger_spend.csv into DIR"
+    )
     lg.add_argument("--report", default=None, metavar="FILE.html", help="write a standalone HTML report of the ledger")
     lg.add_argument(
         "--notebook", default=None, metavar="FILE.ipynb", help="write a Jupyter notebook that recomputes it"

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
-from hetdp_ui.cli._common import _dump, _no_nan, parse_list
+from hetdp_ui.cli._common import _dump, parse_list
 
 
 def cmd_mech(a) -> int:
@@ -41,7 +39,7 @@ def cmd_mech(a) -> int:
             "guarantee": r["guarantee"],
             "releases": r["releases"].tolist(),
         }
-    print(_dump(out) if a.json else json.dumps(_no_nan(out), indent=2, allow_nan=True))
+    print(_dump(out) if a.json else _dump(out, indent=2))
     return 0
 
 
