@@ -656,8 +656,29 @@ def solve_noise(
             hi = mid
         else:
             lo = mid
-    tpr, g = worst(hi)
-    return NoiseSolution(factor=hi, plan=scaled(hi), worst_group=g, tpr=tpr, fpr=fpr, target_tpr=target)
+    # the solved plan's noise rounded *up* to 4 significant digits (more noise: the target still holds),
+    # so that its TOML reads 8.451, not 8.4508799048945
+    solved = dataclasses.replace(
+        plan,
+        releases=tuple(
+            r if r.link is not None else dataclasses.replace(r, noise=min(_ceil4(r.noise * hi), NOISE_RANGE[1]))
+            for r in plan.releases
+        ),
+    )
+    worst_solved = []
+    for g in solved.group_names():
+        rel = [r for r in solved.releases if r.touches(g)]
+        ev = _events(rel, g, tables)
+        head = _group_totals(g, ev, delta, sum(r.repeat for r in rel))[1]
+        worst_solved.append((group_risk(ev, fpr=fpr, delta=delta, eps=head["epsilon"])[0], g))
+    tpr, g = max(worst_solved)
+    return NoiseSolution(factor=hi, plan=solved, worst_group=g, tpr=tpr, fpr=fpr, target_tpr=target)
+
+
+def _ceil4(x: float) -> float:
+    """``x`` rounded up to 4 significant digits."""
+    e = math.floor(math.log10(x)) - 3
+    return float(f"{math.ceil(x / 10.0**e * (1 - 1e-12)) * 10.0**e:.4g}")
 
 
 document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -361,24 +361,62 @@ def question(text: str) -> None:
 
 
 def list_editor(state_key: str, *, item: str, column: str) -> list[float] | None:
-    """A comma-separated list kept in ``st.session_state[state_key]`` (so it can live in the URL),
-    shown as an editable table (rows can be added and deleted). Returns the parsed numbers, or
-    None after showing an error when the list does not parse (validation of values is the core's)."""
+    """A comma-separated list kept in ``st.session_state[state_key]`` (so it can live in the URL and in a
+    text box), shown as an editable table (cells edited, rows added and deleted). Returns the parsed
+    numbers, or None after showing an error when the list does not parse (validation of values is the
+    core's).
+
+    The table writes the list back in its ``on_change`` callback, which Streamlit runs before the next
+    script run: setting the text box's value after the box was drawn in this run raised
+    StreamlitWidgetAlreadyInstantiatedError (the page crashed on every edit). The table's rows are the
+    list as it was when the table was built, and its key stays the same while edits come from it, so
+    its edits accumulate and the focus stays in the table; a change from elsewhere (the text box, a
+    preset, a link) builds a new table."""
     text = st.session_state[state_key]
     try:
         vals = check_value(column, Spec("floats", allow_inf=True, min_len=0, max_len=10**4), text)
     except InputError as exc:
         show_input_error(exc)
         return None
-    table = pd.DataFrame({item: [f"{item}{i + 1}" for i in range(len(vals))], column: vals})
-    edited = st.data_editor(
-        table, key=f"{state_key}_editor_{text}", num_rows="dynamic", disabled=[item], hide_index=True
+    mine, base_key, ver_key = f"{state_key}_editor_wrote", f"{state_key}_editor_base", f"{state_key}_editor_version"
+    if text not in (st.session_state.get(mine), st.session_state.get(base_key)):  # changed elsewhere
+        st.session_state[base_key] = text
+        st.session_state[ver_key] = st.session_state.get(ver_key, 0) + 1
+    base = list(
+        check_value(column, Spec("floats", allow_inf=True, min_len=0, max_len=10**4), st.session_state[base_key])
     )
-    new = ",".join(f"{v:g}" if pd.notna(v) else "nan" for v in edited[column])
-    if new != ",".join(f"{v:g}" for v in vals):
-        st.session_state[state_key] = new
-        st.rerun()
+    key = f"{state_key}_editor_{st.session_state.get(ver_key, 0)}"
+
+    def write_back() -> None:
+        new = _edited_list(base, st.session_state[key], column)
+        st.session_state[state_key] = st.session_state[mine] = ",".join(_fmt_number(v) for v in new)
+
+    table = pd.DataFrame({item: [f"{item}{i + 1}" for i in range(len(base))], column: base})
+    st.data_editor(
+        table, key=key, num_rows="dynamic", disabled=[item], hide_index=True, on_change=write_back, width="stretch"
+    )
     return vals
+
+
+def _fmt_number(v: float) -> str:
+    return "inf" if v == float("inf") else f"{float(v):.15g}"
+
+
+def _edited_list(base: list[float], delta: dict, column: str) -> list[float]:
+    """The list after a data editor's edits (its session value: edited_rows, added_rows, deleted_rows,
+    row positions of the table it was given). Cells left empty (a new row not yet filled) are left out."""
+    rows: list[float | None] = list(base)
+    for pos, change in (delta.get("edited_rows") or {}).items():
+        if column in change:
+            rows[int(pos)] = change[column]
+    rows += [r.get(column) for r in delta.get("added_rows") or []]
+    gone = {int(i) for i in delta.get("deleted_rows") or []}
+    out = []
+    for i, v in enumerate(rows):
+        if i in gone or v is None or (isinstance(v, float) and v != v):
+            continue
+        out.append(float(v))
+    return out
 
 
 def cached(max_entries: int = 64):
@@ -711,10 +749,10 @@ def report_button(page: str, scenario: Scenario, result, *, plan_a=None) -> None
         "the key results, the guarantees and what they mean, the link that reopens this view, "
         "every figure, versions and seed",
     )
-    notebook_button(page, scenario, app_url=base)
+    notebook_button(page, scenario, app_url=base, plan_a=plan_a)
 
 
-def notebook_button(page: str, scenario: Scenario, *, app_url: str) -> None:
+def notebook_button(page: str, scenario: Scenario, *, app_url: str, plan_a=None) -> None:
     """One click: a Jupyter notebook that recomputes this view with hetdp's public API (built only when
     clicked; the same builder as ``hetdp notebook``). A view of an uploaded CSV reads it from
     ``data.csv`` beside the notebook (the data is not written into the notebook)."""
@@ -724,7 +762,13 @@ def notebook_button(page: str, scenario: Scenario, *, app_url: str) -> None:
     st.download_button(
         "Download a notebook (Jupyter, recomputes this view)",
         data=lambda: notebook_bytes(
-            page_notebook(page, scenario.query_string(), app_url=app_url, upload_file="data.csv" if upload else None)
+            page_notebook(
+                page,
+                scenario.query_string(),
+                app_url=app_url,
+                upload_file="data.csv" if upload else None,
+                pin=plan_a[0].query_string() if plan_a is not None else None,
+            )
         ),
         file_name=f"hetdp-{page}.ipynb",
         mime="application/x-ipynb+json",

@@ -36,19 +36,20 @@ def spend_figure(spend: list[dict]) -> go.Figure:
         barmode="stack",
         title="What each release spends, per group",
         legend_title="release",
-        height=max(260, 90 + 60 * len(groups)),
+        height=max(260, 90 + 60 * len(groups), 110 + 24 * len(releases)),  # the legend fits
     )
     return finish(fig)
 
 
 def totals_figure(totals: list[dict], *, budget: float | None = None, headline: list[dict] | None = None) -> go.Figure:
-    """The plan's total ε per group under each accountant, side by side, with the budget line and each
-    group's headline (the smallest valid bound, which the budget verdict reads) marked. An accountant
-    with no finite bound has no bar."""
+    """The plan's total ε per group under each accountant, side by side, with the budget line; each
+    group's headline (the smallest valid bound, which the budget verdict reads) is the bar drawn with
+    a thick black outline. An accountant with no finite bound has no bar."""
     import math
 
     fig = go.Figure()
     groups = list(dict.fromkeys(r["group"] for r in totals))
+    head = {r["group"]: r["accountant"] for r in headline or []}
     for i, acc in enumerate(ACCOUNTANT_LABELS):
         val = {r["group"]: r["epsilon"] for r in totals if r["accountant"] == acc}
         fig.add_bar(
@@ -56,16 +57,16 @@ def totals_figure(totals: list[dict], *, budget: float | None = None, headline: 
             y=[val[g] if g in val and math.isfinite(val[g]) else None for g in groups],
             name=ACCOUNTANT_LABELS[acc],
             marker_color=COLORWAY[i % len(COLORWAY)],
+            marker_line_color="black",
+            marker_line_width=[3 if head.get(g) == acc else 0 for g in groups],
         )
-    if headline:
-        head = {r["group"]: r for r in headline}
+    if head:  # a legend entry for the outline
         fig.add_scatter(
-            x=groups,
-            y=[head[g]["epsilon"] if g in head and math.isfinite(head[g]["epsilon"]) else None for g in groups],
+            x=[None],
+            y=[None],
             mode="markers",
-            marker={"symbol": "diamond", "size": 13, "color": "black", "line": {"color": "white", "width": 1}},
-            name="headline: the smallest bound (judges the budget)",
-            hovertext=[f"{head[g]['epsilon']:.4g} by {head[g]['accountant']}" if g in head else "" for g in groups],
+            name="outlined: the headline (judges the budget)",
+            marker={"symbol": "square-open", "size": 12, "color": "black", "line": {"width": 3}},
         )
     if budget is not None:
         fig.add_hline(y=budget, line_dash="dash", line_color=GREY, annotation_text=f"budget ε = {budget:g}")

@@ -34,10 +34,34 @@ def notebook_bytes(nb) -> bytes:
     return nbformat.writes(nb).encode("utf-8")
 
 
-def page_notebook(page: str, query: str, *, app_url: str = "http://localhost:8501", upload_file: str | None = None):
+#: the first cells of every notebook: what it needs, and a clear message when the kernel lacks it
+INSTALL = (
+    "**Before you run it.** This notebook needs hetdp in the kernel's Python (it is not on PyPI). In a "
+    "checkout of hetdp: `make run` once (it creates `.venv` with hetdp), then `.venv/bin/pip install "
+    "jupyterlab` and `.venv/bin/jupyter lab` — or `pip install hetdp-*.whl` in your own environment. "
+    "Then run all cells (Kernel → Restart and run all)."
+)
+CHECK = (
+    "try:\n"
+    "    import hetdp_core\n"
+    "except ImportError:  # the kernel's Python has no hetdp\n"
+    "    raise SystemExit('hetdp is not installed in this kernel: see the cell above') from None\n"
+    "hetdp_core.__version__"
+)
+
+
+def page_notebook(
+    page: str,
+    query: str,
+    *,
+    app_url: str = "http://localhost:8501",
+    upload_file: str | None = None,
+    pin: str | None = None,
+):
     """The notebook of one view: ``page`` (any registered page) at ``query`` (its URL query string).
     ``upload_file``: for a view of an uploaded CSV, the file name the notebook reads it from (kept
-    beside the notebook; the data itself is never written into it)."""
+    beside the notebook; the data itself is never written into it). ``pin``: the query string of a
+    pinned plan A; the notebook then recomputes it too and compares the two plans, as the page does."""
     from urllib.parse import parse_qs
 
     import hetdp_core
@@ -56,8 +80,9 @@ def page_notebook(page: str, query: str, *, app_url: str = "http://localhost:850
             f"This notebook recomputes the view [{page}]({app_url.rstrip('/')}/{page}?{q}) of the hetdp app "
             f"(hetdp {hetdp_core.__version__}) with its public API: the scenario from the view's query string, "
             "the page's one `run`, its tables, its guarantee checks and its figures. Every number equals "
-            f"`hetdp run {page} --query '{q}'`.",
+            f"`hetdp run {page} --query '{q}'`.\n\n{INSTALL}",
         ),
+        ("code", CHECK),
         (
             "code",
             "import json\nfrom urllib.parse import parse_qs\n\n"
@@ -97,6 +122,7 @@ def page_notebook(page: str, query: str, *, app_url: str = "http://localhost:850
         ),
         ("md", "## Key tables"),
         *[("code", f"result.tables()[{k!r}]") for k in keys],
+        *_plan_a_cells(mod, pin),
         (
             "md",
             "## What the levels mean for a person\n\nThe attacker's worst-case posterior from the scenario's "
@@ -124,6 +150,31 @@ def page_notebook(page: str, query: str, *, app_url: str = "http://localhost:850
     return _nb(cells)
 
 
+def _plan_a_cells(mod, pin: str | None) -> list[tuple[str, str]]:
+    """Plan A (pinned) vs plan B: plan A's scenario from its query string, its run, and every
+    guarantee and accuracy figure of both plans with the difference B − A (the page's A/B table)."""
+    from urllib.parse import parse_qs
+
+    if not pin:
+        return []
+    pin = mod.SCENARIO.from_query(parse_qs(pin.lstrip("?"), keep_blank_values=True)).query_string()  # validates
+    return [
+        (
+            "md",
+            "## Plan A (pinned) vs plan B (this view)\n\nThe view had a pinned plan A: it is recomputed the same "
+            "way, and every guarantee and accuracy figure of both plans is compared (B − A).",
+        ),
+        (
+            "code",
+            "from hetdp_core.compare import compare, key_numbers\n\n"
+            f"PLAN_A = {pin!r}\n"
+            "scenario_a = page.SCENARIO.from_query(parse_qs(PLAN_A))\n"
+            "result_a = page.run(scenario_a)\n"
+            "compare(key_numbers(page, result_a), key_numbers(page, result))",
+        ),
+    ]
+
+
 def ledger_notebook(result):
     """The notebook of a release ledger: the plan's TOML, the ledger at the same δ, FPR and budget, its
     tables and figures."""
@@ -139,8 +190,9 @@ def ledger_notebook(result):
             f"{hetdp_core.__version__}'s public API. Every number equals `hetdp ledger --plan plan.toml --delta "
             f"{result.delta!r} --fpr {result.fpr!r}"
             + (f" --budget {result.budget!r}" if result.budget is not None else "")
-            + " --json` with this plan.",
+            + f" --json` with this plan.\n\n{INSTALL}",
         ),
+        ("code", CHECK),
         (
             "code",
             "import json\n\nimport pandas as pd\n\nfrom hetdp_core.ledger import ledger, parse_plan\n\n"

@@ -248,8 +248,11 @@ KEY_ROWS = 40
 
 
 def _value_text(spec, value) -> str:
+    """A parameter's value as the page's widget shows it: the label of a choice, yes/no, numbers in %g."""
     if spec.kind == "bool":
         return "yes" if value else "no"
+    if spec.kind == "choice":
+        return spec.label_of(value)
     if isinstance(value, tuple):
         return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in value)
     return f"{value:g}" if isinstance(value, float) else str(value)
@@ -271,10 +274,13 @@ def _summary(result, meaning) -> str:
 
 
 def _bold(text: str) -> str:
-    """Markdown's **bold** (the summary's emphasis) as HTML, in already escaped text."""
+    """Markdown's inline emphasis as HTML, in already escaped text: **bold**, *italic*, `code` (the page
+    texts are written in Markdown; a report showed their asterisks)."""
     import re
 
-    return re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
+    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
+    text = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"<i>\1</i>", text)
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
 
 
 def _figure_html(fig: go.Figure, div_id: str, *, first: bool) -> str:
@@ -419,7 +425,7 @@ def build_report(
         f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>hetdp report — {html.escape(title)}"
         f"</title><style>{CSS}</style></head><body>",
         f"<h1>hetdp report — {html.escape(title)}</h1>",
-        f"<p><b>The question.</b> {html.escape(mod.QUESTION)}</p>",
+        f"<p><b>The question.</b> {_bold(html.escape(mod.QUESTION))}</p>",
         f"<p class='summary'><b>In short.</b> {_bold(html.escape(_summary(result, mt)))}</p>",
     ]
     if plan_a is not None:

@@ -306,15 +306,36 @@ def _axis_title(fig, name: str) -> str:
     return t + (" (log scale)" if ax.type == "log" else "")
 
 
+def _axis_words(fig, name: str) -> str:
+    """An axis in words: its title, else the categories it shows (tick labels, or the text values of
+    the traces on it), else "—"."""
+    title = _axis_title(fig, name)
+    if title:
+        return title
+    ax = fig.layout[name] if name in fig.layout else None
+    cats = list(ax.ticktext) if ax is not None and ax.ticktext is not None else []
+    if not cats:
+        letter = name[0]
+        for tr in fig.data:
+            vals = getattr(tr, letter, None)
+            if vals is not None and len(vals) and all(isinstance(v, str) for v in vals):
+                cats = list(dict.fromkeys(vals))
+                break
+    if not cats:
+        return "—"
+    shown = ", ".join(map(str, cats[:6])) + (f", … ({len(cats)} in all)" if len(cats) > 6 else "")
+    return f"categories {shown}"
+
+
 def summarize(fig, *, max_series: int = 8) -> str:
     """A plain-text summary of a figure from its own data: the axes, then each series with its
     number of points and the range of its values (a screen reader's view of the chart)."""
     if not hasattr(fig, "data"):
         return ""
     parts = []
-    x, y = _axis_title(fig, "xaxis"), _axis_title(fig, "yaxis")
-    if x or y:
-        parts.append(f"x: {x or '—'}; y: {y or '—'}.")
+    x, y = _axis_words(fig, "xaxis"), _axis_words(fig, "yaxis")
+    if x != "—" or y != "—":
+        parts.append(f"x: {x}; y: {y}.")
     yax = fig.layout.yaxis
     y_is_labels = yax is not None and yax.ticktext is not None and yax.type != "log"  # rows named by labels
     series = []

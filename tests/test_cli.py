@@ -436,3 +436,19 @@ def test_the_hetdp_command_keeps_freed_memory_and_a_called_main_changes_nothing(
     monkeypatch.setattr(sys, "argv", ["hetdp", "bcdp", "c-vector", "--delta", "1,2", "--eps", "2", "--q", "0.5"])
     assert main() == 0
     assert calls == [1]
+
+
+def test_a_closed_pipe_is_a_normal_end():
+    """`hetdp … --json | head -c 120`: the reader closes the pipe early; the command ends quietly with
+    exit code 0 (it printed "hetdp: error: cannot use: Broken pipe." and exited 2)."""
+    import subprocess
+    import sys
+
+    args = ["bcdp", "mse", "--n", "100", "--eps", "2", "--delta", "0.2,2", "--q", "0.5", "--trials", "100000"]
+    p = subprocess.Popen(  # 3 MB of JSON, far beyond a pipe's buffer
+        [sys.executable, "-m", "hetdp_ui.cli", *args, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    head = p.stdout.read(120)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    assert p.wait(60) == 0 and head.startswith(b"{") and err == "", err

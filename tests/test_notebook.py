@@ -109,3 +109,23 @@ def test_a_view_of_an_uploaded_csv_reads_it_beside_the_notebook(tmp_path):
     path.write_bytes(notebook_bytes(nb))
     numbers = _printed_json(_execute(path))
     assert numbers
+
+
+def test_a_pinned_view_s_notebook_and_report_compare_plan_a(tmp_path, capsys):
+    """The page's buttons and the CLI (a link with pin=…) give a notebook that recomputes plan A and the
+    A/B table the page shows, and a report with plan A vs plan B; every notebook says how to install
+    hetdp and stops with that message when the kernel lacks it."""
+    from urllib.parse import quote
+
+    a, b = "trials=5&n=1000&q=0.1&points=0.1,0.5", "trials=5&n=1000&q=0.3&points=0.1,0.5"
+    url = f"http://localhost:8501/Feature_privacy?{b}&pin={quote(a)}"
+    nb_path, rep = tmp_path / "ab.ipynb", tmp_path / "ab.html"
+    assert main(["notebook", "--url", url, "--out", str(nb_path)]) == 0
+    assert main(["report", "--url", url, "--out", str(rep)]) in (0, 1)
+    capsys.readouterr()
+    nb = _execute(nb_path)
+    assert "make run" in nb.cells[0].source and "hetdp is not installed" in nb.cells[1].source
+    ab = next(c for c in nb.cells if "PLAN_A" in c.source)
+    shown = "".join(o.get("data", {}).get("text/plain", "") for o in ab.outputs)
+    assert "plan A" in shown and "B − A" in shown
+    assert "Plan A (pinned) vs plan B (this view)" in rep.read_text(encoding="utf-8")

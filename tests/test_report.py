@@ -141,3 +141,27 @@ def test_the_report_of_a_pinned_view_is_a_decision_record():
     assert "&amp;pin=" in page  # the link reopens the comparison
     assert "@media print" in page and "In short." in page
     assert "eps_by_bin" in page and "ε per bin" in page or "demand" in page  # names in words beside URL names
+
+
+def test_the_report_reads_as_the_page_does(tmp_path, capsys):
+    """A first reader's complaints: the question's Markdown showed literal asterisks (*whole*), the
+    parameters showed internal values (two_groups), and charts without an axis title read "x: —"."""
+    from hetdp_ui.cli import main
+
+    out = tmp_path / "fp.html"
+    assert main(["report", "Feature_privacy", "--query", "trials=5&n=1000&points=0.1,0.5", "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "*whole*" not in text and "<i>whole</i>" in text
+    assert "<td>Two groups</td>" in text and "<td>two_groups</td>" not in text  # the label, as the widget shows it
+    assert "x: —" not in text and "y: —" not in text
+    assert "x: categories x1, x2" in text  # the allocation's bars are named by feature
+
+
+def test_the_ledger_report_names_each_headline_and_its_accountant(tmp_path):
+    from hetdp_core.ledger import ledger, parse_plan
+    from hetdp_ui.report import build_ledger_report
+
+    r = ledger(parse_plan((ROOT / "data" / "plans" / "census-and-survey.toml").read_text()), delta=1e-6, budget=3)
+    text = build_ledger_report(r)
+    assert "<b>residents</b>: headline ε = 1.925 by privacy-loss distribution (exact" in text
+    assert "--budget 3.0" in text and "judged by each group's headline" in text

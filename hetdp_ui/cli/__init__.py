@@ -82,6 +82,16 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null: the interpreter's last flush of a closed pipe would otherwise print
+    "Exception ignored … BrokenPipeError" on stderr (the advice of Python's signal documentation)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a file descriptor (tests capture it)
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; ``argv`` None means this process's own command line (the ``hetdp`` command),
     which also sets the allocator of a short-lived process (:func:`hetdp_ui.allocator.keep_freed_memory`:
@@ -102,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     except ClusterError as exc:  # the Dask cluster (unreachable, workers dying): exit 3
         print(f"hetdp: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 3
+    except BrokenPipeError:  # the reader went away (`hetdp run … --json | head -c 120`): a normal end
+        _quiet_stdout()
+        return 0
     except OSError as exc:  # a file the user named: unreadable, unwritable, disk full
         where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
         print(f"hetdp: error: cannot use{where}: {exc.strerror or exc}.", file=sys.stderr)

@@ -12,8 +12,9 @@ def cmd_notebook(a) -> int:
     page, query = _query_of(a)
     from urllib.parse import urlencode
 
+    pin = query.pop("pin", None)  # a pinned plan A in the link (--url or --query)
     out = output_path(a.out, what="--out", suffixes=(".ipynb",))
-    nb = page_notebook(page, urlencode(query, doseq=True), app_url=a.app_url)
+    nb = page_notebook(page, urlencode(query, doseq=True), app_url=a.app_url, pin=pin[-1] if pin else None)
     write_atomic(out, notebook_bytes(nb), what="--out")
     print(f"wrote {out} (run it with: jupyter nbconvert --execute --to notebook {out.name})")
     return 0

@@ -19,10 +19,18 @@ def cmd_report(a) -> int:
     if a.static:
         output_dir(a.static, what="--static")
     mod = get(page)
+    pin = query.pop("pin", None)  # a pinned plan A in the link (--url or --query): the report compares it
     scenario = mod.SCENARIO.from_query(query)
     with _executor(a) as executor:
-        result = mod.run(scenario, options=RunOptions(executor=executor, budget=budget(a.budget)))
-    write_atomic(out, build_report(page, scenario, result, app_url=a.app_url), what="--out")
+        options = RunOptions(executor=executor, budget=budget(a.budget))
+        result = mod.run(scenario, options=options)
+        plan_a = None
+        if pin:
+            from urllib.parse import parse_qs
+
+            sa = mod.SCENARIO.from_query(parse_qs(pin[-1], keep_blank_values=True))
+            plan_a = (sa, mod.run(sa, options=options))
+    write_atomic(out, build_report(page, scenario, result, app_url=a.app_url, plan_a=plan_a), what="--out")
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, opens offline)")
     if a.static:
         from hetdp_ui.report import write_static
