@@ -248,13 +248,12 @@ def _pmf(e: Event, step: float) -> tuple[int, np.ndarray, float]:
     (:data:`CTD_MAX_MU`, :data:`CTD_MAX_STEP`); otherwise the exact law with every loss rounded *up*
     to the grid (a valid pessimistic distribution: δ(ε) = E[(1 − e^{ε−L})₊] grows with L). Symmetric
     mechanisms: one direction is the whole law."""
-    if e.kind == "gaussian" and 1.0 / e.a <= CTD_MAX_MU or e.kind == "laplace" and step <= CTD_MAX_STEP:
+    if e.kind == "gaussian" and 1.0 / e.a <= CTD_MAX_MU:
+        return _ctd_gaussian(1.0 / e.a, step)
+    if e.kind == "laplace" and step <= CTD_MAX_STEP:
         from dp_accounting.pld import privacy_loss_distribution as pld
 
-        if e.kind == "gaussian":
-            one = pld.from_gaussian_mechanism(standard_deviation=e.a, value_discretization_interval=step)
-        else:
-            one = pld.from_laplace_mechanism(parameter=e.a, value_discretization_interval=step)
+        one = pld.from_laplace_mechanism(parameter=e.a, value_discretization_interval=step)
         try:
             dense = one._pmf_remove.to_dense_pmf()  # noqa: SLF001 — the library's only view of its masses
             lower, probs, inf = int(dense._lower_loss), np.array(dense._probs, dtype=float), float(dense._infinity_mass)
@@ -271,6 +270,33 @@ def _pmf(e: Event, step: float) -> tuple[int, np.ndarray, float]:
     if e.kind == "laplace":
         return _rounded_laplace(1.0 / e.a, step)
     return _rounded_level(e.a, e.b, step)
+
+
+def _ctd_gaussian(mu: float, step: float) -> tuple[int, np.ndarray, float]:
+    """dp-accounting's connect-the-dots discretisation of Gaussian noise (μ = 1/σ), built from its own
+    parts — the grid bounds of its ``GaussianPrivacyLoss`` (log mass truncation −50) and its
+    ``create_pmf_pessimistic_connect_dots_fixed_gap`` — with the hockey-stick divergence at the grid
+    points computed in one vectorised pass (:func:`gdp_delta`'s formula) instead of the library's loop
+    over points (0.16 s per distribution at 10⁵ points)."""
+    from dp_accounting.pld import pld_pmf, privacy_loss_mechanism
+
+    bounds = privacy_loss_mechanism.GaussianPrivacyLoss(standard_deviation=1.0 / mu).connect_dots_bounds()
+    lo = math.floor(bounds.epsilon_lower / step)
+    hi = math.ceil(bounds.epsilon_upper / step)
+    deltas = _gdp_delta_vector(np.arange(lo, hi + 1) * step, mu)
+    dense = pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap(step, lo, hi, deltas).to_dense_pmf()
+    return int(dense._lower_loss), np.asarray(dense._probs, dtype=float), float(dense._infinity_mass)
+
+
+def _gdp_delta_vector(eps: np.ndarray, mu: float) -> np.ndarray:
+    """δ_μ(ε) for an array of ε (any sign), in log space like :func:`_log_gdp_delta`."""
+    from scipy.special import log_ndtr
+
+    first = log_ndtr(mu / 2 - eps / mu)
+    second = eps + log_ndtr(-mu / 2 - eps / mu)
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = np.exp(first) * -np.expm1(np.minimum(second - first, 0.0))
+    return np.clip(np.minimum.accumulate(out), 0.0, 1.0)  # non-increasing, as the library requires
 
 
 def _rounded_gaussian(mu: float, step: float) -> tuple[int, np.ndarray, float]:
@@ -406,14 +432,12 @@ def _fft_compose(events, pmfs, step: float, i_lo: int, n: int, theta: float):
     (Π_j F_j^k = (Π_j F_j)^k), through exp(k log ·)."""
     import scipy.fft as sfft
 
-    size = sfft.next_fast_len(max(n, *(p.size for _, p, _ in pmfs)), real=True)  # never crop a release's law
-    log_spec = np.zeros(size // 2 + 1, dtype=complex)
-    zero = np.zeros(size // 2 + 1, dtype=bool)
     log_scale = 0.0
     shift = 0  # Σ k × (first index of each release)
     by_repeat: dict[int, list[int]] = {}
     for i, e in enumerate(events):
         by_repeat.setdefault(e.repeat, []).append(i)
+    groups = []
     for k, members in by_repeat.items():
         parts = []
         for i in members:
@@ -422,9 +446,14 @@ def _fft_compose(events, pmfs, step: float, i_lo: int, n: int, theta: float):
             log_scale += k * log_z
             shift += k * lo
             parts.append(q)
-        # one copy of every release with this repeat count, composed on its own short support, then
-        # one long FFT raised to the power k: (Π_j F_j)^k
-        prod = np.fft.rfft(_convolve_all(parts), size)  # numpy's pocketfft: faster here than scipy.fft's
+        # one copy of every release with this repeat count, composed on its own short support; then one
+        # long FFT of it raised to the power k: (Π_j F_j)^k
+        groups.append((k, _convolve_all(parts)))
+    size = sfft.next_fast_len(max(n, *(g.size for _, g in groups)), real=True)  # never crop a group's law
+    log_spec = np.zeros(size // 2 + 1, dtype=complex)
+    zero = np.zeros(size // 2 + 1, dtype=bool)
+    for k, g in groups:
+        prod = np.fft.rfft(g, size)  # numpy's pocketfft: faster here than scipy.fft's
         mag = np.abs(prod)
         zero |= mag == 0
         with np.errstate(divide="ignore", invalid="ignore"):

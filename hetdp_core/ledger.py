@@ -42,6 +42,7 @@ __all__ = [
     "MECHANISMS",
     "parse_plan",
     "plan_from_records",
+    "incomplete_rows",
     "ledger",
     "plan_toml",
     "levels_text",
@@ -301,6 +302,37 @@ def _plan(rows: list, declared: tuple[str, ...]) -> Plan:
     if len(plan.group_names()) > MAX_GROUPS:
         raise InputError(f"plan: {len(plan.group_names())} groups; at most {MAX_GROUPS}.")
     return plan
+
+
+def incomplete_rows(records) -> tuple[list[dict], list[str]]:
+    """Split the editor's rows into those to account and those still being filled in: a row with a name,
+    and a link or a mechanism and a noise, counts; a row missing one of those (a new row whose first
+    cell was just typed) is left out with a note naming what it still needs, not refused."""
+    ready, notes = [], []
+    for i, rec in enumerate(records):
+        rec = dict(rec)
+        filled = {
+            k
+            for k, v in rec.items()
+            if v is not None and not (isinstance(v, float) and math.isnan(v)) and str(v).strip()
+        }
+        if not filled:
+            continue  # an empty new row
+        missing = [] if "name" in filled else ["name"]
+        mech = rec.get("mechanism") if "mechanism" in filled else None
+        if mech == "link" or (mech is None and "link" in filled):
+            missing += [] if "link" in filled else ["link"]
+        else:
+            missing += [k for k in ("mechanism", "noise") if k not in filled]
+        if missing:
+            name = f" ({rec['name']!r})" if "name" in filled else ""
+            notes.append(
+                f"row {i + 1}{name} is not complete yet: {', '.join(missing)} still to fill in; it counts once it "
+                "has them."
+            )
+        else:
+            ready.append(rec)
+    return ready, notes
 
 
 def plan_from_records(records, *, groups=()) -> Plan:
@@ -622,13 +654,14 @@ def solve_noise(
 
     @functools.cache  # the bracketing below asks some factors twice
     def worst(m: float) -> tuple[float, str]:
+        """The largest attack TPR over the groups, from each group's composition alone (exact, or the
+        discretised distribution's best test): the ledger's risk is the smaller of that and its
+        headline's (ε, δ) curve, so a plan meeting the target here meets it as the ledger reads it."""
         p = scaled(m)
         out = []
         for g in p.group_names():
-            rel = [r for r in p.releases if r.touches(g)]
-            ev = _events(rel, g, tables)
-            head = _group_totals(g, ev, delta, sum(r.repeat for r in rel))[1]
-            out.append((group_risk(ev, fpr=fpr, delta=delta, eps=head["epsilon"])[0], g))
+            ev = _events([r for r in p.releases if r.touches(g)], g, tables)
+            out.append((float(compose(tuple(ev)).tpr([fpr])[0]) if ev else fpr, g))
         return max(out)
 
     lo_noise = min(r.noise for r in own)

@@ -393,7 +393,14 @@ def list_editor(state_key: str, *, item: str, column: str) -> list[float] | None
 
     table = pd.DataFrame({item: [f"{item}{i + 1}" for i in range(len(base))], column: base})
     st.data_editor(
-        table, key=key, num_rows="dynamic", disabled=[item], hide_index=True, on_change=write_back, width="stretch"
+        table,
+        key=key,
+        num_rows="dynamic",
+        disabled=[item],
+        hide_index=True,
+        on_change=write_back,
+        width="stretch",
+        height="content" if len(base) <= 30 else "auto",  # a short list whole, a long one scrolls
     )
     return vals
 

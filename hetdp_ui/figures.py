@@ -28,10 +28,14 @@ def mse_sweep_figure(
     log_y: bool = True,
     title: str = "",
     plan_a: pd.DataFrame | None = None,
+    current: float | None = None,
 ) -> go.Figure:
     """Median squared error with the 25–75 % band per method (simulated), plus the analytic
     closed-form pre-projection MSE (dashed) and, optionally, the Theorem 2 bound shape (dotted).
-    ``plan_a``: a pinned scenario's summary, drawn as dotted medians with open markers."""
+    ``plan_a``: a pinned scenario's summary, drawn as dotted medians with open markers. ``current``:
+    the view's own value of the swept quantity (the rest of the page uses it), marked by a line. The
+    y-range follows the simulated data; an analytic value above it is marked at the top edge with
+    its number (▲ 121), so that no value is out of sight."""
     fig = go.Figure()
     if plan_a is not None:
         for method, grp in plan_a.groupby("method", sort=False):
@@ -110,14 +114,36 @@ def mse_sweep_figure(
     lo, hi = float(summary["q25"].min()), float(summary["q75"].max())
     if plan_a is not None:
         lo, hi = min(lo, float(plan_a["median"].min())), max(hi, float(plan_a["median"].max()))
+    top = None
     if log_y:
         if lo > 0 and hi > 0:
             fig.update_yaxes(type="log", range=[np.log10(lo) - 0.25, np.log10(hi) + 0.25])
+            top = 10 ** (np.log10(hi) + 0.25)
         else:
             fig.update_yaxes(type="log")
     else:
         pad = 0.1 * (hi - lo if hi > lo else 1.0)
         fig.update_yaxes(range=[lo - pad, hi + pad])
+        top = hi + pad
+    if show_exact and top is not None:
+        for method, grp in summary.groupby("method", sort=False):
+            above = grp[grp["exact_mse"] > top].sort_values(axis)
+            if len(above):
+                fig.add_trace(
+                    go.Scatter(
+                        x=above[axis],
+                        y=[top] * len(above),
+                        mode="markers+text",
+                        marker={"symbol": "triangle-up", "size": 10, "color": COLORS.get(method, GREY)},
+                        text=[f"{v:.3g}" for v in above["exact_mse"]],
+                        textposition="bottom center",
+                        cliponaxis=False,
+                        name=f"{method}: exact MSE above the chart (its value)",
+                        legendgroup=method,
+                    )
+                )
+    if current is not None:
+        fig.add_vline(x=current, line_dash="dot", line_color=GREY, annotation_text=f"this view: {current:g}")
     if show_bound:
         fig.update_layout(
             yaxis2={

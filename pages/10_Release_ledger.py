@@ -12,6 +12,7 @@ from hetdp_core.ledger import (
     BUDGET_RANGE,
     MECHANISMS,
     NOISE_RANGE,
+    incomplete_rows,
     ledger,
     levels_text,
     link_scenario,
@@ -141,6 +142,7 @@ edited = st.data_editor(
     st.session_state["ledger_rows"],
     num_rows="dynamic",
     width="stretch",
+    height="content" if len(st.session_state["ledger_rows"]) <= 30 else "auto",  # a small plan whole
     key=f"ledger_editor_{st.session_state.get('ledger_editor_version', 0)}",
     column_config={
         "name": st.column_config.TextColumn("release", required=True, max_chars=80),
@@ -166,8 +168,11 @@ edited = st.data_editor(
 )
 
 # ------------------------------------------------------------------ the ledger
+ready, incomplete = incomplete_rows(edited.to_dict(orient="records"))
+for note in incomplete:  # a row being filled in is left out, not refused
+    st.info(note)
 try:
-    plan = plan_from_records(edited.to_dict(orient="records"), groups=split_list("groups", groups_text))
+    plan = plan_from_records(ready, groups=split_list("groups", groups_text))
     result = ledger(plan, delta=delta, budget=budget, fpr=fpr, levels_of=view_levels_cached)
 except InputError as exc:
     show_input_error(exc)

@@ -168,21 +168,49 @@ with st.expander("Stage schematic of Mechanism 1 — which features each stage c
 st.subheader(f"Squared error vs {AXES[state['axis']]}")
 summary, errors = tables["bcdp_mse_summary"], tables["bcdp_mse_errors"]
 same_axis = ab is not None and ab[0].axis == scenario.axis
+here = {"q": scenario.q, "n": scenario.n}
+if scenario.mode == "two_groups":
+    here |= {"d": scenario.d, "f": scenario.k / scenario.d}
 fig = mse_sweep_figure(
     summary,
     state["axis"],
     show_exact=state["analytic"],
     show_bound=state["bounds"],
     plan_a=ab[1].tables()["bcdp_mse_summary"] if same_axis else None,
+    current=here.get(state["axis"]),
 )
 if ab is not None and not same_axis:
     st.caption(f"Plan A sweeps {ab[0].axis}, this view sweeps {scenario.axis}: plan A is not overlaid here.")
 ui.chart(fig, key="bcdp_msefig")
+d_feat = len(result.sorted_names)
 st.caption(
     f"Simulated: {scenario.trials} independent runs per point, n = {scenario.n:,} users "
     "(data from the q-mixture prior of eq. 58), median and 25–75 % band of ‖x̂ − x̄‖². "
-    "Dashed (analytic): exact MSE before projection, from Var(Z_j) = B²/m − v_j²."
+    "Dashed (analytic): exact MSE before projection, from Var(Z_j) = B²/m − v_j²; a value above the chart is "
+    f"marked ▲ at its top edge. The dotted line is this view's {AXES[state['axis']]}, which the rest of the page "
+    f"uses. In everyday units: a squared error T is about ± √(T/d) on each feature's published mean (d = {d_feat}; "
+    "means in [−1, 1])."
 )
+with st.expander("The numbers behind the chart", expanded=bool(st.query_params.get("lesson"))):
+    shown = summary[[state["axis"], "method", "median", "q25", "q75", "exact_mse"]].copy()
+    shown["about ± per feature"] = np.sqrt(shown["median"] / d_feat)
+    st.dataframe(
+        shown,
+        hide_index=True,
+        key="bcdp_mse_numbers",
+        column_config={
+            "median": st.column_config.NumberColumn("median (simulated)", format="%.4g"),
+            "q25": st.column_config.NumberColumn("25 % (simulated)", format="%.4g"),
+            "q75": st.column_config.NumberColumn("75 % (simulated)", format="%.4g"),
+            "exact_mse": st.column_config.NumberColumn("exact MSE, no projection (analytic)", format="%.4g"),
+            "about ± per feature": st.column_config.NumberColumn("median, about ± per feature", format="%.3g"),
+        },
+    )
+    st.caption(
+        "The simulated errors are those of the published (projected) estimate; the exact MSE is before the "
+        "projection onto [−1, 1]^d, which only ever helps — so the exact MSE is larger, and the two methods' "
+        "ratio can differ from their medians' ratio."
+    )
 m1, m2 = st.columns(2)
 with m1:
     ui.csv_download(tables["bcdp_mse_summary"], "bcdp_mse_summary.csv", "dl_summary")

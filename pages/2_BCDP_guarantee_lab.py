@@ -107,6 +107,11 @@ with tab3:
             f"Largest gap between Proposition 4 and the exact level for coordinate {state['rr_coord']}: "
             f"{gap:.3g} (at q = {g.loc[(g['prop4'] - g['exact']).idxmax(), 'q']:g})."
         )
+        with st.expander(
+            "The numbers behind the chart (every coordinate)", expanded=bool(st.query_params.get("lesson"))
+        ):
+            st.dataframe(rr, hide_index=True, key="lab_rr_numbers")
+            st.caption("within_bound: the exact BCDP level is at most Proposition 4's bound (checked before display).")
         ui.csv_download(tables["bcdp_rr_vs_bounds"], "bcdp_rr_vs_bounds.csv", "dl_lab_rr")
 
 # ------------------------------------------------------------------ Theorem 1

@@ -117,7 +117,7 @@ else:
         where.append(f"D_α(M(x)‖M(x−1)) for α ≥ x²/(2x−1) = {inf['up_minus']:.4g}")
     if inf.get("down_plus") is not None:
         where.append(f"D_α(M(x+1)‖M(x)) for α ≥ (x+1)²/(2x+1) = {inf['down_plus']:.4g}")
-    st.error(
+    st.warning(  # a finding about the paper's claim, not an error of the page
         "The claim fails for this group: "
         + "; ".join(parts)
         + "."
@@ -190,6 +190,11 @@ for al, m in result.monotonicity.items():
             + (f", non-increasing from x = {m['from']:g} on" if m["from"] is not None else "")
         )
 st.markdown(f"Numerical answer for ρ = {rho:g}, r = {r:g}: " + "; ".join(answer) + ".")
+with st.expander("The numbers behind the chart", expanded=bool(st.query_params.get("lesson"))):
+    wide = scan.pivot(index="size", columns="alpha", values="loss")
+    wide.columns = [f"α = {a:g}" for a in wide.columns]
+    st.dataframe(wide.reset_index(), hide_index=True, key="zc_scan_numbers")
+    st.caption("The worst-direction D_α per group size x (the chart draws x at x + 1 on its log axis).")
 unresolved_sizes = sorted(set(scan.loc[scan["loss"].isna(), "size"]))
 if unresolved_sizes:
     st.warning(

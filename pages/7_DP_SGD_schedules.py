@@ -57,6 +57,19 @@ with c2:
     ui.csv_download(tables["dpsgd_region"], "dpsgd_region.csv", "dl_sgd_region", "Download the region (CSV)")
     if state["lr"] != "poly":
         st.caption("The (ρ, κ) criterion is for γ_h = γ0 (1+h)^−ρ; choose that schedule to place your point.")
+    else:
+        point = tables["dpsgd_region"].iloc[[0]][["your_rho", "your_kappa", "your_point_converges"]]
+        point.insert(2, "2κ + ρ", 2 * point["your_kappa"] + point["your_rho"])
+        st.dataframe(
+            point,
+            hide_index=True,
+            key="sgd_your_point",
+            column_config={
+                "your_rho": "your ρ",
+                "your_kappa": "your κ",
+                "your_point_converges": st.column_config.CheckboxColumn("in the region (2κ + ρ > 2)"),
+            },
+        )
 
 st.subheader("Bound terms of (11) vs N (C = 1: shapes)")
 bt, slopes = tables["dpsgd_bound_terms"], result.slopes

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from pld_bracket import bracket
 
@@ -43,6 +43,9 @@ def _plan(rows) -> Plan:
     st.sampled_from([1e-12, 1e-9, 1e-6, 1e-3]),
     st.sampled_from([1e-3, 0.01, 0.1]),
 )
+@example(  # found by this property: a group's one-copy convolution was cropped to the composition's window
+    [("gaussian", 1.0, 1, "a"), ("gaussian", 1.0, 1, "a"), ("laplace", 0.01, 1, "a")], 1e-12, 1e-3
+)
 def test_every_accepted_plan_answers_and_its_headline_is_the_smallest_bound(rows, delta, fpr):
     plan = _plan(rows)
     r = ledger(plan, delta=delta, fpr=fpr)
@@ -55,6 +58,9 @@ def test_every_accepted_plan_answers_and_its_headline_is_the_smallest_bound(rows
         touching = [x for x in plan.releases if x.touches(g)]
         risk = next(x for x in r.risk if x["group"] == g)
         assert 0.0 <= risk["attack TPR ≤"] <= 1.0 and fpr <= risk["attack TPR ≤"] + 1e-12
+        comp = compose(tuple(Event(x.mechanism, x.noise, 0.0, x.repeat) for x in touching))
+        if not comp.exact:  # the discretised law holds all its mass (the rest is counted as infinite loss)
+            assert comp._grid.masses.sum() + comp._grid.infinity == pytest.approx(1.0, abs=1e-6)
         if all(x.mechanism == "gaussian" for x in touching):
             mu = math.sqrt(sum(x.repeat / x.noise**2 for x in touching))
             exact = gdp_epsilon(mu, delta)

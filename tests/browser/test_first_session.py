@@ -1,7 +1,7 @@
 """A first session in Chromium: every docs topic renders its formulas with
-no KaTeX error while every request outside the server is blocked (an offline classroom); the first
-sidebar sliders of every page moved one after another give no exception and no error box; the
-group-wise zCDP and per-user widgets that used to break the page. Screenshots under tests/artifacts/."""
+no KaTeX error while every request outside the server is blocked (an offline classroom); the
+per-user widgets that used to break the page; lessons, phone view, side trips. The sweep of every
+widget type is test_widget_sweep.py. Screenshots under tests/artifacts/."""
 
 from __future__ import annotations
 
@@ -10,10 +10,9 @@ from urllib.parse import urlparse
 
 import pytest
 
-from hetdp_core.scenarios import get
-from hetdp_ui.nav import docs, pages
+from hetdp_ui.nav import docs
 
-from .test_browser import ERROR_SELECTORS, assert_no_errors, wait_idle
+from .test_browser import assert_no_errors, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -48,36 +47,6 @@ def test_every_docs_topic_renders_without_katex_errors_offline(page, server, art
         errors = page.locator(".katex-error")
         assert errors.count() == 0, (topic, [errors.nth(i).inner_text()[:120] for i in range(min(errors.count(), 3))])
         page.screenshot(path=str(artifacts / f"docs_{topic}.png"), full_page=True)
-    assert blocked == [], blocked
-
-
-@pytest.mark.parametrize("path", [p[2] for p in pages()])
-def test_first_sidebar_sliders_one_after_another(page, server, artifacts, path):
-    """Move each of the first three sidebar sliders one step, in turn: no exception, no error box
-    (an info or warning note is fine), and no request leaves the server."""
-    blocked = _block_outside(page, server)
-    sp = get(path).SCENARIO.specs()
-    page.goto(f"{server}/{path}?trials={int(sp['trials'].lo)}" if "trials" in sp else f"{server}/{path}")
-
-    def sliders():
-        return page.locator('[data-testid="stSidebar"]').get_by_role("slider")
-
-    sliders().first.wait_for()
-    wait_idle(page, timeout=120_000)
-    n = min(sliders().count(), 3)
-    assert n >= 1
-    for i in range(n):
-        sliders().nth(i).focus()
-        page.keyboard.press("ArrowRight")
-        wait_idle(page, timeout=120_000)
-        assert_no_errors(page)
-    # then another widget, which is where the group-wise zCDP crash appeared
-    sliders().first.focus()
-    page.keyboard.press("ArrowLeft")
-    wait_idle(page, timeout=120_000)
-    assert_no_errors(page)
-    assert page.locator(ERROR_SELECTORS).count() == 0
-    page.screenshot(path=str(artifacts / f"sliders_{path}.png"), full_page=True)
     assert blocked == [], blocked
 
 
