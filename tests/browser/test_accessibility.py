@@ -7,7 +7,7 @@ and runs it in the page; nothing is fetched from the network."""
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from .test_browser import ERROR_SELECTORS, assert_no_errors, wait_idle
+from .test_browser import assert_no_errors, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -46,8 +46,7 @@ def test_axe_finds_no_serious_or_critical_violation(page, server, artifacts, axe
     # and every animation has finished (a caption still fading in has a lower contrast; under load
     # the page renders later than 1.5 s)
     page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')", timeout=60_000)
-    if "claim fails" not in (page.locator(ERROR_SELECTORS).all_inner_texts() or [""])[0]:
-        assert_no_errors(page)
+    assert_no_errors(page)  # the zCDP page's "the claim fails" is a warning, not an error element
     result = axe.run(page)
     (artifacts / f"axe_{name}.json").write_text(result.generate_report())
     page.screenshot(path=str(artifacts / f"axe_{name}.png"), full_page=True)
