@@ -701,15 +701,25 @@ def simulate(
     if algorithm in VARIANTS + ("UNI", "PROP"):
         wt = w or weights(eps, algorithm=algorithm, problem=problem, k=max(k, 2), beta=beta, solver=solver)
         info.update(b=wt.b, weights=wt.weights, eps_eff=wt.eps_eff, note=wt.note, solver=wt.solver)
-        for t_ in range(trials):
-            stat = _weighted_stat(perm(t_), wt.weights, problem, k)
-            if problem == "frequency":
-                est = project_simplex(stat + rng.laplace(0.0, wt.b, k)) if wt.b > 0 else stat
-                errs[t_] = np.max(np.abs(est - truth))
-            else:
-                est = min(max(stat + (rng.laplace(0.0, wt.b) if wt.b > 0 else 0.0), 0.0), 1.0)
-                errs[t_] = abs(est - truth)
-            ests[t_] = est
+        # vectorised over trials, drawing in the same order as one trial after another (the same
+        # numbers): correlated — one statistic, then every trial's noise in one call; uncorrelated —
+        # each trial's permutation and noise in turn (the statistic per trial is one bincount)
+        shape = (trials, k) if problem == "frequency" else (trials,)
+        if setting == "correlated":
+            stats = np.broadcast_to(_weighted_stat(x, wt.weights, problem, k), shape)
+            noise = rng.laplace(0.0, wt.b, shape) if wt.b > 0 else 0.0
+        else:
+            stats, noise = np.empty(shape), np.zeros(shape)
+            for t_ in range(trials):
+                stats[t_] = _weighted_stat(perm(t_), wt.weights, problem, k)
+                if wt.b > 0:
+                    noise[t_] = rng.laplace(0.0, wt.b, k) if problem == "frequency" else rng.laplace(0.0, wt.b)
+        if problem == "frequency":
+            ests[:] = project_simplex(stats + noise) if wt.b > 0 else stats
+            errs[:] = np.max(np.abs(ests - truth), axis=1)
+        else:
+            ests[:] = np.clip(stats + noise, 0.0, 1.0)
+            errs[:] = np.abs(ests - truth)
     elif algorithm == "SM":
         fin = np.isfinite(eps)
         thr = (np.max(eps[fin]) if fin.any() else np.inf) if sm_threshold == "max_finite" else np.max(eps)

@@ -624,13 +624,14 @@ class NoiseSolution:
 
 
 def solve_noise(
-    plan: Plan, *, fpr: float, target_tpr: float, delta: float = 1e-6, levels_of=None, rtol: float = 1e-3
+    plan: Plan, *, fpr: float, target_tpr: float, delta: float = 1e-6, levels_of=None, rtol: float = 1e-3, progress=None
 ) -> NoiseSolution:
     """Solve from a target risk: the smallest factor m by which to multiply the noise of every
     Gaussian and Laplace release (linked views stay as they are) so that every group's attack TPR at
     ``fpr`` is at most ``target_tpr``, the risk read as the ledger reads it at ``delta``
     (:func:`group_risk`). TPR falls as the noise grows, so m is found by bisection on log m (to
-    ``rtol``); m < 1 means the plan may use less noise."""
+    ``rtol``); m < 1 means the plan may use less noise. ``progress(fraction, text)`` hears of each
+    step."""
     import dataclasses
     import functools
 
@@ -652,11 +653,16 @@ def solve_noise(
             ),
         )
 
+    say = progress or (lambda fraction, text: None)
+    asked = [0]
+
     @functools.cache  # the bracketing below asks some factors twice
     def worst(m: float) -> tuple[float, str]:
         """The largest attack TPR over the groups, from each group's composition alone (exact, or the
         discretised distribution's best test): the ledger's risk is the smaller of that and its
         headline's (ε, δ) curve, so a plan meeting the target here meets it as the ledger reads it."""
+        asked[0] += 1
+        say(min(0.95, asked[0] / 30), f"composing every group's releases at {m:.4g}× the noise")
         p = scaled(m)
         out = []
         for g in p.group_names():

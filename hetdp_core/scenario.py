@@ -583,7 +583,7 @@ def in_short(result: Result, meaning=None) -> tuple[str, ...]:
     whether every guarantee check held, the page's own findings (its module's ``summarize``) and the
     most exposed level in words (from ``meaning``, default the result's ``privacy_meaning`` table)."""
     lines = [
-        "Every guarantee shown was checked before display and holds."
+        "Every guarantee this page states was checked before display and holds."
         if all(c.holds for c in result.checks)
         else "A guarantee check FAILED (a numerical failure of this software; see the checks): do not rely on "
         "this view."

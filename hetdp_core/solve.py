@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._doc import document
-from ._validate import InputError, check_int, check_real
+from ._validate import InputError, check_real
 from .bcdp import privacy_allocation
 from .bcdp_sim import point_rng, q_mixture_data
 
@@ -55,10 +55,14 @@ SCALE_RANGE = (1e-3, 1e3)
 class Solution:
     """The most private scaling that meets the target, its simulated error and the fresh check.
 
-    ``error`` is the statistic (median or mean of ‖x̂ − x̄‖² with the scenario's projection) at the
-    answer with the solver's common random numbers; ``error_10pct_more_private`` the same at 0.9×
-    the answer; ``check`` / ``check_low`` / ``check_high`` the fresh simulation's statistic and its
-    95 % confidence interval (order statistics for the median, ± 1.96 standard errors for the mean)."""
+    ``scale`` is the answer (its levels ``eps`` and ``delta`` rounded to 3 significant digits, as the
+    link opens them); ``scale_low`` … ``scale`` brackets the true most private scaling (``scale_low``
+    fails, ``scale`` meets; equal resolution of the scan or where the simulation cannot tell them
+    apart). ``error`` is the statistic (median or mean of ‖x̂ − x̄‖² with the scenario's projection) at
+    the answer with the solver's releases (common random numbers); ``error_10pct_more_private`` the same
+    at 0.9× the answer; ``check`` / ``check_low`` / ``check_high`` a fresh simulation's statistic and
+    its 95 % confidence interval (order statistics for the median, ± 1.96 standard errors for the
+    mean); ``releases`` how many releases the whole solve simulated."""
 
     target: float
     statistic: str
@@ -75,17 +79,41 @@ class Solution:
     meets_target: bool
     grid_ratio: float
     scenario_query: dict
+    scale_low: float = float("nan")
+    releases: int = 0
+    view_trials: int = 0  # the page's own curve simulates this many releases per point …
+    view_low: float = float("nan")  # … so at the answer it reads between these (95 %)
+    view_high: float = float("nan")
 
     def rows(self) -> list[dict]:
         return [dataclasses.asdict(self)]
+
+
+def _view_range(errors: np.ndarray, statistic: str, m: int) -> tuple[float, float]:
+    """Where the page's curve — the statistic of m releases — falls at the answer, 95 % of the time,
+    estimated from the solver's fresh releases: the median of m draws lies between the error quantiles
+    ½ ∓ 1.96·√(¼/m) (normal approximation of the binomial); the mean within ± 1.96 sd/√m."""
+    if statistic == "mean":
+        half = 1.96 * float(errors.std(ddof=1)) / np.sqrt(m)
+        return float(errors.mean() - half), float(errors.mean() + half)
+    half = 1.96 * np.sqrt(0.25 / m)
+    lo, hi = np.quantile(errors, [max(0.5 - half, 0.0), min(0.5 + half, 1.0)])
+    return float(lo), float(hi)
 
 
 #: statistics the Feature-privacy solver can target: the plotted median, or the mean
 STATISTICS = ("median", "mean")
 #: scan resolution of the Feature-privacy solver (grid points per decade of the scaling)
 GRID_PER_DECADE = 8
-#: simulated releases per evaluation during the scan (common random numbers)
-SCAN_TRIALS = 64
+#: the sequential decision at one scaling: batches of these sizes (each with its own seed, the same at
+#: every scaling), stopping as soon as the statistic's interval lies on one side of the target
+BATCHES = (8, 8, 16, 32, 64)
+#: the refinement reads the first REFINE − 1 batches (64 releases) at each scaling for at most MAX_REFINE
+#: steps, then REFINE (128) to polish; it stops when its bracket is RESOLUTION narrow (relative)
+REFINE, RESOLUTION, MAX_REFINE = 5, 0.04, 3
+#: fresh checks of the answer at most (each moving it up when the previous one rejects it), each in
+#: batches of these sizes until its interval lies on one side of the target
+CHECKS, CHECK_BATCHES = 4, (32, 32, 64)
 
 
 def _smallest_meeting(err, target: float, lo: float, hi: float, tol: float) -> float:
@@ -101,8 +129,14 @@ def _smallest_meeting(err, target: float, lo: float, hi: float, tol: float) -> f
     return float(np.exp(b))
 
 
+def _round3(x: float) -> float:
+    return float(f"{x:.3g}")
+
+
 def _setting(s, scale: float):
-    return s.eps * scale, tuple(float(v * scale) for v in s.delta_vector())
+    """The levels at ``scale`` × the scenario's, rounded to 3 significant digits (the answer's link shows
+    them so, and the solver simulates exactly what the link opens)."""
+    return _round3(s.eps * scale), tuple(_round3(v * scale) if np.isfinite(v) else v for v in s.delta_vector())
 
 
 def _scale_range(s) -> tuple[float, float]:
@@ -112,12 +146,13 @@ def _scale_range(s) -> tuple[float, float]:
     fin = dv[np.isfinite(dv)]
     lo = max(SCALE_RANGE[0], sp["eps"].lo / s.eps, sp["table"].lo / float(fin.min()) if fin.size else 0.0)
     hi = min(SCALE_RANGE[1], sp["eps"].hi / s.eps, sp["table"].hi / float(fin.max()) if fin.size else np.inf)
-    return lo, hi
+    return lo * 1.01, hi / 1.01  # room for the rounding to 3 digits
 
 
 def _errors(s, x, scale: float, *, trials: int, seed) -> np.ndarray:
-    """‖x̂ − x̄‖² of ``trials`` releases of Mechanism 1 at ``scale`` × the levels, with the scenario's
-    projection and Duchi constant (what the page's sweep simulates)."""
+    """‖x̂ − x̄‖² of ``trials`` releases of Mechanism 1 at ``scale`` × the levels (rounded as the answer's
+    link shows them), with the scenario's projection and Duchi constant (what the page's sweep
+    simulates)."""
     from .mmean import mmean_estimate
 
     eps, delta = _setting(s, scale)
@@ -152,17 +187,104 @@ def _interval(values: np.ndarray, quantile: float | None = None) -> tuple[float,
     return float(e[max(lo_k - 1, 0)]), float(e[min(hi_k, e.size - 1)])
 
 
-def solve_feature_privacy(
-    s, *, target: float, statistic: str = "median", check_trials: int = 400, trials: int = SCAN_TRIALS
-) -> Solution:
+class _Sampler:
+    """Releases at any scaling in batches with common random numbers (batch b has the same seed at
+    every scaling, so the error is a smooth-ish function of the scaling up to the discreteness of the
+    allocation), kept per scaling; ``decide`` draws batches until the statistic's 95 % interval lies on
+    one side of the target."""
+
+    def __init__(self, s, x, statistic: str, target: float, seed):
+        self.s, self.x, self.statistic, self.target, self.seed = s, x, statistic, target, seed
+        self.samples: dict[float, list[np.ndarray]] = {}
+        self.releases = 0
+
+    def errors(self, scale: float, batches: int) -> np.ndarray:
+        got = self.samples.setdefault(scale, [])
+        while len(got) < batches:
+            size = BATCHES[len(got)]
+            got.append(_errors(self.s, self.x, scale, trials=size, seed=[*self.seed, len(got)]))
+            self.releases += size
+        return np.concatenate(got[:batches])
+
+    def decide(self, scale: float) -> str:
+        """'meets', 'fails', or 'close' (undecided after every batch: the point estimate then decides,
+        and the answer's bracket says how far the simulation could tell)."""
+        for b in range(1, len(BATCHES) + 1):
+            e = self.errors(scale, b)
+            lo, hi = _interval(e, 0.5 if self.statistic == "median" else None)
+            if hi <= self.target:
+                return "meets"
+            if lo > self.target:
+                return "fails"
+        return "close"
+
+    def stat(self, scale: float) -> float:
+        return _stat(self.errors(scale, max(1, len(self.samples.get(scale, [])))), self.statistic)
+
+
+def _refine(sampler, statistic, target, a, b, *, batches: int, steps: int, lo: float, hi: float, ratio: float):
+    """Regula falsi (Illinois) on log s for statistic(s) = target, the statistic read from the first
+    ``batches`` batches at each scaling (common random numbers), from the bracket [a, b] (re-bracketed
+    along the grid first when these releases disagree with the ones that found it), for at most
+    ``steps`` steps or to RESOLUTION. Returns the final bracket (a fails, b meets)."""
+
+    def g(scale: float) -> float:
+        return _stat(sampler.errors(scale, batches), statistic) - target
+
+    ga, gb = g(a), g(b)
+    while gb > 0 and b < hi:
+        a, ga, b = b, gb, min(hi, b * ratio)
+        gb = g(b)
+    while ga <= 0 and a > lo:
+        b, gb, a = a, ga, max(lo, a / ratio)
+        ga = g(a)
+    if gb > 0 or ga <= 0:
+        raise InputError(
+            f"target {target:g} sits where the simulated error cannot be told from the target at any scaling "
+            f"between {lo:.3g}× and {hi:.3g}×; change the target by a few per cent."
+        )
+    side = 0
+    for _ in range(steps):
+        if b / a <= 1 + RESOLUTION:
+            break
+        la, lb = np.log(a), np.log(b)
+        lm = lb - gb * (lb - la) / (gb - ga)
+        lm = min(max(lm, la + 0.05 * (lb - la)), lb - 0.05 * (lb - la))  # stay inside the bracket
+        mid = float(np.exp(lm))
+        gm = g(mid)
+        if gm <= 0:
+            b, gb = mid, gm
+            if side == -1:
+                ga /= 2  # Illinois: the end that stays gets half its weight
+            side = -1
+        else:
+            a, ga = mid, gm
+            if side == 1:
+                gb /= 2
+            side = 1
+    return a, b
+
+
+def solve_feature_privacy(s, *, target: float, statistic: str = "median", progress=None) -> Solution:
     """The most private scaling s of (δ, ε) whose simulated ``statistic`` of ‖x̂ − x̄‖² (with the
-    scenario's projection) is ≤ ``target`` — see the module docstring for the scan, the refinement
-    and the fresh check with ``check_trials`` releases."""
+    scenario's projection) is ≤ ``target``.
+
+    The error is not monotone in s (c_i jumps when c_d crosses a demand), so the whole allowed range
+    is scanned from the strictest scaling up on a log grid (GRID_PER_DECADE points per decade); at
+    each point a sequential decision draws releases in growing batches (BATCHES; common random
+    numbers) only until the statistic's 95 % interval lies on one side of the target — far from it
+    one batch of 8 decides. The bracket around the first point that meets is refined by regula falsi
+    on log s (Illinois) on the statistic of the first 64 releases at each scaling (common random
+    numbers: smooth in s between the allocation's jumps), down to RESOLUTION or MAX_REFINE steps,
+    then polished on 128 releases a point; ``scale_low`` … ``scale`` is the final bracket. The answer
+    is checked by fresh releases (a new seed) in batches until their interval decides
+    (CHECK_BATCHES); where it rejects the answer, the answer moves up and is checked again.
+    ``progress(fraction, text)`` hears of each step. The data are the page's own at the scenario's q
+    (its seed), so the solver sees the users the view simulates."""
     target = check_real("target", target, lo=TARGET_MIN, hi=TARGET_MAX, what=" (squared error ‖x̂ − x̄‖²)")
     if statistic not in STATISTICS:
         raise InputError(f"statistic must be one of {', '.join(STATISTICS)}; got {statistic!r}.")
-    check_trials = check_int("check_trials", check_trials, lo=10, hi=10_000, what=" (simulated releases)")
-    trials = check_int("trials", trials, lo=8, hi=10_000, what=" (simulated releases per scan point)")
+    say = progress or (lambda frac, text: None)
     x = q_mixture_data(n=s.n, d=s.delta_vector().size, q=s.q, rng=point_rng(s.seed, float(s.q)))
     lo, hi = _scale_range(s)
     if not lo < hi:
@@ -170,57 +292,59 @@ def solve_feature_privacy(
             "the scenario's levels leave no room to scale them within the page's ranges; "
             "move ε or the demands away from the ends of their sliders."
         )
-    crn = [s.seed, 7877]
-
-    def err(scale: float) -> float:
-        return _stat(_errors(s, x, scale, trials=trials, seed=crn), statistic)
-
+    sampler = _Sampler(s, x, statistic, target, [s.seed, 7877])
     k = int(np.ceil(GRID_PER_DECADE * np.log10(hi / lo))) + 1
     grid = np.geomspace(lo, hi, max(k, 2))
     first = None
     for i, sc in enumerate(grid):
-        if err(float(sc)) <= target:
+        say(0.6 * i / grid.size, f"scanning the scalings from the strictest up: {i + 1} of {grid.size}")
+        verdict = sampler.decide(float(sc))
+        if verdict == "meets" or (verdict == "close" and sampler.stat(float(sc)) <= target):
             first = i
             break
     if first is None:
         raise InputError(
-            f"target {target:g} is below the smallest error reachable here ({err(hi):.4g} at "
+            f"target {target:g} is below the smallest error reachable here ({sampler.stat(float(hi)):.4g} at "
             f"{hi:.4g}× the levels, the largest the page accepts; the local randomizer keeps noise "
             "at any level). Raise the target or add users (n)."
         )
     if first == 0:
         raise InputError(
-            f"target {target:g} is met even at {lo:g}× the levels (the strictest the page accepts; "
-            f"{statistic} error {err(lo):.4g}); any practical level meets it. Lower the target to see a "
-            "trade-off."
+            f"target {target:g} is met even at {lo:.3g}× the levels (the strictest the page accepts; "
+            f"{statistic} error {sampler.stat(float(lo)):.4g}); any practical level meets it. Lower the target "
+            "to see a trade-off."
         )
+    a, b = float(grid[first - 1]), float(grid[first])
 
-    # refine with check_trials releases (same common random numbers): move the bracket's ends along
-    # the grid until the lower end fails and the upper end meets at this precision, then bisect
-    def fine(scale: float) -> float:
-        return _stat(_errors(s, x, scale, trials=check_trials, seed=crn), statistic)
-
-    a, b = first - 1, first
-    while b < grid.size - 1 and fine(float(grid[b])) > target:
-        b += 1
-    while a > 0 and fine(float(grid[a])) <= target:
-        a -= 1
-    if a == 0 and fine(float(grid[0])) <= target:
-        scale = float(grid[0])
-    elif fine(float(grid[b])) > target:
-        raise InputError(
-            f"target {target:g} is below the smallest error reachable here ({fine(hi):.4g} at {hi:.4g}× "
-            "the levels, the largest the page accepts). Raise the target or add users (n)."
-        )
-    else:
-        scale = _smallest_meeting(fine, target, float(grid[a]), float(grid[b]), 2e-3)
-    err = fine
+    ratio = float(grid[1] / grid[0])
+    # 64 releases a point; then 128 to polish, re-bracketing in small steps where they disagree
+    for batches, steps, step_ratio in ((REFINE - 1, MAX_REFINE, ratio), (REFINE, 1, 1 + 2 * RESOLUTION)):
+        a, b = _refine(sampler, statistic, target, a, b, batches=batches, steps=steps, lo=lo, hi=hi, ratio=step_ratio)
+        say(0.6 + 0.15 * batches / REFINE, f"refined to between {a:.4g}× and {b:.4g}× the levels")
+    scale = b
+    # the fresh check: releases with a new seed; where they reject the answer (their interval lies above
+    # the target), the answer moves up by 3 × RESOLUTION and is checked again (at most CHECKS times)
+    checked = 0
+    for attempt in range(CHECKS):
+        say(0.92, f"checking {scale:.4g}× the levels with fresh releases")
+        fresh = np.empty(0)
+        for size in CHECK_BATCHES:  # sequential: stop as soon as the interval lies on one side of the target
+            more = _errors(s, x, scale, trials=size, seed=[s.seed, 7919, attempt, fresh.size])
+            fresh = np.concatenate([fresh, more])
+            c_lo, c_hi = _interval(fresh, 0.5 if statistic == "median" else None)
+            if c_hi <= target or c_lo > target:
+                break
+        checked += fresh.size
+        chk = _stat(fresh, statistic)
+        if c_lo <= target or scale * (1 + 3 * RESOLUTION) > hi:
+            break
+        a, scale = scale, scale * (1 + 3 * RESOLUTION)
     eps, delta = _setting(s, scale)
-    fresh = _errors(s, x, scale, trials=check_trials, seed=[s.seed, 7919])
-    chk = _stat(fresh, statistic)
-    c_lo, c_hi = _interval(fresh, 0.5 if statistic == "median" else None)
-    query = {**s.to_query(), "mode": "table", "table": ",".join(f"{v:.6g}" for v in delta), "eps": f"{eps:.6g}"}
+    stricter = scale * 0.9
+    err_stricter = _stat(sampler.errors(stricter, REFINE), statistic) if stricter >= lo else float("nan")
+    query = _solution_query(s, scale)
     type(s).from_query(query)  # the link reopens a valid scenario
+    say(1.0, "done")
     return Solution(
         target,
         statistic,
@@ -228,8 +352,8 @@ def solve_feature_privacy(
         scale,
         eps,
         delta,
-        err(scale),
-        err(scale * 0.9) if scale * 0.9 >= lo else float("nan"),
+        _stat(sampler.errors(scale, REFINE), statistic),
+        err_stricter,
         chk,
         c_lo,
         c_hi,
@@ -237,7 +361,23 @@ def solve_feature_privacy(
         bool(c_lo <= target),
         float(grid[1] / grid[0]),
         query,
+        a,
+        sampler.releases + checked,
+        int(s.trials),
+        *_view_range(fresh, statistic, int(s.trials)),
     )
+
+
+def _solution_query(s, scale: float) -> dict:
+    """The link of the answer: the same form of demands as the scenario (two groups keep two groups,
+    with δ and ε scaled) where the page's sliders reach it, else the per-feature table."""
+    eps, delta = _setting(s, scale)
+    if s.mode == "two_groups":
+        sp = s.specs()["delta"]
+        d_s = _round3(s.delta * scale)
+        if sp.lo <= d_s <= sp.hi:
+            return {**s.to_query(), "delta": f"{d_s:g}", "eps": f"{eps:g}"}
+    return {**s.to_query(), "mode": "table", "table": ",".join(f"{v:g}" for v in delta), "eps": f"{eps:g}"}
 
 
 # ------------------------------------------------------------------ mechanism lab
@@ -398,6 +538,7 @@ def solve_per_user(
     algorithm: str | None = None,
     upload: bytes | None = None,
     tol: float = 0.01,
+    progress=None,
 ) -> PerUserSolution:
     """Smallest common scaling of every finite demand ε_i (public users stay public) at which
     ``algorithm`` (default: the scenario's first) meets ``target`` for ``metric`` (``pac``: the
@@ -409,7 +550,8 @@ def solve_per_user(
     binomial order statistics for the PAC quantile, mean ± 1.96 SE for the MSE) is within
     ± ``PRECISION`` of the answer (``scale_low``, ``scale_high``, ``precision`` say what was
     reached), then checked with a fresh seed: MSE as mean ± standard error; PAC as the share of
-    fresh errors ≤ target, which must reach 1 − β within three binomial standard errors."""
+    fresh errors ≤ target, which must reach 1 − β within three binomial standard errors.
+    ``progress(fraction, text)`` hears of each stage."""
     from . import hetero as ht
     from .scenarios import per_user_privacy as pu
 
@@ -451,7 +593,12 @@ def solve_per_user(
         )
         return np.asarray(r["errors"], float)
 
+    say = progress or (lambda fraction, text: None)
+    calls = [0]
+
     def err(scale: float) -> float:
+        calls[0] += 1
+        say(min(0.5, 0.04 * calls[0]), f"searching the scaling: {scale:.4g}× the demands ({trials} releases)")
         return ht.summarize(errors_at(scale), beta=s.beta)[metric]
 
     e_hi = err(hi)
@@ -483,7 +630,8 @@ def solve_per_user(
 
     s_low = s_high = scale
     used = trials
-    for n_tr in REFINE_TRIALS:
+    for i_tr, n_tr in enumerate(REFINE_TRIALS):
+        say(0.55 + 0.2 * i_tr, f"refining with {n_tr:,} releases per scaling")
         used = max(n_tr, trials)
         a_, b_ = max(lo, scale / 1.6), min(hi, scale * 1.6)
         while a_ > lo and ci_at(a_, used)[1] <= target:  # the lower end must fail
@@ -509,6 +657,7 @@ def solve_per_user(
 
     e_found = err(scale)
     e_stricter = err(scale * 0.9)
+    say(0.95, f"checking {scale:.4g}× with {used:,} fresh releases")
     fresh = errors_at(scale, seed=s.seed + 7919, trials_=used)
     if metric == "mse":
         sq = fresh**2

@@ -542,7 +542,7 @@ def meaning_panel(
         if table is None or table.empty:
             st.info(empty_note)
             return
-        st.markdown("\n".join(f"- **{lev}**: {words}" for lev, words in zip(table["level"], table["in words"])))
+        st.markdown(grouped_bullets(table["level"], table["in words"]))
         risk_panel(table, state)
         st.dataframe(
             shared_arrow(table, "meaning", lambda: table.drop(columns=["in words", "risk in words"])),
@@ -550,6 +550,23 @@ def meaning_panel(
             width="stretch",
         )
         csv_download(table, "privacy_meaning.csv", f"{state.prefix}_dl_meaning")
+
+
+def grouped_bullets(levels, words) -> str:
+    """Markdown bullets, one per distinct sentence: levels that say the same (ten features at one
+    level) share a bullet that names them compactly, instead of ten near-identical bullets."""
+    groups: dict[str, list[str]] = {}
+    for lev, w in zip(levels, words):
+        groups.setdefault(str(w), []).append(str(lev))
+    lines = []
+    for w, levs in groups.items():
+        who = (
+            levs[0]
+            if len(levs) == 1
+            else (", ".join(levs) if len(levs) <= 3 else f"{levs[0]}, {levs[1]}, …, {levs[-1]} ({len(levs)} levels)")
+        )
+        lines.append(f"- **{who}**: {w}")
+    return "\n".join(lines)
 
 
 def percent_slider(label: str, grid: Sequence[float], key: str) -> None:
@@ -573,11 +590,19 @@ def risk_panel(table, state: ScenarioState) -> None:
     )
     percent_slider("attack false-positive rate", FPR_GRID, state.key("fpr"))
     st.markdown(
-        "\n".join(
-            f"- **{lev}**: {words}; maximal advantage {adv:.3g}"
-            for lev, words, adv in zip(table["level"], table["risk in words"], table["max advantage"])
+        grouped_bullets(
+            table["level"],
+            [f"{w}; maximal advantage {a:.3g}" for w, a in zip(table["risk in words"], table["max advantage"])],
         )
     )
+    if (table.get("δ", pd.Series(dtype=float)).fillna(0) > 0).any():
+        st.caption(
+            "The two answers are different questions. The posterior bound above is a worst case over every output "
+            "the release could give, allowed to fail with probability δ; the attack rate here is how often the "
+            "best test catches a person at the chosen false-positive rate. For Gaussian noise the worst case is "
+            "far from typical (its privacy loss is unbounded but rarely large), so the posterior bound can be "
+            "high while the attack rate stays low."
+        )
     if st.checkbox("show the trade-off curves", key=f"{state.prefix}_show_tradeoff"):
         chart(tradeoff_figure(table), key=f"{state.prefix}_tradeoff_fig")
     fpr = float(table["attack FPR"].iloc[0])
@@ -592,25 +617,30 @@ def risk_panel(table, state: ScenarioState) -> None:
             mu = mu_for_tpr(target_tpr=target, fpr=fpr)
             st.markdown(
                 f"To keep every attack at FPR {100 * fpr:g} % below TPR {100 * target:g} %: the most accurate "
-                f"pure level is **ε = {eps:.4g}**; Gaussian noise needs **σ/Δ ≥ {1 / mu:.4g}** (μ = {mu:.4g})."
+                f"pure level is **ε = {eps:.3g}**; Gaussian noise needs a standard deviation of at least "
+                f"**{1 / mu:.3g} times the sensitivity** (σ/Δ ≥ {1 / mu:.3g})."
             )
             page_setting(state, target=target, fpr=fpr)
 
 
 def target_tpr_input(key: str, fpr: float, **kw) -> float:
     """The "solve from a target risk" input (a meaning panel's, the ledger's): the highest acceptable
-    attack TPR, within :data:`hetdp_core.risk.TPR_RANGE`."""
+    attack TPR, typed in per cent like the false-positive rate beside it (it was typed as 0.0400 next
+    to a slider showing "1 %"), within :data:`hetdp_core.risk.TPR_RANGE`. Returns a rate in [0, 1]."""
     from hetdp_core.risk import TPR_RANGE
 
-    return st.number_input(
-        "solve from a target risk: highest acceptable attack TPR",
-        min_value=TPR_RANGE[0],
-        max_value=TPR_RANGE[1],
-        value=min(max(0.05, fpr * 2), TPR_RANGE[1]),
-        step=0.01,
-        format="%.4f",
-        key=key,
-        **kw,
+    return (
+        st.number_input(
+            "solve from a target risk: highest acceptable attack TPR (%)",
+            min_value=100 * TPR_RANGE[0],
+            max_value=100 * TPR_RANGE[1],
+            value=min(max(5.0, 200 * fpr), 100 * TPR_RANGE[1]),
+            step=0.5,
+            format="%.2f",
+            key=key,
+            **kw,
+        )
+        / 100.0
     )
 
 
@@ -642,6 +672,32 @@ def page_setting(state: ScenarioState, *, target: float, fpr: float) -> None:
             state.mark_custom()
 
     st.button(f"Use {sol['label']} = {sol['value']:g}", key=f"{state.prefix}_use_risk", on_click=use)
+
+
+def solver_answer(prefix: str, signature: tuple, *, clicked: bool, compute, label: str):
+    """A solver's answer that survives reruns: when ``clicked``, ``compute(progress)`` runs under a status
+    box with a progress bar (``progress(fraction, text)``: what is being computed); its answer — or the
+    InputError that says why there is none — is kept in the session for ``signature`` (the scenario's
+    query and the solver's inputs), so pinning or unpinning plan A, or any other rerun with the same
+    question, shows it again. Returns the answer, the InputError, or None."""
+    store = f"{prefix}_solution"
+    if clicked:
+        with st.status(label + " …", expanded=True) as status:
+            bar = st.progress(0.0, text="starting")
+
+            def progress(fraction: float, text: str) -> None:
+                bar.progress(min(max(float(fraction), 0.0), 1.0), text=text)
+
+            try:
+                answer = compute(progress)
+            except InputError as exc:
+                answer = exc
+                status.update(label=label + ": no answer (see below)", state="complete", expanded=False)
+            else:
+                status.update(label=label + ": done", state="complete", expanded=False)
+        st.session_state[store] = (signature, answer)
+    saved = st.session_state.get(store)
+    return saved[1] if saved and saved[0] == signature else None
 
 
 def solver_open(prefix: str) -> bool:

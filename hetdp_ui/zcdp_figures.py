@@ -81,13 +81,31 @@ def budget_figure(sizes: np.ndarray, v: np.ndarray, xi: np.ndarray) -> go.Figure
 
 @memo_figure
 def renyi_figure(alpha, up, down, claimed, violated, reference: str) -> go.Figure:
-    """D_α in both directions against the reference line; violations marked; ∞ drawn at the top."""
+    """D_α in both directions against the reference line; violations marked; ∞ drawn at the top. The
+    second direction is drawn dotted over the first (where they coincide both stay visible, and the
+    legend says so); values spanning decades get a log axis (a loss 100× below the claimed line was a
+    flat line at 0)."""
     finite = np.concatenate([v[np.isfinite(v)] for v in (up, down, claimed)])
-    top = float(finite.max()) * 1.3 if finite.size else 1.0
+    positive = finite[finite > 0]
+    log_y = positive.size > 0 and positive.max() / positive.min() > 20
+    top = float(finite.max()) * (3.0 if log_y else 1.3) if finite.size else 1.0
+    both = np.isfinite(up) & np.isfinite(down)
+    same = bool(both.any()) and bool(
+        np.all(np.abs(up[both] - down[both]) <= 0.01 * np.maximum(np.abs(up[both]), 1e-300))
+        and np.array_equal(np.isinf(up), np.isinf(down))
+    )
     fig = go.Figure()
-    for vals, name, col in ((up, "D_α(M(x) ‖ M(x±1))", BLUE), (down, "D_α(M(x±1) ‖ M(x))", GREEN)):
+    styles = (
+        (up, "D_α(M(x) ‖ M(x±1))", {"color": BLUE, "width": 4}),
+        (
+            down,
+            "D_α(M(x±1) ‖ M(x))" + (" — the same here (dotted over it)" if same else ""),
+            {"color": GREEN, "dash": "dot"},
+        ),
+    )
+    for vals, name, line in styles:
         shown = np.where(np.isinf(vals), top, vals)
-        fig.add_trace(go.Scatter(x=alpha, y=shown, mode="lines", name=name, line={"color": col}))
+        fig.add_trace(go.Scatter(x=alpha, y=shown, mode="lines", name=name, line=line))
     fig.add_trace(go.Scatter(x=alpha, y=claimed, mode="lines", name=reference, line={"color": GREY, "dash": "dash"}))
     worst = np.maximum(up, down)
     if violated.any():
@@ -99,6 +117,16 @@ def renyi_figure(alpha, up, down, claimed, violated, reference: str) -> go.Figur
                 marker={"color": RED, "size": 6, "symbol": "x"},
                 name="claim violated (∞ drawn at the top)",
             )
+        )
+    if log_y:
+        lo = float(positive.min()) / 2
+        return styled(
+            fig,
+            "Rényi order α",
+            "divergence (log scale)",
+            log_y=True,
+            yaxis_range=[np.log10(lo), np.log10(top * 1.05)],
+            **LEGEND_BELOW,
         )
     return styled(fig, "Rényi order α", "divergence", yaxis_range=[0, top * 1.02], **LEGEND_BELOW)
 

@@ -22,7 +22,15 @@ from hetdp_core.ledger import (
     solve_noise,
 )
 from hetdp_core.scenario import FPR_GRID, InputError, split_list
-from hetdp_ui.common import app_base_url, below_fpr, chart, csv_download, show_input_error, target_tpr_input
+from hetdp_ui.common import (
+    app_base_url,
+    below_fpr,
+    chart,
+    csv_download,
+    show_input_error,
+    solver_answer,
+    target_tpr_input,
+)
 from hetdp_ui.ledger_figures import spend_figure, totals_figure
 from hetdp_ui.nav import doc_link, sidebar_nav
 from hetdp_ui.notebook import ledger_notebook, notebook_bytes
@@ -272,16 +280,18 @@ with r2:
     solve = st.button("Solve", key="ledger_solve")
     if solve and target <= fpr:
         st.warning(below_fpr(fpr))
-    elif solve:
-        try:
-            sol = solve_noise(plan, fpr=fpr, target_tpr=target, delta=delta, levels_of=view_levels_cached)
-        except InputError as exc:
-            show_input_error(exc)
-        else:
-            st.session_state["ledger_solution"] = (toml_text, fpr, target, sol)
-    saved = st.session_state.get("ledger_solution")
-    if saved and saved[:3] == (toml_text, fpr, target):
-        sol = saved[3]
+    sol = solver_answer(
+        "ledger",
+        (toml_text, delta, fpr, target),
+        clicked=solve and target > fpr,
+        compute=lambda progress: solve_noise(
+            plan, fpr=fpr, target_tpr=target, delta=delta, levels_of=view_levels_cached, progress=progress
+        ),
+        label="Finding the least noise for the target",
+    )
+    if isinstance(sol, InputError):
+        show_input_error(sol)
+    elif sol is not None:
         more = "more" if sol.factor > 1 else "less"
         st.success(
             f"Multiply the noise of every Gaussian and Laplace release by **{sol.factor:.4g}** ({more} noise): then "

@@ -233,8 +233,9 @@ with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver
         f"Scale every level of this scenario (all δ_i and ε) by one factor and find the **most private** "
         f"scaling whose squared error ‖x̂ − x̄‖² *as plotted below* (simulated releases with the "
         f"{scenario.used_projection} projection; q = {scenario.q:g}, n = {scenario.n:,}) meets your target. "
-        "The error is not monotone in the scaling, so the whole range is scanned; a fresh simulation then "
-        "checks the answer."
+        "The error is not monotone in the scaling, so the whole range is scanned (a few releases decide where "
+        "the error is far from the target), the crossing is refined, and a fresh simulation checks the answer — "
+        "about as much computation as the page's own view."
     )
     c1, c2 = st.columns(2)
     target = ui.solver_target(
@@ -248,32 +249,40 @@ with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver
     statistic = ui.solver_radio(
         c2, "bcdp_statistic", "of the releases' errors", {"median": "median (the plotted curve)", "mean": "mean"}
     )
-    if st.button("Find the most private setting", key="bcdp_solve"):
-        try:
-            sol = solve_feature_privacy(scenario, target=target, statistic=statistic)
-        except InputError as exc:
-            ui.show_input_error(exc)
-        else:
-            st.success(
-                f"{sol.scale:.3g}× the levels: ε = {sol.eps:.3g}, δ = "
-                f"{', '.join(f'{v:.3g}' for v in sol.delta)}. Simulated {sol.statistic} error {sol.error:.4g} ≤ "
-                f"{sol.target:g} — about ± {np.sqrt(sol.error / len(sol.delta)):.3g} on each feature's published "
-                f"mean (values in [−1, 1]); 10 % more private gives {sol.error_10pct_more_private:.4g} (scan "
-                f"resolution ×{sol.grid_ratio:.3g})."
-            )
-            st.markdown(
-                f"Fresh simulation ({sol.check_trials} releases, new seed): {sol.statistic} {sol.check:.4g}, "
-                f"95 % interval [{sol.check_low:.4g}, {sol.check_high:.4g}] — "
-                f"{'meets' if sol.meets_target else '**misses**'} the target."
-            )
-            b1, b2 = st.columns(2)
-            b1.button(
-                "Use this setting here",
-                key="bcdp_use_solution",
-                on_click=state.apply_scenario,
-                args=(fp.SCENARIO.from_query(sol.scenario_query),),
-            )
-            b2.link_button("Open it in a new tab", f"Feature_privacy?{urlencode(sol.scenario_query)}")
+    sol = ui.solver_answer(
+        "bcdp",
+        (scenario.query_string(), target, statistic),
+        clicked=st.button("Find the most private setting", key="bcdp_solve"),
+        compute=lambda progress: solve_feature_privacy(scenario, target=target, statistic=statistic, progress=progress),
+        label="Finding the most private setting",
+    )
+    if isinstance(sol, InputError):
+        ui.show_input_error(sol)
+    elif sol is not None:
+        st.success(
+            f"{sol.scale:.3g}× the levels: ε = {sol.eps:g}, δ = {', '.join(f'{v:g}' for v in sol.delta)}. "
+            f"Simulated {sol.statistic} error {sol.error:.4g} ≤ {sol.target:g} — about "
+            f"± {np.sqrt(sol.error / len(sol.delta)):.3g} on each feature's published mean (values in [−1, 1]); "
+            f"10 % more private gives {sol.error_10pct_more_private:.4g}. The most private setting that meets the "
+            f"target lies between {sol.scale_low:.3g}× (misses) and {sol.scale:.3g}× (meets); {sol.releases:,} "
+            "releases simulated."
+        )
+        st.markdown(
+            f"Fresh simulation ({sol.check_trials} releases, new seed): {sol.statistic} {sol.check:.4g}, "
+            f"95 % interval [{sol.check_low:.4g}, {sol.check_high:.4g}] — "
+            f"{'meets' if sol.meets_target else '**misses**'} the target. **Why the curve above may read "
+            f"otherwise:** it is the {sol.statistic} of only {sol.view_trials} simulated releases per point, so at "
+            f"this setting it falls anywhere between {sol.view_low:.3g} and {sol.view_high:.3g} (95 %); raise "
+            "*trials* to see the curve settle."
+        )
+        b1, b2 = st.columns(2)
+        b1.button(
+            "Use this setting here",
+            key="bcdp_use_solution",
+            on_click=state.apply_scenario,
+            args=(fp.SCENARIO.from_query(sol.scenario_query),),
+        )
+        b2.link_button("Open it in a new tab", f"Feature_privacy?{urlencode(sol.scenario_query)}")
 
 # ------------------------------------------------------------------ explanation
 st.subheader("Why correlation erodes the advantage")

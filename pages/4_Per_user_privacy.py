@@ -195,34 +195,40 @@ with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver
         help="in the data's own units: for a histogram the error on each bin's share (0.01 = ± 1 percentage "
         "point), for a mean of values in [0, 1] the error on the mean; MSE targets are squared errors",
     )
-    if st.button("Find the most private setting", key="het_solve"):
-        try:
-            sol = solve_per_user(scenario, target=target, metric=metric, algorithm=solve_alg, upload=upload)
-        except InputError as exc:
-            ui.show_input_error(exc)
-        else:
-            st.success(
-                f"{sol.algorithm}: every finite demand × {sol.scale:.3g} — demands "
-                + ", ".join(f"{k} → {v:.3g}" for k, v in sol.demands.items())
-                + f". {sol.metric.upper()} {sol.error:.4g} ≤ {sol.target:g}; 10 % more private gives "
-                f"{sol.error_10pct_more_private:.4g}. Precision: the true smallest scaling lies in "
-                f"[{sol.scale_low:.3g}, {sol.scale_high:.3g}] (95 %, ± {100 * sol.precision:.1f} %, "
-                f"{sol.trials_used:,} simulated releases per evaluation)."
-            )
-            check = (
-                f"share of fresh errors ≤ target {sol.check_error:.3f} (needs {1 - scenario.beta:.3f})"
-                if sol.metric == "pac"
-                else f"fresh MSE {sol.check_error:.4g} ± {sol.check_se:.2g}"
-            )
-            st.markdown(
-                f"Fresh simulation (new seed): {check} — {'meets' if sol.meets_target else '**misses**'} the target."
-            )
-            st.button(
-                "Use this setting here",
-                key="het_use_solution",
-                on_click=state.apply_scenario,
-                args=(pu.SCENARIO.from_query(sol.scenario_query),),
-            )
+    sol = ui.solver_answer(
+        "het",
+        (scenario.query_string(), solve_alg, metric, target),
+        clicked=st.button("Find the most private setting", key="het_solve"),
+        compute=lambda progress: solve_per_user(
+            scenario, target=target, metric=metric, algorithm=solve_alg, upload=upload, progress=progress
+        ),
+        label="Finding the most private setting",
+    )
+    if isinstance(sol, InputError):
+        ui.show_input_error(sol)
+    elif sol is not None:
+        st.success(
+            f"{sol.algorithm}: every finite demand × {sol.scale:.3g} — demands "
+            + ", ".join(f"{k} → {v:.3g}" for k, v in sol.demands.items())
+            + f". {sol.metric.upper()} {sol.error:.4g} ≤ {sol.target:g}; 10 % more private gives "
+            f"{sol.error_10pct_more_private:.4g}. Precision: the true smallest scaling lies in "
+            f"[{sol.scale_low:.3g}, {sol.scale_high:.3g}] (95 %, ± {100 * sol.precision:.1f} %, "
+            f"{sol.trials_used:,} simulated releases per evaluation)."
+        )
+        check = (
+            f"share of fresh errors ≤ target {sol.check_error:.3f} (needs {1 - scenario.beta:.3f})"
+            if sol.metric == "pac"
+            else f"fresh MSE {sol.check_error:.4g} ± {sol.check_se:.2g}"
+        )
+        st.markdown(
+            f"Fresh simulation (new seed): {check} — {'meets' if sol.meets_target else '**misses**'} the target."
+        )
+        st.button(
+            "Use this setting here",
+            key="het_use_solution",
+            on_click=state.apply_scenario,
+            args=(pu.SCENARIO.from_query(sol.scenario_query),),
+        )
 ui.report_button("Per_user_privacy", scenario, result, plan_a=ab)
 
 with ui.formulas("Per_user_privacy", "Formulas behind the numbers"):

@@ -46,6 +46,9 @@ def _plan(rows) -> Plan:
 @example(  # found by this property: a group's one-copy convolution was cropped to the composition's window
     [("gaussian", 1.0, 1, "a"), ("gaussian", 1.0, 1, "a"), ("laplace", 0.01, 1, "a")], 1e-12, 1e-3
 )
+@example(  # found by this property: a Gaussian discretised at 10⁻⁵ of its scale (a tiny Laplace beside it)
+    [("gaussian", 10.0, 1, "a"), ("laplace", 10000.0, 1, "a")], 1e-12, 1e-3
+)
 def test_every_accepted_plan_answers_and_its_headline_is_the_smallest_bound(rows, delta, fpr):
     plan = _plan(rows)
     r = ledger(plan, delta=delta, fpr=fpr)

@@ -114,7 +114,7 @@ def test_risk_in_attack_terms_and_the_false_positive_rate_in_the_link():
 def test_solve_from_a_target_risk_and_use_the_plan():
     at = _open(plan=SMALL, delta="1e-06")
     before = float(_wide(at)["pld"].iloc[0])
-    at.number_input(key="ledger_target_tpr").set_value(0.03).run()
+    at.number_input(key="ledger_target_tpr").set_value(3.0).run()
     at.button(key="ledger_solve").click().run()
     assert not at.exception
     msg = next(s.value for s in at.success if "Multiply the noise" in s.value)
@@ -147,7 +147,7 @@ def test_report_and_notebook_buttons():
 
 def test_a_target_below_the_false_positive_rate_is_explained():
     at = _open(plan=SMALL)
-    at.number_input(key="ledger_target_tpr").set_value(0.005).run()
+    at.number_input(key="ledger_target_tpr").set_value(0.5).run()
     at.button(key="ledger_solve").click().run()
     assert not at.exception and not at.error
     assert any("Choose a target above the false-positive rate (1 %)" in w.value for w in at.warning)

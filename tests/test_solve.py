@@ -76,7 +76,11 @@ def test_page_solver_panel():
     assert any("× the levels" in s.value for s in at.success)
     assert any("meets" in m.value for m in at.markdown)
     at.button(key="bcdp_use_solution").click().run()
-    assert not at.exception and at.query_params.get("mode") == "table"
+    # two groups stay two groups (δ and ε scaled, 3 significant digits): the page did not switch to the
+    # per-feature table and an ε of 3.20833
+    assert not at.exception and at.query_params.get("mode") == "two_groups"
+    eps = float(at.query_params.get("eps"))
+    assert eps == float(f"{eps:.3g}")
     at.number_input(key="bcdp_target").set_value(1e-5)
     at.button(key="bcdp_solve").click().run()
     assert not at.exception and any("below the smallest error" in e.value for e in at.error)
@@ -164,3 +168,32 @@ def test_per_user_solver_bad_input_and_page(capsys):
     assert not at.exception and any("every finite demand ×" in x.value for x in at.success)
     at.button(key="het_use_solution").click().run()
     assert not at.exception and at.query_params.get("eps_by_bin") != "0.05,0.5,2,0.5,0.05"
+
+
+@pytest.mark.parametrize(
+    "page,prefix,query",
+    [
+        ("1_Feature_privacy.py", "bcdp", {"trials": "5", "n": "2000"}),
+        ("4_Per_user_privacy.py", "het", {"trials": "50"}),
+    ],
+)
+def test_the_solvers_answer_survives_pinning_and_unpinning_plan_a(page, prefix, query):
+    """Pinning plan A reran the page and threw the solver's answer away; it is kept for the same question
+    (the scenario and the solver's inputs) and goes when the question changes."""
+    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=300)
+    at.query_params.update(query)
+    at.run()
+    at.button(key=f"{prefix}_solve").click().run()
+    assert not at.exception
+
+    def shown():
+        return [s.value for s in at.success if "most private" in s.value or "×" in s.value]
+
+    answer = shown()
+    assert answer
+    at.button(key=f"{prefix}_pin_set").click().run()
+    assert not at.exception and shown() == answer
+    at.button(key=f"{prefix}_pin_clear").click().run()
+    assert not at.exception and shown() == answer
+    at.number_input(key=f"{prefix}_target").set_value(0.3 if prefix == "bcdp" else 0.02).run()
+    assert shown() == []  # another question: the answer to the old one is not shown

@@ -238,16 +238,17 @@ MEANING_DELTA = 1e-6
 
 
 def levels(result: GroupwiseZcdpResult):
-    """Algorithm 1 releases every group's count ρ-zCDP (post-processing of the Gaussian mechanism):
-    one level, converted to (ε, δ) with δ = 1e-6, and its Gaussian level μ = √(2ρ) (noise σ = Δ/√(2ρ),
-    whose exact trade-off curve gives the risk in attack terms). Algorithm 2's per-group claim does not hold (the
-    page's checks show where), so no level is stated for it (an empty table)."""
-    from ..meaning import zcdp_to_eps
+    """Algorithm 1 releases every group's count as a post-processing of the Gaussian mechanism with
+    σ = Δ/√(2ρ), i.e. μ = √(2ρ)-GDP: one level, its exact (ε, δ) at δ = 1e-6 (the Gaussian profile, tighter
+    than the zCDP conversion ρ + 2√(ρ log 1/δ)), and μ, whose exact trade-off curve gives the risk in
+    attack terms. Algorithm 2's per-group claim does not hold (the page's checks show where), so no
+    level is stated for it (an empty table)."""
+    from ..accounting import gdp_epsilon
 
     s = result.scenario
     if s.algorithm != 1:
         return pd.DataFrame(columns=["level", "demanded level", "δ"])
-    eps = float(zcdp_to_eps(rho=[s.rho], delta=MEANING_DELTA)[0])
+    eps = gdp_epsilon(float(np.sqrt(2.0 * s.rho)), MEANING_DELTA)
     return pd.DataFrame(
         [
             {
@@ -305,10 +306,13 @@ def summarize(result: GroupwiseZcdpResult) -> tuple[str, ...]:
         verdict = f"both directions stay below {ref} on the checked orders"
     else:
         first = min(v for v in (claim["first_violation_up"], claim["first_violation_down"]) if v is not None)
-        verdict = f"**the claim fails** from α ≈ {first:.3g}" + (
-            f"; the loss is infinite from α = {claim['alpha_infinite_threshold']:.4g}"
-            if claim.get("alpha_infinite_threshold") is not None
-            else ""
+        verdict = (
+            f"**the paper's claim fails** (a finding about the paper, not a failed check) from α ≈ {first:.3g}"
+            + (
+                f"; the loss is infinite from α = {claim['alpha_infinite_threshold']:.4g}"
+                if claim.get("alpha_infinite_threshold") is not None
+                else ""
+            )
         )
     return (head + verdict + ".", f"{result.counts.size} groups, {int(result.counts.sum()):,} people.")
 

@@ -98,7 +98,7 @@ def _solve_per_user(a, page, s) -> int:
 def _solve_feature(a, page, s) -> int:
     from hetdp_core.solve import solve_feature_privacy
 
-    sol = solve_feature_privacy(s, target=a.target, check_trials=a.check_trials, statistic=a.statistic)
+    sol = solve_feature_privacy(s, target=a.target, statistic=a.statistic)
     return _print_solution(
         a,
         page,
@@ -106,7 +106,7 @@ def _solve_feature(a, page, s) -> int:
         lambda link: (
             f"most private scaling whose {sol.statistic} ‖x̂ − x̄‖² (projection {sol.projection}) is ≤ {sol.target:g}: "
             f"{sol.scale:.4g}× the levels (ε = {sol.eps:.4g}, δ = {', '.join(f'{v:.4g}' for v in sol.delta)}; "
-            f"scan resolution ×{sol.grid_ratio:.3g})\n"
+            f"between {sol.scale_low:.4g}× (misses) and {sol.scale:.4g}× (meets); {sol.releases} releases simulated)\n"
             f"simulated {sol.statistic} {sol.error:.4g} (10 % more private: {sol.error_10pct_more_private:.4g}); fresh "
             f"simulation ({sol.check_trials} releases): {sol.check:.4g}, 95 % interval [{sol.check_low:.4g}, "
             f"{sol.check_high:.4g}] — {'meets' if sol.meets_target else 'MISSES'} the target\nlink: {link}"
@@ -139,12 +139,6 @@ def register(sub) -> None:
         default=None,
         help="target error: Feature_privacy's squared error ‖x̂ − x̄‖² (see --statistic), the "
         "mechanism lab's error of one release, Per_user_privacy's error (see --metric)",
-    )
-    sv.add_argument(
-        "--check-trials",
-        type=int,
-        default=400,
-        help="Feature_privacy: simulated releases per refinement step and for the fresh check",
     )
     sv.add_argument(
         "--statistic",

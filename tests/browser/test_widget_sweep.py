@@ -286,7 +286,7 @@ def _sweep_one_of_each(page, where: str, reveal) -> set[str]:
         _idle(page)
         _clean(page, f"{where}: number input up one step")
         done.add("stNumberInput")
-    _open_expanders(page)
+    reveal()  # the number's rerun may have drawn the tabs anew
     boxes = page.locator('[data-testid="stCheckbox"]:visible')
     if boxes.count():
         label = boxes.first.inner_text() or boxes.first.get_by_role("checkbox").get_attribute("aria-label")
@@ -354,8 +354,11 @@ def _sweep_one_of_each(page, where: str, reveal) -> set[str]:
 
 def _open_expanders(page):
     """Open every closed expander of the page (widgets inside them are swept too)."""
-    closed = page.locator('[data-testid="stExpander"] details:not([open]) > summary')
+    # only expanders on screen: one inside a tab not shown cannot be clicked (and is opened when its tab is)
+    closed = page.locator('[data-testid="stExpander"] details:not([open]) > summary:visible')
     for _ in range(closed.count()):
+        if not closed.count():
+            break
         closed.first.click()
         page.wait_for_timeout(150)
     _idle(page)

@@ -1,0 +1,134 @@
+"""Time to the first chart in Chromium, against a bare Streamlit page (``make bench``).
+
+For every page: a fresh server (``hetdp_ui.launch``, the ``make run`` settings) is started, one browser
+opens the page (the *first visitor*: nothing computed, nothing cached) and the time from the request to
+the first plotly chart drawn (its SVG in the page) is measured; then a new browser context opens the
+same link (the *next visitor*: the run and the figures are cached). The floor is the same two times for
+a bare Streamlit page that draws one plotly chart, served by the same Streamlit (a second server from
+the same installation, started the same way) in the same run — so the ratios do not depend on how busy
+the machine is.
+
+    python benchmarks/first_chart.py [--pages Feature_privacy,Groupwise_zCDP] [--repeat 3]
+
+Prints and writes benchmarks/results/first_chart.json: per page the median first / next times and their
+ratios to the bare page's (targets: first ≤ 3×, next ≤ 1.5×).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.load import free_port  # noqa: E402
+from hetdp_core.registry import specs  # noqa: E402
+
+BARE = """
+import plotly.graph_objects as go
+import streamlit as st
+
+st.title("A bare page")
+st.plotly_chart(go.Figure(go.Scatter(x=[1, 2, 3], y=[1, 3, 2])))
+"""
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+
+def _server(script: Path, port: int) -> subprocess.Popen:
+    from hetdp_ui.serve import _healthy
+
+    cmd = [sys.executable, "-m", "hetdp_ui.launch", "run", str(script), "--server.port", str(port)]
+    cmd += ["--server.address", "127.0.0.1", "--server.headless", "true"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if _healthy(f"http://127.0.0.1:{port}"):
+            return proc
+        time.sleep(0.2)
+    proc.kill()
+    raise SystemExit(f"server for {script} did not start")
+
+
+def _first_chart(browser, url: str) -> float:
+    ctx = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = ctx.new_page()
+    t0 = time.perf_counter()
+    page.goto(url)
+    page.locator(".js-plotly-plot .main-svg").first.wait_for(state="attached", timeout=180_000)
+    seconds = time.perf_counter() - t0
+    ctx.close()
+    return seconds
+
+
+def measure(browser, script: Path, path: str) -> tuple[float, float]:
+    """(first visitor, next visitor) seconds to the first chart on a freshly started server."""
+    port = free_port()
+    proc = _server(script, port)
+    try:
+        url = f"http://127.0.0.1:{port}/{path}"
+        return _first_chart(browser, url), _first_chart(browser, url)
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pages", default=",".join(s.url for s in specs()))
+    ap.add_argument("--repeat", type=int, default=3)
+    a = ap.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    bare = Path(tempfile.mkdtemp(prefix="hetdp-bare-")) / "bare.py"
+    bare.write_text(BARE)
+    out: dict = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+        for page in a.pages.split(","):
+            firsts, nexts, bare_f, bare_n = [], [], [], []
+            for _ in range(a.repeat):  # the page and the floor alternate: the machine's load hits both
+                f, n = measure(browser, ROOT / "app.py", page)
+                bf, bn = measure(browser, bare, "")
+                firsts.append(f)
+                nexts.append(n)
+                bare_f.append(bf)
+                bare_n.append(bn)
+            row = {
+                "first_s": statistics.median(firsts),
+                "next_s": statistics.median(nexts),
+                "bare_first_s": statistics.median(bare_f),
+                "bare_next_s": statistics.median(bare_n),
+            }
+            row["first_ratio"] = row["first_s"] / row["bare_first_s"]
+            row["next_ratio"] = row["next_s"] / row["bare_next_s"]
+            out[page] = row
+            print(
+                f"{page:22s} first {row['first_s']:.2f} s ({row['first_ratio']:.2f}× bare {row['bare_first_s']:.2f}); "
+                f"next {row['next_s']:.2f} s ({row['next_ratio']:.2f}× bare {row['bare_next_s']:.2f})",
+                flush=True,
+            )
+        browser.close()
+    res = ROOT / "benchmarks" / "results"
+    res.mkdir(exist_ok=True)
+    (res / "first_chart.json").write_text(json.dumps(out, indent=2))
+    return out
+
+
+if __name__ == "__main__":
+    main()
