@@ -6,12 +6,18 @@ import streamlit as st
 
 from hetdp_core.sources import SOURCES
 from hetdp_ui import nav as _nav
-from hetdp_ui.nav import TOOLS, pages, sidebar_nav
+from hetdp_ui.nav import TOOLS, app_link, pages, sidebar_nav, start_links
 
 
 def home() -> None:
     sidebar_nav()
     st.title("hetdp: privacy that is not one number")
+    st.markdown("**New here? Start with…**")
+    for col, (who, what, page, label, query) in zip(st.columns(3), start_links()):
+        with col.container(border=True):
+            st.markdown(f"**{who}**")
+            app_link(page, label, icon=":material/arrow_forward:", query_params=query)
+            st.caption(what)
     st.markdown(
         "Differential privacy is usually described by a single ε. Real privacy choices are rarely that "
         "simple: some **features** of a record are more sensitive than others, some **people** ask for "
@@ -47,7 +53,8 @@ def home() -> None:
         )
     )
     st.markdown("**Sources**\n\n" + "\n".join(f"- {s.citation()} — {', '.join(s.pages)}" for s in SOURCES))
-    st.caption("Where a source is wrong we fix it and say so: see the README's corrections sections.")
+    st.caption("Where a source is wrong we fix it and say so:")
+    app_link("Docs", "Corrections to the papers", icon=":material/menu_book:", query_params={"topic": "corrections"})
 
 
 st.set_page_config(

@@ -240,6 +240,9 @@ def _merged(events) -> tuple[tuple[Event, ...], float]:
 #: e^{step} or allocate a grid over ±μ²/2); there a pessimistic rounding-up of the exact law is used
 CTD_MAX_MU = 20.0
 CTD_MAX_STEP = 50.0
+#: dp-accounting's Laplace construction needs e^{−ε₀} > 0 in floating point: beyond ε₀ ≈ 745 its masses sum
+#: to 39 instead of 1 (seen at b/Δ = 0.001, ε₀ = 1000, step 0.0129), so there the rounded-up law is used
+CTD_MAX_EPS0 = 700.0
 
 
 def _pmf_on(e: Event, step: float) -> tuple[int, np.ndarray, float]:
@@ -266,7 +269,7 @@ def _pmf(e: Event, step: float) -> tuple[int, np.ndarray, float]:
     mechanisms: one direction is the whole law."""
     if e.kind == "gaussian" and 1.0 / e.a <= CTD_MAX_MU:
         return _ctd_gaussian(1.0 / e.a, step)
-    if e.kind == "laplace" and step <= CTD_MAX_STEP:
+    if e.kind == "laplace" and step <= CTD_MAX_STEP and 1.0 / e.a <= CTD_MAX_EPS0:
         from dp_accounting.pld import privacy_loss_distribution as pld
 
         one = pld.from_laplace_mechanism(parameter=e.a, value_discretization_interval=step)

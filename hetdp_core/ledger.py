@@ -523,6 +523,22 @@ class LedgerResult:
         same bytes)."""
         return {"ledger_headline": self.headline, "ledger": self.totals, "ledger_spend": self.spend}
 
+    def key_numbers(self) -> dict[str, float]:
+        """The numbers plan A vs plan B compares (:func:`hetdp_core.compare.compare`): per group the
+        headline ε, the attack's TPR at the FPR and the maximal advantage, the reserve against the budget."""
+        out: dict[str, float] = {}
+        risk = {r["group"]: r for r in self.risk}
+        for h in self.headline:
+            g = h["group"]
+            out[f"{g}: headline ε at δ = {self.delta:.0e}"] = float(h["epsilon"])
+            if g in risk:
+                out[f"{g}: attack TPR ≤ at FPR {100 * self.fpr:g} %"] = float(risk[g]["attack TPR ≤"])
+                out[f"{g}: maximal advantage"] = float(risk[g]["max advantage"])
+            if self.budget is not None:
+                out[f"{g}: reserve against the budget {self.budget:g}"] = float(h["reserve"])
+            out[f"{g}: releases"] = float(h["releases"])
+        return out
+
 
 def _tables(plan: Plan, levels_of) -> dict:
     """Each linked view's level table, read once per plan."""

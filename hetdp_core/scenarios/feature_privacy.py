@@ -8,6 +8,7 @@ along one axis (q, d, f or n), with one random stream per sweep point.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import partial
 
@@ -91,6 +92,9 @@ class FeaturePrivacy(sc.Scenario):
     )
     projection: str = param("box", Options(("box", "ball", "none")), "projection")
     published: bool = param(False, Boolean(), "as published")
+
+    #: Figure 3 as published or corrected, with any projection, is still Figure 3
+    VARIANTS = ("published", "projection")
 
     def validate(self) -> None:
         if self.mode == "two_groups" and self.k > self.d:
@@ -385,6 +389,11 @@ def key_numbers(result: FeaturePrivacyResult) -> dict:
     for method in m["method"].unique():
         for v, med in m.loc[m["method"] == method, [s.axis, "median"]].itertuples(index=False):
             out[f"median squared error, {method}, {s.axis} = {v:g}"] = float(med)
+            # in everyday units: a squared error T over d features is about ± √(T/d) on each feature's mean
+            d = v if s.axis == "d" else len(result.names)
+            out[f"typical error of one feature's mean (± √(T/d)), {method}, {s.axis} = {v:g}"] = math.sqrt(
+                float(med) / d
+            )
     return out
 
 

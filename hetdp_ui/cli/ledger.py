@@ -21,6 +21,15 @@ def cmd_ledger(a) -> int:
     plan = parse_plan(path.read_bytes())
     levels_of = functools.cache(_limited_levels)  # each linked view runs once, for the ledger and the solver
     result = ledger(plan, delta=a.delta, budget=a.budget, fpr=a.fpr, levels_of=levels_of)
+    compared = None
+    if a.pin:  # plan A vs plan B, as the page shows it for a pinned plan
+        from hetdp_core.compare import compare
+
+        pin = Path(a.pin)
+        if not pin.is_file():
+            raise CliError(f"--pin: file {pin} not found. Give plan A's file (TOML).")
+        result_a = ledger(parse_plan(pin.read_bytes()), delta=a.delta, budget=a.budget, fpr=a.fpr, levels_of=levels_of)
+        compared = compare(result_a.key_numbers(), result.key_numbers())
     solved = None
     if a.target_tpr is not None:
         from hetdp_core.ledger import plan_toml, solve_noise
@@ -64,6 +73,7 @@ def cmd_ledger(a) -> int:
                     "spend": result.spend,
                     "risk": result.risk,
                     "solve": solved,
+                    **({"plan_a_vs_b": compared.to_dict(orient="records")} if compared is not None else {}),
                 }
             )
         )
@@ -85,6 +95,10 @@ def cmd_ledger(a) -> int:
             )
         for row in result.risk:
             print(f"{row['group']:24s} {row['in words']}; maximal advantage {row['max advantage']:.3g}")
+        if compared is not None:
+            print(f"plan A ({a.pin}) vs plan B ({a.plan}):")
+            for row in compared.itertuples(index=False):
+                print(f"  {row[0]:52s} A {row[1]:<10.4g} B {row[2]:<10.4g} B − A {row[3]:+.4g}")
         if solved:
             print(
                 f"solve: multiply the noise of the plan's own releases by {solved['factor']:.4g} to keep every "
@@ -115,6 +129,12 @@ def register(sub) -> None:
         fpr_help="the attack false-positive rate of the risk",
         target_help="the smallest noise factor for the plan's own releases keeping every group's attack TPR at "
         "--fpr at or below this",
+    )
+    lg.add_argument(
+        "--pin",
+        default=None,
+        metavar="FILE",
+        help="plan A (TOML): compare its headline, risk and reserve per group with --plan's (plan B)",
     )
     lg.add_argument("--json", action="store_true")
     lg.add_argument(

@@ -1,6 +1,8 @@
 """Open each page in real Chromium, move a slider, see the figure change, no error element.
 Screenshots go to tests/artifacts/ (git-ignored)."""
 
+import re
+
 import pytest
 
 pytestmark = pytest.mark.browser
@@ -260,11 +262,14 @@ def test_accuracy_solver_in_the_browser(page, server, artifacts):
     assert_no_errors(page)
     page.screenshot(path=str(artifacts / "fp_solver.png"), full_page=True)
     href = page.get_by_role("link", name="Open it in a new tab").get_attribute("href")
-    assert "mode=table" in href
+    assert "mode=two_groups" in href  # the page's own way of giving demands, scaled (not the per-feature table)
+    eps = re.search(r"[?&]eps=([0-9.]+)", href).group(1)
+    assert len(eps.replace(".", "").lstrip("0")) <= 3, eps  # rounded to 3 significant digits, not "3.20833"
     page.get_by_role("button", name="Use this setting here").click()
-    page.wait_for_function("() => location.search.includes('mode=table')", timeout=90_000)
+    page.wait_for_function(f"() => location.search.includes('eps={eps}&')", timeout=90_000)
     wait_idle(page)
     assert_no_errors(page)
+    assert "mode=two_groups" in page.url
 
 
 def test_quantile_dotplot_in_the_mechanism_lab(page, server, artifacts):

@@ -109,6 +109,36 @@ def test_phone_view_opens_with_the_sidebar_collapsed(browser, server, artifacts,
         ctx.close()
 
 
+@pytest.mark.parametrize("width,height", [(1400, 900), (390, 844)], ids=["desktop", "phone"])
+def test_home_says_where_to_start_above_the_fold(browser, server, artifacts, width, height):
+    """Each kind of user's first step is on the first screen, and each link opens its page cleanly."""
+    from hetdp_ui.nav import start_links
+
+    ctx = browser.new_context(viewport={"width": width, "height": height}, is_mobile=width < 500)
+    page = ctx.new_page()
+    page.set_default_timeout(60_000)
+    try:
+        page.goto(server)
+        page.get_by_text("New here? Start with").wait_for()
+        wait_idle(page)
+        page.screenshot(path=str(artifacts / f"home_start_{width}x{height}.png"))
+        for who, _, _, label, _ in start_links():
+            link = page.locator('[data-testid="stMain"] a').filter(has_text=label).first
+            box = link.bounding_box()
+            assert box is not None and box["y"] + box["height"] <= height, (who, box)
+            assert page.get_by_text(who).first.bounding_box()["y"] < height
+        if width > 500:
+            for _, _, path, label, _ in start_links():
+                page.goto(server)
+                page.locator('[data-testid="stMain"] a').filter(has_text=label).first.click()
+                page.wait_for_url(re.compile(f"/{path}"))
+                page.locator("h1").first.wait_for()
+                wait_idle(page, timeout=120_000)
+                assert_no_errors(page)
+    finally:
+        ctx.close()
+
+
 def test_a_docs_side_trip_inside_a_lesson_keeps_the_lesson(page, server, artifacts):
     """Inside a lesson the Formulas expander's docs link opens a new tab: the lesson tab keeps its
     lesson, step and settings."""
@@ -118,7 +148,7 @@ def test_a_docs_side_trip_inside_a_lesson_keeps_the_lesson(page, server, artifac
     before = page.url
     page.get_by_text("Formulas behind").first.click()
     with page.context.expect_page() as new:
-        page.get_by_role("link", name=re.compile("opens in a new tab")).click()
+        page.get_by_role("link", name=re.compile("This page's notes.*opens in a new tab")).click()
     docs = new.value
     docs.get_by_text("Sources are cited by authors").wait_for()
     assert "/Docs?topic=feature-privacy" in docs.url
@@ -128,8 +158,9 @@ def test_a_docs_side_trip_inside_a_lesson_keeps_the_lesson(page, server, artifac
 
 
 def test_back_after_a_menu_side_trip_returns_to_the_lesson_step_and_settings(page, server, artifacts):
-    """Inside a lesson a student moves a slider, opens another page and the Documentation from the
-    menu, then presses Back twice: the lesson, the step and the moved slider are back, one menu item
+    """Inside a lesson a student moves a slider and types an answer, opens another page and the
+    Documentation from the menu, then presses Back twice: the lesson, the step, the moved slider and the
+    typed answer are back, one menu item
     is current, and no stray parameter of another page is in the address."""
     page.goto(f"{server}/Feature_privacy?lesson=1-bcdp-feature-privacy&step=2")
     page.get_by_text("Show the answer to step 2").wait_for()
@@ -143,6 +174,10 @@ def test_back_after_a_menu_side_trip_returns_to_the_lesson_step_and_settings(pag
     page.wait_for_function("u => window.location.href !== u", arg=before, timeout=120_000)
     wait_idle(page, timeout=120_000)
     moved = slider.get_attribute("aria-valuenow")
+    answer = page.get_by_role("spinbutton", name="your answer")
+    answer.fill("2.5")
+    answer.press("Enter")
+    wait_idle(page, timeout=120_000)
     lesson_url = page.url
     assert "lesson=1-bcdp-feature-privacy" in lesson_url and "step=2" in lesson_url
     menu = page.locator('[data-testid="stSidebar"] a')
@@ -166,6 +201,7 @@ def test_back_after_a_menu_side_trip_returns_to_the_lesson_step_and_settings(pag
     assert "topic=" not in page.url and "pareto_index" not in page.url
     slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider").first
     assert slider.get_attribute("aria-valuenow") == moved
+    assert float(page.get_by_role("spinbutton", name="your answer").input_value()) == 2.5  # the typed answer too
     assert page.locator('[data-testid="stSidebar"] a[aria-current="page"]').count() <= 1
     page.screenshot(path=str(artifacts / "lesson_back_after_menu_trip.png"), full_page=True)
 

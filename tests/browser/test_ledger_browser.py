@@ -76,7 +76,7 @@ def test_ledger_risk_solve_report_and_notebook_in_the_browser(page, server, arti
     wait_idle(page)
     page.get_by_text(re.compile(r"survey participants: an attacker who accepts wrongly flagging 1 in 100")).wait_for()
     target = page.get_by_role("spinbutton", name="solve from a target risk")
-    target.fill("0.0300")
+    target.fill("3")  # percent, as the FPR slider shows it
     target.press("Enter")
     wait_idle(page)
     page.get_by_role("button", name="Solve", exact=True).click()

@@ -269,9 +269,23 @@ def _sweep_text_inputs(page, where: str) -> int:
     return boxes.count()
 
 
-def _sweep_one_of_each(page, where: str, reveal) -> set[str]:
+def _shown(page, testid: str, reveal, expected: bool):
+    """The visible widgets of one type; where the page showed one before (``expected``), wait for a
+    rerun still being drawn (under load the page may redraw a tab or expander a few seconds late)."""
+    loc = page.locator(f'[data-testid="{testid}"]:visible')
+    for _ in range(8 if expected else 0):
+        if loc.count():
+            break
+        page.wait_for_timeout(1000)
+        _idle(page)
+        reveal()
+    return loc
+
+
+def _sweep_one_of_each(page, where: str, reveal, expect: set[str] = frozenset()) -> set[str]:
     """One input of every other type, changed and changed back; ``reveal()`` shows the current tab and
-    opens the expanders again (a rerun may draw them anew: first tab, closed)."""
+    opens the expanders again (a rerun may draw them anew: first tab, closed); ``expect``: the types this
+    tab showed before the sweep."""
     done = set()
     reveal()
     num = page.locator('[data-testid="stNumberInput"] input:visible')
@@ -287,7 +301,7 @@ def _sweep_one_of_each(page, where: str, reveal) -> set[str]:
         _clean(page, f"{where}: number input up one step")
         done.add("stNumberInput")
     reveal()  # the number's rerun may have drawn the tabs anew
-    boxes = page.locator('[data-testid="stCheckbox"]:visible')
+    boxes = _shown(page, "stCheckbox", reveal, "stCheckbox" in expect)
     if boxes.count():
         label = boxes.first.inner_text() or boxes.first.get_by_role("checkbox").get_attribute("aria-label")
         for turn in ("on/off", "back"):
@@ -299,7 +313,7 @@ def _sweep_one_of_each(page, where: str, reveal) -> set[str]:
             _clean(page, f"{where}: checkbox {label!r} clicked ({turn})")
         done.add("stCheckbox")
     reveal()
-    radios = page.locator('[data-testid="stRadio"]:visible')
+    radios = _shown(page, "stRadio", reveal, "stRadio" in expect)
     for i in range(radios.count()):
         group = radios.nth(i).get_by_role("radiogroup")
         name = group.get_attribute("aria-label")
@@ -331,7 +345,7 @@ def _sweep_one_of_each(page, where: str, reveal) -> set[str]:
             break
         page.keyboard.press("Escape")
     reveal()
-    multi = page.locator('[data-testid="stMultiSelect"]:visible')
+    multi = _shown(page, "stMultiSelect", reveal, "stMultiSelect" in expect)
     if multi.count():
         box = multi.first.get_by_role("combobox")
         before = multi.first.locator('[data-baseweb="tag"]').count()
@@ -401,7 +415,8 @@ def test_every_table_and_text_input_and_one_of_every_other_input(page, server, a
             _tabs(page).nth(t).click()
             page.wait_for_timeout(300)
         _open_expanders(page)
-        seen |= {w for w in WIDGETS if page.locator(f'[data-testid="{w}"]:visible').count()}
+        here = {w for w in WIDGETS if page.locator(f'[data-testid="{w}"]:visible').count()}
+        seen |= here
         if page.locator('[data-testid="stSelectbox"]:visible').filter(has_not_text="Preset").count() == 0:
             seen.discard("stSelectbox")  # only the page's Preset: see PRESET
         for i in range(page.locator('[data-testid="stDataFrame"]:visible').count()):
@@ -414,7 +429,7 @@ def test_every_table_and_text_input_and_one_of_every_other_input(page, server, a
                 _sweep_grid(page, Grid(page, el), f"{path} table {i}")
                 grids += 1
         texts += _sweep_text_inputs(page, f"{path} tab {t}")
-        done |= _sweep_one_of_each(page, f"{path} tab {t}", lambda t=t: _reveal(page, t))
+        done |= _sweep_one_of_each(page, f"{path} tab {t}", lambda t=t: _reveal(page, t), here)
     assert_no_errors(page)
     page.screenshot(path=str(artifacts / f"sweep_{path}{'_' + re.sub(r'[^a-z]+', '_', query) if query else ''}.png"))
     if path in ("Release_ledger",) or "mode=table" in query or "mode=list" in query:
