@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -471,6 +472,35 @@ def ledger_200() -> dict:
     return out
 
 
+def solve_vs_view(repeat: int = 3) -> dict:
+    """CPU of a solve against the CPU of viewing the same page, both as CLI commands (``hetdp solve …``
+    vs ``hetdp run PAGE``), alternating, medians; the issue's target: a solve costs at most 2× its view."""
+    import resource
+    import statistics
+
+    def cpu(args) -> float:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([sys.executable, "-m", "hetdp_ui.cli", *args], check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+    cases = {
+        "feature_privacy_target_5": ("Feature_privacy", ["--target", "5"]),
+        "feature_privacy_target_0.5": ("Feature_privacy", ["--target", "0.5"]),
+        "per_user_target_0.05": ("Per_user_privacy", ["--target", "0.05"]),
+    }
+    out = {}
+    for name, (page, extra) in cases.items():
+        views, solves = [], []
+        for _ in range(repeat):
+            views.append(cpu(["run", page]))
+            solves.append(cpu(["solve", page, *extra]))
+        out[f"solve_{name}_cpu"] = statistics.median(solves)
+        out[f"solve_{name}_view_cpu"] = statistics.median(views)
+        out[f"solve_{name}_ratio"] = statistics.median(solves) / statistics.median(views)
+    return out
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
     results = {
@@ -487,6 +517,7 @@ def main() -> None:
     results.update(hetero_weights())
     results["hetero_fast_weights_1e6_in_sorts"] = results["hetero_fast_weights_1e6"] / results["floor_sort_1e6"]
     results.update(all_pages())
+    results.update(solve_vs_view())
     if "--zcdp" in sys.argv:
         print(json.dumps(results, indent=2))
         return
@@ -507,6 +538,12 @@ def main() -> None:
         results.update(fig3_dask())
         results["fig4a_full"] = fig("fig4a")
         results["fig4b_full"] = fig("fig4b")
+    if "--no-browser" not in sys.argv:  # time to the first chart in Chromium against a bare Streamlit page
+        from benchmarks.first_chart import main as first_chart
+
+        for page, row in first_chart(["--repeat", "1" if quick else "3"]).items():
+            results[f"first_chart_{page}_first_ratio"] = row["first_ratio"]
+            results[f"first_chart_{page}_next_ratio"] = row["next_ratio"]
     out = ROOT / "benchmarks" / "results"
     out.mkdir(exist_ok=True)
     (out / "latest.json").write_text(json.dumps(results, indent=2))

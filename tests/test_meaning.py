@@ -90,7 +90,13 @@ def test_page_levels_come_from_the_guarantees():
 
 
 def _page(name):
-    return AppTest.from_file(str(next((ROOT / "pages").glob(f"*_{name}.py"))), default_timeout=120)
+    """A page with its meaning panel open (closed, the panel draws nothing: see MEANING_OPEN)."""
+    from hetdp_core.registry import get
+    from hetdp_ui.common import MEANING_OPEN
+
+    at = AppTest.from_file(str(next((ROOT / "pages").glob(f"*_{name}.py"))), default_timeout=120)
+    at.session_state[MEANING_OPEN % get(name).PAGE_SPEC.key_prefix] = True
+    return at
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,11 @@ from hetdp_core.risk import eps_for_tpr, mu_for_tpr
 
 
 def _open(spec, **extra):
+    """The page with its meaning panel open (closed, it draws nothing)."""
+    from hetdp_ui.common import MEANING_OPEN
+
     at = AppTest.from_file(str(ROOT / spec.file), default_timeout=300)
+    at.session_state[MEANING_OPEN % spec.key_prefix] = True
     at.query_params.update({**dict(spec.fast_query), **extra})
     return at.run()
 
@@ -107,3 +111,20 @@ def test_solving_a_setting_where_the_page_has_none_or_the_range_decides(capsys):
     assert low["value"] == 0.05 and "not met" in low["note"] and low["tpr"] > 0.0101
     high = page_setting_for_tpr(get("Groupwise_zCDP"), target_tpr=0.9999, fpr=0.0001)  # ρ* ≈ 27.7 > 10
     assert high["value"] == 10.0 and "allows more" in high["note"] and high["tpr"] < 0.9999
+
+
+def test_a_closed_meaning_panel_draws_nothing_and_opens_with_the_links_values():
+    """Closed (the default), the panel's table, math and sliders are not drawn — the browser's first
+    chart does not wait for them; opened, its prior and FPR are the link's."""
+    from hetdp_ui.common import MEANING_OPEN
+
+    spec = get("Groupwise_zCDP").PAGE_SPEC
+    at = AppTest.from_file(str(ROOT / spec.file), default_timeout=300)
+    at.query_params.update({**dict(spec.fast_query), "fpr": "0.1", "prior": "0.2"})
+    at.run()
+    assert not at.exception and not _risk_lines(at)
+    assert not [s for s in at.select_slider if s.key in ("zc_fpr", "zc_prior")]
+    at.session_state[MEANING_OPEN % spec.key_prefix] = True
+    at.run()
+    assert at.select_slider(key="zc_fpr").value == 0.1 and at.select_slider(key="zc_prior").value == 0.2
+    assert _risk_lines(at) and not at.exception
