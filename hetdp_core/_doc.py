@@ -229,6 +229,11 @@ meaning | DataFrame or None | A level table with posterior bounds (default: the 
 priv | str or None | Privacy schedule kind (default: the scenario's).
 statistic | {'median', 'mean'} | Statistic of the simulated errors compared with the target.
 check_trials | int | Releases simulated afresh to check the answer.
+epsilon | float | A privacy level ε (``inf``: no protection).
+names | sequence of str | Names of the levels (features, groups, …).
+epsilons | array_like | Privacy levels ε, one per name in ``names``.
+placements | sequence of Placement | Levels placed among real deployments (:func:`place`).
+who | str | What the level protects, as the sentence names it (e.g. "the sensitive feature").
 releases | int | Simulated releases per evaluated level.
 limits | CsvLimits | The limits the CSV must respect.
 mu1 | float | Mean of the first Gaussian.

@@ -569,6 +569,27 @@ def meaning_panel(
             width="stretch",
         )
         csv_download(table, "privacy_meaning.csv", f"{state.prefix}_dl_meaning")
+        deployments_strip_section(table, key=f"{state.prefix}_context")
+
+
+def deployments_strip_section(table, *, key: str, what: str = "these levels") -> None:
+    """ "Your levels among real deployments": the strip, one sentence per distinct level, a caution where the
+    evidence warrants one, and the caveat about units and periods in the same place."""
+    from hetdp_core.deployments import CAVEAT, placement_of
+    from hetdp_ui.context_figures import deployments_strip
+
+    placed = placement_of(table)
+    if not placed:
+        return
+    st.markdown(f"**Your levels among real deployments.** Where {what} lie among levels organisations have used:")
+    chart(deployments_strip(placed), key=f"{key}_strip")
+    st.markdown("\n".join(f"- {p.sentence}" for p in placed))
+    for caution in dict.fromkeys(p.caution for p in placed if p.caution):
+        st.warning(caution)
+    st.caption(
+        CAVEAT + " Data: the Differential Privacy Deployments Registry's public records (22 deployments; "
+        "`hetdp context --eps E --all` lists them with their sources)."
+    )
 
 
 def grouped_bullets(levels, words) -> str:

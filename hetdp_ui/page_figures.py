@@ -12,9 +12,11 @@ from .theme import COLORWAY, GREY, LEGEND_BELOW, METHOD_STYLES, OKABE_ITO, rgba,
 
 # ---------------------------------------------------------------- per-user privacy
 def _demand_axis(eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(users to draw, demands with public users drawn at 3× the largest finite ε)."""
+    """(users to draw, demands with public users drawn at 3× the largest finite ε): 300 users evenly spaced
+    in the order of their demand (each curve is a function of the demand; the browser draws 300 points per
+    method far faster than 1 500, and the CSV download has every user)."""
     order = np.argsort(eps)
-    pick = order[np.unique(np.linspace(0, eps.size - 1, min(eps.size, 1500)).astype(int))]
+    pick = order[np.unique(np.linspace(0, eps.size - 1, min(eps.size, 300)).astype(int))]
     fin = np.isfinite(eps)
     shown = np.where(~fin, np.max(eps[fin]) * 3 if fin.any() else 1.0, eps)
     return pick, shown

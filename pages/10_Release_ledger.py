@@ -28,6 +28,7 @@ from hetdp_ui.common import (
     below_fpr,
     chart,
     csv_download,
+    deployments_strip_section,
     plan_table,
     show_input_error,
     solver_answer,
@@ -285,6 +286,16 @@ st.caption(
     "over the Gaussian releases); zCDP adds ρ and converts once; Rényi DP (dp-accounting) composes over orders; "
     "the privacy-loss distribution is exact when every release is Gaussian (μ-GDP) and otherwise discretised "
     "for an accuracy of 3·10⁻⁴ (relative)."
+)
+deployments_strip_section(
+    pd.DataFrame(
+        {
+            "level": ["everyone" if g == "all" else g for g in heads],
+            "demanded level": [h["epsilon"] for h in heads.values()],
+        }
+    ),
+    key="ledger_context",
+    what="the groups' headline totals",
 )
 # ------------------------------------------------------------------ risk in attack terms
 st.subheader("In attack terms")

@@ -37,8 +37,10 @@ COMMANDS = {
     ("hetero", "run"): [["--n", "300", "--k", "3", "--trials", "20"]],
     ("regression", None): [["--n", "1000", "--trials", "2", "--steps", "20"]],
     ("meaning", None): [["--eps", "0.1,1,inf"], ["--eps", "0.5", "--zcdp", "--target-tpr", "0.05"]],
+    ("context", None): [["--eps", "0.01,3,inf", "--delta", "1e-6", "--all"]],
     ("ledger", None): [
         ["--plan", str(PLANS / "census-and-survey.toml"), "--budget", "3", "--target-tpr", "0.2"],
+        ["--plan", str(PLANS / "census-and-survey.toml"), "--pin", str(PLANS / "census-and-survey.toml")],
         ["--plan", "{approx}", "--delta", "1e-9"],  # an (ε, δ) level whose δ alone exceeds: no finite bound
     ],
     ("run", None): [[spec.url, "--query", spec.example_query] for spec in specs()],

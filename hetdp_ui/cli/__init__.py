@@ -32,6 +32,7 @@ from hetdp_core._validate import InputError
 from hetdp_ui.cli import (
     app,
     bcdp,
+    context,
     hetero,
     ledger,
     lesson,
@@ -69,6 +70,7 @@ VERBS = (
     notebook,
     app,
     meaning,
+    context,
     lesson,
     reproduce,
 )

@@ -80,6 +80,8 @@ def cmd_run(a) -> int:
         for name, df in tables.items():
             write_atomic(out / f"{name}.csv", df.to_csv(index=False), what="--csv")
     if a.json or not a.csv:
+        from hetdp_core.deployments import CAVEAT, placement_of, placement_rows
+
         payload = {
             "page": page,
             "query": scenario.to_query(),
@@ -88,6 +90,8 @@ def cmd_run(a) -> int:
             "summary": [line.replace("**", "") for line in in_short(result)],
             "checks": [c.to_dict() for c in result.checks],
             "notes": list(result.notes),
+            "placement": placement_rows(placement_of(result.tables().get("privacy_meaning"))),
+            "placement_caveat": CAVEAT,
         }
         if a.json:
             print(_dump(payload))

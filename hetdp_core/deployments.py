@@ -1,0 +1,217 @@
+"""Real deployments' privacy levels, to place a view's levels among them.
+
+The data (``data/deployments.csv``) are 22 deployments' parameters as recorded in the public data of the
+Differential Privacy Deployments Registry (see ``data/README.md`` for provenance): model (central or
+local), unit of privacy, period, ε, δ, ρ and notes. Where a row states only a zCDP level ρ, its ε is
+computed here at :data:`RHO_DELTA` by :func:`zcdp_epsilon`.
+
+The conversion (Canonne, Kamath and Steinke, "The Discrete Gaussian for Differential Privacy",
+NeurIPS 2020, arXiv:2004.00010, Proposition 12 applied to Rényi DP of order α equal to αρ): a ρ-zCDP
+mechanism is (ε, δ)-DP for
+
+    ε(δ) = inf over α > 1 of  αρ + log((α − 1)/α) − (log δ + log α)/(α − 1),
+
+tighter than Bun and Steinke's ρ + 2√(ρ log(1/δ)) and valid for every ρ-zCDP mechanism (not only Gaussian
+noise, whose exact level would be lower). It agrees with dp-accounting's Rényi conversion of the same
+curve to 10⁻³ relative and is never above it (tested). For rows that state both, it gives ρ = 2.56 →
+17.16 at δ = 10⁻¹⁰ where the Census published 17.14, and ρ = 0.07 → 2.39 where it published 2.47: the
+rows' stated ε is what is shown; the conversion is used only where a row states ρ alone.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import math
+from dataclasses import dataclass
+from importlib import resources
+
+from ._doc import document
+from ._validate import check_real
+
+__all__ = [
+    "CAVEAT",
+    "RHO_DELTA",
+    "Deployment",
+    "Placement",
+    "deployments",
+    "place",
+    "place_levels",
+    "placement_of",
+    "placement_rows",
+    "zcdp_epsilon",
+]
+
+#: the δ at which a row that states only ρ is converted to ε (the Census's δ)
+RHO_DELTA = 1e-10
+
+
+def zcdp_epsilon(*, rho: float, delta: float) -> float:
+    """The smallest ε for which every ρ-zCDP mechanism is (ε, δ)-DP by the Canonne–Kamath–Steinke
+    conversion (module docstring), minimised over the order α numerically (bounded scalar search on
+    log(α − 1), which is unimodal here)."""
+    from scipy.optimize import minimize_scalar
+
+    rho = check_real("rho", rho, lo=0.0, hi=1e6, lo_open=True, what=" (a zCDP level)")
+    delta = check_real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    log_delta = math.log(delta)
+
+    def eps(t: float) -> float:
+        a = 1.0 + math.exp(t)
+        return a * rho + math.log1p(-1.0 / a) - (log_delta + math.log(a)) / (a - 1.0)
+
+    res = minimize_scalar(eps, bounds=(-20.0, 20.0), method="bounded", options={"xatol": 1e-10})
+    return max(0.0, float(min(res.fun, eps(-20.0), eps(20.0))))
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """One deployment: ``epsilon`` is the stated ε, or the ε converted from ``rho`` at ``delta`` (then
+    ``converted`` is true and ``delta`` is :data:`RHO_DELTA`)."""
+
+    name: str
+    organisation: str
+    model: str
+    unit: str
+    period: str
+    epsilon: float
+    delta: float | None
+    rho: float | None
+    converted: bool
+    note: str
+    source: str
+
+    @property
+    def label(self) -> str:
+        """ "Google's COVID-19 Community Mobility Reports, 2.64 per user-day (per day)"."""
+        per = "" if self.period == "one release" else f", {self.period}"
+        how = f" (from ρ = {self.rho:g} at δ = {self.delta:.0e})" if self.converted else ""
+        return f"{self.organisation}'s {self.name}: ε = {self.epsilon:.3g} per {self.unit}{per}{how}"
+
+
+def _num(text: str) -> float | None:
+    return float(text) if text.strip() else None
+
+
+@functools.cache
+def deployments() -> tuple[Deployment, ...]:
+    """Every shipped deployment with an ε (stated, or converted from ρ), smallest ε first."""
+    path = resources.files("hetdp_core.data") / "deployments.csv"
+    out = []
+    with path.open(encoding="utf-8", newline="") as fh:
+        for row in csv.DictReader(fh):
+            eps, delta, rho = _num(row["epsilon"]), _num(row["delta"]), _num(row["rho"])
+            converted = eps is None
+            if converted:
+                if rho is None:
+                    continue
+                eps, delta = zcdp_epsilon(rho=rho, delta=RHO_DELTA), RHO_DELTA
+            out.append(
+                Deployment(
+                    name=row["deployment"].strip(),
+                    organisation=row["organisation"].strip(),
+                    model=row["model"].strip(),
+                    unit=row["unit_of_privacy"].strip(),
+                    period=row["period"].strip(),
+                    epsilon=float(eps),
+                    delta=delta,
+                    rho=rho,
+                    converted=converted,
+                    note=row["note"].strip(),
+                    source=row["source"].strip(),
+                )
+            )
+    return tuple(sorted(out, key=lambda d: d.epsilon))
+
+
+#: said wherever deployments are shown: the numbers are not directly comparable
+CAVEAT = (
+    "Units and periods differ: a per-day level for a device repeats every day, a per-release level for a "
+    "person does not, and a local level protects each report on its own — so these are landmarks, not "
+    "equivalents. Levels converted from zCDP are at δ = 10⁻¹⁰."
+)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where one level lies among the deployments: its nearest neighbours below and above (None at an
+    end), a plain sentence, and a caution where the evidence warrants one."""
+
+    level: str
+    epsilon: float
+    below: Deployment | None
+    above: Deployment | None
+    sentence: str
+    caution: str
+
+
+def place(epsilon: float, *, who: str | None = None) -> Placement:
+    """Place ``epsilon`` among :func:`deployments`: the closest deployment at or below it and the
+    closest above it; a caution when it is above every central deployment that protects a person for
+    a whole release (the strongest unit and period in the data), phrased by that evidence."""
+    epsilon = check_real("epsilon", epsilon, lo=0.0, allow_inf=True, what=" (a privacy level)")
+    deps = deployments()
+    who = who or f"ε = {epsilon:.3g}"
+    subject = who if "ε" in who else f"{who} (ε = {epsilon:.3g})"
+    below = next((d for d in reversed(deps) if d.epsilon <= epsilon), None)
+    above = next((d for d in deps if d.epsilon > epsilon), None)
+    if below is None:
+        sentence = f"{subject} is below every deployment here (the lowest: {above.label})"
+    elif above is None:
+        none = " gives no protection, and" if math.isinf(epsilon) else ""
+        sentence = f"{subject}{none} is above every deployment here (the highest: {below.label})"
+    elif math.isclose(below.epsilon, epsilon, rel_tol=1e-9):
+        sentence = f"{subject} is at the level of {below.label}"
+    else:
+        sentence = f"{subject} lies between {below.label} and {above.label}"
+    person = [d for d in deps if d.model == "central" and d.unit == "person" and d.period == "one release"]
+    caution = ""
+    if person and epsilon > max(d.epsilon for d in person):
+        top = max(person, key=lambda d: d.epsilon)
+        caution = (
+            f"Above every central deployment here that protects a person for a whole release (the highest: "
+            f"{top.label})."
+        )
+    return Placement(who, epsilon, below, above, sentence + ".", caution)
+
+
+def place_levels(names, epsilons) -> tuple[Placement, ...]:
+    """:func:`place` for a view's levels (names and ε): levels with the same ε share one placement, named
+    compactly ("x3, x4, …, x10 (8 levels)"); levels without protection (ε = ∞) are left out."""
+    groups: dict[float, list[str]] = {}
+    for name, eps in zip(names, epsilons):
+        eps = float(eps)
+        if math.isfinite(eps):
+            groups.setdefault(float(f"{eps:.6g}"), []).append(str(name))
+    out = []
+    for eps, names in sorted(groups.items()):
+        who = ", ".join(names) if len(names) <= 3 else f"{names[0]}, {names[1]}, …, {names[-1]} ({len(names)} levels)"
+        out.append(place(eps, who=f"{who} (ε = {eps:.3g})"))
+    return tuple(out)
+
+
+def placement_of(meaning) -> tuple[Placement, ...]:
+    """The placements of a view's level table (its ``privacy_meaning``): each level's delivered ε where
+    the table has one (what the mechanism guarantees), else the demanded ε; empty without a table."""
+    if meaning is None or len(meaning) == 0:
+        return ()
+    col = "delivered level" if "delivered level" in meaning.columns else "demanded level"
+    return place_levels(meaning["level"], meaning[col])
+
+
+def placement_rows(placements) -> list[dict]:
+    """JSON-ready rows: level, ε, the neighbours below and above, the sentence, any caution."""
+    return [
+        {
+            "level": p.level,
+            "epsilon": p.epsilon,
+            "below": p.below.label if p.below else None,
+            "above": p.above.label if p.above else None,
+            "sentence": p.sentence,
+            "caution": p.caution or None,
+        }
+        for p in placements
+    ]
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)
