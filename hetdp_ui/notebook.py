@@ -130,6 +130,19 @@ def page_notebook(
             "rate).",
         ),
         ("code", "result.tables().get('privacy_meaning')"),
+        (
+            "md",
+            "## Among real deployments\n\nEach level placed among the privacy levels of real deployments (the "
+            "Differential Privacy Deployments Registry's records); units and periods differ, so these are "
+            "landmarks, not equivalents. `hetdp context --eps E` gives the same.",
+        ),
+        (
+            "code",
+            "from hetdp_core.deployments import CAVEAT, placement_of\n\n"
+            "for p in placement_of(result.tables().get('privacy_meaning')):\n"
+            "    print(p.sentence, p.caution)\n"
+            "print(CAVEAT)",
+        ),
         ("md", "## Figures"),
         (
             "code",
@@ -209,6 +222,16 @@ def ledger_notebook(result):
         ("code", "pd.DataFrame(result.totals).pivot(index='group', columns='accountant', values='epsilon')"),
         ("md", "## In attack terms\n\nThe most an attack catches at the chosen false-positive rate, per group."),
         ("code", "pd.DataFrame(result.risk)"),
+        ("md", "## Among real deployments\n\nEach group's headline total among real deployments' levels."),
+        (
+            "code",
+            "from hetdp_core.deployments import CAVEAT, place_levels\n"
+            "from hetdp_ui.context_figures import deployments_strip\n\n"
+            "placed = place_levels([h['group'] for h in result.headline], [h['epsilon'] for h in result.headline])\n"
+            "for p in placed:\n    print(p.sentence, p.caution)\n"
+            "print(CAVEAT)\n"
+            "deployments_strip(placed).show()",
+        ),
         ("md", "## What each release spends, per group"),
         ("code", "pd.DataFrame(result.spend)"),
         ("md", "## Figures"),

@@ -176,10 +176,31 @@ def report_figures(page: str, scenario, result) -> list[tuple[str, go.Figure]]:
         figs = list(getattr(importlib.import_module(module), name)(scenario, result))
     mt = result.tables().get("privacy_meaning")
     if mt is not None and not mt.empty:  # risk in attack terms: every page that states a level
+        from hetdp_core.deployments import placement_of
+        from hetdp_ui.context_figures import deployments_strip
         from hetdp_ui.risk_figures import tradeoff_figure
 
         figs.append(("What an attacker can do at each false-positive rate (trade-off curves)", tradeoff_figure(mt)))
+        placed = placement_of(mt)
+        if placed:
+            figs.append(("Your levels among real deployments", deployments_strip(placed)))
     return figs
+
+
+def _context_html(placed) -> list[str]:
+    """The sentences placing the levels among real deployments, the cautions and the caveat."""
+    from hetdp_core.deployments import CAVEAT
+
+    if not placed:
+        return []
+    return [
+        "<h3>Among real deployments</h3><ul>",
+        *(f"<li>{html.escape(p.sentence)}</li>" for p in placed),
+        "</ul>",
+        *(f"<p><b>{html.escape(c)}</b></p>" for c in dict.fromkeys(p.caution for p in placed if p.caution)),
+        f"<p class='small'>{html.escape(CAVEAT)} Data: the Differential Privacy Deployments Registry's public "
+        "records.</p>",
+    ]
 
 
 def write_static(page: str, scenario, result, *, out_dir, fmt: str = "png") -> list:
@@ -300,10 +321,16 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
     from urllib.parse import urlencode
 
     import hetdp_core
+    from hetdp_core.deployments import place_levels
     from hetdp_core.ledger import ACCOUNTANTS, plan_toml
+    from hetdp_ui.context_figures import deployments_strip
     from hetdp_ui.ledger_figures import spend_figure, totals_figure
     from hetdp_ui.risk_figures import curves_figure
 
+    ledger_placed = place_levels(
+        ["everyone" if h["group"] == "all" else h["group"] for h in result.headline],
+        [h["epsilon"] if h["epsilon"] is not None else float("inf") for h in result.headline],
+    )
     toml_text = plan_toml(result.plan)
     q = {"delta": repr(result.delta), "fpr": repr(result.fpr), "plan": toml_text}
     if result.budget is not None:
@@ -361,6 +388,7 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
             for r in result.risk
         ),
         "</ul>",
+        *_context_html(ledger_placed),
         _figure_html(totals_figure(result.totals, budget=result.budget, headline=result.headline), "fig0", first=True),
         _figure_html(spend_figure(result.spend), "fig1", first=False),
         _figure_html(
@@ -373,6 +401,7 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
             "fig2",
             first=False,
         ),
+        *([_figure_html(deployments_strip(ledger_placed), "fig3", first=False)] if ledger_placed else []),
         "<h2>How to reopen this plan</h2>",
         f"<p>In the app: <a href='{html.escape(link)}'>the Release ledger with this plan</a>. On the command line: "
         f"<code>hetdp ledger --plan plan.toml --delta {result.delta!r} --fpr {result.fpr!r}"
@@ -414,6 +443,8 @@ def build_report(
         )
         or "<li>(no checks for this view)</li>"
     )
+    from hetdp_core.deployments import placement_of
+
     if hasattr(mod, "levels"):  # the run's own meaning table (computed again only for another prior)
         from hetdp_core.scenario import with_meaning
 
@@ -496,7 +527,8 @@ def build_report(
             ),
             "</ul>",
             _table(mt.drop(columns=["in words", "risk in words"]).to_dict(orient="records")),
-            "<p class='small'>The trade-off curves are the last figure below.</p>",
+            *_context_html(placement_of(mt)),
+            "<p class='small'>The trade-off curves and the strip of real deployments are the last figures below.</p>",
         ]
     parts += [
         "<h2>How to reopen this view</h2>",

@@ -100,8 +100,8 @@ def test_static_figures_with_kaleido(tmp_path, capsys):
         == 0
     )
     pngs = sorted((tmp_path / "png").glob("*.png"))
-    # the page's four figures and the trade-off curves of its levels
-    assert len(pngs) == 5 and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+    # the page's four figures, the trade-off curves of its levels and the strip of real deployments
+    assert len(pngs) == 6 and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
     assert (
         main(
             [
@@ -120,7 +120,7 @@ def test_static_figures_with_kaleido(tmp_path, capsys):
         == 0
     )
     svgs = sorted((tmp_path / "svg").glob("*.svg"))
-    assert len(svgs) == 7 and all(p.read_text().lstrip().startswith("<svg") for p in svgs)  # 6 + trade-off curves
+    assert len(svgs) == 8 and all(p.read_text().lstrip().startswith("<svg") for p in svgs)  # 6 + trade-off + strip
 
 
 def test_the_report_of_a_pinned_view_is_a_decision_record():
