@@ -590,6 +590,9 @@ def deployments_strip_section(table, *, key: str, what: str = "these levels") ->
         CAVEAT + " Data: the Differential Privacy Deployments Registry's public records (22 deployments; "
         "`hetdp context --eps E --all` lists them with their sources)."
     )
+    from hetdp_ui.nav import doc_link
+
+    doc_link("deployments", "The data, the ρ → ε conversion and how a level is placed")
 
 
 def grouped_bullets(levels, words) -> str:
@@ -853,6 +856,42 @@ def report_button(page: str, scenario: Scenario, result, *, plan_a=None) -> None
         "every figure, versions and seed",
     )
     notebook_button(page, scenario, app_url=base, plan_a=plan_a)
+    if any(getattr(scenario, name) == "upload" for name in scenario.specs()):
+        st.caption("The decision package is not offered for a view of your own CSV (it would carry your data).")
+        return
+    from hetdp_ui.package import page_package
+
+    decision_button(
+        f"{page}_decision",
+        scenario.query_string(),
+        lambda: page_package(page, scenario.query_string(), app_url=base),
+        file_name=f"hetdp-{page}-decision.zip",
+    )
+
+
+def decision_button(key: str, signature: str, build, *, file_name: str) -> None:
+    """ "Download the decision": a zip (:mod:`hetdp_ui.package`) built on request under a status box (it
+    executes the notebook: a few seconds), then offered for download; kept for ``signature`` (the view)."""
+    held = st.session_state.get(key)
+    if held is None or held[0] != signature:
+        if not st.button(
+            "Prepare the decision (zip: README, report, executed notebook, script, tables)",
+            key=f"{key}_prepare",
+            help="one download that someone else can read, check and re-run",
+        ):
+            return
+        with st.status("Building the decision package: the report, the notebook run in a fresh kernel, the tables…"):
+            held = (signature, build())
+        st.session_state[key] = held
+    st.download_button(
+        "Download the decision (zip)",
+        data=held[1],
+        file_name=file_name,
+        mime="application/zip",
+        key=f"{key}_download",
+        on_click="ignore",
+        type="primary",
+    )
 
 
 def notebook_button(page: str, scenario: Scenario, *, app_url: str, plan_a=None) -> None:

@@ -113,6 +113,7 @@ def sidebar_nav() -> None:
 OTHER_DOCS = {
     "release-ledger": "Release ledger",
     "privacy-levels": "What a privacy level means; guarantee checks",
+    "deployments": "Your levels among real deployments",
     "corrections": "Corrections to the papers",
     "lessons": "Writing a lesson",
     "accessibility": "Look and accessibility",

@@ -28,6 +28,7 @@ from hetdp_ui.common import (
     below_fpr,
     chart,
     csv_download,
+    decision_button,
     deployments_strip_section,
     plan_table,
     show_input_error,
@@ -37,6 +38,7 @@ from hetdp_ui.common import (
 from hetdp_ui.ledger_figures import spend_figure, totals_figure
 from hetdp_ui.nav import doc_link, sidebar_nav
 from hetdp_ui.notebook import ledger_notebook, notebook_bytes
+from hetdp_ui.package import ledger_package
 from hetdp_ui.report import build_ledger_report
 from hetdp_ui.risk_figures import curves_figure
 
@@ -384,6 +386,12 @@ with d5:
         on_click="ignore",
         help="recomputes this ledger with hetdp's public API; runs top to bottom in a fresh kernel",
     )
+decision_button(
+    "ledger_decision",
+    f"{toml_text}|{delta!r}|{fpr!r}|{budget!r}",
+    lambda: ledger_package(result, app_url=app_base_url("Release_ledger")),
+    file_name="hetdp-ledger-decision.zip",
+)
 st.caption(
     "The same numbers from a terminal: `hetdp ledger --plan plan.toml --delta "
     f"{delta:.0e} --fpr {fpr:g}" + (f" --budget {budget:g}" if budget is not None else "") + " --json`."

@@ -58,6 +58,82 @@ def test_wheel_in_a_clean_virtualenv_runs_the_bundled_dataset(tmp_path):
     out = hetdp("lesson", "list")
     assert len(out.strip().splitlines()) >= 5 and "lesson=1-bcdp-feature-privacy" in out  # lessons ship too
     _hetdp_app_serves_the_home_page(env_dir, elsewhere)
+    _a_decision_package_reruns_here(env_dir, elsewhere)
+
+
+def _a_decision_package_reruns_here(env_dir, cwd):
+    """The decision package (issue 40) in a fresh environment with only hetdp installed: its script and
+    its notebook, run here, give the numbers of `hetdp run` in the checkout."""
+    import json
+    import zipfile
+
+    from nbclient import NotebookClient  # noqa: F401 — the checkout has it; the venv gets its own below
+
+    query = "trials=5&n=500"
+    made = cwd / "made"
+    made.mkdir()
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hetdp_ui.cli",
+            "package",
+            "Feature_privacy",
+            "--query",
+            query,
+            "--out",
+            str(made / "d.zip"),
+            "--no-execute",
+        ],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
+    with zipfile.ZipFile(made / "d.zip") as z:
+        z.extractall(made)
+    want = strict_json(
+        _stdout([sys.executable, "-m", "hetdp_ui.cli", "run", "Feature_privacy", "--query", query, "--json"], cwd=ROOT)
+    )["tables"]
+    got = strict_json(_stdout([str(env_dir / "bin" / "python"), "recompute.py"], cwd=made))
+    assert got and set(got) <= set(want) and all(_same(got[k], want[k]) for k in got), sorted(got)
+    # the notebook, executed by the fresh environment's own Jupyter runner and kernel
+    script = (
+        "import json, nbformat\n"
+        "from nbclient import NotebookClient\n"
+        "nb = nbformat.read('notebook.ipynb', as_version=4)\n"
+        "NotebookClient(nb, timeout=600, kernel_name='python3').execute()\n"
+        "last = nb.cells[-1]\n"
+        "print(''.join(o.get('text', '') for o in last.outputs if o.get('name') == 'stdout'))\n"
+    )
+    out = _stdout([str(env_dir / "bin" / "python"), "-c", script], cwd=made)
+    printed = json.loads(out)
+    assert all(_same(printed[k], want[k]) for k in got), sorted(printed)
+
+
+def _same(a, b) -> bool:
+    """The same numbers: equal to 12 digits, NaN and null alike, a number printed as a string alike."""
+    import math
+
+    if isinstance(a, dict) and isinstance(b, dict):
+        return set(a) == set(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+
+    def num(v):
+        if isinstance(v, str):
+            try:
+                return float(v)
+            except ValueError:
+                return v
+        return v
+
+    a, b = num(a), num(b)
+    if a is None or b is None or (isinstance(a, float) and math.isnan(a)) or (isinstance(b, float) and math.isnan(b)):
+        nan = lambda v: v is None or (isinstance(v, float) and math.isnan(v))  # noqa: E731
+        return nan(a) and nan(b)
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-300)
+    return a == b
 
 
 def _hetdp_app_serves_the_home_page(env_dir, cwd):

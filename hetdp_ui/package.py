@@ -1,0 +1,240 @@
+"""A decision in one download: a zip with everything needed to read, check and re-run one view or one
+release plan (``hetdp package`` and every page's "Download the decision" button).
+
+Contents: ``README.md`` (what was decided, the link, how to re-run it), ``report.html`` (the page's
+report), ``notebook.ipynb`` (the view's notebook, executed when nbclient and a Python kernel are
+installed — the ``package`` extra — otherwise unexecuted, as its README says), ``recompute.py`` (a plain
+script that recomputes the key tables and prints them as JSON, the numbers ``hetdp run --json`` gives),
+``tables/*.csv`` (every table) and ``scenario.toml`` or ``plan.toml`` (the question itself).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import io
+import json
+import platform
+import zipfile
+
+#: a zip entry's timestamp: fixed (the date the package was made is in its README, once)
+_STAMP = (2020, 1, 1, 0, 0, 0)
+
+
+def _add(z: zipfile.ZipFile, name: str, data: str | bytes) -> None:
+    info = zipfile.ZipInfo(name, date_time=_STAMP)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    z.writestr(info, data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def _toml_string(value: str) -> str:
+    """A TOML basic string (JSON's escapes are TOML's for these characters)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _execute(nb) -> tuple[object, str]:
+    """(the notebook executed in a fresh kernel, how) — or unexecuted with the reason when nbclient or a
+    kernel is not installed (the ``package`` extra)."""
+    try:
+        from nbclient import NotebookClient
+    except ImportError:
+        return nb, "not executed here (install hetdp's `package` extra for an executed notebook): run all cells"
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="hetdp-package-") as cwd:
+        NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": cwd}}).execute()
+    return nb, "executed when the package was made (outputs included)"
+
+
+def _recompute_script(page: str, query: str, keys: list[str]) -> str:
+    return f'''"""Recompute the key tables of the hetdp view {page} and print them as JSON (the numbers of
+`hetdp run {page} --query '{query}' --json`); the tables are also written to recomputed/*.csv.
+Needs hetdp installed in this Python."""
+
+import json
+import math
+from pathlib import Path
+from urllib.parse import parse_qs
+
+from hetdp_core.scenarios import get
+
+
+def plain(value):
+    """JSON as `hetdp run --json` writes it: numpy numbers as numbers, NaN and infinities as null."""
+    if isinstance(value, dict):
+        return {{k: plain(v) for k, v in value.items()}}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if hasattr(value, "item"):  # a numpy scalar
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+PAGE = {page!r}
+QUERY = {query!r}
+KEY_TABLES = {json.dumps(keys)}
+
+page = get(PAGE)
+scenario = page.SCENARIO.from_query(parse_qs(QUERY, keep_blank_values=True))
+result = page.run(scenario)
+tables = result.tables()
+out = Path(__file__).resolve().parent / "recomputed"
+out.mkdir(exist_ok=True)
+for name, df in tables.items():
+    df.to_csv(out / f"{{name}}.csv", index=False)
+for check in result.checks:
+    assert check.holds, f"numerical failure: {{check.name}}"
+print(json.dumps(plain({{k: tables[k].to_dict(orient="records") for k in KEY_TABLES if k in tables}}), allow_nan=False))
+'''
+
+
+def _readme(title: str, question: str, summary: list[str], link: str, rerun: list[str], extra: list[str], how_nb: str):
+    import hetdp_core
+
+    today = _dt.date.today().isoformat()
+    lines = [
+        f"# Decision record: {title}",
+        "",
+        f"Made with hetdp {hetdp_core.__version__} on {today} (Python {platform.python_version()}).",
+        "",
+        f"**The question.** {question}",
+        "",
+        "## What was decided",
+        "",
+        *[f"- {line.replace('**', '')}" for line in summary],
+        "",
+        *extra,
+        "## Reopen and re-run it",
+        "",
+        f"- In the app: <{link}>",
+        *[f"- {r}" for r in rerun],
+        "",
+        "Anyone with hetdp installed can re-run it: every number is computed from the scenario with a fixed "
+        "seed, so the same version gives the same numbers.",
+        "",
+        "## In this package",
+        "",
+        "- `report.html` — the report (opens offline; print it to PDF)",
+        f"- `notebook.ipynb` — the notebook of this view, {how_nb}",
+        "- `recompute.py` — a plain script: recomputes the key tables and prints them as JSON",
+        "- `tables/*.csv` — every table",
+        "- `scenario.toml` or `plan.toml` — the question itself",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _placement_lines(placed) -> list[str]:
+    from hetdp_core.deployments import CAVEAT
+
+    if not placed:
+        return []
+    return ["## Among real deployments", "", *[f"- {p.sentence} {p.caution}".rstrip() for p in placed], "", CAVEAT, ""]
+
+
+def page_package(page: str, query: str, *, app_url: str = "http://localhost:8501", execute: bool = True) -> bytes:
+    """The decision package of one view: ``page`` at ``query`` (its URL query string)."""
+    from urllib.parse import parse_qs
+
+    from hetdp_core.deployments import placement_of
+    from hetdp_core.scenario import in_short
+    from hetdp_core.scenarios import get, page_name
+    from hetdp_ui.notebook import notebook_bytes, page_notebook
+    from hetdp_ui.report import build_report
+
+    page = page_name(page)
+    mod = get(page)
+    scenario = mod.SCENARIO.from_query(parse_qs(query.lstrip("?"), keep_blank_values=True))
+    q = scenario.query_string()
+    result = mod.run(scenario)
+    tables = result.tables()
+    keys = [*mod.PAGE_SPEC.key_tables, "privacy_meaning"]
+    link = f"{app_url.rstrip('/')}/{page}?{q}"
+    nb, how_nb = page_notebook(page, q, app_url=app_url), "not executed"
+    if execute:
+        nb, how_nb = _execute(nb)
+    toml = "\n".join(
+        [f"page = {_toml_string(page)}", f"query = {_toml_string(q)}", "", "[scenario]"]
+        + [f"{k} = {_toml_string(v)}" for k, v in scenario.to_query().items()]
+    )
+    readme = _readme(
+        mod.PAGE_SPEC.title,
+        mod.QUESTION,
+        list(in_short(result)),
+        link,
+        [
+            f"On the command line: `hetdp run {page} --query '{q}' --json`",
+            "With Python: `python recompute.py` (prints the key tables as JSON)",
+        ],
+        _placement_lines(placement_of(tables.get("privacy_meaning"))),
+        how_nb,
+    )
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        _add(z, "README.md", readme)
+        _add(z, "report.html", build_report(page, scenario, result, app_url=app_url))
+        _add(z, "notebook.ipynb", notebook_bytes(nb))
+        _add(z, "recompute.py", _recompute_script(page, q, keys))
+        _add(z, "scenario.toml", toml + "\n")
+        for name, df in tables.items():
+            _add(z, f"tables/{name}.csv", df.to_csv(index=False))
+    return buf.getvalue()
+
+
+def ledger_package(result, *, app_url: str = "http://localhost:8501", execute: bool = True) -> bytes:
+    """The decision package of a release plan (a :class:`hetdp_core.ledger.LedgerResult`)."""
+    import pandas as pd
+
+    from hetdp_core.deployments import place_levels
+    from hetdp_core.ledger import plan_toml
+    from hetdp_ui.notebook import ledger_notebook, notebook_bytes
+    from hetdp_ui.report import build_ledger_report
+
+    toml_text = plan_toml(result.plan)
+    flags = f"--delta {result.delta!r} --fpr {result.fpr!r}" + (
+        f" --budget {result.budget!r}" if result.budget is not None else ""
+    )
+    summary = [
+        f"{'everyone' if h['group'] == 'all' else h['group']}: headline ε = {h['epsilon']:.4g} at δ = {result.delta:g} "
+        f"by {h['how']}" + (f"; reserve {h['reserve']:+.4g}" if result.budget is not None else "")
+        for h in result.headline
+    ] + [f"{r['group']}: {r['in words']}" for r in result.risk]
+    nb, how_nb = ledger_notebook(result), "not executed"
+    if execute:
+        nb, how_nb = _execute(nb)
+    placed = place_levels(
+        ["everyone" if h["group"] == "all" else h["group"] for h in result.headline],
+        [h["epsilon"] for h in result.headline],
+    )
+    script = f'''"""Recompute the release ledger of plan.toml and print its headline, totals and risk as JSON (the
+numbers of `hetdp ledger --plan plan.toml {flags} --json`). Needs hetdp installed in this Python."""
+
+import json
+from pathlib import Path
+
+from hetdp_core.ledger import ledger, parse_plan
+
+plan = parse_plan((Path(__file__).resolve().parent / "plan.toml").read_bytes())
+result = ledger(plan, delta={result.delta!r}, budget={result.budget!r}, fpr={result.fpr!r})
+print(json.dumps({{"headline": result.headline, "ledger": result.totals, "risk": result.risk}}, default=float))
+'''
+    readme = _readme(
+        "Release ledger",
+        "What does the whole plan of releases cost each group of people, and is that acceptable?",
+        summary,
+        f"{app_url.rstrip('/')}/Release_ledger",
+        [f"On the command line: `hetdp ledger --plan plan.toml {flags} --json`", "With Python: `python recompute.py`"],
+        _placement_lines(placed),
+        how_nb,
+    )
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        _add(z, "README.md", readme)
+        _add(z, "report.html", build_ledger_report(result, app_url=app_url))
+        _add(z, "notebook.ipynb", notebook_bytes(nb))
+        _add(z, "recompute.py", script)
+        _add(z, "plan.toml", toml_text)
+        for name, rows in result.tables().items():
+            _add(z, f"tables/{name}.csv", pd.DataFrame(rows).to_csv(index=False))
+    return buf.getvalue()
