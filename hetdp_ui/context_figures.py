@@ -90,6 +90,9 @@ def deployments_strip(placements: tuple, title: str = "Your levels among real de
             showarrow=False,
             font={"color": OKABE_ITO["vermillion"], "size": 11},
         )
+    # room on both sides for the labels of the lowest and highest points
+    xs = [d.epsilon for d in deps] + [p.epsilon for p in placements if math.isfinite(p.epsilon) and p.epsilon > 0]
+    fig.update_xaxes(range=[math.log10(min(xs)) - 0.45, math.log10(max(xs)) + 0.45])
     fig.update_yaxes(tickvals=[0, 1], ticktext=["local", "central"], range=[-0.6, 2.2], showgrid=False, title_text=None)
     return styled(
         fig,

@@ -266,3 +266,28 @@ def test_the_accuracy_table_gives_everyday_units():
     df = next(d.value for d in at.dataframe if "in everyday units" in d.value.columns)
     assert df["in everyday units"].str.contains("percentage points on each bin's share").all()
     assert df["method"].str.contains(r"\(UNI\)").any()
+
+
+@pytest.mark.parametrize("path,query", [("Feature_privacy", "trials=5&n=2000"), ("Release_ledger", "")])
+def test_the_strip_of_real_deployments_in_the_browser(page, server, artifacts, path, query):
+    """The meaning panel (opened) and the ledger place the levels among real deployments: the strip is
+    drawn, with a sentence per level and the caveat; the decision package can be prepared and downloaded."""
+    page.goto(f"{server}/{path}?{query}")
+    page.locator(".js-plotly-plot").nth(1).wait_for(state="attached", timeout=120_000)
+    wait_idle(page, timeout=120_000)
+    if path != "Release_ledger":
+        page.get_by_text("What does this level mean for a person?").click()
+    page.get_by_text("Your levels among real deployments.").wait_for(timeout=120_000)
+    strip = page.locator(".js-plotly-plot").filter(has_text="Your levels among real deployments")
+    strip.wait_for(timeout=60_000)
+    strip.scroll_into_view_if_needed()
+    page.wait_for_timeout(800)
+    assert page.get_by_text(re.compile(r"lies between|is at the level of|every deployment here")).count() >= 1
+    assert page.get_by_text(re.compile("Units and periods differ")).count() >= 1
+    assert_no_errors(page)
+    page.screenshot(path=str(artifacts / f"deployments_strip_{path}.png"))
+    page.get_by_role("button", name=re.compile("Prepare the decision")).click()
+    with page.expect_download(timeout=180_000) as dl:
+        page.get_by_role("button", name="Download the decision (zip)").click(timeout=180_000)
+    assert dl.value.suggested_filename.endswith("-decision.zip")
+    assert_no_errors(page)
