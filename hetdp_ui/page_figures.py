@@ -75,8 +75,7 @@ def weights_figure(result, plan_a=None) -> go.Figure:
         fig.add_scatter(
             x=shown[pick],
             y=info["weights"][pick] * res.eps.size,
-            mode="lines+markers",
-            marker={"size": 3},
+            mode="lines",  # a curve of the demand: one path, not 300 markers per method
             name=f"{label}{alg}",
             line={"color": color, "dash": None if res is result else "dot"},
         )
@@ -86,14 +85,18 @@ def weights_figure(result, plan_a=None) -> go.Figure:
 
 @memo_figure
 def free_privacy_figure(result, plan_a=None) -> go.Figure:
-    """Effective against demanded ε per user; ``plan_a`` (a pinned result) as open markers."""
+    """Effective against demanded ε per user; ``plan_a`` (a pinned result) dotted."""
     eps = result.eps
     fig = go.Figure()
     for res, label, alg, info, pick, shown, color in _per_algorithm(result, plan_a, "eps_eff"):
         ee = np.where(np.isinf(info["eps_eff"]), np.nan, info["eps_eff"])
-        marker = {"size": 4 if res is result else 7, "symbol": "circle" if res is result else "circle-open"}
+        # ε_eff is a function of the demand: one line per method (plan A dotted), not 300 markers each
         fig.add_scatter(
-            x=shown[pick], y=ee[pick], mode="markers", name=f"{label}{alg}", marker=marker | {"color": color}
+            x=shown[pick],
+            y=ee[pick],
+            mode="lines",
+            name=f"{label}{alg}",
+            line={"color": color, "dash": None if res is result else "dot"},
         )
     fin = eps[np.isfinite(eps)]
     if fin.size:
