@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import runpy
 import statistics
 import subprocess
 import sys
@@ -31,6 +32,10 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.load import free_port  # noqa: E402
 from hetdp_core.registry import specs  # noqa: E402
 
+# the browser tests' own Chromium and flags (tests/ is not a package: another installed one takes the name)
+_BROWSER = runpy.run_path(str(ROOT / "tests" / "browser" / "conftest.py"))
+CHROMIUM, CHROMIUM_ARGS = _BROWSER["CHROMIUM"], _BROWSER["CHROMIUM_ARGS"]
+
 BARE = """
 import plotly.graph_objects as go
 import streamlit as st
@@ -38,16 +43,6 @@ import streamlit as st
 st.title("A bare page")
 st.plotly_chart(go.Figure(go.Scatter(x=[1, 2, 3], y=[1, 3, 2])))
 """
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
 
 
 def _server(script: Path, port: int) -> subprocess.Popen:
@@ -99,7 +94,7 @@ def main(argv=None) -> dict:
     bare.write_text(BARE)
     out: dict = {}
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         for page in a.pages.split(","):
             firsts, nexts, bare_f, bare_n = [], [], [], []
             for _ in range(a.repeat):  # the page and the floor alternate: the machine's load hits both

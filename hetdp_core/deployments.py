@@ -28,6 +28,7 @@ from importlib import resources
 
 from ._doc import document
 from ._validate import check_real
+from .meaning import compact_names
 
 __all__ = [
     "CAVEAT",
@@ -185,8 +186,7 @@ def place_levels(names, epsilons) -> tuple[Placement, ...]:
             groups.setdefault(float(f"{eps:.6g}"), []).append(str(name))
     out = []
     for eps, names in sorted(groups.items()):
-        who = ", ".join(names) if len(names) <= 3 else f"{names[0]}, {names[1]}, …, {names[-1]} ({len(names)} levels)"
-        out.append(place(eps, who=f"{who} (ε = {eps:.3g})"))
+        out.append(place(eps, who=f"{compact_names(names)} (ε = {eps:.3g})"))
     return tuple(out)
 
 

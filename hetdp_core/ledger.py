@@ -523,6 +523,16 @@ class LedgerResult:
         same bytes)."""
         return {"ledger_headline": self.headline, "ledger": self.totals, "ledger_spend": self.spend}
 
+    def placements(self) -> tuple:
+        """Each group's headline ε among real deployments (:func:`hetdp_core.deployments.place_levels`;
+        the group ``all`` named "everyone")."""
+        from .deployments import place_levels
+
+        return place_levels(
+            ["everyone" if h["group"] == "all" else h["group"] for h in self.headline],
+            [h["epsilon"] for h in self.headline],
+        )
+
     def key_numbers(self) -> dict[str, float]:
         """The numbers plan A vs plan B compares (:func:`hetdp_core.compare.compare`): per group the
         headline ε, the attack's TPR at the FPR and the maximal advantage, the reserve against the budget."""

@@ -22,7 +22,7 @@ import numpy as np
 from ._doc import document
 from ._validate import InputError, check_real, check_vector
 
-__all__ = ["posterior_bounds", "zcdp_to_eps", "Meaning", "meaning", "in_words", "meaning_table"]
+__all__ = ["posterior_bounds", "zcdp_to_eps", "Meaning", "meaning", "in_words", "meaning_table", "compact_names"]
 
 
 def posterior_bounds(*, eps, prior: float) -> tuple[np.ndarray, np.ndarray]:
@@ -86,6 +86,14 @@ def meaning(*, labels, eps, prior: float, delta: float | None = None) -> Meaning
         raise InputError(f"labels has {len(labels)} entries but eps has {e.size}; give one label per level.")
     lo, hi = posterior_bounds(eps=e, prior=prior)
     return Meaning(labels, e, float(prior), lo, hi, delta)
+
+
+def compact_names(names) -> str:
+    """Levels that say the same, named in one phrase: "x1", "x1, x2, x3", or "x3, x4, …, x10 (8 levels)"."""
+    names = [str(n) for n in names]
+    if len(names) <= 3:
+        return ", ".join(names)
+    return f"{names[0]}, {names[1]}, …, {names[-1]} ({len(names)} levels)"
 
 
 def round_up(x: float, digits: int = 3) -> float:

@@ -569,16 +569,17 @@ def meaning_panel(
             width="stretch",
         )
         csv_download(table, "privacy_meaning.csv", f"{state.prefix}_dl_meaning")
-        deployments_strip_section(table, key=f"{state.prefix}_context")
+        from hetdp_core.deployments import placement_of
+
+        deployments_strip_section(placement_of(table), key=f"{state.prefix}_context")
 
 
-def deployments_strip_section(table, *, key: str, what: str = "these levels") -> None:
+def deployments_strip_section(placed, *, key: str, what: str = "these levels") -> None:
     """ "Your levels among real deployments": the strip, one sentence per distinct level, a caution where the
     evidence warrants one, and the caveat about units and periods in the same place."""
-    from hetdp_core.deployments import CAVEAT, placement_of
+    from hetdp_core.deployments import CAVEAT
     from hetdp_ui.context_figures import deployments_strip
 
-    placed = placement_of(table)
     if not placed:
         return
     st.markdown(f"**Your levels among real deployments.** Where {what} lie among levels organisations have used:")
@@ -601,15 +602,9 @@ def grouped_bullets(levels, words) -> str:
     groups: dict[str, list[str]] = {}
     for lev, w in zip(levels, words):
         groups.setdefault(str(w), []).append(str(lev))
-    lines = []
-    for w, levs in groups.items():
-        who = (
-            levs[0]
-            if len(levs) == 1
-            else (", ".join(levs) if len(levs) <= 3 else f"{levs[0]}, {levs[1]}, …, {levs[-1]} ({len(levs)} levels)")
-        )
-        lines.append(f"- **{who}**: {w}")
-    return "\n".join(lines)
+    from hetdp_core.meaning import compact_names
+
+    return "\n".join(f"- **{compact_names(levs)}**: {w}" for w, levs in groups.items())
 
 
 def percent_slider(label: str, grid: Sequence[float], key: str) -> None:
@@ -722,7 +717,8 @@ def solver_answer(prefix: str, signature: tuple, *, clicked: bool, compute, labe
     box with a progress bar (``progress(fraction, text)``: what is being computed); its answer — or the
     InputError that says why there is none — is kept in the session for ``signature`` (the scenario's
     query and the solver's inputs), so pinning or unpinning plan A, or any other rerun with the same
-    question, shows it again. Returns the answer, the InputError, or None."""
+    question, shows it again. Returns the answer, or None — where the solver found none, after showing
+    its InputError (why, and what to change) in place."""
     store = f"{prefix}_solution"
     if clicked:
         with st.status(label + " …", expanded=True) as status:
@@ -740,7 +736,11 @@ def solver_answer(prefix: str, signature: tuple, *, clicked: bool, compute, labe
                 status.update(label=label + ": done", state="complete", expanded=False)
         st.session_state[store] = (signature, answer)
     saved = st.session_state.get(store)
-    return saved[1] if saved and saved[0] == signature else None
+    answer = saved[1] if saved and saved[0] == signature else None
+    if isinstance(answer, InputError):
+        show_input_error(answer)
+        return None
+    return answer
 
 
 def solver_open(prefix: str) -> bool:
@@ -921,42 +921,52 @@ def notebook_button(page: str, scenario: Scenario, *, app_url: str, plan_a=None)
     )
 
 
-def plan_a(state: ScenarioState, scenario: Scenario):
-    """Plan A vs plan B: buttons to pin the current view as plan A; the pinned
-    scenario lives in the URL (``pin=<its query string>``) so a shared link opens the same
-    comparison. Returns (scenario A, result A) or None. A malformed pin is ignored with a warning
-    naming it; the current scenario (plan B) is never touched."""
-    from urllib.parse import parse_qsl
-
-    key = state.key("pin")
+def pin_section(key: str, current: str, load, *, what: str, noun: str, help: str):
+    """Pin plan A, for any page (the scenario pages' :func:`plan_a`, the release ledger): buttons to pin the
+    current ``what`` (its query string ``current``) and unpin it; the pinned string lives in the URL
+    (``pin=``) so a shared link opens the same comparison. Returns ``load(pinned string)`` or None. A
+    malformed pin (too long, or ``load`` raising InputError) is ignored with a warning naming it; the
+    current one (plan B) is never touched."""
     if key not in st.session_state:
         st.session_state[key] = st.query_params.get("pin", "") or ""
     c1, c2 = st.columns(2)
-    if c1.button(
-        "Pin this view as plan A", key=f"{key}_set", help="then change the sliders: the current view becomes plan B"
-    ):
-        st.session_state[key] = scenario.query_string()
+    if c1.button(f"Pin this {what} as plan A", key=f"{key}_set", help=help):
+        st.session_state[key] = current
     if st.session_state[key] and c2.button("Unpin plan A", key=f"{key}_clear"):
         st.session_state[key] = ""
-    raw = st.session_state[key]
-    if not raw:
-        if "pin" in st.query_params:
+    raw, loaded = st.session_state[key], None
+    if raw:
+        try:
+            if len(raw) > MAX_PIN_LENGTH:
+                raise InputError(f"the pinned {noun} is {len(raw)} characters long; at most {MAX_PIN_LENGTH}.")
+            loaded = load(raw)
+        except InputError as exc:
+            st.warning(f"URL parameter 'pin' (plan A) ignored: {exc} The current {what} (plan B) is unchanged.")
+            st.session_state[key] = raw = ""
+    if (st.query_params.get("pin") or "") != raw:
+        if raw:
+            st.query_params["pin"] = raw
+        else:
             del st.query_params["pin"]
-        return None
-    try:
-        if len(raw) > MAX_PIN_LENGTH:
-            raise InputError(f"the pinned scenario is {len(raw)} characters long; at most {MAX_PIN_LENGTH}.")
+    return loaded
+
+
+def plan_a(state: ScenarioState, scenario: Scenario):
+    """Plan A vs plan B on a scenario page (:func:`pin_section`): returns (scenario A, result A) or None."""
+    from urllib.parse import parse_qsl
+
+    def load(raw: str):
         a = type(scenario).from_query(dict(parse_qsl(raw, keep_blank_values=True)))
-        result_a = run_scenario(a, progress=False)
-    except InputError as exc:
-        st.warning(f"URL parameter 'pin' (plan A) ignored: {exc} The current view (plan B) is unchanged.")
-        st.session_state[key] = ""
-        if "pin" in st.query_params:
-            del st.query_params["pin"]
-        return None
-    if st.query_params.get("pin") != raw:
-        st.query_params["pin"] = raw
-    return a, result_a
+        return a, run_scenario(a, progress=False)
+
+    return pin_section(
+        state.key("pin"),
+        scenario.query_string(),
+        load,
+        what="view",
+        noun="scenario",
+        help="then change the sliders: the current view becomes plan B",
+    )
 
 
 def start_page(page, *, preset_help: str | None = None, switches: dict[str, bool] | None = None) -> ScenarioState:

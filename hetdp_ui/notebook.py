@@ -225,9 +225,9 @@ def ledger_notebook(result):
         ("md", "## Among real deployments\n\nEach group's headline total among real deployments' levels."),
         (
             "code",
-            "from hetdp_core.deployments import CAVEAT, place_levels\n"
+            "from hetdp_core.deployments import CAVEAT\n"
             "from hetdp_ui.context_figures import deployments_strip\n\n"
-            "placed = place_levels([h['group'] for h in result.headline], [h['epsilon'] for h in result.headline])\n"
+            "placed = result.placements()\n"
             "for p in placed:\n    print(p.sentence, p.caution)\n"
             "print(CAVEAT)\n"
             "deployments_strip(placed).show()",

@@ -186,7 +186,6 @@ def ledger_package(result, *, app_url: str = "http://localhost:8501", execute: b
     """The decision package of a release plan (a :class:`hetdp_core.ledger.LedgerResult`)."""
     import pandas as pd
 
-    from hetdp_core.deployments import place_levels
     from hetdp_core.ledger import plan_toml
     from hetdp_ui.notebook import ledger_notebook, notebook_bytes
     from hetdp_ui.report import build_ledger_report
@@ -203,10 +202,7 @@ def ledger_package(result, *, app_url: str = "http://localhost:8501", execute: b
     nb, how_nb = ledger_notebook(result), "not executed"
     if execute:
         nb, how_nb = _execute(nb)
-    placed = place_levels(
-        ["everyone" if h["group"] == "all" else h["group"] for h in result.headline],
-        [h["epsilon"] for h in result.headline],
-    )
+    placed = result.placements()
     script = f'''"""Recompute the release ledger of plan.toml and print its headline, totals and risk as JSON (the
 numbers of `hetdp ledger --plan plan.toml {flags} --json`). Needs hetdp installed in this Python."""
 

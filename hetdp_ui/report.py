@@ -321,16 +321,12 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
     from urllib.parse import urlencode
 
     import hetdp_core
-    from hetdp_core.deployments import place_levels
     from hetdp_core.ledger import ACCOUNTANTS, plan_toml
     from hetdp_ui.context_figures import deployments_strip
     from hetdp_ui.ledger_figures import spend_figure, totals_figure
     from hetdp_ui.risk_figures import curves_figure
 
-    ledger_placed = place_levels(
-        ["everyone" if h["group"] == "all" else h["group"] for h in result.headline],
-        [h["epsilon"] if h["epsilon"] is not None else float("inf") for h in result.headline],
-    )
+    ledger_placed = result.placements()
     toml_text = plan_toml(result.plan)
     q = {"delta": repr(result.delta), "fpr": repr(result.fpr), "plan": toml_text}
     if result.budget is not None:

@@ -22,7 +22,7 @@ from hetdp_core.ledger import (
     plan_toml,
     solve_noise,
 )
-from hetdp_core.scenario import FPR_GRID, MAX_PIN_LENGTH, InputError, split_list
+from hetdp_core.scenario import FPR_GRID, InputError, split_list
 from hetdp_ui.common import (
     app_base_url,
     below_fpr,
@@ -30,6 +30,7 @@ from hetdp_ui.common import (
     csv_download,
     decision_button,
     deployments_strip_section,
+    pin_section,
     plan_table,
     show_input_error,
     solver_answer,
@@ -208,38 +209,37 @@ if len(toml_text) > MAX_LINK_PLAN:
 
 # ------------------------------------------------------------------ plan A vs plan B
 # the pinned plan A is its own query string (plan, δ, FPR, budget) in the link's ``pin``, as on the pages
-if "ledger_pin" not in st.session_state:
-    st.session_state["ledger_pin"] = qp.get("pin", "") or ""
-p1, p2 = st.columns(2)
-if p1.button("Pin this plan as plan A", key="ledger_pin_set", help="then edit the plan: the current one is plan B"):
-    st.session_state["ledger_pin"] = urlencode(
-        {"plan": toml_text, "delta": repr(delta), "fpr": repr(fpr), **({"budget": repr(budget)} if budget else {})}
+
+
+def load_plan_a(raw: str):
+    pa = dict(parse_qsl(raw, keep_blank_values=True))
+    numbers = {}
+    for k in ("delta", "fpr", "budget"):
+        if pa.get(k):
+            if not re.fullmatch(r"\d+(\.\d*)?([eE][+-]?\d+)?", pa[k]):
+                raise InputError(f"{k} of the pinned plan must be a number; got {pa[k][:40]!r}.")
+            numbers[k] = float(pa[k])
+    return ledger(
+        parse_plan(pa.get("plan", "")),
+        delta=numbers.get("delta", delta),
+        budget=numbers.get("budget"),
+        fpr=numbers.get("fpr", fpr),
+        levels_of=view_levels_cached,
     )
-if st.session_state["ledger_pin"] and p2.button("Unpin plan A", key="ledger_pin_clear"):
-    st.session_state["ledger_pin"] = ""
-pinned = st.session_state["ledger_pin"]
-if pinned:
-    try:
-        if len(pinned) > MAX_PIN_LENGTH:
-            raise InputError(f"the pinned plan is {len(pinned)} characters long; at most {MAX_PIN_LENGTH}.")
-        pa = dict(parse_qsl(pinned, keep_blank_values=True))
-        result_a = ledger(
-            parse_plan(pa.get("plan", "")),
-            delta=float(pa.get("delta", delta)),
-            budget=float(pa["budget"]) if pa.get("budget") else None,
-            fpr=float(pa.get("fpr", fpr)),
-            levels_of=view_levels_cached,
-        )
-    except (InputError, ValueError) as exc:
-        st.warning(f"URL parameter 'pin' (plan A) ignored: {exc} The current plan (plan B) is unchanged.")
-        st.session_state["ledger_pin"] = pinned = ""
-    else:
-        plan_table(result_a.key_numbers(), result.key_numbers(), "ledger")
-if qp.get("pin", "") != pinned:
-    if pinned:
-        qp["pin"] = pinned
-    elif "pin" in qp:
-        del qp["pin"]
+
+
+result_a = pin_section(
+    "ledger_pin",
+    urlencode(
+        {"plan": toml_text, "delta": repr(delta), "fpr": repr(fpr), **({"budget": repr(budget)} if budget else {})}
+    ),
+    load_plan_a,
+    what="plan",
+    noun="plan",
+    help="then edit the plan: the current one is plan B",
+)
+if result_a is not None:
+    plan_table(result_a.key_numbers(), result.key_numbers(), "ledger")
 
 totals = pd.DataFrame(result.totals)
 wide = totals.pivot(index="group", columns="accountant", values="epsilon")[list(ACCOUNTANTS)]
@@ -289,16 +289,7 @@ st.caption(
     "the privacy-loss distribution is exact when every release is Gaussian (μ-GDP) and otherwise discretised "
     "for an accuracy of 3·10⁻⁴ (relative)."
 )
-deployments_strip_section(
-    pd.DataFrame(
-        {
-            "level": ["everyone" if g == "all" else g for g in heads],
-            "demanded level": [h["epsilon"] for h in heads.values()],
-        }
-    ),
-    key="ledger_context",
-    what="the groups' headline totals",
-)
+deployments_strip_section(result.placements(), key="ledger_context", what="the groups' headline totals")
 # ------------------------------------------------------------------ risk in attack terms
 st.subheader("In attack terms")
 st.markdown(
@@ -339,9 +330,7 @@ with r2:
         ),
         label="Finding the least noise for the target",
     )
-    if isinstance(sol, InputError):
-        show_input_error(sol)
-    elif sol is not None:
+    if sol is not None:
         more = "more" if sol.factor > 1 else "less"
         st.success(
             f"Multiply the noise of every Gaussian and Laplace release by **{sol.factor:.4g}** ({more} noise): then "

@@ -6,7 +6,6 @@ import numpy as np
 import streamlit as st
 
 from hetdp_core.bcdp_sim import PRESETS as PAPER_PRESETS
-from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import feature_privacy as fp
 from hetdp_core.solve import solve_feature_privacy
 from hetdp_ui import common as ui
@@ -256,9 +255,7 @@ with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver
         compute=lambda progress: solve_feature_privacy(scenario, target=target, statistic=statistic, progress=progress),
         label="Finding the most private setting",
     )
-    if isinstance(sol, InputError):
-        ui.show_input_error(sol)
-    elif sol is not None:
+    if sol is not None:
         st.success(
             f"{sol.scale:.3g}× the levels: ε = {sol.eps:g}, δ = {', '.join(f'{v:g}' for v in sol.delta)}. "
             f"Simulated {sol.statistic} error {sol.error:.4g} ≤ {sol.target:g} — about "

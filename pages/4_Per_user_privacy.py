@@ -204,9 +204,7 @@ with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver
         ),
         label="Finding the most private setting",
     )
-    if isinstance(sol, InputError):
-        ui.show_input_error(sol)
-    elif sol is not None:
+    if sol is not None:
         st.success(
             f"{sol.algorithm}: every finite demand × {sol.scale:.3g} — demands "
             + ", ".join(f"{k} → {v:.3g}" for k, v in sol.demands.items())

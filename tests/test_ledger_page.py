@@ -231,3 +231,20 @@ def test_plan_a_vs_plan_b_on_the_ledger_page_and_in_the_cli(tmp_path, capsys):
         assert cli[q]["plan B"] == pytest.approx(ab.loc[q, "plan B"])
     at.button(key="ledger_pin_clear").click().run()
     assert "pin" not in at.query_params and not any("plan A" in d.value.columns for d in at.dataframe)
+
+
+@pytest.mark.parametrize(
+    "pin, match",
+    [
+        ("plan=x&delta=abc", "delta of the pinned plan must be a number; got 'abc'"),
+        ("plan=%5B%5Brelease%5D%5D", "URL parameter 'pin' \\(plan A\\) ignored"),
+        ("p" * 170_000, "the pinned plan is 170000 characters long"),
+    ],
+)
+def test_a_malformed_pinned_plan_is_ignored_with_a_message(pin, match):
+    import re
+
+    at = _open(plan=SMALL, pin=pin)
+    assert not at.exception and not at.error
+    assert any(re.search(match, w.value) for w in at.warning), [w.value for w in at.warning]
+    assert "pin" not in at.query_params and not any("plan A" in d.value.columns for d in at.dataframe)
