@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
 PORT   ?= 8501
 
-.PHONY: run dev serve test test-fast lint format bench load install install-test chromium nginx clean
+.PHONY: run dev serve test test-fast lint format bench load install install-test chromium nginx postgresql clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,15 @@ chromium:
 	  $$SUDO apt-get update -q && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
 	fi
 
+# Debian's PostgreSQL server binaries for the class-database tests (the suite starts its own server with
+# pg_ctl in a temporary folder; no system service is used or needed)
+postgresql:
+	@if ! ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then \
+	  echo "installing Debian postgresql"; \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO="sudo"; \
+	  $$SUDO apt-get update -q && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql; \
+	fi
+
 # production settings come from .streamlit/config.toml (no file watcher, no run-on-save); hetdp_ui.launch
 # is `streamlit run` after importing what the pages import, so a fresh server's first visitors do not wait
 run: $(STAMP)
@@ -57,7 +66,7 @@ dev: $(STAMP)
 
 # two worker processes (pytest-xdist), a test file stays on one worker (its module fixtures, e.g. a
 # browser server, are set up once); the slowest tests are printed
-test: $(TSTAMP) chromium nginx lint
+test: $(TSTAMP) chromium nginx postgresql lint
 	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=15
 
 # ruff: lint and format check (pyproject's [tool.ruff]); `make format` rewrites
@@ -81,7 +90,7 @@ bench: $(TSTAMP) chromium
 
 # N virtual users speaking Streamlit's websocket protocol against a production-settings server,
 # then the long fault runs (kill workers under load, 40 heavy users, a corrupted shared cache)
-load: $(STAMP) nginx
+load: $(STAMP) nginx postgresql
 	$(PY) benchmarks/load.py
 	$(PY) benchmarks/load.py --workers 1
 	$(PY) benchmarks/load.py --workers 2

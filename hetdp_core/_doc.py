@@ -389,6 +389,11 @@ bcdp_exact.example1:c | float | P(M = 1 given x = (1, 1)) (Example 1).
 uploads:what | str | What the file is, in words, for error messages.
 mechanisms.pareto_mse:n | int | Number of data points.
 registry.register:module | module | The page's scenario module (it must satisfy :class:`ScenarioPage`).
+poll:eps | float | Privacy level ε of the randomized response (each report is ε-local-DP).
+poll:truth | array_like of bool | The true yes/no answers (never stored: only their randomized reports are).
+poll:yes | int | Number of reports that said yes.
+poll:n | int | Number of reports.
+poll:z | float | Normal quantile of the interval (1.96 for 95 %).
 """
 
 

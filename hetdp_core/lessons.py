@@ -39,6 +39,7 @@ from ._validate import InputError
 
 __all__ = [
     "Question",
+    "Misconception",
     "Step",
     "Lesson",
     "StepCheck",
@@ -62,23 +63,94 @@ AGGREGATES = ("max", "min", "mean", "sum", "count", "any", "all", "finite")
 _ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,59}$")
 
 
+#: the question kinds: a number (answer ± tolerance), a choice, and "your choice" (a value the student
+#: picks on a slider; no right answer — the class's values are what the instructor discusses)
+KINDS = ("number", "choice", "your-choice")
+
+
+@dataclass(frozen=True)
+class Misconception:
+    """A known wrong answer with its one-line explanation: a number within ``tolerance`` of ``answer``,
+    a number in ``[low, high]``, or a choice ``choice``."""
+
+    explain: str
+    answer: float | None = None
+    tolerance: float | None = None
+    low: float | None = None
+    high: float | None = None
+    choice: str | None = None
+
+    def interval(self) -> tuple[float, float] | None:
+        """The numbers this misconception covers (None for a choice)."""
+        if self.choice is not None:
+            return None
+        if self.answer is not None:
+            return self.answer - self.tolerance, self.answer + self.tolerance
+        return self.low, self.high
+
+    def matches(self, given) -> bool:
+        if given is None:
+            return False
+        if self.choice is not None:
+            return str(given).strip().lower() == self.choice.lower()
+        try:
+            g = float(given)
+        except (TypeError, ValueError):
+            return False
+        lo, hi = self.interval()
+        return math.isfinite(g) and lo <= g <= hi
+
+    def describe(self) -> str:
+        if self.choice is not None:
+            return repr(self.choice)
+        if self.answer is not None:
+            return f"{self.answer:g} ± {self.tolerance:g}"
+        return f"[{self.low:g}, {self.high:g}]"
+
+
 @dataclass(frozen=True)
 class Question:
-    """A step's question: ``kind`` "number" (answer ± tolerance) or "choice" (answer ∈ choices)."""
+    """A step's question: ``kind`` "number" (answer ± tolerance), "choice" (answer ∈ choices) or
+    "your-choice" (a value in [low, high] on a slider, no right answer; ``context`` "epsilon" puts
+    the class's values next to real deployments' levels)."""
 
     prompt: str
     kind: str
-    answer: float | str
+    answer: float | str | None
     tolerance: float | None = None
     choices: tuple[str, ...] = ()
     key: str | None = None
     hint: str = ""
     explain: str = ""
+    misconceptions: tuple[Misconception, ...] = ()
+    low: float | None = None
+    high: float | None = None
+    slider_step: float | None = None
+    value: float | None = None
+    context: str | None = None
+
+    def classify(self, given) -> tuple[bool | None, int | None]:
+        """(right, misconception number from 1 or None) of an answer; right is None for "your choice"."""
+        if self.kind == "your-choice":
+            return None, None
+        if self.accepts(given):
+            return True, None
+        for i, m in enumerate(self.misconceptions, start=1):
+            if m.matches(given):
+                return False, i
+        return False, None
 
     def accepts(self, given) -> bool:
-        """Whether a student's answer is right: |given − answer| ≤ tolerance, or the same choice."""
+        """Whether a student's answer is right: |given − answer| ≤ tolerance, or the same choice (a
+        "your choice" answer is accepted when it is a number in [low, high])."""
         if given is None:
             return False
+        if self.kind == "your-choice":
+            try:
+                g = float(given)
+            except (TypeError, ValueError):
+                return False
+            return math.isfinite(g) and self.low <= g <= self.high
         if self.kind == "number":
             try:
                 g = float(given)
@@ -108,8 +180,9 @@ class Lesson:
 
 @dataclass(frozen=True)
 class StepCheck:
-    """One step of :func:`check_lesson`: ``status`` is "ok", "no question", "unchecked" (a choice
-    question without a key) or "wrong" (the written answer disagrees with the core)."""
+    """One step of :func:`check_lesson`: ``status`` is "ok", "no question", "your choice",
+    "unchecked" (a choice question without a key) or "wrong" (the written answer disagrees with the
+    core, or a misconception covers the core's value)."""
 
     step: int
     page: str
@@ -155,11 +228,13 @@ def _only(d: dict, allowed: tuple[str, ...], where: str) -> None:
 def _question(d, where: str) -> Question:
     if not isinstance(d, dict):
         raise InputError(f"{where}: 'question' must be a table ([steps.question]); got {type(d).__name__}.")
-    _only(d, ("prompt", "kind", "answer", "tolerance", "choices", "key", "hint", "explain"), where)
-    prompt = _text(d, "prompt", where, limit=MAX_TEXT)
     kind = d.get("kind")
-    if kind not in ("number", "choice"):
-        raise InputError(f'{where}: \'kind\' must be "number" or "choice"; got {kind!r}.')
+    if kind not in KINDS:
+        raise InputError(f"{where}: 'kind' must be one of {', '.join(map(repr, KINDS))}; got {kind!r}.")
+    if kind == "your-choice":
+        return _your_choice(d, where)
+    _only(d, ("prompt", "kind", "answer", "tolerance", "choices", "key", "hint", "explain", "misconception"), where)
+    prompt = _text(d, "prompt", where, limit=MAX_TEXT)
     hint = _text(d, "hint", where, required=False, limit=MAX_TEXT)
     explain = _text(d, "explain", where, required=False, limit=MAX_TEXT)
     key = _text(d, "key", where, required=kind == "number", limit=MAX_SHORT) or None
@@ -179,7 +254,8 @@ def _question(d, where: str) -> Question:
             )
         if "choices" in d:
             raise InputError(f"{where}: a number question has no 'choices'; remove them or use kind = \"choice\".")
-        return Question(prompt, kind, float(answer), float(tol), (), key, hint, explain)
+        q = Question(prompt, kind, float(answer), float(tol), (), key, hint, explain)
+        return _with_misconceptions(q, d.get("misconception"), where)
     choices = d.get("choices")
     if (
         not isinstance(choices, list)
@@ -195,7 +271,113 @@ def _question(d, where: str) -> Question:
     if "tolerance" in d:
         raise InputError(f"{where}: a choice question has no 'tolerance'; remove it.")
     answer = next(c for c in choices if c.lower() == answer.strip().lower())
-    return Question(prompt, kind, answer, None, choices, key, hint, explain)
+    q = Question(prompt, kind, answer, None, choices, key, hint, explain)
+    return _with_misconceptions(q, d.get("misconception"), where)
+
+
+def _number(d: dict, name: str, where: str, *, required: bool = True) -> float | None:
+    if name not in d and not required:
+        return None
+    v = d.get(name)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise InputError(f"{where}: '{name}' must be a finite number; got {v!r}.")
+    return float(v)
+
+
+MAX_MISCONCEPTIONS = 8
+
+
+def _with_misconceptions(q: Question, raw, where: str) -> Question:
+    """``[[steps.question.misconception]]``: each a wrong answer (outside the accepted answer) with
+    its explanation; for a number question ``answer`` (± ``tolerance``, default the question's) or
+    ``range = [low, high]``, for a choice question ``choice``."""
+    if raw is None:
+        return q
+    if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_MISCONCEPTIONS:
+        raise InputError(
+            f"{where}: 'misconception' must be 1 to {MAX_MISCONCEPTIONS} tables "
+            "([[steps.question.misconception]]); got " + (f"{len(raw)}." if isinstance(raw, list) else "one value.")
+        )
+    out = []
+    for i, m in enumerate(raw, start=1):
+        w = f"{where}, misconception {i}"
+        if not isinstance(m, dict):
+            raise InputError(f"{w}: must be a table; got {type(m).__name__}.")
+        explain = _text(m, "explain", w, limit=MAX_SHORT * 2)
+        if q.kind == "choice":
+            _only(m, ("choice", "explain"), w)
+            c = m.get("choice")
+            if not isinstance(c, str) or c.strip().lower() not in [x.lower() for x in q.choices]:
+                raise InputError(f"{w}: 'choice' must be one of the choices {list(q.choices)}; got {c!r}.")
+            c = next(x for x in q.choices if x.lower() == c.strip().lower())
+            if c == q.answer:
+                raise InputError(f"{w}: 'choice' {c!r} is the right answer; a misconception is a wrong one.")
+            out.append(Misconception(explain, choice=c))
+            continue
+        _only(m, ("answer", "tolerance", "range", "explain"), w)
+        if ("answer" in m) == ("range" in m):
+            raise InputError(f"{w}: give either 'answer' (with an optional 'tolerance') or 'range' = [low, high].")
+        if "range" in m:
+            r = m["range"]
+            if (
+                not isinstance(r, list)
+                or len(r) != 2
+                or not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in r)
+                or not r[0] < r[1]
+            ):
+                raise InputError(f"{w}: 'range' must be [low, high] with finite numbers low < high; got {r!r}.")
+            mc = Misconception(explain, low=float(r[0]), high=float(r[1]))
+        else:
+            if "tolerance" in m:
+                tol = _number(m, "tolerance", w)
+                if not tol > 0:
+                    raise InputError(f"{w}: 'tolerance' must be positive; got {tol!r}.")
+            else:
+                tol = q.tolerance
+            mc = Misconception(explain, answer=_number(m, "answer", w), tolerance=tol)
+        lo, hi = mc.interval()
+        a_lo, a_hi = q.answer - q.tolerance, q.answer + q.tolerance
+        if lo <= a_hi and a_lo <= hi:
+            raise InputError(
+                f"{w}: {mc.describe()} overlaps the accepted answer {q.answer:g} ± {q.tolerance:g}; "
+                "a misconception must be a wrong answer. Narrow it."
+            )
+        out.append(mc)
+    return Question(**{**q.__dict__, "misconceptions": tuple(out)})
+
+
+def _your_choice(d: dict, where: str) -> Question:
+    """A "your choice" step: a slider from ``min`` to ``max`` (``step``, start ``value``) and no
+    right answer; ``context = "epsilon"`` compares the class's values with real deployments."""
+    _only(d, ("prompt", "kind", "min", "max", "step", "value", "context", "explain", "hint"), where)
+    prompt = _text(d, "prompt", where, limit=MAX_TEXT)
+    low, high = _number(d, "min", where), _number(d, "max", where)
+    if not low < high:
+        raise InputError(f"{where}: 'min' must be below 'max'; got min = {low:g}, max = {high:g}.")
+    step = _number(d, "step", where, required=False) or (high - low) / 100
+    if not 0 < step <= high - low:
+        raise InputError(f"{where}: 'step' must be positive and at most max − min; got {step:g}.")
+    value = _number(d, "value", where, required=False)
+    value = low if value is None else value
+    if not low <= value <= high:
+        raise InputError(f"{where}: 'value' must lie in [min, max] = [{low:g}, {high:g}]; got {value:g}.")
+    context = d.get("context")
+    if context not in (None, "epsilon"):
+        raise InputError(f"{where}: 'context' must be \"epsilon\" (compare with real deployments) or absent.")
+    if context == "epsilon" and low < 0:
+        raise InputError(f"{where}: a privacy level cannot be negative; got min = {low:g}.")
+    return Question(
+        prompt,
+        "your-choice",
+        None,
+        hint=_text(d, "hint", where, required=False, limit=MAX_TEXT),
+        explain=_text(d, "explain", where, required=False, limit=MAX_TEXT),
+        low=low,
+        high=high,
+        slider_step=step,
+        value=value,
+        context=context,
+    )
 
 
 def step_scenario(step: Step):
@@ -473,6 +655,9 @@ def check_lesson(lesson: Lesson, *, budget=None, runs: dict | None = None) -> li
         if q is None:
             out.append(StepCheck(i, step.page, "no question", "no question on this step"))
             continue
+        if q.kind == "your-choice":
+            out.append(StepCheck(i, step.page, "your choice", f"the student's own value in [{q.low:g}, {q.high:g}]"))
+            continue
         if q.key is None:
             out.append(
                 StepCheck(i, step.page, "unchecked", "choice question without a key: not checked against the core")
@@ -494,6 +679,12 @@ def check_lesson(lesson: Lesson, *, budget=None, runs: dict | None = None) -> li
                 if ok
                 else f" — outside half the tolerance ({0.5 * q.tolerance:g}). Update the answer or the tolerance."
             )
+            right = [j for j, m in enumerate(q.misconceptions, start=1) if m.matches(value)]
+            if right:
+                ok = False
+                msg += f"; misconception {right[0]} ({q.misconceptions[right[0] - 1].describe()}) covers that value"
+            elif q.misconceptions:
+                msg += f"; {len(q.misconceptions)} misconception(s) are wrong answers"
         else:
             got = _as_choice(value)
             ok = got.strip().lower() == str(q.answer).lower()
@@ -502,6 +693,10 @@ def check_lesson(lesson: Lesson, *, budget=None, runs: dict | None = None) -> li
                 msg = f"the core gives {got!r}, which is not one of the choices {list(q.choices)}."
             else:
                 msg = f"answer {q.answer!r}; the core gives {got!r}" + ("" if ok else " — they differ. Fix the answer.")
+                hit = [j for j, m in enumerate(q.misconceptions, start=1) if m.matches(got)]
+                if hit:
+                    ok = False
+                    msg += f"; misconception {hit[0]} is the core's value"
         out.append(StepCheck(i, step.page, "ok" if ok else "wrong", msg, value))
     return out
 

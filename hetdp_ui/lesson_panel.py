@@ -17,6 +17,7 @@ from streamlit.errors import StreamlitAPIException
 
 from hetdp_core.lessons import Lesson, bundled_lesson, step_scenario
 from hetdp_core.scenario import InputError
+from hetdp_ui import class_panel
 from hetdp_ui.common import ScenarioState
 from hetdp_ui.nav import doc_link, file_of
 
@@ -45,7 +46,9 @@ def scores(lesson_id: str) -> dict[int, Attempts]:
 
 def score_line(lesson: Lesson) -> str | None:
     """ "3 of 4 questions right, 2 at the first try" — or None before any answer."""
-    asked = [i for i, s in enumerate(lesson.steps, start=1) if s.question is not None]
+    asked = [
+        i for i, s in enumerate(lesson.steps, start=1) if s.question is not None and s.question.kind != "your-choice"
+    ]
     got = scores(lesson.id)
     if not asked or not any(got.get(i) and got[i].tries for i in asked):
         return None
@@ -104,7 +107,7 @@ def go(lesson: Lesson, step: int, current_page: str) -> None:
         st.rerun()
     _switch(
         target,
-        {"lesson": lesson.id, "step": str(step)},
+        {"lesson": lesson.id, "step": str(step), **class_panel.carried()},
         f"Step {step} is on the page {target}: open /{target}?lesson={lesson.id}&step={step}",
     )
 
@@ -141,18 +144,21 @@ def lesson_panel(state: ScenarioState) -> None:
             state.apply_scenario(step_scenario(step))
         st.session_state[AT] = marker
 
+    in_class = class_panel.member(lesson)
     with st.container(border=True, key="lesson_panel"):
         st.markdown(f"##### Lesson: {lesson.title}")
         st.caption(
             f"Step {k} of {len(lesson.steps)}{' — ' + step.title if step.title else ''} · follows {lesson.follows}"
         )
+        if in_class:
+            class_panel.banner(*in_class, k)
         st.markdown(step.text)
         if step.question is not None:
-            _question(lesson, k)
+            _question(lesson, k, in_class)
         last = k == len(lesson.steps)
         if last:
             line = score_line(lesson)
-            asked = sum(s.question is not None for s in lesson.steps)
+            asked = sum(s.question is not None and s.question.kind != "your-choice" for s in lesson.steps)
             if line:
                 st.success(f"**Last step.** Your answers in this lesson: {line}.", icon=":material/flag:")
             elif asked:
@@ -176,13 +182,41 @@ def lesson_panel(state: ScenarioState) -> None:
         if last:
             st.session_state.pop(AT, None)
             st.session_state["_lesson_finished"] = lesson.id
+            if in_class:
+                _switch("Class", {"code": in_class[0], "me": in_class[1]}, "Lesson finished.")
             _switch("Lessons", {}, "Lesson finished: open the Lessons page for the next one.")
         else:
             go(lesson, k + 1, page)
+    if in_class:
+        class_panel.poll_box(*in_class[:2])
 
 
-def _question(lesson: Lesson, k: int) -> None:
+def _your_choice(lesson: Lesson, k: int, in_class) -> None:
+    """A "your choice" step: a slider and *Send my choice* (recorded in a class session)."""
     q = lesson.steps[k - 1].question
+    key = f"lesson_{lesson.id}_{k}"
+    st.markdown(f"**Your choice.** {q.prompt}")
+    widget = f"{key}_answer"
+    given = st.slider("your choice", min_value=q.low, max_value=q.high, value=q.value, step=q.slider_step, key=widget)
+    if st.button("Send my choice" if in_class else "Keep my choice", key=f"{key}_check"):
+        if in_class:
+            class_panel.record(in_class[0], in_class[1], widget, k, given)
+        else:
+            st.session_state[f"{widget}_kept_choice"] = given
+    if in_class:
+        class_panel.record_status(widget)
+    elif st.session_state.get(f"{widget}_kept_choice") is not None:
+        st.success(
+            f"Your choice: {st.session_state[f'{widget}_kept_choice']:g}. "
+            + (q.explain or "There is no right answer: compare it with the meaning panel below the chart.")
+        )
+
+
+def _question(lesson: Lesson, k: int, in_class=None) -> None:
+    q = lesson.steps[k - 1].question
+    if q.kind == "your-choice":
+        _your_choice(lesson, k, in_class)
+        return
     key = f"lesson_{lesson.id}_{k}"
     st.markdown(f"**Question.** {q.prompt}")
     # the typed answer lives in a plain session key too: Streamlit forgets a widget's value when a run
@@ -207,6 +241,10 @@ def _question(lesson: Lesson, k: int) -> None:
             got.tries += 1
             got.first_right = got.first_right or (got.tries == 1 and ok)
             got.right = got.right or ok
+            if in_class:
+                class_panel.record(in_class[0], in_class[1], widget, k, given)
+    if in_class:
+        class_panel.record_status(widget)
     result = st.session_state.get(f"{key}_result")
     if result is not None and result[0] == given:
         if result[1]:

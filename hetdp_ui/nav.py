@@ -41,6 +41,13 @@ TOOLS = [
         "A whole plan of releases: what it costs each group of people, by four accountants, against a budget.",
     ),
     (
+        "pages/11_Class.py",
+        "Class",
+        "Class",
+        ":material/groups:",
+        "Teach a lesson live: students join with a code, you see every step's answers and run a private poll.",
+    ),
+    (
         "pages/9_Docs.py",
         "Documentation",
         "Docs",
@@ -116,6 +123,7 @@ OTHER_DOCS = {
     "deployments": "Your levels among real deployments",
     "corrections": "Corrections to the papers",
     "lessons": "Writing a lesson",
+    "class": "Teaching a live class",
     "accessibility": "Look and accessibility",
 }
 

@@ -43,12 +43,25 @@ for lesson in map(cached_lesson, lesson_ids()):
             st.markdown(lesson.summary)
         st.markdown(
             "\n".join(
-                f"{i}. {s.title or s.page.replace('_', ' ')}" + (" — with a question" if s.question else "")
+                f"{i}. {s.title or s.page.replace('_', ' ')}"
+                + (
+                    (" — your choice" if s.question.kind == "your-choice" else " — with a question")
+                    if s.question
+                    else ""
+                )
                 for i, s in enumerate(lesson.steps, start=1)
             )
         )
-        if st.button(f"Start: {lesson.title}", key=f"start_{lesson.id}", type="primary", icon=":material/play_arrow:"):
+        c1, c2 = st.columns([3, 2])
+        if c1.button(f"Start: {lesson.title}", key=f"start_{lesson.id}", type="primary", icon=":material/play_arrow:"):
             open_page(lesson.steps[0].page, {"lesson": lesson.id, "step": "1"})
+        if c2.button(
+            "Teach it live to a class",
+            key=f"teach_{lesson.id}",
+            icon=":material/groups:",
+            help="start a class session: students join with a code, you see their answers live",
+        ):
+            open_page("Class", {"teach": lesson.id})
 
 st.subheader("Write your own")
 st.markdown(

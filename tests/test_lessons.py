@@ -37,14 +37,93 @@ def test_at_least_five_lessons_cover_the_issue_topics():
 def test_every_answer_key_is_computed_by_the_core(lesson_id):
     """A lesson whose written answer drifts from what the code computes fails here."""
     lesson = bundled_lesson(lesson_id)
-    questions = [s.question for s in lesson.steps if s.question is not None]
+    questions = [s.question for s in lesson.steps if s.question is not None and s.question.kind != "your-choice"]
     assert questions and all(q.key for q in questions), "every bundled question names its key"
     checks = check_lesson(lesson, runs=RUNS)
-    assert [c.status for c in checks if c.status != "no question"] == ["ok"] * len(questions), [
+    assert [c.status for c in checks if c.status not in ("no question", "your choice")] == ["ok"] * len(questions), [
         c.message for c in checks
     ]
     for c, q in zip([c for c in checks if c.status == "ok"], questions):
         assert q.accepts(c.computed if q.kind == "number" else _as_choice(c.computed))
+
+
+def test_the_shipped_lessons_have_misconceptions_and_a_your_choice_step():
+    lessons = [bundled_lesson(i) for i in LESSONS]
+    with_mis = [lesson.id for lesson in lessons if any(s.question and s.question.misconceptions for s in lesson.steps)]
+    assert len(with_mis) >= 2, with_mis
+    assert any(s.question and s.question.kind == "your-choice" for lesson in lessons for s in lesson.steps)
+
+
+MIS = """
+title = "t"
+follows = "f"
+[[steps]]
+page = "Feature_privacy"
+query = "mode=Two+groups&d=10&k=2&delta=0.2&eps=2&q=0.1&n=1000&trials=5&axis=q&points=0.01,0.1,0.3,0.5,0.9"
+text = "x"
+[steps.question]
+kind = "number"
+prompt = "c of x1?"
+key = "bcdp_guarantee[feature=x1].budget c_i"
+answer = 0.09
+tolerance = 0.002
+"""
+
+
+@pytest.mark.parametrize(
+    "extra, match",
+    [
+        ("[[steps.question.misconception]]\nanswer = 0.091\nexplain = 'e'", "overlaps the accepted answer"),
+        ("[[steps.question.misconception]]\nrange = [0.08, 0.1]\nexplain = 'e'", "overlaps the accepted answer"),
+        ("[[steps.question.misconception]]\nrange = [0.3, 0.2]\nexplain = 'e'", "low < high"),
+        ("[[steps.question.misconception]]\nanswer = 0.2\nrange = [0.3, 0.4]\nexplain = 'e'", "either 'answer'"),
+        ("[[steps.question.misconception]]\nanswer = 0.2", "'explain' is missing"),
+        ("[[steps.question.misconception]]\nanswer = 0.2\ntolerance = -1\nexplain = 'e'", "positive"),
+        ("[[steps.question.misconception]]\nchoice = 'yes'\nexplain = 'e'", "unknown field"),
+        ("misconception = 3", "must be 1 to 8 tables"),
+    ],
+)
+def test_bad_misconceptions_are_refused_by_name(extra, match):
+    with pytest.raises(InputError, match=match):
+        parse_lesson(MIS + extra, id="mis")
+
+
+def test_a_misconception_the_core_computes_is_reported_wrong():
+    """Each misconception must be a wrong answer by the core's own computation: one written around
+    the computed value (but away from a mistyped answer) is caught by the check."""
+    text = MIS.replace("answer = 0.09", "answer = 0.5") + (
+        "[[steps.question.misconception]]\nanswer = 0.09\ntolerance = 0.001\nexplain = 'e'"
+    )
+    checks = check_lesson(parse_lesson(text, id="mis"), runs=RUNS)
+    assert checks[0].status == "wrong" and "misconception 1 (0.09 ± 0.001) covers that value" in checks[0].message
+
+
+@pytest.mark.parametrize(
+    "body, match",
+    [
+        ("min = 1\nmax = 1", "'min' must be below 'max'"),
+        ("min = 0\nmax = 1\nvalue = 2", r"'value' must lie in \[min, max\]"),
+        ("min = 0\nmax = 1\nstep = 5", "'step' must be positive and at most"),
+        ("min = -1\nmax = 1\ncontext = 'epsilon'", "cannot be negative"),
+        ("min = 0\nmax = 1\ncontext = 'delta'", "'context' must be"),
+        ("min = 0\nmax = 1\nanswer = 0.5", "unknown field"),
+        ("max = 1", "'min' must be a finite number"),
+    ],
+)
+def test_bad_your_choice_steps_are_refused_by_name(body, match):
+    head = MIS.split("[steps.question]")[0] + "[steps.question]\nkind = 'your-choice'\nprompt = 'p'\n"
+    with pytest.raises(InputError, match=match):
+        parse_lesson(head + body, id="yc")
+
+
+def test_classify_names_right_wrong_and_the_misconception():
+    q = bundled_lesson("1-bcdp-feature-privacy").steps[0].question
+    assert q.classify(0.0905) == (True, None)
+    assert q.classify(0.201) == (False, 1)
+    assert q.classify(2.02) == (False, 2)
+    assert q.classify(0.5) == (False, None)
+    yc = bundled_lesson("1-bcdp-feature-privacy").steps[4].question
+    assert yc.classify(3.0) == (None, None) and yc.accepts(3.0) and not yc.accepts(11.0)
 
 
 def test_a_drifted_answer_is_reported_wrong(tmp_path):
@@ -52,7 +131,7 @@ def test_a_drifted_answer_is_reported_wrong(tmp_path):
     bad = tmp_path / "drift.toml"
     bad.write_text(text.replace("answer = 2.33", "answer = 2.6"))
     checks = check_lesson(load_lesson(bad), runs=RUNS)
-    assert [c.status for c in checks] == ["ok", "wrong", "ok", "ok"]
+    assert [c.status for c in checks] == ["ok", "wrong", "ok", "ok", "your choice"]
     assert "outside half the tolerance" in checks[1].message
 
 
@@ -93,7 +172,7 @@ def test_the_minimal_lesson_parses_and_checks():
         (('query = "steps=100&trials=10"', 'query = "trials=1000000000"'), "trials .* must be in"),
         (('text = "look"', 'text = ""'), "'text' must be non-empty"),
         (('text = "look"', 'text = "look"\ncolour = "red"'), "unknown field\\(s\\) 'colour'"),
-        (('kind = "number"', 'kind = "essay"'), '\'kind\' must be "number" or "choice"'),
+        (('kind = "number"', 'kind = "essay"'), "'kind' must be one of 'number', 'choice', 'your-choice'"),
         (("answer = 1.0", 'answer = "one"'), "'answer' of a number question must be a finite number"),
         (("answer = 1.0", "answer = nan"), "finite number"),
         (("tolerance = 0.1", "tolerance = 0"), "'tolerance' must be a positive number"),
@@ -288,7 +367,12 @@ def test_every_lesson_step_renders_and_its_answer_is_accepted(lesson_id, k):
     scenario = step_scenario(step)  # the page shows exactly the step's scenario
     assert all(at.query_params[n] == [v] or at.query_params[n] == v for n, v in scenario.to_query().items())
     q = step.question
-    if q is not None:
+    if q is not None and q.kind == "your-choice":  # no right answer: the choice is kept and said back
+        key = f"lesson_{lesson_id}_{k}"
+        at.slider(key=f"{key}_answer").set_value(q.high).run()
+        at.button(key=f"{key}_check").click().run()
+        assert [s.value for s in at.success if s.value.startswith(f"Your choice: {q.high:g}")], errors(at)
+    elif q is not None:
         key = f"lesson_{lesson_id}_{k}"
         widget = at.number_input(key=f"{key}_answer") if q.kind == "number" else at.radio(key=f"{key}_answer")
         widget.set_value(q.answer).run()
@@ -330,7 +414,7 @@ def test_a_shared_position_keeps_the_students_own_settings():
     "params, match",
     [
         ({"lesson": "nope"}, "URL parameter 'lesson' ignored: lesson must be one of"),
-        ({"lesson": "1-bcdp-feature-privacy", "step": "99"}, "step must be a whole number from 1 to 4"),
+        ({"lesson": "1-bcdp-feature-privacy", "step": "99"}, "step must be a whole number from 1 to 5"),
         ({"lesson": "1-bcdp-feature-privacy", "step": "x" * 5000}, "step must be a whole number"),
     ],
 )
@@ -446,9 +530,9 @@ def test_the_last_step_shows_the_score_and_the_lessons_page_keeps_it():
     _answer(at, lid, 1, q1.answer)  # then right
     at.button(key="lesson_next").click().run()
     _answer(at, lid, 2, lesson.steps[1].question.answer)  # right at the first try
-    for _ in range(2):
+    for _ in range(3):
         at.button(key="lesson_next").click().run()
-    assert str(at.query_params["step"]).strip("[]'") == "4"
+    assert str(at.query_params["step"]).strip("[]'") == "5"
     got = at.session_state[SCORES][lid]
     assert got[1].tries == 2 and got[1].right and not got[1].first_right
     assert got[2].tries == 1 and got[2].first_right

@@ -32,6 +32,7 @@ from hetdp_core._validate import InputError
 from hetdp_ui.cli import (
     app,
     bcdp,
+    classroom,
     context,
     hetero,
     ledger,
@@ -74,6 +75,7 @@ VERBS = (
     meaning,
     context,
     lesson,
+    classroom,
     reproduce,
 )
 

@@ -1,0 +1,155 @@
+"""A student's side of a live class, drawn inside the lesson panel: who they are in the session,
+their answers recorded, the class poll. Membership lives in the URL (``class`` = the join code,
+``me`` = the student's token), so a refresh, a phone waking up or a new tab keeps identity and
+place; the token is checked against its hash in the database on arrival."""
+
+from __future__ import annotations
+
+import secrets
+
+import streamlit as st
+
+from hetdp_core.lessons import Lesson
+from hetdp_core.scenario import InputError
+
+#: URL parameters of a student in a class session
+PARAMS = ("class", "me")
+#: session key: (code, token) → StudentInfo, checked once per browser session
+CHECKED = "_class_member"
+#: session key: answer widget key → (given, nonce) of a click not yet stored
+PENDING = "_class_pending"
+
+
+def store():
+    """The class database (its errors: StoreUnavailable, SchemaMismatch — both shown as one line)."""
+    from hetdp_ui.classroom.store import ClassStore
+
+    return ClassStore()
+
+
+def unavailable_types() -> tuple[type, ...]:
+    from hetdp_ui.classroom.db import SchemaMismatch
+    from hetdp_ui.classroom.store import StoreUnavailable
+
+    return StoreUnavailable, SchemaMismatch
+
+
+def carried() -> dict[str, str]:
+    """The class parameters of this URL, to carry to the next step's page."""
+    return {k: st.query_params[k] for k in PARAMS if st.query_params.get(k)}
+
+
+def member(lesson: Lesson):
+    """(code, token, student) when this URL is a student's in a session of ``lesson``, else None; a
+    bad code or token is dropped from the URL with a one-line warning."""
+    code, token = st.query_params.get("class"), st.query_params.get("me")
+    if not code or not token:
+        return None
+    cache = st.session_state.setdefault(CHECKED, {})
+    if (code, token) in cache:
+        return code, token, cache[(code, token)]
+    try:
+        s = store()
+        info = s.session(code)
+        if info.lesson_id != lesson.id:
+            raise InputError(f"class session {info.code} is for another lesson ({info.lesson_id}).")
+        student = s.student(code, token)
+    except InputError as exc:
+        st.warning(f"Class session ignored: {exc}")
+        for k in PARAMS:
+            if k in st.query_params:
+                del st.query_params[k]
+        return None
+    except unavailable_types() as exc:
+        st.warning(f"Class session not reachable: {exc}. Your answers are not recorded; reload to try again.")
+        return None
+    cache[(code, token)] = student
+    return code, token, student
+
+
+def banner(code: str, token: str, student, step: int) -> None:
+    """ "In class session … as …", and the step noted as reached (once per step and browser session)."""
+    st.caption(f":material/groups: Class session **{code.upper()}** as **{student.name}** — your answers are recorded.")
+    seen = st.session_state.setdefault("_class_reached", set())
+    if (code, token, step) not in seen:
+        try:
+            store().reached(code, token, step)
+            seen.add((code, token, step))
+        except unavailable_types():
+            pass  # "reached" is a courtesy count; the next step tries again
+
+
+def record(code: str, token: str, widget: str, step: int, given) -> None:
+    """Store one *Check my answer*; the same click retried after a failure keeps its nonce (stored once)."""
+    pending = st.session_state.setdefault(PENDING, {})
+    got = pending.get(widget)
+    nonce = got[1] if got and got[0] == given else secrets.token_hex(12)
+    pending[widget] = (given, nonce)
+    try:
+        r = store().record(code, token, step=step, given=given, nonce=nonce)
+    except InputError as exc:
+        pending.pop(widget, None)
+        st.session_state[f"{widget}_class"] = ("error", f"Not recorded: {exc}")
+    except unavailable_types():
+        st.session_state[f"{widget}_class"] = ("retry", "Not recorded — the class database did not answer. Try again.")
+    else:
+        pending.pop(widget, None)
+        st.session_state[f"{widget}_class"] = ("ok", f"Your answer was recorded (attempt {r.attempt}).")
+
+
+def record_status(widget: str) -> None:
+    got = st.session_state.get(f"{widget}_class")
+    if got:
+        kind, msg = got
+        if kind == "ok":
+            st.caption(f":material/cloud_done: {msg}")
+        else:
+            st.error(msg, icon=":material/cloud_off:")
+
+
+def poll_box(code: str, token: str) -> None:
+    """The class poll, when one is open: the question, two buttons, and after sending, what was sent
+    and the guarantee it gives. The true answer is only a button's argument: it is randomized by the
+    store before anything is written, and never kept in this session."""
+    try:
+        s = store()
+        poll = s.latest_poll(code)
+        if poll is None or not poll.open:
+            return
+        sent = st.session_state.get(("_class_poll_sent", poll.id))
+        if sent is None:
+            sent = s.poll_sent(code, token, poll.id)
+    except (InputError, *unavailable_types()):
+        return
+    from hetdp_core.meaning import posterior_bounds
+    from hetdp_core.poll import truth_probability
+
+    p = truth_probability(eps=poll.eps)
+    hi = float(posterior_bounds(eps=poll.eps, prior=0.5)[1][0])
+    with st.container(border=True, key="class_poll"):
+        st.markdown(f"**Class poll (private, ε = {poll.eps:g}).** {poll.question}")
+        if sent is not None:
+            st.info(
+                f"Sent: **{'yes' if sent else 'no'}**. A coin decided whether your true answer or its opposite "
+                f"was sent (true with probability {p:.0%}); only what was sent is stored. Someone who thought "
+                f"it 50–50 that your true answer is yes can now be at most {hi:.0%} sure either way."
+            )
+            return
+        st.caption(
+            f"Your answer is randomized on the server before it is stored: with probability {p:.0%} your true "
+            f"answer is sent, otherwise its opposite. Nobody — not the instructor, not the database — learns "
+            f"it for sure: at ε = {poll.eps:g} an observer's 50–50 guess moves to at most {hi:.0%}."
+        )
+        c1, c2 = st.columns(2)
+        yes = c1.button("My true answer: yes", key=f"class_poll_yes_{poll.id}", width="stretch")
+        no = c2.button("My true answer: no", key=f"class_poll_no_{poll.id}", width="stretch")
+        if yes or no:
+            try:
+                out = s.answer_poll(code, token, poll_id=poll.id, truth=bool(yes))
+            except InputError as exc:
+                st.error(f"Not recorded: {exc}")
+            except unavailable_types():
+                st.error("Not recorded — the class database did not answer. Try again.", icon=":material/cloud_off:")
+            else:
+                st.session_state[("_class_poll_sent", poll.id)] = out
+                st.rerun()

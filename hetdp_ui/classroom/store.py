@@ -1,0 +1,577 @@
+"""Operations on the class database: sessions, students, answers, the private poll, the live counts.
+
+Every input a browser can send is checked here and refused with an :class:`InputError` (one line,
+nothing stored): a wrong or closed code, a display name that is empty, too long or holds control
+characters, a step the lesson does not have, a forged student token, a wrong instructor key
+(compared in constant time, as a hash: the key itself is never stored). A database that cannot be
+reached or written (server restarting, disk full) raises :class:`StoreUnavailable`; the caller says
+"not recorded — try again", and a retry of the same click (the same ``nonce``) is stored once.
+
+What is stored (and nothing else — no address, no browser, no true poll answer): per session the
+lesson, the code, the key's hash, when it was opened and closed; per student the display name, the
+token's hash, when they joined and the furthest step they reached; per *Check my answer* the step,
+the value or choice, right or wrong, the misconception matched, the attempt number and the time; per
+poll the question, ε and, per student, the randomized answer sent. Rows live until the session is
+deleted (:meth:`ClassStore.delete`, ``hetdp class delete``), which deletes all of them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import math
+import secrets
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+from sqlalchemy import Integer, cast, delete, func, insert, select, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+
+from hetdp_core._validate import InputError
+from hetdp_core.lessons import Lesson, Question, bundled_lesson
+from hetdp_core.poll import MAX_POLL_EPS, MIN_POLL_EPS, PollEstimate, estimate, randomize
+
+from . import db
+from .db import TABLES, utcnow
+
+SESSION, STUDENT, ANSWER, POLL, REPORT = (
+    TABLES[t] for t in ("class_session", "student", "answer", "poll", "poll_report")
+)
+
+#: the join code's letters: no 0/O, 1/I/L (read off a projector)
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
+MAX_NAME = 40
+#: students per session: a flood of joins fills one session at most this far
+MAX_STUDENTS = 500
+MAX_POLL_QUESTION = 300
+
+
+class StoreUnavailable(RuntimeError):
+    """The class database cannot be reached or written right now (nothing was stored)."""
+
+
+def _unavailable(exc: Exception) -> StoreUnavailable:
+    orig = getattr(exc, "orig", None) or exc
+    first = " ".join(str(orig).split())[:160]
+    return StoreUnavailable(f"the class database is not available ({type(orig).__name__}: {first})")
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def normalize_code(code) -> str:
+    """A join code as stored: upper case, spaces and dashes removed; refused if it cannot be one."""
+    c = "".join(str(code or "").split()).replace("-", "").upper()[:20]
+    if len(c) != CODE_LENGTH or any(ch not in CODE_ALPHABET for ch in c):
+        raise InputError(
+            f"code must be {CODE_LENGTH} letters or digits as shown on the projector; got {str(code)[:20]!r}. "
+            "Check the code and type it again."
+        )
+    return c
+
+
+def check_name(name) -> str:
+    """A display name: 1 to 40 characters after trimming, no control or invisible characters."""
+    if not isinstance(name, str):
+        raise InputError(f"name must be text; got {type(name).__name__}.")
+    n = " ".join(name.split())
+    if not n:
+        raise InputError("name is empty; type the name you want the class to see.")
+    if len(n) > MAX_NAME:
+        raise InputError(f"name has {len(n)} characters; at most {MAX_NAME}. Choose a shorter name.")
+    if any(unicodedata.category(ch)[0] == "C" for ch in n):
+        raise InputError("name contains control or invisible characters; use letters, digits and punctuation.")
+    return n
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    code: str
+    lesson_id: str
+    created_at: datetime
+    closed: bool
+    id: int
+
+
+@dataclass(frozen=True)
+class Started:
+    code: str
+    key: str  # the instructor's secret: shown once, stored only as a hash
+
+
+@dataclass(frozen=True)
+class StudentInfo:
+    id: int
+    name: str
+    furthest_step: int
+
+
+@dataclass(frozen=True)
+class Recorded:
+    attempt: int
+    correct: bool | None
+    misconception: int | None
+
+
+@dataclass(frozen=True)
+class StepStats:
+    """The live counts of one step: students who reached it, who answered, right at the first try;
+    the first answers' numbers (or choices), and per misconception how many students gave it."""
+
+    step: int
+    title: str
+    question: Question | None
+    reached: int
+    answered: int
+    first_right: int
+    numbers: tuple[float, ...]
+    choices: dict[str, int]
+    misconceptions: tuple[int, ...]  # students per misconception, in the lesson's order
+
+
+@dataclass(frozen=True)
+class PollInfo:
+    id: int
+    question: str
+    eps: float
+    open: bool
+
+
+class ClassStore:
+    """The class database at ``url`` (default: ``HETDP_DATABASE_URL`` or the SQLite file)."""
+
+    def __init__(self, url: str | None = None, *, lesson_of: Callable[[str], Lesson] = bundled_lesson):
+        try:
+            self.engine: Engine = db.ready_engine(url)
+        except (OperationalError, DBAPIError) as exc:
+            raise _unavailable(exc) from None
+        self._writer = self.engine.execution_options(write=True)
+        self.lesson_of = lesson_of
+
+    # ------------------------------------------------------------ plumbing
+    def _run(self, fn, *, write: bool):
+        try:
+            with (self._writer if write else self.engine).begin() as conn:
+                return fn(conn)
+        except IntegrityError:
+            raise
+        except (OperationalError, DBAPIError) as exc:
+            raise _unavailable(exc) from None
+
+    def _session_row(self, conn, code: str):
+        row = conn.execute(select(SESSION).where(SESSION.c.code == normalize_code(code))).first()
+        if row is None:
+            raise InputError(f"code {str(code)[:20]!r} names no class session; check the code on the projector.")
+        return row
+
+    @staticmethod
+    def _info(row) -> SessionInfo:
+        return SessionInfo(row.code, row.lesson_id, row.created_at, row.closed_at is not None, row.id)
+
+    # ------------------------------------------------------------ sessions
+    def start(self, lesson_id: str) -> Started:
+        """A new session for a bundled lesson: a fresh join code and instructor key."""
+        self.lesson_of(lesson_id)  # an unknown lesson raises InputError listing the lessons
+        key = secrets.token_urlsafe(24)
+        for _ in range(20):
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            try:
+                self._run(
+                    lambda c, code=code: c.execute(
+                        insert(SESSION).values(code=code, lesson_id=lesson_id, key_hash=_hash(key), created_at=utcnow())
+                    ),
+                    write=True,
+                )
+                return Started(code, key)
+            except IntegrityError:  # the code is taken: draw another
+                continue
+        raise StoreUnavailable("could not draw a free join code in 20 tries")
+
+    def session(self, code: str) -> SessionInfo:
+        return self._run(lambda c: self._info(self._session_row(c, code)), write=False)
+
+    def authorize(self, code: str, key) -> SessionInfo:
+        """The session, if ``key`` is its instructor key (compared in constant time); else InputError."""
+        info_row = self._run(lambda c: self._session_row(c, code), write=False)
+        given = _hash(str(key or "")[:200])
+        if not hmac.compare_digest(given, info_row.key_hash):
+            raise InputError("the instructor key does not match this session; open the instructor link you were given.")
+        return self._info(info_row)
+
+    def sessions(self) -> list[SessionInfo]:
+        rows = self._run(lambda c: c.execute(select(SESSION).order_by(SESSION.c.created_at)).all(), write=False)
+        return [self._info(r) for r in rows]
+
+    def _set_closed(self, code: str, closed: bool) -> None:
+        def go(c):
+            row = self._session_row(c, code)
+            c.execute(update(SESSION).where(SESSION.c.id == row.id).values(closed_at=utcnow() if closed else None))
+
+        self._run(go, write=True)
+
+    def close(self, code: str) -> None:
+        """No new joins, answers or poll reports."""
+        self._set_closed(code, True)
+
+    def reopen(self, code: str) -> None:
+        self._set_closed(code, False)
+
+    def delete(self, code: str) -> int:
+        """Delete the session and every row about it; returns the number of rows deleted."""
+
+        def go(c):
+            sid = self._session_row(c, code).id
+            students = select(STUDENT.c.id).where(STUDENT.c.session_id == sid)
+            polls = select(POLL.c.id).where(POLL.c.session_id == sid)
+            n = c.execute(delete(REPORT).where(REPORT.c.poll_id.in_(polls))).rowcount
+            n += c.execute(delete(ANSWER).where(ANSWER.c.student_id.in_(students))).rowcount
+            n += c.execute(delete(POLL).where(POLL.c.session_id == sid)).rowcount
+            n += c.execute(delete(STUDENT).where(STUDENT.c.session_id == sid)).rowcount
+            return n + c.execute(delete(SESSION).where(SESSION.c.id == sid)).rowcount
+
+        return self._run(go, write=True)
+
+    # ------------------------------------------------------------ students
+    def join(self, code: str, name) -> str:
+        """Join an open session under a display name; returns the student's token (their identity)."""
+        name = check_name(name)
+        token = secrets.token_urlsafe(18)
+
+        def go(c):
+            row = self._session_row(c, code)
+            if row.closed_at is not None:
+                raise InputError(f"class session {row.code} is closed; ask your instructor to reopen it.")
+            n = c.execute(select(func.count()).select_from(STUDENT).where(STUDENT.c.session_id == row.id)).scalar()
+            if n >= MAX_STUDENTS:
+                raise InputError(f"class session {row.code} is full ({MAX_STUDENTS} students); ask your instructor.")
+            taken = c.execute(
+                select(STUDENT.c.id).where(STUDENT.c.session_id == row.id, STUDENT.c.name == name)
+            ).first()
+            if taken is not None:
+                raise InputError(f"the name {name!r} is taken in this session; choose another one.")
+            c.execute(
+                insert(STUDENT).values(
+                    session_id=row.id, name=name, token_hash=_hash(token), joined_at=utcnow(), furthest_step=0
+                )
+            )
+
+        try:
+            self._run(go, write=True)
+        except IntegrityError:  # two students took the same name at the same moment
+            raise InputError(f"the name {name!r} is taken in this session; choose another one.") from None
+        return token
+
+    def _student_row(self, c, code: str, token):
+        sess = self._session_row(c, code)
+        if not isinstance(token, str) or not 10 <= len(token) <= 64:
+            raise InputError("this link's student token is not valid; join the session again with its code.")
+        row = c.execute(
+            select(STUDENT).where(STUDENT.c.token_hash == _hash(token), STUDENT.c.session_id == sess.id)
+        ).first()
+        if row is None:
+            raise InputError("this link's student token is not valid; join the session again with its code.")
+        return sess, row
+
+    def student(self, code: str, token) -> StudentInfo:
+        _, row = self._run(lambda c: self._student_row(c, code, token), write=False)
+        return StudentInfo(row.id, row.name, row.furthest_step)
+
+    def reached(self, code: str, token, step: int) -> None:
+        """Note that the student opened ``step`` (the live view's "reached")."""
+
+        def go(c):
+            sess, row = self._student_row(c, code, token)
+            self._step(sess.lesson_id, step)
+            if step > row.furthest_step:
+                c.execute(update(STUDENT).where(STUDENT.c.id == row.id).values(furthest_step=step))
+
+        self._run(go, write=True)
+
+    def _step(self, lesson_id: str, step):
+        lesson = self.lesson_of(lesson_id)
+        if isinstance(step, bool) or not isinstance(step, int) or not 1 <= step <= len(lesson.steps):
+            raise InputError(f"step must be a whole number from 1 to {len(lesson.steps)}; got {str(step)[:20]!r}.")
+        return lesson.steps[step - 1]
+
+    # ------------------------------------------------------------ answers
+    def record(self, code: str, token, *, step: int, given, nonce: str) -> Recorded:
+        """Store one *Check my answer* (once per ``nonce``: a retry of the same click is not stored
+        again); returns its attempt number and verdict."""
+        if not isinstance(nonce, str) or not 8 <= len(nonce) <= 40:
+            raise InputError("nonce must be 8 to 40 characters (one per click).")
+
+        def go(c):
+            sess, row = self._student_row(c, code, token)
+            if sess.closed_at is not None:
+                raise InputError(f"class session {sess.code} is closed: your answer was not recorded.")
+            st = self._step(sess.lesson_id, step)
+            q = st.question
+            if q is None:
+                raise InputError(f"step {step} of this lesson has no question; nothing to record.")
+            done = c.execute(select(ANSWER).where(ANSWER.c.nonce == nonce)).first()
+            if done is not None:
+                if done.student_id != row.id:
+                    raise InputError("nonce was used by another answer.")
+                return Recorded(done.attempt, done.correct, done.misconception)
+            number, choice = _given(q, given)
+            correct, mis = q.classify(number if choice is None else choice)
+            attempt = (
+                1
+                + c.execute(
+                    select(func.count()).select_from(ANSWER).where(ANSWER.c.student_id == row.id, ANSWER.c.step == step)
+                ).scalar()
+            )
+            c.execute(
+                insert(ANSWER).values(
+                    student_id=row.id,
+                    step=step,
+                    attempt=attempt,
+                    number=number,
+                    choice=choice,
+                    correct=correct,
+                    misconception=mis,
+                    nonce=nonce,
+                    answered_at=utcnow(),
+                )
+            )
+            if step > row.furthest_step:
+                c.execute(update(STUDENT).where(STUDENT.c.id == row.id).values(furthest_step=step))
+            return Recorded(attempt, correct, mis)
+
+        for _ in range(5):
+            try:
+                return self._run(go, write=True)
+            except IntegrityError:  # the same student answered twice at once (two tabs): count again
+                continue
+        raise StoreUnavailable("could not store the answer after 5 tries")
+
+    # ------------------------------------------------------------ live view and export
+    def step_stats(self, code: str) -> list[StepStats]:
+        def go(c):
+            sess = self._session_row(c, code)
+            lesson = self.lesson_of(sess.lesson_id)
+            students = c.execute(select(STUDENT.c.id, STUDENT.c.furthest_step).where(STUDENT.c.session_id == sess.id))
+            furthest = [r.furthest_step for r in students]
+            answers = c.execute(
+                select(ANSWER)
+                .join(STUDENT, STUDENT.c.id == ANSWER.c.student_id)
+                .where(STUDENT.c.session_id == sess.id)
+                .order_by(ANSWER.c.student_id, ANSWER.c.step, ANSWER.c.attempt)
+            ).all()
+            return lesson, furthest, answers
+
+        lesson, furthest, answers = self._run(go, write=False)
+        out = []
+        for k, st in enumerate(lesson.steps, start=1):
+            mine = [a for a in answers if a.step == k]
+            first = {}
+            for a in mine:
+                first.setdefault(a.student_id, a)
+            q = st.question
+            mis = tuple(
+                len({a.student_id for a in mine if a.misconception == j})
+                for j in range(1, len(q.misconceptions) + 1 if q else 1)
+            )
+            choices = {}
+            if q is not None and q.kind == "choice":
+                choices = {ch: sum(1 for a in first.values() if a.choice == ch) for ch in q.choices}
+            out.append(
+                StepStats(
+                    step=k,
+                    title=st.title,
+                    question=q,
+                    reached=sum(1 for f in furthest if f >= k),
+                    answered=len(first),
+                    first_right=sum(1 for a in first.values() if a.correct),
+                    numbers=tuple(a.number for a in first.values() if a.number is not None),
+                    choices=choices,
+                    misconceptions=mis if q else (),
+                )
+            )
+        return out
+
+    def counts(self, code: str) -> dict[str, int]:
+        """Rows stored for a session (students, answers, poll reports)."""
+
+        def go(c):
+            sid = self._session_row(c, code).id
+            students = select(STUDENT.c.id).where(STUDENT.c.session_id == sid)
+            count = lambda t, where: int(c.execute(select(func.count()).select_from(t).where(where)).scalar())
+            return {
+                "students": count(STUDENT, STUDENT.c.session_id == sid),
+                "answers": count(ANSWER, ANSWER.c.student_id.in_(students)),
+                "poll_reports": count(REPORT, REPORT.c.student_id.in_(students)),
+            }
+
+        return self._run(go, write=False)
+
+    def export_rows(self, code: str) -> list[dict]:
+        """One row per student and question step: first-try right, attempts, last answer, time —
+        the long format a learning-management system's gradebook import takes."""
+
+        def go(c):
+            sess = self._session_row(c, code)
+            students = c.execute(select(STUDENT).where(STUDENT.c.session_id == sess.id).order_by(STUDENT.c.name)).all()
+            answers = c.execute(
+                select(ANSWER)
+                .join(STUDENT, STUDENT.c.id == ANSWER.c.student_id)
+                .where(STUDENT.c.session_id == sess.id)
+                .order_by(ANSWER.c.attempt)
+            ).all()
+            return sess, students, answers
+
+        sess, students, answers = self._run(go, write=False)
+        lesson = self.lesson_of(sess.lesson_id)
+        rows = []
+        for s in students:
+            for k, st in enumerate(lesson.steps, start=1):
+                if st.question is None:
+                    continue
+                mine = [a for a in answers if a.student_id == s.id and a.step == k]
+                last = mine[-1] if mine else None
+                rows.append(
+                    {
+                        "session": sess.code,
+                        "lesson": sess.lesson_id,
+                        "student": s.name,
+                        "step": k,
+                        "kind": st.question.kind,
+                        "first_try_right": None if not mine or mine[0].correct is None else bool(mine[0].correct),
+                        "attempts": len(mine),
+                        "last_answer": None
+                        if last is None
+                        else (last.choice if last.choice is not None else last.number),
+                        "last_right": None if last is None or last.correct is None else bool(last.correct),
+                        "misconception": None if last is None else last.misconception,
+                        "answered_at": None if last is None else last.answered_at.isoformat(timespec="seconds") + "Z",
+                    }
+                )
+        return rows
+
+    # ------------------------------------------------------------ private poll
+    def open_poll(self, code: str, *, question: str, eps: float) -> PollInfo:
+        """Ask the class a yes/no question at level ε (closing the poll open before, if any)."""
+        if not isinstance(question, str) or not " ".join(question.split()):
+            raise InputError("question is empty; type the yes/no question to ask.")
+        question = " ".join(question.split())
+        if len(question) > MAX_POLL_QUESTION:
+            raise InputError(f"question has {len(question)} characters; at most {MAX_POLL_QUESTION}.")
+        if any(unicodedata.category(ch)[0] == "C" for ch in question):
+            raise InputError("question contains control characters; remove them.")
+        if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not MIN_POLL_EPS <= eps <= MAX_POLL_EPS:
+            raise InputError(f"eps must be a number in [{MIN_POLL_EPS}, {MAX_POLL_EPS}]; got {str(eps)[:20]!r}.")
+
+        def go(c):
+            sid = self._session_row(c, code).id
+            now = utcnow()
+            c.execute(update(POLL).where(POLL.c.session_id == sid, POLL.c.closed_at.is_(None)).values(closed_at=now))
+            pid = c.execute(
+                insert(POLL).values(session_id=sid, question=question, eps=float(eps), opened_at=now)
+            ).inserted_primary_key[0]
+            return PollInfo(pid, question, float(eps), True)
+
+        return self._run(go, write=True)
+
+    def close_poll(self, code: str) -> None:
+        def go(c):
+            sid = self._session_row(c, code).id
+            c.execute(
+                update(POLL).where(POLL.c.session_id == sid, POLL.c.closed_at.is_(None)).values(closed_at=utcnow())
+            )
+
+        self._run(go, write=True)
+
+    def latest_poll(self, code: str) -> PollInfo | None:
+        def go(c):
+            sid = self._session_row(c, code).id
+            return c.execute(select(POLL).where(POLL.c.session_id == sid).order_by(POLL.c.id.desc()).limit(1)).first()
+
+        row = self._run(go, write=False)
+        return None if row is None else PollInfo(row.id, row.question, row.eps, row.closed_at is None)
+
+    def poll_sent(self, code: str, token, poll_id: int) -> bool | None:
+        """What this student sent to the poll (None before sending)."""
+
+        def go(c):
+            _, row = self._student_row(c, code, token)
+            return c.execute(
+                select(REPORT.c.reported).where(REPORT.c.poll_id == poll_id, REPORT.c.student_id == row.id)
+            ).scalar()
+
+        return self._run(go, write=False)
+
+    def answer_poll(
+        self, code: str, token, *, poll_id: int, truth: bool, rng: np.random.Generator | int | None = None
+    ) -> bool:
+        """Randomize the student's true answer at the poll's ε and store only the result; returns what
+        was sent. A second answer to the same poll is refused (the first one stands)."""
+        if not isinstance(truth, bool):
+            raise InputError("truth must be yes or no.")
+        rng = rng if rng is not None else np.random.default_rng(secrets.randbits(128))
+
+        def go(c):
+            sess, row = self._student_row(c, code, token)
+            if sess.closed_at is not None:
+                raise InputError(f"class session {sess.code} is closed: your answer was not recorded.")
+            poll = c.execute(select(POLL).where(POLL.c.id == poll_id, POLL.c.session_id == sess.id)).first()
+            if poll is None:
+                raise InputError("this poll is not part of your class session.")
+            if poll.closed_at is not None:
+                raise InputError("this poll is closed; your answer was not recorded.")
+            before = c.execute(
+                select(REPORT.c.reported).where(REPORT.c.poll_id == poll.id, REPORT.c.student_id == row.id)
+            ).scalar()
+            if before is not None:
+                return bool(before)
+            sent = bool(randomize(np.array([truth]), eps=poll.eps, rng=rng)[0])
+            c.execute(insert(REPORT).values(poll_id=poll.id, student_id=row.id, reported=sent, reported_at=utcnow()))
+            return sent
+
+        try:
+            return self._run(go, write=True)
+        except IntegrityError:  # the same student in two tabs at once: the first report stands
+            return bool(self.poll_sent(code, token, poll_id))
+
+    def poll_estimate(self, code: str, poll_id: int | None = None) -> tuple[PollInfo, PollEstimate] | None:
+        """The latest (or given) poll and its estimate of the true share of "yes"."""
+
+        def go(c):
+            sid = self._session_row(c, code).id
+            q = select(POLL).where(POLL.c.session_id == sid)
+            q = q.where(POLL.c.id == poll_id) if poll_id is not None else q.order_by(POLL.c.id.desc()).limit(1)
+            poll = c.execute(q).first()
+            if poll is None:
+                return None
+            n, yes = c.execute(
+                select(func.count(), func.sum(cast(REPORT.c.reported, Integer))).where(REPORT.c.poll_id == poll.id)
+            ).one()
+            return poll, int(n), int(yes or 0)
+
+        got = self._run(go, write=False)
+        if got is None:
+            return None
+        poll, n, yes = got
+        return PollInfo(poll.id, poll.question, poll.eps, poll.closed_at is None), estimate(yes=yes, n=n, eps=poll.eps)
+
+
+def _given(q: Question, given) -> tuple[float | None, str | None]:
+    """(number, choice) of an answer, refused if it cannot answer ``q``."""
+    if q.kind == "choice":
+        if not isinstance(given, str) or given.strip().lower() not in [c.lower() for c in q.choices]:
+            raise InputError(f"answer must be one of {list(q.choices)}; got {str(given)[:40]!r}.")
+        return None, next(c for c in q.choices if c.lower() == given.strip().lower())
+    try:
+        g = float(given)
+    except (TypeError, ValueError):
+        raise InputError(f"answer must be a number; got {str(given)[:40]!r}.") from None
+    if not math.isfinite(g):
+        raise InputError(f"answer must be a finite number; got {given!r}.")
+    if q.kind == "your-choice" and not q.low <= g <= q.high:
+        raise InputError(f"answer must lie in [{q.low:g}, {q.high:g}]; got {g:g}.")
+    return g, None

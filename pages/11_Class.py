@@ -1,0 +1,310 @@
+"""Class: teach a lesson live — a session students join with a code, the instructor's live view of
+every step's answers, and a private class poll (randomized response)."""
+
+import io
+
+import streamlit as st
+
+from hetdp_core.lessons import lesson_ids
+from hetdp_core.poll import MAX_POLL_EPS, MIN_POLL_EPS
+from hetdp_core.scenario import InputError
+from hetdp_ui import class_panel
+from hetdp_ui.cli.classroom import export_csv, links
+from hetdp_ui.common import app_base_url, chart
+from hetdp_ui.lesson_panel import cached_lesson
+from hetdp_ui.nav import doc_link, open_page, sidebar_nav
+
+st.set_page_config(page_title="Class — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto")
+sidebar_nav()
+
+#: seconds between refreshes of the live view (a fragment: only it reruns, the page does not reload)
+REFRESH = 3
+#: joins one browser session may make (a flood from one client stops here; the session cap stops the rest)
+MAX_JOINS = 5
+
+qp = st.query_params
+code, key, me = qp.get("code"), qp.get("key"), qp.get("me")
+
+
+def fail(exc: Exception) -> None:
+    """One line for a database that cannot be used, then nothing more of the page."""
+    st.error(f"The class database cannot be used: {exc}", icon=":material/cloud_off:")
+    st.stop()
+
+
+try:
+    store = class_panel.store()
+except class_panel.unavailable_types() as exc:
+    fail(exc)
+
+
+def qr_png(url: str) -> bytes:
+    """A QR code of ``url`` (segno: offline, no image library)."""
+    import segno
+
+    buf = io.BytesIO()
+    segno.make(url, error="m").save(buf, kind="png", scale=8, border=2)
+    return buf.getvalue()
+
+
+def landing() -> None:
+    st.title("Class")
+    st.markdown(
+        "**What is here?** Teach a lesson live. Start a session: students open its link (or type its code), "
+        "choose a display name and walk through the lesson on their own devices; every *Check my answer* "
+        "reaches your live view — how many reached each step, who got it right at the first try, the "
+        "spread of answers, the common mistakes — and you can ask the class a sensitive yes/no question "
+        "that is randomized on the server before it is stored."
+    )
+    left, right = st.columns(2)
+    with left.container(border=True):
+        st.subheader("Start a session (instructor)")
+        ids = lesson_ids()
+        teach = qp.get("teach")
+        lesson_id = st.selectbox(
+            "lesson",
+            ids,
+            index=ids.index(teach) if teach in ids else 0,
+            format_func=lambda i: cached_lesson(i).title,
+            key="class_lesson",
+        )
+        if st.button("Start the session", type="primary", key="class_start", icon=":material/play_arrow:"):
+            try:
+                started = store.start(lesson_id)
+            except class_panel.unavailable_types() as exc:
+                fail(exc)
+            st.query_params.clear()
+            st.query_params.update({"code": started.code, "key": started.key})
+            st.rerun()
+    with right.container(border=True):
+        st.subheader("Join a session (student)")
+        join_form(None)
+    doc_link("class", "How a class session works, what is stored and for how long")
+
+
+def join_form(fixed_code: str | None) -> None:
+    c = fixed_code or st.text_input("code on the projector", max_chars=12, key="class_code", placeholder="e.g. K7QX2M")
+    name = st.text_input("your display name (the class sees it; no account needed)", max_chars=200, key="class_name")
+    if st.button("Join", type="primary", key="class_join", icon=":material/login:"):
+        joins = st.session_state.get("_class_joins", 0)
+        try:
+            if joins >= MAX_JOINS:
+                raise InputError(f"this browser joined {joins} times already; reload the page to join again.")
+            info = store.session(c)
+            token = store.join(c, name)
+        except InputError as exc:
+            st.error(str(exc))
+            return
+        except class_panel.unavailable_types() as exc:
+            st.error(f"Not joined — the class database did not answer ({exc}). Try again.")
+            return
+        st.session_state["_class_joins"] = joins + 1
+        lesson = cached_lesson(info.lesson_id)
+        open_page(lesson.steps[0].page, {"lesson": lesson.id, "step": "1", "class": info.code, "me": token})
+
+
+def student_home() -> None:
+    try:
+        info = store.session(code)
+        student = store.student(code, me)
+    except InputError as exc:
+        st.title("Class")
+        st.error(str(exc))
+        return
+    lesson = cached_lesson(info.lesson_id)
+    st.title(f"Class session {info.code}")
+    st.markdown(f"You are **{student.name}** in “{lesson.title}”.")
+    if info.closed:
+        st.info("This session is closed: your answers are kept, new ones are not recorded.")
+    class_panel.poll_box(code, me)
+    step = min(max(student.furthest_step, 1), len(lesson.steps))
+    if st.button(f"Continue the lesson at step {step}", type="primary", key="class_continue"):
+        open_page(lesson.steps[step - 1].page, {"lesson": lesson.id, "step": str(step), "class": info.code, "me": me})
+
+
+def join_page() -> None:
+    st.title("Join the class")
+    try:
+        info = store.session(code)
+    except InputError as exc:
+        st.error(str(exc))
+        return
+    if info.closed:
+        st.error(f"Class session {info.code} is closed; ask your instructor to reopen it.")
+        return
+    st.markdown(f"Lesson: **{cached_lesson(info.lesson_id).title}** — session {info.code}.")
+    join_form(info.code)
+
+
+def step_block(s) -> None:
+    from hetdp_ui.class_figures import choices_figure, numbers_figure
+
+    q = s.question
+    head = f"Step {s.step}" + (f" — {s.title}" if s.title else "")
+    with st.container(border=True):
+        st.markdown(f"**{head}**")
+        c1, c2, c3 = st.columns(3)
+        c1.metric("reached", s.reached)
+        c2.metric("answered", s.answered if q else "—")
+        if q is not None and q.kind != "your-choice":
+            c3.metric("right at the first try", f"{s.first_right / s.answered:.0%}" if s.answered else "—")
+        if q is None:
+            st.caption("No question on this step.")
+            return
+        st.caption(q.prompt)
+        if s.answered and q.kind in ("number", "your-choice"):
+            chart(numbers_figure(s), key=f"class_fig_{s.step}")
+        elif s.answered:
+            chart(choices_figure(s), key=f"class_fig_{s.step}")
+        if q.misconceptions:
+            st.markdown(
+                "\n".join(
+                    f"- **M{j}** ({m.describe()}): **{n}** student{'s' if n != 1 else ''} — {m.explain}"
+                    for j, (m, n) in enumerate(zip(q.misconceptions, s.misconceptions), start=1)
+                )
+            )
+        if q.kind == "your-choice" and q.context == "epsilon" and s.numbers:
+            import numpy as np
+
+            from hetdp_core.deployments import place
+            from hetdp_ui.common import deployments_strip_section
+
+            median = float(np.median(s.numbers))
+            deployments_strip_section(
+                (place(median, who="the class's median choice"),), key=f"class_ctx_{s.step}", what="the class's median"
+            )
+
+
+def poll_section() -> None:
+    from hetdp_core.meaning import posterior_bounds
+    from hetdp_ui.class_figures import poll_figure
+
+    got = store.poll_estimate(code)
+    if got is not None:
+        poll, est = got
+        hist = st.session_state.setdefault(("_class_poll_hist", poll.id), [])
+        if not hist or hist[-1].n != est.n:
+            hist.append(est)
+        st.markdown(f"**{'Open' if poll.open else 'Closed'} poll (ε = {poll.eps:g}):** {poll.question}")
+        if est.n:
+            c1, c2, c3 = st.columns(3)
+            c1.metric("reports", est.n)
+            c2.metric("share of “yes” sent", f"{est.raw_share:.0%}")
+            c3.metric(
+                "estimated true share", f"{est.estimate:.0%}", help=f"95 % interval {est.low:.0%} – {est.high:.0%}"
+            )
+            st.caption(
+                f"Estimated true share of “yes”: {est.estimate:.1%}, 95 % interval {est.low:.1%} – {est.high:.1%} "
+                f"(unbiased randomized-response estimate; the sent share is pulled towards 50 %)."
+            )
+            chart(poll_figure(tuple(hist)), key="class_poll_fig")
+        else:
+            st.caption("No report yet.")
+        hi = float(posterior_bounds(eps=poll.eps, prior=0.5)[1][0])
+        st.caption(
+            f"What ε = {poll.eps:g} means for one student: someone who thought it 50–50 that a student's true "
+            f"answer is yes can be at most {hi:.0%} sure after seeing what they sent."
+        )
+
+
+def instructor_view() -> None:
+    try:
+        info = store.authorize(code, key)
+    except InputError as exc:
+        st.title("Class")
+        st.error(str(exc))
+        return
+    lesson = cached_lesson(info.lesson_id)
+    base = app_base_url("Class")
+    link = links(base, info.code)["student"]
+    st.title(f"Class session {info.code}")
+    st.markdown(f"Lesson: **{lesson.title}** · {'**closed**' if info.closed else 'open'}")
+    left, right = st.columns([2, 1])
+    with left:
+        st.markdown(f"Students open **{link}** or type the code **{info.code}** on the Class page.")
+        st.code(link, language=None)
+        st.caption(
+            "This page's own address holds your instructor key: keep it private (only its hash is stored; "
+            "lose it and the live view is lost — `hetdp class export` still works on the server)."
+        )
+        c1, c2, c3 = st.columns(3)
+        if info.closed:
+            if c1.button("Reopen", key="class_reopen", icon=":material/lock_open:"):
+                store.reopen(code)
+                st.rerun()
+        elif c1.button("Close (no new answers)", key="class_close", icon=":material/lock:"):
+            store.close(code)
+            st.rerun()
+        c2.download_button(
+            "Export answers (CSV)",
+            data=lambda: export_csv(store.export_rows(code)),
+            file_name=f"class-{info.code}.csv",
+            mime="text/csv",
+            key="class_export",
+            icon=":material/download:",
+        )
+        with c3.popover("Delete the session", icon=":material/delete:"):
+            st.markdown("Deletes the session, its students, answers and polls. This cannot be undone.")
+            if st.button("Delete everything", type="primary", key="class_delete"):
+                store.delete(code)
+                st.query_params.clear()
+                st.session_state["_class_deleted"] = info.code
+                st.rerun()
+    right.image(qr_png(link), caption=f"Join: {info.code}", width=220)
+
+    with st.expander("Ask the class a private yes/no question", icon=":material/how_to_vote:"):
+        st.markdown(
+            "Each student's answer is randomized **before it is stored** (randomized response at the level "
+            "you choose): the true answer is never written anywhere. The live view estimates the true share."
+        )
+        question = st.text_input(
+            "question", max_chars=300, key="class_poll_q", placeholder="Have you ever reused a password?"
+        )
+        eps = st.slider("ε of the poll", MIN_POLL_EPS, MAX_POLL_EPS, 1.0, 0.05, key="class_poll_eps")
+        c1, c2 = st.columns(2)
+        if c1.button("Ask the class", key="class_poll_open", type="primary"):
+            try:
+                store.open_poll(code, question=question, eps=eps)
+            except InputError as exc:
+                st.error(str(exc))
+        if c2.button("Close the poll", key="class_poll_close"):
+            store.close_poll(code)
+
+    @st.fragment(run_every=REFRESH)
+    def live() -> None:
+        try:
+            stats = store.step_stats(code)
+            counts = store.counts(code)
+        except InputError as exc:  # deleted from another tab or the CLI
+            st.error(str(exc))
+            return
+        except class_panel.unavailable_types() as exc:
+            st.warning(f"Live view paused: {exc}. It retries every {REFRESH} s.")
+            return
+        st.subheader("Live")
+        st.caption(
+            f"{counts['students']} students joined · {counts['answers']} answers recorded · refreshes every "
+            f"{REFRESH} s. Histograms and counts use each student's first answer; misconceptions count students "
+            "who gave one at any attempt."
+        )
+        poll_section()
+        for s in stats:
+            step_block(s)
+
+    live()
+
+
+deleted = st.session_state.pop("_class_deleted", None)
+if deleted:
+    st.success(f"Class session {deleted} and everything stored about it were deleted.")
+try:
+    if code and key:
+        instructor_view()
+    elif code and me:
+        student_home()
+    elif code:
+        join_page()
+    else:
+        landing()
+except class_panel.unavailable_types() as exc:
+    fail(exc)

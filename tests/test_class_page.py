@@ -1,0 +1,222 @@
+"""The Class page and a lesson in a class session (AppTest): start a session, join, answer right,
+wrong and with a misconception, a "your choice" step, live counts, the private poll, export,
+delete, and every bad input a browser can send."""
+
+import re
+
+import pytest
+from conftest import ROOT
+from streamlit.testing.v1 import AppTest
+
+from hetdp_ui.classroom import db
+from hetdp_ui.classroom.store import ClassStore
+
+CLASS = str(ROOT / "pages" / "11_Class.py")
+FP = str(ROOT / "pages" / "1_Feature_privacy.py")
+LESSON = "1-bcdp-feature-privacy"
+
+
+@pytest.fixture
+def url(tmp_path, monkeypatch):
+    u = f"sqlite:///{tmp_path / 'class.sqlite'}"
+    monkeypatch.setenv(db.URL_ENV, u)
+    return u
+
+
+def qp(at, name):
+    v = at.query_params.get(name)
+    return v if isinstance(v, str) or v is None else v[0]
+
+
+def class_page(**params) -> AppTest:
+    at = AppTest.from_file(CLASS, default_timeout=120)
+    at.query_params.update(params)
+    return at.run()
+
+
+def texts(at) -> str:
+    return " ".join(
+        [m.value for m in at.markdown]
+        + [c.value for c in at.caption]
+        + [i.value for i in at.info]
+        + [s.value for s in at.success]
+        + [str(m.label) + " " + str(m.value) for m in at.metric]
+    )
+
+
+def join(code: str, name: str, at: AppTest | None = None) -> tuple[AppTest, str]:
+    """Join through the student link; returns the page and the student's token from the step link."""
+    at = at or class_page(code=code)
+    at.text_input(key="class_name").input(name).run()
+    at.button(key="class_join").click().run()
+    link = " ".join(i.value for i in at.info)
+    m = re.search(r"class=(\w+)&me=([\w-]+)", link)
+    assert m, ([e.value for e in at.error], link)
+    return at, m.group(2)
+
+
+def lesson_step(code: str, token: str, step: int) -> AppTest:
+    at = AppTest.from_file(FP, default_timeout=180)
+    at.query_params.update({"lesson": LESSON, "step": str(step), "class": code, "me": token})
+    return at.run()
+
+
+def answer(at: AppTest, step: int, value) -> None:
+    key = f"lesson_{LESSON}_{step}"
+    widget = at.radio(key=f"{key}_answer") if isinstance(value, str) else at.number_input(key=f"{key}_answer")
+    widget.set_value(value).run()
+    at.button(key=f"{key}_check").click().run()
+
+
+def test_a_whole_class_session_from_start_to_delete(url):
+    # the instructor starts a session
+    inst = class_page(teach=LESSON)
+    assert inst.selectbox(key="class_lesson").value == LESSON
+    inst.button(key="class_start").click().run()
+    code, key = qp(inst, "code"), qp(inst, "key")
+    assert code and key and not inst.exception and not inst.error
+    assert any(f"/Class?code={code}" in c.value for c in inst.code)  # the student link, to copy
+    assert inst.get("image"), "the QR code of the student link is drawn"
+    assert {m.label for m in inst.metric} >= {"reached", "answered", "right at the first try"}
+
+    # two students join with the link and answer
+    _, ada = join(code, "Ada")
+    _, bob = join(code, "Bob")
+    at = lesson_step(code, ada, 1)
+    assert not at.exception and not at.error
+    assert f"Class session **{code}** as **Ada**" in texts(at)
+    answer(at, 1, 0.2)  # the misconception "demand for budget"
+    assert "Your answer was recorded (attempt 1)" in texts(at)
+    assert any(w.value.startswith("Not quite") for w in at.warning)
+    answer(at, 1, 0.09)
+    assert "Your answer was recorded (attempt 2)" in texts(at)
+    bt = lesson_step(code, bob, 1)
+    answer(bt, 1, 0.09)  # right at the first try
+    ct = lesson_step(code, bob, 3)
+    answer(ct, 3, "yes")  # the choice misconception
+    assert "recorded (attempt 1)" in texts(ct)
+    yt = lesson_step(code, bob, 5)  # "your choice"
+    yt.slider(key=f"lesson_{LESSON}_5_answer").set_value(0.5).run()
+    yt.button(key=f"lesson_{LESSON}_5_check").click().run()
+    assert "Your answer was recorded (attempt 1)" in texts(yt) and not yt.exception
+
+    # the live view counts them
+    inst = class_page(code=code, key=key)
+    shown = texts(inst)
+    assert "2 students joined · 5 answers recorded" in shown
+    metrics = [(m.label, m.value) for m in inst.metric]
+    assert metrics[:3] == [("reached", "2"), ("answered", "2"), ("right at the first try", "50%")], metrics
+    assert "**M1** (0.2 ± 0.005): **1** student — You took the demand δ = 0.2" in shown
+    assert "**M1** ('yes'): **1** student" in shown
+    assert inst.get("plotly_chart"), "answer histograms are drawn"
+    assert "Your levels among real deployments" in shown  # the "your choice" step with context = epsilon
+
+    # the private poll
+    inst.text_input(key="class_poll_q").input("Have you ever reused a password?").run()
+    inst.slider(key="class_poll_eps").set_value(1.0).run()
+    inst.button(key="class_poll_open").click().run()
+    poll = ClassStore(url).latest_poll(code)
+    at = lesson_step(code, ada, 2)
+    assert "Class poll (private, ε = 1)" in texts(at)
+    at.button(key=f"class_poll_yes_{poll.id}").click().run()
+    assert any(i.value.startswith("Sent: **") for i in at.info), [i.value for i in at.info]
+    inst = class_page(code=code, key=key)
+    assert ("reports", "1") in [(m.label, m.value) for m in inst.metric]
+    assert "What ε = 1 means for one student" in texts(inst)
+    store = ClassStore(url)
+    assert store.counts(code) == {"students": 2, "answers": 5, "poll_reports": 1}
+
+    # export (the button's data is the CLI's CSV) and close/reopen
+    from hetdp_ui.cli.classroom import export_csv
+
+    csv_text = export_csv(store.export_rows(code))
+    assert csv_text.splitlines()[0].startswith("session,lesson,student,step,kind,first_try_right")
+    assert any(b.proto.label == "Export answers (CSV)" for b in inst.get("download_button"))
+    inst.button(key="class_close").click().run()
+    assert store.session(code).closed
+    late = class_page(code=code)
+    assert any("is closed" in e.value for e in late.error)
+    at = lesson_step(code, ada, 3)
+    answer(at, 3, "no")
+    assert any("Not recorded: class session" in e.value for e in at.error)
+    inst.button(key="class_reopen").click().run()
+    assert not store.session(code).closed
+
+    # delete: everything about the session goes
+    inst.button(key="class_delete").click().run()
+    assert any("and everything stored about it were deleted" in s.value for s in inst.success)
+    from sqlalchemy import text
+
+    with store.engine.connect() as c:
+        assert all(c.execute(text(f"SELECT count(*) FROM {t}")).scalar() == 0 for t in db.TABLES)
+
+
+def test_bad_inputs_on_the_class_page_are_one_line_each_and_store_nothing(url, monkeypatch):
+    store = ClassStore(url)
+    s = store.start(LESSON)
+    # unknown, malformed code
+    for bad in ("ZZZZZZ", "x" * 500, "<script>"):
+        at = class_page(code=bad)
+        assert len(at.error) == 1 and not at.exception and not at.text_input
+    # the instructor view with a wrong key or none: nothing of the session
+    for key in ("guess", "", s.key[:-1]):
+        at = class_page(code=s.code, key=key) if key else class_page(code=s.code)
+        assert not at.metric and not at.get("image") and not at.exception
+        if key:
+            assert [e.value for e in at.error] == [
+                "the instructor key does not match this session; open the instructor link you were given."
+            ]
+    # names: too long (the box takes 200 characters; 10 kB is refused by the store: test_class.py), control
+    # characters, empty, taken
+    at = class_page(code=s.code)
+    for name, match in (("x" * 120, "at most 40"), ("Eve\x07", "control"), ("   ", "empty")):
+        at.text_input(key="class_name").input(name).run()
+        at.button(key="class_join").click().run()
+        assert any(match in e.value for e in at.error), [e.value for e in at.error]
+    _, _tok = join(s.code, "Ada")
+    at = class_page(code=s.code)
+    at.text_input(key="class_name").input("Ada").run()
+    at.button(key="class_join").click().run()
+    assert any("is taken" in e.value for e in at.error)
+    # one browser session joining again and again stops after 5
+    at = class_page(code=s.code)
+    for i in range(7):
+        at.text_input(key="class_name").input(f"bot {i}").run()
+        at.button(key="class_join").click().run()
+    assert any("this browser joined 5 times" in e.value for e in at.error)
+    assert store.counts(s.code)["students"] == 1 + 5
+    # a forged student token on a lesson page: dropped with a warning, nothing recorded
+    at = lesson_step(s.code, "forged-token-0000000", 1)
+    assert any("Class session ignored" in w.value for w in at.warning) and qp(at, "me") is None
+    answer(at, 1, 0.09)
+    assert store.counts(s.code)["answers"] == 0
+    # a session of another lesson
+    other = store.start("2-bcdp-guarantee-lab")
+    tok = store.join(other.code, "Zed")
+    at = lesson_step(other.code, tok, 1)
+    assert any("is for another lesson" in w.value for w in at.warning)
+
+
+def test_a_database_that_cannot_be_reached_is_one_line_not_a_traceback(monkeypatch):
+    monkeypatch.setenv(db.URL_ENV, "postgresql+psycopg://nobody@127.0.0.1:1/none")
+    db.reset_caches()
+    at = class_page()
+    assert not at.exception
+    assert [e.value.split(":")[0] for e in at.error] == ["The class database cannot be used"]
+    # a lesson in a session goes on without recording, and says so
+    at = lesson_step("ABCDEF", "token-0000000000", 1)
+    assert not at.exception and any("Class session not reachable" in w.value for w in at.warning)
+
+
+def test_the_student_home_keeps_identity_and_offers_the_poll(url):
+    store = ClassStore(url)
+    s = store.start(LESSON)
+    _, tok = join(s.code, "Ada")
+    store.reached(s.code, tok, 3)
+    poll = store.open_poll(s.code, question="Ever shared a password?", eps=2.0)
+    home = class_page(code=s.code, me=tok)  # a refresh, a new tab: the link keeps who and where
+    assert "You are **Ada**" in texts(home) and "Ever shared a password?" in texts(home)
+    assert [b.label for b in home.button][-1] == "Continue the lesson at step 3"
+    home.button(key=f"class_poll_no_{poll.id}").click().run()
+    assert any(i.value.startswith("Sent: **") for i in home.info)
+    assert store.poll_estimate(s.code)[1].n == 1
