@@ -89,12 +89,15 @@ bench: $(TSTAMP) chromium
 	$(PY) benchmarks/run.py
 
 # N virtual users speaking Streamlit's websocket protocol against a production-settings server,
-# then the long fault runs (kill workers under load, 40 heavy users, a corrupted shared cache)
+# then the long fault runs (kill workers under load, 40 heavy users, a corrupted shared cache), then a
+# class of 200 students through two workers on SQLite and PostgreSQL with its faults (a killed worker,
+# a PostgreSQL restart, a full disk under the SQLite file: a tmpfs, so run as root)
 load: $(STAMP) nginx postgresql
 	$(PY) benchmarks/load.py
 	$(PY) benchmarks/load.py --workers 1
 	$(PY) benchmarks/load.py --workers 2
 	$(PY) benchmarks/faults.py
+	$(PY) benchmarks/class_load.py
 
 clean:
 	rm -rf $(VENV) tests/artifacts .pytest_cache

@@ -154,7 +154,9 @@ def lesson_panel(state: ScenarioState) -> None:
             class_panel.banner(*in_class, k)
         st.markdown(step.text)
         if step.question is not None:
-            _question(lesson, k, in_class)
+            # a fragment: typing an answer or checking it reruns the question only, not the page and
+            # its charts (a class of students checking answers costs a fraction of opening the page)
+            _question_fragment(lesson, k, in_class)
         last = k == len(lesson.steps)
         if last:
             line = score_line(lesson)
@@ -243,6 +245,8 @@ def _question(lesson: Lesson, k: int, in_class=None) -> None:
             got.right = got.right or ok
             if in_class:
                 class_panel.record(in_class[0], in_class[1], widget, k, given)
+            if k == len(lesson.steps):  # the last step's score line lies outside this fragment
+                st.rerun(scope="app")
     if in_class:
         class_panel.record_status(widget)
     result = st.session_state.get(f"{key}_result")
@@ -270,3 +274,6 @@ def _question(lesson: Lesson, k: int, in_class=None) -> None:
                 "moved the sliders."
             )
         )
+
+
+_question_fragment = st.fragment(_question)

@@ -9,7 +9,7 @@ from hetdp_core.lessons import lesson_ids
 from hetdp_core.poll import MAX_POLL_EPS, MIN_POLL_EPS
 from hetdp_core.scenario import InputError
 from hetdp_ui import class_panel
-from hetdp_ui.cli.classroom import export_csv, links
+from hetdp_ui.classroom.store import export_csv, links
 from hetdp_ui.common import app_base_url, chart
 from hetdp_ui.lesson_panel import cached_lesson
 from hetdp_ui.nav import doc_link, open_page, sidebar_nav

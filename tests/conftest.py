@@ -1,9 +1,6 @@
 """Shared test configuration."""
 
-import glob
 import os
-import socket
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -79,71 +76,17 @@ def strict_json(text: str):
 # ---------------------------------------------------------------- a real PostgreSQL server
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class PostgresServer:
-    """A PostgreSQL server of its own: ``initdb`` in a temporary folder, ``pg_ctl start`` on a free
-    port (as the ``postgres`` user when the tests run as root: PostgreSQL refuses to run as root)."""
-
-    def __init__(self):
-        found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
-        if not found:
-            pytest.fail(
-                "PostgreSQL not found (/usr/lib/postgresql/*/bin/pg_ctl): `make test` installs Debian's "
-                "postgresql package. Database tests are required."
-            )
-        self.bin = Path(found[-1]).parent
-        self.dir = Path(tempfile.mkdtemp(prefix="hetdp-pg-"))
-        self.data = self.dir / "data"
-        self.port = free_port()
-        self.as_user: list[str] = []
-        if os.getuid() == 0:
-            import pwd
-
-            pw = pwd.getpwnam("postgres")
-            os.chown(self.dir, pw.pw_uid, pw.pw_gid)
-            self.as_user = ["runuser", "-u", "postgres", "--"]
-        self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync")
-        self.start()
-        self._n = 0
-
-    def _run(self, tool: str, *args: str) -> None:
-        out = subprocess.run([*self.as_user, str(self.bin / tool), *args], capture_output=True, text=True, timeout=120)
-        if out.returncode != 0:
-            pytest.fail(f"{tool} {' '.join(args)} failed: {out.stderr.strip() or out.stdout.strip()}")
-
-    def start(self) -> None:
-        opts = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
-        self._run("pg_ctl", "-D", str(self.data), "-o", opts, "-l", str(self.dir / "log"), "-w", "-t", "60", "start")
-
-    def stop(self, mode: str = "fast") -> None:
-        self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
-
-    def url(self, database: str = "postgres") -> str:
-        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
-
-    def new_database(self) -> str:
-        """A fresh, empty database on this server; returns its URL."""
-        import psycopg
-
-        self._n += 1
-        name = f"t{os.getpid()}_{self._n}"
-        with psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres", autocommit=True) as c:
-            c.execute(f"CREATE DATABASE {name}")
-        return self.url(name)
-
-
 @pytest.fixture(scope="session")
 def postgres():
-    server = PostgresServer()
-    yield server
-    try:
-        server.stop("immediate")
-    finally:
-        import shutil
+    """A PostgreSQL server the suite starts itself (benchmarks/pgserver.py); no server: the test fails."""
+    import sys
 
-        shutil.rmtree(server.dir, ignore_errors=True)
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from pgserver import PostgresServer, PostgresUnavailable
+
+    try:
+        server = PostgresServer()
+    except PostgresUnavailable as exc:
+        pytest.fail(str(exc))
+    yield server
+    server.remove()

@@ -103,6 +103,8 @@ def test_a_session_records_right_wrong_misconception_and_your_choice_answers(sto
     r = store.record(s.code, ada, step=1, given=0.2, nonce="ada-1-aaaa")
     assert (r.attempt, r.correct, r.misconception) == (1, False, 1)
     assert store.record(s.code, ada, step=1, given=0.2, nonce="ada-1-aaaa") == r  # the same click retried
+    # the same answer from a new browser session (its server process died with the nonce): one attempt
+    assert store.record(s.code, ada, step=1, given=0.2, nonce="ada-1-zzzz") == r
     assert store.record(s.code, ada, step=1, given=0.0905, nonce="ada-1-bbbb").correct is True
     assert store.record(s.code, bob, step=1, given=0.09, nonce="bob-1-aaaa").attempt == 1
     assert store.record(s.code, bob, step=3, given="YES", nonce="bob-3-aaaa").misconception == 1
@@ -240,18 +242,18 @@ def test_a_full_sqlite_database_says_not_recorded_and_the_retry_is_stored_once(t
         dbapi_conn.execute(f"PRAGMA max_page_count = {pages}")  # SQLITE_FULL: "database or disk is full"
 
     eng.dispose()
-    fat = "x" * 190
     n = 0
+    given = lambda n: ("yes", "no")[n % 2]  # alternate: the same answer twice in a row is one attempt
     with pytest.raises(StoreUnavailable, match="disk is full"):
         for n in range(2000):  # fill the last free pages
-            store.record(s.code, t, step=3, given="yes", nonce=f"fill-{n:05d}-{fat[:20]}")
+            store.record(s.code, t, step=3, given=given(n), nonce=f"fill-{n:05d}-xxxxxxxxxxxxxxxxxxxx")
     stored = store.counts(s.code)["answers"]
     assert stored == n  # the failed one left nothing half-written
     event.remove(eng, "connect", _full)
     eng.dispose()
-    r = store.record(s.code, t, step=3, given="yes", nonce=f"fill-{n:05d}-{fat[:20]}")  # the retry
+    r = store.record(s.code, t, step=3, given=given(n), nonce=f"fill-{n:05d}-xxxxxxxxxxxxxxxxxxxx")  # the retry
     assert r.attempt == n + 1
-    assert store.record(s.code, t, step=3, given="yes", nonce=f"fill-{n:05d}-{fat[:20]}") == r
+    assert store.record(s.code, t, step=3, given=given(n), nonce=f"fill-{n:05d}-xxxxxxxxxxxxxxxxxxxx") == r
     assert store.counts(s.code)["answers"] == n + 1
 
 

@@ -127,7 +127,7 @@ def test_a_whole_class_session_from_start_to_delete(url):
     assert store.counts(code) == {"students": 2, "answers": 5, "poll_reports": 1}
 
     # export (the button's data is the CLI's CSV) and close/reopen
-    from hetdp_ui.cli.classroom import export_csv
+    from hetdp_ui.classroom.store import export_csv
 
     csv_text = export_csv(store.export_rows(code))
     assert csv_text.splitlines()[0].startswith("session,lesson,student,step,kind,first_try_right")

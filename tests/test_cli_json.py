@@ -38,6 +38,8 @@ COMMANDS = {
     ("regression", None): [["--n", "1000", "--trials", "2", "--steps", "20"]],
     ("meaning", None): [["--eps", "0.1,1,inf"], ["--eps", "0.5", "--zcdp", "--target-tpr", "0.05"]],
     ("context", None): [["--eps", "0.01,3,inf", "--delta", "1e-6", "--all"]],
+    ("class", "start"): [["1-bcdp-feature-privacy"]],  # the suite's own data directory (tests/conftest.py)
+    ("class", "list"): [[]],
     ("ledger", None): [
         ["--plan", str(PLANS / "census-and-survey.toml"), "--budget", "3", "--target-tpr", "0.2"],
         ["--plan", str(PLANS / "census-and-survey.toml"), "--pin", str(PLANS / "census-and-survey.toml")],

@@ -147,6 +147,9 @@ def _sqlite_setup(engine: Engine) -> None:
         dbapi_conn.isolation_level = None  # SQLAlchemy's event below issues BEGIN itself
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA journal_mode=WAL")
+        # WAL with synchronous=NORMAL: a commit survives any crash of the server process (what a
+        # killed worker is); only a power loss may undo the last commits. FULL fsyncs every commit.
+        cur.execute("PRAGMA synchronous=NORMAL")
         cur.execute("PRAGMA foreign_keys=ON")
         cur.execute("PRAGMA busy_timeout=30000")
         cur.close()

@@ -17,8 +17,10 @@ deleted (:meth:`ClassStore.delete`, ``hetdp class delete``), which deletes all o
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import hmac
+import io
 import math
 import secrets
 import unicodedata
@@ -301,8 +303,10 @@ class ClassStore:
 
     # ------------------------------------------------------------ answers
     def record(self, code: str, token, *, step: int, given, nonce: str) -> Recorded:
-        """Store one *Check my answer* (once per ``nonce``: a retry of the same click is not stored
-        again); returns its attempt number and verdict."""
+        """Store one *Check my answer* and return its attempt number and verdict. Stored once per
+        ``nonce`` (a retry of the same click), and an answer equal to the student's previous one for
+        the step is not a new attempt (a click repeated from a new browser session after its server
+        process died carries a new nonce but the same answer)."""
         if not isinstance(nonce, str) or not 8 <= len(nonce) <= 40:
             raise InputError("nonce must be 8 to 40 characters (one per click).")
 
@@ -320,13 +324,18 @@ class ClassStore:
                     raise InputError("nonce was used by another answer.")
                 return Recorded(done.attempt, done.correct, done.misconception)
             number, choice = _given(q, given)
+            last = c.execute(
+                select(ANSWER)
+                .where(ANSWER.c.student_id == row.id, ANSWER.c.step == step)
+                .order_by(ANSWER.c.attempt.desc())
+                .limit(1)
+            ).first()
+            if last is not None and (last.number, last.choice) == (number, choice):
+                # the same answer again is not a new attempt: a click repeated after a worker died (its
+                # nonce died with the browser session) or a double click is stored once
+                return Recorded(last.attempt, last.correct, last.misconception)
             correct, mis = q.classify(number if choice is None else choice)
-            attempt = (
-                1
-                + c.execute(
-                    select(func.count()).select_from(ANSWER).where(ANSWER.c.student_id == row.id, ANSWER.c.step == step)
-                ).scalar()
-            )
+            attempt = 1 + (last.attempt if last is not None else 0)
             c.execute(
                 insert(ANSWER).values(
                     student_id=row.id,
@@ -575,3 +584,37 @@ def _given(q: Question, given) -> tuple[float | None, str | None]:
     if q.kind == "your-choice" and not q.low <= g <= q.high:
         raise InputError(f"answer must lie in [{q.low:g}, {q.high:g}]; got {g:g}.")
     return g, None
+
+
+#: columns of the export (one row per student and question step)
+EXPORT_COLUMNS = (
+    "session",
+    "lesson",
+    "student",
+    "step",
+    "kind",
+    "first_try_right",
+    "attempts",
+    "last_answer",
+    "last_right",
+    "misconception",
+    "answered_at",
+)
+
+
+def links(base_url: str, code: str, key: str | None = None) -> dict[str, str]:
+    """The student link (what the QR code holds) and, with ``key``, the instructor's link."""
+    base = base_url.rstrip("/")
+    out = {"student": f"{base}/Class?code={code}"}
+    if key is not None:
+        out["instructor"] = f"{base}/Class?code={code}&key={key}"
+    return out
+
+
+def export_csv(rows: list[dict]) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: "" if r[k] is None else r[k] for k in EXPORT_COLUMNS})
+    return buf.getvalue()

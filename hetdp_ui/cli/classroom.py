@@ -7,46 +7,11 @@ schema is not this code's, exits 3 with one line saying what to do.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import sys
 from pathlib import Path
 
 from hetdp_ui.cli._common import write_atomic
-
-#: columns of the export (one row per student and question step)
-EXPORT_COLUMNS = (
-    "session",
-    "lesson",
-    "student",
-    "step",
-    "kind",
-    "first_try_right",
-    "attempts",
-    "last_answer",
-    "last_right",
-    "misconception",
-    "answered_at",
-)
-
-
-def links(base_url: str, code: str, key: str | None = None) -> dict[str, str]:
-    """The student link (what the QR code holds) and, with ``key``, the instructor's link."""
-    base = base_url.rstrip("/")
-    out = {"student": f"{base}/Class?code={code}"}
-    if key is not None:
-        out["instructor"] = f"{base}/Class?code={code}&key={key}"
-    return out
-
-
-def export_csv(rows: list[dict]) -> str:
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: "" if r[k] is None else r[k] for k in EXPORT_COLUMNS})
-    return buf.getvalue()
 
 
 def _store():
@@ -73,6 +38,8 @@ def _guard(fn):
 @_guard
 def cmd_class_start(a) -> int:
     """``hetdp class start LESSON``: a new session; prints its code and both links (the key once)."""
+    from hetdp_ui.classroom.store import links
+
     started = _store().start(a.lesson)
     got = {"code": started.code, "lesson": a.lesson, **links(a.base_url, started.code, started.key)}
     if a.json:
@@ -101,7 +68,7 @@ def cmd_class_list(a) -> int:
             }
         )
     if a.json:
-        print(json.dumps(rows))
+        print(json.dumps({"sessions": rows}))
     else:
         for r in rows:
             print(
@@ -132,6 +99,8 @@ def cmd_class_reopen(a) -> int:
 @_guard
 def cmd_class_export(a) -> int:
     """``hetdp class export CODE [--out F.csv]``: one row per student and question step."""
+    from hetdp_ui.classroom.store import export_csv
+
     text = export_csv(_store().export_rows(a.code))
     if a.out:
         write_atomic(Path(a.out), text, what="class export")

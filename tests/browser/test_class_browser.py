@@ -1,0 +1,110 @@
+"""A live class in Chromium: an instructor and three students, each in a browser context of their own.
+The instructor starts a session; the students join through the student link, type a name and an
+answer; the instructor's live view counts them without reloading (its fragment refreshes); a
+student's reload keeps who and where they are; the poll's report reaches the live view.
+Screenshots under tests/artifacts/ (the QR code among them)."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from hetdp_ui.classroom.store import ClassStore
+
+from .test_browser import assert_no_errors, wait_idle
+
+pytestmark = pytest.mark.browser
+
+
+def _context(browser, **kw):
+    ctx = browser.new_context(**{"viewport": {"width": 1300, "height": 950}, **kw})
+    pg = ctx.new_page()
+    pg.set_default_timeout(120_000)
+    return ctx, pg
+
+
+def test_an_instructor_sees_three_students_answer_live(browser, server, artifacts):
+    contexts = []
+    try:
+        ctx, inst = _context(browser)
+        contexts.append(ctx)
+        inst.goto(f"{server}/Class?teach=1-bcdp-feature-privacy")
+        wait_idle(inst)
+        inst.get_by_role("button", name="Start the session").click()
+        inst.wait_for_url(re.compile(r"key="))
+        q = parse_qs(urlparse(inst.url).query)
+        code = q["code"][0]
+        inst.get_by_text("Live", exact=True).wait_for()
+        wait_idle(inst)
+        assert_no_errors(inst)
+        qr = inst.locator('[data-testid="stImage"] img').first
+        qr.wait_for()
+        qr.screenshot(path=str(artifacts / "class_qr.png"))
+        inst.screenshot(path=str(artifacts / "class_instructor_start.png"), full_page=True)
+
+        answers = {"Ada": "0.2", "Bao": "0.09", "Chi": "0.5"}  # a misconception, right, wrong
+        students = {}
+        for name, value in answers.items():
+            ctx, pg = _context(browser, viewport={"width": 390, "height": 844}) if name == "Chi" else _context(browser)
+            contexts.append(ctx)
+            pg.goto(f"{server}/Class?code={code}")
+            box = pg.get_by_role("textbox", name=re.compile("your display name"))
+            box.fill(name)
+            box.press("Enter")
+            pg.get_by_role("button", name="Join").click()
+            pg.wait_for_url(re.compile(r"/Feature_privacy\?.*me="))
+            pg.get_by_text(f"as {name}").wait_for()
+            wait_idle(pg, timeout=180_000)
+            answer = pg.get_by_role("spinbutton", name="your answer")
+            answer.fill(value)
+            answer.press("Enter")
+            wait_idle(pg)
+            pg.get_by_role("button", name="Check my answer").click()
+            pg.get_by_text("Your answer was recorded (attempt 1)").wait_for()
+            assert_no_errors(pg)
+            students[name] = pg
+        students["Chi"].screenshot(path=str(artifacts / "class_student_phone.png"), full_page=True)
+
+        # the instructor's view updates by itself (no reload): the fragment reruns every few seconds
+        url_before = inst.url
+        inst.get_by_text("3 students joined · 3 answers recorded").wait_for(timeout=60_000)
+        assert inst.url == url_before
+        inst.get_by_text(re.compile(r"\*?\*?M1\*?\*? \(0\.2 ± 0\.005\)")).first.wait_for()
+        assert "1 student" in inst.get_by_text(re.compile(r"M1 \(0\.2 ± 0\.005\)")).first.inner_text()
+        assert_no_errors(inst)
+        inst.get_by_text(re.compile(r"M1 \(0\.2 ± 0\.005\)")).first.scroll_into_view_if_needed()
+        inst.screenshot(path=str(artifacts / "class_instructor_live.png"))
+
+        # a reload keeps the student's identity and place
+        ada = students["Ada"]
+        ada.reload()
+        ada.get_by_text("as Ada").wait_for()
+        assert "step=1" in ada.url and "me=" in ada.url
+
+        # the private poll: asked by the instructor, answered by one student, counted live
+        inst.get_by_text("Ask the class a private yes/no question").click()
+        poll_q = inst.get_by_role("textbox", name="question")
+        poll_q.fill("Have you ever reused a password?")
+        poll_q.press("Enter")
+        wait_idle(inst)
+        inst.get_by_role("button", name="Ask the class").click()
+        wait_idle(inst)
+        ada.reload()
+        ada.get_by_text("Have you ever reused a password?").wait_for()
+        ada.get_by_role("button", name="My true answer: yes").click()
+        ada.get_by_text(re.compile("^Sent: ")).wait_for()
+        ada.screenshot(path=str(artifacts / "class_student_poll.png"), full_page=True)
+        est = inst.get_by_text("Estimated true share of “yes”", exact=False)
+        est.wait_for(timeout=60_000)
+        assert_no_errors(inst)
+        est.scroll_into_view_if_needed()
+        inst.screenshot(path=str(artifacts / "class_instructor_poll.png"))
+
+        store = ClassStore()  # the server's database (the suite's data directory)
+        assert store.counts(code) == {"students": 3, "answers": 3, "poll_reports": 1}
+        store.delete(code)
+    finally:
+        for ctx in contexts:
+            ctx.close()
