@@ -25,7 +25,8 @@ Faults (``--fault``): **kill** — SIGKILL one of the two workers 20 s into the 
 reconnect to the other worker and continue from their link: identity and place kept, the repeated
 answer stored once); **pg-restart** — stop PostgreSQL for 5 s during the crowd (answers meanwhile say
 "not recorded", the retry stores them once); **disk-full** — the SQLite file on a small tmpfs filled to
-the last byte for 5 s (same promise).
+the last byte for 5 s (same promise). With ``--fault all`` also a **flood**: one client joining one
+session 10 000 times fills it only up to its cap of 500 students, every further join refused.
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ class Disconnected(Exception):
 class Run:
     seconds: float
     status: str = ""
-    widgets: dict[str, tuple[str, str]] = field(default_factory=dict)  # key → (widget id, element type)
+    #: key → (widget id, element type, id of the fragment it is drawn in or "")
+    widgets: dict[str, tuple[str, str, str]] = field(default_factory=dict)
     texts: list[str] = field(default_factory=list)
     exceptions: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -97,15 +99,13 @@ class Browser:
     async def __aexit__(self, *exc):
         await self.ws.close()
 
-    async def run(self, page: str, query: str, widgets=(), *, fragment: str | None = None, timeout=180.0) -> Run:
+    async def run(
+        self, page: str, query: str, widgets=(), *, fragment: str | None = None, auto: bool = False, timeout=180.0
+    ) -> Run:
         states = WidgetStates(widgets=[WidgetState(id=i, **v) for i, v in widgets])
         back = BackMsg(
             rerun_script=ClientState(
-                query_string=query,
-                page_name=page,
-                widget_states=states,
-                fragment_id=fragment or "",
-                is_auto_rerun=bool(fragment),
+                query_string=query, page_name=page, widget_states=states, fragment_id=fragment or "", is_auto_rerun=auto
             )
         )
         t0 = time.perf_counter()
@@ -118,7 +118,7 @@ class Browser:
                     msg.ParseFromString(await self.ws.recv())
                     kind = msg.WhichOneof("type")
                     if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
-                        _element(run, msg.delta.new_element)
+                        _element(run, msg.delta.new_element, msg.delta.fragment_id)
                     elif kind == "page_info_changed":
                         run.query = msg.page_info_changed.query_string
                     elif kind == "auto_rerun":
@@ -135,7 +135,7 @@ class Browser:
         return run
 
 
-def _element(run: Run, el) -> None:
+def _element(run: Run, el, fragment: str = "") -> None:
     t = el.WhichOneof("type")
     if t == "exception":
         run.exceptions.append(f"{el.exception.type}: {el.exception.message}"[:300])
@@ -148,7 +148,7 @@ def _element(run: Run, el) -> None:
     elif t in ("button", "text_input", "number_input", "radio", "slider"):
         wid = getattr(el, t).id
         key = wid.split("-", 2)[2] if wid.startswith("$$ID-") and wid.count("-") >= 2 else wid
-        run.widgets[key] = (wid, t)
+        run.widgets[key] = (wid, t, fragment)
 
 
 @dataclass
@@ -176,17 +176,19 @@ def p(values, q):
 
 
 def _answer_state(lesson, k: int, widgets: dict, i: int):
-    """(widget states) answering step k: student i's value, and the step's check button."""
+    """(widget states, fragment id) answering step k: student i's value and the step's check button;
+    the question is a fragment, so a browser reruns only it (the fragment id goes with the rerun)."""
     q = lesson.steps[k - 1].question
     key = f"lesson_{LESSON}_{k}"
-    wid, _ = widgets[f"{key}_answer"]
+    wid = widgets[f"{key}_answer"][0]
     if q.kind == "number":
         value = {"double_value": [q.answer, q.answer * 1.7, 0.2][i % 3] if k == 1 else q.answer + (i % 2)}
     elif q.kind == "choice":
         value = {"string_value": q.choices[i % len(q.choices)]}  # a radio sends its option label
     else:
         value = {"double_array_value": {"data": [round(q.low + (i % 20) * q.slider_step * 5, 6)]}}
-    return [(wid, value), (widgets[f"{key}_check"][0], {"trigger_value": True})]
+    check = widgets[f"{key}_check"]
+    return [(wid, value), (check[0], {"trigger_value": True})], check[2] or None
 
 
 #: seconds a student thinks between two actions (uniform): 12 actions in about two minutes
@@ -205,7 +207,8 @@ async def baseline_student(url: str, i: int, lesson, tally: Tally, arrive: float
             tally.opens.append(run.seconds)
             tally.note(run)
             await asyncio.sleep(rnd.uniform(*THINK))
-            run = await b.run(step.page, link, _answer_state(lesson, k, run.widgets, i))
+            states, fragment = _answer_state(lesson, k, run.widgets, i)
+            run = await b.run(step.page, link, states, fragment=fragment)
             tally.answers.append(run.seconds)
             tally.note(run)
             await asyncio.sleep(rnd.uniform(*THINK))
@@ -239,19 +242,27 @@ async def class_student(url: str, code: str, i: int, lesson, tally: Tally, arriv
                         continue
                     token = parse_qs(run.query)["me"][0]
                     tally.note(run)
+                    opened = run  # the join opened step 1 (st.switch_page), as in a browser
+                else:
+                    opened = None
                 link = urlencode({"lesson": LESSON, "step": k, "class": code, "me": token})
                 while k <= len(lesson.steps):
                     page = lesson.steps[k - 1].page
-                    run = await b.run(page, link)
-                    tally.opens.append(run.seconds)
-                    tally.note(run)
+                    if opened is None:
+                        run = await b.run(page, link)
+                        tally.opens.append(run.seconds)
+                        tally.note(run)
+                    else:
+                        run, opened = opened, None
                     if not run.has(f"as **{name}**"):  # the database did not answer the check of the link
                         tally.not_recorded += 1
                         await asyncio.sleep(1)
                         continue
                     await asyncio.sleep(rnd.uniform(*THINK))
+                    widgets = run.widgets
                     while True:
-                        run = await b.run(page, link, _answer_state(lesson, k, run.widgets, i))
+                        states, fragment = _answer_state(lesson, k, widgets, i)
+                        run = await b.run(page, link, states, fragment=fragment)
                         tally.answers.append(run.seconds)
                         tally.note(run, expected_errors=("Not recorded — the class database did not answer",))
                         if run.has("Your answer was recorded"):
@@ -282,7 +293,7 @@ async def instructor(url: str, code: str, key: str, tally: Tally, stop: asyncio.
                     return
                 while not stop.is_set():
                     await asyncio.sleep(3)
-                    run = await b.run("Class", query, fragment=fragment)
+                    run = await b.run("Class", query, fragment=fragment, auto=True)
                     tally.refresh.append(run.seconds)
                     tally.note(run)
         except Disconnected:
@@ -467,6 +478,35 @@ def disk_full_fault(fs: Tmpfs):
     return fire
 
 
+# ---------------------------------------------------------------- a flood of joins
+
+
+def flood(joins: int = 10_000) -> dict:
+    """One client joining one session again and again (a script, each join a new name): the session
+    fills up to its cap and every further join is refused in one line, nothing stored."""
+    from hetdp_core.scenario import InputError
+    from hetdp_ui.classroom.store import MAX_STUDENTS, ClassStore
+
+    store = ClassStore(f"sqlite:///{Path(tempfile.mkdtemp(prefix='hetdp-flood-')) / 'class.sqlite'}")
+    s = store.start(LESSON)
+    refused, t0 = 0, time.perf_counter()
+    for i in range(joins):
+        try:
+            store.join(s.code, f"bot {i}")
+        except InputError as exc:
+            refused += "is full" in str(exc)
+    stored = store.counts(s.code)["students"]
+    return {
+        "joins": joins,
+        "stored_students": stored,
+        "refused_as_full": refused,
+        "seconds": round(time.perf_counter() - t0, 1),
+        "promises": {"a flood fills one session at most to its cap": stored == MAX_STUDENTS == joins - refused},
+        "db": "sqlite",
+        "fault": "flood of joins",
+    }
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -528,7 +568,7 @@ def one(db: str, fault: str, students: int, arrive: float, baseline: bool) -> di
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--db", choices=("sqlite", "postgresql", "both"), default="both")
-    ap.add_argument("--fault", choices=("none", "kill", "pg-restart", "disk-full", "all"), default="all")
+    ap.add_argument("--fault", choices=("none", "kill", "pg-restart", "disk-full", "flood", "all"), default="all")
     ap.add_argument("--students", type=int, default=200)
     ap.add_argument("--arrive", type=float, default=30.0, help="students arrive over this many seconds")
     ap.add_argument("--think", default="3,12", help="LO,HI seconds a student thinks between actions")
@@ -538,7 +578,7 @@ def main(argv=None) -> int:
     THINK = tuple(float(x) for x in a.think.split(","))
     runs = []
     dbs = ("sqlite", "postgresql") if a.db == "both" else (a.db,)
-    for db in dbs:
+    for db in dbs if a.fault != "flood" else ():
         if a.fault in ("none", "all"):
             runs.append(one(db, "none", a.students, a.arrive, True))
             print(json.dumps(runs[-1], indent=2), flush=True)
@@ -549,6 +589,9 @@ def main(argv=None) -> int:
             on = a.db if a.fault == fault and a.db != "both" and fault == "kill" else db
             runs.append(one(on, fault, a.students, a.arrive, False))
             print(json.dumps(runs[-1], indent=2), flush=True)
+    if a.fault in ("flood", "all"):
+        runs.append(flood())
+        print(json.dumps(runs[-1], indent=2), flush=True)
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(runs, indent=2))
     print(f"wrote {a.out}")

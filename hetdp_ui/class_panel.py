@@ -89,18 +89,20 @@ def record(code: str, token: str, widget: str, step: int, given) -> None:
         r = store().record(code, token, step=step, given=given, nonce=nonce)
     except InputError as exc:
         pending.pop(widget, None)
-        st.session_state[f"{widget}_class"] = ("error", f"Not recorded: {exc}")
+        st.session_state[f"{widget}_class"] = ("error", f"Not recorded: {exc}", given)
     except unavailable_types():
-        st.session_state[f"{widget}_class"] = ("retry", "Not recorded — the class database did not answer. Try again.")
+        msg = "Not recorded — the class database did not answer. Try again."
+        st.session_state[f"{widget}_class"] = ("retry", msg, given)
     else:
         pending.pop(widget, None)
-        st.session_state[f"{widget}_class"] = ("ok", f"Your answer was recorded (attempt {r.attempt}).")
+        st.session_state[f"{widget}_class"] = ("ok", f"Your answer was recorded (attempt {r.attempt}).", given)
 
 
-def record_status(widget: str) -> None:
+def record_status(widget: str, given) -> None:
+    """What became of the last *Check* — while the answer shown is the one checked."""
     got = st.session_state.get(f"{widget}_class")
-    if got:
-        kind, msg = got
+    if got and got[2] == given:
+        kind, msg, _ = got
         if kind == "ok":
             st.caption(f":material/cloud_done: {msg}")
         else:

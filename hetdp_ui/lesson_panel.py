@@ -206,7 +206,7 @@ def _your_choice(lesson: Lesson, k: int, in_class) -> None:
         else:
             st.session_state[f"{widget}_kept_choice"] = given
     if in_class:
-        class_panel.record_status(widget)
+        class_panel.record_status(widget, given)
     elif st.session_state.get(f"{widget}_kept_choice") is not None:
         st.success(
             f"Your choice: {st.session_state[f'{widget}_kept_choice']:g}. "
@@ -248,7 +248,7 @@ def _question(lesson: Lesson, k: int, in_class=None) -> None:
             if k == len(lesson.steps):  # the last step's score line lies outside this fragment
                 st.rerun(scope="app")
     if in_class:
-        class_panel.record_status(widget)
+        class_panel.record_status(widget, given)
     result = st.session_state.get(f"{key}_result")
     if result is not None and result[0] == given:
         if result[1]:

@@ -2,6 +2,7 @@
 every step's answers, and a private class poll (randomized response)."""
 
 import io
+import os
 
 import streamlit as st
 
@@ -21,6 +22,9 @@ sidebar_nav()
 REFRESH = 3
 #: joins one browser session may make (a flood from one client stops here; the session cap stops the rest)
 MAX_JOINS = 5
+#: "oidc": students join with the department's login (Streamlit's st.login, configured in
+#: .streamlit/secrets.toml [auth]) and their login name instead of a display name they type
+LOGIN = os.environ.get("HETDP_CLASS_LOGIN", "").strip().lower() == "oidc"
 
 qp = st.query_params
 code, key, me = qp.get("code"), qp.get("key"), qp.get("me")
@@ -84,7 +88,16 @@ def landing() -> None:
 
 def join_form(fixed_code: str | None) -> None:
     c = fixed_code or st.text_input("code on the projector", max_chars=12, key="class_code", placeholder="e.g. K7QX2M")
-    name = st.text_input("your display name (the class sees it; no account needed)", max_chars=200, key="class_name")
+    if LOGIN:
+        if not st.user.get("is_logged_in", False):
+            st.button("Log in to join", key="class_login", on_click=st.login, icon=":material/login:")
+            return
+        name = str(st.user.get("name") or st.user.get("email") or "")
+        st.markdown(f"You join as **{name}** (your login).")
+    else:
+        name = st.text_input(
+            "your display name (the class sees it; no account needed)", max_chars=200, key="class_name"
+        )
     if st.button("Join", type="primary", key="class_join", icon=":material/login:"):
         joins = st.session_state.get("_class_joins", 0)
         try:

@@ -203,7 +203,7 @@ def test_a_flood_of_joins_fills_one_session_at_most_to_its_cap(store, monkeypatc
     monkeypatch.setattr(store_mod, "MAX_STUDENTS", 25)
     s = store.start(LESSON)
     refused = 0
-    for i in range(300):  # one client joining again and again (10 000 in `make load`)
+    for i in range(300):  # one client joining again and again (10 000 against the real cap in `make load`)
         try:
             store.join(s.code, f"bot {i}")
         except InputError as exc:

@@ -220,3 +220,17 @@ def test_the_student_home_keeps_identity_and_offers_the_poll(url):
     home.button(key=f"class_poll_no_{poll.id}").click().run()
     assert any(i.value.startswith("Sent: **") for i in home.info)
     assert store.poll_estimate(s.code)[1].n == 1
+
+
+def test_students_type_a_display_name_unless_the_department_turns_on_its_login(url, monkeypatch):
+    """Setting off (the default): a name box, no login. Setting on (HETDP_CLASS_LOGIN=oidc, with
+    Streamlit's [auth] configured as docs/class.md says): a logged-out student sees only a login
+    button — no name box, nothing joined."""
+    s = ClassStore(url).start(LESSON)
+    at = class_page(code=s.code)
+    assert at.text_input(key="class_name") and not [b for b in at.button if b.key == "class_login"]
+    monkeypatch.setenv("HETDP_CLASS_LOGIN", "oidc")
+    at = class_page(code=s.code)
+    assert [b.label for b in at.button if b.key == "class_login"] == ["Log in to join"]
+    assert not [t for t in at.text_input if t.key == "class_name"] and not at.exception
+    assert ClassStore(url).counts(s.code)["students"] == 0
