@@ -224,7 +224,11 @@ async def class_student(url: str, code: str, i: int, lesson, tally: Tally, arriv
             async with Browser(url) as b:
                 if token is None:
                     run = await b.run("Class", f"code={code}")
-                    tally.note(run)
+                    tally.note(run, expected_errors=("The class database is not reachable",))
+                    if "class_name" not in run.widgets:  # the database is down: the student reloads
+                        tally.not_recorded += 1
+                        await asyncio.sleep(1)
+                        continue
                     await asyncio.sleep(rnd.uniform(*THINK))
                     w = run.widgets
                     run = await b.run(

@@ -123,24 +123,25 @@ def poll_box(code: str, token: str) -> None:
             sent = s.poll_sent(code, token, poll.id)
     except (InputError, *unavailable_types()):
         return
-    from hetdp_core.meaning import posterior_bounds
+    from hetdp_core.meaning import in_words, posterior_bounds
     from hetdp_core.poll import truth_probability
 
     p = truth_probability(eps=poll.eps)
-    hi = float(posterior_bounds(eps=poll.eps, prior=0.5)[1][0])
+    # the app's meaning sentence (upper bounds rounded up): what one report tells about one student
+    words = in_words(poll.eps, 0.5, float(posterior_bounds(eps=poll.eps, prior=0.5)[1][0]))
     with st.container(border=True, key="class_poll"):
         st.markdown(f"**Class poll (private, ε = {poll.eps:g}).** {poll.question}")
         if sent is not None:
             st.info(
                 f"Sent: **{'yes' if sent else 'no'}**. A coin decided whether your true answer or its opposite "
-                f"was sent (true with probability {p:.0%}); only what was sent is stored. Someone who thought "
-                f"it 50–50 that your true answer is yes can now be at most {hi:.0%} sure either way."
+                f"was sent (true with probability {p:.1%}); only what was sent is stored. About your true answer, "
+                f"{words}."
             )
             return
         st.caption(
-            f"Your answer is randomized on the server before it is stored: with probability {p:.0%} your true "
+            f"Your answer is randomized on the server before it is stored: with probability {p:.1%} your true "
             f"answer is sent, otherwise its opposite. Nobody — not the instructor, not the database — learns "
-            f"it for sure: at ε = {poll.eps:g} an observer's 50–50 guess moves to at most {hi:.0%}."
+            f"it for sure: at ε = {poll.eps:g}, {words}."
         )
         c1, c2 = st.columns(2)
         yes = c1.button("My true answer: yes", key=f"class_poll_yes_{poll.id}", width="stretch")

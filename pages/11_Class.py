@@ -32,7 +32,15 @@ code, key, me = qp.get("code"), qp.get("key"), qp.get("me")
 
 def fail(exc: Exception) -> None:
     """One line for a database that cannot be used, then nothing more of the page."""
-    st.error(f"The class database cannot be used: {exc}", icon=":material/cloud_off:")
+    from hetdp_ui.classroom.db import SchemaMismatch
+
+    if isinstance(exc, SchemaMismatch):
+        st.error(f"The class database cannot be used: {exc}", icon=":material/cloud_off:")
+    else:
+        st.error(
+            f"The class database is not reachable right now ({exc}). Nothing was stored; reload the page in a moment.",
+            icon=":material/cloud_off:",
+        )
     st.stop()
 
 
@@ -189,7 +197,7 @@ def step_block(s) -> None:
 
 
 def poll_section() -> None:
-    from hetdp_core.meaning import posterior_bounds
+    from hetdp_core.meaning import in_words, posterior_bounds
     from hetdp_ui.class_figures import poll_figure
 
     got = store.poll_estimate(code)
@@ -200,23 +208,28 @@ def poll_section() -> None:
             hist.append(est)
         st.markdown(f"**{'Open' if poll.open else 'Closed'} poll (ε = {poll.eps:g}):** {poll.question}")
         if est.n:
+            shown = min(1.0, max(0.0, est.estimate))
             c1, c2, c3 = st.columns(3)
             c1.metric("reports", est.n)
             c2.metric("share of “yes” sent", f"{est.raw_share:.0%}")
-            c3.metric(
-                "estimated true share", f"{est.estimate:.0%}", help=f"95 % interval {est.low:.0%} – {est.high:.0%}"
+            c3.metric("estimated true share", f"{shown:.0%}", help=f"95 % interval {est.low:.0%} – {est.high:.0%}")
+            outside = (
+                f" The unbiased estimate itself is {est.estimate:.0%}: outside 0–100 % because with "
+                f"{est.n} report{'s' if est.n > 1 else ''} the coin's noise dominates; it settles as reports arrive."
+                if shown != est.estimate
+                else ""
             )
             st.caption(
-                f"Estimated true share of “yes”: {est.estimate:.1%}, 95 % interval {est.low:.1%} – {est.high:.1%} "
-                f"(unbiased randomized-response estimate; the sent share is pulled towards 50 %)."
+                f"Estimated true share of “yes”: {shown:.1%}, 95 % interval {est.low:.1%} – {est.high:.1%} "
+                f"(randomized-response estimate; the sent share is pulled towards 50 % by the coin).{outside}"
             )
             chart(poll_figure(tuple(hist)), key="class_poll_fig")
         else:
             st.caption("No report yet.")
         hi = float(posterior_bounds(eps=poll.eps, prior=0.5)[1][0])
         st.caption(
-            f"What ε = {poll.eps:g} means for one student: someone who thought it 50–50 that a student's true "
-            f"answer is yes can be at most {hi:.0%} sure after seeing what they sent."
+            f"What ε = {poll.eps:g} means for one student: seeing what they sent, "
+            f"{in_words(poll.eps, 0.5, hi)} that their true answer is yes (and the same for no)."
         )
 
 
