@@ -110,7 +110,7 @@ def join_form(fixed_code: str | None) -> None:
         joins = st.session_state.get("_class_joins", 0)
         try:
             if joins >= MAX_JOINS:
-                raise InputError(f"this browser joined {joins} times already; reload the page to join again.")
+                raise InputError(f"this browser joined {joins} times already; go on with the link of your last join.")
             info = store.session(c)
             token = store.join(c, name)
         except InputError as exc:
