@@ -51,29 +51,29 @@ def choices_figure(stats) -> go.Figure:
 
 
 def poll_figure(history) -> go.Figure:
-    """The poll's estimate of the true share of "yes" and its 95 % interval as reports arrive
-    (``history``: :class:`hetdp_core.poll.PollEstimate` snapshots), with the raw share of "yes"."""
+    """The poll's estimate of the true share of "yes" with its 95 % interval as reports arrive
+    (``history``: :class:`hetdp_core.poll.PollEstimate` snapshots), next to the raw share of "yes"
+    sent. The estimate is drawn within [0, 1] (its unbiased value, possibly outside, on hover)."""
     hist = [h for h in history if h.n > 0]
     fig = go.Figure()
     if hist:
         n = [h.n for h in hist]
-        fig.add_trace(
-            go.Scatter(
-                x=n + n[::-1],
-                y=[h.high for h in hist] + [h.low for h in hist][::-1],
-                fill="toself",
-                fillcolor=rgba(OKABE_ITO["blue"], 0.18),
-                line={"width": 0},
-                name="95 % interval",
-                hoverinfo="skip",
-            )
-        )
+        shown = [min(1.0, max(0.0, h.estimate)) for h in hist]
         fig.add_trace(
             go.Scatter(
                 x=n,
-                y=[h.estimate for h in hist],
+                y=shown,
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": [h.high - y for h, y in zip(hist, shown)],
+                    "arrayminus": [y - h.low for h, y in zip(hist, shown)],
+                    "color": rgba(OKABE_ITO["blue"], 0.5),
+                },
+                customdata=[h.estimate for h in hist],
+                hovertemplate="%{y:.1%} (unbiased estimate %{customdata:.1%}), 95 % interval<extra></extra>",
                 mode="lines+markers",
-                name="estimated true share",
+                name="estimated true share, 95 % interval",
                 line_color=OKABE_ITO["blue"],
             )
         )

@@ -197,7 +197,6 @@ def step_block(s) -> None:
 
 
 def poll_section() -> None:
-    from hetdp_core.meaning import in_words, posterior_bounds
     from hetdp_ui.class_figures import poll_figure
 
     got = store.poll_estimate(code)
@@ -226,11 +225,23 @@ def poll_section() -> None:
             chart(poll_figure(tuple(hist)), key="class_poll_fig")
         else:
             st.caption("No report yet.")
-        hi = float(posterior_bounds(eps=poll.eps, prior=0.5)[1][0])
-        st.caption(
-            f"What ε = {poll.eps:g} means for one student: seeing what they sent, "
-            f"{in_words(poll.eps, 0.5, hi)} that their true answer is yes (and the same for no)."
-        )
+        poll_meaning(poll.eps)
+
+
+def poll_meaning(eps: float) -> None:
+    """What the poll's ε means for one student, in the words and numbers of every page's meaning panel:
+    an attacker's belief, an attack's success at a 1 % false-positive rate, real deployments' levels."""
+    from hetdp_core.deployments import place
+    from hetdp_core.meaning import meaning_table
+    from hetdp_ui.common import deployments_strip_section
+
+    row = meaning_table([{"level": "one student's report", "demanded level": eps}], prior=0.5, fpr=0.01).iloc[0]
+    st.markdown(
+        f"**What ε = {eps:g} means for one student.** Seeing what they sent, {row['in words']} that their "
+        f"true answer is yes (the same for no). As an attack: {row['risk in words']}."
+    )
+    with st.expander(f"Where ε = {eps:g} lies among real deployments"):
+        deployments_strip_section((place(eps, who="this poll"),), key="class_poll_ctx", what="the poll's ε")
 
 
 def instructor_view() -> None:

@@ -406,3 +406,16 @@ def test_the_cli_starts_lists_exports_closes_and_deletes_a_session(tmp_path, mon
     db.reset_caches()
     assert main(["class", "list"]) == 3
     assert "class database is not available" in capsys.readouterr().err
+
+
+def test_the_poll_figure_draws_the_estimate_within_0_and_1_with_its_interval():
+    from hetdp_ui.class_figures import poll_figure
+
+    hist = (estimate(yes=1, n=1, eps=1.0), estimate(yes=0, n=2, eps=1.0), estimate(yes=30, n=100, eps=1.0))
+    fig = poll_figure(hist)
+    est, raw = fig.data
+    assert est.y[0] == 1.0 and est.customdata[0] > 1.5  # 158 % unbiased, drawn at 100 %, said on hover
+    assert est.y[1] == 0.0 and est.customdata[1] < 0
+    for h, y, up, down in zip(hist, est.y, est.error_y.array, est.error_y.arrayminus):
+        assert 0 <= y <= 1 and abs(y + up - h.high) < 1e-12 and abs(y - down - h.low) < 1e-12
+    assert list(raw.y) == [1.0, 0.0, 0.3]

@@ -125,7 +125,10 @@ def test_a_whole_class_session_from_start_to_delete(url):
     # one report at ε = 1: the unbiased estimate is 158 % or −58 %; shown within 0–100 %, said in words
     shown = dict((m.label, m.value) for m in inst.metric)["estimated true share"]
     assert shown in ("0%", "100%") and "The unbiased estimate itself is" in texts(inst)
-    assert "What ε = 1 means for one student" in texts(inst)
+    shown_text = texts(inst)
+    assert "What ε = 1 means for one student" in shown_text and "now thinks at most 73.2 %" in shown_text
+    assert "As an attack:" in shown_text  # the meaning panel's attack sentence, at a 1 % false-positive rate
+    assert "Where the poll's ε lie among levels" in shown_text  # the deployments strip, for the poll's ε
     store = ClassStore(url)
     assert store.counts(code) == {"students": 2, "answers": 5, "poll_reports": 1}
 
