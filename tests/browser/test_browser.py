@@ -237,6 +237,9 @@ def test_meeting_features_in_the_browser(page, server, artifacts, path, query, s
     wait_idle(page)
     page.get_by_text("What does this level mean for a person?").click()
     page.get_by_text("an attacker who thought 1 % now thinks at most").first.wait_for()
+    # opening the panel reruns the page: until that run ends the old button may still be drawn beside
+    # the new one (a strict-mode failure under load)
+    wait_idle(page, timeout=120_000)
     page.get_by_role("button", name="Pin this view as plan A").click()
     wait_idle(page)
     page.wait_for_function("() => location.search.includes('pin=')", timeout=30_000)
