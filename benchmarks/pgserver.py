@@ -8,20 +8,15 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
 
+from load import free_port  # benchmarks/ is on the path of every caller (tests, class_load)
+
 
 class PostgresUnavailable(RuntimeError):
     pass
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class PostgresServer:
@@ -35,7 +30,7 @@ class PostgresServer:
         self.bin = Path(found[-1]).parent
         self.dir = Path(tempfile.mkdtemp(prefix="hetdp-pg-"))
         self.data = self.dir / "data"
-        self.port = _free_port()
+        self.port = free_port()
         self.as_user: list[str] = []
         if os.getuid() == 0:
             import pwd

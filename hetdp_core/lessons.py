@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from urllib.parse import parse_qs
@@ -343,7 +343,7 @@ def _with_misconceptions(q: Question, raw, where: str) -> Question:
                 "a misconception must be a wrong answer. Narrow it."
             )
         out.append(mc)
-    return Question(**{**q.__dict__, "misconceptions": tuple(out)})
+    return replace(q, misconceptions=tuple(out))
 
 
 def _your_choice(d: dict, where: str) -> Question:

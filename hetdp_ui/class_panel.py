@@ -109,6 +109,14 @@ def record_status(widget: str, given) -> None:
             st.error(msg, icon=":material/cloud_off:")
 
 
+def poll_meaning(eps: float):
+    """The meaning panel's row for one student's poll report at level ε (prior 50 %, attack at a 1 %
+    false-positive rate): ``in words`` and ``risk in words``, rounded as every page rounds them."""
+    from hetdp_core.meaning import meaning_table
+
+    return meaning_table([{"level": "one student's report", "demanded level": eps}], prior=0.5, fpr=0.01).iloc[0]
+
+
 def poll_box(code: str, token: str) -> None:
     """The class poll, when one is open: the question, two buttons, and after sending, what was sent
     and the guarantee it gives. The true answer is only a button's argument: it is randomized by the
@@ -123,12 +131,11 @@ def poll_box(code: str, token: str) -> None:
             sent = s.poll_sent(code, token, poll.id)
     except (InputError, *unavailable_types()):
         return
-    from hetdp_core.meaning import in_words, posterior_bounds
     from hetdp_core.poll import truth_probability
 
     p = truth_probability(eps=poll.eps)
     # the app's meaning sentence (upper bounds rounded up): what one report tells about one student
-    words = in_words(poll.eps, 0.5, float(posterior_bounds(eps=poll.eps, prior=0.5)[1][0]))
+    words = poll_meaning(poll.eps)["in words"]
     with st.container(border=True, key="class_poll"):
         st.markdown(f"**Class poll (private, ε = {poll.eps:g}).** {poll.question}")
         if sent is not None:

@@ -232,10 +232,9 @@ def poll_meaning(eps: float) -> None:
     """What the poll's ε means for one student, in the words and numbers of every page's meaning panel:
     an attacker's belief, an attack's success at a 1 % false-positive rate, real deployments' levels."""
     from hetdp_core.deployments import place
-    from hetdp_core.meaning import meaning_table
     from hetdp_ui.common import deployments_strip_section
 
-    row = meaning_table([{"level": "one student's report", "demanded level": eps}], prior=0.5, fpr=0.01).iloc[0]
+    row = class_panel.poll_meaning(eps)
     st.markdown(
         f"**What ε = {eps:g} means for one student.** Seeing what they sent, {row['in words']} that their "
         f"true answer is yes (the same for no). As an attack: {row['risk in words']}."

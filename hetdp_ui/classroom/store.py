@@ -383,9 +383,13 @@ class ClassStore:
             for a in mine:
                 first.setdefault(a.student_id, a)
             q = st.question
-            mis = tuple(
-                len({a.student_id for a in mine if a.misconception == j})
-                for j in range(1, len(q.misconceptions) + 1 if q else 1)
+            mis = (
+                tuple(
+                    len({a.student_id for a in mine if a.misconception == j})
+                    for j in range(1, len(q.misconceptions) + 1)
+                )
+                if q
+                else ()
             )
             choices = {}
             if q is not None and q.kind == "choice":
@@ -400,7 +404,7 @@ class ClassStore:
                     first_right=sum(1 for a in first.values() if a.correct),
                     numbers=tuple(a.number for a in first.values() if a.number is not None),
                     choices=choices,
-                    misconceptions=mis if q else (),
+                    misconceptions=mis,
                 )
             )
         return out
