@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
 PORT   ?= 8501
 
-.PHONY: run dev serve test test-fast lint format bench load install install-test chromium nginx postgresql clean
+.PHONY: docs run dev serve test test-fast lint format bench load install install-test chromium nginx postgresql clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +16,16 @@ $(PY):
 $(STAMP): pyproject.toml | $(PY)
 	$(PIP) install --quiet -e .
 	touch $@
+
+DSTAMP := $(VENV)/.installed-docs
+$(DSTAMP): pyproject.toml $(STAMP)
+	$(PIP) install --quiet -e '.[docs]'
+	touch $@
+
+# the documentation site from docs/ (MkDocs + Material, strict: a warning is an error) into build/site/;
+# it opens from disk, offline. `make run` does not need it.
+docs: $(DSTAMP)
+	$(PY) -m hetdp_ui.docsite --out build/site
 
 $(TSTAMP): pyproject.toml $(STAMP)
 	$(PIP) install --quiet -e '.[test]'

@@ -119,11 +119,17 @@ def sidebar_nav() -> None:
 #: documentation topics that are not a page's (docs/<name>.md): name → title
 OTHER_DOCS = {
     "release-ledger": "Release ledger",
+    "meetings": "Using hetdp in a meeting",
     "privacy-levels": "What a privacy level means; guarantee checks",
     "deployments": "Your levels among real deployments",
     "corrections": "Corrections to the papers",
+    "teaching": "Teaching with hetdp",
     "lessons": "Writing a lesson",
     "class": "Teaching a live class",
+    "command-line": "Command line",
+    "operations": "Serving and operating hetdp",
+    "benchmarks": "Benchmarks",
+    "contributing": "Contributing: adding a page",
     "accessibility": "Look and accessibility",
 }
 

@@ -1,0 +1,249 @@
+"""The documentation site: ``docs/*.md`` (the same Markdown the app's Documentation page shows) plus
+pages generated here — the index of pages from the registry, the command-line reference from the
+parser, the API reference from the core's docstrings — built by MkDocs with the Material theme.
+
+``python -m hetdp_ui.docsite [--out DIR]`` (``make docs``) writes a static site that opens from disk
+without a server or the internet (relative links, no web fonts, no script from elsewhere, formulas
+rendered to MathML at build time); its search box needs the site served over HTTP (a browser will not
+start the search worker from a file), e.g. ``python -m http.server -d build/site``. The build is
+strict: a broken link, a docstring griffe cannot read or a formula that does not convert fails it.
+
+MkDocs and its plugins are the ``docs`` extra (not needed by ``make run``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import io
+import logging
+import os
+import pkgutil
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from contextlib import redirect_stdout
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+SITE = ROOT / "build" / "site"
+
+_MATH = re.compile(r'<(span|div) class="arithmatex">\\[(\[](.*?)\\[)\]]</\1>', re.S)
+
+
+# ---------------------------------------------------------------------------------------------- hooks
+def on_page_content(page_html: str, **_) -> str:
+    """MkDocs hook: formulas (``$…$``, ``$$…$$``, kept intact by pymdownx.arithmatex) → MathML, which
+    browsers draw without a script. A formula latex2mathml cannot convert is a warning (an error
+    under ``--strict``)."""
+    from latex2mathml.converter import convert
+
+    def one(m: re.Match) -> str:
+        tex = html.unescape(m.group(2))
+        try:
+            return convert(tex, display="block" if m.group(1) == "div" else "inline")
+        except Exception as exc:  # noqa: BLE001 — the converter raises many types; all mean "cannot"
+            logging.getLogger("mkdocs.hooks.hetdp_math").warning("formula not converted: %r (%s)", tex, exc)
+            return m.group(0)
+
+    return _MATH.sub(one, page_html)
+
+
+# -------------------------------------------------------------------------------------- generated pages
+def topics() -> dict[str, str]:
+    """Every documentation topic (name → title): each page's guide (registry), then the others."""
+    from hetdp_ui.nav import docs
+
+    return docs()
+
+
+_BEGIN = "<!-- begin: generated from the registry by `make docs` (hetdp_ui/docsite.py); a test checks it -->"
+_END = "<!-- end -->"
+
+
+def index_block() -> str:
+    """The table of pages (from the registry) and the list of the other topics, for docs/README.md."""
+    from hetdp_core.registry import specs
+    from hetdp_ui.nav import OTHER_DOCS
+
+    rows = "\n".join(f"| [{s.title}]({s.doc}.md) | {s.summary} | `/{s.url}` |" for s in specs())
+    other = "\n".join(f"- [{title}]({name}.md)" for name, title in OTHER_DOCS.items())
+    return f"## Pages\n\n| page | its question | in the app |\n|---|---|---|\n{rows}\n\n## Other topics\n\n{other}\n"
+
+
+def index_text(text: str | None = None) -> str:
+    """docs/README.md with its generated block brought up to date."""
+    text = (DOCS / "README.md").read_text(encoding="utf-8") if text is None else text
+    head, _, rest = text.partition(_BEGIN)
+    _, _, tail = rest.partition(_END)
+    return f"{head}{_BEGIN}\n{index_block()}{_END}{tail}"
+
+
+def index_page() -> str:
+    """The site's home: docs/README.md with the generated block and links to the references."""
+    refs = "- [Command-line reference](cli.md)\n- [API reference](api/index.md)\n"
+    return index_text().replace(_END, f"\n## Reference\n\n{refs}{_END}")
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    return next(
+        (a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)),  # noqa: SLF001
+        {},
+    )
+
+
+def cli_page() -> str:
+    """The command-line reference: every command's ``--help``, from the parser itself."""
+    from hetdp_ui.cli import build_parser
+
+    os.environ["COLUMNS"] = "100"  # argparse wraps to the terminal; a fixed width makes the page stable
+    out = [
+        "# Command-line reference",
+        "",
+        "Generated from `hetdp`'s own parser (`hetdp COMMAND --help` prints the same). Examples and the "
+        "exit codes: [Command line](command-line.md).",
+        "",
+    ]
+
+    def walk(prefix: str, parser: argparse.ArgumentParser, depth: int) -> None:
+        for name, child in _subcommands(parser).items():
+            out.extend([f"{'#' * depth} `{prefix} {name}`", "", "```text", child.format_help().rstrip(), "```", ""])
+            walk(f"{prefix} {name}", child, min(depth + 1, 4))
+
+    root = build_parser()
+    out.extend(["```text", root.format_help().rstrip(), "```", ""])
+    walk("hetdp", root, 2)
+    return "\n".join(out)
+
+
+def api_modules() -> list[str]:
+    """The public modules of :mod:`hetdp_core` (a leading underscore marks a private one)."""
+    import hetdp_core
+
+    return sorted(
+        m.name
+        for m in pkgutil.walk_packages(hetdp_core.__path__, "hetdp_core.")
+        if not any(part.startswith("_") for part in m.name.split("."))
+    )
+
+
+def api_pages() -> dict[str, str]:
+    """``api/<module>.md`` per core module (mkdocstrings renders the numpydoc) and an index."""
+    mods = api_modules()
+    pages = {f"api/{m}.md": f"# `{m}`\n\n::: {m}\n" for m in mods}
+    rows = "\n".join(f"- [`{m}`]({m}.md)" for m in mods)
+    pages["api/index.md"] = (
+        "# API reference\n\n`hetdp_core` is the numerics and the scenarios, importable without Streamlit or "
+        "plotly. Each page's question is a scenario (`hetdp_core.scenarios.<page>`) with one `run`.\n\n"
+        f"{rows}\n"
+    )
+    return pages
+
+
+def config(src: Path) -> str:
+    """mkdocs.yml for a staging folder ``src`` (generated: the navigation comes from the registry)."""
+    from hetdp_core.registry import specs
+    from hetdp_ui.nav import OTHER_DOCS
+
+    pages = "\n".join(f"      - '{s.title}': {s.doc}.md" for s in specs())
+    guides = "\n".join(f"      - '{t}': {n}.md" for n, t in OTHER_DOCS.items())
+    api = "\n".join(f"      - {m}: api/{m}.md" for m in api_modules())
+    return f"""site_name: hetdp — privacy that is not one number
+docs_dir: {src / "md"}
+use_directory_urls: false
+strict: true
+theme:
+  name: material
+  font: false
+  features: [navigation.sections, search.highlight]
+plugins:
+  - search
+  - mkdocstrings:
+      handlers:
+        python:
+          paths: [{ROOT}]
+          options:
+            docstring_style: numpy
+            show_source: false
+            show_root_heading: false
+            members_order: source
+            filters: ["!^_"]
+hooks:
+  - {Path(__file__).resolve()}
+markdown_extensions:
+  - tables
+  - admonition
+  - attr_list
+  - toc:
+      permalink: true
+  - pymdownx.arithmatex:
+      generic: true
+  - pymdownx.superfences
+nav:
+  - Home: index.md
+  - Pages:
+{pages}
+  - Guides:
+{guides}
+  - Reference:
+      - Command line: cli.md
+      - API: api/index.md
+{api}
+validation:
+  omitted_files: warn
+  absolute_links: warn
+  unrecognized_links: warn
+"""
+
+
+def stage(src: Path) -> Path:
+    """Write the site's sources into ``src``: docs/*.md as they are, the generated pages, mkdocs.yml."""
+    md = src / "md"
+    if md.exists():
+        shutil.rmtree(md)
+    (md / "api").mkdir(parents=True)
+    for f in DOCS.glob("*.md"):
+        if f.name != "README.md":
+            shutil.copy(f, md / f.name)
+    shutil.copytree(DOCS / "images", md / "images")
+    with redirect_stdout(io.StringIO()):
+        generated = {"index.md": index_page(), "cli.md": cli_page(), **api_pages()}
+    for name, text in generated.items():
+        (md / name).write_text(text, encoding="utf-8")
+    (src / "mkdocs.yml").write_text(config(src), encoding="utf-8")
+    return src / "mkdocs.yml"
+
+
+def build(out: Path = SITE) -> subprocess.CompletedProcess:
+    """Build the site into ``out`` with warnings as errors; returns the finished mkdocs process."""
+    with tempfile.TemporaryDirectory(prefix="hetdp-docs-") as tmp:
+        cfg = stage(Path(tmp))
+        return subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "-f", str(cfg), "-d", str(out.resolve())],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m hetdp_ui.docsite", description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=SITE, help=f"where the site goes (default {SITE.relative_to(ROOT)})")
+    args = ap.parse_args(argv)
+    readme = DOCS / "README.md"
+    if readme.read_text(encoding="utf-8") != (fresh := index_text()):
+        readme.write_text(fresh, encoding="utf-8")
+        print(f"updated the table of pages in {readme.relative_to(ROOT)}")
+    done = build(args.out)
+    sys.stderr.write(done.stderr)
+    if done.returncode == 0:
+        print(f"documentation site: {args.out / 'index.html'}")
+    return done.returncode
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

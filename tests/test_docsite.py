@@ -1,0 +1,98 @@
+"""The documentation site (``make docs``): built from docs/ by MkDocs with warnings as errors, with the
+page index, the command-line reference and the API reference generated, and formulas as MathML."""
+
+import re
+import shutil
+
+import pytest
+from conftest import ROOT
+
+from hetdp_core.registry import specs
+from hetdp_ui import docsite
+from hetdp_ui.nav import docs
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("site")
+    done = docsite.build(out)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out
+
+
+def test_the_site_builds_strictly_with_every_topic_and_page(site):
+    for name in docs():
+        page = (site / f"{name}.html").read_text()
+        assert "<h1" in page, name
+    index = (site / "index.html").read_text()
+    for s in specs():  # the table of pages comes from the registry
+        assert f'href="{s.doc}.html"' in index and s.title.split(" (")[0] in index
+
+
+def test_formulas_are_mathml_and_no_page_needs_the_internet(site):
+    page = (site / "per-user-privacy.html").read_text()
+    assert page.count("<math") >= 3 and 'class="arithmatex"' not in page
+    for f in site.rglob("*.html"):
+        text = f.read_text()
+        assert not re.search(r'(src|href)="https?://(?!localhost)', text.replace('href="https://', 'x="')), f
+    assert not any("fonts.googleapis" in f.read_text() for f in site.rglob("*.html"))
+
+
+def test_the_cli_reference_is_generated_from_the_parser(site):
+    from hetdp_ui.cli import build_parser
+
+    page = (site / "cli.html").read_text()
+    verbs = docsite._subcommands(build_parser())
+    assert len(verbs) >= 10
+    for verb in verbs:
+        assert f"hetdp {verb}" in page, verb
+    assert "--query" in page and "hetdp class start" in page
+
+
+def test_the_api_reference_renders_the_core_docstrings(site):
+    mods = docsite.api_modules()
+    assert "hetdp_core.hetero" in mods and not any("._" in m for m in mods)
+    page = (site / "api" / "hetdp_core.poll.html").read_text()
+    assert "randomized response" in page.lower() and "doc-heading" in page
+
+
+def test_the_index_of_docs_readme_is_the_registrys():
+    """docs/README.md's table of pages is generated (`make docs` rewrites it); not typed by hand."""
+    assert (ROOT / "docs" / "README.md").read_text() == docsite.index_text()
+    assert all(f"({s.doc}.md)" in docsite.index_block() for s in specs())
+
+
+def test_a_broken_link_fails_the_build(tmp_path, monkeypatch):
+    """Warnings are errors: a link to a topic that does not exist stops the build."""
+    src = tmp_path / "docs"
+    shutil.copytree(ROOT / "docs", src)
+    (src / "corrections.md").write_text((src / "corrections.md").read_text() + "\nSee [gone](no-such-topic.md).\n")
+    monkeypatch.setattr(docsite, "DOCS", src)
+    done = docsite.build(tmp_path / "site")
+    assert done.returncode != 0 and "no-such-topic.md" in done.stderr
+
+
+def test_a_formula_that_does_not_convert_fails_the_build(tmp_path, monkeypatch):
+    src = tmp_path / "docs"
+    shutil.copytree(ROOT / "docs", src)
+    (src / "corrections.md").write_text((src / "corrections.md").read_text() + "\n$\\frac{1}{$\n")
+    monkeypatch.setattr(docsite, "DOCS", src)
+    done = docsite.build(tmp_path / "site")
+    assert done.returncode != 0 and "formula not converted" in done.stderr
+
+
+def test_readme_is_short_and_links_only_existing_docs():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 150
+    for link in re.findall(r"\]\((docs/[^)#]+)", readme):
+        assert (ROOT / link).exists(), link
+    for must in (
+        "make run",
+        "make test",
+        "make docs",
+        "hetdp run",
+        "hetdp lesson check",
+        "hetdp ledger",
+        "/Feature_privacy?",
+    ):
+        assert must in readme, must
