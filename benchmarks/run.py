@@ -171,11 +171,11 @@ def all_pages() -> dict:
 
     out = {}
     from hetdp_core.zcdp import _MEMO as zcdp_memo
-    from hetdp_ui.common import RUNS
+    from hetdp_ui.execution import runs
 
     for page in sorted((ROOT / "pages").glob("*.py")):
         st.cache_data.clear()
-        RUNS.clear()
+        runs().clear()
         zcdp_memo.clear()
         at = AppTest.from_file(str(page), default_timeout=300)
         first = timed(at.run)

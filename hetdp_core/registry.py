@@ -47,7 +47,10 @@ class PageSpec:
     as the key results; ``figures`` where the report's figures are built, as ``"module:function"``
     (a name, so the core does not import the figure layer); ``risk_field`` the scenario field that
     "solve from a target risk" sets (None: the page has no single privacy setting) and ``risk_kind``
-    what it is ("eps": an ε-DP level; "zcdp": the ρ of ρ-zCDP Gaussian noise)."""
+    what it is ("eps": an ε-DP level; "zcdp": the ρ of ρ-zCDP Gaussian noise); ``text_view`` the query
+    of a view that shows the page's text inputs (typed lists), which the fuzz test types malformed
+    text into (None: the page has no text input in any view); ``sources`` the keys of the works the
+    page is built on (:data:`hetdp_core.sources.SOURCES`)."""
 
     url: str
     title: str
@@ -65,6 +68,8 @@ class PageSpec:
     figures: str | None = None
     risk_field: str | None = None
     risk_kind: str = "eps"
+    text_view: Mapping[str, str] | None = None
+    sources: tuple[str, ...] = ()
 
     def __post_init__(self):
         if not self.url.isidentifier():
@@ -72,6 +77,8 @@ class PageSpec:
         if not self.key_prefix.isidentifier():
             raise InputError(f"PageSpec.key_prefix must be an identifier; got {self.key_prefix!r}.")
         object.__setattr__(self, "fast_query", MappingProxyType(dict(self.fast_query)))
+        if self.text_view is not None:
+            object.__setattr__(self, "text_view", MappingProxyType(dict(self.text_view)))
         if not self.doc:  # docs/feature-privacy.md for Feature_privacy
             object.__setattr__(self, "doc", self.url.lower().replace("_", "-"))
         if not self.file:  # pages/1_Feature_privacy.py: the menu order, then the URL path

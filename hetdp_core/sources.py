@@ -1,5 +1,6 @@
 """The sources behind the pages, cited by authors, title, venue and arXiv identifier (where one
-exists). The app's home page and the README list these; nothing user-facing points to files
+exists); each page's spec names its sources (``PageSpec.sources``). The app's home page and the README
+list these; nothing user-facing points to files
 outside the repository."""
 
 from __future__ import annotations
@@ -16,7 +17,13 @@ class Source:
     title: str
     venue: str
     arxiv: str | None
-    pages: tuple[str, ...]
+
+    @property
+    def pages(self) -> tuple[str, ...]:
+        """The titles of the pages built on this source (each page's spec names its sources)."""
+        from .registry import specs
+
+        return tuple(s.title for s in specs() if self.key in s.sources)
 
     def citation(self) -> str:
         ax = f", arXiv:{self.arxiv}" if self.arxiv else ""
@@ -30,7 +37,6 @@ SOURCES = (
         "Enhancing Feature-Specific Data Protection via Bayesian Coordinate Differential Privacy",
         "AISTATS 2025 (PMLR 258)",
         "2410.18404",
-        ("Feature privacy", "BCDP guarantee lab", "Private regression"),
     ),
     Source(
         "hetero",
@@ -38,7 +44,6 @@ SOURCES = (
         "Empirical Mean and Frequency Estimation Under Heterogeneous Privacy: A Worst-Case Analysis",
         "preprint, 2024",
         "2407.11274",
-        ("Per-user privacy",),
     ),
     Source(
         "groupwise",
@@ -46,7 +51,6 @@ SOURCES = (
         "Open problem: better privacy guarantees for larger groups",
         "open-problem note, July 2023",
         None,
-        ("Group-wise zCDP",),
     ),
     Source(
         "mat4376",
@@ -54,6 +58,5 @@ SOURCES = (
         "MAT 4376 Foundations of Data Privacy",
         "lectures 17–20, University of Ottawa course notes",
         None,
-        ("Mechanism lab", "DP-SGD schedules"),
     ),
 )

@@ -206,3 +206,15 @@ def stage_schematic_figure(names_sorted: list[str], stages: list) -> go.Figure:
     )
     fig.update_yaxes(autorange="reversed")
     return styled(fig, "features (most private first)", margin={"t": 10}, height=max(220, 40 * len(stages) + 120))
+
+
+@memo_figure
+def line_figure(
+    table: pd.DataFrame, *, x: str, ys: dict[str, str], x_title: str, y_title: str, log_x=False, log_y=False
+):
+    """One line per column of ``table`` against column ``x``; ``ys`` maps a column to its legend name.
+    A generic builder for a new page's first chart (docs/contributing.md)."""
+    fig = go.Figure()
+    for column, name in ys.items():
+        fig.add_trace(go.Scatter(x=table[x], y=table[column], mode="lines+markers", name=name))
+    return styled(fig, x_title, y_title, log_x=log_x, log_y=log_y, legend={"orientation": "h", "y": -0.25})

@@ -18,8 +18,8 @@ from streamlit.errors import StreamlitAPIException
 from hetdp_core.lessons import Lesson, bundled_lesson, step_scenario
 from hetdp_core.scenario import InputError
 from hetdp_ui import class_panel
-from hetdp_ui.common import ScenarioState
 from hetdp_ui.nav import doc_link, file_of
+from hetdp_ui.state import ScenarioState
 
 #: session key of the (lesson, step) whose scenario was last applied
 AT = "_lesson_at"

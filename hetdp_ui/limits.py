@@ -54,18 +54,16 @@ MIN_DEADLINE = 10.0
 #: what the fork server imports once for every run child: scipy.stats brings scipy.optimize, scipy.integrate
 #: and scipy.special, which the core imports only where it uses them (so a server's menu, importing the
 #: page modules, does not pay for them)
-_PRELOAD = [
-    "numpy",
-    "scipy.stats",
-    "pandas",
-    "hetdp_core.scenarios.feature_privacy",
-    "hetdp_core.scenarios.bcdp_guarantee_lab",
-    "hetdp_core.scenarios.private_regression",
-    "hetdp_core.scenarios.per_user_privacy",
-    "hetdp_core.scenarios.groupwise_zcdp",
-    "hetdp_core.scenarios.mechanism_lab",
-    "hetdp_core.scenarios.dp_sgd_schedules",
-]
+_PRELOAD_STACK = ["numpy", "scipy.stats", "pandas"]
+
+
+def preload() -> list[str]:
+    """What the fork server imports: the stack and every page's scenario module (from the registry)."""
+    from hetdp_core.registry import pages
+
+    return [*_PRELOAD_STACK, *(m.__name__ for m in pages().values())]
+
+
 _CTX = None
 _CTX_LOCK = threading.Lock()
 
@@ -87,7 +85,7 @@ def _context(start: str = "forkserver"):
     with _CTX_LOCK:
         if _CTX is None:
             ctx = mp.get_context("forkserver")
-            ctx.set_forkserver_preload(_PRELOAD)
+            ctx.set_forkserver_preload(preload())
             _CTX = ctx
         return _CTX
 

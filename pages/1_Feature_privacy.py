@@ -12,340 +12,347 @@ from hetdp_ui import common as ui
 from hetdp_ui import page_figures as pf
 from hetdp_ui.figures import c_vector_figure, mse_sweep_figure, stage_schematic_figure
 
-state = ui.start_page(
+with ui.page_shell(
     fp,
     switches={"analytic": True, "bounds": False},  # what the MSE plot draws: in the link, not in the scenario
     preset_help=(
         "Paper setups (Appendix B.3/B.4). Presets cap trials at 40 (Figure 4b: 20) to fit the page's budget; "
         "use `hetdp reproduce` for the full runs."
     ),
-)
+) as page:
+    state = page.state
 
-EPS_GRID, AXES, GRIDS = list(fp.EPS_GRID), fp.AXES, fp.GRIDS
+    EPS_GRID, AXES, GRIDS = list(fp.EPS_GRID), fp.AXES, fp.GRIDS
 
+    def set_axis_grid():
+        st.session_state[state.key("points")] = GRIDS[st.session_state[state.key("axis")]]
 
-def set_axis_grid():
-    st.session_state[state.key("points")] = GRIDS[st.session_state[state.key("axis")]]
-
-
-# ------------------------------------------------------------------ sidebar
-sb = st.sidebar
-state.choice("mode", "Demands", on_change=state.mark_custom, horizontal=True)
-eps = ui.log_slider("ε — global LDP level", EPS_GRID, state.key("eps"))
-if state["mode"] == "two_groups":
-    d = state.slider("d", "d — number of features", on_change=state.mark_custom)
-    if state["k"] > d:
-        st.session_state[state.key("k")] = d
-    k = state.slider("k", "k — sensitive features", hi=d, on_change=state.mark_custom)
-    ui.log_slider("δ — demand of the sensitive features", EPS_GRID, state.key("delta"))
-else:
-    sb.text_input(
-        "δ per feature (any order; inf = no extra demand)",
-        key=state.key("table"),
-        help="Comma-separated. Edit here or in the table on the page.",
-    )
-    if ui.list_editor(state.key("table"), item="feature", column="δ demand") is None:
-        state.sync_url()
-        st.stop()
-
-state.slider("q", "q — correlation between features", step=0.01, on_change=state.mark_custom)
-sb.checkbox(
-    "split the strictest budget automatically (ζ = (1+q)/2)",
-    key=state.key("zeta_auto"),
-    help="ζ is the share of the most sensitive feature's budget set aside for what correlated features reveal",
-)
-if not state["zeta_auto"]:
-    state.slider("zeta", "share set aside for correlation (ζ)", step=0.01)
-
-sb.divider()
-axis_opts = list(AXES) if state["mode"] == "two_groups" else ["q", "n"]
-if state["axis"] not in axis_opts:
-    st.session_state[state.key("axis")] = "q"
-    set_axis_grid()
-sb.selectbox("x-axis of the MSE plot", axis_opts, format_func=AXES.get, key=state.key("axis"), on_change=set_axis_grid)
-sb.text_input("sweep points", key=state.key("points"), help="comma-separated values of the x-axis")
-ui.grid_slider("n — users", fp.N_OPTIONS, state.key("n"), on_change=state.mark_custom)
-state.number("trials", "trials", step=5)
-state.number("seed", "seed", step=1)
-sb.toggle(
-    "As published (paper's Duchi constant, ball projection, unprojected baseline)",
-    key=state.key("published"),
-    help="The paper prints a Duchi constant B twice the unbiased value; the authors' code "
-    "projects onto ℓ2 balls. Switch on only to reproduce the published figures.",
-)
-published = state["published"]
-if published:
-    sb.caption("projection: ball (fixed by 'as published')")
-else:
-    sb.selectbox(
-        "projection",
-        ["box", "ball", "none"],
-        key=state.key("projection"),
-        help="box: clip to [-1,1]^d (paper's Π); ball: authors' code; none: unbiased",
-    )
-sb.checkbox("show analytic curves", key=state.key("analytic"))
-sb.checkbox(
-    "overlay bounds (shape only)",
-    key=state.key("bounds"),
-    help="The paper's error bounds hold up to an unknown constant factor: drawn with factor 1, "
-    "only their shape is meaningful (formulas at the bottom of the page).",
-)
-state.sync_url()
-
-# ------------------------------------------------------------------ the one computation
-scenario, result, ab = ui.run_page(state, fp)
-alloc, report, names = result.alloc, result.tables_["bcdp_guarantee"], result.names
-eps, d = scenario.eps, len(result.names)
-tables = result.tables()
-
-if published:
-    st.warning(
-        "**As published.** The Duchi et al. constant B printed in the paper is twice the value "
-        "that makes the channel unbiased, so these curves include a bias (E[Z] = 2v) and use the "
-        "authors' ball projection. Switch 'As published' off for the corrected mechanism."
-    )
-
-c1, c2 = st.columns([3, 2])
-with c1:
-    st.subheader("How the privacy budget is split across features")
-    st.caption(
-        "Each bar is a feature's share of the privacy budget (c_i in the formulas); the markers are the "
-        "protection each feature actually gets, including what correlated features reveal."
-    )
-    pa = None
-    if ab is not None:
-        ra = ab[1]
-        pa = (ra.names, ra.alloc.c, ra.tables_["bcdp_guarantee"]["guaranteed δ'"].to_numpy())
-    ui.chart(
-        c_vector_figure(names, alloc.delta, alloc.c, report["guaranteed δ'"].to_numpy(), eps, plan_a=pa),
-        key="bcdp_cfig",
-    )
-with c2:
-    st.subheader("Is every feature's demand met?")
-    if ui.show_checks(result.checks, quiet=True):
-        st.success(
-            f"Every demand holds: LDP level delivered c_d = {alloc.ldp_level:.4g} ≤ ε = {eps:g}; ζ = {alloc.zeta:.3g}."
+    # ------------------------------------------------------------------ sidebar
+    sb = st.sidebar
+    state.choice("mode", "Demands", on_change=state.mark_custom, horizontal=True)
+    eps = ui.log_slider("ε — global LDP level", EPS_GRID, state.key("eps"))
+    if state["mode"] == "two_groups":
+        d = state.slider("d", "d — number of features", on_change=state.mark_custom)
+        if state["k"] > d:
+            st.session_state[state.key("k")] = d
+        k = state.slider("k", "k — sensitive features", hi=d, on_change=state.mark_custom)
+        ui.log_slider("δ — demand of the sensitive features", EPS_GRID, state.key("delta"))
+    else:
+        sb.text_input(
+            "δ per feature (any order; inf = no extra demand)",
+            key=state.key("table"),
+            help="Comma-separated. Edit here or in the table on the page.",
         )
-    st.metric(
-        "sensitive features' budget c_1",
-        f"{alloc.c_sorted[0]:.3g}",
-        help="the privacy budget the most sensitive feature's own value gets, after setting aside what "
-        "correlated features reveal about it (smaller = noisier, more private)",
-    )
-    st.metric(
-        "whole-record privacy level delivered (c_d)",
-        f"{alloc.ldp_level:.3g}",
-        delta=f"{alloc.ldp_level - eps:.3g} vs ε",
-        delta_color="off",
-        help="the local-DP level of the whole record: what bounds an attacker who knows more than the model",
-    )
-ui.table_with_download(
-    report,
-    "bcdp_guarantee",
-    "bcdp_gtable",
-    "pass = the protection a feature gets (guaranteed δ') is at least as strict as the level asked "
-    "for it (demanded δ), up to 1e-9 for rounding. The allocation is proven to pass, so a fail would be "
-    "reported as a numerical failure of this software, not as a finding. How guaranteed δ' is "
-    "computed: in the formulas at the bottom of the page.",
-    decimals=5,
-)
-ui.meaning_and_report(result, state, plan_a=ab)
+        if ui.list_editor(state.key("table"), item="feature", column="δ demand") is None:
+            state.sync_url()
+            st.stop()
 
-with st.expander("Stage schematic of Mechanism 1 — which features each stage covers, at what level"):
-    ui.chart(stage_schematic_figure(result.sorted_names, result.stages), key="bcdp_stages")
-    if ab is not None:
-        st.caption("Plan A's stages:")
-        ui.chart(stage_schematic_figure(ab[1].sorted_names, ab[1].stages), key="bcdp_stages_a")
-    ui.csv_download(tables["bcdp_stages"], "bcdp_stages.csv", "dl_stages", "Download the stages (CSV)")
+    state.slider("q", "q — correlation between features", step=0.01, on_change=state.mark_custom)
+    sb.checkbox(
+        "split the strictest budget automatically (ζ = (1+q)/2)",
+        key=state.key("zeta_auto"),
+        help="ζ is the share of the most sensitive feature's budget set aside for what correlated features reveal",
+    )
+    if not state["zeta_auto"]:
+        state.slider("zeta", "share set aside for correlation (ζ)", step=0.01)
+
+    sb.divider()
+    axis_opts = list(AXES) if state["mode"] == "two_groups" else ["q", "n"]
+    if state["axis"] not in axis_opts:
+        st.session_state[state.key("axis")] = "q"
+        set_axis_grid()
+    sb.selectbox(
+        "x-axis of the MSE plot", axis_opts, format_func=AXES.get, key=state.key("axis"), on_change=set_axis_grid
+    )
+    sb.text_input("sweep points", key=state.key("points"), help="comma-separated values of the x-axis")
+    ui.grid_slider("n — users", fp.N_OPTIONS, state.key("n"), on_change=state.mark_custom)
+    state.number("trials", "trials", step=5)
+    state.number("seed", "seed", step=1)
+    sb.toggle(
+        "As published (paper's Duchi constant, ball projection, unprojected baseline)",
+        key=state.key("published"),
+        help="The paper prints a Duchi constant B twice the unbiased value; the authors' code "
+        "projects onto ℓ2 balls. Switch on only to reproduce the published figures.",
+    )
+    published = state["published"]
+    if published:
+        sb.caption("projection: ball (fixed by 'as published')")
+    else:
+        sb.selectbox(
+            "projection",
+            ["box", "ball", "none"],
+            key=state.key("projection"),
+            help="box: clip to [-1,1]^d (paper's Π); ball: authors' code; none: unbiased",
+        )
+    sb.checkbox("show analytic curves", key=state.key("analytic"))
+    sb.checkbox(
+        "overlay bounds (shape only)",
+        key=state.key("bounds"),
+        help="The paper's error bounds hold up to an unknown constant factor: drawn with factor 1, "
+        "only their shape is meaningful (formulas at the bottom of the page).",
+    )
+
+    # ------------------------------------------------------------------ the one computation
+    result = page.run()
+    scenario, ab = page.scenario, page.plan_a
+    alloc, report, names = result.alloc, result.tables_["bcdp_guarantee"], result.names
+    eps, d = scenario.eps, len(result.names)
+    tables = result.tables()
+
+    if published:
+        st.warning(
+            "**As published.** The Duchi et al. constant B printed in the paper is twice the value "
+            "that makes the channel unbiased, so these curves include a bias (E[Z] = 2v) and use the "
+            "authors' ball projection. Switch 'As published' off for the corrected mechanism."
+        )
+
+    c1, c2 = st.columns([3, 2])
+    with c1:
+        st.subheader("How the privacy budget is split across features")
+        st.caption(
+            "Each bar is a feature's share of the privacy budget (c_i in the formulas); the markers are the "
+            "protection each feature actually gets, including what correlated features reveal."
+        )
+        pa = None
+        if ab is not None:
+            ra = ab[1]
+            pa = (ra.names, ra.alloc.c, ra.tables_["bcdp_guarantee"]["guaranteed δ'"].to_numpy())
+        ui.chart(
+            c_vector_figure(names, alloc.delta, alloc.c, report["guaranteed δ'"].to_numpy(), eps, plan_a=pa),
+            key="bcdp_cfig",
+        )
+    with c2:
+        st.subheader("Is every feature's demand met?")
+        if ui.show_checks(result.checks, quiet=True):
+            st.success(
+                f"Every demand holds: LDP level delivered c_d = {alloc.ldp_level:.4g} ≤ ε = {eps:g}; "
+                f"ζ = {alloc.zeta:.3g}."
+            )
+        st.metric(
+            "sensitive features' budget c_1",
+            f"{alloc.c_sorted[0]:.3g}",
+            help="the privacy budget the most sensitive feature's own value gets, after setting aside what "
+            "correlated features reveal about it (smaller = noisier, more private)",
+        )
+        st.metric(
+            "whole-record privacy level delivered (c_d)",
+            f"{alloc.ldp_level:.3g}",
+            delta=f"{alloc.ldp_level - eps:.3g} vs ε",
+            delta_color="off",
+            help="the local-DP level of the whole record: what bounds an attacker who knows more than the model",
+        )
+    ui.table_with_download(
+        report,
+        "bcdp_guarantee",
+        "bcdp_gtable",
+        "pass = the protection a feature gets (guaranteed δ') is at least as strict as the level asked "
+        "for it (demanded δ), up to 1e-9 for rounding. The allocation is proven to pass, so a fail would be "
+        "reported as a numerical failure of this software, not as a finding. How guaranteed δ' is "
+        "computed: in the formulas at the bottom of the page.",
+        decimals=5,
+    )
+    page.meaning_and_report()
+
+    with st.expander("Stage schematic of Mechanism 1 — which features each stage covers, at what level"):
+        ui.chart(stage_schematic_figure(result.sorted_names, result.stages), key="bcdp_stages")
+        if ab is not None:
+            st.caption("Plan A's stages:")
+            ui.chart(stage_schematic_figure(ab[1].sorted_names, ab[1].stages), key="bcdp_stages_a")
+        ui.csv_download(tables["bcdp_stages"], "bcdp_stages.csv", "dl_stages", "Download the stages (CSV)")
+        st.caption(
+            "Stage k privatises the features from the k-th most private one onwards with budget "
+            "Δ_k = c_k − c_{k−1}; a feature's estimate combines the stages that cover it with "
+            "weights Δ_k²/m_k. Stages with Δ_k = 0 are skipped."
+        )
+
+    # ------------------------------------------------------------------ MSE sweep
+    st.subheader(f"Squared error vs {AXES[state['axis']]}")
+    summary, errors = tables["bcdp_mse_summary"], tables["bcdp_mse_errors"]
+    same_axis = ab is not None and ab[0].axis == scenario.axis
+    here = {"q": scenario.q, "n": scenario.n}
+    if scenario.mode == "two_groups":
+        here |= {"d": scenario.d, "f": scenario.k / scenario.d}
+    fig = mse_sweep_figure(
+        summary,
+        state["axis"],
+        show_exact=state["analytic"],
+        show_bound=state["bounds"],
+        plan_a=ab[1].tables()["bcdp_mse_summary"] if same_axis else None,
+        current=here.get(state["axis"]),
+    )
+    if ab is not None and not same_axis:
+        st.caption(f"Plan A sweeps {ab[0].axis}, this view sweeps {scenario.axis}: plan A is not overlaid here.")
+    ui.chart(fig, key="bcdp_msefig")
+    d_feat = len(result.sorted_names)
     st.caption(
-        "Stage k privatises the features from the k-th most private one onwards with budget "
-        "Δ_k = c_k − c_{k−1}; a feature's estimate combines the stages that cover it with "
-        "weights Δ_k²/m_k. Stages with Δ_k = 0 are skipped."
+        f"Simulated: {scenario.trials} independent runs per point, n = {scenario.n:,} users "
+        "(data from the q-mixture prior of eq. 58), median and 25–75 % band of ‖x̂ − x̄‖². "
+        "Dashed (analytic): exact MSE before projection, from Var(Z_j) = B²/m − v_j²; a value above the chart is "
+        f"marked ▲ at its top edge. The dotted line is this view's {AXES[state['axis']]}, which the rest of the page "
+        f"uses. In everyday units: a squared error T is about ± √(T/d) on each feature's published mean (d = {d_feat}; "
+        "means in [−1, 1])."
     )
+    with st.expander("The numbers behind the chart", expanded=bool(st.query_params.get("lesson"))):
+        shown = summary[[state["axis"], "method", "median", "q25", "q75", "exact_mse"]].copy()
+        shown["about ± per feature"] = np.sqrt(shown["median"] / d_feat)
+        st.dataframe(
+            shown,
+            hide_index=True,
+            key="bcdp_mse_numbers",
+            column_config={
+                "median": st.column_config.NumberColumn("median (simulated)", format="%.4g"),
+                "q25": st.column_config.NumberColumn("25 % (simulated)", format="%.4g"),
+                "q75": st.column_config.NumberColumn("75 % (simulated)", format="%.4g"),
+                "exact_mse": st.column_config.NumberColumn("exact MSE, no projection (analytic)", format="%.4g"),
+                "about ± per feature": st.column_config.NumberColumn("median, about ± per feature", format="%.3g"),
+            },
+        )
+        st.caption(
+            "The simulated errors are those of the published (projected) estimate; the exact MSE is before the "
+            "projection onto [−1, 1]^d, which only ever helps — so the exact MSE is larger, and the two methods' "
+            "ratio can differ from their medians' ratio."
+        )
+    m1, m2 = st.columns(2)
+    with m1:
+        ui.csv_download(tables["bcdp_mse_summary"], "bcdp_mse_summary.csv", "dl_summary")
+    with m2:
+        ui.csv_download(tables["bcdp_mse_errors"], "bcdp_mse_errors.csv", "dl_errors")
 
-# ------------------------------------------------------------------ MSE sweep
-st.subheader(f"Squared error vs {AXES[state['axis']]}")
-summary, errors = tables["bcdp_mse_summary"], tables["bcdp_mse_errors"]
-same_axis = ab is not None and ab[0].axis == scenario.axis
-here = {"q": scenario.q, "n": scenario.n}
-if scenario.mode == "two_groups":
-    here |= {"d": scenario.d, "f": scenario.k / scenario.d}
-fig = mse_sweep_figure(
-    summary,
-    state["axis"],
-    show_exact=state["analytic"],
-    show_bound=state["bounds"],
-    plan_a=ab[1].tables()["bcdp_mse_summary"] if same_axis else None,
-    current=here.get(state["axis"]),
-)
-if ab is not None and not same_axis:
-    st.caption(f"Plan A sweeps {ab[0].axis}, this view sweeps {scenario.axis}: plan A is not overlaid here.")
-ui.chart(fig, key="bcdp_msefig")
-d_feat = len(result.sorted_names)
-st.caption(
-    f"Simulated: {scenario.trials} independent runs per point, n = {scenario.n:,} users "
-    "(data from the q-mixture prior of eq. 58), median and 25–75 % band of ‖x̂ − x̄‖². "
-    "Dashed (analytic): exact MSE before projection, from Var(Z_j) = B²/m − v_j²; a value above the chart is "
-    f"marked ▲ at its top edge. The dotted line is this view's {AXES[state['axis']]}, which the rest of the page "
-    f"uses. In everyday units: a squared error T is about ± √(T/d) on each feature's published mean (d = {d_feat}; "
-    "means in [−1, 1])."
-)
-with st.expander("The numbers behind the chart", expanded=bool(st.query_params.get("lesson"))):
-    shown = summary[[state["axis"], "method", "median", "q25", "q75", "exact_mse"]].copy()
-    shown["about ± per feature"] = np.sqrt(shown["median"] / d_feat)
-    st.dataframe(
-        shown,
-        hide_index=True,
-        key="bcdp_mse_numbers",
-        column_config={
-            "median": st.column_config.NumberColumn("median (simulated)", format="%.4g"),
-            "q25": st.column_config.NumberColumn("25 % (simulated)", format="%.4g"),
-            "q75": st.column_config.NumberColumn("75 % (simulated)", format="%.4g"),
-            "exact_mse": st.column_config.NumberColumn("exact MSE, no projection (analytic)", format="%.4g"),
-            "about ± per feature": st.column_config.NumberColumn("median, about ± per feature", format="%.3g"),
-        },
-    )
-    st.caption(
-        "The simulated errors are those of the published (projected) estimate; the exact MSE is before the "
-        "projection onto [−1, 1]^d, which only ever helps — so the exact MSE is larger, and the two methods' "
-        "ratio can differ from their medians' ratio."
-    )
-m1, m2 = st.columns(2)
-with m1:
-    ui.csv_download(tables["bcdp_mse_summary"], "bcdp_mse_summary.csv", "dl_summary")
-with m2:
-    ui.csv_download(tables["bcdp_mse_errors"], "bcdp_mse_errors.csv", "dl_errors")
-
-qd = tables["bcdp_release_quantiles"]
-st.markdown(
-    f"**Twenty equally likely published means** of each feature under Mechanism 1 at q = {scenario.q:g} "
-    "(▲ true mean): each dot is one possible release — the strictly protected features scatter more "
-    "(quantiles of simulated releases)."
-)
-ui.chart(pf.quantile_dotplot_figure(qd), key="bcdp_dotplot")
-if ab is not None:
-    ui.chart(pf.quantile_dotplot_figure(ab[1].tables()["bcdp_release_quantiles"], title="plan A"), key="bcdp_dotplot_a")
-ui.csv_download(qd, "bcdp_release_quantiles.csv", "dl_bcdp_dots")
-
-with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver_open("bcdp")):
+    qd = tables["bcdp_release_quantiles"]
     st.markdown(
-        f"Scale every level of this scenario (all δ_i and ε) by one factor and find the **most private** "
-        f"scaling whose squared error ‖x̂ − x̄‖² *as plotted below* (simulated releases with the "
-        f"{scenario.used_projection} projection; q = {scenario.q:g}, n = {scenario.n:,}) meets your target. "
-        "The error is not monotone in the scaling, so the whole range is scanned (a few releases decide where "
-        "the error is far from the target), the crossing is refined, and a fresh simulation checks the answer — "
-        "about as much computation as the page's own view."
+        f"**Twenty equally likely published means** of each feature under Mechanism 1 at q = {scenario.q:g} "
+        "(▲ true mean): each dot is one possible release — the strictly protected features scatter more "
+        "(quantiles of simulated releases)."
     )
-    c1, c2 = st.columns(2)
-    target = ui.solver_target(
-        c1,
-        "bcdp",
-        label="target squared error ‖x̂ − x̄‖²",
-        value=0.5,
-        help="the squared error summed over the features, each feature's mean being in [−1, 1]: a target T "
-        "means about ± √(T/d) on each published mean (T = 0.5 with d = 10 features: about ± 0.22)",
+    ui.chart(pf.quantile_dotplot_figure(qd), key="bcdp_dotplot")
+    if ab is not None:
+        ui.chart(
+            pf.quantile_dotplot_figure(ab[1].tables()["bcdp_release_quantiles"], title="plan A"), key="bcdp_dotplot_a"
+        )
+    ui.csv_download(qd, "bcdp_release_quantiles.csv", "dl_bcdp_dots")
+
+    with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver_open("bcdp")):
+        st.markdown(
+            f"Scale every level of this scenario (all δ_i and ε) by one factor and find the **most private** "
+            f"scaling whose squared error ‖x̂ − x̄‖² *as plotted below* (simulated releases with the "
+            f"{scenario.used_projection} projection; q = {scenario.q:g}, n = {scenario.n:,}) meets your target. "
+            "The error is not monotone in the scaling, so the whole range is scanned (a few releases decide where "
+            "the error is far from the target), the crossing is refined, and a fresh simulation checks the answer — "
+            "about as much computation as the page's own view."
+        )
+        c1, c2 = st.columns(2)
+        target = ui.solver_target(
+            c1,
+            "bcdp",
+            label="target squared error ‖x̂ − x̄‖²",
+            value=0.5,
+            help="the squared error summed over the features, each feature's mean being in [−1, 1]: a target T "
+            "means about ± √(T/d) on each published mean (T = 0.5 with d = 10 features: about ± 0.22)",
+        )
+        statistic = ui.solver_radio(
+            c2, "bcdp_statistic", "of the releases' errors", {"median": "median (the plotted curve)", "mean": "mean"}
+        )
+        sol = ui.solver_answer(
+            "bcdp",
+            (scenario.query_string(), target, statistic),
+            clicked=st.button("Find the most private setting", key="bcdp_solve"),
+            compute=lambda progress: solve_feature_privacy(
+                scenario, target=target, statistic=statistic, progress=progress
+            ),
+            label="Finding the most private setting",
+        )
+        if sol is not None:
+            st.success(
+                f"{sol.scale:.3g}× the levels: ε = {sol.eps:g}, δ = {', '.join(f'{v:g}' for v in sol.delta)}. "
+                f"Simulated {sol.statistic} error {sol.error:.4g} ≤ {sol.target:g} — about "
+                f"± {np.sqrt(sol.error / len(sol.delta)):.3g} on each feature's published mean (values in [−1, 1]); "
+                f"10 % more private gives {sol.error_10pct_more_private:.4g}. The most private setting that meets the "
+                f"target lies between {sol.scale_low:.3g}× (misses) and {sol.scale:.3g}× (meets); {sol.releases:,} "
+                "releases simulated."
+            )
+            st.markdown(
+                f"Fresh simulation ({sol.check_trials} releases, new seed): {sol.statistic} {sol.check:.4g}, "
+                f"95 % interval [{sol.check_low:.4g}, {sol.check_high:.4g}] — "
+                f"{'meets' if sol.meets_target else '**misses**'} the target. **Why the curve above may read "
+                f"otherwise:** it is the {sol.statistic} of only {sol.view_trials} simulated releases per point, so at "
+                f"this setting it falls anywhere between {sol.view_low:.3g} and {sol.view_high:.3g} (95 %); raise "
+                "*trials* to see the curve settle."
+            )
+            b1, b2 = st.columns(2)
+            b1.button(
+                "Use this setting here",
+                key="bcdp_use_solution",
+                on_click=state.apply_scenario,
+                args=(fp.SCENARIO.from_query(sol.scenario_query),),
+            )
+            b2.link_button("Open it in a new tab", f"Feature_privacy?{urlencode(sol.scenario_query)}")
+
+    # ------------------------------------------------------------------ explanation
+    st.subheader("Why correlation erodes the advantage")
+    st.markdown(
+        f"At q = {state['q']:g}, the less sensitive features are released at level c_d = "
+        f"**{alloc.ldp_level:.3g}** rather than ε = {eps:g}. Whatever is released about them also "
+        "tells something about the sensitive features through the correlation: Proposition 4 charges "
+        "the sensitive feature i an extra log(1 + q e^{c_d} − q) on top of its own budget c_i. "
+        "The larger q, the larger that charge, so c_d must shrink to keep δ_i, and at q = 1 every "
+        "feature gets the strictest level — the mechanism becomes min-δ LDP (how this sweep compares: "
+        "*In short*, at the top)."
     )
-    statistic = ui.solver_radio(
-        c2, "bcdp_statistic", "of the releases' errors", {"median": "median (the plotted curve)", "mean": "mean"}
+    st.info(
+        "**What we found (corrected mechanism).** With the unbiased Duchi constant and the *same* "
+        "projection for both methods, M_mean's advantage is real for weak correlation but it can *lose* to "
+        "min-δ LDP when q is large: the heuristic ζ = (1+q)/2 leaves the most sensitive features only "
+        "c₁ = (1−ζ)δ₁, so their estimates are mostly noise. In the Figure 3 setup (n = 10 000, 200 runs) "
+        "M_mean wins for q ≤ 0.2, ties near q = 0.3 and is up to about 2× worse at q = 0.9. The published "
+        "figure shows M_mean ahead everywhere because its baseline uses the printed (2×) constant without "
+        "projection. Try a manual ζ, or switch 'As published' on to see the published comparison."
     )
-    sol = ui.solver_answer(
-        "bcdp",
-        (scenario.query_string(), target, statistic),
-        clicked=st.button("Find the most private setting", key="bcdp_solve"),
-        compute=lambda progress: solve_feature_privacy(scenario, target=target, statistic=statistic, progress=progress),
-        label="Finding the most private setting",
-    )
-    if sol is not None:
-        st.success(
-            f"{sol.scale:.3g}× the levels: ε = {sol.eps:g}, δ = {', '.join(f'{v:g}' for v in sol.delta)}. "
-            f"Simulated {sol.statistic} error {sol.error:.4g} ≤ {sol.target:g} — about "
-            f"± {np.sqrt(sol.error / len(sol.delta)):.3g} on each feature's published mean (values in [−1, 1]); "
-            f"10 % more private gives {sol.error_10pct_more_private:.4g}. The most private setting that meets the "
-            f"target lies between {sol.scale_low:.3g}× (misses) and {sol.scale:.3g}× (meets); {sol.releases:,} "
-            "releases simulated."
+
+    with ui.formulas("Feature_privacy"):
+        st.markdown("**Allocation (Theorem 2)**, coordinates sorted by δ, δ̃_i = min(δ_i, ε):")
+        st.latex(
+            r"c_d=\min\Big(\log\frac{e^{\zeta\tilde\delta_1}+q-1}{q},\ \tilde\delta_d\Big),\quad "
+            r"c_i=\begin{cases}c_d & c_d\le\tilde\delta_i\\ "
+            r"\tilde\delta_i-\log(1+qe^{c_d}-q)&\text{otherwise}\end{cases}"
+        )
+        st.markdown("**Guarantee (Proposition 4)** — Mechanism 1 is c-CDP and c_d-LDP:")
+        st.latex(
+            r"\delta'_i=\min\big(c_i+\log(1+q e^{c_d}-q),\ c_d\big)\ \wedge\ "
+            r"\big(c_i+\log(1+q(e^{\sum_{j\ne i}c_j}-1))\big)"
         )
         st.markdown(
-            f"Fresh simulation ({sol.check_trials} releases, new seed): {sol.statistic} {sol.check:.4g}, "
-            f"95 % interval [{sol.check_low:.4g}, {sol.check_high:.4g}] — "
-            f"{'meets' if sol.meets_target else '**misses**'} the target. **Why the curve above may read "
-            f"otherwise:** it is the {sol.statistic} of only {sol.view_trials} simulated releases per point, so at "
-            f"this setting it falls anywhere between {sol.view_low:.3g} and {sol.view_high:.3g} (95 %); raise "
-            "*trials* to see the curve settle."
+            "In the table: *bound from the whole-record level* is the first term (Proposition 4(2) with "
+            "ε := c_d), *bound from composition* the second (Proposition 4(1)); guaranteed δ' is the smaller. "
+            "*budget c_i* is c_i above."
         )
-        b1, b2 = st.columns(2)
-        b1.button(
-            "Use this setting here",
-            key="bcdp_use_solution",
-            on_click=state.apply_scenario,
-            args=(fp.SCENARIO.from_query(sol.scenario_query),),
+        st.markdown(
+            "**Duchi et al. channel (Mechanism 3)** — output on the sphere of radius B; unbiased value "
+            "(the paper prints twice this):"
         )
-        b2.link_button("Open it in a new tab", f"Feature_privacy?{urlencode(sol.scenario_query)}")
-
-# ------------------------------------------------------------------ explanation
-st.subheader("Why correlation erodes the advantage")
-st.markdown(
-    f"At q = {state['q']:g}, the less sensitive features are released at level c_d = "
-    f"**{alloc.ldp_level:.3g}** rather than ε = {eps:g}. Whatever is released about them also "
-    "tells something about the sensitive features through the correlation: Proposition 4 charges "
-    "the sensitive feature i an extra log(1 + q e^{c_d} − q) on top of its own budget c_i. "
-    "The larger q, the larger that charge, so c_d must shrink to keep δ_i, and at q = 1 every "
-    "feature gets the strictest level — the mechanism becomes min-δ LDP (how this sweep compares: "
-    "*In short*, at the top)."
-)
-st.info(
-    "**What we found (corrected mechanism).** With the unbiased Duchi constant and the *same* "
-    "projection for both methods, M_mean's advantage is real for weak correlation but it can *lose* to "
-    "min-δ LDP when q is large: the heuristic ζ = (1+q)/2 leaves the most sensitive features only "
-    "c₁ = (1−ζ)δ₁, so their estimates are mostly noise. In the Figure 3 setup (n = 10 000, 200 runs) "
-    "M_mean wins for q ≤ 0.2, ties near q = 0.3 and is up to about 2× worse at q = 0.9. The published "
-    "figure shows M_mean ahead everywhere because its baseline uses the printed (2×) constant without "
-    "projection. Try a manual ζ, or switch 'As published' on to see the published comparison."
-)
-
-with ui.formulas("Feature_privacy"):
-    st.markdown("**Allocation (Theorem 2)**, coordinates sorted by δ, δ̃_i = min(δ_i, ε):")
-    st.latex(
-        r"c_d=\min\Big(\log\frac{e^{\zeta\tilde\delta_1}+q-1}{q},\ \tilde\delta_d\Big),\quad "
-        r"c_i=\begin{cases}c_d & c_d\le\tilde\delta_i\\ \tilde\delta_i-\log(1+qe^{c_d}-q)&\text{otherwise}\end{cases}"
-    )
-    st.markdown("**Guarantee (Proposition 4)** — Mechanism 1 is c-CDP and c_d-LDP:")
-    st.latex(
-        r"\delta'_i=\min\big(c_i+\log(1+q e^{c_d}-q),\ c_d\big)\ \wedge\ "
-        r"\big(c_i+\log(1+q(e^{\sum_{j\ne i}c_j}-1))\big)"
-    )
-    st.markdown(
-        "In the table: *bound from the whole-record level* is the first term (Proposition 4(2) with "
-        "ε := c_d), *bound from composition* the second (Proposition 4(1)); guaranteed δ' is the smaller. "
-        "*budget c_i* is c_i above."
-    )
-    st.markdown(
-        "**Duchi et al. channel (Mechanism 3)** — output on the sphere of radius B; unbiased value "
-        "(the paper prints twice this):"
-    )
-    st.latex(
-        r"B=r\,\frac{e^\alpha+1}{e^\alpha-1}\,\sqrt\pi\,\frac{\Gamma(\frac{m+1}{2})}{\Gamma(\frac m2)},"
-        r"\qquad \mathbb E[Z]=v,\quad \mathbb E[ZZ^\top]=\tfrac{B^2}{m}I"
-    )
-    st.markdown("**Mechanism 1**: stage k privatises x_{k:d} at Δ_k = c_k − c_{k−1}; estimate")
-    st.latex(r"\hat\nu_i=\frac{\sum_{k\le i}w_kY^k_{(i)}}{\sum_{k\le i}w_k},\qquad w_k=\frac{\Delta_k^2}{d-k+1}")
-    st.markdown("**Exact MSE before projection (analytic curve)**, ω = normalised weights, γ = 1 (2 as published):")
-    st.latex(
-        r"\mathrm{MSE}=\sum_i\Big[\sum_{k\le i}\omega_{ki}^2\frac{B_k^2/m_k-\gamma^2\overline{x_i^2}}{n}"
-        r"+(\gamma-1)^2\bar x_i^2\Big]"
-    )
-    st.markdown("**Theorem 2 bound** (up to a universal constant):")
-    st.latex(
-        r"\mathbb E\|\bar x-\Pi(\hat x)\|^2\lesssim\frac1n\sum_i\Big(\frac1{\sum_{k\le i}\Delta_k^2/(d-k+1)}\wedge d\Big)"  # noqa: E501 (one LaTeX formula)
-    )
-    st.markdown("**Corollary 1** (two groups: k features at δ, the rest at ε > 2δ, ζ = ½), up to a constant:")
-    st.latex(
-        r"\frac1n\Big(\frac{dk}{\delta^2}+\frac{(d-k)^2}{\varepsilon^2}\Big)\ \text{if } q\le\frac{e^{\delta/2}-1}{e^\varepsilon-1},"  # noqa: E501 (one LaTeX formula)
-        r"\qquad \frac1n\Big(\frac{dk}{\delta^2}+\frac{(d-k)^2}{\frac{d-k}{d}\delta^2+(c_d-\delta/2)^2}\Big)\ \text{otherwise}"  # noqa: E501 (one LaTeX formula)
-    )
-if state["preset"] != "Custom":
-    key = fp.PRESET_KEYS[state["preset"]]
-    st.info(
-        f"Preset {PAPER_PRESETS[key].name}: {PAPER_PRESETS[key].note} Trials are capped at "
-        f"{fp.PRESETS[state['preset']].trials} here (the page's compute budget); "
-        f"`hetdp reproduce {key} --out DIR` runs the full configuration."
-    )
+        st.latex(
+            r"B=r\,\frac{e^\alpha+1}{e^\alpha-1}\,\sqrt\pi\,\frac{\Gamma(\frac{m+1}{2})}{\Gamma(\frac m2)},"
+            r"\qquad \mathbb E[Z]=v,\quad \mathbb E[ZZ^\top]=\tfrac{B^2}{m}I"
+        )
+        st.markdown("**Mechanism 1**: stage k privatises x_{k:d} at Δ_k = c_k − c_{k−1}; estimate")
+        st.latex(r"\hat\nu_i=\frac{\sum_{k\le i}w_kY^k_{(i)}}{\sum_{k\le i}w_k},\qquad w_k=\frac{\Delta_k^2}{d-k+1}")
+        st.markdown("**Exact MSE before projection (analytic curve)**, ω = normalised weights, γ = 1 (2 as published):")
+        st.latex(
+            r"\mathrm{MSE}=\sum_i\Big[\sum_{k\le i}\omega_{ki}^2\frac{B_k^2/m_k-\gamma^2\overline{x_i^2}}{n}"
+            r"+(\gamma-1)^2\bar x_i^2\Big]"
+        )
+        st.markdown("**Theorem 2 bound** (up to a universal constant):")
+        st.latex(
+            r"\mathbb E\|\bar x-\Pi(\hat x)\|^2\lesssim\frac1n\sum_i\Big(\frac1{\sum_{k\le i}\Delta_k^2/(d-k+1)}\wedge d\Big)"  # noqa: E501 (one LaTeX formula)
+        )
+        st.markdown("**Corollary 1** (two groups: k features at δ, the rest at ε > 2δ, ζ = ½), up to a constant:")
+        st.latex(
+            r"\frac1n\Big(\frac{dk}{\delta^2}+\frac{(d-k)^2}{\varepsilon^2}\Big)\ \text{if } q\le\frac{e^{\delta/2}-1}{e^\varepsilon-1},"  # noqa: E501 (one LaTeX formula)
+            r"\qquad \frac1n\Big(\frac{dk}{\delta^2}+\frac{(d-k)^2}{\frac{d-k}{d}\delta^2+(c_d-\delta/2)^2}\Big)\ \text{otherwise}"  # noqa: E501 (one LaTeX formula)
+        )
+    if state["preset"] != "Custom":
+        key = fp.PRESET_KEYS[state["preset"]]
+        st.info(
+            f"Preset {PAPER_PRESETS[key].name}: {PAPER_PRESETS[key].note} Trials are capped at "
+            f"{fp.PRESETS[state['preset']].trials} here (the page's compute budget); "
+            f"`hetdp reproduce {key} --out DIR` runs the full configuration."
+        )

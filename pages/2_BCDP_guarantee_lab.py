@@ -10,163 +10,174 @@ from hetdp_core.scenarios import bcdp_guarantee_lab as lab
 from hetdp_ui import common as ui
 from hetdp_ui.lab_figures import rr_figure, tradeoff_figure, translator_figure
 
-state = ui.start_page(lab)
+with ui.page_shell(lab) as page:
+    state = page.state
 
-levels_text = lab.levels_text
-sb = st.sidebar
-sb.markdown("**Example 1**")
-for k, text in (("a", "a = P(M=1 | x1=0, x2=0)"), ("b", "b = P(M=1 | x1=1, x2=0)"), ("c", "c = P(M=1 | x1=1, x2=1)")):
-    state.slider(k, text, step=0.01, on_change=state.mark_custom)
-sb.markdown("**Randomized response**")
-sb.text_input("RR level c_i per coordinate (d ≤ 10)", key=state.key("rr_c"), on_change=state.mark_custom)
-sb.markdown("**Hypothesis-test view**")
-state.choice("test_source", "mechanism", horizontal=True)
-state.slider("test_q", "q for randomized response", step=0.05)
-sb.checkbox("show every rejection region (|Y| ≤ 12)", key=state.key("all_tests"))
-sb.markdown("**δ → c translator**")
-sb.text_input("demands δ (any order, inf allowed)", key=state.key("tr_delta"), on_change=state.mark_custom)
-state.slider("tr_eps", "ε (global LDP)", step=0.1, on_change=state.mark_custom)
-state.slider("tr_q", "q (translator)", step=0.01, on_change=state.mark_custom)
+    levels_text = lab.levels_text
+    sb = st.sidebar
+    sb.markdown("**Example 1**")
+    for k, text in (
+        ("a", "a = P(M=1 | x1=0, x2=0)"),
+        ("b", "b = P(M=1 | x1=1, x2=0)"),
+        ("c", "c = P(M=1 | x1=1, x2=1)"),
+    ):
+        state.slider(k, text, step=0.01, on_change=state.mark_custom)
+    sb.markdown("**Randomized response**")
+    sb.text_input("RR level c_i per coordinate (d ≤ 10)", key=state.key("rr_c"), on_change=state.mark_custom)
+    sb.markdown("**Hypothesis-test view**")
+    state.choice("test_source", "mechanism", horizontal=True)
+    state.slider("test_q", "q for randomized response", step=0.05)
+    sb.checkbox("show every rejection region (|Y| ≤ 12)", key=state.key("all_tests"))
+    sb.markdown("**δ → c translator**")
+    sb.text_input("demands δ (any order, inf allowed)", key=state.key("tr_delta"), on_change=state.mark_custom)
+    state.slider("tr_eps", "ε (global LDP)", step=0.1, on_change=state.mark_custom)
+    state.slider("tr_q", "q (translator)", step=0.01, on_change=state.mark_custom)
 
-try:
-    d_rr = len(state.scenario(rr_coord=1, test_coord=1).rr_c)  # validates every field
-except InputError as exc:
-    ui.show_input_error(exc)
-    state.sync_url()
-    st.stop()
-if state["rr_coord"] > d_rr:
-    st.session_state[state.key("rr_coord")] = 1
-if state["test_coord"] > (2 if state["test_source"] == "example1" else d_rr):
-    st.session_state[state.key("test_coord")] = 1
-sb.selectbox("coordinate for the RR chart", list(range(1, d_rr + 1)), key=state.key("rr_coord"))
-sb.selectbox(
-    "coordinate for the test view",
-    list(range(1, (2 if state["test_source"] == "example1" else d_rr) + 1)),
-    key=state.key("test_coord"),
-)
-state.sync_url()
-
-scenario, result, ab = ui.run_page(state, lab)
-tables = result.tables()
-
-tab1, tab2, tab3, tab4, tab5 = st.tabs(
-    ["Example 1", "Example 2", "Randomized response vs bounds", "Hypothesis tests (Theorem 1)", "δ → c translator"]
-)
-
-# ------------------------------------------------------------------ Example 1
-with tab1:
-    rep1 = result.rep1
-    st.markdown(
-        "x1, x2 are independent fair bits; the mechanism outputs 1 with the probabilities below. "
-        "**BCDP can be finite while LDP is infinite**: output 1 rules out x = (0, 1) completely, "
-        "yet each feature on its own stays protected."
+    try:
+        d_rr = len(state.scenario(rr_coord=1, test_coord=1).rr_c)  # validates every field
+    except InputError as exc:
+        ui.show_input_error(exc)
+        state.sync_url()
+        st.stop()
+    if state["rr_coord"] > d_rr:
+        st.session_state[state.key("rr_coord")] = 1
+    if state["test_coord"] > (2 if state["test_source"] == "example1" else d_rr):
+        st.session_state[state.key("test_coord")] = 1
+    sb.selectbox("coordinate for the RR chart", list(range(1, d_rr + 1)), key=state.key("rr_coord"))
+    sb.selectbox(
+        "coordinate for the test view",
+        list(range(1, (2 if state["test_source"] == "example1" else d_rr) + 1)),
+        key=state.key("test_coord"),
     )
-    table = pd.DataFrame({"x1 = 0": [state["a"], 0.0], "x1 = 1": [state["b"], state["c"]]}, index=["x2 = 0", "x2 = 1"])
-    c1, c2 = st.columns([1, 1])
-    with c1:
-        st.markdown("P(M = 1 | x)")
-        st.dataframe(table, key="lab_ex1_table")
-    with c2:
-        m = st.columns(3)
-        m[0].metric("BCDP δ₁", levels_text(rep1.bcdp[0])[0])
-        m[1].metric("BCDP δ₂", levels_text(rep1.bcdp[1])[0])
-        m[2].metric("LDP ε", levels_text(rep1.ldp)[0])
-        st.caption(
-            f"CDP levels c = ({', '.join(levels_text(rep1.cdp))}); at a = b = c = ½ the paper's "
-            f"(log 2, log 2) = ({math.log(2):.4f}, {math.log(2):.4f}). The paper allows a, b, c ∈ (0, 1], "
-            "but at b = c = 1 (or a = b = 1) output 0 becomes impossible for x₁ = 1 (or x₂ = 0) and "
-            "that feature's δ is ∞ too."
-        )
-    ui.csv_download(tables["bcdp_example1"], "bcdp_example1.csv", "dl_lab_ex1")
 
-# ------------------------------------------------------------------ Example 2
-with tab2:
-    ex2 = tables["bcdp_example2"]
-    st.markdown(
-        "x ∈ {0,1}³ uniform. One run reveals **nothing** about x₁ (δ₁ = 0); two independent runs "
-        "reveal it completely (δ₁ = ∞): **composition fails** for BCDP. Post-processing one run "
-        "never raises δ (Proposition 5)."
+    result = page.run()
+    scenario, ab = page.scenario, page.plan_a
+    tables = result.tables()
+
+    tab1, tab2, tab3, tab4, tab5 = st.tabs(
+        ["Example 1", "Example 2", "Randomized response vs bounds", "Hypothesis tests (Theorem 1)", "δ → c translator"]
     )
-    st.dataframe(ex2, hide_index=True, key="lab_ex2_table")
-    ui.csv_download(ex2, "bcdp_example2.csv", "dl_lab_ex2")
 
-# ------------------------------------------------------------------ RR vs bounds
-with tab3:
-    rr = tables["bcdp_rr_vs_bounds"]
-    if True:
+    # ------------------------------------------------------------------ Example 1
+    with tab1:
+        rep1 = result.rep1
         st.markdown(
-            "Each coordinate i is reported truthfully with probability e^{c_i}/(1+e^{c_i}) "
-            "(c-CDP, Σc-LDP). Data come from the q-mixture prior (eq. 58). The exact BCDP level "
-            "(by enumeration) sits below Proposition 4's bound, which sits below Proposition 3's."
+            "x1, x2 are independent fair bits; the mechanism outputs 1 with the probabilities below. "
+            "**BCDP can be finite while LDP is infinite**: output 1 rules out x = (0, 1) completely, "
+            "yet each feature on its own stays protected."
         )
-        ui.show_checks(result.checks)
-        ui.chart(rr_figure(rr, state["rr_coord"]), key="lab_rr")
-        g = rr[rr.coordinate == state["rr_coord"]]
-        gap = (g["prop4"] - g["exact"]).max()
-        st.caption(
-            f"Largest gap between Proposition 4 and the exact level for coordinate {state['rr_coord']}: "
-            f"{gap:.3g} (at q = {g.loc[(g['prop4'] - g['exact']).idxmax(), 'q']:g})."
+        table = pd.DataFrame(
+            {"x1 = 0": [state["a"], 0.0], "x1 = 1": [state["b"], state["c"]]}, index=["x2 = 0", "x2 = 1"]
         )
-        with st.expander(
-            "The numbers behind the chart (every coordinate)", expanded=bool(st.query_params.get("lesson"))
-        ):
-            st.dataframe(rr, hide_index=True, key="lab_rr_numbers")
-            st.caption("within_bound: the exact BCDP level is at most Proposition 4's bound (checked before display).")
-        ui.csv_download(tables["bcdp_rr_vs_bounds"], "bcdp_rr_vs_bounds.csv", "dl_lab_rr")
+        c1, c2 = st.columns([1, 1])
+        with c1:
+            st.markdown("P(M = 1 | x)")
+            st.dataframe(table, key="lab_ex1_table")
+        with c2:
+            m = st.columns(3)
+            m[0].metric("BCDP δ₁", levels_text(rep1.bcdp[0])[0])
+            m[1].metric("BCDP δ₂", levels_text(rep1.bcdp[1])[0])
+            m[2].metric("LDP ε", levels_text(rep1.ldp)[0])
+            st.caption(
+                f"CDP levels c = ({', '.join(levels_text(rep1.cdp))}); at a = b = c = ½ the paper's "
+                f"(log 2, log 2) = ({math.log(2):.4f}, {math.log(2):.4f}). The paper allows a, b, c ∈ (0, 1], "
+                "but at b = c = 1 (or a = b = 1) output 0 becomes impossible for x₁ = 1 (or x₂ = 0) and "
+                "that feature's δ is ∞ too."
+            )
+        ui.csv_download(tables["bcdp_example1"], "bcdp_example1.csv", "dl_lab_ex1")
 
-# ------------------------------------------------------------------ Theorem 1
-with tab4:
-    test = result.test
-    i, vals, delta_i = scenario.test_coord - 1, test["values"], test["delta_i"]
-    if not test["testable"]:
-        st.info("This coordinate takes a single value with positive probability: nothing to test.")
-    else:
-        a_np, b_np = tables["bcdp_tradeoff"]["alpha"].to_numpy(), tables["bcdp_tradeoff"]["beta"].to_numpy()
-        a_all, b_all = test["all"]
+    # ------------------------------------------------------------------ Example 2
+    with tab2:
+        ex2 = tables["bcdp_example2"]
         st.markdown(
-            f"An adversary tests H₀: x_{i + 1} = {vals[0]} against H₁: x_{i + 1} = {vals[1]} from the "
-            f"output. Theorem 1: the mechanism is δ_i-BCDP exactly when no test beats the lines "
-            f"e^δ α + β = 1 and α + e^δ β = 1. Here δ_{i + 1} = {levels_text(delta_i)[0]}."
+            "x ∈ {0,1}³ uniform. One run reveals **nothing** about x₁ (δ₁ = 0); two independent runs "
+            "reveal it completely (δ₁ = ∞): **composition fails** for BCDP. Post-processing one run "
+            "never raises δ (Proposition 5)."
         )
-        ui.chart(tradeoff_figure(a_all, b_all, a_np, b_np, delta_i), key="lab_tests")
-        if a_all is None and state["all_tests"]:
-            st.caption(f"|Y| = {test['outputs']} > 12: only the optimal boundary is drawn.")
-        ui.csv_download(tables["bcdp_tradeoff"], "bcdp_tradeoff.csv", "dl_lab_tests")
+        st.dataframe(ex2, hide_index=True, key="lab_ex2_table")
+        ui.csv_download(ex2, "bcdp_example2.csv", "dl_lab_ex2")
 
-# ------------------------------------------------------------------ translator
-with tab5:
-    alloc, tr, names = result.alloc, result.translate, result.names
-    tr_delta = tables["bcdp_translator"]["delta"].to_numpy()
-    st.markdown(
-        "Two ways to turn demands δ into a budget c for Mechanism 1. **Theorem 2** uses that the "
-        "mechanism is c_d-LDP (Proposition 4(2)); **Proposition 6** only uses c-CDP (Proposition "
-        "4(1)): the linear constraint A c ≤ 1, solved by cvxpy minimising the Theorem 2 bound."
-    )
-    ui.chart(translator_figure(names, alloc.c, tr["c"], tr_delta), key="lab_translator")
-    cmp = result.compare
-    st.dataframe(cmp, hide_index=True, key="lab_translator_table")
-    st.caption(
-        f"cvxpy status: {tr['status']} after {tr['iterations']} convex–concave steps. "
-        "Proposition 6 is more conservative because it ignores the tighter LDP level."
-    )
-    ui.csv_download(tables["bcdp_translator"], "bcdp_translator.csv", "dl_lab_tr")
+    # ------------------------------------------------------------------ RR vs bounds
+    with tab3:
+        rr = tables["bcdp_rr_vs_bounds"]
+        if True:
+            st.markdown(
+                "Each coordinate i is reported truthfully with probability e^{c_i}/(1+e^{c_i}) "
+                "(c-CDP, Σc-LDP). Data come from the q-mixture prior (eq. 58). The exact BCDP level "
+                "(by enumeration) sits below Proposition 4's bound, which sits below Proposition 3's."
+            )
+            ui.show_checks(result.checks)
+            ui.chart(rr_figure(rr, state["rr_coord"]), key="lab_rr")
+            g = rr[rr.coordinate == state["rr_coord"]]
+            gap = (g["prop4"] - g["exact"]).max()
+            st.caption(
+                f"Largest gap between Proposition 4 and the exact level for coordinate {state['rr_coord']}: "
+                f"{gap:.3g} (at q = {g.loc[(g['prop4'] - g['exact']).idxmax(), 'q']:g})."
+            )
+            with st.expander(
+                "The numbers behind the chart (every coordinate)", expanded=bool(st.query_params.get("lesson"))
+            ):
+                st.dataframe(rr, hide_index=True, key="lab_rr_numbers")
+                st.caption(
+                    "within_bound: the exact BCDP level is at most Proposition 4's bound (checked before display)."
+                )
+            ui.csv_download(tables["bcdp_rr_vs_bounds"], "bcdp_rr_vs_bounds.csv", "dl_lab_rr")
 
-ui.meaning_and_report(result, state, plan_a=ab)
+    # ------------------------------------------------------------------ Theorem 1
+    with tab4:
+        test = result.test
+        i, vals, delta_i = scenario.test_coord - 1, test["values"], test["delta_i"]
+        if not test["testable"]:
+            st.info("This coordinate takes a single value with positive probability: nothing to test.")
+        else:
+            a_np, b_np = tables["bcdp_tradeoff"]["alpha"].to_numpy(), tables["bcdp_tradeoff"]["beta"].to_numpy()
+            a_all, b_all = test["all"]
+            st.markdown(
+                f"An adversary tests H₀: x_{i + 1} = {vals[0]} against H₁: x_{i + 1} = {vals[1]} from the "
+                f"output. Theorem 1: the mechanism is δ_i-BCDP exactly when no test beats the lines "
+                f"e^δ α + β = 1 and α + e^δ β = 1. Here δ_{i + 1} = {levels_text(delta_i)[0]}."
+            )
+            ui.chart(tradeoff_figure(a_all, b_all, a_np, b_np, delta_i), key="lab_tests")
+            if a_all is None and state["all_tests"]:
+                st.caption(f"|Y| = {test['outputs']} > 12: only the optimal boundary is drawn.")
+            ui.csv_download(tables["bcdp_tradeoff"], "bcdp_tradeoff.csv", "dl_lab_tests")
 
-with ui.formulas("BCDP_guarantee_lab", "Formulas behind the numbers"):
-    st.latex(
-        r"\delta_i=\max_{y,\,a,\,a'}\log\frac{P(y\mid x_i=a)}{P(y\mid x_i=a')},\qquad "
-        r"P(y\mid x_i=a)=\sum_{x_{-i}}\pi(x_{-i}\mid x_i=a)\,P(y\mid x)"
-    )
-    st.latex(
-        r"\varepsilon_{LDP}=\max_{y,x,x'}\log\frac{P(y|x)}{P(y|x')},\qquad "
-        r"q_i=\max_{a,a'}\mathrm{TV}\big(\pi(x_{-i}|x_i=a),\pi(x_{-i}|x_i=a')\big)"
-    )
-    st.latex(
-        r"\text{Prop. 4: } \delta_i\le\min\Big(c_i+\log\big(1+q_i(e^{\sum_{j\ne i}c_j}-1)\big),\ "
-        r"c_i+\log(1+q_ie^{\varepsilon}-q_i),\ \varepsilon\Big),\qquad \text{Prop. 3: }\delta_i\le\varepsilon"
-    )
-    st.latex(
-        r"\text{Theorem 1: } e^{\delta_i}\alpha+\beta\ge1\ \text{ and }\ \alpha+e^{\delta_i}\beta\ge1\ \text{ for every test}"  # noqa: E501 (one LaTeX formula)
-    )
-    st.latex(r"\text{Prop. 6: } A[i,i]=\frac1{\delta_i},\ A[i,j]=\frac1{\log(1+(e^{\delta_i}-1)/q_i)},\quad A c\le 1")
+    # ------------------------------------------------------------------ translator
+    with tab5:
+        alloc, tr, names = result.alloc, result.translate, result.names
+        tr_delta = tables["bcdp_translator"]["delta"].to_numpy()
+        st.markdown(
+            "Two ways to turn demands δ into a budget c for Mechanism 1. **Theorem 2** uses that the "
+            "mechanism is c_d-LDP (Proposition 4(2)); **Proposition 6** only uses c-CDP (Proposition "
+            "4(1)): the linear constraint A c ≤ 1, solved by cvxpy minimising the Theorem 2 bound."
+        )
+        ui.chart(translator_figure(names, alloc.c, tr["c"], tr_delta), key="lab_translator")
+        cmp = result.compare
+        st.dataframe(cmp, hide_index=True, key="lab_translator_table")
+        st.caption(
+            f"cvxpy status: {tr['status']} after {tr['iterations']} convex–concave steps. "
+            "Proposition 6 is more conservative because it ignores the tighter LDP level."
+        )
+        ui.csv_download(tables["bcdp_translator"], "bcdp_translator.csv", "dl_lab_tr")
+
+    page.meaning_and_report()
+
+    with ui.formulas("BCDP_guarantee_lab", "Formulas behind the numbers"):
+        st.latex(
+            r"\delta_i=\max_{y,\,a,\,a'}\log\frac{P(y\mid x_i=a)}{P(y\mid x_i=a')},\qquad "
+            r"P(y\mid x_i=a)=\sum_{x_{-i}}\pi(x_{-i}\mid x_i=a)\,P(y\mid x)"
+        )
+        st.latex(
+            r"\varepsilon_{LDP}=\max_{y,x,x'}\log\frac{P(y|x)}{P(y|x')},\qquad "
+            r"q_i=\max_{a,a'}\mathrm{TV}\big(\pi(x_{-i}|x_i=a),\pi(x_{-i}|x_i=a')\big)"
+        )
+        st.latex(
+            r"\text{Prop. 4: } \delta_i\le\min\Big(c_i+\log\big(1+q_i(e^{\sum_{j\ne i}c_j}-1)\big),\ "
+            r"c_i+\log(1+q_ie^{\varepsilon}-q_i),\ \varepsilon\Big),\qquad \text{Prop. 3: }\delta_i\le\varepsilon"
+        )
+        st.latex(
+            r"\text{Theorem 1: } e^{\delta_i}\alpha+\beta\ge1\ \text{ and }\ \alpha+e^{\delta_i}\beta\ge1\ \text{ for every test}"  # noqa: E501 (one LaTeX formula)
+        )
+        st.latex(
+            r"\text{Prop. 6: } A[i,i]=\frac1{\delta_i},\ A[i,j]=\frac1{\log(1+(e^{\delta_i}-1)/q_i)},\quad A c\le 1"
+        )

@@ -11,249 +11,249 @@ from hetdp_ui import common as ui
 from hetdp_ui import page_figures as pf
 from hetdp_ui.glossary import glossary_markdown, method_label
 
-state = ui.start_page(pu)
+with ui.page_shell(pu) as page:
+    state = page.state
 
-ALL_ALGS = list(pu.ALL_ALGS)
-sb = st.sidebar
-sb.radio("problem", list(ht.PROBLEMS), key=state.key("problem"), horizontal=True, on_change=state.mark_custom)
-state.choice("dataset", "dataset", widget="selectbox", on_change=state.mark_custom)
-upload = None
+    ALL_ALGS = list(pu.ALL_ALGS)
+    sb = st.sidebar
+    sb.radio("problem", list(ht.PROBLEMS), key=state.key("problem"), horizontal=True, on_change=state.mark_custom)
+    state.choice("dataset", "dataset", widget="selectbox", on_change=state.mark_custom)
+    upload = None
 
+    def _resize_bins() -> None:
+        """Keep one demand per bin when the number of bins changes (k, the dataset or the problem): cut
+        the list, or repeat its last value, instead of replacing the page with an input error; a note
+        says what changed."""
+        need = pu.bins_needed(dataset=state["dataset"], problem=state["problem"], k=state["k"])
+        try:
+            parts = split_list("ε per bin", st.session_state[state.key("eps_by_bin")])
+        except InputError:
+            return  # shown by the scenario check below
+        if need and parts and len(parts) != need:
+            parts = parts[:need] if len(parts) > need else parts + [parts[-1]] * (need - len(parts))
+            st.session_state[state.key("eps_by_bin")] = ",".join(parts)
+            st.session_state["het_bins_note"] = (
+                f"“ε per bin” now has {need} entries, one per bin (cut, or extended with its last value); "
+                "edit it to set each bin's demand."
+            )
 
-def _resize_bins() -> None:
-    """Keep one demand per bin when the number of bins changes (k, the dataset or the problem): cut
-    the list, or repeat its last value, instead of replacing the page with an input error; a note
-    says what changed."""
-    need = pu.bins_needed(dataset=state["dataset"], problem=state["problem"], k=state["k"])
-    try:
-        parts = split_list("ε per bin", st.session_state[state.key("eps_by_bin")])
-    except InputError:
-        return  # shown by the scenario check below
-    if need and parts and len(parts) != need:
-        parts = parts[:need] if len(parts) > need else parts + [parts[-1]] * (need - len(parts))
-        st.session_state[state.key("eps_by_bin")] = ",".join(parts)
-        st.session_state["het_bins_note"] = (
-            f"“ε per bin” now has {need} entries, one per bin (cut, or extended with its last value); "
-            "edit it to set each bin's demand."
-        )
+    if state["dataset"] == "synthetic":
+        ui.grid_slider("n users", pu.N_OPTIONS, state.key("n"))
+        if state["problem"] == "frequency":
+            state.slider("k", "k bins", on_change=state.mark_custom)
+            sb.selectbox("bin profile", ["uniform", "peaked", "skewed"], key=state.key("profile"))
+    elif state["dataset"] == "upload":
+        f = sb.file_uploader("CSV (first column; frequencies: bin indices)", type=["csv"], key="het_upload")
+        upload = f.getvalue() if f is not None else None
+        if upload is None:
+            st.info("Upload a CSV to use your own data (≤ 20 MB, numeric first column).")
+            state.sync_url()
+            st.stop()
+    state.choice(
+        "demand",
+        "demand profile",
+        horizontal=True,
+        on_change=state.mark_custom,
+        help="by value: ε depends on the user's bin (correlated with the data); groups: shares of users with ε ranges",
+    )
+    if state["demand"] == "by_value":
+        _resize_bins()
+        sb.text_input("ε per bin (mean: per fifth of [0,1]…); inf = public", key=state.key("eps_by_bin"))
+        if st.session_state.get("het_bins_note"):
+            sb.caption(st.session_state.pop("het_bins_note"))
+    else:
+        sb.text_input("group shares (sum to 1)", key=state.key("shares"))
+        sb.text_input("group ε low (inf = public)", key=state.key("lows"))
+        sb.text_input("group ε high", key=state.key("highs"))
+    state.choice(
+        "setting",
+        "setting",
+        horizontal=True,
+        help="uncorrelated: values are randomly re-permuted against the demands every trial",
+    )
+    state.slider(
+        "beta",
+        "β: worst-case error holds in a share 1−β of releases",
+        step=0.001,
+        help="the 'PAC error' column is the error not exceeded in a share 1 − β of releases (β = 0.05: 95 %)",
+    )
 
+    def sync_algorithms():
+        st.session_state[state.key("algs")] = ",".join(st.session_state["het_alg_select"])
 
-if state["dataset"] == "synthetic":
-    ui.grid_slider("n users", pu.N_OPTIONS, state.key("n"))
-    if state["problem"] == "frequency":
-        state.slider("k", "k bins", on_change=state.mark_custom)
-        sb.selectbox("bin profile", ["uniform", "peaked", "skewed"], key=state.key("profile"))
-elif state["dataset"] == "upload":
-    f = sb.file_uploader("CSV (first column; frequencies: bin indices)", type=["csv"], key="het_upload")
-    upload = f.getvalue() if f is not None else None
-    if upload is None:
-        st.info("Upload a CSV to use your own data (≤ 20 MB, numeric first column).")
-        state.sync_url()
+    if "het_alg_select" not in st.session_state or st.session_state.get("_het_algs_seen") != state["algs"]:
+        st.session_state["het_alg_select"] = state["algs"].split(",")  # from the URL / a preset
+    sb.multiselect(
+        "methods compared",
+        ALL_ALGS,
+        key="het_alg_select",
+        on_change=sync_algorithms,
+        format_func=method_label,
+        help="full names and one-line explanations: see the glossary on the page",
+    )
+    st.session_state["_het_algs_seen"] = state["algs"]
+    state.number("trials", "trials", step=20)
+    sb.radio("solver for the weights", ["fast", "cvxpy"], key=state.key("solver"), horizontal=True)
+    state.number("seed", "seed")
+
+    if not st.session_state["het_alg_select"]:
+        st.info("Pick at least one algorithm in the sidebar.")
         st.stop()
-state.choice(
-    "demand",
-    "demand profile",
-    horizontal=True,
-    on_change=state.mark_custom,
-    help="by value: ε depends on the user's bin (correlated with the data); groups: shares of users with ε ranges",
-)
-if state["demand"] == "by_value":
-    _resize_bins()
-    sb.text_input("ε per bin (mean: per fifth of [0,1]…); inf = public", key=state.key("eps_by_bin"))
-    if st.session_state.get("het_bins_note"):
-        sb.caption(st.session_state.pop("het_bins_note"))
-else:
-    sb.text_input("group shares (sum to 1)", key=state.key("shares"))
-    sb.text_input("group ε low (inf = public)", key=state.key("lows"))
-    sb.text_input("group ε high", key=state.key("highs"))
-state.choice(
-    "setting",
-    "setting",
-    horizontal=True,
-    help="uncorrelated: values are randomly re-permuted against the demands every trial",
-)
-state.slider(
-    "beta",
-    "β: worst-case error holds in a share 1−β of releases",
-    step=0.001,
-    help="the 'PAC error' column is the error not exceeded in a share 1 − β of releases (β = 0.05: 95 %)",
-)
-
-
-def sync_algorithms():
-    st.session_state[state.key("algs")] = ",".join(st.session_state["het_alg_select"])
-
-
-if "het_alg_select" not in st.session_state or st.session_state.get("_het_algs_seen") != state["algs"]:
-    st.session_state["het_alg_select"] = state["algs"].split(",")  # from the URL / a preset
-sb.multiselect(
-    "methods compared",
-    ALL_ALGS,
-    key="het_alg_select",
-    on_change=sync_algorithms,
-    format_func=method_label,
-    help="full names and one-line explanations: see the glossary on the page",
-)
-st.session_state["_het_algs_seen"] = state["algs"]
-state.number("trials", "trials", step=20)
-sb.radio("solver for the weights", ["fast", "cvxpy"], key=state.key("solver"), horizontal=True)
-state.number("seed", "seed")
-state.sync_url()
-
-if not st.session_state["het_alg_select"]:
-    st.info("Pick at least one algorithm in the sidebar.")
-    st.stop()
-scenario, result, ab = ui.run_page(state, pu, upload=upload)
-tables, infos, desc = result.tables(), result.infos, result.description
-errors = tables["hetero_errors"]
-eps = result.eps
-st.caption(
-    f"Data: {desc}. Demands: {np.isinf(eps).sum():,} public users, finite ε from "
-    f"{np.min(eps[np.isfinite(eps)]) if np.isfinite(eps).any() else float('nan'):.3g} "
-    f"to {np.max(eps[np.isfinite(eps)]) if np.isfinite(eps).any() else float('nan'):.3g}; setting: {state['setting']}."
-)
-
-# ------------------------------------------------------------------ table
-table = tables["hetero_summary"]
-best = table.iloc[:, 1].idxmin()
-st.subheader("How accurate is each method?")
-pac_col = next(c for c in table.columns if c.startswith("PAC error"))
-everyday = [
-    (
-        f"± {100 * v:.2g} percentage points on each bin's share"
-        if scenario.problem == "frequency"
-        else f"± {v:.3g} on the published mean (data in [0, 1])"
-    )
-    + f", in {1 - scenario.beta:.0%} of releases"
-    for v in table[pac_col]
-]
-shown = table.round(6).assign(method=[method_label(a) for a in table["algorithm"]], **{"in everyday units": everyday})
-st.dataframe(
-    shown[["method", "in everyday units", *[c for c in table.columns if c != "algorithm"]]],
-    hide_index=True,
-    key="het_table",
-)
-st.markdown(
-    f"Lowest worst-case (PAC) error here: **{method_label(table.loc[best, 'algorithm'])}**. "
-    "Methods for data-dependent demands (CP, CE, CT) suit demands that depend on a person's value; those for "
-    "independent demands (UP, UE, UT) suit demands unrelated to it; A makes no assumption. "
-    "(This is the comparison of the papers' Tables 4 and 5; the formulas are under 'Formulas'.)"
-)
-with st.expander("Glossary: the methods and terms in plain words"):
-    st.markdown(glossary_markdown(ALL_ALGS))
-ui.csv_download(tables["hetero_summary"], "hetero_summary.csv", "dl_het_table")
-
-c1, c2 = st.columns(2)
-with c1:
-    st.subheader("Error CDFs (simulated)")
-    ui.chart(pf.error_cdf_figure(result, ab[1] if ab is not None else None), key="het_cdf")
-    ui.csv_download(tables["hetero_errors"], "hetero_errors.csv", "dl_het_err", "Download the error samples (CSV)")
-with c2:
-    st.subheader("Weights against demands")
-    ui.chart(pf.weights_figure(result, ab[1] if ab is not None else None), key="het_weights")
+    result = page.run(upload=upload)
+    scenario, ab = page.scenario, page.plan_a
+    tables, infos, desc = result.tables(), result.infos, result.description
+    errors = tables["hetero_errors"]
+    eps = result.eps
     st.caption(
-        "The HPF/HPM weights are proportional to ε for strict users and saturate at a common level for "
-        "relaxed ones: w_i = min(t ε_i, μ)."
+        f"Data: {desc}. Demands: {np.isinf(eps).sum():,} public users, finite ε from "
+        f"{np.min(eps[np.isfinite(eps)]) if np.isfinite(eps).any() else float('nan'):.3g} "
+        f"to {np.max(eps[np.isfinite(eps)]) if np.isfinite(eps).any() else float('nan'):.3g}; "
+        f"setting: {state['setting']}."
     )
 
-qd = tables["hetero_release_quantiles"]
-st.markdown(
-    f"**Twenty equally likely published values** of the {'mean' if scenario.problem == 'mean' else 'histogram'} "
-    f"under {scenario.algs[0]} next to the true value (▲ for each bin): each dot is one possible release "
-    f"(quantiles of the {scenario.trials} simulated releases)."
-)
-ui.chart(pf.quantile_dotplot_figure(qd), key="het_dotplot")
-if ab is not None:
-    plan_a_dots = pf.quantile_dotplot_figure(ab[1].tables()["hetero_release_quantiles"], title="plan A")
-    ui.chart(plan_a_dots, key="het_dotplot_a")
-ui.csv_download(qd, "hetero_release_quantiles.csv", "dl_het_dots")
-
-st.subheader("Free privacy: what each user actually gets")
-ui.show_checks(result.checks)
-ui.chart(pf.free_privacy_figure(result, ab[1] if ab is not None else None), key="het_free")
-st.caption(
-    "Below the diagonal = free privacy: the user is protected better than they asked. Every point is on or "
-    "below it (ε_eff ≤ ε is a tested invariant)."
-)
-ui.csv_download(tables["hetero_weights"], "hetero_weights.csv", "dl_het_w")
-ui.meaning_panel(result, state)
-
-with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver_open("het")):
-    st.markdown(
-        "Scale every finite demand ε_i by one factor (public users stay public) and find the **most "
-        "private** scaling at which the chosen algorithm meets your target; then a fresh simulation checks it."
-    )
-    c1, c2, c3 = st.columns(3)
-    solve_alg = c1.selectbox("method", list(scenario.algs), key="het_solve_alg", format_func=method_label)
-    metric = ui.solver_radio(
-        c2, "het_metric", "accuracy measure", {"pac": f"PAC error ({1 - scenario.beta:.0%})", "mse": "MSE"}
-    )
-    target = ui.solver_target(
-        c3,
-        "het",
-        value=0.01,
-        help="in the data's own units: for a histogram the error on each bin's share (0.01 = ± 1 percentage "
-        "point), for a mean of values in [0, 1] the error on the mean; MSE targets are squared errors",
-    )
-    sol = ui.solver_answer(
-        "het",
-        (scenario.query_string(), solve_alg, metric, target),
-        clicked=st.button("Find the most private setting", key="het_solve"),
-        compute=lambda progress: solve_per_user(
-            scenario, target=target, metric=metric, algorithm=solve_alg, upload=upload, progress=progress
-        ),
-        label="Finding the most private setting",
-    )
-    if sol is not None:
-        st.success(
-            f"{sol.algorithm}: every finite demand × {sol.scale:.3g} — demands "
-            + ", ".join(f"{k} → {v:.3g}" for k, v in sol.demands.items())
-            + f". {sol.metric.upper()} {sol.error:.4g} ≤ {sol.target:g}; 10 % more private gives "
-            f"{sol.error_10pct_more_private:.4g}. Precision: the true smallest scaling lies in "
-            f"[{sol.scale_low:.3g}, {sol.scale_high:.3g}] (95 %, ± {100 * sol.precision:.1f} %, "
-            f"{sol.trials_used:,} simulated releases per evaluation)."
+    # ------------------------------------------------------------------ table
+    table = tables["hetero_summary"]
+    best = table.iloc[:, 1].idxmin()
+    st.subheader("How accurate is each method?")
+    pac_col = next(c for c in table.columns if c.startswith("PAC error"))
+    everyday = [
+        (
+            f"± {100 * v:.2g} percentage points on each bin's share"
+            if scenario.problem == "frequency"
+            else f"± {v:.3g} on the published mean (data in [0, 1])"
         )
-        check = (
-            f"share of fresh errors ≤ target {sol.check_error:.3f} (needs {1 - scenario.beta:.3f})"
-            if sol.metric == "pac"
-            else f"fresh MSE {sol.check_error:.4g} ± {sol.check_se:.2g}"
+        + f", in {1 - scenario.beta:.0%} of releases"
+        for v in table[pac_col]
+    ]
+    shown = table.round(6).assign(
+        method=[method_label(a) for a in table["algorithm"]], **{"in everyday units": everyday}
+    )
+    st.dataframe(
+        shown[["method", "in everyday units", *[c for c in table.columns if c != "algorithm"]]],
+        hide_index=True,
+        key="het_table",
+    )
+    st.markdown(
+        f"Lowest worst-case (PAC) error here: **{method_label(table.loc[best, 'algorithm'])}**. "
+        "Methods for data-dependent demands (CP, CE, CT) suit demands that depend on a person's value; those for "
+        "independent demands (UP, UE, UT) suit demands unrelated to it; A makes no assumption. "
+        "(This is the comparison of the papers' Tables 4 and 5; the formulas are under 'Formulas'.)"
+    )
+    with st.expander("Glossary: the methods and terms in plain words"):
+        st.markdown(glossary_markdown(ALL_ALGS))
+    ui.csv_download(tables["hetero_summary"], "hetero_summary.csv", "dl_het_table")
+
+    c1, c2 = st.columns(2)
+    with c1:
+        st.subheader("Error CDFs (simulated)")
+        ui.chart(pf.error_cdf_figure(result, ab[1] if ab is not None else None), key="het_cdf")
+        ui.csv_download(tables["hetero_errors"], "hetero_errors.csv", "dl_het_err", "Download the error samples (CSV)")
+    with c2:
+        st.subheader("Weights against demands")
+        ui.chart(pf.weights_figure(result, ab[1] if ab is not None else None), key="het_weights")
+        st.caption(
+            "The HPF/HPM weights are proportional to ε for strict users and saturate at a common level for "
+            "relaxed ones: w_i = min(t ε_i, μ)."
+        )
+
+    qd = tables["hetero_release_quantiles"]
+    st.markdown(
+        f"**Twenty equally likely published values** of the {'mean' if scenario.problem == 'mean' else 'histogram'} "
+        f"under {scenario.algs[0]} next to the true value (▲ for each bin): each dot is one possible release "
+        f"(quantiles of the {scenario.trials} simulated releases)."
+    )
+    ui.chart(pf.quantile_dotplot_figure(qd), key="het_dotplot")
+    if ab is not None:
+        plan_a_dots = pf.quantile_dotplot_figure(ab[1].tables()["hetero_release_quantiles"], title="plan A")
+        ui.chart(plan_a_dots, key="het_dotplot_a")
+    ui.csv_download(qd, "hetero_release_quantiles.csv", "dl_het_dots")
+
+    st.subheader("Free privacy: what each user actually gets")
+    ui.show_checks(result.checks)
+    ui.chart(pf.free_privacy_figure(result, ab[1] if ab is not None else None), key="het_free")
+    st.caption(
+        "Below the diagonal = free privacy: the user is protected better than they asked. Every point is on or "
+        "below it (ε_eff ≤ ε is a tested invariant)."
+    )
+    ui.csv_download(tables["hetero_weights"], "hetero_weights.csv", "dl_het_w")
+    page.meaning_panel()
+
+    with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver_open("het")):
+        st.markdown(
+            "Scale every finite demand ε_i by one factor (public users stay public) and find the **most "
+            "private** scaling at which the chosen algorithm meets your target; then a fresh simulation checks it."
+        )
+        c1, c2, c3 = st.columns(3)
+        solve_alg = c1.selectbox("method", list(scenario.algs), key="het_solve_alg", format_func=method_label)
+        metric = ui.solver_radio(
+            c2, "het_metric", "accuracy measure", {"pac": f"PAC error ({1 - scenario.beta:.0%})", "mse": "MSE"}
+        )
+        target = ui.solver_target(
+            c3,
+            "het",
+            value=0.01,
+            help="in the data's own units: for a histogram the error on each bin's share (0.01 = ± 1 percentage "
+            "point), for a mean of values in [0, 1] the error on the mean; MSE targets are squared errors",
+        )
+        sol = ui.solver_answer(
+            "het",
+            (scenario.query_string(), solve_alg, metric, target),
+            clicked=st.button("Find the most private setting", key="het_solve"),
+            compute=lambda progress: solve_per_user(
+                scenario, target=target, metric=metric, algorithm=solve_alg, upload=upload, progress=progress
+            ),
+            label="Finding the most private setting",
+        )
+        if sol is not None:
+            st.success(
+                f"{sol.algorithm}: every finite demand × {sol.scale:.3g} — demands "
+                + ", ".join(f"{k} → {v:.3g}" for k, v in sol.demands.items())
+                + f". {sol.metric.upper()} {sol.error:.4g} ≤ {sol.target:g}; 10 % more private gives "
+                f"{sol.error_10pct_more_private:.4g}. Precision: the true smallest scaling lies in "
+                f"[{sol.scale_low:.3g}, {sol.scale_high:.3g}] (95 %, ± {100 * sol.precision:.1f} %, "
+                f"{sol.trials_used:,} simulated releases per evaluation)."
+            )
+            check = (
+                f"share of fresh errors ≤ target {sol.check_error:.3f} (needs {1 - scenario.beta:.3f})"
+                if sol.metric == "pac"
+                else f"fresh MSE {sol.check_error:.4g} ± {sol.check_se:.2g}"
+            )
+            st.markdown(
+                f"Fresh simulation (new seed): {check} — {'meets' if sol.meets_target else '**misses**'} the target."
+            )
+            st.button(
+                "Use this setting here",
+                key="het_use_solution",
+                on_click=state.apply_scenario,
+                args=(pu.SCENARIO.from_query(sol.scenario_query),),
+            )
+    page.report_button()
+
+    with ui.formulas("Per_user_privacy", "Formulas behind the numbers"):
+        st.latex(
+            r"\text{HPF: } \tilde p=\sum_i w_ie_{x_i}+Z,\ Z_j\sim\mathrm{Lap}(b),\ \hat p=\Pi_\Delta(\tilde p);\qquad "
+            r"\text{HPM: } \hat\mu=\mathrm{clip}_{[0,1]}\Big(\sum_i w_ix_i+\mathrm{Lap}(b)\Big)"
+        )
+        st.latex(
+            r"b=\kappa\max_i\frac{w_i}{\varepsilon_i}\ (\kappa=2\text{ freq.},\ 1\text{ mean}),\qquad "
+            r"\varepsilon_i^{\rm eff}=\frac{\kappa w_i}{b}\le\varepsilon_i"
+        )
+        st.latex(
+            r"T=\tfrac12\|w-u\|_1,\ E_2=\|w-u\|_2,\ s=\max_i w_i/\varepsilon_i:\quad "
+            r"\mathrm{CP}=T+\kappa s\log\tfrac K\beta,\ \ \mathrm{CE}=(T+\kappa H_Ks)^2+\kappa^2S_Ks^2"
+        )
+        st.latex(
+            r"\mathrm{UP}=\min\big(\mathrm{CP},\ E_2\sqrt{\tfrac12\log\tfrac{4K}\beta}+\kappa s\log\tfrac{2K}\beta\big),\ \ "  # noqa: E501 (one LaTeX formula)
+            r"\mathrm{UE}=\min\big(\mathrm{CE},\ E_2^2(1+\log 2K)+2\kappa^2s^2(H_K^2+S_K)\big),\ \ "
+            r"\mathrm A=\tfrac14E_2^2+2\kappa^2s^2"
+        )
+        st.latex(
+            r"\text{optimum on } w(t)_i=\min(t\varepsilon_i,\mu(t)),\ \textstyle\sum_iw_i=1:\ "
+            r"s=t,\ T(t)=\sum_i(1/n-t\varepsilon_i)_+ \ \Rightarrow\ \text{exact }O(n\log n)\text{ search}"
         )
         st.markdown(
-            f"Fresh simulation (new seed): {check} — {'meets' if sol.meets_target else '**misses**'} the target."
+            "Baselines: **UNI** w = 1/n; **PROP** w ∝ ε (public users take all the weight); **SM** keeps user i "
+            "with probability (e^{ε_i}−1)/(e^t−1), t = max finite ε (the paper's t = max ε would drop everyone "
+            "once one user is public), then a homogeneous t-DP estimator; **LDP** ε_i-LDP per user (Laplace / "
+            "k-RAPPOR) with weights minimising T² + Σ w_i² v_i."
         )
-        st.button(
-            "Use this setting here",
-            key="het_use_solution",
-            on_click=state.apply_scenario,
-            args=(pu.SCENARIO.from_query(sol.scenario_query),),
-        )
-ui.report_button("Per_user_privacy", scenario, result, plan_a=ab)
-
-with ui.formulas("Per_user_privacy", "Formulas behind the numbers"):
-    st.latex(
-        r"\text{HPF: } \tilde p=\sum_i w_ie_{x_i}+Z,\ Z_j\sim\mathrm{Lap}(b),\ \hat p=\Pi_\Delta(\tilde p);\qquad "
-        r"\text{HPM: } \hat\mu=\mathrm{clip}_{[0,1]}\Big(\sum_i w_ix_i+\mathrm{Lap}(b)\Big)"
-    )
-    st.latex(
-        r"b=\kappa\max_i\frac{w_i}{\varepsilon_i}\ (\kappa=2\text{ freq.},\ 1\text{ mean}),\qquad "
-        r"\varepsilon_i^{\rm eff}=\frac{\kappa w_i}{b}\le\varepsilon_i"
-    )
-    st.latex(
-        r"T=\tfrac12\|w-u\|_1,\ E_2=\|w-u\|_2,\ s=\max_i w_i/\varepsilon_i:\quad "
-        r"\mathrm{CP}=T+\kappa s\log\tfrac K\beta,\ \ \mathrm{CE}=(T+\kappa H_Ks)^2+\kappa^2S_Ks^2"
-    )
-    st.latex(
-        r"\mathrm{UP}=\min\big(\mathrm{CP},\ E_2\sqrt{\tfrac12\log\tfrac{4K}\beta}+\kappa s\log\tfrac{2K}\beta\big),\ \ "  # noqa: E501 (one LaTeX formula)
-        r"\mathrm{UE}=\min\big(\mathrm{CE},\ E_2^2(1+\log 2K)+2\kappa^2s^2(H_K^2+S_K)\big),\ \ "
-        r"\mathrm A=\tfrac14E_2^2+2\kappa^2s^2"
-    )
-    st.latex(
-        r"\text{optimum on } w(t)_i=\min(t\varepsilon_i,\mu(t)),\ \textstyle\sum_iw_i=1:\ "
-        r"s=t,\ T(t)=\sum_i(1/n-t\varepsilon_i)_+ \ \Rightarrow\ \text{exact }O(n\log n)\text{ search}"
-    )
-    st.markdown(
-        "Baselines: **UNI** w = 1/n; **PROP** w ∝ ε (public users take all the weight); **SM** keeps user i "
-        "with probability (e^{ε_i}−1)/(e^t−1), t = max finite ε (the paper's t = max ε would drop everyone "
-        "once one user is public), then a homogeneous t-DP estimator; **LDP** ε_i-LDP per user (Laplace / "
-        "k-RAPPOR) with weights minimising T² + Σ w_i² v_i."
-    )

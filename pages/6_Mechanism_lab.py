@@ -8,229 +8,229 @@ from hetdp_core.solve import solve_mechanisms
 from hetdp_ui import common as ui
 from hetdp_ui import page_figures as pf
 
-state = ui.start_page(ml)
+with ui.page_shell(ml) as page:
+    state = page.state
 
+    def _adapt() -> None:
+        """Inputs that bound each other adapt instead of failing (before the widgets are drawn): the
+        bounded-Laplace domain [l, u] widens to hold the sensitivity, the true value q stays in it, and
+        Example 8's first part m stays below n; a note says what moved."""
+        ss, k = st.session_state, state.key
+        lo, up, q, sens = (float(ss[k(n)]) for n in ("bl_lower", "bl_upper", "bl_q", "sens"))
+        n, m = int(ss[k("n")]), int(ss[k("m")])
+        notes = []
+        if not lo < up or sens >= up - lo:
+            width = max(2.0 * sens, 10.0 if not lo < up else 0.0)
+            new_up = min(lo + width, 1e6)
+            lo, up = new_up - width, new_up
+            notes.append(f"the bounded-Laplace domain is now [{lo:g}, {up:g}], wider than Δ = {sens:g}")
+        if not lo <= q <= up:
+            q = min(max(q, lo), up)
+            notes.append(f"the true value q is now {q:g}, inside the domain")
+        if m >= n:
+            m = n - 1
+            notes.append(f"Example 8's first part m is now {m} (< n = {n})")
+        if notes:
+            ss[k("bl_lower")], ss[k("bl_upper")], ss[k("bl_q")], ss[k("m")] = lo, up, q, m
+            st.info("Adapted to your last change: " + "; ".join(notes) + ".")
 
-def _adapt() -> None:
-    """Inputs that bound each other adapt instead of failing (before the widgets are drawn): the
-    bounded-Laplace domain [l, u] widens to hold the sensitivity, the true value q stays in it, and
-    Example 8's first part m stays below n; a note says what moved."""
-    ss, k = st.session_state, state.key
-    lo, up, q, sens = (float(ss[k(n)]) for n in ("bl_lower", "bl_upper", "bl_q", "sens"))
-    n, m = int(ss[k("n")]), int(ss[k("m")])
-    notes = []
-    if not lo < up or sens >= up - lo:
-        width = max(2.0 * sens, 10.0 if not lo < up else 0.0)
-        new_up = min(lo + width, 1e6)
-        lo, up = new_up - width, new_up
-        notes.append(f"the bounded-Laplace domain is now [{lo:g}, {up:g}], wider than Δ = {sens:g}")
-    if not lo <= q <= up:
-        q = min(max(q, lo), up)
-        notes.append(f"the true value q is now {q:g}, inside the domain")
-    if m >= n:
-        m = n - 1
-        notes.append(f"Example 8's first part m is now {m} (< n = {n})")
-    if notes:
-        ss[k("bl_lower")], ss[k("bl_upper")], ss[k("bl_q")], ss[k("m")] = lo, up, q, m
-        st.info("Adapted to your last change: " + "; ".join(notes) + ".")
+    _adapt()
 
-
-_adapt()
-
-EPS_GRID, DELTA_GRID = list(ml.EPS_GRID), list(ml.DELTA_GRID)
-sb = st.sidebar
-eps = ui.log_slider("ε", EPS_GRID, state.key("eps"))
-delta = ui.grid_slider("δ", DELTA_GRID, state.key("delta"), format_func=lambda v: f"{v:g}")
-state.number("sens", "sensitivity Δ (noise tab)")
-state.number("trials", "trials (simulations)", step=100)
-state.number("seed", "seed")
-state.sync_url()
-t1, t2, t3, t4, t5 = st.tabs(
-    [
-        "Noise: Laplace, Gaussian, MNM",
-        "Composition (Example 8)",
-        "Median: local vs smooth sensitivity",
-        "Bounded Laplace",
-        "Exponential mechanism",
-    ]
-)
-# widgets of every tab first (they belong to the scenario), then the one computation
-with t1:
-    noise_area = st.container()
-    c = st.columns(3)
-    state.number("n", "n", where=c[0])
-    state.slider("pareto_index", "Pareto α", where=c[1], step=0.1)
-    state.number("Lambda", "clip Λ", where=c[2])
-    pareto_area = st.container()
-with t2:
-    c = st.columns(4)
-    state.number("m", "m (first part)", where=c[0])
-    state.number("eps1", "ε1 (mean)", where=c[1])
-    state.number("eps2", "ε2 (variance)", where=c[2])
-    state.number("eps3", "ε3 (median)", where=c[3])
-with t3:
-    state.slider("med_n", "n (odd) for Example 12", where=st, step=2)
-with t4:
-    c = st.columns(3)
-    state.number("bl_q", "true value q", where=c[0])
-    state.number("bl_lower", "domain lower l", where=c[1])
-    state.number("bl_upper", "domain upper u", where=c[2])
-with t5:
-    st.text_input("scores f(x, q) per candidate", key=state.key("scores"))
-state.sync_url()
-scenario, result, ab = ui.run_page(state, ml)
-tables = result.tables()
-sens, eps, delta = scenario.sens, scenario.eps, scenario.delta
-
-with noise_area:
-    dens = tables["mech_noise_densities"]
-    ui.chart(pf.noise_density_figure(result), key="mech_density")
-    ui.csv_download(dens, "mech_noise_densities.csv", "dl_mech_density", "Download the densities (CSV)")
-    t0 = result.mnm_threshold
-    kind, scale = result.mnm_branch
-    st.warning(
-        f"**Erratum (Theorem 10 as printed).** The printed mixed noise mechanism adds N(0, 2(Δ/ε)²) when "
-        f"Δ ≤ t0 = √π δ ε/2 (here t0 = {t0:.3g}). That Gaussian is *not* (ε, δ)-DP: its privacy depends only on "
-        f"Δ/σ = ε/√2, so no condition on Δ can fix it — at ε = {eps:g} its exact δ(ε) is "
-        f"**{result.mnm_printed_delta:.3g}**, not ≤ δ = {delta:g}. hetdp's MNM uses the smallest Gaussian σ "
-        "whose exact privacy profile meets (ε, δ) when that noise has a lower variance than Laplace, and Laplace "
-        f"otherwise: here the **{kind}** branch, scale {scale:.4g}."
+    EPS_GRID, DELTA_GRID = list(ml.EPS_GRID), list(ml.DELTA_GRID)
+    sb = st.sidebar
+    eps = ui.log_slider("ε", EPS_GRID, state.key("eps"))
+    delta = ui.grid_slider("δ", DELTA_GRID, state.key("delta"), format_func=lambda v: f"{v:g}")
+    state.number("sens", "sensitivity Δ (noise tab)")
+    state.number("trials", "trials (simulations)", step=100)
+    state.number("seed", "seed")
+    state.sync_url()
+    t1, t2, t3, t4, t5 = st.tabs(
+        [
+            "Noise: Laplace, Gaussian, MNM",
+            "Composition (Example 8)",
+            "Median: local vs smooth sensitivity",
+            "Bounded Laplace",
+            "Exponential mechanism",
+        ]
     )
-    st.dataframe(result.variances, hide_index=True, key="mech_var_table")
-    st.markdown(
-        "**Exact privacy profile of every noise drawn** (checked before any claim is shown): δ(ε) is the "
-        "exact hockey-stick divergence at the stated ε; P(loss > ε) is the probability that an output "
-        "moves an attacker's belief further than the pure-ε bound."
-    )
-    st.dataframe(tables["mech_privacy_profiles"], hide_index=True, key="mech_profiles_table")
-    ui.csv_download(tables["mech_privacy_profiles"], "mech_privacy_profiles.csv", "dl_mech_profiles")
-    ui.show_checks([c for c in result.checks if not c.name.startswith("bounded")])
-    st.markdown(
-        "**Example 11 — Pareto sample mean**: data with density α x^{−α−1} (x > 1), clipped to "
-        "[0, Λ] so that Δ = Λ/n; MSE of the noisy mean against the population mean α/(α−1)."
-    )
-with pareto_area:
-    pm = tables["mech_pareto_mse"]
-    ui.chart(pf.pareto_figure(result), key="mech_pareto")
-    ui.csv_download(pm, "mech_pareto_mse.csv", "dl_mech_pareto")
+    # widgets of every tab first (they belong to the scenario), then the one computation
+    with t1:
+        noise_area = st.container()
+        c = st.columns(3)
+        state.number("n", "n", where=c[0])
+        state.slider("pareto_index", "Pareto α", where=c[1], step=0.1)
+        state.number("Lambda", "clip Λ", where=c[2])
+        pareto_area = st.container()
+    with t2:
+        c = st.columns(4)
+        state.number("m", "m (first part)", where=c[0])
+        state.number("eps1", "ε1 (mean)", where=c[1])
+        state.number("eps2", "ε2 (variance)", where=c[2])
+        state.number("eps3", "ε3 (median)", where=c[3])
+    with t3:
+        state.slider("med_n", "n (odd) for Example 12", where=st, step=2)
+    with t4:
+        c = st.columns(3)
+        state.number("bl_q", "true value q", where=c[0])
+        state.number("bl_lower", "domain lower l", where=c[1])
+        state.number("bl_upper", "domain upper u", where=c[2])
+    with t5:
+        st.text_input("scores f(x, q) per candidate", key=state.key("scores"))
+    result = page.run()
+    scenario, ab = page.scenario, page.plan_a
+    tables = result.tables()
+    sens, eps, delta = scenario.sens, scenario.eps, scenario.delta
 
-with t2:
-    r = result.example8
-    st.dataframe(tables["mech_example8"], hide_index=True, key="mech_comp_table")
-    st.success(
-        f"Sequential on the first part: ε1 + ε2 = {r['part1']:.3g}; parallel with the disjoint second "
-        f"part: max(ε1 + ε2, ε3) = **{r['total']:.3g}**-DP overall (n = {scenario.n}, Λ = {scenario.Lambda:g})."
-    )
-    ui.csv_download(tables["mech_example8"], "mech_example8.csv", "dl_mech_comp")
-
-with t3:
-    out1, out2 = result.local
-    loc1, loc2 = result.local_sensitivity
-    test = result.local_test
-    c1, c2 = st.columns(2)
-    with c1:
-        ui.chart(pf.local_sensitivity_figure(result), key="mech_local")
-    with c2:
-        st.markdown(
-            f"**Example 12.** Both datasets have median 0 and differ in one person; local sensitivity "
-            f"{loc1:g} vs {loc2:g}. Seeing any non-zero output proves it is dataset 1: "
-            f"the histogram test finds a privacy-loss lower bound of **{test['loss_lower_bound']:.3g}** "
-            f"({'VIOLATION' if test['violation'] else 'no violation'} of ({eps:g}, {delta:g})-DP)."
+    with noise_area:
+        dens = tables["mech_noise_densities"]
+        ui.chart(pf.noise_density_figure(result), key="mech_density")
+        ui.csv_download(dens, "mech_noise_densities.csv", "dl_mech_density", "Download the densities (CSV)")
+        t0 = result.mnm_threshold
+        kind, scale = result.mnm_branch
+        st.warning(
+            f"**Erratum (Theorem 10 as printed).** The printed mixed noise mechanism adds N(0, 2(Δ/ε)²) when "
+            f"Δ ≤ t0 = √π δ ε/2 (here t0 = {t0:.3g}). That Gaussian is *not* (ε, δ)-DP: its privacy depends only on "
+            f"Δ/σ = ε/√2, so no condition on Δ can fix it — at ε = {eps:g} its exact δ(ε) is "
+            f"**{result.mnm_printed_delta:.3g}**, not ≤ δ = {delta:g}. hetdp's MNM uses the smallest Gaussian σ "
+            "whose exact privacy profile meets (ε, δ) when that noise has a lower variance than Laplace, and Laplace "
+            f"otherwise: here the **{kind}** branch, scale {scale:.4g}."
         )
+        st.dataframe(result.variances, hide_index=True, key="mech_var_table")
         st.markdown(
-            "**Example 21 / formula (4).** Smooth sensitivity is positive for both datasets, so calibrated "
-            "noise never vanishes:"
+            "**Exact privacy profile of every noise drawn** (checked before any claim is shown): δ(ε) is the "
+            "exact hockey-stick divergence at the stated ε; P(loss > ε) is the probability that an output "
+            "moves an attacker's belief further than the pure-ε bound."
         )
-    st.dataframe(tables["mech_smooth_sensitivity"], hide_index=True, key="mech_smooth_table")
-    ui.csv_download(tables["mech_smooth_sensitivity"], "mech_smooth_sensitivity.csv", "dl_mech_smooth")
+        st.dataframe(tables["mech_privacy_profiles"], hide_index=True, key="mech_profiles_table")
+        ui.csv_download(tables["mech_privacy_profiles"], "mech_privacy_profiles.csv", "dl_mech_profiles")
+        ui.show_checks([c for c in result.checks if not c.name.startswith("bounded")])
+        st.markdown(
+            "**Example 11 — Pareto sample mean**: data with density α x^{−α−1} (x > 1), clipped to "
+            "[0, Λ] so that Δ = Λ/n; MSE of the noisy mean against the population mean α/(α−1)."
+        )
+    with pareto_area:
+        pm = tables["mech_pareto_mse"]
+        ui.chart(pf.pareto_figure(result), key="mech_pareto")
+        ui.csv_download(pm, "mech_pareto_mse.csv", "dl_mech_pareto")
 
-with t4:
-    b, b0, share = result.b, result.b0, result.share
-    lo_, up_ = scenario.bl_lower, scenario.bl_upper
-    ui.show_checks([c for c in result.checks if c.name.startswith("bounded")])
-    bl = tables["mech_bounded_laplace"]
-    ui.chart(pf.bounded_laplace_figure(result), key="mech_bounded")
-    ui.csv_download(bl, "mech_bounded_laplace.csv", "dl_mech_bounded", "Download the densities (CSV)")
-    st.markdown(
-        f"Smallest b satisfying Theorem 26: **{b:.4g}** (plain Laplace: {b0:.4g}). Plain Laplace puts "
-        f"**{share['simulated']:.1%}** of outputs outside [{lo_:g}, {up_:g}] (simulated; exact "
-        f"{share['exact']:.1%}) — e.g. negative counts of people born on Mars (Example 22); the bounded "
-        "mechanism never does."
-    )
-    qd = tables["mech_release_quantiles"]
-    st.markdown(
-        f"**Twenty equally likely releases** of the true value q = {scenario.bl_q:g} under each mechanism "
-        f"(ε = {scenario.eps:g}, Δ = {scenario.sens:g}"
-        + f", δ = {scenario.delta:g}): each dot is one possible published number "
-        "(a quantile dotplot; analytic quantiles)."
-        + ("" if scenario.eps < 1 else " The Gaussian row is absent: its calibration (Theorem 5) needs ε < 1.")
-    )
-    ui.chart(pf.quantile_dotplot_figure(qd), key="mech_dotplot")
-    ui.csv_download(qd, "mech_release_quantiles.csv", "dl_mech_dots")
+    with t2:
+        r = result.example8
+        st.dataframe(tables["mech_example8"], hide_index=True, key="mech_comp_table")
+        st.success(
+            f"Sequential on the first part: ε1 + ε2 = {r['part1']:.3g}; parallel with the disjoint second "
+            f"part: max(ε1 + ε2, ε3) = **{r['total']:.3g}**-DP overall (n = {scenario.n}, Λ = {scenario.Lambda:g})."
+        )
+        ui.csv_download(tables["mech_example8"], "mech_example8.csv", "dl_mech_comp")
 
-with t5:
-    tbl = tables["mech_exponential"]
-    ui.chart(pf.exponential_figure(result), key="mech_exp")
-    st.dataframe(result.lemma28, hide_index=True, key="mech_lemma28")
-    st.caption("Lemma 28: P(f(Q) < f* − 2Δ(ln d + t)/ε) ≤ e^{−t} (exact left side for the exponential mechanism).")
-    ui.csv_download(tbl, "mech_exponential.csv", "dl_mech_exp")
+    with t3:
+        out1, out2 = result.local
+        loc1, loc2 = result.local_sensitivity
+        test = result.local_test
+        c1, c2 = st.columns(2)
+        with c1:
+            ui.chart(pf.local_sensitivity_figure(result), key="mech_local")
+        with c2:
+            st.markdown(
+                f"**Example 12.** Both datasets have median 0 and differ in one person; local sensitivity "
+                f"{loc1:g} vs {loc2:g}. Seeing any non-zero output proves it is dataset 1: "
+                f"the histogram test finds a privacy-loss lower bound of **{test['loss_lower_bound']:.3g}** "
+                f"({'VIOLATION' if test['violation'] else 'no violation'} of ({eps:g}, {delta:g})-DP)."
+            )
+            st.markdown(
+                "**Example 21 / formula (4).** Smooth sensitivity is positive for both datasets, so calibrated "
+                "noise never vanishes:"
+            )
+        st.dataframe(tables["mech_smooth_sensitivity"], hide_index=True, key="mech_smooth_table")
+        ui.csv_download(tables["mech_smooth_sensitivity"], "mech_smooth_sensitivity.csv", "dl_mech_smooth")
 
-ui.meaning_and_report(result, state, plan_a=ab)
+    with t4:
+        b, b0, share = result.b, result.b0, result.share
+        lo_, up_ = scenario.bl_lower, scenario.bl_upper
+        ui.show_checks([c for c in result.checks if c.name.startswith("bounded")])
+        bl = tables["mech_bounded_laplace"]
+        ui.chart(pf.bounded_laplace_figure(result), key="mech_bounded")
+        ui.csv_download(bl, "mech_bounded_laplace.csv", "dl_mech_bounded", "Download the densities (CSV)")
+        st.markdown(
+            f"Smallest b satisfying Theorem 26: **{b:.4g}** (plain Laplace: {b0:.4g}). Plain Laplace puts "
+            f"**{share['simulated']:.1%}** of outputs outside [{lo_:g}, {up_:g}] (simulated; exact "
+            f"{share['exact']:.1%}) — e.g. negative counts of people born on Mars (Example 22); the bounded "
+            "mechanism never does."
+        )
+        qd = tables["mech_release_quantiles"]
+        st.markdown(
+            f"**Twenty equally likely releases** of the true value q = {scenario.bl_q:g} under each mechanism "
+            f"(ε = {scenario.eps:g}, Δ = {scenario.sens:g}"
+            + f", δ = {scenario.delta:g}): each dot is one possible published number "
+            "(a quantile dotplot; analytic quantiles)."
+            + ("" if scenario.eps < 1 else " The Gaussian row is absent: its calibration (Theorem 5) needs ε < 1.")
+        )
+        ui.chart(pf.quantile_dotplot_figure(qd), key="mech_dotplot")
+        ui.csv_download(qd, "mech_release_quantiles.csv", "dl_mech_dots")
 
-with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver_open("mech")):
-    st.markdown(
-        f"The most private ε (smallest, within the page's range) at which each mechanism's single release "
-        f"meets your target, for sensitivity Δ = {scenario.sens:g} and δ = {scenario.delta:g}; each answer is "
-        "checked by fresh simulated releases."
-    )
-    c1, c2 = st.columns(2)
-    metric = ui.solver_radio(
-        c1, "mech_metric", "accuracy measure", {"mse": "expected squared error", "q95": "95 % of errors below"}
-    )
-    target = ui.solver_target(c2, "mech", value=1.0)
-    if st.button("Find the most private ε", key="mech_solve"):
-        try:
-            sols = solve_mechanisms(scenario, target=target, metric=metric)
-        except InputError as exc:
-            ui.show_input_error(exc)
-        else:
-            for r in sols:
-                if r.eps is None:
-                    st.markdown(f"- **{r.mechanism}**: no ε in range — {r.reason}.")
-                else:
-                    st.markdown(
-                        f"- **{r.mechanism}**: ε = {r.eps:.4g} gives {r.error:.4g} (analytic); fresh "
-                        f"simulation {r.simulated:.4g}"
-                        + (f" ± {r.simulated_se:.2g}" if r.simulated_se else "")
-                        + (
-                            f"; 10 % more private gives {r.error_10pct_more_private:.4g}"
-                            if r.error_10pct_more_private is not None
-                            else ""
+    with t5:
+        tbl = tables["mech_exponential"]
+        ui.chart(pf.exponential_figure(result), key="mech_exp")
+        st.dataframe(result.lemma28, hide_index=True, key="mech_lemma28")
+        st.caption("Lemma 28: P(f(Q) < f* − 2Δ(ln d + t)/ε) ≤ e^{−t} (exact left side for the exponential mechanism).")
+        ui.csv_download(tbl, "mech_exponential.csv", "dl_mech_exp")
+
+    page.meaning_and_report()
+
+    with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver_open("mech")):
+        st.markdown(
+            f"The most private ε (smallest, within the page's range) at which each mechanism's single release "
+            f"meets your target, for sensitivity Δ = {scenario.sens:g} and δ = {scenario.delta:g}; each answer is "
+            "checked by fresh simulated releases."
+        )
+        c1, c2 = st.columns(2)
+        metric = ui.solver_radio(
+            c1, "mech_metric", "accuracy measure", {"mse": "expected squared error", "q95": "95 % of errors below"}
+        )
+        target = ui.solver_target(c2, "mech", value=1.0)
+        if st.button("Find the most private ε", key="mech_solve"):
+            try:
+                sols = solve_mechanisms(scenario, target=target, metric=metric)
+            except InputError as exc:
+                ui.show_input_error(exc)
+            else:
+                for r in sols:
+                    if r.eps is None:
+                        st.markdown(f"- **{r.mechanism}**: no ε in range — {r.reason}.")
+                    else:
+                        st.markdown(
+                            f"- **{r.mechanism}**: ε = {r.eps:.4g} gives {r.error:.4g} (analytic); fresh "
+                            f"simulation {r.simulated:.4g}"
+                            + (f" ± {r.simulated_se:.2g}" if r.simulated_se else "")
+                            + (
+                                f"; 10 % more private gives {r.error_10pct_more_private:.4g}"
+                                if r.error_10pct_more_private is not None
+                                else ""
+                            )
+                            + (f" ({r.reason})" if r.reason else "")
                         )
-                        + (f" ({r.reason})" if r.reason else "")
-                    )
 
-with ui.formulas("Mechanism_lab", "Formulas behind the numbers"):
-    st.latex(
-        r"\text{Laplace: } f(x)+\mathrm{Lap}(\Delta/\varepsilon),\ \mathrm{Var}=2(\Delta/\varepsilon)^2;\qquad "
-        r"\text{Gaussian: } \sigma=c\Delta/\varepsilon,\ c^2>2\ln(1.25/\delta),\ \varepsilon<1"
-    )
-    st.latex(
-        r"\text{MNM (corrected): } N(0,\sigma_{\varepsilon,\delta}^2)\ \text{if}\ \sigma_{\varepsilon,\delta}^2"
-        r"<2(\Delta/\varepsilon)^2,\ \text{else}\ \mathrm{Lap}(\Delta/\varepsilon);\quad \sigma_{\varepsilon,\delta}="
-        r"\min\{\sigma:\delta_\sigma(\varepsilon)\le\delta\}"
-    )
-    st.latex(
-        r"\delta_\sigma(\varepsilon)=\Phi\Big(\frac{\Delta}{2\sigma}-\frac{\varepsilon\sigma}{\Delta}\Big)"
-        r"-e^{\varepsilon}\,\Phi\Big(-\frac{\Delta}{2\sigma}-\frac{\varepsilon\sigma}{\Delta}\Big)"
-    )
-    st.latex(r"\text{sequential: }\textstyle\sum_i\varepsilon_i,\qquad \text{parallel: }\max_i\varepsilon_i")
-    st.latex(r"\tilde S^*_{f,\beta}(x)=\max_{k}\ e^{-k\beta}\max_{t=0..k+1}(x_{m+t}-x_{m+t-k-1})")
-    st.latex(
-        r"\text{bounded Laplace: } b\ge\frac{\Delta}{\varepsilon-\log\Delta C(b)-\log(1-\delta)},\ "
-        r"\Delta C=\frac{C_{l+\Delta}}{C_l},\ C_q=1-\tfrac12\big(e^{-(q-l)/b}+e^{-(u-q)/b}\big)"
-    )
-    st.latex(
-        r"P(Q=q)\propto\exp\Big(\frac{\varepsilon f(x,q)}{2\Delta}\Big);\qquad "
-        r"\text{noisy max: }\arg\max_i f(x,q_i)+Z_i,\ Z_i\sim\mathrm{Exp}(\varepsilon/(2\Delta))"
-    )
+    with ui.formulas("Mechanism_lab", "Formulas behind the numbers"):
+        st.latex(
+            r"\text{Laplace: } f(x)+\mathrm{Lap}(\Delta/\varepsilon),\ \mathrm{Var}=2(\Delta/\varepsilon)^2;\qquad "
+            r"\text{Gaussian: } \sigma=c\Delta/\varepsilon,\ c^2>2\ln(1.25/\delta),\ \varepsilon<1"
+        )
+        st.latex(
+            r"\text{MNM (corrected): } N(0,\sigma_{\varepsilon,\delta}^2)\ \text{if}\ \sigma_{\varepsilon,\delta}^2"
+            r"<2(\Delta/\varepsilon)^2,\ \text{else}\ \mathrm{Lap}(\Delta/\varepsilon);\quad "
+            r"\sigma_{\varepsilon,\delta}="
+            r"\min\{\sigma:\delta_\sigma(\varepsilon)\le\delta\}"
+        )
+        st.latex(
+            r"\delta_\sigma(\varepsilon)=\Phi\Big(\frac{\Delta}{2\sigma}-\frac{\varepsilon\sigma}{\Delta}\Big)"
+            r"-e^{\varepsilon}\,\Phi\Big(-\frac{\Delta}{2\sigma}-\frac{\varepsilon\sigma}{\Delta}\Big)"
+        )
+        st.latex(r"\text{sequential: }\textstyle\sum_i\varepsilon_i,\qquad \text{parallel: }\max_i\varepsilon_i")
+        st.latex(r"\tilde S^*_{f,\beta}(x)=\max_{k}\ e^{-k\beta}\max_{t=0..k+1}(x_{m+t}-x_{m+t-k-1})")
+        st.latex(
+            r"\text{bounded Laplace: } b\ge\frac{\Delta}{\varepsilon-\log\Delta C(b)-\log(1-\delta)},\ "
+            r"\Delta C=\frac{C_{l+\Delta}}{C_l},\ C_q=1-\tfrac12\big(e^{-(q-l)/b}+e^{-(u-q)/b}\big)"
+        )
+        st.latex(
+            r"P(Q=q)\propto\exp\Big(\frac{\varepsilon f(x,q)}{2\Delta}\Big);\qquad "
+            r"\text{noisy max: }\arg\max_i f(x,q_i)+Z_i,\ Z_i\sim\mathrm{Exp}(\varepsilon/(2\Delta))"
+        )

@@ -7,109 +7,120 @@ from hetdp_core.scenarios import dp_sgd_schedules as ds
 from hetdp_ui import common as ui
 from hetdp_ui import page_figures as pf
 
-state = ui.start_page(ds)
-sb = st.sidebar
-sb.selectbox(
-    "learning-rate schedule",
-    list(sg.LR_SCHEDULES),
-    key=state.key("lr"),
-    on_change=state.mark_custom,
-    format_func={"constant": "constant γ0", "poly": "γ0 (1+h)^−ρ", "step": "step decay", "custom": "custom list"}.get,
-)
-state.number("gamma0", "γ0", step=0.01, format="%.3f")
-if state["lr"] == "poly":
-    state.slider("rho", "ρ", step=0.05, on_change=state.mark_custom)
-elif state["lr"] == "step":
-    state.number("step_every", "decay every (steps)")
-    state.slider("factor", "decay factor", step=0.05)
-elif state["lr"] == "custom":
-    sb.text_input("learning rates (repeats the last)", key=state.key("custom"))
-state.choice("priv", "privacy schedule a_h", horizontal=True, on_change=state.mark_custom)
-if state["priv"] == "power":
-    state.slider("kappa", "κ", step=0.05, on_change=state.mark_custom)
-state.slider("eps", "ε (per-release level ε·a_h)", step=0.05)
-state.choice("problem", "problem", horizontal=True)
-if state["problem"] == "mean":
-    state.slider("Lambda", "clip Λ (Exp data in [0, Λ])", step=0.5)
-else:
-    state.slider("lam", "ridge λ", step=0.05)
-ui.grid_slider("iterations N", ds.STEP_OPTIONS, state.key("steps"))
-state.number("trials", "trials (independent runs)", step=5)
-sb.checkbox("compare with plain SGD and GD", key=state.key("compare"))
-state.number("seed", "seed")
-state.sync_url()
-
-scenario, result, ab = ui.run_page(state, ds)
-tables = result.tables()
-sens, target = result.sensitivity, result.target
-kappa = scenario.used_kappa
-ui.show_checks(result.checks)
-for note in result.notes:  # e.g. a learning rate so large that the iteration diverges
-    st.warning(note)
-c1, c2 = st.columns(2)
-with c1:
-    st.subheader("Noise scale θ_h and per-release guarantee")
-    ui.chart(pf.theta_figure(result), key="sgd_theta")
-    ui.csv_download(tables["dpsgd_schedule"], "dpsgd_schedule.csv", "dl_sgd_theta", "Download the schedule (CSV)")
-with c2:
-    st.subheader("Where the privacy term vanishes: 2κ + ρ > 2")
-    ui.chart(pf.region_figure(result), key="sgd_region")
-    ui.csv_download(tables["dpsgd_region"], "dpsgd_region.csv", "dl_sgd_region", "Download the region (CSV)")
-    if state["lr"] != "poly":
-        st.caption("The (ρ, κ) criterion is for γ_h = γ0 (1+h)^−ρ; choose that schedule to place your point.")
+with ui.page_shell(ds) as page:
+    state = page.state
+    sb = st.sidebar
+    sb.selectbox(
+        "learning-rate schedule",
+        list(sg.LR_SCHEDULES),
+        key=state.key("lr"),
+        on_change=state.mark_custom,
+        format_func={
+            "constant": "constant γ0",
+            "poly": "γ0 (1+h)^−ρ",
+            "step": "step decay",
+            "custom": "custom list",
+        }.get,
+    )
+    state.number("gamma0", "γ0", step=0.01, format="%.3f")
+    if state["lr"] == "poly":
+        state.slider("rho", "ρ", step=0.05, on_change=state.mark_custom)
+    elif state["lr"] == "step":
+        state.number("step_every", "decay every (steps)")
+        state.slider("factor", "decay factor", step=0.05)
+    elif state["lr"] == "custom":
+        sb.text_input("learning rates (repeats the last)", key=state.key("custom"))
+    state.choice("priv", "privacy schedule a_h", horizontal=True, on_change=state.mark_custom)
+    if state["priv"] == "power":
+        state.slider("kappa", "κ", step=0.05, on_change=state.mark_custom)
+    state.slider("eps", "ε (per-release level ε·a_h)", step=0.05)
+    state.choice("problem", "problem", horizontal=True)
+    if state["problem"] == "mean":
+        state.slider("Lambda", "clip Λ (Exp data in [0, Λ])", step=0.5)
     else:
-        point = tables["dpsgd_region"].iloc[[0]][["your_rho", "your_kappa", "your_point_converges"]]
-        point.insert(2, "2κ + ρ", 2 * point["your_kappa"] + point["your_rho"])
-        st.dataframe(
-            point,
-            hide_index=True,
-            key="sgd_your_point",
-            column_config={
-                "your_rho": "your ρ",
-                "your_kappa": "your κ",
-                "your_point_converges": st.column_config.CheckboxColumn("in the region (2κ + ρ > 2)"),
-            },
+        state.slider("lam", "ridge λ", step=0.05)
+    ui.grid_slider("iterations N", ds.STEP_OPTIONS, state.key("steps"))
+    state.number("trials", "trials (independent runs)", step=5)
+    sb.checkbox("compare with plain SGD and GD", key=state.key("compare"))
+    state.number("seed", "seed")
+
+    result = page.run()
+    scenario, ab = page.scenario, page.plan_a
+    tables = result.tables()
+    sens, target = result.sensitivity, result.target
+    kappa = scenario.used_kappa
+    ui.show_checks(result.checks)
+    for note in result.notes:  # e.g. a learning rate so large that the iteration diverges
+        st.warning(note)
+    c1, c2 = st.columns(2)
+    with c1:
+        st.subheader("Noise scale θ_h and per-release guarantee")
+        ui.chart(pf.theta_figure(result), key="sgd_theta")
+        ui.csv_download(tables["dpsgd_schedule"], "dpsgd_schedule.csv", "dl_sgd_theta", "Download the schedule (CSV)")
+    with c2:
+        st.subheader("Where the privacy term vanishes: 2κ + ρ > 2")
+        ui.chart(pf.region_figure(result), key="sgd_region")
+        ui.csv_download(tables["dpsgd_region"], "dpsgd_region.csv", "dl_sgd_region", "Download the region (CSV)")
+        if state["lr"] != "poly":
+            st.caption("The (ρ, κ) criterion is for γ_h = γ0 (1+h)^−ρ; choose that schedule to place your point.")
+        else:
+            point = tables["dpsgd_region"].iloc[[0]][["your_rho", "your_kappa", "your_point_converges"]]
+            point.insert(2, "2κ + ρ", 2 * point["your_kappa"] + point["your_rho"])
+            st.dataframe(
+                point,
+                hide_index=True,
+                key="sgd_your_point",
+                column_config={
+                    "your_rho": "your ρ",
+                    "your_kappa": "your κ",
+                    "your_point_converges": st.column_config.CheckboxColumn("in the region (2κ + ρ > 2)"),
+                },
+            )
+
+    st.subheader("Bound terms of (11) vs N (C = 1: shapes)")
+    bt, slopes = tables["dpsgd_bound_terms"], result.slopes
+    ui.chart(pf.bound_terms_figure(result), key="sgd_bounds")
+    pred = (
+        f"; the lecture predicts A3 ∝ N^(2−ρ−2κ) = N^{2 - state['rho'] - 2 * kappa:.3g}"
+        if state["lr"] == "poly"
+        else ""
+    )
+    st.markdown(
+        "Fitted log–log slopes (upper half of the log range of N): "
+        + ", ".join(f"{k}: **{v:.3g}**" for k, v in slopes.items())
+        + pred
+        + ". (The prediction assumes 2 − 2ρ − 2κ > −1; below that the sum Σγ²θ² converges or grows like log N.)"
+    )
+    ui.csv_download(tables["dpsgd_bound_terms"], "dpsgd_bound_terms.csv", "dl_sgd_bounds")
+
+    st.subheader(
+        "Simulated trajectories: "
+        + ("Example 33 (mean of Exp data)" if state["problem"] == "mean" else "Example 34 (ridge)")
+    )
+    ui.chart(pf.trajectories_figure(result), key="sgd_traj")
+    st.caption(
+        f"Batch size 1, standard Laplace noise scaled by θ_h; gradient sensitivity Δ = {sens:g} "
+        + (
+            "(2Λ for data clipped to [0, Λ])."
+            if state["problem"] == "mean"
+            else f"(ℓ1 bound 4(1 + 2R) for data in [−1,1]² and β kept in [−R, R]², R = {sg.RIDGE_RADIUS:g})."
         )
-
-st.subheader("Bound terms of (11) vs N (C = 1: shapes)")
-bt, slopes = tables["dpsgd_bound_terms"], result.slopes
-ui.chart(pf.bound_terms_figure(result), key="sgd_bounds")
-pred = f"; the lecture predicts A3 ∝ N^(2−ρ−2κ) = N^{2 - state['rho'] - 2 * kappa:.3g}" if state["lr"] == "poly" else ""
-st.markdown(
-    "Fitted log–log slopes (upper half of the log range of N): "
-    + ", ".join(f"{k}: **{v:.3g}**" for k, v in slopes.items())
-    + pred
-    + ". (The prediction assumes 2 − 2ρ − 2κ > −1; below that the sum Σγ²θ² converges or grows like log N.)"
-)
-ui.csv_download(tables["dpsgd_bound_terms"], "dpsgd_bound_terms.csv", "dl_sgd_bounds")
-
-st.subheader(
-    f"Simulated trajectories: {'Example 33 (mean of Exp data)' if state['problem'] == 'mean' else 'Example 34 (ridge)'}"
-)
-ui.chart(pf.trajectories_figure(result), key="sgd_traj")
-st.caption(
-    f"Batch size 1, standard Laplace noise scaled by θ_h; gradient sensitivity Δ = {sens:g} "
-    + (
-        "(2Λ for data clipped to [0, Λ])."
-        if state["problem"] == "mean"
-        else f"(ℓ1 bound 4(1 + 2R) for data in [−1,1]² and β kept in [−R, R]², R = {sg.RIDGE_RADIUS:g})."
+        + f" β* = ({', '.join(f'{v:.4g}' for v in target)})."
     )
-    + f" β* = ({', '.join(f'{v:.4g}' for v in target)})."
-)
-ui.csv_download(tables["dpsgd_trajectories"], "dpsgd_trajectories.csv", "dl_sgd_traj")
+    ui.csv_download(tables["dpsgd_trajectories"], "dpsgd_trajectories.csv", "dl_sgd_traj")
 
-ui.meaning_and_report(result, state, plan_a=ab)
+    page.meaning_and_report()
 
-with ui.formulas("DP_SGD_schedules"):
-    st.latex(
-        r"\beta^{(h)}=\beta^{(h-1)}-\gamma_{h-1}\big(\nabla L_{\Omega_h}(\beta^{(h-1)})+\theta_hZ_h\big),\quad Z_h\sim\mathrm{Lap}(0,1)^p"  # noqa: E501 (one LaTeX formula)
-    )
-    st.latex(
-        r"\theta_1=\frac{\Delta}{\varepsilon},\qquad \theta_h=\frac1{a_h}\Big(\frac{\sum_{j=0}^{h-2}\gamma_j}{\gamma_{h-1}}+1\Big)"  # noqa: E501 (one LaTeX formula)
-        r"\frac{\Delta}{\varepsilon}\quad\Rightarrow\quad \text{release } h \text{ is } \varepsilon a_h\text{-DP}"
-    )
-    st.latex(
-        r"\mathbb E[f(\bar\beta^{(N)})-f^*]\le\underbrace{\frac{\|\beta^{(0)}-\hat\beta_*\|^2}{\sum\gamma_j}}_{A_1}"
-        r"+\underbrace{C\frac{\sum\gamma_j^2}{\sum\gamma_j}}_{A_2}+\underbrace{C\frac{\sum\gamma_j^2\theta_j^2}{\sum\gamma_j}}_{A_3}"
-    )
-    st.latex(r"\gamma_h=(1+h)^{-\rho},\ a_h=h^\kappa:\quad A_3\approx N^{2-\rho-2\kappa}\to0\iff 2\kappa+\rho>2")
+    with ui.formulas("DP_SGD_schedules"):
+        st.latex(
+            r"\beta^{(h)}=\beta^{(h-1)}-\gamma_{h-1}\big(\nabla L_{\Omega_h}(\beta^{(h-1)})+\theta_hZ_h\big),\quad Z_h\sim\mathrm{Lap}(0,1)^p"  # noqa: E501 (one LaTeX formula)
+        )
+        st.latex(
+            r"\theta_1=\frac{\Delta}{\varepsilon},\qquad \theta_h=\frac1{a_h}\Big(\frac{\sum_{j=0}^{h-2}\gamma_j}{\gamma_{h-1}}+1\Big)"  # noqa: E501 (one LaTeX formula)
+            r"\frac{\Delta}{\varepsilon}\quad\Rightarrow\quad \text{release } h \text{ is } \varepsilon a_h\text{-DP}"
+        )
+        st.latex(
+            r"\mathbb E[f(\bar\beta^{(N)})-f^*]\le\underbrace{\frac{\|\beta^{(0)}-\hat\beta_*\|^2}{\sum\gamma_j}}_{A_1}"
+            r"+\underbrace{C\frac{\sum\gamma_j^2}{\sum\gamma_j}}_{A_2}+\underbrace{C\frac{\sum\gamma_j^2\theta_j^2}{\sum\gamma_j}}_{A_3}"
+        )
+        st.latex(r"\gamma_h=(1+h)^{-\rho},\ a_h=h^\kappa:\quad A_3\approx N^{2-\rho-2\kappa}\to0\iff 2\kappa+\rho>2")

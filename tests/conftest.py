@@ -42,9 +42,9 @@ def _fresh_run_cache():
     """Each test starts with an empty process-wide run cache (pages share it across sessions)."""
     import sys
 
-    mod = sys.modules.get("hetdp_ui.common")
+    mod = sys.modules.get("hetdp_ui.execution")
     if mod is not None:
-        mod.RUNS.clear()
+        mod.runs().clear()
     fig = sys.modules.get("hetdp_ui.figcache")
     if fig is not None:
         fig.clear()

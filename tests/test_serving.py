@@ -72,9 +72,9 @@ def test_every_cache_is_the_one_bytes_bounded_memo():
     (hetdp_core.memo.Memo over cachetools), each bounded in bytes, entries counted with their data."""
     from hetdp_core import zcdp
     from hetdp_core.memo import Memo
-    from hetdp_ui import common
+    from hetdp_ui import execution
 
-    caches = [common.RUNS._data, figcache._CACHE, figcache._CSV, figcache._SUMMARY, zcdp._MEMO]
+    caches = [execution.runs()._data, figcache._CACHE, figcache._CSV, figcache._SUMMARY, zcdp._MEMO]
     assert all(isinstance(c, Memo) and c.max_bytes > 0 for c in caches)
     m = Memo(10 * 2**20)
     for i in range(40):  # 40 tables of 1 MiB: only about 10 stay

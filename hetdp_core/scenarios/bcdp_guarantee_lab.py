@@ -41,6 +41,8 @@ PAGE_SPEC = PageSpec(
     ),
     key_tables=("bcdp_translator",),
     figures="hetdp_ui.report:lab_figures",
+    text_view={},
+    sources=("bcdp",),
 )
 RR_QS = tuple(np.round(np.linspace(0, 1, 21), 3))
 N_REF = 10_000

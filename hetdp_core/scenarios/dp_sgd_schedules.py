@@ -38,6 +38,8 @@ PAGE_SPEC = PageSpec(
     ),
     key_tables=("dpsgd_schedule",),
     figures="hetdp_ui.report:dpsgd_figures",
+    text_view={"lr": "custom"},
+    sources=("mat4376",),
 )
 METHODS = ("DP-SGD", "DP-SGD, a_h = 1", "SGD (no noise)", "GD (full gradient)")
 STEP_OPTIONS = (100, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000)

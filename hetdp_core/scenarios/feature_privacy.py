@@ -50,6 +50,8 @@ PAGE_SPEC = PageSpec(
     example_query="q=0.35&n=1300&trials=6&seed=3&points=0.05,0.6,1&eps=4.19&k=3",
     key_tables=("bcdp_guarantee", "bcdp_mse_summary"),
     figures="hetdp_ui.report:feature_privacy_figures",
+    text_view={"mode": "table"},
+    sources=("bcdp",),
     risk_field="eps",
 )
 #: The ε / δ slider grid (log-spaced, 12 per decade, plus the papers' values).

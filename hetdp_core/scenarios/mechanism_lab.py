@@ -39,6 +39,8 @@ PAGE_SPEC = PageSpec(
     ),
     key_tables=("mech_privacy_profiles", "mech_example8"),
     figures="hetdp_ui.report:mechanisms_figures",
+    text_view={},
+    sources=("mat4376",),
     risk_field="eps",
 )
 EPS_GRID = sc.log_grid(0.05, 10.0, extra=(0.5, 1.0, 2.0))

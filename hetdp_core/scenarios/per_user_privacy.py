@@ -44,6 +44,8 @@ PAGE_SPEC = PageSpec(
     ),
     key_tables=("hetero_summary",),
     figures="hetdp_ui.report:per_user_figures",
+    text_view={"demand": "groups"},
+    sources=("hetero",),
 )
 ALL_ALGS = tuple(ht.ALGORITHMS)
 N_OPTIONS = (100, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000)

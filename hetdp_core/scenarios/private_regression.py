@@ -41,6 +41,7 @@ PAGE_SPEC = PageSpec(
     ),
     key_tables=("regression_guarantee", "regression_excess_risk"),
     figures="hetdp_ui.report:regression_figures",
+    sources=("bcdp",),
     risk_field="eps",
 )
 N_GRID = (1000, 3000, 10_000, 30_000, 100_000)

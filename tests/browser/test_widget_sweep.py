@@ -16,34 +16,31 @@ under tests/artifacts/.
 from __future__ import annotations
 
 import re
+from urllib.parse import urlencode
 
 import pytest
 from playwright.sync_api import expect
 
+from hetdp_core.registry import specs
 from hetdp_core.scenarios import get
-from hetdp_ui.nav import pages
+from hetdp_ui.nav import TOOLS, pages
 
 from .test_browser import ERROR_SELECTORS, assert_no_errors, wait_idle
 from .test_first_session import _block_outside
 
 pytestmark = pytest.mark.browser
 
-#: every page, in the modes that show its tables and text boxes (they appear only in some modes)
+#: every page in its cheap view and in the view that shows its text boxes and tables (its spec's
+#: ``fast_query`` and ``text_view``; they appear only in some modes), then the other pages of the menu (the
+#: Class page's inputs are typed into by tests/browser/test_class_browser.py)
 VIEWS = [
     ("Home", ""),
-    ("Feature_privacy", "trials=5&n=1000&points=0.1,0.5"),
-    ("Feature_privacy", "trials=5&n=1000&points=0.1,0.5&mode=table"),
-    ("BCDP_guarantee_lab", ""),
-    ("Private_regression", "trials=3"),
-    ("Per_user_privacy", "trials=20&n=1000"),
-    ("Per_user_privacy", "trials=20&n=1000&demand=groups"),
-    ("Groupwise_zCDP", "trials=200"),
-    ("Groupwise_zCDP", "trials=200&mode=list"),
-    ("Mechanism_lab", "trials=200"),
-    ("DP_SGD_schedules", "runs=5&steps=200&lr=custom"),
-    ("Lessons", ""),
-    ("Release_ledger", ""),
-    ("Docs", ""),
+    *(
+        (s.url, q)
+        for s in specs()
+        for q in dict.fromkeys([urlencode(s.fast_query), urlencode({**s.fast_query, **(s.text_view or {})})])
+    ),
+    *((url, "") for _, _, url, _, _ in TOOLS if url != "Class"),
 ]
 
 #: widget types swept here (Streamlit's data-testid of the element)

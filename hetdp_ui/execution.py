@@ -1,0 +1,114 @@
+"""A page's one computation: the process-wide run cache, admission and limits, progress.
+
+Nothing happens at import: the cache and the shared memo are made by the first run (:func:`runs`).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import streamlit as st
+
+from hetdp_core.scenario import READING, RunOptions, Scenario
+from hetdp_ui.runcache import ENV as CACHE_ENV
+from hetdp_ui.runcache import DiskStore, RunCache, install_shared_memo
+
+
+def cached(max_entries: int = 64):
+    """Decorator for a page's compute wrapper: ``st.cache_data`` with a bounded size and no spinner
+    (pages show their own progress bar). Wrap functions of hashable primitives (incl. an int seed)."""
+    return st.cache_data(max_entries=max_entries, show_spinner=False)
+
+
+@functools.cache
+def runs() -> RunCache:
+    """The process's run cache, made at its first use: bounded in bytes in memory (HETDP_CACHE_MEMORY_MB,
+    default 512) and, with HETDP_CACHE_DIR (``make serve``), shared between workers on disk
+    (HETDP_CACHE_DISK_MB, default 2048). Under a server it first installs the store of shared
+    sub-results (:func:`hetdp_ui.runcache.install_shared_memo`), whose place the run children inherit
+    from the environment: :func:`hetdp_ui.page.start_page` calls this before it starts the fork server."""
+    if st.runtime.exists() or os.environ.get(CACHE_ENV):  # a server (not AppTest or a script importing pages)
+        install_shared_memo(create=True)
+    disk = os.environ.get(CACHE_ENV)
+    return RunCache(
+        max_bytes=int(os.environ.get("HETDP_CACHE_MEMORY_MB", "512")) * 2**20,
+        disk=DiskStore(disk, size_limit=int(os.environ.get("HETDP_CACHE_DISK_MB", "2048")) * 2**20) if disk else None,
+    )
+
+
+def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | None = None):
+    """The page's one computation: ``run(scenario)`` of its core module, cached process-wide by the
+    scenario's query string (and the SHA-256 of an uploaded file), so the same link costs one
+    computation however many sessions open it. A miss waits for a computing slot (admission control)
+    and runs in a child process limited in memory and time (:mod:`hetdp_ui.limits`); the attacker's
+    prior and the attack FPR are not part of the key (only the meaning table depends on them). Shows a
+    progress bar while it computes. Raises InputError for bad input."""
+    import dataclasses
+    import hashlib
+
+    from hetdp_core.scenario import with_meaning
+    from hetdp_core.scenarios import get
+
+    digest = None if upload is None else hashlib.sha256(upload).hexdigest()
+    asked = scenario
+    defaults = type(scenario).defaults()  # the prior and the attack's FPR only change the reading: no recompute
+    scenario = dataclasses.replace(scenario, **{k: defaults[k] for k in READING})
+    key = (scenario.PAGE, tuple(sorted(scenario.to_query().items())), digest)
+
+    def compute():
+        from hetdp_ui.dask_exec import ClusterError, app_executor
+
+        try:
+            executor = app_executor()  # Dask when HETDP_DASK names a scheduler, else threads
+        except ClusterError as exc:
+            st.warning(f"{exc} Computing on this server's own threads instead.")
+            executor = None
+        bar = Progress() if progress and executor is None else None
+        try:
+            try:
+                if executor is None:  # limits enforced while the run executes, and a queue
+                    from hetdp_ui.limits import ADMISSION, run_limited
+
+                    note = st.empty()
+                    try:
+                        with ADMISSION(
+                            on_wait=lambda pos: note.info(
+                                f"Waiting for a free computing slot: you are number {pos} in the queue "
+                                "(views someone has already computed open at once)."
+                            )
+                        ):
+                            note.empty()
+                            return run_limited(scenario.PAGE, scenario, options=RunOptions(progress=bar, upload=upload))
+                    finally:
+                        note.empty()
+                return get(scenario.PAGE).run(
+                    scenario, options=RunOptions(progress=bar, executor=executor, upload=upload)
+                )
+            except ClusterError as exc:  # the scheduler went away mid-sweep: recompute here
+                from hetdp_ui.dask_exec import close_app_executor
+
+                close_app_executor()
+                st.warning(f"{exc} Computing on this server's own threads instead.")
+                return get(scenario.PAGE).run(scenario, options=RunOptions(upload=upload))
+        finally:
+            if bar is not None:
+                bar.done()
+
+    result = runs().get_or_compute(key, compute)
+    if all(getattr(asked, k) == getattr(scenario, k) for k in READING):
+        return result
+    return with_meaning(dataclasses.replace(result, scenario=asked))
+
+
+class Progress:
+    """A progress bar callable as ``progress(fraction, text)`` from inside the core."""
+
+    def __init__(self):
+        self.bar = st.progress(0.0, text="computing…")
+
+    def __call__(self, frac: float, text: str = "") -> None:
+        self.bar.progress(min(max(float(frac), 0.0), 1.0), text=f"computing… {text}")
+
+    def done(self) -> None:
+        self.bar.empty()

@@ -1,0 +1,251 @@
+"""Panels a page shows around its results: input errors, guarantee checks, the question, what a level
+means for a person (posterior, attack, deployments), solver answers, the formulas expander, plan A vs B.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import pandas as pd
+import streamlit as st
+
+from hetdp_core.scenario import InputError
+from hetdp_ui.state import ScenarioState
+from hetdp_ui.widgets import chart, csv_download, percent_slider, shared_arrow, show_input_error, target_tpr_input
+
+
+def show_checks(checks, *, quiet: bool = False) -> bool:
+    """Report the guarantee checks the core ran on the numbers shown: each failure as a numerical
+    failure with its inputs (st.error); otherwise a one-line caption naming what was verified.
+    Returns True when all hold."""
+    bad = [c for c in checks if not c.holds]
+    for c in bad:
+        st.error(c.message())
+    if not bad and checks and not quiet:
+        st.caption("Verified before display: " + "; ".join(c.name for c in checks) + ".")
+    return not bad
+
+
+def question(text: str) -> None:
+    """The page's plain-language 'what question does this answer' paragraph."""
+    st.markdown(f"**What question does this answer?** {text}")
+
+
+#: session key of a page's meaning panel's open state (``%`` the page's key prefix)
+MEANING_OPEN = "%s_meaning_open"
+
+
+def meaning_panel(
+    result, state: ScenarioState, *, expanded: bool = False, empty_note: str = "This view states no privacy level."
+) -> None:
+    """What the page's levels mean for a person: the run's ``privacy_meaning`` table (computed by the
+    core from the scenario's ``prior``, which is in the URL) and a slider for that prior."""
+    from hetdp_core.scenario import PRIOR_GRID
+
+    # drawn only while open (Streamlit's tracked expander): closed, its table, math and bullets cost the
+    # browser nothing, which brought Per-user privacy's first chart from 5.9 s to about 4 s; its prior
+    # and FPR sliders come back from the URL when it opens again (PageState.init)
+    box = st.expander(
+        "What does this level mean for a person?", expanded=expanded, key=MEANING_OPEN % state.prefix, on_change="rerun"
+    )
+    if not box.open:
+        return
+    with box:
+        st.markdown(
+            "An attacker who believes with probability *p* that a person has the protected "
+            "attribute can, after seeing the output, believe at most "
+            "$\\dfrac{e^{\\varepsilon} p}{1 + (e^{\\varepsilon} - 1) p}$ "
+            "(and at least $\\dfrac{p}{p + (1-p) e^{\\varepsilon}}$). Upper bounds are rounded up."
+        )
+        percent_slider("attacker's prior p", PRIOR_GRID, state.key("prior"))
+        table = result.tables().get("privacy_meaning")
+        if table is None or table.empty:
+            st.info(empty_note)
+            return
+        st.markdown(grouped_bullets(table["level"], table["in words"]))
+        risk_panel(table, state)
+        st.dataframe(
+            shared_arrow(table, "meaning", lambda: table.drop(columns=["in words", "risk in words"])),
+            hide_index=True,
+            width="stretch",
+        )
+        csv_download(table, "privacy_meaning.csv", f"{state.prefix}_dl_meaning")
+        from hetdp_core.deployments import placement_of
+
+        deployments_strip_section(placement_of(table), key=f"{state.prefix}_context")
+
+
+def deployments_strip_section(placed, *, key: str, what: str = "these levels") -> None:
+    """ "Your levels among real deployments": the strip, one sentence per distinct level, a caution where the
+    evidence warrants one, and the caveat about units and periods in the same place."""
+    from hetdp_core.deployments import CAVEAT
+    from hetdp_ui.context_figures import deployments_strip
+
+    if not placed:
+        return
+    st.markdown(f"**Your levels among real deployments.** Where {what} lie among levels organisations have used:")
+    chart(deployments_strip(placed), key=f"{key}_strip")
+    st.markdown("\n".join(f"- {p.sentence}" for p in placed))
+    for caution in dict.fromkeys(p.caution for p in placed if p.caution):
+        st.warning(caution)
+    st.caption(
+        CAVEAT + " Data: the Differential Privacy Deployments Registry's public records (22 deployments; "
+        "`hetdp context --eps E --all` lists them with their sources)."
+    )
+    from hetdp_ui.nav import doc_link
+
+    doc_link("deployments", "The data, the ρ → ε conversion and how a level is placed")
+
+
+def grouped_bullets(levels, words) -> str:
+    """Markdown bullets, one per distinct sentence: levels that say the same (ten features at one
+    level) share a bullet that names them compactly, instead of ten near-identical bullets."""
+    groups: dict[str, list[str]] = {}
+    for lev, w in zip(levels, words):
+        groups.setdefault(str(w), []).append(str(lev))
+    from hetdp_core.meaning import compact_names
+
+    return "\n".join(f"- **{compact_names(levs)}**: {w}" for w, levs in groups.items())
+
+
+def risk_panel(table, state: ScenarioState) -> None:
+    """Risk in attack terms beside the posterior: the attack FPR (a scenario field, in the URL), each
+    level's TPR bound and maximal advantage in words, the trade-off curves, and "solve from a target
+    risk" (the largest ε / smallest Gaussian noise whose attack TPR stays at or below a target)."""
+    from hetdp_core.risk import eps_for_tpr, mu_for_tpr
+    from hetdp_core.scenario import FPR_GRID
+    from hetdp_ui.risk_figures import tradeoff_figure
+
+    st.markdown(
+        "**In attack terms.** An attacker tries to tell, from the output, whether a person is the one in "
+        "question. Allowed a false-positive rate (people it wrongly flags), no attack can catch more than "
+        "the *true-positive rate* below; the *maximal advantage* is the most its hit rate can exceed its "
+        "false-alarm rate (0 = a coin toss, 1 = certainty)."
+    )
+    percent_slider("attack false-positive rate", FPR_GRID, state.key("fpr"))
+    st.markdown(
+        grouped_bullets(
+            table["level"],
+            [f"{w}; maximal advantage {a:.3g}" for w, a in zip(table["risk in words"], table["max advantage"])],
+        )
+    )
+    if (table.get("δ", pd.Series(dtype=float)).fillna(0) > 0).any():
+        st.caption(
+            "The two answers are different questions. The posterior bound above is a worst case over every output "
+            "the release could give, allowed to fail with probability δ; the attack rate here is how often the "
+            "best test catches a person at the chosen false-positive rate. For Gaussian noise the worst case is "
+            "far from typical (its privacy loss is unbounded but rarely large), so the posterior bound can be "
+            "high while the attack rate stays low."
+        )
+    if st.checkbox("show the trade-off curves", key=f"{state.prefix}_show_tradeoff"):
+        chart(tradeoff_figure(table), key=f"{state.prefix}_tradeoff_fig")
+    fpr = float(table["attack FPR"].iloc[0])
+    c1, c2 = st.columns([1, 2])
+    with c1:
+        target = target_tpr_input(f"{state.prefix}_target_tpr", fpr)
+    with c2:
+        if target <= fpr:
+            st.caption(below_fpr(fpr))
+        else:
+            eps = eps_for_tpr(target_tpr=target, fpr=fpr)
+            mu = mu_for_tpr(target_tpr=target, fpr=fpr)
+            st.markdown(
+                f"To keep every attack at FPR {100 * fpr:g} % below TPR {100 * target:g} %: the most accurate "
+                f"pure level is **ε = {eps:.3g}**; Gaussian noise needs a standard deviation of at least "
+                f"**{1 / mu:.3g} times the sensitivity** (σ/Δ ≥ {1 / mu:.3g})."
+            )
+            page_setting(state, target=target, fpr=fpr)
+
+
+def below_fpr(fpr: float) -> str:
+    """Why a target at or below the false-positive rate cannot be solved for, in plain words."""
+    return f"Choose a target above the false-positive rate ({100 * fpr:g} %): a blind guess already catches that many."
+
+
+def page_setting(state: ScenarioState, *, target: float, fpr: float) -> None:
+    """The page's own privacy setting solved from the target risk (its spec's ``risk_field``), and a
+    button that sets it (a callback: it runs before the widgets of the next run are drawn)."""
+    from hetdp_core.registry import get
+    from hetdp_core.risk import page_setting_for_tpr
+
+    page = get(state.cls.PAGE)
+    if page.PAGE_SPEC.risk_field is None:
+        return
+    sol = page_setting_for_tpr(page, target_tpr=target, fpr=fpr)
+    st.markdown(
+        f"On this page: **{sol['label']} = {sol['value']:g}** — an attack is then caught at most "
+        f"{100 * sol['tpr']:.3g} % of the time at FPR {100 * fpr:g} %"
+        + (f" ({sol['note']})" if sol["note"] else "")
+        + "."
+    )
+
+    def use() -> None:
+        st.session_state[state.key(sol["field"])] = sol["value"]
+        if "preset" in state.params:
+            state.mark_custom()
+
+    st.button(f"Use {sol['label']} = {sol['value']:g}", key=f"{state.prefix}_use_risk", on_click=use)
+
+
+def solver_answer(prefix: str, signature: tuple, *, clicked: bool, compute, label: str):
+    """A solver's answer that survives reruns: when ``clicked``, ``compute(progress)`` runs under a status
+    box with a progress bar (``progress(fraction, text)``: what is being computed); its answer — or the
+    InputError that says why there is none — is kept in the session for ``signature`` (the scenario's
+    query and the solver's inputs), so pinning or unpinning plan A, or any other rerun with the same
+    question, shows it again. Returns the answer, or None — where the solver found none, after showing
+    its InputError (why, and what to change) in place."""
+    store = f"{prefix}_solution"
+    if clicked:
+        with st.status(label + " …", expanded=True) as status:
+            bar = st.progress(0.0, text="starting")
+
+            def progress(fraction: float, text: str) -> None:
+                bar.progress(min(max(float(fraction), 0.0), 1.0), text=text)
+
+            try:
+                answer = compute(progress)
+            except InputError as exc:
+                answer = exc
+                status.update(label=label + ": no answer (see below)", state="complete", expanded=False)
+            else:
+                status.update(label=label + ": done", state="complete", expanded=False)
+        st.session_state[store] = (signature, answer)
+    saved = st.session_state.get(store)
+    answer = saved[1] if saved and saved[0] == signature else None
+    if isinstance(answer, InputError):
+        show_input_error(answer)
+        return None
+    return answer
+
+
+def solver_open(prefix: str) -> bool:
+    """Whether a page's accuracy-solver expander should be open: once the reader types a target or
+    presses the button it stays open across reruns (an expander opened by hand would close again when
+    typing a target reruns the page)."""
+    flag = f"_{prefix}_solver_open"
+    if st.session_state.get(f"{prefix}_solve") or st.session_state.get(f"{prefix}_target_touched"):
+        st.session_state[flag] = True
+    return bool(st.session_state.get(flag))
+
+
+@contextlib.contextmanager
+def formulas(page: str, title: str = "Formulas behind the curves"):
+    """The page's formulas, in an expander that opens with the link to its documentation topic."""
+    from hetdp_ui.nav import doc_link
+
+    with st.expander(title):
+        doc_link(page)
+        yield
+
+
+def plan_table(numbers_a: dict, numbers_b: dict, key: str) -> None:
+    """The A/B table: each guarantee and accuracy figure side by side with the difference."""
+    from hetdp_core.compare import compare
+
+    table = compare(numbers_a, numbers_b)
+    st.markdown(
+        "**Plan A (pinned) vs plan B (current view)** — every guarantee and accuracy figure, "
+        "with the difference B − A; figures overlay plan A dotted."
+    )
+    st.dataframe(table, hide_index=True, width="stretch", key=f"{key}_ab_table")
+    csv_download(table, "plan_a_vs_b.csv", f"{key}_dl_ab")

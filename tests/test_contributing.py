@@ -1,0 +1,100 @@
+"""docs/contributing.md's "Adding a page, step by step", followed literally: the three files it prints
+are written into a copy of the app, and the new page is then found everywhere the guide promises —
+the menu, the docs (app and site), `hetdp run/solve/report/notebook`, the fork server's preload list,
+the load tool and the page itself in AppTest — with no other file edited."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+
+from conftest import ROOT
+
+GUIDE = (ROOT / "docs" / "contributing.md").read_text()
+
+
+def steps() -> dict[str, str]:
+    """path → file text, from the guide's numbered steps (the first `path` and code block of each)."""
+    section = GUIDE.split("## Adding a page, step by step", 1)[1].split("\nThen `make test`", 1)[0]
+    out = {}
+    for step in re.split(r"\n\*\*\d\. ", section)[1:]:
+        path = re.search(r"`([\w/.-]+\.(?:py|md))`", step).group(1)
+        out[path] = re.search(r"```\w*\n(.*?)\n```\n", step, re.S).group(1) + "\n"
+    return out
+
+
+CHECK = textwrap.dedent(
+    """
+    import json, sys
+    from pathlib import Path
+    from hetdp_core import registry
+    from hetdp_ui import docsite, limits, nav
+    from hetdp_ui.cli import main
+
+    root = Path.cwd()
+    assert registry.__file__.startswith(str(root)), registry.__file__  # the copy, not the checkout
+    assert "Coin_flip" in registry.pages(), list(registry.pages())
+    assert ("pages/12_Coin_flip.py", "Coin flip", "Coin_flip") == nav.pages()[-1][:3]  # the menu
+    assert nav.docs()["coin-flip"] == "Coin flip" and "(coin-flip.md)" in docsite.index_block()
+    assert "hetdp_core.scenarios.coin_flip" in limits.preload()
+    assert main(["run", "coin-flip", "--query", "eps=2&trials=50", "--json"]) == 0
+    assert main(["solve", "Coin_flip", "--target", "0.1"]) == 2  # no solver: one line, exit 2
+    assert main(["report", "Coin_flip", "--query", "trials=50", "--out", "r.html"]) == 0
+    assert "Coin flip" in Path("r.html").read_text()
+    assert main(["notebook", "Coin_flip", "--query", "trials=50", "--out", "n.ipynb"]) == 0
+    assert json.loads(Path("n.ipynb").read_text())["cells"]
+    sys.path.insert(0, str(root / "benchmarks"))
+    import load
+    assert "Coin_flip" in load.PAGES, (load.__file__, load.PAGES)
+
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_file("pages/12_Coin_flip.py", default_timeout=120).run()
+    assert not at.exception and not at.error, (at.exception, at.error)
+    assert at.title[0].value == "Coin flip" and "In short" in " ".join(m.value for m in at.markdown)
+    at.slider(key="coin_eps").set_value(3.0).run()
+    assert not at.exception and not at.error, (at.exception, at.error)
+    assert at.query_params["eps"] in (["3"], "3"), dict(at.query_params)
+    assert len(at.get("plotly_chart")) == 1
+    print("FOUND EVERYWHERE")
+    """
+)
+
+
+def test_the_guide_prints_three_files():
+    files = steps()
+    assert list(files) == ["hetdp_core/scenarios/coin_flip.py", "pages/12_Coin_flip.py", "docs/coin-flip.md"]
+    assert "PAGE_SPEC = PageSpec(" in files["hetdp_core/scenarios/coin_flip.py"]
+
+
+def test_following_the_guide_adds_a_page_everywhere(tmp_path):
+    app = tmp_path / "app"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ("hetdp_core", "hetdp_ui", "pages", "docs", "data", "benchmarks", ".streamlit"):
+        shutil.copytree(ROOT / name, app / name, ignore=ignore)
+    shutil.copy(ROOT / "app.py", app / "app.py")
+    before = {p: p.read_bytes() for p in app.rglob("*") if p.is_file()}
+    for path, text in steps().items():
+        assert not (app / path).exists(), path
+        (app / path).write_text(text, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(app), "HETDP_DATA_DIR": str(tmp_path / "data")}
+    done = subprocess.run(
+        [sys.executable, "-c", CHECK], cwd=app, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0 and "FOUND EVERYWHERE" in done.stdout, done.stdout[-2000:] + done.stderr[-4000:]
+    after = {p: p.read_bytes() for p in app.rglob("*") if p.is_file() and p in before}
+    assert after == before  # nothing else was edited (docs/README.md's generated table is `make docs`'s)
+
+    # the documentation site builds with the new guide (strict) and lists it
+    site = subprocess.run(
+        [sys.executable, "-m", "hetdp_ui.docsite", "--out", str(tmp_path / "site")],
+        cwd=app,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert site.returncode == 0, site.stderr[-3000:]
+    assert 'href="coin-flip.html"' in (tmp_path / "site" / "index.html").read_text()
+    assert (tmp_path / "site" / "api" / "hetdp_core.scenarios.coin_flip.html").exists()
