@@ -79,9 +79,7 @@ def test_following_the_guide_adds_a_page_everywhere(tmp_path):
         assert not (app / path).exists(), path
         (app / path).write_text(text, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(app), "HETDP_DATA_DIR": str(tmp_path / "data")}
-    done = subprocess.run(
-        [sys.executable, "-c", CHECK], cwd=app, env=env, capture_output=True, text=True, timeout=600
-    )
+    done = subprocess.run([sys.executable, "-c", CHECK], cwd=app, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 and "FOUND EVERYWHERE" in done.stdout, done.stdout[-2000:] + done.stderr[-4000:]
     after = {p: p.read_bytes() for p in app.rglob("*") if p.is_file() and p in before}
     assert after == before  # nothing else was edited (docs/README.md's generated table is `make docs`'s)
