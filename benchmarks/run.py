@@ -446,7 +446,7 @@ def ledger_200() -> dict:
     next to the previous one in the same run (their ratio: the machine's speed cancels)."""
     import numpy as np
 
-    from hetdp_core import accounting
+    from hetdp_core import pld
     from hetdp_core.accounting import Event
     from hetdp_core.ledger import Plan, Release, ledger
 
@@ -463,10 +463,10 @@ def ledger_200() -> dict:
             for i in range(200)
         )
         events = tuple(Event(r.mechanism, r.noise, 0.0, r.repeat) for r in rel)
-        accounting._COMPOSITIONS.clear()
+        pld._COMPOSITIONS.clear()
         out[f"ledger_200x1e5_{kind}"] = timed(lambda rel=rel: ledger(Plan(releases=rel), delta=1e-6, fpr=0.01))
-        accounting._COMPOSITIONS.clear()
-        new = timed(lambda events=events: accounting.compose(events).epsilon(1e-6))
+        pld._COMPOSITIONS.clear()
+        new = timed(lambda events=events: pld.compose(events).epsilon(1e-6))
         old = timed(lambda events=events: _previous_pld(events))
         out[f"ledger_200x1e5_{kind}_pld_vs_previous_ratio"] = new / old
     return out

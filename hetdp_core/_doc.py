@@ -312,6 +312,7 @@ accounting:events | tuple of Event | What each release spends on one group, with
 accounting:delta | float | The δ at which ε is read.
 ledger:budget | float or None | A budget ε per group, to mark groups over it.
 ledger:text | str or bytes | TOML text of the plan.
+plan:text | str or bytes | TOML text of the plan.
 lessons:text | str or bytes | TOML text of the lesson.
 lessons:path | str or path-like | Path of the lesson file.
 lessons:budget | Budget or None | Compute budget of each run (default: the page's).
@@ -353,6 +354,9 @@ risk:page | module | The page's scenario module.
 scenario:name | str | The parameter's name (in messages).
 scenario:value | Any | URL text or a Python value.
 scenario:text | str | A comma-separated list.
+constraints:name | str | The parameter's name (in messages).
+constraints:value | Any | URL text or a Python value.
+constraints:text | str | A comma-separated list.
 scenario:lo | float | Smallest grid value.
 scenario:hi | float | Largest grid value.
 scenario:extra | Any | Values added to the grid (log_grid); or ``grid`` / ``synonyms`` of the field (param).
@@ -370,21 +374,16 @@ zcdp:s | float | Zipf exponent s.
 zcdp:k | int | Number of groups.
 zcdp:y | array_like | Output values.
 zcdp:sigma | float | Standard deviation σ of the Gaussian step.
-scenarios.bcdp_guarantee_lab:v | float | An exact level (possibly ∞).
-scenarios.per_user_privacy:x | numpy.ndarray | Every user's value.
-scenarios.per_user_privacy:upload | bytes or None | An uploaded CSV (untrusted), for ``dataset = upload``.
-scenarios.feature_privacy:key | {'fig3', 'fig4a', 'fig4b'} | The paper figure.
-scenarios.feature_privacy:variant | {'corrected', 'published'} | The corrected mechanism, or as published (printed
-    constant, ball projection, unprojected baseline).
-scenarios.feature_privacy:trials | int or None | Monte Carlo trials (default: the paper's).
-scenarios.feature_privacy:n | int or None | Number of users (default: the paper's).
-scenarios.feature_privacy:q | float or None | Correlation q (default: the paper's).
-scenarios.dp_sgd_schedules:kappa | float or None | Privacy decay κ (default: the scenario's).
 regression:rho | float | Decay exponent ρ of the ``poly`` learning-rate schedule.
 bcdp_sim.sweep:kwargs | Any | The arguments of :func:`sweep_points`.
 scenario.param:extra | Any | Other fields of the :class:`Spec`, e.g. other accepted spellings ``synonyms``.
+constraints.param:extra | Any | Other fields of the :class:`Spec`, e.g. other accepted spellings ``synonyms``.
 scenario.log_grid:extra | iterable of float | Values added to the grid.
 solve:upload | bytes or None | An uploaded CSV (untrusted), for ``dataset = upload``.
+solve_per_user:s | Scenario | The page's scenario.
+solve_per_user:metric | str | Accuracy measure: ``pac`` (the (1 − β)-quantile of the error) or ``mse``.
+solve_per_user:algorithm | str or None | The per-user algorithm solved for (default: the scenario's first).
+solve_per_user:upload | bytes or None | An uploaded CSV (untrusted), for ``dataset = upload``.
 bcdp_exact.example1:c | float | P(M = 1 given x = (1, 1)) (Example 1).
 uploads:what | str | What the file is, in words, for error messages.
 mechanisms.pareto_mse:n | int | Number of data points.
@@ -477,7 +476,8 @@ def document(namespace: dict) -> None:
     Parameters
     ----------
     namespace : dict
-        The module's globals: its ``__name__``, ``__all__`` and functions.
+        The module's globals: its ``__name__``, ``__all__``, functions and optionally ``GLOSSARY``, rows
+        of the table above for names that mean something of its own there.
 
     Raises
     ------
@@ -485,6 +485,9 @@ def document(namespace: dict) -> None:
         A parameter of a public function is not in the glossary.
     """
     module = namespace["__name__"].removeprefix("hetdp_core.")
+    own = namespace.get("GLOSSARY")  # a module's own rows (a page's core module keeps its own)
+    if own:
+        PARAMETERS.update({f"{module}:{k}": (kind, text) for k, kind, text in (r.split(" | ", 2) for r in _rows(own))})
     for name in namespace.get("__all__", ()):
         fn = namespace.get(name)
         if not inspect.isfunction(fn) or fn.__module__ != namespace["__name__"]:

@@ -30,12 +30,15 @@ __all__ = [
     "check_matrix",
     "fmt",
     "MIN_EPS",
+    "MAX_EPS",
 ]
 
 #: Smallest privacy level ε accepted anywhere. Below it the noise scale is more than a million
 #: times the sensitivity (nothing is learned) and floating point breaks first: 1/ε overflows for
 #: denormal ε and weights computed from ε become NaN.
 MIN_EPS = 1e-6
+#: Largest privacy level accepted anywhere: e^ε overflows a float64 just above 709.
+MAX_EPS = 700.0
 
 
 class InputError(ValueError):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._doc import document
-from ._validate import MIN_EPS, InputError, check_int, check_real, check_vector
+from ._validate import MAX_EPS, MIN_EPS, InputError, check_int, check_real, check_vector
 
 __all__ = [
     "MAX_EPS",
@@ -40,8 +40,6 @@ __all__ = [
     "corollary1_bound",
 ]
 
-#: Largest privacy level accepted anywhere (e^700 is close to the float64 limit).
-MAX_EPS = 700.0
 #: Absolute floating-point tolerance of the pass/fail check (guaranteed ≤ demanded + tol).
 GUARANTEE_TOL = 1e-9
 

@@ -28,7 +28,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._doc import document
-from ._validate import InputError, as_generator, check_choice, check_int, check_matrix, check_real, check_vector
+from ._validate import (
+    MAX_EPS,
+    InputError,
+    as_generator,
+    check_choice,
+    check_int,
+    check_matrix,
+    check_real,
+    check_vector,
+)
 from .duchi import SCALES, duchi_B, duchi_channel_sum, duchi_directions, spawn
 
 __all__ = [
@@ -59,7 +68,7 @@ class Stage:
 
 
 def _check_c(c_sorted) -> np.ndarray:
-    c = check_vector("c_sorted", c_sorted, lo=0.0, hi=700.0, what=" (CDP levels, sorted)")
+    c = check_vector("c_sorted", c_sorted, lo=0.0, hi=MAX_EPS, what=" (CDP levels, sorted)")
     if np.any(np.diff(c) < 0):
         i = int(np.flatnonzero(np.diff(c) < 0)[0])
         raise InputError(
@@ -201,7 +210,7 @@ def ldp_baseline_estimate(
     """min-δ LDP baseline: the Duchi channel on the whole vector (radius √d) at ``level``,
     averaged over users, then projected. Shape (trials, d)."""
     X = _check_x(x)
-    level = check_real("level", level, lo=0.0, lo_open=True, hi=700.0, what=" (LDP level of the baseline)")
+    level = check_real("level", level, lo=0.0, lo_open=True, hi=MAX_EPS, what=" (LDP level of the baseline)")
     trials = check_int("trials", trials, lo=1)
     projection = check_choice("projection", projection, PROJECTIONS)
     n, d = X.shape
@@ -240,7 +249,7 @@ def exact_mse_baseline(x, *, level: float, scale: str = "unbiased", per_coordina
     """Exact pre-projection MSE of the min-δ LDP baseline (one stage of dimension d); the
     per-coordinate vector with ``per_coordinate=True``."""
     X = _check_x(x)
-    level = check_real("level", level, lo=0.0, lo_open=True, hi=700.0)
+    level = check_real("level", level, lo=0.0, lo_open=True, hi=MAX_EPS)
     gamma = scale_bias_factor(scale)
     n, d = X.shape
     B = duchi_B(level=level, m=d, r=np.sqrt(d), scale=scale)

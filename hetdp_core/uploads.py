@@ -9,12 +9,18 @@ from dataclasses import dataclass
 from ._doc import document
 from ._validate import InputError
 
-__all__ = ["CsvLimits", "check_csv_bytes", "REGRESSION_LIMITS", "PER_USER_LIMITS"]
+__all__ = ["CsvLimits", "check_csv_bytes", "REGRESSION_LIMITS", "PER_USER_LIMITS", "MAX_UPLOAD_MB", "MB"]
+
+#: the upload limit, in one unit: Streamlit's megabyte (2²⁰ bytes), which its file uploader
+#: (``max_upload_size``) and ``server.maxUploadSize`` in .streamlit/config.toml count in (a test checks
+#: the config file against this constant)
+MAX_UPLOAD_MB = 20
+MB = 2**20
 
 
 @dataclass(frozen=True)
 class CsvLimits:
-    max_bytes: int = 20_000_000
+    max_bytes: int = MAX_UPLOAD_MB * MB
     max_rows: int = 1_000_000
     max_cols: int = 21
     max_cells: int = 20_000_000
@@ -31,7 +37,7 @@ def check_csv_bytes(data, limits: CsvLimits, *, what: str = "the CSV") -> tuple[
         raise InputError(f"{what} must be the file's bytes; got {type(data).__name__}.")
     if len(data) > limits.max_bytes:
         raise InputError(
-            f"{what} is {len(data) / 1e6:.1f} MB, over the {limits.max_bytes / 1e6:.0f} MB upload "
+            f"{what} is {len(data) / MB:.1f} MB, over the {limits.max_bytes / MB:.0f} MB upload "
             "limit. Upload a smaller file (a sample of the rows)."
         )
     if not data.strip():

@@ -268,7 +268,7 @@ def test_feature_solver_searches_the_whole_range_when_the_error_is_not_monotone(
 
 # ------------------------------------------------------------------ defect 6: per-user solver precision
 def test_per_user_solver_states_and_reaches_its_precision():
-    from hetdp_core.solve import PRECISION, solve_per_user
+    from hetdp_core.solve_per_user import PRECISION, solve_per_user
 
     sol = solve_per_user(get("Per_user_privacy").SCENARIO(), target=0.01, metric="mse")
     assert sol.precision <= PRECISION and sol.scale_low <= sol.scale <= sol.scale_high

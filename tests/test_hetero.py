@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from hetdp_core import hetero as ht
 from hetdp_core.dptest import histogram_privacy_test
+from hetdp_core.uploads import MAX_UPLOAD_MB
 
 demand = st.one_of(st.floats(1e-3, 1e3), st.just(math.inf))
 demands = st.lists(demand, min_size=1, max_size=40).filter(lambda v: any(math.isfinite(e) for e in v) or True)
@@ -225,7 +226,7 @@ def test_large_n_fast_path_runs():
         (ht.parse_data_csv, dict(data=b"a\n1\n\n"), "at least 2 rows"),
         (ht.parse_data_csv, dict(data=b"\x00\x01garbage"), "not a text CSV|not a readable CSV|at least 2 rows"),
         (ht.parse_data_csv, dict(data=b"a\n" + b"1\n" * 10, column="zzz"), "not found"),
-        (ht.parse_data_csv, dict(data=b"x" * 20_000_001), "over the 20 MB upload limit"),
+        (ht.parse_data_csv, dict(data=b"x" * (MAX_UPLOAD_MB * 2**20 + 1)), "over the 20 MB upload limit"),
     ],
 )
 def test_bad_input(func, kw, match):

@@ -12,8 +12,9 @@ from conftest import ROOT, strict_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hetdp_core.accounting import Event, account, compose, gdp_epsilon
+from hetdp_core.accounting import Event, account, gdp_epsilon
 from hetdp_core.ledger import Plan, Release, ledger, parse_plan, plan_toml
+from hetdp_core.pld import compose
 from hetdp_core.scenario import InputError
 
 EXAMPLE = ROOT / "data" / "plans" / "census-and-survey.toml"
@@ -369,7 +370,7 @@ def test_a_row_named_for_all_is_everyones_default():
 def test_the_ledgers_caches_are_bounded_in_bytes():
     """Composed privacy-loss distributions are kept for reruns in the app's byte-bounded memo, each
     counted by its probability grid (8 bytes a point), never beyond the memo's bound."""
-    from hetdp_core import accounting as A
+    from hetdp_core import pld as A
 
     one = compose((Event("laplace", 2.0, repeat=3),))
     assert A._comp_bytes(one) >= 8 * one._grid.masses.size

@@ -27,7 +27,8 @@ import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.lessons import _cell_match, _scalar, bundled_lessons, parse_key, step_scenario
+from hetdp_core.lesson_keys import _cell_match, _scalar, parse_key
+from hetdp_core.lessons import bundled_lessons, step_scenario
 from hetdp_core.registry import get
 
 STEPS = [

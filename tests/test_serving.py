@@ -23,7 +23,9 @@ def test_production_settings_are_the_default_and_make_dev_turns_the_watcher_on()
     cfg = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert cfg["server"]["fileWatcherType"] == "none" and cfg["server"]["runOnSave"] is False
     assert cfg["runner"]["postScriptGC"] is False
-    assert cfg["server"]["maxUploadSize"] == 20
+    from hetdp_core.uploads import MAX_UPLOAD_MB
+
+    assert cfg["server"]["maxUploadSize"] == MAX_UPLOAD_MB  # the one upload limit, in its one unit
     make = (ROOT / "Makefile").read_text()
     dev = make.split("\ndev:")[1].split("\n\n")[0]
     assert "--server.fileWatcherType auto" in dev and "--server.runOnSave true" in dev

@@ -17,6 +17,7 @@ import pandas as pd
 from .. import bcdp_exact as ex
 from .. import scenario as sc
 from .._doc import document
+from .._validate import MAX_EPS
 from ..bcdp import Allocation, mse_bound_thm2, privacy_allocation, translate_delta_to_c
 from ..bcdp_exact import ExactReport
 from ..registry import PageSpec
@@ -61,7 +62,7 @@ class GuaranteeLab(sc.Scenario):
     test_coord: int = param(1, Interval(int, 1, 10), "coordinate for the test view")
     test_q: float = param(0.3, Interval(float, 0.0, 1.0), "q for randomized response")
     tr_delta: tuple = param(
-        (0.2, 0.2, 2, 2, 2, 2), Numbers(Interval(float, 1e-3, 700.0), max_len=30, allow_inf=True), "demands δ"
+        (0.2, 0.2, 2, 2, 2, 2), Numbers(Interval(float, 1e-3, MAX_EPS), max_len=30, allow_inf=True), "demands δ"
     )
     tr_eps: float = param(2.0, Interval(float, 0.1, 20.0), "ε (translator)")
     tr_q: float = param(0.1, Interval(float, 0.0, 1.0), "q (translator)")
@@ -260,6 +261,12 @@ def summarize(result: GuaranteeLabResult) -> tuple[str, ...]:
         "no test of its value does better than that trade-off.",
         f"Translator: Theorem 2 delivers LDP level {lv[0]:.3g}, Proposition 6 {lv[1]:.3g} for the same demands.",
     )
+
+
+#: parameters that mean something of this module's own (rows of hetdp_core._doc's glossary)
+GLOSSARY = """
+v | float | An exact level (possibly ∞).
+"""
 
 
 document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

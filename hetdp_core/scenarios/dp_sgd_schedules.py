@@ -297,4 +297,10 @@ def summarize(result: DpSgdResult) -> tuple[str, ...]:
     return tuple(out)
 
 
+#: parameters that mean something of this module's own (rows of hetdp_core._doc's glossary)
+GLOSSARY = """
+kappa | float or None | Privacy decay κ (default: the scenario's).
+"""
+
+
 document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -446,4 +446,15 @@ def summarize(result: FeaturePrivacyResult) -> tuple[str, ...]:
     )
 
 
+#: parameters that mean something of this module's own (rows of hetdp_core._doc's glossary)
+GLOSSARY = """
+key | {'fig3', 'fig4a', 'fig4b'} | The paper figure.
+variant | {'corrected', 'published'} | The corrected mechanism, or as published (printed
+    constant, ball projection, unprojected baseline).
+trials | int or None | Monte Carlo trials (default: the paper's).
+n | int or None | Number of users (default: the paper's).
+q | float or None | Correlation q (default: the paper's).
+"""
+
+
 document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -374,4 +374,11 @@ def summarize(result: PerUserResult) -> tuple[str, ...]:
     return tuple(out)
 
 
+#: parameters that mean something of this module's own (rows of hetdp_core._doc's glossary)
+GLOSSARY = """
+x | numpy.ndarray | Every user's value.
+upload | bytes or None | An uploaded CSV (untrusted), for ``dataset = upload``.
+"""
+
+
 document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

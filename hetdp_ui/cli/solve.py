@@ -78,7 +78,7 @@ def _print_solution(a, page: str, sol, text) -> int:
 
 
 def _solve_per_user(a, page, s) -> int:
-    from hetdp_core.solve import solve_per_user
+    from hetdp_core.solve_per_user import solve_per_user
 
     sol = solve_per_user(s, target=a.target, metric="pac" if a.metric == "q95" else a.metric, algorithm=a.algorithm)
     return _print_solution(

@@ -9,6 +9,7 @@ import re
 from urllib.parse import urlparse
 
 import pytest
+from conftest import ROOT
 
 from hetdp_ui.nav import docs
 
@@ -34,15 +35,22 @@ def _block_outside(page, server):
     return blocked
 
 
+def _has_math(topic: str) -> bool:
+    """Whether a topic's Markdown has a formula ($…$ outside code blocks and code spans)."""
+    text = (ROOT / "docs" / f"{topic}.md").read_text()
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    return "$" in re.sub(r"`[^`]*`", "", text)
+
+
 def test_every_docs_topic_renders_without_katex_errors_offline(page, server, artifacts):
     """Every topic of the Documentation page, with every request outside the server blocked."""
     blocked = _block_outside(page, server)
     for topic in docs():
         page.goto(f"{server}/Docs?topic={topic}")
-        page.get_by_text("Sources are cited by authors").wait_for()
+        page.get_by_test_id("stCaptionContainer").get_by_text("Sources are cited by authors").wait_for()
         wait_idle(page)
         assert_no_errors(page)
-        if topic not in ("lessons", "accessibility"):  # KaTeX renders in the browser: wait for it under load
+        if _has_math(topic):  # KaTeX renders in the browser: wait for it under load
             page.locator(".katex").first.wait_for(timeout=60_000)
         errors = page.locator(".katex-error")
         assert errors.count() == 0, (topic, [errors.nth(i).inner_text()[:120] for i in range(min(errors.count(), 3))])
@@ -150,7 +158,7 @@ def test_a_docs_side_trip_inside_a_lesson_keeps_the_lesson(page, server, artifac
     with page.context.expect_page() as new:
         page.get_by_role("link", name=re.compile("This page's notes.*opens in a new tab")).click()
     docs = new.value
-    docs.get_by_text("Sources are cited by authors").wait_for()
+    docs.get_by_test_id("stCaptionContainer").get_by_text("Sources are cited by authors").wait_for()
     assert "/Docs?topic=feature-privacy" in docs.url
     assert page.url == before and "lesson=1-bcdp-feature-privacy" in page.url and "step=2" in page.url
     assert page.get_by_text("Show the answer to step 2").count() == 1
@@ -186,7 +194,7 @@ def test_back_after_a_menu_side_trip_returns_to_the_lesson_step_and_settings(pag
     wait_idle(page, timeout=120_000)
     menu.filter(has_text="Documentation").first.click()
     page.wait_for_url(re.compile("/Docs"))
-    page.get_by_text("Sources are cited by authors").wait_for()
+    page.get_by_test_id("stCaptionContainer").get_by_text("Sources are cited by authors").wait_for()
     wait_idle(page)
     page.go_back()
     page.wait_for_url(re.compile("/Mechanism_lab"))
@@ -256,7 +264,7 @@ def test_the_per_user_page_speaks_plainly(page, server, artifacts):
 def test_the_accuracy_table_gives_everyday_units():
     """(AppTest: the table is drawn on a canvas in the browser.) Next to the technical columns, the
     error in everyday units: ± percentage points on each bin's share."""
-    from conftest import ROOT
+
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / "pages" / "4_Per_user_privacy.py"), default_timeout=180)

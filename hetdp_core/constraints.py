@@ -1,0 +1,306 @@
+"""The constraint vocabulary of a page's inputs: each scenario field is declared once with a constraint
+(:class:`Interval`, :class:`Options`, :class:`Subset`, :class:`Numbers`, :class:`Boolean`, :class:`Text`) from
+which the URL parser, the widget's range, the CLI's flags and the error messages all follow (in the style of
+scikit-learn's parameter constraints). :mod:`hetdp_core.scenario` re-exports it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._doc import document
+from ._validate import InputError
+
+__all__ = [
+    "MAX_QUERY_VALUE",
+    "MAX_PIN_LENGTH",
+    "Spec",
+    "Constraint",
+    "Interval",
+    "Options",
+    "Subset",
+    "Numbers",
+    "Boolean",
+    "Text",
+    "param",
+    "split_list",
+    "check_value",
+    "dump_value",
+]
+
+#: Longest accepted value of one query parameter (characters); longer ones are refused unread.
+MAX_QUERY_VALUE = 20_000
+#: Longest accepted pinned plan A (``pin=``): a whole query string of a scenario.
+MAX_PIN_LENGTH = 8 * MAX_QUERY_VALUE
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What one scenario parameter accepts, resolved from its :class:`Constraint` (the form every
+    parser, widget and message reads).
+
+    kind: ``float`` | ``int`` | ``choice`` | ``bool`` | ``floats`` (a tuple of floats) | ``choices``
+    (a tuple of names from ``choices``) | ``text``.
+    ``lo``/``hi`` bound numbers (and every entry of ``floats``); ``allow_inf`` admits +∞ in
+    ``floats``; ``min_len``/``max_len`` bound list lengths; ``label`` names the parameter in plain
+    words in messages."""
+
+    kind: str
+    lo: float | None = None
+    hi: float | None = None
+    choices: tuple = ()
+    allow_inf: bool = False
+    min_len: int = 1
+    max_len: int = 200
+    label: str = ""
+    #: ``choice``: other accepted spellings (identifiers, any case) → the canonical value
+    synonyms: tuple = ()
+    #: ``choice``: (identifier, label in plain words) pairs — the core and the URL use identifiers, the
+    #: widgets show labels; a label is also accepted as a value (links from before the identifiers)
+    labels: tuple = ()
+
+    def label_of(self, value) -> str:
+        """The plain-words label of a choice (the value itself when it has none)."""
+        return dict(self.labels).get(value, str(value))
+
+
+class Constraint:
+    """What values one scenario input accepts, declared once (in the manner of scikit-learn's
+    ``Interval`` and ``StrOptions``): the URL parser, the Python check, the widgets' ranges and the
+    CLI derive from it through the :class:`Spec` it resolves to. Subclasses: :class:`Interval`,
+    :class:`Options`, :class:`Subset`, :class:`Numbers`, :class:`Boolean`, :class:`Text`."""
+
+    def spec_fields(self) -> dict:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Interval(Constraint):
+    """A number of type ``kind`` (``int`` or ``float``) in the closed interval [lo, hi]."""
+
+    kind: type
+    lo: float | None
+    hi: float | None
+
+    def spec_fields(self) -> dict:
+        return {"kind": self.kind.__name__, "lo": self.lo, "hi": self.hi}
+
+
+@dataclass(frozen=True)
+class Options(Constraint):
+    """One of a few identifiers; ``options`` is a tuple of identifiers or a mapping identifier →
+    label in plain words (widgets show the label; the core and the URL use the identifier)."""
+
+    options: Any
+
+    def spec_fields(self) -> dict:
+        if isinstance(self.options, Mapping):
+            return {"kind": "choice", "choices": tuple(self.options), "labels": tuple(self.options.items())}
+        return {"kind": "choice", "choices": tuple(self.options)}
+
+
+@dataclass(frozen=True)
+class Subset(Constraint):
+    """Several of a few identifiers (a comma-separated list in the URL), between 1 and ``max_len``."""
+
+    options: tuple
+    max_len: int = 200
+
+    def spec_fields(self) -> dict:
+        return {"kind": "choices", "choices": tuple(self.options), "max_len": self.max_len}
+
+
+@dataclass(frozen=True)
+class Numbers(Constraint):
+    """A list of numbers, each in ``entries`` (an :class:`Interval`), ``min_len`` to ``max_len`` of
+    them; ``allow_inf`` admits +∞ (no demand)."""
+
+    entries: Interval
+    max_len: int = 200
+    min_len: int = 1
+    allow_inf: bool = False
+
+    def spec_fields(self) -> dict:
+        return {
+            "kind": "floats",
+            "lo": self.entries.lo,
+            "hi": self.entries.hi,
+            "min_len": self.min_len,
+            "max_len": self.max_len,
+            "allow_inf": self.allow_inf,
+        }
+
+
+@dataclass(frozen=True)
+class Boolean(Constraint):
+    """On or off (``1``/``0`` in the URL)."""
+
+    def spec_fields(self) -> dict:
+        return {"kind": "bool"}
+
+
+@dataclass(frozen=True)
+class Text(Constraint):
+    """Free text of at most ``max_len`` characters."""
+
+    max_len: int = 200
+
+    def spec_fields(self) -> dict:
+        return {"kind": "text", "max_len": self.max_len}
+
+
+def param(default: Any, constraint: Constraint, label: str = "", **extra) -> Any:
+    """A scenario field: its default, its :class:`Constraint`, its name in plain words (messages,
+    widgets) and optionally other accepted spellings ``synonyms`` (use inside a frozen dataclass body)."""
+    if isinstance(default, list):
+        default = tuple(default)
+    return field(default=default, metadata={"spec": Spec(**constraint.spec_fields(), label=label, **extra)})
+
+
+def _fmt(v: float) -> str:
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    if float(v).is_integer() and abs(v) < 1e15:
+        return str(int(v))
+    return repr(float(v))
+
+
+def _what(name: str, spec: Spec) -> str:
+    return f"{name} ({spec.label})" if spec.label and spec.label != name else name
+
+
+def _range(spec: Spec) -> str:
+    lo = "-inf" if spec.lo is None else f"{spec.lo:g}"
+    hi = "inf" if spec.hi is None else f"{spec.hi:g}"
+    return f"[{lo}, {hi}]"
+
+
+def _number(name: str, spec: Spec, v: Any, *, integer: bool = False, entry: str = "") -> float:
+    where = f"{_what(name, spec)}{entry}"
+    if isinstance(v, bool) or not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
+        if isinstance(v, str):
+            text = v.strip()
+            try:
+                v = int(text) if integer and text.lstrip("+-").isdigit() else float(text)
+            except ValueError:
+                raise InputError(
+                    f"{where} must be a number; got {v[:40]!r}. Type digits, e.g. "
+                    f"{spec.lo if spec.lo is not None else 1:g}."
+                ) from None
+        else:
+            raise InputError(f"{where} must be a number; got {type(v).__name__}.")
+    try:
+        v = float(v)
+    except OverflowError:  # a digit string beyond 1.8e308
+        raise InputError(
+            f"{where} must be in {_range(spec)}; got a {len(str(v))}-digit number. Use a value in that range."
+        ) from None
+    if math.isnan(v):
+        raise InputError(f"{where} must be a number; got NaN. Use a value in {_range(spec)}.")
+    if math.isinf(v) and not (spec.allow_inf and v > 0):
+        raise InputError(f"{where} must be finite; got {_fmt(v)}. Use a value in {_range(spec)}.")
+    if integer and math.isfinite(v) and v != round(v):
+        raise InputError(f"{where} must be a whole number; got {v:g}. Round it.")
+    if math.isfinite(v) and ((spec.lo is not None and v < spec.lo) or (spec.hi is not None and v > spec.hi)):
+        raise InputError(f"{where} must be in {_range(spec)}; got {v:g}. Use a value in that range.")
+    return v
+
+
+def split_list(name: str, text: str) -> list[str]:
+    """The entries of a comma-separated list, stripped — the one list reader of the URL, the widgets
+    and the CLI (blank text: no entries). An empty entry (``0.2,,1``) raises :class:`InputError`."""
+    parts = [p.strip() for p in str(text).split(",")]
+    if parts == [""]:
+        return []
+    if "" in parts:
+        raise InputError(
+            f"{name} has an empty entry in {str(text)[:40]!r}; separate the entries by single commas, e.g. 0.2,0.5,2."
+        )
+    return parts
+
+
+def check_value(name: str, spec: Spec, value: Any) -> Any:
+    """Parse (from URL text) or validate (a Python value) one parameter; returns the canonical value
+    (float, int, str, bool or tuple of floats). Raises :class:`InputError` naming the parameter,
+    the rule, the value and the fix."""
+    if isinstance(value, str) and len(value) > MAX_QUERY_VALUE:
+        raise InputError(
+            f"{_what(name, spec)} is {len(value)} characters long; at most {MAX_QUERY_VALUE} are accepted. Shorten it."
+        )
+    k = spec.kind
+    if k == "float":
+        return _number(name, spec, value)
+    if k == "int":
+        return int(_number(name, spec, value, integer=True))
+    if k == "bool":
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on"):
+            return True
+        if isinstance(value, str) and value.strip().lower() in ("0", "false", "no", "off"):
+            return False
+        if isinstance(value, (int, float)) and value in (0, 1):
+            return bool(value)
+        raise InputError(f"{_what(name, spec)} must be 1 or 0 (true/false); got {str(value)[:40]!r}.")
+    if k == "choice":
+        text = str(value).strip()
+        spellings = {a.lower(): c for a, c in spec.synonyms} | {lab.lower(): c for c, lab in spec.labels}
+        text = spellings.get(text.lower(), text) if text not in spec.choices else text
+        if text not in spec.choices:
+            raise InputError(
+                f"{_what(name, spec)} must be one of {', '.join(map(str, spec.choices))}; got {text[:40]!r}."
+            )
+        return text
+    if k == "text":
+        text = str(value)
+        if len(text) > spec.max_len:
+            raise InputError(f"{_what(name, spec)} has {len(text)} characters; at most {spec.max_len}.")
+        return text
+    if k == "choices":
+        items = split_list(_what(name, spec), value) if isinstance(value, str) else [str(v) for v in value]
+        bad = [p for p in items if p not in spec.choices]
+        if bad:
+            raise InputError(
+                f"{_what(name, spec)} has unknown entries {', '.join(b[:20] for b in bad[:5])}; choose from "
+                f"{', '.join(spec.choices)}."
+            )
+        if not spec.min_len <= len(items) <= spec.max_len:
+            raise InputError(
+                f"{_what(name, spec)} needs {spec.min_len} to {spec.max_len} entries; got {len(items)}. "
+                f"Choose from {', '.join(spec.choices)}."
+            )
+        return tuple(items)
+    if k == "floats":
+        if isinstance(value, str):
+            parts = split_list(_what(name, spec), value)
+        else:
+            try:
+                parts = list(value)
+            except TypeError:
+                parts = [value]
+        if not spec.min_len <= len(parts) <= spec.max_len:
+            raise InputError(
+                f"{_what(name, spec)} needs {spec.min_len} to {spec.max_len} entries; got "
+                f"{len(parts)}. Give between {spec.min_len} and {spec.max_len} comma-separated numbers."
+            )
+        return tuple(_number(name, spec, p, entry=f" entry {i + 1}") for i, p in enumerate(parts))
+    raise AssertionError(f"unknown spec kind {k!r}")  # a programming error, not input
+
+
+def dump_value(spec: Spec, value: Any) -> str:
+    """The URL text of a canonical value (round-trips through :func:`check_value`)."""
+    if spec.kind == "bool":
+        return "1" if value else "0"
+    if spec.kind == "float":
+        return _fmt(value)
+    if spec.kind == "floats":
+        return ",".join(_fmt(v) for v in value)
+    if spec.kind == "choices":
+        return ",".join(value)
+    return str(value)
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

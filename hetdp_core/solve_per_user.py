@@ -1,0 +1,212 @@
+"""The Per-user privacy page's accuracy solver: the most private scaling of every finite demand at which
+the chosen algorithm meets an accuracy target, with a 95 % interval and a fresh check.
+:mod:`hetdp_core.solve` re-exports it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._doc import document
+from ._validate import InputError, check_real
+from .solve import TARGET_MAX, TARGET_MIN, _interval, _smallest_meeting
+
+__all__ = ["SOLVE_TRIALS", "REFINE_TRIALS", "PRECISION", "PerUserSolution", "solve_per_user"]
+
+
+#: simulated trials per evaluation of the per-user solver's first bisection (at least; more if the
+#: scenario asks); the answer is then refined with REFINE_TRIALS until PRECISION is reached
+SOLVE_TRIALS = 500
+
+
+REFINE_TRIALS = (4000, 16000)
+
+
+#: stated precision of the per-user solver: the 95 % interval of the smallest scaling within ± 5 %
+PRECISION = 0.05
+
+
+@dataclass(frozen=True)
+class PerUserSolution:
+    algorithm: str
+    metric: str
+    target: float
+    scale: float
+    error: float
+    error_10pct_more_private: float
+    check_error: float  # mse: fresh mean squared error; pac: fresh share of errors ≤ target
+    check_se: float | None
+    meets_target: bool
+    demands: dict
+    scenario_query: dict
+    scale_low: float = float("nan")  # 95 % confidence interval of the true smallest scaling
+    scale_high: float = float("nan")
+    precision: float = float("nan")  # half-width of that interval relative to ``scale``
+    trials_used: int = 0
+
+
+def solve_per_user(
+    s,
+    *,
+    target: float,
+    metric: str = "pac",
+    algorithm: str | None = None,
+    upload: bytes | None = None,
+    tol: float = 0.01,
+    progress=None,
+) -> PerUserSolution:
+    """Smallest common scaling of every finite demand ε_i (public users stay public) at which
+    ``algorithm`` (default: the scenario's first) meets ``target`` for ``metric`` (``pac``: the
+    (1 − β)-quantile of the error; ``mse``). The error is simulated with the scenario's seed at
+    every scaling (common random numbers: the same noise draws rescaled, so the error is a
+    decreasing function of the scaling up to the discreteness of the weights), found by bisection
+    on log s with at least ``SOLVE_TRIALS`` trials, then refined with ``REFINE_TRIALS`` trials until
+    the 95 % confidence interval of the smallest scaling (from the statistic's own interval:
+    binomial order statistics for the PAC quantile, mean ± 1.96 SE for the MSE) is within
+    ± ``PRECISION`` of the answer (``scale_low``, ``scale_high``, ``precision`` say what was
+    reached), then checked with a fresh seed: MSE as mean ± standard error; PAC as the share of
+    fresh errors ≤ target, which must reach 1 − β within three binomial standard errors.
+    ``progress(fraction, text)`` hears of each stage."""
+    from . import hetero as ht
+    from .scenarios import per_user_privacy as pu
+
+    target = check_real("target", target, lo=TARGET_MIN, hi=TARGET_MAX, what=" (error of the published statistic)")
+    if metric not in ("pac", "mse"):
+        raise InputError(f"metric must be 'pac' or 'mse'; got {metric!r}.")
+    algorithm = algorithm or s.algs[0]
+    if algorithm not in s.algs:
+        raise InputError(f"algorithm must be one of the scenario's algorithms {', '.join(s.algs)}; got {algorithm!r}.")
+    x, k, _ = pu.load_data(s, upload)
+    eps0 = pu.demands(s, x)
+    fin = eps0[np.isfinite(eps0)]
+    if fin.size == 0:
+        raise InputError("every user is public (ε = ∞): there is no privacy level to choose.")
+    sp = s.specs()["eps_by_bin"]
+    fields = ("lows", "highs") if s.demand == "groups" else ("eps_by_bin",)
+    pv = np.array([v for f in fields for v in getattr(s, f)], float)
+    pv = pv[np.isfinite(pv)]
+    lo = max(1e-3, float(sp.lo) / float(pv.min()))  # scaled parameters stay in the page's range
+    hi = min(1e3, float(sp.hi) / float(pv.max()))
+
+    trials = max(int(s.trials), SOLVE_TRIALS)
+
+    def errors_at(scale: float, seed=None, trials_: int | None = None) -> np.ndarray:
+        """Errors of the simulated releases at demands × ``scale`` (common random numbers per seed)."""
+        e = np.where(np.isfinite(eps0), eps0 * scale, np.inf)
+        r = ht.simulate(
+            x,
+            e,
+            algorithm=algorithm,
+            problem=s.problem,
+            k=k,
+            beta=s.beta,
+            trials=trials_ or trials,
+            setting=s.setting,
+            rng=np.random.default_rng([s.seed if seed is None else seed, pu.ALL_ALGS.index(algorithm)]),
+            solver=s.solver,
+            sm_threshold=s.sm_threshold,
+        )
+        return np.asarray(r["errors"], float)
+
+    say = progress or (lambda fraction, text: None)
+    calls = [0]
+
+    def err(scale: float) -> float:
+        calls[0] += 1
+        say(min(0.5, 0.04 * calls[0]), f"searching the scaling: {scale:.4g}× the demands ({trials} releases)")
+        return ht.summarize(errors_at(scale), beta=s.beta)[metric]
+
+    e_hi = err(hi)
+    if e_hi > target:
+        raise InputError(
+            f"target {target:g} is below the error {algorithm} reaches even with every demand "
+            f"{hi:.3g}× larger (the largest the page accepts): {e_hi:.4g}. Raise the target or "
+            "add users (n)."
+        )
+    if err(lo) <= target:
+        raise InputError(
+            f"target {target:g} is met even with every demand {lo:.3g}× smaller; lower the target to see a trade-off."
+        )
+    scale = _smallest_meeting(err, target, lo, hi, tol)
+    # refine: common random numbers with more trials; the error statistic's 95 % confidence interval
+    # (binomial order statistics of the quantile, or mean ± 1.96 SE) gives an interval for the smallest
+    # scaling; trials grow until that interval is within ± PRECISION of the answer
+    memo: dict = {}
+
+    def ci_at(sc: float, n_tr: int) -> tuple[float, float, float]:
+        key = (sc, n_tr)
+        if key not in memo:
+            e = np.sort(errors_at(sc, trials_=n_tr))
+            if metric == "pac":
+                memo[key] = (float(np.quantile(e, 1 - s.beta)), *_interval(e, 1 - s.beta))
+            else:
+                memo[key] = (float(np.mean(e**2)), *_interval(e**2))
+        return memo[key]
+
+    s_low = s_high = scale
+    used = trials
+    for i_tr, n_tr in enumerate(REFINE_TRIALS):
+        say(0.55 + 0.2 * i_tr, f"refining with {n_tr:,} releases per scaling")
+        used = max(n_tr, trials)
+        a_, b_ = max(lo, scale / 1.6), min(hi, scale * 1.6)
+        while a_ > lo and ci_at(a_, used)[1] <= target:  # the lower end must fail
+            a_ = max(lo, a_ / 1.6)
+        while b_ < hi and ci_at(b_, used)[2] > target:  # the upper end must meet
+            b_ = min(hi, b_ * 1.6)
+        ends = []
+        for idx in (0, 1, 2):
+            f = lambda v, idx=idx, used=used: ci_at(v, used)[idx]
+            if f(a_) <= target:
+                ends.append(a_)
+            elif f(b_) > target:
+                ends.append(b_)
+            else:
+                ends.append(_smallest_meeting(f, target, a_, b_, 2e-3))
+        scale, s_low, s_high = ends  # point; lower CI meets first; upper last
+        if (s_high - s_low) / (2 * scale) <= PRECISION:
+            break
+    precision = (s_high - s_low) / (2 * scale)
+
+    def err(v: float) -> float:
+        return ci_at(v, used)[0]
+
+    e_found = err(scale)
+    e_stricter = err(scale * 0.9)
+    say(0.95, f"checking {scale:.4g}× with {used:,} fresh releases")
+    fresh = errors_at(scale, seed=s.seed + 7919, trials_=used)
+    if metric == "mse":
+        sq = fresh**2
+        check, se = float(sq.mean()), float(sq.std(ddof=1) / np.sqrt(sq.size))
+        meets = check <= target + 3 * se
+    else:  # P(error ≤ target) ≥ 1 − β, within 3 binomial standard errors
+        check = float(np.mean(fresh <= target))
+        se = float(np.sqrt(s.beta * (1 - s.beta) / fresh.size))
+        meets = check >= 1 - s.beta - 3 * se
+    bins = {f"{v:g}": float(v * scale) for v in np.unique(fin)}
+    q = {
+        **s.to_query(),
+        **{f: ",".join(f"{v * scale:.6g}" if np.isfinite(v) else "inf" for v in getattr(s, f)) for f in fields},
+    }
+    type(s).from_query(q)  # the link reopens a valid scenario
+    return PerUserSolution(
+        algorithm,
+        metric,
+        target,
+        scale,
+        e_found,
+        e_stricter,
+        check,
+        se,
+        bool(meets),
+        bins,
+        q,
+        float(s_low),
+        float(s_high),
+        float(precision),
+        int(used),
+    )
+
+
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)
