@@ -328,6 +328,19 @@ def corollary1_bound(*, d: int, k: int, delta: float, eps: float, q: float, n: i
     return float(val / n)
 
 
+def _feasible_start(A: np.ndarray, ds: np.ndarray, qs: np.ndarray, eps: float) -> np.ndarray:
+    """Increments of a feasible start with every increment positive (a zero increment has a zero
+    tangent and would never grow): the average of a ramp t·(1/d, …, 1) with t·1 feasible (A ≥ 0) and
+    Theorem 2's allocation scaled into the polytope. Both are feasible, so is their average."""
+    d = ds.size
+    row = A.sum(axis=1)
+    t0 = min(eps, 1.0 / row.max()) if row.max() > 0 else eps
+    ramp = t0 * np.arange(1, d + 1) / d
+    thm2 = privacy_allocation(delta=ds, eps=eps, q=float(qs.max())).c_sorted
+    scale_in = max((A @ thm2).max(), thm2[-1] / eps, 1.0)
+    return stage_increments(0.999 * (ramp + thm2 / scale_in) / 2)
+
+
 def translate_delta_to_c(*, delta, eps: float, q, max_iter: int = 30, tol: float = 1e-7) -> dict:
     r"""Proposition 6 translator "δ → c": a c that satisfies ``A_δ c ≤ 1`` (hence the
     Proposition 4(1) guarantee), ``0 ≤ c``, non-decreasing in the sorted order, ``c_d ≤ ε``,
@@ -354,15 +367,7 @@ def translate_delta_to_c(*, delta, eps: float, q, max_iter: int = 30, tol: float
     A = prop6_matrix(delta=ds, q=qs)
     m = (d - np.arange(d)).astype(float)
 
-    # Feasible start with every increment positive (a zero increment has a zero tangent and
-    # would never grow): the average of a ramp t·(1/d, …, 1) with t·1 feasible (A ≥ 0) and
-    # Theorem 2's allocation scaled into the polytope. Both are feasible, so is their average.
-    row = A.sum(axis=1)
-    t0 = min(eps, 1.0 / row.max()) if row.max() > 0 else eps
-    ramp = t0 * np.arange(1, d + 1) / d
-    thm2 = privacy_allocation(delta=ds, eps=eps, q=float(qs.max())).c_sorted
-    scale_in = max((A @ thm2).max(), thm2[-1] / eps, 1.0)
-    inc = stage_increments(0.999 * (ramp + thm2 / scale_in) / 2)
+    inc = _feasible_start(A, ds, qs, eps)
 
     x = cp.Variable(d, nonneg=True)  # increments Δ_k ≥ 0 ⇒ c non-decreasing
     L = np.tril(np.ones((d, d)))  # c = L Δ
@@ -375,7 +380,7 @@ def translate_delta_to_c(*, delta, eps: float, q, max_iter: int = 30, tol: float
 
     status, it = "not run", 0
     best = objective(inc)
-    for _ in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007 (the count is reported)
         # tangent of Δ_k² at the current increments: 2Δ_k^t Δ_k − (Δ_k^t)² ≤ Δ_k²
         # (scaled by 1/max S_i so the subproblem is O(1); the argmin is unchanged)
         unit = 1.0 / max(float(_information(np.cumsum(inc))[-1]), 1e-300)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -651,6 +652,118 @@ def bias_bound(w) -> float:
     return float(0.5 * np.abs(w - 1.0 / w.size).sum())
 
 
+@dataclass
+class _Run:
+    """What every simulated release of :func:`simulate` shares, and where it writes its results."""
+
+    problem: str
+    k: int
+    trials: int
+    rng: np.random.Generator
+    perm: Callable
+    truth: np.ndarray | float
+    errs: np.ndarray
+    ests: np.ndarray
+    info: dict
+
+
+def _simulate_weighted(x, eps, *, run: _Run, algorithm: str, beta: float, solver: str, w, setting: str) -> None:
+    """The weighted estimators (the variants, UNI, PROP): every trial's release into ``run``."""
+    problem, k, trials, rng, perm, truth = run.problem, run.k, run.trials, run.rng, run.perm, run.truth
+    errs, ests, info = run.errs, run.ests, run.info
+    wt = w or weights(eps, algorithm=algorithm, problem=problem, k=max(k, 2), beta=beta, solver=solver)
+    info.update(b=wt.b, weights=wt.weights, eps_eff=wt.eps_eff, note=wt.note, solver=wt.solver)
+    # vectorised over trials, drawing in the same order as one trial after another (the same
+    # numbers): correlated — one statistic, then every trial's noise in one call; uncorrelated —
+    # each trial's permutation and noise in turn (the statistic per trial is one bincount)
+    shape = (trials, k) if problem == "frequency" else (trials,)
+    if setting == "correlated":
+        stats = np.broadcast_to(_weighted_stat(x, wt.weights, problem, k), shape)
+        noise = rng.laplace(0.0, wt.b, shape) if wt.b > 0 else 0.0
+    else:
+        stats, noise = np.empty(shape), np.zeros(shape)
+        for t_ in range(trials):
+            stats[t_] = _weighted_stat(perm(t_), wt.weights, problem, k)
+            if wt.b > 0:
+                noise[t_] = rng.laplace(0.0, wt.b, k) if problem == "frequency" else rng.laplace(0.0, wt.b)
+    if problem == "frequency":
+        ests[:] = project_simplex(stats + noise) if wt.b > 0 else stats
+        errs[:] = np.max(np.abs(ests - truth), axis=1)
+    else:
+        ests[:] = np.clip(stats + noise, 0.0, 1.0)
+        errs[:] = np.abs(ests - truth)
+
+
+def _simulate_sm(x, eps, *, run: _Run, sm_threshold: str) -> None:
+    """The sample mechanism: every trial's release into ``run``."""
+    problem, k, trials, rng, perm, truth = run.problem, run.k, run.trials, run.rng, run.perm, run.truth
+    errs, ests, info, n = run.errs, run.ests, run.info, x.size
+    fin = np.isfinite(eps)
+    thr = (np.max(eps[fin]) if fin.any() else np.inf) if sm_threshold == "max_finite" else np.max(eps)
+    with np.errstate(over="ignore", invalid="ignore"):
+        keep_p = np.where(
+            np.isinf(eps),
+            1.0,
+            np.where(
+                np.isinf(thr),
+                0.0,
+                np.expm1(np.minimum(eps, 700)) / np.expm1(min(thr, 700)) if np.isfinite(thr) else 0.0,
+            ),
+        )
+    keep_p = np.clip(keep_p, 0.0, 1.0)
+    info.update(threshold=float(thr), keep_probability=keep_p)
+    for t_ in range(trials):
+        xs = perm(t_)[rng.random(n) < keep_p]
+        ns = xs.size
+        if ns == 0:
+            est = np.full(k, 1.0 / k) if problem == "frequency" else 0.5
+        elif problem == "frequency":
+            noisy = np.bincount(xs, minlength=k) + (rng.laplace(0.0, 2.0 / thr, k) if np.isfinite(thr) else 0.0)
+            est = project_simplex(noisy / ns)
+        else:
+            est = min(max(xs.mean() + (rng.laplace(0.0, 1.0 / (ns * thr)) if np.isfinite(thr) else 0.0), 0.0), 1.0)
+        errs[t_] = np.max(np.abs(est - truth)) if problem == "frequency" else abs(est - truth)
+        ests[t_] = est
+
+
+def _simulate_ldp(x, eps, *, run: _Run) -> None:
+    """The local-DP baseline: every trial's release into ``run``."""
+    problem, k, trials, rng, perm, truth = run.problem, run.k, run.trials, run.rng, run.perm, run.truth
+    errs, ests, info, n = run.errs, run.ests, run.info, x.size
+    if n > 50_000:
+        raise InputError(
+            f"the LDP baseline solves a cvxpy problem over all users; n = {n} exceeds 50 000. Use fewer users for LDP."
+        )
+    fin = np.isfinite(eps)
+    if problem == "mean":
+        v = np.where(fin, 2.0 / np.where(fin, eps, 1.0) ** 2, 0.0)
+    else:
+        # k-RAPPOR: each bit is flipped with probability f, so the observed bit is Bernoulli with
+        # variance f(1 − f) whatever the true bit, and the unbiased (y − f)/(1 − 2f) has variance
+        # f(1 − f)/(1 − 2f)². The user's own value is fixed (the target is the empirical
+        # frequency), so no sampling variance is added. (An earlier version added 0.25.)
+        f = np.where(fin, 1.0 / (1.0 + np.exp(np.where(fin, eps, 0.0) / 2)), 0.0)
+        v = np.where(fin, f * (1 - f) / (1 - 2 * f) ** 2, 0.0)
+    wl = _ldp_weights(v)
+    info.update(weights=wl, ldp_variance=v)
+    for t_ in range(trials):
+        xs = perm(t_)
+        if problem == "mean":
+            y = xs + np.where(fin, rng.laplace(0.0, 1.0, n) / np.where(fin, eps, 1.0), 0.0)
+            est = min(max(float(wl @ y), 0.0), 1.0)
+            errs[t_] = abs(est - truth)
+            ests[t_] = est
+        else:
+            onehot = np.zeros((n, k))
+            onehot[np.arange(n), xs] = 1.0
+            flip = rng.random((n, k)) < f[:, None]
+            y = np.where(flip, 1.0 - onehot, onehot)
+            unb = np.where(fin[:, None], (y - f[:, None]) / (1 - 2 * f[:, None]), y)
+            est = project_simplex(wl @ unb)
+            errs[t_] = np.max(np.abs(est - truth))
+            ests[t_] = est
+
+
 def simulate(
     x,
     eps,
@@ -698,89 +811,13 @@ def simulate(
 
     errs = np.empty(trials)
     ests = np.empty((trials, k)) if problem == "frequency" else np.empty(trials)
+    run = _Run(problem, k, trials, rng, perm, truth, errs, ests, info)
     if algorithm in VARIANTS + ("UNI", "PROP"):
-        wt = w or weights(eps, algorithm=algorithm, problem=problem, k=max(k, 2), beta=beta, solver=solver)
-        info.update(b=wt.b, weights=wt.weights, eps_eff=wt.eps_eff, note=wt.note, solver=wt.solver)
-        # vectorised over trials, drawing in the same order as one trial after another (the same
-        # numbers): correlated — one statistic, then every trial's noise in one call; uncorrelated —
-        # each trial's permutation and noise in turn (the statistic per trial is one bincount)
-        shape = (trials, k) if problem == "frequency" else (trials,)
-        if setting == "correlated":
-            stats = np.broadcast_to(_weighted_stat(x, wt.weights, problem, k), shape)
-            noise = rng.laplace(0.0, wt.b, shape) if wt.b > 0 else 0.0
-        else:
-            stats, noise = np.empty(shape), np.zeros(shape)
-            for t_ in range(trials):
-                stats[t_] = _weighted_stat(perm(t_), wt.weights, problem, k)
-                if wt.b > 0:
-                    noise[t_] = rng.laplace(0.0, wt.b, k) if problem == "frequency" else rng.laplace(0.0, wt.b)
-        if problem == "frequency":
-            ests[:] = project_simplex(stats + noise) if wt.b > 0 else stats
-            errs[:] = np.max(np.abs(ests - truth), axis=1)
-        else:
-            ests[:] = np.clip(stats + noise, 0.0, 1.0)
-            errs[:] = np.abs(ests - truth)
+        _simulate_weighted(x, eps, run=run, algorithm=algorithm, beta=beta, solver=solver, w=w, setting=setting)
     elif algorithm == "SM":
-        fin = np.isfinite(eps)
-        thr = (np.max(eps[fin]) if fin.any() else np.inf) if sm_threshold == "max_finite" else np.max(eps)
-        with np.errstate(over="ignore", invalid="ignore"):
-            keep_p = np.where(
-                np.isinf(eps),
-                1.0,
-                np.where(
-                    np.isinf(thr),
-                    0.0,
-                    np.expm1(np.minimum(eps, 700)) / np.expm1(min(thr, 700)) if np.isfinite(thr) else 0.0,
-                ),
-            )
-        keep_p = np.clip(keep_p, 0.0, 1.0)
-        info.update(threshold=float(thr), keep_probability=keep_p)
-        for t_ in range(trials):
-            xs = perm(t_)[rng.random(n) < keep_p]
-            ns = xs.size
-            if ns == 0:
-                est = np.full(k, 1.0 / k) if problem == "frequency" else 0.5
-            elif problem == "frequency":
-                noisy = np.bincount(xs, minlength=k) + (rng.laplace(0.0, 2.0 / thr, k) if np.isfinite(thr) else 0.0)
-                est = project_simplex(noisy / ns)
-            else:
-                est = min(max(xs.mean() + (rng.laplace(0.0, 1.0 / (ns * thr)) if np.isfinite(thr) else 0.0), 0.0), 1.0)
-            errs[t_] = np.max(np.abs(est - truth)) if problem == "frequency" else abs(est - truth)
-            ests[t_] = est
-    else:  # LDP
-        if n > 50_000:
-            raise InputError(
-                f"the LDP baseline solves a cvxpy problem over all users; n = {n} exceeds 50 000. "
-                "Use fewer users for LDP."
-            )
-        fin = np.isfinite(eps)
-        if problem == "mean":
-            v = np.where(fin, 2.0 / np.where(fin, eps, 1.0) ** 2, 0.0)
-        else:
-            # k-RAPPOR: each bit is flipped with probability f, so the observed bit is Bernoulli with
-            # variance f(1 − f) whatever the true bit, and the unbiased (y − f)/(1 − 2f) has variance
-            # f(1 − f)/(1 − 2f)². The user's own value is fixed (the target is the empirical
-            # frequency), so no sampling variance is added. (An earlier version added 0.25.)
-            f = np.where(fin, 1.0 / (1.0 + np.exp(np.where(fin, eps, 0.0) / 2)), 0.0)
-            v = np.where(fin, f * (1 - f) / (1 - 2 * f) ** 2, 0.0)
-        wl = _ldp_weights(v)
-        info.update(weights=wl, ldp_variance=v)
-        for t_ in range(trials):
-            xs = perm(t_)
-            if problem == "mean":
-                y = xs + np.where(fin, rng.laplace(0.0, 1.0, n) / np.where(fin, eps, 1.0), 0.0)
-                est = min(max(float(wl @ y), 0.0), 1.0)
-                errs[t_] = abs(est - truth)
-                ests[t_] = est
-            else:
-                onehot = np.zeros((n, k))
-                onehot[np.arange(n), xs] = 1.0
-                flip = rng.random((n, k)) < f[:, None]
-                y = np.where(flip, 1.0 - onehot, onehot)
-                unb = np.where(fin[:, None], (y - f[:, None]) / (1 - 2 * f[:, None]), y)
-                est = project_simplex(wl @ unb)
-                errs[t_] = np.max(np.abs(est - truth))
-                ests[t_] = est
+        _simulate_sm(x, eps, run=run, sm_threshold=sm_threshold)
+    else:
+        _simulate_ldp(x, eps, run=run)
     return {"errors": errs, "info": info, "estimates": ests, "truth": truth}
 
 

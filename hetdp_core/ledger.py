@@ -394,22 +394,7 @@ def solve_noise(
             f"({NOISE_RANGE[1]:g}), the linked "
             "views or the repeats alone exceed it. Raise the target, or publish less often."
         )
-    # bracket [lo, hi] with worst(lo) > target ≥ worst(hi), starting from the plan as it is
-    lo = hi = min(max(1.0, m_min), m_max)
-    if worst(hi)[0] <= target:
-        while lo > m_min and worst(lo)[0] <= target:
-            hi, lo = lo, max(lo / 2.0, m_min)
-        if worst(lo)[0] <= target:  # even the least noise allowed is safe
-            hi = lo
-    else:
-        while worst(hi)[0] > target:
-            lo, hi = hi, min(hi * 2.0, m_max)
-    while hi / lo > 1 + rtol:
-        mid = math.sqrt(lo * hi)
-        if worst(mid)[0] <= target:
-            hi = mid
-        else:
-            lo = mid
+    hi = _smallest_safe_factor(lambda m: worst(m)[0] <= target, m_min, m_max, rtol)
     # the solved plan's noise rounded *up* to 4 significant digits (more noise: the target still holds),
     # so that its TOML reads 8.451, not 8.4508799048945
     solved = dataclasses.replace(
@@ -419,14 +404,40 @@ def solve_noise(
             for r in plan.releases
         ),
     )
-    worst_solved = []
-    for g in solved.group_names():
-        rel = [r for r in solved.releases if r.touches(g)]
+    tpr, g = _worst_risk(solved, tables, fpr=fpr, delta=delta)
+    return NoiseSolution(factor=hi, plan=solved, worst_group=g, tpr=tpr, fpr=fpr, target_tpr=target)
+
+
+def _smallest_safe_factor(safe, m_min: float, m_max: float, rtol: float) -> float:
+    """The smallest factor in [m_min, m_max] (``safe(m_max)`` holds) at which ``safe`` holds, to ``rtol``:
+    a bracket [lo, hi] with not safe(lo), safe(hi), from the plan as it is (m = 1), then bisection on log m."""
+    lo = hi = min(max(1.0, m_min), m_max)
+    if safe(hi):
+        while lo > m_min and safe(lo):
+            hi, lo = lo, max(lo / 2.0, m_min)
+        if safe(lo):  # even the least noise allowed is safe
+            hi = lo
+    else:
+        while not safe(hi):
+            lo, hi = hi, min(hi * 2.0, m_max)
+    while hi / lo > 1 + rtol:
+        mid = math.sqrt(lo * hi)
+        if safe(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _worst_risk(plan: Plan, tables, *, fpr: float, delta: float) -> tuple[float, str]:
+    """(attack TPR, group) of the plan's most exposed group, the risk read as the ledger reads it."""
+    worst = []
+    for g in plan.group_names():
+        rel = [r for r in plan.releases if r.touches(g)]
         ev = _events(rel, g, tables)
         head = _group_totals(g, ev, delta, sum(r.repeat for r in rel))[1]
-        worst_solved.append((group_risk(ev, fpr=fpr, delta=delta, eps=head["epsilon"])[0], g))
-    tpr, g = max(worst_solved)
-    return NoiseSolution(factor=hi, plan=solved, worst_group=g, tpr=tpr, fpr=fpr, target_tpr=target)
+        worst.append((group_risk(ev, fpr=fpr, delta=delta, eps=head["epsilon"])[0], g))
+    return max(worst)
 
 
 def _ceil4(x: float) -> float:

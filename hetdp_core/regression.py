@@ -253,6 +253,24 @@ def _releases(x, c_half, trials, rng, copies):
     return out
 
 
+def _one_run(method: str, A: np.ndarray, b: np.ndarray, x: np.ndarray, *, radius, rates, f_star) -> RegressionRun:
+    """Projected gradient descent on one privatised quadratic, or a stop when f̂ is not convex."""
+    w_min = float(np.linalg.eigvalsh(A).min())
+    if w_min < 0:
+        return RegressionRun(
+            method,
+            None,
+            None,
+            float("nan"),
+            w_min,
+            False,
+            f"f̂ is not convex for n = {x.shape[0]} (smallest eigenvalue of Â is {w_min:.3g} < 0): stopped. "
+            "More users make Â concentrate on the positive semi-definite (1/n) Σ z zᵀ.",
+        )
+    traj = pgd(A, b, radius=radius, rates=rates)
+    return RegressionRun(method, traj[-1], traj, risk(traj[-1], x) - f_star, w_min, True, "ok")
+
+
 def fit(
     *,
     x,
@@ -305,29 +323,9 @@ def fit(
     out: dict[str, list[RegressionRun]] = {}
     for method, rel in plans.items():
         A, b = private_quadratic(rel[0], rel[1] if len(rel) == 2 else None)
-        runs = []
-        for t in range(trials):
-            w = np.linalg.eigvalsh(A[t])
-            convex = bool(w.min() >= 0)
-            if not convex:
-                runs.append(
-                    RegressionRun(
-                        method,
-                        None,
-                        None,
-                        float("nan"),
-                        float(w.min()),
-                        False,
-                        f"f̂ is not convex for n = {n} (smallest eigenvalue of Â is "
-                        f"{w.min():.3g} < 0): stopped. More users make Â concentrate "
-                        "on the positive semi-definite (1/n) Σ z zᵀ.",
-                    )
-                )
-                continue
-            traj = pgd(A[t], b[t], radius=radius, rates=rates)
-            th = traj[-1]
-            runs.append(RegressionRun(method, th, traj, risk(th, x) - f_star, float(w.min()), True, "ok"))
-        out[method] = runs
+        out[method] = [
+            _one_run(method, A[t], b[t], x, radius=radius, rates=rates, f_star=f_star) for t in range(trials)
+        ]
     out["_reference"] = [
         RegressionRun(
             "reference", theta_star, None, 0.0, float(np.linalg.eigvalsh(A_true).min()), True, f"f* = {f_star:.6g}"

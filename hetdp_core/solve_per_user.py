@@ -47,6 +47,112 @@ class PerUserSolution:
     trials_used: int = 0
 
 
+def _simulator(s, x, k, eps0, *, algorithm: str, trials: int):
+    """errors_at(scale, seed=None, trials_=None): the simulated releases' errors at demands × scale,
+    with common random numbers per seed (the same draws rescaled)."""
+    from . import hetero as ht
+    from .scenarios import per_user_privacy as pu
+
+    def errors_at(scale: float, seed=None, trials_: int | None = None) -> np.ndarray:
+        e = np.where(np.isfinite(eps0), eps0 * scale, np.inf)
+        r = ht.simulate(
+            x,
+            e,
+            algorithm=algorithm,
+            problem=s.problem,
+            k=k,
+            beta=s.beta,
+            trials=trials_ or trials,
+            setting=s.setting,
+            rng=np.random.default_rng([s.seed if seed is None else seed, pu.ALL_ALGS.index(algorithm)]),
+            solver=s.solver,
+            sm_threshold=s.sm_threshold,
+        )
+        return np.asarray(r["errors"], float)
+
+    return errors_at
+
+
+def _interval_at(errors_at, *, metric: str, beta: float):
+    """ci_at(scale, trials): the error statistic at a scaling and its 95 % confidence interval (binomial
+    order statistics of the (1 − β)-quantile, or mean ± 1.96 SE of the squared error), memoised."""
+    memo: dict = {}
+
+    def ci_at(sc: float, n_tr: int) -> tuple[float, float, float]:
+        if (sc, n_tr) not in memo:
+            e = np.sort(errors_at(sc, trials_=n_tr))
+            if metric == "pac":
+                memo[sc, n_tr] = (float(np.quantile(e, 1 - beta)), *_interval(e, 1 - beta))
+            else:
+                memo[sc, n_tr] = (float(np.mean(e**2)), *_interval(e**2))
+        return memo[sc, n_tr]
+
+    return ci_at
+
+
+def _refine(ci_at, scale: float, *, target: float, lo: float, hi: float, trials: int, say):
+    """(scale, low, high, trials used): common random numbers with more trials until the 95 % interval
+    of the smallest scaling (where the interval's ends meet the target) is within ± PRECISION."""
+    s_low = s_high = scale
+    used = trials
+    for i_tr, n_tr in enumerate(REFINE_TRIALS):
+        say(0.55 + 0.2 * i_tr, f"refining with {n_tr:,} releases per scaling")
+        used = max(n_tr, trials)
+        a_, b_ = max(lo, scale / 1.6), min(hi, scale * 1.6)
+        while a_ > lo and ci_at(a_, used)[1] <= target:  # the lower end must fail
+            a_ = max(lo, a_ / 1.6)
+        while b_ < hi and ci_at(b_, used)[2] > target:  # the upper end must meet
+            b_ = min(hi, b_ * 1.6)
+        ends = []
+        for idx in (0, 1, 2):
+            f = lambda v, idx=idx, used=used: ci_at(v, used)[idx]  # noqa: E731
+            if f(a_) <= target:
+                ends.append(a_)
+            elif f(b_) > target:
+                ends.append(b_)
+            else:
+                ends.append(_smallest_meeting(f, target, a_, b_, 2e-3))
+        scale, s_low, s_high = ends  # point; lower CI meets first; upper last
+        if (s_high - s_low) / (2 * scale) <= PRECISION:
+            break
+    return scale, s_low, s_high, used
+
+
+def _fresh_check(fresh: np.ndarray, metric: str, target: float, beta: float) -> tuple[float, float, bool]:
+    """(check, standard error, meets): MSE as mean ± SE (meets within 3 SE); PAC as the share of fresh
+    errors ≤ target, which must reach 1 − β within three binomial standard errors."""
+    if metric == "mse":
+        sq = fresh**2
+        check, se = float(sq.mean()), float(sq.std(ddof=1) / np.sqrt(sq.size))
+        return check, se, bool(check <= target + 3 * se)
+    check = float(np.mean(fresh <= target))
+    se = float(np.sqrt(beta * (1 - beta) / fresh.size))
+    return check, se, bool(check >= 1 - beta - 3 * se)
+
+
+def _problem(s, *, metric: str, algorithm: str | None, upload: bytes | None):
+    """(algorithm, values, k, demands, demand fields, lowest and highest scaling): the solver's inputs,
+    checked; a scaling keeps the scaled demand fields within the page's range."""
+    from .scenarios import per_user_privacy as pu
+
+    if metric not in ("pac", "mse"):
+        raise InputError(f"metric must be 'pac' or 'mse'; got {metric!r}.")
+    algorithm = algorithm or s.algs[0]
+    if algorithm not in s.algs:
+        raise InputError(f"algorithm must be one of the scenario's algorithms {', '.join(s.algs)}; got {algorithm!r}.")
+    x, k, _ = pu.load_data(s, upload)
+    eps0 = pu.demands(s, x)
+    if not np.isfinite(eps0).any():
+        raise InputError("every user is public (ε = ∞): there is no privacy level to choose.")
+    sp = s.specs()["eps_by_bin"]
+    fields = ("lows", "highs") if s.demand == "groups" else ("eps_by_bin",)
+    pv = np.array([v for f in fields for v in getattr(s, f)], float)
+    pv = pv[np.isfinite(pv)]
+    lo = max(1e-3, float(sp.lo) / float(pv.min()))  # scaled parameters stay in the page's range
+    hi = min(1e3, float(sp.hi) / float(pv.max()))
+    return algorithm, x, k, eps0, fields, lo, hi
+
+
 def solve_per_user(
     s,
     *,
@@ -70,46 +176,12 @@ def solve_per_user(
     fresh errors ≤ target, which must reach 1 − β within three binomial standard errors.
     ``progress(fraction, text)`` hears of each stage."""
     from . import hetero as ht
-    from .scenarios import per_user_privacy as pu
 
     target = check_real("target", target, lo=TARGET_MIN, hi=TARGET_MAX, what=" (error of the published statistic)")
-    if metric not in ("pac", "mse"):
-        raise InputError(f"metric must be 'pac' or 'mse'; got {metric!r}.")
-    algorithm = algorithm or s.algs[0]
-    if algorithm not in s.algs:
-        raise InputError(f"algorithm must be one of the scenario's algorithms {', '.join(s.algs)}; got {algorithm!r}.")
-    x, k, _ = pu.load_data(s, upload)
-    eps0 = pu.demands(s, x)
+    algorithm, x, k, eps0, fields, lo, hi = _problem(s, metric=metric, algorithm=algorithm, upload=upload)
     fin = eps0[np.isfinite(eps0)]
-    if fin.size == 0:
-        raise InputError("every user is public (ε = ∞): there is no privacy level to choose.")
-    sp = s.specs()["eps_by_bin"]
-    fields = ("lows", "highs") if s.demand == "groups" else ("eps_by_bin",)
-    pv = np.array([v for f in fields for v in getattr(s, f)], float)
-    pv = pv[np.isfinite(pv)]
-    lo = max(1e-3, float(sp.lo) / float(pv.min()))  # scaled parameters stay in the page's range
-    hi = min(1e3, float(sp.hi) / float(pv.max()))
-
     trials = max(int(s.trials), SOLVE_TRIALS)
-
-    def errors_at(scale: float, seed=None, trials_: int | None = None) -> np.ndarray:
-        """Errors of the simulated releases at demands × ``scale`` (common random numbers per seed)."""
-        e = np.where(np.isfinite(eps0), eps0 * scale, np.inf)
-        r = ht.simulate(
-            x,
-            e,
-            algorithm=algorithm,
-            problem=s.problem,
-            k=k,
-            beta=s.beta,
-            trials=trials_ or trials,
-            setting=s.setting,
-            rng=np.random.default_rng([s.seed if seed is None else seed, pu.ALL_ALGS.index(algorithm)]),
-            solver=s.solver,
-            sm_threshold=s.sm_threshold,
-        )
-        return np.asarray(r["errors"], float)
-
+    errors_at = _simulator(s, x, k, eps0, algorithm=algorithm, trials=trials)
     say = progress or (lambda fraction, text: None)
     calls = [0]
 
@@ -130,83 +202,39 @@ def solve_per_user(
             f"target {target:g} is met even with every demand {lo:.3g}× smaller; lower the target to see a trade-off."
         )
     scale = _smallest_meeting(err, target, lo, hi, tol)
-    # refine: common random numbers with more trials; the error statistic's 95 % confidence interval
-    # (binomial order statistics of the quantile, or mean ± 1.96 SE) gives an interval for the smallest
-    # scaling; trials grow until that interval is within ± PRECISION of the answer
-    memo: dict = {}
-
-    def ci_at(sc: float, n_tr: int) -> tuple[float, float, float]:
-        key = (sc, n_tr)
-        if key not in memo:
-            e = np.sort(errors_at(sc, trials_=n_tr))
-            if metric == "pac":
-                memo[key] = (float(np.quantile(e, 1 - s.beta)), *_interval(e, 1 - s.beta))
-            else:
-                memo[key] = (float(np.mean(e**2)), *_interval(e**2))
-        return memo[key]
-
-    s_low = s_high = scale
-    used = trials
-    for i_tr, n_tr in enumerate(REFINE_TRIALS):
-        say(0.55 + 0.2 * i_tr, f"refining with {n_tr:,} releases per scaling")
-        used = max(n_tr, trials)
-        a_, b_ = max(lo, scale / 1.6), min(hi, scale * 1.6)
-        while a_ > lo and ci_at(a_, used)[1] <= target:  # the lower end must fail
-            a_ = max(lo, a_ / 1.6)
-        while b_ < hi and ci_at(b_, used)[2] > target:  # the upper end must meet
-            b_ = min(hi, b_ * 1.6)
-        ends = []
-        for idx in (0, 1, 2):
-            f = lambda v, idx=idx, used=used: ci_at(v, used)[idx]
-            if f(a_) <= target:
-                ends.append(a_)
-            elif f(b_) > target:
-                ends.append(b_)
-            else:
-                ends.append(_smallest_meeting(f, target, a_, b_, 2e-3))
-        scale, s_low, s_high = ends  # point; lower CI meets first; upper last
-        if (s_high - s_low) / (2 * scale) <= PRECISION:
-            break
+    ci_at = _interval_at(errors_at, metric=metric, beta=s.beta)
+    scale, s_low, s_high, used = _refine(ci_at, scale, target=target, lo=lo, hi=hi, trials=trials, say=say)
     precision = (s_high - s_low) / (2 * scale)
-
-    def err(v: float) -> float:
-        return ci_at(v, used)[0]
-
-    e_found = err(scale)
-    e_stricter = err(scale * 0.9)
+    e_found, e_stricter = ci_at(scale, used)[0], ci_at(scale * 0.9, used)[0]
     say(0.95, f"checking {scale:.4g}× with {used:,} fresh releases")
-    fresh = errors_at(scale, seed=s.seed + 7919, trials_=used)
-    if metric == "mse":
-        sq = fresh**2
-        check, se = float(sq.mean()), float(sq.std(ddof=1) / np.sqrt(sq.size))
-        meets = check <= target + 3 * se
-    else:  # P(error ≤ target) ≥ 1 − β, within 3 binomial standard errors
-        check = float(np.mean(fresh <= target))
-        se = float(np.sqrt(s.beta * (1 - s.beta) / fresh.size))
-        meets = check >= 1 - s.beta - 3 * se
-    bins = {f"{v:g}": float(v * scale) for v in np.unique(fin)}
+    check, se, meets = _fresh_check(errors_at(scale, seed=s.seed + 7919, trials_=used), metric, target, s.beta)
+    return PerUserSolution(
+        algorithm=algorithm,
+        metric=metric,
+        target=target,
+        scale=scale,
+        error=e_found,
+        error_10pct_more_private=e_stricter,
+        check_error=check,
+        check_se=se,
+        meets_target=meets,
+        demands={f"{v:g}": float(v * scale) for v in np.unique(fin)},
+        scenario_query=_scaled_query(s, fields, scale),
+        scale_low=float(s_low),
+        scale_high=float(s_high),
+        precision=float(precision),
+        trials_used=int(used),
+    )
+
+
+def _scaled_query(s, fields: tuple[str, ...], scale: float) -> dict:
+    """The query string of the scenario with the demand fields scaled (checked to reopen a valid view)."""
     q = {
         **s.to_query(),
         **{f: ",".join(f"{v * scale:.6g}" if np.isfinite(v) else "inf" for v in getattr(s, f)) for f in fields},
     }
     type(s).from_query(q)  # the link reopens a valid scenario
-    return PerUserSolution(
-        algorithm,
-        metric,
-        target,
-        scale,
-        e_found,
-        e_stricter,
-        check,
-        se,
-        bool(meets),
-        bins,
-        q,
-        float(s_low),
-        float(s_high),
-        float(precision),
-        int(used),
-    )
+    return q
 
 
 document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -133,15 +133,8 @@ class GuaranteeLabResult(Result):
     compare: pd.DataFrame
 
 
-@sc.page_run
-def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
-    """Tables: ``bcdp_example1``, ``bcdp_example2``, ``bcdp_rr_vs_bounds``, ``bcdp_tradeoff``,
-    ``bcdp_translator``. Exact (no randomness)."""
-    sc.check_budget(s, options.budget)
-    prior1, mech1 = ex.example1(a=s.a, b=s.b, c=s.c)
-    rep1 = ex.exact_report(prior1, mech1)
-    ex1 = pd.DataFrame({"coordinate": [1, 2], "bcdp": rep1.bcdp, "cdp": rep1.cdp, "ldp": rep1.ldp})
-
+def _example2_table() -> pd.DataFrame:
+    """Example 2: per-feature levels and LDP of one run, two independent runs and a post-processed run."""
     prior2, one = ex.example2(copies=1)
     _, two = ex.example2(copies=2)
     xor = np.array([[1, 0], [0, 1], [0, 1], [1, 0]])
@@ -161,17 +154,11 @@ def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
                 "LDP ε": levels_text(r.ldp)[0],
             }
         )
-    ex2 = pd.DataFrame(rows)
+    return pd.DataFrame(rows)
 
-    rr_c = np.asarray(s.rr_c, dtype=float)
-    rr = ex.rr_sweep(c=rr_c, qs=RR_QS)
-    checks = tuple(rr.attrs["checks"])
-    rr.attrs = {}
 
-    if s.test_source == "example1":
-        prior_t, mech_t = prior1, mech1
-    else:
-        prior_t, mech_t = ex.q_mixture_prior(d=rr_c.size, q=s.test_q), ex.randomized_response(rr_c)
+def _hypothesis_test(s: GuaranteeLab, prior_t, mech_t) -> tuple[dict, pd.DataFrame]:
+    """The test of feature ``test_coord``: its exact level, its outputs and its trade-off curve."""
     i = s.test_coord - 1
     vals, P = ex.conditional_outputs(prior_t, mech_t, i)
     delta_i = float(ex.bcdp_levels(prior_t, mech_t)[i])
@@ -183,7 +170,30 @@ def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
     else:
         a_np, b_np = np.array([0.0, 1.0]), np.array([1.0, 0.0])
         test["all"] = (None, None)
-    tradeoff = pd.DataFrame({"alpha": a_np, "beta": b_np})
+    return test, pd.DataFrame({"alpha": a_np, "beta": b_np})
+
+
+@sc.page_run
+def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
+    """Tables: ``bcdp_example1``, ``bcdp_example2``, ``bcdp_rr_vs_bounds``, ``bcdp_tradeoff``,
+    ``bcdp_translator``. Exact (no randomness)."""
+    sc.check_budget(s, options.budget)
+    prior1, mech1 = ex.example1(a=s.a, b=s.b, c=s.c)
+    rep1 = ex.exact_report(prior1, mech1)
+    ex1 = pd.DataFrame({"coordinate": [1, 2], "bcdp": rep1.bcdp, "cdp": rep1.cdp, "ldp": rep1.ldp})
+
+    ex2 = _example2_table()
+
+    rr_c = np.asarray(s.rr_c, dtype=float)
+    rr = ex.rr_sweep(c=rr_c, qs=RR_QS)
+    checks = tuple(rr.attrs["checks"])
+    rr.attrs = {}
+
+    if s.test_source == "example1":
+        prior_t, mech_t = prior1, mech1
+    else:
+        prior_t, mech_t = ex.q_mixture_prior(d=rr_c.size, q=s.test_q), ex.randomized_response(rr_c)
+    test, tradeoff = _hypothesis_test(s, prior_t, mech_t)
 
     tr_delta = np.asarray(s.tr_delta, dtype=float)
     alloc = privacy_allocation(delta=tr_delta, eps=s.tr_eps, q=s.tr_q)

@@ -183,13 +183,10 @@ class MechanismLabResult(Result):
     lemma28: pd.DataFrame
 
 
-@sc.page_run
-def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
-    """Tables: ``mech_noise_densities``, ``mech_pareto_mse``, ``mech_example8``,
-    ``mech_smooth_sensitivity``, ``mech_bounded_laplace``, ``mech_exponential``."""
-    sc.check_budget(s, options.budget)
-    eps, delta, sens, trials, seed = s.eps, s.delta, s.sens, s.trials, s.seed
-    # noise: analytic densities and variances
+def _noise_tables(s: MechanismLab) -> tuple[dict, list[dict]]:
+    """Analytic noise densities (columns) and variances of Laplace, Gaussian and MNM; a mechanism whose
+    calibration does not apply (the Gaussian needs ε < 1) gets a note instead."""
+    eps, delta, sens = s.eps, s.delta, s.sens
     z = np.linspace(-6 * sens / eps * 2, 6 * sens / eps * 2, 600)
     dens, var_rows = {"noise": z}, []
     for mech in ("laplace", "gaussian", "mnm"):
@@ -201,6 +198,64 @@ def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
             continue
         dens[f"{mech} (analytic density)"] = d
         var_rows.append({"mechanism": mech, "variance": var, "note": ""})
+    return dens, var_rows
+
+
+def _smooth_table(s: MechanismLab, d1: np.ndarray, d2: np.ndarray) -> pd.DataFrame:
+    """The median released with smooth-sensitivity noise (three kinds) on Example 12's two datasets, each
+    with an empirical privacy test."""
+    eps, delta, trials, seed = s.eps, s.delta, s.trials, s.seed
+    rows = []
+    for kind in ("laplace", "heavy", "gaussian"):
+        r1 = mc.smooth_noise(
+            d1, kind=kind, eps=eps, delta=max(delta, 1e-6), lower=0, upper=1, size=trials, rng=seed + 1
+        )
+        r2 = mc.smooth_noise(
+            d2, kind=kind, eps=eps, delta=max(delta, 1e-6), lower=0, upper=1, size=trials, rng=seed + 2
+        )
+        tt = histogram_privacy_test(
+            r1["releases"], r2["releases"], eps=eps, delta=delta if kind != "heavy" else 0.0, bins=20
+        )
+        rows.append(
+            {
+                "noise": kind,
+                "guarantee": r1["guarantee"],
+                "β": r1["beta"],
+                "S(dataset 1)": r1["S"],
+                "S(dataset 2)": r2["S"],
+                "noise scale": r1["scale"],
+                "mean |error|": float(np.mean(np.abs(r1["releases"] - r1["median"]))),
+                "empirical test": "violation" if tt["violation"] else "no violation found",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _exponential_table(s: MechanismLab) -> pd.DataFrame:
+    """The exponential mechanism and report-noisy-max on the scores: exact and simulated choice shares."""
+    eps, trials, seed = s.eps, s.trials, s.seed
+    scores = np.asarray(s.scores, dtype=float)
+    w = mc.report_noisy_max_sample(scores, eps=eps, size=trials, rng=seed)
+    ex_idx = mc.exponential_sample(scores, eps=eps, size=trials, rng=seed + 1)
+    return pd.DataFrame(
+        {
+            "candidate": np.arange(1, scores.size + 1),
+            "score": scores,
+            "exponential (exact)": mc.exponential_probabilities(scores, eps=eps),
+            "exponential (simulated)": np.bincount(ex_idx, minlength=scores.size) / trials,
+            "noisy max (exact)": mc.report_noisy_max_probabilities(scores, eps=eps),
+            "noisy max (simulated)": np.bincount(w, minlength=scores.size) / trials,
+        }
+    )
+
+
+@sc.page_run
+def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
+    """Tables: ``mech_noise_densities``, ``mech_pareto_mse``, ``mech_example8``,
+    ``mech_smooth_sensitivity``, ``mech_bounded_laplace``, ``mech_exponential``."""
+    sc.check_budget(s, options.budget)
+    eps, delta, sens, trials, seed = s.eps, s.delta, s.sens, s.trials, s.seed
+    dens, var_rows = _noise_tables(s)
     pareto = mc.pareto_mse(
         n=s.n,
         pareto_index=s.pareto_index,
@@ -225,30 +280,7 @@ def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
     out1 = mc.local_sensitivity_release(d1, eps=eps, size=trials, rng=seed)
     out2 = mc.local_sensitivity_release(d2, eps=eps, size=trials, rng=seed + 1)
     test = histogram_privacy_test(out1, out2, eps=eps, delta=delta, bins=20)
-    rows = []
-    for kind in ("laplace", "heavy", "gaussian"):
-        r1 = mc.smooth_noise(
-            d1, kind=kind, eps=eps, delta=max(delta, 1e-6), lower=0, upper=1, size=trials, rng=seed + 1
-        )
-        r2 = mc.smooth_noise(
-            d2, kind=kind, eps=eps, delta=max(delta, 1e-6), lower=0, upper=1, size=trials, rng=seed + 2
-        )
-        tt = histogram_privacy_test(
-            r1["releases"], r2["releases"], eps=eps, delta=delta if kind != "heavy" else 0.0, bins=20
-        )
-        rows.append(
-            {
-                "noise": kind,
-                "guarantee": r1["guarantee"],
-                "β": r1["beta"],
-                "S(dataset 1)": r1["S"],
-                "S(dataset 2)": r2["S"],
-                "noise scale": r1["scale"],
-                "mean |error|": float(np.mean(np.abs(r1["releases"] - r1["median"]))),
-                "empirical test": "violation" if tt["violation"] else "no violation found",
-            }
-        )
-    smooth = pd.DataFrame(rows)
+    smooth = _smooth_table(s, d1, d2)
     # bounded Laplace
     lo_, up_, q = s.bl_lower, s.bl_upper, s.bl_q
     b = mc.bounded_laplace_b(sensitivity=sens, eps=eps, delta=delta, lower=lo_, upper=up_)
@@ -265,20 +297,7 @@ def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
         }
     )
     share = mc.laplace_outside_share(q, b=b0, lower=lo_, upper=up_, size=trials, rng=seed)
-    # exponential mechanism
-    scores = np.asarray(s.scores, dtype=float)
-    w = mc.report_noisy_max_sample(scores, eps=eps, size=trials, rng=seed)
-    ex_idx = mc.exponential_sample(scores, eps=eps, size=trials, rng=seed + 1)
-    expo = pd.DataFrame(
-        {
-            "candidate": np.arange(1, scores.size + 1),
-            "score": scores,
-            "exponential (exact)": mc.exponential_probabilities(scores, eps=eps),
-            "exponential (simulated)": np.bincount(ex_idx, minlength=scores.size) / trials,
-            "noisy max (exact)": mc.report_noisy_max_probabilities(scores, eps=eps),
-            "noisy max (simulated)": np.bincount(w, minlength=scores.size) / trials,
-        }
-    )
+    expo = _exponential_table(s)
     quantiles = release_quantiles(s, b_bounded=b)
     return MechanismLabResult(
         scenario=s,
@@ -304,7 +323,7 @@ def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
         b=b,
         b0=b0,
         share=share,
-        lemma28=mc.lemma28_bound(scores, eps=eps, t=np.linspace(0, 5, 11)),
+        lemma28=mc.lemma28_bound(np.asarray(s.scores, dtype=float), eps=eps, t=np.linspace(0, 5, 11)),
     )
 
 
