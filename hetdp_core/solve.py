@@ -263,6 +263,39 @@ def _refine(sampler, statistic, target, a, b, *, batches: int, steps: int, lo: f
     return a, b
 
 
+def _first_meeting(sampler, grid: np.ndarray, target: float, say) -> int | None:
+    """Index of the first scaling of ``grid`` (strictest first) whose statistic meets ``target``."""
+    for i, sc in enumerate(grid):
+        say(0.6 * i / grid.size, f"scanning the scalings from the strictest up: {i + 1} of {grid.size}")
+        verdict = sampler.decide(float(sc))
+        if verdict == "meets" or (verdict == "close" and sampler.stat(float(sc)) <= target):
+            return i
+    return None
+
+
+def _checked(s, x, scale: float, a: float, *, target: float, statistic: str, hi: float, say):
+    """The fresh check: releases with a new seed, in batches until their interval lies on one side of the
+    target; where they reject the answer (their interval lies above the target), the answer moves up by
+    3 × RESOLUTION and is checked again (at most CHECKS times). Returns (scale, bracket's lower end, fresh
+    errors, their interval, their statistic, releases drawn)."""
+    checked = 0
+    for attempt in range(CHECKS):
+        say(0.92, f"checking {scale:.4g}× the levels with fresh releases")
+        fresh = np.empty(0)
+        for size in CHECK_BATCHES:  # sequential: stop as soon as the interval lies on one side of the target
+            more = _errors(s, x, scale, trials=size, seed=[s.seed, 7919, attempt, fresh.size])
+            fresh = np.concatenate([fresh, more])
+            c_lo, c_hi = _interval(fresh, 0.5 if statistic == "median" else None)
+            if c_hi <= target or c_lo > target:
+                break
+        checked += fresh.size
+        chk = _stat(fresh, statistic)
+        if c_lo <= target or scale * (1 + 3 * RESOLUTION) > hi:
+            break
+        a, scale = scale, scale * (1 + 3 * RESOLUTION)
+    return scale, a, fresh, (c_lo, c_hi), chk, checked
+
+
 def solve_feature_privacy(s, *, target: float, statistic: str = "median", progress=None) -> Solution:
     """The most private scaling s of (δ, ε) whose simulated ``statistic`` of ‖x̂ − x̄‖² (with the
     scenario's projection) is ≤ ``target``.
@@ -293,13 +326,7 @@ def solve_feature_privacy(s, *, target: float, statistic: str = "median", progre
     sampler = _Sampler(s, x, statistic, target, [s.seed, 7877])
     k = int(np.ceil(GRID_PER_DECADE * np.log10(hi / lo))) + 1
     grid = np.geomspace(lo, hi, max(k, 2))
-    first = None
-    for i, sc in enumerate(grid):
-        say(0.6 * i / grid.size, f"scanning the scalings from the strictest up: {i + 1} of {grid.size}")
-        verdict = sampler.decide(float(sc))
-        if verdict == "meets" or (verdict == "close" and sampler.stat(float(sc)) <= target):
-            first = i
-            break
+    first = _first_meeting(sampler, grid, target, say)
     if first is None:
         raise InputError(
             f"target {target:g} is below the smallest error reachable here ({sampler.stat(float(hi)):.4g} at "
@@ -320,26 +347,11 @@ def solve_feature_privacy(s, *, target: float, statistic: str = "median", progre
         a, b = _refine(sampler, statistic, target, a, b, batches=batches, steps=steps, lo=lo, hi=hi, ratio=step_ratio)
         say(0.6 + 0.15 * batches / REFINE, f"refined to between {a:.4g}× and {b:.4g}× the levels")
     scale = b
-    # the fresh check: releases with a new seed; where they reject the answer (their interval lies above
-    # the target), the answer moves up by 3 × RESOLUTION and is checked again (at most CHECKS times)
-    checked = 0
-    for attempt in range(CHECKS):
-        say(0.92, f"checking {scale:.4g}× the levels with fresh releases")
-        fresh = np.empty(0)
-        for size in CHECK_BATCHES:  # sequential: stop as soon as the interval lies on one side of the target
-            more = _errors(s, x, scale, trials=size, seed=[s.seed, 7919, attempt, fresh.size])
-            fresh = np.concatenate([fresh, more])
-            c_lo, c_hi = _interval(fresh, 0.5 if statistic == "median" else None)
-            if c_hi <= target or c_lo > target:
-                break
-        checked += fresh.size
-        chk = _stat(fresh, statistic)
-        if c_lo <= target or scale * (1 + 3 * RESOLUTION) > hi:
-            break
-        a, scale = scale, scale * (1 + 3 * RESOLUTION)
+    scale, a, fresh, (c_lo, c_hi), chk, checked = _checked(
+        s, x, scale, a, target=target, statistic=statistic, hi=hi, say=say
+    )
     eps, delta = _setting(s, scale)
-    stricter = scale * 0.9
-    err_stricter = _stat(sampler.errors(stricter, REFINE), statistic) if stricter >= lo else float("nan")
+    err_stricter = _stat(sampler.errors(scale * 0.9, REFINE), statistic) if scale * 0.9 >= lo else float("nan")
     query = _solution_query(s, scale)
     type(s).from_query(query)  # the link reopens a valid scenario
     say(1.0, "done")
