@@ -18,6 +18,92 @@ AXIS_TITLES = {
 }
 
 
+def _plan_a_medians(fig: go.Figure, plan_a: pd.DataFrame, axis: str) -> None:
+    """A pinned plan A's medians: dotted, open markers."""
+    for method, grp in plan_a.groupby("method", sort=False):
+        grp = grp.sort_values(axis)
+        fig.add_trace(
+            go.Scatter(
+                x=grp[axis],
+                y=grp["median"],
+                mode="lines+markers",
+                line={"color": COLORS.get(method, GREY), "dash": "dot", "width": 2},
+                marker={"symbol": "circle-open", "size": 8},
+                name=f"plan A — {method}: median (simulated)",
+                legendgroup=f"A {method}",
+            )
+        )
+
+
+def _bound_shapes(fig: go.Figure, grp: pd.DataFrame, x) -> None:
+    """Theorem 2's bound shape and Corollary 1's (analytic, on the right axis), where the summary has them."""
+    if grp["bound_shape"].notna().any():
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=grp["bound_shape"],
+                mode="lines",
+                line={"color": GREY, "dash": "dot"},
+                name="Theorem 2 bound, constant 1 (analytic, right axis)",
+                legendgroup="bounds",
+                yaxis="y2",
+            )
+        )
+    if "corollary1" in grp and grp["corollary1"].notna().any():
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=grp["corollary1"],
+                mode="lines",
+                line={"color": OKABE_ITO["purple"], "dash": "dashdot"},
+                name="Corollary 1 (ζ = ½), constant 1 (analytic, right axis)",
+                legendgroup="bounds",
+                yaxis="y2",
+            )
+        )
+
+
+def _y_range(fig: go.Figure, summary: pd.DataFrame, plan_a, *, log_y: bool) -> float | None:
+    """Set the y-range from the simulated data (and plan A's medians); return its top (None: automatic)."""
+    # the y-range follows the simulated data; an analytic curve may leave the plot (its values are
+    # in the hover text and the CSV) rather than squash the simulated curves
+    lo, hi = float(summary["q25"].min()), float(summary["q75"].max())
+    if plan_a is not None:
+        lo, hi = min(lo, float(plan_a["median"].min())), max(hi, float(plan_a["median"].max()))
+    top = None
+    if log_y:
+        if lo > 0 and hi > 0:
+            fig.update_yaxes(type="log", range=[np.log10(lo) - 0.25, np.log10(hi) + 0.25])
+            top = 10 ** (np.log10(hi) + 0.25)
+        else:
+            fig.update_yaxes(type="log")
+    else:
+        pad = 0.1 * (hi - lo if hi > lo else 1.0)
+        fig.update_yaxes(range=[lo - pad, hi + pad])
+        top = hi + pad
+    return top
+
+
+def _marks_above(fig: go.Figure, summary: pd.DataFrame, axis: str, top: float) -> None:
+    """An analytic value above the chart, marked at its top edge with its number (▲ 121)."""
+    for method, grp in summary.groupby("method", sort=False):
+        above = grp[grp["exact_mse"] > top].sort_values(axis)
+        if len(above):
+            fig.add_trace(
+                go.Scatter(
+                    x=above[axis],
+                    y=[top] * len(above),
+                    mode="markers+text",
+                    marker={"symbol": "triangle-up", "size": 10, "color": COLORS.get(method, GREY)},
+                    text=[f"{v:.3g}" for v in above["exact_mse"]],
+                    textposition="bottom center",
+                    cliponaxis=False,
+                    name=f"{method}: exact MSE above the chart (its value)",
+                    legendgroup=method,
+                )
+            )
+
+
 @memo_figure
 def mse_sweep_figure(
     summary: pd.DataFrame,
@@ -38,19 +124,7 @@ def mse_sweep_figure(
     its number (▲ 121), so that no value is out of sight."""
     fig = go.Figure()
     if plan_a is not None:
-        for method, grp in plan_a.groupby("method", sort=False):
-            grp = grp.sort_values(axis)
-            fig.add_trace(
-                go.Scatter(
-                    x=grp[axis],
-                    y=grp["median"],
-                    mode="lines+markers",
-                    line={"color": COLORS.get(method, GREY), "dash": "dot", "width": 2},
-                    marker={"symbol": "circle-open", "size": 8},
-                    name=f"plan A — {method}: median (simulated)",
-                    legendgroup=f"A {method}",
-                )
-            )
+        _plan_a_medians(fig, plan_a, axis)
     for method, grp in summary.groupby("method", sort=False):
         grp = grp.sort_values(axis)
         col = COLORS.get(method, GREY)
@@ -77,30 +151,8 @@ def mse_sweep_figure(
                     legendgroup=method,
                 )
             )
-        if show_bound and grp["bound_shape"].notna().any():
-            fig.add_trace(
-                go.Scatter(
-                    x=x,
-                    y=grp["bound_shape"],
-                    mode="lines",
-                    line={"color": GREY, "dash": "dot"},
-                    name="Theorem 2 bound, constant 1 (analytic, right axis)",
-                    legendgroup="bounds",
-                    yaxis="y2",
-                )
-            )
-        if show_bound and "corollary1" in grp and grp["corollary1"].notna().any():
-            fig.add_trace(
-                go.Scatter(
-                    x=x,
-                    y=grp["corollary1"],
-                    mode="lines",
-                    line={"color": OKABE_ITO["purple"], "dash": "dashdot"},
-                    name="Corollary 1 (ζ = ½), constant 1 (analytic, right axis)",
-                    legendgroup="bounds",
-                    yaxis="y2",
-                )
-            )
+        if show_bound:
+            _bound_shapes(fig, grp, x)
     styled(
         fig,
         AXIS_TITLES.get(axis, axis),
@@ -109,39 +161,9 @@ def mse_sweep_figure(
         legend={"orientation": "h", "y": -0.25},
         margin={"t": (40 + 22 * title.count("<br>")) if title else 10},
     )
-    # the y-range follows the simulated data; an analytic curve may leave the plot (its values are
-    # in the hover text and the CSV) rather than squash the simulated curves
-    lo, hi = float(summary["q25"].min()), float(summary["q75"].max())
-    if plan_a is not None:
-        lo, hi = min(lo, float(plan_a["median"].min())), max(hi, float(plan_a["median"].max()))
-    top = None
-    if log_y:
-        if lo > 0 and hi > 0:
-            fig.update_yaxes(type="log", range=[np.log10(lo) - 0.25, np.log10(hi) + 0.25])
-            top = 10 ** (np.log10(hi) + 0.25)
-        else:
-            fig.update_yaxes(type="log")
-    else:
-        pad = 0.1 * (hi - lo if hi > lo else 1.0)
-        fig.update_yaxes(range=[lo - pad, hi + pad])
-        top = hi + pad
+    top = _y_range(fig, summary, plan_a, log_y=log_y)
     if show_exact and top is not None:
-        for method, grp in summary.groupby("method", sort=False):
-            above = grp[grp["exact_mse"] > top].sort_values(axis)
-            if len(above):
-                fig.add_trace(
-                    go.Scatter(
-                        x=above[axis],
-                        y=[top] * len(above),
-                        mode="markers+text",
-                        marker={"symbol": "triangle-up", "size": 10, "color": COLORS.get(method, GREY)},
-                        text=[f"{v:.3g}" for v in above["exact_mse"]],
-                        textposition="bottom center",
-                        cliponaxis=False,
-                        name=f"{method}: exact MSE above the chart (its value)",
-                        legendgroup=method,
-                    )
-                )
+        _marks_above(fig, summary, axis, top)
     if current is not None:
         fig.add_vline(x=current, line_dash="dot", line_color=GREY, annotation_text=f"this view: {current:g}")
     if show_bound:

@@ -412,6 +412,86 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
     return "\n".join(parts)
 
 
+def _plan_a_html(mod, scenario, result, plan_a) -> list[str]:
+    """Plan A (pinned) vs plan B: the parameters that differ and every key number side by side."""
+    from hetdp_core.compare import compare, key_numbers
+
+    sa, ra = plan_a
+    diff = [
+        {
+            "parameter": sp.label or name,
+            "plan A": _value_text(sp, getattr(sa, name)),
+            "plan B": _value_text(sp, getattr(scenario, name)),
+        }
+        for name, sp in scenario.specs().items()
+        if getattr(sa, name) != getattr(scenario, name)
+    ]
+    parts = [
+        "<h2>Plan A (pinned) vs plan B (this view)</h2>",
+        "<p>What differs between the two plans:</p>",
+        _table(diff),
+    ]
+    parts += [
+        "<p>Every guarantee and accuracy figure of both plans, with the difference B − A:</p>",
+        _table(compare(key_numbers(mod, ra), key_numbers(mod, result)).to_dict(orient="records")),
+    ]
+    return parts
+
+
+def _key_results_html(mod, result) -> list[str]:
+    """The page's key tables (its spec's ``key_tables``; else its first table), first KEY_ROWS rows each."""
+    parts = []
+    tables = result.tables()
+    keys = [k for k in mod.PAGE_SPEC.key_tables if k in tables] or [k for k in tables if k != "privacy_meaning"][:1]
+    if keys:
+        parts.append("<h2>Key results</h2>")
+        for k in keys:
+            df = tables[k]
+            note = (
+                f" (first {KEY_ROWS} of {len(df)} rows; the CSV download and <code>hetdp run</code> have all)"
+                if len(df) > KEY_ROWS
+                else ""
+            )
+            parts += [f"<h3>{html.escape(k)}{note}</h3>", _table(df.head(KEY_ROWS).to_dict(orient="records"))]
+    return parts
+
+
+def _meaning_html(mt: pd.DataFrame, prior: float) -> list[str]:
+    """What the levels mean for a person (posterior, attack terms, real deployments), or why none is stated."""
+    from hetdp_core.deployments import placement_of
+
+    if mt.empty:
+        return [
+            "<h2>What the privacy levels mean for a person</h2>",
+            "<p>This view states no privacy level (for group-wise zCDP: Algorithm 2's per-group claim "
+            "does not hold; Algorithm 1 is ρ-zCDP for every group).</p>",
+        ]
+    return [
+        f"<h2>What the privacy levels mean for a person (attacker's prior {100 * prior:g} %)</h2>",
+        "<p class='small'>An attacker who believes with probability p that a person has the protected "
+        "attribute can, after seeing the output of a level-ε mechanism, believe at most "
+        "e<sup>ε</sup>p / (1 + (e<sup>ε</sup> − 1)p) (upper bounds rounded up).</p><ul>",
+        *(
+            f"<li><b>{html.escape(str(lev))}</b>: {html.escape(words)}</li>"
+            for lev, words in zip(mt["level"], mt["in words"])
+        ),
+        "</ul>",
+        f"<h3>In attack terms (false-positive rate {100 * float(mt['attack FPR'].iloc[0]):g} %)</h3>",
+        "<p class='small'>An attacker tries to tell from the output whether a person is the one in question. "
+        "At a given false-positive rate (people wrongly flagged) no attack catches more than the "
+        "true-positive rate below; the maximal advantage is the most its hit rate can exceed its "
+        "false-alarm rate.</p><ul>",
+        *(
+            f"<li><b>{html.escape(str(lev))}</b>: {html.escape(words)}; maximal advantage {adv:.3g}</li>"
+            for lev, words, adv in zip(mt["level"], mt["risk in words"], mt["max advantage"])
+        ),
+        "</ul>",
+        _table(mt.drop(columns=["in words", "risk in words"]).to_dict(orient="records")),
+        *_context_html(placement_of(mt)),
+        "<p class='small'>The trade-off curves and the strip of real deployments are the last figures below.</p>",
+    ]
+
+
 def build_report(
     page: str, scenario, result, *, prior: float | None = None, app_url: str = "http://localhost:8501", plan_a=None
 ) -> str:
@@ -439,7 +519,6 @@ def build_report(
         )
         or "<li>(no checks for this view)</li>"
     )
-    from hetdp_core.deployments import placement_of
 
     if hasattr(mod, "levels"):  # the run's own meaning table (computed again only for another prior)
         from hetdp_core.scenario import with_meaning
@@ -456,76 +535,16 @@ def build_report(
         f"<p class='summary'><b>In short.</b> {_bold(html.escape(_summary(result, mt)))}</p>",
     ]
     if plan_a is not None:
-        sa, ra = plan_a
-        diff = [
-            {
-                "parameter": sp.label or name,
-                "plan A": _value_text(sp, getattr(sa, name)),
-                "plan B": _value_text(sp, getattr(scenario, name)),
-            }
-            for name, sp in scenario.specs().items()
-            if getattr(sa, name) != getattr(scenario, name)
-        ]
-        parts += [
-            "<h2>Plan A (pinned) vs plan B (this view)</h2>",
-            "<p>What differs between the two plans:</p>",
-            _table(diff),
-        ]
-        from hetdp_core.compare import compare, key_numbers
-
-        parts += [
-            "<p>Every guarantee and accuracy figure of both plans, with the difference B − A:</p>",
-            _table(compare(key_numbers(mod, ra), key_numbers(mod, result)).to_dict(orient="records")),
-        ]
-    tables = result.tables()
-    keys = [k for k in mod.PAGE_SPEC.key_tables if k in tables] or [k for k in tables if k != "privacy_meaning"][:1]
-    if keys:
-        parts.append("<h2>Key results</h2>")
-        for k in keys:
-            df = tables[k]
-            note = (
-                f" (first {KEY_ROWS} of {len(df)} rows; the CSV download and <code>hetdp run</code> have all)"
-                if len(df) > KEY_ROWS
-                else ""
-            )
-            parts += [f"<h3>{html.escape(k)}{note}</h3>", _table(df.head(KEY_ROWS).to_dict(orient="records"))]
+        parts += _plan_a_html(mod, scenario, result, plan_a)
+    parts += _key_results_html(mod, result)
     parts += [
         "<h2>Guarantee checks</h2>",
         "<p class='small'>Every number shown as a guarantee is checked against the bound that provably "
         "holds; a failure would be a numerical failure of this software, not a finding.</p>",
         f"<ul>{checks}</ul>",
     ]
-    if mt is not None and mt.empty:
-        parts += [
-            "<h2>What the privacy levels mean for a person</h2>",
-            "<p>This view states no privacy level (for group-wise zCDP: Algorithm 2's per-group claim "
-            "does not hold; Algorithm 1 is ρ-zCDP for every group).</p>",
-        ]
-    elif mt is not None:
-        parts += [
-            f"<h2>What the privacy levels mean for a person (attacker's prior {100 * prior:g} %)</h2>",
-            "<p class='small'>An attacker who believes with probability p that a person has the protected "
-            "attribute can, after seeing the output of a level-ε mechanism, believe at most "
-            "e<sup>ε</sup>p / (1 + (e<sup>ε</sup> − 1)p) (upper bounds rounded up).</p><ul>",
-            *(
-                f"<li><b>{html.escape(str(lev))}</b>: {html.escape(words)}</li>"
-                for lev, words in zip(mt["level"], mt["in words"])
-            ),
-            "</ul>",
-            f"<h3>In attack terms (false-positive rate {100 * float(mt['attack FPR'].iloc[0]):g} %)</h3>",
-            "<p class='small'>An attacker tries to tell from the output whether a person is the one in question. "
-            "At a given false-positive rate (people wrongly flagged) no attack catches more than the "
-            "true-positive rate below; the maximal advantage is the most its hit rate can exceed its "
-            "false-alarm rate.</p><ul>",
-            *(
-                f"<li><b>{html.escape(str(lev))}</b>: {html.escape(words)}; maximal advantage {adv:.3g}</li>"
-                for lev, words, adv in zip(mt["level"], mt["risk in words"], mt["max advantage"])
-            ),
-            "</ul>",
-            _table(mt.drop(columns=["in words", "risk in words"]).to_dict(orient="records")),
-            *_context_html(placement_of(mt)),
-            "<p class='small'>The trade-off curves and the strip of real deployments are the last figures below.</p>",
-        ]
+    if mt is not None:
+        parts += _meaning_html(mt, prior)
     parts += [
         "<h2>How to reopen this view</h2>",
         f"<p>In the app: <a href='{html.escape(link)}'>{html.escape(link)}</a><br>"
