@@ -50,6 +50,49 @@ CHECK = (
 )
 
 
+def _closing_cells(page: str, keys: list[str]) -> list[tuple[str, str]]:
+    """The notebook's last cells: what the levels mean, among real deployments, the figures, and the key
+    tables printed as JSON (the numbers of ``hetdp run``)."""
+    return [
+        (
+            "md",
+            "## What the levels mean for a person\n\nThe attacker's worst-case posterior from the scenario's "
+            "prior, and the risk in attack terms (the most an attack catches at the scenario's false-positive "
+            "rate).",
+        ),
+        ("code", "result.tables().get('privacy_meaning')"),
+        (
+            "md",
+            "## Among real deployments\n\nEach level placed among the privacy levels of real deployments (the "
+            "Differential Privacy Deployments Registry's records); units and periods differ, so these are "
+            "landmarks, not equivalents. `hetdp context --eps E` gives the same.",
+        ),
+        (
+            "code",
+            "from hetdp_core.deployments import CAVEAT, placement_of\n\n"
+            "for p in placement_of(result.tables().get('privacy_meaning')):\n"
+            "    print(p.sentence, p.caution)\n"
+            "print(CAVEAT)",
+        ),
+        ("md", "## Figures"),
+        (
+            "code",
+            "from hetdp_ui.report import report_figures\n\n"
+            f"for title, fig in report_figures({page!r}, scenario, result):\n"
+            "    fig.update_layout(title=title)\n"
+            "    fig.show()",
+        ),
+        ("md", "## The numbers, as `hetdp run` gives them"),
+        (
+            "code",
+            f"KEY_TABLES = {json.dumps([*keys, 'privacy_meaning'])}\n"
+            "tables = result.tables()\n"
+            "numbers = {k: tables[k].to_dict(orient='records') for k in KEY_TABLES if k in tables}\n"
+            "print(json.dumps(numbers, default=str))  # every digit (NaN printed as NaN)",
+        ),
+    ]
+
+
 def page_notebook(
     page: str,
     query: str,
@@ -123,42 +166,7 @@ def page_notebook(
         ("md", "## Key tables"),
         *[("code", f"result.tables()[{k!r}]") for k in keys],
         *_plan_a_cells(mod, pin),
-        (
-            "md",
-            "## What the levels mean for a person\n\nThe attacker's worst-case posterior from the scenario's "
-            "prior, and the risk in attack terms (the most an attack catches at the scenario's false-positive "
-            "rate).",
-        ),
-        ("code", "result.tables().get('privacy_meaning')"),
-        (
-            "md",
-            "## Among real deployments\n\nEach level placed among the privacy levels of real deployments (the "
-            "Differential Privacy Deployments Registry's records); units and periods differ, so these are "
-            "landmarks, not equivalents. `hetdp context --eps E` gives the same.",
-        ),
-        (
-            "code",
-            "from hetdp_core.deployments import CAVEAT, placement_of\n\n"
-            "for p in placement_of(result.tables().get('privacy_meaning')):\n"
-            "    print(p.sentence, p.caution)\n"
-            "print(CAVEAT)",
-        ),
-        ("md", "## Figures"),
-        (
-            "code",
-            "from hetdp_ui.report import report_figures\n\n"
-            f"for title, fig in report_figures({page!r}, scenario, result):\n"
-            "    fig.update_layout(title=title)\n"
-            "    fig.show()",
-        ),
-        ("md", "## The numbers, as `hetdp run` gives them"),
-        (
-            "code",
-            f"KEY_TABLES = {json.dumps([*keys, 'privacy_meaning'])}\n"
-            "tables = result.tables()\n"
-            "numbers = {k: tables[k].to_dict(orient='records') for k in KEY_TABLES if k in tables}\n"
-            "print(json.dumps(numbers, default=str))  # every digit (NaN printed as NaN)",
-        ),
+        *_closing_cells(page, keys),
     ]
     return _nb(cells)
 

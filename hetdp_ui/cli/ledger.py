@@ -9,6 +9,59 @@ from pathlib import Path
 from hetdp_ui.cli._common import CliError, _dump, output_dir, output_path, risk_arguments, write_atomic
 
 
+def _print_ledger(a, result, compared, solved) -> None:
+    """The ledger as text: every accountant's total, each group's headline and risk, plan A vs B, the solve."""
+    for row in result.totals:
+        print(
+            f"{row['group']:24s} {row['accountant']:6s} ε = {row['epsilon']:.4g} at δ = {row['delta']:.3g}"
+            f"  ({row['releases']} releases)" + (f"  [{row['note']}]" if row["note"] else "")
+        )
+    for row in result.headline:
+        extra = (
+            f"  reserve {row['reserve']:+.4g}" + ("  OVER BUDGET" if row["over budget"] else "")
+            if a.budget is not None
+            else ""
+        )
+        print(
+            f"{row['group']:24s} headline ε = {row['epsilon']:.4g} at δ = {row['delta']:.3g}, the smallest "
+            f"valid bound, by {row['how']}{extra}"
+        )
+    for row in result.risk:
+        print(f"{row['group']:24s} {row['in words']}; maximal advantage {row['max advantage']:.3g}")
+    if compared is not None:
+        print(f"plan A ({a.pin}) vs plan B ({a.plan}):")
+        for row in compared.itertuples(index=False):
+            print(f"  {row[0]:52s} A {row[1]:<10.4g} B {row[2]:<10.4g} B − A {row[3]:+.4g}")
+    if solved:
+        print(
+            f"solve: multiply the noise of the plan's own releases by {solved['factor']:.4g} to keep every "
+            f"group's attack TPR at FPR {a.fpr:g} at or below {a.target_tpr:g} (worst: {solved['worst_group']}, "
+            f"TPR {solved['tpr']:.4g})"
+        )
+
+
+def _write_files(a, result) -> None:
+    """``--report``, ``--notebook`` and ``--csv``: each written atomically."""
+    if a.report:
+        from hetdp_ui.report import build_ledger_report
+
+        out = output_path(a.report, what="--report", suffixes=(".html", ".htm"))
+        write_atomic(out, build_ledger_report(result), what="--report")
+        print(f"wrote {out}", file=sys.stderr)
+    if a.notebook:
+        from hetdp_ui.notebook import ledger_notebook, notebook_bytes
+
+        out = output_path(a.notebook, what="--notebook", suffixes=(".ipynb",))
+        write_atomic(out, notebook_bytes(ledger_notebook(result)), what="--notebook")
+        print(f"wrote {out}", file=sys.stderr)
+    if a.csv:
+        import pandas as pd
+
+        out = output_dir(a.csv, what="--csv")
+        for name, rows in result.tables().items():
+            write_atomic(out / f"{name}.csv", pd.DataFrame(rows).to_csv(index=False), what="--csv")
+
+
 def cmd_ledger(a) -> int:
     """``hetdp ledger --plan FILE.toml --delta D``: what the whole plan costs each group, by four accountants."""
     from hetdp_core.ledger import ledger, parse_plan
@@ -43,24 +96,7 @@ def cmd_ledger(a) -> int:
             "target_tpr": sol.target_tpr,
             "plan": plan_toml(sol.plan),
         }
-    if a.report:
-        from hetdp_ui.report import build_ledger_report
-
-        out = output_path(a.report, what="--report", suffixes=(".html", ".htm"))
-        write_atomic(out, build_ledger_report(result), what="--report")
-        print(f"wrote {out}", file=sys.stderr)
-    if a.notebook:
-        from hetdp_ui.notebook import ledger_notebook, notebook_bytes
-
-        out = output_path(a.notebook, what="--notebook", suffixes=(".ipynb",))
-        write_atomic(out, notebook_bytes(ledger_notebook(result)), what="--notebook")
-        print(f"wrote {out}", file=sys.stderr)
-    if a.csv:
-        import pandas as pd
-
-        out = output_dir(a.csv, what="--csv")
-        for name, rows in result.tables().items():
-            write_atomic(out / f"{name}.csv", pd.DataFrame(rows).to_csv(index=False), what="--csv")
+    _write_files(a, result)
     if a.json:
         print(
             _dump(
@@ -78,33 +114,7 @@ def cmd_ledger(a) -> int:
             )
         )
     elif not a.csv:
-        for row in result.totals:
-            print(
-                f"{row['group']:24s} {row['accountant']:6s} ε = {row['epsilon']:.4g} at δ = {row['delta']:.3g}"
-                f"  ({row['releases']} releases)" + (f"  [{row['note']}]" if row["note"] else "")
-            )
-        for row in result.headline:
-            extra = (
-                f"  reserve {row['reserve']:+.4g}" + ("  OVER BUDGET" if row["over budget"] else "")
-                if a.budget is not None
-                else ""
-            )
-            print(
-                f"{row['group']:24s} headline ε = {row['epsilon']:.4g} at δ = {row['delta']:.3g}, the smallest "
-                f"valid bound, by {row['how']}{extra}"
-            )
-        for row in result.risk:
-            print(f"{row['group']:24s} {row['in words']}; maximal advantage {row['max advantage']:.3g}")
-        if compared is not None:
-            print(f"plan A ({a.pin}) vs plan B ({a.plan}):")
-            for row in compared.itertuples(index=False):
-                print(f"  {row[0]:52s} A {row[1]:<10.4g} B {row[2]:<10.4g} B − A {row[3]:+.4g}")
-        if solved:
-            print(
-                f"solve: multiply the noise of the plan's own releases by {solved['factor']:.4g} to keep every "
-                f"group's attack TPR at FPR {a.fpr:g} at or below {a.target_tpr:g} (worst: {solved['worst_group']}, "
-                f"TPR {solved['tpr']:.4g})"
-            )
+        _print_ledger(a, result, compared, solved)
     return 1 if a.budget is not None and any(r["over budget"] for r in result.headline) else 0
 
 

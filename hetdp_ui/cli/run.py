@@ -23,6 +23,48 @@ from hetdp_ui.cli._common import (
 )
 
 
+def _upload(a, page: str, mod) -> bytes | None:
+    """``--data FILE``: the CSV's bytes, for a page that takes one, within the upload limit."""
+    from hetdp_core.uploads import MAX_UPLOAD_MB, MB
+
+    if a.data and not mod.PAGE_SPEC.upload:
+        from hetdp_core.registry import specs
+
+        raise CliError(
+            f"--data: {page} takes no data file (pages that do: "
+            f"{', '.join(s.url for s in specs() if s.upload)}). Drop --data."
+        )
+    if not a.data:
+        return None
+    path = Path(a.data)
+    if not path.is_file():
+        raise CliError(f"--data: file {path} not found. Give the path of a CSV file.")
+    if path.stat().st_size > MAX_UPLOAD_MB * MB:
+        raise CliError(f"--data: {path} is larger than {MAX_UPLOAD_MB} MB, the upload limit. Use a smaller file.")
+    return path.read_bytes()
+
+
+def _plan_a_tables(mod, pin: str, limit, result) -> dict:
+    """A pinned plan A's tables (``plan_a_*``) and the A/B comparison, as the page shows them."""
+    from urllib.parse import parse_qsl
+
+    from hetdp_core.scenario import MAX_PIN_LENGTH
+
+    if len(pin) > MAX_PIN_LENGTH:  # the page's limit for the same parameter
+        raise CliError(f"pin (plan A) is {len(pin)} characters long; at most {MAX_PIN_LENGTH}.")
+    try:
+        plan_a = mod.SCENARIO.from_query(dict(parse_qsl(pin, keep_blank_values=True)))
+    except InputError as exc:
+        raise CliError(f"pin (plan A in the link) is not a valid scenario: {exc}") from None
+    result_a = mod.run(plan_a, options=RunOptions(budget=limit))
+    from hetdp_core.compare import compare, key_numbers
+
+    return {
+        "plan_a_vs_b": compare(key_numbers(mod, result_a), key_numbers(mod, result)),
+        **{f"plan_a_{name}": df for name, df in result_a.tables().items()},
+    }
+
+
 def cmd_run(a) -> int:
     """``hetdp run PAGE --query …``: the page's scenario and run; its download tables as JSON or CSV."""
     from hetdp_core.scenarios import get
@@ -33,42 +75,14 @@ def cmd_run(a) -> int:
     limit = budget(a.budget)
     if a.max_cells:  # the budget's limit on random numbers drawn, checked against the page's estimate
         limit = dataclasses.replace(limit or Budget(seconds=math.inf, bytes=2**62), name="custom", cells=a.max_cells)
-    upload = None
-    if a.data and not mod.PAGE_SPEC.upload:
-        from hetdp_core.registry import specs
-
-        raise CliError(
-            f"--data: {page} takes no data file (pages that do: "
-            f"{', '.join(s.url for s in specs() if s.upload)}). Drop --data."
-        )
-    if a.data:
-        path = Path(a.data)
-        if not path.is_file():
-            raise CliError(f"--data: file {path} not found. Give the path of a CSV file.")
-        if path.stat().st_size > 20 * 2**20:
-            raise CliError(f"--data: {path} is larger than 20 MB, the upload limit. Use a smaller file.")
-        upload = path.read_bytes()
+    upload = _upload(a, page, mod)
     with _executor(a) as executor:
         options = RunOptions(budget=limit, executor=executor, upload=upload)
         result = run_view(scenario, options, limited=a.budget == "page")  # the page's limits, while it runs
     tables = result.tables()  # privacy_meaning included (the scenario's prior)
     pin = _last(query.get("pin"))
     if pin:  # plan A vs plan B, as the page shows it for a pinned link
-        from urllib.parse import parse_qsl
-
-        from hetdp_core.scenario import MAX_PIN_LENGTH
-
-        if len(pin) > MAX_PIN_LENGTH:  # the page's limit for the same parameter
-            raise CliError(f"pin (plan A) is {len(pin)} characters long; at most {MAX_PIN_LENGTH}.")
-        try:
-            plan_a = mod.SCENARIO.from_query(dict(parse_qsl(pin, keep_blank_values=True)))
-        except InputError as exc:
-            raise CliError(f"pin (plan A in the link) is not a valid scenario: {exc}") from None
-        result_a = mod.run(plan_a, options=RunOptions(budget=limit))
-        from hetdp_core.compare import compare, key_numbers
-
-        tables["plan_a_vs_b"] = compare(key_numbers(mod, result_a), key_numbers(mod, result))
-        tables.update({f"plan_a_{name}": df for name, df in result_a.tables().items()})
+        tables.update(_plan_a_tables(mod, pin, limit, result))
     if _last(query.get("lesson")):
         print(
             f"note: the link is at lesson {_last(query.get('lesson'))!r}, step {_last(query.get('step')) or '1'}; "
