@@ -314,24 +314,10 @@ def _figure_html(fig: go.Figure, div_id: str, *, first: bool) -> str:
     )
 
 
-def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> str:
-    """A standalone HTML report of a release ledger (the page's button and ``hetdp ledger --report``):
-    the plan, each group's totals by the four accountants, the budget, the risk in attack terms and
-    its trade-off curves, who pays what, the plan's TOML and the link that reopens it."""
-    from urllib.parse import urlencode
+def _ledger_tables(result):
+    """(totals by accountant with the headline, headline per group, the plan's rows) for the report."""
+    from hetdp_core.ledger import ACCOUNTANTS
 
-    import hetdp_core
-    from hetdp_core.ledger import ACCOUNTANTS, plan_toml
-    from hetdp_ui.context_figures import deployments_strip
-    from hetdp_ui.ledger_figures import spend_figure, totals_figure
-    from hetdp_ui.risk_figures import curves_figure
-
-    ledger_placed = result.placements()
-    toml_text = plan_toml(result.plan)
-    q = {"delta": repr(result.delta), "fpr": repr(result.fpr), "plan": toml_text}
-    if result.budget is not None:
-        q["budget"] = repr(result.budget)
-    link = f"{app_url.rstrip('/')}/Release_ledger?{urlencode(q)}"
     totals = pd.DataFrame(result.totals)
     wide = totals.pivot(index="group", columns="accountant", values="epsilon")[list(ACCOUNTANTS)].reset_index()
     heads = {r["group"]: r for r in result.headline}
@@ -347,6 +333,42 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
         }
         for r in result.plan.releases
     ]
+    return wide, heads, plan_rows
+
+
+def _budget_html(budget: float, heads: dict) -> str:
+    """The budget verdict, judged by each group's headline."""
+    over = [g for g, h in heads.items() if h["over budget"]]
+    return (
+        f"<p><b>Budget ε = {budget:g}</b> (judged by each group's headline). "
+        + (
+            f"Over budget: {html.escape(', '.join(over))}."
+            if over
+            else f"Within budget for every group; smallest reserve {min(h['reserve'] for h in heads.values()):.3g}."
+        )
+        + "</p>"
+    )
+
+
+def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> str:
+    """A standalone HTML report of a release ledger (the page's button and ``hetdp ledger --report``):
+    the plan, each group's totals by the four accountants, the budget, the risk in attack terms and
+    its trade-off curves, who pays what, the plan's TOML and the link that reopens it."""
+    from urllib.parse import urlencode
+
+    import hetdp_core
+    from hetdp_core.ledger import plan_toml
+    from hetdp_ui.context_figures import deployments_strip
+    from hetdp_ui.ledger_figures import spend_figure, totals_figure
+    from hetdp_ui.risk_figures import curves_figure
+
+    ledger_placed = result.placements()
+    toml_text = plan_toml(result.plan)
+    q = {"delta": repr(result.delta), "fpr": repr(result.fpr), "plan": toml_text}
+    if result.budget is not None:
+        q["budget"] = repr(result.budget)
+    link = f"{app_url.rstrip('/')}/Release_ledger?{urlencode(q)}"
+    wide, heads, plan_rows = _ledger_tables(result)
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>hetdp report — Release ledger"
         f"</title><style>{CSS}</style></head><body>",
@@ -366,16 +388,7 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
         "</ul>",
     ]
     if result.budget is not None:
-        over = [g for g, h in heads.items() if h["over budget"]]
-        parts.append(
-            f"<p><b>Budget ε = {result.budget:g}</b> (judged by each group's headline). "
-            + (
-                f"Over budget: {html.escape(', '.join(over))}."
-                if over
-                else f"Within budget for every group; smallest reserve {min(h['reserve'] for h in heads.values()):.3g}."
-            )
-            + "</p>"
-        )
+        parts.append(_budget_html(result.budget, heads))
     parts += [
         f"<h2>In attack terms (false-positive rate {100 * result.fpr:g} %)</h2><ul>",
         *(
