@@ -243,6 +243,27 @@ def poll_meaning(eps: float) -> None:
         deployments_strip_section((place(eps, who="this poll"),), key="class_poll_ctx", what="the poll's ε")
 
 
+def poll_controls() -> None:
+    """The instructor's private yes/no poll: a question, its ε, open and close."""
+    with st.expander("Ask the class a private yes/no question", icon=":material/how_to_vote:"):
+        st.markdown(
+            "Each student's answer is randomized **before it is stored** (randomized response at the level "
+            "you choose): the true answer is never written anywhere. The live view estimates the true share."
+        )
+        question = st.text_input(
+            "question", max_chars=300, key="class_poll_q", placeholder="Have you ever reused a password?"
+        )
+        eps = st.slider("ε of the poll", MIN_POLL_EPS, MAX_POLL_EPS, 1.0, 0.05, key="class_poll_eps")
+        c1, c2 = st.columns(2)
+        if c1.button("Ask the class", key="class_poll_open", type="primary"):
+            try:
+                store.open_poll(code, question=question, eps=eps)
+            except InputError as exc:
+                st.error(str(exc))
+        if c2.button("Close the poll", key="class_poll_close"):
+            store.close_poll(code)
+
+
 def instructor_view() -> None:
     try:
         info = store.authorize(code, key)
@@ -288,23 +309,7 @@ def instructor_view() -> None:
                 st.rerun()
     right.image(qr_png(link), caption=f"Join: {info.code}", width=220)
 
-    with st.expander("Ask the class a private yes/no question", icon=":material/how_to_vote:"):
-        st.markdown(
-            "Each student's answer is randomized **before it is stored** (randomized response at the level "
-            "you choose): the true answer is never written anywhere. The live view estimates the true share."
-        )
-        question = st.text_input(
-            "question", max_chars=300, key="class_poll_q", placeholder="Have you ever reused a password?"
-        )
-        eps = st.slider("ε of the poll", MIN_POLL_EPS, MAX_POLL_EPS, 1.0, 0.05, key="class_poll_eps")
-        c1, c2 = st.columns(2)
-        if c1.button("Ask the class", key="class_poll_open", type="primary"):
-            try:
-                store.open_poll(code, question=question, eps=eps)
-            except InputError as exc:
-                st.error(str(exc))
-        if c2.button("Close the poll", key="class_poll_close"):
-            store.close_poll(code)
+    poll_controls()
 
     @st.fragment(run_every=REFRESH)
     def live() -> None:
