@@ -50,105 +50,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import load  # noqa: E402
-import websockets  # noqa: E402
-from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
-from streamlit.proto.ClientState_pb2 import ClientState  # noqa: E402
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
-from streamlit.proto.WidgetStates_pb2 import WidgetState, WidgetStates  # noqa: E402
+from load import Browser, Disconnected, Run  # noqa: E402
 
 from hetdp_core.lessons import bundled_lesson  # noqa: E402
 
 LESSON = "1-bcdp-feature-privacy"
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
-
-
-class Disconnected(Exception):
-    """The websocket closed (its worker died)."""
-
-
-@dataclass
-class Run:
-    seconds: float
-    status: str = ""
-    #: key → (widget id, element type, id of the fragment it is drawn in or "")
-    widgets: dict[str, tuple[str, str, str]] = field(default_factory=dict)
-    texts: list[str] = field(default_factory=list)
-    exceptions: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    query: str | None = None
-    auto_rerun: str | None = None
-
-    def has(self, text: str) -> bool:
-        return any(text in t for t in self.texts)
-
-
-class Browser:
-    """One browser session: one websocket, reruns with widget states, elements read back."""
-
-    def __init__(self, url: str):
-        self.ws_url = url.replace("http://", "ws://").rstrip("/") + "/_stcore/stream"
-        self.ws = None
-
-    async def __aenter__(self):
-        self.ws = await websockets.connect(
-            self.ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=30, ping_interval=None
-        )
-        return self
-
-    async def __aexit__(self, *exc):
-        await self.ws.close()
-
-    async def run(
-        self, page: str, query: str, widgets=(), *, fragment: str | None = None, auto: bool = False, timeout=180.0
-    ) -> Run:
-        states = WidgetStates(widgets=[WidgetState(id=i, **v) for i, v in widgets])
-        back = BackMsg(
-            rerun_script=ClientState(
-                query_string=query, page_name=page, widget_states=states, fragment_id=fragment or "", is_auto_rerun=auto
-            )
-        )
-        t0 = time.perf_counter()
-        run = Run(0.0)
-        try:
-            await self.ws.send(back.SerializeToString())
-            async with asyncio.timeout(timeout):
-                while True:
-                    msg = ForwardMsg()
-                    msg.ParseFromString(await self.ws.recv())
-                    kind = msg.WhichOneof("type")
-                    if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
-                        _element(run, msg.delta.new_element, msg.delta.fragment_id)
-                    elif kind == "page_info_changed":
-                        run.query = msg.page_info_changed.query_string
-                    elif kind == "auto_rerun":
-                        run.auto_rerun = msg.auto_rerun.fragment_id
-                    elif kind == "script_finished":
-                        status = ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)
-                        if status in ("FINISHED_EARLY_FOR_RERUN",):
-                            continue
-                        run.status = status
-                        break
-        except (OSError, websockets.WebSocketException) as exc:
-            raise Disconnected(str(exc)) from None
-        run.seconds = time.perf_counter() - t0
-        return run
-
-
-def _element(run: Run, el, fragment: str = "") -> None:
-    t = el.WhichOneof("type")
-    if t == "exception":
-        run.exceptions.append(f"{el.exception.type}: {el.exception.message}"[:300])
-    elif t == "alert":
-        run.texts.append(el.alert.body)
-        if el.alert.format == el.alert.ERROR:
-            run.errors.append(el.alert.body[:300])
-    elif t == "markdown":
-        run.texts.append(el.markdown.body)
-    elif t in ("button", "text_input", "number_input", "radio", "slider"):
-        wid = getattr(el, t).id
-        key = wid.split("-", 2)[2] if wid.startswith("$$ID-") and wid.count("-") >= 2 else wid
-        run.widgets[key] = (wid, t, fragment)
 
 
 @dataclass
