@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from . import constraints as _constraints
 from ._doc import document
 from ._validate import InputError
 from .constraints import (  # noqa: F401 (re-exported: scenario modules import the vocabulary from here)
@@ -43,25 +44,12 @@ from .constraints import (  # noqa: F401 (re-exported: scenario modules import t
     split_list,
 )
 
-__all__ = [
+__all__ = [  # the constraint vocabulary (re-exported from hetdp_core.constraints), then the scenario's own
+    *_constraints.__all__,
     "InputError",
-    "Spec",
-    "param",
-    "Constraint",
-    "Interval",
-    "Options",
-    "Subset",
-    "Numbers",
-    "Boolean",
-    "Text",
     "Scenario",
     "Result",
-    "MAX_QUERY_VALUE",
-    "MAX_PIN_LENGTH",
     "log_grid",
-    "check_value",
-    "split_list",
-    "dump_value",
     "Budget",
     "Cost",
     "PAGE_BUDGET",

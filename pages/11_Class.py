@@ -124,14 +124,22 @@ def join_form(fixed_code: str | None) -> None:
         open_page(lesson.steps[0].page, {"lesson": lesson.id, "step": "1", "class": info.code, "me": token})
 
 
-def student_home() -> None:
+def session_or_error(read):
+    """``read()`` (the session as the link names it), or None after the one-line reason (a wrong or
+    deleted code, a forged token, a wrong key) under the page's plain title."""
     try:
-        info = store.session(code)
-        student = store.student(code, me)
+        return read()
     except InputError as exc:
         st.title("Class")
         st.error(str(exc))
+        return None
+
+
+def student_home() -> None:
+    found = session_or_error(lambda: (store.session(code), store.student(code, me)))
+    if found is None:
         return
+    info, student = found
     lesson = cached_lesson(info.lesson_id)
     st.title(f"Class session {info.code}")
     st.markdown(f"You are **{student.name}** in “{lesson.title}”.")
@@ -265,11 +273,8 @@ def poll_controls() -> None:
 
 
 def instructor_view() -> None:
-    try:
-        info = store.authorize(code, key)
-    except InputError as exc:
-        st.title("Class")
-        st.error(str(exc))
+    info = session_or_error(lambda: store.authorize(code, key))
+    if info is None:
         return
     lesson = cached_lesson(info.lesson_id)
     base = app_base_url("Class")

@@ -90,3 +90,14 @@ def postgres():
         pytest.fail(str(exc))
     yield server
     server.remove()
+
+
+@pytest.fixture(scope="session")
+def built_docs_site(tmp_path_factory):
+    """The documentation site, built once per test process with warnings as errors (``make docs``)."""
+    from hetdp_ui import docsite
+
+    out = tmp_path_factory.mktemp("site")
+    done = docsite.build(out)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out

@@ -13,11 +13,8 @@ from hetdp_ui.nav import docs
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    out = tmp_path_factory.mktemp("site")
-    done = docsite.build(out)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return out
+def site(built_docs_site):
+    return built_docs_site
 
 
 def test_the_site_builds_strictly_with_every_topic_and_page(site):
@@ -62,23 +59,20 @@ def test_the_index_of_docs_readme_is_the_registrys():
     assert all(f"({s.doc}.md)" in docsite.index_block() for s in specs())
 
 
-def test_a_broken_link_fails_the_build(tmp_path, monkeypatch):
-    """Warnings are errors: a link to a topic that does not exist stops the build."""
+@pytest.mark.parametrize(
+    "addition,message",
+    [("\nSee [gone](no-such-topic.md).\n", "no-such-topic.md"), ("\n$\\frac{1}{$\n", "formula not converted")],
+    ids=["broken link", "formula that does not convert"],
+)
+def test_a_warning_fails_the_build(addition, message, tmp_path, monkeypatch):
+    """Warnings are errors: a link to a topic that does not exist, or a formula latex2mathml cannot
+    convert, stops the build."""
     src = tmp_path / "docs"
     shutil.copytree(ROOT / "docs", src)
-    (src / "corrections.md").write_text((src / "corrections.md").read_text() + "\nSee [gone](no-such-topic.md).\n")
+    (src / "corrections.md").write_text((src / "corrections.md").read_text() + addition)
     monkeypatch.setattr(docsite, "DOCS", src)
     done = docsite.build(tmp_path / "site")
-    assert done.returncode != 0 and "no-such-topic.md" in done.stderr
-
-
-def test_a_formula_that_does_not_convert_fails_the_build(tmp_path, monkeypatch):
-    src = tmp_path / "docs"
-    shutil.copytree(ROOT / "docs", src)
-    (src / "corrections.md").write_text((src / "corrections.md").read_text() + "\n$\\frac{1}{$\n")
-    monkeypatch.setattr(docsite, "DOCS", src)
-    done = docsite.build(tmp_path / "site")
-    assert done.returncode != 0 and "formula not converted" in done.stderr
+    assert done.returncode != 0 and message in done.stderr
 
 
 def test_readme_is_short_and_links_only_existing_docs():

@@ -1,20 +1,9 @@
 """The documentation site in Chromium, offline: the home page and one page's guide open from disk
 with every request outside the site refused (and none attempted), formulas drawn as MathML."""
 
-import pytest
 
-from hetdp_ui import docsite
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    out = tmp_path_factory.mktemp("site")
-    done = docsite.build(out)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return out
-
-
-def test_home_and_a_guide_open_offline(browser, artifacts, site):
+def test_home_and_a_guide_open_offline(browser, artifacts, built_docs_site):
+    site = built_docs_site
     ctx = browser.new_context(viewport={"width": 1300, "height": 900}, offline=True)
     outside = []
 
