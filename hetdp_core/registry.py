@@ -8,7 +8,8 @@ solver it offers, its report's key tables and figures. Navigation, the home
 page, ``hetdp run``/``report``/``solve``, the documentation links, the load benchmark and the tests
 read this registry; none of them keeps its own list of pages.
 
-Adding a page = its scenario module + its page file + its documentation topic (``docs/<doc>.md``).
+Adding a page = its scenario module + its page file + its documentation topic (``docs/<doc>.md``);
+docs/contributing.md walks through it and tests/test_contributing.py follows that walk-through.
 Modules in the ``scenarios`` package are found by :func:`discover`; :func:`register` adds a module
 from elsewhere (a plugin, or a test).
 """
