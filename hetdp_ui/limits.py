@@ -28,10 +28,12 @@ from __future__ import annotations
 import dataclasses
 import multiprocessing as mp
 import os
+import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from pathlib import Path
 
 from hetdp_core.scenario import DEFAULT_OPTIONS, InputError, RunOptions
 from hetdp_ui.allocator import keep_freed_memory
@@ -58,10 +60,19 @@ _PRELOAD_STACK = ["numpy", "scipy.stats", "pandas"]
 
 
 def preload() -> list[str]:
-    """What the fork server imports: the stack and every page's scenario module (from the registry)."""
-    from hetdp_core.registry import pages
+    """What the fork server imports: the stack and every page's scenario module — the modules of the
+    registry's scenarios package, listed from its folder, and any page registered since. Nothing is
+    imported here: this runs in the fork-server start thread while the main thread imports the same
+    modules (an import in both at once can see a half-initialised module)."""
+    import importlib.util
 
-    return [*_PRELOAD_STACK, *(m.__name__ for m in pages().values())]
+    spec = importlib.util.find_spec("hetdp_core")  # a top-level spec: found, not imported
+    folder = Path(spec.submodule_search_locations[0]) / "scenarios"
+    names = [f"hetdp_core.scenarios.{p.stem}" for p in sorted(folder.glob("*.py")) if not p.stem.startswith("_")]
+    registry = sys.modules.get("hetdp_core.registry")
+    if registry is not None:  # pages registered from elsewhere (a plugin), already imported
+        names += [m.__name__ for m in list(registry._PAGES.values()) if m.__name__ not in names]
+    return [*_PRELOAD_STACK, *names]
 
 
 _CTX = None

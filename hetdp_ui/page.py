@@ -6,10 +6,10 @@
         page.state.slider("eps", "ε")     # widgets (bounds and labels from the scenario's fields)
         result = page.run()              # URL written back, the scenario built and run, 'In short'
         ...                              # figures from result
-    # on leaving: the meaning panel, the report and notebook buttons
+        page.meaning_and_report()        # where the page wants them (else added on leaving)
 
-:func:`start_page`, :func:`run_page` and :func:`meaning_and_report` are the same steps one at a time
-(the older pages call them in that order).
+:func:`start_page`, :func:`run_page` and :func:`meaning_and_report` are the steps the shell takes;
+calling the shell's steps out of order raises (``tests/test_page_shell.py``).
 """
 
 from __future__ import annotations
