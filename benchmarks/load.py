@@ -65,39 +65,19 @@ class View:
 
 async def open_view(url: str, page: str, query: str, *, timeout: float = 300.0) -> View:
     """One browser session opening ``url/page?query``: connect, request the run, read to the end."""
-    ws_url = url.replace("http://", "ws://").replace("https://", "wss://").rstrip("/") + "/_stcore/stream"
     view = View()
     t0 = time.perf_counter()
     try:
-        async with websockets.connect(
-            ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=30, ping_interval=None
-        ) as ws:
-            back = BackMsg(rerun_script=ClientState(query_string=query, page_name=page))
-            await ws.send(back.SerializeToString())
-            async with asyncio.timeout(timeout):
-                while True:
-                    msg = ForwardMsg()
-                    msg.ParseFromString(await ws.recv())
-                    view.messages += 1
-                    kind = msg.WhichOneof("type")
-                    if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
-                        el = msg.delta.new_element
-                        t = el.WhichOneof("type")
-                        if t == "exception":
-                            view.exceptions.append(f"{el.exception.type}: {el.exception.message}"[:300])
-                        elif t == "alert" and el.alert.format == el.alert.ERROR:
-                            view.errors.append(el.alert.body[:300])
-                        elif t == "plotly_chart":
-                            view.charts += 1
-                    elif kind == "page_not_found":
-                        view.failure = f"page not found: {page}"
-                        break
-                    elif kind == "script_finished":
-                        view.status = ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)
-                        view.finished = msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY
-                        break
-    except (OSError, TimeoutError, websockets.WebSocketException) as exc:
+        async with Browser(url) as browser:
+            run = await browser.run(page, query, timeout=timeout)
+    except (Disconnected, OSError, TimeoutError, websockets.WebSocketException) as exc:
         view.failure = f"{type(exc).__name__}: {exc}"[:300]
+    else:
+        view.messages, view.charts, view.status = run.messages, run.charts, run.status
+        view.exceptions, view.errors = run.exceptions, run.errors
+        view.finished = run.status == "FINISHED_SUCCESSFULLY"
+        if run.status == "PAGE_NOT_FOUND":
+            view.failure = f"page not found: {page}"
     view.seconds = time.perf_counter() - t0
     return view
 
@@ -118,6 +98,8 @@ class Run:
     errors: list[str] = field(default_factory=list)
     query: str | None = None
     auto_rerun: str | None = None
+    charts: int = 0
+    messages: int = 0
 
     def has(self, text: str) -> bool:
         return any(text in t for t in self.texts)
@@ -156,6 +138,7 @@ class Browser:
                 while True:
                     msg = ForwardMsg()
                     msg.ParseFromString(await self.ws.recv())
+                    run.messages += 1
                     kind = msg.WhichOneof("type")
                     if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                         _element(run, msg.delta.new_element, msg.delta.fragment_id)
@@ -163,6 +146,9 @@ class Browser:
                         run.query = msg.page_info_changed.query_string
                     elif kind == "auto_rerun":
                         run.auto_rerun = msg.auto_rerun.fragment_id
+                    elif kind == "page_not_found":
+                        run.status = "PAGE_NOT_FOUND"
+                        break
                     elif kind == "script_finished":
                         status = ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)
                         if status in ("FINISHED_EARLY_FOR_RERUN",):
@@ -185,6 +171,8 @@ def _element(run: Run, el, fragment: str = "") -> None:
             run.errors.append(el.alert.body[:300])
     elif t == "markdown":
         run.texts.append(el.markdown.body)
+    elif t == "plotly_chart":
+        run.charts += 1
     elif t in ("button", "text_input", "number_input", "radio", "slider"):
         wid = getattr(el, t).id
         key = wid.split("-", 2)[2] if wid.startswith("$$ID-") and wid.count("-") >= 2 else wid
