@@ -51,7 +51,7 @@ with ui.page_shell(lab) as page:
     )
 
     result = page.run()
-    scenario, ab = page.scenario, page.plan_a
+    scenario = page.scenario
     tables = result.tables()
 
     tab1, tab2, tab3, tab4, tab5 = st.tabs(

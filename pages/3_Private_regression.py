@@ -60,7 +60,6 @@ with ui.page_shell(pr) as page:
     if state["source"] == "upload" and upload is None:
         st.stop()
     result = page.run(upload=upload)
-    scenario, ab = page.scenario, page.plan_a
     tables = result.tables()
     for note in result.notes:
         (st.warning if note.startswith("Assumption 1 does not hold") else st.caption)(note)

@@ -72,7 +72,7 @@ with ui.page_shell(gz) as page:
         f"x = {counts[st.session_state[state.key('group')] - 1]:g} people"
     )
     result = page.run()
-    scenario, ab = page.scenario, page.plan_a
+    scenario = page.scenario
     tables = result.tables()
     algorithm, rho, r = scenario.algorithm, scenario.rho, scenario.r
     stats, curves, claim, x_sel = tables["zcdp_releases"], result.curves, result.claim, result.x_sel

@@ -77,7 +77,7 @@ with ui.page_shell(ml) as page:
     with t5:
         st.text_input("scores f(x, q) per candidate", key=state.key("scores"))
     result = page.run()
-    scenario, ab = page.scenario, page.plan_a
+    scenario = page.scenario
     tables = result.tables()
     sens, eps, delta = scenario.sens, scenario.eps, scenario.delta
 

@@ -45,7 +45,7 @@ with ui.page_shell(ds) as page:
     state.number("seed", "seed")
 
     result = page.run()
-    scenario, ab = page.scenario, page.plan_a
+    scenario = page.scenario
     tables = result.tables()
     sens, target = result.sensitivity, result.target
     kappa = scenario.used_kappa
