@@ -311,7 +311,6 @@ accounting:accountant | {'basic', 'zcdp', 'rdp', 'pld'} | The accountant that co
 accounting:events | tuple of Event | What each release spends on one group, with its repeats.
 accounting:delta | float | The δ at which ε is read.
 ledger:budget | float or None | A budget ε per group, to mark groups over it.
-ledger:text | str or bytes | TOML text of the plan.
 plan:text | str or bytes | TOML text of the plan.
 lessons:text | str or bytes | TOML text of the lesson.
 lessons:path | str or path-like | Path of the lesson file.
@@ -351,21 +350,15 @@ risk:eps | float or array_like | Privacy level(s) ε.
 risk:delta | float or array_like | The δ of each (ε, δ) level.
 risk:kind | {'eps', 'zcdp'} | What the setting is: an ε-DP level, or the ρ of ρ-zCDP Gaussian noise.
 risk:page | module | The page's scenario module.
-scenario:name | str | The parameter's name (in messages).
-scenario:value | Any | URL text or a Python value.
-scenario:text | str | A comma-separated list.
 constraints:name | str | The parameter's name (in messages).
 constraints:value | Any | URL text or a Python value.
 constraints:text | str | A comma-separated list.
 scenario:lo | float | Smallest grid value.
 scenario:hi | float | Largest grid value.
-scenario:extra | Any | Values added to the grid (log_grid); or ``grid`` / ``synonyms`` of the field (param).
 scenario:budget | Budget or None | The request's compute budget (None: no limit).
 scenario:prior | float or None | The attacker's prior (default: the scenario's).
 solve:s | Scenario | The page's scenario.
-solve:metric | str | Accuracy measure: ``mse`` or ``q95`` (mechanisms), ``pac`` or ``mse`` (per-user).
-solve:algorithm | str or None | The per-user algorithm solved for (default: the scenario's first).
-solve:trials | int | Simulated releases per scaling in the scan.
+solve:metric | str | Accuracy measure of one release: ``mse`` or ``q95``.
 uploads:data | bytes | The uploaded CSV (untrusted).
 zcdp:x | float | The group's count.
 zcdp:algorithm | {1, 2} | Algorithm 1 (Gaussian then relative rounding) or Algorithm 2.
@@ -376,10 +369,8 @@ zcdp:y | array_like | Output values.
 zcdp:sigma | float | Standard deviation σ of the Gaussian step.
 regression:rho | float | Decay exponent ρ of the ``poly`` learning-rate schedule.
 bcdp_sim.sweep:kwargs | Any | The arguments of :func:`sweep_points`.
-scenario.param:extra | Any | Other fields of the :class:`Spec`, e.g. other accepted spellings ``synonyms``.
 constraints.param:extra | Any | Other fields of the :class:`Spec`, e.g. other accepted spellings ``synonyms``.
 scenario.log_grid:extra | iterable of float | Values added to the grid.
-solve:upload | bytes or None | An uploaded CSV (untrusted), for ``dataset = upload``.
 solve_per_user:s | Scenario | The page's scenario.
 solve_per_user:metric | str | Accuracy measure: ``pac`` (the (1 − β)-quantile of the error) or ``mse``.
 solve_per_user:algorithm | str or None | The per-user algorithm solved for (default: the scenario's first).
