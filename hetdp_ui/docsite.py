@@ -26,6 +26,7 @@ import sys
 import tempfile
 from contextlib import redirect_stdout
 from pathlib import Path
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -53,13 +54,6 @@ def on_page_content(page_html: str, **_) -> str:
 
 
 # -------------------------------------------------------------------------------------- generated pages
-def topics() -> dict[str, str]:
-    """Every documentation topic (name → title): each page's guide (registry), then the others."""
-    from hetdp_ui.nav import docs
-
-    return docs()
-
-
 _BEGIN = "<!-- begin: generated from the registry by `make docs` (hetdp_ui/docsite.py); a test checks it -->"
 _END = "<!-- end -->"
 
@@ -99,7 +93,6 @@ def cli_page() -> str:
     """The command-line reference: every command's ``--help``, from the parser itself."""
     from hetdp_ui.cli import build_parser
 
-    os.environ["COLUMNS"] = "100"  # argparse wraps to the terminal; a fixed width makes the page stable
     out = [
         "# Command-line reference",
         "",
@@ -113,9 +106,11 @@ def cli_page() -> str:
             out.extend([f"{'#' * depth} `{prefix} {name}`", "", "```text", child.format_help().rstrip(), "```", ""])
             walk(f"{prefix} {name}", child, min(depth + 1, 4))
 
-    root = build_parser()
-    out.extend(["```text", root.format_help().rstrip(), "```", ""])
-    walk("hetdp", root, 2)
+    # argparse wraps to the terminal's width: a fixed one keeps the page stable (and is undone after)
+    with mock.patch.dict(os.environ, {"COLUMNS": "100"}):
+        root = build_parser()
+        out.extend(["```text", root.format_help().rstrip(), "```", ""])
+        walk("hetdp", root, 2)
     return "\n".join(out)
 
 
@@ -202,8 +197,6 @@ validation:
 def stage(src: Path) -> Path:
     """Write the site's sources into ``src``: docs/*.md as they are, the generated pages, mkdocs.yml."""
     md = src / "md"
-    if md.exists():
-        shutil.rmtree(md)
     (md / "api").mkdir(parents=True)
     for f in DOCS.glob("*.md"):
         if f.name != "README.md":
