@@ -508,6 +508,10 @@ def main(argv=None) -> int:
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(runs, indent=2))
     print(f"wrote {a.out}")
+    if a.db == "both" and a.fault == "all":  # the whole class run: docs/benchmarks.md's table
+        from benchmarks.tables import record
+
+        record("class", runs)
     failed = [(r["db"], r["fault"], k) for r in runs for k, ok in r["promises"].items() if not ok]
     for f in failed:
         print("PROMISE FAILED:", *f)

@@ -1,6 +1,8 @@
-"""hetdp benchmarks (``make bench``). Prints a table and writes benchmarks/results/latest.json.
+"""hetdp benchmarks (``make bench``). Prints a table and writes benchmarks/results/latest.json; a full run
+(not ``--quick``) also records it in benchmarks/recorded/bench.json and rewrites its table in
+docs/benchmarks.md (benchmarks/tables.py).
 
-Measured, not asserted: timed tests are flaky; these numbers go into the README.
+Measured, not asserted: timed tests are flaky.
 
 * fig3_full — the full Figure 3 configuration: n = 10 000, d = 10, 1000 trials, 10 values of q,
   both mechanisms (the authors' per-user loop takes about 80 minutes on a 2-core machine);
@@ -547,6 +549,10 @@ def main() -> None:
     out = ROOT / "benchmarks" / "results"
     out.mkdir(exist_ok=True)
     (out / "latest.json").write_text(json.dumps(results, indent=2))
+    if not quick:  # a full run writes docs/benchmarks.md's table (benchmarks/tables.py)
+        from benchmarks.tables import record
+
+        record("bench", results)
     for k, v in results.items():
         if k != "machine":
             unit = (

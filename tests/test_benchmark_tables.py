@@ -1,0 +1,54 @@
+"""docs/benchmarks.md's tables are written by `make bench` / `make load`, never by hand: every block is the
+rendering of its recorded run (benchmarks/recorded/<name>.json), and recording a run rewrites its block."""
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks import tables  # noqa: E402
+
+DOC = (ROOT / "docs" / "benchmarks.md").read_text()
+BLOCKS = re.findall(r"<!-- begin: written by ([\w-]+) -->", DOC)
+
+
+def test_every_tool_has_its_block_once():
+    assert sorted(BLOCKS) == sorted(tables.RENDER), "each recorded tool writes one block of docs/benchmarks.md"
+    assert set(tables.BLOCK_OF.values()) == set(tables.RENDER)
+
+
+@pytest.mark.parametrize("block", sorted(tables.RENDER))
+def test_block_is_the_rendering_of_its_recorded_run(block):
+    text = tables.RENDER[block]()
+    assert text is not None, f"no recorded run feeds block {block!r}: run its tool (benchmarks/tables.py)"
+    shown = tables.block_re(block).search(DOC).group(2)
+    assert shown == text, f"docs/benchmarks.md's block {block!r} is not what its recorded run renders (hand edit?)"
+    assert "| ---" not in shown and shown.count("|---|") >= 1  # a Markdown table
+
+
+def test_record_writes_the_data_and_rewrites_only_its_block(tmp_path, monkeypatch):
+    doc = tmp_path / "benchmarks.md"
+    doc.write_text(
+        "intro\n<!-- begin: written by faults -->\nold\n<!-- end: faults -->\nmiddle\n"
+        "<!-- begin: written by class -->\nkeep\n<!-- end: class -->\n"
+    )
+    monkeypatch.setattr(tables, "RECORDED", tmp_path / "recorded")
+    run = {"machine_cpus": 2, "cache": {"corrupted_files": 20, "ok": True}, "heavy": {"peak_gib": 2.07, "ok": False}}
+    tables.record("faults", run, doc=doc)
+    kept = json.loads((tmp_path / "recorded" / "faults.json").read_text())
+    assert kept["cache"] == run["cache"] and "recorded" in kept
+    text = doc.read_text()
+    assert "old" not in text and "keep" in text and text.startswith("intro\n") and "middle" in text
+    assert "all 20 files" in text and "**no**" in text  # the failed promise is shown as failed
+
+
+def test_a_missing_block_is_an_error_naming_its_markers(tmp_path):
+    doc = tmp_path / "b.md"
+    doc.write_text("no markers\n")
+    with pytest.raises(SystemExit, match="begin: written by bench"):
+        tables.write_block("bench", "x", doc)
