@@ -353,6 +353,8 @@ risk:page | module | The page's scenario module.
 constraints:name | str | The parameter's name (in messages).
 constraints:value | Any | URL text or a Python value.
 constraints:text | str | A comma-separated list.
+constraints:rules | tuple of Rule | A scenario's rules between fields (its ``RULES``), repaired in order.
+constraints:values | Mapping | Field name → value (a page's widget values).
 scenario:lo | float | Smallest grid value.
 scenario:hi | float | Largest grid value.
 scenario:budget | Budget or None | The request's compute budget (None: no limit).

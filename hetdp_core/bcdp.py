@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._doc import document
-from ._validate import MAX_EPS, MIN_EPS, InputError, check_int, check_real, check_vector
+from ._validate import MAX_EPS, InputError, check_int, check_real, check_vector
+from .constraints import DEMAND, EPS
 
 __all__ = [
     "MAX_EPS",
@@ -113,7 +114,7 @@ def privacy_allocation(*, delta, eps: float, q: float, zeta: float | None = None
     delta = check_vector(
         "delta", delta, lo=0.0, lo_open=True, allow_inf=True, max_length=10_000, what=" (per-feature BCDP demands)"
     )
-    eps = check_real("eps", eps, lo=MIN_EPS, hi=MAX_EPS, what=" (global LDP level)")
+    eps = EPS.check("eps", eps, what=" (global LDP level)")
     q = check_real("q", q, lo=0.0, hi=1.0, what=" (correlation bound of Assumption 1)")
     if zeta is None:
         zeta = heuristic_zeta(q)
@@ -311,8 +312,8 @@ def corollary1_bound(*, d: int, k: int, delta: float, eps: float, q: float, n: i
     n = check_int("n", n, lo=1, what=" (number of users)")
     if not (1 <= k < d):
         raise InputError(f"k must satisfy 1 <= k < d (number of sensitive features); got k={k}, d={d}.")
-    delta = check_real("delta", delta, lo=0.0, lo_open=True, hi=MAX_EPS)
-    eps = check_real("eps", eps, lo=MIN_EPS, hi=MAX_EPS)
+    delta = DEMAND.narrow(finite=True).check("delta", delta)
+    eps = EPS.check("eps", eps)
     if not eps > 2 * delta:
         raise InputError(
             f"Corollary 1 needs eps > 2*delta; got eps={eps:g}, delta={delta:g}. "
@@ -359,7 +360,7 @@ def translate_delta_to_c(*, delta, eps: float, q, max_iter: int = 30, tol: float
     import cvxpy as cp
 
     delta = check_vector("delta", delta, lo=0.0, lo_open=True, allow_inf=True, max_length=200)
-    eps = check_real("eps", eps, lo=MIN_EPS, hi=MAX_EPS)
+    eps = EPS.check("eps", eps)
     d = delta.size
     qv = _q_vector(q, d)
     order = np.argsort(delta, kind="stable")

@@ -22,8 +22,9 @@ if TYPE_CHECKING:  # pandas is imported by the functions that build tables
     import pandas as pd
 
 from ._doc import document
-from ._validate import MIN_EPS, InputError, as_generator, check_choice, check_int, check_real, check_vector
-from .bcdp import MAX_EPS, Allocation, corollary1_bound, mechanism_guarantee, mse_bound_thm2, privacy_allocation
+from ._validate import InputError, as_generator, check_choice, check_int, check_real, check_vector
+from .bcdp import Allocation, corollary1_bound, mechanism_guarantee, mse_bound_thm2, privacy_allocation
+from .constraints import EPS
 from .duchi import SCALES, spawn
 from .mmean import PROJECTIONS, exact_mse_baseline, exact_mse_mmean, ldp_baseline_estimate, mmean_estimate
 from .scenario import LARGE_BUDGET, PAGE_BUDGET
@@ -65,7 +66,7 @@ def two_group_delta(*, d: int, k: int, delta: float, eps: float) -> np.ndarray:
     d = check_int("d", d, lo=1, hi=500, what=" (number of features)")
     k = check_int("k", k, lo=0, hi=d, what=" (number of sensitive features)")
     delta = check_real("delta", delta, lo=0.0, lo_open=True, allow_inf=True, what=" (sensitive demand)")
-    eps = check_real("eps", eps, lo=MIN_EPS, hi=MAX_EPS, what=" (global LDP level)")
+    eps = EPS.check("eps", eps, what=" (global LDP level)")
     return np.concatenate([np.full(k, delta), np.full(d - k, eps)])
 
 

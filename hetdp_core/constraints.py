@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._doc import document
-from ._validate import InputError
+from ._validate import MAX_EPS, MIN_EPS, InputError, check_int, check_real
 
 __all__ = [
     "MAX_QUERY_VALUE",
@@ -20,12 +20,22 @@ __all__ = [
     "Spec",
     "Constraint",
     "Interval",
+    "EPS",
+    "LEVEL",
+    "DELTA",
+    "DEMAND",
+    "RHO",
+    "SEED",
+    "TRIALS",
+    "USERS",
     "Options",
     "Subset",
     "Numbers",
     "Boolean",
     "Text",
     "param",
+    "Rule",
+    "adapt",
     "split_list",
     "check_value",
     "dump_value",
@@ -51,6 +61,8 @@ class Spec:
     kind: str
     lo: float | None = None
     hi: float | None = None
+    lo_open: bool = False
+    hi_open: bool = False
     choices: tuple = ()
     allow_inf: bool = False
     min_len: int = 1
@@ -61,6 +73,13 @@ class Spec:
     #: ``choice``: (identifier, label in plain words) pairs — the core and the URL use identifiers, the
     #: widgets show labels; a label is also accepted as a value (links from before the identifiers)
     labels: tuple = ()
+    #: the widget's caption on the page, when it says more than ``label`` (e.g. "k — number of groups")
+    caption: str = ""
+
+    @property
+    def shown(self) -> str:
+        """What the page's widget shows as its label: the caption, else the label."""
+        return self.caption or self.label
 
     def label_of(self, value) -> str:
         """The plain-words label of a choice (the value itself when it has none)."""
@@ -77,16 +96,115 @@ class Constraint:
         raise NotImplementedError
 
 
+_CLOSED = ("both", "left", "right", "neither")
+
+
 @dataclass(frozen=True)
 class Interval(Constraint):
-    """A number of type ``kind`` (``int`` or ``float``) in the closed interval [lo, hi]."""
+    """A number of type ``kind`` (``int`` or ``float``) between ``lo`` and ``hi`` (``None``: unbounded);
+    ``closed`` says which ends belong to it, as in scikit-learn: ``"both"`` [lo, hi], ``"left"``
+    [lo, hi), ``"right"`` (lo, hi], ``"neither"`` (lo, hi). ``allow_inf`` admits +∞ (e.g. "no demand").
+
+    The same object validates a scenario field (through :func:`param`) and a core function's argument
+    (:meth:`check`); a page narrows a shared one (:data:`EPS`, :data:`DELTA`, …) with :meth:`narrow`."""
 
     kind: type
     lo: float | None
     hi: float | None
+    closed: str = "both"
+    allow_inf: bool = False
+
+    def __post_init__(self):
+        if self.closed not in _CLOSED:
+            raise AssertionError(f"Interval.closed must be one of {_CLOSED}; got {self.closed!r}")
+        if self.lo is not None and self.hi is not None and self.lo > self.hi:
+            raise AssertionError(f"Interval: lo {self.lo} > hi {self.hi}")
+
+    @property
+    def lo_open(self) -> bool:
+        return self.closed in ("right", "neither")
+
+    @property
+    def hi_open(self) -> bool:
+        return self.closed in ("left", "neither")
 
     def spec_fields(self) -> dict:
-        return {"kind": self.kind.__name__, "lo": self.lo, "hi": self.hi}
+        return {
+            "kind": self.kind.__name__,
+            "lo": self.lo,
+            "hi": self.hi,
+            "lo_open": self.lo_open,
+            "hi_open": self.hi_open,
+            "allow_inf": self.allow_inf,
+        }
+
+    def narrow(
+        self, lo: float | None = None, hi: float | None = None, *, closed: str | None = None, finite: bool = False
+    ) -> Interval:
+        """The same constraint on a smaller range (a page's slider range of a shared quantity);
+        ``finite`` drops +∞. Widening it is a programming error: every value a page accepts must
+        satisfy the shared rule."""
+        lo_ = self.lo if lo is None else lo
+        hi_ = self.hi if hi is None else hi
+        closed_ = self.closed if closed is None else closed
+        out = Interval(self.kind, lo_, hi_, closed=closed_, allow_inf=self.allow_inf and not finite)
+        if not self.contains_interval(out):
+            raise AssertionError(f"Interval {out.text()} is not inside the shared {self.text()}")
+        return out
+
+    def contains_interval(self, other: Interval) -> bool:
+        """Whether every value ``other`` accepts is accepted here."""
+
+        def below(a, a_open, b, b_open):  # lower end a (of self) admits everything from lower end b
+            if a is None:
+                return True
+            if b is None:
+                return False
+            return a < b or (a == b and (not a_open or b_open))
+
+        def above(a, a_open, b, b_open):
+            if a is None:
+                return True
+            if b is None:
+                return False
+            return a > b or (a == b and (not a_open or b_open))
+
+        return below(self.lo, self.lo_open, other.lo, other.lo_open) and above(
+            self.hi, self.hi_open, other.hi, other.hi_open
+        )
+
+    def text(self) -> str:
+        """The interval in mathematical notation, e.g. ``(0, 1)``."""
+        return _range_text(self.lo, self.hi, self.lo_open, self.hi_open)
+
+    def check(self, name: str, value: Any, *, what: str = "") -> float | int:
+        """Validate a core function's argument against this constraint; returns it as a float (an int
+        for ``int`` intervals). Raises :class:`InputError` naming the parameter, the rule, the value and
+        the fix (the message of :func:`hetdp_core._validate.check_real`)."""
+        if self.kind is int:
+            return check_int(name, value, lo=self.lo, hi=self.hi, what=what)
+        bounds = {k: v for k, v in self.spec_fields().items() if k != "kind"}  # lo, hi, their ends, allow_inf
+        return check_real(name, value, **bounds, what=what)
+
+
+#: A privacy level ε (of local or central DP, or a per-user or per-feature level): below MIN_EPS nothing
+#: is learned and 1/ε breaks down; above MAX_EPS e^ε overflows. Pages narrow it to their slider range.
+EPS = Interval(float, MIN_EPS, MAX_EPS)
+#: The level a core channel runs at (Duchi et al.'s α, M_mean's baseline): any positive level up to MAX_EPS —
+#: wider than :data:`EPS` at 0, since a channel may be handed a share ε·a_h of a level.
+LEVEL = Interval(float, 0.0, MAX_EPS, closed="right")
+#: δ of (ε, δ)-DP: a probability strictly between 0 and 1.
+DELTA = Interval(float, 0.0, 1.0, closed="neither")
+#: A privacy demand (a per-feature or per-user level that must be met): positive, +∞ for "no demand".
+DEMAND = Interval(float, 0.0, MAX_EPS, closed="right", allow_inf=True)
+#: zCDP level ρ: positive.
+RHO = Interval(float, 0.0, None, closed="neither")
+#: A random seed (numpy accepts any non-negative integer; URLs keep to 31 bits).
+SEED = Interval(int, 0, 2**31 - 1)
+#: A number of repetitions (Monte Carlo trials, simulated releases).
+TRIALS = Interval(int, 1, None)
+#: A number of people (users, data points).
+USERS = Interval(int, 1, None)
 
 
 @dataclass(frozen=True)
@@ -128,6 +246,8 @@ class Numbers(Constraint):
             "kind": "floats",
             "lo": self.entries.lo,
             "hi": self.entries.hi,
+            "lo_open": self.entries.lo_open,
+            "hi_open": self.entries.hi_open,
             "min_len": self.min_len,
             "max_len": self.max_len,
             "allow_inf": self.allow_inf,
@@ -152,9 +272,42 @@ class Text(Constraint):
         return {"kind": "text", "max_len": self.max_len}
 
 
+@dataclass(frozen=True)
+class Rule:
+    """A rule between several fields of a scenario, declared once (scikit-learn's cross-parameter checks
+    in ``validate_params`` play this part): ``holds(values)`` says whether it is met, ``message(values)``
+    is the error of :meth:`check` (naming the fields, the rule, the values and the fix), and
+    ``repair(values)`` the smallest change of the fields that meets it, with ``note(values)`` saying what
+    moved (after the change). The scenario's ``validate`` raises on a broken rule; a page's widgets call
+    :func:`adapt` so that a change of one input moves the inputs it bounds instead of failing."""
+
+    name: str
+    holds: Any
+    message: Any
+    repair: Any = None
+    note: Any = None
+
+    def check(self, values: Mapping) -> None:
+        if not self.holds(values):
+            raise InputError(self.message(values))
+
+
+def adapt(rules: tuple, values: Mapping) -> tuple[dict, list[str]]:
+    """``values`` with every broken rule repaired in order (rules without a repair are left to
+    ``validate``), and a note per repair in plain words."""
+    out, notes = dict(values), []
+    for rule in rules:
+        if rule.repair is not None and not rule.holds(out):
+            out.update(rule.repair(out))
+            notes.append(rule.note(out))
+    return out, notes
+
+
 def param(default: Any, constraint: Constraint, label: str = "", **extra) -> Any:
     """A scenario field: its default, its :class:`Constraint`, its name in plain words (messages,
-    widgets) and optionally other accepted spellings ``synonyms`` (use inside a frozen dataclass body)."""
+    widgets), optionally other accepted spellings ``synonyms`` and the widget's ``caption`` when it says
+    more than the label (use inside a frozen dataclass body). The page's widget takes its range and its
+    label from here."""
     if isinstance(default, list):
         default = tuple(default)
     return field(default=default, metadata={"spec": Spec(**constraint.spec_fields(), label=label, **extra)})
@@ -172,10 +325,20 @@ def _what(name: str, spec: Spec) -> str:
     return f"{name} ({spec.label})" if spec.label and spec.label != name else name
 
 
+def _range_text(lo, hi, lo_open: bool, hi_open: bool) -> str:
+    left = "(" if lo is None or lo_open else "["
+    right = ")" if hi is None or hi_open else "]"
+    return f"{left}{'-inf' if lo is None else f'{lo:g}'}, {'inf' if hi is None else f'{hi:g}'}{right}"
+
+
 def _range(spec: Spec) -> str:
-    lo = "-inf" if spec.lo is None else f"{spec.lo:g}"
-    hi = "inf" if spec.hi is None else f"{spec.hi:g}"
-    return f"[{lo}, {hi}]"
+    return _range_text(spec.lo, spec.hi, spec.lo_open, spec.hi_open)
+
+
+def _outside(spec: Spec, v: float) -> bool:
+    if spec.lo is not None and (v < spec.lo or (spec.lo_open and v == spec.lo)):
+        return True
+    return spec.hi is not None and (v > spec.hi or (spec.hi_open and v == spec.hi))
 
 
 def _number(name: str, spec: Spec, v: Any, *, integer: bool = False, entry: str = "") -> float:
@@ -204,7 +367,7 @@ def _number(name: str, spec: Spec, v: Any, *, integer: bool = False, entry: str 
         raise InputError(f"{where} must be finite; got {_fmt(v)}. Use a value in {_range(spec)}.")
     if integer and math.isfinite(v) and v != round(v):
         raise InputError(f"{where} must be a whole number; got {v:g}. Round it.")
-    if math.isfinite(v) and ((spec.lo is not None and v < spec.lo) or (spec.hi is not None and v > spec.hi)):
+    if math.isfinite(v) and _outside(spec, v):
         raise InputError(f"{where} must be in {_range(spec)}; got {v:g}. Use a value in that range.")
     return v
 

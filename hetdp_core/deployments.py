@@ -28,6 +28,7 @@ from importlib import resources
 
 from ._doc import document
 from ._validate import check_real
+from .constraints import DELTA
 from .meaning import compact_names
 
 __all__ = [
@@ -54,7 +55,7 @@ def zcdp_epsilon(*, rho: float, delta: float) -> float:
     from scipy.optimize import minimize_scalar
 
     rho = check_real("rho", rho, lo=0.0, hi=1e6, lo_open=True, what=" (a zCDP level)")
-    delta = check_real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    delta = DELTA.check("delta", delta)
     log_delta = math.log(delta)
 
     def eps(t: float) -> float:

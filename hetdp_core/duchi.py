@@ -44,7 +44,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ._doc import document
-from ._validate import MAX_EPS, InputError, as_generator, check_choice, check_int, check_matrix, check_real
+from ._validate import InputError, as_generator, check_choice, check_int, check_matrix, check_real
+from .constraints import LEVEL
 
 __all__ = ["SCALES", "bulk_streams", "duchi_B", "duchi_channel", "duchi_channel_sum", "duchi_directions", "spawn"]
 
@@ -62,7 +63,7 @@ _BLOCK_CELLS = 262_144
 
 def duchi_B(*, level: float, m: int, r: float = 1.0, scale: str = "unbiased") -> float:
     """Radius B of the output sphere (see the module docstring for both formulas)."""
-    level = check_real("level", level, lo=0.0, lo_open=True, hi=MAX_EPS, what=" (LDP level α of the channel)")
+    level = LEVEL.check("level", level, what=" (LDP level α of the channel)")
     m = check_int("m", m, lo=1, what=" (dimension)")
     r = check_real("r", r, lo=0.0, lo_open=True, what=" (radius of the input ball)")
     scale = check_choice("scale", scale, SCALES)
@@ -255,7 +256,7 @@ def _chunks(trials: int, per: int, work: int) -> list[tuple[int, int]]:
 
 def _run(v, level, r, trials, rng, scale, reduce, dtype):
     v = check_matrix("v", v, what=" (one row per user)")
-    level = check_real("level", level, lo=0.0, lo_open=True, hi=MAX_EPS, what=" (LDP level α)")
+    level = LEVEL.check("level", level, what=" (LDP level α)")
     r = check_real("r", r, lo=0.0, lo_open=True, what=" (radius of the input ball)")
     trials = check_int("trials", trials, lo=1, what=" (independent repetitions)")
     scale = check_choice("scale", scale, SCALES)

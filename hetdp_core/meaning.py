@@ -21,6 +21,7 @@ import numpy as np
 
 from ._doc import document
 from ._validate import InputError, check_real, check_vector
+from .constraints import DELTA
 
 __all__ = ["posterior_bounds", "zcdp_to_eps", "Meaning", "meaning", "in_words", "meaning_table", "compact_names"]
 
@@ -49,7 +50,7 @@ def posterior_bounds(*, eps, prior: float) -> tuple[np.ndarray, np.ndarray]:
 def zcdp_to_eps(*, rho, delta: float) -> np.ndarray:
     """ε with ρ-zCDP ⇒ (ε, δ)-DP: ε = ρ + 2√(ρ ln(1/δ))."""
     r = check_vector("rho", np.atleast_1d(rho), lo=0.0, allow_inf=True, max_length=100_000, what=" (zCDP levels)")
-    d = check_real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True, what=" (failure probability)")
+    d = DELTA.check("delta", delta, what=" (failure probability)")
     return r + 2.0 * np.sqrt(r * np.log(1.0 / d))
 
 

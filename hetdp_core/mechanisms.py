@@ -25,6 +25,7 @@ import numpy as np
 
 from ._doc import document
 from ._validate import MIN_EPS, InputError, as_generator, check_choice, check_int, check_real, check_vector
+from .constraints import DELTA, EPS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -68,11 +69,11 @@ MECHANISMS = ("laplace", "gaussian", "mnm")
 
 
 def _eps(eps, hi: float = 100.0) -> float:
-    return check_real("eps", eps, lo=MIN_EPS, hi=hi, what=" (privacy level ε)")
+    return EPS.narrow(hi=hi).check("eps", eps, what=" (privacy level ε)")
 
 
 def _delta(delta) -> float:
-    return check_real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True, what=" (δ of (ε, δ)-DP)")
+    return DELTA.check("delta", delta, what=" (δ of (ε, δ)-DP)")
 
 
 def _sens(sensitivity) -> float:

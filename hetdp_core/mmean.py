@@ -38,6 +38,7 @@ from ._validate import (
     check_real,
     check_vector,
 )
+from .constraints import LEVEL
 from .duchi import SCALES, duchi_B, duchi_channel_sum, duchi_directions, spawn
 
 __all__ = [
@@ -210,7 +211,7 @@ def ldp_baseline_estimate(
     """min-δ LDP baseline: the Duchi channel on the whole vector (radius √d) at ``level``,
     averaged over users, then projected. Shape (trials, d)."""
     X = _check_x(x)
-    level = check_real("level", level, lo=0.0, lo_open=True, hi=MAX_EPS, what=" (LDP level of the baseline)")
+    level = LEVEL.check("level", level, what=" (LDP level of the baseline)")
     trials = check_int("trials", trials, lo=1)
     projection = check_choice("projection", projection, PROJECTIONS)
     n, d = X.shape
@@ -249,7 +250,7 @@ def exact_mse_baseline(x, *, level: float, scale: str = "unbiased", per_coordina
     """Exact pre-projection MSE of the min-δ LDP baseline (one stage of dimension d); the
     per-coordinate vector with ``per_coordinate=True``."""
     X = _check_x(x)
-    level = check_real("level", level, lo=0.0, lo_open=True, hi=MAX_EPS)
+    level = LEVEL.check("level", level)
     gamma = scale_bias_factor(scale)
     n, d = X.shape
     B = duchi_B(level=level, m=d, r=np.sqrt(d), scale=scale)

@@ -34,6 +34,7 @@ from scipy import special
 
 from ._doc import document
 from ._validate import InputError, check_real
+from .constraints import DELTA
 
 __all__ = [
     "gaussian_delta",
@@ -74,7 +75,7 @@ def gaussian_sigma_exact(*, eps: float, delta: float, sensitivity: float) -> flo
     Wang 2018), found by Brent's method on log σ (δ(ε) decreases in σ) and nudged up by 1e−12
     relative so that the inequality holds after rounding."""
     e = check_real("eps", eps, lo=0.0, lo_open=True, what=" (privacy level ε)")
-    dl = check_real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True, what=" (δ of (ε, δ)-DP)")
+    dl = DELTA.check("delta", delta, what=" (δ of (ε, δ)-DP)")
     sens = check_real("sensitivity", sensitivity, lo=0.0, lo_open=True, what=" (global sensitivity Δ)")
 
     def f(log_s: float) -> float:

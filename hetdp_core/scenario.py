@@ -28,16 +28,26 @@ from . import constraints as _constraints
 from ._doc import document
 from ._validate import InputError
 from .constraints import (  # noqa: F401 (re-exported: scenario modules import the vocabulary from here)
+    DELTA,
+    DEMAND,
+    EPS,
+    LEVEL,
     MAX_PIN_LENGTH,
     MAX_QUERY_VALUE,
+    RHO,
+    SEED,
+    TRIALS,
+    USERS,
     Boolean,
     Constraint,
     Interval,
     Numbers,
     Options,
+    Rule,
     Spec,
     Subset,
     Text,
+    adapt,
     check_value,
     dump_value,
     param,
@@ -222,8 +232,16 @@ class Scenario:
             object.__setattr__(self, f.name, check_value(f.name, f.metadata["spec"], getattr(self, f.name)))
         self.validate()
 
+    #: rules between fields (:class:`~hetdp_core.constraints.Rule`), checked by :meth:`validate` and
+    #: repaired by a page's widgets through :func:`~hetdp_core.constraints.adapt`: one declaration each
+    RULES: ClassVar[tuple] = ()
+
     def validate(self) -> None:
-        """Cross-field rules (override)."""
+        """Cross-field rules: every rule of :attr:`RULES` (override to add checks a rule cannot state)."""
+        if self.RULES:
+            values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+            for rule in self.RULES:
+                rule.check(values)
 
     def estimate(self) -> Cost:
         """The run's estimated cost (override for pages with heavy computations)."""

@@ -3,7 +3,7 @@
 ::
 
     with page_shell(module) as page:      # title, question, state from the URL, lesson panel, presets
-        page.state.slider("eps", "ε")     # widgets (bounds and labels from the scenario's fields)
+        page.state.slider("eps")          # widgets (bounds and labels from the scenario's fields)
         result = page.run()              # URL written back, the scenario built and run, 'In short'
         ...                              # figures from result
         page.meaning_and_report()        # where the page wants them (else added on leaving)
@@ -182,7 +182,7 @@ def page_shell(module, *, preset_help: str | None = None, switches: dict[str, bo
     """The life cycle of a scenario page (``module`` its scenario module)::
 
         with page_shell(fp) as page:
-            page.state.slider("eps", "ε")   # widgets
+            page.state.slider("eps")        # widgets
             result = page.run()             # sync_url, scenario, cached run, In short, plan A/B
             ...                             # figures
             page.meaning_and_report()       # where the page wants them; else at the end

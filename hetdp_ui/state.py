@@ -255,27 +255,30 @@ class ScenarioState(PageState):
 
     def _bounds(self, name: str, hi=None):
         sp = self.spec(name)
+        if sp.lo_open or sp.hi_open:  # a widget's range is closed: narrow the field to a closed range
+            raise AssertionError(f"{name}: a widget cannot show the open range of {sp}; declare a closed one")
         cast = int if sp.kind == "int" else float
         return cast(sp.lo), cast(sp.hi if hi is None else hi)
 
-    def slider(self, name: str, label: str, *, where=None, hi=None, **kw):
-        """A slider whose range is the field's own Spec bounds (one definition per input: a URL value
-        is parsed with the same bounds, so no link can put the widget out of range). ``hi`` narrows
+    def slider(self, name: str, *, where=None, hi=None, **kw):
+        """A slider whose range and label are the field's own (its Spec's bounds and ``shown`` label: one
+        declaration per input; a URL value is parsed with the same bounds, so no link can put the
+        widget out of range). ``hi`` narrows
         the upper end where it depends on another widget (e.g. k ≤ d)."""
         lo, top = self._bounds(name, hi)
-        return (where or st.sidebar).slider(label, lo, top, key=self.key(name), **kw)
+        return (where or st.sidebar).slider(self.spec(name).shown, lo, top, key=self.key(name), **kw)
 
-    def number(self, name: str, label: str, *, where=None, **kw):
-        """A number input whose range is the field's own Spec bounds (see :meth:`slider`)."""
+    def number(self, name: str, *, where=None, **kw):
+        """A number input whose range and label are the field's own (see :meth:`slider`)."""
         lo, hi = self._bounds(name)
-        return (where or st.sidebar).number_input(label, lo, hi, key=self.key(name), **kw)
+        return (where or st.sidebar).number_input(self.spec(name).shown, lo, hi, key=self.key(name), **kw)
 
-    def choice(self, name: str, label: str, *, widget: str = "radio", where=None, **kw):
+    def choice(self, name: str, *, widget: str = "radio", where=None, **kw):
         """A radio (or ``widget="selectbox"``) over the field's own choices: identifiers in the session
         and the URL, the Spec's plain-words labels on screen."""
         sp = self.spec(name)
         draw = getattr(where or st.sidebar, widget)
-        return draw(label, list(sp.choices), key=self.key(name), format_func=sp.label_of, **kw)
+        return draw(sp.shown, list(sp.choices), key=self.key(name), format_func=sp.label_of, **kw)
 
     def session_values(self, scenario: Scenario) -> dict:
         return {n: self._session_form(sp, getattr(scenario, n)) for n, sp in scenario.specs().items()}

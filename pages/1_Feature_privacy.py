@@ -29,13 +29,13 @@ with ui.page_shell(
 
     # ------------------------------------------------------------------ sidebar
     sb = st.sidebar
-    state.choice("mode", "Demands", on_change=state.mark_custom, horizontal=True)
+    state.choice("mode", on_change=state.mark_custom, horizontal=True)
     eps = ui.log_slider("ε — global LDP level", EPS_GRID, state.key("eps"))
     if state["mode"] == "two_groups":
-        d = state.slider("d", "d — number of features", on_change=state.mark_custom)
+        d = state.slider("d", on_change=state.mark_custom)
         if state["k"] > d:
             st.session_state[state.key("k")] = d
-        k = state.slider("k", "k — sensitive features", hi=d, on_change=state.mark_custom)
+        k = state.slider("k", hi=d, on_change=state.mark_custom)
         ui.log_slider("δ — demand of the sensitive features", EPS_GRID, state.key("delta"))
     else:
         sb.text_input(
@@ -47,14 +47,14 @@ with ui.page_shell(
             state.sync_url()
             st.stop()
 
-    state.slider("q", "q — correlation between features", step=0.01, on_change=state.mark_custom)
+    state.slider("q", step=0.01, on_change=state.mark_custom)
     sb.checkbox(
         "split the strictest budget automatically (ζ = (1+q)/2)",
         key=state.key("zeta_auto"),
         help="ζ is the share of the most sensitive feature's budget set aside for what correlated features reveal",
     )
     if not state["zeta_auto"]:
-        state.slider("zeta", "share set aside for correlation (ζ)", step=0.01)
+        state.slider("zeta", step=0.01)
 
     sb.divider()
     axis_opts = list(AXES) if state["mode"] == "two_groups" else ["q", "n"]
@@ -66,8 +66,8 @@ with ui.page_shell(
     )
     sb.text_input("sweep points", key=state.key("points"), help="comma-separated values of the x-axis")
     ui.grid_slider("n — users", fp.N_OPTIONS, state.key("n"), on_change=state.mark_custom)
-    state.number("trials", "trials", step=5)
-    state.number("seed", "seed", step=1)
+    state.number("trials", step=5)
+    state.number("seed", step=1)
     sb.toggle(
         "As published (paper's Duchi constant, ball projection, unprojected baseline)",
         key=state.key("published"),

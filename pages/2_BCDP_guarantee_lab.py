@@ -16,22 +16,18 @@ with ui.page_shell(lab) as page:
     levels_text = lab.levels_text
     sb = st.sidebar
     sb.markdown("**Example 1**")
-    for k, text in (
-        ("a", "a = P(M=1 | x1=0, x2=0)"),
-        ("b", "b = P(M=1 | x1=1, x2=0)"),
-        ("c", "c = P(M=1 | x1=1, x2=1)"),
-    ):
-        state.slider(k, text, step=0.01, on_change=state.mark_custom)
+    for k in ("a", "b", "c"):
+        state.slider(k, step=0.01, on_change=state.mark_custom)
     sb.markdown("**Randomized response**")
     sb.text_input("RR level c_i per coordinate (d ≤ 10)", key=state.key("rr_c"), on_change=state.mark_custom)
     sb.markdown("**Hypothesis-test view**")
-    state.choice("test_source", "mechanism", horizontal=True)
-    state.slider("test_q", "q for randomized response", step=0.05)
+    state.choice("test_source", horizontal=True)
+    state.slider("test_q", step=0.05)
     sb.checkbox("show every rejection region (|Y| ≤ 12)", key=state.key("all_tests"))
     sb.markdown("**δ → c translator**")
     sb.text_input("demands δ (any order, inf allowed)", key=state.key("tr_delta"), on_change=state.mark_custom)
-    state.slider("tr_eps", "ε (global LDP)", step=0.1, on_change=state.mark_custom)
-    state.slider("tr_q", "q (translator)", step=0.01, on_change=state.mark_custom)
+    state.slider("tr_eps", step=0.1, on_change=state.mark_custom)
+    state.slider("tr_q", step=0.01, on_change=state.mark_custom)
 
     try:
         d_rr = len(state.scenario(rr_coord=1, test_coord=1).rr_c)  # validates every field

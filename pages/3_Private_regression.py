@@ -14,7 +14,6 @@ with ui.page_shell(pr) as page:
     sb = st.sidebar
     state.choice(
         "source",
-        "data",
         horizontal=True,
         on_change=state.mark_custom,
         help="RAND HIE: income ~ age + chronic-disease index (data/README.md)",
@@ -32,13 +31,13 @@ with ui.page_shell(pr) as page:
             st.info("Upload a CSV (numeric columns, label last) to fit your own data.")
     data = upload if state["source"] == "upload" else (b"" if state["source"] != "synthetic" else None)
     if data is None:
-        state.slider("features", "features (label is the extra, last coordinate)", on_change=state.mark_custom)
-        state.slider("noise", "label noise", step=0.05)
-    state.slider("q", "q — correlation between features", step=0.05, on_change=state.mark_custom)
-    state.slider("k", "sensitive features (demand δ)", on_change=state.mark_custom)
-    state.slider("delta", "δ — demand of sensitive features", step=0.1, on_change=state.mark_custom)
-    state.slider("eps", "ε — global LDP level (other features and label)", step=0.1, on_change=state.mark_custom)
-    state.slider("radius", "R — radius of Θ", step=0.1)
+        state.slider("features", on_change=state.mark_custom)
+        state.slider("noise", step=0.05)
+    state.slider("q", step=0.05, on_change=state.mark_custom)
+    state.slider("k", on_change=state.mark_custom)
+    state.slider("delta", step=0.1, on_change=state.mark_custom)
+    state.slider("eps", step=0.1, on_change=state.mark_custom)
+    state.slider("radius", step=0.1)
     sb.selectbox(
         "learning-rate schedule",
         list(rg.SCHEDULES),
@@ -46,16 +45,16 @@ with ui.page_shell(pr) as page:
         on_change=state.mark_custom,
         format_func={"constant": "constant γ0", "poly": "γ0 (1+h)^−ρ", "inverse": "γ0 / (1+λh)"}.get,
     )
-    state.slider("gamma0", "γ0 (in units of 1/L)", step=0.01, on_change=state.mark_custom)
+    state.slider("gamma0", step=0.01, on_change=state.mark_custom)
     if state["schedule"] == "poly":
-        state.slider("rho", "ρ", step=0.05)
+        state.slider("rho", step=0.05)
     if state["schedule"] == "inverse":
-        state.slider("decay", "λ", step=0.001)
-    state.slider("steps", "gradient steps", step=10)
-    state.choice("axis", "excess risk against", horizontal=True)
+        state.slider("decay", step=0.001)
+    state.slider("steps", step=10)
+    state.choice("axis", horizontal=True)
     ui.grid_slider("n (trajectory; users when sweeping ε)", N_GRID, state.key("n"))
-    state.number("trials", "trials per point")
-    state.number("seed", "seed")
+    state.number("trials")
+    state.number("seed")
 
     if state["source"] == "upload" and upload is None:
         st.stop()

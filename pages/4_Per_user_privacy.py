@@ -17,7 +17,7 @@ with ui.page_shell(pu) as page:
     ALL_ALGS = list(pu.ALL_ALGS)
     sb = st.sidebar
     sb.radio("problem", list(ht.PROBLEMS), key=state.key("problem"), horizontal=True, on_change=state.mark_custom)
-    state.choice("dataset", "dataset", widget="selectbox", on_change=state.mark_custom)
+    state.choice("dataset", widget="selectbox", on_change=state.mark_custom)
     upload = None
 
     def _resize_bins() -> None:
@@ -40,7 +40,7 @@ with ui.page_shell(pu) as page:
     if state["dataset"] == "synthetic":
         ui.grid_slider("n users", pu.N_OPTIONS, state.key("n"))
         if state["problem"] == "frequency":
-            state.slider("k", "k bins", on_change=state.mark_custom)
+            state.slider("k", on_change=state.mark_custom)
             sb.selectbox("bin profile", ["uniform", "peaked", "skewed"], key=state.key("profile"))
     elif state["dataset"] == "upload":
         f = sb.file_uploader("CSV (first column; frequencies: bin indices)", type=["csv"], key="het_upload")
@@ -51,7 +51,6 @@ with ui.page_shell(pu) as page:
             st.stop()
     state.choice(
         "demand",
-        "demand profile",
         horizontal=True,
         on_change=state.mark_custom,
         help="by value: ε depends on the user's bin (correlated with the data); groups: shares of users with ε ranges",
@@ -66,14 +65,10 @@ with ui.page_shell(pu) as page:
         sb.text_input("group ε low (inf = public)", key=state.key("lows"))
         sb.text_input("group ε high", key=state.key("highs"))
     state.choice(
-        "setting",
-        "setting",
-        horizontal=True,
-        help="uncorrelated: values are randomly re-permuted against the demands every trial",
+        "setting", horizontal=True, help="uncorrelated: values are randomly re-permuted against the demands every trial"
     )
     state.slider(
         "beta",
-        "β: worst-case error holds in a share 1−β of releases",
         step=0.001,
         help="the 'PAC error' column is the error not exceeded in a share 1 − β of releases (β = 0.05: 95 %)",
     )
@@ -92,9 +87,9 @@ with ui.page_shell(pu) as page:
         help="full names and one-line explanations: see the glossary on the page",
     )
     st.session_state["_het_algs_seen"] = state["algs"]
-    state.number("trials", "trials", step=20)
+    state.number("trials", step=20)
     sb.radio("solver for the weights", ["fast", "cvxpy"], key=state.key("solver"), horizontal=True)
-    state.number("seed", "seed")
+    state.number("seed")
 
     if not st.session_state["het_alg_select"]:
         st.info("Pick at least one algorithm in the sidebar.")

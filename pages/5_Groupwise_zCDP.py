@@ -22,15 +22,15 @@ with ui.page_shell(gz) as page:
     RHO_GRID, ALPHA_MAX_GRID = list(gz.RHO_GRID), list(gz.ALPHA_MAX_GRID)
 
     sb = st.sidebar
-    state.choice("mode", "Group sizes", horizontal=True, on_change=state.mark_custom)
+    state.choice("mode", horizontal=True, on_change=state.mark_custom)
     if state["mode"] == "zipf":
-        state.slider("k", "k — number of groups", on_change=state.mark_custom)
-        state.number("total", "total people", step=100, on_change=state.mark_custom)
-        state.slider("s", "Zipf exponent s", step=0.1, on_change=state.mark_custom)
+        state.slider("k", on_change=state.mark_custom)
+        state.number("total", step=100, on_change=state.mark_custom)
+        state.slider("s", step=0.1, on_change=state.mark_custom)
     else:
         sb.text_input("counts per group (comma-separated)", key=state.key("counts"), on_change=state.mark_custom)
     ui.log_slider("ρ — zCDP level (σ² = 1/(2ρ))", RHO_GRID, state.key("rho"))
-    state.slider("r", "r — relative error", step=0.01, on_change=state.mark_custom)
+    state.slider("r", step=0.01, on_change=state.mark_custom)
     sb.radio(
         "Algorithm",
         [1, 2],
@@ -39,8 +39,8 @@ with ui.page_shell(gz) as page:
         format_func={1: "1: Gaussian, then relative noise", 2: "2: relative noise only"}.get,
     )
     ui.grid_slider("largest Rényi order α", ALPHA_MAX_GRID, state.key("alpha_max"))
-    state.number("trials", "trials (simulated releases)", step=100)
-    state.number("seed", "seed", step=1)
+    state.number("trials", step=100)
+    state.number("seed", step=1)
 
     # ------------------------------------------------------------------ the one computation
     try:

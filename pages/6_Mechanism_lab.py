@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from hetdp_core.scenario import InputError
+from hetdp_core.scenario import InputError, adapt
 from hetdp_core.scenarios import mechanism_lab as ml
 from hetdp_core.solve import solve_mechanisms
 from hetdp_ui import common as ui
@@ -13,25 +13,16 @@ with ui.page_shell(ml) as page:
 
     def _adapt() -> None:
         """Inputs that bound each other adapt instead of failing (before the widgets are drawn): the
-        bounded-Laplace domain [l, u] widens to hold the sensitivity, the true value q stays in it, and
-        Example 8's first part m stays below n; a note says what moved."""
+        scenario's own rules (``MechanismLab.RULES``, which its validate() checks) repair the inputs —
+        the bounded-Laplace domain widens to hold the sensitivity, q stays in it, Example 8's m stays
+        below n — and a note says what moved."""
         ss, k = st.session_state, state.key
-        lo, up, q, sens = (float(ss[k(n)]) for n in ("bl_lower", "bl_upper", "bl_q", "sens"))
-        n, m = int(ss[k("n")]), int(ss[k("m")])
-        notes = []
-        if not lo < up or sens >= up - lo:
-            width = max(2.0 * sens, 10.0 if not lo < up else 0.0)
-            new_up = min(lo + width, 1e6)
-            lo, up = new_up - width, new_up
-            notes.append(f"the bounded-Laplace domain is now [{lo:g}, {up:g}], wider than Δ = {sens:g}")
-        if not lo <= q <= up:
-            q = min(max(q, lo), up)
-            notes.append(f"the true value q is now {q:g}, inside the domain")
-        if m >= n:
-            m = n - 1
-            notes.append(f"Example 8's first part m is now {m} (< n = {n})")
+        names = ("bl_lower", "bl_upper", "bl_q", "sens", "n", "m", "med_n")
+        values, notes = adapt(ml.SCENARIO.RULES, {n: ss[k(n)] for n in names})
         if notes:
-            ss[k("bl_lower")], ss[k("bl_upper")], ss[k("bl_q")], ss[k("m")] = lo, up, q, m
+            for n in names:
+                if values[n] != ss[k(n)]:
+                    ss[k(n)] = values[n]
             st.info("Adapted to your last change: " + "; ".join(notes) + ".")
 
     _adapt()
@@ -40,9 +31,9 @@ with ui.page_shell(ml) as page:
     sb = st.sidebar
     eps = ui.log_slider("ε", EPS_GRID, state.key("eps"))
     delta = ui.grid_slider("δ", DELTA_GRID, state.key("delta"), format_func=lambda v: f"{v:g}")
-    state.number("sens", "sensitivity Δ (noise tab)")
-    state.number("trials", "trials (simulations)", step=100)
-    state.number("seed", "seed")
+    state.number("sens")
+    state.number("trials", step=100)
+    state.number("seed")
     state.sync_url()
     t1, t2, t3, t4, t5 = st.tabs(
         [
@@ -57,23 +48,23 @@ with ui.page_shell(ml) as page:
     with t1:
         noise_area = st.container()
         c = st.columns(3)
-        state.number("n", "n", where=c[0])
-        state.slider("pareto_index", "Pareto α", where=c[1], step=0.1)
-        state.number("Lambda", "clip Λ", where=c[2])
+        state.number("n", where=c[0])
+        state.slider("pareto_index", where=c[1], step=0.1)
+        state.number("Lambda", where=c[2])
         pareto_area = st.container()
     with t2:
         c = st.columns(4)
-        state.number("m", "m (first part)", where=c[0])
-        state.number("eps1", "ε1 (mean)", where=c[1])
-        state.number("eps2", "ε2 (variance)", where=c[2])
-        state.number("eps3", "ε3 (median)", where=c[3])
+        state.number("m", where=c[0])
+        state.number("eps1", where=c[1])
+        state.number("eps2", where=c[2])
+        state.number("eps3", where=c[3])
     with t3:
-        state.slider("med_n", "n (odd) for Example 12", where=st, step=2)
+        state.slider("med_n", where=st, step=2)
     with t4:
         c = st.columns(3)
-        state.number("bl_q", "true value q", where=c[0])
-        state.number("bl_lower", "domain lower l", where=c[1])
-        state.number("bl_upper", "domain upper u", where=c[2])
+        state.number("bl_q", where=c[0])
+        state.number("bl_lower", where=c[1])
+        state.number("bl_upper", where=c[2])
     with t5:
         st.text_input("scores f(x, q) per candidate", key=state.key("scores"))
     result = page.run()

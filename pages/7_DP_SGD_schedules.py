@@ -22,27 +22,27 @@ with ui.page_shell(ds) as page:
             "custom": "custom list",
         }.get,
     )
-    state.number("gamma0", "γ0", step=0.01, format="%.3f")
+    state.number("gamma0", step=0.01, format="%.3f")
     if state["lr"] == "poly":
-        state.slider("rho", "ρ", step=0.05, on_change=state.mark_custom)
+        state.slider("rho", step=0.05, on_change=state.mark_custom)
     elif state["lr"] == "step":
-        state.number("step_every", "decay every (steps)")
-        state.slider("factor", "decay factor", step=0.05)
+        state.number("step_every")
+        state.slider("factor", step=0.05)
     elif state["lr"] == "custom":
         sb.text_input("learning rates (repeats the last)", key=state.key("custom"))
-    state.choice("priv", "privacy schedule a_h", horizontal=True, on_change=state.mark_custom)
+    state.choice("priv", horizontal=True, on_change=state.mark_custom)
     if state["priv"] == "power":
-        state.slider("kappa", "κ", step=0.05, on_change=state.mark_custom)
-    state.slider("eps", "ε (per-release level ε·a_h)", step=0.05)
-    state.choice("problem", "problem", horizontal=True)
+        state.slider("kappa", step=0.05, on_change=state.mark_custom)
+    state.slider("eps", step=0.05)
+    state.choice("problem", horizontal=True)
     if state["problem"] == "mean":
-        state.slider("Lambda", "clip Λ (Exp data in [0, Λ])", step=0.5)
+        state.slider("Lambda", step=0.5)
     else:
-        state.slider("lam", "ridge λ", step=0.05)
+        state.slider("lam", step=0.05)
     ui.grid_slider("iterations N", ds.STEP_OPTIONS, state.key("steps"))
-    state.number("trials", "trials (independent runs)", step=5)
+    state.number("trials", step=5)
     sb.checkbox("compare with plain SGD and GD", key=state.key("compare"))
-    state.number("seed", "seed")
+    state.number("seed")
 
     result = page.run()
     scenario = page.scenario

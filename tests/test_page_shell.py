@@ -20,7 +20,7 @@ def _page(body: str) -> AppTest:
         "from hetdp_core.scenarios import dp_sgd_schedules as ds\n"
         "from hetdp_ui import common as ui\n"
         "with ui.page_shell(ds) as page:\n"
-        "    page.state.number('trials', 'trials')\n" + "".join(f"    {line}\n" for line in body.splitlines())
+        "    page.state.number('trials')\n" + "".join(f"    {line}\n" for line in body.splitlines())
     )
     at = AppTest.from_string(script, default_timeout=120)
     at.query_params.update({"runs": "5", "steps": "200"})

@@ -17,9 +17,9 @@ import pandas as pd
 from .. import bcdp_exact as ex
 from .. import scenario as sc
 from .._doc import document
-from .._validate import MAX_EPS
 from ..bcdp import Allocation, mse_bound_thm2, privacy_allocation, translate_delta_to_c
 from ..bcdp_exact import ExactReport
+from ..constraints import DEMAND, EPS
 from ..registry import PageSpec
 from ..scenario import Boolean, Cost, InputError, Interval, Numbers, Options, Result, param
 
@@ -51,20 +51,23 @@ N_REF = 10_000
 
 @dataclass(frozen=True)
 class GuaranteeLab(sc.Scenario):
-    a: float = param(0.5, Interval(float, 0.0, 1.0), "P(M=1 | x1=0, x2=0)")
-    b: float = param(0.5, Interval(float, 0.0, 1.0), "P(M=1 | x1=1, x2=0)")
-    c: float = param(0.5, Interval(float, 0.0, 1.0), "P(M=1 | x1=1, x2=1)")
+    a: float = param(0.5, Interval(float, 0.0, 1.0), "P(M=1 | x1=0, x2=0)", caption="a = P(M=1 | x1=0, x2=0)")
+    b: float = param(0.5, Interval(float, 0.0, 1.0), "P(M=1 | x1=1, x2=0)", caption="b = P(M=1 | x1=1, x2=0)")
+    c: float = param(0.5, Interval(float, 0.0, 1.0), "P(M=1 | x1=1, x2=1)", caption="c = P(M=1 | x1=1, x2=1)")
     rr_c: tuple = param((0.2, 0.5, 0.5, 1), Numbers(Interval(float, 0.0, 10.0), max_len=10), "RR levels c_i")
     rr_coord: int = param(1, Interval(int, 1, 10), "coordinate for the RR chart")
     test_source: str = param(
-        "example1", Options({"example1": "Example 1", "rr": "Randomized response"}), "mechanism of the test view"
+        "example1",
+        Options({"example1": "Example 1", "rr": "Randomized response"}),
+        "mechanism of the test view",
+        caption="mechanism",
     )
     test_coord: int = param(1, Interval(int, 1, 10), "coordinate for the test view")
     test_q: float = param(0.3, Interval(float, 0.0, 1.0), "q for randomized response")
     tr_delta: tuple = param(
-        (0.2, 0.2, 2, 2, 2, 2), Numbers(Interval(float, 1e-3, MAX_EPS), max_len=30, allow_inf=True), "demands δ"
+        (0.2, 0.2, 2, 2, 2, 2), Numbers(DEMAND.narrow(1e-3, closed="both"), max_len=30, allow_inf=True), "demands δ"
     )
-    tr_eps: float = param(2.0, Interval(float, 0.1, 20.0), "ε (translator)")
+    tr_eps: float = param(2.0, EPS.narrow(0.1, 20.0), "ε (translator)", caption="ε (global LDP)")
     tr_q: float = param(0.1, Interval(float, 0.0, 1.0), "q (translator)")
     all_tests: bool = param(True, Boolean(), "show every rejection region")
 

@@ -17,6 +17,7 @@ import pandas as pd
 from .. import dpsgd as sg
 from .. import scenario as sc
 from .._doc import document
+from ..constraints import EPS, SEED, TRIALS, USERS
 from ..registry import PageSpec
 from ..scenario import Boolean, Cost, InputError, Interval, Numbers, Options, Result, param
 
@@ -53,23 +54,23 @@ class DpSgdSchedules(sc.Scenario):
 
     lr: str = param("poly", Options(tuple(sg.LR_SCHEDULES)), "learning-rate schedule")
     gamma0: float = param(0.1, Interval(float, 0.001, 2.0), "γ0")
-    rho: float = param(0.5, Interval(float, 0.05, 1.0), "learning-rate decay ρ")
+    rho: float = param(0.5, Interval(float, 0.05, 1.0), "learning-rate decay ρ", caption="ρ")
     step_every: int = param(200, Interval(int, 1, 100_000), "decay every (steps)")
     factor: float = param(0.5, Interval(float, 0.05, 1.0), "decay factor")
     custom: tuple = param(
         (0.1, 0.05, 0.02, 0.01), Numbers(Interval(float, 1e-6, 10.0), max_len=1000), "custom learning rates"
     )
     priv: str = param("power", Options({"constant": "constant 1", "power": "h^κ"}), "privacy schedule a_h")
-    kappa: float = param(0.8, Interval(float, 0.0, 3.0), "privacy decay κ")
-    eps: float = param(1.0, Interval(float, 0.05, 20.0), "ε (per-release level ε·a_h)")
+    kappa: float = param(0.8, Interval(float, 0.0, 3.0), "privacy decay κ", caption="κ")
+    eps: float = param(1.0, EPS.narrow(0.05, 20.0), "ε (per-release level ε·a_h)")
     problem: str = param("mean", Options({"mean": "Example 33: mean", "ridge": "Example 34: ridge"}), "problem")
-    Lambda: float = param(3.0, Interval(float, 0.5, 50.0), "clip Λ")
-    lam: float = param(0.1, Interval(float, 0.0, 10.0), "ridge penalty λ")
+    Lambda: float = param(3.0, Interval(float, 0.5, 50.0), "clip Λ", caption="clip Λ (Exp data in [0, Λ])")
+    lam: float = param(0.1, Interval(float, 0.0, 10.0), "ridge penalty λ", caption="ridge λ")
     steps: int = param(2000, Interval(int, 10, 50_000), "iterations N")
-    trials: int = param(100, Interval(int, 5, 1000), "independent runs")
+    trials: int = param(100, TRIALS.narrow(5, 1000), "independent runs", caption="trials (independent runs)")
     compare: bool = param(True, Boolean(), "compare with plain SGD and GD")
-    n: int = param(1000, Interval(int, 2, 1_000_000), "data points")
-    seed: int = param(0, Interval(int, 0, 2**31 - 1), "random seed")
+    n: int = param(1000, USERS.narrow(2, 1_000_000), "data points")
+    seed: int = param(0, SEED, "random seed", caption="seed")
     sensitivity: float = param(
         0.0, Interval(float, 0.0, 1e6), "gradient sensitivity Δ (0: the example's own, 2Λ or 4(1 + 2R))"
     )

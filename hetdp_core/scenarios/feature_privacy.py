@@ -17,7 +17,7 @@ import pandas as pd
 
 from .. import scenario as sc
 from .._doc import document
-from ..bcdp import MAX_EPS, Allocation, privacy_allocation
+from ..bcdp import Allocation, privacy_allocation
 from ..bcdp_sim import (
     MAX_CELLS_CLI,
     check_sweep_size,
@@ -28,6 +28,7 @@ from ..bcdp_sim import (
     two_group_delta,
 )
 from ..bcdp_sim import PRESETS as PAPER_PRESETS
+from ..constraints import DEMAND, EPS, SEED, TRIALS, USERS
 from ..mmean import Stage, mmean_stages
 from ..registry import PageSpec
 from ..scenario import PAGE_BUDGET, Boolean, Cost, InputError, Interval, Numbers, Options, param
@@ -71,23 +72,26 @@ PAGE_PRESET_TRIALS = 40
 @dataclass(frozen=True)
 class FeaturePrivacy(sc.Scenario):
     mode: str = param(
-        "two_groups", Options({"two_groups": "Two groups", "table": "Per-feature table"}), "how demands are given"
+        "two_groups",
+        Options({"two_groups": "Two groups", "table": "Per-feature table"}),
+        "how demands are given",
+        caption="Demands",
     )
-    d: int = param(10, Interval(int, 1, 60), "number of features")
-    k: int = param(2, Interval(int, 0, 60), "number of sensitive features")
-    delta: float = param(0.2, Interval(float, 0.05, 20.0), "demand of the sensitive features")
-    eps: float = param(2.0, Interval(float, 0.05, 20.0), "global LDP level ε")
+    d: int = param(10, Interval(int, 1, 60), "number of features", caption="d — number of features")
+    k: int = param(2, Interval(int, 0, 60), "number of sensitive features", caption="k — sensitive features")
+    delta: float = param(0.2, DEMAND.narrow(0.05, 20.0, closed="both", finite=True), "demand of the sensitive features")
+    eps: float = param(2.0, EPS.narrow(0.05, 20.0), "global LDP level ε")
     table: tuple = param(
         (0.2, 0.2, 2, 2, 2, 2, 2, 2, 2, 2),
-        Numbers(Interval(float, 1e-3, MAX_EPS), max_len=60, allow_inf=True),
+        Numbers(DEMAND.narrow(1e-3, closed="both"), max_len=60, allow_inf=True),
         "δ per feature",
     )
-    q: float = param(0.1, Interval(float, 0.0, 1.0), "correlation q")
+    q: float = param(0.1, Interval(float, 0.0, 1.0), "correlation q", caption="q — correlation between features")
     zeta_auto: bool = param(True, Boolean(), "ζ = (1+q)/2")
-    zeta: float = param(0.55, Interval(float, 0.01, 1.0), "ζ")
-    n: int = param(10_000, Interval(int, 100, 200_000), "number of users")
-    trials: int = param(20, Interval(int, 5, 2000), "Monte Carlo trials")
-    seed: int = param(0, Interval(int, 0, 2**31 - 1), "random seed")
+    zeta: float = param(0.55, Interval(float, 0.01, 1.0), "ζ", caption="share set aside for correlation (ζ)")
+    n: int = param(10_000, USERS.narrow(100, 200_000), "number of users")
+    trials: int = param(20, TRIALS.narrow(5, 2000), "Monte Carlo trials", caption="trials")
+    seed: int = param(0, SEED, "random seed", caption="seed")
     axis: str = param("q", Options(tuple(AXES)), "x-axis of the MSE plot")
     points: tuple = param(
         (0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1), Numbers(Interval(float, 0.0, 1e7), max_len=30), "sweep points"

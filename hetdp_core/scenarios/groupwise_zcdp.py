@@ -17,6 +17,7 @@ import pandas as pd
 from .. import scenario as sc
 from .. import zcdp
 from .._doc import document
+from ..constraints import RHO, SEED, TRIALS
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Numbers, Options, Result, RunOptions, param
 from ..zcdp import RenyiCurves
@@ -53,18 +54,18 @@ CURVE_POINTS = 50
 
 @dataclass(frozen=True)
 class GroupwiseZcdp(sc.Scenario):
-    mode: str = param("zipf", Options({"zipf": "Zipf generator", "list": "List"}), "group sizes")
-    k: int = param(8, Interval(int, 1, ZIPF_MAX_K), "number of groups")
+    mode: str = param("zipf", Options({"zipf": "Zipf generator", "list": "List"}), "group sizes", caption="Group sizes")
+    k: int = param(8, Interval(int, 1, ZIPF_MAX_K), "number of groups", caption="k — number of groups")
     total: int = param(2000, Interval(int, 0, 10_000_000), "total people")
-    s: float = param(1.2, Interval(float, 0.0, 3.0), "Zipf exponent")
+    s: float = param(1.2, Interval(float, 0.0, 3.0), "Zipf exponent", caption="Zipf exponent s")
     counts: tuple = param((0, 3, 10, 50, 400), Numbers(Interval(float, 0, 1e9), max_len=MAX_GROUPS), "counts per group")
-    rho: float = param(0.5, Interval(float, 0.01, 10.0), "zCDP level ρ")
-    r: float = param(0.2, Interval(float, 0.01, 1.0), "relative error r")
+    rho: float = param(0.5, RHO.narrow(0.01, 10.0, closed="both"), "zCDP level ρ")
+    r: float = param(0.2, Interval(float, 0.01, 1.0), "relative error r", caption="r — relative error")
     algorithm: int = param(2, Interval(int, 1, 2), "algorithm")
     alpha_max: float = param(20.0, Interval(float, 2.0, 100.0), "largest Rényi order")
     group: int = param(1, Interval(int, 1, MAX_GROUPS), "group for the D_α plot")
-    trials: int = param(2000, Interval(int, 10, 100_000), "simulated releases")
-    seed: int = param(0, Interval(int, 0, 2**31 - 1), "random seed")
+    trials: int = param(2000, TRIALS.narrow(10, 100_000), "simulated releases", caption="trials (simulated releases)")
+    seed: int = param(0, SEED, "random seed", caption="seed")
 
     def group_counts(self) -> np.ndarray:
         if self.mode == "zipf":

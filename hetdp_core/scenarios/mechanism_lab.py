@@ -15,9 +15,10 @@ import pandas as pd
 from .. import mechanisms as mc
 from .. import scenario as sc
 from .._doc import document
+from ..constraints import DELTA, EPS, SEED, TRIALS, USERS
 from ..dptest import histogram_privacy_test
 from ..registry import PageSpec
-from ..scenario import Cost, InputError, Interval, Numbers, Result, RunOptions, Scenario, param
+from ..scenario import Cost, InputError, Interval, Numbers, Result, Rule, RunOptions, Scenario, param
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
@@ -48,50 +49,80 @@ DELTA_GRID = (1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.05, 0.1)
 PARETO_TRIALS_MAX = 5000
 
 
+def _widen_domain(v) -> dict:
+    """The bounded-Laplace domain [l, u] widened to hold the sensitivity: width max(2Δ, 10 if l ≥ u),
+    its upper end at most 10⁶."""
+    lo, up, sens = v["bl_lower"], v["bl_upper"], v["sens"]
+    width = max(2.0 * sens, 10.0 if not lo < up else 0.0)
+    new_up = min(lo + width, 1e6)
+    return {"bl_lower": new_up - width, "bl_upper": new_up}
+
+
 @dataclass(frozen=True)
 class MechanismLab(Scenario):
     ALIASES = {"alpha": "pareto_index"}  # renamed: α names a Rényi order or an LDP level elsewhere
 
-    eps: float = param(0.5, Interval(float, 0.05, 10.0), "ε")
-    delta: float = param(1e-5, Interval(float, 1e-6, 0.1), "δ")
-    sens: float = param(1.0, Interval(float, 0.001, 100.0), "sensitivity Δ")
-    n: int = param(1000, Interval(int, 10, 100_000), "n (Example 11 / 8)")
-    pareto_index: float = param(3.0, Interval(float, 1.1, 10.0), "Pareto index α")
+    eps: float = param(0.5, EPS.narrow(0.05, 10.0), "ε")
+    delta: float = param(1e-5, DELTA.narrow(1e-6, 0.1, closed="both"), "δ")
+    sens: float = param(1.0, Interval(float, 0.001, 100.0), "sensitivity Δ", caption="sensitivity Δ (noise tab)")
+    n: int = param(1000, USERS.narrow(10, 100_000), "n (Example 11 / 8)", caption="n")
+    pareto_index: float = param(3.0, Interval(float, 1.1, 10.0), "Pareto index α", caption="Pareto α")
     Lambda: float = param(50.0, Interval(float, 1.5, 1000.0), "clip Λ")
-    m: int = param(400, Interval(int, 1, 99_999), "m (first part, Example 8)")
-    eps1: float = param(0.5, Interval(float, 0.01, 10.0), "ε1 (mean)")
-    eps2: float = param(0.3, Interval(float, 0.01, 10.0), "ε2 (variance)")
-    eps3: float = param(1.0, Interval(float, 0.01, 10.0), "ε3 (median)")
-    med_n: int = param(11, Interval(int, 3, 201), "n for Example 12 (odd)")
+    m: int = param(400, Interval(int, 1, 99_999), "m (first part, Example 8)", caption="m (first part)")
+    eps1: float = param(0.5, EPS.narrow(0.01, 10.0), "ε1 (mean)")
+    eps2: float = param(0.3, EPS.narrow(0.01, 10.0), "ε2 (variance)")
+    eps3: float = param(1.0, EPS.narrow(0.01, 10.0), "ε3 (median)")
+    med_n: int = param(11, Interval(int, 3, 201), "n for Example 12 (odd)", caption="n (odd) for Example 12")
     scores: tuple = param((15, 20, 25), Numbers(Interval(float, -1e6, 1e6), max_len=50), "scores per candidate")
     bl_q: float = param(0.0, Interval(float, -1e6, 1e6), "true value q")
     bl_lower: float = param(0.0, Interval(float, -1e6, 1e6), "domain lower l")
     bl_upper: float = param(10.0, Interval(float, -1e6, 1e6), "domain upper u")
-    trials: int = param(2000, Interval(int, 100, 50_000), "trials (simulations)")
-    seed: int = param(0, Interval(int, 0, 2**31 - 1), "random seed")
+    trials: int = param(2000, TRIALS.narrow(100, 50_000), "trials (simulations)")
+    seed: int = param(0, SEED, "random seed", caption="seed")
 
-    def validate(self) -> None:
-        if self.med_n % 2 == 0:
-            raise InputError(
+    RULES = (  # declared once: validate() raises on a broken one, the page's widgets repair it (adapt)
+        Rule(
+            "med_n odd",
+            holds=lambda v: v["med_n"] % 2 == 1,
+            message=lambda v: (
                 f"med_n (n for Example 12) must be odd, so that the median is one data point; got "
-                f"{self.med_n}. Use {self.med_n + 1}."
-            )
-        if self.m >= self.n:
-            raise InputError(f"m (first part, Example 8) must be < n = {self.n}; got {self.m}. Lower m or raise n.")
-        if not self.bl_lower < self.bl_upper:
-            raise InputError(
-                f"bl_lower (domain lower l) must be < bl_upper = {self.bl_upper:g}; got {self.bl_lower:g}."
-            )
-        if not self.bl_lower <= self.bl_q <= self.bl_upper:
-            raise InputError(
-                f"bl_q (true value q) must lie in the domain [l, u] = [{self.bl_lower:g}, "
-                f"{self.bl_upper:g}]; got {self.bl_q:g}."
-            )
-        if self.sens >= self.bl_upper - self.bl_lower:
-            raise InputError(
-                f"sens (sensitivity Δ) must be smaller than the domain width u − l = "
-                f"{self.bl_upper - self.bl_lower:g} for the bounded Laplace; got {self.sens:g}."
-            )
+                f"{v['med_n']}. Use {v['med_n'] + 1}."
+            ),
+            # no repair: the slider steps by 2 from an odd value; an even n from a link is an error
+        ),
+        Rule(
+            "domain holds the sensitivity",  # l < u and Δ < u − l
+            holds=lambda v: v["bl_lower"] < v["bl_upper"] and v["sens"] < v["bl_upper"] - v["bl_lower"],
+            message=lambda v: (
+                f"bl_lower (domain lower l) must be < bl_upper = {v['bl_upper']:g}; got {v['bl_lower']:g}."
+                if not v["bl_lower"] < v["bl_upper"]
+                else f"sens (sensitivity Δ) must be smaller than the domain width u − l = "
+                f"{v['bl_upper'] - v['bl_lower']:g} for the bounded Laplace; got {v['sens']:g}."
+            ),
+            repair=_widen_domain,
+            note=lambda v: (
+                f"the bounded-Laplace domain is now [{v['bl_lower']:g}, {v['bl_upper']:g}], wider than Δ = "
+                f"{v['sens']:g}"
+            ),
+        ),
+        Rule(
+            "q in the domain",
+            holds=lambda v: v["bl_lower"] <= v["bl_q"] <= v["bl_upper"],
+            message=lambda v: (
+                f"bl_q (true value q) must lie in the domain [l, u] = [{v['bl_lower']:g}, "
+                f"{v['bl_upper']:g}]; got {v['bl_q']:g}."
+            ),
+            repair=lambda v: {"bl_q": min(max(v["bl_q"], v["bl_lower"]), v["bl_upper"])},
+            note=lambda v: f"the true value q is now {v['bl_q']:g}, inside the domain",
+        ),
+        Rule(
+            "m < n",
+            holds=lambda v: v["m"] < v["n"],
+            message=lambda v: f"m (first part, Example 8) must be < n = {v['n']}; got {v['m']}. Lower m or raise n.",
+            repair=lambda v: {"m": v["n"] - 1},
+            note=lambda v: f"Example 8's first part m is now {v['m']} (< n = {v['n']})",
+        ),
+    )
 
     def estimate(self) -> Cost:
         """Measured: the Pareto experiment draws min(trials, 5000) × n values, ≈ 4e-8 s and 17 bytes

@@ -18,6 +18,7 @@ import pandas as pd
 from .. import hetero as ht
 from .. import scenario as sc
 from .._doc import document
+from ..constraints import SEED, TRIALS, USERS
 from ..datasets import SOURCE_SYNONYMS, SOURCES, data_path
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Numbers, Options, Result, check_budget, param
@@ -56,8 +57,8 @@ MAX_LDP_USERS = 50_000
 class PerUserPrivacy(sc.Scenario):
     problem: str = param("frequency", Options(tuple(ht.PROBLEMS)), "problem")
     dataset: str = param("synthetic", Options(SOURCES), "dataset", synonyms=SOURCE_SYNONYMS)
-    n: int = param(10_000, Interval(int, 100, 200_000), "number of users")
-    k: int = param(5, Interval(int, 2, 50), "number of bins")
+    n: int = param(10_000, USERS.narrow(100, 200_000), "number of users")
+    k: int = param(5, Interval(int, 2, 50), "number of bins", caption="k bins")
     profile: str = param("peaked", Options(("uniform", "peaked", "skewed")), "bin profile")
     demand: str = param("by_value", Options({"by_value": "by value", "groups": "groups"}), "demand profile")
     eps_by_bin: tuple = param(
@@ -67,16 +68,21 @@ class PerUserPrivacy(sc.Scenario):
     lows: tuple = param((0.01, 0.1, 1), Numbers(Interval(float, 1e-4, 1e4), max_len=20, allow_inf=True), "group ε low")
     highs: tuple = param((0.1, 1, 5), Numbers(Interval(float, 1e-4, 1e4), max_len=20, allow_inf=True), "group ε high")
     setting: str = param("correlated", Options(("correlated", "uncorrelated")), "setting")
-    beta: float = param(0.05, Interval(float, 0.001, 0.5), "β (PAC level)")
+    beta: float = param(
+        0.05,
+        Interval(float, 0.001, 0.5),
+        "β (PAC level)",
+        caption="β: worst-case error holds in a share 1−β of releases",
+    )
     algs: tuple = param(
         ("CP", "UP", "A", "UNI", "PROP", "SM"), sc.Subset(ALL_ALGS, max_len=len(ALL_ALGS)), "algorithms"
     )
-    trials: int = param(200, Interval(int, 20, 5000), "trials")
+    trials: int = param(200, TRIALS.narrow(20, 5000), "trials")
     solver: str = param("fast", Options(("fast", "cvxpy")), "solver for the weights")
     sm_threshold: str = param(
         "max_finite", Options(("max_finite", "max")), "SM threshold (max finite ε, or the paper's max ε)"
     )
-    seed: int = param(0, Interval(int, 0, 2**31 - 1), "random seed")
+    seed: int = param(0, SEED, "random seed", caption="seed")
 
     def estimate(self, n: int | None = None, k: int | None = None) -> Cost:
         """Measured: 2e8 (trial × user) steps of a weighted release in 0.5 s; random permutations

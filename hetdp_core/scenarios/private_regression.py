@@ -17,6 +17,7 @@ import pandas as pd
 from .. import regression as rg
 from .. import scenario as sc
 from .._doc import document
+from ..constraints import DEMAND, EPS, SEED, TRIALS, USERS
 from ..datasets import SOURCE_SYNONYMS, SOURCES, data_path
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Options, Result, RunOptions, check_budget, param
@@ -54,22 +55,31 @@ class PrivateRegression(sc.Scenario):
     ALIASES = {"lam": "decay"}  # renamed: λ here is a decay rate, not a ridge penalty
 
     source: str = param("synthetic", Options(SOURCES), "data", synonyms=SOURCE_SYNONYMS)
-    features: int = param(2, Interval(int, 1, 6), "number of features")
+    features: int = param(
+        2, Interval(int, 1, 6), "number of features", caption="features (label is the extra, last coordinate)"
+    )
     noise: float = param(0.1, Interval(float, 0.0, 1.0), "label noise")
-    q: float = param(0.1, Interval(float, 0.0, 1.0), "correlation q")
-    k: int = param(1, Interval(int, 0, 6), "sensitive features")
-    delta: float = param(2.0, Interval(float, 0.1, 20.0), "demand of sensitive features")
-    eps: float = param(8.0, Interval(float, 0.1, 20.0), "global LDP level ε")
-    radius: float = param(1.0, Interval(float, 0.1, 10.0), "radius R of Θ")
+    q: float = param(0.1, Interval(float, 0.0, 1.0), "correlation q", caption="q — correlation between features")
+    k: int = param(1, Interval(int, 0, 6), "sensitive features", caption="sensitive features (demand δ)")
+    delta: float = param(
+        2.0,
+        DEMAND.narrow(0.1, 20.0, closed="both", finite=True),
+        "demand of sensitive features",
+        caption="δ — demand of sensitive features",
+    )
+    eps: float = param(
+        8.0, EPS.narrow(0.1, 20.0), "global LDP level ε", caption="ε — global LDP level (other features and label)"
+    )
+    radius: float = param(1.0, Interval(float, 0.1, 10.0), "radius R of Θ", caption="R — radius of Θ")
     schedule: str = param("constant", Options(tuple(rg.SCHEDULES)), "learning-rate schedule")
-    gamma0: float = param(1.0, Interval(float, 0.01, 1.99), "γ0")
-    rho: float = param(0.5, Interval(float, 0.05, 1.0), "decay exponent ρ")
-    decay: float = param(0.05, Interval(float, 0.001, 10.0), "decay rate λ")
+    gamma0: float = param(1.0, Interval(float, 0.01, 1.99), "γ0", caption="γ0 (in units of 1/L)")
+    rho: float = param(0.5, Interval(float, 0.05, 1.0), "decay exponent ρ", caption="ρ")
+    decay: float = param(0.05, Interval(float, 0.001, 10.0), "decay rate λ", caption="λ")
     steps: int = param(200, Interval(int, 10, 2000), "gradient steps")
     axis: str = param("n", Options({"n": "users n", "eps": "ε"}), "excess risk against")
-    n: int = param(30_000, Interval(int, 1000, 100_000), "users n")
-    trials: int = param(4, Interval(int, 2, 40), "trials per point")
-    seed: int = param(0, Interval(int, 0, 2**31 - 1), "random seed")
+    n: int = param(30_000, USERS.narrow(1000, 100_000), "users n")
+    trials: int = param(4, TRIALS.narrow(2, 40), "trials per point")
+    seed: int = param(0, SEED, "random seed", caption="seed")
 
     def estimate(self, d: int | None = None) -> Cost:
         """≈ 1.2e-7 s per (trial × user × d²) of the two-copy estimator, summed over the sweep and the

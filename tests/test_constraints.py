@@ -1,0 +1,135 @@
+"""The one constraint vocabulary: open and closed intervals, shared named constraints narrowed per page,
+core functions checked by the same objects, and rules between fields declared once (validate raises,
+the page's widgets repair)."""
+
+import dataclasses
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hetdp_core import constraints as c
+from hetdp_core.registry import pages
+from hetdp_core.scenario import InputError, Interval, check_value, param
+
+
+@pytest.mark.parametrize(
+    ("closed", "text", "inside", "outside"),
+    [
+        ("both", "[0, 1]", (0.0, 0.5, 1.0), (-0.1, 1.1)),
+        ("left", "[0, 1)", (0.0, 0.5), (1.0, -0.1)),
+        ("right", "(0, 1]", (1.0, 0.5), (0.0, 1.1)),
+        ("neither", "(0, 1)", (0.5,), (0.0, 1.0)),
+    ],
+)
+def test_interval_ends_hold_for_fields_and_core_arguments_alike(closed, text, inside, outside):
+    iv = Interval(float, 0.0, 1.0, closed=closed)
+    assert iv.text() == text
+    spec = param(0.5, iv, "a probability").metadata["spec"]
+    for v in inside:
+        assert check_value("p", spec, v) == v == iv.check("p", v)
+    for v in outside:
+        with pytest.raises(
+            InputError,
+            match=r"p \(a probability\) must be in " + text.replace("[", r"\[").replace("(", r"\(").replace(")", r"\)"),
+        ):
+            check_value("p", spec, v)
+        with pytest.raises(InputError, match=r"^p must be"):
+            iv.check("p", v)
+
+
+def test_interval_refuses_an_unknown_closed_and_an_empty_range():
+    with pytest.raises(AssertionError, match="closed"):
+        Interval(float, 0, 1, closed="open")
+    with pytest.raises(AssertionError, match="lo 2 > hi 1"):
+        Interval(float, 2, 1)
+
+
+def test_narrow_keeps_inside_the_shared_constraint():
+    assert c.EPS.narrow(0.05, 20.0).text() == "[0.05, 20]"
+    assert c.DELTA.narrow(1e-6, 0.1, closed="both").text() == "[1e-06, 0.1]"
+    with pytest.raises(AssertionError, match="not inside the shared"):
+        c.EPS.narrow(0.0, 20.0)  # below MIN_EPS
+    with pytest.raises(AssertionError, match="not inside the shared"):
+        c.DELTA.narrow(0.0, 0.5, closed="both")  # δ = 0 is outside (0, 1)
+    assert c.DEMAND.allow_inf and not c.DEMAND.narrow(1, 5, closed="both", finite=True).allow_inf
+
+
+SHARED = {
+    "eps": c.EPS,
+    "eps1": c.EPS,
+    "eps2": c.EPS,
+    "eps3": c.EPS,
+    "tr_eps": c.EPS,
+    "seed": c.SEED,
+    "trials": c.TRIALS,
+    "n": c.USERS,
+}
+
+
+def _interval(spec) -> Interval:
+    closed = {(False, False): "both", (False, True): "left", (True, False): "right", (True, True): "neither"}
+    return Interval(float, spec.lo, spec.hi, closed=closed[(spec.lo_open, spec.hi_open)])
+
+
+@pytest.mark.parametrize("page", list(pages()))
+def test_every_page_field_of_a_shared_quantity_is_inside_the_shared_constraint(page):
+    cls = pages()[page].SCENARIO
+    checked = 0
+    for f in dataclasses.fields(cls):
+        shared = SHARED.get(f.name) or (c.DELTA if (page, f.name) == ("Mechanism_lab", "delta") else None)
+        if shared is None:
+            continue
+        spec = f.metadata["spec"]
+        assert Interval(float, shared.lo, shared.hi, closed=shared.closed).contains_interval(_interval(spec)), (
+            f"{page}.{f.name} accepts {_interval(spec).text()}, outside the shared {shared.text()}"
+        )
+        checked += 1
+    assert checked >= 1  # every page has at least a seed or a privacy level
+
+
+def test_core_functions_use_the_shared_constraints():
+    from hetdp_core.bcdp import privacy_allocation
+    from hetdp_core.mechanisms import gaussian_sigma
+
+    with pytest.raises(InputError, match=r"eps must be in \[1e-06, 700\]"):
+        privacy_allocation(delta=[1.0, 2.0], eps=0.0, q=0.1)
+    with pytest.raises(InputError, match=r"delta must be in \(0, 1\)"):
+        gaussian_sigma(sensitivity=1.0, eps=0.5, delta=1.0)
+
+
+# ------------------------------------------------------------------ rules between fields
+from hetdp_core.scenarios.mechanism_lab import MechanismLab  # noqa: E402
+
+LAB = {f.name: f.metadata["spec"] for f in dataclasses.fields(MechanismLab)}
+
+
+def _field(name):
+    sp = LAB[name]
+    if sp.kind == "int":
+        return st.integers(int(sp.lo), int(sp.hi))
+    return st.floats(sp.lo, sp.hi, allow_nan=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.fixed_dictionaries({n: _field(n) for n in ("bl_lower", "bl_upper", "bl_q", "sens", "n", "m", "med_n")}))
+def test_the_page_repair_always_gives_a_valid_scenario(values):
+    """Over the whole accepted range of each field: what the mechanism lab's widgets repair (adapt over
+    the scenario's RULES) is a scenario its validate() accepts, and a repair only happens to a broken rule."""
+    fixed, notes = c.adapt(MechanismLab.RULES, values)
+    repairable = [r for r in MechanismLab.RULES if r.repair is not None]
+    assert all(r.holds(fixed) for r in repairable)
+    if fixed["med_n"] % 2:  # the one rule without a repair (an even n from a link stays an error)
+        MechanismLab(**fixed)  # no InputError
+    else:
+        with pytest.raises(InputError, match="must be odd"):
+            MechanismLab(**fixed)
+    broken = [r.name for r in repairable if not r.holds(values)]
+    assert (not broken) == (not notes)
+
+
+def test_validate_names_the_broken_rule():
+    with pytest.raises(InputError, match=r"m \(first part, Example 8\) must be < n = 100; got 5000"):
+        MechanismLab(m=5000, n=100)
+    with pytest.raises(InputError, match="must be odd"):
+        MechanismLab(med_n=10)
