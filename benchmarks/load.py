@@ -368,20 +368,15 @@ def cold_view_cpu(url: str, pid, page: str, repeats: int = 3) -> dict:
 def standard_suite(url: str, pid, users: int) -> dict:
     out: dict = {"users": users}
     if pid is not None:
-        out["warm_view"] = [warm_view_cpu(url, pid, p) for p in PAGES]
-        for r in out["warm_view"]:
-            print(
-                f"warm view {r['page']:20s} cpu {r.get('warm_cpu_s', '-')} s  wall {r.get('warm_wall_s', '-')} s  "
-                f"cold {r.get('cold_s', '-')} s {r.get('problem', '')}",
-                flush=True,
-            )
-        out["cold_view"] = [cold_view_cpu(url, pid, p) for p in PAGES]
-        for r in out["cold_view"]:
-            print(
-                f"cold view {r['page']:20s} cpu {r.get('cold_cpu_s', '-')} s  wall {r.get('cold_wall_s', '-')} s "
-                f"{r.get('problem', '')}",
-                flush=True,
-            )
+        for kind, measure in (("warm", warm_view_cpu), ("cold", cold_view_cpu)):
+            out[f"{kind}_view"] = [measure(url, pid, p) for p in PAGES]
+            for r in out[f"{kind}_view"]:
+                extra = f"cold {r.get('cold_s', '-')} s " if kind == "warm" else ""
+                print(
+                    f"{kind} view {r['page']:20s} cpu {r.get(f'{kind}_cpu_s', '-')} s  wall "
+                    f"{r.get(f'{kind}_wall_s', '-')} s  {extra}{r.get('problem', '')}",
+                    flush=True,
+                )
     for page, query in (("Feature_privacy", ""), ("Groupwise_zCDP", "")):
         arun(open_view(url, page, query))  # cached link
         s = summary(arun(crowd(url, page, [query] * users)))
@@ -455,6 +450,10 @@ def main(argv: list[str] | None = None) -> int:
                 )
             )
             print(f"wrote {out}")
+            if a.url is None and a.workers in (0, 1, 2):  # the standard runs of `make load` write their tables
+                from benchmarks.tables import record
+
+                record(f"load-k{a.workers}" if a.workers else "load", json.loads(Path(out).read_text()))
     finally:
         if proc is not None:
             proc.terminate()

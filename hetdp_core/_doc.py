@@ -379,6 +379,8 @@ solve_per_user:algorithm | str or None | The per-user algorithm solved for (defa
 solve_per_user:upload | bytes or None | An uploaded CSV (untrusted), for ``dataset = upload``.
 bcdp_exact.example1:c | float | P(M = 1 given x = (1, 1)) (Example 1).
 uploads:what | str | What the file is, in words, for error messages.
+uploads:usecols | list of int or None | Positions of the columns to read (None: all).
+uploads:too_many | str | Advice added to the error when the file has more than ``max_rows`` rows.
 mechanisms.pareto_mse:n | int | Number of data points.
 registry.register:module | module | The page's scenario module (it must satisfy :class:`ScenarioPage`).
 poll:eps | float | Privacy level ε of the randomized response (each report is ε-local-DP).

@@ -904,11 +904,10 @@ def load_randhie(path) -> pd.DataFrame:
 def parse_data_csv(data: bytes, *, column: str | None = None, max_rows: int = 1_000_000) -> tuple[np.ndarray, str]:
     """An uploaded CSV (untrusted): ≤ 20 MB, header row, the chosen (or first) numeric column,
     no missing values. Returns (values, column name)."""
-    import io
 
     import pandas as pd
 
-    from .uploads import PER_USER_LIMITS, check_csv_bytes
+    from .uploads import PER_USER_LIMITS, check_csv_bytes, read_csv
 
     check_csv_bytes(data, PER_USER_LIMITS, what="the uploaded CSV")  # before the parser reads the body
     header = [
@@ -918,14 +917,7 @@ def parse_data_csv(data: bytes, *, column: str | None = None, max_rows: int = 1_
     col = column if column is not None else header[0]
     if col not in header:
         raise InputError(f"column {col!r} not found; available: {', '.join(header[:20])}.")
-    try:
-        df = pd.read_csv(io.BytesIO(bytes(data)), nrows=max_rows + 1, usecols=[header.index(col)])
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(
-            f"the file is not a readable CSV ({type(exc).__name__}). Upload comma-separated numbers with a header row."
-        ) from None
-    if len(df) > max_rows:
-        raise InputError(f"the CSV has more than {max_rows:,} rows.")
+    df = read_csv(data, max_rows=max_rows, usecols=[header.index(col)])
     if len(df) < 2:
         raise InputError("the CSV needs at least 2 rows (users).")
     col = df.columns[0]

@@ -340,21 +340,13 @@ def load_regression_csv(data: bytes) -> np.ndarray:
     column; at most 20 MB, 1 000 000 rows, 21 columns (20 features + label); rows with missing
     values are refused (not silently dropped). Every column is rescaled to [-1, 1] by its min and
     max (a constant column becomes 0). Returns the (n, d) array."""
-    import io
 
     import pandas as pd
 
-    from .uploads import REGRESSION_LIMITS, check_csv_bytes
+    from .uploads import REGRESSION_LIMITS, check_csv_bytes, read_csv
 
     check_csv_bytes(data, REGRESSION_LIMITS, what="the uploaded CSV")  # before the parser reads the body
-    try:
-        df = pd.read_csv(io.BytesIO(bytes(data)), nrows=MAX_CSV_ROWS + 1)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(
-            f"the file is not a readable CSV ({type(exc).__name__}). Upload comma-separated numbers with a header row."
-        ) from None
-    if len(df) > MAX_CSV_ROWS:
-        raise InputError(f"the CSV has more than {MAX_CSV_ROWS:,} rows. Use a sample.")
+    df = read_csv(data, max_rows=MAX_CSV_ROWS, too_many="Use a sample.")
     if df.shape[1] < 2 or df.shape[1] > MAX_CSV_COLS:
         raise InputError(
             f"the CSV needs 2 to {MAX_CSV_COLS} columns (features, then the label last); got {df.shape[1]}."

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ._doc import document
 from ._validate import InputError
 
-__all__ = ["CsvLimits", "check_csv_bytes", "REGRESSION_LIMITS", "PER_USER_LIMITS", "MAX_UPLOAD_MB", "MB"]
+__all__ = ["CsvLimits", "check_csv_bytes", "read_csv", "REGRESSION_LIMITS", "PER_USER_LIMITS", "MAX_UPLOAD_MB", "MB"]
 
 #: the upload limit, in one unit: Streamlit's megabyte (2²⁰ bytes), which its file uploader
 #: (``max_upload_size``) and ``server.maxUploadSize`` in .streamlit/config.toml count in (a test checks
@@ -72,6 +72,25 @@ def check_csv_bytes(data, limits: CsvLimits, *, what: str = "the CSV") -> tuple[
             "accepted. Use fewer rows or columns."
         )
     return rows, cols
+
+
+def read_csv(data, *, max_rows: int, usecols: list[int] | None = None, too_many: str = ""):
+    """The CSV's table (pandas), after :func:`check_csv_bytes`: at most ``max_rows`` rows are read (more
+    is an :class:`InputError`, with ``too_many`` as its advice), ``usecols`` the column positions to keep;
+    a file the parser cannot read is an :class:`InputError`, never a parser's traceback."""
+    import io
+
+    import pandas as pd
+
+    try:
+        df = pd.read_csv(io.BytesIO(bytes(data)), nrows=max_rows + 1, usecols=usecols)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError(
+            f"the file is not a readable CSV ({type(exc).__name__}). Upload comma-separated numbers with a header row."
+        ) from None
+    if len(df) > max_rows:
+        raise InputError(f"the CSV has more than {max_rows:,} rows.{' ' + too_many if too_many else ''}")
+    return df
 
 
 document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)
