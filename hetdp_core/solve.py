@@ -134,13 +134,13 @@ def _round3(x: float) -> float:
 def _setting(s, scale: float):
     """The levels at ``scale`` × the scenario's, rounded to 3 significant digits (the answer's link shows
     them so, and the solver simulates exactly what the link opens)."""
-    return _round3(s.eps * scale), tuple(_round3(v * scale) if np.isfinite(v) else v for v in s.delta_vector())
+    return _round3(s.eps * scale), tuple(_round3(v * scale) if np.isfinite(v) else v for v in s.demands())
 
 
 def _scale_range(s) -> tuple[float, float]:
     """Scalings whose levels stay inside the page's own ranges (so the answer's link opens)."""
     sp = s.specs()
-    dv = s.delta_vector()
+    dv = s.demands()
     fin = dv[np.isfinite(dv)]
     lo = max(SCALE_RANGE[0], sp["eps"].lo / s.eps, sp["table"].lo / float(fin.min()) if fin.size else 0.0)
     hi = min(SCALE_RANGE[1], sp["eps"].hi / s.eps, sp["table"].hi / float(fin.max()) if fin.size else np.inf)
@@ -316,7 +316,7 @@ def solve_feature_privacy(s, *, target: float, statistic: str = "median", progre
     if statistic not in STATISTICS:
         raise InputError(f"statistic must be one of {', '.join(STATISTICS)}; got {statistic!r}.")
     say = progress or (lambda frac, text: None)
-    x = q_mixture_data(n=s.n, d=s.delta_vector().size, q=s.q, rng=point_rng(s.seed, float(s.q)))
+    x = q_mixture_data(n=s.n, d=s.demands().size, q=s.q, rng=point_rng(s.seed, float(s.q)))
     lo, hi = _scale_range(s)
     if not lo < hi:
         raise InputError(
@@ -383,10 +383,10 @@ def _solution_query(s, scale: float) -> dict:
     with δ and ε scaled) where the page's sliders reach it, else the per-feature table."""
     eps, delta = _setting(s, scale)
     if s.mode == "two_groups":
-        sp = s.specs()["delta"]
-        d_s = _round3(s.delta * scale)
+        sp = s.specs()["demand"]
+        d_s = _round3(s.demand * scale)
         if sp.lo <= d_s <= sp.hi:
-            return {**s.to_query(), "delta": f"{d_s:g}", "eps": f"{eps:g}"}
+            return {**s.to_query(), "demand": f"{d_s:g}", "eps": f"{eps:g}"}
     return {**s.to_query(), "mode": "table", "table": ",".join(f"{v:g}" for v in delta), "eps": f"{eps:g}"}
 
 

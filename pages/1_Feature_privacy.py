@@ -36,7 +36,7 @@ with ui.page_shell(
         if state["k"] > d:
             st.session_state[state.key("k")] = d
         k = state.slider("k", hi=d, on_change=state.mark_custom)
-        ui.log_slider("δ — demand of the sensitive features", EPS_GRID, state.key("delta"))
+        ui.log_slider("δ — demand of the sensitive features", EPS_GRID, state.key("demand"))
     else:
         sb.text_input(
             "δ per feature (any order; inf = no extra demand)",

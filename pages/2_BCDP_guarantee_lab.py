@@ -25,7 +25,7 @@ with ui.page_shell(lab) as page:
     state.slider("test_q", step=0.05)
     sb.checkbox("show every rejection region (|Y| ≤ 12)", key=state.key("all_tests"))
     sb.markdown("**δ → c translator**")
-    sb.text_input("demands δ (any order, inf allowed)", key=state.key("tr_delta"), on_change=state.mark_custom)
+    sb.text_input("demands δ (any order, inf allowed)", key=state.key("tr_demands"), on_change=state.mark_custom)
     state.slider("tr_eps", step=0.1, on_change=state.mark_custom)
     state.slider("tr_q", step=0.01, on_change=state.mark_custom)
 
@@ -141,13 +141,13 @@ with ui.page_shell(lab) as page:
     # ------------------------------------------------------------------ translator
     with tab5:
         alloc, tr, names = result.alloc, result.translate, result.names
-        tr_delta = tables["bcdp_translator"]["delta"].to_numpy()
+        tr_demands = tables["bcdp_translator"]["delta"].to_numpy()
         st.markdown(
             "Two ways to turn demands δ into a budget c for Mechanism 1. **Theorem 2** uses that the "
             "mechanism is c_d-LDP (Proposition 4(2)); **Proposition 6** only uses c-CDP (Proposition "
             "4(1)): the linear constraint A c ≤ 1, solved by cvxpy minimising the Theorem 2 bound."
         )
-        ui.chart(translator_figure(names, alloc.c, tr["c"], tr_delta), key="lab_translator")
+        ui.chart(translator_figure(names, alloc.c, tr["c"], tr_demands), key="lab_translator")
         cmp = result.compare
         st.dataframe(cmp, hide_index=True, key="lab_translator_table")
         st.caption(

@@ -35,7 +35,7 @@ with ui.page_shell(pr) as page:
         state.slider("noise", step=0.05)
     state.slider("q", step=0.05, on_change=state.mark_custom)
     state.slider("k", on_change=state.mark_custom)
-    state.slider("delta", step=0.1, on_change=state.mark_custom)
+    state.slider("demand", step=0.1, on_change=state.mark_custom)
     state.slider("eps", step=0.1, on_change=state.mark_custom)
     state.slider("radius", step=0.1)
     sb.selectbox(

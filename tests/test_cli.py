@@ -105,11 +105,11 @@ CORE_BAD = [
     (["bcdp", "c-vector", "--delta", "0.2,-1", "--eps", "2", "--q", "0.1"], "delta entries must be > 0"),
     (
         ["bcdp", "c-vector", "--delta", "0.2,nan", "--eps", "2", "--q", "0.1"],
-        "--delta entry 2 must be a number; got NaN",
+        "--demands entry 2 must be a number; got NaN",
     ),
     (
         ["bcdp", "c-vector", "--delta", "0.2,abc", "--eps", "2", "--q", "0.1"],
-        "--delta entry 2 must be a number; got 'abc'",
+        "--demands entry 2 must be a number; got 'abc'",
     ),
     (["bcdp", "c-vector", "--delta", "0.2", "--eps", "2", "--q", "1.5"], "q must be in [0, 1]"),
     (["bcdp", "c-vector", "--delta", "0.2", "--eps", "2", "--q", "0.5", "--zeta", "0"], "zeta must be in (0, 1]"),

@@ -133,3 +133,33 @@ def test_validate_names_the_broken_rule():
         MechanismLab(m=5000, n=100)
     with pytest.raises(InputError, match="must be odd"):
         MechanismLab(med_n=10)
+
+
+# ------------------------------------------------------------------ one name per concept: demands
+RENAMED = [  # (page, old link, new link): a per-feature demand is a demand, not δ
+    ("Feature_privacy", "delta=0.5&eps=3", "demand=0.5&eps=3"),
+    ("Private_regression", "delta=3&eps=6", "demand=3&eps=6"),
+    ("BCDP_guarantee_lab", "tr_delta=0.5,inf,3", "tr_demands=0.5,inf,3"),
+]
+
+
+@pytest.mark.parametrize(("page", "old", "new"), RENAMED)
+def test_old_links_with_delta_open_the_same_demands(page, old, new):
+    from urllib.parse import parse_qsl
+
+    cls = pages()[page].SCENARIO
+    before, after = cls.from_query(dict(parse_qsl(old))), cls.from_query(dict(parse_qsl(new)))
+    assert before == after != cls()
+    assert "delta" not in before.to_query() and new.split("=")[0] in before.to_query()
+
+
+def test_old_delta_on_the_command_line_is_the_new_demand(capsys):
+    import json
+
+    from hetdp_ui.cli import main
+
+    outs = []
+    for q in ("delta=3&eps=6", "demand=3&eps=6"):
+        assert main(["run", "Private_regression", "--query", q + "&trials=2&n=1000&steps=20", "--json"]) == 0
+        outs.append(json.loads(capsys.readouterr().out))
+    assert outs[0] == outs[1] and "&demand=3&" in outs[0]["link"] and "delta" not in outs[0]["link"]

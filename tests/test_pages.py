@@ -102,7 +102,7 @@ def test_preset_figure3_applies_paper_setup():
     at.sidebar.selectbox(key="bcdp_preset").set_value("Figure 3").run()
     assert_clean(at)
     ss = at.session_state
-    assert ss["bcdp_d"] == 10 and ss["bcdp_k"] == 2 and ss["bcdp_delta"] == 0.2 and ss["bcdp_eps"] == 2.0
+    assert ss["bcdp_d"] == 10 and ss["bcdp_k"] == 2 and ss["bcdp_demand"] == 0.2 and ss["bcdp_eps"] == 2.0
     assert ss["bcdp_n"] == 10_000 and ss["bcdp_axis"] == "q"
     assert any("Figure 3" in i.value for i in at.info)
 
@@ -257,7 +257,7 @@ def test_regression_default_and_slider():
     assert_clean(at)
     assert len(charts(at)) == 2
     y0 = charts(at)[1]["data"]
-    at.sidebar.slider(key="reg_delta").set_value(3.0).run()
+    at.sidebar.slider(key="reg_demand").set_value(3.0).run()
     assert not at.exception
     assert charts(at)[1]["data"] != y0
     assert any("allocation c" in c.value for c in at.caption)

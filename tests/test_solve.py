@@ -33,12 +33,12 @@ def test_answer_meets_the_target_and_ten_percent_more_private_does_not(query, ta
     assert sol.error <= target < sol.error_10pct_more_private
     assert sol.meets_target and sol.check_low <= target
     # an independent simulation (another seed) of 10 % more private misses the target
-    x = q_mixture_data(n=s.n, d=s.delta_vector().size, q=s.q, rng=point_rng(s.seed, float(s.q)))
+    x = q_mixture_data(n=s.n, d=s.demands().size, q=s.q, rng=point_rng(s.seed, float(s.q)))
     e = _errors(s, x, sol.scale * 0.9, trials=800, seed=[123])
     assert _stat(e, "median") > target
     # the link reopens a scenario with exactly these levels
     s2 = FP.SCENARIO.from_query(sol.scenario_query)
-    assert np.allclose(s2.delta_vector(), sol.delta, rtol=1e-5) and s2.eps == pytest.approx(sol.eps, rel=1e-5)
+    assert np.allclose(s2.demands(), sol.delta, rtol=1e-5) and s2.eps == pytest.approx(sol.eps, rel=1e-5)
 
 
 @pytest.mark.parametrize(

@@ -38,7 +38,7 @@ PAGE_SPEC = PageSpec(
     solver=None,
     fast_query={},
     example_query=(
-        "a=0.3&b=0.9&c=0.6&rr_c=0.4,1,2&test_source=rr&test_coord=2&test_q=0.7&tr_delta=0.5,inf,3&tr_eps=3&tr_q=0.4"
+        "a=0.3&b=0.9&c=0.6&rr_c=0.4,1,2&test_source=rr&test_coord=2&test_q=0.7&tr_demands=0.5,inf,3&tr_eps=3&tr_q=0.4"
     ),
     key_tables=("bcdp_translator",),
     figures="hetdp_ui.report:lab_figures",
@@ -51,6 +51,7 @@ N_REF = 10_000
 
 @dataclass(frozen=True)
 class GuaranteeLab(sc.Scenario):
+    ALIASES = {"tr_delta": "tr_demands"}  # renamed: demands, not the (ε, δ)-DP δ
     a: float = param(0.5, Interval(float, 0.0, 1.0), "P(M=1 | x1=0, x2=0)", caption="a = P(M=1 | x1=0, x2=0)")
     b: float = param(0.5, Interval(float, 0.0, 1.0), "P(M=1 | x1=1, x2=0)", caption="b = P(M=1 | x1=1, x2=0)")
     c: float = param(0.5, Interval(float, 0.0, 1.0), "P(M=1 | x1=1, x2=1)", caption="c = P(M=1 | x1=1, x2=1)")
@@ -64,7 +65,7 @@ class GuaranteeLab(sc.Scenario):
     )
     test_coord: int = param(1, Interval(int, 1, 10), "coordinate for the test view")
     test_q: float = param(0.3, Interval(float, 0.0, 1.0), "q for randomized response")
-    tr_delta: tuple = param(
+    tr_demands: tuple = param(
         (0.2, 0.2, 2, 2, 2, 2), Numbers(DEMAND.narrow(1e-3, closed="both"), max_len=30, allow_inf=True), "demands δ"
     )
     tr_eps: float = param(2.0, EPS.narrow(0.1, 20.0), "ε (translator)", caption="ε (global LDP)")
@@ -88,7 +89,7 @@ class GuaranteeLab(sc.Scenario):
         d = len(self.rr_c)
         cells = 4**d * len(RR_QS)  # RR enumeration: 2^d inputs × 2^d outputs per q
         return Cost(
-            seconds=cells * 3e-8 + len(self.tr_delta) * 0.05,
+            seconds=cells * 3e-8 + len(self.tr_demands) * 0.05,
             bytes=4**d * 8 * 6,
             driver=f"exact enumeration of 2^{d} inputs × 2^{d} outputs",
         )
@@ -97,7 +98,7 @@ class GuaranteeLab(sc.Scenario):
 PRESETS = {
     "Example 1 at a = b = c = ½ (paper)": GuaranteeLab(a=0.5, b=0.5, c=0.5, test_source="example1", test_coord=1),
     "Randomized response, d = 10, c = 0.3": GuaranteeLab(rr_c=(0.3,) * 10, rr_coord=1, test_source="rr", test_q=0.3),
-    "Figure 3 demands (translator)": GuaranteeLab(tr_delta=(0.2, 0.2, 2, 2, 2, 2, 2, 2, 2, 2), tr_eps=2.0, tr_q=0.1),
+    "Figure 3 demands (translator)": GuaranteeLab(tr_demands=(0.2, 0.2, 2, 2, 2, 2, 2, 2, 2, 2), tr_eps=2.0, tr_q=0.1),
 }
 
 
@@ -198,11 +199,11 @@ def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
         prior_t, mech_t = ex.q_mixture_prior(d=rr_c.size, q=s.test_q), ex.randomized_response(rr_c)
     test, tradeoff = _hypothesis_test(s, prior_t, mech_t)
 
-    tr_delta = np.asarray(s.tr_delta, dtype=float)
-    alloc = privacy_allocation(delta=tr_delta, eps=s.tr_eps, q=s.tr_q)
-    tr = translate_delta_to_c(delta=tr_delta, eps=s.tr_eps, q=s.tr_q)
-    names = [f"x{j + 1}" for j in range(tr_delta.size)]
-    translator = pd.DataFrame({"feature": names, "delta": tr_delta, "c_theorem2": alloc.c, "c_prop6": tr["c"]})
+    tr_demands = np.asarray(s.tr_demands, dtype=float)
+    alloc = privacy_allocation(delta=tr_demands, eps=s.tr_eps, q=s.tr_q)
+    tr = translate_delta_to_c(delta=tr_demands, eps=s.tr_eps, q=s.tr_q)
+    names = [f"x{j + 1}" for j in range(tr_demands.size)]
+    translator = pd.DataFrame({"feature": names, "delta": tr_demands, "c_theorem2": alloc.c, "c_prop6": tr["c"]})
     compare = pd.DataFrame(
         {
             "method": ["Theorem 2", "Proposition 6 (cvxpy)"],

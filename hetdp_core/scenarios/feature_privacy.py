@@ -71,6 +71,7 @@ PAGE_PRESET_TRIALS = 40
 
 @dataclass(frozen=True)
 class FeaturePrivacy(sc.Scenario):
+    ALIASES = {"delta": "demand"}  # renamed: δ is the (ε, δ)-DP failure probability elsewhere
     mode: str = param(
         "two_groups",
         Options({"two_groups": "Two groups", "table": "Per-feature table"}),
@@ -79,7 +80,9 @@ class FeaturePrivacy(sc.Scenario):
     )
     d: int = param(10, Interval(int, 1, 60), "number of features", caption="d — number of features")
     k: int = param(2, Interval(int, 0, 60), "number of sensitive features", caption="k — sensitive features")
-    delta: float = param(0.2, DEMAND.narrow(0.05, 20.0, closed="both", finite=True), "demand of the sensitive features")
+    demand: float = param(
+        0.2, DEMAND.narrow(0.05, 20.0, closed="both", finite=True), "demand of the sensitive features"
+    )
     eps: float = param(2.0, EPS.narrow(0.05, 20.0), "global LDP level ε")
     table: tuple = param(
         (0.2, 0.2, 2, 2, 2, 2, 2, 2, 2, 2),
@@ -159,9 +162,9 @@ class FeaturePrivacy(sc.Scenario):
     def baseline_projection(self) -> str:
         return "none" if self.published else self.projection
 
-    def delta_vector(self) -> np.ndarray:
+    def demands(self) -> np.ndarray:
         if self.mode == "two_groups":
-            return two_group_delta(d=self.d, k=self.k, delta=self.delta, eps=self.eps)
+            return two_group_delta(d=self.d, k=self.k, delta=self.demand, eps=self.eps)
         return np.asarray(self.table, dtype=float)
 
 
@@ -182,7 +185,7 @@ def paper_preset(
     vals = dict(
         mode="two_groups",
         eps=p.eps,
-        delta=p.delta,
+        demand=p.delta,
         q=p.q if q is None else q,
         n=p.n if n is None else n,
         zeta_auto=True,
@@ -227,7 +230,7 @@ def _point(value, *, s: FeaturePrivacy, delta_vec, d, k, max_cells):
 
 
 def _dsens(s: FeaturePrivacy, delta_vec) -> float:
-    return s.delta if s.mode == "two_groups" else float(np.min(delta_vec))
+    return s.demand if s.mode == "two_groups" else float(np.min(delta_vec))
 
 
 #: equally likely releases in the quantile dotplot; at most DOT_TRIALS simulated releases are read,
@@ -305,7 +308,7 @@ def run(s: FeaturePrivacy, *, options: sc.RunOptions) -> FeaturePrivacyResult:
     method) and ``bcdp_mse_errors`` (one squared ℓ2 error per trial). Each sweep point draws from
     ``SeedSequence([seed, value])``, so a point's numbers do not depend on the other points."""
     sc.check_budget(s, options.budget)
-    delta_vec = s.delta_vector()
+    delta_vec = s.demands()
     d = delta_vec.size
     k = s.k if s.mode == "two_groups" else int(np.sum(delta_vec < s.eps))
     alloc = privacy_allocation(delta=delta_vec, eps=s.eps, q=s.q, zeta=None if s.zeta_auto else s.zeta)

@@ -38,7 +38,7 @@ PAGE_SPEC = PageSpec(
     solver=None,
     fast_query={"trials": "2", "n": "1000"},
     example_query=(
-        "features=3&k=2&delta=3&eps=6&q=0.2&steps=60&trials=2&seed=5&axis=eps&n=3000&schedule=poly&rho=0.6&gamma0=1.2"
+        "features=3&k=2&demand=3&eps=6&q=0.2&steps=60&trials=2&seed=5&axis=eps&n=3000&schedule=poly&rho=0.6&gamma0=1.2"
     ),
     key_tables=("regression_guarantee", "regression_excess_risk"),
     figures="hetdp_ui.report:regression_figures",
@@ -52,7 +52,8 @@ THETA = (0.5, -0.3, 0.2, 0.1, -0.1, 0.05)
 
 @dataclass(frozen=True)
 class PrivateRegression(sc.Scenario):
-    ALIASES = {"lam": "decay"}  # renamed: λ here is a decay rate, not a ridge penalty
+    ALIASES = {"lam": "decay", "delta": "demand"}  # renamed: λ here is a decay rate, not a ridge penalty; δ is
+    # the (ε, δ)-DP failure probability elsewhere
 
     source: str = param("synthetic", Options(SOURCES), "data", synonyms=SOURCE_SYNONYMS)
     features: int = param(
@@ -61,7 +62,7 @@ class PrivateRegression(sc.Scenario):
     noise: float = param(0.1, Interval(float, 0.0, 1.0), "label noise")
     q: float = param(0.1, Interval(float, 0.0, 1.0), "correlation q", caption="q — correlation between features")
     k: int = param(1, Interval(int, 0, 6), "sensitive features", caption="sensitive features (demand δ)")
-    delta: float = param(
+    demand: float = param(
         2.0,
         DEMAND.narrow(0.1, 20.0, closed="both", finite=True),
         "demand of sensitive features",
@@ -99,10 +100,10 @@ class PrivateRegression(sc.Scenario):
 
 PRESETS = {
     "Theorem 3 setting: 2 features, label last": PrivateRegression(
-        features=2, k=1, delta=2.0, eps=8.0, q=0.1, axis="n", schedule="constant", gamma0=1.0
+        features=2, k=1, demand=2.0, eps=8.0, q=0.1, axis="n", schedule="constant", gamma0=1.0
     ),
     "Loose privacy: Algorithm 2 converges": PrivateRegression(
-        features=2, k=1, delta=6.0, eps=8.0, q=0.0, axis="n", schedule="constant", gamma0=1.0
+        features=2, k=1, demand=6.0, eps=8.0, q=0.0, axis="n", schedule="constant", gamma0=1.0
     ),
     "Decaying learning rate γ0 (1+h)^−ρ": PrivateRegression(schedule="poly", gamma0=1.5, rho=0.5),
 }
@@ -126,7 +127,7 @@ def _settings(s: PrivateRegression, data: bytes | None) -> tuple[dict, int, int]
     theta = tuple(THETA[: s.features]) if data is None else (0.0,)
     n_feat = s.features if data is None else rg.load_regression_csv(data).shape[1] - 1
     k = min(s.k, n_feat)
-    common = dict(theta=theta, noise=s.noise, q=s.q, k=k, delta=s.delta, eps=s.eps, **optimizer(s))
+    common = dict(theta=theta, noise=s.noise, q=s.q, k=k, delta=s.demand, eps=s.eps, **optimizer(s))
     return common, n_feat, k
 
 
@@ -184,7 +185,7 @@ def run(s: PrivateRegression, *, options: RunOptions) -> PrivateRegressionResult
     else:
         x = rg.load_regression_csv(data)
     d = x.shape[1]
-    dem = [s.delta] * k + [s.eps] * (d - 1 - k) + [s.eps]
+    dem = [s.demand] * k + [s.eps] * (d - 1 - k) + [s.eps]
     res = rg.fit(x=x, delta=dem, eps=s.eps, q=s.q, **optimizer(s), trials=1, rng=s.seed + 1)
     ref = res["_reference"][0]
     trajs = {m: runs[0].trajectory for m, runs in res.items() if not m.startswith("_")}

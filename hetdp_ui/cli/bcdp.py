@@ -10,7 +10,7 @@ from hetdp_ui.cli._common import CliError, _dump, _errors_block, parse_list
 def cmd_c_vector(a) -> int:
     from hetdp_core.bcdp import mechanism_guarantee, privacy_allocation
 
-    delta = parse_list(a.delta, "--delta")
+    delta = parse_list(a.delta, "--demands")
     alloc = privacy_allocation(delta=delta, eps=a.eps, q=a.q, zeta=a.zeta)
     g = mechanism_guarantee(alloc)
     chk = g.check
@@ -60,9 +60,9 @@ def cmd_mse(a) -> int:
     page does not offer. ``hetdp run Feature_privacy`` gives the page's whole view."""
     from hetdp_core.bcdp_sim import sweep_points
 
-    delta = parse_list(a.delta, "--delta")
+    delta = parse_list(a.delta, "--demands")
     if a.d is not None and a.d != len(delta):
-        raise CliError(f"--d is {a.d} but --delta has {len(delta)} entries; give one demand per feature.")
+        raise CliError(f"--d is {a.d} but --demands has {len(delta)} entries; give one demand per feature.")
     qs = parse_list(a.q, "--q")
     same = {k: getattr(a, k) for k in ("eps", "zeta", "n", "trials", "seed", "projection", "baseline_projection")}
     results = [
@@ -151,7 +151,13 @@ def register(sub) -> None:
     bsub = bcdp.add_subparsers(dest="cmd", required=True)
 
     cv = bsub.add_parser("c-vector", help="privacy allocation c of Theorem 2 and its guarantee check")
-    cv.add_argument("--delta", required=True, help="per-feature demands, e.g. 0.2,0.2,2,inf")
+    cv.add_argument(
+        "--demands",
+        "--delta",
+        dest="delta",
+        required=True,
+        help="per-feature demands, e.g. 0.2,0.2,2,inf (--delta: old name)",
+    )
     cv.add_argument("--eps", type=float, required=True, help="global LDP level ε")
     cv.add_argument("--q", type=float, required=True, help="correlation bound q in [0,1]")
     cv.add_argument("--zeta", type=float, default=None, help="ζ in (0,1] (default (1+q)/2)")
@@ -160,9 +166,16 @@ def register(sub) -> None:
 
     ms = bsub.add_parser("mse", help="Monte Carlo squared errors of M_mean and min-δ LDP")
     ms.add_argument("--n", type=int, required=True)
-    ms.add_argument("--d", type=int, default=None, help="number of features (= length of --delta)")
+    ms.add_argument("--d", type=int, default=None, help="number of features (= length of --demands)")
     ms.add_argument("--eps", type=float, required=True)
-    ms.add_argument("--delta", required=True)
+    ms.add_argument(
+        "--demands",
+        "--delta",
+        dest="delta",
+        metavar="DEMANDS",
+        required=True,
+        help="per-feature demands (--delta: old name)",
+    )
     ms.add_argument("--q", required=True, help="one or more q values, e.g. 0.1,0.5,1")
     ms.add_argument("--zeta", type=float, default=None)
     ms.add_argument("--trials", type=int, default=100)

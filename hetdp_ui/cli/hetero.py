@@ -8,7 +8,7 @@ from hetdp_ui.cli._common import BUDGET_NAMES, _dump, field_flags, given_fields,
 def cmd_hetero_weights(a) -> int:
     from hetdp_core import hetero as ht
 
-    eps = parse_list(a.eps, "--eps")
+    eps = parse_list(a.eps, "--demands")
     w = ht.weights(eps, algorithm=a.variant, problem=a.problem, k=a.k, beta=a.beta, solver=a.solver)
     out = {
         "weights": w.weights.tolist(),
@@ -105,7 +105,13 @@ def register(sub) -> None:
     hw = hsub.add_parser("weights", help="weights, noise scale and effective privacy of one algorithm")
     hw.add_argument("--problem", choices=["frequency", "mean"], required=True)
     hw.add_argument("--variant", choices=["CP", "CE", "UP", "UE", "A", "CT", "UT", "UNI", "PROP"], required=True)
-    hw.add_argument("--eps", required=True, help="demands, e.g. 0.1,0.5,inf or @file")
+    hw.add_argument(
+        "--demands",
+        "--eps",
+        dest="eps",
+        required=True,
+        help="per-user demands ε_i, e.g. 0.1,0.5,inf or @file (--eps: old name)",
+    )
     hw.add_argument("--k", type=int, default=5)
     hw.add_argument("--beta", type=float, default=0.05)
     hw.add_argument("--solver", choices=["fast", "cvxpy"], default="fast")

@@ -16,7 +16,7 @@ REMOVED = {
 FIELDS = {
     f: f
     for f in (
-        "axis", "n", "features", "noise", "q", "k", "delta", "eps", "radius",
+        "axis", "n", "features", "noise", "q", "k", "demand", "eps", "radius",
         "schedule", "gamma0", "steps", "rho", "decay", "trials", "seed",
     )
 }  # fmt: skip
@@ -43,6 +43,7 @@ def register(sub) -> None:
     )
     field_flags(rg, "Private_regression", FIELDS)
     rg.add_argument("--lam", dest="decay", help="old name of --decay")
+    rg.add_argument("--delta", dest="demand", help="old name of --demand")
     rg.add_argument("--budget", choices=BUDGET_NAMES, default="page", help="compute budget (see hetdp run)")
     for flag in REMOVED:
         rg.add_argument(f"--{flag}", default=None, help="removed (see the message it gives)")
