@@ -226,45 +226,38 @@ def render_nginx(k1: dict | None, k2: dict | None) -> str:
     return head + "\n\n" + _table([f"{users} users through nginx: p50 / p95", "k = 1", "k = 2"], rows)
 
 
-def render_faults(data: dict) -> str:
-    def held(d):
-        return "yes" if d.get("ok") else "**no**"
+def _kill(k: dict) -> tuple[str, str]:
+    rounds = k.get("rounds", [])
+    during = ", ".join(f"{r['during_kill']['finished']}/{r['during_kill']['users']}" for r in rounds)
+    after = ", ".join(f"{r['right_after']['finished']}/{r['right_after']['users']}" for r in rounds)
+    back = ", ".join(f"{r['worker_back_after_s']} s" for r in rounds)
+    return (
+        f"kill: one of two workers killed (SIGKILL) under a crowd of {k.get('users')}, {len(rounds)} rounds",
+        f"finished during the kill {during} (the rest lived in the killed worker); a crowd right after "
+        f"{after}; worker back after {back}",
+    )
 
+
+def _heavy(h: dict) -> tuple[str, str]:
+    return (
+        f"heavy: {h.get('users')} users open different uncached heavy views at once",
+        f"peak resident memory {h.get('peak_gib')} GiB (cap {h.get('cap_gib')} GiB); {h.get('finished')} results, "
+        f"{h.get('busy')} 'busy'; p95 {h.get('p95_s')} s; {h.get('exceptions')} exceptions",
+    )
+
+
+def _cache(c: dict) -> tuple[str, str]:
+    a = c.get("after_corruption", {})
+    what = f"cache: all {c.get('corrupted_files')} files of the shared cache truncated or overwritten"
+    return what, f"then {a.get('finished')}/{a.get('users')} views finished, {a.get('exceptions')} exceptions"
+
+
+def render_faults(data: dict) -> str:
     rows = []
-    if "kill" in data:
-        k = data["kill"]
-        rounds = k.get("rounds", [])
-        during = ", ".join(f"{r['during_kill']['finished']}/{r['during_kill']['users']}" for r in rounds)
-        after = ", ".join(f"{r['right_after']['finished']}/{r['right_after']['users']}" for r in rounds)
-        back = ", ".join(f"{r['worker_back_after_s']} s" for r in rounds)
-        rows.append(
-            [
-                f"kill: one of two workers killed (SIGKILL) under a crowd of {k.get('users')}, {len(rounds)} rounds",
-                held(k),
-                f"finished during the kill {during} (the rest lived in the killed worker); a crowd right after "
-                f"{after}; worker back after {back}",
-            ]
-        )
-    if "heavy" in data:
-        h = data["heavy"]
-        rows.append(
-            [
-                f"heavy: {h.get('users')} users open different uncached heavy views at once",
-                held(h),
-                f"peak resident memory {h.get('peak_gib')} GiB (cap {h.get('cap_gib')} GiB); {h.get('finished')} "
-                f"results, {h.get('busy')} 'busy'; p95 {h.get('p95_s')} s; {h.get('exceptions')} exceptions",
-            ]
-        )
-    if "cache" in data:
-        c = data["cache"]
-        a = c.get("after_corruption", {})
-        rows.append(
-            [
-                f"cache: all {c.get('corrupted_files')} files of the shared cache truncated or overwritten",
-                held(c),
-                f"then {a.get('finished')}/{a.get('users')} views finished, {a.get('exceptions')} exceptions",
-            ]
-        )
+    for key, describe in (("kill", _kill), ("heavy", _heavy), ("cache", _cache)):
+        if key in data:
+            what, measured = describe(data[key])
+            rows.append([what, "yes" if data[key].get("ok") else "**no**", measured])
     return _machine(data) + "\n\n" + _table(["fault run", "promise held", "measured"], rows)
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
-from .theme import GREY, METHOD_STYLES, OKABE_ITO, add_band, styled
+from .theme import GREY, METHOD_STYLES, OKABE_ITO, add_band, add_line, styled
 
 COLORS = {m: METHOD_STYLES[m].color for m in ("M_mean (BCDP)", "min-δ LDP")}
 AXIS_TITLES = {
@@ -38,28 +38,26 @@ def _plan_a_medians(fig: go.Figure, plan_a: pd.DataFrame, axis: str) -> None:
 def _bound_shapes(fig: go.Figure, grp: pd.DataFrame, x) -> None:
     """Theorem 2's bound shape and Corollary 1's (analytic, on the right axis), where the summary has them."""
     if grp["bound_shape"].notna().any():
-        fig.add_trace(
-            go.Scatter(
-                x=x,
-                y=grp["bound_shape"],
-                mode="lines",
-                line={"color": GREY, "dash": "dot"},
-                name="Theorem 2 bound, constant 1 (analytic, right axis)",
-                legendgroup="bounds",
-                yaxis="y2",
-            )
+        add_line(
+            fig,
+            x,
+            grp["bound_shape"],
+            "Theorem 2 bound, constant 1 (analytic, right axis)",
+            color=GREY,
+            dash="dot",
+            legendgroup="bounds",
+            yaxis="y2",
         )
     if "corollary1" in grp and grp["corollary1"].notna().any():
-        fig.add_trace(
-            go.Scatter(
-                x=x,
-                y=grp["corollary1"],
-                mode="lines",
-                line={"color": OKABE_ITO["purple"], "dash": "dashdot"},
-                name="Corollary 1 (ζ = ½), constant 1 (analytic, right axis)",
-                legendgroup="bounds",
-                yaxis="y2",
-            )
+        add_line(
+            fig,
+            x,
+            grp["corollary1"],
+            "Corollary 1 (ζ = ½), constant 1 (analytic, right axis)",
+            color=OKABE_ITO["purple"],
+            dash="dashdot",
+            legendgroup="bounds",
+            yaxis="y2",
         )
 
 
@@ -130,26 +128,18 @@ def mse_sweep_figure(
         col = COLORS.get(method, GREY)
         x = grp[axis].to_numpy()
         add_band(fig, x, grp["q25"], grp["q75"], color=col, name=f"{method}: 25–75% (simulated)", legendgroup=method)
-        fig.add_trace(
-            go.Scatter(
-                x=x,
-                y=grp["median"],
-                mode="lines+markers",
-                line={"color": col},
-                name=f"{method}: median (simulated)",
-                legendgroup=method,
-            )
+        add_line(
+            fig, x, grp["median"], f"{method}: median (simulated)", color=col, mode="lines+markers", legendgroup=method
         )
         if show_exact:
-            fig.add_trace(
-                go.Scatter(
-                    x=x,
-                    y=grp["exact_mse"],
-                    mode="lines",
-                    line={"color": col, "dash": "dash"},
-                    name=f"{method}: exact MSE, no projection (analytic)",
-                    legendgroup=method,
-                )
+            add_line(
+                fig,
+                x,
+                grp["exact_mse"],
+                f"{method}: exact MSE, no projection (analytic)",
+                color=col,
+                dash="dash",
+                legendgroup=method,
             )
         if show_bound:
             _bound_shapes(fig, grp, x)

@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
-from .theme import GREY, LEGEND_BELOW, OKABE_ITO, add_band, styled
+from .theme import GREY, LEGEND_BELOW, OKABE_ITO, add_band, add_line, styled
 
 BLUE, RED, GREEN, PURPLE = OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["green"], OKABE_ITO["purple"]
 
@@ -127,17 +127,16 @@ def excess_risk_figure(df: pd.DataFrame, axis: str) -> go.Figure:
         if ok.any():
             lo, hi = g["q25"].to_numpy()[ok], g["q75"].to_numpy()[ok]
             add_band(fig, x[ok], lo, hi, color=col, name=f"{method}: 25–75%", legendgroup=method, showlegend=False)
-        fig.add_trace(
-            go.Scatter(
-                x=x,
-                y=g["median"],
-                mode="lines+markers",
-                line={"color": col},
-                name=f"{method}: median (simulated)",
-                legendgroup=method,
-                text=[f"{nc}/{r} runs stopped (f̂ non-convex)" for nc, r in zip(g["nonconvex"], g["runs"])],
-                hovertemplate="%{x}: %{y:.4g}<br>%{text}<extra></extra>",
-            )
+        add_line(
+            fig,
+            x,
+            g["median"],
+            f"{method}: median (simulated)",
+            color=col,
+            mode="lines+markers",
+            legendgroup=method,
+            text=[f"{nc}/{r} runs stopped (f̂ non-convex)" for nc, r in zip(g["nonconvex"], g["runs"])],
+            hovertemplate="%{x}: %{y:.4g}<br>%{text}<extra></extra>",
         )
     fig.update_xaxes(type="log", title="number of users n" if axis == "n" else "ε (global LDP level)")
     fig.update_yaxes(type="log", title="excess risk f(θ̂) − f*")

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
-from .theme import COLORWAY, GREY, LEGEND_BELOW, METHOD_STYLES, OKABE_ITO, rgba, styled
+from .theme import COLORWAY, GREY, LEGEND_BELOW, METHOD_STYLES, OKABE_ITO, add_line, rgba, styled
 
 
 # ---------------------------------------------------------------- per-user privacy
@@ -187,17 +187,8 @@ METHOD_COLORS = {
 def theta_figure(result) -> go.Figure:
     sch = result.tables()["dpsgd_schedule"]
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=sch["h"], y=sch["theta"], mode="lines", name="θ_h (Theorem 36, exact sums)"))
-    fig.add_trace(
-        go.Scatter(
-            x=sch["h"],
-            y=sch["eps_release"],
-            mode="lines",
-            name="release h is ε·a_h-DP",
-            yaxis="y2",
-            line={"dash": "dash"},
-        )
-    )
+    add_line(fig, sch["h"], sch["theta"], "θ_h (Theorem 36, exact sums)")
+    add_line(fig, sch["h"], sch["eps_release"], "release h is ε·a_h-DP", dash="dash", yaxis="y2")
     return styled(
         fig,
         "iteration h",

@@ -264,6 +264,15 @@ def styled(fig, x: str | None = None, y: str | None = None, *, log_x: bool = Fal
     return fig
 
 
+def add_line(fig, x, y, name: str, *, color=None, dash=None, mode: str = "lines", **kw) -> None:
+    """One line of a chart (``go.Scatter``) with its colour and dash given in one call; ``kw`` passes on
+    (``legendgroup``, ``yaxis``, ``marker``, hover text)."""
+    import plotly.graph_objects as go
+
+    line = {k: v for k, v in (("color", color), ("dash", dash)) if v is not None}
+    fig.add_trace(go.Scatter(x=x, y=y, mode=mode, name=name, line=line or None, **kw))
+
+
 def add_band(fig, x, lo, hi, *, color: str, name: str, legendgroup: str, showlegend: bool = True):
     """A shaded band between ``lo`` and ``hi`` over ``x`` (e.g. the 25–75 % range of simulated errors)."""
     import plotly.graph_objects as go

@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
-from .theme import GREY, LEGEND_BELOW, OKABE_ITO, styled
+from .theme import GREY, LEGEND_BELOW, OKABE_ITO, add_line, styled
 
 BLUE, RED, GREEN = OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["green"]
 
@@ -42,24 +42,10 @@ def relative_error_figure(stats: pd.DataFrame) -> go.Figure:
     """Empirical E|error|/x (simulated) against the accuracy bound / x (analytic), groups with x > 0."""
     s = stats[stats["count"] > 0].sort_values("count")
     fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=s["count"],
-            y=s["mean_abs_error"] / s["count"],
-            mode="markers+lines",
-            name="E|error| / x (simulated)",
-            line={"color": BLUE},
-        )
+    add_line(
+        fig, s["count"], s["mean_abs_error"] / s["count"], "E|error| / x (simulated)", color=BLUE, mode="markers+lines"
     )
-    fig.add_trace(
-        go.Scatter(
-            x=s["count"],
-            y=s["bound"] / s["count"],
-            mode="lines",
-            name="accuracy bound / x (analytic)",
-            line={"color": RED, "dash": "dash"},
-        )
-    )
+    add_line(fig, s["count"], s["bound"] / s["count"], "accuracy bound / x (analytic)", color=RED, dash="dash")
     fig.update_xaxes(type="log", title="group size x")
     fig.update_yaxes(type="log", title="relative error")
     return styled(fig, **LEGEND_BELOW)

@@ -281,6 +281,12 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {msg} (see '{self.prog} --help')\n")
 
 
+def verb_with_commands(sub, name: str, help_: str):
+    """An older verb with its own commands (``hetdp bcdp c-vector``, ``hetdp zcdp renyi``): its parser's
+    subcommands, one of which must be given."""
+    return sub.add_parser(name, help=help_).add_subparsers(dest="cmd", required=True)
+
+
 def _scenario_verb(sub, name: str, help_: str, *, prior: bool = False, dask: bool = True, budget: bool = True):
     """A verb that takes one page's scenario: PAGE (any registered page), --query, --url, --set
     NAME=VALUE (the scenario's own inputs), and optionally --budget, --prior and --dask."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hetdp_ui.cli._common import CliError, _dump, _errors_block, parse_list
+from hetdp_ui.cli._common import CliError, _dump, _errors_block, parse_list, verb_with_commands
 
 
 def cmd_c_vector(a) -> int:
@@ -147,8 +147,7 @@ def _report_dict(rep) -> dict:
 
 def register(sub) -> None:
     """Add this verb's parser to the ``hetdp`` subcommands."""
-    bcdp = sub.add_parser("bcdp", help="feature-specific privacy (BCDP) mean estimation")
-    bsub = bcdp.add_subparsers(dest="cmd", required=True)
+    bsub = verb_with_commands(sub, "bcdp", "feature-specific privacy (BCDP) mean estimation")
 
     cv = bsub.add_parser("c-vector", help="privacy allocation c of Theorem 2 and its guarantee check")
     cv.add_argument(

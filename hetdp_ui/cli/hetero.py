@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hetdp_ui.cli._common import BUDGET_NAMES, _dump, field_flags, given_fields, parse_list, view
+from hetdp_ui.cli._common import BUDGET_NAMES, _dump, field_flags, given_fields, parse_list, verb_with_commands, view
 
 
 def cmd_hetero_weights(a) -> int:
@@ -100,8 +100,7 @@ def cmd_hetero_run(a) -> int:
 
 def register(sub) -> None:
     """Add this verb's parser to the ``hetdp`` subcommands."""
-    hp = sub.add_parser("hetero", help="per-user privacy: heterogeneous DP for frequencies and means")
-    hsub = hp.add_subparsers(dest="cmd", required=True)
+    hsub = verb_with_commands(sub, "hetero", "per-user privacy: heterogeneous DP for frequencies and means")
     hw = hsub.add_parser("weights", help="weights, noise scale and effective privacy of one algorithm")
     hw.add_argument("--problem", choices=["frequency", "mean"], required=True)
     hw.add_argument("--variant", choices=["CP", "CE", "UP", "UE", "A", "CT", "UT", "UNI", "PROP"], required=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hetdp_ui.cli._common import BUDGET_NAMES, CliError, _dump, parse_list, view
+from hetdp_ui.cli._common import BUDGET_NAMES, CliError, _dump, parse_list, verb_with_commands, view
 
 
 def _sgd_schedules(a, sensitivity: float):
@@ -93,8 +93,7 @@ _METHOD = {"dpsgd": "DP-SGD", "sgd": "SGD (no noise)", "gd": "GD (full gradient)
 
 def register(sub) -> None:
     """Add this verb's parser to the ``hetdp`` subcommands."""
-    sgp = sub.add_parser("sgd", help="DP-SGD schedules (Theorems 36-37)")
-    ssub = sgp.add_subparsers(dest="cmd", required=True)
+    ssub = verb_with_commands(sub, "sgd", "DP-SGD schedules (Theorems 36-37)")
     for name, func, hlp in (
         ("theta", cmd_sgd_theta, "noise scales theta_h and per-release guarantees"),
         ("run", cmd_sgd_run, "simulate DP-SGD / SGD / GD on Example 33 or 34"),

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from hetdp_ui.cli._common import _dump, parse_list
+from hetdp_ui.cli._common import _dump, parse_list, verb_with_commands
 
 
 def cmd_zcdp_renyi(a) -> int:
@@ -80,8 +80,7 @@ def cmd_zcdp_release(a) -> int:
 
 def register(sub) -> None:
     """Add this verb's parser to the ``hetdp`` subcommands."""
-    zc = sub.add_parser("zcdp", help="group-wise zCDP lab")
-    zsub = zc.add_subparsers(dest="cmd", required=True)
+    zsub = verb_with_commands(sub, "zcdp", "group-wise zCDP lab")
     zr = zsub.add_parser("renyi", help="D_alpha in both directions vs the claimed budget")
     zr.add_argument("--algorithm", type=int, choices=[1, 2], required=True)
     zr.add_argument("--x", type=float, required=True, help="group count")

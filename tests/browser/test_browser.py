@@ -16,6 +16,12 @@ def wait_idle(page, timeout=60_000):
     page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
 
 
+def type_in(box, text: str) -> None:
+    """Type ``text`` into an input and press Enter, as a person does (Streamlit commits it then)."""
+    box.fill(text)
+    box.press("Enter")
+
+
 def plot_data(page, index):
     return page.evaluate(
         "(i) => { const p = document.querySelectorAll('.js-plotly-plot')[i];"
@@ -257,8 +263,7 @@ def test_accuracy_solver_in_the_browser(page, server, artifacts):
     wait_idle(page)
     page.get_by_text("What privacy do I need for this accuracy?").click()
     box = page.get_by_role("spinbutton", name="target squared error")
-    box.fill("0.5")
-    box.press("Enter")
+    type_in(box, "0.5")
     wait_idle(page)
     page.get_by_role("button", name="Find the most private setting").click()
     page.get_by_text("× the levels").first.wait_for(timeout=180_000)  # a solve takes ~10 s, several × that under load

@@ -13,7 +13,7 @@ import pytest
 
 from hetdp_ui.classroom.store import ClassStore
 
-from .test_browser import assert_no_errors, wait_idle
+from .test_browser import assert_no_errors, type_in, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -51,15 +51,13 @@ def test_an_instructor_sees_three_students_answer_live(browser, server, artifact
             contexts.append(ctx)
             pg.goto(f"{server}/Class?code={code}")
             box = pg.get_by_role("textbox", name=re.compile("your display name"))
-            box.fill(name)
-            box.press("Enter")
+            type_in(box, name)
             pg.get_by_role("button", name="Join").click()
             pg.wait_for_url(re.compile(r"/Feature_privacy\?.*me="))
             pg.get_by_text(f"as {name}").wait_for()
             wait_idle(pg, timeout=180_000)
             answer = pg.get_by_role("spinbutton", name="your answer")
-            answer.fill(value)
-            answer.press("Enter")
+            type_in(answer, value)
             wait_idle(pg)
             pg.get_by_role("button", name="Check my answer").click()
             pg.get_by_text("Your answer was recorded (attempt 1)").wait_for()
@@ -86,8 +84,7 @@ def test_an_instructor_sees_three_students_answer_live(browser, server, artifact
         # the private poll: asked by the instructor, answered by one student, counted live
         inst.get_by_text("Ask the class a private yes/no question").click()
         poll_q = inst.get_by_role("textbox", name="question")
-        poll_q.fill("Have you ever reused a password?")
-        poll_q.press("Enter")
+        type_in(poll_q, "Have you ever reused a password?")
         wait_idle(inst)
         inst.get_by_role("button", name="Ask the class").click()
         wait_idle(inst)

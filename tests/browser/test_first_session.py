@@ -13,7 +13,7 @@ from conftest import ROOT
 
 from hetdp_ui.nav import docs
 
-from .test_browser import assert_no_errors, wait_idle
+from .test_browser import assert_no_errors, type_in, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -183,8 +183,7 @@ def test_back_after_a_menu_side_trip_returns_to_the_lesson_step_and_settings(pag
     wait_idle(page, timeout=120_000)
     moved = slider.get_attribute("aria-valuenow")
     answer = page.get_by_role("spinbutton", name="your answer")
-    answer.fill("2.5")
-    answer.press("Enter")
+    type_in(answer, "2.5")
     wait_idle(page, timeout=120_000)
     lesson_url = page.url
     assert "lesson=1-bcdp-feature-privacy" in lesson_url and "step=2" in lesson_url

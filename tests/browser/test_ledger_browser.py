@@ -11,7 +11,7 @@ import pytest
 
 from hetdp_core.ledger import parse_plan
 
-from .test_browser import assert_no_errors, wait_idle
+from .test_browser import assert_no_errors, type_in, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -29,8 +29,7 @@ def test_ledger_page_budget_upload_and_download(page, server, artifacts, tmp_pat
     page.get_by_text("compare with a budget").click()
     budget = page.get_by_role("spinbutton", name="budget")
     budget.wait_for()
-    budget.fill("2")
-    budget.press("Enter")
+    type_in(budget, "2")
     page.wait_for_url(re.compile(r"budget=2\.0"))
     warning = page.get_by_text(
         re.compile(r"Over budget \(judged by each group's headline.*survey participants spends 3\.17\d* \(by pld\) > 2")
@@ -76,8 +75,7 @@ def test_ledger_risk_solve_report_and_notebook_in_the_browser(page, server, arti
     wait_idle(page)
     page.get_by_text(re.compile(r"survey participants: an attacker who accepts wrongly flagging 1 in 100")).wait_for()
     target = page.get_by_role("spinbutton", name="solve from a target risk")
-    target.fill("3")  # percent, as the FPR slider shows it
-    target.press("Enter")
+    type_in(target, "3")  # percent, as the FPR slider shows it
     wait_idle(page)
     page.get_by_role("button", name="Solve", exact=True).click()
     page.get_by_text(re.compile(r"Multiply the noise of every Gaussian and Laplace release by")).wait_for()
