@@ -23,7 +23,17 @@ from ._doc import document
 from ._validate import InputError, check_real, check_vector
 from .constraints import DELTA
 
-__all__ = ["posterior_bounds", "zcdp_to_eps", "Meaning", "meaning", "in_words", "meaning_table", "compact_names"]
+__all__ = [
+    "posterior_bounds",
+    "zcdp_to_eps",
+    "Meaning",
+    "meaning",
+    "in_words",
+    "Level",
+    "level_table",
+    "meaning_table",
+    "compact_names",
+]
 
 
 def posterior_bounds(*, eps, prior: float) -> tuple[np.ndarray, np.ndarray]:
@@ -125,34 +135,77 @@ def in_words(eps: float, prior: float, highest: float, delta: float | None = Non
     return f"an attacker who thought {_pct(prior)} now thinks at most {_pct(highest, up=True)}{tail}"
 
 
+@dataclass(frozen=True)
+class Level:
+    """One privacy level a page states (its scenario module's ``levels(result)`` returns a list of them).
+
+    ``name`` says what the level is about (a feature, a group of users, a release); ``demanded`` is the
+    privacy-loss bound asked for, an ε (BCDP's per-feature δ_i are such bounds too); ``delivered`` what
+    the mechanism guarantees (BCDP's δ'_i including what correlated features leak, per-user ε_eff),
+    ``delivered_by`` the algorithm that delivers it; ``any_attacker`` a level that bounds every attacker
+    where ``demanded``/``delivered`` hold only under a model's assumptions (BCDP: the LDP level c_d);
+    ``delta`` the δ of an (ε, δ) level (0: pure); ``gaussian_mu`` μ = Δ/σ of Gaussian noise, whose exact
+    trade-off curve gives the risk; ``users`` how many people the level is about."""
+
+    name: str
+    demanded: float
+    delivered: float | None = None
+    delivered_by: str | None = None
+    any_attacker: float | None = None
+    delta: float | None = None
+    gaussian_mu: float | None = None
+    users: int | None = None
+
+
+#: Level field → its column in the meaning table (labels are applied here, when the table is rendered)
+LEVEL_COLUMNS = {
+    "name": "level",
+    "users": "users",
+    "demanded": "demanded level",
+    "delivered": "delivered level",
+    "delivered_by": "delivered by",
+    "any_attacker": "any-attacker level",
+    "delta": "δ",
+    "gaussian_mu": "μ (Gaussian)",
+}
+
+
+def level_table(levels):
+    """The levels as a table with display labels (a column for each field some level has)."""
+    import pandas as pd
+
+    levels = list(levels)
+    bad = [type(v).__name__ for v in levels if not isinstance(v, Level)]
+    if bad:
+        raise InputError(f"levels must be Level objects (hetdp_core.meaning.Level); got {bad[0]}.")
+    cols = {
+        label: [getattr(v, f) for v in levels]
+        for f, label in LEVEL_COLUMNS.items()
+        if f in ("name", "demanded") or any(getattr(v, f) is not None for v in levels)
+    }
+    return pd.DataFrame(cols)
+
+
 def meaning_table(levels, *, prior: float, delta: float | None = None, fpr: float = 0.01):
-    """Add the attacker's posterior bounds to a page's level table.
+    """The page's levels (a list of :class:`Level`) read as an attacker's worst-case posterior and risk,
+    as a table with display labels (:func:`level_table`'s columns and what follows).
 
-    ``levels`` has a ``level`` column (what the row is: a feature, a group of users, a release), a
-    ``demanded level`` column — the privacy-loss bound asked for, an ε (BCDP's per-feature δ_i are
-    such bounds too) — and optionally a ``delivered level`` column (what the mechanism guarantees:
-    BCDP's δ'_i including what correlated features leak, per-user ε_eff). Returns a new table with
-    ``posterior ≤ (demanded)``, ``posterior ≤ (delivered)`` and a plain sentence for the delivered
-    (else demanded) level. A ``δ`` column (or ``delta`` for every row) marks (ε, δ) levels: the
-    bound then holds except on outputs of total probability δ, and the sentence says so.
+    Adds ``posterior ≤ (demanded)``, ``posterior ≤ (delivered)`` and a plain sentence for the delivered
+    (else demanded) level. A level's ``delta`` (or ``delta`` here, for every level) marks (ε, δ)
+    levels: the bound then holds except on outputs of total probability δ, and the sentence says so.
 
-    An ``any-attacker level`` column marks levels that hold only *under a model's assumptions* (BCDP's
+    A level's ``any_attacker`` marks levels that hold only *under a model's assumptions* (BCDP's
     δ_i bound attackers whose belief about the other features follows the prior with correlation
-    ≤ q, Definition 4 and Theorem 1 of the BCDP paper); the column is the level that bounds every
+    ≤ q, Definition 4 and Theorem 1 of the BCDP paper); it is the level that bounds every
     attacker (the LDP level delivered). The table then adds ``posterior ≤ (any attacker)`` and the
     sentence states both, in plain words.
 
     Beside the posterior, the risk in attack terms (:mod:`hetdp_core.risk`) at false-positive rate
     ``fpr``: ``attack TPR ≤`` (the most an attack catches at that rate) and ``max advantage``
     (TPR − FPR at its worst), from the (ε, δ) trade-off curve of the basis level, or from the exact
-    Gaussian curve where the table has a ``μ (Gaussian)`` column (noise Δ/σ); with an
-    ``any-attacker level`` column also ``attack TPR ≤ (any attacker)``; and ``risk in words``."""
-    import pandas as pd
-
-    df = pd.DataFrame(levels).copy()
-    for col in ("level", "demanded level"):
-        if col not in df:
-            raise InputError(f"levels must have a '{col}' column; got {list(df.columns)}.")
+    Gaussian curve where a level has ``gaussian_mu`` (noise Δ/σ); with an ``any_attacker`` level
+    also ``attack TPR ≤ (any attacker)``; and ``risk in words``."""
+    df = level_table(levels)
     from .risk import FPR_RANGE, advantage_eps_delta, advantage_gaussian, risk_in_words, tpr_eps_delta, tpr_gaussian
 
     fpr = check_real("fpr", fpr, lo=FPR_RANGE[0], hi=FPR_RANGE[1], what=" (the attack's false-positive rate)")

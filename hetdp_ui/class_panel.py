@@ -112,9 +112,9 @@ def record_status(widget: str, given) -> None:
 def poll_meaning(eps: float):
     """The meaning panel's row for one student's poll report at level ε (prior 50 %, attack at a 1 %
     false-positive rate): ``in words`` and ``risk in words``, rounded as every page rounds them."""
-    from hetdp_core.meaning import meaning_table
+    from hetdp_core.meaning import Level, meaning_table
 
-    return meaning_table([{"level": "one student's report", "demanded level": eps}], prior=0.5, fpr=0.01).iloc[0]
+    return meaning_table([Level("one student's report", eps)], prior=0.5, fpr=0.01).iloc[0]
 
 
 def poll_box(code: str, token: str) -> None:

@@ -69,8 +69,8 @@ def test_bad_input(kw, match):
 def test_bad_tables_and_labels():
     with pytest.raises(InputError, match="one label per level"):
         meaning(labels=["a"], eps=[1, 2], prior=0.1)
-    with pytest.raises(InputError, match="levels must have a 'demanded level' column"):
-        meaning_table({"level": ["a"]}, prior=0.1)
+    with pytest.raises(InputError, match=r"levels must be Level objects \(hetdp_core.meaning.Level\); got dict"):
+        meaning_table([{"level": "a", "demanded level": 1.0}], prior=0.1)
     with pytest.raises(InputError, match=r"delta must be in \(0, 1\)"):
         zcdp_to_eps(rho=[1], delta=0)
 
@@ -80,13 +80,11 @@ def test_page_levels_come_from_the_guarantees():
     r = fp.run(fp.SCENARIO.from_query({"trials": "5", "n": "500"}))
     lv = fp.levels(r)
     g = r.tables()["bcdp_guarantee"]
-    assert list(lv["delivered level"]) == list(g["guaranteed δ'"]) and np.all(
-        lv["delivered level"] <= lv["demanded level"] + 1e-9
-    )
+    assert [v.delivered for v in lv] == list(g["guaranteed δ'"]) and all(v.delivered <= v.demanded + 1e-9 for v in lv)
     pu = get("Per_user_privacy")
     r = pu.run(pu.SCENARIO.from_query({"trials": "20", "n": "1000"}))
     lv = pu.levels(r)
-    assert lv["users"].sum() == 1000 and np.all(lv["delivered level"] <= lv["demanded level"] * (1 + 1e-9))
+    assert sum(v.users for v in lv) == 1000 and all(v.delivered <= v.demanded * (1 + 1e-9) for v in lv)
 
 
 def _page(name):
@@ -157,15 +155,15 @@ def test_level_definitions():
     # Gaussian agrees), below the zCDP conversion ρ + 2√(ρ log 1/δ) it used to state
     from dp_accounting.pld import privacy_loss_distribution as pld
 
-    eps = zc.levels(r)["demanded level"].iloc[0]
+    eps = zc.levels(r)[0].demanded
     exact = pld.from_gaussian_mechanism(standard_deviation=1.0).get_epsilon_for_delta(1e-6)
     assert eps == pytest.approx(exact, abs=1e-4) and eps < 0.5 + 2 * math.sqrt(0.5 * math.log(1e6))
     r2 = zc.run(zc.SCENARIO.from_query({"algorithm": "2", "trials": "10"}))
-    assert zc.levels(r2).empty
+    assert zc.levels(r2) == []
     ds = get("DP_SGD_schedules")
     r = ds.run(ds.SCENARIO.from_query({"trials": "5", "steps": "100"}))
     lv = ds.levels(r)
-    assert lv["demanded level"].iloc[-1] == pytest.approx(r.tables()["dpsgd_schedule"]["eps_release"].sum())
+    assert lv[-1].demanded == pytest.approx(r.tables()["dpsgd_schedule"]["eps_release"].sum())
 
 
 def test_release_quantiles_are_the_mechanisms_quantiles():

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from hetdp_core.meaning import Level
 from hetdp_core.registry import PageSpec
 from hetdp_core.scenario import Interval, Result, RunOptions, Scenario, page_run, param
 
@@ -38,7 +39,7 @@ PRESETS = {"Three rows": Tiny()}
 
 
 def levels(result):
-    return pd.DataFrame([{"level": "the release", "demanded level": result.scenario.eps}])
+    return [Level("the release", result.scenario.eps)]
 
 
 def summarize(result) -> tuple[str, ...]:

@@ -20,6 +20,7 @@ from .._doc import document
 from ..bcdp import Allocation, mse_bound_thm2, privacy_allocation, translate_delta_to_c
 from ..bcdp_exact import ExactReport
 from ..constraints import DEMAND, EPS
+from ..meaning import Level
 from ..registry import PageSpec
 from ..scenario import Boolean, Cost, InputError, Interval, Numbers, Options, Result, param
 
@@ -233,7 +234,7 @@ def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
     )
 
 
-def levels(result: GuaranteeLabResult):
+def levels(result: GuaranteeLabResult) -> list[Level]:
     """The translator's features: the demanded δ_i and the guaranteed δ'_i of Mechanism 1 under
     Theorem 2's allocation (Proposition 4, including what correlated features leak; attackers whose
     beliefs follow the model) and the LDP level c_d (any attacker)."""
@@ -241,14 +242,11 @@ def levels(result: GuaranteeLabResult):
 
     alloc = result.alloc
     g = mechanism_guarantee(alloc)
-    return pd.DataFrame(
-        {
-            "level": result.names,
-            "demanded level": alloc.delta,
-            "delivered level": g.guaranteed,
-            "any-attacker level": float(alloc.ldp_level),
-        }
-    )
+    any_attacker = float(alloc.ldp_level)
+    return [
+        Level(str(n), float(d), delivered=float(v), any_attacker=any_attacker)
+        for n, d, v in zip(result.names, alloc.delta, g.guaranteed)
+    ]
 
 
 #: the page's question in plain words (page header and reports)

@@ -18,6 +18,7 @@ from .. import dpsgd as sg
 from .. import scenario as sc
 from .._doc import document
 from ..constraints import EPS, SEED, TRIALS, USERS
+from ..meaning import Level
 from ..registry import PageSpec
 from ..scenario import Boolean, Cost, InputError, Interval, Numbers, Options, Result, param
 
@@ -261,15 +262,14 @@ def run(s: DpSgdSchedules, *, options: sc.RunOptions) -> DpSgdResult:
     )
 
 
-def levels(result: DpSgdResult):
+def levels(result: DpSgdResult) -> list[Level]:
     """Per release h the level ε·a_h (first, middle, last) and all N releases together by basic
     composition Σ_h ε·a_h (what an attacker who sees every iterate can learn at most)."""
     sch = result.tables_["dpsgd_schedule"]
     e = sch["eps_release"].to_numpy(float)
     n = e.size
-    rows = [{"level": f"release h = {h}", "demanded level": float(e[h - 1])} for h in sorted({1, (n + 1) // 2, n})]
-    rows.append({"level": f"all {n} releases together (Σ ε·a_h)", "demanded level": float(e.sum())})
-    return pd.DataFrame(rows)
+    out = [Level(f"release h = {h}", float(e[h - 1])) for h in sorted({1, (n + 1) // 2, n})]
+    return [*out, Level(f"all {n} releases together (Σ ε·a_h)", float(e.sum()))]
 
 
 #: the page's question in plain words (page header and reports)

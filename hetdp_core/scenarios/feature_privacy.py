@@ -29,6 +29,7 @@ from ..bcdp_sim import (
 )
 from ..bcdp_sim import PRESETS as PAPER_PRESETS
 from ..constraints import DEMAND, EPS, SEED, TRIALS, USERS
+from ..meaning import Level
 from ..mmean import Stage, mmean_stages
 from ..registry import PageSpec
 from ..scenario import PAGE_BUDGET, Boolean, Cost, InputError, Interval, Numbers, Options, param
@@ -372,20 +373,17 @@ __all__ = [
 ]
 
 
-def levels(result: FeaturePrivacyResult):
+def levels(result: FeaturePrivacyResult) -> list[Level]:
     """The page's privacy levels per feature: the demanded δ_i and the guaranteed δ'_i of
     Mechanism 1 (Proposition 4, including what the correlated features leak), which bounds attackers
     whose beliefs follow the model (correlation ≤ q), and the LDP level delivered c_d, which bounds
     any attacker — the input of :func:`hetdp_core.meaning.meaning_table`."""
     g = result.tables_["bcdp_guarantee"]
-    return pd.DataFrame(
-        {
-            "level": g["feature"],
-            "demanded level": g["demanded δ"],
-            "delivered level": g["guaranteed δ'"],
-            "any-attacker level": float(result.alloc.ldp_level),
-        }
-    )
+    any_attacker = float(result.alloc.ldp_level)
+    return [
+        Level(str(f), float(d), delivered=float(v), any_attacker=any_attacker)
+        for f, d, v in zip(g["feature"], g["demanded δ"], g["guaranteed δ'"])
+    ]
 
 
 def key_numbers(result: FeaturePrivacyResult) -> dict:

@@ -18,6 +18,7 @@ from .. import scenario as sc
 from .. import zcdp
 from .._doc import document
 from ..constraints import RHO, SEED, TRIALS
+from ..meaning import Level
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Numbers, Options, Result, RunOptions, param
 from ..zcdp import RenyiCurves
@@ -240,7 +241,7 @@ def run(s: GroupwiseZcdp, *, options: RunOptions) -> GroupwiseZcdpResult:
 MEANING_DELTA = 1e-6
 
 
-def levels(result: GroupwiseZcdpResult):
+def levels(result: GroupwiseZcdpResult) -> list[Level]:
     """Algorithm 1 releases every group's count as a post-processing of the Gaussian mechanism with
     σ = Δ/√(2ρ), i.e. μ = √(2ρ)-GDP: one level, its exact (ε, δ) at δ = 1e-6 (the Gaussian profile, tighter
     than the zCDP conversion ρ + 2√(ρ log 1/δ)), and μ, whose exact trade-off curve gives the risk in
@@ -250,18 +251,10 @@ def levels(result: GroupwiseZcdpResult):
 
     s = result.scenario
     if s.algorithm != 1:
-        return pd.DataFrame(columns=["level", "demanded level", "δ"])
-    eps = gdp_epsilon(float(np.sqrt(2.0 * s.rho)), MEANING_DELTA)
-    return pd.DataFrame(
-        [
-            {
-                "level": f"every group (Algorithm 1, ρ = {s.rho:g}-zCDP)",
-                "demanded level": eps,
-                "δ": MEANING_DELTA,
-                "μ (Gaussian)": float(np.sqrt(2.0 * s.rho)),  # Gaussian noise σ = Δ/√(2ρ): its exact curve
-            }
-        ]
-    )
+        return []
+    mu = float(np.sqrt(2.0 * s.rho))  # Gaussian noise σ = Δ/√(2ρ): its exact curve
+    name = f"every group (Algorithm 1, ρ = {s.rho:g}-zCDP)"
+    return [Level(name, gdp_epsilon(mu, MEANING_DELTA), delta=MEANING_DELTA, gaussian_mu=mu)]
 
 
 #: the page's question in plain words (page header and reports)

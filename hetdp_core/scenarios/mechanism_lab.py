@@ -17,6 +17,7 @@ from .. import scenario as sc
 from .._doc import document
 from ..constraints import DELTA, EPS, SEED, TRIALS, USERS
 from ..dptest import histogram_privacy_test
+from ..meaning import Level
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Numbers, Result, Rule, RunOptions, Scenario, param
 
@@ -358,7 +359,7 @@ def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
     )
 
 
-def levels(result: MechanismLabResult):
+def levels(result: MechanismLabResult) -> list[Level]:
     """The lab's levels, each read from the exact privacy profile of the noise actually drawn
     (table ``mech_privacy_profiles``): pure ε rows (Laplace, exponential mechanism), one row per
     (ε, δ) noise whose profile meets the stated δ — its δ column is P(privacy loss > ε), the
@@ -367,33 +368,16 @@ def levels(result: MechanismLabResult):
     the first part, parallel with the disjoint second part). A noise whose exact δ(ε) exceeds the
     stated δ is never listed (its check reports a numerical failure instead)."""
     s = result.scenario
-    rows = [{"level": "Laplace / exponential mechanism (ε-DP)", "demanded level": s.eps, "δ": 0.0}]
+    out = [Level("Laplace / exponential mechanism (ε-DP)", s.eps, delta=0.0)]
     for r in result.tables_["mech_privacy_profiles"].to_dict(orient="records"):
         if r["mechanism"] == "Laplace" or not r["exact δ(ε)"] <= r["stated δ"] * (1 + 1e-9):
             continue
-        rows.append(
-            {
-                "level": f"{r['mechanism']}, {r['noise']} ((ε, δ)-DP, exact δ(ε) = {r['exact δ(ε)']:.3g})",
-                "demanded level": s.eps,
-                "δ": float(r["P(loss > ε)"]),
-            }
-        )
+        name = f"{r['mechanism']}, {r['noise']} ((ε, δ)-DP, exact δ(ε) = {r['exact δ(ε)']:.3g})"
+        out.append(Level(name, s.eps, delta=float(r["P(loss > ε)"])))
         if r["mechanism"] == "bounded Laplace" and np.isfinite(r["max_loss"]):
-            rows.append(
-                {
-                    "level": "bounded Laplace, every output (pure worst-case loss)",
-                    "demanded level": float(r["max_loss"]),
-                    "δ": 0.0,
-                }
-            )
-    rows.append(
-        {
-            "level": "Example 8: mean, variance and median together (max(ε1 + ε2, ε3))",
-            "demanded level": float(result.example8["total"]),
-            "δ": 0.0,
-        }
-    )
-    return pd.DataFrame(rows)
+            out.append(Level("bounded Laplace, every output (pure worst-case loss)", float(r["max_loss"]), delta=0.0))
+    total = float(result.example8["total"])
+    return [*out, Level("Example 8: mean, variance and median together (max(ε1 + ε2, ε3))", total, delta=0.0)]
 
 
 #: the page's question in plain words (page header and reports)

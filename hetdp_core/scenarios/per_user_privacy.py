@@ -20,6 +20,7 @@ from .. import scenario as sc
 from .._doc import document
 from ..constraints import SEED, TRIALS, USERS
 from ..datasets import SOURCE_SYNONYMS, SOURCES, data_path
+from ..meaning import Level
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Numbers, Options, Result, check_budget, param
 from ._common import map_points
@@ -306,7 +307,7 @@ def run(s: PerUserPrivacy, *, options: sc.RunOptions) -> PerUserResult:
     )
 
 
-def levels(result: Result, *, max_groups: int = 12):
+def levels(result: Result, *, max_groups: int = 12) -> list[Level]:
     """The page's privacy levels per group of users with the same demand ε_i: the demand and the
     largest effective level ε_eff = κ w_i / b that the first weighted algorithm delivers in the group
     (ε_eff ≤ ε_i is checked by the run). More than ``max_groups`` distinct demands are grouped
@@ -322,21 +323,15 @@ def levels(result: Result, *, max_groups: int = 12):
         edges = np.quantile(eps[np.isfinite(eps)], np.linspace(0, 1, max_groups + 1)[1:-1])
         idx = np.searchsorted(edges, eps, side="right")
         groups = [idx == i for i in np.unique(idx)]
-    rows = []
+    out = []
     for m in groups:
         dem = float(eps[m].min())
-        row = {
-            "level": f"users with ε = {dem:g}"
-            if np.all(eps[m] == dem)
-            else f"users with ε in [{dem:g}, {eps[m].max():g}]",
-            "users": int(m.sum()),
-            "demanded level": dem,
-        }
-        if eff is not None:
-            row["delivered level"] = float(eff[m].max())
-            row["delivered by"] = alg
-        rows.append(row)
-    return pd.DataFrame(rows)
+        name = f"users with ε = {dem:g}" if np.all(eps[m] == dem) else f"users with ε in [{dem:g}, {eps[m].max():g}]"
+        delivered = None if eff is None else float(eff[m].max())
+        out.append(
+            Level(name, dem, delivered=delivered, delivered_by=alg if eff is not None else None, users=int(m.sum()))
+        )
+    return out
 
 
 def key_numbers(result: PerUserResult) -> dict:

@@ -19,6 +19,7 @@ from .. import scenario as sc
 from .._doc import document
 from ..constraints import DEMAND, EPS, SEED, TRIALS, USERS
 from ..datasets import SOURCE_SYNONYMS, SOURCES, data_path
+from ..meaning import Level
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Options, Result, RunOptions, check_budget, param
 from ._common import map_points
@@ -270,18 +271,14 @@ def guarantee_table(s: PrivateRegression, alloc, *, theta, n_feat: int, k: int, 
     return table, notes
 
 
-def levels(result: PrivateRegressionResult):
+def levels(result: PrivateRegressionResult) -> list[Level]:
     """Per coordinate of a user's record: the demand, the BCDP level delivered under the data's
     correlation (table ``regression_guarantee``) and the LDP level c_d that bounds any attacker."""
     g = result.tables_["regression_guarantee"]
-    return pd.DataFrame(
-        {
-            "level": g["coordinate"],
-            "demanded level": g["demanded δ"],
-            "delivered level": g["guaranteed δ'"],
-            "any-attacker level": g["any attacker (LDP c_d)"],
-        }
-    )
+    return [
+        Level(str(c), float(d), delivered=float(v), any_attacker=float(a))
+        for c, d, v, a in zip(g["coordinate"], g["demanded δ"], g["guaranteed δ'"], g["any attacker (LDP c_d)"])
+    ]
 
 
 #: the page's question in plain words (page header and reports)

@@ -7,13 +7,11 @@ from hetdp_ui.cli._common import _dump, parse_list, risk_arguments
 
 def cmd_meaning(a) -> int:
     """``hetdp meaning``: the attacker's worst-case posterior for levels ε (or ρ-zCDP at δ)."""
-    from hetdp_core.meaning import meaning_table, zcdp_to_eps
+    from hetdp_core.meaning import Level, meaning_table, zcdp_to_eps
 
     levels = parse_list(a.eps, "--eps")
     eps = zcdp_to_eps(rho=levels, delta=a.delta) if a.zcdp else levels
-    import pandas as pd
-
-    lv = pd.DataFrame({"level": [f"{'ρ' if a.zcdp else 'ε'} = {v:g}" for v in levels], "demanded level": eps})
+    lv = [Level(f"{'ρ' if a.zcdp else 'ε'} = {v:g}", float(e)) for v, e in zip(levels, eps)]
     table = meaning_table(lv, prior=a.prior, delta=a.delta if a.zcdp else None, fpr=a.fpr)
     solved = None
     if a.target_tpr is not None:
