@@ -194,7 +194,7 @@ lesson | Lesson | A lesson.
 runs | dict or None | Results already computed, shared between calls (filled in).
 step | Step | One step of a lesson.
 highest | float | The highest posterior the attacker can reach.
-levels | DataFrame or mapping | A page's level table: ``level``, ``demanded level`` and optional columns.
+levels | list of Level | A page's privacy levels (:class:`hetdp_core.meaning.Level`).
 profiles | list of dict or None | Exact privacy profiles already computed.
 z | array_like | Noise values.
 clip | float | Clipping level Λ.

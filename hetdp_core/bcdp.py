@@ -36,6 +36,7 @@ __all__ = [
     "check_guarantee",
     "prop6_matrix",
     "translate_delta_to_c",
+    "Translation",
     "stage_increments",
     "mse_bound_thm2",
     "corollary1_bound",
@@ -342,7 +343,22 @@ def _feasible_start(A: np.ndarray, ds: np.ndarray, qs: np.ndarray, eps: float) -
     return stage_increments(0.999 * (ramp + thm2 / scale_in) / 2)
 
 
-def translate_delta_to_c(*, delta, eps: float, q, max_iter: int = 30, tol: float = 1e-7) -> dict:
+@dataclass(frozen=True)
+class Translation:
+    """Proposition 6's allocation of demands to budgets: ``c`` (user order) and ``c_sorted`` (ascending
+    demands), the sorting ``order``, the Theorem 2 bound shape ``bound`` (Σ min(1/S_i, d)), the solver's
+    ``objective``, its ``iterations`` and last ``status``."""
+
+    c: np.ndarray
+    c_sorted: np.ndarray
+    order: np.ndarray
+    bound: float
+    objective: float
+    iterations: int
+    status: str
+
+
+def translate_delta_to_c(*, delta, eps: float, q, max_iter: int = 30, tol: float = 1e-7) -> Translation:
     r"""Proposition 6 translator "δ → c": a c that satisfies ``A_δ c ≤ 1`` (hence the
     Proposition 4(1) guarantee), ``0 ≤ c``, non-decreasing in the sorted order, ``c_d ≤ ε``,
     and locally minimises the Theorem 2 bound shape ``Σ_i 1/S_i(c)``.
@@ -409,15 +425,7 @@ def translate_delta_to_c(*, delta, eps: float, q, max_iter: int = 30, tol: float
     c = np.empty(d)
     c[order] = c_sorted
     capped = mse_bound_thm2(c_sorted=c_sorted, n=1)  # Σ_i min(1/S_i, d)
-    return {
-        "c": c,
-        "c_sorted": c_sorted,
-        "order": order,
-        "bound": capped,
-        "objective": best,
-        "iterations": it,
-        "status": status,
-    }
+    return Translation(c=c, c_sorted=c_sorted, order=order, bound=capped, objective=best, iterations=it, status=status)
 
 
 @dataclass(frozen=True)

@@ -191,13 +191,12 @@ def place_levels(names, epsilons) -> tuple[Placement, ...]:
     return tuple(out)
 
 
-def placement_of(meaning) -> tuple[Placement, ...]:
-    """The placements of a view's level table (its ``privacy_meaning``): each level's delivered ε where
-    the table has one (what the mechanism guarantees), else the demanded ε; empty without a table."""
-    if meaning is None or len(meaning) == 0:
-        return ()
-    col = "delivered level" if "delivered level" in meaning.columns else "demanded level"
-    return place_levels(meaning["level"], meaning[col])
+def placement_of(levels) -> tuple[Placement, ...]:
+    """The placements of a view's levels (a list of :class:`hetdp_core.meaning.Level`, e.g.
+    :func:`hetdp_core.scenario.levels_of`): each level's delivered ε where it has one (what the mechanism
+    guarantees), else the demanded ε; empty without levels."""
+    levels = list(levels or ())
+    return place_levels([v.name for v in levels], [v.demanded if v.delivered is None else v.delivered for v in levels])
 
 
 def placement_rows(placements) -> list[dict]:

@@ -19,6 +19,8 @@ r"""Course lab: the mechanism catalogue of MAT 4376 lectures 17–20.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -47,6 +49,8 @@ __all__ = [
     "sequential",
     "parallel",
     "example8",
+    "Example8",
+    "OutsideShare",
     "local_sensitivity_median",
     "smooth_sensitivity_median",
     "example12_datasets",
@@ -334,7 +338,19 @@ def parallel(eps_list) -> float:
     return float(check_vector("eps_list", eps_list, lo=0.0, lo_open=True, allow_inf=True).max())
 
 
-def example8(*, n: int, m: int, Lambda: float, eps1: float, eps2: float, eps3: float) -> dict:
+@dataclass(frozen=True)
+class Example8:
+    """Example 8's composition: each query's sensitivity Δ and Laplace scale Δ/ε (by query: mean,
+    variance, median), the first part's level ``part1`` = ε1 + ε2 (sequential) and the whole release's
+    ``total`` = max(ε1 + ε2, ε3) (parallel with the disjoint second part)."""
+
+    sensitivity: Mapping[str, float]
+    scale: Mapping[str, float]
+    part1: float
+    total: float
+
+
+def example8(*, n: int, m: int, Lambda: float, eps1: float, eps2: float, eps3: float) -> Example8:
     """Example 8: mean (Δ = Λ/m) and variance (Δ = Λ²/m) on x_1..x_m, median (Δ = Λ) on the rest;
     total level max(ε1 + ε2, ε3)."""
     n = check_int("n", n, lo=2, hi=10**9)
@@ -342,12 +358,12 @@ def example8(*, n: int, m: int, Lambda: float, eps1: float, eps2: float, eps3: f
     Lambda = check_real("Lambda", Lambda, lo=0.0, lo_open=True, what=" (data range [0, Λ])")
     e = [_eps(v) for v in (eps1, eps2, eps3)]
     sens = {"mean": Lambda / m, "variance": Lambda**2 / m, "median": Lambda}
-    return {
-        "sensitivity": sens,
-        "scale": {k: s / ei for (k, s), ei in zip(sens.items(), e)},
-        "part1": sequential(e[:2]),
-        "total": parallel([sequential(e[:2]), e[2]]),
-    }
+    return Example8(
+        sensitivity=sens,
+        scale={k: s / ei for (k, s), ei in zip(sens.items(), e)},
+        part1=sequential(e[:2]),
+        total=parallel([sequential(e[:2]), e[2]]),
+    )
 
 
 # ------------------------------------------------------------------ smooth sensitivity of the median
@@ -614,17 +630,25 @@ def local_sensitivity_release(x, *, eps: float, size: int, rng=None) -> np.ndarr
     return med + (rng.laplace(0.0, loc / _eps(eps), size) if loc > 0 else np.zeros(size))
 
 
-def laplace_outside_share(q: float, *, b: float, lower: float, upper: float, size: int = 0, rng=None) -> dict:
+@dataclass(frozen=True)
+class OutsideShare:
+    """The share of plain-Laplace releases outside the domain: ``exact``, and ``simulated`` (None when
+    nothing was drawn)."""
+
+    exact: float
+    simulated: float | None = None
+
+
+def laplace_outside_share(q: float, *, b: float, lower: float, upper: float, size: int = 0, rng=None) -> OutsideShare:
     """Share of plain Lap(q, b) outputs outside [l, u]: exact, and simulated when ``size`` > 0."""
     lower, upper = _domain(lower, upper)
     b = check_real("b", b, lo=0.0, lo_open=True)
     q = check_real("q", q)
     exact = 1.0 - float(bounded_laplace_C(q, b=b, lower=lower, upper=upper))
-    out = {"exact": exact}
-    if size:
-        z = q + as_generator(rng).laplace(0.0, b, check_int("size", size, lo=1, hi=50_000_000))
-        out["simulated"] = float(np.mean((z < lower) | (z > upper)))
-    return out
+    if not size:
+        return OutsideShare(exact)
+    z = q + as_generator(rng).laplace(0.0, b, check_int("size", size, lo=1, hi=50_000_000))
+    return OutsideShare(exact, float(np.mean((z < lower) | (z > upper))))
 
 
 def exponential_sample(scores, *, eps: float, sensitivity: float = 1.0, size: int = 1, rng=None) -> np.ndarray:

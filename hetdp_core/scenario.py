@@ -67,6 +67,7 @@ __all__ = [  # the constraint vocabulary (re-exported from hetdp_core.constraint
     "check_budget",
     "PRIOR_GRID",
     "with_meaning",
+    "levels_of",
     "READING",
     "FPR_GRID",
     "page_run",
@@ -313,6 +314,13 @@ def page_module(scenario: Scenario):
     import sys
 
     return sys.modules[type(scenario).__module__]
+
+
+def levels_of(result: Result) -> list:
+    """The privacy levels ``result``'s page states (its module's ``levels``; a list of
+    :class:`hetdp_core.meaning.Level`), or none."""
+    levels = getattr(page_module(result.scenario), "levels", None)
+    return [] if levels is None else list(levels(result))
 
 
 def with_meaning(result: Result, prior: float | None = None) -> Result:

@@ -69,8 +69,9 @@ def _closing_cells(page: str, keys: list[str]) -> list[tuple[str, str]]:
         ),
         (
             "code",
-            "from hetdp_core.deployments import CAVEAT, placement_of\n\n"
-            "for p in placement_of(result.tables().get('privacy_meaning')):\n"
+            "from hetdp_core.deployments import CAVEAT, placement_of\n"
+            "from hetdp_core.scenario import levels_of\n\n"
+            "for p in placement_of(levels_of(result)):\n"
             "    print(p.sentence, p.caution)\n"
             "print(CAVEAT)",
         ),

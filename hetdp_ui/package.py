@@ -138,7 +138,7 @@ def page_package(page: str, query: str, *, app_url: str = "http://localhost:8501
     from urllib.parse import parse_qs
 
     from hetdp_core.deployments import placement_of
-    from hetdp_core.scenario import in_short
+    from hetdp_core.scenario import in_short, levels_of
     from hetdp_core.scenarios import get, page_name
     from hetdp_ui.notebook import notebook_bytes, page_notebook
     from hetdp_ui.report import build_report
@@ -167,7 +167,7 @@ def page_package(page: str, query: str, *, app_url: str = "http://localhost:8501
             f"On the command line: `hetdp run {page} --query '{q}' --json`",
             "With Python: `python recompute.py` (prints the key tables as JSON)",
         ],
-        _placement_lines(placement_of(tables.get("privacy_meaning"))),
+        _placement_lines(placement_of(levels_of(result))),
         how_nb,
     )
     buf = io.BytesIO()

@@ -71,8 +71,9 @@ def meaning_panel(
         )
         csv_download(table, "privacy_meaning.csv", f"{state.prefix}_dl_meaning")
         from hetdp_core.deployments import placement_of
+        from hetdp_core.scenario import levels_of
 
-        deployments_strip_section(placement_of(table), key=f"{state.prefix}_context")
+        deployments_strip_section(placement_of(levels_of(result)), key=f"{state.prefix}_context")
 
 
 def deployments_strip_section(placed, *, key: str, what: str = "these levels") -> None:

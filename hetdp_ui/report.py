@@ -67,8 +67,8 @@ def lab_figures(s, result) -> list[tuple[str, go.Figure]]:
         )
     ]
     test = v.test
-    if test["testable"]:
-        a_all, b_all = test["all"]
+    if test.testable:
+        a_all, b_all = test.all
         out.append(
             (
                 "Hypothesis tests (Theorem 1)",
@@ -77,14 +77,14 @@ def lab_figures(s, result) -> list[tuple[str, go.Figure]]:
                     b_all,
                     t["bcdp_tradeoff"]["alpha"].to_numpy(),
                     t["bcdp_tradeoff"]["beta"].to_numpy(),
-                    test["delta_i"],
+                    test.delta_i,
                 ),
             )
         )
     out.append(
         (
             "Translator: δ → c (Theorem 2 and Proposition 6)",
-            translator_figure(v.names, v.alloc.c, v.translate["c"], t["bcdp_translator"]["delta"].to_numpy()),
+            translator_figure(v.names, v.alloc.c, v.translate.c, t["bcdp_translator"]["delta"].to_numpy()),
         )
     )
     return out
@@ -177,11 +177,12 @@ def report_figures(page: str, scenario, result) -> list[tuple[str, go.Figure]]:
     mt = result.tables().get("privacy_meaning")
     if mt is not None and not mt.empty:  # risk in attack terms: every page that states a level
         from hetdp_core.deployments import placement_of
+        from hetdp_core.scenario import levels_of
         from hetdp_ui.context_figures import deployments_strip
         from hetdp_ui.risk_figures import tradeoff_figure
 
         figs.append(("What an attacker can do at each false-positive rate (trade-off curves)", tradeoff_figure(mt)))
-        placed = placement_of(mt)
+        placed = placement_of(levels_of(result))
         if placed:
             figs.append(("Your levels among real deployments", deployments_strip(placed)))
     return figs

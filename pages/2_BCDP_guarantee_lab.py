@@ -122,12 +122,12 @@ with ui.page_shell(lab) as page:
     # ------------------------------------------------------------------ Theorem 1
     with tab4:
         test = result.test
-        i, vals, delta_i = scenario.test_coord - 1, test["values"], test["delta_i"]
-        if not test["testable"]:
+        i, vals, delta_i = scenario.test_coord - 1, test.values, test.delta_i
+        if not test.testable:
             st.info("This coordinate takes a single value with positive probability: nothing to test.")
         else:
             a_np, b_np = tables["bcdp_tradeoff"]["alpha"].to_numpy(), tables["bcdp_tradeoff"]["beta"].to_numpy()
-            a_all, b_all = test["all"]
+            a_all, b_all = test.all
             st.markdown(
                 f"An adversary tests H₀: x_{i + 1} = {vals[0]} against H₁: x_{i + 1} = {vals[1]} from the "
                 f"output. Theorem 1: the mechanism is δ_i-BCDP exactly when no test beats the lines "
@@ -135,7 +135,7 @@ with ui.page_shell(lab) as page:
             )
             ui.chart(tradeoff_figure(a_all, b_all, a_np, b_np, delta_i), key="lab_tests")
             if a_all is None and state["all_tests"]:
-                st.caption(f"|Y| = {test['outputs']} > 12: only the optimal boundary is drawn.")
+                st.caption(f"|Y| = {test.outputs} > 12: only the optimal boundary is drawn.")
             ui.csv_download(tables["bcdp_tradeoff"], "bcdp_tradeoff.csv", "dl_lab_tests")
 
     # ------------------------------------------------------------------ translator
@@ -147,7 +147,7 @@ with ui.page_shell(lab) as page:
             "mechanism is c_d-LDP (Proposition 4(2)); **Proposition 6** only uses c-CDP (Proposition "
             "4(1)): the linear constraint A c ≤ 1, solved by cvxpy minimising the Theorem 2 bound."
         )
-        ui.chart(translator_figure(names, alloc.c, tr["c"], tr_demands), key="lab_translator")
+        ui.chart(translator_figure(names, alloc.c, tr.c, tr_demands), key="lab_translator")
         cmp = result.compare
         st.dataframe(cmp, hide_index=True, key="lab_translator_table")
         st.caption(

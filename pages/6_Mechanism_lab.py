@@ -108,8 +108,8 @@ with ui.page_shell(ml) as page:
         r = result.example8
         st.dataframe(tables["mech_example8"], hide_index=True, key="mech_comp_table")
         st.success(
-            f"Sequential on the first part: ε1 + ε2 = {r['part1']:.3g}; parallel with the disjoint second "
-            f"part: max(ε1 + ε2, ε3) = **{r['total']:.3g}**-DP overall (n = {scenario.n}, Λ = {scenario.Lambda:g})."
+            f"Sequential on the first part: ε1 + ε2 = {r.part1:.3g}; parallel with the disjoint second "
+            f"part: max(ε1 + ε2, ε3) = **{r.total:.3g}**-DP overall (n = {scenario.n}, Λ = {scenario.Lambda:g})."
         )
         ui.csv_download(tables["mech_example8"], "mech_example8.csv", "dl_mech_comp")
 
@@ -143,8 +143,8 @@ with ui.page_shell(ml) as page:
         ui.csv_download(bl, "mech_bounded_laplace.csv", "dl_mech_bounded", "Download the densities (CSV)")
         st.markdown(
             f"Smallest b satisfying Theorem 26: **{b:.4g}** (plain Laplace: {b0:.4g}). Plain Laplace puts "
-            f"**{share['simulated']:.1%}** of outputs outside [{lo_:g}, {up_:g}] (simulated; exact "
-            f"{share['exact']:.1%}) — e.g. negative counts of people born on Mars (Example 22); the bounded "
+            f"**{share.simulated:.1%}** of outputs outside [{lo_:g}, {up_:g}] (simulated; exact "
+            f"{share.exact:.1%}) — e.g. negative counts of people born on Mars (Example 22); the bounded "
             "mechanism never does."
         )
         qd = tables["mech_release_quantiles"]

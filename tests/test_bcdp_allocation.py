@@ -110,21 +110,21 @@ def test_prop6_constraint_implies_prop4_1(delta, q, raw):
 def test_translator_is_feasible_and_valid(q):
     delta = [0.2, 0.2, 2.0, 2.0, 2.0, 2.0]
     res = bcdp.translate_delta_to_c(delta=delta, eps=2.0, q=q)
-    c = res["c_sorted"]
+    c = res.c_sorted
     A = bcdp.prop6_matrix(delta=np.sort(delta), q=q)
-    assert res["status"] in ("optimal", "optimal_inaccurate")
+    assert res.status in ("optimal", "optimal_inaccurate")
     assert np.all(c >= 0) and np.all(np.diff(c) >= -1e-12)
     assert np.all(A @ c <= 1 + 1e-7) and c[-1] <= 2.0 + 1e-9
-    g, _ = bcdp.prop4_composition_guarantee(c=res["c"], q=q)
+    g, _ = bcdp.prop4_composition_guarantee(c=res.c, q=q)
     assert np.all(g <= np.asarray(delta) + 1e-6)
     # it improves on its own feasible starting point: the bound is finite and ≤ d·d
-    assert np.isfinite(res["objective"]) and res["bound"] <= len(delta) ** 2
+    assert np.isfinite(res.objective) and res.bound <= len(delta) ** 2
 
 
 def test_translator_q0_reaches_demands():
     """With q = 0 the constraint is c_i ≤ δ_i; the bound is minimised by c = min(δ, ε)."""
     res = bcdp.translate_delta_to_c(delta=[0.5, 1.0, 2.0], eps=2.0, q=0.0)
-    assert res["c_sorted"] == pytest.approx([0.5, 1.0, 2.0], rel=1e-3)
+    assert res.c_sorted == pytest.approx([0.5, 1.0, 2.0], rel=1e-3)
 
 
 def test_bound_shape_and_corollary():

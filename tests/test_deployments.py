@@ -117,7 +117,7 @@ def test_run_json_carries_the_views_placement(capsys):
     data = strict_json(capsys.readouterr().out)
     fp = get("Feature_privacy")
     result = fp.run(fp.SCENARIO.from_query({"trials": "5", "n": "500"}))
-    want = placement_of(result.tables()["privacy_meaning"])
+    want = placement_of(fp.levels(result))
     assert [r["sentence"] for r in data["placement"]] == [p.sentence for p in want] and want
     assert data["placement_caveat"] == CAVEAT
 

@@ -129,8 +129,8 @@ def test_smooth_sensitivity_examples_12_and_21():
 
 def test_example8_and_composition():
     r = mc.example8(n=100, m=40, Lambda=10, eps1=0.5, eps2=0.3, eps3=1.0)
-    assert r["sensitivity"] == {"mean": 0.25, "variance": 2.5, "median": 10.0}
-    assert r["total"] == pytest.approx(1.0) and r["part1"] == pytest.approx(0.8)
+    assert r.sensitivity == {"mean": 0.25, "variance": 2.5, "median": 10.0}
+    assert r.total == pytest.approx(1.0) and r.part1 == pytest.approx(0.8)
     assert mc.sequential([0.1, 0.2]) == pytest.approx(0.3) and mc.parallel([0.1, 0.2]) == 0.2
 
 

@@ -17,7 +17,7 @@ import pandas as pd
 from .. import bcdp_exact as ex
 from .. import scenario as sc
 from .._doc import document
-from ..bcdp import Allocation, mse_bound_thm2, privacy_allocation, translate_delta_to_c
+from ..bcdp import Allocation, Translation, mse_bound_thm2, privacy_allocation, translate_delta_to_c
 from ..bcdp_exact import ExactReport
 from ..constraints import DEMAND, EPS
 from ..meaning import Level
@@ -116,13 +116,11 @@ class GuaranteeLabResult(Result):
     ----------
     rep1 : ExactReport
         Example 1's exact BCDP, CDP and LDP levels and total variations.
-    test : dict
-        The hypothesis-test tab: ``values`` (the coordinate's values), ``delta_i`` (its exact level),
-        ``testable`` (at least two values), ``outputs`` (number of outputs), ``all`` (every
-        deterministic test's (α, β), or ``(None, None)`` when not shown).
+    test : HypothesisTest
+        The hypothesis-test tab: the coordinate's values, its exact level, every test's (α, β).
     alloc : Allocation
         Theorem 2's allocation for the translator's demands.
-    translate : dict
+    translate : Translation
         Proposition 6's allocation (``c``, ``c_sorted``) from :func:`hetdp_core.bcdp.translate_delta_to_c`.
     names : tuple of str
         The translator's feature names.
@@ -131,9 +129,9 @@ class GuaranteeLabResult(Result):
     """
 
     rep1: ExactReport
-    test: dict
+    test: HypothesisTest
     alloc: Allocation
-    translate: dict
+    translate: Translation
     names: tuple[str, ...]
     compare: pd.DataFrame
 
@@ -162,19 +160,31 @@ def _example2_table() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _hypothesis_test(s: GuaranteeLab, prior_t, mech_t) -> tuple[dict, pd.DataFrame]:
+@dataclass(frozen=True)
+class HypothesisTest:
+    """The hypothesis-test tab (Theorem 1): the coordinate's ``values``, its exact level ``delta_i``,
+    whether it is ``testable`` (at least two values), the number of ``outputs``, and ``all`` — every
+    deterministic test's (α, β), or ``(None, None)`` when not shown."""
+
+    values: tuple
+    delta_i: float
+    testable: bool
+    outputs: int
+    all: tuple = (None, None)
+
+
+def _hypothesis_test(s: GuaranteeLab, prior_t, mech_t) -> tuple[HypothesisTest, pd.DataFrame]:
     """The test of feature ``test_coord``: its exact level, its outputs and its trade-off curve."""
     i = s.test_coord - 1
     vals, P = ex.conditional_outputs(prior_t, mech_t, i)
     delta_i = float(ex.bcdp_levels(prior_t, mech_t)[i])
-    test = {"values": vals, "delta_i": delta_i, "testable": P.shape[0] >= 2, "outputs": P.shape[1]}
-    if P.shape[0] >= 2:
+    testable = P.shape[0] >= 2
+    if testable:
         a_np, b_np = ex.tradeoff_curve(P[0], P[1])
-        show_all = s.all_tests and P.shape[1] <= 12
-        test["all"] = ex.all_tests(P[0], P[1]) if show_all else (None, None)
+        every = ex.all_tests(P[0], P[1]) if s.all_tests and P.shape[1] <= 12 else (None, None)
     else:
-        a_np, b_np = np.array([0.0, 1.0]), np.array([1.0, 0.0])
-        test["all"] = (None, None)
+        a_np, b_np, every = np.array([0.0, 1.0]), np.array([1.0, 0.0]), (None, None)
+    test = HypothesisTest(tuple(vals), delta_i, testable, int(P.shape[1]), tuple(every))
     return test, pd.DataFrame({"alpha": a_np, "beta": b_np})
 
 
@@ -204,14 +214,14 @@ def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
     alloc = privacy_allocation(delta=tr_demands, eps=s.tr_eps, q=s.tr_q)
     tr = translate_delta_to_c(delta=tr_demands, eps=s.tr_eps, q=s.tr_q)
     names = [f"x{j + 1}" for j in range(tr_demands.size)]
-    translator = pd.DataFrame({"feature": names, "delta": tr_demands, "c_theorem2": alloc.c, "c_prop6": tr["c"]})
+    translator = pd.DataFrame({"feature": names, "delta": tr_demands, "c_theorem2": alloc.c, "c_prop6": tr.c})
     compare = pd.DataFrame(
         {
             "method": ["Theorem 2", "Proposition 6 (cvxpy)"],
-            "LDP level": [alloc.ldp_level, float(np.max(tr["c"]))],
+            "LDP level": [alloc.ldp_level, float(np.max(tr.c))],
             f"bound shape (17) at n = {N_REF:,}": [
                 mse_bound_thm2(c_sorted=alloc.c_sorted, n=N_REF),
-                mse_bound_thm2(c_sorted=tr["c_sorted"], n=N_REF),
+                mse_bound_thm2(c_sorted=tr.c_sorted, n=N_REF),
             ],
         }
     )
@@ -269,7 +279,7 @@ def summarize(result: GuaranteeLabResult) -> tuple[str, ...]:
     return (
         f"Example 1 (a, b, c as set): coordinate levels δ₁ = {levels_text(r1.bcdp[0])[0]}, "
         f"δ₂ = {levels_text(r1.bcdp[1])[0]}; the whole record is {levels_text(r1.ldp)[0]}-LDP (exact).",
-        f"Coordinate {result.scenario.test_coord}'s exact level is δ = {levels_text(result.test['delta_i'])[0]}: "
+        f"Coordinate {result.scenario.test_coord}'s exact level is δ = {levels_text(result.test.delta_i)[0]}: "
         "no test of its value does better than that trade-off.",
         f"Translator: Theorem 2 delivers LDP level {lv[0]:.3g}, Proposition 6 {lv[1]:.3g} for the same demands.",
     )

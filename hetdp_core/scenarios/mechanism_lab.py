@@ -185,7 +185,7 @@ class MechanismLabResult(Result):
         The branch the mixed mechanism takes here and its noise scale.
     mnm_printed_delta : float
         The δ the printed (uncorrected) rule would deliver.
-    example8 : dict
+    example8 : Example8
         Example 8: sensitivities, Laplace scales and the composed level ``total``.
     local : tuple of numpy.ndarray
         Releases of the median of Example 12's two neighbouring data sets under local-sensitivity noise.
@@ -195,7 +195,7 @@ class MechanismLabResult(Result):
         The histogram privacy test of those releases.
     b, b0 : float
         The bounded Laplace's scale and the plain Laplace scale Δ/ε.
-    share : dict
+    share : OutsideShare
         The share of plain-Laplace releases outside the domain: ``exact`` and ``simulated``.
     lemma28 : pandas.DataFrame
         Lemma 28's bound on the exponential mechanism's loss.
@@ -205,13 +205,13 @@ class MechanismLabResult(Result):
     mnm_threshold: float
     mnm_branch: tuple
     mnm_printed_delta: float
-    example8: dict
+    example8: mc.Example8
     local: tuple
     local_sensitivity: tuple
     local_test: dict
     b: float
     b0: float
-    share: dict
+    share: mc.OutsideShare
     lemma28: pd.DataFrame
 
 
@@ -302,8 +302,8 @@ def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
     ex8 = pd.DataFrame(
         {
             "query": ["mean of x₁..x_m", "variance of x₁..x_m", "median of x_{m+1}..x_n"],
-            "sensitivity": list(r8["sensitivity"].values()),
-            "Laplace scale Δ/ε": list(r8["scale"].values()),
+            "sensitivity": list(r8.sensitivity.values()),
+            "Laplace scale Δ/ε": list(r8.scale.values()),
             "ε": [s.eps1, s.eps2, s.eps3],
         }
     )
@@ -376,7 +376,7 @@ def levels(result: MechanismLabResult) -> list[Level]:
         out.append(Level(name, s.eps, delta=float(r["P(loss > ε)"])))
         if r["mechanism"] == "bounded Laplace" and np.isfinite(r["max_loss"]):
             out.append(Level("bounded Laplace, every output (pure worst-case loss)", float(r["max_loss"]), delta=0.0))
-    total = float(result.example8["total"])
+    total = float(result.example8.total)
     return [*out, Level("Example 8: mean, variance and median together (max(ε1 + ε2, ε3))", total, delta=0.0)]
 
 
@@ -399,9 +399,9 @@ def summarize(result: MechanismLabResult) -> tuple[str, ...]:
     return (
         f"At ε = {s.eps:g}, δ = {s.delta:g}, Δ = {s.sens:g}: Laplace scale {result.b0:.3g}; the mixed mechanism "
         f"takes the **{kind}** branch (scale {scale:.3g}).",
-        f"Example 8 (mean, variance, median) composes to ε = {float(result.example8['total']):.3g}.",
+        f"Example 8 (mean, variance, median) composes to ε = {result.example8.total:.3g}.",
         f"Bounded Laplace on [{s.bl_lower:g}, {s.bl_upper:g}] needs scale b = {result.b:.3g}; plain Laplace puts "
-        f"{result.share['exact']:.1%} of its releases outside the domain (exact).",
+        f"{result.share.exact:.1%} of its releases outside the domain (exact).",
     )
 
 

@@ -95,6 +95,7 @@ def cmd_run(a) -> int:
             write_atomic(out / f"{name}.csv", df.to_csv(index=False), what="--csv")
     if a.json or not a.csv:
         from hetdp_core.deployments import CAVEAT, placement_of, placement_rows
+        from hetdp_core.scenario import levels_of
 
         payload = {
             "page": page,
@@ -104,7 +105,7 @@ def cmd_run(a) -> int:
             "summary": [line.replace("**", "") for line in in_short(result)],
             "checks": [c.to_dict() for c in result.checks],
             "notes": list(result.notes),
-            "placement": placement_rows(placement_of(result.tables().get("privacy_meaning"))),
+            "placement": placement_rows(placement_of(levels_of(result))),
             "placement_caveat": CAVEAT,
         }
         if a.json:
