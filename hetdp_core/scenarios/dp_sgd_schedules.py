@@ -176,9 +176,9 @@ class DpSgdResult(Result):
     theta: np.ndarray
     sensitivity: float
     target: np.ndarray
-    bands: dict
-    final_errors: dict
-    slopes: dict
+    bands: dict[str, pd.DataFrame]
+    final_errors: dict[str, np.ndarray]
+    slopes: dict[str, float]
 
 
 @sc.page_run

@@ -177,9 +177,9 @@ class GroupwiseZcdpResult(Result):
     counts: np.ndarray
     curves: RenyiCurves
     claim: dict
-    at2: Any
+    at2: RenyiCurves | None
     x_sel: float
-    monotonicity: dict
+    monotonicity: dict[float, dict[str, Any]]
     summary_skipped: bool
 
 

@@ -203,11 +203,11 @@ class MechanismLabResult(Result):
 
     variances: pd.DataFrame
     mnm_threshold: float
-    mnm_branch: tuple
+    mnm_branch: tuple[str, float]
     mnm_printed_delta: float
     example8: mc.Example8
-    local: tuple
-    local_sensitivity: tuple
+    local: tuple[np.ndarray, np.ndarray]
+    local_sensitivity: tuple[float, float]
     local_test: dict
     b: float
     b0: float

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -17,6 +16,7 @@ import pandas as pd
 from .. import regression as rg
 from .. import scenario as sc
 from .._doc import document
+from ..bcdp import Allocation
 from ..constraints import DEMAND, EPS, SEED, TRIALS, USERS
 from ..datasets import SOURCE_SYNONYMS, SOURCES, data_path
 from ..meaning import Level
@@ -164,9 +164,9 @@ class PrivateRegressionResult(Result):
         The number of features (the label excluded).
     """
 
-    trajectories: dict
-    reference: Any
-    allocation: Any
+    trajectories: dict[str, np.ndarray | None]
+    reference: rg.RegressionRun
+    allocation: Allocation
     warnings: tuple[str, ...]
     k: int
     n_features: int
