@@ -41,7 +41,9 @@ class PageSpec:
     topic (``docs/<doc>.md``; default: the URL path in lower case with ``-``); ``key_prefix`` the prefix
     of its widgets' session keys; ``file`` its page script relative to the app root (default
     ``pages/<order>_<url>.py``); ``order`` its place in the menu; ``upload`` whether its
-    run accepts an uploaded CSV; ``solver`` the name of its accuracy solver (None: none);
+    run accepts an uploaded CSV; ``solver`` its accuracy solver as ``"module:function"`` (None: none) — a
+    function ``(scenario, *, target, …)`` whose other keywords are among ``metric``, ``statistic``,
+    ``algorithm``, returning an answer with ``text(link)``, ``as_json(link)`` and ``meets_target``;
     ``fast_query`` a cheap query of the page, used by the load tool and the tests;
     ``example_query`` a non-default view (small enough for the test suite) that exercises the
     page's options, used by the page ↔ CLI agreement test; ``key_tables`` the tables a report shows

@@ -39,7 +39,9 @@ __all__ = [
     "TARGET_MAX",
     "METRICS",
     "MechanismSolution",
+    "MechanismSolutions",
     "solve_mechanisms",
+    "solve_mechanism_lab",
 ]
 
 #: accepted targets (expected squared error of the published mean)
@@ -85,6 +87,22 @@ class Solution:
 
     def rows(self) -> list[dict]:
         return [dataclasses.asdict(self)]
+
+    def as_json(self, link: str) -> dict:
+        """The answer as ``hetdp solve --json`` prints it, with the link that opens it."""
+        return {**dataclasses.asdict(self), "link": link}
+
+    def text(self, link: str) -> str:
+        """The answer in words, as ``hetdp solve`` prints it."""
+        return (
+            f"most private scaling whose {self.statistic} ‖x̂ − x̄‖² (projection {self.projection}) is ≤ "
+            f"{self.target:g}: {self.scale:.4g}× the levels (ε = {self.eps:.4g}, δ = "
+            f"{', '.join(f'{v:.4g}' for v in self.delta)}; between {self.scale_low:.4g}× (misses) and "
+            f"{self.scale:.4g}× (meets); {self.releases} releases simulated)\nsimulated {self.statistic} "
+            f"{self.error:.4g} (10 % more private: {self.error_10pct_more_private:.4g}); fresh simulation "
+            f"({self.check_trials} releases): {self.check:.4g}, 95 % interval [{self.check_low:.4g}, "
+            f"{self.check_high:.4g}] — {'meets' if self.meets_target else 'MISSES'} the target\nlink: {link}"
+        )
 
 
 def _view_range(errors: np.ndarray, statistic: str, m: int) -> tuple[float, float]:
@@ -429,6 +447,39 @@ class MechanismSolution:
     simulated: float | None
     simulated_se: float | None
     reason: str
+
+
+@dataclass(frozen=True)
+class MechanismSolutions:
+    """:func:`solve_mechanisms`' answers for the mechanism lab's solver: one row per mechanism (each says
+    its ε or why it has none). ``meets_target`` is true: each row answers for itself."""
+
+    metric: str
+    target: float
+    rows: tuple[MechanismSolution, ...]
+    meets_target: bool = True
+
+    def as_json(self, link: str) -> dict:
+        """The rows as ``hetdp solve --json`` prints them."""
+        return {"metric": self.metric, "target": self.target, "rows": [dataclasses.asdict(r) for r in self.rows]}
+
+    def text(self, link: str) -> str:
+        """One line per mechanism, as ``hetdp solve`` prints them."""
+        return "\n".join(
+            f"{r.mechanism:9s} "
+            + (
+                f"ε = {r.eps:.4g}: {self.metric} {r.error:.4g} (simulated {r.simulated:.4g}) {r.reason}"
+                if r.eps is not None
+                else f"no ε in range: {r.reason}"
+            )
+            for r in self.rows
+        )
+
+
+def solve_mechanism_lab(s, *, target: float, metric: str = "mse") -> MechanismSolutions:
+    """The mechanism lab's accuracy solver (its spec names it): :func:`solve_mechanisms` for every
+    mechanism, as one answer."""
+    return MechanismSolutions(metric, target, tuple(solve_mechanisms(s, target=target, metric=metric)))
 
 
 def solve_mechanisms(s, *, target: float, metric: str = "mse", releases: int = 200_000) -> list[MechanismSolution]:

@@ -5,6 +5,7 @@ the chosen algorithm meets an accuracy target, with a 95 % interval and a fresh 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,6 +46,20 @@ class PerUserSolution:
     scale_high: float = float("nan")
     precision: float = float("nan")  # half-width of that interval relative to ``scale``
     trials_used: int = 0
+
+    def as_json(self, link: str) -> dict:
+        """The answer as ``hetdp solve --json`` prints it, with the link that opens it."""
+        return {**dataclasses.asdict(self), "link": link}
+
+    def text(self, link: str) -> str:
+        """The answer in words, as ``hetdp solve`` prints it."""
+        return (
+            f"{self.algorithm}: every finite demand × {self.scale:.4g} meets {self.metric} ≤ {self.target:g} "
+            f"({self.error:.4g}; 10 % more private: {self.error_10pct_more_private:.4g}); 95 % interval of the "
+            f"smallest scaling [{self.scale_low:.4g}, {self.scale_high:.4g}] (± {100 * self.precision:.1f} %, "
+            f"{self.trials_used} trials); fresh check {self.check_error:.4g} — "
+            f"{'meets' if self.meets_target else 'MISSES'} the target\nlink: {link}"
+        )
 
 
 def _simulator(s, x, k, eps0, *, algorithm: str, trials: int):
@@ -136,7 +151,7 @@ def _problem(s, *, metric: str, algorithm: str | None, upload: bytes | None):
     from .scenarios import per_user_privacy as pu
 
     if metric not in ("pac", "mse"):
-        raise InputError(f"metric must be 'pac' or 'mse'; got {metric!r}.")
+        raise InputError(f"metric must be 'pac' (or 'q95', the same (1 − β)-quantile) or 'mse'; got {metric!r}.")
     algorithm = algorithm or s.algs[0]
     if algorithm not in s.algs:
         raise InputError(f"algorithm must be one of the scenario's algorithms {', '.join(s.algs)}; got {algorithm!r}.")
@@ -178,6 +193,7 @@ def solve_per_user(
     from . import hetero as ht
 
     target = check_real("target", target, lo=TARGET_MIN, hi=TARGET_MAX, what=" (error of the published statistic)")
+    metric = "pac" if metric == "q95" else metric  # the solve command's name for the (1 − β)-quantile
     algorithm, x, k, eps0, fields, lo, hi = _problem(s, metric=metric, algorithm=algorithm, upload=upload)
     fin = eps0[np.isfinite(eps0)]
     trials = max(int(s.trials), SOLVE_TRIALS)

@@ -47,7 +47,7 @@ PAGE_SPEC = PageSpec(
         "level — and how does correlation between features eat into that gain?"
     ),
     key_prefix="bcdp",
-    solver="feature",
+    solver="hetdp_core.solve:solve_feature_privacy",
     fast_query={"trials": "5", "n": "500"},
     example_query="q=0.35&n=1300&trials=6&seed=3&points=0.05,0.6,1&eps=4.19&k=3",
     key_tables=("bcdp_guarantee", "bcdp_mse_summary"),

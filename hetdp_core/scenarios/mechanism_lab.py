@@ -33,7 +33,7 @@ PAGE_SPEC = PageSpec(
         "side."
     ),
     key_prefix="mech",
-    solver="mechanisms",
+    solver="hetdp_core.solve:solve_mechanism_lab",
     fast_query={"trials": "200"},
     example_query=(
         "eps=0.8&delta=0.001&sens=2&n=500&alpha=2.5&Lambda=20&m=100&med_n=21"

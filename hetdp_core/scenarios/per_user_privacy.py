@@ -37,7 +37,7 @@ PAGE_SPEC = PageSpec(
     ),
     key_prefix="het",
     upload=True,
-    solver="per_user",
+    solver="hetdp_core.solve_per_user:solve_per_user",
     fast_query={"trials": "20", "n": "1000"},
     example_query=(
         "problem=mean&n=2000&demand=groups&shares=0.4,0.6&lows=0.05,1"

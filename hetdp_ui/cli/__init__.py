@@ -7,7 +7,7 @@ Heavy modules (pandas, scipy, cvxpy, the simulations) are imported inside the co
 them, so ``hetdp --help`` and ``hetdp bcdp c-vector`` start fast (numpy only).
 
 Also importable from here: ``main``, ``build_parser``, ``CliError``, ``write_atomic``, ``FIGURES``,
-``SOLVERS``, ``app_script`` and ``cmd_c_vector``.
+``app_script`` and ``cmd_c_vector``.
 """
 
 # ruff: noqa: E402 (the BLAS thread count below must be set before any import loads numpy)
@@ -52,10 +52,9 @@ from hetdp_ui.cli import (
 from hetdp_ui.cli._common import FIGURES, CliError, OneLineParser, write_atomic
 from hetdp_ui.cli.app import app_script
 from hetdp_ui.cli.bcdp import cmd_c_vector
-from hetdp_ui.cli.solve import SOLVERS
 from hetdp_ui.dask_exec import ClusterError
 
-__all__ = ["main", "build_parser", "CliError", "write_atomic", "FIGURES", "SOLVERS", "app_script", "cmd_c_vector"]
+__all__ = ["main", "build_parser", "CliError", "write_atomic", "FIGURES", "app_script", "cmd_c_vector"]
 
 #: the verbs, in the order ``hetdp --help`` lists them
 VERBS = (
