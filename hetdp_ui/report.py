@@ -470,8 +470,9 @@ def _key_results_html(mod, result) -> list[str]:
     return parts
 
 
-def _meaning_html(mt: pd.DataFrame, prior: float) -> list[str]:
-    """What the levels mean for a person (posterior, attack terms, real deployments), or why none is stated."""
+def _meaning_html(mt: pd.DataFrame, prior: float, levels: list) -> list[str]:
+    """What the levels mean for a person (posterior, attack terms, real deployments among which the view's
+    ``levels`` are placed), or why none is stated."""
     from hetdp_core.deployments import placement_of
 
     if mt.empty:
@@ -501,7 +502,7 @@ def _meaning_html(mt: pd.DataFrame, prior: float) -> list[str]:
         ),
         "</ul>",
         _table(mt.drop(columns=["in words", "risk in words"]).to_dict(orient="records")),
-        *_context_html(placement_of(mt)),
+        *_context_html(placement_of(levels)),
         "<p class='small'>The trade-off curves and the strip of real deployments are the last figures below.</p>",
     ]
 
@@ -558,7 +559,9 @@ def build_report(
         f"<ul>{checks}</ul>",
     ]
     if mt is not None:
-        parts += _meaning_html(mt, prior)
+        from hetdp_core.scenario import levels_of
+
+        parts += _meaning_html(mt, prior, levels_of(result))
     parts += [
         "<h2>How to reopen this view</h2>",
         f"<p>In the app: <a href='{html.escape(link)}'>{html.escape(link)}</a><br>"

@@ -151,7 +151,7 @@ with ui.page_shell(lab) as page:
         cmp = result.compare
         st.dataframe(cmp, hide_index=True, key="lab_translator_table")
         st.caption(
-            f"cvxpy status: {tr['status']} after {tr['iterations']} convex–concave steps. "
+            f"cvxpy status: {tr.status} after {tr.iterations} convex–concave steps. "
             "Proposition 6 is more conservative because it ignores the tighter LDP level."
         )
         ui.csv_download(tables["bcdp_translator"], "bcdp_translator.csv", "dl_lab_tr")
