@@ -169,9 +169,10 @@ class Interval(Constraint):
                 return False
             return a > b or (a == b and (not a_open or b_open))
 
-        return below(self.lo, self.lo_open, other.lo, other.lo_open) and above(
+        ends = below(self.lo, self.lo_open, other.lo, other.lo_open) and above(
             self.hi, self.hi_open, other.hi, other.hi_open
         )
+        return ends and (self.allow_inf or not other.allow_inf)
 
     def text(self) -> str:
         """The interval in mathematical notation, e.g. ``(0, 1)``."""
@@ -181,8 +182,10 @@ class Interval(Constraint):
         """Validate a core function's argument against this constraint; returns it as a float (an int
         for ``int`` intervals). Raises :class:`InputError` naming the parameter, the rule, the value and
         the fix (the message of :func:`hetdp_core._validate.check_real`)."""
-        if self.kind is int:
-            return check_int(name, value, lo=self.lo, hi=self.hi, what=what)
+        if self.kind is int:  # whole numbers: an open end excludes the end itself
+            lo = None if self.lo is None else int(math.floor(self.lo)) + 1 if self.lo_open else int(math.ceil(self.lo))
+            hi = None if self.hi is None else int(math.ceil(self.hi)) - 1 if self.hi_open else int(math.floor(self.hi))
+            return check_int(name, value, lo=lo, hi=hi, what=what)
         bounds = {k: v for k, v in self.spec_fields().items() if k != "kind"}  # lo, hi, their ends, allow_inf
         return check_real(name, value, **bounds, what=what)
 

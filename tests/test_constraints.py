@@ -38,6 +38,21 @@ def test_interval_ends_hold_for_fields_and_core_arguments_alike(closed, text, in
             iv.check("p", v)
 
 
+def test_an_interval_with_infinity_is_not_inside_one_without():
+    finite = Interval(float, 0.0, 10.0)
+    assert finite.contains_interval(Interval(float, 1.0, 2.0))
+    assert not finite.contains_interval(Interval(float, 1.0, 2.0, allow_inf=True))
+    assert c.DEMAND.contains_interval(Interval(float, 1.0, 2.0, allow_inf=True))
+
+
+def test_an_open_end_of_a_whole_number_interval_excludes_the_end():
+    iv = Interval(int, 0, 10, closed="neither")
+    assert iv.check("k", 1) == 1 and iv.check("k", 9) == 9
+    for bad in (0, 10):
+        with pytest.raises(InputError, match=r"^k must be"):
+            iv.check("k", bad)
+
+
 def test_interval_refuses_an_unknown_closed_and_an_empty_range():
     with pytest.raises(AssertionError, match="closed"):
         Interval(float, 0, 1, closed="open")
