@@ -383,6 +383,7 @@ uploads:usecols | list of int or None | Positions of the columns to read (None: 
 uploads:too_many | str | Advice added to the error when the file has more than ``max_rows`` rows.
 mechanisms.pareto_mse:n | int | Number of data points.
 registry.register:module | module | The page's scenario module (it must satisfy :class:`ScenarioPage`).
+registry.hook:name | str | One of the declared optional parts of a page module (:data:`HOOKS`).
 poll:eps | float | Privacy level ε of the randomized response (each report is ε-local-DP).
 poll:truth | array_like of bool | The true yes/no answers (never stored: only their randomized reports are).
 poll:yes | int | Number of reports that said yes.

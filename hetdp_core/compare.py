@@ -44,7 +44,9 @@ def key_numbers(page, result) -> dict:
     :data:`KEY_ROWS` rows), named ``"<table>: <first column's value>, <column>"``."""
     import numbers
 
-    own = getattr(page, "key_numbers", None)
+    from .registry import hook
+
+    own = hook(page, "key_numbers")
     if own is not None:
         return own(result)
     tables = result.tables()

@@ -27,7 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 from ._doc import document
 from ._validate import InputError
 
-__all__ = ["PageSpec", "ScenarioPage", "register", "pages", "specs", "get", "page_name"]
+__all__ = ["PageSpec", "ScenarioPage", "HOOKS", "hook", "register", "pages", "specs", "get", "page_name"]
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ class PageSpec:
 
 @runtime_checkable
 class ScenarioPage(Protocol):
-    """What a page's scenario module provides."""
+    """What a page's scenario module provides; its optional parts are declared in :data:`HOOKS`."""
 
     PAGE_SPEC: PageSpec
     SCENARIO: type
@@ -100,6 +100,25 @@ class ScenarioPage(Protocol):
     QUESTION: str
     run: Callable[..., Any]
     summarize: Callable[[Any], tuple[str, ...]]
+
+
+#: the optional parts of a page's scenario module, declared here and read through :func:`hook` (a name not
+#: declared here is an error, so no module looks for a part nobody declared)
+HOOKS: Mapping[str, str] = MappingProxyType(
+    {
+        "levels": "levels(result) -> list[Level]: the privacy levels the page states, read by the meaning "
+        "panel, the report and the placements among real deployments (none: the page states no level)",
+        "key_numbers": "key_numbers(result) -> dict[str, float]: the numbers plan A vs plan B compares "
+        "(none: every finite cell of the spec's key tables)",
+    }
+)
+
+
+def hook(module: ModuleType, name: str) -> Callable | None:
+    """The page module's optional part ``name`` (one of :data:`HOOKS`), or None when it has none."""
+    if name not in HOOKS:
+        raise KeyError(f"{name!r} is not a declared page hook; the hooks are {', '.join(HOOKS)}")
+    return getattr(module, name, None)
 
 
 _LOCK = threading.Lock()
@@ -115,6 +134,9 @@ def register(module: ModuleType) -> PageSpec:
             n for n in ("PAGE_SPEC", "SCENARIO", "PRESETS", "QUESTION", "run", "summarize") if not hasattr(module, n)
         ]
         raise InputError(f"page module {module.__name__} lacks {', '.join(missing)} (see hetdp_core.registry).")
+    bad = [n for n in HOOKS if hasattr(module, n) and not callable(getattr(module, n))]
+    if bad:
+        raise InputError(f"page module {module.__name__}: {', '.join(bad)} must be a function ({HOOKS[bad[0]]}).")
     spec = module.PAGE_SPEC
     with _LOCK:
         for other in _PAGES.values():

@@ -319,7 +319,9 @@ def page_module(scenario: Scenario):
 def levels_of(result: Result) -> list:
     """The privacy levels ``result``'s page states (its module's ``levels``; a list of
     :class:`hetdp_core.meaning.Level`), or none."""
-    levels = getattr(page_module(result.scenario), "levels", None)
+    from .registry import hook
+
+    levels = hook(page_module(result.scenario), "levels")
     return [] if levels is None else list(levels(result))
 
 
@@ -328,8 +330,9 @@ def with_meaning(result: Result, prior: float | None = None) -> Result:
     read as an attacker's worst-case posterior from ``prior`` (default: the scenario's ``prior``);
     no table when the page states no level (:func:`hetdp_core.meaning.meaning_table`)."""
     from .meaning import meaning_table
+    from .registry import hook
 
-    levels = getattr(page_module(result.scenario), "levels", None)
+    levels = hook(page_module(result.scenario), "levels")
     tables = {k: v for k, v in result.tables_.items() if k != "privacy_meaning"}
     if levels is not None:
         table = meaning_table(

@@ -535,7 +535,9 @@ def build_report(
         or "<li>(no checks for this view)</li>"
     )
 
-    if hasattr(mod, "levels"):  # the run's own meaning table (computed again only for another prior)
+    from hetdp_core.registry import hook
+
+    if hook(mod, "levels") is not None:  # the run's own meaning table (computed again only for another prior)
         from hetdp_core.scenario import with_meaning
 
         res = result if prior == scenario.prior else with_meaning(result, prior)

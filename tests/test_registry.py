@@ -74,6 +74,18 @@ def test_a_module_that_is_not_a_page_or_reuses_a_prefix_is_refused(tiny):
         registry.register(clone)
     with pytest.raises(InputError, match="url must be"):
         registry.PageSpec(url="a b", title="t", icon="i", summary="s", doc="d", key_prefix="p", file="f", order=1)
+    clone.PAGE_SPEC = registry.PageSpec(**{**clone.PAGE_SPEC.__dict__, "key_prefix": "clone"})
+    clone.levels = [1.0]  # an optional part that is not a function
+    with pytest.raises(InputError, match=r"levels must be a function \(levels\(result\) -> list\[Level\]"):
+        registry.register(clone)
+
+
+def test_optional_parts_are_declared_hooks(tiny):
+    """A page module's optional parts are read through registry.hook, which knows them by name: the tiny
+    page has levels and no key_numbers, and asking for an undeclared part is an error."""
+    assert registry.hook(tiny, "levels") is tiny.levels and registry.hook(tiny, "key_numbers") is None
+    with pytest.raises(KeyError, match="'level' is not a declared page hook; the hooks are levels, key_numbers"):
+        registry.hook(tiny, "level")
 
 
 @pytest.mark.parametrize("spec", registry.specs(), ids=lambda s: s.url)
