@@ -48,7 +48,7 @@ def rr_figure(df: pd.DataFrame, coordinate: int) -> go.Figure:
 
 
 @memo_figure
-def tradeoff_figure(alpha_all, beta_all, alpha_np, beta_np, delta: float) -> go.Figure:
+def hypothesis_tests_figure(alpha_all, beta_all, alpha_np, beta_np, delta: float) -> go.Figure:
     """Theorem 1 view: (type I, type II) of every test, the optimal boundary, and the lines
     e^δ α + β = 1 and α + e^δ β = 1 below which no test may go."""
     fig = go.Figure()

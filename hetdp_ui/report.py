@@ -57,7 +57,7 @@ def per_user_figures(s, result) -> list[tuple[str, go.Figure]]:
 
 
 def lab_figures(s, result) -> list[tuple[str, go.Figure]]:
-    from hetdp_ui.lab_figures import rr_figure, tradeoff_figure, translator_figure
+    from hetdp_ui.lab_figures import hypothesis_tests_figure, rr_figure, translator_figure
 
     t, v = result.tables(), result
     out = [
@@ -72,7 +72,7 @@ def lab_figures(s, result) -> list[tuple[str, go.Figure]]:
         out.append(
             (
                 "Hypothesis tests (Theorem 1)",
-                tradeoff_figure(
+                hypothesis_tests_figure(
                     a_all,
                     b_all,
                     t["bcdp_tradeoff"]["alpha"].to_numpy(),

@@ -8,7 +8,7 @@ import streamlit as st
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import bcdp_guarantee_lab as lab
 from hetdp_ui import common as ui
-from hetdp_ui.lab_figures import rr_figure, tradeoff_figure, translator_figure
+from hetdp_ui.lab_figures import hypothesis_tests_figure, rr_figure, translator_figure
 
 with ui.page_shell(lab) as page:
     state = page.state
@@ -133,7 +133,7 @@ with ui.page_shell(lab) as page:
                 f"output. Theorem 1: the mechanism is δ_i-BCDP exactly when no test beats the lines "
                 f"e^δ α + β = 1 and α + e^δ β = 1. Here δ_{i + 1} = {levels_text(delta_i)[0]}."
             )
-            ui.chart(tradeoff_figure(a_all, b_all, a_np, b_np, delta_i), key="lab_tests")
+            ui.chart(hypothesis_tests_figure(a_all, b_all, a_np, b_np, delta_i), key="lab_tests")
             if a_all is None and state["all_tests"]:
                 st.caption(f"|Y| = {test.outputs} > 12: only the optimal boundary is drawn.")
             ui.csv_download(tables["bcdp_tradeoff"], "bcdp_tradeoff.csv", "dl_lab_tests")

@@ -156,14 +156,14 @@ def test_tradeoff_curve_orders_outputs_by_log_likelihood_ratio():
     """p1/p0 overflowed for a denormal p0 (every such output tied at inf); the lab figure then
     called exp(δ) with δ ≈ 737 (OverflowError) for Example 1 at a = 1e-320."""
     from hetdp_core.bcdp_exact import tradeoff_curve
-    from hetdp_ui.lab_figures import tradeoff_figure
+    from hetdp_ui.lab_figures import hypothesis_tests_figure
 
     p0 = np.array([1e-310, 1e-320, 1.0 - 1e-310])  # ratios 2.5e309 and 5e319: both inf in linear space
     p1 = np.array([0.25, 0.5, 0.25])
     alpha, beta = tradeoff_curve(p0, p1)
     assert np.all(np.diff(alpha) >= 0) and np.all(np.diff(beta) <= 0)
     assert beta[1] == pytest.approx(0.5) and beta[2] == pytest.approx(0.25)  # largest ratio first
-    assert len(tradeoff_figure(None, None, alpha, beta, 737.0).data) == 4
+    assert len(hypothesis_tests_figure(None, None, alpha, beta, 737.0).data) == 4
 
 
 def test_ball_lstsq_with_a_singular_matrix_and_b_in_its_range():
