@@ -27,7 +27,10 @@ def test_block_is_the_rendering_of_its_recorded_run(block):
     text = tables.RENDER[block]()
     assert text is not None, f"no recorded run feeds block {block!r}: run its tool (benchmarks/tables.py)"
     shown = tables.block_re(block).search(DOC).group(2)
-    assert shown == text, f"docs/benchmarks.md's block {block!r} is not what its recorded run renders (hand edit?)"
+    assert shown == text, (
+        f"docs/benchmarks.md's block {block!r} is not what its recorded run renders: a hand edit, or a change of "
+        "benchmarks/tables.py or of a page title without `python -m benchmarks.tables`"
+    )
     assert "| ---" not in shown and shown.count("|---|") >= 1  # a Markdown table
 
 
