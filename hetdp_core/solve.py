@@ -38,6 +38,7 @@ __all__ = [
     "TARGET_MIN",
     "TARGET_MAX",
     "METRICS",
+    "LinkedAnswer",
     "MechanismSolution",
     "MechanismSolutions",
     "solve_mechanisms",
@@ -51,8 +52,16 @@ TARGET_MIN, TARGET_MAX = 1e-6, 1e6
 SCALE_RANGE = (1e-3, 1e3)
 
 
+class LinkedAnswer:
+    """A solver's answer that a link opens: ``hetdp solve --json`` prints its fields and the link."""
+
+    def as_json(self, link: str) -> dict:
+        """The answer as ``hetdp solve --json`` prints it, with the link that opens it."""
+        return {**dataclasses.asdict(self), "link": link}
+
+
 @dataclass(frozen=True)
-class Solution:
+class Solution(LinkedAnswer):
     """The most private scaling that meets the target, its simulated error and the fresh check.
 
     ``scale`` is the answer (its levels ``eps`` and ``delta`` rounded to 3 significant digits, as the
@@ -87,10 +96,6 @@ class Solution:
 
     def rows(self) -> list[dict]:
         return [dataclasses.asdict(self)]
-
-    def as_json(self, link: str) -> dict:
-        """The answer as ``hetdp solve --json`` prints it, with the link that opens it."""
-        return {**dataclasses.asdict(self), "link": link}
 
     def text(self, link: str) -> str:
         """The answer in words, as ``hetdp solve`` prints it."""

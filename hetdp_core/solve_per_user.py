@@ -5,14 +5,13 @@ the chosen algorithm meets an accuracy target, with a 95 % interval and a fresh 
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
 from ._doc import document
 from ._validate import InputError, check_real
-from .solve import TARGET_MAX, TARGET_MIN, _interval, _smallest_meeting
+from .solve import TARGET_MAX, TARGET_MIN, LinkedAnswer, _interval, _smallest_meeting
 
 __all__ = ["SOLVE_TRIALS", "REFINE_TRIALS", "PRECISION", "PerUserSolution", "solve_per_user"]
 
@@ -30,7 +29,7 @@ PRECISION = 0.05
 
 
 @dataclass(frozen=True)
-class PerUserSolution:
+class PerUserSolution(LinkedAnswer):
     algorithm: str
     metric: str
     target: float
@@ -46,10 +45,6 @@ class PerUserSolution:
     scale_high: float = float("nan")
     precision: float = float("nan")  # half-width of that interval relative to ``scale``
     trials_used: int = 0
-
-    def as_json(self, link: str) -> dict:
-        """The answer as ``hetdp solve --json`` prints it, with the link that opens it."""
-        return {**dataclasses.asdict(self), "link": link}
 
     def text(self, link: str) -> str:
         """The answer in words, as ``hetdp solve`` prints it."""

@@ -46,14 +46,12 @@ def _solve_risk(a, page, s) -> int:
     sol = page_setting_for_tpr(get(page), target_tpr=a.target_tpr, fpr=a.fpr)
     solved = dataclasses.replace(s, **{sol["field"]: sol["value"]})
     link = f"/{page}?{solved.query_string()}"
-    if a.json:
-        print(_dump({**sol, "target_tpr": a.target_tpr, "fpr": a.fpr, "link": link}))
-    else:
-        print(
-            f"{sol['label']} = {sol['value']:g}: an attack is caught at most {100 * sol['tpr']:.3g} % of the time at "
-            f"FPR {100 * a.fpr:g} % (target {100 * a.target_tpr:g} %)" + (f"; {sol['note']}" if sol["note"] else "")
-        )
-        print(f"link: {link}")
+    note = f"; {sol['note']}" if sol["note"] else ""
+    text = (
+        f"{sol['label']} = {sol['value']:g}: an attack is caught at most {100 * sol['tpr']:.3g} % of the time at "
+        f"FPR {100 * a.fpr:g} % (target {100 * a.target_tpr:g} %){note}\nlink: {link}"
+    )
+    print(_dump({**sol, "target_tpr": a.target_tpr, "fpr": a.fpr, "link": link}) if a.json else text)
     return 0
 
 
