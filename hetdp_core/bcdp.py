@@ -46,6 +46,10 @@ __all__ = [
 GUARANTEE_TOL = 1e-9
 
 
+#: a finite demand (Corollary 1's sensitive features: +∞ has no bound)
+_FINITE_DEMAND = DEMAND.narrow(finite=True)
+
+
 def heuristic_zeta(q: float) -> float:
     """The paper's heuristic ζ = (1 + q)/2 (Appendix B.3)."""
     q = check_real("q", q, lo=0.0, hi=1.0, what=" (correlation bound of Assumption 1)")
@@ -313,7 +317,7 @@ def corollary1_bound(*, d: int, k: int, delta: float, eps: float, q: float, n: i
     n = check_int("n", n, lo=1, what=" (number of users)")
     if not (1 <= k < d):
         raise InputError(f"k must satisfy 1 <= k < d (number of sensitive features); got k={k}, d={d}.")
-    delta = DEMAND.narrow(finite=True).check("delta", delta)
+    delta = _FINITE_DEMAND.check("delta", delta)
     eps = EPS.check("eps", eps)
     if not eps > 2 * delta:
         raise InputError(

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._doc import document
-from ._validate import MAX_EPS, MIN_EPS, InputError, check_int, check_real
+from ._validate import MAX_EPS, MIN_EPS, InputError, _interval_text, check_int, check_real
 
 __all__ = [
     "MAX_QUERY_VALUE",
@@ -176,7 +176,7 @@ class Interval(Constraint):
 
     def text(self) -> str:
         """The interval in mathematical notation, e.g. ``(0, 1)``."""
-        return _range_text(self.lo, self.hi, self.lo_open, self.hi_open)
+        return _interval_text(self.lo, self.hi, self.lo_open, self.hi_open, self.allow_inf)
 
     def check(self, name: str, value: Any, *, what: str = "") -> float | int:
         """Validate a core function's argument against this constraint; returns it as a float (an int
@@ -328,14 +328,8 @@ def _what(name: str, spec: Spec) -> str:
     return f"{name} ({spec.label})" if spec.label and spec.label != name else name
 
 
-def _range_text(lo, hi, lo_open: bool, hi_open: bool) -> str:
-    left = "(" if lo is None or lo_open else "["
-    right = ")" if hi is None or hi_open else "]"
-    return f"{left}{'-inf' if lo is None else f'{lo:g}'}, {'inf' if hi is None else f'{hi:g}'}{right}"
-
-
 def _range(spec: Spec) -> str:
-    return _range_text(spec.lo, spec.hi, spec.lo_open, spec.hi_open)
+    return _interval_text(spec.lo, spec.hi, spec.lo_open, spec.hi_open, spec.allow_inf)
 
 
 def _outside(spec: Spec, v: float) -> bool:

@@ -72,8 +72,12 @@ __all__ = [
 MECHANISMS = ("laplace", "gaussian", "mnm")
 
 
-def _eps(eps, hi: float = 100.0) -> float:
-    return EPS.narrow(hi=hi).check("eps", eps, what=" (privacy level ε)")
+#: the privacy levels the mechanism functions accept (the shared ε, up to 100)
+_MECHANISM_EPS = EPS.narrow(hi=100.0)
+
+
+def _eps(eps) -> float:
+    return _MECHANISM_EPS.check("eps", eps, what=" (privacy level ε)")
 
 
 def _delta(delta) -> float:

@@ -330,16 +330,12 @@ def with_meaning(result: Result, prior: float | None = None) -> Result:
     read as an attacker's worst-case posterior from ``prior`` (default: the scenario's ``prior``);
     no table when the page states no level (:func:`hetdp_core.meaning.meaning_table`)."""
     from .meaning import meaning_table
-    from .registry import hook
 
-    levels = hook(page_module(result.scenario), "levels")
+    levels = levels_of(result)
     tables = {k: v for k, v in result.tables_.items() if k != "privacy_meaning"}
-    if levels is not None:
-        table = meaning_table(
-            levels(result), prior=result.scenario.prior if prior is None else prior, fpr=result.scenario.fpr
-        )
-        if not table.empty:
-            tables["privacy_meaning"] = table
+    if levels:
+        prior = result.scenario.prior if prior is None else prior
+        tables["privacy_meaning"] = meaning_table(levels, prior=prior, fpr=result.scenario.fpr)
     return dataclasses.replace(result, tables_=tables)
 
 

@@ -17,7 +17,7 @@ with ui.page_shell(ml) as page:
         the bounded-Laplace domain widens to hold the sensitivity, q stays in it, Example 8's m stays
         below n — and a note says what moved."""
         ss, k = st.session_state, state.key
-        names = ("bl_lower", "bl_upper", "bl_q", "sens", "n", "m", "med_n")
+        names = tuple(ml.SCENARIO.specs())  # the rules read the fields they bound
         values, notes = adapt(ml.SCENARIO.RULES, {n: ss[k(n)] for n in names})
         if notes:
             for n in names:
