@@ -71,7 +71,7 @@ serve: $(STAMP) nginx
 
 # development: reload pages when a source file changes
 dev: $(STAMP)
-	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.fileWatcherType auto --server.runOnSave true \
+	$(PY) -m hetdp_ui.launch run app.py --server.port $(PORT) --server.fileWatcherType auto --server.runOnSave true \
 	  --client.showErrorDetails full
 
 # two worker processes (pytest-xdist), a test file stays on one worker (its module fixtures, e.g. a

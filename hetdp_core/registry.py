@@ -1,15 +1,16 @@
 """The registry of the app's pages: one declaration per page, from which everything else derives.
 
-A page is a scenario module (``hetdp_core/scenarios/<name>.py``) that satisfies :class:`ScenarioPage`:
+A page is a scenario module (``hetdp_core/scenarios/<slug>.py``) that satisfies :class:`ScenarioPage`:
 its scenario class, its one ``run``, its presets and its question in plain words, and one
-:class:`PageSpec` — URL path, title, icon, a one-line summary, its documentation topic, the
-session-key prefix of its widgets, its page file, whether it accepts an upload, which accuracy
-solver it offers, its report's key tables and figures. Navigation, the home
-page, ``hetdp run``/``report``/``solve``, the documentation links, the load benchmark and the tests
-read this registry; none of them keeps its own list of pages.
+:class:`PageSpec` — URL path, title, icon, a one-line summary, the session-key prefix of its widgets,
+whether it accepts an upload, which accuracy solver it offers, its report's key tables — plus one
+folder ``pages/<slug>/`` with what the page shows (``page.py``, ``figures.py``, ``guide.md``; see
+:mod:`hetdp_ui.folders`). Navigation, the home page, ``hetdp run``/``report``/``solve``, the
+documentation, the load benchmark and the tests read this registry; none of them keeps its own list
+of pages.
 
-Adding a page = its scenario module + its page file + its documentation topic (``docs/<doc>.md``);
-docs/contributing.md walks through it and tests/test_contributing.py follows that walk-through.
+Adding a page = its scenario module + its folder; docs/contributing.md walks through it and
+tests/test_contributing.py follows that walk-through.
 Modules in the ``scenarios`` package are found by :func:`discover`; :func:`register` adds a module
 from elsewhere (a plugin, or a test).
 """
@@ -37,23 +38,24 @@ class PageSpec:
     ``url`` the URL path (``Feature_privacy``; ``hetdp run`` accepts any case and ``-``);
     ``title`` the menu and report title; ``icon`` a Material icon name (``:material/tune:``);
     ``summary`` its question in one or two plain sentences (home page; the page itself and its
-    report show the module's longer ``QUESTION``); ``doc`` its documentation
-    topic (``docs/<doc>.md``; default: the URL path in lower case with ``-``); ``key_prefix`` the prefix
-    of its widgets' session keys; ``file`` its page script relative to the app root (default
-    ``pages/<order>_<url>.py``); ``order`` its place in the menu; ``upload`` whether its
+    report show the module's longer ``QUESTION``); ``key_prefix`` the prefix
+    of its widgets' session keys; ``order`` its place in the menu; ``upload`` whether its
     run accepts an uploaded CSV; ``solver`` its accuracy solver as ``"module:function"`` (None: none) — a
     function ``(scenario, *, target, …)`` whose other keywords are among ``metric``, ``statistic``,
     ``algorithm``, returning an answer with ``text(link)``, ``as_json(link)`` and ``meets_target``;
     ``fast_query`` a cheap query of the page, used by the load tool and the tests;
     ``example_query`` a non-default view (small enough for the test suite) that exercises the
     page's options, used by the page ↔ CLI agreement test; ``key_tables`` the tables a report shows
-    as the key results; ``figures`` where the report's figures are built, as ``"module:function"``
-    (a name, so the core does not import the figure layer); ``risk_field`` the scenario field that
+    as the key results; ``risk_field`` the scenario field that
     "solve from a target risk" sets (None: the page has no single privacy setting) and ``risk_kind``
     what it is ("eps": an ε-DP level; "zcdp": the ρ of ρ-zCDP Gaussian noise); ``text_view`` the query
     of a view that shows the page's text inputs (typed lists), which the fuzz test types malformed
     text into (None: the page has no text input in any view); ``sources`` the keys of the works the
-    page is built on (:data:`hetdp_core.sources.SOURCES`)."""
+    page is built on (:data:`hetdp_core.sources.SOURCES`).
+
+    Its one name is :attr:`slug`, the URL path in lower case: the scenario module
+    ``hetdp_core/scenarios/<slug>.py``, the page's folder ``pages/<slug>/`` (``page.py``, ``figures.py``,
+    ``guide.md``: :mod:`hetdp_ui.folders`), its documentation topic and ``hetdp run <slug>``."""
 
     url: str
     title: str
@@ -61,14 +63,11 @@ class PageSpec:
     summary: str
     key_prefix: str
     order: int
-    doc: str = ""
-    file: str = ""
     upload: bool = False
     solver: str | None = None
     fast_query: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     example_query: str = ""
     key_tables: tuple[str, ...] = ()
-    figures: str | None = None
     risk_field: str | None = None
     risk_kind: str = "eps"
     text_view: Mapping[str, str] | None = None
@@ -82,12 +81,18 @@ class PageSpec:
         object.__setattr__(self, "fast_query", MappingProxyType(dict(self.fast_query)))
         if self.text_view is not None:
             object.__setattr__(self, "text_view", MappingProxyType(dict(self.text_view)))
-        if not self.doc:  # docs/feature-privacy.md for Feature_privacy
-            object.__setattr__(self, "doc", self.url.lower().replace("_", "-"))
-        if not self.file:  # pages/1_Feature_privacy.py: the menu order, then the URL path
-            object.__setattr__(self, "file", f"pages/{self.order}_{self.url}.py")
         if self.risk_kind not in ("eps", "zcdp"):
             raise InputError(f"PageSpec.risk_kind must be 'eps' or 'zcdp'; got {self.risk_kind!r}.")
+
+    @property
+    def slug(self) -> str:
+        """The page's one name: its URL path in lower case (``feature_privacy``)."""
+        return self.url.lower()
+
+    @property
+    def file(self) -> str:
+        """Its page script relative to the app root: ``pages/<slug>/page.py``."""
+        return f"pages/{self.slug}/page.py"
 
 
 @runtime_checkable

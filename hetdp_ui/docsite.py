@@ -1,6 +1,7 @@
-"""The documentation site: ``docs/*.md`` (the same Markdown the app's Documentation page shows) plus
-pages generated here — the index of pages from the registry, the command-line reference from the
-parser, the API reference from the core's docstrings — built by MkDocs with the Material theme.
+"""The documentation site: each page's guide (``pages/<slug>/guide.md``) and ``docs/*.md`` (the same
+Markdown the app's Documentation page shows) plus pages generated here — the index of pages from the
+registry, the command-line reference from the parser, the API reference from the core's docstrings —
+built by MkDocs with the Material theme.
 
 ``python -m hetdp_ui.docsite [--out DIR]`` (``make docs``) writes a static site that opens from disk
 without a server or the internet (relative links, no web fonts, no script from elsewhere, formulas
@@ -63,7 +64,7 @@ def index_block() -> str:
     from hetdp_core.registry import specs
     from hetdp_ui.nav import OTHER_DOCS
 
-    rows = "\n".join(f"| [{s.title}]({s.doc}.md) | {s.summary} | `/{s.url}` |" for s in specs())
+    rows = "\n".join(f"| [{s.title}]({s.slug}.md) | {s.summary} | `/{s.url}` |" for s in specs())
     other = "\n".join(f"- [{title}]({name}.md)" for name, title in OTHER_DOCS.items())
     return f"## Pages\n\n| page | its question | in the app |\n|---|---|---|\n{rows}\n\n## Other topics\n\n{other}\n"
 
@@ -143,7 +144,7 @@ def config(src: Path) -> str:
     from hetdp_core.registry import specs
     from hetdp_ui.nav import OTHER_DOCS
 
-    pages = "\n".join(f"      - '{s.title}': {s.doc}.md" for s in specs())
+    pages = "\n".join(f"      - '{s.title}': {s.slug}.md" for s in specs())
     guides = "\n".join(f"      - '{t}': {n}.md" for n, t in OTHER_DOCS.items())
     api = "\n".join(f"      - {m}: api/{m}.md" for m in api_modules())
     return f"""site_name: hetdp — privacy that is not one number
@@ -195,9 +196,15 @@ validation:
 
 
 def stage(src: Path) -> Path:
-    """Write the site's sources into ``src``: docs/*.md as they are, the generated pages, mkdocs.yml."""
+    """Write the site's sources into ``src``: each page's guide as ``<slug>.md``, docs/*.md as they are, the
+    generated pages, mkdocs.yml."""
+    from hetdp_core.registry import specs
+    from hetdp_ui.folders import guide_file
+
     md = src / "md"
     (md / "api").mkdir(parents=True)
+    for s in specs():
+        shutil.copy(guide_file(s.url), md / f"{s.slug}.md")
     for f in DOCS.glob("*.md"):
         if f.name != "README.md":
             shutil.copy(f, md / f.name)

@@ -1,4 +1,5 @@
-"""Plotly figure builders shared by the pages and ``hetdp reproduce`` (no Streamlit here)."""
+"""Plotly figure builders shared by several pages and ``hetdp reproduce`` (no Streamlit here); a page's
+own figures live in its folder (``pages/<slug>/figures.py``, :mod:`hetdp_ui.folders`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
-from .theme import GREY, METHOD_STYLES, OKABE_ITO, add_band, add_line, styled
+from .theme import COLORWAY, GREY, METHOD_STYLES, OKABE_ITO, add_band, add_line, styled
 
 COLORS = {m: METHOD_STYLES[m].color for m in ("M_mean (BCDP)", "min-δ LDP")}
 AXIS_TITLES = {
@@ -172,55 +173,6 @@ def mse_sweep_figure(
 
 
 @memo_figure
-def c_vector_figure(
-    names: list[str], delta: np.ndarray, c: np.ndarray, guaranteed: np.ndarray, eps: float, plan_a: tuple | None = None
-) -> go.Figure:
-    """Per-feature demand δ, allocation c and guaranteed δ' as grouped bars (user order).
-    ``plan_a`` = (names, c, guaranteed) of a pinned scenario: open markers over the bars."""
-    shown = np.minimum(delta, eps * 1.5)
-    fig = go.Figure()
-    fig.add_bar(x=names, y=shown, name="demanded δ (∞ shown at 1.5ε)", marker_color="#bbbbbb")
-    fig.add_bar(x=names, y=guaranteed, name="guaranteed δ'", marker_color=OKABE_ITO["green"])
-    fig.add_bar(x=names, y=c, name="budget spent on the feature (c_i)", marker_color=OKABE_ITO["blue"])
-    fig.add_hline(y=eps, line_dash="dash", annotation_text="ε (global LDP)", line_color=OKABE_ITO["vermillion"])
-    if plan_a is not None:
-        a_names, a_c, a_g = plan_a
-        for y, name, symbol, color in (
-            (a_g, "plan A: guaranteed δ'", "diamond-open", "green"),
-            (a_c, "plan A: allocated c", "circle-open", "blue"),
-        ):
-            marker = {"symbol": symbol, "size": 11, "color": OKABE_ITO[color], "line": {"width": 2}}
-            fig.add_trace(go.Scatter(x=list(a_names), y=y, mode="markers", name=name, marker=marker))
-    return styled(fig, None, "privacy level", barmode="group", legend={"orientation": "h", "y": -0.2}, margin={"t": 10})
-
-
-@memo_figure
-def stage_schematic_figure(names_sorted: list[str], stages: list) -> go.Figure:
-    """Heatmap: stage k (rows) × feature (columns, most private first), coloured by level Δ_k."""
-    d = len(names_sorted)
-    z = np.full((len(stages), d), np.nan)
-    text = [["" for _ in range(d)] for _ in stages]
-    for r, st in enumerate(stages):
-        z[r, st.start :] = st.level
-        for j in range(st.start, d):
-            text[r][j] = f"{st.level:.3g}"
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=names_sorted,
-            y=[f"stage {st.k} (m={st.dims})" for st in stages],
-            text=text,
-            texttemplate="%{text}",
-            colorscale="Blues",
-            colorbar={"title": "Δ_k"},
-            hovertemplate="%{y}, %{x}: Δ=%{z:.4g}<extra></extra>",
-        )
-    )
-    fig.update_yaxes(autorange="reversed")
-    return styled(fig, "features (most private first)", margin={"t": 10}, height=max(220, 40 * len(stages) + 120))
-
-
-@memo_figure
 def line_figure(
     table: pd.DataFrame, *, x: str, ys: dict[str, str], x_title: str, y_title: str, log_x=False, log_y=False
 ):
@@ -230,3 +182,56 @@ def line_figure(
     for column, name in ys.items():
         fig.add_trace(go.Scatter(x=table[x], y=table[column], mode="lines+markers", name=name))
     return styled(fig, x_title, y_title, log_x=log_x, log_y=log_y, legend={"orientation": "h", "y": -0.25})
+
+
+#: colours by row (plan A and plan B match): the shared colour-blind-safe palette (hetdp_ui/theme.py)
+_PALETTE = tuple(COLORWAY)
+
+
+@memo_figure
+def quantile_dotplot_figure(quantiles, title: str = "") -> go.Figure:
+    """Quantile dotplot (one row per mechanism): each dot is one of 20 equally likely released
+    values; dots that fall in the same bin are stacked; the dashed line is the true value."""
+    fig = go.Figure()
+    mechs = list(dict.fromkeys(quantiles["mechanism"]))
+    vals = quantiles["released value"].to_numpy(float)
+    lo, hi = float(vals.min()), float(vals.max())
+    width = (hi - lo) / 30 if hi > lo else 1.0
+    for row, m in enumerate(mechs):
+        v = np.sort(quantiles.loc[quantiles["mechanism"] == m, "released value"].to_numpy(float))
+        bins = np.floor((v - lo) / width)
+        stack = np.array([np.sum(bins[:i] == b) for i, b in enumerate(bins)])
+        fig.add_trace(
+            go.Scatter(
+                x=lo + (bins + 0.5) * width,
+                y=row + 0.12 * stack,
+                mode="markers",
+                marker={"size": 9, "color": _PALETTE[row % len(_PALETTE)]},
+                name=m,
+                customdata=v,
+                hovertemplate=f"{m}: %{{customdata:.4g}}<extra></extra>",
+            )
+        )
+    truth = quantiles.groupby("mechanism", sort=False)["true value"].first().reindex(mechs).to_numpy(float)
+    if np.allclose(truth, truth[0]):
+        fig.add_vline(x=float(truth[0]), line_dash="dash", annotation_text="true value")
+    else:  # one true value per row (e.g. per bin)
+        fig.add_trace(
+            go.Scatter(
+                x=truth,
+                y=np.arange(len(mechs)) - 0.15,
+                mode="markers",
+                name="true value",
+                marker={"symbol": "triangle-up", "size": 11, "color": "#222222"},
+                hovertemplate="true value %{x:.4g}<extra></extra>",
+            )
+        )
+    return styled(
+        fig,
+        "released value",
+        yaxis={"tickvals": list(range(len(mechs))), "ticktext": mechs, "range": [-0.5, len(mechs) + 0.2]},
+        showlegend=False,
+        margin={"t": 40 if title else 10},
+        height=120 + 70 * len(mechs),
+        title=title or None,
+    )

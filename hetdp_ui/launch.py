@@ -27,10 +27,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def page_imports(root: Path = ROOT) -> list[str]:
-    """Modules that ``root/app.py`` and ``root/pages/*.py`` import at their top level, in first-seen
-    order; ``from package import name`` contributes ``package.name`` when that is a module."""
+    """Modules that ``root/app.py`` and the pages' Python files (``root/pages/*.py``, and ``page.py`` and
+    ``figures.py`` in each page's folder) import at their top level, in first-seen order;
+    ``from package import name`` contributes ``package.name`` when that is a module."""
     found: dict[str, None] = {}
-    scripts = [root / "app.py", *sorted((root / "pages").glob("*.py"))]
+    scripts = [root / "app.py", *sorted((root / "pages").glob("*.py")), *sorted((root / "pages").glob("*/*.py"))]
     for path in (p for p in scripts if p.is_file()):
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             if isinstance(node, ast.Import):
@@ -75,10 +76,27 @@ def warm_up(root: Path = ROOT) -> list[str]:
 
     fig = styled(go.Figure(go.Scatter(x=[0.0, 1.0], y=[0.0, 1.0])))
     pio.to_json(fig, validate=False)
+    from hetdp_ui.folders import figures
     from hetdp_ui.nav import pages
 
-    pages()  # the registry: every page's scenario module
+    for _, _, url, _, _ in pages():  # the registry: every page's scenario module, and its folder's figures
+        figures(url)
     return modules
+
+
+def route_with_navigation_only() -> None:
+    """Tell Streamlit, before the port opens, that ``app.py`` routes every page with ``st.navigation``.
+
+    Streamlit treats a ``pages/`` folder next to the main script as an old-style pages directory (its
+    top-level ``*.py`` files are the pages) until some session has run ``st.navigation``; it then
+    ignores the folder for good (``PagesManager.uses_pages_directory``, set to False by
+    ``st.navigation``). A scenario page lives in a folder (``pages/<slug>/page.py``), which the
+    old-style lookup does not see, so a deep link opened first after a start would be "page not
+    found". Setting the flag the way ``st.navigation`` does makes the first visitor's deep link route
+    like every later one (tests/test_serving.py opens every page first on fresh servers)."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    PagesManager.uses_pages_directory = False
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     # ``run <script>``: the pages are next to the script (a checkout's app.py, or an install's hetdp_app)
     root = Path(args[1]).resolve().parent if len(args) > 1 and args[0] == "run" else ROOT
     warm_up(root)
+    route_with_navigation_only()
     from streamlit.web import cli
 
     return cli.main.main(args=args, prog_name="streamlit", standalone_mode=True)

@@ -1,9 +1,10 @@
 """One registry of the app's pages and a sidebar menu that looks the same however a page is reached.
 
-Streamlit ignores the legacy ``pages/`` directory only after some session has run ``st.navigation``
-in app.py; the first deep link after a server start runs the page file directly with file-derived
-labels. So Streamlit's own menu is hidden (``position="hidden"``) and every page draws this menu,
-whose links work in both modes (the url paths equal the file-derived ones).
+app.py routes every page with ``st.navigation`` (each scenario page's script is
+``pages/<slug>/page.py``, :mod:`hetdp_ui.folders`; the servers tell Streamlit so before the port opens,
+:func:`hetdp_ui.launch.route_with_navigation_only`). Streamlit's own menu is hidden
+(``position="hidden"``) and every page draws this menu, whose links also work where a page script is
+run on its own (AppTest).
 """
 
 from __future__ import annotations
@@ -116,7 +117,8 @@ def sidebar_nav() -> None:
         st.divider()
 
 
-#: documentation topics that are not a page's (docs/<name>.md): name → title
+#: documentation topics that are not a page's (docs/<name>.md): name → title; a page's topic is its slug
+#: and its guide is pages/<slug>/guide.md
 OTHER_DOCS = {
     "release-ledger": "Release ledger",
     "meetings": "Using hetdp in a meeting",
@@ -135,17 +137,34 @@ OTHER_DOCS = {
 
 
 def docs() -> dict[str, str]:
-    """Every documentation topic in menu order: each page's (from the registry), then the others."""
+    """Every documentation topic in menu order: each page's (its slug, from the registry), then the others."""
     from hetdp_core.registry import specs
 
-    return {**{s.doc: s.title for s in specs()}, **OTHER_DOCS}
+    return {**{s.slug: s.title for s in specs()}, **OTHER_DOCS}
 
 
 def page_doc(url: str) -> str | None:
     """The documentation topic of a scenario page (None for other names)."""
     from hetdp_core.registry import specs
 
-    return next((s.doc for s in specs() if s.url == url), None)
+    return next((s.slug for s in specs() if s.url == url), None)
+
+
+def topic_name(raw: str) -> str | None:
+    """The topic a ``?topic=`` value names, or None: a topic's own name, or a page's guide by its older name
+    (``feature-privacy``, before the page's guide moved into its folder as ``feature_privacy``)."""
+    topics = docs()
+    if raw in topics:
+        return raw
+    slug = raw.replace("-", "_").lower()
+    return slug if slug in topics and slug not in OTHER_DOCS else None
+
+
+def doc_file(topic: str):
+    """The Markdown file of a topic: a page's ``pages/<slug>/guide.md``, else ``docs/<topic>.md``."""
+    from hetdp_ui.folders import app_root, guide_file
+
+    return guide_file(topic) if topic not in OTHER_DOCS else app_root() / "docs" / f"{topic}.md"
 
 
 def doc_link(topic: str, label: str = "Full notes: formulas, corrections to the papers, how it is tested") -> None:

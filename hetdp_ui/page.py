@@ -5,7 +5,7 @@
     with page_shell(module) as page:      # title, question, state from the URL, lesson panel, presets
         page.state.slider("eps")          # widgets (bounds and labels from the scenario's fields)
         result = page.run()              # URL written back, the scenario built and run, 'In short'
-        ...                              # figures from result
+        page.chart("mse")                # its figures, declared in pages/<slug>/figures.py
         page.meaning_and_report()        # where the page wants them (else added on leaving)
 
 :func:`start_page`, :func:`run_page` and :func:`meaning_and_report` are the steps the shell takes;
@@ -22,9 +22,10 @@ from hetdp_core.scenario import MAX_PIN_LENGTH, InputError, Scenario, in_short
 from hetdp_ui.execution import run_scenario, runs
 from hetdp_ui.exports import report_button
 from hetdp_ui.figcache import by_identity
+from hetdp_ui.folders import figure
 from hetdp_ui.panels import meaning_panel, plan_table, question
 from hetdp_ui.state import ScenarioState
-from hetdp_ui.widgets import show_input_error
+from hetdp_ui.widgets import chart, show_input_error
 
 
 def pin_section(key: str, current: str, load, *, what: str, noun: str, help: str):
@@ -160,6 +161,16 @@ class PageShell:
         if part in self._shown:
             raise RuntimeError(f"{self.module.__name__}: the {part} is shown once")
         self._shown.add(part)
+
+    def chart(self, name: str, *, result=None, key: str | None = None, **options) -> None:
+        """Draw the page's figure ``name``, declared once in its folder's ``figures.py`` (the list its report
+        draws too), for this view's result or another (``result``: plan A's), with the page's ``options``
+        (what to draw, a plan A to overlay). Its chart key is ``<key prefix>_<name>`` unless ``key``."""
+        if self.result is None:
+            raise RuntimeError(f"{self.module.__name__}: a figure needs page.run() first")
+        res = self.result if result is None else result
+        fig = figure(self.module, name).build(res.scenario, res, **options)
+        chart(fig, key=key or f"{self.module.PAGE_SPEC.key_prefix}_{name}")
 
     def meaning_panel(self, **meaning) -> None:
         """What the page's levels mean for a person (:func:`hetdp_ui.panels.meaning_panel`)."""

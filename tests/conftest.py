@@ -8,6 +8,15 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def page_path(page: str) -> Path:
+    """The script of a page by its URL path: a scenario page's ``pages/<slug>/page.py`` (its folder), or a
+    tool page's ``pages/<n>_<Url>.py``."""
+    script = ROOT / "pages" / page.lower() / "page.py"
+    return script if script.is_file() else next((ROOT / "pages").glob(f"*_{page}.py"))
+
+
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
 settings.register_profile("hetdp", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

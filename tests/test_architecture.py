@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, page_path
 
 from hetdp_core.registry import pages
 
@@ -43,9 +43,21 @@ def test_core_imports_no_ui(path):
     assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
 
 
+#: the page scripts: the tool pages (pages/<n>_<Url>.py) and each scenario page's folder's page.py
+PAGE_SCRIPTS = sorted([*(ROOT / "pages").glob("*.py"), *(ROOT / "pages").glob("*/page.py")])
+#: each page folder's figures: Streamlit-free plotly builders, like hetdp_ui's
+PAGE_FIGURES = sorted((ROOT / "pages").glob("*/figures.py"))
+
+
 @pytest.mark.parametrize("name", STREAMLIT_FREE_UI)
 def test_figures_and_cli_are_streamlit_free(name):
     assert "streamlit" not in imports(ROOT / "hetdp_ui" / name)
+
+
+@pytest.mark.parametrize("path", PAGE_FIGURES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_page_folders_figures_are_streamlit_free(path):
+    """A page's figures.py draws from a result with plotly and hetdp_ui's shared builders, never Streamlit."""
+    assert "streamlit" not in imports(path)
 
 
 def test_every_page_has_a_scenario_and_run():
@@ -53,8 +65,10 @@ def test_every_page_has_a_scenario_and_run():
     from hetdp_core.scenarios import get, pages
     from hetdp_ui.nav import TOOLS
 
-    page_files = {p.stem.split("_", 1)[1] for p in (ROOT / "pages").glob("*.py")}
-    assert page_files == set(pages()) | {u for _, _, u, _, _ in TOOLS}  # scenario pages + Lessons, Docs
+    tools = {p.stem.split("_", 1)[1] for p in (ROOT / "pages").glob("*.py")}
+    folders = {p.name for p in (ROOT / "pages").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert tools == {u for _, _, u, _, _ in TOOLS}  # Lessons, Docs, Release ledger, Class
+    assert folders == {get(page).PAGE_SPEC.slug for page in pages()}  # one folder per scenario page
     for page in pages():
         mod = get(page)
         assert issubclass(mod.SCENARIO, Scenario) and mod.SCENARIO.PAGE == page
@@ -67,7 +81,7 @@ def test_every_page_has_a_scenario_and_run():
 
 def test_pages_catch_only_the_input_error_type():
     """A page never catches ValueError/TypeError/Exception broadly: a bug must fail a test."""
-    for page in (ROOT / "pages").glob("*.py"):
+    for page in PAGE_SCRIPTS:
         text = page.read_text()
         for bad in ("except ValueError", "except (ValueError", "except TypeError", "except Exception", "except:"):
             assert bad not in text, f"{page.name}: {bad}"
@@ -90,7 +104,7 @@ def test_renamed_parameters_keep_old_links_working(page, old, new, value):
     mod = get(page)
     assert getattr(mod.SCENARIO.from_query({old: str(value)}), new) == value
     assert getattr(mod.SCENARIO.from_query({old: "999", new: str(value)}), new) == value  # the new name wins
-    at = AppTest.from_file(str(next((ROOT / "pages").glob(f"*_{page}.py"))), default_timeout=180)
+    at = AppTest.from_file(str(page_path(page)), default_timeout=180)
     at.query_params[old] = str(value)
     at.run()
     assert not at.exception and not at.error
@@ -99,8 +113,8 @@ def test_renamed_parameters_keep_old_links_working(page, old, new, value):
 
 def test_pages_build_no_figures_themselves():
     """Pages hold widgets and layout only: figures come from the Streamlit-free builders."""
-    for page in (ROOT / "pages").glob("*.py"):
-        assert "plotly" not in imports(page), f"{page.name} imports plotly"
+    for page in PAGE_SCRIPTS:
+        assert "plotly" not in imports(page), f"{page.relative_to(ROOT)} imports plotly"
 
 
 def test_no_user_facing_text_points_outside_the_repository():
@@ -113,7 +127,8 @@ def test_no_user_facing_text_points_outside_the_repository():
     files = [
         ROOT / "app.py",
         ROOT / "README.md",
-        *ROOT.glob("pages/*.py"),
+        *ROOT.glob("pages/**/*.py"),
+        *ROOT.glob("pages/*/guide.md"),
         *ROOT.glob("hetdp_ui/**/*.py"),
         *ROOT.glob("hetdp_core/**/*.py"),
         *ROOT.glob("docs/**/*.md"),
@@ -152,7 +167,7 @@ def test_pages_take_widget_bounds_from_the_scenario_spec():
         return isinstance(n, ast.Constant) or (isinstance(n, ast.UnaryOp) and isinstance(n.operand, ast.Constant))
 
     offenders = []
-    for path in sorted((ROOT / "pages").glob("*.py")):
+    for path in PAGE_SCRIPTS:
         for node in ast.walk(ast.parse(path.read_text())):
             if (
                 isinstance(node, ast.Call)
@@ -258,7 +273,7 @@ ONE_SOURCE_NUMERICS = {
 def _product_sources():
     return [
         p
-        for p in [ROOT / "app.py", *ROOT.glob("pages/*.py"), *ROOT.glob("benchmarks/*.py")]
+        for p in [ROOT / "app.py", *ROOT.glob("pages/**/*.py"), *ROOT.glob("benchmarks/*.py")]
         + [*(ROOT / "hetdp_core").rglob("*.py"), *(ROOT / "hetdp_ui").rglob("*.py")]
         if "__pycache__" not in p.parts
     ]

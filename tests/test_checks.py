@@ -3,7 +3,7 @@ numerical failure with its inputs, never as a finding."""
 
 import numpy as np
 import pytest
-from conftest import ROOT
+from conftest import ROOT, page_path
 from streamlit.testing.v1 import AppTest
 
 from hetdp_core import bcdp, bcdp_exact, bcdp_sim, dpsgd, hetero, mechanisms, zcdp
@@ -57,7 +57,7 @@ def test_checks_catch_broken_values():
 
 
 def _page(name: str) -> AppTest:
-    return AppTest.from_file(str(next(PAGES.glob(f"*_{name}.py"))), default_timeout=120)
+    return AppTest.from_file(str(page_path(name)), default_timeout=120)
 
 
 def test_page_reports_a_broken_guarantee_as_a_numerical_failure(monkeypatch, forked_runs):

@@ -12,7 +12,7 @@ from hetdp_ui.classroom import db
 from hetdp_ui.classroom.store import ClassStore
 
 CLASS = str(ROOT / "pages" / "11_Class.py")
-FP = str(ROOT / "pages" / "1_Feature_privacy.py")
+FP = str(ROOT / "pages" / "feature_privacy" / "page.py")
 LESSON = "1-bcdp-feature-privacy"
 
 

@@ -101,7 +101,7 @@ def test_run_csv_and_reproduce_write_complete_files(tmp_path):
 
 def test_a_superscript_step_number_is_refused_with_a_warning():
     """'²'.isdigit() is true but int('²') fails: the step must be ASCII digits."""
-    at = AppTest.from_file(str(ROOT / "pages" / "1_Feature_privacy.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "pages" / "feature_privacy" / "page.py"), default_timeout=120)
     at.query_params.update({"lesson": "1-bcdp-feature-privacy", "step": "²", "trials": "5", "points": "0.1"})
     at.run()
     assert not at.exception
@@ -132,7 +132,7 @@ def test_one_limit_per_input_a_long_list_reopens_and_pins():
     points = ",".join(f"{0.0123456789012345678 + i * 0.01:.19f}" for i in range(30))
     q = {"mode": "Per-feature table", "table": table, "eps": "20", "trials": "5", "points": points, "n": "500"}
     assert len(urlencode(q)) > 2000
-    at = AppTest.from_file(str(ROOT / "pages" / "1_Feature_privacy.py"), default_timeout=180)
+    at = AppTest.from_file(str(ROOT / "pages" / "feature_privacy" / "page.py"), default_timeout=180)
     at.query_params.update({**q, "pin": urlencode(q)})
     at.run()
     assert not at.exception and not at.error
@@ -140,12 +140,12 @@ def test_one_limit_per_input_a_long_list_reopens_and_pins():
 
 
 def test_a_preset_label_never_stands_over_other_values():
-    at = AppTest.from_file(str(ROOT / "pages" / "1_Feature_privacy.py"), default_timeout=180)
+    at = AppTest.from_file(str(ROOT / "pages" / "feature_privacy" / "page.py"), default_timeout=180)
     at.query_params.update({"preset": "Figure 3", "n": "500", "eps": "0.05", "trials": "5", "points": "0.1"})
     at.run()
     assert not at.exception
     assert at.sidebar.selectbox[0].value == "Custom"
-    at2 = AppTest.from_file(str(ROOT / "pages" / "1_Feature_privacy.py"), default_timeout=180)
+    at2 = AppTest.from_file(str(ROOT / "pages" / "feature_privacy" / "page.py"), default_timeout=180)
     from hetdp_core.scenarios import get
 
     q = get("Feature_privacy").PRESETS["Figure 3"].to_query()

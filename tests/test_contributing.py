@@ -1,4 +1,5 @@
-"""docs/contributing.md's "Adding a page, step by step", followed literally: the three files it prints
+"""docs/contributing.md's "Adding a page, step by step", followed literally: the four files it prints
+(the core module and the page's folder)
 are written into a copy of the app, and the new page is then found everywhere the guide promises —
 the menu, the docs (app and site), `hetdp run/solve/report/notebook`, the fork server's preload list,
 the load tool and the page itself in AppTest — with no other file edited."""
@@ -36,13 +37,14 @@ CHECK = textwrap.dedent(
     root = Path.cwd()
     assert registry.__file__.startswith(str(root)), registry.__file__  # the copy, not the checkout
     assert "Coin_flip" in registry.pages(), list(registry.pages())
-    assert ("pages/12_Coin_flip.py", "Coin flip", "Coin_flip") == nav.pages()[-1][:3]  # the menu
-    assert nav.docs()["coin-flip"] == "Coin flip" and "(coin-flip.md)" in docsite.index_block()
+    assert ("pages/coin_flip/page.py", "Coin flip", "Coin_flip") == nav.pages()[-1][:3]  # the menu
+    assert nav.docs()["coin_flip"] == "Coin flip" and "(coin_flip.md)" in docsite.index_block()
+    assert nav.doc_file("coin_flip") == root / "pages" / "coin_flip" / "guide.md"
     assert "hetdp_core.scenarios.coin_flip" in limits.preload()
     assert main(["run", "coin-flip", "--query", "eps=2&trials=50", "--json"]) == 0
     assert main(["solve", "Coin_flip", "--target", "0.1"]) == 2  # no solver: one line, exit 2
     assert main(["report", "Coin_flip", "--query", "trials=50", "--out", "r.html"]) == 0
-    assert "Coin flip" in Path("r.html").read_text()
+    assert "Error of the estimated share against ε" in Path("r.html").read_text()  # the folder's figure
     assert main(["notebook", "Coin_flip", "--query", "trials=50", "--out", "n.ipynb"]) == 0
     assert json.loads(Path("n.ipynb").read_text())["cells"]
     sys.path.insert(0, str(root / "benchmarks"))
@@ -50,21 +52,26 @@ CHECK = textwrap.dedent(
     assert "Coin_flip" in load.PAGES, (load.__file__, load.PAGES)
 
     from streamlit.testing.v1 import AppTest
-    at = AppTest.from_file("pages/12_Coin_flip.py", default_timeout=120).run()
+    at = AppTest.from_file("pages/coin_flip/page.py", default_timeout=120).run()
     assert not at.exception and not at.error, (at.exception, at.error)
     assert at.title[0].value == "Coin flip" and "In short" in " ".join(m.value for m in at.markdown)
     at.slider(key="coin_eps").set_value(3.0).run()
     assert not at.exception and not at.error, (at.exception, at.error)
     assert at.query_params["eps"] in (["3"], "3"), dict(at.query_params)
-    assert len(at.get("plotly_chart")) == 1
+    assert len(at.get("plotly_chart")) == 1  # the folder's one figure
     print("FOUND EVERYWHERE")
     """
 )
 
 
-def test_the_guide_prints_three_files():
+def test_the_guide_prints_the_core_module_and_the_folder():
     files = steps()
-    assert list(files) == ["hetdp_core/scenarios/coin_flip.py", "pages/12_Coin_flip.py", "docs/coin-flip.md"]
+    assert list(files) == [
+        "hetdp_core/scenarios/coin_flip.py",
+        "pages/coin_flip/page.py",
+        "pages/coin_flip/figures.py",
+        "pages/coin_flip/guide.md",
+    ]
     assert "PAGE_SPEC = PageSpec(" in files["hetdp_core/scenarios/coin_flip.py"]
 
 
@@ -77,6 +84,7 @@ def test_following_the_guide_adds_a_page_everywhere(tmp_path):
     before = {p: p.read_bytes() for p in app.rglob("*") if p.is_file()}
     for path, text in steps().items():
         assert not (app / path).exists(), path
+        (app / path).parent.mkdir(parents=True, exist_ok=True)
         (app / path).write_text(text, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(app), "HETDP_DATA_DIR": str(tmp_path / "data")}
     done = subprocess.run([sys.executable, "-c", CHECK], cwd=app, env=env, capture_output=True, text=True, timeout=600)
@@ -94,5 +102,5 @@ def test_following_the_guide_adds_a_page_everywhere(tmp_path):
         timeout=600,
     )
     assert site.returncode == 0, site.stderr[-3000:]
-    assert 'href="coin-flip.html"' in (tmp_path / "site" / "index.html").read_text()
+    assert 'href="coin_flip.html"' in (tmp_path / "site" / "index.html").read_text()
     assert (tmp_path / "site" / "api" / "hetdp_core.scenarios.coin_flip.html").exists()

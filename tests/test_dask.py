@@ -7,7 +7,7 @@ import time
 
 import pandas as pd
 import pytest
-from conftest import ROOT, strict_json
+from conftest import page_path, strict_json
 from streamlit.testing.v1 import AppTest
 
 from hetdp_core.scenario import RunOptions
@@ -103,7 +103,7 @@ def test_cli_dask_local_equals_threads(capsys):
 
 
 def _page(page):
-    return AppTest.from_file(str(next((ROOT / "pages").glob(f"*_{page}.py"))), default_timeout=180)
+    return AppTest.from_file(str(page_path(page)), default_timeout=180)
 
 
 def test_app_uses_hetdp_dask_and_falls_back_with_a_message(monkeypatch, cluster):

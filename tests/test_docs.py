@@ -3,22 +3,25 @@
 import re
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, page_path
 from streamlit.testing.v1 import AppTest
 
 from hetdp_core.registry import pages, specs
-from hetdp_ui.nav import docs
+from hetdp_ui.nav import doc_file, docs
 
 DOCS = docs()
-PAGE_DOCS = {s.url: s.doc for s in specs()}
+PAGE_DOCS = {s.url: s.slug for s in specs()}
 PAGES = list(pages())
 
 DOCS_DIR = ROOT / "docs"
 
 
 def test_one_docs_page_per_topic_and_an_index():
+    """A page's guide is in its folder; the other topics are docs/*.md; the index lists them all."""
     files = {p.stem for p in DOCS_DIR.glob("*.md")} - {"README"}
-    assert files == set(DOCS)
+    guides = {p.parent.name for p in (ROOT / "pages").glob("*/guide.md")}
+    assert files | guides == set(DOCS) and guides == set(PAGE_DOCS.values())
+    assert all(doc_file(topic).is_file() for topic in DOCS)
     index = (DOCS_DIR / "README.md").read_text()
     assert all(f"({name}.md)" in index for name in DOCS)
     assert set(PAGE_DOCS.values()) <= set(DOCS)
@@ -26,7 +29,7 @@ def test_one_docs_page_per_topic_and_an_index():
 
 @pytest.mark.parametrize("topic", sorted(PAGE_DOCS.values()))
 def test_each_page_topic_has_formulas_sources_and_tests(topic):
-    text = (DOCS_DIR / f"{topic}.md").read_text()
+    text = doc_file(topic).read_text()
     assert "## Formulas" in text and "## How it is tested" in text and "$" in text
     assert re.search(r"tests/test_\w+\.py", text)
     assert "**Question.**" in text
@@ -48,15 +51,27 @@ def test_the_corrections_page_names_each_correction_and_its_test():
 
 @pytest.mark.parametrize("page", sorted(PAGES))
 def test_each_formulas_expander_links_to_its_docs_topic(page):
-    src = next((ROOT / "pages").glob(f"*_{page}.py")).read_text()
+    src = page_path(page).read_text()
     # ui.formulas opens the expander with the link to the page's documentation topic
     assert re.search(r'with ui\.formulas\("' + page + r'"(, "Formulas behind [^"]*")?\):', src)
 
 
 def test_the_link_renders_on_a_page():
-    at = AppTest.from_file(str(ROOT / "pages" / "7_DP_SGD_schedules.py"), default_timeout=120).run()
+    at = AppTest.from_file(str(ROOT / "pages" / "dp_sgd_schedules" / "page.py"), default_timeout=120).run()
     assert not at.exception
-    assert any("/Docs?topic=dp-sgd-schedules" in m.value for m in at.markdown)  # plain link when run alone
+    assert any("/Docs?topic=dp_sgd_schedules" in m.value for m in at.markdown)  # plain link when run alone
+
+
+def test_a_guides_older_topic_name_still_opens_it():
+    """Links from before the guides moved into the pages' folders (``?topic=feature-privacy``) open the guide."""
+    at = AppTest.from_file(str(ROOT / "pages" / "9_Docs.py"), default_timeout=60)
+    at.query_params["topic"] = "feature-privacy"
+    at.run()
+    assert not at.exception and not at.warning
+    assert at.sidebar.radio[0].value == "feature_privacy"
+    assert doc_file("feature_privacy").read_text().splitlines()[0].lstrip("# ") in " ".join(
+        m.value for m in at.markdown
+    )
 
 
 @pytest.mark.parametrize("topic", sorted(DOCS))
@@ -66,9 +81,9 @@ def test_docs_page_renders_every_topic(topic):
     at.run()
     assert not at.exception and not at.error and not at.warning
     body = " ".join(m.value for m in at.markdown)
-    title = (DOCS_DIR / f"{topic}.md").read_text().splitlines()[0].lstrip("# ")
+    title = doc_file(topic).read_text().splitlines()[0].lstrip("# ")
     assert title in body
-    assert not re.search(r"\]\([a-z0-9-]+\.md\)", body)  # links between topics stay in the app
+    assert not re.search(r"\]\([a-z0-9_-]+\.md\)", body)  # links between topics stay in the app
 
 
 def test_docs_page_refuses_an_unknown_topic():
@@ -77,13 +92,13 @@ def test_docs_page_refuses_an_unknown_topic():
     at.run()
     assert not at.exception
     assert any("URL parameter 'topic' ignored" in w.value for w in at.warning)
-    assert "feature-privacy" in str(at.query_params["topic"])
+    assert "feature_privacy" in str(at.query_params["topic"])
 
 
 @pytest.mark.parametrize("page", sorted(PAGES))
 def test_every_chart_has_a_text_summary_next_to_it(page):
     q = {"Feature_privacy": {"trials": "5", "n": "500"}, "Private_regression": {"trials": "5"}}.get(page, {})
-    at = AppTest.from_file(str(next((ROOT / "pages").glob(f"*_{page}.py"))), default_timeout=180)
+    at = AppTest.from_file(str(page_path(page)), default_timeout=180)
     at.query_params.update(q)
     at.run()
     assert not at.exception
@@ -109,6 +124,6 @@ def test_display_formulas_in_the_docs_are_on_one_line():
     tests/browser/test_first_session.py checks every topic in Chromium too."""
     import re
 
-    for f in sorted((ROOT / "docs").glob("*.md")):
+    for f in sorted([*(ROOT / "docs").glob("*.md"), *(ROOT / "pages").glob("*/guide.md")]):
         for m in re.finditer(r"\$\$(.+?)\$\$", f.read_text(encoding="utf-8"), flags=re.S):
             assert "\n" not in m.group(1), f"{f.name}: display formula over several lines: {m.group(0)[:80]}"

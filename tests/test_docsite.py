@@ -23,11 +23,11 @@ def test_the_site_builds_strictly_with_every_topic_and_page(site):
         assert "<h1" in page, name
     index = (site / "index.html").read_text()
     for s in specs():  # the table of pages comes from the registry
-        assert f'href="{s.doc}.html"' in index and s.title.split(" (")[0] in index
+        assert f'href="{s.slug}.html"' in index and s.title.split(" (")[0] in index
 
 
 def test_formulas_are_mathml_and_no_page_needs_the_internet(site):
-    page = (site / "per-user-privacy.html").read_text()
+    page = (site / "per_user_privacy.html").read_text()
     assert page.count("<math") >= 3 and 'class="arithmatex"' not in page
     for f in site.rglob("*.html"):
         text = f.read_text()
@@ -56,7 +56,7 @@ def test_the_api_reference_renders_the_core_docstrings(site):
 def test_the_index_of_docs_readme_is_the_registrys():
     """docs/README.md's table of pages is generated (`make docs` rewrites it); not typed by hand."""
     assert (ROOT / "docs" / "README.md").read_text() == docsite.index_text()
-    assert all(f"({s.doc}.md)" in docsite.index_block() for s in specs())
+    assert all(f"({s.slug}.md)" in docsite.index_block() for s in specs())
 
 
 @pytest.mark.parametrize(

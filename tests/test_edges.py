@@ -156,7 +156,9 @@ def test_tradeoff_curve_orders_outputs_by_log_likelihood_ratio():
     """p1/p0 overflowed for a denormal p0 (every such output tied at inf); the lab figure then
     called exp(δ) with δ ≈ 737 (OverflowError) for Example 1 at a = 1e-320."""
     from hetdp_core.bcdp_exact import tradeoff_curve
-    from hetdp_ui.lab_figures import hypothesis_tests_figure
+    from hetdp_ui.folders import figures_module
+
+    hypothesis_tests_figure = figures_module("BCDP_guarantee_lab").hypothesis_tests_figure
 
     p0 = np.array([1e-310, 1e-320, 1.0 - 1e-310])  # ratios 2.5e309 and 5e319: both inf in linear space
     p1 = np.array([0.25, 0.5, 0.25])

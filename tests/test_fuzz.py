@@ -62,7 +62,7 @@ EXAMPLES = max(4, settings.default.max_examples // 12)
 
 
 def page_path(page: str) -> str:
-    return str(next((ROOT / "pages").glob(f"*_{page}.py")))
+    return str(page_path(page))
 
 
 def field_names(page: str) -> set[str]:

@@ -5,7 +5,7 @@ import shutil
 
 import pandas as pd
 import pytest
-from conftest import ROOT
+from conftest import ROOT, page_path
 from streamlit.testing.v1 import AppTest
 
 from hetdp_core.lessons import (
@@ -335,7 +335,7 @@ def test_cli_lesson_key_and_list(capsys):
 
 
 def page_file(page: str) -> str:
-    return str(next((ROOT / "pages").glob(f"*_{page}.py")))
+    return str(page_path(page))
 
 
 def open_step(lesson_id: str, k: int, **extra) -> AppTest:
@@ -557,13 +557,13 @@ def test_a_typed_answer_survives_a_run_that_does_not_draw_it():
     lid = "1-bcdp-feature-privacy"
     key = f"lesson_{lid}_1"
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-    at.switch_page("pages/1_Feature_privacy.py")
+    at.switch_page("pages/feature_privacy/page.py")
     at.query_params.update({"lesson": lid, "step": "1"})
     at.run()
     at.number_input(key=f"{key}_answer").set_value(0.5).run()
     at.switch_page("pages/9_Docs.py").run()  # a side trip: a run that does not draw the answer box
     assert not at.get("number_input") and not at.exception
-    at.switch_page("pages/1_Feature_privacy.py")
+    at.switch_page("pages/feature_privacy/page.py")
     at.query_params.update({"lesson": lid, "step": "1"})
     at.run()
     assert at.number_input(key=f"{key}_answer").value == 0.5 and not at.exception

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import ROOT, strict_json
+from conftest import page_path, strict_json
 from hypothesis import given
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
@@ -92,7 +92,7 @@ def _page(name):
     from hetdp_core.registry import get
     from hetdp_ui.common import MEANING_OPEN
 
-    at = AppTest.from_file(str(next((ROOT / "pages").glob(f"*_{name}.py"))), default_timeout=120)
+    at = AppTest.from_file(str(page_path(name)), default_timeout=120)
     at.session_state[MEANING_OPEN % get(name).PAGE_SPEC.key_prefix] = True
     return at
 

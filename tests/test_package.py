@@ -91,7 +91,7 @@ def test_bad_package_requests_are_named(tmp_path, capsys):
 
 
 def test_the_decision_buttons_build_the_zip_on_request():
-    at = AppTest.from_file(str(ROOT / "pages" / "5_Groupwise_zCDP.py"), default_timeout=300)
+    at = AppTest.from_file(str(ROOT / "pages" / "groupwise_zcdp" / "page.py"), default_timeout=300)
     at.query_params.update(dict(get("Groupwise_zCDP").PAGE_SPEC.fast_query))
     at.run()
     assert not at.get("download_button") or all("decision" not in d.proto.label for d in at.get("download_button"))

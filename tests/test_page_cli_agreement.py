@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import streamlit.testing.v1.app_test as app_test_module
-from conftest import ROOT, strict_json
+from conftest import page_path, strict_json
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
@@ -32,7 +32,7 @@ def page_downloads(page: str, query: str, monkeypatch) -> tuple[dict[str, bytes]
 
     monkeypatch.setattr(app_test_module, "MemoryMediaFileStorage", _Capture)
     _Capture.files = {}
-    path = next((ROOT / "pages").glob(f"*_{page}.py"))
+    path = page_path(page)
     at = AppTest.from_file(str(path), default_timeout=180)
     from hetdp_core.registry import get
     from hetdp_ui.common import MEANING_OPEN

@@ -5,10 +5,12 @@ import json
 import re
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, page_path
 from streamlit.testing.v1 import AppTest
 
-BCDP = str(ROOT / "pages" / "1_Feature_privacy.py")
+from hetdp_core.registry import specs
+
+BCDP = str(ROOT / "pages" / "feature_privacy" / "page.py")
 HOME = str(ROOT / "app.py")
 TIMEOUT = 120
 
@@ -178,7 +180,7 @@ def test_bounds_overlay_adds_right_axis_traces():
     assert "yaxis2" in fig["layout"]
 
 
-ZCDP = str(ROOT / "pages" / "5_Groupwise_zCDP.py")
+ZCDP = str(ROOT / "pages" / "groupwise_zcdp" / "page.py")
 
 
 def test_zcdp_default_renders_and_answers_the_open_question():
@@ -218,8 +220,8 @@ def test_zcdp_bad_counts_show_messages():
     assert not at2.exception and any("'rho' ignored" in w.value for w in at2.warning)
 
 
-LAB = str(ROOT / "pages" / "2_BCDP_guarantee_lab.py")
-REG = str(ROOT / "pages" / "3_Private_regression.py")
+LAB = str(ROOT / "pages" / "bcdp_guarantee_lab" / "page.py")
+REG = str(ROOT / "pages" / "private_regression" / "page.py")
 
 
 def test_lab_example1_sliders_change_levels():
@@ -271,8 +273,8 @@ def test_regression_nonconvex_is_reported():
     assert any("not convex" in w.value for w in at.warning)
 
 
-MECH = str(ROOT / "pages" / "6_Mechanism_lab.py")
-SGD = str(ROOT / "pages" / "7_DP_SGD_schedules.py")
+MECH = str(ROOT / "pages" / "mechanism_lab" / "page.py")
+SGD = str(ROOT / "pages" / "dp_sgd_schedules" / "page.py")
 
 
 def test_mechanism_lab_renders_and_reacts():
@@ -322,7 +324,7 @@ def test_dpsgd_page_guard_and_bad_custom():
     assert not at2.exception and any("'custom' ignored" in w.value for w in at2.warning)
 
 
-HET = str(ROOT / "pages" / "4_Per_user_privacy.py")
+HET = str(ROOT / "pages" / "per_user_privacy" / "page.py")
 
 
 def test_per_user_default_and_preset():
@@ -370,22 +372,12 @@ def test_dpsgd_compares_constant_privacy_schedule():
     assert any("a_h = 1" in nm for nm in names)
 
 
-@pytest.mark.parametrize(
-    "page",
-    [
-        "1_Feature_privacy",
-        "2_BCDP_guarantee_lab",
-        "3_Private_regression",
-        "4_Per_user_privacy",
-        "5_Groupwise_zCDP",
-        "6_Mechanism_lab",
-        "7_DP_SGD_schedules",
-    ],
-)
+@pytest.mark.parametrize("page", [s.url for s in specs()])
 def test_every_plotted_table_can_be_downloaded(page):
     """A CSV download of every plotted table — at least as many downloads as figures."""
-    at = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=TIMEOUT)
-    at.query_params.update({"trials": "20"} if page[0] in "134" else {})
+    at = AppTest.from_file(str(page_path(page)), default_timeout=TIMEOUT)
+    slow = ("Feature_privacy", "Private_regression", "Per_user_privacy")
+    at.query_params.update({"trials": "20"} if page in slow else {})
     at.run()
     assert_clean(at)
     assert len(at.get("download_button")) >= len(at.get("plotly_chart")) > 0
@@ -394,7 +386,7 @@ def test_every_plotted_table_can_be_downloaded(page):
 PAPER_WORDS = re.compile(r"Theorem|Proposition|Prop \d|Corollary|CDP level|Tables? \d|PAC:")
 
 
-@pytest.mark.parametrize("path", ["pages/1_Feature_privacy.py", "pages/4_Per_user_privacy.py"])
+@pytest.mark.parametrize("path", ["pages/feature_privacy/page.py", "pages/per_user_privacy/page.py"])
 def test_labels_captions_and_headings_use_plain_words(path):
     """The papers' numbering (Theorem 2, Prop 4(2), Tables 4/5) stays in the Formulas expanders and the
     docs: no widget label or help, caption, heading or metric outside them uses it."""

@@ -3,7 +3,7 @@
 import math
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, page_path
 from streamlit.testing.v1 import AppTest
 
 from hetdp_core.compare import compare
@@ -47,7 +47,7 @@ def test_every_page_offers_plan_a_vs_plan_b(spec):
 
 
 def _page(name):
-    return AppTest.from_file(str(next((ROOT / "pages").glob(f"*_{name}.py"))), default_timeout=120)
+    return AppTest.from_file(str(page_path(name)), default_timeout=120)
 
 
 def _ab_table(at):

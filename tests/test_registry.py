@@ -30,13 +30,13 @@ def test_a_page_declared_once_is_found_everywhere(tiny, capsys, tmp_path):
 
     assert "Tiny_page" in registry.pages() and list(registry.pages())[-1] == "Tiny_page"  # order 99: last
     assert (
-        "pages/1_Feature_privacy.py",
+        "pages/tiny_page/page.py",
         "A tiny page",
         "Tiny_page",
         ":material/star:",
         "Does a page declared once appear everywhere?",
     ) in nav.pages()  # menu and home page
-    assert nav.docs()["tiny-page"] == "A tiny page" and nav.page_doc("Tiny_page") == "tiny-page"
+    assert nav.docs()["tiny_page"] == "A tiny page" and nav.page_doc("Tiny_page") == "tiny_page"
     assert registry.get("tiny-PAGE") is tiny  # any case, - for _
     assert main(["run", "tiny_page", "--query", "n=4&eps=2", "--json", "--budget", "large"]) == 0
     out = strict_json(capsys.readouterr().out)
@@ -65,7 +65,7 @@ def test_a_module_that_is_not_a_page_or_reuses_a_prefix_is_refused(tiny):
     clone.__dict__.update({k: getattr(tiny, k) for k in ("SCENARIO", "PRESETS", "QUESTION", "run", "summarize")})
     clone.PAGE_SPEC = registry.PageSpec(
         **{
-            **{f: getattr(tiny.PAGE_SPEC, f) for f in ("title", "icon", "summary", "doc", "file", "order")},
+            **{f: getattr(tiny.PAGE_SPEC, f) for f in ("title", "icon", "summary", "order")},
             "url": "Clone",
             "key_prefix": "tiny",
         }
@@ -73,7 +73,7 @@ def test_a_module_that_is_not_a_page_or_reuses_a_prefix_is_refused(tiny):
     with pytest.raises(InputError, match="key prefix 'tiny' is already used by Tiny_page"):
         registry.register(clone)
     with pytest.raises(InputError, match="url must be"):
-        registry.PageSpec(url="a b", title="t", icon="i", summary="s", doc="d", key_prefix="p", file="f", order=1)
+        registry.PageSpec(url="a b", title="t", icon="i", summary="s", key_prefix="p", order=1)
     clone.PAGE_SPEC = registry.PageSpec(**{**clone.PAGE_SPEC.__dict__, "key_prefix": "clone"})
     clone.levels = [1.0]  # an optional part that is not a function
     with pytest.raises(InputError, match=r"levels must be a function \(levels\(result\) -> list\[Level\]"):
@@ -90,9 +90,21 @@ def test_optional_parts_are_declared_hooks(tiny):
 
 @pytest.mark.parametrize("spec", registry.specs(), ids=lambda s: s.url)
 def test_every_spec_matches_its_files(spec):
+    from hetdp_ui import folders
+
     mod = registry.get(spec.url)
-    assert (ROOT / spec.file).is_file() and (ROOT / "docs" / f"{spec.doc}.md").is_file()
+    assert mod.__name__ == f"hetdp_core.scenarios.{spec.slug}"  # one name: module, folder, topic, lower-case URL
+    folder = ROOT / "pages" / spec.slug
+    assert folders.folder(spec.url) == folder and sorted(p.name for p in folder.iterdir() if p.is_file()) == [
+        "figures.py",
+        "guide.md",
+        "page.py",
+    ]
     src = (ROOT / spec.file).read_text()
+    assert folders.page_file(spec.url) == ROOT / spec.file
+    # one list of figures: the page draws every figure its folder declares (the report draws them all)
+    figs = folders.figures(spec.url)
+    assert figs and all(re.search(rf'page\.chart\(\s*"{f.name}"', src) for f in figs), [f.name for f in figs]
     assert re.search(r"with ui\.page_shell\(\s*\w+", src)  # the life cycle: title, widgets by the spec's prefix, run
     assert mod.SCENARIO.PAGE == spec.url and mod.SCENARIO.TITLE == spec.title
     import inspect
@@ -115,11 +127,13 @@ def test_every_spec_matches_its_files(spec):
 
 
 def _page_names() -> dict[str, set[str]]:
-    """Every name of every page: URL path, docs topic, scenario module (bare and dotted), page file."""
+    """Every name of every page: URL path, slug (docs topic, folder), scenario module (dotted), page
+    file, and the docs topic it had before its guide moved into its folder."""
     out = {}
     for s in registry.specs():
         module = registry.get(s.url).__name__
-        out[s.url] = {s.url, s.doc, module, module.rsplit(".", 1)[1], s.file, f"/{s.url}"}
+        old_topic = s.slug.replace("_", "-")
+        out[s.url] = {s.url, s.slug, module, s.file, f"pages/{s.slug}", f"/{s.url}", old_topic}
     return out
 
 

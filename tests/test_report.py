@@ -6,7 +6,7 @@ import re
 from urllib.parse import urlencode
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, page_path
 from streamlit.testing.v1 import AppTest
 
 from hetdp_core.registry import pages, specs
@@ -62,7 +62,7 @@ def test_report_bad_input(argv, match, capsys, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("page", list(pages()))
 def test_page_offers_the_report_button(page):
-    at = AppTest.from_file(str(next((ROOT / "pages").glob(f"*_{page}.py"))), default_timeout=120)
+    at = AppTest.from_file(str(page_path(page)), default_timeout=120)
     at.query_params.update(dict(kv.split("=") for kv in QUERY[page].split("&")))
     at.run()
     assert not at.exception

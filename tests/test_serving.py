@@ -187,7 +187,7 @@ def test_launch_imports_what_the_pages_import_and_survives_a_broken_import(tmp_p
     mods = page_imports(ROOT)
     for spec in specs():  # every page's scenario module is read from the page sources, not listed
         assert get(spec.url).__name__ in mods
-    assert {"hetdp_ui.common", "hetdp_ui.page_figures", "streamlit", "numpy"} <= set(mods)
+    assert {"hetdp_ui.common", "hetdp_ui.figures", "streamlit", "numpy"} <= set(mods)
     # a root with a page whose import fails: reported, the rest imported, the launcher goes on
     (tmp_path / "pages").mkdir()
     (tmp_path / "app.py").write_text("import json\nimport hetdp_no_such_module\n")

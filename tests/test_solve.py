@@ -67,7 +67,7 @@ def test_cli_solve(capsys):
 
 
 def test_page_solver_panel():
-    at = AppTest.from_file(str(ROOT / "pages" / "1_Feature_privacy.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "pages" / "feature_privacy" / "page.py"), default_timeout=120)
     at.query_params.update({"trials": "5", "n": "10000"})
     at.run()
     at.number_input(key="bcdp_target").set_value(0.5)
@@ -113,7 +113,7 @@ def test_mechanism_solver_cli_and_page(capsys):
     assert main(["solve", "Mechanism_lab", "--target", "10", "--json"]) == 0
     rows = strict_json(capsys.readouterr().out)["rows"]
     assert {r["mechanism"] for r in rows} == {"laplace", "gaussian", "mnm"}
-    at = AppTest.from_file(str(ROOT / "pages" / "6_Mechanism_lab.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "pages" / "mechanism_lab" / "page.py"), default_timeout=120)
     at.run()
     at.number_input(key="mech_target").set_value(10.0)
     at.button(key="mech_solve").click().run()
@@ -160,7 +160,7 @@ def test_per_user_solver_bad_input_and_page(capsys):
         == 0
     )
     assert strict_json(capsys.readouterr().out)["meets_target"]
-    at = AppTest.from_file(str(ROOT / "pages" / "4_Per_user_privacy.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "pages" / "per_user_privacy" / "page.py"), default_timeout=120)
     at.query_params.update({"trials": "50"})
     at.run()
     at.number_input(key="het_target").set_value(0.01)
@@ -173,8 +173,8 @@ def test_per_user_solver_bad_input_and_page(capsys):
 @pytest.mark.parametrize(
     "page,prefix,query",
     [
-        ("1_Feature_privacy.py", "bcdp", {"trials": "5", "n": "2000"}),
-        ("4_Per_user_privacy.py", "het", {"trials": "50"}),
+        ("feature_privacy/page.py", "bcdp", {"trials": "5", "n": "2000"}),
+        ("per_user_privacy/page.py", "het", {"trials": "50"}),
     ],
 )
 def test_the_solvers_answer_survives_pinning_and_unpinning_plan_a(page, prefix, query):

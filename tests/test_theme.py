@@ -189,7 +189,7 @@ def test_every_page_figure_has_a_summary(page_figures):
 
 
 def test_dotplot_summary_reports_the_released_values_not_the_stacking():
-    from hetdp_ui.page_figures import quantile_dotplot_figure
+    from hetdp_ui.figures import quantile_dotplot_figure
 
     table = __import__("pandas").DataFrame(
         {"mechanism": ["M"] * 20, "dot": range(20), "released value": [10.0 + i for i in range(20)], "true value": 15.0}

@@ -6,7 +6,7 @@ import time
 import tracemalloc
 
 import pytest
-from conftest import ROOT
+from conftest import page_path
 from streamlit.testing.v1 import AppTest
 
 from hetdp_core.scenario import PAGE_BUDGET
@@ -15,7 +15,7 @@ from hetdp_ui.cli import main
 
 def page_run(page: str, query: dict, text: dict | None = None) -> tuple[AppTest, float, int]:
     """Run a page with URL parameters (and then typed text); returns (app, seconds, peak bytes)."""
-    at = AppTest.from_file(str(next((ROOT / "pages").glob(f"*_{page}.py"))), default_timeout=120)
+    at = AppTest.from_file(str(page_path(page)), default_timeout=120)
     at.query_params.update(query)
     t0 = time.perf_counter()
     tracemalloc.start()

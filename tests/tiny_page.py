@@ -17,9 +17,7 @@ PAGE_SPEC = PageSpec(
     icon=":material/star:",
     order=99,
     summary="Does a page declared once appear everywhere?",
-    doc="tiny-page",
     key_prefix="tiny",
-    file="pages/1_Feature_privacy.py",
     fast_query={"n": "2"},
 )
 QUESTION = "Does a page declared in one place reach the menu, the CLI, the reports and the docs?"

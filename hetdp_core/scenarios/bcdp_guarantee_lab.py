@@ -42,7 +42,6 @@ PAGE_SPEC = PageSpec(
         "a=0.3&b=0.9&c=0.6&rr_c=0.4,1,2&test_source=rr&test_coord=2&test_q=0.7&tr_demands=0.5,inf,3&tr_eps=3&tr_q=0.4"
     ),
     key_tables=("bcdp_translator",),
-    figures="hetdp_ui.report:lab_figures",
     text_view={},
     sources=("bcdp",),
 )

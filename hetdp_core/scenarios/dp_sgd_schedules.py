@@ -39,7 +39,6 @@ PAGE_SPEC = PageSpec(
         "lr=poly&rho=0.7&priv=power&kappa=1.1&eps=2&problem=ridge&lam=0.3&steps=300&runs=20&compare=1&seed=2"
     ),
     key_tables=("dpsgd_schedule",),
-    figures="hetdp_ui.report:dpsgd_figures",
     text_view={"lr": "custom"},
     sources=("mat4376",),
 )

@@ -51,7 +51,6 @@ PAGE_SPEC = PageSpec(
     fast_query={"trials": "5", "n": "500"},
     example_query="q=0.35&n=1300&trials=6&seed=3&points=0.05,0.6,1&eps=4.19&k=3",
     key_tables=("bcdp_guarantee", "bcdp_mse_summary"),
-    figures="hetdp_ui.report:feature_privacy_figures",
     text_view={"mode": "table"},
     sources=("bcdp",),
     risk_field="eps",

@@ -38,7 +38,6 @@ PAGE_SPEC = PageSpec(
     fast_query={"algorithm": "1", "trials": "50"},
     example_query=("mode=list&counts=0,2,7,40&rho=1&r=0.3&algorithm=1&alpha_max=10&group=3&trials=300&seed=4"),
     key_tables=("zcdp_group_summary",),
-    figures="hetdp_ui.report:zcdp_figures",
     text_view={"mode": "list"},
     sources=("groupwise",),
     risk_field="rho",

@@ -40,7 +40,6 @@ PAGE_SPEC = PageSpec(
         "&scores=3,1,4,1,5&bl_q=2&bl_lower=0&bl_upper=20&trials=700&seed=6"
     ),
     key_tables=("mech_privacy_profiles", "mech_example8"),
-    figures="hetdp_ui.report:mechanisms_figures",
     text_view={},
     sources=("mat4376",),
     risk_field="eps",

@@ -45,7 +45,6 @@ PAGE_SPEC = PageSpec(
         "&setting=uncorrelated&beta=0.1"
     ),
     key_tables=("hetero_summary",),
-    figures="hetdp_ui.report:per_user_figures",
     text_view={"demand": "groups"},
     sources=("hetero",),
 )

@@ -42,7 +42,6 @@ PAGE_SPEC = PageSpec(
         "features=3&k=2&demand=3&eps=6&q=0.2&steps=60&trials=2&seed=5&axis=eps&n=3000&schedule=poly&rho=0.6&gamma0=1.2"
     ),
     key_tables=("regression_guarantee", "regression_excess_risk"),
-    figures="hetdp_ui.report:regression_figures",
     sources=("bcdp",),
     risk_field="eps",
 )

@@ -19,7 +19,7 @@ def test_home_and_a_guide_open_offline(browser, artifacts, built_docs_site):
     page.screenshot(path=str(artifacts / "docsite_home.png"))
 
     page.get_by_role("link", name="Per-user privacy").first.click()
-    page.wait_for_url("**/per-user-privacy.html")
+    page.wait_for_url("**/per_user_privacy.html")
     page.get_by_role("heading", name="Per-user privacy (heterogeneous DP)").wait_for()
     assert page.locator("math").count() >= 3
     box = page.locator("math").first.bounding_box()

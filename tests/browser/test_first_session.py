@@ -266,7 +266,7 @@ def test_the_accuracy_table_gives_everyday_units():
 
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "pages" / "4_Per_user_privacy.py"), default_timeout=180)
+    at = AppTest.from_file(str(ROOT / "pages" / "per_user_privacy" / "page.py"), default_timeout=180)
     at.query_params.update({"trials": "20", "n": "1000"})
     at.run()
     assert not at.exception

@@ -5,7 +5,6 @@ import streamlit as st
 from hetdp_core import dpsgd as sg
 from hetdp_core.scenarios import dp_sgd_schedules as ds
 from hetdp_ui import common as ui
-from hetdp_ui import page_figures as pf
 
 with ui.page_shell(ds) as page:
     state = page.state
@@ -55,11 +54,11 @@ with ui.page_shell(ds) as page:
     c1, c2 = st.columns(2)
     with c1:
         st.subheader("Noise scale θ_h and per-release guarantee")
-        ui.chart(pf.theta_figure(result), key="sgd_theta")
+        page.chart("theta")
         ui.csv_download(tables["dpsgd_schedule"], "dpsgd_schedule.csv", "dl_sgd_theta", "Download the schedule (CSV)")
     with c2:
         st.subheader("Where the privacy term vanishes: 2κ + ρ > 2")
-        ui.chart(pf.region_figure(result), key="sgd_region")
+        page.chart("region")
         ui.csv_download(tables["dpsgd_region"], "dpsgd_region.csv", "dl_sgd_region", "Download the region (CSV)")
         if state["lr"] != "poly":
             st.caption("The (ρ, κ) criterion is for γ_h = γ0 (1+h)^−ρ; choose that schedule to place your point.")
@@ -79,7 +78,7 @@ with ui.page_shell(ds) as page:
 
     st.subheader("Bound terms of (11) vs N (C = 1: shapes)")
     bt, slopes = tables["dpsgd_bound_terms"], result.slopes
-    ui.chart(pf.bound_terms_figure(result), key="sgd_bounds")
+    page.chart("bound_terms")
     pred = (
         f"; the lecture predicts A3 ∝ N^(2−ρ−2κ) = N^{2 - state['rho'] - 2 * kappa:.3g}"
         if state["lr"] == "poly"
@@ -97,7 +96,7 @@ with ui.page_shell(ds) as page:
         "Simulated trajectories: "
         + ("Example 33 (mean of Exp data)" if state["problem"] == "mean" else "Example 34 (ridge)")
     )
-    ui.chart(pf.trajectories_figure(result), key="sgd_traj")
+    page.chart("trajectories")
     st.caption(
         f"Batch size 1, standard Laplace noise scaled by θ_h; gradient sensitivity Δ = {sens:g} "
         + (

@@ -8,7 +8,6 @@ from hetdp_core.scenario import InputError, split_list
 from hetdp_core.scenarios import per_user_privacy as pu
 from hetdp_core.solve_per_user import solve_per_user
 from hetdp_ui import common as ui
-from hetdp_ui import page_figures as pf
 from hetdp_ui.glossary import glossary_markdown, method_label
 
 with ui.page_shell(pu) as page:
@@ -141,11 +140,11 @@ with ui.page_shell(pu) as page:
     c1, c2 = st.columns(2)
     with c1:
         st.subheader("Error CDFs (simulated)")
-        ui.chart(pf.error_cdf_figure(result, ab[1] if ab is not None else None), key="het_cdf")
+        page.chart("cdf", plan_a=ab[1] if ab is not None else None)
         ui.csv_download(tables["hetero_errors"], "hetero_errors.csv", "dl_het_err", "Download the error samples (CSV)")
     with c2:
         st.subheader("Weights against demands")
-        ui.chart(pf.weights_figure(result, ab[1] if ab is not None else None), key="het_weights")
+        page.chart("weights", plan_a=ab[1] if ab is not None else None)
         st.caption(
             "The HPF/HPM weights are proportional to ε for strict users and saturate at a common level for "
             "relaxed ones: w_i = min(t ε_i, μ)."
@@ -157,15 +156,14 @@ with ui.page_shell(pu) as page:
         f"under {scenario.algs[0]} next to the true value (▲ for each bin): each dot is one possible release "
         f"(quantiles of the {scenario.trials} simulated releases)."
     )
-    ui.chart(pf.quantile_dotplot_figure(qd), key="het_dotplot")
+    page.chart("dotplot")
     if ab is not None:
-        plan_a_dots = pf.quantile_dotplot_figure(ab[1].tables()["hetero_release_quantiles"], title="plan A")
-        ui.chart(plan_a_dots, key="het_dotplot_a")
+        page.chart("dotplot", result=ab[1], key="het_dotplot_a", title="plan A")
     ui.csv_download(qd, "hetero_release_quantiles.csv", "dl_het_dots")
 
     st.subheader("Free privacy: what each user actually gets")
     ui.show_checks(result.checks)
-    ui.chart(pf.free_privacy_figure(result, ab[1] if ab is not None else None), key="het_free")
+    page.chart("free", plan_a=ab[1] if ab is not None else None)
     st.caption(
         "Below the diagonal = free privacy: the user is protected better than they asked. Every point is on or "
         "below it (ε_eff ≤ ε is a tested invariant)."

@@ -8,7 +8,6 @@ import streamlit as st
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import bcdp_guarantee_lab as lab
 from hetdp_ui import common as ui
-from hetdp_ui.lab_figures import hypothesis_tests_figure, rr_figure, translator_figure
 
 with ui.page_shell(lab) as page:
     state = page.state
@@ -103,7 +102,7 @@ with ui.page_shell(lab) as page:
                 "(by enumeration) sits below Proposition 4's bound, which sits below Proposition 3's."
             )
             ui.show_checks(result.checks)
-            ui.chart(rr_figure(rr, state["rr_coord"]), key="lab_rr")
+            page.chart("rr")
             g = rr[rr.coordinate == state["rr_coord"]]
             gap = (g["prop4"] - g["exact"]).max()
             st.caption(
@@ -133,7 +132,7 @@ with ui.page_shell(lab) as page:
                 f"output. Theorem 1: the mechanism is δ_i-BCDP exactly when no test beats the lines "
                 f"e^δ α + β = 1 and α + e^δ β = 1. Here δ_{i + 1} = {levels_text(delta_i)[0]}."
             )
-            ui.chart(hypothesis_tests_figure(a_all, b_all, a_np, b_np, delta_i), key="lab_tests")
+            page.chart("tests")
             if a_all is None and state["all_tests"]:
                 st.caption(f"|Y| = {test.outputs} > 12: only the optimal boundary is drawn.")
             ui.csv_download(tables["bcdp_tradeoff"], "bcdp_tradeoff.csv", "dl_lab_tests")
@@ -147,7 +146,7 @@ with ui.page_shell(lab) as page:
             "mechanism is c_d-LDP (Proposition 4(2)); **Proposition 6** only uses c-CDP (Proposition "
             "4(1)): the linear constraint A c ≤ 1, solved by cvxpy minimising the Theorem 2 bound."
         )
-        ui.chart(translator_figure(names, alloc.c, tr.c, tr_demands), key="lab_translator")
+        page.chart("translator")
         cmp = result.compare
         st.dataframe(cmp, hide_index=True, key="lab_translator_table")
         st.caption(

@@ -1,4 +1,5 @@
-"""Plotly figures for the Group-wise zCDP page (no Streamlit here)."""
+"""Figures of the group-wise zCDP page (Streamlit-free plotly builders) and FIGURES, the one list that
+the page and its report draw."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .figcache import memo_figure
-from .theme import GREY, LEGEND_BELOW, OKABE_ITO, add_line, styled
+from hetdp_ui.figcache import memo_figure
+from hetdp_ui.figures import quantile_dotplot_figure
+from hetdp_ui.folders import PageFigure
+from hetdp_ui.theme import GREY, LEGEND_BELOW, OKABE_ITO, add_line, styled
 
 BLUE, RED, GREEN = OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["green"]
 
@@ -136,3 +139,35 @@ def loss_vs_size_figure(df: pd.DataFrame) -> go.Figure:
     fig.update_xaxes(type="log", title="group size x (plotted at x + 1)")
     fig.update_yaxes(type="log", title="max over directions of D_α")
     return styled(fig, **LEGEND_BELOW)
+
+
+def _renyi(s, r):
+    from hetdp_core.scenarios.groupwise_zcdp import claim_reference
+
+    c = r.curves
+    return renyi_figure(c.alpha, c.up, c.down, c.claimed, c.violated, claim_reference(s.algorithm))
+
+
+def _budgets(s, r):
+    b = r.tables()["zcdp_claimed_budgets"]
+    return budget_figure(b["size"].to_numpy(), b["v"].to_numpy(), b["xi"].to_numpy())
+
+
+FIGURES = (
+    PageFigure("release", "Released vs true counts", lambda s, r: release_figure(r.tables()["zcdp_releases"])),
+    PageFigure(
+        "relative_error", "Relative error vs the bound", lambda s, r: relative_error_figure(r.tables()["zcdp_releases"])
+    ),
+    PageFigure("renyi", lambda s, r: f"Privacy loss of group {s.group} (x = {r.x_sel:g}) in both directions", _renyi),
+    PageFigure(
+        "dotplot",
+        lambda s, r: f"Twenty equally likely published counts of group {s.group} (quantile dotplot)",
+        lambda s, r: quantile_dotplot_figure(r.tables()["zcdp_release_quantiles"]),
+    ),
+    PageFigure("budgets", "Claimed budgets vs group size (Algorithm 2)", _budgets),
+    PageFigure(
+        "loss_vs_size",
+        "Open question: Algorithm 1's loss vs group size",
+        lambda s, r: loss_vs_size_figure(r.tables()["zcdp_loss_vs_size"]),
+    ),
+)

@@ -6,7 +6,6 @@ from hetdp_core.scenario import InputError, adapt
 from hetdp_core.scenarios import mechanism_lab as ml
 from hetdp_core.solve import solve_mechanisms
 from hetdp_ui import common as ui
-from hetdp_ui import page_figures as pf
 
 with ui.page_shell(ml) as page:
     state = page.state
@@ -74,7 +73,7 @@ with ui.page_shell(ml) as page:
 
     with noise_area:
         dens = tables["mech_noise_densities"]
-        ui.chart(pf.noise_density_figure(result), key="mech_density")
+        page.chart("density")
         ui.csv_download(dens, "mech_noise_densities.csv", "dl_mech_density", "Download the densities (CSV)")
         t0 = result.mnm_threshold
         kind, scale = result.mnm_branch
@@ -101,7 +100,7 @@ with ui.page_shell(ml) as page:
         )
     with pareto_area:
         pm = tables["mech_pareto_mse"]
-        ui.chart(pf.pareto_figure(result), key="mech_pareto")
+        page.chart("pareto")
         ui.csv_download(pm, "mech_pareto_mse.csv", "dl_mech_pareto")
 
     with t2:
@@ -119,7 +118,7 @@ with ui.page_shell(ml) as page:
         test = result.local_test
         c1, c2 = st.columns(2)
         with c1:
-            ui.chart(pf.local_sensitivity_figure(result), key="mech_local")
+            page.chart("local")
         with c2:
             st.markdown(
                 f"**Example 12.** Both datasets have median 0 and differ in one person; local sensitivity "
@@ -139,7 +138,7 @@ with ui.page_shell(ml) as page:
         lo_, up_ = scenario.bl_lower, scenario.bl_upper
         ui.show_checks([c for c in result.checks if c.name.startswith("bounded")])
         bl = tables["mech_bounded_laplace"]
-        ui.chart(pf.bounded_laplace_figure(result), key="mech_bounded")
+        page.chart("bounded")
         ui.csv_download(bl, "mech_bounded_laplace.csv", "dl_mech_bounded", "Download the densities (CSV)")
         st.markdown(
             f"Smallest b satisfying Theorem 26: **{b:.4g}** (plain Laplace: {b0:.4g}). Plain Laplace puts "
@@ -155,12 +154,12 @@ with ui.page_shell(ml) as page:
             "(a quantile dotplot; analytic quantiles)."
             + ("" if scenario.eps < 1 else " The Gaussian row is absent: its calibration (Theorem 5) needs ε < 1.")
         )
-        ui.chart(pf.quantile_dotplot_figure(qd), key="mech_dotplot")
+        page.chart("dotplot")
         ui.csv_download(qd, "mech_release_quantiles.csv", "dl_mech_dots")
 
     with t5:
         tbl = tables["mech_exponential"]
-        ui.chart(pf.exponential_figure(result), key="mech_exp")
+        page.chart("exponential")
         st.dataframe(result.lemma28, hide_index=True, key="mech_lemma28")
         st.caption("Lemma 28: P(f(Q) < f* − 2Δ(ln d + t)/ε) ≤ e^{−t} (exact left side for the exponential mechanism).")
         ui.csv_download(tbl, "mech_exponential.csv", "dl_mech_exp")

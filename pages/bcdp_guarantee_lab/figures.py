@@ -1,4 +1,5 @@
-"""Plotly figures for the BCDP guarantee lab and the private-regression page (no Streamlit here)."""
+"""Figures of the BCDP guarantee lab (Streamlit-free plotly builders) and FIGURES, the one list that the
+page and its report draw."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .figcache import memo_figure
-from .theme import GREY, LEGEND_BELOW, OKABE_ITO, add_band, add_line, styled
+from hetdp_ui.figcache import memo_figure
+from hetdp_ui.folders import PageFigure
+from hetdp_ui.theme import GREY, LEGEND_BELOW, OKABE_ITO, styled
 
 BLUE, RED, GREEN, PURPLE = OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["green"], OKABE_ITO["purple"]
 
@@ -112,49 +114,24 @@ def translator_figure(names, c_thm2, c_prop6, delta) -> go.Figure:
     return styled(fig, None, "privacy level", barmode="group", **LEGEND_BELOW)
 
 
-COLORS = {"Algorithm 2 (two copies)": BLUE, "naive single copy": RED, "min-δ LDP (two copies)": GREEN}
+def _tests(s, r):
+    t = r.tables()["bcdp_tradeoff"]
+    a_all, b_all = r.test.all
+    return hypothesis_tests_figure(a_all, b_all, t["alpha"].to_numpy(), t["beta"].to_numpy(), r.test.delta_i)
 
 
-@memo_figure
-def excess_risk_figure(df: pd.DataFrame, axis: str) -> go.Figure:
-    """Median excess risk with 25–75 % band per method (simulated; non-convex runs excluded)."""
-    fig = go.Figure()
-    for method, g in df.groupby("method", sort=False):
-        g = g.sort_values(axis)
-        col = COLORS.get(method, GREY)
-        x = g[axis].to_numpy()
-        ok = g["median"].notna().to_numpy()
-        if ok.any():
-            lo, hi = g["q25"].to_numpy()[ok], g["q75"].to_numpy()[ok]
-            add_band(fig, x[ok], lo, hi, color=col, name=f"{method}: 25–75%", legendgroup=method, showlegend=False)
-        add_line(
-            fig,
-            x,
-            g["median"],
-            f"{method}: median (simulated)",
-            color=col,
-            mode="lines+markers",
-            legendgroup=method,
-            text=[f"{nc}/{r} runs stopped (f̂ non-convex)" for nc, r in zip(g["nonconvex"], g["runs"])],
-            hovertemplate="%{x}: %{y:.4g}<br>%{text}<extra></extra>",
-        )
-    fig.update_xaxes(type="log", title="number of users n" if axis == "n" else "ε (global LDP level)")
-    fig.update_yaxes(type="log", title="excess risk f(θ̂) − f*")
-    return styled(fig, **LEGEND_BELOW)
-
-
-@memo_figure
-def trajectory_figure(trajs: dict[str, np.ndarray], theta_star: np.ndarray) -> go.Figure:
-    """‖θ_h − θ*‖ along projected gradient descent for one privatisation per method."""
-    fig = go.Figure()
-    for method, traj in trajs.items():
-        if traj is None:
-            continue
-        dist = np.linalg.norm(traj - theta_star, axis=1)
-        fig.add_trace(
-            go.Scatter(
-                x=np.arange(dist.size), y=dist, mode="lines", name=method, line={"color": COLORS.get(method, GREY)}
-            )
-        )
-    fig.update_yaxes(type="log", title="‖θ_h − θ*‖")
-    return styled(fig, "gradient step h", **LEGEND_BELOW)
+FIGURES = (
+    PageFigure(
+        "rr",
+        lambda s, r: f"Randomized response: exact BCDP level vs the bounds (coordinate {s.rr_coord})",
+        lambda s, r: rr_figure(r.tables()["bcdp_rr_vs_bounds"], s.rr_coord),
+    ),
+    PageFigure("tests", "Hypothesis tests (Theorem 1)", _tests, shown=lambda s, r: r.test.testable),
+    PageFigure(
+        "translator",
+        "Translator: δ → c (Theorem 2 and Proposition 6)",
+        lambda s, r: translator_figure(
+            r.names, r.alloc.c, r.translate.c, r.tables()["bcdp_translator"]["delta"].to_numpy()
+        ),
+    ),
+)

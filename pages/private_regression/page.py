@@ -5,7 +5,6 @@ import streamlit as st
 from hetdp_core import regression as rg
 from hetdp_core.scenarios import private_regression as pr
 from hetdp_ui import common as ui
-from hetdp_ui.lab_figures import excess_risk_figure, trajectory_figure
 
 with ui.page_shell(pr) as page:
     state = page.state
@@ -65,7 +64,7 @@ with ui.page_shell(pr) as page:
 
     st.subheader("One private fit: distance to the non-private optimum along gradient descent")
     ref, trajs = result.reference, result.trajectories
-    ui.chart(trajectory_figure(trajs, ref.theta), key="reg_traj")
+    page.chart("trajectory")
     ui.csv_download(
         tables["regression_trajectory"], "regression_trajectory.csv", "dl_reg_traj", "Download the trajectory (CSV)"
     )
@@ -82,7 +81,7 @@ with ui.page_shell(pr) as page:
 
     st.subheader(f"Excess risk vs {'number of users' if state['axis'] == 'n' else 'ε'}")
     table = tables["regression_excess_risk"]
-    ui.chart(excess_risk_figure(table, state["axis"]), key="reg_risk")
+    page.chart("excess_risk")
     stopped = table.groupby("method")["nonconvex"].sum()
     st.caption(
         "Simulated: median and 25–75 % band over the runs where f̂ was convex. Runs stopped because f̂ "

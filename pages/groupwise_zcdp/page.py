@@ -7,14 +7,6 @@ from hetdp_core import zcdp
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import groupwise_zcdp as gz
 from hetdp_ui import common as ui
-from hetdp_ui import page_figures as pf
-from hetdp_ui.zcdp_figures import (
-    budget_figure,
-    loss_vs_size_figure,
-    relative_error_figure,
-    release_figure,
-    renyi_figure,
-)
 
 with ui.page_shell(gz) as page:
     state = page.state
@@ -81,18 +73,16 @@ with ui.page_shell(gz) as page:
     c1, c2 = st.columns(2)
     with c1:
         st.subheader("Released vs true counts")
-        ui.chart(release_figure(stats), key="zc_release")
+        page.chart("release")
     with c2:
         st.subheader("Relative error vs the bound")
-        ui.chart(relative_error_figure(stats), key="zc_relerr")
+        page.chart("relative_error")
     ui.csv_download(tables["zcdp_releases"], "zcdp_releases.csv", "dl_zc_release")
 
     # ------------------------------------------------------------------ D_alpha for one group
     st.subheader(f"Privacy loss of group {state['group']} (x = {x_sel:g}) in both directions")
     reference = gz.claim_reference(algorithm)
-    ui.chart(
-        renyi_figure(curves.alpha, curves.up, curves.down, curves.claimed, curves.violated, reference), key="zc_renyi"
-    )
+    page.chart("renyi")
     if claim["unresolved"]:
         st.warning(
             "Numerical limit, not a finding: D_α could not be resolved to the tolerance "
@@ -158,7 +148,7 @@ with ui.page_shell(gz) as page:
         f"each algorithm (ρ = {rho:g}, r = {r:g}): each dot is one possible release (quantiles of 100 000 "
         "simulated releases)."
     )
-    ui.chart(pf.quantile_dotplot_figure(tables["zcdp_release_quantiles"]), key="zc_dotplot")
+    page.chart("dotplot")
     ui.csv_download(tables["zcdp_release_quantiles"], "zcdp_release_quantiles.csv", "dl_zc_dots")
 
     # ------------------------------------------------------------------ budgets and summary
@@ -166,7 +156,7 @@ with ui.page_shell(gz) as page:
     with c3:
         st.subheader("Claimed budgets vs group size (Algorithm 2)")
         bud = tables["zcdp_claimed_budgets"]
-        ui.chart(budget_figure(bud["size"].to_numpy(), bud["v"].to_numpy(), bud["xi"].to_numpy()), key="zc_budget")
+        page.chart("budgets")
         ui.csv_download(bud, "zcdp_claimed_budgets.csv", "dl_zc_budget", "Download the budgets (CSV)")
     with c4:
         st.subheader("What each group is promised and gets")
@@ -182,7 +172,7 @@ with ui.page_shell(gz) as page:
     # ------------------------------------------------------------------ the open question
     st.subheader("Open question: is Algorithm 1's loss non-increasing in the group size?")
     scan = tables["zcdp_loss_vs_size"]
-    ui.chart(loss_vs_size_figure(scan), key="zc_scan")
+    page.chart("loss_vs_size")
     answer = []
     for al, m in result.monotonicity.items():
         if m["non_increasing"]:

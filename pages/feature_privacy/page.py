@@ -9,8 +9,6 @@ from hetdp_core.bcdp_sim import PRESETS as PAPER_PRESETS
 from hetdp_core.scenarios import feature_privacy as fp
 from hetdp_core.solve import solve_feature_privacy
 from hetdp_ui import common as ui
-from hetdp_ui import page_figures as pf
-from hetdp_ui.figures import c_vector_figure, mse_sweep_figure, stage_schematic_figure
 
 with ui.page_shell(
     fp,
@@ -113,14 +111,7 @@ with ui.page_shell(
             "Each bar is a feature's share of the privacy budget (c_i in the formulas); the markers are the "
             "protection each feature actually gets, including what correlated features reveal."
         )
-        pa = None
-        if ab is not None:
-            ra = ab[1]
-            pa = (ra.names, ra.alloc.c, ra.tables_["bcdp_guarantee"]["guaranteed δ'"].to_numpy())
-        ui.chart(
-            c_vector_figure(names, alloc.delta, alloc.c, report["guaranteed δ'"].to_numpy(), eps, plan_a=pa),
-            key="bcdp_cfig",
-        )
+        page.chart("c_vector", plan_a=ab[1] if ab is not None else None)
     with c2:
         st.subheader("Is every feature's demand met?")
         if ui.show_checks(result.checks, quiet=True):
@@ -154,10 +145,10 @@ with ui.page_shell(
     page.meaning_and_report()
 
     with st.expander("Stage schematic of Mechanism 1 — which features each stage covers, at what level"):
-        ui.chart(stage_schematic_figure(result.sorted_names, result.stages), key="bcdp_stages")
+        page.chart("stages")
         if ab is not None:
             st.caption("Plan A's stages:")
-            ui.chart(stage_schematic_figure(ab[1].sorted_names, ab[1].stages), key="bcdp_stages_a")
+            page.chart("stages", result=ab[1], key="bcdp_stages_a")
         ui.csv_download(tables["bcdp_stages"], "bcdp_stages.csv", "dl_stages", "Download the stages (CSV)")
         st.caption(
             "Stage k privatises the features from the k-th most private one onwards with budget "
@@ -168,21 +159,11 @@ with ui.page_shell(
     # ------------------------------------------------------------------ MSE sweep
     st.subheader(f"Squared error vs {AXES[state['axis']]}")
     summary, errors = tables["bcdp_mse_summary"], tables["bcdp_mse_errors"]
-    same_axis = ab is not None and ab[0].axis == scenario.axis
-    here = {"q": scenario.q, "n": scenario.n}
-    if scenario.mode == "two_groups":
-        here |= {"d": scenario.d, "f": scenario.k / scenario.d}
-    fig = mse_sweep_figure(
-        summary,
-        state["axis"],
-        show_exact=state["analytic"],
-        show_bound=state["bounds"],
-        plan_a=ab[1].tables()["bcdp_mse_summary"] if same_axis else None,
-        current=here.get(state["axis"]),
-    )
-    if ab is not None and not same_axis:
+    if ab is not None and ab[0].axis != scenario.axis:
         st.caption(f"Plan A sweeps {ab[0].axis}, this view sweeps {scenario.axis}: plan A is not overlaid here.")
-    ui.chart(fig, key="bcdp_msefig")
+    page.chart(
+        "mse", show_exact=state["analytic"], show_bound=state["bounds"], plan_a=ab[1] if ab is not None else None
+    )
     d_feat = len(result.sorted_names)
     st.caption(
         f"Simulated: {scenario.trials} independent runs per point, n = {scenario.n:,} users "
@@ -224,11 +205,9 @@ with ui.page_shell(
         "(▲ true mean): each dot is one possible release — the strictly protected features scatter more "
         "(quantiles of simulated releases)."
     )
-    ui.chart(pf.quantile_dotplot_figure(qd), key="bcdp_dotplot")
+    page.chart("dotplot")
     if ab is not None:
-        ui.chart(
-            pf.quantile_dotplot_figure(ab[1].tables()["bcdp_release_quantiles"], title="plan A"), key="bcdp_dotplot_a"
-        )
+        page.chart("dotplot", result=ab[1], key="bcdp_dotplot_a", title="plan A")
     ui.csv_download(qd, "bcdp_release_quantiles.csv", "dl_bcdp_dots")
 
     with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver_open("bcdp")):

@@ -1,0 +1,133 @@
+"""A page's folder: everything a scenario page shows lives in ``pages/<slug>/`` next to ``app.py``.
+
+::
+
+    pages/<slug>/page.py      widgets and layout (the script Streamlit runs)
+    pages/<slug>/figures.py   its figures: FIGURES, one list that the page and its report both draw from
+    pages/<slug>/guide.md     its documentation (the app's Documentation page and the documentation site)
+
+``<slug>`` is the page's one name: its scenario module ``hetdp_core/scenarios/<slug>.py`` and its URL
+path in lower case (:attr:`hetdp_core.registry.PageSpec.slug`). Nothing else names a page; this module
+finds the folder from the registry. A figures module is Streamlit-free (plotly builders only), so the
+report, the notebook and the CLI load it without a server; it is loaded from its file, the same way in a
+checkout and in an install (where the app ships as the package ``hetdp_app``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import plotly.graph_objects as go
+
+__all__ = ["PageFigure", "app_root", "folder", "page_file", "guide_file", "figures_module", "figures", "figure"]
+
+
+@dataclass(frozen=True)
+class PageFigure:
+    """One figure of a page, declared once in its ``figures.py`` and drawn by the page
+    (``page.chart(name)``) and by the report (every figure, in order).
+
+    ``name`` the figure's name (its chart key on the page is ``<key prefix>_<name>``); ``title`` what the
+    report heads it with, or a function of the scenario and the result returning it; ``build(scenario, result, **opts)``
+    the figure — the report calls it with no options, a page may pass its widgets' options (a plan A to
+    overlay, what to draw); ``shown(scenario, result)`` whether the view has this figure at all (None:
+    always)."""
+
+    name: str
+    title: str | Callable[[Any, Any], str]
+    build: Callable[..., go.Figure]
+    shown: Callable[[Any, Any], bool] | None = None
+
+    def title_for(self, scenario, result) -> str:
+        return self.title(scenario, result) if callable(self.title) else self.title
+
+    def applies(self, scenario, result) -> bool:
+        return self.shown is None or bool(self.shown(scenario, result))
+
+
+def app_root() -> Path:
+    """The folder holding ``app.py`` and ``pages/``: the checkout this package sits in, else the
+    installed app (package ``hetdp_app``)."""
+    here = Path(__file__).resolve().parents[1]
+    if (here / "app.py").is_file() and (here / "pages").is_dir():
+        return here
+    spec = importlib.util.find_spec("hetdp_app")
+    for d in [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []:
+        if (d / "app.py").is_file() and (d / "pages").is_dir():
+            return d
+    return here
+
+
+def _slug(page) -> str:
+    from hetdp_core.registry import get
+
+    return (page if not isinstance(page, str) else get(page)).PAGE_SPEC.slug
+
+
+def folder(page) -> Path:
+    """``pages/<slug>/`` of a page (its URL path in any case, or its scenario module)."""
+    return app_root() / "pages" / _slug(page)
+
+
+def page_file(page) -> Path:
+    """The script Streamlit runs for the page."""
+    return folder(page) / "page.py"
+
+
+def guide_file(page) -> Path:
+    """The page's documentation."""
+    return folder(page) / "guide.md"
+
+
+_LOCK = threading.Lock()
+
+
+def _figures_module(slug: str) -> ModuleType | None:
+    path = app_root() / "pages" / slug / "figures.py"
+    name = f"hetdp_pages.{slug}.figures"
+    with _LOCK:
+        mod = sys.modules.get(name)
+        if mod is not None and getattr(mod, "__file__", None) == str(path):
+            return mod
+        if not path.is_file():
+            return None
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        try:
+            spec.loader.exec_module(mod)
+        except BaseException:
+            sys.modules.pop(name, None)
+            raise
+        return mod
+
+
+def figures_module(page) -> ModuleType | None:
+    """The page's ``figures.py``, loaded from its folder (None when it has none)."""
+    return _figures_module(_slug(page))
+
+
+def figures(page) -> tuple[PageFigure, ...]:
+    """The page's figures in the order its report shows them (none when its folder has no figures.py)."""
+    mod = figures_module(page)
+    if mod is None:
+        return ()
+    found = tuple(getattr(mod, "FIGURES", ()))
+    if not all(isinstance(f, PageFigure) for f in found):
+        raise TypeError(f"{mod.__file__}: FIGURES must be a sequence of hetdp_ui.folders.PageFigure")
+    return found
+
+
+def figure(page, name: str) -> PageFigure:
+    """One of the page's figures, by name."""
+    found = {f.name: f for f in figures(page)}
+    if name not in found:
+        raise KeyError(f"page {_slug(page)} has no figure {name!r}; its figures are {', '.join(found)}")
+    return found[name]
