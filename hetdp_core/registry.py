@@ -42,7 +42,8 @@ class PageSpec:
     of its widgets' session keys; ``order`` its place in the menu; ``upload`` whether its
     run accepts an uploaded CSV; ``solver`` its accuracy solver as ``"module:function"`` (None: none) — a
     function ``(scenario, *, target, …)`` whose other keywords are among ``metric``, ``statistic``,
-    ``algorithm``, returning an answer with ``text(link)``, ``as_json(link)`` and ``meets_target``;
+    ``algorithm``, returning an answer with ``text(link)``, ``as_json(link)``, ``link_query(scenario)``
+    (the view that shows it) and ``meets_target``;
     ``fast_query`` a cheap query of the page, used by the load tool and the tests;
     ``example_query`` a non-default view (small enough for the test suite) that exercises the
     page's options, used by the page ↔ CLI agreement test; ``key_tables`` the tables a report shows

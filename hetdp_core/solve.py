@@ -59,6 +59,10 @@ class LinkedAnswer:
         """The answer as ``hetdp solve --json`` prints it, with the link that opens it."""
         return {**dataclasses.asdict(self), "link": link}
 
+    def link_query(self, scenario) -> dict:
+        """The query of the view that shows the answer: the scenario at the answer's levels."""
+        return self.scenario_query
+
 
 @dataclass(frozen=True)
 class Solution(LinkedAnswer):
@@ -463,6 +467,10 @@ class MechanismSolutions:
     target: float
     rows: tuple[MechanismSolution, ...]
     meets_target: bool = True
+
+    def link_query(self, scenario) -> dict:
+        """The query of the view that shows the answers: the question's own (each row names its ε)."""
+        return scenario.to_query()
 
     def as_json(self, link: str) -> dict:
         """The rows as ``hetdp solve --json`` prints them."""

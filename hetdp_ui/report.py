@@ -20,10 +20,11 @@ import plotly.graph_objects as go
 __all__ = ["report_figures", "build_report", "build_ledger_report", "write_static"]
 
 
-def report_figures(page: str, scenario, result) -> list[tuple[str, go.Figure]]:
+def report_figures(page: str, scenario, result, *, placed=None) -> list[tuple[str, go.Figure]]:
     """The report's figures of ``page``: every figure its folder declares (``pages/<slug>/figures.py``,
     the list the page draws from) that this view has, then the trade-off curves of its privacy levels
-    when it states any."""
+    when it states any and their places among real deployments (``placed``: already computed by the
+    caller, else computed here)."""
     from hetdp_ui.folders import figures
 
     figs = [
@@ -37,7 +38,7 @@ def report_figures(page: str, scenario, result) -> list[tuple[str, go.Figure]]:
         from hetdp_ui.risk_figures import tradeoff_figure
 
         figs.append(("What an attacker can do at each false-positive rate (trade-off curves)", tradeoff_figure(mt)))
-        placed = placement_of(levels_of(result))
+        placed = placement_of(levels_of(result)) if placed is None else placed
         if placed:
             figs.append(("Your levels among real deployments", deployments_strip(placed)))
     return figs
@@ -325,11 +326,9 @@ def _key_results_html(mod, result) -> list[str]:
     return parts
 
 
-def _meaning_html(mt: pd.DataFrame, prior: float, levels: list) -> list[str]:
-    """What the levels mean for a person (posterior, attack terms, real deployments among which the view's
-    ``levels`` are placed), or why none is stated."""
-    from hetdp_core.deployments import placement_of
-
+def _meaning_html(mt: pd.DataFrame, prior: float, placed: list) -> list[str]:
+    """What the levels mean for a person (posterior, attack terms, the view's levels ``placed`` among real
+    deployments), or why none is stated."""
     if mt.empty:
         return [
             "<h2>What the privacy levels mean for a person</h2>",
@@ -357,7 +356,7 @@ def _meaning_html(mt: pd.DataFrame, prior: float, levels: list) -> list[str]:
         ),
         "</ul>",
         _table(mt.drop(columns=["in words", "risk in words"]).to_dict(orient="records")),
-        *_context_html(placement_of(levels)),
+        *_context_html(placed),
         "<p class='small'>The trade-off curves and the strip of real deployments are the last figures below.</p>",
     ]
 
@@ -415,10 +414,13 @@ def build_report(
         "holds; a failure would be a numerical failure of this software, not a finding.</p>",
         f"<ul>{checks}</ul>",
     ]
-    if mt is not None:
+    placed = None
+    if mt is not None:  # the view's levels among real deployments: for the meaning section and the figures
+        from hetdp_core.deployments import placement_of
         from hetdp_core.scenario import levels_of
 
-        parts += _meaning_html(mt, prior, levels_of(result))
+        placed = placement_of(levels_of(result))
+        parts += _meaning_html(mt, prior, placed)
     parts += [
         "<h2>How to reopen this view</h2>",
         f"<p>In the app: <a href='{html.escape(link)}'>{html.escape(link)}</a><br>"
@@ -428,7 +430,7 @@ def build_report(
         _table(_parameters(scenario)),
     ]
     parts.append("<h2>Figures</h2>")
-    for i, (name, fig) in enumerate(report_figures(page, scenario, res if mt is not None else result)):
+    for i, (name, fig) in enumerate(report_figures(page, scenario, res if mt is not None else result, placed=placed)):
         parts += [f"<h3>{html.escape(name)}</h3>", _figure_html(fig, f"fig{i}", first=i == 0)]
     seed = scenario.to_query().get("seed", "—")
     parts += [

@@ -30,7 +30,7 @@ def cmd_solve(a) -> int:
     options = {"metric": a.metric, "statistic": a.statistic, "algorithm": a.algorithm}
     accepted = inspect.signature(solve).parameters
     sol = solve(s, target=a.target, **{k: v for k, v in options.items() if k in accepted})
-    link = f"/{page}?{urlencode(getattr(sol, 'scenario_query', None) or s.to_query())}"
+    link = f"/{page}?{urlencode(sol.link_query(s))}"
     print(_dump(sol.as_json(link)) if a.json else sol.text(link))
     return 0 if sol.meets_target else 1
 
