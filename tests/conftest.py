@@ -10,6 +10,25 @@ from hypothesis import HealthCheck, settings
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture
+def routed_by_navigation(monkeypatch):
+    """AppTest of app.py routing like a server: hetdp_ui.launch tells Streamlit before the port opens
+    that app.py routes every page with st.navigation (route_with_navigation_only), so a page in its
+    folder (pages/<slug>/page.py) is found on the first run; AppTest builds a new PagesManager per run,
+    which would read pages/ as an old-style pages directory again."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    from hetdp_ui.launch import route_with_navigation_only
+
+    init = PagesManager.__init__
+
+    def routed(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        route_with_navigation_only()
+
+    monkeypatch.setattr(PagesManager, "__init__", routed)
+
+
 def page_path(page: str) -> Path:
     """The script of a page by its URL path: a scenario page's ``pages/<slug>/page.py`` (its folder), or a
     tool page's ``pages/<n>_<Url>.py``."""

@@ -7,7 +7,7 @@ import tracemalloc
 from urllib.parse import quote
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, page_path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
@@ -61,10 +61,6 @@ MAX_PEAK = PAGE_BUDGET.bytes
 EXAMPLES = max(4, settings.default.max_examples // 12)
 
 
-def page_path(page: str) -> str:
-    return str(page_path(page))
-
-
 def field_names(page: str) -> set[str]:
     mod = get(page)
     names = set(mod.SCENARIO.specs())
@@ -100,7 +96,7 @@ def test_fuzzed_url_parameters(page):
     @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
     @given(st.dictionaries(st.sampled_from(keys), values_for(page), min_size=1, max_size=3))
     def check(params):
-        at = AppTest.from_file(page_path(page), default_timeout=120)
+        at = AppTest.from_file(str(page_path(page)), default_timeout=120)
         for k, v in params.items():
             at.query_params[k] = v
         tracemalloc.start()
@@ -120,7 +116,7 @@ TEXT_VIEWS = {s.url: dict(s.text_view) for s in specs() if s.text_view is not No
 
 
 def open_view(page: str) -> AppTest:
-    at = AppTest.from_file(page_path(page), default_timeout=120)
+    at = AppTest.from_file(str(page_path(page)), default_timeout=120)
     for k, v in TEXT_VIEWS[page].items():
         at.query_params[k] = v
     return at.run()

@@ -551,12 +551,12 @@ def test_the_last_step_shows_the_score_and_the_lessons_page_keeps_it():
     assert score_line(bundled_lesson("2-bcdp-guarantee-lab")) is None or True  # other lessons: no answers yet
 
 
-def test_a_typed_answer_survives_a_run_that_does_not_draw_it():
+def test_a_typed_answer_survives_a_run_that_does_not_draw_it(routed_by_navigation):
     """A side trip through the menu is a run of another page: Streamlit forgets the answer widget's
     value; the lesson keeps it and puts it back."""
     lid = "1-bcdp-feature-privacy"
     key = f"lesson_{lid}_1"
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()  # the home page registers the pages
     at.switch_page("pages/feature_privacy/page.py")
     at.query_params.update({"lesson": lid, "step": "1"})
     at.run()

@@ -11,7 +11,7 @@ from urllib.parse import urlparse
 import pytest
 from conftest import ROOT
 
-from hetdp_ui.nav import docs
+from hetdp_ui.nav import doc_file, docs
 
 from .test_browser import assert_no_errors, type_in, wait_idle
 
@@ -37,7 +37,7 @@ def _block_outside(page, server):
 
 def _has_math(topic: str) -> bool:
     """Whether a topic's Markdown has a formula ($…$ outside code blocks and code spans)."""
-    text = (ROOT / "docs" / f"{topic}.md").read_text()
+    text = doc_file(topic).read_text()
     text = re.sub(r"```.*?```", "", text, flags=re.S)
     return "$" in re.sub(r"`[^`]*`", "", text)
 
@@ -159,7 +159,7 @@ def test_a_docs_side_trip_inside_a_lesson_keeps_the_lesson(page, server, artifac
         page.get_by_role("link", name=re.compile("This page's notes.*opens in a new tab")).click()
     docs = new.value
     docs.get_by_test_id("stCaptionContainer").get_by_text("Sources are cited by authors").wait_for()
-    assert "/Docs?topic=feature-privacy" in docs.url
+    assert "/Docs?topic=feature_privacy" in docs.url
     assert page.url == before and "lesson=1-bcdp-feature-privacy" in page.url and "step=2" in page.url
     assert page.get_by_text("Show the answer to step 2").count() == 1
     docs.screenshot(path=str(artifacts / "lesson_docs_new_tab.png"))
