@@ -359,6 +359,8 @@ scenario:lo | float | Smallest grid value.
 scenario:hi | float | Largest grid value.
 scenario:budget | Budget or None | The request's compute budget (None: no limit).
 scenario:prior | float or None | The attacker's prior (default: the scenario's).
+scenario:what | str | What a download table holds, in a few words.
+scenario:optional | bool | Whether some views do not have the table (its value is then None).
 solve:s | Scenario | The page's scenario.
 solve:metric | str | Accuracy measure of one release: ``mse`` or ``q95``.
 uploads:data | bytes | The uploaded CSV (untrusted).

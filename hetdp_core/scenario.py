@@ -59,6 +59,7 @@ __all__ = [  # the constraint vocabulary (re-exported from hetdp_core.constraint
     "InputError",
     "Scenario",
     "Result",
+    "table",
     "log_grid",
     "Budget",
     "Cost",
@@ -292,20 +293,37 @@ class Scenario:
         return urlencode(self.to_query())
 
 
+def table(what: str, *, optional: bool = False) -> dataclasses.Field:
+    """A download table of a page's result, declared as a typed field (``pandas.DataFrame``) whose name
+    is the table's CSV name (``<name>.csv``, the key of ``hetdp run --json``'s ``tables``); ``what`` says
+    what it holds. An ``optional`` table (default None) is one that some views do not have."""
+    meta = {"table": what}
+    return field(default=None, metadata=meta) if optional else field(metadata=meta)
+
+
 @dataclass(frozen=True)
 class Result:
-    """What a page's run computed: the scenario, the download tables (name → DataFrame; the page's
-    CSV file is ``<name>.csv``), the guarantee checks it verified and messages to show. Each page
-    subclasses it (``kw_only``) with typed attributes for everything else its page renders, so pages,
-    reports and the CLI read named, documented fields instead of string keys."""
+    """What a page's run computed: the scenario, the download tables, the guarantee checks it verified
+    and messages to show. Each page subclasses it (``kw_only``) with typed attributes for everything
+    its page renders — its tables as fields declared with :func:`table` (the field's name is the CSV's
+    name) and the rest as typed, documented attributes — so pages, reports and the CLI read named
+    fields instead of string keys. ``tables_`` holds tables added to a finished result (the
+    ``privacy_meaning`` of :func:`with_meaning`) and those of a page that declares none."""
 
     scenario: Scenario
     tables_: dict = field(default_factory=dict)
     checks: tuple = ()
     notes: tuple = ()
 
+    @classmethod
+    def table_names(cls) -> tuple[str, ...]:
+        """The tables this result class declares (:func:`table`), in order."""
+        return tuple(f.name for f in dataclasses.fields(cls) if "table" in f.metadata)
+
     def tables(self) -> dict:
-        return dict(self.tables_)
+        """Every table this view has, name → DataFrame: the declared ones, then ``tables_``."""
+        declared = {n: getattr(self, n) for n in self.table_names()}
+        return {**{n: t for n, t in declared.items() if t is not None}, **self.tables_}
 
 
 def page_module(scenario: Scenario):

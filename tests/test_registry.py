@@ -126,6 +126,25 @@ def test_every_spec_matches_its_files(spec):
         mod.run(scenario, options={"budget": None})
 
 
+@pytest.mark.parametrize("spec", registry.specs(), ids=lambda s: s.url)
+def test_a_pages_tables_are_typed_fields_named_as_their_csv(spec):
+    """A page's result declares its download tables as DataFrame fields (hetdp_core.scenario.table): the
+    run fills them, tables() is exactly those (plus privacy_meaning, added to a finished result), and the
+    report's key tables are among them."""
+    import pandas as pd
+
+    mod = registry.get(spec.url)
+    result = mod.run(mod.SCENARIO.from_query(dict(spec.fast_query)))
+    declared = type(result).table_names()
+    assert declared and set(spec.key_tables) <= set(declared), (declared, spec.key_tables)
+    have = {n for n in declared if getattr(result, n) is not None}
+    assert all(isinstance(getattr(result, n), pd.DataFrame) for n in have)
+    assert list(result.tables()) == [n for n in declared if n in have] + [
+        n for n in result.tables_ if n == "privacy_meaning"
+    ]
+    assert set(result.tables_) <= {"privacy_meaning"}  # nothing else by string
+
+
 def _page_names() -> dict[str, set[str]]:
     """Every name of every page: URL path, slug (docs topic, folder), scenario module (dotted), page
     file, and the docs topic it had before its guide moved into its folder."""

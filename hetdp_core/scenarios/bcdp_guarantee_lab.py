@@ -22,7 +22,7 @@ from ..bcdp_exact import ExactReport
 from ..constraints import DEMAND, EPS
 from ..meaning import Level
 from ..registry import PageSpec
-from ..scenario import Boolean, Cost, InputError, Interval, Numbers, Options, Result, param
+from ..scenario import Boolean, Cost, InputError, Interval, Numbers, Options, Result, param, table
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
@@ -127,6 +127,16 @@ class GuaranteeLabResult(Result):
         Theorem 2 vs Proposition 6: LDP level and the bound shape (17).
     """
 
+    bcdp_example1: pd.DataFrame = table("Example 1: the exact BCDP level of each coordinate against the bounds")
+    bcdp_example2: pd.DataFrame = table("Example 2: the same for the second example")
+    bcdp_rr_vs_bounds: pd.DataFrame = table(
+        "randomized response: exact BCDP level vs Propositions 3 and 4, per coordinate and q"
+    )
+    bcdp_tradeoff: pd.DataFrame = table("Theorem 1: the optimal tests' trade-off (α, β) for the chosen coordinate")
+    bcdp_translator: pd.DataFrame = table(
+        "the translator δ → c: demands and both allocations (Theorem 2, Proposition 6)"
+    )
+
     rep1: ExactReport
     test: HypothesisTest
     alloc: Allocation
@@ -226,13 +236,11 @@ def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
     )
     return GuaranteeLabResult(
         scenario=s,
-        tables_={
-            "bcdp_example1": ex1,
-            "bcdp_example2": ex2,
-            "bcdp_rr_vs_bounds": rr,
-            "bcdp_tradeoff": tradeoff,
-            "bcdp_translator": translator,
-        },
+        bcdp_example1=ex1,
+        bcdp_example2=ex2,
+        bcdp_rr_vs_bounds=rr,
+        bcdp_tradeoff=tradeoff,
+        bcdp_translator=translator,
         checks=checks,
         rep1=rep1,
         test=test,

@@ -20,7 +20,7 @@ from .._doc import document
 from ..constraints import EPS, SEED, TRIALS, USERS
 from ..meaning import Level
 from ..registry import PageSpec
-from ..scenario import Boolean, Cost, InputError, Interval, Numbers, Options, Result, param
+from ..scenario import Boolean, Cost, InputError, Interval, Numbers, Options, Result, param, table
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
@@ -170,6 +170,13 @@ class DpSgdResult(Result):
         The fitted log-log slopes of the bound terms.
     """
 
+    dpsgd_schedule: pd.DataFrame = table(
+        "per release h: learning rate, privacy schedule a_h, noise scale θ_h, its level"
+    )
+    dpsgd_region: pd.DataFrame = table("the (ρ, κ) plane and this view's point")
+    dpsgd_bound_terms: pd.DataFrame = table("the bound terms A1, A2, A3 against N")
+    dpsgd_trajectories: pd.DataFrame = table("the simulated distance to β* per step and method (10 %, median, 90 %)")
+
     gammas: np.ndarray
     a: np.ndarray
     theta: np.ndarray
@@ -242,12 +249,10 @@ def run(s: DpSgdSchedules, *, options: sc.RunOptions) -> DpSgdResult:
     traj_table = pd.concat([b.assign(method=k) for k, b in bands.items()])
     return DpSgdResult(
         scenario=s,
-        tables_={
-            "dpsgd_schedule": schedule,
-            "dpsgd_region": region,
-            "dpsgd_bound_terms": bt,
-            "dpsgd_trajectories": traj_table,
-        },
+        dpsgd_schedule=schedule,
+        dpsgd_region=region,
+        dpsgd_bound_terms=bt,
+        dpsgd_trajectories=traj_table,
         checks=tuple(sg.theta_checks(thetas=th, a=a, sensitivity=sens, eps=s.eps)),
         notes=tuple(notes),
         gammas=g,
@@ -264,7 +269,7 @@ def run(s: DpSgdSchedules, *, options: sc.RunOptions) -> DpSgdResult:
 def levels(result: DpSgdResult) -> list[Level]:
     """Per release h the level ε·a_h (first, middle, last) and all N releases together by basic
     composition Σ_h ε·a_h (what an attacker who sees every iterate can learn at most)."""
-    sch = result.tables_["dpsgd_schedule"]
+    sch = result.dpsgd_schedule
     e = sch["eps_release"].to_numpy(float)
     n = e.size
     out = [Level(f"release h = {h}", float(e[h - 1])) for h in sorted({1, (n + 1) // 2, n})]

@@ -290,13 +290,24 @@ class FeaturePrivacyResult(sc.Result):
         Mechanism 1's stages (first feature, dimension, level Δ_k, weight w_k).
     k : int
         The number of sensitive features (demand below ε).
+    guaranteed : numpy.ndarray
+        The guaranteed level δ'_i of each feature (Proposition 4, user order), checked against its demand.
     """
+
+    bcdp_guarantee: pd.DataFrame = sc.table("per feature: demand, budget c_i and the guaranteed level, checked")
+    bcdp_stages: pd.DataFrame = sc.table("the stages of Mechanism 1: features covered and budget increments")
+    bcdp_mse_summary: pd.DataFrame = sc.table(
+        "the sweep: median and quartiles of the squared error, exact MSE, per point and method"
+    )
+    bcdp_mse_errors: pd.DataFrame = sc.table("every simulated squared error of the sweep")
+    bcdp_release_quantiles: pd.DataFrame = sc.table("twenty equally likely published means per feature")
 
     alloc: Allocation
     names: tuple[str, ...]
     sorted_names: tuple[str, ...]
     stages: tuple[Stage, ...]
     k: int
+    guaranteed: np.ndarray
 
 
 @sc.page_run
@@ -342,19 +353,18 @@ def run(s: FeaturePrivacy, *, options: sc.RunOptions) -> FeaturePrivacyResult:
     quantiles = release_quantiles(s, alloc, names)
     return FeaturePrivacyResult(
         scenario=s,
-        tables_={
-            "bcdp_guarantee": table,
-            "bcdp_stages": stage_table,
-            "bcdp_mse_summary": summary,
-            "bcdp_mse_errors": errors,
-            "bcdp_release_quantiles": quantiles,
-        },
+        bcdp_guarantee=table,
+        bcdp_stages=stage_table,
+        bcdp_mse_summary=summary,
+        bcdp_mse_errors=errors,
+        bcdp_release_quantiles=quantiles,
         checks=tuple(report.attrs["checks"]),
         alloc=alloc,
         names=tuple(names),
         sorted_names=tuple(sorted_names),
         stages=tuple(stages),
         k=int(k),
+        guaranteed=table["guaranteed δ'"].to_numpy(float),
     )
 
 
@@ -377,21 +387,19 @@ def levels(result: FeaturePrivacyResult) -> list[Level]:
     Mechanism 1 (Proposition 4, including what the correlated features leak), which bounds attackers
     whose beliefs follow the model (correlation ≤ q), and the LDP level delivered c_d, which bounds
     any attacker — the input of :func:`hetdp_core.meaning.meaning_table`."""
-    g = result.tables_["bcdp_guarantee"]
     any_attacker = float(result.alloc.ldp_level)
     return [
-        Level(str(f), float(d), delivered=float(v), any_attacker=any_attacker)
-        for f, d, v in zip(g["feature"], g["demanded δ"], g["guaranteed δ'"])
+        Level(f, float(d), delivered=float(v), any_attacker=any_attacker)
+        for f, d, v in zip(result.names, result.alloc.delta, result.guaranteed)
     ]
 
 
 def key_numbers(result: FeaturePrivacyResult) -> dict:
     """Guarantees and accuracy of one scenario, for plan A vs plan B (:mod:`hetdp_core.compare`)."""
     s = result.scenario
-    g = result.tables_["bcdp_guarantee"]
-    out = {f"guaranteed δ' of {f}": float(v) for f, v in zip(g["feature"], g["guaranteed δ'"])}
+    out = {f"guaranteed δ' of {f}": float(v) for f, v in zip(result.names, result.guaranteed)}
     out["LDP level delivered c_d"] = float(result.alloc.ldp_level)
-    m = result.tables_["bcdp_mse_summary"]
+    m = result.bcdp_mse_summary
     for method in m["method"].unique():
         for v, med in m.loc[m["method"] == method, [s.axis, "median"]].itertuples(index=False):
             out[f"median squared error, {method}, {s.axis} = {v:g}"] = float(med)
@@ -433,9 +441,9 @@ PRESETS = {
 def summarize(result: FeaturePrivacyResult) -> tuple[str, ...]:
     """The run in a few plain sentences (page header, report, ``hetdp run``): the protection each
     group of features gets, and how M_mean's median error compares with min-δ LDP's along the sweep."""
-    s, g = result.scenario, result.tables_["bcdp_guarantee"]
+    s, g = result.scenario, result.bcdp_guarantee
     met = int((g["pass"] == "pass").sum())
-    m = result.tables_["bcdp_mse_summary"]
+    m = result.bcdp_mse_summary
     med = m.pivot(index=s.axis, columns="method", values="median")
     ratio = (med["min-δ LDP"] / med["M_mean (BCDP)"]).to_numpy()
     return (

@@ -20,7 +20,7 @@ from .._doc import document
 from ..constraints import RHO, SEED, TRIALS
 from ..meaning import Level
 from ..registry import PageSpec
-from ..scenario import Cost, InputError, Interval, Numbers, Options, Result, RunOptions, param
+from ..scenario import Cost, InputError, Interval, Numbers, Options, Result, RunOptions, param, table
 from ..zcdp import RenyiCurves
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
@@ -173,6 +173,14 @@ class GroupwiseZcdpResult(Result):
         Whether the per-group summary was left out (Algorithm 1 beyond its group limit).
     """
 
+    zcdp_releases: pd.DataFrame = table("simulated releases per group: mean, spread, relative error vs the bound")
+    zcdp_renyi_curve: pd.DataFrame = table("D_α of the chosen group in both directions, the claim, its violations")
+    zcdp_claimed_budgets: pd.DataFrame = table("Algorithm 2's claimed budgets v and ξ against the group size")
+    zcdp_group_summary: pd.DataFrame | None = table(
+        "per group: what it is promised and what it gets (Algorithm 1 only up to its group limit)", optional=True
+    )
+    zcdp_loss_vs_size: pd.DataFrame = table("the open question: Algorithm 1's loss against the group size")
+    zcdp_release_quantiles: pd.DataFrame = table("twenty equally likely published counts of the chosen group")
     counts: np.ndarray
     curves: RenyiCurves
     claim: dict
@@ -207,11 +215,9 @@ def run(s: GroupwiseZcdp, *, options: RunOptions) -> GroupwiseZcdpResult:
     sizes = np.unique(np.concatenate([counts, np.geomspace(1, max(counts.max(), 2), 30).round()]))
     v, xi = zcdp.claimed_budget(sizes, r=s.r)
     budgets = pd.DataFrame({"size": sizes, "v": v, "xi": xi})
-    tables = {"zcdp_releases": stats, "zcdp_renyi_curve": curve, "zcdp_claimed_budgets": budgets}
+    summary = None
     if not (algorithm == 1 and counts.size > MAX_ALG1_SUMMARY):
-        tables["zcdp_group_summary"] = zcdp.group_summary(
-            counts, rho=s.rho, r=s.r, algorithm=algorithm, alpha_max=s.alpha_max
-        )
+        summary = zcdp.group_summary(counts, rho=s.rho, r=s.r, algorithm=algorithm, alpha_max=s.alpha_max)
     parts = []
     for i, sz in enumerate(scan_sizes):
         if options.progress is not None:
@@ -219,12 +225,15 @@ def run(s: GroupwiseZcdp, *, options: RunOptions) -> GroupwiseZcdpResult:
         parts.append(zcdp.divergence_vs_size(sizes=[sz], alphas=scan_alphas, rho=s.rho, r=s.r, algorithm=1))
     scan = pd.concat(parts, ignore_index=True)
     scan.attrs = {}
-    tables["zcdp_loss_vs_size"] = scan
-    tables["zcdp_release_quantiles"] = release_quantiles(s, x_sel)
     checks = tuple(zcdp.curve_checks(curves, rho=s.rho))
     return GroupwiseZcdpResult(
         scenario=s,
-        tables_=tables,
+        zcdp_releases=stats,
+        zcdp_renyi_curve=curve,
+        zcdp_claimed_budgets=budgets,
+        zcdp_group_summary=summary,
+        zcdp_loss_vs_size=scan,
+        zcdp_release_quantiles=release_quantiles(s, x_sel),
         checks=checks,
         counts=counts,
         curves=curves,
@@ -232,7 +241,7 @@ def run(s: GroupwiseZcdp, *, options: RunOptions) -> GroupwiseZcdpResult:
         at2=at2,
         x_sel=float(x_sel),
         monotonicity=zcdp.loss_monotonicity(scan, rel_tol=1e-9),
-        summary_skipped="zcdp_group_summary" not in tables,
+        summary_skipped=summary is None,
     )
 
 

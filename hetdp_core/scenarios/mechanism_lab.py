@@ -19,7 +19,7 @@ from ..constraints import DELTA, EPS, SEED, TRIALS, USERS
 from ..dptest import histogram_privacy_test
 from ..meaning import Level
 from ..registry import PageSpec
-from ..scenario import Cost, InputError, Interval, Numbers, Result, Rule, RunOptions, Scenario, param
+from ..scenario import Cost, InputError, Interval, Numbers, Result, Rule, RunOptions, Scenario, param, table
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
@@ -200,6 +200,15 @@ class MechanismLabResult(Result):
         Lemma 28's bound on the exponential mechanism's loss.
     """
 
+    mech_noise_densities: pd.DataFrame = table("the noise densities of the mechanisms")
+    mech_pareto_mse: pd.DataFrame = table("the Pareto sample mean's error (Example 11)")
+    mech_example8: pd.DataFrame = table("Example 8: the share of outputs outside the interval")
+    mech_smooth_sensitivity: pd.DataFrame = table("local vs smooth sensitivity of the median")
+    mech_bounded_laplace: pd.DataFrame = table("bounded Laplace: density and its privacy level")
+    mech_exponential: pd.DataFrame = table("the exponential mechanism's output probabilities")
+    mech_release_quantiles: pd.DataFrame = table("twenty equally likely releases of the true value per mechanism")
+    mech_privacy_profiles: pd.DataFrame = table("each mechanism's exact privacy profile δ(ε)")
+
     variances: pd.DataFrame
     mnm_threshold: float
     mnm_branch: tuple[str, float]
@@ -332,16 +341,14 @@ def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
     quantiles = release_quantiles(s, b_bounded=b)
     return MechanismLabResult(
         scenario=s,
-        tables_={
-            "mech_noise_densities": pd.DataFrame(dens),
-            "mech_pareto_mse": pareto,
-            "mech_example8": ex8,
-            "mech_smooth_sensitivity": smooth,
-            "mech_bounded_laplace": bounded,
-            "mech_exponential": expo,
-            "mech_release_quantiles": quantiles,
-            "mech_privacy_profiles": profiles,
-        },
+        mech_noise_densities=pd.DataFrame(dens),
+        mech_pareto_mse=pareto,
+        mech_example8=ex8,
+        mech_smooth_sensitivity=smooth,
+        mech_bounded_laplace=bounded,
+        mech_exponential=expo,
+        mech_release_quantiles=quantiles,
+        mech_privacy_profiles=profiles,
         checks=tuple(checks),
         variances=pd.DataFrame(var_rows),
         mnm_threshold=mc.mnm_threshold(eps=eps, delta=delta),
@@ -368,7 +375,7 @@ def levels(result: MechanismLabResult) -> list[Level]:
     stated δ is never listed (its check reports a numerical failure instead)."""
     s = result.scenario
     out = [Level("Laplace / exponential mechanism (ε-DP)", s.eps, delta=0.0)]
-    for r in result.tables_["mech_privacy_profiles"].to_dict(orient="records"):
+    for r in result.mech_privacy_profiles.to_dict(orient="records"):
         if r["mechanism"] == "Laplace" or not r["exact δ(ε)"] <= r["stated δ"] * (1 + 1e-9):
             continue
         name = f"{r['mechanism']}, {r['noise']} ((ε, δ)-DP, exact δ(ε) = {r['exact δ(ε)']:.3g})"

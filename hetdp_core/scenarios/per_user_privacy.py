@@ -22,7 +22,7 @@ from ..constraints import SEED, TRIALS, USERS
 from ..datasets import SOURCE_SYNONYMS, SOURCES, data_path
 from ..meaning import Level
 from ..registry import PageSpec
-from ..scenario import Cost, InputError, Interval, Numbers, Options, Result, check_budget, param
+from ..scenario import Cost, InputError, Interval, Numbers, Options, Result, check_budget, param, table
 from ._common import map_points
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
@@ -237,6 +237,11 @@ class PerUserResult(Result):
         The number of bins (1 for the mean).
     """
 
+    hetero_summary: pd.DataFrame = table("per method: the error and the weights' summary (Tables 4 and 5)")
+    hetero_errors: pd.DataFrame = table("every simulated error per method")
+    hetero_weights: pd.DataFrame = table("per user: demand ε_i, weight and the level each user actually gets")
+    hetero_release_quantiles: pd.DataFrame = table("twenty equally likely published values under the first method")
+
     eps: np.ndarray
     infos: dict
     description: str
@@ -292,12 +297,10 @@ def run(s: PerUserPrivacy, *, options: sc.RunOptions) -> PerUserResult:
     quantiles = release_quantiles(s, res)
     return PerUserResult(
         scenario=s,
-        tables_={
-            "hetero_summary": summary,
-            "hetero_errors": errors,
-            "hetero_weights": weights,
-            "hetero_release_quantiles": quantiles,
-        },
+        hetero_summary=summary,
+        hetero_errors=errors,
+        hetero_weights=weights,
+        hetero_release_quantiles=quantiles,
         checks=tuple(checks),
         eps=eps,
         infos={a: info for a, (_, info) in res.items()},
@@ -335,7 +338,7 @@ def levels(result: Result, *, max_groups: int = 12) -> list[Level]:
 
 def key_numbers(result: PerUserResult) -> dict:
     """Accuracy per algorithm and the largest effective level, for plan A vs plan B."""
-    t = result.tables_["hetero_summary"]
+    t = result.hetero_summary
     pac = next(c for c in t.columns if c.startswith("PAC error"))
     out = {}
     for _, row in t.iterrows():
@@ -361,7 +364,7 @@ __all__ = ["PerUserPrivacy", "SCENARIO", "PRESETS", "run", "ALL_ALGS", "N_OPTION
 
 def summarize(result: PerUserResult) -> tuple[str, ...]:
     """The run in a few plain sentences (page header, report, ``hetdp run``)."""
-    s, t = result.scenario, result.tables_["hetero_summary"]
+    s, t = result.scenario, result.hetero_summary
     pac = f"PAC error ({1 - s.beta:.1%} quantile)"
     best = t.loc[t[pac].idxmin()]
     out = [

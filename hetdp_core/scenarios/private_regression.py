@@ -21,7 +21,7 @@ from ..constraints import DEMAND, EPS, SEED, TRIALS, USERS
 from ..datasets import SOURCE_SYNONYMS, SOURCES, data_path
 from ..meaning import Level
 from ..registry import PageSpec
-from ..scenario import Cost, InputError, Interval, Options, Result, RunOptions, check_budget, param
+from ..scenario import Cost, InputError, Interval, Options, Result, RunOptions, check_budget, param, table
 from ._common import map_points
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
@@ -163,6 +163,10 @@ class PrivateRegressionResult(Result):
         The number of features (the label excluded).
     """
 
+    regression_trajectory: pd.DataFrame = table("one private fit: the distance to the non-private optimum per step")
+    regression_excess_risk: pd.DataFrame = table("the sweep: excess risk per point and method")
+    regression_guarantee: pd.DataFrame = table("per coordinate: demand, budget and the guaranteed level, checked")
+
     trajectories: dict[str, np.ndarray | None]
     reference: rg.RegressionRun
     allocation: Allocation
@@ -214,11 +218,9 @@ def run(s: PrivateRegression, *, options: RunOptions) -> PrivateRegressionResult
     notes += gnotes
     return PrivateRegressionResult(
         scenario=s,
-        tables_={
-            "regression_trajectory": trajectory,
-            "regression_excess_risk": table,
-            "regression_guarantee": guarantee,
-        },
+        regression_trajectory=trajectory,
+        regression_excess_risk=table,
+        regression_guarantee=guarantee,
         notes=tuple(notes),
         trajectories=trajs,
         reference=ref,
@@ -273,7 +275,7 @@ def guarantee_table(s: PrivateRegression, alloc, *, theta, n_feat: int, k: int, 
 def levels(result: PrivateRegressionResult) -> list[Level]:
     """Per coordinate of a user's record: the demand, the BCDP level delivered under the data's
     correlation (table ``regression_guarantee``) and the LDP level c_d that bounds any attacker."""
-    g = result.tables_["regression_guarantee"]
+    g = result.regression_guarantee
     return [
         Level(str(c), float(d), delivered=float(v), any_attacker=float(a))
         for c, d, v, a in zip(g["coordinate"], g["demanded δ"], g["guaranteed δ'"], g["any attacker (LDP c_d)"])
@@ -295,8 +297,8 @@ __all__ = ["PrivateRegression", "SCENARIO", "PRESETS", "run", "N_GRID", "EPS_GRI
 
 def summarize(result: PrivateRegressionResult) -> tuple[str, ...]:
     """The run in a few plain sentences (page header, report, ``hetdp run``)."""
-    s, g = result.scenario, result.tables_["regression_guarantee"]
-    risk = result.tables_["regression_excess_risk"]
+    s, g = result.scenario, result.regression_guarantee
+    risk = result.regression_excess_risk
     last = risk[risk[s.axis] == risk[s.axis].max()]
     ok = last.dropna(subset=["median"])
     unmet = g.loc[~g["demand met"].astype(bool), "coordinate"].tolist()

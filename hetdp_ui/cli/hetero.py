@@ -66,7 +66,7 @@ def cmd_hetero_run(a) -> int:
     if "algs" in query:
         query["algs"] = query["algs"].upper().replace(" ", "")
     s, res = view("Per_user_privacy", query, a)
-    errs = res.tables()["hetero_errors"]
+    errs = res.hetero_errors
     results = [
         {
             "algorithm": alg,

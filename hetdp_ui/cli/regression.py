@@ -27,7 +27,7 @@ def cmd_regression(a) -> int:
         if getattr(a, flag) is not None:
             raise CliError(f"--{flag} was removed: {note}. Drop it (`hetdp run Private_regression --help`).")
     s, result = view("Private_regression", given_fields(a, FIELDS), a)
-    df = result.tables()["regression_excess_risk"]
+    df = result.regression_excess_risk
     rows = df.to_dict(orient="records")  # a point without a value: null and the core's reason
     if a.json:
         print(_dump({"axis": s.axis, "rows": rows, "link": f"/{s.PAGE}?{s.query_string()}"}))

@@ -115,7 +115,7 @@ def translator_figure(names, c_thm2, c_prop6, delta) -> go.Figure:
 
 
 def _tests(s, r):
-    t = r.tables()["bcdp_tradeoff"]
+    t = r.bcdp_tradeoff
     a_all, b_all = r.test.all
     return hypothesis_tests_figure(a_all, b_all, t["alpha"].to_numpy(), t["beta"].to_numpy(), r.test.delta_i)
 
@@ -124,14 +124,12 @@ FIGURES = (
     PageFigure(
         "rr",
         lambda s, r: f"Randomized response: exact BCDP level vs the bounds (coordinate {s.rr_coord})",
-        lambda s, r: rr_figure(r.tables()["bcdp_rr_vs_bounds"], s.rr_coord),
+        lambda s, r: rr_figure(r.bcdp_rr_vs_bounds, s.rr_coord),
     ),
     PageFigure("tests", "Hypothesis tests (Theorem 1)", _tests, shown=lambda s, r: r.test.testable),
     PageFigure(
         "translator",
         "Translator: δ → c (Theorem 2 and Proposition 6)",
-        lambda s, r: translator_figure(
-            r.names, r.alloc.c, r.translate.c, r.tables()["bcdp_translator"]["delta"].to_numpy()
-        ),
+        lambda s, r: translator_figure(r.names, r.alloc.c, r.translate.c, r.bcdp_translator["delta"].to_numpy()),
     ),
 )

@@ -47,7 +47,6 @@ with ui.page_shell(lab) as page:
 
     result = page.run()
     scenario = page.scenario
-    tables = result.tables()
 
     tab1, tab2, tab3, tab4, tab5 = st.tabs(
         ["Example 1", "Example 2", "Randomized response vs bounds", "Hypothesis tests (Theorem 1)", "δ → c translator"]
@@ -79,11 +78,11 @@ with ui.page_shell(lab) as page:
                 "but at b = c = 1 (or a = b = 1) output 0 becomes impossible for x₁ = 1 (or x₂ = 0) and "
                 "that feature's δ is ∞ too."
             )
-        ui.csv_download(tables["bcdp_example1"], "bcdp_example1.csv", "dl_lab_ex1")
+        ui.csv_download(result.bcdp_example1, "bcdp_example1.csv", "dl_lab_ex1")
 
     # ------------------------------------------------------------------ Example 2
     with tab2:
-        ex2 = tables["bcdp_example2"]
+        ex2 = result.bcdp_example2
         st.markdown(
             "x ∈ {0,1}³ uniform. One run reveals **nothing** about x₁ (δ₁ = 0); two independent runs "
             "reveal it completely (δ₁ = ∞): **composition fails** for BCDP. Post-processing one run "
@@ -94,7 +93,7 @@ with ui.page_shell(lab) as page:
 
     # ------------------------------------------------------------------ RR vs bounds
     with tab3:
-        rr = tables["bcdp_rr_vs_bounds"]
+        rr = result.bcdp_rr_vs_bounds
         if True:
             st.markdown(
                 "Each coordinate i is reported truthfully with probability e^{c_i}/(1+e^{c_i}) "
@@ -116,7 +115,7 @@ with ui.page_shell(lab) as page:
                 st.caption(
                     "within_bound: the exact BCDP level is at most Proposition 4's bound (checked before display)."
                 )
-            ui.csv_download(tables["bcdp_rr_vs_bounds"], "bcdp_rr_vs_bounds.csv", "dl_lab_rr")
+            ui.csv_download(result.bcdp_rr_vs_bounds, "bcdp_rr_vs_bounds.csv", "dl_lab_rr")
 
     # ------------------------------------------------------------------ Theorem 1
     with tab4:
@@ -125,7 +124,7 @@ with ui.page_shell(lab) as page:
         if not test.testable:
             st.info("This coordinate takes a single value with positive probability: nothing to test.")
         else:
-            a_np, b_np = tables["bcdp_tradeoff"]["alpha"].to_numpy(), tables["bcdp_tradeoff"]["beta"].to_numpy()
+            a_np, b_np = result.bcdp_tradeoff["alpha"].to_numpy(), result.bcdp_tradeoff["beta"].to_numpy()
             a_all, b_all = test.all
             st.markdown(
                 f"An adversary tests H₀: x_{i + 1} = {vals[0]} against H₁: x_{i + 1} = {vals[1]} from the "
@@ -135,12 +134,12 @@ with ui.page_shell(lab) as page:
             page.chart("tests")
             if a_all is None and state["all_tests"]:
                 st.caption(f"|Y| = {test.outputs} > 12: only the optimal boundary is drawn.")
-            ui.csv_download(tables["bcdp_tradeoff"], "bcdp_tradeoff.csv", "dl_lab_tests")
+            ui.csv_download(result.bcdp_tradeoff, "bcdp_tradeoff.csv", "dl_lab_tests")
 
     # ------------------------------------------------------------------ translator
     with tab5:
         alloc, tr, names = result.alloc, result.translate, result.names
-        tr_demands = tables["bcdp_translator"]["delta"].to_numpy()
+        tr_demands = result.bcdp_translator["delta"].to_numpy()
         st.markdown(
             "Two ways to turn demands δ into a budget c for Mechanism 1. **Theorem 2** uses that the "
             "mechanism is c_d-LDP (Proposition 4(2)); **Proposition 6** only uses c-CDP (Proposition "
@@ -153,7 +152,7 @@ with ui.page_shell(lab) as page:
             f"cvxpy status: {tr.status} after {tr.iterations} convex–concave steps. "
             "Proposition 6 is more conservative because it ignores the tighter LDP level."
         )
-        ui.csv_download(tables["bcdp_translator"], "bcdp_translator.csv", "dl_lab_tr")
+        ui.csv_download(result.bcdp_translator, "bcdp_translator.csv", "dl_lab_tr")
 
     page.meaning_and_report()
 

@@ -17,7 +17,7 @@ METHOD_COLORS = {
 
 @memo_figure
 def theta_figure(result) -> go.Figure:
-    sch = result.tables()["dpsgd_schedule"]
+    sch = result.dpsgd_schedule
     fig = go.Figure()
     add_line(fig, sch["h"], sch["theta"], "θ_h (Theorem 36, exact sums)")
     add_line(fig, sch["h"], sch["eps_release"], "release h is ε·a_h-DP", dash="dash", yaxis="y2")
@@ -34,7 +34,7 @@ def theta_figure(result) -> go.Figure:
 
 @memo_figure
 def region_figure(result) -> go.Figure:
-    reg, s = result.tables()["dpsgd_region"], result.scenario
+    reg, s = result.dpsgd_region, result.scenario
     rr = reg["rho"].to_numpy()
     fig = go.Figure()
     fig.add_trace(
@@ -66,7 +66,7 @@ def region_figure(result) -> go.Figure:
 
 @memo_figure
 def bound_terms_figure(result) -> go.Figure:
-    bt = result.tables()["dpsgd_bound_terms"]
+    bt = result.dpsgd_bound_terms
     fig = go.Figure()
     for col, name in (("A1", "A1 = ‖β0−β*‖²/Σγ"), ("A2", "A2 = Σγ²/Σγ"), ("A3", "A3 = Σγ²θ²/Σγ (privacy)")):
         fig.add_trace(go.Scatter(x=bt["N"], y=bt[col], mode="lines", name=name))

@@ -45,7 +45,6 @@ with ui.page_shell(ds) as page:
 
     result = page.run()
     scenario = page.scenario
-    tables = result.tables()
     sens, target = result.sensitivity, result.target
     kappa = scenario.used_kappa
     ui.show_checks(result.checks)
@@ -55,15 +54,15 @@ with ui.page_shell(ds) as page:
     with c1:
         st.subheader("Noise scale θ_h and per-release guarantee")
         page.chart("theta")
-        ui.csv_download(tables["dpsgd_schedule"], "dpsgd_schedule.csv", "dl_sgd_theta", "Download the schedule (CSV)")
+        ui.csv_download(result.dpsgd_schedule, "dpsgd_schedule.csv", "dl_sgd_theta", "Download the schedule (CSV)")
     with c2:
         st.subheader("Where the privacy term vanishes: 2κ + ρ > 2")
         page.chart("region")
-        ui.csv_download(tables["dpsgd_region"], "dpsgd_region.csv", "dl_sgd_region", "Download the region (CSV)")
+        ui.csv_download(result.dpsgd_region, "dpsgd_region.csv", "dl_sgd_region", "Download the region (CSV)")
         if state["lr"] != "poly":
             st.caption("The (ρ, κ) criterion is for γ_h = γ0 (1+h)^−ρ; choose that schedule to place your point.")
         else:
-            point = tables["dpsgd_region"].iloc[[0]][["your_rho", "your_kappa", "your_point_converges"]]
+            point = result.dpsgd_region.iloc[[0]][["your_rho", "your_kappa", "your_point_converges"]]
             point.insert(2, "2κ + ρ", 2 * point["your_kappa"] + point["your_rho"])
             st.dataframe(
                 point,
@@ -77,7 +76,7 @@ with ui.page_shell(ds) as page:
             )
 
     st.subheader("Bound terms of (11) vs N (C = 1: shapes)")
-    bt, slopes = tables["dpsgd_bound_terms"], result.slopes
+    bt, slopes = result.dpsgd_bound_terms, result.slopes
     page.chart("bound_terms")
     pred = (
         f"; the lecture predicts A3 ∝ N^(2−ρ−2κ) = N^{2 - state['rho'] - 2 * kappa:.3g}"
@@ -90,7 +89,7 @@ with ui.page_shell(ds) as page:
         + pred
         + ". (The prediction assumes 2 − 2ρ − 2κ > −1; below that the sum Σγ²θ² converges or grows like log N.)"
     )
-    ui.csv_download(tables["dpsgd_bound_terms"], "dpsgd_bound_terms.csv", "dl_sgd_bounds")
+    ui.csv_download(result.dpsgd_bound_terms, "dpsgd_bound_terms.csv", "dl_sgd_bounds")
 
     st.subheader(
         "Simulated trajectories: "
@@ -106,7 +105,7 @@ with ui.page_shell(ds) as page:
         )
         + f" β* = ({', '.join(f'{v:.4g}' for v in target)})."
     )
-    ui.csv_download(tables["dpsgd_trajectories"], "dpsgd_trajectories.csv", "dl_sgd_traj")
+    ui.csv_download(result.dpsgd_trajectories, "dpsgd_trajectories.csv", "dl_sgd_traj")
 
     page.meaning_and_report()
 

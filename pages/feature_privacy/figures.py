@@ -61,13 +61,9 @@ def stage_schematic_figure(names_sorted: list[str], stages: list) -> go.Figure:
     return styled(fig, "features (most private first)", margin={"t": 10}, height=max(220, 40 * len(stages) + 120))
 
 
-def _guaranteed(result):
-    return result.tables()["bcdp_guarantee"]["guaranteed δ'"].to_numpy()
-
-
 def _c_vector(s, r, *, plan_a=None):
-    pa = None if plan_a is None else (plan_a.names, plan_a.alloc.c, _guaranteed(plan_a))
-    return c_vector_figure(r.names, r.alloc.delta, r.alloc.c, _guaranteed(r), s.eps, plan_a=pa)
+    pa = None if plan_a is None else (plan_a.names, plan_a.alloc.c, plan_a.guaranteed)
+    return c_vector_figure(r.names, r.alloc.delta, r.alloc.c, r.guaranteed, s.eps, plan_a=pa)
 
 
 def _mse(s, r, *, show_exact: bool = True, show_bound: bool = False, plan_a=None):
@@ -78,11 +74,11 @@ def _mse(s, r, *, show_exact: bool = True, show_bound: bool = False, plan_a=None
         here |= {"d": s.d, "f": s.k / s.d}
     same_axis = plan_a is not None and plan_a.scenario.axis == s.axis
     return mse_sweep_figure(
-        r.tables()["bcdp_mse_summary"],
+        r.bcdp_mse_summary,
         s.axis,
         show_exact=show_exact,
         show_bound=show_bound,
-        plan_a=plan_a.tables()["bcdp_mse_summary"] if same_axis else None,
+        plan_a=plan_a.bcdp_mse_summary if same_axis else None,
         current=here.get(s.axis),
     )
 
@@ -96,6 +92,6 @@ FIGURES = (
     PageFigure(
         "dotplot",
         lambda s, r: f"Twenty equally likely published means per feature at q = {s.q:g} (quantile dotplot)",
-        lambda s, r, *, title="": quantile_dotplot_figure(r.tables()["bcdp_release_quantiles"], title=title),
+        lambda s, r, *, title="": quantile_dotplot_figure(r.bcdp_release_quantiles, title=title),
     ),
 )

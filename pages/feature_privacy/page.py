@@ -93,9 +93,8 @@ with ui.page_shell(
     # ------------------------------------------------------------------ the one computation
     result = page.run()
     scenario, ab = page.scenario, page.plan_a
-    alloc, report, names = result.alloc, result.tables_["bcdp_guarantee"], result.names
+    alloc, report, names = result.alloc, result.bcdp_guarantee, result.names
     eps, d = scenario.eps, len(result.names)
-    tables = result.tables()
 
     if published:
         st.warning(
@@ -149,7 +148,7 @@ with ui.page_shell(
         if ab is not None:
             st.caption("Plan A's stages:")
             page.chart("stages", result=ab[1], key="bcdp_stages_a")
-        ui.csv_download(tables["bcdp_stages"], "bcdp_stages.csv", "dl_stages", "Download the stages (CSV)")
+        ui.csv_download(result.bcdp_stages, "bcdp_stages.csv", "dl_stages", "Download the stages (CSV)")
         st.caption(
             "Stage k privatises the features from the k-th most private one onwards with budget "
             "Δ_k = c_k − c_{k−1}; a feature's estimate combines the stages that cover it with "
@@ -158,7 +157,7 @@ with ui.page_shell(
 
     # ------------------------------------------------------------------ MSE sweep
     st.subheader(f"Squared error vs {AXES[state['axis']]}")
-    summary, errors = tables["bcdp_mse_summary"], tables["bcdp_mse_errors"]
+    summary, errors = result.bcdp_mse_summary, result.bcdp_mse_errors
     if ab is not None and ab[0].axis != scenario.axis:
         st.caption(f"Plan A sweeps {ab[0].axis}, this view sweeps {scenario.axis}: plan A is not overlaid here.")
     page.chart(
@@ -195,11 +194,11 @@ with ui.page_shell(
         )
     m1, m2 = st.columns(2)
     with m1:
-        ui.csv_download(tables["bcdp_mse_summary"], "bcdp_mse_summary.csv", "dl_summary")
+        ui.csv_download(result.bcdp_mse_summary, "bcdp_mse_summary.csv", "dl_summary")
     with m2:
-        ui.csv_download(tables["bcdp_mse_errors"], "bcdp_mse_errors.csv", "dl_errors")
+        ui.csv_download(result.bcdp_mse_errors, "bcdp_mse_errors.csv", "dl_errors")
 
-    qd = tables["bcdp_release_quantiles"]
+    qd = result.bcdp_release_quantiles
     st.markdown(
         f"**Twenty equally likely published means** of each feature under Mechanism 1 at q = {scenario.q:g} "
         "(▲ true mean): each dot is one possible release — the strictly protected features scatter more "

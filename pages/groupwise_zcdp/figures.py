@@ -149,25 +149,23 @@ def _renyi(s, r):
 
 
 def _budgets(s, r):
-    b = r.tables()["zcdp_claimed_budgets"]
+    b = r.zcdp_claimed_budgets
     return budget_figure(b["size"].to_numpy(), b["v"].to_numpy(), b["xi"].to_numpy())
 
 
 FIGURES = (
-    PageFigure("release", "Released vs true counts", lambda s, r: release_figure(r.tables()["zcdp_releases"])),
-    PageFigure(
-        "relative_error", "Relative error vs the bound", lambda s, r: relative_error_figure(r.tables()["zcdp_releases"])
-    ),
+    PageFigure("release", "Released vs true counts", lambda s, r: release_figure(r.zcdp_releases)),
+    PageFigure("relative_error", "Relative error vs the bound", lambda s, r: relative_error_figure(r.zcdp_releases)),
     PageFigure("renyi", lambda s, r: f"Privacy loss of group {s.group} (x = {r.x_sel:g}) in both directions", _renyi),
     PageFigure(
         "dotplot",
         lambda s, r: f"Twenty equally likely published counts of group {s.group} (quantile dotplot)",
-        lambda s, r: quantile_dotplot_figure(r.tables()["zcdp_release_quantiles"]),
+        lambda s, r: quantile_dotplot_figure(r.zcdp_release_quantiles),
     ),
     PageFigure("budgets", "Claimed budgets vs group size (Algorithm 2)", _budgets),
     PageFigure(
         "loss_vs_size",
         "Open question: Algorithm 1's loss vs group size",
-        lambda s, r: loss_vs_size_figure(r.tables()["zcdp_loss_vs_size"]),
+        lambda s, r: loss_vs_size_figure(r.zcdp_loss_vs_size),
     ),
 )

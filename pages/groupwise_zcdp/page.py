@@ -65,9 +65,8 @@ with ui.page_shell(gz) as page:
     )
     result = page.run()
     scenario = page.scenario
-    tables = result.tables()
     algorithm, rho, r = scenario.algorithm, scenario.rho, scenario.r
-    stats, curves, claim, x_sel = tables["zcdp_releases"], result.curves, result.claim, result.x_sel
+    stats, curves, claim, x_sel = result.zcdp_releases, result.curves, result.claim, result.x_sel
 
     # ------------------------------------------------------------------ releases
     c1, c2 = st.columns(2)
@@ -77,7 +76,7 @@ with ui.page_shell(gz) as page:
     with c2:
         st.subheader("Relative error vs the bound")
         page.chart("relative_error")
-    ui.csv_download(tables["zcdp_releases"], "zcdp_releases.csv", "dl_zc_release")
+    ui.csv_download(result.zcdp_releases, "zcdp_releases.csv", "dl_zc_release")
 
     # ------------------------------------------------------------------ D_alpha for one group
     st.subheader(f"Privacy loss of group {state['group']} (x = {x_sel:g}) in both directions")
@@ -141,7 +140,7 @@ with ui.page_shell(gz) as page:
             else "; the promise is broken for some orders (above)."
         )
     )
-    ui.csv_download(tables["zcdp_renyi_curve"], "zcdp_renyi_curve.csv", "dl_zc_curve")
+    ui.csv_download(result.zcdp_renyi_curve, "zcdp_renyi_curve.csv", "dl_zc_curve")
 
     st.markdown(
         f"**Twenty equally likely published counts** of group {state['group']} (true count {x_sel:g}) under "
@@ -149,13 +148,13 @@ with ui.page_shell(gz) as page:
         "simulated releases)."
     )
     page.chart("dotplot")
-    ui.csv_download(tables["zcdp_release_quantiles"], "zcdp_release_quantiles.csv", "dl_zc_dots")
+    ui.csv_download(result.zcdp_release_quantiles, "zcdp_release_quantiles.csv", "dl_zc_dots")
 
     # ------------------------------------------------------------------ budgets and summary
     c3, c4 = st.columns(2)
     with c3:
         st.subheader("Claimed budgets vs group size (Algorithm 2)")
-        bud = tables["zcdp_claimed_budgets"]
+        bud = result.zcdp_claimed_budgets
         page.chart("budgets")
         ui.csv_download(bud, "zcdp_claimed_budgets.csv", "dl_zc_budget", "Download the budgets (CSV)")
     with c4:
@@ -166,12 +165,12 @@ with ui.page_shell(gz) as page:
                 f"{gz.MAX_ALG1_SUMMARY} groups (you have {counts.size})."
             )
         else:
-            st.dataframe(tables["zcdp_group_summary"], hide_index=True, key="zc_summary")
-            ui.csv_download(tables["zcdp_group_summary"], "zcdp_group_summary.csv", "dl_zc_summary")
+            st.dataframe(result.zcdp_group_summary, hide_index=True, key="zc_summary")
+            ui.csv_download(result.zcdp_group_summary, "zcdp_group_summary.csv", "dl_zc_summary")
 
     # ------------------------------------------------------------------ the open question
     st.subheader("Open question: is Algorithm 1's loss non-increasing in the group size?")
-    scan = tables["zcdp_loss_vs_size"]
+    scan = result.zcdp_loss_vs_size
     page.chart("loss_vs_size")
     answer = []
     for al, m in result.monotonicity.items():
@@ -203,7 +202,7 @@ with ui.page_shell(gz) as page:
         "resolutions: a rise counts only when it exceeds both error estimates. Empty groups (x = 0) are "
         "compared with x = 1 only."
     )
-    ui.csv_download(tables["zcdp_loss_vs_size"], "zcdp_loss_vs_size.csv", "dl_zc_scan")
+    ui.csv_download(result.zcdp_loss_vs_size, "zcdp_loss_vs_size.csv", "dl_zc_scan")
 
     page.meaning_and_report(
         empty_note="Algorithm 2's per-group claim does not hold (see the checks above), so no level is stated; "

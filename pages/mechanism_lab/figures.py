@@ -13,7 +13,7 @@ from hetdp_ui.theme import GREY, LEGEND_BELOW, styled
 
 @memo_figure
 def noise_density_figure(result) -> go.Figure:
-    dens = result.tables()["mech_noise_densities"]
+    dens = result.mech_noise_densities
     fig = go.Figure()
     for col in dens.columns[1:]:
         fig.add_trace(
@@ -30,7 +30,7 @@ def noise_density_figure(result) -> go.Figure:
 
 @memo_figure
 def pareto_figure(result) -> go.Figure:
-    pm = result.tables()["mech_pareto_mse"]
+    pm = result.mech_pareto_mse
     fig = go.Figure()
     for mech, g in pm.groupby("mechanism"):
         fig.add_trace(go.Scatter(x=g["eps"], y=g["mse"], mode="lines+markers", name=f"{mech} (simulated MSE)"))
@@ -58,7 +58,7 @@ def local_sensitivity_figure(result) -> go.Figure:
 
 @memo_figure
 def bounded_laplace_figure(result) -> go.Figure:
-    bl, s = result.tables()["mech_bounded_laplace"], result.scenario
+    bl, s = result.mech_bounded_laplace, result.scenario
     fig = go.Figure()
     for col, dash in zip(bl.columns[1:], ("solid", "dash")):
         fig.add_trace(go.Scatter(x=bl["output"], y=bl[col], mode="lines", name=col, line={"dash": dash}))
@@ -68,7 +68,7 @@ def bounded_laplace_figure(result) -> go.Figure:
 
 @memo_figure
 def exponential_figure(result) -> go.Figure:
-    tbl = result.tables()["mech_exponential"]
+    tbl = result.mech_exponential
     fig = go.Figure()
     for col in tbl.columns[2:]:
         fig.add_bar(x=tbl["candidate"].astype(str), y=tbl[col], name=col)
@@ -83,7 +83,7 @@ FIGURES = (
     PageFigure(
         "dotplot",
         "Twenty equally likely releases of the true value (quantile dotplot)",
-        lambda s, r: quantile_dotplot_figure(r.tables()["mech_release_quantiles"]),
+        lambda s, r: quantile_dotplot_figure(r.mech_release_quantiles),
     ),
     PageFigure("exponential", "Exponential mechanism", lambda s, r: exponential_figure(r)),
 )

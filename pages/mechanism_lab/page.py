@@ -68,11 +68,10 @@ with ui.page_shell(ml) as page:
         st.text_input("scores f(x, q) per candidate", key=state.key("scores"))
     result = page.run()
     scenario = page.scenario
-    tables = result.tables()
     sens, eps, delta = scenario.sens, scenario.eps, scenario.delta
 
     with noise_area:
-        dens = tables["mech_noise_densities"]
+        dens = result.mech_noise_densities
         page.chart("density")
         ui.csv_download(dens, "mech_noise_densities.csv", "dl_mech_density", "Download the densities (CSV)")
         t0 = result.mnm_threshold
@@ -91,26 +90,26 @@ with ui.page_shell(ml) as page:
             "exact hockey-stick divergence at the stated ε; P(loss > ε) is the probability that an output "
             "moves an attacker's belief further than the pure-ε bound."
         )
-        st.dataframe(tables["mech_privacy_profiles"], hide_index=True, key="mech_profiles_table")
-        ui.csv_download(tables["mech_privacy_profiles"], "mech_privacy_profiles.csv", "dl_mech_profiles")
+        st.dataframe(result.mech_privacy_profiles, hide_index=True, key="mech_profiles_table")
+        ui.csv_download(result.mech_privacy_profiles, "mech_privacy_profiles.csv", "dl_mech_profiles")
         ui.show_checks([c for c in result.checks if not c.name.startswith("bounded")])
         st.markdown(
             "**Example 11 — Pareto sample mean**: data with density α x^{−α−1} (x > 1), clipped to "
             "[0, Λ] so that Δ = Λ/n; MSE of the noisy mean against the population mean α/(α−1)."
         )
     with pareto_area:
-        pm = tables["mech_pareto_mse"]
+        pm = result.mech_pareto_mse
         page.chart("pareto")
         ui.csv_download(pm, "mech_pareto_mse.csv", "dl_mech_pareto")
 
     with t2:
         r = result.example8
-        st.dataframe(tables["mech_example8"], hide_index=True, key="mech_comp_table")
+        st.dataframe(result.mech_example8, hide_index=True, key="mech_comp_table")
         st.success(
             f"Sequential on the first part: ε1 + ε2 = {r.part1:.3g}; parallel with the disjoint second "
             f"part: max(ε1 + ε2, ε3) = **{r.total:.3g}**-DP overall (n = {scenario.n}, Λ = {scenario.Lambda:g})."
         )
-        ui.csv_download(tables["mech_example8"], "mech_example8.csv", "dl_mech_comp")
+        ui.csv_download(result.mech_example8, "mech_example8.csv", "dl_mech_comp")
 
     with t3:
         out1, out2 = result.local
@@ -130,14 +129,14 @@ with ui.page_shell(ml) as page:
                 "**Example 21 / formula (4).** Smooth sensitivity is positive for both datasets, so calibrated "
                 "noise never vanishes:"
             )
-        st.dataframe(tables["mech_smooth_sensitivity"], hide_index=True, key="mech_smooth_table")
-        ui.csv_download(tables["mech_smooth_sensitivity"], "mech_smooth_sensitivity.csv", "dl_mech_smooth")
+        st.dataframe(result.mech_smooth_sensitivity, hide_index=True, key="mech_smooth_table")
+        ui.csv_download(result.mech_smooth_sensitivity, "mech_smooth_sensitivity.csv", "dl_mech_smooth")
 
     with t4:
         b, b0, share = result.b, result.b0, result.share
         lo_, up_ = scenario.bl_lower, scenario.bl_upper
         ui.show_checks([c for c in result.checks if c.name.startswith("bounded")])
-        bl = tables["mech_bounded_laplace"]
+        bl = result.mech_bounded_laplace
         page.chart("bounded")
         ui.csv_download(bl, "mech_bounded_laplace.csv", "dl_mech_bounded", "Download the densities (CSV)")
         st.markdown(
@@ -146,7 +145,7 @@ with ui.page_shell(ml) as page:
             f"{share.exact:.1%}) — e.g. negative counts of people born on Mars (Example 22); the bounded "
             "mechanism never does."
         )
-        qd = tables["mech_release_quantiles"]
+        qd = result.mech_release_quantiles
         st.markdown(
             f"**Twenty equally likely releases** of the true value q = {scenario.bl_q:g} under each mechanism "
             f"(ε = {scenario.eps:g}, Δ = {scenario.sens:g}"
@@ -158,7 +157,7 @@ with ui.page_shell(ml) as page:
         ui.csv_download(qd, "mech_release_quantiles.csv", "dl_mech_dots")
 
     with t5:
-        tbl = tables["mech_exponential"]
+        tbl = result.mech_exponential
         page.chart("exponential")
         st.dataframe(result.lemma28, hide_index=True, key="mech_lemma28")
         st.caption("Lemma 28: P(f(Q) < f* − 2Δ(ln d + t)/ε) ≤ e^{−t} (exact left side for the exponential mechanism).")

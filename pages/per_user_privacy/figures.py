@@ -30,7 +30,7 @@ _PALETTE = tuple(COLORWAY)  # the shared colour-blind-safe palette (hetdp_ui/the
 @memo_figure
 def error_cdf_figure(result, plan_a=None) -> go.Figure:
     """Error CDF per algorithm; ``plan_a`` (a pinned scenario's result) is overlaid dotted."""
-    errors, beta = result.tables()["hetero_errors"], result.scenario.beta
+    errors, beta = result.hetero_errors, result.scenario.beta
     fig = go.Figure()
     colors = {}
     for i, alg in enumerate(errors.columns):
@@ -40,7 +40,7 @@ def error_cdf_figure(result, plan_a=None) -> go.Figure:
             go.Scatter(x=e, y=np.arange(1, e.size + 1) / e.size, mode="lines", name=alg, line={"color": colors[alg]})
         )
     if plan_a is not None:
-        ea = plan_a.tables()["hetero_errors"]
+        ea = plan_a.hetero_errors
         for i, alg in enumerate(ea.columns):
             e = np.sort(ea[alg].to_numpy())
             fig.add_trace(
@@ -118,7 +118,7 @@ FIGURES = (
     PageFigure(
         "dotplot",
         "Twenty equally likely releases (quantile dotplot)",
-        lambda s, r, *, title="": quantile_dotplot_figure(r.tables()["hetero_release_quantiles"], title=title),
+        lambda s, r, *, title="": quantile_dotplot_figure(r.hetero_release_quantiles, title=title),
     ),
     PageFigure("weights", "Weights against demands", lambda s, r, *, plan_a=None: weights_figure(r, plan_a)),
     PageFigure(

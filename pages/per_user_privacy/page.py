@@ -95,8 +95,8 @@ with ui.page_shell(pu) as page:
         st.stop()
     result = page.run(upload=upload)
     scenario, ab = page.scenario, page.plan_a
-    tables, infos, desc = result.tables(), result.infos, result.description
-    errors = tables["hetero_errors"]
+    infos, desc = result.infos, result.description
+    errors = result.hetero_errors
     eps = result.eps
     st.caption(
         f"Data: {desc}. Demands: {np.isinf(eps).sum():,} public users, finite ε from "
@@ -106,7 +106,7 @@ with ui.page_shell(pu) as page:
     )
 
     # ------------------------------------------------------------------ table
-    table = tables["hetero_summary"]
+    table = result.hetero_summary
     best = table.iloc[:, 1].idxmin()
     st.subheader("How accurate is each method?")
     pac_col = next(c for c in table.columns if c.startswith("PAC error"))
@@ -135,13 +135,13 @@ with ui.page_shell(pu) as page:
     )
     with st.expander("Glossary: the methods and terms in plain words"):
         st.markdown(glossary_markdown(ALL_ALGS))
-    ui.csv_download(tables["hetero_summary"], "hetero_summary.csv", "dl_het_table")
+    ui.csv_download(result.hetero_summary, "hetero_summary.csv", "dl_het_table")
 
     c1, c2 = st.columns(2)
     with c1:
         st.subheader("Error CDFs (simulated)")
         page.chart("cdf", plan_a=ab[1] if ab is not None else None)
-        ui.csv_download(tables["hetero_errors"], "hetero_errors.csv", "dl_het_err", "Download the error samples (CSV)")
+        ui.csv_download(result.hetero_errors, "hetero_errors.csv", "dl_het_err", "Download the error samples (CSV)")
     with c2:
         st.subheader("Weights against demands")
         page.chart("weights", plan_a=ab[1] if ab is not None else None)
@@ -150,7 +150,7 @@ with ui.page_shell(pu) as page:
             "relaxed ones: w_i = min(t ε_i, μ)."
         )
 
-    qd = tables["hetero_release_quantiles"]
+    qd = result.hetero_release_quantiles
     st.markdown(
         f"**Twenty equally likely published values** of the {'mean' if scenario.problem == 'mean' else 'histogram'} "
         f"under {scenario.algs[0]} next to the true value (▲ for each bin): each dot is one possible release "
@@ -168,7 +168,7 @@ with ui.page_shell(pu) as page:
         "Below the diagonal = free privacy: the user is protected better than they asked. Every point is on or "
         "below it (ε_eff ≤ ε is a tested invariant)."
     )
-    ui.csv_download(tables["hetero_weights"], "hetero_weights.csv", "dl_het_w")
+    ui.csv_download(result.hetero_weights, "hetero_weights.csv", "dl_het_w")
     page.meaning_panel()
 
     with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver_open("het")):

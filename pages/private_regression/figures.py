@@ -70,6 +70,6 @@ FIGURES = (
     PageFigure(
         "excess_risk",
         lambda s, r: f"Excess risk vs {s.axis}",
-        lambda s, r: excess_risk_figure(r.tables()["regression_excess_risk"], s.axis),
+        lambda s, r: excess_risk_figure(r.regression_excess_risk, s.axis),
     ),
 )

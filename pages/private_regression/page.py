@@ -58,7 +58,6 @@ with ui.page_shell(pr) as page:
     if state["source"] == "upload" and upload is None:
         st.stop()
     result = page.run(upload=upload)
-    tables = result.tables()
     for note in result.notes:
         (st.warning if note.startswith("Assumption 1 does not hold") else st.caption)(note)
 
@@ -66,7 +65,7 @@ with ui.page_shell(pr) as page:
     ref, trajs = result.reference, result.trajectories
     page.chart("trajectory")
     ui.csv_download(
-        tables["regression_trajectory"], "regression_trajectory.csv", "dl_reg_traj", "Download the trajectory (CSV)"
+        result.regression_trajectory, "regression_trajectory.csv", "dl_reg_traj", "Download the trajectory (CSV)"
     )
     for w in result.warnings:
         st.warning(w)
@@ -80,7 +79,7 @@ with ui.page_shell(pr) as page:
     )
 
     st.subheader(f"Excess risk vs {'number of users' if state['axis'] == 'n' else 'ε'}")
-    table = tables["regression_excess_risk"]
+    table = result.regression_excess_risk
     page.chart("excess_risk")
     stopped = table.groupby("method")["nonconvex"].sum()
     st.caption(
@@ -89,11 +88,11 @@ with ui.page_shell(pr) as page:
         "The naive single-copy plug-in is always convex but biased: its excess risk does not vanish "
         "with n."
     )
-    ui.csv_download(tables["regression_excess_risk"], "regression_excess_risk.csv", "dl_reg_risk")
+    ui.csv_download(result.regression_excess_risk, "regression_excess_risk.csv", "dl_reg_risk")
 
     st.subheader("Per-feature guarantee under the data's own correlation")
     ui.table_with_download(
-        tables["regression_guarantee"],
+        result.regression_guarantee,
         "regression_guarantee",
         "reg_guarantee",
         "The per-feature levels of BCDP need Assumption 1: given one feature, the others (and the label) "
