@@ -188,6 +188,27 @@ def demands(s: PerUserPrivacy, x: np.ndarray) -> np.ndarray:
     return ht.demand_by_groups(n=x.size, shares=s.shares, lows=s.lows, highs=s.highs, rng=s.seed + 1)
 
 
+@dataclass(frozen=True)
+class MethodRun:
+    """What one method's simulation computed (:func:`hetdp_core.hetero.simulate`), as typed fields.
+
+    ``estimates`` every trial's release and ``truth`` the true value; then what the method's weighting
+    computed, None where a method has none: ``weights`` per user, the noise scale ``b``, each user's
+    effective level ``eps_eff`` (checked ≤ the demand), a ``note``, the ``solver`` used, the
+    sampling mechanism's ``threshold`` and ``keep_probability``, the LDP baseline's ``ldp_variance``."""
+
+    estimates: np.ndarray
+    truth: np.ndarray
+    weights: np.ndarray | None = None
+    b: float | None = None
+    eps_eff: np.ndarray | None = None
+    note: str | None = None
+    solver: str | None = None
+    threshold: float | None = None
+    keep_probability: float | None = None
+    ldp_variance: float | None = None
+
+
 def _one(alg: str, *, s: PerUserPrivacy, x, eps, k):
     r = ht.simulate(
         x,
@@ -202,7 +223,7 @@ def _one(alg: str, *, s: PerUserPrivacy, x, eps, k):
         solver=s.solver,
         sm_threshold=s.sm_threshold,
     )
-    return r["errors"], {**r["info"], "estimates": r["estimates"], "truth": r["truth"]}
+    return r["errors"], MethodRun(estimates=r["estimates"], truth=r["truth"], **r["info"])
 
 
 #: equally likely releases in the quantile dotplot
@@ -212,7 +233,7 @@ def release_quantiles(s: PerUserPrivacy, res: dict) -> pd.DataFrame:
     (per bin for frequencies), for the quantile dotplot."""
     alg = next(iter(res))
     info = res[alg][1]
-    est, truth = np.asarray(info["estimates"], float), np.atleast_1d(np.asarray(info["truth"], float))
+    est, truth = np.asarray(info.estimates, float), np.atleast_1d(np.asarray(info.truth, float))
     est = est.reshape(est.shape[0], -1)
     from ..meaning import DOT_PROBABILITIES, dot_table
 
@@ -229,8 +250,8 @@ class PerUserResult(Result):
     ----------
     eps : numpy.ndarray
         Every user's demanded ε (∞: no demand).
-    infos : dict
-        Algorithm → what its weighting computed (``weights``, ``b``, ``eps_eff``, ``note``, …).
+    infos : dict of str to MethodRun
+        Algorithm → what its simulation and weighting computed (``weights``, ``b``, ``eps_eff``, …).
     description : str
         The data in words (source, users, bins).
     k : int
@@ -243,7 +264,7 @@ class PerUserResult(Result):
     hetero_release_quantiles: pd.DataFrame = table("twenty equally likely published values under the first method")
 
     eps: np.ndarray
-    infos: dict
+    infos: dict[str, MethodRun]
     description: str
     k: int
 
@@ -275,24 +296,24 @@ def run(s: PerUserPrivacy, *, options: sc.RunOptions) -> PerUserResult:
     rows, checks = [], []
     for alg, (errs, info) in res.items():
         sm = ht.summarize(errs, beta=s.beta)
-        w = info.get("weights")
+        w = info.weights
         rows.append(
             {
                 "algorithm": alg,
                 f"PAC error ({1 - s.beta:.1%} quantile)": sm["pac"],
                 "MSE": sm["mse"],
-                "noise scale b": info.get("b", np.nan),
+                "noise scale b": np.nan if info.b is None else info.b,
                 "bias bound ½‖w−u‖₁": ht.bias_bound(w) if w is not None else np.nan,
-                "note": info.get("note", "")
-                or ("" if alg != "SM" else f"threshold t = {info.get('threshold', np.nan):.3g}"),
+                "note": info.note
+                or ("" if alg != "SM" else f"threshold t = {np.nan if info.threshold is None else info.threshold:.3g}"),
             }
         )
-        if info.get("eps_eff") is not None:
-            checks += ht.weight_checks(eps=eps, eps_eff=info["eps_eff"], weights=w, algorithm=alg, b=info["b"])
+        if info.eps_eff is not None:
+            checks += ht.weight_checks(eps=eps, eps_eff=info.eps_eff, weights=w, algorithm=alg, b=info.b)
     summary = pd.DataFrame(rows)
     errors = pd.DataFrame({alg: errs for alg, (errs, _) in res.items()})
     weights = pd.DataFrame(
-        {"eps": eps, **{f"w_{a}": info["weights"] for a, (_, info) in res.items() if info.get("weights") is not None}}
+        {"eps": eps, **{f"w_{a}": info.weights for a, (_, info) in res.items() if info.weights is not None}}
     )
     quantiles = release_quantiles(s, res)
     return PerUserResult(
@@ -316,8 +337,8 @@ def levels(result: Result, *, max_groups: int = 12) -> list[Level]:
     into ``max_groups`` quantile groups (demanded = the group's smallest ε: the strictest)."""
     eps = np.asarray(result.eps, float)
     infos = result.infos
-    alg = next((a for a, info in infos.items() if info.get("eps_eff") is not None), None)
-    eff = np.asarray(infos[alg]["eps_eff"], float) if alg else None
+    alg = next((a for a, info in infos.items() if info.eps_eff is not None), None)
+    eff = np.asarray(infos[alg].eps_eff, float) if alg else None
     distinct = np.unique(eps)
     if distinct.size <= max_groups:
         groups = [eps == v for v in distinct]
@@ -345,8 +366,8 @@ def key_numbers(result: PerUserResult) -> dict:
         out[f"{pac}, {row['algorithm']}"] = float(row[pac])
         out[f"MSE, {row['algorithm']}"] = float(row["MSE"])
     for alg, info in result.infos.items():
-        if info.get("eps_eff") is not None:
-            out[f"largest effective ε, {alg}"] = float(np.max(info["eps_eff"]))
+        if info.eps_eff is not None:
+            out[f"largest effective ε, {alg}"] = float(np.max(info.eps_eff))
     return out
 
 

@@ -72,7 +72,7 @@ def cmd_hetero_run(a) -> int:
             "algorithm": alg,
             "errors": errs[alg].to_numpy().tolist(),
             **ht.summarize(errs[alg].to_numpy(), beta=s.beta),
-            "b": res.infos[alg].get("b"),
+            "b": res.infos[alg].b,
         }
         for alg in s.algs
     ]

@@ -64,7 +64,7 @@ def _per_algorithm(result, plan_a, what: str):
             continue
         pick, shown = _demand_axis(res.eps)
         for i, (alg, info) in enumerate(res.infos.items()):
-            if info.get(what) is not None:
+            if getattr(info, what) is not None:
                 yield res, label, alg, info, pick, shown, _PALETTE[i % len(_PALETTE)]
 
 
@@ -75,7 +75,7 @@ def weights_figure(result, plan_a=None) -> go.Figure:
     for res, label, alg, info, pick, shown, color in _per_algorithm(result, plan_a, "weights"):
         fig.add_scatter(
             x=shown[pick],
-            y=info["weights"][pick] * res.eps.size,
+            y=info.weights[pick] * res.eps.size,
             mode="lines",  # a curve of the demand: one path, not 300 markers per method
             name=f"{label}{alg}",
             line={"color": color, "dash": None if res is result else "dot"},
@@ -90,7 +90,7 @@ def free_privacy_figure(result, plan_a=None) -> go.Figure:
     eps = result.eps
     fig = go.Figure()
     for res, label, alg, info, pick, shown, color in _per_algorithm(result, plan_a, "eps_eff"):
-        ee = np.where(np.isinf(info["eps_eff"]), np.nan, info["eps_eff"])
+        ee = np.where(np.isinf(info.eps_eff), np.nan, info.eps_eff)
         # ε_eff is a function of the demand: one line per method (plan A dotted), not 300 markers each
         fig.add_scatter(
             x=shown[pick],

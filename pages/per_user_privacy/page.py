@@ -95,7 +95,7 @@ with ui.page_shell(pu) as page:
         st.stop()
     result = page.run(upload=upload)
     scenario, ab = page.scenario, page.plan_a
-    infos, desc = result.infos, result.description
+    desc = result.description
     errors = result.hetero_errors
     eps = result.eps
     st.caption(
