@@ -16,13 +16,27 @@ The returned ``loss_lower_bound`` is the largest certified log-ratio over bins.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from ._doc import document
 from ._validate import InputError, check_int, check_real
 
-__all__ = ["histogram_privacy_test"]
+__all__ = ["HistogramTest", "histogram_privacy_test"]
+
+
+@dataclass(frozen=True)
+class HistogramTest:
+    """What :func:`histogram_privacy_test` found: ``violation`` (the claim is refuted at the family-wise
+    level), ``loss_lower_bound`` (the largest certified log P_x(B)/P_y(B) over both directions; 0 when
+    none is certified), the bin ``edges`` and the two samples' ``counts_x`` and ``counts_y``."""
+
+    violation: bool
+    loss_lower_bound: float
+    edges: np.ndarray
+    counts_x: np.ndarray
+    counts_y: np.ndarray
 
 
 def _cp(k: np.ndarray, n: int, a: float) -> tuple[np.ndarray, np.ndarray]:
@@ -37,10 +51,10 @@ def _cp(k: np.ndarray, n: int, a: float) -> tuple[np.ndarray, np.ndarray]:
 
 def histogram_privacy_test(
     sample_x, sample_y, *, eps: float, delta: float = 0.0, bins: int = 30, alpha: float = 1e-3, edges=None
-) -> dict:
+) -> HistogramTest:
     """Test (ε, δ)-DP on one pair of neighbouring inputs from output samples (1-D outputs; discrete
-    outputs can be passed with ``edges`` between the values). Returns ``violation`` (bool),
-    ``loss_lower_bound`` (max certified log P_x(B)/P_y(B) over both directions) and the bins used."""
+    outputs can be passed with ``edges`` between the values): whether a bin certifies a violation, the
+    largest certified privacy loss and the bins used (:class:`HistogramTest`)."""
     x = np.asarray(sample_x, dtype=float).ravel()
     y = np.asarray(sample_y, dtype=float).ravel()
     if x.size < 100 or y.size < 100:
@@ -67,7 +81,7 @@ def histogram_privacy_test(
         l1 = np.log(np.where(px_lo > 0, px_lo, np.nan) / py_hi)
         l2 = np.log(np.where(py_lo > 0, py_lo, np.nan) / px_hi)
     loss = float(np.nanmax(np.r_[l1, l2, 0.0]))
-    return {"violation": bool(viol), "loss_lower_bound": loss, "edges": edges, "counts_x": kx, "counts_y": ky}
+    return HistogramTest(violation=bool(viol), loss_lower_bound=loss, edges=edges, counts_x=kx, counts_y=ky)
 
 
 document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -47,6 +47,7 @@ __all__ = [
     "renyi_monte_carlo_algorithm1",
     "RenyiCurves",
     "renyi_curves",
+    "ClaimCheck",
     "check_claim",
     "curve_checks",
     "algorithm2_infinite_from",
@@ -59,6 +60,7 @@ __all__ = [
     "divergence_vs_size",
     "group_summary",
     "release_summary",
+    "Monotonicity",
     "loss_monotonicity",
     "validate_counts",
 ]
@@ -755,7 +757,56 @@ def algorithm2_violation_orders(*, x: float, r: float, alpha_max: float = 100.0)
     return out
 
 
-def check_claim(curves: RenyiCurves) -> dict:
+@dataclass(frozen=True)
+class ClaimCheck:
+    """What :func:`check_claim` found for one group's curves.
+
+    ``holds`` whether the claimed budget bounds both directions on the grid (Algorithm 1: always, it is
+    ρ-zCDP by post-processing); ``first_violation_up`` / ``first_violation_down`` the smallest order α
+    where a direction exceeds the claim (None: nowhere on the grid); ``infinite_up`` / ``infinite_down``
+    whether a direction is infinite somewhere on the grid; ``unresolved`` the orders whose integral
+    could not be resolved (Algorithm 1). Algorithm 1 only: ``bound_violation``, a resolved value above
+    αρ — a numerical failure, never a finding. Algorithm 2 only: ``alpha_infinite`` the exact orders
+    from which each direction and neighbour is infinite (:func:`algorithm2_infinite_from`) and
+    ``alpha_infinite_threshold`` the first of them."""
+
+    holds: bool
+    first_violation_up: float | None
+    first_violation_down: float | None
+    infinite_up: bool
+    infinite_down: bool
+    unresolved: tuple[float, ...]
+    bound_violation: bool | None = None
+    alpha_infinite_threshold: float | None = None
+    alpha_infinite: dict[str, float | None] | None = None
+
+    def first_violation(self, direction: str) -> float | None:
+        """The smallest violating order of ``direction`` ("up" or "down")."""
+        return {"up": self.first_violation_up, "down": self.first_violation_down}[direction]
+
+    def infinite(self, direction: str) -> bool:
+        """Whether ``direction`` ("up" or "down") is infinite somewhere on the grid."""
+        return {"up": self.infinite_up, "down": self.infinite_down}[direction]
+
+    def as_dict(self) -> dict:
+        """The check as ``hetdp zcdp renyi --json`` prints it (an algorithm's own entries only)."""
+        out = {
+            "first_violation_up": self.first_violation_up,
+            "infinite_up": self.infinite_up,
+            "first_violation_down": self.first_violation_down,
+            "infinite_down": self.infinite_down,
+            "unresolved": list(self.unresolved),
+        }
+        if self.bound_violation is not None:
+            out["bound_violation"] = self.bound_violation
+        out["holds"] = self.holds
+        if self.alpha_infinite is not None:
+            out["alpha_infinite_threshold"] = self.alpha_infinite_threshold
+            out["alpha_infinite"] = self.alpha_infinite
+        return out
+
+
+def check_claim(curves: RenyiCurves) -> ClaimCheck:
     """Where the claim fails: the smallest violating α per direction (None if it holds on the
     grid), and whether any direction is infinite. For Algorithm 2 the exact orders from which a
     direction is infinite are given per direction and neighbour (:func:`algorithm2_infinite_from`).
@@ -763,22 +814,24 @@ def check_claim(curves: RenyiCurves) -> dict:
     ``bound_violation`` is True if a resolved value exceeds αρ — a numerical failure, never a
     finding (Algorithm 1 is ρ-zCDP by post-processing)."""
     tol = 1e-9 * np.maximum(1.0, np.abs(np.where(np.isfinite(curves.claimed), curves.claimed, 0)))
-    res = {}
+    first, infinite = {}, {}
     for name, vals in (("up", curves.up), ("down", curves.down)):
         with np.errstate(invalid="ignore"):
             bad = vals > curves.claimed + tol
-        res[f"first_violation_{name}"] = float(curves.alpha[bad][0]) if bad.any() else None
-        res[f"infinite_{name}"] = bool(np.isinf(vals).any())
-    res["unresolved"] = [float(v) for v in curves.alpha[curves.unresolved]]
+        first[name] = float(curves.alpha[bad][0]) if bad.any() else None
+        infinite[name] = bool(np.isinf(vals).any())
+    found = {
+        "first_violation_up": first["up"],
+        "first_violation_down": first["down"],
+        "infinite_up": infinite["up"],
+        "infinite_down": infinite["down"],
+        "unresolved": tuple(float(v) for v in curves.alpha[curves.unresolved]),
+    }
+    clean = first["up"] is None and first["down"] is None
     if curves.algorithm == 1:
-        res["bound_violation"] = not (res["first_violation_up"] is None and res["first_violation_down"] is None)
-        res["holds"] = True
-        return res
-    res["holds"] = res["first_violation_up"] is None and res["first_violation_down"] is None
+        return ClaimCheck(holds=True, bound_violation=not clean, **found)
     inf = algorithm2_infinite_from(curves.x)
-    res["alpha_infinite_threshold"] = inf["first"]
-    res["alpha_infinite"] = inf
-    return res
+    return ClaimCheck(holds=clean, alpha_infinite_threshold=inf["first"], alpha_infinite=inf, **found)
 
 
 def zipf_counts(*, k: int, total: int, s: float = 1.0) -> np.ndarray:
@@ -831,18 +884,29 @@ def divergence_vs_size(*, sizes, alphas, rho: float, r: float, algorithm: int = 
             )
     df = pd.DataFrame(rows)
     mono = loss_monotonicity(df, rel_tol=1e-9)
-    df.attrs["non_increasing"] = {a_: m["non_increasing"] for a_, m in mono.items()}
-    df.attrs["non_increasing_from"] = {a_: m["from"] for a_, m in mono.items()}
+    df.attrs["non_increasing"] = {a_: m.non_increasing for a_, m in mono.items()}
+    df.attrs["non_increasing_from"] = {a_: m.from_size for a_, m in mono.items()}
     df.attrs["unresolved"] = sorted({float(v) for v in df.loc[df["loss"].isna(), "size"]})
     return df
 
 
-def loss_monotonicity(df: pd.DataFrame, *, rel_tol: float = 1e-9) -> dict:
+@dataclass(frozen=True)
+class Monotonicity:
+    """Whether a loss is non-increasing in the group size (:func:`loss_monotonicity`, one order α):
+    ``non_increasing``, its ``first_rise`` (size before, size after; None when it never rises) and
+    ``from_size``, the smallest size from which it never rises again (None if it rises at the last step)."""
+
+    non_increasing: bool
+    first_rise: tuple[float, float] | None
+    from_size: float | None
+
+
+def loss_monotonicity(df: pd.DataFrame, *, rel_tol: float = 1e-9) -> dict[float, Monotonicity]:
     """For each α in a (size, alpha, loss[, error]) table: whether the loss is non-increasing in
     the size, the first rise (size before, size after) and the smallest size from which it never
-    rises again (None if it rises at the last step). A rise counts only when it exceeds the two
-    points' numerical error estimates plus ``rel_tol`` relative and ``ALG1_ABS_TOL``; unresolved
-    (NaN) points are skipped."""
+    rises again (None if it rises at the last step), as a :class:`Monotonicity` per α. A rise counts
+    only when it exceeds the two points' numerical error estimates plus ``rel_tol`` relative and
+    ``ALG1_ABS_TOL``; unresolved (NaN) points are skipped."""
     rel_tol = check_real("rel_tol", rel_tol, lo=0.0, hi=1.0)
     out = {}
     for al, g in df.groupby("alpha"):
@@ -855,13 +919,13 @@ def loss_monotonicity(df: pd.DataFrame, *, rel_tol: float = 1e-9) -> dict:
             rises = np.diff(vals) > slack
         rises |= np.isinf(vals[1:]) & np.isfinite(vals[:-1])
         idx = np.flatnonzero(rises)
-        out[float(al)] = {
-            "non_increasing": idx.size == 0,
-            "first_rise": None if idx.size == 0 else (float(xs[idx[0]]), float(xs[idx[0] + 1])),
-            "from": (float(xs[0]) if xs.size else None)
+        out[float(al)] = Monotonicity(
+            non_increasing=idx.size == 0,
+            first_rise=None if idx.size == 0 else (float(xs[idx[0]]), float(xs[idx[0] + 1])),
+            from_size=(float(xs[0]) if xs.size else None)
             if idx.size == 0
             else (float(xs[idx[-1] + 1]) if idx[-1] + 1 < xs.size - 1 else None),
-        }
+        )
     return out
 
 

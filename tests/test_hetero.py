@@ -144,9 +144,9 @@ def test_hpf_release_privacy_loss_on_neighbouring_datasets():
         return r[:, 0] - r[:, 1]
 
     ok = histogram_privacy_test(stat(x0, w.b, 7), stat(x1, w.b, 8), eps=eps[j], bins=40)
-    assert not ok["violation"] and ok["loss_lower_bound"] <= eps[j]
+    assert not ok.violation and ok.loss_lower_bound <= eps[j]
     broken = histogram_privacy_test(stat(x0, w.b / 2, 9), stat(x1, w.b / 2, 10), eps=eps[j], bins=40)
-    assert broken["violation"]
+    assert broken.violation
 
 
 @pytest.mark.statistical

@@ -25,9 +25,9 @@ def test_empirical_privacy_loss_within_claim(mech, eps, delta):
     x = mc.release(0.0, mech, rng=1, **kw)
     y = mc.release(1.0, mech, rng=2, **kw)
     res = histogram_privacy_test(x, y, eps=eps, delta=delta, bins=40)
-    assert not res["violation"], res["loss_lower_bound"]
+    assert not res.violation, res.loss_lower_bound
     if delta == 0:  # an (ε, δ) noise may exceed ε on outputs of probability ≤ δ
-        assert res["loss_lower_bound"] <= eps + 1e-9
+        assert res.loss_lower_bound <= eps + 1e-9
 
 
 @pytest.mark.statistical
@@ -35,12 +35,12 @@ def test_privacy_test_catches_broken_mechanisms():
     """Laplace with scale Δ/(2ε) claimed as ε-DP, and the local-sensitivity median of Example 12."""
     x = mc.release(0.0, "laplace", sensitivity=0.5, eps=1.0, size=N_SAMPLES, rng=3)  # actually 2ε-DP
     y = mc.release(1.0, "laplace", sensitivity=0.5, eps=1.0, size=N_SAMPLES, rng=4)
-    assert histogram_privacy_test(x, y, eps=1.0)["violation"]
+    assert histogram_privacy_test(x, y, eps=1.0).violation
     d1, d2 = mc.example12_datasets(n=11, Lambda=1.0)
     rng = np.random.default_rng(5)
     out1 = 0.0 + rng.laplace(0, mc.local_sensitivity_median(d1) / 1.0, N_SAMPLES)  # noise ∝ local sens.
     out2 = np.zeros(N_SAMPLES)  # local sens. 0: no noise
-    assert histogram_privacy_test(out1, out2, eps=1.0, delta=0.01)["violation"]
+    assert histogram_privacy_test(out1, out2, eps=1.0, delta=0.01).violation
 
 
 @pytest.mark.statistical
@@ -49,7 +49,7 @@ def test_smooth_sensitivity_laplace_on_example12_neighbours_passes():
     r1 = mc.smooth_noise(d1, kind="laplace", eps=1.0, delta=0.05, lower=0, upper=1, size=N_SAMPLES, rng=6)
     r2 = mc.smooth_noise(d2, kind="laplace", eps=1.0, delta=0.05, lower=0, upper=1, size=N_SAMPLES, rng=7)
     assert r1["S"] > 0 and r2["S"] > 0  # Example 21: both non-zero
-    assert not histogram_privacy_test(r1["releases"], r2["releases"], eps=1.0, delta=0.05)["violation"]
+    assert not histogram_privacy_test(r1["releases"], r2["releases"], eps=1.0, delta=0.05).violation
 
 
 @pytest.mark.statistical

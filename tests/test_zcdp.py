@@ -62,10 +62,10 @@ def test_algorithm2_claim_fails_where_exactly():
     x, r = 10.0, 0.1
     c = zcdp.renyi_curves(algorithm=2, x=x, rho=1.0, r=r, alpha=np.linspace(1.01, 20, 400))
     rep = zcdp.check_claim(c)
-    assert not rep["holds"]
+    assert not rep.holds
     thr = (x + 1) ** 2 / (2 * x + 1)
-    assert rep["alpha_infinite_threshold"] == pytest.approx(x**2 / (2 * x - 1))  # the x − 1 neighbour, first
-    assert rep["alpha_infinite"]["down_plus"] == pytest.approx(thr)
+    assert rep.alpha_infinite_threshold == pytest.approx(x**2 / (2 * x - 1))  # the x − 1 neighbour, first
+    assert rep.alpha_infinite["down_plus"] == pytest.approx(thr)
     # reverse direction (neighbour x+1) is infinite exactly from α* on, finite before
     assert np.all(np.isinf(c.down[c.alpha >= thr])) and np.all(np.isfinite(c.down[c.alpha < thr * 0.999]))
     # the paper's derivation (addition neighbour, forward direction) does respect the claim:
@@ -215,7 +215,7 @@ def test_algorithm2_infinite_orders_per_direction_and_neighbour():
     assert list(np.isinf(up)) == [False, False, True, True, True]
     assert list(np.isinf(down)) == [False, False, False, False, True]
     c = zcdp.renyi_curves(algorithm=2, x=10, rho=0.5, r=0.1, alpha=a)
-    assert zcdp.check_claim(c)["alpha_infinite_threshold"] == pytest.approx(100 / 19)
+    assert zcdp.check_claim(c).alpha_infinite_threshold == pytest.approx(100 / 19)
     # x = 1: the neighbour 0 is a point mass, so D_α(M(1)‖M(0)) is infinite for every α
     assert zcdp.algorithm2_infinite_from(1)["up_minus"] == 1.0
     assert np.all(np.isinf(zcdp.renyi_algorithm2(x=1, r=0.3, alpha=[1.01, 2.0])[0]))
@@ -228,7 +228,7 @@ def test_algorithm2_claim_fails_from_the_first_violating_order():
     assert v["up_plus"] is None  # towards the larger scale: holds
     a = np.linspace(1.001, 3, 2000)
     c = zcdp.renyi_curves(algorithm=2, x=10, rho=0.5, r=0.1, alpha=a)
-    assert zcdp.check_claim(c)["first_violation_up"] == pytest.approx(v["up_minus"], abs=2e-3)
+    assert zcdp.check_claim(c).first_violation_up == pytest.approx(v["up_minus"], abs=2e-3)
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,6 @@ in the group size?), answered numerically.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -21,7 +20,7 @@ from ..constraints import RHO, SEED, TRIALS
 from ..meaning import Level
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Numbers, Options, Result, RunOptions, param, table
-from ..zcdp import RenyiCurves
+from ..zcdp import ClaimCheck, Monotonicity, RenyiCurves
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
@@ -161,14 +160,14 @@ class GroupwiseZcdpResult(Result):
         The group sizes (Zipf-generated or as listed).
     curves : RenyiCurves
         D_α in both directions for the chosen group, with the claimed budget.
-    claim : dict
+    claim : ClaimCheck
         :func:`hetdp_core.zcdp.check_claim` of those curves (violated orders, unresolved orders, …).
     at2 : float or None
         Algorithm 2's divergence at α = 2 for the chosen group.
     x_sel : float
         The chosen group's size.
-    monotonicity : dict
-        Algorithm → whether the privacy loss decreases with the group size (the open question).
+    monotonicity : dict of float to Monotonicity
+        Order α → whether Algorithm 1's privacy loss decreases with the group size (the open question).
     summary_skipped : bool
         Whether the per-group summary was left out (Algorithm 1 beyond its group limit).
     """
@@ -183,10 +182,10 @@ class GroupwiseZcdpResult(Result):
     zcdp_release_quantiles: pd.DataFrame = table("twenty equally likely published counts of the chosen group")
     counts: np.ndarray
     curves: RenyiCurves
-    claim: dict
+    claim: ClaimCheck
     at2: RenyiCurves | None
     x_sel: float
-    monotonicity: dict[float, dict[str, Any]]
+    monotonicity: dict[float, Monotonicity]
     summary_skipped: bool
 
 
@@ -303,18 +302,18 @@ def summarize(result: GroupwiseZcdpResult) -> tuple[str, ...]:
     if s.algorithm == 1:
         verdict = (
             "a resolved value exceeds α·ρ — a **numerical failure**, not a finding"
-            if claim.get("bound_violation")
+            if claim.bound_violation
             else f"both directions stay below {ref} on the checked orders"
         )
-    elif claim["holds"]:
+    elif claim.holds:
         verdict = f"both directions stay below {ref} on the checked orders"
     else:
-        first = min(v for v in (claim["first_violation_up"], claim["first_violation_down"]) if v is not None)
+        first = min(v for v in (claim.first_violation_up, claim.first_violation_down) if v is not None)
         verdict = (
             f"**the paper's claim fails** (a finding about the paper, not a failed check) from α ≈ {first:.3g}"
             + (
-                f"; the loss is infinite from α = {claim['alpha_infinite_threshold']:.4g}"
-                if claim.get("alpha_infinite_threshold") is not None
+                f"; the loss is infinite from α = {claim.alpha_infinite_threshold:.4g}"
+                if claim.alpha_infinite_threshold is not None
                 else ""
             )
         )

@@ -16,7 +16,7 @@ from .. import mechanisms as mc
 from .. import scenario as sc
 from .._doc import document
 from ..constraints import DELTA, EPS, SEED, TRIALS, USERS
-from ..dptest import histogram_privacy_test
+from ..dptest import HistogramTest, histogram_privacy_test
 from ..meaning import Level
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Numbers, Result, Rule, RunOptions, Scenario, param, table
@@ -190,7 +190,7 @@ class MechanismLabResult(Result):
         Releases of the median of Example 12's two neighbouring data sets under local-sensitivity noise.
     local_sensitivity : tuple of float
         Their local sensitivities.
-    local_test : dict
+    local_test : HistogramTest
         The histogram privacy test of those releases.
     b, b0 : float
         The bounded Laplace's scale and the plain Laplace scale Δ/ε.
@@ -216,7 +216,7 @@ class MechanismLabResult(Result):
     example8: mc.Example8
     local: tuple[np.ndarray, np.ndarray]
     local_sensitivity: tuple[float, float]
-    local_test: dict
+    local_test: HistogramTest
     b: float
     b0: float
     share: mc.OutsideShare
@@ -265,7 +265,7 @@ def _smooth_table(s: MechanismLab, d1: np.ndarray, d2: np.ndarray) -> pd.DataFra
                 "S(dataset 2)": r2["S"],
                 "noise scale": r1["scale"],
                 "mean |error|": float(np.mean(np.abs(r1["releases"] - r1["median"]))),
-                "empirical test": "violation" if tt["violation"] else "no violation found",
+                "empirical test": "violation" if tt.violation else "no violation found",
             }
         )
     return pd.DataFrame(rows)

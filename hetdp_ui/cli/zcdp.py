@@ -23,14 +23,14 @@ def cmd_zcdp_renyi(a) -> int:
         "claimed": c.claimed.tolist(),
         "violated": c.violated.tolist(),
         "reference": claim_reference(a.algorithm),
-        **rep,
+        **rep.as_dict(),
     }
     if a.algorithm == 2:
         out["violation_orders"] = zcdp.algorithm2_violation_orders(x=a.x, r=a.r)
-    if rep["unresolved"]:
+    if rep.unresolved:
         out["note"] = (
             f"D_alpha could not be resolved to the numerical tolerance ({zcdp.ALG1_REL_TOL:g} relative) "
-            f"for alpha = {', '.join(f'{v:g}' for v in rep['unresolved'])}; those entries are null."
+            f"for alpha = {', '.join(f'{v:g}' for v in rep.unresolved)}; those entries are null."
         )
     if a.json:
         print(_dump(out))
@@ -43,7 +43,7 @@ def cmd_zcdp_renyi(a) -> int:
                 continue
             print(f"{al:8.4g} {u:12.6g} {d:12.6g} {cl:12.6g}  {'VIOLATED' if bad else 'ok'}")
         if a.algorithm == 2:
-            inf = rep["alpha_infinite"]
+            inf = rep.alpha_infinite
             print(
                 "infinite from alpha: "
                 + ", ".join(f"{k} {v:.6g}" for k, v in inf.items() if k != "first" and v is not None)

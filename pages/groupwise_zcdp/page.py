@@ -82,29 +82,29 @@ with ui.page_shell(gz) as page:
     st.subheader(f"Privacy loss of group {state['group']} (x = {x_sel:g}) in both directions")
     reference = gz.claim_reference(algorithm)
     page.chart("renyi")
-    if claim["unresolved"]:
+    if claim.unresolved:
         st.warning(
             "Numerical limit, not a finding: D_α could not be resolved to the tolerance "
             f"({zcdp.ALG1_REL_TOL:g} relative, two resolutions compared) for α = "
-            + ", ".join(f"{v:.3g}" for v in claim["unresolved"][:8])
-            + (" …" if len(claim["unresolved"]) > 8 else "")
+            + ", ".join(f"{v:.3g}" for v in claim.unresolved[:8])
+            + (" …" if len(claim.unresolved) > 8 else "")
             + "; those points are left out of the plot."
         )
     if algorithm == 1:
         ui.show_checks(result.checks)
-    if algorithm == 1 and claim.get("bound_violation"):
+    if algorithm == 1 and claim.bound_violation:
         pass  # reported by ui.show_checks as a numerical failure
-    elif claim["holds"]:
+    elif claim.holds:
         st.success(f"On α ∈ (1, {state['alpha_max']:g}] both directions stay below {reference}.")
     else:
         parts = []
         for d, label in (("up", "D_α(M(x)‖M(x±1))"), ("down", "D_α(M(x±1)‖M(x))")):
-            if claim[f"first_violation_{d}"] is not None:
+            if claim.first_violation(d) is not None:
                 parts.append(
-                    f"{label} exceeds it from α ≈ {claim[f'first_violation_{d}']:.3g}"
-                    + (" and becomes infinite" if claim[f"infinite_{d}"] else "")
+                    f"{label} exceeds it from α ≈ {claim.first_violation(d):.3g}"
+                    + (" and becomes infinite" if claim.infinite(d) else "")
                 )
-        inf = claim.get("alpha_infinite", {})
+        inf = claim.alpha_infinite or {}
         where = []
         if inf.get("up_minus") is not None:
             where.append(f"D_α(M(x)‖M(x−1)) for α ≥ x²/(2x−1) = {inf['up_minus']:.4g}")
@@ -136,7 +136,7 @@ with ui.page_shell(gz) as page:
         )
         + (
             "; the promise holds for every order shown."
-            if claim["holds"]
+            if claim.holds
             else "; the promise is broken for some orders (above)."
         )
     )
@@ -174,13 +174,13 @@ with ui.page_shell(gz) as page:
     page.chart("loss_vs_size")
     answer = []
     for al, m in result.monotonicity.items():
-        if m["non_increasing"]:
+        if m.non_increasing:
             answer.append(f"α = {al:g}: **yes**, non-increasing over the sizes shown")
         else:
-            lo, hi = m["first_rise"]
+            lo, hi = m.first_rise
             answer.append(
                 f"α = {al:g}: **no** — it rises between x = {lo:g} and x = {hi:g}"
-                + (f", non-increasing from x = {m['from']:g} on" if m["from"] is not None else "")
+                + (f", non-increasing from x = {m.from_size:g} on" if m.from_size is not None else "")
             )
     st.markdown(f"Numerical answer for ρ = {rho:g}, r = {r:g}: " + "; ".join(answer) + ".")
     with st.expander("The numbers behind the chart", expanded=bool(st.query_params.get("lesson"))):

@@ -122,8 +122,8 @@ with ui.page_shell(ml) as page:
             st.markdown(
                 f"**Example 12.** Both datasets have median 0 and differ in one person; local sensitivity "
                 f"{loc1:g} vs {loc2:g}. Seeing any non-zero output proves it is dataset 1: "
-                f"the histogram test finds a privacy-loss lower bound of **{test['loss_lower_bound']:.3g}** "
-                f"({'VIOLATION' if test['violation'] else 'no violation'} of ({eps:g}, {delta:g})-DP)."
+                f"the histogram test finds a privacy-loss lower bound of **{test.loss_lower_bound:.3g}** "
+                f"({'VIOLATION' if test.violation else 'no violation'} of ({eps:g}, {delta:g})-DP)."
             )
             st.markdown(
                 "**Example 21 / formula (4).** Smooth sensitivity is positive for both datasets, so calibrated "
