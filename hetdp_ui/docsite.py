@@ -59,28 +59,31 @@ _BEGIN = "<!-- begin: generated from the registry by `make docs` (hetdp_ui/docsi
 _END = "<!-- end -->"
 
 
-def index_block() -> str:
-    """The table of pages (from the registry) and the list of the other topics, for docs/README.md."""
+def index_block(*, site: bool = False) -> str:
+    """The table of pages (from the registry) and the list of the other topics, for docs/README.md: a
+    page's guide is linked in its folder (``../pages/<slug>/guide.md``), or on the site, where every
+    guide sits beside the topics, as ``<slug>.md``."""
     from hetdp_core.registry import specs
     from hetdp_ui.nav import OTHER_DOCS
 
-    rows = "\n".join(f"| [{s.title}]({s.slug}.md) | {s.summary} | `/{s.url}` |" for s in specs())
+    link = (lambda s: f"{s.slug}.md") if site else (lambda s: f"../pages/{s.slug}/guide.md")
+    rows = "\n".join(f"| [{s.title}]({link(s)}) | {s.summary} | `/{s.url}` |" for s in specs())
     other = "\n".join(f"- [{title}]({name}.md)" for name, title in OTHER_DOCS.items())
     return f"## Pages\n\n| page | its question | in the app |\n|---|---|---|\n{rows}\n\n## Other topics\n\n{other}\n"
 
 
-def index_text(text: str | None = None) -> str:
-    """docs/README.md with its generated block brought up to date."""
+def index_text(text: str | None = None, *, site: bool = False) -> str:
+    """docs/README.md with its generated block brought up to date (``site``: with the site's links)."""
     text = (DOCS / "README.md").read_text(encoding="utf-8") if text is None else text
     head, _, rest = text.partition(_BEGIN)
     _, _, tail = rest.partition(_END)
-    return f"{head}{_BEGIN}\n{index_block()}{_END}{tail}"
+    return f"{head}{_BEGIN}\n{index_block(site=site)}{_END}{tail}"
 
 
 def index_page() -> str:
     """The site's home: docs/README.md with the generated block and links to the references."""
     refs = "- [Command-line reference](cli.md)\n- [API reference](api/index.md)\n"
-    return index_text().replace(_END, f"\n## Reference\n\n{refs}{_END}")
+    return index_text(site=True).replace(_END, f"\n## Reference\n\n{refs}{_END}")
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

@@ -23,7 +23,11 @@ def test_one_docs_page_per_topic_and_an_index():
     assert files | guides == set(DOCS) and guides == set(PAGE_DOCS.values())
     assert all(doc_file(topic).is_file() for topic in DOCS)
     index = (DOCS_DIR / "README.md").read_text()
-    assert all(f"({name}.md)" in index for name in DOCS)
+    assert all(f"(../pages/{name}/guide.md)" in index for name in guides)
+    assert all(f"({name}.md)" in index for name in files)
+    # every link of the index opens a file of the repository (as GitHub shows it)
+    for target in re.findall(r"\]\(([^)#:]+\.md)\)", index):
+        assert (DOCS_DIR / target).resolve().is_file(), target
     assert set(PAGE_DOCS.values()) <= set(DOCS)
 
 
