@@ -206,8 +206,6 @@ def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
     rep1 = ex.exact_report(prior1, mech1)
     ex1 = pd.DataFrame({"coordinate": [1, 2], "bcdp": rep1.bcdp, "cdp": rep1.cdp, "ldp": rep1.ldp})
 
-    ex2 = _example2_table()
-
     rr_c = np.asarray(s.rr_c, dtype=float)
     rr = ex.rr_sweep(c=rr_c, qs=RR_QS)
     checks = tuple(rr.attrs["checks"])
@@ -223,7 +221,6 @@ def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
     alloc = privacy_allocation(delta=tr_demands, eps=s.tr_eps, q=s.tr_q)
     tr = translate_delta_to_c(delta=tr_demands, eps=s.tr_eps, q=s.tr_q)
     names = [f"x{j + 1}" for j in range(tr_demands.size)]
-    translator = pd.DataFrame({"feature": names, "delta": tr_demands, "c_theorem2": alloc.c, "c_prop6": tr.c})
     compare = pd.DataFrame(
         {
             "method": ["Theorem 2", "Proposition 6 (cvxpy)"],
@@ -237,10 +234,10 @@ def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
     return GuaranteeLabResult(
         scenario=s,
         bcdp_example1=ex1,
-        bcdp_example2=ex2,
+        bcdp_example2=_example2_table(),
         bcdp_rr_vs_bounds=rr,
         bcdp_tradeoff=tradeoff,
-        bcdp_translator=translator,
+        bcdp_translator=pd.DataFrame({"feature": names, "delta": tr_demands, "c_theorem2": alloc.c, "c_prop6": tr.c}),
         checks=checks,
         rep1=rep1,
         test=test,

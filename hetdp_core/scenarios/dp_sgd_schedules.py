@@ -246,13 +246,12 @@ def run(s: DpSgdSchedules, *, options: sc.RunOptions) -> DpSgdResult:
             slopes[col] = sg.fitted_slope(bt["N"], bt[col])
         except InputError:
             slopes[col] = float("nan")
-    traj_table = pd.concat([b.assign(method=k) for k, b in bands.items()])
     return DpSgdResult(
         scenario=s,
         dpsgd_schedule=schedule,
         dpsgd_region=region,
         dpsgd_bound_terms=bt,
-        dpsgd_trajectories=traj_table,
+        dpsgd_trajectories=pd.concat([b.assign(method=k) for k, b in bands.items()]),
         checks=tuple(sg.theta_checks(thetas=th, a=a, sensitivity=sens, eps=s.eps)),
         notes=tuple(notes),
         gammas=g,

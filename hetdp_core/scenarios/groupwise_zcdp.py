@@ -224,7 +224,6 @@ def run(s: GroupwiseZcdp, *, options: RunOptions) -> GroupwiseZcdpResult:
         parts.append(zcdp.divergence_vs_size(sizes=[sz], alphas=scan_alphas, rho=s.rho, r=s.r, algorithm=1))
     scan = pd.concat(parts, ignore_index=True)
     scan.attrs = {}
-    checks = tuple(zcdp.curve_checks(curves, rho=s.rho))
     return GroupwiseZcdpResult(
         scenario=s,
         zcdp_releases=stats,
@@ -233,7 +232,7 @@ def run(s: GroupwiseZcdp, *, options: RunOptions) -> GroupwiseZcdpResult:
         zcdp_group_summary=summary,
         zcdp_loss_vs_size=scan,
         zcdp_release_quantiles=release_quantiles(s, x_sel),
-        checks=checks,
+        checks=tuple(zcdp.curve_checks(curves, rho=s.rho)),
         counts=counts,
         curves=curves,
         claim=claim,

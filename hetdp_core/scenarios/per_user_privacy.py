@@ -310,18 +310,13 @@ def run(s: PerUserPrivacy, *, options: sc.RunOptions) -> PerUserResult:
         )
         if info.eps_eff is not None:
             checks += ht.weight_checks(eps=eps, eps_eff=info.eps_eff, weights=w, algorithm=alg, b=info.b)
-    summary = pd.DataFrame(rows)
-    errors = pd.DataFrame({alg: errs for alg, (errs, _) in res.items()})
-    weights = pd.DataFrame(
-        {"eps": eps, **{f"w_{a}": info.weights for a, (_, info) in res.items() if info.weights is not None}}
-    )
-    quantiles = release_quantiles(s, res)
+    weights = {f"w_{a}": info.weights for a, (_, info) in res.items() if info.weights is not None}
     return PerUserResult(
         scenario=s,
-        hetero_summary=summary,
-        hetero_errors=errors,
-        hetero_weights=weights,
-        hetero_release_quantiles=quantiles,
+        hetero_summary=pd.DataFrame(rows),
+        hetero_errors=pd.DataFrame({alg: errs for alg, (errs, _) in res.items()}),
+        hetero_weights=pd.DataFrame({"eps": eps, **weights}),
+        hetero_release_quantiles=release_quantiles(s, res),
         checks=tuple(checks),
         eps=eps,
         infos={a: info for a, (_, info) in res.items()},

@@ -205,7 +205,6 @@ def run(s: PrivateRegression, *, options: RunOptions) -> PrivateRegressionResult
         options=options,
         label=lambda v: f"{s.axis} = {v:g}",
     )
-    table = pd.concat(parts, ignore_index=True)
     notes = []
     if k < s.k:
         notes.append(f"The data have {n_feat} feature(s): {k} of them carry the sensitive demand δ.")
@@ -219,7 +218,7 @@ def run(s: PrivateRegression, *, options: RunOptions) -> PrivateRegressionResult
     return PrivateRegressionResult(
         scenario=s,
         regression_trajectory=trajectory,
-        regression_excess_risk=table,
+        regression_excess_risk=pd.concat(parts, ignore_index=True),
         regression_guarantee=guarantee,
         notes=tuple(notes),
         trajectories=trajs,
@@ -250,7 +249,7 @@ def guarantee_table(s: PrivateRegression, alloc, *, theta, n_feat: int, k: int, 
     qv = np.r_[qf, 1.0]
     guaranteed = prop4_ldp_guarantee(c=alloc.c, q=qv, ldp=alloc.ldp_level)
     names = [f"feature {i + 1}" + (" (sensitive)" if i < k else "") for i in range(n_feat)] + ["label"]
-    table = pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "coordinate": names,
             "demanded δ": alloc.delta,
@@ -263,13 +262,13 @@ def guarantee_table(s: PrivateRegression, alloc, *, theta, n_feat: int, k: int, 
     )
     notes = []
     for i in range(n_feat):
-        if not table["demand met"].iloc[i]:
+        if not frame["demand met"].iloc[i]:
             notes.append(
                 f"Assumption 1 does not hold for {names[i]}: the data's correlation q_{i + 1} = {qf[i]:.3g} "
                 f"exceeds the assumed q = {s.q:g}, so its demand δ = {alloc.delta[i]:g} is not met; "
                 f"only δ' = {guaranteed[i]:.3g} holds (Proposition 4)."
             )
-    return table, notes
+    return frame, notes
 
 
 def levels(result: PrivateRegressionResult) -> list[Level]:
