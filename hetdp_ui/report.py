@@ -361,6 +361,21 @@ def _meaning_html(mt: pd.DataFrame, prior: float, placed: list) -> list[str]:
     ]
 
 
+def _checks_html(result) -> list[str]:
+    """The guarantee checks the run verified: each holds, or is reported as a numerical failure."""
+    items = "".join(
+        f"<li class='{'ok' if c.holds else 'bad'}'>{'holds' if c.holds else 'NUMERICAL FAILURE'}: "
+        f"{html.escape(c.name)}</li>"
+        for c in result.checks
+    )
+    return [
+        "<h2>Guarantee checks</h2>",
+        "<p class='small'>Every number shown as a guarantee is checked against the bound that provably "
+        "holds; a failure would be a numerical failure of this software, not a finding.</p>",
+        f"<ul>{items or '<li>(no checks for this view)</li>'}</ul>",
+    ]
+
+
 def build_report(
     page: str, scenario, result, *, prior: float | None = None, app_url: str = "http://localhost:8501", plan_a=None
 ) -> str:
@@ -380,15 +395,6 @@ def build_report(
         from urllib.parse import urlencode
 
         link += "&" + urlencode({"pin": plan_a[0].query_string()})
-    checks = (
-        "".join(
-            f"<li class='{'ok' if c.holds else 'bad'}'>{'holds' if c.holds else 'NUMERICAL FAILURE'}: "
-            f"{html.escape(c.name)}</li>"
-            for c in result.checks
-        )
-        or "<li>(no checks for this view)</li>"
-    )
-
     from hetdp_core.registry import hook
 
     if hook(mod, "levels") is not None:  # the run's own meaning table (computed again only for another prior)
@@ -407,13 +413,7 @@ def build_report(
     ]
     if plan_a is not None:
         parts += _plan_a_html(mod, scenario, result, plan_a)
-    parts += _key_results_html(mod, result)
-    parts += [
-        "<h2>Guarantee checks</h2>",
-        "<p class='small'>Every number shown as a guarantee is checked against the bound that provably "
-        "holds; a failure would be a numerical failure of this software, not a finding.</p>",
-        f"<ul>{checks}</ul>",
-    ]
+    parts += _key_results_html(mod, result) + _checks_html(result)
     placed = None
     if mt is not None:  # the view's levels among real deployments: for the meaning section and the figures
         from hetdp_core.deployments import placement_of
