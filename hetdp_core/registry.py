@@ -2,12 +2,11 @@
 
 A page is a scenario module (``hetdp_core/scenarios/<slug>.py``) that satisfies :class:`ScenarioPage`:
 its scenario class, its one ``run``, its presets and its question in plain words, and one
-:class:`PageSpec` — URL path, title, icon, a one-line summary, the session-key prefix of its widgets,
-whether it accepts an upload, which accuracy solver it offers, its report's key tables — plus one
-folder ``pages/<slug>/`` with what the page shows (``page.py``, ``figures.py``, ``guide.md``; see
-:mod:`hetdp_ui.folders`). Navigation, the home page, ``hetdp run``/``report``/``solve``, the
-documentation, the load benchmark and the tests read this registry; none of them keeps its own list
-of pages.
+:class:`PageSpec` — URL path, title, icon, a one-line summary, whether it accepts an upload, which
+accuracy solver it offers, its report's key tables — plus one folder ``pages/<slug>/`` with what the
+page shows (``page.py``, ``figures.py``, ``guide.md``; see :mod:`hetdp_ui.folders`). Navigation, the
+home page, ``hetdp run``/``report``/``solve``, the documentation, the load benchmark and the tests
+read this registry; none of them keeps its own list of pages.
 
 Adding a page = its scenario module + its folder; docs/contributing.md walks through it and
 tests/test_contributing.py follows that walk-through.
@@ -38,8 +37,7 @@ class PageSpec:
     ``url`` the URL path (``Feature_privacy``; ``hetdp run`` accepts any case and ``-``);
     ``title`` the menu and report title; ``icon`` a Material icon name (``:material/tune:``);
     ``summary`` its question in one or two plain sentences (home page; the page itself and its
-    report show the module's longer ``QUESTION``); ``key_prefix`` the prefix
-    of its widgets' session keys; ``order`` its place in the menu; ``upload`` whether its
+    report show the module's longer ``QUESTION``); ``order`` its place in the menu; ``upload`` whether its
     run accepts an uploaded CSV; ``solver`` its accuracy solver as ``"module:function"`` (None: none) — a
     function ``(scenario, *, target, …)`` whose other keywords are among ``metric``, ``statistic``,
     ``algorithm``, returning an answer with ``text(link)``, ``as_json(link)``, ``link_query(scenario)``
@@ -56,13 +54,13 @@ class PageSpec:
 
     Its one name is :attr:`slug`, the URL path in lower case: the scenario module
     ``hetdp_core/scenarios/<slug>.py``, the page's folder ``pages/<slug>/`` (``page.py``, ``figures.py``,
-    ``guide.md``: :mod:`hetdp_ui.folders`), its documentation topic and ``hetdp run <slug>``."""
+    ``guide.md``: :mod:`hetdp_ui.folders`), its documentation topic, the prefix of its widgets' session
+    keys (``feature_privacy_eps``) and ``hetdp run <slug>``."""
 
     url: str
     title: str
     icon: str
     summary: str
-    key_prefix: str
     order: int
     upload: bool = False
     solver: str | None = None
@@ -77,8 +75,6 @@ class PageSpec:
     def __post_init__(self):
         if not self.url.isidentifier():
             raise InputError(f"PageSpec.url must be an identifier-like URL path; got {self.url!r}.")
-        if not self.key_prefix.isidentifier():
-            raise InputError(f"PageSpec.key_prefix must be an identifier; got {self.key_prefix!r}.")
         object.__setattr__(self, "fast_query", MappingProxyType(dict(self.fast_query)))
         if self.text_view is not None:
             object.__setattr__(self, "text_view", MappingProxyType(dict(self.text_view)))
@@ -146,10 +142,8 @@ def register(module: ModuleType) -> PageSpec:
     spec = module.PAGE_SPEC
     with _LOCK:
         for other in _PAGES.values():
-            if other is not module and other.PAGE_SPEC.key_prefix == spec.key_prefix:
-                raise InputError(
-                    f"page {spec.url}: key prefix {spec.key_prefix!r} is already used by {other.PAGE_SPEC.url}."
-                )
+            if other is not module and other.PAGE_SPEC.slug == spec.slug:
+                raise InputError(f"page {spec.url}: its name {spec.slug!r} is already used by {other.PAGE_SPEC.url}.")
         _PAGES[spec.url] = module
     return spec
 

@@ -7,8 +7,8 @@
     pages/<slug>/guide.md     its documentation (the app's Documentation page and the documentation site)
 
 ``<slug>`` is the page's one name: its scenario module ``hetdp_core/scenarios/<slug>.py`` and its URL
-path in lower case (:attr:`hetdp_core.registry.PageSpec.slug`). Nothing else names a page; this module
-finds the folder from the registry. A figures module is Streamlit-free (plotly builders only), so the
+path in lower case (:attr:`hetdp_core.registry.PageSpec.slug`). This module finds the folder from the
+registry and keeps no list of pages. A figures module is Streamlit-free (plotly builders only), so the
 report, the notebook and the CLI load it without a server; it is loaded from its file, the same way in a
 checkout and in an install (where the app ships as the package ``hetdp_app``).
 """
@@ -35,10 +35,10 @@ class PageFigure:
     (``page.chart(name)``) and by the report (every figure, in order).
 
     ``name`` the figure's name (its chart key on the page is ``<key prefix>_<name>``); ``title`` what the
-    report heads it with, or a function of the scenario and the result returning it; ``build(scenario, result, **opts)``
-    the figure — the report calls it with no options, a page may pass its widgets' options (a plan A to
-    overlay, what to draw); ``shown(scenario, result)`` whether the view has this figure at all (None:
-    always)."""
+    report heads it with, or a function of the scenario and the result returning it;
+    ``build(scenario, result, **opts)`` the figure — the report calls it with no options, a page may pass
+    its widgets' options (a plan A to overlay, what to draw); ``shown(scenario, result)`` whether the
+    view has this figure at all (None: always)."""
 
     name: str
     title: str | Callable[[Any, Any], str]

@@ -84,7 +84,7 @@ def plan_section(state: ScenarioState, page, scenario: Scenario, result):
 
     ab = plan_a(state, scenario)
     if ab is not None:
-        plan_table(key_numbers(page, ab[1]), key_numbers(page, result), page.PAGE_SPEC.key_prefix)
+        plan_table(key_numbers(page, ab[1]), key_numbers(page, result), page.PAGE_SPEC.slug)
     return ab
 
 
@@ -123,7 +123,7 @@ def run_page(state: ScenarioState, page, *, upload: bytes | None = None):
     except InputError as exc:
         show_input_error(exc)
         st.stop()
-    with st.container(border=True, key=f"{page.PAGE_SPEC.key_prefix}_summary"):
+    with st.container(border=True, key=f"{page.PAGE_SPEC.slug}_summary"):
         st.markdown("**In short** — " + " ".join(by_identity(result, "in short", lambda: in_short(result))))
     return scenario, result, plan_section(state, page, scenario, result)
 
@@ -170,7 +170,7 @@ class PageShell:
             raise RuntimeError(f"{self.module.__name__}: a figure needs page.run() first")
         res = self.result if result is None else result
         fig = figure(self.module, name).build(res.scenario, res, **options)
-        chart(fig, key=key or f"{self.module.PAGE_SPEC.key_prefix}_{name}")
+        chart(fig, key=key or f"{self.module.PAGE_SPEC.slug}_{name}")
 
     def meaning_panel(self, **meaning) -> None:
         """What the page's levels mean for a person (:func:`hetdp_ui.panels.meaning_panel`)."""

@@ -242,7 +242,7 @@ class ScenarioState(PageState):
             return flags[text]
 
         view = {name: Param(default, parse, lambda v: "1" if v else "0") for name, default in (switches or {}).items()}
-        return cls(page.PAGE_SPEC.key_prefix, page.SCENARIO, presets=page.PRESETS, ui=view)
+        return cls(page.PAGE_SPEC.slug, page.SCENARIO, presets=page.PRESETS, ui=view)
 
     def spec(self, name: str) -> Spec:
         return self.cls.specs()[name]

@@ -108,7 +108,7 @@ def test_renamed_parameters_keep_old_links_working(page, old, new, value):
     at.query_params[old] = str(value)
     at.run()
     assert not at.exception and not at.error
-    assert at.session_state[f"{mod.PAGE_SPEC.key_prefix}_{new}"] == value
+    assert at.session_state[f"{mod.PAGE_SPEC.slug}_{new}"] == value
 
 
 def test_pages_build_no_figures_themselves():
@@ -196,7 +196,8 @@ def test_rendered_widget_ranges_equal_the_spec(page):
     at.run()
     checked = 0
     for w in [*at.slider, *at.number_input]:
-        name = w.key.split("_", 1)[1] if w.key and "_" in w.key else None
+        prefix = get(page).PAGE_SPEC.slug + "_"
+        name = w.key[len(prefix) :] if w.key and w.key.startswith(prefix) else None
         if name not in specs or (page == "Feature_privacy" and name == "k"):  # k ≤ d: narrowed on purpose
             continue
         sp = specs[name]

@@ -55,7 +55,7 @@ CHECK = textwrap.dedent(
     at = AppTest.from_file("pages/coin_flip/page.py", default_timeout=120).run()
     assert not at.exception and not at.error, (at.exception, at.error)
     assert at.title[0].value == "Coin flip" and "In short" in " ".join(m.value for m in at.markdown)
-    at.slider(key="coin_eps").set_value(3.0).run()
+    at.slider(key="coin_flip_eps").set_value(3.0).run()
     assert not at.exception and not at.error, (at.exception, at.error)
     assert at.query_params["eps"] in (["3"], "3"), dict(at.query_params)
     assert len(at.get("plotly_chart")) == 1  # the folder's one figure

@@ -128,7 +128,7 @@ def test_every_meaning_panel_shows_the_strip(spec):
 
     at = AppTest.from_file(str(ROOT / spec.file), default_timeout=300)
     at.query_params.update(dict(spec.fast_query))
-    at.session_state[MEANING_OPEN % spec.key_prefix] = True
+    at.session_state[MEANING_OPEN % spec.slug] = True
     at.run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     text = " ".join(m.value for m in at.markdown)

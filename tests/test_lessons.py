@@ -388,15 +388,15 @@ def test_every_lesson_step_renders_and_its_answer_is_accepted(lesson_id, k):
 
 def test_navigation_reset_and_position_in_the_url():
     at = open_step("1-bcdp-feature-privacy", 2)
-    assert at.session_state["bcdp_q"] == 0.1
-    at.slider(key="bcdp_q").set_value(0.9).run()  # free exploration
+    assert at.session_state["feature_privacy_q"] == 0.1
+    at.slider(key="feature_privacy_q").set_value(0.9).run()  # free exploration
     assert at.query_params["q"] == ["0.9"] or at.query_params["q"] == "0.9"
     at.button(key="lesson_reset").click().run()  # reset to this step
-    assert at.session_state["bcdp_q"] == 0.1
+    assert at.session_state["feature_privacy_q"] == 0.1
     at.button(key="lesson_next").click().run()  # step 3 is on the same page: q = 0.5
-    assert str(at.query_params["step"]).strip("[]'") == "3" and at.session_state["bcdp_q"] == 0.5
+    assert str(at.query_params["step"]).strip("[]'") == "3" and at.session_state["feature_privacy_q"] == 0.5
     at.button(key="lesson_prev").click().run()
-    assert str(at.query_params["step"]).strip("[]'") == "2" and at.session_state["bcdp_q"] == 0.1
+    assert str(at.query_params["step"]).strip("[]'") == "2" and at.session_state["feature_privacy_q"] == 0.1
     assert at.button(key="lesson_prev").disabled is False
     first = open_step("1-bcdp-feature-privacy", 1)
     assert first.button(key="lesson_prev").disabled is True
@@ -406,7 +406,7 @@ def test_navigation_reset_and_position_in_the_url():
 def test_a_shared_position_keeps_the_students_own_settings():
     """A link with lesson, step and scenario parameters (what a student sends) opens their view."""
     at = open_step("1-bcdp-feature-privacy", 2, q="0.7")
-    assert at.session_state["bcdp_q"] == 0.7 and not at.exception
+    assert at.session_state["feature_privacy_q"] == 0.7 and not at.exception
     assert "Lesson:" in " ".join(m.value for m in at.markdown)
 
 

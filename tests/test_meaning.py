@@ -93,13 +93,16 @@ def _page(name):
     from hetdp_ui.common import MEANING_OPEN
 
     at = AppTest.from_file(str(page_path(name)), default_timeout=120)
-    at.session_state[MEANING_OPEN % get(name).PAGE_SPEC.key_prefix] = True
+    at.session_state[MEANING_OPEN % get(name).PAGE_SPEC.slug] = True
     return at
 
 
 @pytest.mark.parametrize(
     "page,key,query",
-    [("Feature_privacy", "bcdp", {"trials": "5", "n": "500"}), ("Per_user_privacy", "het", {"trials": "20"})],
+    [
+        ("Feature_privacy", "feature_privacy", {"trials": "5", "n": "500"}),
+        ("Per_user_privacy", "per_user_privacy", {"trials": "20"}),
+    ],
 )
 def test_page_panel_states_the_meaning_and_follows_the_prior(page, key, query):
     at = _page(page)

@@ -37,7 +37,7 @@ def page_downloads(page: str, query: str, monkeypatch) -> tuple[dict[str, bytes]
     from hetdp_core.registry import get
     from hetdp_ui.common import MEANING_OPEN
 
-    at.session_state[MEANING_OPEN % get(page).PAGE_SPEC.key_prefix] = True  # its table is a download too
+    at.session_state[MEANING_OPEN % get(page).PAGE_SPEC.slug] = True  # its table is a download too
     for k, v in parse_qsl(query, keep_blank_values=True):
         at.query_params[k] = v
     at.run()

@@ -55,7 +55,7 @@ def test_home_start_links_name_a_real_lesson_preset_and_page():
 
             at = fresh(str(ROOT / file_of(page)), **query).run()
             assert_clean(at)
-            assert at.sidebar.selectbox(key=f"{get(page).PAGE_SPEC.key_prefix}_preset").value == query["preset"]
+            assert at.sidebar.selectbox(key=f"{get(page).PAGE_SPEC.slug}_preset").value == query["preset"]
     assert "corrections" in docs()
     at = fresh(HOME).run()
     shown = " ".join(m.value for m in at.markdown)
@@ -75,7 +75,7 @@ def test_bcdp_default_renders():
 def test_q_slider_changes_allocation_and_guarantee():
     at = fresh(trials="5", n="500").run()
     before = (charts(at)[0]["data"][2]["y"], at.success[0].value)
-    at.sidebar.slider(key="bcdp_q").set_value(0.6).run()
+    at.sidebar.slider(key="feature_privacy_q").set_value(0.6).run()
     assert_clean(at)
     after = (charts(at)[0]["data"][2]["y"], at.success[0].value)
     assert before[1] != after[1] and before[0] != after[0]
@@ -84,7 +84,7 @@ def test_q_slider_changes_allocation_and_guarantee():
 def test_axis_switch_changes_mse_figure():
     at = fresh(trials="5", n="500").run()
     x_before = charts(at)[2]["data"][1]["x"]
-    at.sidebar.selectbox(key="bcdp_axis").set_value("f").run()
+    at.sidebar.selectbox(key="feature_privacy_axis").set_value("f").run()
     assert_clean(at)
     fig = charts(at)[2]
     assert fig["data"][1]["x"] != x_before
@@ -94,25 +94,30 @@ def test_axis_switch_changes_mse_figure():
 def test_seed_changes_simulation_but_not_allocation():
     at = fresh(trials="5", n="500").run()
     y0 = charts(at)[2]["data"][1]["y"]
-    at.sidebar.number_input(key="bcdp_seed").set_value(7).run()
+    at.sidebar.number_input(key="feature_privacy_seed").set_value(7).run()
     assert_clean(at)
     assert charts(at)[2]["data"][1]["y"] != y0
 
 
 def test_preset_figure3_applies_paper_setup():
     at = fresh().run()
-    at.sidebar.selectbox(key="bcdp_preset").set_value("Figure 3").run()
+    at.sidebar.selectbox(key="feature_privacy_preset").set_value("Figure 3").run()
     assert_clean(at)
     ss = at.session_state
-    assert ss["bcdp_d"] == 10 and ss["bcdp_k"] == 2 and ss["bcdp_demand"] == 0.2 and ss["bcdp_eps"] == 2.0
-    assert ss["bcdp_n"] == 10_000 and ss["bcdp_axis"] == "q"
+    assert (
+        ss["feature_privacy_d"] == 10
+        and ss["feature_privacy_k"] == 2
+        and ss["feature_privacy_demand"] == 0.2
+        and ss["feature_privacy_eps"] == 2.0
+    )
+    assert ss["feature_privacy_n"] == 10_000 and ss["feature_privacy_axis"] == "q"
     assert any("Figure 3" in i.value for i in at.info)
 
 
 def test_as_published_toggle_warns_and_changes_curves():
     at = fresh(trials="5", n="500").run()
     y0 = charts(at)[2]["data"][1]["y"]
-    at.sidebar.toggle(key="bcdp_published").set_value(True).run()
+    at.sidebar.toggle(key="feature_privacy_published").set_value(True).run()
     assert_clean(at)
     assert any("As published" in w.value for w in at.warning)
     assert charts(at)[2]["data"][1]["y"] != y0
@@ -122,15 +127,15 @@ def test_as_published_keeps_the_preset_and_its_link():
     """'As published' is a variant of the same figure: the preset's name, and the link, keep saying so;
     a slider the preset sets still makes the view Custom."""
     at = fresh().run()
-    at.sidebar.selectbox(key="bcdp_preset").set_value("Figure 3").run()
-    at.sidebar.toggle(key="bcdp_published").set_value(True).run()
+    at.sidebar.selectbox(key="feature_privacy_preset").set_value("Figure 3").run()
+    at.sidebar.toggle(key="feature_privacy_published").set_value(True).run()
     assert_clean(at)
-    assert at.sidebar.selectbox(key="bcdp_preset").value == "Figure 3"
+    assert at.sidebar.selectbox(key="feature_privacy_preset").value == "Figure 3"
     assert at.query_params["preset"] == "Figure 3" and at.query_params["published"] in ("true", "True", "1")
-    at.sidebar.toggle(key="bcdp_published").set_value(False).run()
-    assert at.sidebar.selectbox(key="bcdp_preset").value == "Figure 3"
-    at.sidebar.slider(key="bcdp_q").set_value(0.6).run()
-    assert at.sidebar.selectbox(key="bcdp_preset").value == "Custom"
+    at.sidebar.toggle(key="feature_privacy_published").set_value(False).run()
+    assert at.sidebar.selectbox(key="feature_privacy_preset").value == "Figure 3"
+    at.sidebar.slider(key="feature_privacy_q").set_value(0.6).run()
+    assert at.sidebar.selectbox(key="feature_privacy_preset").value == "Custom"
 
 
 def test_table_mode_any_order_and_bad_entries():
@@ -138,11 +143,11 @@ def test_table_mode_any_order_and_bad_entries():
     assert_clean(at)
     assert len(at.get("data_editor" if at.get("data_editor") else "arrow_data_frame")) >= 1
     # non-numeric entry → clear message, no exception
-    at.sidebar.text_input(key="bcdp_table").set_value("0.2,abc").run()
+    at.sidebar.text_input(key="feature_privacy_table").set_value("0.2,abc").run()
     assert not at.exception
     assert any("entry 2 must be a number; got 'abc'" in e.value for e in at.error)
     # negative demand → the core's message
-    at.sidebar.text_input(key="bcdp_table").set_value("0.2,-1").run()
+    at.sidebar.text_input(key="feature_privacy_table").set_value("0.2,-1").run()
     assert not at.exception
     assert any("table (δ per feature) entry 2 must be in [0.001" in e.value for e in at.error)
 
@@ -153,7 +158,7 @@ def test_malformed_url_params_are_reported_and_ignored():
     warns = " ".join(w.value for w in at.warning)
     for name in ("'q'", "'n'", "'axis'", "'points'"):
         assert name in warns
-    assert at.session_state["bcdp_q"] == 0.1 and at.session_state["bcdp_axis"] == "q"
+    assert at.session_state["feature_privacy_q"] == 0.1 and at.session_state["feature_privacy_axis"] == "q"
 
 
 def test_compute_guard_message():
@@ -164,14 +169,14 @@ def test_compute_guard_message():
 
 def test_url_state_round_trip():
     at = fresh(trials="5", n="500").run()
-    at.sidebar.slider(key="bcdp_q").set_value(0.35).run()
+    at.sidebar.slider(key="feature_privacy_q").set_value(0.35).run()
     assert at.query_params["q"] in ("0.35", ["0.35"])
 
 
 def test_bounds_overlay_adds_right_axis_traces():
     at = fresh(trials="5", n="500").run()
     n0 = len(charts(at)[2]["data"])
-    at.sidebar.checkbox(key="bcdp_bounds").check().run()
+    at.sidebar.checkbox(key="feature_privacy_bounds").check().run()
     assert_clean(at)
     fig = charts(at)[2]
     names = [t.get("name", "") for t in fig["data"]]
@@ -196,12 +201,12 @@ def test_zcdp_group_and_algorithm_change_outputs():
     at = fresh(ZCDP, mode="List", counts="0,3,10,50,400").run()
     assert_clean(at)
     y0 = charts(at)[2]["data"][0]["y"]
-    at.sidebar.selectbox(key="zc_group").set_value(3).run()  # x = 10: the claim fails
+    at.sidebar.selectbox(key="groupwise_zcdp_group").set_value(3).run()  # x = 10: the claim fails
     assert not at.exception
     assert charts(at)[2]["data"][0]["y"] != y0
     assert any("The claim fails" in w.value for w in at.warning)  # a finding about the paper: a warning
     assert any(t.get("name", "").startswith("claim violated") for t in charts(at)[2]["data"])
-    at.sidebar.radio(key="zc_algorithm").set_value(1).run()
+    at.sidebar.radio(key="groupwise_zcdp_algorithm").set_value(1).run()
     assert_clean(at)
     assert any("α·ρ" in s.value for s in at.success)
 
@@ -213,7 +218,7 @@ def test_zcdp_bad_counts_show_messages():
         ("1,2.5", "whole numbers"),
         ("1,abc", "entry 2 must be a number; got 'abc'"),
     ):
-        at.sidebar.text_input(key="zc_counts").set_value(bad).run()
+        at.sidebar.text_input(key="groupwise_zcdp_counts").set_value(bad).run()
         assert not at.exception
         assert any(frag in e.value for e in at.error), (bad, [e.value for e in at.error])
     at2 = fresh(ZCDP, rho="-3").run()
@@ -229,7 +234,7 @@ def test_lab_example1_sliders_change_levels():
     assert_clean(at)
     assert [m.value for m in at.metric][:3] == ["0.6931", "0.6931", "∞"]
     assert len(charts(at)) == 3
-    at.sidebar.slider(key="lab_a").set_value(0.2).run()
+    at.sidebar.slider(key="bcdp_guarantee_lab_a").set_value(0.2).run()
     assert_clean(at)
     assert at.metric[0].value != "0.6931"
 
@@ -237,20 +242,20 @@ def test_lab_example1_sliders_change_levels():
 def test_lab_rr_and_test_view_react():
     at = fresh(LAB).run()
     rr0 = charts(at)[0]["data"][0]["y"]
-    at.sidebar.text_input(key="lab_rr_c").set_value("0.3,0.3,0.3").run()
+    at.sidebar.text_input(key="bcdp_guarantee_lab_rr_c").set_value("0.3,0.3,0.3").run()
     assert_clean(at)
     assert charts(at)[0]["data"][0]["y"] != rr0
     t0 = charts(at)[1]["data"]
-    at.sidebar.radio(key="lab_test_source").set_value("rr").run()
+    at.sidebar.radio(key="bcdp_guarantee_lab_test_source").set_value("rr").run()
     assert_clean(at)
     assert charts(at)[1]["data"] != t0
 
 
 def test_lab_bad_lists_show_message():
     at = fresh(LAB).run()
-    at.sidebar.text_input(key="lab_rr_c").set_value("0.3,x").run()
+    at.sidebar.text_input(key="bcdp_guarantee_lab_rr_c").set_value("0.3,x").run()
     assert not at.exception and any("rr_c (RR levels c_i) entry 2 must be a number" in e.value for e in at.error)
-    at.sidebar.text_input(key="lab_rr_c").set_value(",".join(["0.1"] * 11)).run()
+    at.sidebar.text_input(key="bcdp_guarantee_lab_rr_c").set_value(",".join(["0.1"] * 11)).run()
     assert not at.exception and any("needs 1 to 10 entries; got 11" in e.value for e in at.error)
 
 
@@ -259,7 +264,7 @@ def test_regression_default_and_slider():
     assert_clean(at)
     assert len(charts(at)) == 2
     y0 = charts(at)[1]["data"]
-    at.sidebar.slider(key="reg_demand").set_value(3.0).run()
+    at.sidebar.slider(key="private_regression_demand").set_value(3.0).run()
     assert not at.exception
     assert charts(at)[1]["data"] != y0
     assert any("allocation c" in c.value for c in at.caption)
@@ -282,7 +287,7 @@ def test_mechanism_lab_renders_and_reacts():
     assert_clean(at)
     assert len(charts(at)) == 6  # incl. the quantile dotplot
     d0 = charts(at)[0]["data"][0]["y"]
-    at.sidebar.select_slider(key="mech_eps").set_value(2.0).run()
+    at.sidebar.select_slider(key="mechanism_lab_eps").set_value(2.0).run()
     assert_clean(at)
     assert charts(at)[0]["data"][0]["y"] != d0
     assert any("VIOLATION" in m.value for m in at.markdown)  # Example 12 attack is detected
@@ -307,7 +312,7 @@ def test_dpsgd_page_kappa_changes_outputs():
     assert_clean(at)
     assert len(charts(at)) == 4
     y0 = charts(at)[0]["data"][0]["y"]
-    at.sidebar.slider(key="sgd_kappa").set_value(0.0).run()
+    at.sidebar.slider(key="dp_sgd_schedules_kappa").set_value(0.0).run()
     assert_clean(at)
     assert charts(at)[0]["data"][0]["y"] != y0
     assert any("N^1.5" in m.value for m in at.markdown)
@@ -333,7 +338,9 @@ def test_per_user_default_and_preset():
     assert len(charts(at)) == 4  # incl. the quantile dotplot
     assert at.get("download_button")
     y0 = charts(at)[0]["data"]
-    at.sidebar.selectbox(key="het_preset").set_value("RAND HIE income (mean), high earners more private").run()
+    at.sidebar.selectbox(key="per_user_privacy_preset").set_value(
+        "RAND HIE income (mean), high earners more private"
+    ).run()
     assert_clean(at)
     assert charts(at)[0]["data"] != y0
     assert any("RAND HIE income" in c.value for c in at.caption)
@@ -343,10 +350,10 @@ def test_per_user_widgets_and_bad_input():
     at = fresh(HET)
     at.query_params.update({"trials": "40", "demand": "groups"})
     at.run()
-    at.sidebar.text_input(key="het_shares").set_value("0.5,0.6,0.2").run()
+    at.sidebar.text_input(key="per_user_privacy_shares").set_value("0.5,0.6,0.2").run()
     assert not at.exception and any("shares must sum to 1" in e.value for e in at.error)
-    at.sidebar.text_input(key="het_shares").set_value("0.3,0.5,0.2").run()
-    at.sidebar.text_input(key="het_lows").set_value("0.01,-1,1").run()
+    at.sidebar.text_input(key="per_user_privacy_shares").set_value("0.3,0.5,0.2").run()
+    at.sidebar.text_input(key="per_user_privacy_lows").set_value("0.01,-1,1").run()
     assert not at.exception and any("lows (group ε low) entry 2 must be in" in e.value for e in at.error)
     at2 = fresh(HET)
     at2.query_params.update({"trials": "40", "algs": "CP,EVIL", "beta": "2"})
@@ -417,13 +424,13 @@ def test_a_widget_hidden_on_the_last_run_does_not_undo_the_next_move():
     """'As published' hides the projection selector, so Streamlit drops its value; the next slider
     move must stick (it was reverted to the URL's value once) and the projection comes back as it was."""
     at = fresh(trials="5", n="500", projection="none").run()
-    at.sidebar.toggle(key="bcdp_published").set_value(True).run()
-    assert "bcdp_projection" not in at.session_state
-    at.sidebar.slider(key="bcdp_q").set_value(0.35).run()
+    at.sidebar.toggle(key="feature_privacy_published").set_value(True).run()
+    assert "feature_privacy_projection" not in at.session_state
+    at.sidebar.slider(key="feature_privacy_q").set_value(0.35).run()
     assert_clean(at)
-    assert at.session_state["bcdp_q"] == 0.35 and at.query_params["q"] in ("0.35", ["0.35"])
-    at.sidebar.toggle(key="bcdp_published").set_value(False).run()
-    assert at.session_state["bcdp_projection"] == "none" and at.session_state["bcdp_q"] == 0.35
+    assert at.session_state["feature_privacy_q"] == 0.35 and at.query_params["q"] in ("0.35", ["0.35"])
+    at.sidebar.toggle(key="feature_privacy_published").set_value(False).run()
+    assert at.session_state["feature_privacy_projection"] == "none" and at.session_state["feature_privacy_q"] == 0.35
 
 
 def test_a_stale_query_string_does_not_undo_a_slider_move():
@@ -431,11 +438,11 @@ def test_a_stale_query_string_does_not_undo_a_slider_move():
     query string of an earlier run. The widgets rule then; only a rerun where nothing moved (Back
     or Forward within the page) takes the URL's values."""
     at = fresh(trials="5", n="500").run()
-    at.sidebar.slider(key="bcdp_q").set_value(0.35).run()
+    at.sidebar.slider(key="feature_privacy_q").set_value(0.35).run()
     at.query_params["q"] = "0.1"  # the browser's stale echo
-    at.sidebar.slider(key="bcdp_q").set_value(0.5).run()  # the user keeps moving
-    assert at.session_state["bcdp_q"] == 0.5 and at.query_params["q"] in ("0.5", ["0.5"])
+    at.sidebar.slider(key="feature_privacy_q").set_value(0.5).run()  # the user keeps moving
+    assert at.session_state["feature_privacy_q"] == 0.5 and at.query_params["q"] in ("0.5", ["0.5"])
     at.query_params["q"] = "0.35"  # Back: the URL changes, no widget moved
     at.run()
     assert_clean(at)
-    assert at.session_state["bcdp_q"] == 0.35
+    assert at.session_state["feature_privacy_q"] == 0.35

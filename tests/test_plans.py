@@ -11,8 +11,8 @@ from hetdp_core.registry import specs
 from hetdp_core.scenarios import get
 
 CASES = [
-    ("Feature_privacy", "bcdp", {"trials": "5", "n": "500"}, ("slider", "bcdp_q", 0.5)),
-    ("Per_user_privacy", "het", {"trials": "20"}, ("slider", "het_beta", 0.2)),
+    ("Feature_privacy", "feature_privacy", {"trials": "5", "n": "500"}, ("slider", "feature_privacy_q", 0.5)),
+    ("Per_user_privacy", "per_user_privacy", {"trials": "20"}, ("slider", "per_user_privacy_beta", 0.2)),
 ]
 
 
@@ -24,13 +24,13 @@ def test_every_page_offers_plan_a_vs_plan_b(spec):
     at = AppTest.from_file(str(ROOT / spec.file), default_timeout=180)
     at.query_params.update(dict(spec.fast_query))
     at.run()
-    at.button(key=f"{spec.key_prefix}_pin_set").click().run()
+    at.button(key=f"{spec.slug}_pin_set").click().run()
     assert at.query_params.get("pin")
     candidates = [
         w.key
         for w in [*at.sidebar.slider, *at.sidebar.number_input]
-        if (w.key or "").startswith(spec.key_prefix + "_")
-        and w.key[len(spec.key_prefix) + 1 :] not in ("n", "trials", "runs", "steps", "seed", "k")
+        if (w.key or "").startswith(spec.slug + "_")
+        and w.key[len(spec.slug) + 1 :] not in ("n", "trials", "runs", "steps", "seed", "k")
     ]
     diff = None
     for key in candidates:  # a move that keeps some quantity in both plans (k changes the groups)

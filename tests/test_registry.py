@@ -66,15 +66,14 @@ def test_a_module_that_is_not_a_page_or_reuses_a_prefix_is_refused(tiny):
     clone.PAGE_SPEC = registry.PageSpec(
         **{
             **{f: getattr(tiny.PAGE_SPEC, f) for f in ("title", "icon", "summary", "order")},
-            "url": "Clone",
-            "key_prefix": "tiny",
+            "url": "TINY_PAGE",  # another URL path, the same name (slug) in lower case
         }
     )
-    with pytest.raises(InputError, match="key prefix 'tiny' is already used by Tiny_page"):
+    with pytest.raises(InputError, match="its name 'tiny_page' is already used by Tiny_page"):
         registry.register(clone)
     with pytest.raises(InputError, match="url must be"):
-        registry.PageSpec(url="a b", title="t", icon="i", summary="s", key_prefix="p", order=1)
-    clone.PAGE_SPEC = registry.PageSpec(**{**clone.PAGE_SPEC.__dict__, "key_prefix": "clone"})
+        registry.PageSpec(url="a b", title="t", icon="i", summary="s", order=1)
+    clone.PAGE_SPEC = registry.PageSpec(**{**clone.PAGE_SPEC.__dict__, "url": "Clone"})
     clone.levels = [1.0]  # an optional part that is not a function
     with pytest.raises(InputError, match=r"levels must be a function \(levels\(result\) -> list\[Level\]"):
         registry.register(clone)

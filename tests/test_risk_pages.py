@@ -20,7 +20,7 @@ def _open(spec, **extra):
     from hetdp_ui.common import MEANING_OPEN
 
     at = AppTest.from_file(str(ROOT / spec.file), default_timeout=300)
-    at.session_state[MEANING_OPEN % spec.key_prefix] = True
+    at.session_state[MEANING_OPEN % spec.slug] = True
     at.query_params.update({**dict(spec.fast_query), **extra})
     return at.run()
 
@@ -48,20 +48,20 @@ def test_the_fpr_moves_the_words_and_the_link_and_solving_from_a_target():
     spec = get("Groupwise_zCDP").PAGE_SPEC
     at = _open(spec, algorithm="1")
     assert "catches at most 9.24 %" in _risk_lines(at)[0]  # ρ = 0.5: Gaussian μ = 1, exact curve at FPR 1 %
-    at.select_slider(key="zc_fpr").set_value(0.1).run()
+    at.select_slider(key="groupwise_zcdp_fpr").set_value(0.1).run()
     assert not at.exception
     assert at.query_params["fpr"] in ("0.1", ["0.1"])
     assert (
         "wrongly flagging 1 in 10 people" in _risk_lines(at)[0] and "catches at most 39 %" in _risk_lines(at)[0]
     )  # 38.91 % rounded up
-    at.number_input(key="zc_target_tpr").set_value(30.0).run()
+    at.number_input(key="groupwise_zcdp_target_tpr").set_value(30.0).run()
     solved = next(m.value for m in at.markdown if m.value.startswith("To keep every attack"))
     assert f"ε = {eps_for_tpr(target_tpr=0.3, fpr=0.1):.3g}" in solved
     assert f"σ/Δ ≥ {1 / mu_for_tpr(target_tpr=0.3, fpr=0.1):.3g}" in solved
     n = len(at.get("plotly_chart"))
-    at.checkbox(key="zc_show_tradeoff").check().run()
+    at.checkbox(key="groupwise_zcdp_show_tradeoff").check().run()
     assert len(at.get("plotly_chart")) == n + 1
-    at.number_input(key="zc_target_tpr").set_value(5.0).run()  # below the FPR: explained, not an error
+    at.number_input(key="groupwise_zcdp_target_tpr").set_value(5.0).run()  # below the FPR: explained, not an error
     assert not at.exception and any(
         "Choose a target above the false-positive rate (10 %)" in c.value for c in at.caption
     )
@@ -74,12 +74,12 @@ def test_use_the_pages_setting_solved_from_a_target_risk():
 
     spec = get("Groupwise_zCDP").PAGE_SPEC
     at = _open(spec, algorithm="1")
-    at.number_input(key="zc_target_tpr").set_value(5.0).run()
+    at.number_input(key="groupwise_zcdp_target_tpr").set_value(5.0).run()
     sol = page_setting_for_tpr(get("Groupwise_zCDP"), target_tpr=0.05, fpr=0.01)
     assert sol["value"] == 0.232 and sol["exact"] == pytest.approx(mu_for_tpr(target_tpr=0.05, fpr=0.01) ** 2 / 2)
     assert any(m.value.startswith("On this page: **zCDP level ρ = 0.232**") for m in at.markdown)
-    at.button(key="zc_use_risk").click().run()
-    assert not at.exception and at.session_state["zc_rho"] == 0.232
+    at.button(key="groupwise_zcdp_use_risk").click().run()
+    assert not at.exception and at.session_state["groupwise_zcdp_rho"] == 0.232
     assert at.query_params["rho"] in ("0.232", ["0.232"])
     shown = float(_risk_lines(at)[0].split("catches at most ")[1].split(" %")[0])
     assert shown <= 5.0  # the page's own risk now meets the 5 % target
@@ -123,8 +123,11 @@ def test_a_closed_meaning_panel_draws_nothing_and_opens_with_the_links_values():
     at.query_params.update({**dict(spec.fast_query), "fpr": "0.1", "prior": "0.2"})
     at.run()
     assert not at.exception and not _risk_lines(at)
-    assert not [s for s in at.select_slider if s.key in ("zc_fpr", "zc_prior")]
-    at.session_state[MEANING_OPEN % spec.key_prefix] = True
+    assert not [s for s in at.select_slider if s.key in ("groupwise_zcdp_fpr", "groupwise_zcdp_prior")]
+    at.session_state[MEANING_OPEN % spec.slug] = True
     at.run()
-    assert at.select_slider(key="zc_fpr").value == 0.1 and at.select_slider(key="zc_prior").value == 0.2
+    assert (
+        at.select_slider(key="groupwise_zcdp_fpr").value == 0.1
+        and at.select_slider(key="groupwise_zcdp_prior").value == 0.2
+    )
     assert _risk_lines(at) and not at.exception

@@ -70,19 +70,19 @@ def test_page_solver_panel():
     at = AppTest.from_file(str(ROOT / "pages" / "feature_privacy" / "page.py"), default_timeout=120)
     at.query_params.update({"trials": "5", "n": "10000"})
     at.run()
-    at.number_input(key="bcdp_target").set_value(0.5)
-    at.button(key="bcdp_solve").click().run()
+    at.number_input(key="feature_privacy_target").set_value(0.5)
+    at.button(key="feature_privacy_solve").click().run()
     assert not at.exception
     assert any("× the levels" in s.value for s in at.success)
     assert any("meets" in m.value for m in at.markdown)
-    at.button(key="bcdp_use_solution").click().run()
+    at.button(key="feature_privacy_use_solution").click().run()
     # two groups stay two groups (δ and ε scaled, 3 significant digits): the page did not switch to the
     # per-feature table and an ε of 3.20833
     assert not at.exception and at.query_params.get("mode") == "two_groups"
     eps = float(at.query_params.get("eps"))
     assert eps == float(f"{eps:.3g}")
-    at.number_input(key="bcdp_target").set_value(1e-5)
-    at.button(key="bcdp_solve").click().run()
+    at.number_input(key="feature_privacy_target").set_value(1e-5)
+    at.button(key="feature_privacy_solve").click().run()
     assert not at.exception and any("below the smallest error" in e.value for e in at.error)
 
 
@@ -115,8 +115,8 @@ def test_mechanism_solver_cli_and_page(capsys):
     assert {r["mechanism"] for r in rows} == {"laplace", "gaussian", "mnm"}
     at = AppTest.from_file(str(ROOT / "pages" / "mechanism_lab" / "page.py"), default_timeout=120)
     at.run()
-    at.number_input(key="mech_target").set_value(10.0)
-    at.button(key="mech_solve").click().run()
+    at.number_input(key="mechanism_lab_target").set_value(10.0)
+    at.button(key="mechanism_lab_solve").click().run()
     assert not at.exception
     text = " ".join(m.value for m in at.markdown)
     assert "**laplace**: ε = 0.4472" in text and "**gaussian**: no ε in range" in text
@@ -163,27 +163,23 @@ def test_per_user_solver_bad_input_and_page(capsys):
     at = AppTest.from_file(str(ROOT / "pages" / "per_user_privacy" / "page.py"), default_timeout=120)
     at.query_params.update({"trials": "50"})
     at.run()
-    at.number_input(key="het_target").set_value(0.01)
-    at.button(key="het_solve").click().run()
+    at.number_input(key="per_user_privacy_target").set_value(0.01)
+    at.button(key="per_user_privacy_solve").click().run()
     assert not at.exception and any("every finite demand ×" in x.value for x in at.success)
-    at.button(key="het_use_solution").click().run()
+    at.button(key="per_user_privacy_use_solution").click().run()
     assert not at.exception and at.query_params.get("eps_by_bin") != "0.05,0.5,2,0.5,0.05"
 
 
 @pytest.mark.parametrize(
-    "page,prefix,query",
-    [
-        ("feature_privacy/page.py", "bcdp", {"trials": "5", "n": "2000"}),
-        ("per_user_privacy/page.py", "het", {"trials": "50"}),
-    ],
+    "slug,query", [("feature_privacy", {"trials": "5", "n": "2000"}), ("per_user_privacy", {"trials": "50"})]
 )
-def test_the_solvers_answer_survives_pinning_and_unpinning_plan_a(page, prefix, query):
+def test_the_solvers_answer_survives_pinning_and_unpinning_plan_a(slug, query):
     """Pinning plan A reran the page and threw the solver's answer away; it is kept for the same question
     (the scenario and the solver's inputs) and goes when the question changes."""
-    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=300)
+    at = AppTest.from_file(str(ROOT / "pages" / slug / "page.py"), default_timeout=300)
     at.query_params.update(query)
     at.run()
-    at.button(key=f"{prefix}_solve").click().run()
+    at.button(key=f"{slug}_solve").click().run()
     assert not at.exception
 
     def shown():
@@ -191,9 +187,9 @@ def test_the_solvers_answer_survives_pinning_and_unpinning_plan_a(page, prefix, 
 
     answer = shown()
     assert answer
-    at.button(key=f"{prefix}_pin_set").click().run()
+    at.button(key=f"{slug}_pin_set").click().run()
     assert not at.exception and shown() == answer
-    at.button(key=f"{prefix}_pin_clear").click().run()
+    at.button(key=f"{slug}_pin_clear").click().run()
     assert not at.exception and shown() == answer
-    at.number_input(key=f"{prefix}_target").set_value(0.3 if prefix == "bcdp" else 0.02).run()
+    at.number_input(key=f"{slug}_target").set_value(0.3 if slug == "feature_privacy" else 0.02).run()
     assert shown() == []  # another question: the answer to the old one is not shown

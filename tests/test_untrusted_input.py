@@ -36,7 +36,7 @@ def messages(at) -> str:
 
 # ------------------------------------------------------------------ Feature privacy
 def test_feature_privacy_repeated_sweep_points():
-    at, _, _ = page_run("Feature_privacy", {"trials": "5", "n": "500"}, {"bcdp_points": "0,0,0"})
+    at, _, _ = page_run("Feature_privacy", {"trials": "5", "n": "500"}, {"feature_privacy_points": "0,0,0"})
     assert "sweep points" in messages(at) and "distinct" in messages(at)
     at, _, _ = page_run("Feature_privacy", {"trials": "5", "n": "500", "points": "0,0,0"})
     assert "points (sweep points) must be distinct" in messages(at)
@@ -44,7 +44,7 @@ def test_feature_privacy_repeated_sweep_points():
 
 def test_feature_privacy_denormal_table_entry():
     at, _, _ = page_run(
-        "Feature_privacy", {"mode": "Per-feature table", "trials": "5", "n": "500"}, {"bcdp_table": "1e-320"}
+        "Feature_privacy", {"mode": "Per-feature table", "trials": "5", "n": "500"}, {"feature_privacy_table": "1e-320"}
     )
     assert "table (δ per feature) entry 1 must be in [0.001, 700]" in messages(at)
 
@@ -57,7 +57,7 @@ def test_lab_translator_eps_outside_the_slider(value):
     assert "URL parameter 'tr_eps' ignored" in msg and "[0.1, 20]" in msg
     from hetdp_core.scenarios import get
 
-    assert at.slider(key="lab_tr_eps").value == get("BCDP_guarantee_lab").SCENARIO.defaults()["tr_eps"]
+    assert at.slider(key="bcdp_guarantee_lab_tr_eps").value == get("BCDP_guarantee_lab").SCENARIO.defaults()["tr_eps"]
 
 
 RR_TEXT = [
@@ -81,7 +81,7 @@ RR_TEXT = [
 
 @pytest.mark.parametrize("value", RR_TEXT, ids=[v[:12] or "empty" for v in RR_TEXT])
 def test_lab_randomized_response_levels_text(value):
-    at, _, _ = page_run("BCDP_guarantee_lab", {}, {"lab_rr_c": value})
+    at, _, _ = page_run("BCDP_guarantee_lab", {}, {"bcdp_guarantee_lab_rr_c": value})
     msg = messages(at)
     if value == "1e-320,1":  # a denormal level is a valid level (≥ 0)
         return
@@ -94,14 +94,14 @@ def test_zcdp_group_count_above_the_slider(value):
     at, _, _ = page_run("Groupwise_zCDP", {"k": value, "trials": "50"})
     msg = messages(at)
     assert "URL parameter 'k' ignored" in msg and "[1, 50]" in msg
-    assert at.slider(key="zc_k").value <= 50
+    assert at.slider(key="groupwise_zcdp_k").value <= 50
 
 
 @pytest.mark.parametrize("algorithm", ["1", "2"])
 @pytest.mark.parametrize("value", ["1e300", "1e308"])
 def test_zcdp_huge_counts(algorithm, value):
     at, _, _ = page_run(
-        "Groupwise_zCDP", {"mode": "List", "algorithm": algorithm, "trials": "50"}, {"zc_counts": value}
+        "Groupwise_zCDP", {"mode": "List", "algorithm": algorithm, "trials": "50"}, {"groupwise_zcdp_counts": value}
     )
     msg = messages(at)
     assert "counts per group" in msg and "1e+09" in msg, msg
@@ -122,7 +122,7 @@ def test_mechanism_lab_huge_simulation_is_refused_within_the_budget():
 
 
 def test_mechanism_lab_5000_scores_is_refused_fast():
-    at, secs, _ = page_run("Mechanism_lab", {}, {"mech_scores": ",".join(["1"] * 5000)})
+    at, secs, _ = page_run("Mechanism_lab", {}, {"mechanism_lab_scores": ",".join(["1"] * 5000)})
     msg = messages(at)
     assert "scores" in msg, msg
     assert secs < 15  # was 112 s

@@ -30,7 +30,7 @@ def _assert_clean(at, what):
 
 def _name(spec, w) -> str | None:
     key = getattr(w, "key", None) or ""
-    return key[len(spec.key_prefix) + 1 :] if key.startswith(spec.key_prefix + "_") else None
+    return key[len(spec.slug) + 1 :] if key.startswith(spec.slug + "_") else None
 
 
 @pytest.mark.parametrize("spec", specs(), ids=lambda s: s.url)

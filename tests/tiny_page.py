@@ -17,7 +17,6 @@ PAGE_SPEC = PageSpec(
     icon=":material/star:",
     order=99,
     summary="Does a page declared once appear everywhere?",
-    key_prefix="tiny",
     fast_query={"n": "2"},
 )
 QUESTION = "Does a page declared in one place reach the menu, the CLI, the reports and the docs?"

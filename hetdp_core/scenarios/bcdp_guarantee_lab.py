@@ -35,7 +35,6 @@ PAGE_SPEC = PageSpec(
         "mechanism private per feature but not per record, composition that fails, and how loose "
         "the bounds are."
     ),
-    key_prefix="lab",
     solver=None,
     fast_query={},
     example_query=(

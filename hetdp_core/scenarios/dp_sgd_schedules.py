@@ -32,7 +32,6 @@ PAGE_SPEC = PageSpec(
         "How must learning-rate and privacy schedules change over the iterations for private SGD "
         "to stay private and still converge?"
     ),
-    key_prefix="sgd",
     solver=None,
     fast_query={"runs": "5", "steps": "200"},
     example_query=(

@@ -46,7 +46,6 @@ PAGE_SPEC = PageSpec(
         "the rest less, how much accuracy do I gain over protecting everything at the strictest "
         "level — and how does correlation between features eat into that gain?"
     ),
-    key_prefix="bcdp",
     solver="hetdp_core.solve:solve_feature_privacy",
     fast_query={"trials": "5", "n": "500"},
     example_query="q=0.35&n=1300&trials=6&seed=3&points=0.05,0.6,1&eps=4.19&k=3",

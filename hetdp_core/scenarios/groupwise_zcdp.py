@@ -32,7 +32,6 @@ PAGE_SPEC = PageSpec(
         "Counts are released with the same relative error for every group. Is a bigger group "
         "really better protected — and does the published privacy claim hold in both directions?"
     ),
-    key_prefix="zc",
     solver=None,
     fast_query={"algorithm": "1", "trials": "50"},
     example_query=("mode=list&counts=0,2,7,40&rho=1&r=0.3&algorithm=1&alpha_max=10&group=3&trials=300&seed=4"),

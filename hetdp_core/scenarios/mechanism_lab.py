@@ -32,7 +32,6 @@ PAGE_SPEC = PageSpec(
         "composition, smooth sensitivity, bounded Laplace and the exponential mechanism, side by "
         "side."
     ),
-    key_prefix="mech",
     solver="hetdp_core.solve:solve_mechanism_lab",
     fast_query={"trials": "200"},
     example_query=(

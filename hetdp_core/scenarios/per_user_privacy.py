@@ -35,7 +35,6 @@ PAGE_SPEC = PageSpec(
         "Each person chose their own ε — what histogram or average can we publish, how accurate "
         "is it, and who pays for it?"
     ),
-    key_prefix="het",
     upload=True,
     solver="hetdp_core.solve_per_user:solve_per_user",
     fast_query={"trials": "20", "n": "1000"},

@@ -34,7 +34,6 @@ PAGE_SPEC = PageSpec(
         "Can least squares be learned when every user randomises their own record, with stricter "
         "privacy for some features — and how many users does it take?"
     ),
-    key_prefix="reg",
     upload=True,
     solver=None,
     fast_query={"trials": "2", "n": "1000"},

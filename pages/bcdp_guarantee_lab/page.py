@@ -66,7 +66,7 @@ with ui.page_shell(lab) as page:
         c1, c2 = st.columns([1, 1])
         with c1:
             st.markdown("P(M = 1 | x)")
-            st.dataframe(table, key="lab_ex1_table")
+            st.dataframe(table, key=state.key("ex1_table"))
         with c2:
             m = st.columns(3)
             m[0].metric("BCDP δ₁", levels_text(rep1.bcdp[0])[0])
@@ -78,7 +78,7 @@ with ui.page_shell(lab) as page:
                 "but at b = c = 1 (or a = b = 1) output 0 becomes impossible for x₁ = 1 (or x₂ = 0) and "
                 "that feature's δ is ∞ too."
             )
-        ui.csv_download(result.bcdp_example1, "bcdp_example1.csv", "dl_lab_ex1")
+        ui.csv_download(result.bcdp_example1, "bcdp_example1.csv", state.key("dl_ex1"))
 
     # ------------------------------------------------------------------ Example 2
     with tab2:
@@ -88,8 +88,8 @@ with ui.page_shell(lab) as page:
             "reveal it completely (δ₁ = ∞): **composition fails** for BCDP. Post-processing one run "
             "never raises δ (Proposition 5)."
         )
-        st.dataframe(ex2, hide_index=True, key="lab_ex2_table")
-        ui.csv_download(ex2, "bcdp_example2.csv", "dl_lab_ex2")
+        st.dataframe(ex2, hide_index=True, key=state.key("ex2_table"))
+        ui.csv_download(ex2, "bcdp_example2.csv", state.key("dl_ex2"))
 
     # ------------------------------------------------------------------ RR vs bounds
     with tab3:
@@ -111,11 +111,11 @@ with ui.page_shell(lab) as page:
             with st.expander(
                 "The numbers behind the chart (every coordinate)", expanded=bool(st.query_params.get("lesson"))
             ):
-                st.dataframe(rr, hide_index=True, key="lab_rr_numbers")
+                st.dataframe(rr, hide_index=True, key=state.key("rr_numbers"))
                 st.caption(
                     "within_bound: the exact BCDP level is at most Proposition 4's bound (checked before display)."
                 )
-            ui.csv_download(result.bcdp_rr_vs_bounds, "bcdp_rr_vs_bounds.csv", "dl_lab_rr")
+            ui.csv_download(result.bcdp_rr_vs_bounds, "bcdp_rr_vs_bounds.csv", state.key("dl_rr"))
 
     # ------------------------------------------------------------------ Theorem 1
     with tab4:
@@ -134,7 +134,7 @@ with ui.page_shell(lab) as page:
             page.chart("tests")
             if a_all is None and state["all_tests"]:
                 st.caption(f"|Y| = {test.outputs} > 12: only the optimal boundary is drawn.")
-            ui.csv_download(result.bcdp_tradeoff, "bcdp_tradeoff.csv", "dl_lab_tests")
+            ui.csv_download(result.bcdp_tradeoff, "bcdp_tradeoff.csv", state.key("dl_tests"))
 
     # ------------------------------------------------------------------ translator
     with tab5:
@@ -147,12 +147,12 @@ with ui.page_shell(lab) as page:
         )
         page.chart("translator")
         cmp = result.compare
-        st.dataframe(cmp, hide_index=True, key="lab_translator_table")
+        st.dataframe(cmp, hide_index=True, key=state.key("translator_table"))
         st.caption(
             f"cvxpy status: {tr.status} after {tr.iterations} convex–concave steps. "
             "Proposition 6 is more conservative because it ignores the tighter LDP level."
         )
-        ui.csv_download(result.bcdp_translator, "bcdp_translator.csv", "dl_lab_tr")
+        ui.csv_download(result.bcdp_translator, "bcdp_translator.csv", state.key("dl_tr"))
 
     page.meaning_and_report()
 

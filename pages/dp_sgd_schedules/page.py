@@ -54,11 +54,13 @@ with ui.page_shell(ds) as page:
     with c1:
         st.subheader("Noise scale θ_h and per-release guarantee")
         page.chart("theta")
-        ui.csv_download(result.dpsgd_schedule, "dpsgd_schedule.csv", "dl_sgd_theta", "Download the schedule (CSV)")
+        ui.csv_download(
+            result.dpsgd_schedule, "dpsgd_schedule.csv", state.key("dl_theta"), "Download the schedule (CSV)"
+        )
     with c2:
         st.subheader("Where the privacy term vanishes: 2κ + ρ > 2")
         page.chart("region")
-        ui.csv_download(result.dpsgd_region, "dpsgd_region.csv", "dl_sgd_region", "Download the region (CSV)")
+        ui.csv_download(result.dpsgd_region, "dpsgd_region.csv", state.key("dl_region"), "Download the region (CSV)")
         if state["lr"] != "poly":
             st.caption("The (ρ, κ) criterion is for γ_h = γ0 (1+h)^−ρ; choose that schedule to place your point.")
         else:
@@ -67,7 +69,7 @@ with ui.page_shell(ds) as page:
             st.dataframe(
                 point,
                 hide_index=True,
-                key="sgd_your_point",
+                key=state.key("your_point"),
                 column_config={
                     "your_rho": "your ρ",
                     "your_kappa": "your κ",
@@ -89,7 +91,7 @@ with ui.page_shell(ds) as page:
         + pred
         + ". (The prediction assumes 2 − 2ρ − 2κ > −1; below that the sum Σγ²θ² converges or grows like log N.)"
     )
-    ui.csv_download(result.dpsgd_bound_terms, "dpsgd_bound_terms.csv", "dl_sgd_bounds")
+    ui.csv_download(result.dpsgd_bound_terms, "dpsgd_bound_terms.csv", state.key("dl_bounds"))
 
     st.subheader(
         "Simulated trajectories: "
@@ -105,7 +107,7 @@ with ui.page_shell(ds) as page:
         )
         + f" β* = ({', '.join(f'{v:.4g}' for v in target)})."
     )
-    ui.csv_download(result.dpsgd_trajectories, "dpsgd_trajectories.csv", "dl_sgd_traj")
+    ui.csv_download(result.dpsgd_trajectories, "dpsgd_trajectories.csv", state.key("dl_traj"))
 
     page.meaning_and_report()
 

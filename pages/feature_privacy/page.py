@@ -134,7 +134,7 @@ with ui.page_shell(
     ui.table_with_download(
         report,
         "bcdp_guarantee",
-        "bcdp_gtable",
+        state.key("gtable"),
         "pass = the protection a feature gets (guaranteed δ') is at least as strict as the level asked "
         "for it (demanded δ), up to 1e-9 for rounding. The allocation is proven to pass, so a fail would be "
         "reported as a numerical failure of this software, not as a finding. How guaranteed δ' is "
@@ -147,8 +147,8 @@ with ui.page_shell(
         page.chart("stages")
         if ab is not None:
             st.caption("Plan A's stages:")
-            page.chart("stages", result=ab[1], key="bcdp_stages_a")
-        ui.csv_download(result.bcdp_stages, "bcdp_stages.csv", "dl_stages", "Download the stages (CSV)")
+            page.chart("stages", result=ab[1], key=state.key("stages_a"))
+        ui.csv_download(result.bcdp_stages, "bcdp_stages.csv", state.key("dl_stages"), "Download the stages (CSV)")
         st.caption(
             "Stage k privatises the features from the k-th most private one onwards with budget "
             "Δ_k = c_k − c_{k−1}; a feature's estimate combines the stages that cover it with "
@@ -178,7 +178,7 @@ with ui.page_shell(
         st.dataframe(
             shown,
             hide_index=True,
-            key="bcdp_mse_numbers",
+            key=state.key("mse_numbers"),
             column_config={
                 "median": st.column_config.NumberColumn("median (simulated)", format="%.4g"),
                 "q25": st.column_config.NumberColumn("25 % (simulated)", format="%.4g"),
@@ -194,9 +194,9 @@ with ui.page_shell(
         )
     m1, m2 = st.columns(2)
     with m1:
-        ui.csv_download(result.bcdp_mse_summary, "bcdp_mse_summary.csv", "dl_summary")
+        ui.csv_download(result.bcdp_mse_summary, "bcdp_mse_summary.csv", state.key("dl_summary"))
     with m2:
-        ui.csv_download(result.bcdp_mse_errors, "bcdp_mse_errors.csv", "dl_errors")
+        ui.csv_download(result.bcdp_mse_errors, "bcdp_mse_errors.csv", state.key("dl_errors"))
 
     qd = result.bcdp_release_quantiles
     st.markdown(
@@ -206,10 +206,10 @@ with ui.page_shell(
     )
     page.chart("dotplot")
     if ab is not None:
-        page.chart("dotplot", result=ab[1], key="bcdp_dotplot_a", title="plan A")
-    ui.csv_download(qd, "bcdp_release_quantiles.csv", "dl_bcdp_dots")
+        page.chart("dotplot", result=ab[1], key=state.key("dotplot_a"), title="plan A")
+    ui.csv_download(qd, "bcdp_release_quantiles.csv", state.key("dl_dots"))
 
-    with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver_open("bcdp")):
+    with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver_open(state.prefix)):
         st.markdown(
             f"Scale every level of this scenario (all δ_i and ε) by one factor and find the **most private** "
             f"scaling whose squared error ‖x̂ − x̄‖² *as plotted below* (simulated releases with the "
@@ -221,19 +221,22 @@ with ui.page_shell(
         c1, c2 = st.columns(2)
         target = ui.solver_target(
             c1,
-            "bcdp",
+            state.prefix,
             label="target squared error ‖x̂ − x̄‖²",
             value=0.5,
             help="the squared error summed over the features, each feature's mean being in [−1, 1]: a target T "
             "means about ± √(T/d) on each published mean (T = 0.5 with d = 10 features: about ± 0.22)",
         )
         statistic = ui.solver_radio(
-            c2, "bcdp_statistic", "of the releases' errors", {"median": "median (the plotted curve)", "mean": "mean"}
+            c2,
+            state.key("statistic"),
+            "of the releases' errors",
+            {"median": "median (the plotted curve)", "mean": "mean"},
         )
         sol = ui.solver_answer(
-            "bcdp",
+            state.prefix,
             (scenario.query_string(), target, statistic),
-            clicked=st.button("Find the most private setting", key="bcdp_solve"),
+            clicked=st.button("Find the most private setting", key=state.key("solve")),
             compute=lambda progress: solve_feature_privacy(
                 scenario, target=target, statistic=statistic, progress=progress
             ),
@@ -259,7 +262,7 @@ with ui.page_shell(
             b1, b2 = st.columns(2)
             b1.button(
                 "Use this setting here",
-                key="bcdp_use_solution",
+                key=state.key("use_solution"),
                 on_click=state.apply_scenario,
                 args=(fp.SCENARIO.from_query(sol.scenario_query),),
             )

@@ -76,7 +76,7 @@ with ui.page_shell(gz) as page:
     with c2:
         st.subheader("Relative error vs the bound")
         page.chart("relative_error")
-    ui.csv_download(result.zcdp_releases, "zcdp_releases.csv", "dl_zc_release")
+    ui.csv_download(result.zcdp_releases, "zcdp_releases.csv", state.key("dl_release"))
 
     # ------------------------------------------------------------------ D_alpha for one group
     st.subheader(f"Privacy loss of group {state['group']} (x = {x_sel:g}) in both directions")
@@ -140,7 +140,7 @@ with ui.page_shell(gz) as page:
             else "; the promise is broken for some orders (above)."
         )
     )
-    ui.csv_download(result.zcdp_renyi_curve, "zcdp_renyi_curve.csv", "dl_zc_curve")
+    ui.csv_download(result.zcdp_renyi_curve, "zcdp_renyi_curve.csv", state.key("dl_curve"))
 
     st.markdown(
         f"**Twenty equally likely published counts** of group {state['group']} (true count {x_sel:g}) under "
@@ -148,7 +148,7 @@ with ui.page_shell(gz) as page:
         "simulated releases)."
     )
     page.chart("dotplot")
-    ui.csv_download(result.zcdp_release_quantiles, "zcdp_release_quantiles.csv", "dl_zc_dots")
+    ui.csv_download(result.zcdp_release_quantiles, "zcdp_release_quantiles.csv", state.key("dl_dots"))
 
     # ------------------------------------------------------------------ budgets and summary
     c3, c4 = st.columns(2)
@@ -156,7 +156,7 @@ with ui.page_shell(gz) as page:
         st.subheader("Claimed budgets vs group size (Algorithm 2)")
         bud = result.zcdp_claimed_budgets
         page.chart("budgets")
-        ui.csv_download(bud, "zcdp_claimed_budgets.csv", "dl_zc_budget", "Download the budgets (CSV)")
+        ui.csv_download(bud, "zcdp_claimed_budgets.csv", state.key("dl_budget"), "Download the budgets (CSV)")
     with c4:
         st.subheader("What each group is promised and gets")
         if result.summary_skipped:
@@ -165,8 +165,8 @@ with ui.page_shell(gz) as page:
                 f"{gz.MAX_ALG1_SUMMARY} groups (you have {counts.size})."
             )
         else:
-            st.dataframe(result.zcdp_group_summary, hide_index=True, key="zc_summary")
-            ui.csv_download(result.zcdp_group_summary, "zcdp_group_summary.csv", "dl_zc_summary")
+            st.dataframe(result.zcdp_group_summary, hide_index=True, key=state.key("summary"))
+            ui.csv_download(result.zcdp_group_summary, "zcdp_group_summary.csv", state.key("dl_summary"))
 
     # ------------------------------------------------------------------ the open question
     st.subheader("Open question: is Algorithm 1's loss non-increasing in the group size?")
@@ -186,7 +186,7 @@ with ui.page_shell(gz) as page:
     with st.expander("The numbers behind the chart", expanded=bool(st.query_params.get("lesson"))):
         wide = scan.pivot(index="size", columns="alpha", values="loss")
         wide.columns = [f"α = {a:g}" for a in wide.columns]
-        st.dataframe(wide.reset_index(), hide_index=True, key="zc_scan_numbers")
+        st.dataframe(wide.reset_index(), hide_index=True, key=state.key("scan_numbers"))
         st.caption("The worst-direction D_α per group size x (the chart draws x at x + 1 on its log axis).")
     unresolved_sizes = sorted(set(scan.loc[scan["loss"].isna(), "size"]))
     if unresolved_sizes:
@@ -202,7 +202,7 @@ with ui.page_shell(gz) as page:
         "resolutions: a rise counts only when it exceeds both error estimates. Empty groups (x = 0) are "
         "compared with x = 1 only."
     )
-    ui.csv_download(result.zcdp_loss_vs_size, "zcdp_loss_vs_size.csv", "dl_zc_scan")
+    ui.csv_download(result.zcdp_loss_vs_size, "zcdp_loss_vs_size.csv", state.key("dl_scan"))
 
     page.meaning_and_report(
         empty_note="Algorithm 2's per-group claim does not hold (see the checks above), so no level is stated; "

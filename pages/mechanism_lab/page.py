@@ -73,7 +73,7 @@ with ui.page_shell(ml) as page:
     with noise_area:
         dens = result.mech_noise_densities
         page.chart("density")
-        ui.csv_download(dens, "mech_noise_densities.csv", "dl_mech_density", "Download the densities (CSV)")
+        ui.csv_download(dens, "mech_noise_densities.csv", state.key("dl_density"), "Download the densities (CSV)")
         t0 = result.mnm_threshold
         kind, scale = result.mnm_branch
         st.warning(
@@ -84,14 +84,14 @@ with ui.page_shell(ml) as page:
             "whose exact privacy profile meets (ε, δ) when that noise has a lower variance than Laplace, and Laplace "
             f"otherwise: here the **{kind}** branch, scale {scale:.4g}."
         )
-        st.dataframe(result.variances, hide_index=True, key="mech_var_table")
+        st.dataframe(result.variances, hide_index=True, key=state.key("var_table"))
         st.markdown(
             "**Exact privacy profile of every noise drawn** (checked before any claim is shown): δ(ε) is the "
             "exact hockey-stick divergence at the stated ε; P(loss > ε) is the probability that an output "
             "moves an attacker's belief further than the pure-ε bound."
         )
-        st.dataframe(result.mech_privacy_profiles, hide_index=True, key="mech_profiles_table")
-        ui.csv_download(result.mech_privacy_profiles, "mech_privacy_profiles.csv", "dl_mech_profiles")
+        st.dataframe(result.mech_privacy_profiles, hide_index=True, key=state.key("profiles_table"))
+        ui.csv_download(result.mech_privacy_profiles, "mech_privacy_profiles.csv", state.key("dl_profiles"))
         ui.show_checks([c for c in result.checks if not c.name.startswith("bounded")])
         st.markdown(
             "**Example 11 — Pareto sample mean**: data with density α x^{−α−1} (x > 1), clipped to "
@@ -100,16 +100,16 @@ with ui.page_shell(ml) as page:
     with pareto_area:
         pm = result.mech_pareto_mse
         page.chart("pareto")
-        ui.csv_download(pm, "mech_pareto_mse.csv", "dl_mech_pareto")
+        ui.csv_download(pm, "mech_pareto_mse.csv", state.key("dl_pareto"))
 
     with t2:
         r = result.example8
-        st.dataframe(result.mech_example8, hide_index=True, key="mech_comp_table")
+        st.dataframe(result.mech_example8, hide_index=True, key=state.key("comp_table"))
         st.success(
             f"Sequential on the first part: ε1 + ε2 = {r.part1:.3g}; parallel with the disjoint second "
             f"part: max(ε1 + ε2, ε3) = **{r.total:.3g}**-DP overall (n = {scenario.n}, Λ = {scenario.Lambda:g})."
         )
-        ui.csv_download(result.mech_example8, "mech_example8.csv", "dl_mech_comp")
+        ui.csv_download(result.mech_example8, "mech_example8.csv", state.key("dl_comp"))
 
     with t3:
         out1, out2 = result.local
@@ -129,8 +129,8 @@ with ui.page_shell(ml) as page:
                 "**Example 21 / formula (4).** Smooth sensitivity is positive for both datasets, so calibrated "
                 "noise never vanishes:"
             )
-        st.dataframe(result.mech_smooth_sensitivity, hide_index=True, key="mech_smooth_table")
-        ui.csv_download(result.mech_smooth_sensitivity, "mech_smooth_sensitivity.csv", "dl_mech_smooth")
+        st.dataframe(result.mech_smooth_sensitivity, hide_index=True, key=state.key("smooth_table"))
+        ui.csv_download(result.mech_smooth_sensitivity, "mech_smooth_sensitivity.csv", state.key("dl_smooth"))
 
     with t4:
         b, b0, share = result.b, result.b0, result.share
@@ -138,7 +138,7 @@ with ui.page_shell(ml) as page:
         ui.show_checks([c for c in result.checks if c.name.startswith("bounded")])
         bl = result.mech_bounded_laplace
         page.chart("bounded")
-        ui.csv_download(bl, "mech_bounded_laplace.csv", "dl_mech_bounded", "Download the densities (CSV)")
+        ui.csv_download(bl, "mech_bounded_laplace.csv", state.key("dl_bounded"), "Download the densities (CSV)")
         st.markdown(
             f"Smallest b satisfying Theorem 26: **{b:.4g}** (plain Laplace: {b0:.4g}). Plain Laplace puts "
             f"**{share.simulated:.1%}** of outputs outside [{lo_:g}, {up_:g}] (simulated; exact "
@@ -154,18 +154,18 @@ with ui.page_shell(ml) as page:
             + ("" if scenario.eps < 1 else " The Gaussian row is absent: its calibration (Theorem 5) needs ε < 1.")
         )
         page.chart("dotplot")
-        ui.csv_download(qd, "mech_release_quantiles.csv", "dl_mech_dots")
+        ui.csv_download(qd, "mech_release_quantiles.csv", state.key("dl_dots"))
 
     with t5:
         tbl = result.mech_exponential
         page.chart("exponential")
-        st.dataframe(result.lemma28, hide_index=True, key="mech_lemma28")
+        st.dataframe(result.lemma28, hide_index=True, key=state.key("lemma28"))
         st.caption("Lemma 28: P(f(Q) < f* − 2Δ(ln d + t)/ε) ≤ e^{−t} (exact left side for the exponential mechanism).")
-        ui.csv_download(tbl, "mech_exponential.csv", "dl_mech_exp")
+        ui.csv_download(tbl, "mech_exponential.csv", state.key("dl_exp"))
 
     page.meaning_and_report()
 
-    with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver_open("mech")):
+    with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver_open(state.prefix)):
         st.markdown(
             f"The most private ε (smallest, within the page's range) at which each mechanism's single release "
             f"meets your target, for sensitivity Δ = {scenario.sens:g} and δ = {scenario.delta:g}; each answer is "
@@ -173,10 +173,13 @@ with ui.page_shell(ml) as page:
         )
         c1, c2 = st.columns(2)
         metric = ui.solver_radio(
-            c1, "mech_metric", "accuracy measure", {"mse": "expected squared error", "q95": "95 % of errors below"}
+            c1,
+            state.key("metric"),
+            "accuracy measure",
+            {"mse": "expected squared error", "q95": "95 % of errors below"},
         )
-        target = ui.solver_target(c2, "mech", value=1.0)
-        if st.button("Find the most private ε", key="mech_solve"):
+        target = ui.solver_target(c2, state.prefix, value=1.0)
+        if st.button("Find the most private ε", key=state.key("solve")):
             try:
                 sols = solve_mechanisms(scenario, target=target, metric=metric)
             except InputError as exc:

@@ -31,7 +31,7 @@ with ui.page_shell(pu) as page:
         if need and parts and len(parts) != need:
             parts = parts[:need] if len(parts) > need else parts + [parts[-1]] * (need - len(parts))
             st.session_state[state.key("eps_by_bin")] = ",".join(parts)
-            st.session_state["het_bins_note"] = (
+            st.session_state[state.key("bins_note")] = (
                 f"“ε per bin” now has {need} entries, one per bin (cut, or extended with its last value); "
                 "edit it to set each bin's demand."
             )
@@ -42,7 +42,7 @@ with ui.page_shell(pu) as page:
             state.slider("k", on_change=state.mark_custom)
             sb.selectbox("bin profile", ["uniform", "peaked", "skewed"], key=state.key("profile"))
     elif state["dataset"] == "upload":
-        f = sb.file_uploader("CSV (first column; frequencies: bin indices)", type=["csv"], key="het_upload")
+        f = sb.file_uploader("CSV (first column; frequencies: bin indices)", type=["csv"], key=state.key("upload"))
         upload = f.getvalue() if f is not None else None
         if upload is None:
             st.info("Upload a CSV to use your own data (≤ 20 MB, numeric first column).")
@@ -57,8 +57,8 @@ with ui.page_shell(pu) as page:
     if state["demand"] == "by_value":
         _resize_bins()
         sb.text_input("ε per bin (mean: per fifth of [0,1]…); inf = public", key=state.key("eps_by_bin"))
-        if st.session_state.get("het_bins_note"):
-            sb.caption(st.session_state.pop("het_bins_note"))
+        if st.session_state.get(state.key("bins_note")):
+            sb.caption(st.session_state.pop(state.key("bins_note")))
     else:
         sb.text_input("group shares (sum to 1)", key=state.key("shares"))
         sb.text_input("group ε low (inf = public)", key=state.key("lows"))
@@ -73,24 +73,27 @@ with ui.page_shell(pu) as page:
     )
 
     def sync_algorithms():
-        st.session_state[state.key("algs")] = ",".join(st.session_state["het_alg_select"])
+        st.session_state[state.key("algs")] = ",".join(st.session_state[state.key("alg_select")])
 
-    if "het_alg_select" not in st.session_state or st.session_state.get("_het_algs_seen") != state["algs"]:
-        st.session_state["het_alg_select"] = state["algs"].split(",")  # from the URL / a preset
+    if (
+        state.key("alg_select") not in st.session_state
+        or st.session_state.get(f"_{state.prefix}_algs_seen") != state["algs"]
+    ):
+        st.session_state[state.key("alg_select")] = state["algs"].split(",")  # from the URL / a preset
     sb.multiselect(
         "methods compared",
         ALL_ALGS,
-        key="het_alg_select",
+        key=state.key("alg_select"),
         on_change=sync_algorithms,
         format_func=method_label,
         help="full names and one-line explanations: see the glossary on the page",
     )
-    st.session_state["_het_algs_seen"] = state["algs"]
+    st.session_state[f"_{state.prefix}_algs_seen"] = state["algs"]
     state.number("trials", step=20)
     sb.radio("solver for the weights", ["fast", "cvxpy"], key=state.key("solver"), horizontal=True)
     state.number("seed")
 
-    if not st.session_state["het_alg_select"]:
+    if not st.session_state[state.key("alg_select")]:
         st.info("Pick at least one algorithm in the sidebar.")
         st.stop()
     result = page.run(upload=upload)
@@ -125,7 +128,7 @@ with ui.page_shell(pu) as page:
     st.dataframe(
         shown[["method", "in everyday units", *[c for c in table.columns if c != "algorithm"]]],
         hide_index=True,
-        key="het_table",
+        key=state.key("table"),
     )
     st.markdown(
         f"Lowest worst-case (PAC) error here: **{method_label(table.loc[best, 'algorithm'])}**. "
@@ -135,13 +138,15 @@ with ui.page_shell(pu) as page:
     )
     with st.expander("Glossary: the methods and terms in plain words"):
         st.markdown(glossary_markdown(ALL_ALGS))
-    ui.csv_download(result.hetero_summary, "hetero_summary.csv", "dl_het_table")
+    ui.csv_download(result.hetero_summary, "hetero_summary.csv", state.key("dl_table"))
 
     c1, c2 = st.columns(2)
     with c1:
         st.subheader("Error CDFs (simulated)")
         page.chart("cdf", plan_a=ab[1] if ab is not None else None)
-        ui.csv_download(result.hetero_errors, "hetero_errors.csv", "dl_het_err", "Download the error samples (CSV)")
+        ui.csv_download(
+            result.hetero_errors, "hetero_errors.csv", state.key("dl_err"), "Download the error samples (CSV)"
+        )
     with c2:
         st.subheader("Weights against demands")
         page.chart("weights", plan_a=ab[1] if ab is not None else None)
@@ -158,8 +163,8 @@ with ui.page_shell(pu) as page:
     )
     page.chart("dotplot")
     if ab is not None:
-        page.chart("dotplot", result=ab[1], key="het_dotplot_a", title="plan A")
-    ui.csv_download(qd, "hetero_release_quantiles.csv", "dl_het_dots")
+        page.chart("dotplot", result=ab[1], key=state.key("dotplot_a"), title="plan A")
+    ui.csv_download(qd, "hetero_release_quantiles.csv", state.key("dl_dots"))
 
     st.subheader("Free privacy: what each user actually gets")
     ui.show_checks(result.checks)
@@ -168,30 +173,30 @@ with ui.page_shell(pu) as page:
         "Below the diagonal = free privacy: the user is protected better than they asked. Every point is on or "
         "below it (ε_eff ≤ ε is a tested invariant)."
     )
-    ui.csv_download(result.hetero_weights, "hetero_weights.csv", "dl_het_w")
+    ui.csv_download(result.hetero_weights, "hetero_weights.csv", state.key("dl_w"))
     page.meaning_panel()
 
-    with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver_open("het")):
+    with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver_open(state.prefix)):
         st.markdown(
             "Scale every finite demand ε_i by one factor (public users stay public) and find the **most "
             "private** scaling at which the chosen algorithm meets your target; then a fresh simulation checks it."
         )
         c1, c2, c3 = st.columns(3)
-        solve_alg = c1.selectbox("method", list(scenario.algs), key="het_solve_alg", format_func=method_label)
+        solve_alg = c1.selectbox("method", list(scenario.algs), key=state.key("solve_alg"), format_func=method_label)
         metric = ui.solver_radio(
-            c2, "het_metric", "accuracy measure", {"pac": f"PAC error ({1 - scenario.beta:.0%})", "mse": "MSE"}
+            c2, state.key("metric"), "accuracy measure", {"pac": f"PAC error ({1 - scenario.beta:.0%})", "mse": "MSE"}
         )
         target = ui.solver_target(
             c3,
-            "het",
+            state.prefix,
             value=0.01,
             help="in the data's own units: for a histogram the error on each bin's share (0.01 = ± 1 percentage "
             "point), for a mean of values in [0, 1] the error on the mean; MSE targets are squared errors",
         )
         sol = ui.solver_answer(
-            "het",
+            state.prefix,
             (scenario.query_string(), solve_alg, metric, target),
-            clicked=st.button("Find the most private setting", key="het_solve"),
+            clicked=st.button("Find the most private setting", key=state.key("solve")),
             compute=lambda progress: solve_per_user(
                 scenario, target=target, metric=metric, algorithm=solve_alg, upload=upload, progress=progress
             ),
@@ -216,7 +221,7 @@ with ui.page_shell(pu) as page:
             )
             st.button(
                 "Use this setting here",
-                key="het_use_solution",
+                key=state.key("use_solution"),
                 on_click=state.apply_scenario,
                 args=(pu.SCENARIO.from_query(sol.scenario_query),),
             )

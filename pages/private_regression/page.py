@@ -22,7 +22,7 @@ with ui.page_shell(pr) as page:
         up = sb.file_uploader(
             "your data (CSV, label last)",
             type=["csv"],
-            key="reg_upload",
+            key=state.key("upload"),
             help="Numeric columns with a header; each column is rescaled to [-1, 1]. At most 20 MB.",
         )
         upload = up.getvalue() if up is not None else None
@@ -65,7 +65,7 @@ with ui.page_shell(pr) as page:
     ref, trajs = result.reference, result.trajectories
     page.chart("trajectory")
     ui.csv_download(
-        result.regression_trajectory, "regression_trajectory.csv", "dl_reg_traj", "Download the trajectory (CSV)"
+        result.regression_trajectory, "regression_trajectory.csv", state.key("dl_traj"), "Download the trajectory (CSV)"
     )
     for w in result.warnings:
         st.warning(w)
@@ -88,13 +88,13 @@ with ui.page_shell(pr) as page:
         "The naive single-copy plug-in is always convex but biased: its excess risk does not vanish "
         "with n."
     )
-    ui.csv_download(result.regression_excess_risk, "regression_excess_risk.csv", "dl_reg_risk")
+    ui.csv_download(result.regression_excess_risk, "regression_excess_risk.csv", state.key("dl_risk"))
 
     st.subheader("Per-feature guarantee under the data's own correlation")
     ui.table_with_download(
         result.regression_guarantee,
         "regression_guarantee",
-        "reg_guarantee",
+        state.key("guarantee"),
         "The per-feature levels of BCDP need Assumption 1: given one feature, the others (and the label) "
         "may differ by at most q in total variation. On synthetic data the correlation is measured exactly; "
         "Proposition 4 then gives δ'_i = min(c_i + log(1 + q_i e^{c_d} − q_i), c_d). Whatever the data, the "

@@ -18,9 +18,7 @@ def _paths() -> list[tuple[str, str]]:
     from hetdp_core.registry import specs
 
     out = [("home", "/")]
-    out += [
-        (s.key_prefix, f"/{s.url}" + (f"?{urlencode(dict(s.fast_query))}" if s.fast_query else "")) for s in specs()
-    ]
+    out += [(s.slug, f"/{s.url}" + (f"?{urlencode(dict(s.fast_query))}" if s.fast_query else "")) for s in specs()]
     return out + [
         ("lessons", "/Lessons"),
         ("docs", "/Docs?topic=corrections"),

@@ -103,15 +103,15 @@ def test_guarantee_lab_slider_changes_figure(page, server, artifacts):
     page.locator(".js-plotly-plot").nth(2).wait_for(state="attached")  # plots live in tabs
     wait_idle(page)
     assert_no_errors(page)
-    page.screenshot(path=str(artifacts / "lab_example1.png"), full_page=True)
+    page.screenshot(path=str(artifacts / "bcdp_guarantee_lab_example1.png"), full_page=True)
     page.get_by_role("tab", name="Randomized response vs bounds").click()
     page.wait_for_timeout(500)
-    page.screenshot(path=str(artifacts / "lab_rr.png"), full_page=True)
+    page.screenshot(path=str(artifacts / "bcdp_guarantee_lab_rr.png"), full_page=True)
     page.get_by_role("tab", name="Hypothesis tests (Theorem 1)").click()
     before, after = move_slider_and_wait(page, "a = P(M=1 | x1=0, x2=0)", 20, 1)  # a: 0.50 → 0.70
     assert after != before
     assert_no_errors(page)
-    page.screenshot(path=str(artifacts / "lab_tests.png"), full_page=True)
+    page.screenshot(path=str(artifacts / "bcdp_guarantee_lab_tests.png"), full_page=True)
 
 
 # page, URL query, index of the last figure to wait for, wait until attached only (figures in tabs),
