@@ -160,7 +160,7 @@ def page_default() -> float:
 def page_apptest() -> tuple[float, float]:
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "pages" / "1_Feature_privacy.py"), default_timeout=300)
+    at = AppTest.from_file(str(ROOT / get("Feature_privacy").PAGE_SPEC.file), default_timeout=300)
     first = timed(at.run)
     again = timed(at.run)
     return first, again
@@ -172,17 +172,20 @@ def all_pages() -> dict:
     from streamlit.testing.v1 import AppTest
 
     out = {}
+    from hetdp_core.registry import specs
     from hetdp_core.zcdp import _MEMO as zcdp_memo
     from hetdp_ui.execution import runs
 
-    for page in sorted((ROOT / "pages").glob("*.py")):
+    scripts = {s.url: ROOT / s.file for s in specs()}  # each scenario page's folder, then the tool pages
+    scripts |= {p.stem: p for p in sorted((ROOT / "pages").glob("*.py"))}
+    for name, script in scripts.items():
         st.cache_data.clear()
         runs().clear()
         zcdp_memo.clear()
-        at = AppTest.from_file(str(page), default_timeout=300)
+        at = AppTest.from_file(str(script), default_timeout=300)
         first = timed(at.run)
-        out[f"page_{page.stem}_first"] = first
-        out[f"page_{page.stem}_rerun"] = timed(at.run)
+        out[f"page_{name}_first"] = first
+        out[f"page_{name}_rerun"] = timed(at.run)
     return out
 
 

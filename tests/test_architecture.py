@@ -281,6 +281,24 @@ def _product_sources():
     ]
 
 
+def test_every_page_file_named_in_the_code_exists():
+    """A page that moves leaves no path to its old file behind: every string in the product code that
+    names a file under pages/ (``pages/x/page.py``, or a bare ``10_Release_ledger.py``) names one that
+    exists. (benchmarks/run.py named pages/1_Feature_privacy.py after the page had moved into its
+    folder, and no test runs make bench.)"""
+    missing = []
+    for path in _product_sources():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+                continue
+            for m in re.finditer(r"(?<![\w<{])pages/[\w/]+\.(?:py|md)\b", node.value):
+                if not (ROOT / m.group(0)).is_file():
+                    missing.append(f"{path.relative_to(ROOT)}: {m.group(0)}")
+            if re.fullmatch(r"\d+_\w+\.py", node.value) and not (ROOT / "pages" / node.value).is_file():
+                missing.append(f"{path.relative_to(ROOT)}: pages/{node.value}")
+    assert not missing, missing
+
+
 def test_no_function_over_80_lines_and_no_file_over_600():
     """Size limits outside the tests: a function fits a screen and a half (80 lines, docstring
     included), a module 600 lines — except the numerics modules of one source each."""
