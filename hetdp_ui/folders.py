@@ -22,11 +22,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import plotly.graph_objects as go
+if TYPE_CHECKING:  # a type only: `hetdp app` and the Documentation page find folders without plotly
+    import plotly.graph_objects as go
 
-__all__ = ["PageFigure", "app_root", "folder", "page_file", "guide_file", "figures_module", "figures", "figure"]
+__all__ = [
+    "PageFigure",
+    "installed_app",
+    "app_root",
+    "folder",
+    "page_file",
+    "guide_file",
+    "figures_module",
+    "figures",
+    "figure",
+]
 
 
 @dataclass(frozen=True)
@@ -34,7 +45,7 @@ class PageFigure:
     """One figure of a page, declared once in its ``figures.py`` and drawn by the page
     (``page.chart(name)``) and by the report (every figure, in order).
 
-    ``name`` the figure's name (its chart key on the page is ``<key prefix>_<name>``); ``title`` what the
+    ``name`` the figure's name (its chart key on the page is ``<slug>_<name>``); ``title`` what the
     report heads it with, or a function of the scenario and the result returning it;
     ``build(scenario, result, **opts)`` the figure — the report calls it with no options, a page may pass
     its widgets' options (a plan A to overlay, what to draw); ``shown(scenario, result)`` whether the
@@ -52,17 +63,21 @@ class PageFigure:
         return self.shown is None or bool(self.shown(scenario, result))
 
 
+def _is_app(d: Path) -> bool:
+    return (d / "app.py").is_file() and (d / "pages").is_dir()
+
+
+def installed_app() -> Path | None:
+    """The dashboard shipped in an install (package ``hetdp_app``: app.py, the pages, the docs), or None."""
+    spec = importlib.util.find_spec("hetdp_app")
+    return next((d for d in map(Path, (spec.submodule_search_locations or []) if spec else []) if _is_app(d)), None)
+
+
 def app_root() -> Path:
     """The folder holding ``app.py`` and ``pages/``: the checkout this package sits in, else the
-    installed app (package ``hetdp_app``)."""
+    installed app (:func:`installed_app`)."""
     here = Path(__file__).resolve().parents[1]
-    if (here / "app.py").is_file() and (here / "pages").is_dir():
-        return here
-    spec = importlib.util.find_spec("hetdp_app")
-    for d in [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []:
-        if (d / "app.py").is_file() and (d / "pages").is_dir():
-            return d
-    return here
+    return here if _is_app(here) else installed_app() or here
 
 
 def _slug(page) -> str:

@@ -11,13 +11,9 @@ from hetdp_ui.cli._common import CliError
 def app_script() -> Path:
     """The dashboard's main script: the installed copy (package ``hetdp_app``, shipped in the wheel with
     the page files, docs and Streamlit settings) or, in a checkout, the repository's ``app.py``."""
-    import importlib.util
+    from hetdp_ui.folders import app_root, installed_app
 
-    spec = importlib.util.find_spec("hetdp_app")
-    for d in [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []:
-        if (d / "app.py").is_file() and (d / "pages").is_dir():
-            return d / "app.py"
-    return Path(__file__).resolve().parents[1] / "app.py"
+    return (installed_app() or app_root()) / "app.py"
 
 
 def cmd_app(a) -> int:
