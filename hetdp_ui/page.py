@@ -165,7 +165,7 @@ class PageShell:
     def chart(self, name: str, *, result=None, key: str | None = None, **options) -> None:
         """Draw the page's figure ``name``, declared once in its folder's ``figures.py`` (the list its report
         draws too), for this view's result or another (``result``: plan A's), with the page's ``options``
-        (what to draw, a plan A to overlay). Its chart key is ``<key prefix>_<name>`` unless ``key``."""
+        (what to draw, a plan A to overlay). Its chart key is ``<slug>_<name>`` unless ``key``."""
         if self.result is None:
             raise RuntimeError(f"{self.module.__name__}: a figure needs page.run() first")
         res = self.result if result is None else result

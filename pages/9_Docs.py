@@ -25,15 +25,16 @@ topics = list(DOCS)
 # otherwise, and only a choice made here is written (a write on arrival would be applied by Streamlit
 # to the previous page's path and break the Back button)
 url_topic = st.query_params.get("topic")
+named = topic_name(url_topic or topics[0])  # None: the URL names no topic
 if url_topic != st.session_state.get("_docs_url", "") or "docs_topic" not in st.session_state:
-    raw = topic_name(url_topic or topics[0])
+    raw = named
     if raw is None:
         st.warning(f"URL parameter 'topic' ignored: it must be one of {', '.join(topics)}; got {url_topic[:40]!r}.")
         raw = topics[0]
     st.session_state["docs_topic"] = raw
     st.session_state["_docs_url"] = url_topic
 topic = st.sidebar.radio("Topic", topics, key="docs_topic", format_func=DOCS.get)
-if topic != topic_name(url_topic or topics[0]):
+if topic != named:
     st.query_params["topic"] = topic
     st.session_state["_docs_url"] = topic
 

@@ -168,7 +168,8 @@ class GroupwiseZcdpResult(Result):
     monotonicity : dict of float to Monotonicity
         Order α → whether Algorithm 1's privacy loss decreases with the group size (the open question).
     summary_skipped : bool
-        Whether the per-group summary was left out (Algorithm 1 beyond its group limit).
+        Whether the per-group summary was left out (Algorithm 1 beyond its group limit): the view has no
+        ``zcdp_group_summary``.
     """
 
     zcdp_releases: pd.DataFrame = table("simulated releases per group: mean, spread, relative error vs the bound")
@@ -185,7 +186,10 @@ class GroupwiseZcdpResult(Result):
     at2: RenyiCurves | None
     x_sel: float
     monotonicity: dict[float, Monotonicity]
-    summary_skipped: bool
+
+    @property
+    def summary_skipped(self) -> bool:
+        return self.zcdp_group_summary is None
 
 
 @sc.page_run
@@ -238,7 +242,6 @@ def run(s: GroupwiseZcdp, *, options: RunOptions) -> GroupwiseZcdpResult:
         at2=at2,
         x_sel=float(x_sel),
         monotonicity=zcdp.loss_monotonicity(scan, rel_tol=1e-9),
-        summary_skipped=summary is None,
     )
 
 

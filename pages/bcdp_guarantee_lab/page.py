@@ -124,8 +124,7 @@ with ui.page_shell(lab) as page:
         if not test.testable:
             st.info("This coordinate takes a single value with positive probability: nothing to test.")
         else:
-            a_np, b_np = result.bcdp_tradeoff["alpha"].to_numpy(), result.bcdp_tradeoff["beta"].to_numpy()
-            a_all, b_all = test.all
+            a_all = test.all[0]
             st.markdown(
                 f"An adversary tests H₀: x_{i + 1} = {vals[0]} against H₁: x_{i + 1} = {vals[1]} from the "
                 f"output. Theorem 1: the mechanism is δ_i-BCDP exactly when no test beats the lines "
@@ -138,8 +137,7 @@ with ui.page_shell(lab) as page:
 
     # ------------------------------------------------------------------ translator
     with tab5:
-        alloc, tr, names = result.alloc, result.translate, result.names
-        tr_demands = result.bcdp_translator["delta"].to_numpy()
+        tr = result.translate
         st.markdown(
             "Two ways to turn demands δ into a budget c for Mechanism 1. **Theorem 2** uses that the "
             "mechanism is c_d-LDP (Proposition 4(2)); **Proposition 6** only uses c-CDP (Proposition "

@@ -93,7 +93,7 @@ with ui.page_shell(
     # ------------------------------------------------------------------ the one computation
     result = page.run()
     scenario, ab = page.scenario, page.plan_a
-    alloc, report, names = result.alloc, result.bcdp_guarantee, result.names
+    alloc, report = result.alloc, result.bcdp_guarantee
     eps, d = scenario.eps, len(result.names)
 
     if published:

@@ -66,7 +66,7 @@ with ui.page_shell(gz) as page:
     result = page.run()
     scenario = page.scenario
     algorithm, rho, r = scenario.algorithm, scenario.rho, scenario.r
-    stats, curves, claim, x_sel = result.zcdp_releases, result.curves, result.claim, result.x_sel
+    stats, claim, x_sel = result.zcdp_releases, result.claim, result.x_sel
 
     # ------------------------------------------------------------------ releases
     c1, c2 = st.columns(2)

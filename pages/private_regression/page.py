@@ -62,7 +62,7 @@ with ui.page_shell(pr) as page:
         (st.warning if note.startswith("Assumption 1 does not hold") else st.caption)(note)
 
     st.subheader("One private fit: distance to the non-private optimum along gradient descent")
-    ref, trajs = result.reference, result.trajectories
+    ref = result.reference
     page.chart("trajectory")
     ui.csv_download(
         result.regression_trajectory, "regression_trajectory.csv", state.key("dl_traj"), "Download the trajectory (CSV)"
