@@ -145,7 +145,8 @@ max_outputs | int | Largest number of outputs enumerated.
 cells | int | Random numbers the work would draw.
 data_q | float or None | Correlation of the simulated data (default: ``q``).
 f | float | Fraction of sensitive features.
-delta_sensitive | float | Demand of the sensitive features.
+demand | float | One demanded level, the paper's δ (e.g. of the sensitive features).
+demand_sensitive | float | Demand of the sensitive features (two-group sweeps).
 alloc | Allocation | A privacy allocation (Theorem 2).
 bound | float or array_like | The bound that provably holds.
 rel | float | Relative tolerance.
@@ -214,7 +215,7 @@ copy1 | numpy.ndarray | Each user's first privatised copy, shape (n, d).
 copy2 | numpy.ndarray or None | The second independent copy (None: the naive single-copy plug-in).
 rates | array_like | Step sizes, relative to the smoothness.
 theta0 | array_like or None | Starting point (default: 0).
-k_sensitive | int | Number of sensitive features (demand ``delta``).
+k_sensitive | int | Number of sensitive features (at ``demand``).
 descent | Any | Projected gradient descent settings passed on to :func:`fit` (radius, schedule, gamma0, steps, rho,
     decay).
 tpr | float | True-positive rate of the attack.
@@ -254,7 +255,7 @@ s | Scenario | The page's scenario.
 _validate:values | array_like | The values to check.
 _validate:value | Any | The value to check.
 _validate:name | str | Name of the parameter, used in error messages.
-bcdp:delta | array_like | Demanded BCDP level δ_i of each coordinate (∞: no extra demand).
+demands | array_like | Demanded level of each coordinate, the paper's δ_i (∞: no extra demand).
 bcdp:eps | float | Global LDP level ε of the whole record.
 bcdp:q | float or array_like | Correlation bound q (one, or one per coordinate).
 bcdp:n | int | Number of users.
@@ -267,7 +268,6 @@ bcdp_exact:a | float | P(M = 1 given x = (0, 0)) (Example 1).
 bcdp_exact:b | float | P(M = 1 given x = (1, 0)) (Example 1).
 bcdp_exact:d | int | Number of binary coordinates.
 bcdp_sim:x | numpy.ndarray or None | Users' data, shape (n, d) in [−1, 1]; None: drawn from the q-mixture prior.
-bcdp_sim:delta | array_like | Demanded BCDP level δ_i of each feature (∞: no extra demand).
 bcdp_sim:eps | float | Global LDP level ε.
 bcdp_sim:k | int | Number of sensitive features.
 bcdp_sim:q | float or None | Correlation bound q.
@@ -337,7 +337,7 @@ profiles:b | float | Laplace scale b.
 registry:page | str | A page's URL path (any case, ``-`` for ``_``, or a URL).
 regression:x | array_like | Data, shape (n, d): features then the label last, in [−1, 1].
 regression:b | numpy.ndarray | Linear term b of the quadratic.
-regression:delta | array_like | Demanded level of each coordinate, the label last.
+regression:demands | array_like | Demanded level of each coordinate, the label last.
 regression:theta | array_like | Regression coefficients θ (the true ones for simulated data).
 regression:data | bytes | The uploaded CSV (untrusted).
 regression:path | str or path-like | Path of the RAND HIE person file.

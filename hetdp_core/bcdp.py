@@ -6,8 +6,9 @@ Theorem 2, Propositions 3, 4, 6 and Corollary 1.
 
 Conventions
 -----------
-* ``delta`` is the per-coordinate demand (``+inf`` = no coordinate-level demand), in the *user's*
-  order. The theory sorts coordinates so that δ is non-decreasing; :func:`privacy_allocation` does
+* ``demands`` are the per-coordinate demands, the paper's δ (``+inf`` = no coordinate-level demand),
+  in the *user's* order; δ is never the (ε, δ)-DP failure probability here. The theory sorts
+  coordinates so that δ is non-decreasing; :func:`privacy_allocation` does
   the sorting itself and maps every result back to the user's order.
 * ``eps`` is the global LDP level, ``q`` the correlation bound of Assumption 1, ``zeta`` the free
   parameter of Theorem 2 (default: the paper's heuristic ``(1 + q) / 2``).
@@ -35,7 +36,7 @@ __all__ = [
     "prop4_composition_guarantee",
     "check_guarantee",
     "prop6_matrix",
-    "translate_delta_to_c",
+    "translate_demands_to_c",
     "Translation",
     "stage_increments",
     "mse_bound_thm2",
@@ -77,15 +78,15 @@ class Allocation:
 
     Attributes
     ----------
-    delta, delta_tilde : demands and ``min(δ_i, ε)``.
+    demands, capped_demands : the demands δ_i and ``min(δ_i, ε)`` (the paper's δ̃).
     c : the per-coordinate CDP levels.
     order : ``order[j]`` is the user index of the j-th least-private-demand coordinate, so
         ``c_sorted = c[order]`` is non-decreasing.
     ldp_level : ``c_d = max c``: the LDP level Mechanism 1 actually delivers (≤ ε).
     """
 
-    delta: np.ndarray
-    delta_tilde: np.ndarray
+    demands: np.ndarray
+    capped_demands: np.ndarray
     c: np.ndarray
     order: np.ndarray
     eps: float
@@ -102,7 +103,7 @@ class Allocation:
         return int(self.c.size)
 
 
-def privacy_allocation(*, delta, eps: float, q: float, zeta: float | None = None) -> Allocation:
+def privacy_allocation(*, demands, eps: float, q: float, zeta: float | None = None) -> Allocation:
     r"""Privacy allocation ``c`` of Theorem 2 (eq. 16).
 
     With :math:`\tilde\delta_i = \min(\delta_i, \varepsilon)` and coordinates sorted so that
@@ -116,8 +117,8 @@ def privacy_allocation(*, delta, eps: float, q: float, zeta: float | None = None
     For q = 0 the log term is +inf, so ``c = δ̃``; for q = 1 every ``c_i = ζ δ̃_1``.
     Mechanism 1 with this c is δ-BCDP and ε-LDP (it is in fact ``c_d``-LDP).
     """
-    delta = check_vector(
-        "delta", delta, lo=0.0, lo_open=True, allow_inf=True, max_length=10_000, what=" (per-feature BCDP demands)"
+    demands = check_vector(
+        "demands", demands, lo=0.0, lo_open=True, allow_inf=True, max_length=10_000, what=" (per-feature BCDP demands)"
     )
     eps = EPS.check("eps", eps, what=" (global LDP level)")
     q = check_real("q", q, lo=0.0, hi=1.0, what=" (correlation bound of Assumption 1)")
@@ -125,8 +126,8 @@ def privacy_allocation(*, delta, eps: float, q: float, zeta: float | None = None
         zeta = heuristic_zeta(q)
     zeta = check_real("zeta", zeta, lo=0.0, hi=1.0, lo_open=True, what=" (free parameter ζ of Theorem 2)")
 
-    order = np.argsort(delta, kind="stable")
-    dt = np.minimum(delta[order], eps)  # δ̃, sorted non-decreasing
+    order = np.argsort(demands, kind="stable")
+    dt = np.minimum(demands[order], eps)  # δ̃, sorted non-decreasing
     a = zeta * dt[0]
     # log((e^a + q − 1)/q) written as a + log(1 − (1 − q)e^{−a}) − log q (no overflow); +inf for q = 0
     log_term = np.inf if q == 0.0 else a + np.log1p(-(1.0 - q) * np.exp(-a)) - np.log(q)
@@ -142,8 +143,8 @@ def privacy_allocation(*, delta, eps: float, q: float, zeta: float | None = None
     c = np.empty_like(c_sorted)
     c[order] = c_sorted
     return Allocation(
-        delta=delta,
-        delta_tilde=np.minimum(delta, eps),
+        demands=demands,
+        capped_demands=np.minimum(demands, eps),
         c=c,
         order=order,
         eps=eps,
@@ -183,7 +184,7 @@ def prop4_composition_guarantee(*, c, q) -> tuple[np.ndarray, float]:
     r"""Proposition 4(1): a c-CDP mechanism is (Σ c_i)-LDP and δ-BCDP with
     :math:`\delta_i = c_i + \log(1 + q_i(e^{\sum_{j\ne i} c_j} - 1))`.
 
-    Returns ``(delta, ldp_level)``.
+    Returns ``(levels, ldp_level)``: the guaranteed δ_i and the LDP level.
     """
     c = check_vector("c", c, lo=0.0, what=" (CDP levels)")
     qv = _q_vector(q, c.size)
@@ -247,22 +248,22 @@ def check_guarantee(*, demanded, guaranteed, ldp_level: float, eps: float) -> Gu
     )
 
 
-def prop6_matrix(*, delta, q) -> np.ndarray:
+def prop6_matrix(*, demands, q) -> np.ndarray:
     r"""Matrix :math:`A_\delta` of Proposition 6 (eq. 51):
     :math:`A[i,i] = 1/\delta_i`, :math:`A[i,j] = 1/\log(1 + (e^{\delta_i}-1)/q_i)` for j ≠ i.
 
     ``A c ≤ 1`` implies the Proposition 4(1) guarantee ``δ_i ≥ c_i + log(1 + q_i e^{Σ_{j≠i} c_j} − q_i)``.
     Infinite demands give zero rows (no constraint); q_i = 0 gives zero off-diagonal entries.
     """
-    delta = check_vector("delta", delta, lo=0.0, lo_open=True, allow_inf=True)
-    qv = _q_vector(q, delta.size)
+    demands = check_vector("demands", demands, lo=0.0, lo_open=True, allow_inf=True)
+    qv = _q_vector(q, demands.size)
     with np.errstate(divide="ignore"):
-        diag = np.where(np.isinf(delta), 0.0, 1.0 / delta)
+        diag = np.where(np.isinf(demands), 0.0, 1.0 / demands)
         # log(1 + (e^δ − 1)/q) via logaddexp-free stable form; inf when q = 0 or δ = inf
-        off = np.zeros_like(delta)
-        pos = (qv > 0) & np.isfinite(delta)
-        off[pos] = 1.0 / np.log1p(np.expm1(np.minimum(delta[pos], MAX_EPS)) / qv[pos])
-    A = np.repeat(off[:, None], delta.size, axis=1)
+        off = np.zeros_like(demands)
+        pos = (qv > 0) & np.isfinite(demands)
+        off[pos] = 1.0 / np.log1p(np.expm1(np.minimum(demands[pos], MAX_EPS)) / qv[pos])
+    A = np.repeat(off[:, None], demands.size, axis=1)
     np.fill_diagonal(A, diag)
     return A
 
@@ -304,7 +305,7 @@ def mse_bound_thm2(*, c_sorted, n: int) -> float:
     return float(per.sum() / n)
 
 
-def corollary1_bound(*, d: int, k: int, delta: float, eps: float, q: float, n: int) -> float:
+def corollary1_bound(*, d: int, k: int, demand: float, eps: float, q: float, n: int) -> float:
     r"""Corollary 1 (ζ = 1/2, δ_i = δ for i ≤ k, ε > 2δ for the rest), constant set to 1:
 
     * :math:`q \le (e^{\delta/2}-1)/(e^\varepsilon-1)`:
@@ -317,11 +318,11 @@ def corollary1_bound(*, d: int, k: int, delta: float, eps: float, q: float, n: i
     n = check_int("n", n, lo=1, what=" (number of users)")
     if not (1 <= k < d):
         raise InputError(f"k must satisfy 1 <= k < d (number of sensitive features); got k={k}, d={d}.")
-    delta = _FINITE_DEMAND.check("delta", delta)
+    delta = _FINITE_DEMAND.check("demand", demand)  # the paper's δ
     eps = EPS.check("eps", eps)
     if not eps > 2 * delta:
         raise InputError(
-            f"Corollary 1 needs eps > 2*delta; got eps={eps:g}, delta={delta:g}. "
+            f"Corollary 1 needs eps > 2*demand; got eps={eps:g}, demand={delta:g}. "
             "Use the general Theorem 2 bound instead."
         )
     q = check_real("q", q, lo=0.0, hi=1.0)
@@ -342,7 +343,7 @@ def _feasible_start(A: np.ndarray, ds: np.ndarray, qs: np.ndarray, eps: float) -
     row = A.sum(axis=1)
     t0 = min(eps, 1.0 / row.max()) if row.max() > 0 else eps
     ramp = t0 * np.arange(1, d + 1) / d
-    thm2 = privacy_allocation(delta=ds, eps=eps, q=float(qs.max())).c_sorted
+    thm2 = privacy_allocation(demands=ds, eps=eps, q=float(qs.max())).c_sorted
     scale_in = max((A @ thm2).max(), thm2[-1] / eps, 1.0)
     return stage_increments(0.999 * (ramp + thm2 / scale_in) / 2)
 
@@ -362,7 +363,7 @@ class Translation:
     status: str
 
 
-def translate_delta_to_c(*, delta, eps: float, q, max_iter: int = 30, tol: float = 1e-7) -> Translation:
+def translate_demands_to_c(*, demands, eps: float, q, max_iter: int = 30, tol: float = 1e-7) -> Translation:
     r"""Proposition 6 translator "δ → c": a c that satisfies ``A_δ c ≤ 1`` (hence the
     Proposition 4(1) guarantee), ``0 ≤ c``, non-decreasing in the sorted order, ``c_d ≤ ε``,
     and locally minimises the Theorem 2 bound shape ``Σ_i 1/S_i(c)``.
@@ -373,19 +374,19 @@ def translate_delta_to_c(*, delta, eps: float, q, max_iter: int = 30, tol: float
     ``min Σ_i 1/S_i^{lin}(Δ)`` that cvxpy solves exactly; each step never increases the bound.
 
     The cap ``∧ d`` of (17) is dropped from the objective (it is flat, so it gives no direction);
-    the reported ``bound`` re-applies it. Returns a dict with ``c`` (user order), ``c_sorted``,
+    the reported ``bound`` re-applies it. Returns a :class:`Translation`: ``c`` (user order), ``c_sorted``,
     ``order``, ``bound`` (``Σ_i min(1/S_i, d)`` = n × :func:`mse_bound_thm2`), ``objective``
     (``Σ_i 1/S_i``), ``iterations`` and ``status``.
     """
     import cvxpy as cp
 
-    delta = check_vector("delta", delta, lo=0.0, lo_open=True, allow_inf=True, max_length=200)
+    demands = check_vector("demands", demands, lo=0.0, lo_open=True, allow_inf=True, max_length=200)
     eps = EPS.check("eps", eps)
-    d = delta.size
+    d = demands.size
     qv = _q_vector(q, d)
-    order = np.argsort(delta, kind="stable")
-    ds, qs = delta[order], qv[order]
-    A = prop6_matrix(delta=ds, q=qs)
+    order = np.argsort(demands, kind="stable")
+    ds, qs = demands[order], qv[order]
+    A = prop6_matrix(demands=ds, q=qs)
     m = (d - np.arange(d)).astype(float)
 
     inc = _feasible_start(A, ds, qs, eps)
@@ -460,13 +461,13 @@ def mechanism_guarantee(alloc: Allocation, q=None) -> MechanismGuarantee:
     p42 = prop4_ldp_guarantee(c=alloc.c, q=qv, ldp=alloc.ldp_level)
     p41, _ = prop4_composition_guarantee(c=alloc.c, q=qv)
     guaranteed = np.minimum(p42, p41)
-    chk = check_guarantee(demanded=alloc.delta, guaranteed=guaranteed, ldp_level=alloc.ldp_level, eps=alloc.eps)
+    chk = check_guarantee(demanded=alloc.demands, guaranteed=guaranteed, ldp_level=alloc.ldp_level, eps=alloc.eps)
     ins = {"eps": alloc.eps, "q": alloc.q, "zeta": alloc.zeta}
     checks = (
         check_le(
             "guaranteed δ'_i ≤ demanded δ_i (Theorem 2)",
             guaranteed,
-            alloc.delta,
+            alloc.demands,
             labels=[f"feature {i + 1}" for i in range(alloc.c.size)],
             inputs=ins,
         ),

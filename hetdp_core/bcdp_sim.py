@@ -36,7 +36,7 @@ __all__ = [
     "PRESETS",
     "Preset",
     "PointResult",
-    "two_group_delta",
+    "two_group_demands",
     "q_mixture_data",
     "simulation_cost",
     "check_cost",
@@ -61,13 +61,13 @@ def point_rng(seed: int, value: float) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([seed, bits]))
 
 
-def two_group_delta(*, d: int, k: int, delta: float, eps: float) -> np.ndarray:
-    """Demand vector with the first ``k`` features at ``delta`` and the other ``d − k`` at ``eps``."""
+def two_group_demands(*, d: int, k: int, demand: float, eps: float) -> np.ndarray:
+    """Demand vector with the first ``k`` features at ``demand`` and the other ``d − k`` at ``eps``."""
     d = check_int("d", d, lo=1, hi=500, what=" (number of features)")
     k = check_int("k", k, lo=0, hi=d, what=" (number of sensitive features)")
-    delta = check_real("delta", delta, lo=0.0, lo_open=True, allow_inf=True, what=" (sensitive demand)")
+    demand = check_real("demand", demand, lo=0.0, lo_open=True, allow_inf=True, what=" (sensitive demand)")
     eps = EPS.check("eps", eps, what=" (global LDP level)")
-    return np.concatenate([np.full(k, delta), np.full(d - k, eps)])
+    return np.concatenate([np.full(k, demand), np.full(d - k, eps)])
 
 
 def q_mixture_data(*, n: int, d: int, q: float, rng: np.random.Generator | int | None = None) -> np.ndarray:
@@ -154,7 +154,7 @@ def run_point(
     *,
     x: np.ndarray | None = None,
     n: int | None = None,
-    delta,
+    demands,
     eps: float,
     q: float,
     zeta: float | None = None,
@@ -172,15 +172,15 @@ def run_point(
     mixture weight ``data_q`` (default: ``q``). Errors are ``‖estimate − x̄‖²``, one per trial,
     conditional on the data (as in Theorem 2).
     """
-    delta = check_vector(
-        "delta", delta, lo=0.0, lo_open=True, allow_inf=True, max_length=500, what=" (per-feature demands)"
+    demands = check_vector(
+        "demands", demands, lo=0.0, lo_open=True, allow_inf=True, max_length=500, what=" (per-feature demands)"
     )
-    d = delta.size
+    d = demands.size
     trials = check_int("trials", trials, lo=1, hi=1_000_000, what=" (Monte Carlo repetitions)")
     projection = check_choice("projection", projection, PROJECTIONS)
     baseline_projection = check_choice("baseline_projection", baseline_projection, PROJECTIONS)
     scale = check_choice("scale", scale, SCALES)
-    alloc = privacy_allocation(delta=delta, eps=eps, q=q, zeta=zeta)
+    alloc = privacy_allocation(demands=demands, eps=eps, q=q, zeta=zeta)
     rng = as_generator(rng)
     g_data, g_mech, g_base = spawn(rng, 3)
     if x is None:
@@ -198,7 +198,7 @@ def run_point(
     xs = x[:, alloc.order]  # sorted coordinate order
     xbar = xs.mean(axis=0)
     est = mmean_estimate(xs, c_sorted=alloc.c_sorted, trials=trials, rng=g_mech, projection=projection, scale=scale)
-    base_level = float(alloc.delta_tilde.min())  # min δ (capped at ε)
+    base_level = float(alloc.capped_demands.min())  # min δ (capped at ε)
     base = ldp_baseline_estimate(
         xs, level=base_level, trials=trials, rng=g_base, projection=baseline_projection, scale=scale
     )
@@ -220,12 +220,12 @@ def run_point(
 
 def _corollary1_if_two_groups(alloc: Allocation, n: int) -> float:
     """Corollary 1 when the demands are two groups (k at δ, the rest at ε, ε > 2δ), else NaN."""
-    dt = alloc.delta_tilde
+    dt = alloc.capped_demands
     low = dt.min()
     k = int(np.sum(dt == low))
     if not (1 <= k < dt.size) or not np.all((dt == low) | (dt == alloc.eps)) or not alloc.eps > 2 * low:
         return float("nan")
-    return corollary1_bound(d=dt.size, k=k, delta=float(low), eps=alloc.eps, q=alloc.q, n=n)
+    return corollary1_bound(d=dt.size, k=k, demand=float(low), eps=alloc.eps, q=alloc.q, n=n)
 
 
 def guarantee_report(alloc: Allocation, q=None) -> pd.DataFrame:
@@ -254,7 +254,7 @@ class Preset:
     axis: str
     values: tuple
     d: int
-    delta: float
+    demand: float
     eps: float
     n: int
     trials: int
@@ -271,7 +271,7 @@ PRESETS: dict[str, Preset] = {
         (0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 0.9, 1.0),
         d=10,
         k=2,
-        delta=0.2,
+        demand=0.2,
         eps=2.0,
         n=10_000,
         trials=1000,
@@ -283,7 +283,7 @@ PRESETS: dict[str, Preset] = {
         (5, 10, 20, 30, 40, 50),
         d=50,
         k_fraction=0.2,
-        delta=0.8,
+        demand=0.8,
         eps=8.0,
         n=5000,
         trials=100,
@@ -294,7 +294,7 @@ PRESETS: dict[str, Preset] = {
         "f",
         (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
         d=50,
-        delta=0.2,
+        demand=0.2,
         eps=2.0,
         n=5000,
         trials=100,
@@ -303,13 +303,13 @@ PRESETS: dict[str, Preset] = {
 }
 
 
-def _point_delta(axis: str, value, *, delta_vec, d, f, delta, eps):
+def _point_demands(axis: str, value, *, demands, d, f, demand, eps):
     if axis == "d":
         dd = int(value)
-        return two_group_delta(d=dd, k=int(round(dd * f)), delta=delta, eps=eps)
+        return two_group_demands(d=dd, k=int(round(dd * f)), demand=demand, eps=eps)
     if axis == "f":
-        return two_group_delta(d=d, k=int(round(d * float(value))), delta=delta, eps=eps)
-    return delta_vec
+        return two_group_demands(d=d, k=int(round(d * float(value))), demand=demand, eps=eps)
+    return demands
 
 
 def sweep_points(
@@ -321,10 +321,10 @@ def sweep_points(
     n: int,
     trials: int,
     seed: int,
-    delta: Sequence[float] | None = None,
+    demands: Sequence[float] | None = None,
     d: int | None = None,
     f: float = 0.2,
-    delta_sensitive: float = 0.2,
+    demand_sensitive: float = 0.2,
     zeta: float | None = None,
     projection: str = "box",
     baseline_projection: str = "box",
@@ -342,15 +342,15 @@ def sweep_points(
     trials = check_int("trials", trials, lo=1, hi=1_000_000, what=" (Monte Carlo repetitions)")
     n = check_int("n", n, lo=1, hi=10_000_000, what=" (number of users)")
     if axis in ("q", "n"):
-        if delta is None:
-            raise InputError(f"axis={axis!r} needs the demand vector delta; got None.")
-        delta_vec = check_vector("delta", delta, lo=0.0, lo_open=True, allow_inf=True, max_length=500)
-        d = delta_vec.size
+        if demands is None:
+            raise InputError(f"axis={axis!r} needs the demand vector demands; got None. Pass one demand per feature.")
+        demands = check_vector("demands", demands, lo=0.0, lo_open=True, allow_inf=True, max_length=500)
+        d = demands.size
     else:
-        delta_vec = None
+        demands = None
         f = check_real("f", f, lo=0.0, hi=1.0, what=" (fraction of sensitive features)")
-        delta_sensitive = check_real(
-            "delta_sensitive", delta_sensitive, lo=0.0, lo_open=True, what=" (demand of the sensitive features)"
+        demand_sensitive = check_real(
+            "demand_sensitive", demand_sensitive, lo=0.0, lo_open=True, what=" (demand of the sensitive features)"
         )
     if axis == "q":
         for v in values:
@@ -365,10 +365,10 @@ def sweep_points(
     for i, v in enumerate(values):
         if progress:
             progress(i / values.size, f"{axis} = {v:g}")
-        dv = _point_delta(axis, v, delta_vec=delta_vec, d=d, f=f, delta=delta_sensitive, eps=eps)
+        dv = _point_demands(axis, v, demands=demands, d=d, f=f, demand=demand_sensitive, eps=eps)
         res = run_point(
             n=ns[i],
-            delta=dv,
+            demands=dv,
             eps=eps,
             q=float(v) if axis == "q" else q,
             zeta=zeta,
@@ -389,10 +389,10 @@ def sweep(**kwargs) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run :func:`run_point` along one axis and return ``(summary, errors)`` tidy DataFrames
     (``kwargs``: those of :func:`sweep_points`).
 
-    * ``axis="q"``: the demand vector ``delta`` is fixed, q takes ``values`` (ζ heuristic per q
+    * ``axis="q"``: the demand vector ``demands`` is fixed, q takes ``values`` (ζ heuristic per q
       unless ``zeta`` is given);
-    * ``axis="n"``: ``delta`` fixed, n takes ``values``;
-    * ``axis="d"``: two-group demands, the first round(d·f) features at ``delta_sensitive``, the
+    * ``axis="n"``: ``demands`` fixed, n takes ``values``;
+    * ``axis="d"``: two-group demands, the first round(d·f) features at ``demand_sensitive``, the
       rest at ε, for each d in ``values``;
     * ``axis="f"``: dimension ``d``, fraction f of sensitive features takes ``values``.
 

@@ -274,7 +274,7 @@ def _one_run(method: str, A: np.ndarray, b: np.ndarray, x: np.ndarray, *, radius
 def fit(
     *,
     x,
-    delta,
+    demands,
     eps: float,
     q: float,
     radius: float = 1.0,
@@ -297,8 +297,8 @@ def fit(
     n, d = x.shape
     if d < 2:
         raise InputError(f"x must have at least one feature and a label (d >= 2); got d = {d}.")
-    delta = check_vector(
-        "delta", delta, length=d, lo=0.0, lo_open=True, allow_inf=True, what=" (per-coordinate demands, label last)"
+    demands = check_vector(
+        "demands", demands, length=d, lo=0.0, lo_open=True, allow_inf=True, what=" (per-coordinate demands, label last)"
     )
     radius = check_real("radius", radius, lo=0.0, lo_open=True, hi=1e3, what=" (radius R of Θ)")
     trials = check_int("trials", trials, lo=1, hi=10_000, what=" (repetitions)")
@@ -308,13 +308,13 @@ def fit(
         )
     rates = learning_rates(schedule=schedule, gamma0=gamma0, steps=steps, rho=rho, decay=decay)
     rng = as_generator(rng)
-    alloc = privacy_allocation(delta=delta, eps=eps, q=q)
+    alloc = privacy_allocation(demands=demands, eps=eps, q=q)
     z, label = x[:, :-1], x[:, -1]
     A_true, b_true = z.T @ z / n, z.T @ label / n
     theta_star = ball_lstsq(A_true, b_true, radius=radius)
     f_star = risk(theta_star, x)
     g_main, g_naive, g_ldp = spawn(rng, 3)
-    low = float(alloc.delta_tilde.min())
+    low = float(alloc.capped_demands.min())
     plans = {
         METHODS[0]: _releases(x, (alloc.order, alloc.c_sorted / 2), trials, g_main, 2),
         METHODS[1]: _releases(x, (alloc.order, alloc.c_sorted), trials, g_naive, 1),
@@ -389,7 +389,7 @@ def excess_risk_sweep(
     noise: float,
     q: float,
     k_sensitive: int,
-    delta: float,
+    demand: float,
     eps: float,
     trials: int = 10,
     seed: int = 0,
@@ -400,7 +400,7 @@ def excess_risk_sweep(
     """Excess risk vs n or vs ε (``axis``) for the three methods: tidy table with median, q25, q75,
     the number of non-convex (stopped) runs, per point; ``reason`` says why a point has no value
     (NaN quantiles, null in JSON) and is None otherwise. Demands: the first ``k_sensitive`` features
-    at δ, the other features and the label at ε. Data are drawn once per point from
+    at ``demand``, the other features and the label at ε. Data are drawn once per point from
     :func:`regression_data` with a seed derived from (seed, value) — or, when ``x`` (users ×
     [features, label] in [-1,1]) is given, taken from it (axis n: a random subsample of n users).
     ``descent``: the projected gradient descent's settings (``radius``, ``schedule``, ``gamma0``,
@@ -428,8 +428,8 @@ def excess_risk_sweep(
             xx = regression_data(n=nn, theta=theta, noise=noise, q=q, rng=g_data)
         else:
             xx = x if nn >= x.shape[0] else x[g_data.choice(x.shape[0], size=nn, replace=False)]
-        dem = [delta] * k_sensitive + [ee] * (theta.size - k_sensitive) + [ee]
-        res = fit(x=xx, delta=dem, eps=ee, q=q, trials=trials, rng=g_fit, **descent)
+        dem = [demand] * k_sensitive + [ee] * (theta.size - k_sensitive) + [ee]
+        res = fit(x=xx, demands=dem, eps=ee, q=q, trials=trials, rng=g_fit, **descent)
         for method in METHODS:
             ex = np.array([r.excess_risk for r in res[method]])
             ok = ex[np.isfinite(ex)]

@@ -68,7 +68,7 @@ class LinkedAnswer:
 class Solution(LinkedAnswer):
     """The most private scaling that meets the target, its simulated error and the fresh check.
 
-    ``scale`` is the answer (its levels ``eps`` and ``delta`` rounded to 3 significant digits, as the
+    ``scale`` is the answer (its levels ``eps`` and ``demands`` rounded to 3 significant digits, as the
     link opens them); ``scale_low`` … ``scale`` brackets the true most private scaling (``scale_low``
     fails, ``scale`` meets; equal resolution of the scan or where the simulation cannot tell them
     apart). ``error`` is the statistic (median or mean of ‖x̂ − x̄‖² with the scenario's projection) at
@@ -82,7 +82,7 @@ class Solution(LinkedAnswer):
     projection: str
     scale: float
     eps: float
-    delta: tuple
+    demands: tuple
     error: float
     error_10pct_more_private: float
     check: float
@@ -106,7 +106,7 @@ class Solution(LinkedAnswer):
         return (
             f"most private scaling whose {self.statistic} ‖x̂ − x̄‖² (projection {self.projection}) is ≤ "
             f"{self.target:g}: {self.scale:.4g}× the levels (ε = {self.eps:.4g}, δ = "
-            f"{', '.join(f'{v:.4g}' for v in self.delta)}; between {self.scale_low:.4g}× (misses) and "
+            f"{', '.join(f'{v:.4g}' for v in self.demands)}; between {self.scale_low:.4g}× (misses) and "
             f"{self.scale:.4g}× (meets); {self.releases} releases simulated)\nsimulated {self.statistic} "
             f"{self.error:.4g} (10 % more private: {self.error_10pct_more_private:.4g}); fresh simulation "
             f"({self.check_trials} releases): {self.check:.4g}, 95 % interval [{self.check_low:.4g}, "
@@ -180,8 +180,8 @@ def _errors(s, x, scale: float, *, trials: int, seed) -> np.ndarray:
     simulates)."""
     from .mmean import mmean_estimate
 
-    eps, delta = _setting(s, scale)
-    alloc = privacy_allocation(delta=delta, eps=eps, q=s.q, zeta=None if s.zeta_auto else s.zeta)
+    eps, demands = _setting(s, scale)
+    alloc = privacy_allocation(demands=demands, eps=eps, q=s.q, zeta=None if s.zeta_auto else s.zeta)
     xs = x[:, alloc.order]
     est = mmean_estimate(
         xs,
@@ -377,7 +377,7 @@ def solve_feature_privacy(s, *, target: float, statistic: str = "median", progre
     scale, a, fresh, (c_lo, c_hi), chk, checked = _checked(
         s, x, scale, a, target=target, statistic=statistic, hi=hi, say=say
     )
-    eps, delta = _setting(s, scale)
+    eps, demands = _setting(s, scale)
     err_stricter = _stat(sampler.errors(scale * 0.9, REFINE), statistic) if scale * 0.9 >= lo else float("nan")
     query = _solution_query(s, scale)
     type(s).from_query(query)  # the link reopens a valid scenario
@@ -388,7 +388,7 @@ def solve_feature_privacy(s, *, target: float, statistic: str = "median", progre
         s.used_projection,
         scale,
         eps,
-        delta,
+        demands,
         _stat(sampler.errors(scale, REFINE), statistic),
         err_stricter,
         chk,
@@ -408,13 +408,13 @@ def solve_feature_privacy(s, *, target: float, statistic: str = "median", progre
 def _solution_query(s, scale: float) -> dict:
     """The link of the answer: the same form of demands as the scenario (two groups keep two groups,
     with δ and ε scaled) where the page's sliders reach it, else the per-feature table."""
-    eps, delta = _setting(s, scale)
+    eps, demands = _setting(s, scale)
     if s.mode == "two_groups":
         sp = s.specs()["demand"]
         d_s = _round3(s.demand * scale)
         if sp.lo <= d_s <= sp.hi:
             return {**s.to_query(), "demand": f"{d_s:g}", "eps": f"{eps:g}"}
-    return {**s.to_query(), "mode": "table", "table": ",".join(f"{v:g}" for v in delta), "eps": f"{eps:g}"}
+    return {**s.to_query(), "mode": "table", "table": ",".join(f"{v:g}" for v in demands), "eps": f"{eps:g}"}
 
 
 # ------------------------------------------------------------------ mechanism lab

@@ -19,7 +19,7 @@ zetas = st.floats(0.01, 1.0)
 
 
 def test_figure3_allocation_values():
-    a = bcdp.privacy_allocation(delta=[0.2, 0.2] + [2.0] * 8, eps=2.0, q=0.1)
+    a = bcdp.privacy_allocation(demands=[0.2, 0.2] + [2.0] * 8, eps=2.0, q=0.1)
     assert a.zeta == pytest.approx(0.55)
     cd = math.log((math.exp(0.55 * 0.2) + 0.1 - 1) / 0.1)
     assert a.ldp_level == pytest.approx(cd)
@@ -28,15 +28,15 @@ def test_figure3_allocation_values():
 
 
 def test_user_order_is_preserved():
-    a = bcdp.privacy_allocation(delta=[2.0, 0.2, math.inf, 2.0, 0.2], eps=2.0, q=0.3)
-    b = bcdp.privacy_allocation(delta=[0.2, 0.2, 2.0, 2.0, math.inf], eps=2.0, q=0.3)
+    a = bcdp.privacy_allocation(demands=[2.0, 0.2, math.inf, 2.0, 0.2], eps=2.0, q=0.3)
+    b = bcdp.privacy_allocation(demands=[0.2, 0.2, 2.0, 2.0, math.inf], eps=2.0, q=0.3)
     assert a.c[[1, 4, 0, 3, 2]] == pytest.approx(b.c)
     assert np.all(np.diff(a.c_sorted) >= 0)
 
 
 @given(demands, epsilons, qs, zetas)
 def test_c_monotone_bounded_and_passes_prop4(delta, eps, q, zeta):
-    a = bcdp.privacy_allocation(delta=delta, eps=eps, q=q, zeta=zeta)
+    a = bcdp.privacy_allocation(demands=delta, eps=eps, q=q, zeta=zeta)
     cs = a.c_sorted
     dt = np.minimum(np.asarray(delta), eps)
     assert np.all(np.diff(cs) >= -1e-12), "c must be non-decreasing in the sorted order"
@@ -49,14 +49,14 @@ def test_c_monotone_bounded_and_passes_prop4(delta, eps, q, zeta):
 
 
 @given(demands, epsilons, zetas)
-def test_q0_gives_delta_tilde(delta, eps, zeta):
-    a = bcdp.privacy_allocation(delta=delta, eps=eps, q=0.0, zeta=zeta)
+def test_q0_gives_capped_demands(delta, eps, zeta):
+    a = bcdp.privacy_allocation(demands=delta, eps=eps, q=0.0, zeta=zeta)
     assert a.c == pytest.approx(np.minimum(delta, eps), rel=1e-12)
 
 
 @given(demands, epsilons, zetas)
 def test_q1_gives_zeta_delta1(delta, eps, zeta):
-    a = bcdp.privacy_allocation(delta=delta, eps=eps, q=1.0, zeta=zeta)
+    a = bcdp.privacy_allocation(demands=delta, eps=eps, q=1.0, zeta=zeta)
     d1 = min(min(delta), eps)
     assert a.c == pytest.approx(np.full(len(delta), zeta * d1), rel=1e-9, abs=1e-12)
 
@@ -97,7 +97,7 @@ def test_prop3_and_prop4_formulas():
 def test_prop6_constraint_implies_prop4_1(delta, q, raw):
     """A c ≤ 1 ⇒ δ_i ≥ c_i + log(1 + q(e^{Σ_{j≠i} c_j} − 1)) (Proposition 6)."""
     delta = np.asarray(delta)
-    A = bcdp.prop6_matrix(delta=delta, q=q)
+    A = bcdp.prop6_matrix(demands=delta, q=q)
     c = np.asarray(raw[: delta.size])
     scale = (A @ c).max()
     if scale > 0:
@@ -109,9 +109,9 @@ def test_prop6_constraint_implies_prop4_1(delta, q, raw):
 @pytest.mark.parametrize("q", [0.0, 0.05, 0.3, 1.0])
 def test_translator_is_feasible_and_valid(q):
     delta = [0.2, 0.2, 2.0, 2.0, 2.0, 2.0]
-    res = bcdp.translate_delta_to_c(delta=delta, eps=2.0, q=q)
+    res = bcdp.translate_demands_to_c(demands=delta, eps=2.0, q=q)
     c = res.c_sorted
-    A = bcdp.prop6_matrix(delta=np.sort(delta), q=q)
+    A = bcdp.prop6_matrix(demands=np.sort(delta), q=q)
     assert res.status in ("optimal", "optimal_inaccurate")
     assert np.all(c >= 0) and np.all(np.diff(c) >= -1e-12)
     assert np.all(A @ c <= 1 + 1e-7) and c[-1] <= 2.0 + 1e-9
@@ -123,7 +123,7 @@ def test_translator_is_feasible_and_valid(q):
 
 def test_translator_q0_reaches_demands():
     """With q = 0 the constraint is c_i ≤ δ_i; the bound is minimised by c = min(δ, ε)."""
-    res = bcdp.translate_delta_to_c(delta=[0.5, 1.0, 2.0], eps=2.0, q=0.0)
+    res = bcdp.translate_demands_to_c(demands=[0.5, 1.0, 2.0], eps=2.0, q=0.0)
     assert res.c_sorted == pytest.approx([0.5, 1.0, 2.0], rel=1e-3)
 
 
@@ -132,9 +132,9 @@ def test_bound_shape_and_corollary():
     inc = np.diff(np.r_[0.0, c])
     S = np.cumsum(inc**2 / np.array([4, 3, 2, 1]))
     assert bcdp.mse_bound_thm2(c_sorted=c, n=10) == pytest.approx(np.minimum(1 / S, 4).sum() / 10)
-    small = bcdp.corollary1_bound(d=10, k=2, delta=0.2, eps=2.0, q=1e-6, n=100)
+    small = bcdp.corollary1_bound(d=10, k=2, demand=0.2, eps=2.0, q=1e-6, n=100)
     assert small == pytest.approx((10 * 2 / 0.04 + 64 / 4) / 100)
-    big = bcdp.corollary1_bound(d=10, k=2, delta=0.2, eps=2.0, q=0.5, n=100)
+    big = bcdp.corollary1_bound(d=10, k=2, demand=0.2, eps=2.0, q=0.5, n=100)
     assert big > small
 
 
@@ -155,9 +155,9 @@ def test_projections_land_inside_their_sets(d, mode, raw):
 def test_corollary1_reported_only_for_two_groups():
     from hetdp_core.bcdp_sim import run_point
 
-    two = run_point(n=200, delta=[0.2, 0.2, 2.0, 2.0], eps=2.0, q=0.3, zeta=0.5, trials=3, rng=0)
-    assert two.corollary1 == pytest.approx(bcdp.corollary1_bound(d=4, k=2, delta=0.2, eps=2.0, q=0.3, n=200))
-    three = run_point(n=200, delta=[0.2, 0.5, 2.0, 2.0], eps=2.0, q=0.3, trials=3, rng=0)
+    two = run_point(n=200, demands=[0.2, 0.2, 2.0, 2.0], eps=2.0, q=0.3, zeta=0.5, trials=3, rng=0)
+    assert two.corollary1 == pytest.approx(bcdp.corollary1_bound(d=4, k=2, demand=0.2, eps=2.0, q=0.3, n=200))
+    three = run_point(n=200, demands=[0.2, 0.5, 2.0, 2.0], eps=2.0, q=0.3, trials=3, rng=0)
     assert math.isnan(three.corollary1)
-    close = run_point(n=200, delta=[1.5, 2.0], eps=2.0, q=0.3, trials=3, rng=0)  # ε ≤ 2δ
+    close = run_point(n=200, demands=[1.5, 2.0], eps=2.0, q=0.3, trials=3, rng=0)  # ε ≤ 2δ
     assert math.isnan(close.corollary1)

@@ -162,7 +162,7 @@ def test_exact_bad_input(func, kw, match):
 def test_algorithm2_gradient_unbiased_single_copy_biased():
     """E[Âθ − b̂] = ∇f(θ) for two independent copies; the single-copy plug-in is biased."""
     x = rg.regression_data(n=40, theta=[0.5, -0.3], noise=0.1, q=0.2, rng=1)
-    a = privacy_allocation(delta=[1.0, 3.0, 3.0], eps=3.0, q=0.2)
+    a = privacy_allocation(demands=[1.0, 3.0, 3.0], eps=3.0, q=0.2)
     xs = x[:, a.order]
     T = 6000
 
@@ -194,7 +194,7 @@ def test_excess_risk_decreases_with_n():
         noise=0.1,
         q=0.0,
         k_sensitive=1,
-        delta=6.0,
+        demand=6.0,
         eps=8.0,
         trials=6,
         seed=3,
@@ -210,7 +210,7 @@ def test_excess_risk_decreases_with_n():
 
 def test_nonconvex_is_reported_not_diverging():
     x = rg.regression_data(n=50, theta=[0.5, -0.3], noise=0.1, rng=2)
-    res = rg.fit(x=x, delta=[0.3, 1.0, 1.0], eps=1.0, q=0.0, trials=3, rng=4)
+    res = rg.fit(x=x, demands=[0.3, 1.0, 1.0], eps=1.0, q=0.0, trials=3, rng=4)
     runs = res["Algorithm 2 (two copies)"]
     assert any(not r.convex for r in runs)
     for r in runs:
@@ -248,10 +248,10 @@ def test_learning_rate_bad_input(kw, match):
 
 def test_regression_bad_input():
     with pytest.raises(ValueError, match="x entries must be <= 1"):
-        rg.fit(x=np.full((10, 3), 2.0), delta=[1, 1, 1], eps=1, q=0)
-    with pytest.raises(ValueError, match="delta must have length 3"):
-        rg.fit(x=np.zeros((10, 3)), delta=[1, 1], eps=1, q=0)
+        rg.fit(x=np.full((10, 3), 2.0), demands=[1, 1, 1], eps=1, q=0)
+    with pytest.raises(ValueError, match="demands must have length 3"):
+        rg.fit(x=np.zeros((10, 3)), demands=[1, 1], eps=1, q=0)
     with pytest.raises(ValueError, match="compute size"):
-        rg.fit(x=np.zeros((100_000, 3)), delta=[1, 1, 1], eps=1, q=0, trials=100)
+        rg.fit(x=np.zeros((100_000, 3)), demands=[1, 1, 1], eps=1, q=0, trials=100)
     with pytest.raises(ValueError, match="n must be >= 2"):
         rg.regression_data(n=1, theta=[0.1])

@@ -25,9 +25,9 @@ def test_c_vector_json_shape_and_user_order(capsys):
     d = strict_json(out)
     assert set(d) >= {"c", "ldp_level", "guarantee"}
     assert len(d["c"]) == 4 and d["c"][1] < d["c"][0] == d["c"][3]
-    assert [g["delta"] for g in d["guarantee"]] == [2.0, 0.2, None, 2.0]  # strict JSON: ∞ is null …
-    assert d["non_finite"]["/guarantee/2/delta"] == "+Infinity"  # … and says what it was
-    assert all(g["ok"] and g["guaranteed"] <= (g["delta"] or math.inf) + 1e-9 for g in d["guarantee"])
+    assert [g["demand"] for g in d["guarantee"]] == [2.0, 0.2, None, 2.0]  # strict JSON: ∞ is null …
+    assert d["non_finite"]["/guarantee/2/demand"] == "+Infinity"  # … and says what it was
+    assert all(g["ok"] and g["guaranteed"] <= (g["demand"] or math.inf) + 1e-9 for g in d["guarantee"])
 
 
 def test_c_vector_text_output(capsys):
@@ -102,7 +102,7 @@ def test_reproduce_writes_csv_and_html(tmp_path, capsys):
 
 
 CORE_BAD = [
-    (["bcdp", "c-vector", "--delta", "0.2,-1", "--eps", "2", "--q", "0.1"], "delta entries must be > 0"),
+    (["bcdp", "c-vector", "--delta", "0.2,-1", "--eps", "2", "--q", "0.1"], "demands entries must be > 0"),
     (
         ["bcdp", "c-vector", "--delta", "0.2,nan", "--eps", "2", "--q", "0.1"],
         "--demands entry 2 must be a number; got NaN",

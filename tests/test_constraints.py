@@ -108,7 +108,7 @@ def test_core_functions_use_the_shared_constraints():
     from hetdp_core.mechanisms import gaussian_sigma
 
     with pytest.raises(InputError, match=r"eps must be in \[1e-06, 700\]"):
-        privacy_allocation(delta=[1.0, 2.0], eps=0.0, q=0.1)
+        privacy_allocation(demands=[1.0, 2.0], eps=0.0, q=0.1)
     with pytest.raises(InputError, match=r"delta must be in \(0, 1\)"):
         gaussian_sigma(sensitivity=1.0, eps=0.5, delta=1.0)
 

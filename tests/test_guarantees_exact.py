@@ -234,7 +234,7 @@ def test_groupwise_summary_reports_the_exact_crossing():
 
 # ------------------------------------------------------------------ defect 5: the Feature-privacy solver
 def test_zeta_one_gives_c1_exactly_zero():
-    a = privacy_allocation(delta=[0.2, 0.2, 2, 2], eps=2, q=0.1, zeta=1.0)
+    a = privacy_allocation(demands=[0.2, 0.2, 2, 2], eps=2, q=0.1, zeta=1.0)
     assert a.c_sorted[0] == 0.0
 
 

@@ -21,7 +21,7 @@ DELTA = [0.2, 0.2] + [2.0] * 8
 def published(q, trials):
     return run_point(
         n=10_000,
-        delta=DELTA,
+        demands=DELTA,
         eps=2.0,
         q=q,
         trials=trials,
@@ -51,7 +51,7 @@ def test_equal_at_q_one():
 
 def test_corrected_mechanism_loses_at_high_q():
     """The finding stated on the page and in the README (unbiased constant, box for both)."""
-    hi = run_point(n=10_000, delta=DELTA, eps=2.0, q=0.9, trials=150, rng=point_rng(0, 0.9))
-    lo = run_point(n=10_000, delta=DELTA, eps=2.0, q=0.01, trials=150, rng=point_rng(0, 0.01))
+    hi = run_point(n=10_000, demands=DELTA, eps=2.0, q=0.9, trials=150, rng=point_rng(0, 0.9))
+    lo = run_point(n=10_000, demands=DELTA, eps=2.0, q=0.01, trials=150, rng=point_rng(0, 0.01))
     assert stats.mannwhitneyu(hi.errors_mmean, hi.errors_baseline, alternative="greater").pvalue < 1e-6
     assert stats.mannwhitneyu(lo.errors_mmean, lo.errors_baseline, alternative="less").pvalue < 1e-6

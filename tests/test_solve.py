@@ -38,7 +38,7 @@ def test_answer_meets_the_target_and_ten_percent_more_private_does_not(query, ta
     assert _stat(e, "median") > target
     # the link reopens a scenario with exactly these levels
     s2 = FP.SCENARIO.from_query(sol.scenario_query)
-    assert np.allclose(s2.demands(), sol.delta, rtol=1e-5) and s2.eps == pytest.approx(sol.eps, rel=1e-5)
+    assert np.allclose(s2.demands(), sol.demands, rtol=1e-5) and s2.eps == pytest.approx(sol.eps, rel=1e-5)
 
 
 @pytest.mark.parametrize(

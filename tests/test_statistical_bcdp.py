@@ -90,7 +90,7 @@ def test_sum_path_mean_and_variance():
 
 def test_mmean_release_is_unbiased_per_user():
     x = q_mixture_data(n=4, d=4, q=0.3, rng=2) * np.array([1.0, 0.5, -0.25, 1.0])
-    a = privacy_allocation(delta=[0.5, 1.0, 3.0, 3.0], eps=3.0, q=0.3)
+    a = privacy_allocation(demands=[0.5, 1.0, 3.0, 3.0], eps=3.0, q=0.3)
     xs = x[:, a.order]
     rel = mmean_release(xs, c_sorted=a.c_sorted, trials=60_000, rng=8)
     ok, dev = mean_within_ci(rel, xs)
@@ -101,7 +101,7 @@ def test_mmean_release_is_unbiased_per_user():
 def test_server_estimate_mean_and_mse_match_closed_form(scale):
     """No projection: E[x̂] = γ x̄ (γ = 1 unbiased), and the Monte Carlo MSE equals the closed form."""
     x = q_mixture_data(n=300, d=5, q=0.2, rng=21)
-    a = privacy_allocation(delta=[0.3, 0.3, 2.0, 2.0, 2.0], eps=2.0, q=0.2)
+    a = privacy_allocation(demands=[0.3, 0.3, 2.0, 2.0, 2.0], eps=2.0, q=0.2)
     xs = x[:, a.order]
     T = 20_000
     est = mmean_estimate(xs, c_sorted=a.c_sorted, trials=T, rng=22, projection="none", scale=scale)
@@ -143,7 +143,7 @@ def test_unbiasedness_check_catches_ignored_privacy_coin(monkeypatch):
 def test_mse_check_catches_wrong_variance(monkeypatch):
     """If the simulated channel had a 10% larger radius, the MSE check must fail."""
     x = q_mixture_data(n=300, d=4, q=0.2, rng=41)
-    a = privacy_allocation(delta=[0.3, 2.0, 2.0, 2.0], eps=2.0, q=0.2)
+    a = privacy_allocation(demands=[0.3, 2.0, 2.0, 2.0], eps=2.0, q=0.2)
     xs = x[:, a.order]
     exact = exact_mse_mmean(xs, c_sorted=a.c_sorted)
     real = duchi_mod.duchi_B
@@ -238,7 +238,7 @@ def test_mmean_release_equals_the_weighted_sum_of_its_stage_channels():
     from hetdp_core.mmean import _weights_matrix, mmean_stages
 
     x = q_mixture_data(n=3000, d=4, q=0.2, rng=3)
-    a = privacy_allocation(delta=[0.3, 1.0, 2.0, 2.0], eps=2.0, q=0.2)
+    a = privacy_allocation(demands=[0.3, 1.0, 2.0, 2.0], eps=2.0, q=0.2)
     xs = x[:, a.order]
     got = mmean_release(xs, c_sorted=a.c_sorted, trials=5, rng=4)
     stages = mmean_stages(a.c_sorted)

@@ -17,7 +17,7 @@ import pandas as pd
 from .. import bcdp_exact as ex
 from .. import scenario as sc
 from .._doc import document
-from ..bcdp import Allocation, Translation, mse_bound_thm2, privacy_allocation, translate_delta_to_c
+from ..bcdp import Allocation, Translation, mse_bound_thm2, privacy_allocation, translate_demands_to_c
 from ..bcdp_exact import ExactReport
 from ..constraints import DEMAND, EPS
 from ..meaning import Level
@@ -119,7 +119,7 @@ class GuaranteeLabResult(Result):
     alloc : Allocation
         Theorem 2's allocation for the translator's demands.
     translate : Translation
-        Proposition 6's allocation (``c``, ``c_sorted``) from :func:`hetdp_core.bcdp.translate_delta_to_c`.
+        Proposition 6's allocation (``c``, ``c_sorted``) from :func:`hetdp_core.bcdp.translate_demands_to_c`.
     names : tuple of str
         The translator's feature names.
     compare : pandas.DataFrame
@@ -170,12 +170,12 @@ def _example2_table() -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class HypothesisTest:
-    """The hypothesis-test tab (Theorem 1): the coordinate's ``values``, its exact level ``delta_i``,
+    """The hypothesis-test tab (Theorem 1): the coordinate's ``values``, its exact BCDP ``level`` (the paper's δ_i),
     whether it is ``testable`` (at least two values), the number of ``outputs``, and ``all`` — every
     deterministic test's (α, β), or ``(None, None)`` when not shown."""
 
     values: tuple
-    delta_i: float
+    level: float
     testable: bool
     outputs: int
     all: tuple = (None, None)
@@ -185,14 +185,14 @@ def _hypothesis_test(s: GuaranteeLab, prior_t, mech_t) -> tuple[HypothesisTest, 
     """The test of feature ``test_coord``: its exact level, its outputs and its trade-off curve."""
     i = s.test_coord - 1
     vals, P = ex.conditional_outputs(prior_t, mech_t, i)
-    delta_i = float(ex.bcdp_levels(prior_t, mech_t)[i])
+    level = float(ex.bcdp_levels(prior_t, mech_t)[i])
     testable = P.shape[0] >= 2
     if testable:
         a_np, b_np = ex.tradeoff_curve(P[0], P[1])
         every = ex.all_tests(P[0], P[1]) if s.all_tests and P.shape[1] <= 12 else (None, None)
     else:
         a_np, b_np, every = np.array([0.0, 1.0]), np.array([1.0, 0.0]), (None, None)
-    test = HypothesisTest(tuple(vals), delta_i, testable, int(P.shape[1]), tuple(every))
+    test = HypothesisTest(tuple(vals), level, testable, int(P.shape[1]), tuple(every))
     return test, pd.DataFrame({"alpha": a_np, "beta": b_np})
 
 
@@ -217,8 +217,8 @@ def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
     test, tradeoff = _hypothesis_test(s, prior_t, mech_t)
 
     tr_demands = np.asarray(s.tr_demands, dtype=float)
-    alloc = privacy_allocation(delta=tr_demands, eps=s.tr_eps, q=s.tr_q)
-    tr = translate_delta_to_c(delta=tr_demands, eps=s.tr_eps, q=s.tr_q)
+    alloc = privacy_allocation(demands=tr_demands, eps=s.tr_eps, q=s.tr_q)
+    tr = translate_demands_to_c(demands=tr_demands, eps=s.tr_eps, q=s.tr_q)
     names = [f"x{j + 1}" for j in range(tr_demands.size)]
     compare = pd.DataFrame(
         {
@@ -236,7 +236,7 @@ def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
         bcdp_example2=_example2_table(),
         bcdp_rr_vs_bounds=rr,
         bcdp_tradeoff=tradeoff,
-        bcdp_translator=pd.DataFrame({"feature": names, "delta": tr_demands, "c_theorem2": alloc.c, "c_prop6": tr.c}),
+        bcdp_translator=pd.DataFrame({"feature": names, "demand": tr_demands, "c_theorem2": alloc.c, "c_prop6": tr.c}),
         checks=checks,
         rep1=rep1,
         test=test,
@@ -258,7 +258,7 @@ def levels(result: GuaranteeLabResult) -> list[Level]:
     any_attacker = float(alloc.ldp_level)
     return [
         Level(str(n), float(d), delivered=float(v), any_attacker=any_attacker)
-        for n, d, v in zip(result.names, alloc.delta, g.guaranteed)
+        for n, d, v in zip(result.names, alloc.demands, g.guaranteed)
     ]
 
 
@@ -282,7 +282,7 @@ def summarize(result: GuaranteeLabResult) -> tuple[str, ...]:
     return (
         f"Example 1 (a, b, c as set): coordinate levels δ₁ = {levels_text(r1.bcdp[0])[0]}, "
         f"δ₂ = {levels_text(r1.bcdp[1])[0]}; the whole record is {levels_text(r1.ldp)[0]}-LDP (exact).",
-        f"Coordinate {result.scenario.test_coord}'s exact level is δ = {levels_text(result.test.delta_i)[0]}: "
+        f"Coordinate {result.scenario.test_coord}'s exact level is δ = {levels_text(result.test.level)[0]}: "
         "no test of its value does better than that trade-off.",
         f"Translator: Theorem 2 delivers LDP level {lv[0]:.3g}, Proposition 6 {lv[1]:.3g} for the same demands.",
     )

@@ -25,7 +25,7 @@ from ..bcdp_sim import (
     point_rng,
     q_mixture_data,
     sweep,
-    two_group_delta,
+    two_group_demands,
 )
 from ..bcdp_sim import PRESETS as PAPER_PRESETS
 from ..constraints import DEMAND, EPS, SEED, TRIALS, USERS
@@ -163,7 +163,7 @@ class FeaturePrivacy(sc.Scenario):
 
     def demands(self) -> np.ndarray:
         if self.mode == "two_groups":
-            return two_group_delta(d=self.d, k=self.k, delta=self.demand, eps=self.eps)
+            return two_group_demands(d=self.d, k=self.k, demand=self.demand, eps=self.eps)
         return np.asarray(self.table, dtype=float)
 
 
@@ -184,7 +184,7 @@ def paper_preset(
     vals = dict(
         mode="two_groups",
         eps=p.eps,
-        demand=p.delta,
+        demand=p.demand,
         q=p.q if q is None else q,
         n=p.n if n is None else n,
         zeta_auto=True,
@@ -207,14 +207,14 @@ def paper_preset(
 PRESET_KEYS = {"Figure 3": "fig3", "Figure 4a": "fig4a", "Figure 4b": "fig4b"}
 
 
-def _point(value, *, s: FeaturePrivacy, delta_vec, d, k, max_cells):
+def _point(value, *, s: FeaturePrivacy, demands, d, k, max_cells):
     return sweep(
         axis=s.axis,
         values=(value,),
-        delta=tuple(delta_vec) if s.axis in ("q", "n") else None,
+        demands=tuple(demands) if s.axis in ("q", "n") else None,
         d=d,
         f=(k / d) if d else 0.0,
-        delta_sensitive=_dsens(s, delta_vec),
+        demand_sensitive=_dsens(s, demands),
         eps=s.eps,
         q=s.q,
         zeta=None if s.zeta_auto else s.zeta,
@@ -228,8 +228,8 @@ def _point(value, *, s: FeaturePrivacy, delta_vec, d, k, max_cells):
     )
 
 
-def _dsens(s: FeaturePrivacy, delta_vec) -> float:
-    return s.demand if s.mode == "two_groups" else float(np.min(delta_vec))
+def _dsens(s: FeaturePrivacy, demands) -> float:
+    return s.demand if s.mode == "two_groups" else float(np.min(demands))
 
 
 #: equally likely releases in the quantile dotplot; at most DOT_TRIALS simulated releases are read,
@@ -269,7 +269,7 @@ def release_quantiles(s: FeaturePrivacy, alloc, names) -> pd.DataFrame:
     est[:, alloc.order] = est_sorted  # back to the user's feature order
     q = np.quantile(est, DOT_PROBABILITIES, axis=0)
     truth = x.mean(axis=0)
-    labels = [f"{names[j]} (δ = {alloc.delta[j]:g})" for j in range(d)]
+    labels = [f"{names[j]} (δ = {alloc.demands[j]:g})" for j in range(d)]
     return dot_table({lab: q[:, j] for j, lab in enumerate(labels)}, dict(zip(labels, truth)))
 
 
@@ -318,10 +318,10 @@ def run(s: FeaturePrivacy, *, options: sc.RunOptions) -> FeaturePrivacyResult:
     method) and ``bcdp_mse_errors`` (one squared ℓ2 error per trial). Each sweep point draws from
     ``SeedSequence([seed, value])``, so a point's numbers do not depend on the other points."""
     sc.check_budget(s, options.budget)
-    delta_vec = s.demands()
-    d = delta_vec.size
-    k = s.k if s.mode == "two_groups" else int(np.sum(delta_vec < s.eps))
-    alloc = privacy_allocation(delta=delta_vec, eps=s.eps, q=s.q, zeta=None if s.zeta_auto else s.zeta)
+    demands = s.demands()
+    d = demands.size
+    k = s.k if s.mode == "two_groups" else int(np.sum(demands < s.eps))
+    alloc = privacy_allocation(demands=demands, eps=s.eps, q=s.q, zeta=None if s.zeta_auto else s.zeta)
     report = guarantee_report(alloc)
     names = [f"x{i + 1}" for i in range(d)]
     sorted_names = [names[i] for i in alloc.order]
@@ -339,7 +339,7 @@ def run(s: FeaturePrivacy, *, options: sc.RunOptions) -> FeaturePrivacyResult:
         ]
     )
     parts = map_points(
-        partial(_point, s=s, delta_vec=delta_vec, d=d, k=k, max_cells=options.max_cells),
+        partial(_point, s=s, demands=demands, d=d, k=k, max_cells=options.max_cells),
         s.points,
         options=options,
         label=lambda v: f"{s.axis} = {v:g}",
@@ -389,7 +389,7 @@ def levels(result: FeaturePrivacyResult) -> list[Level]:
     any_attacker = float(result.alloc.ldp_level)
     return [
         Level(f, float(d), delivered=float(v), any_attacker=any_attacker)
-        for f, d, v in zip(result.names, result.alloc.delta, result.guaranteed)
+        for f, d, v in zip(result.names, result.alloc.demands, result.guaranteed)
     ]
 
 

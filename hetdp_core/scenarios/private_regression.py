@@ -126,7 +126,7 @@ def _settings(s: PrivateRegression, data: bytes | None) -> tuple[dict, int, int]
     theta = tuple(THETA[: s.features]) if data is None else (0.0,)
     n_feat = s.features if data is None else rg.load_regression_csv(data).shape[1] - 1
     k = min(s.k, n_feat)
-    common = dict(theta=theta, noise=s.noise, q=s.q, k=k, delta=s.demand, eps=s.eps, **optimizer(s))
+    common = dict(theta=theta, noise=s.noise, q=s.q, k=k, demand=s.demand, eps=s.eps, **optimizer(s))
     return common, n_feat, k
 
 
@@ -189,7 +189,7 @@ def run(s: PrivateRegression, *, options: RunOptions) -> PrivateRegressionResult
         x = rg.load_regression_csv(data)
     d = x.shape[1]
     dem = [s.demand] * k + [s.eps] * (d - 1 - k) + [s.eps]
-    res = rg.fit(x=x, delta=dem, eps=s.eps, q=s.q, **optimizer(s), trials=1, rng=s.seed + 1)
+    res = rg.fit(x=x, demands=dem, eps=s.eps, q=s.q, **optimizer(s), trials=1, rng=s.seed + 1)
     ref = res["_reference"][0]
     trajs = {m: runs[0].trajectory for m, runs in res.items() if not m.startswith("_")}
     trajectory = (
@@ -251,12 +251,12 @@ def guarantee_table(s: PrivateRegression, alloc, *, theta, n_feat: int, k: int, 
     frame = pd.DataFrame(
         {
             "coordinate": names,
-            "demanded δ": alloc.delta,
+            "demanded δ": alloc.demands,
             "correlation q_i": qv,
             "q_i is": [basis] * n_feat + ["exempt (label)"],
             "guaranteed δ'": guaranteed,
             "any attacker (LDP c_d)": [alloc.ldp_level] * d,
-            "demand met": guaranteed <= alloc.delta * (1 + 1e-9),
+            "demand met": guaranteed <= alloc.demands * (1 + 1e-9),
         }
     )
     notes = []
@@ -264,7 +264,7 @@ def guarantee_table(s: PrivateRegression, alloc, *, theta, n_feat: int, k: int, 
         if not frame["demand met"].iloc[i]:
             notes.append(
                 f"Assumption 1 does not hold for {names[i]}: the data's correlation q_{i + 1} = {qf[i]:.3g} "
-                f"exceeds the assumed q = {s.q:g}, so its demand δ = {alloc.delta[i]:g} is not met; "
+                f"exceeds the assumed q = {s.q:g}, so its demand δ = {alloc.demands[i]:g} is not met; "
                 f"only δ' = {guaranteed[i]:.3g} holds (Proposition 4)."
             )
     return frame, notes

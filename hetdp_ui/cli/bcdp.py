@@ -10,8 +10,8 @@ from hetdp_ui.cli._common import CliError, _dump, _errors_block, parse_list, ver
 def cmd_c_vector(a) -> int:
     from hetdp_core.bcdp import mechanism_guarantee, privacy_allocation
 
-    delta = parse_list(a.delta, "--demands")
-    alloc = privacy_allocation(delta=delta, eps=a.eps, q=a.q, zeta=a.zeta)
+    demands = parse_list(a.demands, "--demands")
+    alloc = privacy_allocation(demands=demands, eps=a.eps, q=a.q, zeta=a.zeta)
     g = mechanism_guarantee(alloc)
     chk = g.check
     out = {
@@ -19,7 +19,7 @@ def cmd_c_vector(a) -> int:
         "ldp_level": alloc.ldp_level,
         "zeta": alloc.zeta,
         "guarantee": [
-            {"delta": float(dl), "guaranteed": float(gd), "ok": bool(ok)}
+            {"demand": float(dl), "guaranteed": float(gd), "ok": bool(ok)}
             for dl, gd, ok in zip(chk.demanded, chk.guaranteed, chk.ok)
         ],
         "all_ok": chk.all_ok,
@@ -60,9 +60,9 @@ def cmd_mse(a) -> int:
     page does not offer. ``hetdp run Feature_privacy`` gives the page's whole view."""
     from hetdp_core.bcdp_sim import sweep_points
 
-    delta = parse_list(a.delta, "--demands")
-    if a.d is not None and a.d != len(delta):
-        raise CliError(f"--d is {a.d} but --demands has {len(delta)} entries; give one demand per feature.")
+    demands = parse_list(a.demands, "--demands")
+    if a.d is not None and a.d != len(demands):
+        raise CliError(f"--d is {a.d} but --demands has {len(demands)} entries; give one demand per feature.")
     qs = parse_list(a.q, "--q")
     same = {k: getattr(a, k) for k in ("eps", "zeta", "n", "trials", "seed", "projection", "baseline_projection")}
     results = [
@@ -78,13 +78,13 @@ def cmd_mse(a) -> int:
                 "exact_mse_no_projection": res.exact_baseline,
             },
         }
-        for q, _, _, res in sweep_points(axis="q", values=qs, delta=delta, q=qs[0], scale=a.duchi_scale, **same)
+        for q, _, _, res in sweep_points(axis="q", values=qs, demands=demands, q=qs[0], scale=a.duchi_scale, **same)
     ]
     params = {
         "n": a.n,
-        "d": len(delta),
+        "d": len(demands),
         "eps": a.eps,
-        "delta": delta,
+        "demands": demands,
         "q": qs,
         "zeta": a.zeta,
         "trials": a.trials,
@@ -153,7 +153,7 @@ def register(sub) -> None:
     cv.add_argument(
         "--demands",
         "--delta",
-        dest="delta",
+        dest="demands",
         required=True,
         help="per-feature demands, e.g. 0.2,0.2,2,inf (--delta: old name)",
     )
@@ -170,7 +170,7 @@ def register(sub) -> None:
     ms.add_argument(
         "--demands",
         "--delta",
-        dest="delta",
+        dest="demands",
         metavar="DEMANDS",
         required=True,
         help="per-feature demands (--delta: old name)",

@@ -45,12 +45,12 @@ def cmd_reproduce(a) -> int:
             scale=scale,
         )
         if p.axis == "q":
-            delta = [p.delta] * p.k + [p.eps] * (p.d - p.k)
-            summary, errors = sweep(axis="q", values=p.values, delta=delta, **kw)
+            demands = [p.demand] * p.k + [p.eps] * (p.d - p.k)
+            summary, errors = sweep(axis="q", values=p.values, demands=demands, **kw)
         elif p.axis == "d":
-            summary, errors = sweep(axis="d", values=p.values, f=p.k_fraction, delta_sensitive=p.delta, **kw)
+            summary, errors = sweep(axis="d", values=p.values, f=p.k_fraction, demand_sensitive=p.demand, **kw)
         else:
-            summary, errors = sweep(axis="f", values=p.values, d=p.d, delta_sensitive=p.delta, **kw)
+            summary, errors = sweep(axis="f", values=p.values, d=p.d, demand_sensitive=p.demand, **kw)
     secs = time.perf_counter() - t0
     stem = f"{key}_{a.variant}"
     write_atomic(out / f"{stem}_summary.csv", summary.to_csv(index=False), what="--out")

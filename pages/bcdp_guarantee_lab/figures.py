@@ -117,7 +117,7 @@ def translator_figure(names, c_thm2, c_prop6, delta) -> go.Figure:
 def _tests(s, r):
     t = r.bcdp_tradeoff
     a_all, b_all = r.test.all
-    return hypothesis_tests_figure(a_all, b_all, t["alpha"].to_numpy(), t["beta"].to_numpy(), r.test.delta_i)
+    return hypothesis_tests_figure(a_all, b_all, t["alpha"].to_numpy(), t["beta"].to_numpy(), r.test.level)
 
 
 FIGURES = (
@@ -130,6 +130,6 @@ FIGURES = (
     PageFigure(
         "translator",
         "Translator: δ → c (Theorem 2 and Proposition 6)",
-        lambda s, r: translator_figure(r.names, r.alloc.c, r.translate.c, r.bcdp_translator["delta"].to_numpy()),
+        lambda s, r: translator_figure(r.names, r.alloc.c, r.translate.c, r.alloc.demands),
     ),
 )

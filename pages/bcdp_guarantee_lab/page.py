@@ -120,7 +120,7 @@ with ui.page_shell(lab) as page:
     # ------------------------------------------------------------------ Theorem 1
     with tab4:
         test = result.test
-        i, vals, delta_i = scenario.test_coord - 1, test.values, test.delta_i
+        i, vals, level = scenario.test_coord - 1, test.values, test.level
         if not test.testable:
             st.info("This coordinate takes a single value with positive probability: nothing to test.")
         else:
@@ -128,7 +128,7 @@ with ui.page_shell(lab) as page:
             st.markdown(
                 f"An adversary tests H₀: x_{i + 1} = {vals[0]} against H₁: x_{i + 1} = {vals[1]} from the "
                 f"output. Theorem 1: the mechanism is δ_i-BCDP exactly when no test beats the lines "
-                f"e^δ α + β = 1 and α + e^δ β = 1. Here δ_{i + 1} = {levels_text(delta_i)[0]}."
+                f"e^δ α + β = 1 and α + e^δ β = 1. Here δ_{i + 1} = {levels_text(level)[0]}."
             )
             page.chart("tests")
             if a_all is None and state["all_tests"]:

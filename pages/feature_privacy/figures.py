@@ -63,7 +63,7 @@ def stage_schematic_figure(names_sorted: list[str], stages: list) -> go.Figure:
 
 def _c_vector(s, r, *, plan_a=None):
     pa = None if plan_a is None else (plan_a.names, plan_a.alloc.c, plan_a.guaranteed)
-    return c_vector_figure(r.names, r.alloc.delta, r.alloc.c, r.guaranteed, s.eps, plan_a=pa)
+    return c_vector_figure(r.names, r.alloc.demands, r.alloc.c, r.guaranteed, s.eps, plan_a=pa)
 
 
 def _mse(s, r, *, show_exact: bool = True, show_bound: bool = False, plan_a=None):

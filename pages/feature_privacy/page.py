@@ -244,9 +244,9 @@ with ui.page_shell(
         )
         if sol is not None:
             st.success(
-                f"{sol.scale:.3g}× the levels: ε = {sol.eps:g}, δ = {', '.join(f'{v:g}' for v in sol.delta)}. "
+                f"{sol.scale:.3g}× the levels: ε = {sol.eps:g}, δ = {', '.join(f'{v:g}' for v in sol.demands)}. "
                 f"Simulated {sol.statistic} error {sol.error:.4g} ≤ {sol.target:g} — about "
-                f"± {np.sqrt(sol.error / len(sol.delta)):.3g} on each feature's published mean (values in [−1, 1]); "
+                f"± {np.sqrt(sol.error / len(sol.demands)):.3g} on each feature's published mean (values in [−1, 1]); "
                 f"10 % more private gives {sol.error_10pct_more_private:.4g}. The most private setting that meets the "
                 f"target lies between {sol.scale_low:.3g}× (misses) and {sol.scale:.3g}× (meets); {sol.releases:,} "
                 "releases simulated."
