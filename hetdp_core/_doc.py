@@ -297,7 +297,7 @@ duchi:r | float | Radius r of the input ball.
 duchi:m | int | Dimension of the vectors.
 duchi:k | int | Number of child generators.
 duchi:rng | numpy.random.Generator | The parent random stream.
-hetero:eps | array_like | Every user's demanded ε_i (∞: public, no demand).
+hetero:demands | array_like | Every user's demanded level ε_i (∞: public, no demand).
 hetero:x | array_like | Every user's value: a bin in 0..k−1 (frequency) or a number in [0, 1] (mean).
 hetero:algorithm | str | Algorithm: a weighting variant, UNI, PROP, SM or LDP.
 hetero:kappa | float | Sensitivity constant κ of the problem (2 for frequencies, 1 for means).

@@ -88,10 +88,15 @@ _BASES = {
 MAX_USERS = 10_000_000
 
 
-def check_demands(eps) -> np.ndarray:
+def check_demands(demands) -> np.ndarray:
     """Demands ε_i ∈ (0, ∞] (∞ = public), 1 to 10 000 000 users."""
     return check_vector(
-        "eps", eps, lo=MIN_EPS, allow_inf=True, max_length=MAX_USERS, what=" (per-user privacy demands; inf = public)"
+        "demands",
+        demands,
+        lo=MIN_EPS,
+        allow_inf=True,
+        max_length=MAX_USERS,
+        what=" (per-user privacy demands; inf = public)",
     )
 
 
@@ -120,9 +125,9 @@ def _consts(problem: str, k: int, beta: float) -> dict:
     }
 
 
-def noise_scale(w, eps, kappa: float) -> float:
+def noise_scale(w, demands, kappa: float) -> float:
     """b = κ max_i w_i/ε_i (public users contribute 0)."""
-    return float(kappa * _max_ratio(np.asarray(w, float), np.asarray(eps, float)))
+    return float(kappa * _max_ratio(np.asarray(w, float), np.asarray(demands, float)))
 
 
 def eps_effective(w, b: float, kappa: float) -> np.ndarray:
@@ -177,32 +182,32 @@ def _base_deriv(base: str, T, Q, s, dT, dQ, c, n):
     return dQ / 4 + 4 * kap**2 * s
 
 
-def objective_value(variant: str, w, eps, *, problem: str, k: int = 2, beta: float = 0.05) -> float:
+def objective_value(variant: str, w, demands, *, problem: str, k: int = 2, beta: float = 0.05) -> float:
     """The variant's objective at weights w (evaluated directly from w)."""
     variant = check_choice("variant", variant, VARIANTS)
     c = _consts(problem, k, beta)
-    return _objective(variant, np.asarray(w, float), check_demands(eps), c)
+    return _objective(variant, np.asarray(w, float), check_demands(demands), c)
 
 
 def _objective(
-    variant: str, w: np.ndarray, eps: np.ndarray, c: dict, s: float | None = None, scratch: np.ndarray | None = None
+    variant: str, w: np.ndarray, demands: np.ndarray, c: dict, s: float | None = None, scratch: np.ndarray | None = None
 ) -> float:
     """:func:`objective_value` on validated input (``s``: max_i w_i/ε_i when the caller has it; ``scratch``: an
     array of w's shape it may overwrite, which saves a fresh one — its first touch costs at 10⁶ users)."""
     n = w.size
-    s = _max_ratio(w, eps) if s is None else s
+    s = _max_ratio(w, demands) if s is None else s
     a = np.subtract(w, 1.0 / n, out=scratch)
     Q = float(a @ a)
     T = 0.5 * np.abs(a, out=a).sum()
     return float(min(_base_value(b, T, Q, s, c, n) for b in _BASES[variant]))
 
 
-def _max_ratio(w: np.ndarray, eps: np.ndarray) -> float:
+def _max_ratio(w: np.ndarray, demands: np.ndarray) -> float:
     """max_i w_i/ε_i over the finite demands (0 if there are none). A public user's ratio is
     w_i/∞ = 0, never above the others' (all ≥ 0), so one pass over everyone gives the same maximum."""
     with np.errstate(invalid="ignore"):
-        r = w / eps
-    return float(np.max(r)) if np.isfinite(eps).any() else 0.0
+        r = w / demands
+    return float(np.max(r)) if np.isfinite(demands).any() else 0.0
 
 
 @dataclass(frozen=True)
@@ -220,20 +225,20 @@ class Weights:
     extra: dict = field(default_factory=dict)
 
 
-def weight_checks(*, eps, eps_eff, weights, algorithm: str, b: float) -> list:
+def weight_checks(*, demands, eps_eff, weights, algorithm: str, b: float) -> list:
     """ε_eff,i = κ w_i / b ≤ ε_i for every user (the release is private for everyone), and the
     weights lie on the simplex. A failure is a numerical failure of the solver, not a finding."""
     from .checks import check_le
 
-    eps = np.asarray(eps, dtype=float)
+    demands = np.asarray(demands, dtype=float)
     w = np.asarray(weights, dtype=float)
     ins = {"algorithm": algorithm, "b": b}
     return [
         check_le(
             f"{algorithm}: effective ε_i ≤ demanded ε_i",
             eps_eff,
-            eps,
-            labels=[f"user {i + 1}" for i in range(eps.size)],
+            demands,
+            labels=[f"user {i + 1}" for i in range(demands.size)],
             inputs=ins,
         ),
         check_le(
@@ -250,12 +255,12 @@ class _Family:
     """w(t)_i = min(t ε_i, μ(t)) with prefix sums over the sorted finite demands; ``squares=False``
     leaves out the prefix sums of ε² (P2, and with it Q), which only the bases in :data:`_Q_BASES` read."""
 
-    def __init__(self, eps: np.ndarray, *, squares: bool = True):
-        self.n = eps.size
-        # the values only: no permutation is needed (weights_at reads eps); arrays are filled in place
+    def __init__(self, demands: np.ndarray, *, squares: bool = True):
+        self.n = demands.size
+        # the values only: no permutation is needed (weights_at reads demands); arrays are filled in place
         # (each fresh 8 MB array costs a first touch of its memory at 10⁶ users). Validated demands
         # are > 0 or +∞ (no NaN), so the largest one says whether all are finite, in one pass
-        self.e = np.sort(eps if eps.max() < np.inf else eps[np.isfinite(eps)])
+        self.e = np.sort(demands if demands.max() < np.inf else demands[np.isfinite(demands)])
         self.m = m = self.e.size
         self.p = self.n - m
         # P1_k = Σ_{i≤k} ε_i and P2_k = Σ_{i≤k} ε_i² as the real and imaginary parts of one complex
@@ -318,14 +323,14 @@ class _Family:
         dQ = 2.0 * t * P2k - 2.0 * P1k / n - 2.0 * dev * P1k
         return T, Q, -P1r, dQ, mu
 
-    def weights_at(self, t, eps):
+    def weights_at(self, t, demands):
         k, _ = self.indices(np.array([t]))
         mu = float((1.0 - t * self.P1[k[0]]) / (self.n - k[0]))
         if t > 0:  # t·∞ = ∞, so public users get μ from the minimum as well
-            w = np.multiply(t, eps)
+            w = np.multiply(t, demands)
             np.minimum(w, mu, out=w)
         else:
-            w = np.where(np.isfinite(eps), 0.0, mu)
+            w = np.where(np.isfinite(demands), 0.0, mu)
         w /= w.sum()
         return w
 
@@ -449,63 +454,63 @@ def _minimise_near(fam: _Family, base: str, c: dict) -> tuple[float, float]:
     return _minimise_base(fam, pieces, base, c, {"bps": ends, "T": T, "Q": Q})
 
 
-def fast_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float = 0.05) -> Weights:
+def fast_weights(demands, *, variant: str, problem: str, k: int = 2, beta: float = 0.05) -> Weights:
     """Exact O(n log n) minimiser over the family w(t) (see the module docstring)."""
-    eps = check_demands(eps)
+    demands = check_demands(demands)
     variant = check_choice("variant", variant, VARIANTS)
     c = _consts(problem, k, beta)
-    n = eps.size
+    n = demands.size
     kap = c["kappa"]
-    if eps.min() == np.inf:  # everyone public (validated demands: > 0 or +∞): uniform, no noise
+    if demands.min() == np.inf:  # everyone public (validated demands: > 0 or +∞): uniform, no noise
         w = np.full(n, 1.0 / n)
         return Weights(
             w,
             0.0,
             eps_effective(w, 0.0, kap),
-            _objective(variant, w, eps, c),
+            _objective(variant, w, demands, c),
             variant,
             "fast",
             None,
             "all users public",
         )
-    fam = _Family(eps, squares=not _Q_BASES.isdisjoint(_BASES[variant]))
+    fam = _Family(demands, squares=not _Q_BASES.isdisjoint(_BASES[variant]))
     best = min((_minimise_near(fam, base, c) for base in _BASES[variant]), key=lambda tv: tv[1])
-    w = fam.weights_at(best[0], eps)
+    w = fam.weights_at(best[0], demands)
     # one array serves as w/ε, then as the objective's scratch, then holds ε_eff (a fresh one if b = 0:
     # the minimiser may put all weight on public users)
-    buf = np.divide(w, eps)
+    buf = np.divide(w, demands)
     s = float(buf.max())  # max_i w_i/ε_i: some demand is finite here (public users give 0)
-    b = float(kap * s)  # noise_scale(w, eps, kap), computed once for b and the objective
-    obj = _objective(variant, w, eps, c, s, scratch=buf)
+    b = float(kap * s)  # noise_scale(w, demands, kap), computed once for b and the objective
+    obj = _objective(variant, w, demands, c, s, scratch=buf)
     return Weights(w, b, _eps_effective(w, b, kap, out=buf), obj, variant, "fast", best[0])
 
 
-def cvxpy_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float = 0.05) -> Weights:
+def cvxpy_weights(demands, *, variant: str, problem: str, k: int = 2, beta: float = 0.05) -> Weights:
     """The weights of a variant solved by cvxpy (falls back to the exact fast solver, saying why)."""
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # "may be inaccurate": status is reported
-        return _cvxpy_weights(eps, variant=variant, problem=problem, k=k, beta=beta)
+        return _cvxpy_weights(demands, variant=variant, problem=problem, k=k, beta=beta)
 
 
-def _cvxpy_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float = 0.05) -> Weights:
+def _cvxpy_weights(demands, *, variant: str, problem: str, k: int = 2, beta: float = 0.05) -> Weights:
     """The same objectives solved directly by cvxpy (Clarabel, then SCS). Any solver failure falls
     back to :func:`fast_weights`, reported in ``solver`` and ``note`` (never raised)."""
     import cvxpy as cp
 
-    eps = check_demands(eps)
+    demands = check_demands(demands)
     variant = check_choice("variant", variant, VARIANTS)
     c = _consts(problem, k, beta)
-    n = eps.size
+    n = demands.size
 
     def fallback(solver: str, note: str) -> Weights:  # the exact fast solver, saying why
-        res = fast_weights(eps, variant=variant, problem=problem, k=k, beta=beta)
+        res = fast_weights(demands, variant=variant, problem=problem, k=k, beta=beta)
         return dataclasses.replace(res, solver=solver, note=note)
 
     if n > 200_000:
         return fallback("fast (cvxpy skipped: n > 200 000)", "cvxpy is not attempted above 200 000 users")
-    fin = np.isfinite(eps)
+    fin = np.isfinite(demands)
     kap = c["kappa"]
     best = None
     note = ""
@@ -516,7 +521,7 @@ def _cvxpy_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float =
         T, E = 0.5 * cp.norm1(a), cp.norm2(a)
         cons = [cp.sum(w) == 1]
         if fin.any():
-            cons.append(w[fin] <= s * eps[fin])
+            cons.append(w[fin] <= s * demands[fin])
         if base == "P1":
             obj = T + kap * c["L1"] * s
         elif base == "P1T":
@@ -549,42 +554,42 @@ def _cvxpy_weights(eps, *, variant: str, problem: str, k: int = 2, beta: float =
             return fallback("fast (cvxpy failed)", note or f"cvxpy status {prob.status}")
         wv = np.clip(np.asarray(w.value, float), 0.0, None)
         wv = wv / wv.sum()
-        val = objective_value(variant, wv, eps, problem=problem, k=k, beta=beta)
+        val = objective_value(variant, wv, demands, problem=problem, k=k, beta=beta)
         if best is None or val < best[1]:
             best = (wv, val)
     wv = best[0]
-    b = noise_scale(wv, eps, kap)
+    b = noise_scale(wv, demands, kap)
     return Weights(wv, b, eps_effective(wv, b, kap), best[1], variant, "cvxpy", None, note)
 
 
-def baseline_weights(eps, *, algorithm: str, problem: str) -> Weights:
+def baseline_weights(demands, *, algorithm: str, problem: str) -> Weights:
     """UNI (w = 1/n) and PROP (w ∝ ε; with public users all weight goes to them — degenerate)."""
-    eps = check_demands(eps)
+    demands = check_demands(demands)
     algorithm = check_choice("algorithm", algorithm, ("UNI", "PROP"))
     kap = kappa_of(problem)
-    n = eps.size
+    n = demands.size
     if algorithm == "UNI":
         w = np.full(n, 1.0 / n)
         note = ""
-    elif np.isinf(eps).any():
-        w = np.where(np.isinf(eps), 1.0, 0.0)
+    elif np.isinf(demands).any():
+        w = np.where(np.isinf(demands), 1.0, 0.0)
         w = w / w.sum()
         note = "public users take all the weight: everyone else is ignored"
     else:
-        w = eps / eps.sum()
+        w = demands / demands.sum()
         note = ""
-    b = noise_scale(w, eps, kap)
+    b = noise_scale(w, demands, kap)
     return Weights(w, b, eps_effective(w, b, kap), float("nan"), algorithm, "closed form", None, note)
 
 
-def weights(eps, *, algorithm: str, problem: str, k: int = 2, beta: float = 0.05, solver: str = "fast") -> Weights:
+def weights(demands, *, algorithm: str, problem: str, k: int = 2, beta: float = 0.05, solver: str = "fast") -> Weights:
     """Weights of any weighted algorithm (variants, UNI, PROP)."""
     algorithm = check_choice("algorithm", algorithm, VARIANTS + ("UNI", "PROP"))
     solver = check_choice("solver", solver, ("fast", "cvxpy"))
     if algorithm in ("UNI", "PROP"):
-        return baseline_weights(eps, algorithm=algorithm, problem=problem)
+        return baseline_weights(demands, algorithm=algorithm, problem=problem)
     fn = fast_weights if solver == "fast" else cvxpy_weights
-    return fn(eps, variant=algorithm, problem=problem, k=k, beta=beta)
+    return fn(demands, variant=algorithm, problem=problem, k=k, beta=beta)
 
 
 # ------------------------------------------------------------------ releases and simulation
@@ -667,11 +672,11 @@ class _Run:
     info: dict
 
 
-def _simulate_weighted(x, eps, *, run: _Run, algorithm: str, beta: float, solver: str, w, setting: str) -> None:
+def _simulate_weighted(x, demands, *, run: _Run, algorithm: str, beta: float, solver: str, w, setting: str) -> None:
     """The weighted estimators (the variants, UNI, PROP): every trial's release into ``run``."""
     problem, k, trials, rng, perm, truth = run.problem, run.k, run.trials, run.rng, run.perm, run.truth
     errs, ests, info = run.errs, run.ests, run.info
-    wt = w or weights(eps, algorithm=algorithm, problem=problem, k=max(k, 2), beta=beta, solver=solver)
+    wt = w or weights(demands, algorithm=algorithm, problem=problem, k=max(k, 2), beta=beta, solver=solver)
     info.update(b=wt.b, weights=wt.weights, eps_eff=wt.eps_eff, note=wt.note, solver=wt.solver)
     # vectorised over trials, drawing in the same order as one trial after another (the same
     # numbers): correlated — one statistic, then every trial's noise in one call; uncorrelated —
@@ -694,20 +699,20 @@ def _simulate_weighted(x, eps, *, run: _Run, algorithm: str, beta: float, solver
         errs[:] = np.abs(ests - truth)
 
 
-def _simulate_sm(x, eps, *, run: _Run, sm_threshold: str) -> None:
+def _simulate_sm(x, demands, *, run: _Run, sm_threshold: str) -> None:
     """The sample mechanism: every trial's release into ``run``."""
     problem, k, trials, rng, perm, truth = run.problem, run.k, run.trials, run.rng, run.perm, run.truth
     errs, ests, info, n = run.errs, run.ests, run.info, x.size
-    fin = np.isfinite(eps)
-    thr = (np.max(eps[fin]) if fin.any() else np.inf) if sm_threshold == "max_finite" else np.max(eps)
+    fin = np.isfinite(demands)
+    thr = (np.max(demands[fin]) if fin.any() else np.inf) if sm_threshold == "max_finite" else np.max(demands)
     with np.errstate(over="ignore", invalid="ignore"):
         keep_p = np.where(
-            np.isinf(eps),
+            np.isinf(demands),
             1.0,
             np.where(
                 np.isinf(thr),
                 0.0,
-                np.expm1(np.minimum(eps, 700)) / np.expm1(min(thr, 700)) if np.isfinite(thr) else 0.0,
+                np.expm1(np.minimum(demands, 700)) / np.expm1(min(thr, 700)) if np.isfinite(thr) else 0.0,
             ),
         )
     keep_p = np.clip(keep_p, 0.0, 1.0)
@@ -726,7 +731,7 @@ def _simulate_sm(x, eps, *, run: _Run, sm_threshold: str) -> None:
         ests[t_] = est
 
 
-def _simulate_ldp(x, eps, *, run: _Run) -> None:
+def _simulate_ldp(x, demands, *, run: _Run) -> None:
     """The local-DP baseline: every trial's release into ``run``."""
     problem, k, trials, rng, perm, truth = run.problem, run.k, run.trials, run.rng, run.perm, run.truth
     errs, ests, info, n = run.errs, run.ests, run.info, x.size
@@ -734,22 +739,22 @@ def _simulate_ldp(x, eps, *, run: _Run) -> None:
         raise InputError(
             f"the LDP baseline solves a cvxpy problem over all users; n = {n} exceeds 50 000. Use fewer users for LDP."
         )
-    fin = np.isfinite(eps)
+    fin = np.isfinite(demands)
     if problem == "mean":
-        v = np.where(fin, 2.0 / np.where(fin, eps, 1.0) ** 2, 0.0)
+        v = np.where(fin, 2.0 / np.where(fin, demands, 1.0) ** 2, 0.0)
     else:
         # k-RAPPOR: each bit is flipped with probability f, so the observed bit is Bernoulli with
         # variance f(1 − f) whatever the true bit, and the unbiased (y − f)/(1 − 2f) has variance
         # f(1 − f)/(1 − 2f)². The user's own value is fixed (the target is the empirical
         # frequency), so no sampling variance is added. (An earlier version added 0.25.)
-        f = np.where(fin, 1.0 / (1.0 + np.exp(np.where(fin, eps, 0.0) / 2)), 0.0)
+        f = np.where(fin, 1.0 / (1.0 + np.exp(np.where(fin, demands, 0.0) / 2)), 0.0)
         v = np.where(fin, f * (1 - f) / (1 - 2 * f) ** 2, 0.0)
     wl = _ldp_weights(v)
     info.update(weights=wl, ldp_variance=v)
     for t_ in range(trials):
         xs = perm(t_)
         if problem == "mean":
-            y = xs + np.where(fin, rng.laplace(0.0, 1.0, n) / np.where(fin, eps, 1.0), 0.0)
+            y = xs + np.where(fin, rng.laplace(0.0, 1.0, n) / np.where(fin, demands, 1.0), 0.0)
             est = min(max(float(wl @ y), 0.0), 1.0)
             errs[t_] = abs(est - truth)
             ests[t_] = est
@@ -766,7 +771,7 @@ def _simulate_ldp(x, eps, *, run: _Run) -> None:
 
 def simulate(
     x,
-    eps,
+    demands,
     *,
     algorithm: str,
     problem: str,
@@ -792,10 +797,10 @@ def simulate(
     algorithm = check_choice("algorithm", algorithm, ALGORITHMS)
     problem = check_choice("problem", problem, PROBLEMS)
     k = _K(problem, k) if problem == "frequency" else 1
-    eps = check_demands(eps)
+    demands = check_demands(demands)
     x = _check_data(x, problem, k)
-    if x.size != eps.size:
-        raise InputError(f"x and eps must have one entry per user; got {x.size} values and {eps.size} demands.")
+    if x.size != demands.size:
+        raise InputError(f"x and demands must have one entry per user; got {x.size} values and {demands.size} demands.")
     trials = check_int("trials", trials, lo=1, hi=100_000, what=" (repetitions)")
     setting = check_choice("setting", setting, ("correlated", "uncorrelated"))
     sm_threshold = check_choice("sm_threshold", sm_threshold, ("max_finite", "max"))
@@ -813,11 +818,11 @@ def simulate(
     ests = np.empty((trials, k)) if problem == "frequency" else np.empty(trials)
     run = _Run(problem, k, trials, rng, perm, truth, errs, ests, info)
     if algorithm in VARIANTS + ("UNI", "PROP"):
-        _simulate_weighted(x, eps, run=run, algorithm=algorithm, beta=beta, solver=solver, w=w, setting=setting)
+        _simulate_weighted(x, demands, run=run, algorithm=algorithm, beta=beta, solver=solver, w=w, setting=setting)
     elif algorithm == "SM":
-        _simulate_sm(x, eps, run=run, sm_threshold=sm_threshold)
+        _simulate_sm(x, demands, run=run, sm_threshold=sm_threshold)
     else:
-        _simulate_ldp(x, eps, run=run)
+        _simulate_ldp(x, demands, run=run)
     return {"errors": errs, "info": info, "estimates": ests, "truth": truth}
 
 

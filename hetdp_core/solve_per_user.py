@@ -151,7 +151,7 @@ def _problem(s, *, metric: str, algorithm: str | None, upload: bytes | None):
     if algorithm not in s.algs:
         raise InputError(f"algorithm must be one of the scenario's algorithms {', '.join(s.algs)}; got {algorithm!r}.")
     x, k, _ = pu.load_data(s, upload)
-    eps0 = pu.demands(s, x)
+    eps0 = s.demands(x)
     if not np.isfinite(eps0).any():
         raise InputError("every user is public (ε = ∞): there is no privacy level to choose.")
     sp = s.specs()["eps_by_bin"]

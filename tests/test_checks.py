@@ -31,7 +31,8 @@ def test_core_checks_hold_on_ordinary_inputs():
     eps = np.array([0.1, 0.5, 1.0, 4.0, np.inf])
     for alg in ("CP", "UE", "A", "UNI", "PROP"):
         w = hetero.weights(eps, algorithm=alg, problem="frequency", k=5)
-        assert not failures(hetero.weight_checks(eps=eps, eps_eff=w.eps_eff, weights=w.weights, algorithm=alg, b=w.b))
+        checks = hetero.weight_checks(demands=eps, eps_eff=w.eps_eff, weights=w.weights, algorithm=alg, b=w.b)
+        assert not failures(checks)
     c = zcdp.renyi_curves(algorithm=1, x=10, rho=2.0, r=0.2, alpha=[2.0, 10.0, 40.0])
     assert not failures(zcdp.curve_checks(c, rho=2.0))
     b = mechanisms.bounded_laplace_b(sensitivity=1, eps=0.5, delta=1e-3, lower=0, upper=10)
@@ -48,7 +49,7 @@ def test_core_checks_hold_on_ordinary_inputs():
 def test_checks_catch_broken_values():
     """Each check fails when the number it guards is wrong (so the checks are not vacuous)."""
     eps = np.array([0.5, 1.0])
-    assert failures(hetero.weight_checks(eps=eps, eps_eff=eps * 1.01, weights=[0.5, 0.5], algorithm="X", b=1.0))
+    assert failures(hetero.weight_checks(demands=eps, eps_eff=eps * 1.01, weights=[0.5, 0.5], algorithm="X", b=1.0))
     c = zcdp.renyi_curves(algorithm=1, x=10, rho=2.0, r=0.2, alpha=[10.0])
     broken = zcdp.RenyiCurves(alpha=c.alpha, up=c.alpha * 2.0 * 1.01, down=c.down, claimed=c.claimed, algorithm=1, x=10)
     assert failures(zcdp.curve_checks(broken, rho=2.0))

@@ -358,7 +358,7 @@ def test_hetero_run_json(capsys):
 
 
 HETERO_BAD = [
-    (["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "0.1,-1"], "eps entries must be >= 1e-06"),
+    (["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "0.1,-1"], "demands entries must be >="),
     (["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "@/nonexistent"], "not found"),
     (["hetero", "weights", "--problem", "frequency", "--variant", "A", "--eps", "1", "--k", "1"], "k must be >= 2"),
     (

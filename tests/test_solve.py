@@ -139,7 +139,7 @@ def test_per_user_solver_meets_the_target_and_ten_percent_more_private_does_not(
     assert sol.error <= target < sol.error_10pct_more_private  # same draws, rescaled
     assert sol.meets_target  # fresh seed, stated tolerance
     s2 = pu.SCENARIO.from_query(sol.scenario_query)  # the link opens the scaled demands
-    e0, e2 = pu.demands(s, pu.load_data(s, None)[0]), pu.demands(s2, pu.load_data(s2, None)[0])
+    e0, e2 = s.demands(pu.load_data(s, None)[0]), s2.demands(pu.load_data(s2, None)[0])
     fin = np.isfinite(e0)
     assert np.allclose(e2[fin], e0[fin] * sol.scale, rtol=1e-5)
 

@@ -106,6 +106,14 @@ class PerUserPrivacy(sc.Scenario):
             + (f" (cvxpy solves for {', '.join(cvx)})" if cvx else ""),
         )
 
+    def demands(self, x: np.ndarray) -> np.ndarray:
+        """Every user's demanded ε_i for the users' values ``x`` under the demand profile (by value or
+        by groups)."""
+        if self.demand == "by_value":
+            bins = x if self.problem == "frequency" else ht.value_bins(x, bins=len(self.eps_by_bin))
+            return ht.demand_by_bin(bins, eps_by_bin=self.eps_by_bin)
+        return ht.demand_by_groups(n=x.size, shares=self.shares, lows=self.lows, highs=self.highs, rng=self.seed + 1)
+
 
 MAX_CVXPY_USERS = 50_000
 
@@ -179,14 +187,6 @@ def load_data(s: PerUserPrivacy, upload: bytes | None = None) -> tuple[np.ndarra
     )
 
 
-def demands(s: PerUserPrivacy, x: np.ndarray) -> np.ndarray:
-    """Every user's demanded ε_i under the scenario's demand profile (by value or by groups)."""
-    if s.demand == "by_value":
-        bins = x if s.problem == "frequency" else ht.value_bins(x, bins=len(s.eps_by_bin))
-        return ht.demand_by_bin(bins, eps_by_bin=s.eps_by_bin)
-    return ht.demand_by_groups(n=x.size, shares=s.shares, lows=s.lows, highs=s.highs, rng=s.seed + 1)
-
-
 @dataclass(frozen=True)
 class MethodRun:
     """What one method's simulation computed (:func:`hetdp_core.hetero.simulate`), as typed fields.
@@ -208,10 +208,10 @@ class MethodRun:
     ldp_variance: float | None = None
 
 
-def _one(alg: str, *, s: PerUserPrivacy, x, eps, k):
+def _one(alg: str, *, s: PerUserPrivacy, x, demands, k):
     r = ht.simulate(
         x,
-        eps,
+        demands,
         algorithm=alg,
         problem=s.problem,
         k=k,
@@ -247,7 +247,7 @@ class PerUserResult(Result):
 
     Attributes
     ----------
-    eps : numpy.ndarray
+    demands : numpy.ndarray
         Every user's demanded ε (∞: no demand).
     infos : dict of str to MethodRun
         Algorithm → what its simulation and weighting computed (``weights``, ``b``, ``eps_eff``, …).
@@ -262,7 +262,7 @@ class PerUserResult(Result):
     hetero_weights: pd.DataFrame = table("per user: demand ε_i, weight and the level each user actually gets")
     hetero_release_quantiles: pd.DataFrame = table("twenty equally likely published values under the first method")
 
-    eps: np.ndarray
+    demands: np.ndarray
     infos: dict[str, MethodRun]
     description: str
     k: int
@@ -289,8 +289,8 @@ def run(s: PerUserPrivacy, *, options: sc.RunOptions) -> PerUserResult:
             f"the LDP baseline solves a cvxpy problem over all users; n = {x.size:,} exceeds "
             f"{MAX_LDP_USERS:,}. Use fewer users or deselect LDP."
         )
-    eps = demands(s, x)
-    outs = map_points(partial(_one, s=s, x=x, eps=eps, k=k), s.algs, options=options, label=str)
+    demands = s.demands(x)
+    outs = map_points(partial(_one, s=s, x=x, demands=demands, k=k), s.algs, options=options, label=str)
     res = dict(zip(s.algs, outs))
     rows, checks = [], []
     for alg, (errs, info) in res.items():
@@ -308,16 +308,16 @@ def run(s: PerUserPrivacy, *, options: sc.RunOptions) -> PerUserResult:
             }
         )
         if info.eps_eff is not None:
-            checks += ht.weight_checks(eps=eps, eps_eff=info.eps_eff, weights=w, algorithm=alg, b=info.b)
+            checks += ht.weight_checks(demands=demands, eps_eff=info.eps_eff, weights=w, algorithm=alg, b=info.b)
     weights = {f"w_{a}": info.weights for a, (_, info) in res.items() if info.weights is not None}
     return PerUserResult(
         scenario=s,
         hetero_summary=pd.DataFrame(rows),
         hetero_errors=pd.DataFrame({alg: errs for alg, (errs, _) in res.items()}),
-        hetero_weights=pd.DataFrame({"eps": eps, **weights}),
+        hetero_weights=pd.DataFrame({"eps": demands, **weights}),
         hetero_release_quantiles=release_quantiles(s, res),
         checks=tuple(checks),
-        eps=eps,
+        demands=demands,
         infos={a: info for a, (_, info) in res.items()},
         description=desc,
         k=int(k),
@@ -329,21 +329,21 @@ def levels(result: Result, *, max_groups: int = 12) -> list[Level]:
     largest effective level ε_eff = κ w_i / b that the first weighted algorithm delivers in the group
     (ε_eff ≤ ε_i is checked by the run). More than ``max_groups`` distinct demands are grouped
     into ``max_groups`` quantile groups (demanded = the group's smallest ε: the strictest)."""
-    eps = np.asarray(result.eps, float)
+    demands = np.asarray(result.demands, float)
     infos = result.infos
     alg = next((a for a, info in infos.items() if info.eps_eff is not None), None)
     eff = np.asarray(infos[alg].eps_eff, float) if alg else None
-    distinct = np.unique(eps)
+    distinct = np.unique(demands)
     if distinct.size <= max_groups:
-        groups = [eps == v for v in distinct]
+        groups = [demands == v for v in distinct]
     else:
-        edges = np.quantile(eps[np.isfinite(eps)], np.linspace(0, 1, max_groups + 1)[1:-1])
-        idx = np.searchsorted(edges, eps, side="right")
+        edges = np.quantile(demands[np.isfinite(demands)], np.linspace(0, 1, max_groups + 1)[1:-1])
+        idx = np.searchsorted(edges, demands, side="right")
         groups = [idx == i for i in np.unique(idx)]
     out = []
     for m in groups:
-        dem = float(eps[m].min())
-        name = f"users with ε = {dem:g}" if np.all(eps[m] == dem) else f"users with ε in [{dem:g}, {eps[m].max():g}]"
+        dem, top = float(demands[m].min()), float(demands[m].max())
+        name = f"users with ε = {dem:g}" if top == dem else f"users with ε in [{dem:g}, {top:g}]"
         delivered = None if eff is None else float(eff[m].max())
         out.append(
             Level(name, dem, delivered=delivered, delivered_by=alg if eff is not None else None, users=int(m.sum()))
@@ -374,7 +374,7 @@ QUESTION = (
 )
 
 SCENARIO = PerUserPrivacy
-__all__ = ["PerUserPrivacy", "SCENARIO", "PRESETS", "run", "ALL_ALGS", "N_OPTIONS", "load_data", "demands"]
+__all__ = ["PerUserPrivacy", "SCENARIO", "PRESETS", "run", "ALL_ALGS", "N_OPTIONS", "load_data"]
 
 
 def summarize(result: PerUserResult) -> tuple[str, ...]:
@@ -394,7 +394,6 @@ def summarize(result: PerUserResult) -> tuple[str, ...]:
 
 #: parameters that mean something of this module's own (rows of hetdp_core._doc's glossary)
 GLOSSARY = """
-x | numpy.ndarray | Every user's value.
 upload | bytes or None | An uploaded CSV (untrusted), for ``dataset = upload``.
 """
 

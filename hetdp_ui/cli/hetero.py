@@ -8,8 +8,8 @@ from hetdp_ui.cli._common import BUDGET_NAMES, _dump, field_flags, given_fields,
 def cmd_hetero_weights(a) -> int:
     from hetdp_core import hetero as ht
 
-    eps = parse_list(a.eps, "--demands")
-    w = ht.weights(eps, algorithm=a.variant, problem=a.problem, k=a.k, beta=a.beta, solver=a.solver)
+    demands = parse_list(a.demands, "--demands")
+    w = ht.weights(demands, algorithm=a.variant, problem=a.problem, k=a.k, beta=a.beta, solver=a.solver)
     out = {
         "weights": w.weights.tolist(),
         "b": w.b,
@@ -27,7 +27,7 @@ def cmd_hetero_weights(a) -> int:
             f"{a.variant} ({w.solver}): b = {w.b:.6g}, objective = {w.objective:.6g}, "
             f"bias bound T = {out['bias_bound']:.4g}"
         )
-        for e, wi, ee in list(zip(eps, w.weights, w.eps_eff))[:30]:
+        for e, wi, ee in list(zip(demands, w.weights, w.eps_eff))[:30]:
             print(f"  eps = {e:<10g} w = {wi:.6g}  eps_eff = {ee:.6g}")
     return 0
 
@@ -80,7 +80,7 @@ def cmd_hetero_run(a) -> int:
         "params": {
             "problem": s.problem,
             "dataset": s.dataset,
-            "n": int(res.eps.size),
+            "n": int(res.demands.size),
             "k": res.k,
             "setting": s.setting,
             "beta": s.beta,
@@ -107,7 +107,7 @@ def register(sub) -> None:
     hw.add_argument(
         "--demands",
         "--eps",
-        dest="eps",
+        dest="demands",
         required=True,
         help="per-user demands ε_i, e.g. 0.1,0.5,inf or @file (--eps: old name)",
     )

@@ -62,7 +62,7 @@ def _per_algorithm(result, plan_a, what: str):
     for res, label in ((result, ""), (plan_a, "plan A — ")):
         if res is None:
             continue
-        pick, shown = _demand_axis(res.eps)
+        pick, shown = _demand_axis(res.demands)
         for i, (alg, info) in enumerate(res.infos.items()):
             if getattr(info, what) is not None:
                 yield res, label, alg, info, pick, shown, _PALETTE[i % len(_PALETTE)]
@@ -75,7 +75,7 @@ def weights_figure(result, plan_a=None) -> go.Figure:
     for res, label, alg, info, pick, shown, color in _per_algorithm(result, plan_a, "weights"):
         fig.add_scatter(
             x=shown[pick],
-            y=info.weights[pick] * res.eps.size,
+            y=info.weights[pick] * res.demands.size,
             mode="lines",  # a curve of the demand: one path, not 300 markers per method
             name=f"{label}{alg}",
             line={"color": color, "dash": None if res is result else "dot"},
@@ -87,7 +87,7 @@ def weights_figure(result, plan_a=None) -> go.Figure:
 @memo_figure
 def free_privacy_figure(result, plan_a=None) -> go.Figure:
     """Effective against demanded ε per user; ``plan_a`` (a pinned result) dotted."""
-    eps = result.eps
+    eps = result.demands
     fig = go.Figure()
     for res, label, alg, info, pick, shown, color in _per_algorithm(result, plan_a, "eps_eff"):
         ee = np.where(np.isinf(info.eps_eff), np.nan, info.eps_eff)

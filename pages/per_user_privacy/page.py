@@ -100,7 +100,7 @@ with ui.page_shell(pu) as page:
     scenario, ab = page.scenario, page.plan_a
     desc = result.description
     errors = result.hetero_errors
-    eps = result.eps
+    eps = result.demands
     st.caption(
         f"Data: {desc}. Demands: {np.isinf(eps).sum():,} public users, finite ε from "
         f"{np.min(eps[np.isfinite(eps)]) if np.isfinite(eps).any() else float('nan'):.3g} "
