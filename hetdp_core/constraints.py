@@ -75,11 +75,33 @@ class Spec:
     labels: tuple = ()
     #: the widget's caption on the page, when it says more than ``label`` (e.g. "k — number of groups")
     caption: str = ""
+    #: the value may be left unset (None; ``""`` or ``auto`` in text): the computation then chooses it
+    optional: bool = False
 
     @property
     def shown(self) -> str:
         """What the page's widget shows as its label: the caption, else the label."""
         return self.caption or self.label
+
+    def accepts(self) -> str:
+        """What the parameter accepts, in words (a command line's help): e.g. ``a number in [0, 1]``."""
+        k = self.kind
+        if k in ("choice", "choices"):
+            return ("one of " if k == "choice" else "comma-separated, from ") + ", ".join(map(str, self.choices))
+        if k == "bool":
+            return "1 or 0"
+        if k == "text":
+            return f"text (at most {self.max_len} characters)"
+        rng = _range(self) + (" or inf" if self.allow_inf and self.hi is not None else "")
+        if k == "floats":
+            return f"{self.min_len} to {self.max_len} comma-separated numbers in {rng}"
+        if k == "int":
+            ends = (
+                "-inf" if self.lo is None else f"{int(self.lo):,}",
+                "inf" if self.hi is None else f"{int(self.hi):,}",
+            )
+            return f"a whole number in [{ends[0]}, {ends[1]}{')' if self.hi is None else ']'}"
+        return f"a number in {rng}"
 
     def label_of(self, value) -> str:
         """The plain-words label of a choice (the value itself when it has none)."""
@@ -390,6 +412,8 @@ def check_value(name: str, spec: Spec, value: Any) -> Any:
         raise InputError(
             f"{_what(name, spec)} is {len(value)} characters long; at most {MAX_QUERY_VALUE} are accepted. Shorten it."
         )
+    if spec.optional and (value is None or (isinstance(value, str) and value.strip().lower() in ("", "auto"))):
+        return None
     k = spec.kind
     if k == "float":
         return _number(name, spec, value)
@@ -452,6 +476,8 @@ def check_value(name: str, spec: Spec, value: Any) -> Any:
 
 def dump_value(spec: Spec, value: Any) -> str:
     """The URL text of a canonical value (round-trips through :func:`check_value`)."""
+    if value is None:  # an optional value left unset
+        return ""
     if spec.kind == "bool":
         return "1" if value else "0"
     if spec.kind == "float":

@@ -57,6 +57,7 @@ from .constraints import (  # noqa: F401 (re-exported: scenario modules import t
 __all__ = [  # the constraint vocabulary (re-exported from hetdp_core.constraints), then the scenario's own
     *_constraints.__all__,
     "InputError",
+    "Question",
     "Scenario",
     "Result",
     "table",
@@ -199,35 +200,15 @@ PRIOR_GRID = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
 
 
 @dataclass(frozen=True)
-class Scenario:
-    """Base of every page's scenario (subclasses are frozen dataclasses of :func:`param` fields).
+class Question:
+    """A typed, validated set of inputs: a frozen dataclass of :func:`param` fields. Construction
+    validates every field against its spec, then :meth:`validate` checks the rules that involve several
+    fields (:attr:`RULES`); both raise :class:`InputError`. :meth:`from_query` reads it from text (a URL
+    query, command-line flags), :meth:`to_query` writes it back. A page's :class:`Scenario` is one; so is
+    the input of a command of ``hetdp tool`` (:class:`hetdp_core.registry.Tool`)."""
 
-    Construction validates every field against its spec, then :meth:`validate` checks rules that
-    involve several fields; both raise :class:`InputError`. Every scenario has ``prior``, the
-    attacker's prior probability with which the page's privacy levels are read as a posterior, and
-    ``fpr``, the false-positive rate at which they are read as an attack's true-positive rate (table
-    ``privacy_meaning``), so a link and ``hetdp run`` give every number the page shows; neither
-    changes what ``run`` computes (:data:`READING`)."""
-
-    prior: float = param(0.01, Interval(float, 0.001, 0.5), "attacker's prior p")
-    fpr: float = param(0.01, Interval(float, 0.0001, 0.5), "attack false-positive rate")
-
-    #: the page's URL path (e.g. "Feature_privacy") and title, from its module's ``PAGE_SPEC``
-    PAGE: ClassVar[str] = ""
-    TITLE: ClassVar[str] = ""
-    #: old URL parameter names → field names (a renamed parameter keeps old links working)
+    #: old parameter names → field names (a renamed parameter keeps old links and command lines working)
     ALIASES: ClassVar[dict] = {}
-    #: fields a preset leaves free: a variant of the same setup (how it is computed, e.g. the published
-    #: versus the corrected mechanism), so changing one keeps the preset's name
-    VARIANTS: ClassVar[tuple] = ()
-
-    def __init_subclass__(cls, **kw):
-        super().__init_subclass__(**kw)
-        import sys
-
-        spec = getattr(sys.modules.get(cls.__module__), "PAGE_SPEC", None)
-        if spec is not None:  # a page's scenario: named by its one declaration
-            cls.PAGE, cls.TITLE = spec.url, spec.title
 
     def __post_init__(self):
         for f in dataclasses.fields(self):
@@ -245,15 +226,10 @@ class Scenario:
             for rule in self.RULES:
                 rule.check(values)
 
-    def estimate(self) -> Cost:
-        """The run's estimated cost (override for pages with heavy computations)."""
-        return Cost()
-
     @classmethod
     def specs(cls) -> dict[str, Spec]:
-        """Field name → spec, the page's own fields first and the shared ``prior`` last."""
-        fields = {f.name: f.metadata["spec"] for f in dataclasses.fields(cls)}
-        return {n: v for n, v in fields.items() if n not in READING} | {n: fields[n] for n in READING}
+        """Field name → spec, in declaration order."""
+        return {f.name: f.metadata["spec"] for f in dataclasses.fields(cls)}
 
     @classmethod
     def defaults(cls) -> dict[str, Any]:
@@ -275,8 +251,8 @@ class Scenario:
 
     @classmethod
     def from_query(cls, query: Mapping):
-        """The scenario a URL query string describes (missing fields take their defaults; keys that
-        are not fields are ignored). Any bad value raises :class:`InputError` naming it."""
+        """The question a query string describes (missing fields take their defaults; keys that are not
+        fields are ignored). Any bad value raises :class:`InputError` naming it."""
         q = cls._flat(query)
         values = cls.defaults()
         for name, spec in cls.specs().items():
@@ -291,6 +267,44 @@ class Scenario:
         from urllib.parse import urlencode
 
         return urlencode(self.to_query())
+
+
+@dataclass(frozen=True)
+class Scenario(Question):
+    """Base of every page's scenario: the :class:`Question` a page asks and its ``run`` answers
+    (subclasses are frozen dataclasses of :func:`param` fields). Every scenario has ``prior``, the
+    attacker's prior probability with which the page's privacy levels are read as a posterior, and
+    ``fpr``, the false-positive rate at which they are read as an attack's true-positive rate (table
+    ``privacy_meaning``), so a link and ``hetdp run`` give every number the page shows; neither
+    changes what ``run`` computes (:data:`READING`)."""
+
+    prior: float = param(0.01, Interval(float, 0.001, 0.5), "attacker's prior p")
+    fpr: float = param(0.01, Interval(float, 0.0001, 0.5), "attack false-positive rate")
+
+    #: the page's URL path (e.g. "Feature_privacy") and title, from its module's ``PAGE_SPEC``
+    PAGE: ClassVar[str] = ""
+    TITLE: ClassVar[str] = ""
+    #: fields a preset leaves free: a variant of the same setup (how it is computed, e.g. the published
+    #: versus the corrected mechanism), so changing one keeps the preset's name
+    VARIANTS: ClassVar[tuple] = ()
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        import sys
+
+        spec = getattr(sys.modules.get(cls.__module__), "PAGE_SPEC", None)
+        if spec is not None:  # a page's scenario: named by its one declaration
+            cls.PAGE, cls.TITLE = spec.url, spec.title
+
+    def estimate(self) -> Cost:
+        """The run's estimated cost (override for pages with heavy computations)."""
+        return Cost()
+
+    @classmethod
+    def specs(cls) -> dict[str, Spec]:
+        """Field name → spec, the page's own fields first and the shared ``prior`` last."""
+        fields = super().specs()
+        return {n: v for n, v in fields.items() if n not in READING} | {n: fields[n] for n in READING}
 
 
 def table(what: str, *, optional: bool = False) -> dataclasses.Field:

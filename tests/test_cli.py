@@ -102,22 +102,28 @@ def test_reproduce_writes_csv_and_html(tmp_path, capsys):
 
 
 CORE_BAD = [
-    (["bcdp", "c-vector", "--delta", "0.2,-1", "--eps", "2", "--q", "0.1"], "demands entries must be > 0"),
+    (
+        ["bcdp", "c-vector", "--delta", "0.2,-1", "--eps", "2", "--q", "0.1"],
+        "demands (per-feature demands δ_i) entry 2 must be in (0, 700]",
+    ),
     (
         ["bcdp", "c-vector", "--delta", "0.2,nan", "--eps", "2", "--q", "0.1"],
-        "--demands entry 2 must be a number; got NaN",
+        "demands (per-feature demands δ_i) entry 2 must be a number; got NaN",
     ),
     (
         ["bcdp", "c-vector", "--delta", "0.2,abc", "--eps", "2", "--q", "0.1"],
-        "--demands entry 2 must be a number; got 'abc'",
+        "demands (per-feature demands δ_i) entry 2 must be a number; got 'abc'",
     ),
-    (["bcdp", "c-vector", "--delta", "0.2", "--eps", "2", "--q", "1.5"], "q must be in [0, 1]"),
-    (["bcdp", "c-vector", "--delta", "0.2", "--eps", "2", "--q", "0.5", "--zeta", "0"], "zeta must be in (0, 1]"),
-    (["bcdp", "c-vector", "--delta", "0.2", "--eps", "inf", "--q", "0.5"], "eps must be finite"),
-    (["bcdp", "mse", "--n", "100", "--d", "3", "--eps", "2", "--delta", "0.2,2", "--q", "0.1"], "--d is 3"),
+    (["bcdp", "c-vector", "--delta", "0.2", "--eps", "2", "--q", "1.5"], "q (correlation bound q) must be in [0, 1]"),
+    (["bcdp", "c-vector", "--delta", "0.2", "--eps", "2", "--q", "0.5", "--zeta", "0"], "must be in (0, 1]; got 0"),
+    (["bcdp", "c-vector", "--delta", "0.2", "--eps", "inf", "--q", "0.5"], "eps (global LDP level ε) must be finite"),
+    (
+        ["bcdp", "mse", "--n", "100", "--d", "3", "--eps", "2", "--delta", "0.2,2", "--q", "0.1"],
+        "d is 3 but demands has 2 entries",
+    ),
     (
         ["bcdp", "mse", "--n", "100", "--eps", "2", "--delta", "0.2,2", "--q", "0.1", "--trials", "0"],
-        "trials must be >= 1",
+        "trials (Monte Carlo trials) must be in [1, ",
     ),
     (
         [
@@ -146,7 +152,7 @@ def test_installed_entry_point_and_argparse_errors():
     p = subprocess.run(
         HETDP + ["bcdp", "c-vector", "--delta", "0.2", "--eps", "x", "--q", "0"], capture_output=True, text=True
     )
-    assert p.returncode == 2 and "invalid float value" in p.stderr and "Traceback" not in p.stderr
+    assert p.returncode == 2 and "eps (global LDP level ε) must be a number" in p.stderr and "Traceback" not in p.stderr
     p = subprocess.run(
         HETDP + ["bcdp", "c-vector", "--delta", "0.2,0.1", "--eps", "1", "--q", "0", "--json"],
         capture_output=True,
@@ -205,7 +211,7 @@ def test_zcdp_renyi_algorithm1_and_release(capsys):
     [
         (
             ["zcdp", "renyi", "--algorithm", "2", "--x", "-1", "--r", "0.1", "--rho", "1", "--alpha", "2"],
-            "x entries must be >= 0",
+            "x (the group's count) must be in [0, inf)",
         ),
         (
             ["zcdp", "renyi", "--algorithm", "2", "--x", "1.5", "--r", "0.1", "--rho", "1", "--alpha", "2"],
@@ -213,15 +219,15 @@ def test_zcdp_renyi_algorithm1_and_release(capsys):
         ),
         (
             ["zcdp", "renyi", "--algorithm", "1", "--x", "3", "--r", "0.1", "--rho", "0", "--alpha", "2"],
-            "rho must be in [1e-06",
+            "rho (zCDP level ρ, σ² = 1/(2ρ)) must be in (0, inf)",
         ),
         (
             ["zcdp", "renyi", "--algorithm", "2", "--x", "3", "--r", "0", "--rho", "1", "--alpha", "2"],
-            "r must be in (0",
+            "r (relative error r) must be in (0",
         ),
         (
             ["zcdp", "renyi", "--algorithm", "2", "--x", "3", "--r", "0.1", "--rho", "1", "--alpha", "1"],
-            "alpha entries must be > 1",
+            "alpha (Rényi orders α) entry 1 must be in (1, inf)",
         ),
         (["zcdp", "release", "--counts", "1,2.5", "--algorithm", "1", "--r", "0.1", "--rho", "1"], "whole numbers"),
     ],
@@ -259,8 +265,11 @@ def test_regression_cli_is_the_page_run(capsys):
 
 
 LAB_BAD = [
-    (["bcdp", "exact", "--example", "1", "--a", "1.5"], "a must be in [0, 1]"),
-    (["bcdp", "exact", "--example", "rr", "--rr-c", ",".join(["0.1"] * 11)], "at most 10 entries"),
+    (["bcdp", "exact", "--example", "1", "--a", "1.5"], "a (P(M = 1 given x = (0, 0)), Example 1) must be in [0, 1]"),
+    (
+        ["bcdp", "exact", "--example", "rr", "--rr-c", ",".join(["0.1"] * 11)],
+        "rr_c (RR levels per coordinate) needs 1 to 10 entries",
+    ),
     (["regression", "--gamma0", "0"], "gamma0 (γ0) must be in [0.01, 1.99]"),
     (["regression", "--values", "1"], "--values was removed: the sweep points are the page's grids"),
     (["regression", "--theta", "0.5,-0.3"], "--theta was removed"),
@@ -306,11 +315,11 @@ def test_sgd_run_and_mech_cli(capsys):
 
 SGD_MECH_BAD = [
     (["sgd", "theta", "--rho", "0"], "rho must be in (0, 1]"),
-    (["sgd", "theta", "--kappa", "-1"], "kappa must be in"),
-    (["sgd", "theta", "--eps", "0"], "eps must be in [1e-06"),
+    (["sgd", "theta", "--kappa", "-1"], "kappa (privacy schedule a_h = h^κ, 0 for constant) must be in"),
+    (["sgd", "theta", "--eps", "0"], "eps (privacy level ε) must be in [1e-06"),
     (["sgd", "run", "--Lambda", "0"], "Lambda (clip Λ) must be in [0.5, 50]"),
-    (["mech", "release", "--mechanism", "gaussian", "--eps", "0.5", "--delta", "2"], "delta must be in (0, 1)"),
-    (["mech", "exponential", "--scores", ""], "--scores needs 1 to"),
+    (["mech", "release", "--mechanism", "gaussian", "--eps", "0.5", "--delta", "2"], "must be in [0, 1); got 2"),
+    (["mech", "exponential", "--scores", ""], "scores (scores of the candidates) needs 1 to"),
 ]
 
 
@@ -358,12 +367,18 @@ def test_hetero_run_json(capsys):
 
 
 HETERO_BAD = [
-    (["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "0.1,-1"], "demands entries must be >="),
+    (
+        ["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "0.1,-1"],
+        "demands (per-user demands ε_i) entry 2 must be in [1e-06, inf]",
+    ),
     (["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "@/nonexistent"], "not found"),
-    (["hetero", "weights", "--problem", "frequency", "--variant", "A", "--eps", "1", "--k", "1"], "k must be >= 2"),
+    (
+        ["hetero", "weights", "--problem", "frequency", "--variant", "A", "--eps", "1", "--k", "1"],
+        "k (number of bins k of the frequency problem) must be in [2, ",
+    ),
     (
         ["hetero", "weights", "--problem", "mean", "--variant", "A", "--eps", "1", "--beta", "1"],
-        "beta must be in (0, 1)",
+        "beta (failure probability β) must be in (0, 1)",
     ),
     (
         ["hetero", "run", "--eps-by-bin", "", "--shares", "0.5,0.6", "--lows", "0.1,1", "--highs", "1,2"],

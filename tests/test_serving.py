@@ -135,8 +135,8 @@ def test_csv_bytes_equal_pandas_and_are_memoised_per_table():
 def test_cli_start_imports_neither_pandas_nor_scipy_nor_cvxpy():
     """`hetdp --help` and `hetdp bcdp c-vector` need numpy only (lazy imports; start-up ≈ 0.1 s)."""
     code = (
-        "import sys; from hetdp_ui.cli import build_parser, cmd_c_vector; build_parser(); "
-        "import argparse; cmd_c_vector(argparse.Namespace(delta='0.2,2', eps=2.0, q=0.3, zeta=None, json=True)); "
+        "import sys; from hetdp_ui.cli import main; "
+        "main(['bcdp', 'c-vector', '--delta', '0.2,2', '--eps', '2', '--q', '0.3', '--json']); "
         "print(sorted(m for m in ('pandas', 'scipy', 'cvxpy', 'plotly', 'streamlit') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -3,11 +3,14 @@
 ``--json`` prints JSON on stdout. Bad input exits with code 2 and one line on stderr naming the
 parameter; never a traceback.
 
-Heavy modules (pandas, scipy, cvxpy, the simulations) are imported inside the commands that use
-them, so ``hetdp --help`` and ``hetdp bcdp c-vector`` start fast (numpy only).
+The numerics' own commands (``hetdp bcdp c-vector``, ``hetdp zcdp renyi``, ``hetdp sgd theta``,
+``hetdp mech …``, ``hetdp hetero weights``) are generated from their declarations in
+:mod:`hetdp_core.tools` (:mod:`hetdp_ui.cli.tools`). Heavy modules (pandas, scipy, cvxpy, the
+simulations) are imported inside the commands that use them, so ``hetdp --help`` and ``hetdp bcdp
+c-vector`` start fast (numpy only).
 
-Also importable from here: ``main``, ``build_parser``, ``CliError``, ``write_atomic``, ``FIGURES``,
-``app_script`` and ``cmd_c_vector``.
+Also importable from here: ``main``, ``build_parser``, ``CliError``, ``write_atomic``, ``FIGURES`` and
+``app_script``.
 """
 
 # ruff: noqa: E402 (the BLAS thread count below must be set before any import loads numpy)
@@ -31,14 +34,12 @@ for _var in BLAS_DEFAULTS:
 from hetdp_core._validate import InputError
 from hetdp_ui.cli import (
     app,
-    bcdp,
     classroom,
     context,
     hetero,
     ledger,
     lesson,
     meaning,
-    mech,
     notebook,
     package,
     regression,
@@ -47,41 +48,24 @@ from hetdp_ui.cli import (
     run,
     sgd,
     solve,
-    zcdp,
+    tools,
 )
 from hetdp_ui.cli._common import FIGURES, CliError, OneLineParser, write_atomic
 from hetdp_ui.cli.app import app_script
-from hetdp_ui.cli.bcdp import cmd_c_vector
 from hetdp_ui.dask_exec import ClusterError
 
-__all__ = ["main", "build_parser", "CliError", "write_atomic", "FIGURES", "app_script", "cmd_c_vector"]
+__all__ = ["main", "build_parser", "CliError", "write_atomic", "FIGURES", "app_script"]
 
-#: the verbs, in the order ``hetdp --help`` lists them
-VERBS = (
-    bcdp,
-    zcdp,
-    regression,
-    sgd,
-    mech,
-    hetero,
-    run,
-    solve,
-    report,
-    ledger,
-    notebook,
-    package,
-    app,
-    meaning,
-    context,
-    lesson,
-    classroom,
-    reproduce,
-)
+#: the verbs after the numerics' own (:mod:`hetdp_ui.cli.tools`), in the order ``hetdp --help`` lists them
+VERBS = (regression, run, solve, report, ledger, notebook, package, app, meaning, context, lesson, classroom, reproduce)
 
 
 def build_parser() -> argparse.ArgumentParser:
     ap = OneLineParser(prog="hetdp", description="Heterogeneous differential privacy toolkit.")
     sub = ap.add_subparsers(dest="group", required=True)
+    own = tools.register(sub)  # bcdp, zcdp, sgd, mech, hetero: generated from hetdp_core.tools
+    sgd.register_run(own["sgd"])
+    hetero.register_run(own["hetero"])
     for verb in VERBS:
         verb.register(sub)
     return ap

@@ -1,36 +1,9 @@
-"""``hetdp hetero weights | run``: per-user privacy."""
+"""``hetdp hetero run``: per-user privacy, an alias of ``hetdp run Per_user_privacy`` (``hetdp hetero
+weights`` is declared in :mod:`hetdp_core.tools`)."""
 
 from __future__ import annotations
 
-from hetdp_ui.cli._common import BUDGET_NAMES, _dump, field_flags, given_fields, parse_list, verb_with_commands, view
-
-
-def cmd_hetero_weights(a) -> int:
-    from hetdp_core import hetero as ht
-
-    demands = parse_list(a.demands, "--demands")
-    w = ht.weights(demands, algorithm=a.variant, problem=a.problem, k=a.k, beta=a.beta, solver=a.solver)
-    out = {
-        "weights": w.weights.tolist(),
-        "b": w.b,
-        "eps_eff": w.eps_eff.tolist(),
-        "objective": w.objective,
-        "solver": w.solver,
-        "t": w.t,
-        "note": w.note,
-        "bias_bound": ht.bias_bound(w.weights),
-    }
-    if a.json:
-        print(_dump(out))
-    else:
-        print(
-            f"{a.variant} ({w.solver}): b = {w.b:.6g}, objective = {w.objective:.6g}, "
-            f"bias bound T = {out['bias_bound']:.4g}"
-        )
-        for e, wi, ee in list(zip(demands, w.weights, w.eps_eff))[:30]:
-            print(f"  eps = {e:<10g} w = {wi:.6g}  eps_eff = {ee:.6g}")
-    return 0
-
+from hetdp_ui.cli._common import BUDGET_NAMES, _dump, field_flags, given_fields, view
 
 #: ``hetero run`` flags → the page's scenario fields
 RUN_FIELDS = {
@@ -98,24 +71,8 @@ def cmd_hetero_run(a) -> int:
     return 0
 
 
-def register(sub) -> None:
-    """Add this verb's parser to the ``hetdp`` subcommands."""
-    hsub = verb_with_commands(sub, "hetero", "per-user privacy: heterogeneous DP for frequencies and means")
-    hw = hsub.add_parser("weights", help="weights, noise scale and effective privacy of one algorithm")
-    hw.add_argument("--problem", choices=["frequency", "mean"], required=True)
-    hw.add_argument("--variant", choices=["CP", "CE", "UP", "UE", "A", "CT", "UT", "UNI", "PROP"], required=True)
-    hw.add_argument(
-        "--demands",
-        "--eps",
-        dest="demands",
-        required=True,
-        help="per-user demands ε_i, e.g. 0.1,0.5,inf or @file (--eps: old name)",
-    )
-    hw.add_argument("--k", type=int, default=5)
-    hw.add_argument("--beta", type=float, default=0.05)
-    hw.add_argument("--solver", choices=["fast", "cvxpy"], default="fast")
-    hw.add_argument("--json", action="store_true")
-    hw.set_defaults(func=cmd_hetero_weights)
+def register_run(hsub) -> None:
+    """Add ``run`` to the ``hetdp hetero`` commands."""
     hr = hsub.add_parser("run", help="error samples per algorithm (= run Per_user_privacy)")
     field_flags(hr, "Per_user_privacy", RUN_FIELDS)
     hr.add_argument("--budget", choices=BUDGET_NAMES, default="page", help="compute budget (see hetdp run)")

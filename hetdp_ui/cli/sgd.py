@@ -1,44 +1,11 @@
-"""``hetdp sgd theta | run``: DP-SGD schedules."""
+"""``hetdp sgd run``: DP-SGD on the page's examples (``hetdp sgd theta`` is declared in
+:mod:`hetdp_core.tools`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from hetdp_ui.cli._common import BUDGET_NAMES, CliError, _dump, parse_list, verb_with_commands, view
-
-
-def _sgd_schedules(a, sensitivity: float):
-    from hetdp_core import dpsgd as sg
-
-    g = sg.learning_rates(
-        schedule=a.schedule,
-        steps=a.steps,
-        gamma0=a.gamma0,
-        rho=a.rho,
-        custom=parse_list(a.custom, "--custom") if a.custom else None,
-    )
-    av = sg.privacy_schedule(kind="constant" if a.kappa == 0 else "power", steps=a.steps, kappa=a.kappa)
-    th = sg.theta(gammas=g, a=av, sensitivity=sensitivity, eps=a.eps)
-    return g, av, th
-
-
-def cmd_sgd_theta(a) -> int:
-    g, av, th = _sgd_schedules(a, 1.0 if a.sensitivity is None else a.sensitivity)
-    out = {
-        "h": list(range(1, a.steps + 1)),
-        "theta": th.tolist(),
-        "eps_release": (a.eps * av).tolist(),
-        "gamma": g.tolist(),
-        "sensitivity": 1.0 if a.sensitivity is None else a.sensitivity,
-    }
-    if a.json:
-        print(_dump(out))
-    else:
-        for h, t, e in list(zip(out["h"], out["theta"], out["eps_release"]))[:20]:
-            print(f"h={h:5d}  theta={t:12.6g}  release is {e:.4g}-DP")
-        if a.steps > 20:
-            print(f"... ({a.steps} steps; use --json for all)")
-    return 0
+from hetdp_ui.cli._common import BUDGET_NAMES, CliError, _dump, view
 
 
 def cmd_sgd_run(a) -> int:
@@ -91,38 +58,31 @@ def cmd_sgd_run(a) -> int:
 _METHOD = {"dpsgd": "DP-SGD", "sgd": "SGD (no noise)", "gd": "GD (full gradient)"}
 
 
-def register(sub) -> None:
-    """Add this verb's parser to the ``hetdp`` subcommands."""
-    ssub = verb_with_commands(sub, "sgd", "DP-SGD schedules (Theorems 36-37)")
-    for name, func, hlp in (
-        ("theta", cmd_sgd_theta, "noise scales theta_h and per-release guarantees"),
-        ("run", cmd_sgd_run, "simulate DP-SGD / SGD / GD on Example 33 or 34"),
-    ):
-        sp = ssub.add_parser(name, help=hlp)
-        sp.add_argument("--schedule", choices=["constant", "poly", "step", "custom"], default="poly")
-        sp.add_argument("--rho", type=float, default=0.5, help="learning-rate decay exponent")
-        sp.add_argument("--gamma0", type=float, default=0.1)
-        sp.add_argument("--custom", default=None, help="custom learning rates, e.g. 0.1,0.05,0.02")
-        sp.add_argument("--kappa", type=float, default=0.0, help="privacy schedule a_h = h^kappa (0: constant)")
-        sp.add_argument("--eps", type=float, default=1.0)
-        sp.add_argument(
-            "--sensitivity",
-            type=float,
-            default=None,
-            help="gradient sensitivity Delta (theta: default 1; run: the example's own, "
-            "2*Lambda or 4(1+2R); a smaller value is refused)",
-        )
-        sp.add_argument("--steps", type=int, default=100)
-        sp.add_argument("--json", action="store_true")
-        sp.set_defaults(func=func)
-        if name == "run":
-            sp.add_argument("--problem", choices=["mean", "ridge"], default="mean")
-            sp.add_argument("--method", choices=["dpsgd", "sgd", "gd"], default="dpsgd")
-            sp.add_argument("--n", type=int, default=1000)
-            sp.add_argument("--Lambda", type=float, default=5.0, help="clipping level for Example 33")
-            sp.add_argument("--lam", type=float, default=0.1, help="ridge penalty for Example 34")
-            sp.add_argument(
-                "--trials", "--runs", dest="trials", type=int, default=50, help="independent runs (--runs: old name)"
-            )
-            sp.add_argument("--budget", choices=BUDGET_NAMES, default="page", help="compute budget (see hetdp run)")
-            sp.add_argument("--seed", type=int, default=0)
+def register_run(ssub) -> None:
+    """Add ``run`` to the ``hetdp sgd`` commands."""
+    sp = ssub.add_parser("run", help="simulate DP-SGD / SGD / GD on Example 33 or 34 (= run DP_SGD_schedules)")
+    sp.add_argument("--schedule", choices=["constant", "poly", "step", "custom"], default="poly")
+    sp.add_argument("--rho", type=float, default=0.5, help="learning-rate decay exponent")
+    sp.add_argument("--gamma0", type=float, default=0.1)
+    sp.add_argument("--custom", default=None, help="custom learning rates, e.g. 0.1,0.05,0.02")
+    sp.add_argument("--kappa", type=float, default=0.0, help="privacy schedule a_h = h^kappa (0: constant)")
+    sp.add_argument("--eps", type=float, default=1.0)
+    sp.add_argument(
+        "--sensitivity",
+        type=float,
+        default=None,
+        help="gradient sensitivity Delta (default: the example's own, 2*Lambda or 4(1+2R); a smaller value is refused)",
+    )
+    sp.add_argument("--steps", type=int, default=100)
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_sgd_run)
+    sp.add_argument("--problem", choices=["mean", "ridge"], default="mean")
+    sp.add_argument("--method", choices=["dpsgd", "sgd", "gd"], default="dpsgd")
+    sp.add_argument("--n", type=int, default=1000)
+    sp.add_argument("--Lambda", type=float, default=5.0, help="clipping level for Example 33")
+    sp.add_argument("--lam", type=float, default=0.1, help="ridge penalty for Example 34")
+    sp.add_argument(
+        "--trials", "--runs", dest="trials", type=int, default=50, help="independent runs (--runs: old name)"
+    )
+    sp.add_argument("--budget", choices=BUDGET_NAMES, default="page", help="compute budget (see hetdp run)")
+    sp.add_argument("--seed", type=int, default=0)
