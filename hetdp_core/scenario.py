@@ -205,7 +205,7 @@ class Question:
     validates every field against its spec, then :meth:`validate` checks the rules that involve several
     fields (:attr:`RULES`); both raise :class:`InputError`. :meth:`from_query` reads it from text (a URL
     query, command-line flags), :meth:`to_query` writes it back. A page's :class:`Scenario` is one; so is
-    the input of a command of ``hetdp tool`` (:class:`hetdp_core.registry.Tool`)."""
+    the input of a command of ``hetdp <verb> <name>`` (:class:`hetdp_core.commands.Command`)."""
 
     #: old parameter names → field names (a renamed parameter keeps old links and command lines working)
     ALIASES: ClassVar[dict] = {}

@@ -5,7 +5,7 @@ parameter; never a traceback.
 
 The numerics' own commands (``hetdp bcdp c-vector``, ``hetdp zcdp renyi``, ``hetdp sgd theta``,
 ``hetdp mech …``, ``hetdp hetero weights``) are generated from their declarations in
-:mod:`hetdp_core.tools` (:mod:`hetdp_ui.cli.tools`). Heavy modules (pandas, scipy, cvxpy, the
+:mod:`hetdp_core.commands` (:mod:`hetdp_ui.cli.commands`). Heavy modules (pandas, scipy, cvxpy, the
 simulations) are imported inside the commands that use them, so ``hetdp --help`` and ``hetdp bcdp
 c-vector`` start fast (numpy only).
 
@@ -35,6 +35,7 @@ from hetdp_core._validate import InputError
 from hetdp_ui.cli import (
     app,
     classroom,
+    commands,
     context,
     hetero,
     ledger,
@@ -48,7 +49,6 @@ from hetdp_ui.cli import (
     run,
     sgd,
     solve,
-    tools,
 )
 from hetdp_ui.cli._common import FIGURES, CliError, OneLineParser, write_atomic
 from hetdp_ui.cli.app import app_script
@@ -56,14 +56,14 @@ from hetdp_ui.dask_exec import ClusterError
 
 __all__ = ["main", "build_parser", "CliError", "write_atomic", "FIGURES", "app_script"]
 
-#: the verbs after the numerics' own (:mod:`hetdp_ui.cli.tools`), in the order ``hetdp --help`` lists them
+#: the verbs after the numerics' own (:mod:`hetdp_ui.cli.commands`), in the order ``hetdp --help`` lists them
 VERBS = (regression, run, solve, report, ledger, notebook, package, app, meaning, context, lesson, classroom, reproduce)
 
 
 def build_parser() -> argparse.ArgumentParser:
     ap = OneLineParser(prog="hetdp", description="Heterogeneous differential privacy toolkit.")
     sub = ap.add_subparsers(dest="group", required=True)
-    own = tools.register(sub)  # bcdp, zcdp, sgd, mech, hetero: generated from hetdp_core.tools
+    own = commands.register(sub)  # bcdp, zcdp, sgd, mech, hetero: generated from hetdp_core.commands
     sgd.register_run(own["sgd"])
     hetero.register_run(own["hetero"])
     for verb in VERBS:

@@ -1,5 +1,5 @@
 """``hetdp hetero run``: per-user privacy, an alias of ``hetdp run Per_user_privacy`` (``hetdp hetero
-weights`` is declared in :mod:`hetdp_core.tools`)."""
+weights`` is declared in :mod:`hetdp_core.commands`)."""
 
 from __future__ import annotations
 

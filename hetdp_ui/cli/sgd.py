@@ -1,5 +1,5 @@
 """``hetdp sgd run``: DP-SGD on the page's examples (``hetdp sgd theta`` is declared in
-:mod:`hetdp_core.tools`)."""
+:mod:`hetdp_core.commands`)."""
 
 from __future__ import annotations
 

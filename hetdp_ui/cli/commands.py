@@ -1,5 +1,5 @@
 """``hetdp bcdp | zcdp | sgd | mech | hetero <command>``: the numerics' own commands, generated from
-their declarations (:data:`hetdp_core.tools.TOOLS`): one flag per field of the command's question, with
+their declarations (:data:`hetdp_core.commands.COMMANDS`): one flag per field of the command's question, with
 its old names (``--delta`` for ``--demands``), what it accepts and its default in the help; the values
 are checked by the question's constraints (the messages of the pages' links) and then by the core."""
 
@@ -9,8 +9,8 @@ from functools import partial
 
 import numpy as np
 
+from hetdp_core.commands import COMMANDS, VERBS, Command
 from hetdp_core.constraints import dump_value
-from hetdp_core.tools import TOOLS, VERBS, Tool
 from hetdp_ui.cli._common import CliError, _dump, parse_list, verb_with_commands
 
 
@@ -49,7 +49,7 @@ def _given(a, question: type) -> dict:
     return out
 
 
-def cmd_tool(t: Tool, a) -> int:
+def cmd_command(t: Command, a) -> int:
     """Run one command: its question from the flags, its computation, its output."""
     question = t.question.from_query(_given(a, t.question))
     out = t.compute(question)
@@ -61,17 +61,17 @@ def cmd_tool(t: Tool, a) -> int:
 
 
 def register(sub) -> dict:
-    """Add each verb of :data:`~hetdp_core.tools.VERBS` with its commands; returns verb → its
+    """Add each verb of :data:`~hetdp_core.commands.VERBS` with its commands; returns verb → its
     subcommands (``hetdp sgd run`` and ``hetdp hetero run`` join them)."""
     verbs = {}
     for verb, help_ in VERBS.items():
         verbs[verb] = verb_with_commands(sub, verb, help_)
-        for t in (t for t in TOOLS if t.verb == verb):
+        for t in (t for t in COMMANDS if t.verb == verb):
             p = verbs[verb].add_parser(t.name, help=t.help, description=t.question.__doc__)
             question_flags(p, t.question)
             p.add_argument("--json", action="store_true", help="print strict JSON")
-            p.set_defaults(func=partial(cmd_tool, t))
+            p.set_defaults(func=partial(cmd_command, t))
     return verbs
 
 
-__all__ = ["register", "cmd_tool", "question_flags", "CliError"]
+__all__ = ["register", "cmd_command", "question_flags", "CliError"]

@@ -1,4 +1,4 @@
-"""The numerics' own commands (hetdp_core.tools): their command lines are generated from their
+"""The numerics' own commands (hetdp_core.commands): their command lines are generated from their
 declarations — a flag per input with its old names, its range and default in the help, the
 constraint's message for a bad value — and a new declaration is a new command with nothing else to
 write."""
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hetdp_core import tools as tl
+from hetdp_core import commands as cm
 from hetdp_core.constraints import EPS, Interval, param
 from hetdp_core.scenario import Question
 from hetdp_ui.cli import build_parser, main
@@ -26,7 +26,7 @@ def _help(capsys, *words) -> str:
     return capsys.readouterr().out
 
 
-@pytest.mark.parametrize("t", tl.TOOLS, ids=lambda t: f"{t.verb}-{t.name}")
+@pytest.mark.parametrize("t", cm.COMMANDS, ids=lambda t: f"{t.verb}-{t.name}")
 def test_every_input_is_a_flag_with_its_old_names_range_and_default(t, capsys):
     text = " ".join(_help(capsys, t.verb, t.name).split())
     flat = "".join(text.split())  # argparse wraps lines, also at hyphens
@@ -38,7 +38,7 @@ def test_every_input_is_a_flag_with_its_old_names_range_and_default(t, capsys):
     assert t.question.__doc__.split()[0] in text  # the question in words is the command's description
 
 
-@pytest.mark.parametrize("t", tl.TOOLS, ids=lambda t: f"{t.verb}-{t.name}")
+@pytest.mark.parametrize("t", cm.COMMANDS, ids=lambda t: f"{t.verb}-{t.name}")
 def test_every_questions_defaults_are_valid(t):
     q = t.question()
     assert t.question.from_query(q.to_query()) == q
@@ -86,9 +86,9 @@ class _Double(Question):
 
 
 def test_a_new_declaration_is_a_new_command(monkeypatch, capsys):
-    new = tl.Tool("mech", "double", "twice a number", _Double, lambda q: {"twice": 2 * q.x})
-    monkeypatch.setattr(tl, "TOOLS", (*tl.TOOLS, new))
-    monkeypatch.setattr("hetdp_ui.cli.tools.TOOLS", (*tl.TOOLS,))
+    new = cm.Command("mech", "double", "twice a number", _Double, lambda q: {"twice": 2 * q.x})
+    monkeypatch.setattr(cm, "COMMANDS", (*cm.COMMANDS, new))
+    monkeypatch.setattr("hetdp_ui.cli.commands.COMMANDS", (*cm.COMMANDS,))
     build_parser()
     assert main(["mech", "double", "--y", "3", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"twice": 6.0}

@@ -1,15 +1,15 @@
 """The numerics' own commands (``hetdp bcdp c-vector``, ``hetdp zcdp renyi``, …): calculations of one
-source's formulas that no page view gives as a whole, each declared once as a :class:`Tool`.
+source's formulas that no page view gives as a whole, each declared once as a :class:`Command`.
 
 A tool's inputs are a :class:`~hetdp_core.scenario.Question` — frozen :func:`param` fields with the
 shared constraints (:data:`EPS`, :data:`DEMAND`, :data:`SEED`, …), old names in ``ALIASES``, rules
 between fields in ``RULES`` — and the command line is generated from it (one flag per field, its
 range, default and old names in the help); its ``compute`` returns the JSON the command prints. The
-command line's driver is :mod:`hetdp_ui.cli.tools`. Nothing here imports more than numpy at load: each
+command line's driver is :mod:`hetdp_ui.cli.commands`. Nothing here imports more than numpy at load: each
 ``compute`` imports the numerics it calls (``hetdp bcdp c-vector`` starts in ≈ 0.1 s).
 
 Adding a command = a :class:`Question` subclass, a ``compute`` (and optionally a ``text``) and one
-:class:`Tool` in :data:`TOOLS`.
+:class:`Command` in :data:`COMMANDS`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ._doc import document
 from .constraints import DEMAND, EPS, RHO, SEED, TRIALS, USERS, Interval, Numbers, Options, Rule, param
 from .scenario import Question
 
-__all__ = ["Tool", "TOOLS", "VERBS", "tool"]
+__all__ = ["Command", "COMMANDS", "VERBS", "command"]
 
 #: parameters that mean something of this module's own (rows of hetdp_core._doc's glossary)
 GLOSSARY = """
@@ -35,7 +35,7 @@ name | str | The command's name under its verb (``c-vector``).
 
 
 @dataclass(frozen=True)
-class Tool:
+class Command:
     """One command: ``hetdp <verb> <name>``, ``help`` its one-line description, ``question`` the class of
     its inputs (its fields are the flags), ``compute(question) -> dict`` the JSON it prints, ``text(question,
     out) -> str`` its plain output (None: the JSON, indented) and ``status(out) -> int`` its exit code
@@ -480,21 +480,36 @@ def _weights_text(a: UserWeights, out: dict) -> str:
 
 
 #: every command, in the order ``hetdp --help`` lists them
-TOOLS: tuple[Tool, ...] = (
-    Tool("bcdp", "c-vector", "privacy allocation c of Theorem 2 and its guarantee check", Allocation,
-         _allocation, _allocation_text, status=lambda out: 0 if out["all_ok"] else 1),
-    Tool("bcdp", "mse", "Monte Carlo squared errors of M_mean and min-δ LDP along q", SweepQ, _sweep_q, _sweep_q_text),
-    Tool("bcdp", "exact", "exact BCDP/LDP/CDP levels on finite examples", ExactExamples, _exact),
-    Tool("zcdp", "renyi", "D_alpha in both directions vs the claimed budget", Renyi, _renyi, _renyi_text),
-    Tool("zcdp", "release", "release noisy counts", Release, _release, _release_text),
-    Tool("sgd", "theta", "noise scales theta_h and per-release guarantees", Theta, _theta, _theta_text),
-    Tool("mech", "release", "releases of the Laplace, Gaussian or MnM mechanism", Mechanism, _mech_release),
-    Tool("mech", "bounded-laplace", "the bounded Laplace mechanism's scale", Mechanism, _bounded_laplace),
-    Tool("mech", "exponential", "exponential mechanism and report-noisy-max probabilities", Mechanism, _exponential),
-    Tool("mech", "smooth-median", "the median with smooth-sensitivity noise", Mechanism, _smooth_median),
-    Tool("hetero", "weights", "weights, noise scale and effective privacy of one algorithm", UserWeights,
-         _weights, _weights_text),
-)  # fmt: skip
+COMMANDS: tuple[Command, ...] = (
+    Command(
+        "bcdp",
+        "c-vector",
+        "privacy allocation c of Theorem 2 and its guarantee check",
+        Allocation,
+        _allocation,
+        _allocation_text,
+        status=lambda out: 0 if out["all_ok"] else 1,
+    ),
+    Command(
+        "bcdp", "mse", "Monte Carlo squared errors of M_mean and min-δ LDP along q", SweepQ, _sweep_q, _sweep_q_text
+    ),
+    Command("bcdp", "exact", "exact BCDP/LDP/CDP levels on finite examples", ExactExamples, _exact),
+    Command("zcdp", "renyi", "D_alpha in both directions vs the claimed budget", Renyi, _renyi, _renyi_text),
+    Command("zcdp", "release", "release noisy counts", Release, _release, _release_text),
+    Command("sgd", "theta", "noise scales theta_h and per-release guarantees", Theta, _theta, _theta_text),
+    Command("mech", "release", "releases of the Laplace, Gaussian or MnM mechanism", Mechanism, _mech_release),
+    Command("mech", "bounded-laplace", "the bounded Laplace mechanism's scale", Mechanism, _bounded_laplace),
+    Command("mech", "exponential", "exponential mechanism and report-noisy-max probabilities", Mechanism, _exponential),
+    Command("mech", "smooth-median", "the median with smooth-sensitivity noise", Mechanism, _smooth_median),
+    Command(
+        "hetero",
+        "weights",
+        "weights, noise scale and effective privacy of one algorithm",
+        UserWeights,
+        _weights,
+        _weights_text,
+    ),
+)
 
 #: each verb's one-line description (``hetdp --help``)
 VERBS: Mapping[str, str] = MappingProxyType(
@@ -508,9 +523,9 @@ VERBS: Mapping[str, str] = MappingProxyType(
 )
 
 
-def tool(verb: str, name: str) -> Tool:
+def command(verb: str, name: str) -> Command:
     """The command ``hetdp <verb> <name>``."""
-    return next(t for t in TOOLS if (t.verb, t.name) == (verb, name))
+    return next(t for t in COMMANDS if (t.verb, t.name) == (verb, name))
 
 
 document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)
