@@ -175,9 +175,9 @@ def all_pages() -> dict:
     from hetdp_core.registry import specs
     from hetdp_core.zcdp import _MEMO as zcdp_memo
     from hetdp_ui.execution import runs
+    from hetdp_ui.folders import tool_pages
 
-    scripts = {s.url: ROOT / s.file for s in specs()}  # each scenario page's folder, then the tool pages
-    scripts |= {p.stem: p for p in sorted((ROOT / "pages").glob("*.py"))}
+    scripts = {s.url: ROOT / s.file for s in [*specs(), *tool_pages()]}  # every page's folder
     for name, script in scripts.items():
         st.cache_data.clear()
         runs().clear()

@@ -1,7 +1,7 @@
 """The numerics' own commands (``hetdp bcdp c-vector``, ``hetdp zcdp renyi``, …): calculations of one
 source's formulas that no page view gives as a whole, each declared once as a :class:`Command`.
 
-A tool's inputs are a :class:`~hetdp_core.scenario.Question` — frozen :func:`param` fields with the
+A command's inputs are a :class:`~hetdp_core.scenario.Question` — frozen :func:`param` fields with the
 shared constraints (:data:`EPS`, :data:`DEMAND`, :data:`SEED`, …), old names in ``ALIASES``, rules
 between fields in ``RULES`` — and the command line is generated from it (one flag per field, its
 range, default and old names in the help); its ``compute`` returns the JSON the command prints. The

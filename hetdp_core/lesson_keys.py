@@ -43,7 +43,7 @@ def _parse_term(term: str, where: str) -> _Ref:
     m = _REF.match(term)
     if not m:
         raise InputError(
-            f"{where}: key term {term[:80]!r} must look like table[column=value].column (see docs/lessons.md)."
+            f"{where}: key term {term[:80]!r} must look like table[column=value].column (see pages/lessons/guide.md)."
         )
     sel = []
     if m.group("sel"):

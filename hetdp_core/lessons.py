@@ -2,7 +2,7 @@
 
 A lesson is a title, the lecture or paper it follows, and steps. Each step opens a page with a
 scenario (the page's URL query string), shows a short text and optionally asks a question whose
-answer the core can compute. The schema is documented in ``docs/lessons.md``; :func:`parse_lesson`
+answer the core can compute. The schema is documented in ``pages/lessons/guide.md``; :func:`parse_lesson`
 enforces it and :func:`check_lesson` runs every step's scenario and compares every answer with the
 number (or yes/no, or text) the core computes, so a lesson whose answer drifts from the code fails
 CI (``hetdp lesson check FILE``).
@@ -218,7 +218,7 @@ def _only(d: dict, allowed: tuple[str, ...], where: str) -> None:
     if extra:
         raise InputError(
             f"{where}: unknown field(s) {', '.join(map(repr, extra))}; the schema allows "
-            f"{', '.join(allowed)} (see docs/lessons.md)."
+            f"{', '.join(allowed)} (see pages/lessons/guide.md)."
         )
 
 

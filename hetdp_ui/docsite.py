@@ -59,15 +59,23 @@ _BEGIN = "<!-- begin: generated from the registry by `make docs` (hetdp_ui/docsi
 _END = "<!-- end -->"
 
 
-def index_block(*, site: bool = False) -> str:
-    """The table of pages (from the registry) and the list of the other topics, for docs/README.md: a
-    page's guide is linked in its folder (``../pages/<slug>/guide.md``), or on the site, where every
-    guide sits beside the topics, as ``<slug>.md``."""
+def guided_pages() -> list:
+    """Every page with a guide in its folder, in menu order: the scenario pages (from the registry), then the
+    other pages (their ``page.toml``) — each with ``slug``, ``title``, ``summary`` and ``url``."""
     from hetdp_core.registry import specs
+    from hetdp_ui.folders import tool_pages
+
+    return [*specs(), *(t for t in tool_pages() if t.guide)]
+
+
+def index_block(*, site: bool = False) -> str:
+    """The table of pages (from the registry and the other pages' folders) and the list of the other
+    topics, for docs/README.md: a page's guide is linked in its folder (``../pages/<slug>/guide.md``), or on
+    the site, where every guide sits beside the topics, as ``<slug>.md``."""
     from hetdp_ui.nav import OTHER_DOCS
 
     link = (lambda s: f"{s.slug}.md") if site else (lambda s: f"../pages/{s.slug}/guide.md")
-    rows = "\n".join(f"| [{s.title}]({link(s)}) | {s.summary} | `/{s.url}` |" for s in specs())
+    rows = "\n".join(f"| [{s.title}]({link(s)}) | {s.summary} | `/{s.url}` |" for s in guided_pages())
     other = "\n".join(f"- [{title}]({name}.md)" for name, title in OTHER_DOCS.items())
     return f"## Pages\n\n| page | its question | in the app |\n|---|---|---|\n{rows}\n\n## Other topics\n\n{other}\n"
 
@@ -144,10 +152,9 @@ def api_pages() -> dict[str, str]:
 
 def config(src: Path) -> str:
     """mkdocs.yml for a staging folder ``src`` (generated: the navigation comes from the registry)."""
-    from hetdp_core.registry import specs
     from hetdp_ui.nav import OTHER_DOCS
 
-    pages = "\n".join(f"      - '{s.title}': {s.slug}.md" for s in specs())
+    pages = "\n".join(f"      - '{s.title}': {s.slug}.md" for s in guided_pages())
     guides = "\n".join(f"      - '{t}': {n}.md" for n, t in OTHER_DOCS.items())
     api = "\n".join(f"      - {m}: api/{m}.md" for m in api_modules())
     return f"""site_name: hetdp — privacy that is not one number
@@ -201,13 +208,12 @@ validation:
 def stage(src: Path) -> Path:
     """Write the site's sources into ``src``: each page's guide as ``<slug>.md``, docs/*.md as they are, the
     generated pages, mkdocs.yml."""
-    from hetdp_core.registry import specs
-    from hetdp_ui.folders import guide_file
+    from hetdp_ui.folders import app_root
 
     md = src / "md"
     (md / "api").mkdir(parents=True)
-    for s in specs():
-        shutil.copy(guide_file(s.url), md / f"{s.slug}.md")
+    for s in guided_pages():
+        shutil.copy(app_root() / "pages" / s.slug / "guide.md", md / f"{s.slug}.md")
     for f in DOCS.glob("*.md"):
         if f.name != "README.md":
             shutil.copy(f, md / f.name)

@@ -1,14 +1,17 @@
-"""A page's folder: everything a scenario page shows lives in ``pages/<slug>/`` next to ``app.py``.
+"""A page's folder: everything a page shows lives in ``pages/<slug>/`` next to ``app.py``.
 
 ::
 
     pages/<slug>/page.py      widgets and layout (the script Streamlit runs)
     pages/<slug>/figures.py   its figures: FIGURES, one list that the page and its report both draw from
     pages/<slug>/guide.md     its documentation (the app's Documentation page and the documentation site)
+    pages/<slug>/page.toml    a page that is not a scenario (lessons, the ledger, the class, the docs):
+                              its menu entry — url, title, icon, summary, order (:func:`tool_pages`)
 
-``<slug>`` is the page's one name: its scenario module ``hetdp_core/scenarios/<slug>.py`` and its URL
-path in lower case (:attr:`hetdp_core.registry.PageSpec.slug`). This module finds the folder from the
-registry and keeps no list of pages. A figures module is Streamlit-free (plotly builders only), so the
+``<slug>`` is the page's one name: its URL path in lower case and, for a scenario page, its scenario module
+``hetdp_core/scenarios/<slug>.py`` (:attr:`hetdp_core.registry.PageSpec.slug`). This module finds a
+scenario page's folder from the registry and the other pages by their ``page.toml``; it keeps no list of
+pages. A figures module is Streamlit-free (plotly builders only), so the
 report, the notebook and the CLI load it without a server; it is loaded from its file, the same way in a
 checkout and in an install (where the app ships as the package ``hetdp_app``).
 """
@@ -29,6 +32,9 @@ if TYPE_CHECKING:  # a type only: `hetdp app` and the Documentation page find fo
 
 __all__ = [
     "PageFigure",
+    "ToolPage",
+    "tool_pages",
+    "figures_of",
     "installed_app",
     "app_root",
     "folder",
@@ -122,6 +128,57 @@ def _figures_module(slug: str) -> ModuleType | None:
             sys.modules.pop(name, None)
             raise
         return mod
+
+
+def figures_of(slug: str) -> ModuleType:
+    """The ``figures.py`` of the folder ``pages/<slug>/`` by the folder's name (a tool page's, whose figures
+    are functions its page, report and notebook call), loaded from its file."""
+    mod = _figures_module(slug)
+    if mod is None:
+        raise FileNotFoundError(f"pages/{slug}/figures.py not found under {app_root()}")
+    return mod
+
+
+@dataclass(frozen=True)
+class ToolPage:
+    """A page that is not a scenario (lessons, the release ledger, the class, the documentation), declared by
+    its folder's ``page.toml``: ``url`` its URL path, ``title`` and ``icon`` its menu entry, ``summary`` its
+    line on the home page, ``order`` its place among these pages."""
+
+    url: str
+    title: str
+    icon: str
+    summary: str
+    order: int
+
+    @property
+    def slug(self) -> str:
+        return self.url.lower()
+
+    @property
+    def file(self) -> str:
+        """Its page script relative to the app root."""
+        return f"pages/{self.slug}/page.py"
+
+    @property
+    def guide(self) -> Path | None:
+        """Its documentation (``guide.md`` in its folder), or None."""
+        path = app_root() / "pages" / self.slug / "guide.md"
+        return path if path.is_file() else None
+
+
+def tool_pages() -> tuple[ToolPage, ...]:
+    """Every page that is not a scenario, found by its ``pages/<slug>/page.toml``, in menu order."""
+    import tomllib
+
+    found = []
+    for path in sorted((app_root() / "pages").glob("*/page.toml")):
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        page = ToolPage(**{k: data[k] for k in ("url", "title", "icon", "summary", "order")})
+        if page.slug != path.parent.name:
+            raise ValueError(f"{path}: url {page.url!r} must be the folder's name {path.parent.name!r} in any case")
+        found.append(page)
+    return tuple(sorted(found, key=lambda p: (p.order, p.url)))
 
 
 def figures_module(page) -> ModuleType | None:

@@ -1,7 +1,7 @@
 """One registry of the app's pages and a sidebar menu that looks the same however a page is reached.
 
-app.py routes every page with ``st.navigation`` (each scenario page's script is
-``pages/<slug>/page.py``, :mod:`hetdp_ui.folders`; the servers tell Streamlit so before the port opens,
+app.py routes every page with ``st.navigation`` (each page's script is ``pages/<slug>/page.py``,
+:mod:`hetdp_ui.folders`; the servers tell Streamlit so before the port opens,
 :func:`hetdp_ui.launch.route_with_navigation_only`). Streamlit's own menu is hidden
 (``position="hidden"``) and every page draws this menu, whose links also work where a page script is
 run on its own (AppTest).
@@ -25,37 +25,13 @@ def pages() -> list[tuple[str, str, str, str, str]]:
     return [(s.file, s.title, s.url, s.icon, s.summary) for s in specs()]
 
 
-#: pages that are not scenarios: a path through the pages, and the project's own documentation
-TOOLS = [
-    (
-        "pages/8_Lessons.py",
-        "Lessons",
-        "Lessons",
-        ":material/school:",
-        "Step-by-step lessons through the pages, with questions whose answers the app computes.",
-    ),
-    (
-        "pages/10_Release_ledger.py",
-        "Release ledger",
-        "Release_ledger",
-        ":material/receipt_long:",
-        "A whole plan of releases: what it costs each group of people, by four accountants, against a budget.",
-    ),
-    (
-        "pages/11_Class.py",
-        "Class",
-        "Class",
-        ":material/groups:",
-        "Teach a lesson live: students join with a code, you see every step's answers and run a private poll.",
-    ),
-    (
-        "pages/9_Docs.py",
-        "Documentation",
-        "Docs",
-        ":material/menu_book:",
-        "The formulas each page uses, the corrections to the papers, and how each is tested.",
-    ),
-]
+def tools() -> list[tuple[str, str, str, str, str]]:
+    """(file, title, url path, icon, one-line summary) of every page that is not a scenario (lessons, the
+    release ledger, the class, the documentation), in menu order — from each one's folder
+    (``pages/<slug>/page.toml``, :func:`hetdp_ui.folders.tool_pages`)."""
+    from hetdp_ui.folders import tool_pages
+
+    return [(t.file, t.title, t.url, t.icon, t.summary) for t in tool_pages()]
 
 
 #: "new here? start with…": (who, what they get, page, label, query) — one first step per kind of user
@@ -98,8 +74,8 @@ def start_links() -> list[tuple[str, str, str, str, dict]]:
 
 
 def file_of(url: str) -> str:
-    """The page file of a URL path (a scenario page or a tool)."""
-    return {u: f for f, _, u, _, _ in pages() + TOOLS}[url]
+    """The page file of a URL path (a scenario page or another page)."""
+    return {u: f for f, _, u, _, _ in pages() + tools()}[url]
 
 
 def sidebar_nav() -> None:
@@ -107,7 +83,7 @@ def sidebar_nav() -> None:
     mode (a page file run on its own, e.g. by AppTest) is left out rather than failing the page."""
     st.html(_CSS)
     targets = [(HOME[0] if HOME else "app.py", "Home", ":material/home:")]
-    targets += [(file, title, icon) for file, title, _, icon, _ in pages() + TOOLS]
+    targets += [(file, title, icon) for file, title, _, icon, _ in pages() + tools()]
     with st.sidebar:
         for target, label, icon in targets:
             try:
@@ -120,14 +96,11 @@ def sidebar_nav() -> None:
 #: documentation topics that are not a page's (docs/<name>.md): name → title; a page's topic is its slug
 #: and its guide is pages/<slug>/guide.md
 OTHER_DOCS = {
-    "release-ledger": "Release ledger",
     "meetings": "Using hetdp in a meeting",
     "privacy-levels": "What a privacy level means; guarantee checks",
     "deployments": "Your levels among real deployments",
     "corrections": "Corrections to the papers",
     "teaching": "Teaching with hetdp",
-    "lessons": "Writing a lesson",
-    "class": "Teaching a live class",
     "command-line": "Command line",
     "operations": "Serving and operating hetdp",
     "benchmarks": "Benchmarks",
@@ -137,17 +110,19 @@ OTHER_DOCS = {
 
 
 def docs() -> dict[str, str]:
-    """Every documentation topic in menu order: each page's (its slug, from the registry), then the others."""
+    """Every documentation topic in menu order: each page's guide (its slug: the scenario pages from the
+    registry, then the other pages whose folder has a guide), then the other topics."""
     from hetdp_core.registry import specs
+    from hetdp_ui.folders import tool_pages
 
-    return {**{s.slug: s.title for s in specs()}, **OTHER_DOCS}
+    guides = {s.slug: s.title for s in specs()} | {t.slug: t.title for t in tool_pages() if t.guide}
+    return {**guides, **OTHER_DOCS}
 
 
 def page_doc(url: str) -> str | None:
-    """The documentation topic of a scenario page (None for other names)."""
-    from hetdp_core.registry import specs
-
-    return next((s.slug for s in specs() if s.url == url), None)
+    """The documentation topic of a page with a guide, by its URL path (None for other names)."""
+    slug = url.lower()
+    return slug if slug in docs() and slug not in OTHER_DOCS and url != slug else None
 
 
 def topic_name(raw: str) -> str | None:
@@ -162,9 +137,11 @@ def topic_name(raw: str) -> str | None:
 
 def doc_file(topic: str):
     """The Markdown file of a topic: a page's ``pages/<slug>/guide.md``, else ``docs/<topic>.md``."""
-    from hetdp_ui.folders import app_root, guide_file
+    from hetdp_ui.folders import app_root
 
-    return guide_file(topic) if topic not in OTHER_DOCS else app_root() / "docs" / f"{topic}.md"
+    if topic in OTHER_DOCS:
+        return app_root() / "docs" / f"{topic}.md"
+    return app_root() / "pages" / topic / "guide.md"
 
 
 def doc_link(topic: str, label: str = "Full notes: formulas, corrections to the papers, how it is tested") -> None:

@@ -246,10 +246,11 @@ def ledger_notebook(result):
         ("md", "## Figures"),
         (
             "code",
-            "from hetdp_ui.ledger_figures import spend_figure, totals_figure\n"
+            "from hetdp_ui.folders import figures_of\n"
             "from hetdp_ui.risk_figures import curves_figure\n\n"
-            "totals_figure(result.totals, budget=result.budget, headline=result.headline).show()\n"
-            "spend_figure(result.spend).show()\n"
+            "ledger = figures_of('release_ledger')  # the ledger page's figures (pages/release_ledger/figures.py)\n"
+            "ledger.totals_figure(result.totals, budget=result.budget, headline=result.headline).show()\n"
+            "ledger.spend_figure(result.spend).show()\n"
             "curves_figure(pd.DataFrame(result.curves), fpr=result.fpr, title='The whole plan', legend='group').show()",
         ),
         ("md", "## The numbers, as `hetdp ledger --json` gives them"),

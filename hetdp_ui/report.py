@@ -216,8 +216,10 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
     import hetdp_core
     from hetdp_core.ledger import plan_toml
     from hetdp_ui.context_figures import deployments_strip
-    from hetdp_ui.ledger_figures import spend_figure, totals_figure
+    from hetdp_ui.folders import figures_of
     from hetdp_ui.risk_figures import curves_figure
+
+    ledger = figures_of("release_ledger")  # the ledger page's own figures
 
     ledger_placed = result.placements()
     toml_text = plan_toml(result.plan)
@@ -255,8 +257,10 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
         ),
         "</ul>",
         *_context_html(ledger_placed),
-        _figure_html(totals_figure(result.totals, budget=result.budget, headline=result.headline), "fig0", first=True),
-        _figure_html(spend_figure(result.spend), "fig1", first=False),
+        _figure_html(
+            ledger.totals_figure(result.totals, budget=result.budget, headline=result.headline), "fig0", first=True
+        ),
+        _figure_html(ledger.spend_figure(result.spend), "fig1", first=False),
         _figure_html(
             curves_figure(
                 pd.DataFrame(result.curves),

@@ -30,10 +30,8 @@ def routed_by_navigation(monkeypatch):
 
 
 def page_path(page: str) -> Path:
-    """The script of a page by its URL path: a scenario page's ``pages/<slug>/page.py`` (its folder), or a
-    tool page's ``pages/<n>_<Url>.py``."""
-    script = ROOT / "pages" / page.lower() / "page.py"
-    return script if script.is_file() else next((ROOT / "pages").glob(f"*_{page}.py"))
+    """The script of a page by its URL path: ``pages/<slug>/page.py`` (its folder)."""
+    return ROOT / "pages" / page.lower() / "page.py"
 
 
 ARTIFACTS = ROOT / "tests" / "artifacts"

@@ -43,8 +43,8 @@ def test_core_imports_no_ui(path):
     assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
 
 
-#: the page scripts: the tool pages (pages/<n>_<Url>.py) and each scenario page's folder's page.py
-PAGE_SCRIPTS = sorted([*(ROOT / "pages").glob("*.py"), *(ROOT / "pages").glob("*/page.py")])
+#: the page scripts: each page folder's page.py
+PAGE_SCRIPTS = sorted((ROOT / "pages").glob("*/page.py"))
 #: each page folder's figures: Streamlit-free plotly builders, like hetdp_ui's
 PAGE_FIGURES = sorted((ROOT / "pages").glob("*/figures.py"))
 
@@ -63,12 +63,14 @@ def test_a_page_folders_figures_are_streamlit_free(path):
 def test_every_page_has_a_scenario_and_run():
     from hetdp_core.scenario import Result, Scenario
     from hetdp_core.scenarios import get, pages
-    from hetdp_ui.nav import TOOLS
+    from hetdp_ui.folders import tool_pages
 
-    tools = {p.stem.split("_", 1)[1] for p in (ROOT / "pages").glob("*.py")}
+    assert not list((ROOT / "pages").glob("*.py"))  # every page is a folder
     folders = {p.name for p in (ROOT / "pages").iterdir() if p.is_dir() and p.name != "__pycache__"}
-    assert tools == {u for _, _, u, _, _ in TOOLS}  # Lessons, Docs, Release ledger, Class
-    assert folders == {get(page).PAGE_SPEC.slug for page in pages()}  # one folder per scenario page
+    tools = {t.slug for t in tool_pages()}  # lessons, release_ledger, class, docs: a page.toml each
+    assert tools == {"lessons", "release_ledger", "class", "docs"}
+    assert folders == {get(page).PAGE_SPEC.slug for page in pages()} | tools  # one folder per page
+    assert all((ROOT / "pages" / slug / "page.py").is_file() for slug in folders)
     for page in pages():
         mod = get(page)
         assert issubclass(mod.SCENARIO, Scenario) and mod.SCENARIO.PAGE == page

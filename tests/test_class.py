@@ -409,7 +409,9 @@ def test_the_cli_starts_lists_exports_closes_and_deletes_a_session(tmp_path, mon
 
 
 def test_the_poll_figure_draws_the_estimate_within_0_and_1_with_its_interval():
-    from hetdp_ui.class_figures import poll_figure
+    from hetdp_ui.folders import figures_of
+
+    poll_figure = figures_of("class").poll_figure
 
     hist = (estimate(yes=1, n=1, eps=1.0), estimate(yes=0, n=2, eps=1.0), estimate(yes=30, n=100, eps=1.0))
     fig = poll_figure(hist)

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from hetdp_ui.classroom import db
 from hetdp_ui.classroom.store import ClassStore
 
-CLASS = str(ROOT / "pages" / "11_Class.py")
+CLASS = str(ROOT / "pages" / "class" / "page.py")
 FP = str(ROOT / "pages" / "feature_privacy" / "page.py")
 LESSON = "1-bcdp-feature-privacy"
 
@@ -231,7 +231,7 @@ def test_the_student_home_keeps_identity_and_offers_the_poll(url):
 
 def test_students_type_a_display_name_unless_the_department_turns_on_its_login(url, monkeypatch):
     """Setting off (the default): a name box, no login. Setting on (HETDP_CLASS_LOGIN=oidc, with
-    Streamlit's [auth] configured as docs/class.md says): a logged-out student sees only a login
+    Streamlit's [auth] configured as pages/class/guide.md says): a logged-out student sees only a login
     button — no name box, nothing joined."""
     s = ClassStore(url).start(LESSON)
     at = class_page(code=s.code)

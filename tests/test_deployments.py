@@ -143,7 +143,7 @@ def test_every_meaning_panel_shows_the_strip(spec):
 
 
 def test_the_ledger_shows_its_groups_among_deployments():
-    at = AppTest.from_file(str(ROOT / "pages" / "10_Release_ledger.py"), default_timeout=120).run()
+    at = AppTest.from_file(str(ROOT / "pages" / "release_ledger" / "page.py"), default_timeout=120).run()
     assert not at.exception and not at.error
     text = " ".join(m.value for m in at.markdown)
     assert "Where the groups' headline totals lie" in text

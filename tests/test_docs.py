@@ -7,6 +7,7 @@ from conftest import ROOT, page_path
 from streamlit.testing.v1 import AppTest
 
 from hetdp_core.registry import pages, specs
+from hetdp_ui.folders import tool_pages
 from hetdp_ui.nav import doc_file, docs
 
 DOCS = docs()
@@ -20,7 +21,8 @@ def test_one_docs_page_per_topic_and_an_index():
     """A page's guide is in its folder; the other topics are docs/*.md; the index lists them all."""
     files = {p.stem for p in DOCS_DIR.glob("*.md")} - {"README"}
     guides = {p.parent.name for p in (ROOT / "pages").glob("*/guide.md")}
-    assert files | guides == set(DOCS) and guides == set(PAGE_DOCS.values())
+    tool_guides = {t.slug for t in tool_pages() if t.guide}  # lessons, release_ledger, class
+    assert files | guides == set(DOCS) and guides == set(PAGE_DOCS.values()) | tool_guides
     assert all(doc_file(topic).is_file() for topic in DOCS)
     index = (DOCS_DIR / "README.md").read_text()
     assert all(f"(../pages/{name}/guide.md)" in index for name in guides)
@@ -66,21 +68,23 @@ def test_the_link_renders_on_a_page():
     assert any("/Docs?topic=dp_sgd_schedules" in m.value for m in at.markdown)  # plain link when run alone
 
 
-def test_a_guides_older_topic_name_still_opens_it():
-    """Links from before the guides moved into the pages' folders (``?topic=feature-privacy``) open the guide."""
-    at = AppTest.from_file(str(ROOT / "pages" / "9_Docs.py"), default_timeout=60)
-    at.query_params["topic"] = "feature-privacy"
+@pytest.mark.parametrize(
+    ("old", "topic"), [("feature-privacy", "feature_privacy"), ("release-ledger", "release_ledger")]
+)
+def test_a_guides_older_topic_name_still_opens_it(old, topic):
+    """Links from before the guides moved into the pages' folders (``?topic=feature-privacy``,
+    ``?topic=release-ledger``) open the guide."""
+    at = AppTest.from_file(str(ROOT / "pages" / "docs" / "page.py"), default_timeout=60)
+    at.query_params["topic"] = old
     at.run()
     assert not at.exception and not at.warning
-    assert at.sidebar.radio[0].value == "feature_privacy"
-    assert doc_file("feature_privacy").read_text().splitlines()[0].lstrip("# ") in " ".join(
-        m.value for m in at.markdown
-    )
+    assert at.sidebar.radio[0].value == topic
+    assert doc_file(topic).read_text().splitlines()[0].lstrip("# ") in " ".join(m.value for m in at.markdown)
 
 
 @pytest.mark.parametrize("topic", sorted(DOCS))
 def test_docs_page_renders_every_topic(topic):
-    at = AppTest.from_file(str(ROOT / "pages" / "9_Docs.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "pages" / "docs" / "page.py"), default_timeout=60)
     at.query_params["topic"] = topic
     at.run()
     assert not at.exception and not at.error and not at.warning
@@ -91,7 +95,7 @@ def test_docs_page_renders_every_topic(topic):
 
 
 def test_docs_page_refuses_an_unknown_topic():
-    at = AppTest.from_file(str(ROOT / "pages" / "9_Docs.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "pages" / "docs" / "page.py"), default_timeout=60)
     at.query_params["topic"] = "../../etc/passwd"
     at.run()
     assert not at.exception

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from hetdp_core.ledger import ledger, parse_plan
 
-PAGE = str(ROOT / "pages" / "10_Release_ledger.py")
+PAGE = str(ROOT / "pages" / "release_ledger" / "page.py")
 SMALL = '[[release]]\nname = "counts"\nmechanism = "gaussian"\nnoise = 2.0\nrepeat = 3\ngroups = ["all"]\n'
 
 

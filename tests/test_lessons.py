@@ -435,7 +435,7 @@ def test_a_step_on_another_page_offers_the_way_there():
 
 
 def test_lessons_page_lists_every_lesson():
-    at = AppTest.from_file(str(ROOT / "pages" / "8_Lessons.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(ROOT / "pages" / "lessons" / "page.py"), default_timeout=60).run()
     assert not at.exception and not at.error
     titles = [s.value for s in at.subheader]
     assert all(bundled_lesson(i).title in titles for i in LESSONS)
@@ -541,7 +541,7 @@ def test_the_last_step_shows_the_score_and_the_lessons_page_keeps_it():
     assert any("This page's notes" in b.label for b in at.get("link_button")), "the docs link is in the panel"
     at.button(key="lesson_next").click().run()  # finish: run alone the page cannot switch, it says so
     assert at.session_state["_lesson_finished"] == lid and not at.exception
-    lessons = AppTest.from_file(str(ROOT / "pages" / "8_Lessons.py"), default_timeout=60)
+    lessons = AppTest.from_file(str(ROOT / "pages" / "lessons" / "page.py"), default_timeout=60)
     lessons.session_state[SCORES] = at.session_state[SCORES]
     lessons.session_state["_lesson_finished"] = lid
     lessons.run()
@@ -561,7 +561,7 @@ def test_a_typed_answer_survives_a_run_that_does_not_draw_it(routed_by_navigatio
     at.query_params.update({"lesson": lid, "step": "1"})
     at.run()
     at.number_input(key=f"{key}_answer").set_value(0.5).run()
-    at.switch_page("pages/9_Docs.py").run()  # a side trip: a run that does not draw the answer box
+    at.switch_page("pages/docs/page.py").run()  # a side trip: a run that does not draw the answer box
     assert not at.get("number_input") and not at.exception
     at.switch_page("pages/feature_privacy/page.py")
     at.query_params.update({"lesson": lid, "step": "1"})
@@ -576,7 +576,7 @@ def test_an_instructor_previews_an_uploaded_lesson_file():
 
     text = (ROOT / "data" / "lessons" / "1-bcdp-feature-privacy.toml").read_text()
     text = text.replace("answer = 0.09", "answer = 0.5")
-    at = AppTest.from_file(str(ROOT / "pages" / "8_Lessons.py"), default_timeout=300).run()
+    at = AppTest.from_file(str(ROOT / "pages" / "lessons" / "page.py"), default_timeout=300).run()
     assert at.get("file_uploader"), "the preview's upload box is on the page"
     # AppTest cannot upload: the page's preview code is what runs with the parsed file
     from hetdp_core.lessons import check_lesson, parse_lesson

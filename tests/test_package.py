@@ -99,7 +99,7 @@ def test_the_decision_buttons_build_the_zip_on_request():
     assert not at.exception and not at.error
     labels = [d.proto.label for d in at.get("download_button")]
     assert "Download the decision (zip)" in labels
-    ledger = AppTest.from_file(str(ROOT / "pages" / "10_Release_ledger.py"), default_timeout=300).run()
+    ledger = AppTest.from_file(str(ROOT / "pages" / "release_ledger" / "page.py"), default_timeout=300).run()
     ledger.button(key="ledger_decision_prepare").click().run()
     assert not ledger.exception and "Download the decision (zip)" in [
         d.proto.label for d in ledger.get("download_button")

@@ -144,14 +144,20 @@ def test_a_pages_tables_are_typed_fields_named_as_their_csv(spec):
     assert set(result.tables_) <= {"privacy_meaning"}  # nothing else by string
 
 
-def _page_names() -> dict[str, set[str]]:
+def _page_names(*, prose: bool = False) -> dict[str, set[str]]:
     """Every name of every page: URL path, slug (docs topic, folder), scenario module (dotted), page
-    file, and the docs topic it had before its guide moved into its folder."""
+    file, and the docs topic it had before its guide moved into its folder — for the pages that are not
+    scenarios (lessons, the ledger, the class, the docs), their URL path, folder and file (in ``prose``
+    their folder and file only: "Class" and "Lessons" are also plain words)."""
+    from hetdp_ui.folders import tool_pages
+
     out = {}
     for s in registry.specs():
         module = registry.get(s.url).__name__
         old_topic = s.slug.replace("_", "-")
         out[s.url] = {s.url, s.slug, module, s.file, f"pages/{s.slug}", f"/{s.url}", old_topic}
+    for t in tool_pages():
+        out[t.url] = {t.file, f"pages/{t.slug}"} | (set() if prose else {t.url, f"/{t.url}"})
     return out
 
 
@@ -175,7 +181,7 @@ def test_no_page_list_outside_the_registry():
     offenders = []
     product = [
         *ROOT.glob("*.py"),
-        *(ROOT / "pages").glob("*.py"),
+        *(ROOT / "pages").glob("*/*.py"),
         *(ROOT / "hetdp_core").rglob("*.py"),
         *(ROOT / "hetdp_ui").rglob("*.py"),
         *(ROOT / "benchmarks").glob("*.py"),
@@ -189,11 +195,12 @@ def test_no_page_list_outside_the_registry():
                 if len(hit) >= limit:
                     offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {sorted(hit)}")
     generated = re.compile(r"<!-- begin: generated.*?<!-- end -->", re.S)
-    for path in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
+    in_prose = _page_names(prose=True)
+    for path in [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "pages").glob("*/guide.md")]:
         for block in re.split(r"\n\s*\n", generated.sub("", path.read_text())):
             hit = {
                 url
-                for url, ns in names.items()
+                for url, ns in in_prose.items()
                 if any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", block) for n in ns - {f"/{url}"})
             }
             if len(hit) >= 3:

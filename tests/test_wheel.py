@@ -169,6 +169,9 @@ def _hetdp_app_serves_the_home_page(env_dir, cwd):
         py = env_dir / "bin" / "python"
         where = _stdout([str(py), "-c", "from hetdp_ui.cli import app_script; print(app_script())"], cwd=cwd).strip()
         assert where.startswith(str(env_dir)) and where.endswith("hetdp_app/app.py"), where
+        # the pages that are not scenarios are found by their folders' page.toml, which ship too
+        code = "from hetdp_ui.folders import tool_pages; print(','.join(t.url for t in tool_pages()))"
+        assert _stdout([str(py), "-c", code], cwd=cwd).strip() == "Lessons,Release_ledger,Class,Docs"
     finally:
         proc.terminate()
         try:

@@ -23,7 +23,7 @@ from playwright.sync_api import expect
 
 from hetdp_core.registry import specs
 from hetdp_core.scenarios import get
-from hetdp_ui.nav import TOOLS, pages
+from hetdp_ui.nav import pages, tools
 
 from .test_browser import ERROR_SELECTORS, assert_no_errors, wait_idle
 from .test_first_session import _block_outside
@@ -40,7 +40,7 @@ VIEWS = [
         for s in specs()
         for q in dict.fromkeys([urlencode(s.fast_query), urlencode({**s.fast_query, **(s.text_view or {})})])
     ),
-    *((url, "") for _, _, url, _, _ in TOOLS if url != "Class"),
+    *((url, "") for _, _, url, _, _ in tools() if url != "Class"),
 ]
 
 #: widget types swept here (Streamlit's data-testid of the element)

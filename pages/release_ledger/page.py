@@ -36,12 +36,14 @@ from hetdp_ui.common import (
     solver_answer,
     target_tpr_input,
 )
-from hetdp_ui.ledger_figures import spend_figure, totals_figure
+from hetdp_ui.folders import figures_of
 from hetdp_ui.nav import doc_link, sidebar_nav
 from hetdp_ui.notebook import ledger_notebook, notebook_bytes
 from hetdp_ui.package import ledger_package
 from hetdp_ui.report import build_ledger_report
 from hetdp_ui.risk_figures import curves_figure
+
+figures = figures_of("release_ledger")  # this folder's figures.py
 
 st.set_page_config(
     page_title="Release ledger — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
@@ -95,7 +97,7 @@ st.markdown(
     "sum to the tight privacy-loss distribution — and says what an attacker could do with it all."
 )
 
-doc_link("release-ledger", "The formulas of the four accountants, and how they are tested")
+doc_link("Release_ledger", "The formulas of the four accountants, and how they are tested")
 
 # ------------------------------------------------------------------ the plan: URL, file or example
 qp = st.query_params
@@ -279,9 +281,9 @@ if budget is not None:
         )
 c1, c2 = st.columns(2)
 with c1:
-    chart(totals_figure(result.totals, budget=budget, headline=result.headline), key="ledger_totals_fig")
+    chart(figures.totals_figure(result.totals, budget=budget, headline=result.headline), key="ledger_totals_fig")
 with c2:
-    chart(spend_figure(result.spend), key="ledger_spend_fig")
+    chart(figures.spend_figure(result.spend), key="ledger_spend_fig")
 st.caption(
     "The four accountants are all valid upper bounds on each group's (ε, δ); the headline (◆) is the smallest "
     "of them, and the budget, the risk and the solver read it. Basic composition adds each release's ε (δ split "

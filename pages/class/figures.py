@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .theme import GREY, OKABE_ITO, finish, rgba, styled
+from hetdp_ui.theme import GREY, OKABE_ITO, finish, rgba, styled
 
 
 def numbers_figure(stats) -> go.Figure:

@@ -91,7 +91,7 @@ def landing() -> None:
     with right.container(border=True):
         st.subheader("Join a session (student)")
         join_form(None)
-    doc_link("class", "How a class session works, what is stored and for how long")
+    doc_link("Class", "How a class session works, what is stored and for how long")
 
 
 def join_form(fixed_code: str | None) -> None:
@@ -166,8 +166,9 @@ def join_page() -> None:
 
 
 def step_block(s) -> None:
-    from hetdp_ui.class_figures import choices_figure, numbers_figure
+    from hetdp_ui.folders import figures_of
 
+    figures = figures_of("class")  # this folder's figures.py
     q = s.question
     head = f"Step {s.step}" + (f" — {s.title}" if s.title else "")
     with st.container(border=True):
@@ -182,9 +183,9 @@ def step_block(s) -> None:
             return
         st.caption(q.prompt)
         if s.answered and q.kind in ("number", "your-choice"):
-            chart(numbers_figure(s), key=f"class_fig_{s.step}")
+            chart(figures.numbers_figure(s), key=f"class_fig_{s.step}")
         elif s.answered:
-            chart(choices_figure(s), key=f"class_fig_{s.step}")
+            chart(figures.choices_figure(s), key=f"class_fig_{s.step}")
         if q.misconceptions:
             st.markdown(
                 "\n".join(
@@ -205,8 +206,9 @@ def step_block(s) -> None:
 
 
 def poll_section() -> None:
-    from hetdp_ui.class_figures import poll_figure
+    from hetdp_ui.folders import figures_of
 
+    poll_figure = figures_of("class").poll_figure  # this folder's figures.py
     got = store.poll_estimate(code)
     if got is not None:
         poll, est = got
