@@ -151,7 +151,7 @@ def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     return value
 
 
-def _within(arr: np.ndarray, *, lo, hi, lo_open: bool, allow_inf: bool) -> bool:
+def _within(arr: np.ndarray, *, lo, hi, lo_open: bool, hi_open: bool, allow_inf: bool) -> bool:
     """True when every entry of ``arr`` passes :func:`check_vector`'s entry rules, from its minimum and
     maximum only (two vectorised passes instead of one per rule; a NaN makes both NaN and fails every
     comparison). False means "look entry by entry", not necessarily an error (e.g. +∞ with ``hi``)."""
@@ -160,7 +160,7 @@ def _within(arr: np.ndarray, *, lo, hi, lo_open: bool, allow_inf: bool) -> bool:
         return False
     if lo is not None and not (mn > lo if lo_open else mn >= lo):
         return False
-    return hi is None or mx <= hi
+    return hi is None or (mx < hi if hi_open else mx <= hi)
 
 
 def check_vector(
@@ -173,12 +173,14 @@ def check_vector(
     lo: float | None = None,
     hi: float | None = None,
     lo_open: bool = False,
+    hi_open: bool = False,
     allow_inf: bool = False,
     what: str = "",
 ) -> np.ndarray:
     """Return a 1-D float64 array after checking shape, type and every entry.
 
-    ``allow_inf`` admits ``+inf`` entries (e.g. "no demand"). Bounds apply to finite entries.
+    ``allow_inf`` admits ``+inf`` entries (e.g. "no demand"). Bounds apply to finite entries; ``lo_open`` /
+    ``hi_open`` exclude the ends themselves.
     """
     if isinstance(values, str | bytes) or values is None:
         raise InputError(f"{name} must be a list of numbers{what}; got {fmt(values)}.")
@@ -201,7 +203,7 @@ def check_vector(
         raise InputError(f"{name} must have at least {min_length} entries{what}; got {arr.size}.")
     if max_length is not None and arr.size > max_length:
         raise InputError(f"{name} must have at most {max_length} entries{what}; got {arr.size}.")
-    if arr.size and _within(arr, lo=lo, hi=hi, lo_open=lo_open, allow_inf=allow_inf):
+    if arr.size and _within(arr, lo=lo, hi=hi, lo_open=lo_open, hi_open=hi_open, allow_inf=allow_inf):
         return arr  # every entry is valid: the checks below would find nothing (they name the first bad entry)
     if np.isnan(arr).any():
         i = int(np.flatnonzero(np.isnan(arr))[0])
@@ -221,10 +223,13 @@ def check_vector(
                 f"{name} entries must be {op} {lo:g}{what}; entry {i} is {arr[i]:g}. Use values {op} {lo:g}."
             )
     if hi is not None:
-        bad = finite & (arr > hi)
+        bad = finite & ((arr > hi) | ((arr == hi) & hi_open))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise InputError(f"{name} entries must be <= {hi:g}{what}; entry {i} is {arr[i]:g}. Use values <= {hi:g}.")
+            op = "<" if hi_open else "<="
+            raise InputError(
+                f"{name} entries must be {op} {hi:g}{what}; entry {i} is {arr[i]:g}. Use values {op} {hi:g}."
+            )
     return arr
 
 

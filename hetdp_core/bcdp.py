@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._doc import document
-from ._validate import MAX_EPS, InputError, check_int, check_real, check_vector
-from .constraints import DEMAND, EPS
+from ._validate import MAX_EPS, InputError
+from .constraints import COUNT, DEMAND, EPS, NONNEGATIVE, UNIT, USERS, Interval
 
 __all__ = [
     "MAX_EPS",
@@ -51,9 +51,21 @@ GUARANTEE_TOL = 1e-9
 _FINITE_DEMAND = DEMAND.narrow(finite=True)
 
 
+#: the ranges this module's functions accept (the constraint vocabulary: hetdp_core.constraints)
+_DEMANDS = Interval(float, 0.0, None, closed="right", allow_inf=True)
+_ZETA = Interval(float, 0.0, 1.0, closed="right")
+_EPS = Interval(float, 0.0, None, allow_inf=True)
+_LDP = Interval(float, 0.0, MAX_EPS)
+_DEMANDED = Interval(float, 0.0, None, closed="right", allow_inf=True)
+_GUARANTEED = Interval(float, 0.0, None, allow_inf=True)
+_LDP_LEVEL = Interval(float, 0.0, None, allow_inf=True)
+_EPS_2 = Interval(float, 0.0, None, closed="right", allow_inf=True)
+_D = Interval(int, 2, None)
+
+
 def heuristic_zeta(q: float) -> float:
     """The paper's heuristic ζ = (1 + q)/2 (Appendix B.3)."""
-    q = check_real("q", q, lo=0.0, hi=1.0, what=" (correlation bound of Assumption 1)")
+    q = UNIT.check("q", q, what=" (correlation bound of Assumption 1)")
     return (1.0 + q) / 2.0
 
 
@@ -117,14 +129,12 @@ def privacy_allocation(*, demands, eps: float, q: float, zeta: float | None = No
     For q = 0 the log term is +inf, so ``c = δ̃``; for q = 1 every ``c_i = ζ δ̃_1``.
     Mechanism 1 with this c is δ-BCDP and ε-LDP (it is in fact ``c_d``-LDP).
     """
-    demands = check_vector(
-        "demands", demands, lo=0.0, lo_open=True, allow_inf=True, max_length=10_000, what=" (per-feature BCDP demands)"
-    )
+    demands = _DEMANDS.check_vector("demands", demands, max_length=10_000, what=" (per-feature BCDP demands)")
     eps = EPS.check("eps", eps, what=" (global LDP level)")
-    q = check_real("q", q, lo=0.0, hi=1.0, what=" (correlation bound of Assumption 1)")
+    q = UNIT.check("q", q, what=" (correlation bound of Assumption 1)")
     if zeta is None:
         zeta = heuristic_zeta(q)
-    zeta = check_real("zeta", zeta, lo=0.0, hi=1.0, lo_open=True, what=" (free parameter ζ of Theorem 2)")
+    zeta = _ZETA.check("zeta", zeta, what=" (free parameter ζ of Theorem 2)")
 
     order = np.argsort(demands, kind="stable")
     dt = np.minimum(demands[order], eps)  # δ̃, sorted non-decreasing
@@ -156,16 +166,16 @@ def privacy_allocation(*, demands, eps: float, q: float, zeta: float | None = No
 
 def prop3_guarantee(*, eps: float, d: int) -> np.ndarray:
     """Proposition 3: an ε-LDP mechanism is ε·1-BCDP."""
-    eps = check_real("eps", eps, lo=0.0, allow_inf=True, what=" (LDP level)")
-    d = check_int("d", d, lo=1, what=" (number of features)")
+    eps = _EPS.check("eps", eps, what=" (LDP level)")
+    d = COUNT.check("d", d, what=" (number of features)")
     return np.full(d, eps)
 
 
 def _q_vector(q, d: int) -> np.ndarray:
     if np.ndim(q) == 0:
-        q = check_real("q", q, lo=0.0, hi=1.0, what=" (correlation bound)")
+        q = UNIT.check("q", q, what=" (correlation bound)")
         return np.full(d, q)
-    return check_vector("q", q, length=d, lo=0.0, hi=1.0, what=" (per-coordinate correlation bounds)")
+    return UNIT.check_vector("q", q, length=d, what=" (per-coordinate correlation bounds)")
 
 
 def prop4_ldp_guarantee(*, c, q, ldp: float) -> np.ndarray:
@@ -174,8 +184,8 @@ def prop4_ldp_guarantee(*, c, q, ldp: float) -> np.ndarray:
 
     For Mechanism 1 use ``ldp = c_d`` (it is c-CDP and c_d-LDP).
     """
-    c = check_vector("c", c, lo=0.0, what=" (CDP levels)")
-    ldp = check_real("ldp", ldp, lo=0.0, hi=MAX_EPS, what=" (LDP level of the mechanism)")
+    c = NONNEGATIVE.check_vector("c", c, what=" (CDP levels)")
+    ldp = _LDP.check("ldp", ldp, what=" (LDP level of the mechanism)")
     qv = _q_vector(q, c.size)
     return np.minimum(c + _correlation_cost(ldp, qv), ldp)
 
@@ -186,7 +196,7 @@ def prop4_composition_guarantee(*, c, q) -> tuple[np.ndarray, float]:
 
     Returns ``(levels, ldp_level)``: the guaranteed δ_i and the LDP level.
     """
-    c = check_vector("c", c, lo=0.0, what=" (CDP levels)")
+    c = NONNEGATIVE.check_vector("c", c, what=" (CDP levels)")
     qv = _q_vector(q, c.size)
     rest = c.sum() - c
     return c + _correlation_cost(rest, qv), float(c.sum())
@@ -233,10 +243,10 @@ class GuaranteeCheck:
 
 def check_guarantee(*, demanded, guaranteed, ldp_level: float, eps: float) -> GuaranteeCheck:
     """Compare guaranteed δ' with demanded δ per coordinate, and the LDP level with ε."""
-    demanded = check_vector("demanded", demanded, lo=0.0, lo_open=True, allow_inf=True)
-    guaranteed = check_vector("guaranteed", guaranteed, length=demanded.size, lo=0.0, allow_inf=True)
-    ldp_level = check_real("ldp_level", ldp_level, lo=0.0, allow_inf=True)
-    eps = check_real("eps", eps, lo=0.0, lo_open=True, allow_inf=True)
+    demanded = _DEMANDED.check_vector("demanded", demanded)
+    guaranteed = _GUARANTEED.check_vector("guaranteed", guaranteed, length=demanded.size)
+    ldp_level = _LDP_LEVEL.check("ldp_level", ldp_level)
+    eps = _EPS_2.check("eps", eps)
     ok = guaranteed <= demanded + GUARANTEE_TOL
     return GuaranteeCheck(
         demanded=demanded,
@@ -255,7 +265,7 @@ def prop6_matrix(*, demands, q) -> np.ndarray:
     ``A c ≤ 1`` implies the Proposition 4(1) guarantee ``δ_i ≥ c_i + log(1 + q_i e^{Σ_{j≠i} c_j} − q_i)``.
     Infinite demands give zero rows (no constraint); q_i = 0 gives zero off-diagonal entries.
     """
-    demands = check_vector("demands", demands, lo=0.0, lo_open=True, allow_inf=True)
+    demands = _DEMANDS.check_vector("demands", demands)
     qv = _q_vector(q, demands.size)
     with np.errstate(divide="ignore"):
         diag = np.where(np.isinf(demands), 0.0, 1.0 / demands)
@@ -270,7 +280,7 @@ def prop6_matrix(*, demands, q) -> np.ndarray:
 
 def stage_increments(c_sorted) -> np.ndarray:
     """Stage levels Δ_k = c_k − c_{k−1} (c_0 = 0) of Mechanism 1 for a non-decreasing c."""
-    c_sorted = check_vector("c_sorted", c_sorted, lo=0.0, what=" (sorted CDP levels)")
+    c_sorted = NONNEGATIVE.check_vector("c_sorted", c_sorted, what=" (sorted CDP levels)")
     inc = np.diff(np.concatenate([[0.0], c_sorted]))
     if np.any(inc < -1e-12):
         raise InputError(f"c_sorted must be non-decreasing; got {c_sorted}. Sort the coordinates by demand.")
@@ -291,13 +301,13 @@ def mse_bound_thm2(*, c_sorted, n: int) -> float:
 
     The theorem holds up to a universal constant, so only the shape is meaningful.
     """
-    c_sorted = check_vector("c_sorted", c_sorted, lo=0.0)
+    c_sorted = NONNEGATIVE.check_vector("c_sorted", c_sorted)
     if np.any(np.diff(c_sorted) < -1e-12):
         raise InputError(
             "c_sorted must be non-decreasing (coordinates sorted by demand); "
             f"got {c_sorted}. Sort the coordinates first."
         )
-    n = check_int("n", n, lo=1, what=" (number of users)")
+    n = USERS.check("n", n, what=" (number of users)")
     S = _information(c_sorted)
     d = c_sorted.size
     with np.errstate(divide="ignore"):
@@ -313,9 +323,9 @@ def corollary1_bound(*, d: int, k: int, demand: float, eps: float, q: float, n: 
     * otherwise :math:`\frac1n(\frac{dk}{\delta^2} + \frac{(d-k)^2}{\frac{d-k}{d}\delta^2 + (c_d - \delta/2)^2})`
       with :math:`c_d = \log\frac{e^{\delta/2}+q-1}{q}` (19).
     """
-    d = check_int("d", d, lo=2, what=" (number of features)")
-    k = check_int("k", k, lo=1, what=" (number of sensitive features)")
-    n = check_int("n", n, lo=1, what=" (number of users)")
+    d = _D.check("d", d, what=" (number of features)")
+    k = COUNT.check("k", k, what=" (number of sensitive features)")
+    n = USERS.check("n", n, what=" (number of users)")
     if not (1 <= k < d):
         raise InputError(f"k must satisfy 1 <= k < d (number of sensitive features); got k={k}, d={d}.")
     delta = _FINITE_DEMAND.check("demand", demand)  # the paper's δ
@@ -325,7 +335,7 @@ def corollary1_bound(*, d: int, k: int, demand: float, eps: float, q: float, n: 
             f"Corollary 1 needs eps > 2*demand; got eps={eps:g}, demand={delta:g}. "
             "Use the general Theorem 2 bound instead."
         )
-    q = check_real("q", q, lo=0.0, hi=1.0)
+    q = UNIT.check("q", q)
     threshold = np.expm1(delta / 2) / np.expm1(eps)
     if q <= threshold:
         val = d * k / delta**2 + (d - k) ** 2 / eps**2
@@ -380,7 +390,7 @@ def translate_demands_to_c(*, demands, eps: float, q, max_iter: int = 30, tol: f
     """
     import cvxpy as cp
 
-    demands = check_vector("demands", demands, lo=0.0, lo_open=True, allow_inf=True, max_length=200)
+    demands = _DEMANDS.check_vector("demands", demands, max_length=200)
     eps = EPS.check("eps", eps)
     d = demands.size
     qv = _q_vector(q, d)

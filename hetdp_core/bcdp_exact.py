@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._doc import document
-from ._validate import InputError, check_int, check_real, check_vector
+from ._validate import InputError
+from .constraints import UNIT, Interval
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -56,6 +57,12 @@ __all__ = [
 
 #: Largest |X|·|Y| handled by enumeration (d = 10 binary features with |Y| = 2^10 is 2^20).
 MAX_CELLS = 4_200_000
+
+
+#: the ranges this module's functions accept (the constraint vocabulary: hetdp_core.constraints)
+_COPIES = Interval(int, 1, 3)
+_D = Interval(int, 1, 12)
+_C = Interval(float, 0.0, 50.0)
 
 
 def _log(a: np.ndarray) -> np.ndarray:
@@ -145,7 +152,7 @@ def conditional_outputs(prior, mech, i: int) -> tuple[np.ndarray, np.ndarray]:
     """P(y | x_i = a) for every value a with positive prior mass: returns (values a, array (A, |Y|))."""
     p = check_prior(prior)
     m = check_mechanism(mech, p.shape)
-    i = check_int("i", i, lo=0, hi=p.ndim - 1, what=" (coordinate index, 0-based)")
+    i = Interval(int, 0, p.ndim - 1).check("i", i, what=" (coordinate index, 0-based)")
     pos, lc = _log_conditional(p, _log(m), i)
     return pos, np.exp(lc)
 
@@ -211,9 +218,9 @@ def post_process(mech, kernel) -> np.ndarray:
 def example1(*, a: float, b: float, c: float) -> tuple[np.ndarray, np.ndarray]:
     """Example 1: x1, x2 i.i.d. Bern(1/2), Y = {0, 1} with P(M=1|x) = a (0,0), b (1,0), 0 (0,1), c (1,1).
     Returns (prior (2,2), mech (2,2,2)) indexed [x1, x2, y]."""
-    a = check_real("a", a, lo=0.0, hi=1.0, what=" (P(M=1 | x1=0, x2=0))")
-    b = check_real("b", b, lo=0.0, hi=1.0, what=" (P(M=1 | x1=1, x2=0))")
-    c = check_real("c", c, lo=0.0, hi=1.0, what=" (P(M=1 | x1=1, x2=1))")
+    a = UNIT.check("a", a, what=" (P(M=1 | x1=0, x2=0))")
+    b = UNIT.check("b", b, what=" (P(M=1 | x1=1, x2=0))")
+    c = UNIT.check("c", c, what=" (P(M=1 | x1=1, x2=1))")
     p1 = np.array([[a, 0.0], [b, c]])  # [x1, x2]
     return np.full((2, 2), 0.25), np.stack([1 - p1, p1], axis=-1)
 
@@ -221,7 +228,7 @@ def example1(*, a: float, b: float, c: float) -> tuple[np.ndarray, np.ndarray]:
 def example2(*, copies: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Example 2: x ∈ {0,1}³ uniform; M(x) = [x1⊕x2, x3] or [x2, x1⊕x3] with probability 1/2 each
     (outputs y = 2·y_a + y_b). ``copies`` independent runs are composed."""
-    copies = check_int("copies", copies, lo=1, hi=3, what=" (independent runs)")
+    copies = _COPIES.check("copies", copies, what=" (independent runs)")
     m = np.zeros((2, 2, 2, 4))
     for x1, x2, x3 in itertools.product((0, 1), repeat=3):
         m[x1, x2, x3, 2 * (x1 ^ x2) + x3] += 0.5
@@ -235,8 +242,8 @@ def example2(*, copies: int = 1) -> tuple[np.ndarray, np.ndarray]:
 def q_mixture_prior(*, d: int, q: float) -> np.ndarray:
     """Eq. (58) on {0,1}^d: with probability q all coordinates equal one fair bit, else i.i.d. fair
     bits. TV correlation q_i = q for every i."""
-    d = check_int("d", d, lo=1, hi=12, what=" (number of binary features)")
-    q = check_real("q", q, lo=0.0, hi=1.0, what=" (mixture weight)")
+    d = _D.check("d", d, what=" (number of binary features)")
+    q = UNIT.check("q", q, what=" (mixture weight)")
     p = np.full((2,) * d, (1 - q) / 2**d)
     p[(0,) * d] += q / 2
     p[(1,) * d] += q / 2
@@ -247,7 +254,7 @@ def randomized_response(c) -> np.ndarray:
     """Per-coordinate randomized response on {0,1}^d: coordinate i is reported truthfully with
     probability e^{c_i}/(1 + e^{c_i}), independently. Output y ∈ {0,1}^d flattened (row-major).
     It is c-CDP and (Σ c_i)-LDP."""
-    c = check_vector("c", c, lo=0.0, hi=50.0, max_length=10, what=" (per-coordinate RR levels)")
+    c = _C.check_vector("c", c, max_length=10, what=" (per-coordinate RR levels)")
     d = c.size
     keep = np.exp(c) / (1 + np.exp(c))
     m = np.ones((2,) * d + (2,) * d)
@@ -264,7 +271,7 @@ def rr_bounds(c, q: float) -> dict:
     Prop 3 (LDP level Σc for every coordinate), Prop 4(1), and Prop 4(2) with ε = Σc."""
     from .bcdp import prop4_composition_guarantee, prop4_ldp_guarantee
 
-    c = check_vector("c", c, lo=0.0, hi=50.0, max_length=10)
+    c = _C.check_vector("c", c, max_length=10)
     p41, ldp = prop4_composition_guarantee(c=c, q=q)
     return {
         "prop3": np.full(c.size, ldp),
@@ -281,8 +288,8 @@ def rr_sweep(*, c, qs) -> pd.DataFrame:
     a numerical failure of this computation, never a finding."""
     import pandas as pd
 
-    c = check_vector("c", c, lo=0.0, hi=50.0, max_length=10, what=" (per-coordinate RR levels)")
-    qs = check_vector("qs", qs, lo=0.0, hi=1.0, max_length=200, what=" (correlations)")
+    c = _C.check_vector("c", c, max_length=10, what=" (per-coordinate RR levels)")
+    qs = UNIT.check_vector("qs", qs, max_length=200, what=" (correlations)")
     mech = randomized_response(c)
     rows = []
     for q in qs:
@@ -323,8 +330,8 @@ def tradeoff_curve(p0, p1) -> tuple[np.ndarray, np.ndarray]:
     """Neyman–Pearson lower boundary of (type I, type II) pairs for H0: Y ~ p0 vs H1: Y ~ p1 over
     all (randomised) tests: reject on outputs in decreasing order of p1/p0. Returns (alpha, beta)
     vertices from (0, 1) to (1, 0); the region of achievable pairs lies on or above it."""
-    p0 = check_vector("p0", p0, lo=0.0, hi=1.0, max_length=MAX_CELLS)
-    p1 = check_vector("p1", p1, length=p0.size, lo=0.0, hi=1.0)
+    p0 = UNIT.check_vector("p0", p0, max_length=MAX_CELLS)
+    p1 = UNIT.check_vector("p1", p1, length=p0.size)
     with np.errstate(divide="ignore", invalid="ignore"):  # log ratio: p1/p0 overflows for tiny p0
         log_lr = np.where(p0 > 0, np.log(p1) - np.log(np.where(p0 > 0, p0, 1)), np.inf)
     order = np.argsort(-log_lr, kind="stable")
@@ -335,10 +342,10 @@ def tradeoff_curve(p0, p1) -> tuple[np.ndarray, np.ndarray]:
 
 def all_tests(p0, p1, max_outputs: int = 12) -> tuple[np.ndarray, np.ndarray]:
     """(type I, type II) of every deterministic rejection region R ⊆ Y (|Y| ≤ ``max_outputs``)."""
-    p0 = check_vector(
-        "p0", p0, lo=0.0, hi=1.0, max_length=max_outputs, what=f" (at most {max_outputs} outputs for full enumeration)"
+    p0 = UNIT.check_vector(
+        "p0", p0, max_length=max_outputs, what=f" (at most {max_outputs} outputs for full enumeration)"
     )
-    p1 = check_vector("p1", p1, length=p0.size, lo=0.0, hi=1.0)
+    p1 = UNIT.check_vector("p1", p1, length=p0.size)
     masks = np.array(list(itertools.product((0, 1), repeat=p0.size)), dtype=float)
     return masks @ p0, 1.0 - masks @ p1
 

@@ -22,9 +22,9 @@ if TYPE_CHECKING:  # pandas is imported by the functions that build tables
     import pandas as pd
 
 from ._doc import document
-from ._validate import InputError, as_generator, check_choice, check_int, check_real, check_vector
+from ._validate import InputError, as_generator, check_choice, check_vector
 from .bcdp import Allocation, corollary1_bound, mechanism_guarantee, mse_bound_thm2, privacy_allocation
-from .constraints import EPS
+from .constraints import COUNT, EPS, POSITIVE, TRIALS, UNIT, USERS, Interval
 from .duchi import SCALES, spawn
 from .mmean import PROJECTIONS, exact_mse_baseline, exact_mse_mmean, ldp_baseline_estimate, mmean_estimate
 from .scenario import LARGE_BUDGET, PAGE_BUDGET
@@ -54,18 +54,30 @@ MAX_CELLS_PAGE = PAGE_BUDGET.cells
 MAX_CELLS_CLI = LARGE_BUDGET.cells
 
 
+#: the ranges this module's functions accept (the constraint vocabulary: hetdp_core.constraints)
+_SEED = Interval(int, 0, 2**63 - 1)
+_D = Interval(int, 1, 500)
+_DEMAND = Interval(float, 0.0, None, closed="right", allow_inf=True)
+_N = Interval(int, 1, 10_000_000)
+_CELLS = Interval(int, 0, None)
+_TRIALS = Interval(int, 1, 1_000_000)
+_DEMANDS = Interval(float, 0.0, None, closed="right", allow_inf=True)
+_D_VALUES = Interval(int, 1, 500)
+_N_VALUES = Interval(int, 1, 10_000_000)
+
+
 def point_rng(seed: int, value: float) -> np.random.Generator:
     """Generator for one sweep point: ``SeedSequence([seed, bits of float64(value)])``."""
-    seed = check_int("seed", seed, lo=0, hi=2**63 - 1, what=" (random seed)")
+    seed = _SEED.check("seed", seed, what=" (random seed)")
     bits = int(np.float64(value).view(np.uint64))
     return np.random.default_rng(np.random.SeedSequence([seed, bits]))
 
 
 def two_group_demands(*, d: int, k: int, demand: float, eps: float) -> np.ndarray:
     """Demand vector with the first ``k`` features at ``demand`` and the other ``d − k`` at ``eps``."""
-    d = check_int("d", d, lo=1, hi=500, what=" (number of features)")
-    k = check_int("k", k, lo=0, hi=d, what=" (number of sensitive features)")
-    demand = check_real("demand", demand, lo=0.0, lo_open=True, allow_inf=True, what=" (sensitive demand)")
+    d = _D.check("d", d, what=" (number of features)")
+    k = Interval(int, 0, d).check("k", k, what=" (number of sensitive features)")
+    demand = _DEMAND.check("demand", demand, what=" (sensitive demand)")
     eps = EPS.check("eps", eps, what=" (global LDP level)")
     return np.concatenate([np.full(k, demand), np.full(d - k, eps)])
 
@@ -74,9 +86,9 @@ def q_mixture_data(*, n: int, d: int, q: float, rng: np.random.Generator | int |
     """Users from the q-mixture prior of eq. (58), values in {−1, 1}:
     with probability q all coordinates equal one fair sign Z, otherwise i.i.d. fair signs.
     Under this prior TV(π_{x−i|xi=1}, π_{x−i|xi=−1}) = q for every i (Assumption 1 with q)."""
-    n = check_int("n", n, lo=1, hi=10_000_000, what=" (number of users)")
-    d = check_int("d", d, lo=1, hi=500, what=" (number of features)")
-    q = check_real("q", q, lo=0.0, hi=1.0, what=" (mixture weight / correlation)")
+    n = _N.check("n", n, what=" (number of users)")
+    d = _D.check("d", d, what=" (number of features)")
+    q = UNIT.check("q", q, what=" (mixture weight / correlation)")
     rng = as_generator(rng)
     same = rng.random(n) < q
     z = rng.integers(0, 2, size=n)
@@ -88,16 +100,16 @@ def q_mixture_data(*, n: int, d: int, q: float, rng: np.random.Generator | int |
 def simulation_cost(*, n: int, d: int, trials: int) -> int:
     """Upper bound on random numbers drawn by one point (M_mean ≤ d(d+1)/2 normals per user-trial
     plus d for the baseline)."""
-    n = check_int("n", n, lo=1, what=" (number of users)")
-    d = check_int("d", d, lo=1, what=" (number of features)")
-    trials = check_int("trials", trials, lo=1, what=" (Monte Carlo repetitions)")
+    n = USERS.check("n", n, what=" (number of users)")
+    d = COUNT.check("d", d, what=" (number of features)")
+    trials = TRIALS.check("trials", trials, what=" (Monte Carlo repetitions)")
     return n * trials * (d * (d + 1) // 2 + d)
 
 
 def check_cost(cells: int, limit: int) -> None:
     """Raise a ValueError explaining the compute-size guard when ``cells > limit``."""
-    cells = check_int("cells", cells, lo=0)
-    limit = check_int("limit", limit, lo=1)
+    cells = _CELLS.check("cells", cells)
+    limit = COUNT.check("limit", limit)
     if cells > limit:
         raise InputError(
             f"compute size: this run would draw about {cells:.3g} random numbers, over the "
@@ -108,13 +120,13 @@ def check_cost(cells: int, limit: int) -> None:
 def _sweep_shapes(axis: str, values, d: int, n: int) -> tuple[list[int], list[int]]:
     """Dimension and number of users at every sweep point."""
     if axis == "d":
-        dims = [check_int("d values", v, lo=1, hi=500, what=" (dimensions to sweep)") for v in values]
+        dims = [_D_VALUES.check("d values", v, what=" (dimensions to sweep)") for v in values]
     else:
-        dims = [check_int("d", d, lo=1, hi=500, what=" (number of features)")] * len(values)
+        dims = [_D.check("d", d, what=" (number of features)")] * len(values)
     if axis == "n":
-        ns = [check_int("n values", v, lo=1, hi=10_000_000, what=" (user counts to sweep)") for v in values]
+        ns = [_N_VALUES.check("n values", v, what=" (user counts to sweep)") for v in values]
     else:
-        ns = [check_int("n", n, lo=1, hi=10_000_000, what=" (number of users)")] * len(values)
+        ns = [_N.check("n", n, what=" (number of users)")] * len(values)
     return dims, ns
 
 
@@ -122,7 +134,7 @@ def check_sweep_size(*, axis: str, values, d: int, n: int, trials: int, limit: i
     """Compute-size guard for a whole sweep: raises ValueError over ``limit``; returns the cost."""
     axis = check_choice("axis", axis, AXES)
     values = check_vector("values", values, min_length=1, max_length=60, what=" (sweep points)")
-    trials = check_int("trials", trials, lo=1, hi=1_000_000, what=" (Monte Carlo repetitions)")
+    trials = _TRIALS.check("trials", trials, what=" (Monte Carlo repetitions)")
     dims, ns = _sweep_shapes(axis, values, d, n)
     total = sum(simulation_cost(n=nn, d=dd, trials=trials) for nn, dd in zip(ns, dims))
     check_cost(total, limit)
@@ -172,11 +184,9 @@ def run_point(
     mixture weight ``data_q`` (default: ``q``). Errors are ``‖estimate − x̄‖²``, one per trial,
     conditional on the data (as in Theorem 2).
     """
-    demands = check_vector(
-        "demands", demands, lo=0.0, lo_open=True, allow_inf=True, max_length=500, what=" (per-feature demands)"
-    )
+    demands = _DEMANDS.check_vector("demands", demands, max_length=500, what=" (per-feature demands)")
     d = demands.size
-    trials = check_int("trials", trials, lo=1, hi=1_000_000, what=" (Monte Carlo repetitions)")
+    trials = _TRIALS.check("trials", trials, what=" (Monte Carlo repetitions)")
     projection = check_choice("projection", projection, PROJECTIONS)
     baseline_projection = check_choice("baseline_projection", baseline_projection, PROJECTIONS)
     scale = check_choice("scale", scale, SCALES)
@@ -186,7 +196,7 @@ def run_point(
     if x is None:
         if n is None:
             raise InputError("run_point needs either x (data) or n (number of users to draw); got neither.")
-        n = check_int("n", n, lo=1, hi=10_000_000, what=" (number of users)")
+        n = _N.check("n", n, what=" (number of users)")
         check_cost(simulation_cost(n=n, d=d, trials=trials), max_cells)
         x = q_mixture_data(n=n, d=d, q=alloc.q if data_q is None else data_q, rng=g_data)
     else:
@@ -338,26 +348,26 @@ def sweep_points(
     none, nor pandas)."""
     axis = check_choice("axis", axis, AXES)
     values = check_vector("values", values, min_length=1, max_length=60, what=" (sweep points)")
-    seed = check_int("seed", seed, lo=0, hi=2**63 - 1, what=" (random seed)")
-    trials = check_int("trials", trials, lo=1, hi=1_000_000, what=" (Monte Carlo repetitions)")
-    n = check_int("n", n, lo=1, hi=10_000_000, what=" (number of users)")
+    seed = _SEED.check("seed", seed, what=" (random seed)")
+    trials = _TRIALS.check("trials", trials, what=" (Monte Carlo repetitions)")
+    n = _N.check("n", n, what=" (number of users)")
     if axis in ("q", "n"):
         if demands is None:
             raise InputError(f"axis={axis!r} needs the demand vector demands; got None. Pass one demand per feature.")
-        demands = check_vector("demands", demands, lo=0.0, lo_open=True, allow_inf=True, max_length=500)
+        demands = _DEMANDS.check_vector("demands", demands, max_length=500)
         d = demands.size
     else:
         demands = None
-        f = check_real("f", f, lo=0.0, hi=1.0, what=" (fraction of sensitive features)")
-        demand_sensitive = check_real(
-            "demand_sensitive", demand_sensitive, lo=0.0, lo_open=True, what=" (demand of the sensitive features)"
+        f = UNIT.check("f", f, what=" (fraction of sensitive features)")
+        demand_sensitive = POSITIVE.check(
+            "demand_sensitive", demand_sensitive, what=" (demand of the sensitive features)"
         )
     if axis == "q":
         for v in values:
-            check_real("q values", v, lo=0.0, hi=1.0, what=" (correlations to sweep)")
+            UNIT.check("q values", v, what=" (correlations to sweep)")
     if axis == "f":
         for v in values:
-            check_real("f values", v, lo=0.0, hi=1.0, what=" (fractions to sweep)")
+            UNIT.check("f values", v, what=" (fractions to sweep)")
     _, ns = _sweep_shapes(axis, values, d, n)
     check_sweep_size(axis=axis, values=values, d=d, n=n, trials=trials, limit=max_cells)
 

@@ -11,8 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ._doc import document
-from ._validate import MAX_EPS, MIN_EPS, InputError, _interval_text, check_int, check_real
+from ._validate import MAX_EPS, MIN_EPS, InputError, _interval_text, check_int, check_matrix, check_real, check_vector
 
 __all__ = [
     "MAX_QUERY_VALUE",
@@ -28,6 +30,11 @@ __all__ = [
     "SEED",
     "TRIALS",
     "USERS",
+    "COUNT",
+    "UNIT",
+    "SIGNED_UNIT",
+    "POSITIVE",
+    "NONNEGATIVE",
     "Options",
     "Subset",
     "Numbers",
@@ -211,6 +218,31 @@ class Interval(Constraint):
         bounds = {k: v for k, v in self.spec_fields().items() if k != "kind"}  # lo, hi, their ends, allow_inf
         return check_real(name, value, **bounds, what=what)
 
+    def check_vector(
+        self,
+        name: str,
+        values: Any,
+        *,
+        length: int | None = None,
+        min_length: int = 1,
+        max_length: int | None = None,
+        what: str = "",
+    ) -> np.ndarray:
+        """Validate a core function's vector argument: every entry in this interval, ``min_length`` to
+        ``max_length`` entries (or exactly ``length``); returns a 1-D float64 array (the messages of
+        :func:`hetdp_core._validate.check_vector`)."""
+        bounds = {k: v for k, v in self.spec_fields().items() if k != "kind"}
+        return check_vector(
+            name, values, length=length, min_length=min_length, max_length=max_length, **bounds, what=what
+        )
+
+    def check_matrix(self, name: str, values: Any, *, shape: tuple = (None, None), what: str = "") -> np.ndarray:
+        """Validate a core function's matrix argument (rows × columns, ``shape`` with None for any): every
+        entry in this closed interval (the messages of :func:`hetdp_core._validate.check_matrix`)."""
+        if self.lo_open or self.hi_open or self.allow_inf:
+            raise AssertionError(f"check_matrix takes a closed, finite interval; got {self.text()}")
+        return check_matrix(name, values, shape=shape, lo=self.lo, hi=self.hi, what=what)
+
 
 #: A privacy level ε (of local or central DP, or a per-user or per-feature level): below MIN_EPS nothing
 #: is learned and 1/ε breaks down; above MAX_EPS e^ε overflows. Pages narrow it to their slider range.
@@ -230,6 +262,16 @@ SEED = Interval(int, 0, 2**31 - 1)
 TRIALS = Interval(int, 1, None)
 #: A number of people (users, data points).
 USERS = Interval(int, 1, None)
+#: A positive whole number (a dimension, a number of bins).
+COUNT = Interval(int, 1, None)
+#: A probability or a fraction: [0, 1].
+UNIT = Interval(float, 0.0, 1.0)
+#: A value of a user's record, scaled to [−1, 1] (the BCDP pages' data).
+SIGNED_UNIT = Interval(float, -1.0, 1.0)
+#: A positive number (a scale, a sensitivity, a step size).
+POSITIVE = Interval(float, 0.0, None, closed="right")
+#: A non-negative number.
+NONNEGATIVE = Interval(float, 0.0, None)
 
 
 @dataclass(frozen=True)

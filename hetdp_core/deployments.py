@@ -27,8 +27,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from ._doc import document
-from ._validate import check_real
-from .constraints import DELTA
+from .constraints import DELTA, Interval
 from .meaning import compact_names
 
 __all__ = [
@@ -48,13 +47,18 @@ __all__ = [
 RHO_DELTA = 1e-10
 
 
+#: the ranges this module's functions accept (the constraint vocabulary: hetdp_core.constraints)
+_RHO = Interval(float, 0.0, 1e6, closed="right")
+_EPSILON = Interval(float, 0.0, None, allow_inf=True)
+
+
 def zcdp_epsilon(*, rho: float, delta: float) -> float:
     """The smallest ε for which every ρ-zCDP mechanism is (ε, δ)-DP by the Canonne–Kamath–Steinke
     conversion (module docstring), minimised over the order α numerically (bounded scalar search on
     log(α − 1), which is unimodal here)."""
     from scipy.optimize import minimize_scalar
 
-    rho = check_real("rho", rho, lo=0.0, hi=1e6, lo_open=True, what=" (a zCDP level)")
+    rho = _RHO.check("rho", rho, what=" (a zCDP level)")
     delta = DELTA.check("delta", delta)
     log_delta = math.log(delta)
 
@@ -151,7 +155,7 @@ def place(epsilon: float, *, who: str | None = None) -> Placement:
     """Place ``epsilon`` among :func:`deployments`: the closest deployment at or below it and the
     closest above it; a caution when it is above every central deployment that protects a person for
     a whole release (the strongest unit and period in the data), phrased by that evidence."""
-    epsilon = check_real("epsilon", epsilon, lo=0.0, allow_inf=True, what=" (a privacy level)")
+    epsilon = _EPSILON.check("epsilon", epsilon, what=" (a privacy level)")
     deps = deployments()
     who = who or f"ε = {epsilon:.3g}"
     subject = who if "ε" in who else f"{who} (ε = {epsilon:.3g})"

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._doc import document
-from ._validate import MIN_EPS, InputError, as_generator, check_choice, check_int, check_real, check_vector
+from ._validate import MIN_EPS, InputError, as_generator, check_choice
+from .constraints import COUNT, NONNEGATIVE, POSITIVE, Interval
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -50,6 +51,21 @@ LR_SCHEDULES = ("constant", "poly", "step", "custom")
 ALL_SCHEDULES = LR_SCHEDULES + ("inverse",)
 
 
+#: the ranges this module's functions accept (the constraint vocabulary: hetdp_core.constraints)
+_STEPS = Interval(int, 1, 10_000_000)
+_GAMMA0 = Interval(float, 0.0, 1e6, closed="right")
+_FACTOR = Interval(float, 0.0, 1.0, closed="right")
+_KAPPA = Interval(float, 0.0, 10.0)
+_EPS = Interval(float, MIN_EPS, 1e3)
+_RADIUS = Interval(float, 0.0, 1e6, closed="right")
+_N = Interval(int, 1, 10_000_000)
+_N_2 = Interval(int, 2, 10_000_000)
+_TRIALS = Interval(int, 1, 10_000)
+_RHO = Interval(float, 0.0, 1.0, closed="right")
+_DECAY = Interval(float, 0.0, 1e6, closed="right")
+_LAMBDA = Interval(float, 0.0, 1e6, closed="right")
+
+
 def learning_rates(
     *,
     schedule: str,
@@ -68,48 +84,46 @@ def learning_rates(
     Names: ``decay`` is a learning-rate decay rate; ``lam`` elsewhere in this module is the ridge
     penalty of Example 34."""
     schedule = check_choice("schedule", schedule, ALL_SCHEDULES)
-    steps = check_int("steps", steps, lo=1, hi=10_000_000, what=" (number of iterations N)")
+    steps = _STEPS.check("steps", steps, what=" (number of iterations N)")
     h = np.arange(steps, dtype=float)
     if schedule == "custom":
-        vals = check_vector("custom", custom, lo=0.0, lo_open=True, max_length=100_000, what=" (learning rates)")
+        vals = POSITIVE.check_vector("custom", custom, max_length=100_000, what=" (learning rates)")
         return np.concatenate([vals, np.full(max(0, steps - vals.size), vals[-1])])[:steps]
-    gamma0 = check_real("gamma0", gamma0, lo=0.0, lo_open=True, hi=1e6, what=" (initial learning rate)")
+    gamma0 = _GAMMA0.check("gamma0", gamma0, what=" (initial learning rate)")
     if schedule == "constant":
         return np.full(steps, gamma0)
     if schedule == "poly":
-        rho = check_real("rho", rho, lo=0.0, lo_open=True, hi=1.0, what=" (decay exponent ρ in (0, 1])")
+        rho = _RHO.check("rho", rho, what=" (decay exponent ρ in (0, 1])")
         return gamma0 * (1.0 + h) ** (-rho)
     if schedule == "inverse":
-        decay = check_real("decay", decay, lo=0.0, lo_open=True, hi=1e6, what=" (decay rate λ)")
+        decay = _DECAY.check("decay", decay, what=" (decay rate λ)")
         return gamma0 / (1.0 + decay * h)
-    step_every = check_int("step_every", step_every, lo=1, what=" (steps between decays)")
-    factor = check_real("factor", factor, lo=0.0, lo_open=True, hi=1.0, what=" (decay factor)")
+    step_every = COUNT.check("step_every", step_every, what=" (steps between decays)")
+    factor = _FACTOR.check("factor", factor, what=" (decay factor)")
     return gamma0 * factor ** np.floor(h / step_every)
 
 
 def privacy_schedule(*, kind: str, steps: int, kappa: float = 0.0) -> np.ndarray:
     """a_h for h = 1..steps: ``constant`` 1, ``power`` h^κ (κ ≥ 0)."""
     kind = check_choice("kind", kind, ("constant", "power"))
-    steps = check_int("steps", steps, lo=1, hi=10_000_000)
+    steps = _STEPS.check("steps", steps)
     if kind == "constant":
         return np.ones(steps)
-    kappa = check_real("kappa", kappa, lo=0.0, hi=10.0, what=" (privacy-schedule exponent κ ≥ 0)")
+    kappa = _KAPPA.check("kappa", kappa, what=" (privacy-schedule exponent κ ≥ 0)")
     return np.arange(1, steps + 1, dtype=float) ** kappa
 
 
 def theta(*, gammas, a, sensitivity: float, eps: float) -> np.ndarray:
     """θ_h for h = 1..N from Theorem 36 with exact partial sums (gammas = γ_0..γ_{N−1}, a = a_1..a_N)."""
-    g = check_vector(
+    g = POSITIVE.check_vector(
         "learning rates γ_h",
         gammas,
-        lo=0.0,
-        lo_open=True,
         max_length=10_000_000,
         what=" (they must stay positive: raise the decay factor or shorten N)",
     )
-    a = check_vector("a", a, length=g.size, lo=0.0, lo_open=True, what=" (privacy schedule a_h > 0)")
-    sens = check_real("sensitivity", sensitivity, lo=0.0, lo_open=True, what=" (gradient sensitivity Δ)")
-    eps = check_real("eps", eps, lo=MIN_EPS, hi=1e3, what=" (privacy level ε)")
+    a = POSITIVE.check_vector("a", a, length=g.size, what=" (privacy schedule a_h > 0)")
+    sens = POSITIVE.check("sensitivity", sensitivity, what=" (gradient sensitivity Δ)")
+    eps = _EPS.check("eps", eps, what=" (privacy level ε)")
     prefix = np.concatenate([[0.0], np.cumsum(g)])  # prefix[k] = Σ_{j<k} γ_j
     out = np.empty(g.size)
     out[0] = sens / eps  # θ_1 = Δ/ε
@@ -143,10 +157,10 @@ def bound_terms(*, gammas, thetas, dist0: float = 1.0, C: float = 1.0) -> pd.Dat
     """A1, A2, A3 of (11) for every N = 1..len(gammas) (C = 1 unless given: shapes)."""
     import pandas as pd
 
-    g = check_vector("learning rates γ_h", gammas, lo=0.0, lo_open=True, max_length=10_000_000)
-    th = check_vector("noise scales θ_h", thetas, length=g.size, lo=0.0)
-    dist0 = check_real("dist0", dist0, lo=0.0, what=" (‖β0 − β*‖²)")
-    C = check_real("C", C, lo=0.0)
+    g = POSITIVE.check_vector("learning rates γ_h", gammas, max_length=10_000_000)
+    th = NONNEGATIVE.check_vector("noise scales θ_h", thetas, length=g.size)
+    dist0 = NONNEGATIVE.check("dist0", dist0, what=" (‖β0 − β*‖²)")
+    C = NONNEGATIVE.check("C", C)
     S1 = np.cumsum(g)
     return pd.DataFrame(
         {
@@ -189,9 +203,9 @@ def gradient_sensitivity(*, problem: str, Lambda: float | None = None, radius: f
     this Δ; the lecture's examples leave it implicit."""
     problem = check_choice("problem", problem, ("mean", "ridge"))
     if problem == "mean":
-        Lambda = check_real("Lambda", Lambda, lo=0.0, lo_open=True, hi=1e6, what=" (clipping level Λ)")
+        Lambda = _LAMBDA.check("Lambda", Lambda, what=" (clipping level Λ)")
         return 2.0 * Lambda
-    radius = check_real("radius", radius, lo=0.0, lo_open=True, hi=1e6, what=" (β is kept in [−R, R]²)")
+    radius = _RADIUS.check("radius", radius, what=" (β is kept in [−R, R]²)")
     return 4.0 * (1.0 + 2.0 * radius)
 
 
@@ -202,7 +216,7 @@ def checked_sensitivity(*, problem: str, Lambda: float | None = None, override: 
     own = gradient_sensitivity(problem=problem, Lambda=Lambda)
     if override is None:
         return own
-    override = check_real("sensitivity", override, lo=0.0, lo_open=True, what=" (gradient sensitivity Δ)")
+    override = POSITIVE.check("sensitivity", override, what=" (gradient sensitivity Δ)")
     if override < own * (1 - 1e-12):
         raise InputError(
             f"sensitivity {override:g} is below the gradient sensitivity {own:g} of the {problem} "
@@ -214,14 +228,14 @@ def checked_sensitivity(*, problem: str, Lambda: float | None = None, override: 
 
 def example33_data(*, n: int, Lambda: float, rng=None) -> np.ndarray:
     """Example 33: Exp(1) data clipped to [0, Λ] (so the gradient −2(x − β) has sensitivity 2Λ)."""
-    n = check_int("n", n, lo=1, hi=10_000_000)
-    Lambda = check_real("Lambda", Lambda, lo=0.0, lo_open=True, what=" (clipping level Λ)")
+    n = _N.check("n", n)
+    Lambda = POSITIVE.check("Lambda", Lambda, what=" (clipping level Λ)")
     return np.minimum(as_generator(rng).exponential(1.0, n), Lambda)
 
 
 def example34_data(*, n: int, slope: float = 0.5, intercept: float = 0.2, noise: float = 0.2, rng=None) -> np.ndarray:
     """Example 34: pairs (u, v) in [-1, 1]², u = β0 + β1 v + noise (clipped), v uniform."""
-    n = check_int("n", n, lo=2, hi=10_000_000)
+    n = _N_2.check("n", n)
     rng = as_generator(rng)
     v = rng.uniform(-1, 1, n)
     u = np.clip(intercept + slope * v + noise * rng.standard_normal(n), -1, 1)
@@ -258,10 +272,10 @@ def simulate(
     problem = check_choice("problem", problem, ("mean", "ridge"))
     method = check_choice("method", method, ("dpsgd", "sgd", "gd"))
     x = np.asarray(data, dtype=float)
-    g = check_vector("learning rates γ_h", gammas, lo=0.0, lo_open=True, max_length=1_000_000)
-    th = check_vector("noise scales θ_h", thetas, length=g.size, lo=0.0)
-    runs = check_int("trials", trials, lo=1, hi=10_000, what=" (independent runs)")
-    radius = check_real("radius", radius, lo=0.0, lo_open=True)
+    g = POSITIVE.check_vector("learning rates γ_h", gammas, max_length=1_000_000)
+    th = NONNEGATIVE.check_vector("noise scales θ_h", thetas, length=g.size)
+    runs = _TRIALS.check("trials", trials, what=" (independent runs)")
+    radius = POSITIVE.check("radius", radius)
     if runs * g.size > 20_000_000:
         raise InputError(f"compute size: trials × steps = {runs * g.size:.3g} exceeds 2e7. Reduce trials or steps.")
     rng = as_generator(rng)
@@ -308,7 +322,7 @@ def reference_optimum(*, problem: str, data, lam: float = 0.1) -> np.ndarray:
     if problem == "mean":
         return np.array([x.mean()])
     u, v = x[:, 0], x[:, 1]
-    b1 = np.mean((v - v.mean()) * (u - u.mean())) / (np.var(v) + check_real("lam", lam, lo=0.0))
+    b1 = np.mean((v - v.mean()) * (u - u.mean())) / (np.var(v) + NONNEGATIVE.check("lam", lam))
     return np.array([u.mean() - b1 * v.mean(), b1])
 
 

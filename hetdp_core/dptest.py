@@ -21,9 +21,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._doc import document
-from ._validate import InputError, check_int, check_real
+from ._validate import InputError
+from .constraints import NONNEGATIVE, UNIT, Interval
 
 __all__ = ["HistogramTest", "histogram_privacy_test"]
+
+
+#: the ranges this module's functions accept (the constraint vocabulary: hetdp_core.constraints)
+_ALPHA = Interval(float, 0.0, 0.5, closed="right")
+_BINS = Interval(int, 2, 10_000)
 
 
 @dataclass(frozen=True)
@@ -59,11 +65,11 @@ def histogram_privacy_test(
     y = np.asarray(sample_y, dtype=float).ravel()
     if x.size < 100 or y.size < 100:
         raise InputError(f"need at least 100 samples per input; got {x.size} and {y.size}.")
-    eps = check_real("eps", eps, lo=0.0, what=" (claimed ε)")
-    delta = check_real("delta", delta, lo=0.0, hi=1.0, what=" (claimed δ)")
-    alpha = check_real("alpha", alpha, lo=0.0, lo_open=True, hi=0.5, what=" (family-wise error level)")
+    eps = NONNEGATIVE.check("eps", eps, what=" (claimed ε)")
+    delta = UNIT.check("delta", delta, what=" (claimed δ)")
+    alpha = _ALPHA.check("alpha", alpha, what=" (family-wise error level)")
     if edges is None:
-        bins = check_int("bins", bins, lo=2, hi=10_000)
+        bins = _BINS.check("bins", bins)
         both = np.concatenate([x, y])
         edges = np.quantile(both, np.linspace(0, 1, bins + 1))
         edges = np.unique(edges)

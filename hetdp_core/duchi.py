@@ -44,8 +44,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ._doc import document
-from ._validate import InputError, as_generator, check_choice, check_int, check_matrix, check_real
-from .constraints import LEVEL
+from ._validate import InputError, as_generator, check_choice, check_matrix
+from .constraints import COUNT, LEVEL, POSITIVE, TRIALS, Interval
 
 __all__ = ["SCALES", "bulk_streams", "duchi_B", "duchi_channel", "duchi_channel_sum", "duchi_directions", "spawn"]
 
@@ -61,11 +61,15 @@ _SPLIT_CELLS = 500_000
 _BLOCK_CELLS = 262_144
 
 
+#: the ranges this module's functions accept (the constraint vocabulary: hetdp_core.constraints)
+_K = Interval(int, 0, 1_000_000)
+
+
 def duchi_B(*, level: float, m: int, r: float = 1.0, scale: str = "unbiased") -> float:
     """Radius B of the output sphere (see the module docstring for both formulas)."""
     level = LEVEL.check("level", level, what=" (LDP level α of the channel)")
-    m = check_int("m", m, lo=1, what=" (dimension)")
-    r = check_real("r", r, lo=0.0, lo_open=True, what=" (radius of the input ball)")
+    m = COUNT.check("m", m, what=" (dimension)")
+    r = POSITIVE.check("r", r, what=" (radius of the input ball)")
     scale = check_choice("scale", scale, SCALES)
     coth = 1.0 / np.tanh(level / 2.0)  # (e^α + 1)/(e^α − 1)
     if scale == "unbiased":
@@ -83,7 +87,7 @@ def _child_sequences(rng, k: int) -> tuple[np.random.Generator, list[np.random.S
     """``(rng, seeds, native)``: k SeedSequence children of ``rng`` — its own SeedSequence's children
     (``native``), or, for a bit generator without one, sequences seeded from its own stream."""
     rng = as_generator(rng)
-    k = check_int("k", k, lo=0, hi=1_000_000, what=" (number of child generators)")
+    k = _K.check("k", k, what=" (number of child generators)")
     seq = getattr(rng.bit_generator, "seed_seq", None)
     if isinstance(seq, np.random.SeedSequence):
         return rng, seq.spawn(k), True
@@ -257,8 +261,8 @@ def _chunks(trials: int, per: int, work: int) -> list[tuple[int, int]]:
 def _run(v, level, r, trials, rng, scale, reduce, dtype):
     v = check_matrix("v", v, what=" (one row per user)")
     level = LEVEL.check("level", level, what=" (LDP level α)")
-    r = check_real("r", r, lo=0.0, lo_open=True, what=" (radius of the input ball)")
-    trials = check_int("trials", trials, lo=1, what=" (independent repetitions)")
+    r = POSITIVE.check("r", r, what=" (radius of the input ball)")
+    trials = TRIALS.check("trials", trials, what=" (independent repetitions)")
     scale = check_choice("scale", scale, SCALES)
     rng = as_generator(rng)
     n, m = v.shape

@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._doc import document
-from ._validate import MIN_EPS, InputError, as_generator, check_choice, check_int, check_real, check_vector
+from ._validate import MIN_EPS, InputError, as_generator, check_choice
+from .constraints import NONNEGATIVE, POSITIVE, UNIT, Interval
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -88,15 +89,24 @@ _BASES = {
 MAX_USERS = 10_000_000
 
 
+#: the ranges this module's functions accept (the constraint vocabulary: hetdp_core.constraints)
+_DEMANDS = Interval(float, MIN_EPS, None, allow_inf=True)
+_BETA = Interval(float, 0.0, 1.0, closed="neither")
+_K_2 = Interval(int, 2, 10_000)
+_SIZE = Interval(int, 1, 50_000_000)
+_TRIALS = Interval(int, 1, 100_000)
+_N = Interval(int, 1, MAX_USERS)
+_K_3 = Interval(int, 2, 1000)
+_EPS_BY_BIN = Interval(float, MIN_EPS, None, allow_inf=True)
+_BINS = Interval(int, 1, 1000)
+_LOWS = Interval(float, 0.0, None, closed="right", allow_inf=True)
+_HIGHS = Interval(float, 0.0, None, closed="right", allow_inf=True)
+
+
 def check_demands(demands) -> np.ndarray:
     """Demands ε_i ∈ (0, ∞] (∞ = public), 1 to 10 000 000 users."""
-    return check_vector(
-        "demands",
-        demands,
-        lo=MIN_EPS,
-        allow_inf=True,
-        max_length=MAX_USERS,
-        what=" (per-user privacy demands; inf = public)",
+    return _DEMANDS.check_vector(
+        "demands", demands, max_length=MAX_USERS, what=" (per-user privacy demands; inf = public)"
     )
 
 
@@ -106,12 +116,12 @@ def kappa_of(problem: str) -> float:
 
 
 def _K(problem: str, k: int) -> int:
-    return check_int("k", k, lo=2, hi=10_000, what=" (number of bins)") if problem == "frequency" else 1
+    return _K_2.check("k", k, what=" (number of bins)") if problem == "frequency" else 1
 
 
 def _consts(problem: str, k: int, beta: float) -> dict:
     K = _K(problem, k)
-    beta = check_real("beta", beta, lo=0.0, hi=1.0, lo_open=True, hi_open=True, what=" (failure probability β)")
+    beta = _BETA.check("beta", beta, what=" (failure probability β)")
     j = np.arange(1, K + 1)
     return {
         "kappa": kappa_of(problem),
@@ -607,11 +617,11 @@ def project_simplex(v) -> np.ndarray:
 
 def _check_data(x, problem: str, k: int) -> np.ndarray:
     if problem == "frequency":
-        x = check_vector("x", x, lo=0, hi=k - 1, max_length=MAX_USERS, what=f" (bins 0..{k - 1})")
+        x = Interval(float, 0, k - 1).check_vector("x", x, max_length=MAX_USERS, what=f" (bins 0..{k - 1})")
         if np.any(x != np.round(x)):
             raise InputError("x must hold whole bin indices for the frequency problem.")
         return x.astype(np.int64)
-    return check_vector("x", x, lo=0.0, hi=1.0, max_length=MAX_USERS, what=" (values in [0, 1])")
+    return UNIT.check_vector("x", x, max_length=MAX_USERS, what=" (values in [0, 1])")
 
 
 def _weighted_stat(x, w, problem, k):
@@ -642,11 +652,11 @@ def _ldp_weights(v: np.ndarray) -> np.ndarray:
 
 def noisy_histogram(x, weights_, *, b: float, k: int, size: int = 1, rng=None) -> np.ndarray:
     """HPF release before projection: Σ_i w_i e_{x_i} + Lap(b)^k, shape (size, k)."""
-    k = check_int("k", k, lo=2, hi=10_000)
+    k = _K_2.check("k", k)
     x = _check_data(x, "frequency", k)
-    w = check_vector("weights", weights_, length=x.size, lo=0.0)
-    b = check_real("b", b, lo=0.0, what=" (noise scale)")
-    size = check_int("size", size, lo=1, hi=50_000_000)
+    w = NONNEGATIVE.check_vector("weights", weights_, length=x.size)
+    b = NONNEGATIVE.check("b", b, what=" (noise scale)")
+    size = _SIZE.check("size", size)
     hist = np.bincount(x, weights=w, minlength=k)
     return hist + (as_generator(rng).laplace(0.0, b, (size, k)) if b > 0 else np.zeros((size, k)))
 
@@ -801,7 +811,7 @@ def simulate(
     x = _check_data(x, problem, k)
     if x.size != demands.size:
         raise InputError(f"x and demands must have one entry per user; got {x.size} values and {demands.size} demands.")
-    trials = check_int("trials", trials, lo=1, hi=100_000, what=" (repetitions)")
+    trials = _TRIALS.check("trials", trials, what=" (repetitions)")
     setting = check_choice("setting", setting, ("correlated", "uncorrelated"))
     sm_threshold = check_choice("sm_threshold", sm_threshold, ("max_finite", "max"))
     if trials * x.size > 200_000_000:
@@ -835,8 +845,8 @@ def summarize(errors, *, beta: float) -> dict:
 # ------------------------------------------------------------------ data and demand profiles
 def synthetic_frequency(*, n: int, k: int, profile: str = "peaked", rng=None) -> np.ndarray:
     """n values in bins 0..k−1: ``uniform``, ``peaked`` (binomial-like, central bins common) or ``skewed``."""
-    n = check_int("n", n, lo=1, hi=MAX_USERS)
-    k = check_int("k", k, lo=2, hi=1000, what=" (number of bins)")
+    n = _N.check("n", n)
+    k = _K_3.check("k", k, what=" (number of bins)")
     profile = check_choice("profile", profile, ("uniform", "peaked", "skewed"))
     j = np.arange(k)
     if profile == "uniform":
@@ -850,12 +860,12 @@ def synthetic_frequency(*, n: int, k: int, profile: str = "peaked", rng=None) ->
 
 def synthetic_mean(*, n: int, rng=None) -> np.ndarray:
     """n values in [0, 1] from Beta(2, 5) (a skewed 'income-like' shape)."""
-    return as_generator(rng).beta(2.0, 5.0, check_int("n", n, lo=1, hi=MAX_USERS))
+    return as_generator(rng).beta(2.0, 5.0, _N.check("n", n))
 
 
 def demand_by_bin(x, *, eps_by_bin) -> np.ndarray:
     """Correlated demands: user i gets eps_by_bin[x_i] (e.g. central bins less private)."""
-    e = check_vector("eps_by_bin", eps_by_bin, lo=MIN_EPS, allow_inf=True, max_length=1000)
+    e = _EPS_BY_BIN.check_vector("eps_by_bin", eps_by_bin, max_length=1000)
     x = np.asarray(x)
     if x.min() < 0 or x.max() >= e.size:
         raise InputError(
@@ -867,18 +877,18 @@ def demand_by_bin(x, *, eps_by_bin) -> np.ndarray:
 
 def value_bins(x, *, bins: int) -> np.ndarray:
     """Equal-width bins of values in [0, 1] (for demands that depend on the value in the mean problem)."""
-    x = check_vector("x", x, lo=0.0, hi=1.0, max_length=MAX_USERS)
-    bins = check_int("bins", bins, lo=1, hi=1000)
+    x = UNIT.check_vector("x", x, max_length=MAX_USERS)
+    bins = _BINS.check("bins", bins)
     return np.minimum((x * bins).astype(int), bins - 1)
 
 
 def demand_by_groups(*, n: int, shares, lows, highs, rng=None) -> np.ndarray:
     """Uncorrelated demands: groups with the given shares of users, each with ε log-uniform in
     [low, high] (high = inf makes the group public)."""
-    n = check_int("n", n, lo=1, hi=MAX_USERS)
-    shares = check_vector("shares", shares, lo=0.0, lo_open=True, max_length=50, what=" (share of users per group)")
-    lows = check_vector("lows", lows, length=shares.size, lo=0.0, lo_open=True, allow_inf=True)
-    highs = check_vector("highs", highs, length=shares.size, lo=0.0, lo_open=True, allow_inf=True)
+    n = _N.check("n", n)
+    shares = POSITIVE.check_vector("shares", shares, max_length=50, what=" (share of users per group)")
+    lows = _LOWS.check_vector("lows", lows, length=shares.size)
+    highs = _HIGHS.check_vector("highs", highs, length=shares.size)
     if abs(shares.sum() - 1) > 1e-6:
         raise InputError(f"shares must sum to 1; they sum to {shares.sum():.6g}. Adjust the group shares.")
     if np.any(highs < lows):

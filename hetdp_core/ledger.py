@@ -32,6 +32,7 @@ import numpy as np
 from ._doc import document
 from ._validate import InputError
 from .accounting import ACCOUNTANT_NAMES, ACCOUNTANTS, Event, account
+from .constraints import Interval
 from .plan import (  # noqa: F401 (re-exported: the ledger's callers read a plan from here)
     BUDGET_RANGE,
     EVERYONE,
@@ -72,6 +73,11 @@ __all__ = [
     "LedgerResult",
     "NoiseSolution",
 ]
+
+
+#: the ranges this module's functions accept (the constraint vocabulary: hetdp_core.constraints)
+_DELTA = Interval(float, 1e-15, 0.1)
+_BUDGET = Interval(float, 0.0, 1e4, closed="right")
 
 
 # ------------------------------------------------------------------ accountants
@@ -272,13 +278,12 @@ def ledger(plan: Plan, *, delta: float, budget: float | None = None, fpr: float 
     reserve (budget − ε) and an over-budget flag; ``fpr`` the false-positive rate at which the risk
     in attack terms is read. ``levels_of(link)`` returns a linked view's level table (default
     :func:`view_levels`; the app passes its cached, limited runner)."""
-    from ._validate import check_real
     from .risk import FPR_RANGE, risk_in_words
 
-    delta = check_real("delta", delta, lo=1e-15, hi=0.1, what=" (the δ at which every total is read)")
+    delta = _DELTA.check("delta", delta, what=" (the δ at which every total is read)")
     if budget is not None:
-        budget = check_real("budget", budget, lo=0.0, lo_open=True, hi=1e4, what=" (the ε the plan may spend)")
-    fpr = check_real("fpr", fpr, lo=FPR_RANGE[0], hi=FPR_RANGE[1], what=" (the attack's false-positive rate)")
+        budget = _BUDGET.check("budget", budget, what=" (the ε the plan may spend)")
+    fpr = Interval(float, FPR_RANGE[0], FPR_RANGE[1]).check("fpr", fpr, what=" (the attack's false-positive rate)")
     tables = _tables(plan, levels_of)
     totals, heads, spend, risk, curves, own = [], [], [], [], [], {}
     for g in plan.group_names():
@@ -350,11 +355,10 @@ def solve_noise(
     import dataclasses
     import functools
 
-    from ._validate import check_real
     from .risk import _target
 
     target, fpr = _target(target_tpr, fpr, 0.0)  # the same checks and words as the pages' solver
-    delta = check_real("delta", delta, lo=1e-15, hi=0.1, what=" (the δ at which every total is read)")
+    delta = _DELTA.check("delta", delta, what=" (the δ at which every total is read)")
     own = [r for r in plan.releases if r.link is None]
     if not own:
         raise InputError("plan: every release is a linked view; there is no noise of the plan's own to solve for.")

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._doc import document
-from ._validate import InputError, check_real, check_vector
-from .constraints import DELTA
+from ._validate import InputError
+from .constraints import DELTA, Interval
 
 __all__ = [
     "posterior_bounds",
@@ -36,19 +36,16 @@ __all__ = [
 ]
 
 
+#: the ranges this module's functions accept (the constraint vocabulary: hetdp_core.constraints)
+_PRIOR = Interval(float, 0.0, 1.0, closed="neither")
+_EPS = Interval(float, 0.0, None, allow_inf=True)
+_RHO = Interval(float, 0.0, None, allow_inf=True)
+
+
 def posterior_bounds(*, eps, prior: float) -> tuple[np.ndarray, np.ndarray]:
     """(lowest, highest) posterior an attacker can reach from ``prior`` at level(s) ``eps``."""
-    p = check_real(
-        "prior", prior, lo=0.0, hi=1.0, lo_open=True, hi_open=True, what=" (the attacker's prior probability)"
-    )
-    e = check_vector(
-        "eps",
-        np.atleast_1d(eps),
-        lo=0.0,
-        allow_inf=True,
-        max_length=100_000,
-        what=" (privacy levels; inf = no protection)",
-    )
+    p = _PRIOR.check("prior", prior, what=" (the attacker's prior probability)")
+    e = _EPS.check_vector("eps", np.atleast_1d(eps), max_length=100_000, what=" (privacy levels; inf = no protection)")
     with np.errstate(over="ignore", invalid="ignore"):
         # written with e^{−ε} so that large ε (and ε = ∞) give 1 and 0 without overflow
         t = np.exp(-e)
@@ -59,7 +56,7 @@ def posterior_bounds(*, eps, prior: float) -> tuple[np.ndarray, np.ndarray]:
 
 def zcdp_to_eps(*, rho, delta: float) -> np.ndarray:
     """ε with ρ-zCDP ⇒ (ε, δ)-DP: ε = ρ + 2√(ρ ln(1/δ))."""
-    r = check_vector("rho", np.atleast_1d(rho), lo=0.0, allow_inf=True, max_length=100_000, what=" (zCDP levels)")
+    r = _RHO.check_vector("rho", np.atleast_1d(rho), max_length=100_000, what=" (zCDP levels)")
     d = DELTA.check("delta", delta, what=" (failure probability)")
     return r + 2.0 * np.sqrt(r * np.log(1.0 / d))
 
@@ -208,7 +205,7 @@ def meaning_table(levels, *, prior: float, delta: float | None = None, fpr: floa
     df = level_table(levels)
     from .risk import FPR_RANGE, advantage_eps_delta, advantage_gaussian, risk_in_words, tpr_eps_delta, tpr_gaussian
 
-    fpr = check_real("fpr", fpr, lo=FPR_RANGE[0], hi=FPR_RANGE[1], what=" (the attack's false-positive rate)")
+    fpr = Interval(float, FPR_RANGE[0], FPR_RANGE[1]).check("fpr", fpr, what=" (the attack's false-positive rate)")
     if df.empty:  # a page with no valid level to state
         return df.assign(**{"posterior ≤ (demanded)": [], "in words": []})
     _, hi_d = posterior_bounds(eps=df["demanded level"].to_numpy(float), prior=prior)

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._doc import document
-from ._validate import MIN_EPS, InputError, as_generator, check_choice, check_int, check_real, check_vector
-from .constraints import DELTA, EPS
+from ._validate import MIN_EPS, InputError, as_generator, check_choice, check_real, check_vector
+from .constraints import DELTA, EPS, NONNEGATIVE, POSITIVE, Interval
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -76,6 +76,23 @@ MECHANISMS = ("laplace", "gaussian", "mnm")
 _MECHANISM_EPS = EPS.narrow(hi=100.0)
 
 
+#: the ranges this module's functions accept (the constraint vocabulary: hetdp_core.constraints)
+_SIZE = Interval(int, 1, 50_000_000)
+_N = Interval(int, 1, 10_000_000)
+_PARETO_INDEX = Interval(float, 0.0, 100.0, closed="right")
+_SIZE_2 = Interval(int, 1, 1_000_000)
+_CLIP = Interval(float, 1.0, 1e9, closed="right")
+_PARETO_INDEX_2 = Interval(float, 1.0, 100.0, closed="right")
+_EPS_VALUES = Interval(float, MIN_EPS, 100.0)
+_TRIALS = Interval(int, 2, 100_000)
+_N_2 = Interval(int, 2, 10**9)
+_N_3 = Interval(int, 3, 100_001)
+_GAMMA = Interval(float, 2.0, 50.0)
+_DELTA = Interval(float, 0.0, 1.0, closed="left")
+_SIZE_3 = Interval(int, 1, 10_000_000)
+_EPS_LIST = Interval(float, 0.0, None, closed="right", allow_inf=True)
+
+
 def _eps(eps) -> float:
     return _MECHANISM_EPS.check("eps", eps, what=" (privacy level ε)")
 
@@ -85,7 +102,7 @@ def _delta(delta) -> float:
 
 
 def _sens(sensitivity) -> float:
-    return check_real("sensitivity", sensitivity, lo=0.0, lo_open=True, what=" (global sensitivity Δ)")
+    return POSITIVE.check("sensitivity", sensitivity, what=" (global sensitivity Δ)")
 
 
 def laplace_scale(*, sensitivity: float, eps: float) -> float:
@@ -256,7 +273,7 @@ def release(
 ) -> np.ndarray:
     """``size`` independent noisy releases of ``value`` (scalar or array, broadcast)."""
     mechanism = check_choice("mechanism", mechanism, MECHANISMS)
-    size = check_int("size", size, lo=1, hi=50_000_000, what=" (number of releases)")
+    size = _SIZE.check("size", size, what=" (number of releases)")
     value = np.asarray(value, dtype=float)
     if not np.all(np.isfinite(value)):
         raise InputError("value must be finite.")
@@ -288,9 +305,9 @@ def noise_density(z, mechanism: str, *, sensitivity: float, eps: float, delta: f
 
 def pareto_sample(*, n: int, pareto_index: float, size: int = 1, rng=None) -> np.ndarray:
     """Example 11: Pareto data with density α x^{−α−1}, x > 1; shape (size, n)."""
-    n = check_int("n", n, lo=1, hi=10_000_000, what=" (sample size)")
-    pareto_index = check_real("pareto_index", pareto_index, lo=0.0, lo_open=True, hi=100.0, what=" (Pareto tail index)")
-    size = check_int("size", size, lo=1, hi=1_000_000)
+    n = _N.check("n", n, what=" (sample size)")
+    pareto_index = _PARETO_INDEX.check("pareto_index", pareto_index, what=" (Pareto tail index)")
+    size = _SIZE_2.check("size", size)
     return (1.0 - as_generator(rng).random((size, n))) ** (-1.0 / pareto_index)
 
 
@@ -302,12 +319,10 @@ def pareto_mse(
     Simulated, with the analytic noise variance alongside."""
     import pandas as pd
 
-    clip = check_real("clip", clip, lo=1.0, lo_open=True, hi=1e9, what=" (clipping level Λ)")
-    pareto_index = check_real(
-        "pareto_index", pareto_index, lo=1.0, lo_open=True, hi=100.0, what=" (Pareto α > 1: finite mean)"
-    )
-    eps_values = check_vector("eps_values", eps_values, lo=MIN_EPS, hi=100.0, max_length=50)
-    trials = check_int("trials", trials, lo=2, hi=100_000)
+    clip = _CLIP.check("clip", clip, what=" (clipping level Λ)")
+    pareto_index = _PARETO_INDEX_2.check("pareto_index", pareto_index, what=" (Pareto α > 1: finite mean)")
+    eps_values = _EPS_VALUES.check_vector("eps_values", eps_values, max_length=50)
+    trials = _TRIALS.check("trials", trials)
     rng = as_generator(seed)
     x = np.minimum(pareto_sample(n=n, pareto_index=pareto_index, size=trials, rng=rng), clip)
     means = x.mean(axis=1)
@@ -334,12 +349,12 @@ def pareto_mse(
 # ------------------------------------------------------------------ composition
 def sequential(eps_list) -> float:
     """Lemma 6: queries on the same data compose to Σ ε_i."""
-    return float(check_vector("eps_list", eps_list, lo=0.0, lo_open=True, allow_inf=True).sum())
+    return float(_EPS_LIST.check_vector("eps_list", eps_list).sum())
 
 
 def parallel(eps_list) -> float:
     """Lemma 7: queries on disjoint parts compose to max ε_i."""
-    return float(check_vector("eps_list", eps_list, lo=0.0, lo_open=True, allow_inf=True).max())
+    return float(_EPS_LIST.check_vector("eps_list", eps_list).max())
 
 
 @dataclass(frozen=True)
@@ -357,9 +372,9 @@ class Example8:
 def example8(*, n: int, m: int, Lambda: float, eps1: float, eps2: float, eps3: float) -> Example8:
     """Example 8: mean (Δ = Λ/m) and variance (Δ = Λ²/m) on x_1..x_m, median (Δ = Λ) on the rest;
     total level max(ε1 + ε2, ε3)."""
-    n = check_int("n", n, lo=2, hi=10**9)
-    m = check_int("m", m, lo=1, hi=n - 1, what=" (size of the first part, m < n)")
-    Lambda = check_real("Lambda", Lambda, lo=0.0, lo_open=True, what=" (data range [0, Λ])")
+    n = _N_2.check("n", n)
+    m = Interval(int, 1, n - 1).check("m", m, what=" (size of the first part, m < n)")
+    Lambda = POSITIVE.check("Lambda", Lambda, what=" (data range [0, Λ])")
     e = [_eps(v) for v in (eps1, eps2, eps3)]
     sens = {"mean": Lambda / m, "variance": Lambda**2 / m, "median": Lambda}
     return Example8(
@@ -392,7 +407,7 @@ def smooth_sensitivity_median(x, *, beta: float, lower: float, upper: float) -> 
     :math:`\max_{k}\ e^{-k\beta}\max_{t=0..k+1}(x_{m+t} - x_{m+t-k-1})` with x_i = lower for i < 1
     and x_i = upper for i > n (the data range [lower, upper])."""
     x = _sorted_odd(x)
-    beta = check_real("beta", beta, lo=0.0, lo_open=True, what=" (smoothness β)")
+    beta = POSITIVE.check("beta", beta, what=" (smoothness β)")
     lower = check_real("lower", lower)
     upper = check_real("upper", upper)
     if not lower < upper or x[0] < lower or x[-1] > upper:
@@ -419,10 +434,10 @@ def smooth_sensitivity_median(x, *, beta: float, lower: float, upper: float) -> 
 
 def example12_datasets(*, n: int, Lambda: float) -> tuple[np.ndarray, np.ndarray]:
     """Example 12: dataset 1 has m zeros and the rest Λ; dataset 2 has m+1 zeros (neighbours)."""
-    n = check_int("n", n, lo=3, hi=100_001)
+    n = _N_3.check("n", n)
     if n % 2 == 0:
         raise InputError(f"n must be odd (Example 12); got {n}.")
-    Lambda = check_real("Lambda", Lambda, lo=0.0, lo_open=True)
+    Lambda = POSITIVE.check("Lambda", Lambda)
     m = (n + 1) // 2
     d1 = np.r_[np.zeros(m), np.full(n - m, Lambda)]
     d2 = np.r_[np.zeros(m + 1), np.full(n - m - 1, Lambda)]
@@ -432,8 +447,8 @@ def example12_datasets(*, n: int, Lambda: float) -> tuple[np.ndarray, np.ndarray
 def sample_heavy_tailed(*, gamma: float, size: int, rng=None) -> np.ndarray:
     """Draws from h(z) ∝ 1/(1 + |z|^γ), γ ≥ 2, by rejection from a Cauchy envelope
     (1/(1+|z|^γ) ≤ 2/(1+z²) for γ ≥ 2; acceptance ≥ ∫h/(2π))."""
-    gamma = check_real("gamma", gamma, lo=2.0, hi=50.0, what=" (tail exponent γ ≥ 2)")
-    size = check_int("size", size, lo=1, hi=50_000_000)
+    gamma = _GAMMA.check("gamma", gamma, what=" (tail exponent γ ≥ 2)")
+    size = _SIZE.check("size", size)
     rng = as_generator(rng)
     out = np.empty(0)
     while out.size < size:
@@ -515,7 +530,7 @@ def bounded_laplace_b(*, sensitivity: float, eps: float, delta: float, lower: fl
     which is negative for b < Δ/(ε − log(1−δ)). (An earlier grid started at 10⁻³Δ/ε, above the
     answer when δ is close to 1, and returned its first point instead of the smallest b.)"""
     sens, eps = _sens(sensitivity), _eps(eps)
-    delta = check_real("delta", delta, lo=0.0, hi=1.0, hi_open=True, what=" (δ in [0, 1))")
+    delta = _DELTA.check("delta", delta, what=" (δ in [0, 1))")
     lower, upper = _domain(lower, upper)
     if sens >= upper - lower:
         raise InputError(f"sensitivity must be smaller than the domain width u − l = {upper - lower:g}; got {sens:g}.")
@@ -552,9 +567,9 @@ def bounded_laplace_density(v, *, q: float, b: float, lower: float, upper: float
 def bounded_laplace_sample(q: float, *, b: float, lower: float, upper: float, size: int, rng=None) -> np.ndarray:
     """Inverse-CDF sampling of Lap(q, b) restricted to [l, u]."""
     lower, upper = _domain(lower, upper)
-    b = check_real("b", b, lo=0.0, lo_open=True)
+    b = POSITIVE.check("b", b)
     q = check_real("q", q)
-    size = check_int("size", size, lo=1, hi=50_000_000)
+    size = _SIZE.check("size", size)
     rng = as_generator(rng)
 
     def cdf(v):
@@ -608,7 +623,7 @@ def report_noisy_max_sample(scores, *, eps: float, sensitivity: float = 1.0, siz
     """Winners of ``size`` runs of report-noisy-max with Exp(ε/(2Δ)) noise."""
     s = _scores(scores)
     lam = _eps(eps) / (2 * _sens(sensitivity))
-    size = check_int("size", size, lo=1, hi=10_000_000)
+    size = _SIZE_3.check("size", size)
     z = as_generator(rng).exponential(1.0 / lam, (size, s.size))
     return np.argmax(s + z, axis=1)
 
@@ -618,7 +633,7 @@ def lemma28_bound(scores, *, eps: float, t, sensitivity: float = 1.0) -> pd.Data
     import pandas as pd
 
     s = _scores(scores)
-    t = check_vector("t", np.atleast_1d(t), lo=0.0, max_length=1000)
+    t = NONNEGATIVE.check_vector("t", np.atleast_1d(t), max_length=1000)
     p = exponential_probabilities(s, eps=eps, sensitivity=sensitivity)
     psi = 2 * _sens(sensitivity) * (math.log(s.size) + t) / _eps(eps)
     exact = np.array([p[s < s.max() - ps].sum() for ps in psi])
@@ -629,7 +644,7 @@ def local_sensitivity_release(x, *, eps: float, size: int, rng=None) -> np.ndarr
     """The flawed mechanism of Example 12: median + Lap(Δ_local(x)/ε) (no noise when Δ_local = 0)."""
     loc = local_sensitivity_median(x)
     med = float(np.sort(np.asarray(x, dtype=float))[len(x) // 2])
-    size = check_int("size", size, lo=1, hi=50_000_000)
+    size = _SIZE.check("size", size)
     rng = as_generator(rng)
     return med + (rng.laplace(0.0, loc / _eps(eps), size) if loc > 0 else np.zeros(size))
 
@@ -646,19 +661,19 @@ class OutsideShare:
 def laplace_outside_share(q: float, *, b: float, lower: float, upper: float, size: int = 0, rng=None) -> OutsideShare:
     """Share of plain Lap(q, b) outputs outside [l, u]: exact, and simulated when ``size`` > 0."""
     lower, upper = _domain(lower, upper)
-    b = check_real("b", b, lo=0.0, lo_open=True)
+    b = POSITIVE.check("b", b)
     q = check_real("q", q)
     exact = 1.0 - float(bounded_laplace_C(q, b=b, lower=lower, upper=upper))
     if not size:
         return OutsideShare(exact)
-    z = q + as_generator(rng).laplace(0.0, b, check_int("size", size, lo=1, hi=50_000_000))
+    z = q + as_generator(rng).laplace(0.0, b, _SIZE.check("size", size))
     return OutsideShare(exact, float(np.mean((z < lower) | (z > upper))))
 
 
 def exponential_sample(scores, *, eps: float, sensitivity: float = 1.0, size: int = 1, rng=None) -> np.ndarray:
     """Indices selected by ``size`` runs of the exponential mechanism."""
     p = exponential_probabilities(scores, eps=eps, sensitivity=sensitivity)
-    size = check_int("size", size, lo=1, hi=50_000_000)
+    size = _SIZE.check("size", size)
     return as_generator(rng).choice(p.size, size=size, p=p)
 
 

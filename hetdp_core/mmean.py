@@ -28,17 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._doc import document
-from ._validate import (
-    MAX_EPS,
-    InputError,
-    as_generator,
-    check_choice,
-    check_int,
-    check_matrix,
-    check_real,
-    check_vector,
-)
-from .constraints import LEVEL
+from ._validate import MAX_EPS, InputError, as_generator, check_choice
+from .constraints import LEVEL, POSITIVE, SIGNED_UNIT, TRIALS, Interval
 from .duchi import SCALES, duchi_B, duchi_channel_sum, duchi_directions, spawn
 
 __all__ = [
@@ -57,6 +48,10 @@ __all__ = [
 PROJECTIONS = ("box", "ball", "none")
 
 
+#: the ranges this module's functions accept (the constraint vocabulary: hetdp_core.constraints)
+_C_SORTED = Interval(float, 0.0, MAX_EPS)
+
+
 @dataclass(frozen=True)
 class Stage:
     """One stage of Mechanism 1: covers sorted coordinates ``start..d-1`` at level ``level``."""
@@ -69,7 +64,7 @@ class Stage:
 
 
 def _check_c(c_sorted) -> np.ndarray:
-    c = check_vector("c_sorted", c_sorted, lo=0.0, hi=MAX_EPS, what=" (CDP levels, sorted)")
+    c = _C_SORTED.check_vector("c_sorted", c_sorted, what=" (CDP levels, sorted)")
     if np.any(np.diff(c) < 0):
         i = int(np.flatnonzero(np.diff(c) < 0)[0])
         raise InputError(
@@ -105,7 +100,7 @@ def project(est: np.ndarray, *, mode: str, radius: float | None = None) -> np.nd
     ``radius`` (default √d), ``none`` returns a copy."""
     mode = check_choice("mode", mode, PROJECTIONS)
     if radius is not None:
-        radius = check_real("radius", radius, lo=0.0, lo_open=True, what=" (ball radius)")
+        radius = POSITIVE.check("radius", radius, what=" (ball radius)")
     try:
         est = np.asarray(est, dtype=float)
     except (TypeError, ValueError):
@@ -122,7 +117,7 @@ def project(est: np.ndarray, *, mode: str, radius: float | None = None) -> np.nd
 
 
 def _check_x(x, d: int | None = None) -> np.ndarray:
-    return check_matrix("x", x, shape=(None, d), lo=-1.0, hi=1.0, what=" (user data in [-1,1]^d, one row per user)")
+    return SIGNED_UNIT.check_matrix("x", x, shape=(None, d), what=" (user data in [-1,1]^d, one row per user)")
 
 
 def _weights_matrix(stages: list[Stage], d: int) -> tuple[np.ndarray, np.ndarray]:
@@ -142,7 +137,7 @@ def mmean_release(
     """Every user's local estimate ν̂ (Mechanism 1), shape (trials, n, d). Memory ∝ trials·n·d²."""
     c = _check_c(c_sorted)
     X = _check_x(x, c.size)
-    trials = check_int("trials", trials, lo=1)
+    trials = TRIALS.check("trials", trials)
     if trials * X.shape[0] * c.size**2 > 50_000_000:
         raise InputError(
             "trials × n × d² must be <= 5e7 for per-user releases; "
@@ -181,7 +176,7 @@ def mmean_estimate(
     """Server estimate of x̄ from Mechanism 1, shape (trials, d), for ``trials`` independent runs."""
     c = _check_c(c_sorted)
     X = _check_x(x, c.size)
-    trials = check_int("trials", trials, lo=1)
+    trials = TRIALS.check("trials", trials)
     projection = check_choice("projection", projection, PROJECTIONS)
     rng = as_generator(rng)
     n, d = X.shape
@@ -212,7 +207,7 @@ def ldp_baseline_estimate(
     averaged over users, then projected. Shape (trials, d)."""
     X = _check_x(x)
     level = LEVEL.check("level", level, what=" (LDP level of the baseline)")
-    trials = check_int("trials", trials, lo=1)
+    trials = TRIALS.check("trials", trials)
     projection = check_choice("projection", projection, PROJECTIONS)
     n, d = X.shape
     mean = duchi_channel_sum(X, level=level, r=np.sqrt(d), trials=trials, rng=rng, scale=scale) / n

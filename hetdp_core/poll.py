@@ -26,7 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._doc import document
-from ._validate import InputError, as_generator, check_int, check_real, fmt
+from ._validate import InputError, as_generator, fmt
+from .constraints import Interval
 
 __all__ = ["MAX_POLL_EPS", "truth_probability", "randomize", "PollEstimate", "estimate"]
 
@@ -36,9 +37,14 @@ MAX_POLL_EPS = 10.0
 MIN_POLL_EPS = 0.05
 
 
+#: the ranges this module's functions accept (the constraint vocabulary: hetdp_core.constraints)
+_EPS = Interval(float, MIN_POLL_EPS, MAX_POLL_EPS)
+_N = Interval(int, 0, None)
+
+
 def truth_probability(*, eps: float) -> float:
     """p = e^ε / (1 + e^ε): the probability that the sent answer is the true one."""
-    e = check_real("eps", eps, lo=MIN_POLL_EPS, hi=MAX_POLL_EPS, what=" (the poll's privacy level)")
+    e = _EPS.check("eps", eps, what=" (the poll's privacy level)")
     return 1.0 / (1.0 + math.exp(-e))
 
 
@@ -70,9 +76,9 @@ class PollEstimate:
 
 def estimate(*, yes: int, n: int, eps: float, z: float = 1.959963984540054) -> PollEstimate:
     """π̂ = (ȳ − (1 − p)) / (2p − 1) with the interval π̂ ± z √(ȳ(1 − ȳ) / (n (2p − 1)²)) ∩ [0, 1]."""
-    n = check_int("n", n, lo=0, what=" (number of reports)")
-    yes = check_int("yes", yes, lo=0, hi=n, what=" (reports that said yes)")
-    eps = check_real("eps", eps, lo=MIN_POLL_EPS, hi=MAX_POLL_EPS, what=" (the poll's privacy level)")
+    n = _N.check("n", n, what=" (number of reports)")
+    yes = Interval(int, 0, n).check("yes", yes, what=" (reports that said yes)")
+    eps = _EPS.check("eps", eps, what=" (the poll's privacy level)")
     if n == 0:
         return PollEstimate(0, 0, eps, None, None, None, None)
     p = truth_probability(eps=eps)

@@ -34,7 +34,7 @@ from scipy import special
 
 from ._doc import document
 from ._validate import InputError, check_real
-from .constraints import DELTA
+from .constraints import DELTA, NONNEGATIVE, POSITIVE
 
 __all__ = [
     "gaussian_delta",
@@ -48,15 +48,15 @@ __all__ = [
 
 
 def _sig(sigma: float, sens: float) -> tuple[float, float]:
-    s = check_real("sigma", sigma, lo=0.0, lo_open=True, what=" (Gaussian noise standard deviation)")
-    d = check_real("sensitivity", sens, lo=0.0, lo_open=True, what=" (global sensitivity Δ)")
+    s = POSITIVE.check("sigma", sigma, what=" (Gaussian noise standard deviation)")
+    d = POSITIVE.check("sensitivity", sens, what=" (global sensitivity Δ)")
     return s, d
 
 
 def gaussian_delta(*, eps: float, sigma: float, sensitivity: float) -> float:
     """Exact δ(ε) of the Gaussian mechanism N(0, σ²) on sensitivity Δ (formula in the module doc)."""
     s, d = _sig(sigma, sensitivity)
-    e = check_real("eps", eps, lo=0.0, what=" (privacy level ε)")
+    e = NONNEGATIVE.check("eps", eps, what=" (privacy level ε)")
     a, b = d / (2 * s), e * s / d
     # e^ε Φ(−a − b) written through log Φ so that large ε and tiny tails do not overflow / underflow
     val = special.ndtr(a - b) - math.exp(min(e + special.log_ndtr(-a - b), 700.0))
@@ -66,7 +66,7 @@ def gaussian_delta(*, eps: float, sigma: float, sensitivity: float) -> float:
 def gaussian_tail(*, eps: float, sigma: float, sensitivity: float) -> float:
     """P(L > ε) for the Gaussian mechanism: Φ(Δ/(2σ) − εσ/Δ)."""
     s, d = _sig(sigma, sensitivity)
-    e = check_real("eps", eps, lo=0.0, what=" (privacy level ε)")
+    e = NONNEGATIVE.check("eps", eps, what=" (privacy level ε)")
     return float(special.ndtr(d / (2 * s) - e * s / d))
 
 
@@ -74,9 +74,9 @@ def gaussian_sigma_exact(*, eps: float, delta: float, sensitivity: float) -> flo
     """The smallest σ whose exact profile gives δ(ε) ≤ δ (the analytic Gaussian mechanism of Balle and
     Wang 2018), found by Brent's method on log σ (δ(ε) decreases in σ) and nudged up by 1e−12
     relative so that the inequality holds after rounding."""
-    e = check_real("eps", eps, lo=0.0, lo_open=True, what=" (privacy level ε)")
+    e = POSITIVE.check("eps", eps, what=" (privacy level ε)")
     dl = DELTA.check("delta", delta, what=" (δ of (ε, δ)-DP)")
-    sens = check_real("sensitivity", sensitivity, lo=0.0, lo_open=True, what=" (global sensitivity Δ)")
+    sens = POSITIVE.check("sensitivity", sensitivity, what=" (global sensitivity Δ)")
 
     def f(log_s: float) -> float:
         return gaussian_delta(eps=e, sigma=math.exp(log_s), sensitivity=1.0) - dl
@@ -96,17 +96,17 @@ def gaussian_sigma_exact(*, eps: float, delta: float, sensitivity: float) -> flo
 
 def laplace_delta(*, eps: float, b: float, sensitivity: float) -> float:
     """Exact δ(ε) of the Laplace mechanism Lap(b) on sensitivity Δ: 1 − e^{(ε − Δ/b)/2} for ε < Δ/b."""
-    e = check_real("eps", eps, lo=0.0, what=" (privacy level ε)")
-    b = check_real("b", b, lo=0.0, lo_open=True, what=" (Laplace scale)")
-    e0 = check_real("sensitivity", sensitivity, lo=0.0, lo_open=True, what=" (global sensitivity Δ)") / b
+    e = NONNEGATIVE.check("eps", eps, what=" (privacy level ε)")
+    b = POSITIVE.check("b", b, what=" (Laplace scale)")
+    e0 = POSITIVE.check("sensitivity", sensitivity, what=" (global sensitivity Δ)") / b
     return float(-math.expm1((e - e0) / 2)) if e < e0 else 0.0
 
 
 def laplace_tail(*, eps: float, b: float, sensitivity: float) -> float:
     """P(L > ε) for the Laplace mechanism: 1 − ½ e^{−(Δ/b − ε)/2} for ε < Δ/b, else 0."""
-    e = check_real("eps", eps, lo=0.0, what=" (privacy level ε)")
-    b = check_real("b", b, lo=0.0, lo_open=True, what=" (Laplace scale)")
-    e0 = check_real("sensitivity", sensitivity, lo=0.0, lo_open=True, what=" (global sensitivity Δ)") / b
+    e = NONNEGATIVE.check("eps", eps, what=" (privacy level ε)")
+    b = POSITIVE.check("b", b, what=" (Laplace scale)")
+    e0 = POSITIVE.check("sensitivity", sensitivity, what=" (global sensitivity Δ)") / b
     return float(1.0 - 0.5 * math.exp(-(e0 - e) / 2)) if e < e0 else 0.0
 
 
@@ -147,9 +147,9 @@ def _bl_pair(eps: float, q, t, b: float, lower: float, upper: float):
 def bounded_laplace_profile(*, eps: float, b: float, sensitivity: float, lower: float, upper: float) -> dict:
     """Exact ``delta`` = δ(ε) and ``tail`` = P(L > ε) of the bounded Laplace mechanism with scale b on
     [l, u] for true values at most Δ apart (see the module docstring), with the worst pair."""
-    e = check_real("eps", eps, lo=0.0, what=" (privacy level ε)")
-    b = check_real("b", b, lo=0.0, lo_open=True, what=" (bounded Laplace scale)")
-    sens = check_real("sensitivity", sensitivity, lo=0.0, lo_open=True, what=" (global sensitivity Δ)")
+    e = NONNEGATIVE.check("eps", eps, what=" (privacy level ε)")
+    b = POSITIVE.check("b", b, what=" (bounded Laplace scale)")
+    sens = POSITIVE.check("sensitivity", sensitivity, what=" (global sensitivity Δ)")
     lower, upper = check_real("lower", lower), check_real("upper", upper)
     if not upper - lower > sens:
         raise InputError(f"the domain [l, u] = [{lower:g}, {upper:g}] must be wider than the sensitivity Δ = {sens:g}.")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._validate import InputError, as_generator, check_choice, check_int, check_matrix, check_real, check_vector
+from ._validate import InputError, as_generator, check_choice
 from .bcdp import privacy_allocation
 from .dpsgd import learning_rates as dpsgd_learning_rates
 from .duchi import spawn
@@ -47,6 +47,7 @@ __all__ = [
 ]
 
 from ._doc import document
+from .constraints import POSITIVE, SIGNED_UNIT, UNIT, Interval
 from .uploads import REGRESSION_LIMITS as _LIMITS  # noqa: E402  (one definition of the upload limits)
 
 MAX_CSV_ROWS = _LIMITS.max_rows
@@ -56,12 +57,23 @@ SCHEDULES = ("constant", "poly", "inverse")
 METHODS = ("Algorithm 2 (two copies)", "naive single copy", "min-δ LDP (two copies)")
 
 
+#: the ranges this module's functions accept (the constraint vocabulary: hetdp_core.constraints)
+_STEPS = Interval(int, 1, 1_000_000)
+_N = Interval(int, 2, 2_000_000)
+_THETA = Interval(float, -10, 10)
+_NOISE = Interval(float, 0.0, 10.0)
+_DEMANDS = Interval(float, 0.0, None, closed="right", allow_inf=True)
+_RADIUS = Interval(float, 0.0, 1e3, closed="right")
+_TRIALS = Interval(int, 1, 10_000)
+_N_VALUES = Interval(int, 2, 2_000_000)
+
+
 def learning_rates(*, schedule: str, gamma0: float, steps: int, rho: float = 0.5, decay: float = 0.1) -> np.ndarray:
     """γ_h for h = 0..steps−1: constant γ0, ``poly`` γ0 (1+h)^{−ρ}, ``inverse`` γ0/(1 + λh) — the
     schedules of :func:`hetdp_core.dpsgd.learning_rates` that this page offers, at most 1 000 000 steps.
     (:func:`pgd` divides them by the smoothness L, so γ0 is in units of 1/L.)"""
     schedule = check_choice("schedule", schedule, SCHEDULES)
-    steps = check_int("steps", steps, lo=1, hi=1_000_000, what=" (gradient steps)")
+    steps = _STEPS.check("steps", steps, what=" (gradient steps)")
     return dpsgd_learning_rates(schedule=schedule, steps=steps, gamma0=gamma0, rho=rho, decay=decay)
 
 
@@ -71,10 +83,10 @@ def regression_data(
     """n users ``[z; l]`` in [-1,1]^d with d = len(theta) + 1: features uniform on [-1,1], with
     probability q all features of a user equal one common draw (correlation between features);
     label ``l = clip(θᵀz + noise·N(0,1), −1, 1)``."""
-    n = check_int("n", n, lo=2, hi=2_000_000, what=" (number of users)")
-    theta = check_vector("theta", theta, lo=-10, hi=10, max_length=30, what=" (true coefficients)")
-    noise = check_real("noise", noise, lo=0.0, hi=10.0, what=" (label noise sd)")
-    q = check_real("q", q, lo=0.0, hi=1.0, what=" (feature correlation)")
+    n = _N.check("n", n, what=" (number of users)")
+    theta = _THETA.check_vector("theta", theta, max_length=30, what=" (true coefficients)")
+    noise = _NOISE.check("noise", noise, what=" (label noise sd)")
+    q = UNIT.check("q", q, what=" (feature correlation)")
     rng = as_generator(rng)
     k = theta.size
     z = rng.uniform(-1, 1, size=(n, k))
@@ -103,9 +115,9 @@ def feature_correlation(*, theta, noise: float, q: float, grid: int = 4001) -> n
     TV(a, a') ≥ P_{a'}(A) − P_a(A) ≥ P_{b'}(A) − P_b(A) = TV(b, b') with A the optimal set of
     (b, b'); the mixture over S keeps the order. (The code once took the maximum over all 210
     pairs of a 21-point grid; it was always this pair, bit for bit, in 188 checked settings.)"""
-    theta = check_vector("theta", theta, lo=-10, hi=10, max_length=30, what=" (true coefficients)")
-    noise = check_real("noise", noise, lo=0.0, hi=10.0, what=" (label noise sd)")
-    q = check_real("q", q, lo=0.0, hi=1.0, what=" (feature correlation)")
+    theta = _THETA.check_vector("theta", theta, max_length=30, what=" (true coefficients)")
+    noise = _NOISE.check("noise", noise, what=" (label noise sd)")
+    q = UNIT.check("q", q, what=" (feature correlation)")
     k = theta.size
     out = np.empty(k)
     for i in range(k):
@@ -163,7 +175,7 @@ def ball_lstsq(A, b, *, radius: float) -> np.ndarray:
     (eigen-decomposition; on the boundary, the multiplier λ solves ‖(A + λI)^{-1} b‖ = R)."""
     A = np.asarray(A, dtype=float)
     b = np.asarray(b, dtype=float)
-    radius = check_real("radius", radius, lo=0.0, lo_open=True, what=" (radius of Θ)")
+    radius = POSITIVE.check("radius", radius, what=" (radius of Θ)")
     w, V = np.linalg.eigh((A + A.T) / 2)
     if w.min() < -1e-10 * max(1.0, abs(w).max()):
         raise InputError(f"ball_lstsq needs a positive semi-definite matrix; got a negative eigenvalue {w.min():.3g}.")
@@ -216,7 +228,7 @@ def pgd(A, b, *, radius: float, rates: np.ndarray, theta0=None) -> np.ndarray:
     theta = np.zeros(b.size) if theta0 is None else np.asarray(theta0, dtype=float)
     traj = np.empty((rates.size + 1, b.size))
     traj[0] = theta
-    radius = check_real("radius", radius, lo=0.0, lo_open=True, what=" (radius of Θ)")
+    radius = POSITIVE.check("radius", radius, what=" (radius of Θ)")
     for h, g in enumerate(rates):
         theta = theta - (g / L) * (A @ theta - b)
         # mmean.project's ball projection inlined (same arithmetic, without its validation at every step)
@@ -293,15 +305,13 @@ def fit(
     Assumption 1 in the theory). Excess risk is ``f(θ̂) − f*`` on the non-private data. Returns
     ``{method: [RegressionRun per trial]}`` plus ``"_reference"`` (θ*, f*) and ``"_allocation"``.
     """
-    x = check_matrix("x", x, lo=-1.0, hi=1.0, what=" (users × [features, label] in [-1,1])")
+    x = SIGNED_UNIT.check_matrix("x", x, what=" (users × [features, label] in [-1,1])")
     n, d = x.shape
     if d < 2:
         raise InputError(f"x must have at least one feature and a label (d >= 2); got d = {d}.")
-    demands = check_vector(
-        "demands", demands, length=d, lo=0.0, lo_open=True, allow_inf=True, what=" (per-coordinate demands, label last)"
-    )
-    radius = check_real("radius", radius, lo=0.0, lo_open=True, hi=1e3, what=" (radius R of Θ)")
-    trials = check_int("trials", trials, lo=1, hi=10_000, what=" (repetitions)")
+    demands = _DEMANDS.check_vector("demands", demands, length=d, what=" (per-coordinate demands, label last)")
+    radius = _RADIUS.check("radius", radius, what=" (radius R of Θ)")
+    trials = _TRIALS.check("trials", trials, what=" (repetitions)")
     if trials * n * d * d > 50_000_000:
         raise InputError(
             f"compute size: trials × n × d² = {trials * n * d * d:.3g} exceeds 5e7. Reduce trials, n or d."
@@ -410,17 +420,17 @@ def excess_risk_sweep(
     from .bcdp_sim import point_rng
 
     axis = check_choice("axis", axis, ("n", "eps"))
-    values = check_vector("values", values, min_length=1, max_length=30, lo=0.0, lo_open=True)
+    values = POSITIVE.check_vector("values", values, min_length=1, max_length=30)
     if x is not None:
-        x = check_matrix("x", x, lo=-1.0, hi=1.0, what=" (users × [features, label])")
+        x = SIGNED_UNIT.check_matrix("x", x, what=" (users × [features, label])")
         theta = np.zeros(x.shape[1] - 1)
-    theta = check_vector("theta", theta, lo=-10, hi=10, max_length=30)
-    k_sensitive = check_int("k_sensitive", k_sensitive, lo=0, hi=theta.size)
+    theta = _THETA.check_vector("theta", theta, max_length=30)
+    k_sensitive = Interval(int, 0, theta.size).check("k_sensitive", k_sensitive)
     rows = []
     for j, v in enumerate(values):
         if progress:
             progress(j / values.size, f"{axis} = {v:g}")
-        nn = check_int("n values", v, lo=2, hi=2_000_000) if axis == "n" else n
+        nn = _N_VALUES.check("n values", v) if axis == "n" else n
         ee = float(v) if axis == "eps" else eps
         rng = point_rng(seed, float(v))
         g_data, g_fit = spawn(rng, 2)

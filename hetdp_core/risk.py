@@ -37,7 +37,8 @@ import math
 import numpy as np
 
 from ._doc import document
-from ._validate import InputError, check_real, check_vector
+from ._validate import InputError
+from .constraints import UNIT, Interval
 
 __all__ = [
     "FPR_RANGE",
@@ -64,20 +65,26 @@ FPR_RANGE = (1e-4, 0.5)
 TPR_RANGE = (1e-4, 0.9999)
 
 
+#: the ranges this module's functions accept (the constraint vocabulary: hetdp_core.constraints)
+_EPS = Interval(float, 0.0, None, allow_inf=True)
+_MU = Interval(float, 0.0, None, allow_inf=True)
+_FPR = Interval(float, FPR_RANGE[0], FPR_RANGE[1])
+_TARGET_TPR = Interval(float, 0.0, 1.0, closed="left")
+_DELTA = Interval(float, 0.0, 0.1)
+
+
 def _fpr(alpha, name: str = "fpr") -> np.ndarray:
-    return check_vector(
+    return UNIT.check_vector(
         name,
         np.atleast_1d(np.asarray(alpha, dtype=float)),
-        lo=0.0,
-        hi=1.0,
         max_length=1_000_000,
         what=" (an attack's false-positive rate, in [0, 1])",
     )
 
 
 def _eps_delta(eps, delta) -> tuple[np.ndarray, np.ndarray]:
-    e = check_vector("eps", np.atleast_1d(eps), lo=0.0, allow_inf=True, max_length=100_000, what=" (privacy levels)")
-    d = check_vector("delta", np.atleast_1d(delta), lo=0.0, hi=1.0, max_length=100_000, what=" (failure probability)")
+    e = _EPS.check_vector("eps", np.atleast_1d(eps), max_length=100_000, what=" (privacy levels)")
+    d = UNIT.check_vector("delta", np.atleast_1d(delta), max_length=100_000, what=" (failure probability)")
     try:
         e, d = np.broadcast_arrays(e, d)
     except ValueError:
@@ -103,7 +110,7 @@ def tradeoff_gaussian(alpha, *, mu: float) -> np.ndarray:
     from scipy.special import ndtr, ndtri
 
     a = _fpr(alpha, "alpha")
-    m = check_real("mu", mu, lo=0.0, allow_inf=True, what=" (Gaussian level Δ/σ)")
+    m = _MU.check("mu", mu, what=" (Gaussian level Δ/σ)")
     if math.isinf(m):
         return np.zeros_like(a)
     return ndtr(-ndtri(a) - m)  # Φ^{-1}(1 − α) = −Φ^{-1}(α), exact for tiny α
@@ -138,7 +145,7 @@ def tpr_gaussian(*, mu, fpr) -> np.ndarray:
     """Φ(μ − Φ^{-1}(1 − α)): the most an attack can catch at false-positive rate α under μ-GDP."""
     from scipy.special import ndtr, ndtri
 
-    m = check_vector("mu", np.atleast_1d(mu), lo=0.0, allow_inf=True, max_length=100_000, what=" (Gaussian level Δ/σ)")
+    m = _MU.check_vector("mu", np.atleast_1d(mu), max_length=100_000, what=" (Gaussian level Δ/σ)")
     a = float(_fpr(fpr)[0])
     with np.errstate(invalid="ignore"):
         out = ndtr(m + ndtri(a))
@@ -163,13 +170,13 @@ def advantage_gaussian(*, mu) -> np.ndarray:
     """sup_α (TPR − α) = 2Φ(μ/2) − 1 for μ-GDP."""
     from scipy.special import ndtr
 
-    m = check_vector("mu", np.atleast_1d(mu), lo=0.0, allow_inf=True, max_length=100_000, what=" (Gaussian level Δ/σ)")
+    m = _MU.check_vector("mu", np.atleast_1d(mu), max_length=100_000, what=" (Gaussian level Δ/σ)")
     return np.where(np.isinf(m), 1.0, 2.0 * ndtr(m / 2.0) - 1.0)
 
 
 def _target(target_tpr: float, fpr: float, floor: float) -> tuple[float, float]:
-    a = check_real("fpr", fpr, lo=FPR_RANGE[0], hi=FPR_RANGE[1], what=" (the attack's false-positive rate)")
-    t = check_real("target_tpr", target_tpr, lo=0.0, hi=1.0, hi_open=True, what=" (the highest acceptable TPR)")
+    a = _FPR.check("fpr", fpr, what=" (the attack's false-positive rate)")
+    t = _TARGET_TPR.check("target_tpr", target_tpr, what=" (the highest acceptable TPR)")
     if t <= a + floor:
         raise InputError(
             f"target_tpr must exceed the false-positive rate{' plus δ' if floor else ''} "
@@ -183,7 +190,7 @@ def eps_for_tpr(*, target_tpr: float, fpr: float, delta: float = 0.0) -> float:
     """The largest ε (the most accurate level) with TPR(fpr) ≤ target under (ε, δ)-DP:
     TPR is the smaller of two increasing terms, so it stays at or below t up to the larger root:
     ε* = max(log((t − δ)/α), log((1 − δ − α)/(1 − t)))."""
-    d = check_real("delta", delta, lo=0.0, hi=0.1, what=" (failure probability)")
+    d = _DELTA.check("delta", delta, what=" (failure probability)")
     t, a = _target(target_tpr, fpr, d)
     return float(max(math.log((t - d) / a), math.log((1.0 - d - a) / (1.0 - t))))
 

@@ -26,9 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._doc import document
-from ._validate import InputError, check_real
+from ._validate import InputError
 from .bcdp import privacy_allocation
 from .bcdp_sim import point_rng, q_mixture_data
+from .constraints import Interval
 
 __all__ = [
     "Solution",
@@ -339,7 +340,7 @@ def solve_feature_privacy(s, *, target: float, statistic: str = "median", progre
     (CHECK_BATCHES); where it rejects the answer, the answer moves up and is checked again.
     ``progress(fraction, text)`` hears of each step. The data are the page's own at the scenario's q
     (its seed), so the solver sees the users the view simulates."""
-    target = check_real("target", target, lo=TARGET_MIN, hi=TARGET_MAX, what=" (squared error ‖x̂ − x̄‖²)")
+    target = Interval(float, TARGET_MIN, TARGET_MAX).check("target", target, what=" (squared error ‖x̂ − x̄‖²)")
     if statistic not in STATISTICS:
         raise InputError(f"statistic must be one of {', '.join(STATISTICS)}; got {statistic!r}.")
     say = progress or (lambda frac, text: None)
@@ -506,7 +507,7 @@ def solve_mechanisms(s, *, target: float, metric: str = "mse", releases: int = 2
     Laplace); a mechanism that fails is not recommended and says so."""
     from . import mechanisms as mc
 
-    target = check_real("target", target, lo=TARGET_MIN, hi=TARGET_MAX, what=" (error of one release)")
+    target = Interval(float, TARGET_MIN, TARGET_MAX).check("target", target, what=" (error of one release)")
     if metric not in METRICS:
         raise InputError(f"metric must be one of {', '.join(METRICS)}; got {metric!r}.")
     sp = s.specs()["eps"]

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._doc import document
-from ._validate import InputError, check_real
+from ._validate import InputError
+from .constraints import Interval
 from .solve import TARGET_MAX, TARGET_MIN, LinkedAnswer, _interval, _smallest_meeting
 
 __all__ = ["SOLVE_TRIALS", "REFINE_TRIALS", "PRECISION", "PerUserSolution", "solve_per_user"]
@@ -26,6 +27,10 @@ REFINE_TRIALS = (4000, 16000)
 
 #: stated precision of the per-user solver: the 95 % interval of the smallest scaling within ± 5 %
 PRECISION = 0.05
+
+
+#: the ranges this module's functions accept (the constraint vocabulary: hetdp_core.constraints)
+_TARGET = Interval(float, TARGET_MIN, TARGET_MAX)
 
 
 @dataclass(frozen=True)
@@ -187,7 +192,7 @@ def solve_per_user(
     ``progress(fraction, text)`` hears of each stage."""
     from . import hetero as ht
 
-    target = check_real("target", target, lo=TARGET_MIN, hi=TARGET_MAX, what=" (error of the published statistic)")
+    target = _TARGET.check("target", target, what=" (error of the published statistic)")
     metric = "pac" if metric == "q95" else metric  # the solve command's name for the (1 − β)-quantile
     algorithm, x, k, eps0, fields, lo, hi = _problem(s, metric=metric, algorithm=algorithm, upload=upload)
     fin = eps0[np.isfinite(eps0)]

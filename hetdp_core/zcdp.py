@@ -29,7 +29,8 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ._doc import document
-from ._validate import InputError, as_generator, check_int, check_real, check_vector
+from ._validate import InputError, as_generator
+from .constraints import UNIT, Interval
 from .memo import Memo, shared_store
 
 if TYPE_CHECKING:
@@ -74,22 +75,29 @@ MAX_RHO = 1e6
 MAX_COUNT = 1e12
 
 
+#: the ranges this module's functions accept (the constraint vocabulary: hetdp_core.constraints)
+_RHO = Interval(float, MIN_RHO, MAX_RHO)
+_ALPHA = Interval(float, 1.0, MAX_ALPHA, closed="right")
+_COUNTS = Interval(float, 0.0, MAX_COUNT)
+_R = Interval(float, 0.0, 10.0, closed="right")
+_ALGORITHM = Interval(int, 1, 2)
+_TRIALS = Interval(int, 1, 10_000_000)
+_FINE = Interval(float, 0.25, 8.0)
+_SAMPLES = Interval(int, 100, 10_000_000)
+_ALPHA_MAX = Interval(float, 1.0, MAX_ALPHA, closed="right")
+_K = Interval(int, 1, 10_000)
+_TOTAL = Interval(int, 0, 10**12)
+_S = Interval(float, 0.0, 10.0)
+
+
 def sigma_from_rho(rho: float) -> float:
     """σ = √(1/(2ρ)) (Gaussian mechanism with sensitivity 1 is ρ-zCDP)."""
-    rho = check_real("rho", rho, lo=MIN_RHO, hi=MAX_RHO, what=" (zCDP level)")
+    rho = _RHO.check("rho", rho, what=" (zCDP level)")
     return float(np.sqrt(1.0 / (2.0 * rho)))
 
 
 def _alphas(alpha) -> np.ndarray:
-    return check_vector(
-        "alpha",
-        np.atleast_1d(alpha),
-        lo=1.0,
-        lo_open=True,
-        hi=MAX_ALPHA,
-        max_length=10_000,
-        what=" (Rényi orders, each > 1)",
-    )
+    return _ALPHA.check_vector("alpha", np.atleast_1d(alpha), max_length=10_000, what=" (Rényi orders, each > 1)")
 
 
 def renyi_gaussian(*, alpha, mu1, s1, mu2, s2) -> np.ndarray:
@@ -131,7 +139,7 @@ def validate_counts(counts) -> np.ndarray:
 
 
 def _counts(x, name="counts") -> np.ndarray:
-    arr = check_vector(name, np.atleast_1d(x), lo=0.0, hi=MAX_COUNT, max_length=100_000, what=" (group counts)")
+    arr = _COUNTS.check_vector(name, np.atleast_1d(x), max_length=100_000, what=" (group counts)")
     if np.any(arr != np.round(arr)):
         i = int(np.flatnonzero(arr != np.round(arr))[0])
         raise InputError(f"{name} must be whole numbers (counts of people); entry {i} is {arr[i]:g}. Round the counts.")
@@ -145,9 +153,9 @@ def release(
     Algorithm 2: X ~ N(x, (r x)²)."""
     x = _counts(counts)
     sigma = sigma_from_rho(rho)
-    r = check_real("r", r, lo=0.0, lo_open=True, hi=10.0, what=" (relative error)")
-    algorithm = check_int("algorithm", algorithm, lo=1, hi=2, what=" (1 or 2)")
-    trials = check_int("trials", trials, lo=1, hi=10_000_000, what=" (repetitions)")
+    r = _R.check("r", r, what=" (relative error)")
+    algorithm = _ALGORITHM.check("algorithm", algorithm, what=" (1 or 2)")
+    trials = _TRIALS.check("trials", trials, what=" (repetitions)")
     rng = as_generator(rng)
     if algorithm == 1:
         X = x + sigma * rng.standard_normal((trials, x.size))
@@ -159,15 +167,15 @@ def accuracy_bound(counts, *, rho: float, r: float, algorithm: int) -> np.ndarra
     """Bound on E|release − x|: ``r x + σ√(1+r²)`` (Algorithm 1) or ``r x`` (Algorithm 2)."""
     x = _counts(counts)
     sigma = sigma_from_rho(rho)
-    r = check_real("r", r, lo=0.0, lo_open=True, hi=10.0, what=" (relative error)")
-    algorithm = check_int("algorithm", algorithm, lo=1, hi=2)
+    r = _R.check("r", r, what=" (relative error)")
+    algorithm = _ALGORITHM.check("algorithm", algorithm)
     return r * x + (sigma * np.sqrt(1 + r**2) if algorithm == 1 else 0.0)
 
 
 def claimed_budget(counts, *, r: float) -> tuple[np.ndarray, np.ndarray]:
     """The paper's claim for Algorithm 2: ``v = 1/(2 r² x²)``, ``ξ = 2 log(1 + 1/x)`` (inf at x = 0)."""
     x = _counts(counts)
-    r = check_real("r", r, lo=0.0, lo_open=True, hi=10.0, what=" (relative error)")
+    r = _R.check("r", r, what=" (relative error)")
     with np.errstate(divide="ignore"):
         v = np.where(x > 0, 1.0 / (2.0 * r**2 * np.maximum(x, 1e-300) ** 2), np.inf)
         xi = np.where(x > 0, 2.0 * np.log1p(1.0 / np.maximum(x, 1e-300)), np.inf)
@@ -182,7 +190,7 @@ def renyi_algorithm2(*, x: float, r: float, alpha) -> tuple[np.ndarray, np.ndarr
     """Algorithm 2, both directions, maximised over the neighbours x ± 1 (x − 1 only if x ≥ 1):
     ``up = max D_α(M(x)‖M(x±1))``, ``down = max D_α(M(x±1)‖M(x))``."""
     x = float(_counts(x, "x")[0])
-    r = check_real("r", r, lo=0.0, lo_open=True, hi=10.0, what=" (relative error)")
+    r = _R.check("r", r, what=" (relative error)")
     a = _alphas(alpha)
     up = np.full(a.shape, -np.inf)
     down = np.full(a.shape, -np.inf)
@@ -462,9 +470,9 @@ def renyi_algorithm1_detail(*, x: float, rho: float, r: float, alpha, fine: floa
     the error exceeds ``ALG1_REL_TOL``·|D| + ``ALG1_ABS_TOL`` or the node budget is exceeded."""
     x = float(_counts(x, "x")[0])
     sigma_from_rho(rho)
-    r = check_real("r", r, lo=0.0, lo_open=True, hi=10.0, what=" (relative error)")
+    r = _R.check("r", r, what=" (relative error)")
     a = _alphas(alpha)
-    fine = check_real("fine", fine, lo=0.25, hi=8.0, what=" (resolution multiplier)")
+    fine = _FINE.check("fine", fine, what=" (resolution multiplier)")
     # memoised per order: pages ask for the same (x, ρ, r, α) again and again as other inputs change.
     # Orders not yet known are computed in one vectorised batch; on the fixed nested grid a batch
     # and a single order agree to round-off (tested), so a value does not depend on its batch.
@@ -610,7 +618,7 @@ def renyi_monte_carlo_algorithm1(
     xn = float(_counts(xn, "xn")[0])
     sigma = sigma_from_rho(rho)
     a = _alphas(alpha)
-    samples = check_int("samples", samples, lo=100, hi=10_000_000)
+    samples = _SAMPLES.check("samples", samples)
     Y = release([xn], rho=rho, r=r, algorithm=1, trials=samples, rng=rng)[:, 0]
     lr = log_density_algorithm1(Y, x=x, sigma=sigma, r=r, neighbours=(xn,)) - log_density_algorithm1(
         Y, x=xn, sigma=sigma, r=r, neighbours=(x,)
@@ -652,18 +660,18 @@ class RenyiCurves:
 def renyi_curves(*, algorithm: int, x: float, rho: float, r: float, alpha) -> RenyiCurves:
     """Both directions and the reference line: Algorithm 2 vs the paper's ``α v + ξ``;
     Algorithm 1 vs ``α ρ`` (valid by post-processing of the Gaussian mechanism)."""
-    algorithm = check_int("algorithm", algorithm, lo=1, hi=2, what=" (1 or 2)")
+    algorithm = _ALGORITHM.check("algorithm", algorithm, what=" (1 or 2)")
     a = _alphas(alpha)
     xv = float(_counts(x, "x")[0])
     if algorithm == 2:
-        check_real("rho", rho, lo=MIN_RHO, hi=MAX_RHO, what=" (zCDP level)")
+        _RHO.check("rho", rho, what=" (zCDP level)")
         up, down = renyi_algorithm2(x=xv, r=r, alpha=a)
         v, xi = claimed_budget([xv], r=r)
         with np.errstate(invalid="ignore"):
             claimed = a * v[0] + xi[0]
     else:
         up, down = renyi_algorithm1(x=xv, rho=rho, r=r, alpha=a)
-        claimed = a * check_real("rho", rho, lo=MIN_RHO, hi=MAX_RHO)
+        claimed = a * _RHO.check("rho", rho)
     return RenyiCurves(alpha=a, up=up, down=down, claimed=claimed, algorithm=algorithm, x=xv)
 
 
@@ -722,8 +730,8 @@ def algorithm2_violation_orders(*, x: float, r: float, alpha_max: float = 100.0)
     from scipy.optimize import brentq
 
     x = float(_counts(x, "x")[0])
-    r = check_real("r", r, lo=0.0, lo_open=True, hi=10.0, what=" (relative error)")
-    alpha_max = check_real("alpha_max", alpha_max, lo=1.0, lo_open=True, hi=MAX_ALPHA)
+    r = _R.check("r", r, what=" (relative error)")
+    alpha_max = _ALPHA_MAX.check("alpha_max", alpha_max)
     v, xi = claimed_budget([x], r=r)
     grid = 1.0 + np.geomspace(1e-6, alpha_max - 1.0, 4000)
     out = {}
@@ -836,9 +844,9 @@ def check_claim(curves: RenyiCurves) -> ClaimCheck:
 
 def zipf_counts(*, k: int, total: int, s: float = 1.0) -> np.ndarray:
     """k group counts with Zipf shares ∝ 1/rank^s, rounded to integers summing to ``total``."""
-    k = check_int("k", k, lo=1, hi=10_000, what=" (number of groups)")
-    total = check_int("total", total, lo=0, hi=10**12, what=" (total people)")
-    s = check_real("s", s, lo=0.0, hi=10.0, what=" (Zipf exponent)")
+    k = _K.check("k", k, what=" (number of groups)")
+    total = _TOTAL.check("total", total, what=" (total people)")
+    s = _S.check("s", s, what=" (Zipf exponent)")
     w = 1.0 / np.arange(1, k + 1) ** s
     raw = total * w / w.sum()
     base = np.floor(raw)
@@ -858,7 +866,7 @@ def divergence_vs_size(*, sizes, alphas, rho: float, r: float, algorithm: int = 
 
     sizes = np.unique(_counts(sizes, "sizes"))
     a = _alphas(alphas)
-    algorithm = check_int("algorithm", algorithm, lo=1, hi=2, what=" (1 or 2)")
+    algorithm = _ALGORITHM.check("algorithm", algorithm, what=" (1 or 2)")
     rows = []
     for x in sizes:
         if algorithm == 1:
@@ -907,7 +915,7 @@ def loss_monotonicity(df: pd.DataFrame, *, rel_tol: float = 1e-9) -> dict[float,
     rises again (None if it rises at the last step), as a :class:`Monotonicity` per α. A rise counts
     only when it exceeds the two points' numerical error estimates plus ``rel_tol`` relative and
     ``ALG1_ABS_TOL``; unresolved (NaN) points are skipped."""
-    rel_tol = check_real("rel_tol", rel_tol, lo=0.0, hi=1.0)
+    rel_tol = UNIT.check("rel_tol", rel_tol)
     out = {}
     for al, g in df.groupby("alpha"):
         g = g.sort_values("size")
@@ -942,7 +950,7 @@ def group_summary(counts, *, rho: float, r: float, algorithm: int, alpha_max: fl
     import pandas as pd
 
     x = _counts(counts)
-    alpha_max = check_real("alpha_max", alpha_max, lo=1.0, lo_open=True, hi=MAX_ALPHA)
+    alpha_max = _ALPHA_MAX.check("alpha_max", alpha_max)
     acc = accuracy_bound(x, rho=rho, r=r, algorithm=algorithm)
     rows = []
     for i, xi_ in enumerate(x):

@@ -37,6 +37,23 @@ STREAMLIT_FREE_UI = sorted(
 )
 
 
+def test_the_core_states_ranges_in_the_constraint_vocabulary():
+    """A core function states the range it accepts as a constraint (``EPS.check``, ``UNIT.check_vector``,
+    a module's named ``Interval``), the same objects the scenarios declare their fields with; the
+    keyword bounds of the low-level checks (``lo=``, ``lo_open=``, …) are used only inside
+    hetdp_core._validate and hetdp_core.constraints."""
+    bounds = {"lo", "hi", "lo_open", "hi_open", "allow_inf"}
+    found = []
+    for path in CORE:
+        if path.name in ("_validate.py", "constraints.py"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id.startswith("check_"):
+                if bounds & {k.arg for k in node.keywords}:
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.func.id}")
+    assert not found, found
+
+
 @pytest.mark.parametrize("path", CORE, ids=lambda p: str(p.relative_to(ROOT)))
 def test_core_imports_no_ui(path):
     bad = imports(path) & {"streamlit", "plotly", "hetdp_ui"}

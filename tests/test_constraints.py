@@ -178,3 +178,18 @@ def test_old_delta_on_the_command_line_is_the_new_demand(capsys):
         assert main(["run", "Private_regression", "--query", q + "&trials=2&n=1000&steps=20", "--json"]) == 0
         outs.append(json.loads(capsys.readouterr().out))
     assert outs[0] == outs[1] and "&demand=3&" in outs[0]["link"] and "delta" not in outs[0]["link"]
+
+
+def test_an_interval_checks_a_vector_with_its_open_ends():
+    """Interval.check_vector: the same ends as Interval.check, entry by entry, with the low-level messages."""
+    from hetdp_core.constraints import DEMAND, Interval
+
+    unit_open = Interval(float, 0.0, 1.0, closed="neither")
+    assert unit_open.check_vector("x", [0.5, 0.25]).tolist() == [0.5, 0.25]
+    with pytest.raises(ValueError, match=r"x entries must be < 1; entry 1 is 1"):
+        unit_open.check_vector("x", [0.5, 1.0])
+    with pytest.raises(ValueError, match=r"x entries must be > 0; entry 0 is 0"):
+        unit_open.check_vector("x", [0.0])
+    assert DEMAND.check_vector("demands", [0.5, float("inf")]).tolist() == [0.5, float("inf")]
+    with pytest.raises(ValueError, match=r"demands must have at most 1 entries"):
+        DEMAND.check_vector("demands", [0.5, 1.0], max_length=1)

@@ -217,9 +217,12 @@ _ENTRY = st.one_of(
     lo=st.one_of(st.none(), st.sampled_from([0.0, 1e-6, 1.0, -1.0])),
     hi=st.one_of(st.none(), st.sampled_from([1.0, 1e6, 0.0])),
     lo_open=st.booleans(),
+    hi_open=st.booleans(),
     allow_inf=st.booleans(),
 )
-def test_check_vector_fast_path_accepts_exactly_what_the_entry_checks_accept(values, lo, hi, lo_open, allow_inf):
+def test_check_vector_fast_path_accepts_exactly_what_the_entry_checks_accept(
+    values, lo, hi, lo_open, hi_open, allow_inf
+):
     """check_vector's min/max shortcut (_within) returns early only for vectors the entry-by-entry
     checks accept; every other vector still gets the entry checks and their message."""
     from unittest import mock
@@ -227,7 +230,7 @@ def test_check_vector_fast_path_accepts_exactly_what_the_entry_checks_accept(val
     from hetdp_core import _validate
     from hetdp_core._validate import InputError, check_vector
 
-    kw = dict(lo=lo, hi=hi, lo_open=lo_open, allow_inf=allow_inf)
+    kw = dict(lo=lo, hi=hi, lo_open=lo_open, hi_open=hi_open, allow_inf=allow_inf)
     arr = np.array(values, dtype=float)
     with mock.patch.object(_validate, "_within", lambda *a, **k: False):  # the entry checks alone
         try:
