@@ -170,12 +170,12 @@ def check_vector(
     length: int | None = None,
     min_length: int = 1,
     max_length: int | None = None,
+    what: str = "",
     lo: float | None = None,
     hi: float | None = None,
     lo_open: bool = False,
     hi_open: bool = False,
     allow_inf: bool = False,
-    what: str = "",
 ) -> np.ndarray:
     """Return a 1-D float64 array after checking shape, type and every entry.
 

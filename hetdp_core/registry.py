@@ -27,11 +27,28 @@ from typing import Any, Protocol, runtime_checkable
 from ._doc import document
 from ._validate import InputError
 
-__all__ = ["PageSpec", "ScenarioPage", "HOOKS", "hook", "register", "pages", "specs", "get", "page_name"]
+__all__ = ["PageName", "PageSpec", "ScenarioPage", "HOOKS", "hook", "register", "pages", "specs", "get", "page_name"]
+
+
+class PageName:
+    """A page's names from its URL path ``url``: :attr:`slug` (its folder, module and docs topic) and
+    :attr:`file` (its script)."""
+
+    url: str
+
+    @property
+    def slug(self) -> str:
+        """The page's one name: its URL path in lower case (``feature_privacy``)."""
+        return self.url.lower()
+
+    @property
+    def file(self) -> str:
+        """Its page script relative to the app root: ``pages/<slug>/page.py``."""
+        return f"pages/{self.slug}/page.py"
 
 
 @dataclass(frozen=True)
-class PageSpec:
+class PageSpec(PageName):
     """Everything the app needs to know about one page, declared once in its scenario module.
 
     ``url`` the URL path (``Feature_privacy``; ``hetdp run`` accepts any case and ``-``);
@@ -80,16 +97,6 @@ class PageSpec:
             object.__setattr__(self, "text_view", MappingProxyType(dict(self.text_view)))
         if self.risk_kind not in ("eps", "zcdp"):
             raise InputError(f"PageSpec.risk_kind must be 'eps' or 'zcdp'; got {self.risk_kind!r}.")
-
-    @property
-    def slug(self) -> str:
-        """The page's one name: its URL path in lower case (``feature_privacy``)."""
-        return self.url.lower()
-
-    @property
-    def file(self) -> str:
-        """Its page script relative to the app root: ``pages/<slug>/page.py``."""
-        return f"pages/{self.slug}/page.py"
 
 
 @runtime_checkable

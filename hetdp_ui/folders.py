@@ -27,6 +27,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from hetdp_core.registry import PageName
+
 if TYPE_CHECKING:  # a type only: `hetdp app` and the Documentation page find folders without plotly
     import plotly.graph_objects as go
 
@@ -140,7 +142,7 @@ def figures_of(slug: str) -> ModuleType:
 
 
 @dataclass(frozen=True)
-class ToolPage:
+class ToolPage(PageName):
     """A page that is not a scenario (lessons, the release ledger, the class, the documentation), declared by
     its folder's ``page.toml``: ``url`` its URL path, ``title`` and ``icon`` its menu entry, ``summary`` its
     line on the home page, ``order`` its place among these pages."""
@@ -150,15 +152,6 @@ class ToolPage:
     icon: str
     summary: str
     order: int
-
-    @property
-    def slug(self) -> str:
-        return self.url.lower()
-
-    @property
-    def file(self) -> str:
-        """Its page script relative to the app root."""
-        return f"pages/{self.slug}/page.py"
 
     @property
     def guide(self) -> Path | None:

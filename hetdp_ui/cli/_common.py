@@ -220,17 +220,6 @@ def _dump(obj, *, indent: int | None = None) -> str:
     return json.dumps(clean, indent=indent, allow_nan=False)
 
 
-def _errors_block(errs: np.ndarray) -> dict:
-    q25, med, q75 = np.quantile(errs, [0.25, 0.5, 0.75])
-    return {
-        "errors": errs.tolist(),
-        "median": float(med),
-        "q25": float(q25),
-        "q75": float(q75),
-        "mean": float(errs.mean()),
-    }
-
-
 def _last(v):
     """The last value of a query parameter (parse_qs gives lists), or None."""
     if isinstance(v, (list, tuple)):
