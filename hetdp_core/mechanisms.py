@@ -18,6 +18,7 @@ r"""Course lab: the mechanism catalogue of MAT 4376 lectures 17–20.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ __all__ = [
     "mnm_sigma_printed",
     "mnm_printed_delta",
     "mnm_noise",
+    "NoiseProfile",
     "exact_profiles",
     "noise_variance",
     "release",
@@ -153,9 +155,36 @@ def mnm_noise(*, sensitivity: float, eps: float, delta: float) -> tuple[str, flo
     return ("gaussian", sig) if sig**2 < 2 * b**2 else ("laplace", b)
 
 
+@dataclass(frozen=True)
+class NoiseProfile:
+    """The exact privacy profile of one noise the lab draws: its ``mechanism`` and ``noise``, the stated
+    (``stated_eps``, ``stated_delta``), the ``exact_delta`` δ(ε) of the noise actually drawn, ``tail`` =
+    P(privacy loss > ε) and its worst-case loss ``max_loss``. :meth:`row` is its row of the lab's table."""
+
+    mechanism: str
+    noise: str
+    stated_eps: float
+    stated_delta: float
+    exact_delta: float
+    tail: float
+    max_loss: float
+
+    def row(self) -> dict:
+        """The row of the table ``mech_privacy_profiles`` (display labels)."""
+        return {
+            "mechanism": self.mechanism,
+            "noise": self.noise,
+            "stated ε": self.stated_eps,
+            "stated δ": self.stated_delta,
+            "exact δ(ε)": self.exact_delta,
+            "P(loss > ε)": self.tail,
+            "max_loss": self.max_loss,
+        }
+
+
 def exact_profiles(
     *, sensitivity: float, eps: float, delta: float, bounded: tuple[float, float, float] | None = None
-) -> list[dict]:
+) -> list[NoiseProfile]:
     """The exact privacy profile of every noise the lab draws at (ε, δ): per mechanism the stated
     (ε, δ), the exact δ(ε) of the noise actually drawn and P(privacy loss > ε) (the probability that
     the pure-ε posterior bound is exceeded), from :mod:`hetdp_core.profiles`. The Gaussian
@@ -165,28 +194,23 @@ def exact_profiles(
 
     sens, e, d = _sens(sensitivity), _eps(eps), _delta(delta)
     b = laplace_scale(sensitivity=sens, eps=e)
-    rows = [
-        {
-            "mechanism": "Laplace",
-            "noise": f"Lap({b:.4g})",
-            "stated ε": e,
-            "stated δ": 0.0,
-            "exact δ(ε)": pr.laplace_delta(eps=e, b=b, sensitivity=sens),
-            "P(loss > ε)": pr.laplace_tail(eps=e, b=b, sensitivity=sens),
-            "max_loss": sens / b,
-        }
-    ]
+    lap = NoiseProfile(
+        "Laplace",
+        f"Lap({b:.4g})",
+        e,
+        0.0,
+        pr.laplace_delta(eps=e, b=b, sensitivity=sens),
+        pr.laplace_tail(eps=e, b=b, sensitivity=sens),
+        sens / b,
+    )
+    rows = [lap]
 
-    def gaussian_row(mechanism: str, sig: float) -> dict:  # N(0, σ²) noise: its exact profile at ε
-        return {
-            "mechanism": mechanism,
-            "noise": f"N(0, {sig:.4g}²)",
-            "stated ε": e,
-            "stated δ": d,
-            "exact δ(ε)": pr.gaussian_delta(eps=e, sigma=sig, sensitivity=sens),
-            "P(loss > ε)": pr.gaussian_tail(eps=e, sigma=sig, sensitivity=sens),
-            "max_loss": math.inf,
-        }
+    def gaussian_row(mechanism: str, sig: float) -> NoiseProfile:  # N(0, σ²) noise: its exact profile at ε
+        delta_, tail = (
+            pr.gaussian_delta(eps=e, sigma=sig, sensitivity=sens),
+            pr.gaussian_tail(eps=e, sigma=sig, sensitivity=sens),
+        )
+        return NoiseProfile(mechanism, f"N(0, {sig:.4g}²)", e, d, delta_, tail, math.inf)
 
     if e < 1:
         rows.append(gaussian_row("Gaussian", gaussian_sigma(sensitivity=sens, eps=e, delta=d)))
@@ -194,23 +218,16 @@ def exact_profiles(
     if kind == "gaussian":
         rows.append(gaussian_row("MNM", sc))
     else:
-        rows.append({**rows[0], "mechanism": "MNM", "stated δ": d})
+        rows.append(dataclasses.replace(lap, mechanism="MNM", stated_delta=d))
     if bounded is not None:
         bb, lo, hi = bounded
         prof = pr.bounded_laplace_profile(eps=e, b=bb, sensitivity=sens, lower=lo, upper=hi)
         C = bounded_laplace_C
         qs = np.linspace(lo, hi - sens, 2001)
         k = np.abs(np.log(C(qs + sens, b=bb, lower=lo, upper=hi) / C(qs, b=bb, lower=lo, upper=hi)))
+        noise = f"Lap({bb:.4g}) on [{lo:g}, {hi:g}]"
         rows.append(
-            {
-                "mechanism": "bounded Laplace",
-                "noise": f"Lap({bb:.4g}) on [{lo:g}, {hi:g}]",
-                "stated ε": e,
-                "stated δ": d,
-                "exact δ(ε)": prof["delta"],
-                "P(loss > ε)": prof["tail"],
-                "max_loss": float(sens / bb + k.max()),
-            }
+            NoiseProfile("bounded Laplace", noise, e, d, prof["delta"], prof["tail"], float(sens / bb + k.max()))
         )
     return rows
 
@@ -221,7 +238,7 @@ def calibration_checks(
     eps: float,
     delta: float | None = None,
     bounded: tuple[float, float, float] | None = None,
-    profiles: list[dict] | None = None,
+    profiles: list[NoiseProfile] | None = None,
 ) -> list:
     """Checks of the noise calibrations the lab shows: Laplace loss Δ/b ≤ ε; and, when δ is given,
     the exact privacy profile of each (ε, δ) noise actually drawn (Gaussian for ε < 1, the
@@ -241,10 +258,10 @@ def calibration_checks(
     for row in profiles[1:]:  # every (ε, δ) noise; row 0 is Laplace
         out.append(
             profile_check(
-                row["mechanism"],
-                exact_delta=row["exact δ(ε)"],
-                stated_delta=row["stated δ"],
-                inputs={**ins, "delta": delta, "noise": row["noise"]},
+                row.mechanism,
+                exact_delta=row.exact_delta,
+                stated_delta=row.stated_delta,
+                inputs={**ins, "delta": delta, "noise": row.noise},
             )
         )
     return out

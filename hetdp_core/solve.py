@@ -442,8 +442,8 @@ def _exact_delta(mechanism: str, *, sensitivity: float, eps: float, delta: float
     from . import mechanisms as mc
 
     name = {"laplace": "Laplace", "gaussian": "Gaussian", "mnm": "MNM"}[mechanism]
-    row = next(r for r in mc.exact_profiles(sensitivity=sensitivity, eps=eps, delta=delta) if r["mechanism"] == name)
-    return row["exact δ(ε)"], row["stated δ"]
+    row = next(r for r in mc.exact_profiles(sensitivity=sensitivity, eps=eps, delta=delta) if r.mechanism == name)
+    return row.exact_delta, row.stated_delta
 
 
 @dataclass(frozen=True)

@@ -94,9 +94,9 @@ def test_solver_recommends_only_mechanisms_whose_exact_profile_meets_delta():
         row = next(
             p
             for p in mc.exact_profiles(sensitivity=s.sens, eps=r.eps, delta=s.delta)
-            if p["mechanism"].lower() == {"mnm": "mnm"}.get(r.mechanism, r.mechanism)
+            if p.mechanism.lower() == {"mnm": "mnm"}.get(r.mechanism, r.mechanism)
         )
-        assert row["exact δ(ε)"] <= row["stated δ"] * (1 + 1e-9) + 1e-15
+        assert row.exact_delta <= row.stated_delta * (1 + 1e-9) + 1e-15
 
 
 @settings(max_examples=60, deadline=None)
@@ -106,8 +106,8 @@ def test_every_noise_the_lab_offers_meets_its_stated_delta_exactly(eps, delta, s
     width = max(width, 1.5 * sens)
     b = mc.bounded_laplace_b(sensitivity=sens, eps=eps, delta=delta, lower=0.0, upper=width)
     for row in mc.exact_profiles(sensitivity=sens, eps=eps, delta=delta, bounded=(b, 0.0, width)):
-        assert row["exact δ(ε)"] <= row["stated δ"] * (1 + 1e-9) + 1e-15, row
-        assert row["P(loss > ε)"] >= row["exact δ(ε)"] - 1e-12  # the tail bounds the hockey stick
+        assert row.exact_delta <= row.stated_delta * (1 + 1e-9) + 1e-15, row
+        assert row.tail >= row.exact_delta - 1e-12  # the tail bounds the hockey stick
 
 
 def test_mechanism_lab_sentences_use_the_exact_tail():

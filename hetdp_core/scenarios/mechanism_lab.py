@@ -197,6 +197,8 @@ class MechanismLabResult(Result):
         The share of plain-Laplace releases outside the domain: ``exact`` and ``simulated``.
     lemma28 : pandas.DataFrame
         Lemma 28's bound on the exponential mechanism's loss.
+    profiles : tuple of NoiseProfile
+        The exact privacy profile of each noise drawn (the rows of ``mech_privacy_profiles``).
     """
 
     mech_noise_densities: pd.DataFrame = table("the noise densities of the mechanisms")
@@ -220,6 +222,7 @@ class MechanismLabResult(Result):
     b0: float
     share: mc.OutsideShare
     lemma28: pd.DataFrame
+    profiles: tuple[mc.NoiseProfile, ...]
 
 
 def _noise_tables(s: MechanismLab) -> tuple[dict, list[dict]]:
@@ -325,7 +328,7 @@ def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
     b = mc.bounded_laplace_b(sensitivity=sens, eps=eps, delta=delta, lower=lo_, upper=up_)
     rows = mc.exact_profiles(sensitivity=sens, eps=eps, delta=delta, bounded=(b, lo_, up_))
     checks = mc.calibration_checks(sensitivity=sens, eps=eps, delta=delta, bounded=(b, lo_, up_), profiles=rows)
-    profiles = pd.DataFrame(rows)
+    profiles = pd.DataFrame([r.row() for r in rows])
     v = np.linspace(lo_ - (up_ - lo_) * 0.3, up_ + (up_ - lo_) * 0.3, 800)
     b0 = sens / eps
     bounded = pd.DataFrame(
@@ -348,6 +351,7 @@ def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
         mech_exponential=expo,
         mech_release_quantiles=quantiles,
         mech_privacy_profiles=profiles,
+        profiles=tuple(rows),
         checks=tuple(checks),
         variances=pd.DataFrame(var_rows),
         mnm_threshold=mc.mnm_threshold(eps=eps, delta=delta),
@@ -374,13 +378,13 @@ def levels(result: MechanismLabResult) -> list[Level]:
     stated δ is never listed (its check reports a numerical failure instead)."""
     s = result.scenario
     out = [Level("Laplace / exponential mechanism (ε-DP)", s.eps, delta=0.0)]
-    for r in result.mech_privacy_profiles.to_dict(orient="records"):
-        if r["mechanism"] == "Laplace" or not r["exact δ(ε)"] <= r["stated δ"] * (1 + 1e-9):
+    for r in result.profiles:
+        if r.mechanism == "Laplace" or not r.exact_delta <= r.stated_delta * (1 + 1e-9):
             continue
-        name = f"{r['mechanism']}, {r['noise']} ((ε, δ)-DP, exact δ(ε) = {r['exact δ(ε)']:.3g})"
-        out.append(Level(name, s.eps, delta=float(r["P(loss > ε)"])))
-        if r["mechanism"] == "bounded Laplace" and np.isfinite(r["max_loss"]):
-            out.append(Level("bounded Laplace, every output (pure worst-case loss)", float(r["max_loss"]), delta=0.0))
+        name = f"{r.mechanism}, {r.noise} ((ε, δ)-DP, exact δ(ε) = {r.exact_delta:.3g})"
+        out.append(Level(name, s.eps, delta=float(r.tail)))
+        if r.mechanism == "bounded Laplace" and np.isfinite(r.max_loss):
+            out.append(Level("bounded Laplace, every output (pure worst-case loss)", float(r.max_loss), delta=0.0))
     total = float(result.example8.total)
     return [*out, Level("Example 8: mean, variance and median together (max(ε1 + ε2, ε3))", total, delta=0.0)]
 
