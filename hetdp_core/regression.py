@@ -140,7 +140,11 @@ def _others_density(theta: np.ndarray, i: int, grid: int) -> tuple[np.ndarray, n
     h = s_grid[1] - s_grid[0]
     dens = None
     for t in others:  # density of Σ θ_j U_j by convolution
-        box = (np.abs(s_grid) <= t).astype(float) / (2 * t)
+        if 2 * t < h:  # narrower than a grid step (it held no grid point, and the weights became 0/0): a point mass
+            near = (np.abs(s_grid) <= h / 2).astype(float)
+            box = near / (near.sum() * h)
+        else:
+            box = (np.abs(s_grid) <= t).astype(float) / (2 * t)
         dens = box if dens is None else np.convolve(dens, box, mode="same") * h
     w = dens * h
     w /= w.sum()
