@@ -254,7 +254,7 @@ def _shown(page, testid: str, reveal, expected: bool):
     """The visible widgets of one type; where the page showed one before (``expected``), wait for a
     rerun still being drawn (under load the page may redraw a tab or expander a few seconds late)."""
     loc = page.locator(f'[data-testid="{testid}"]:visible')
-    for _ in range(8 if expected else 0):
+    for _ in range(20 if expected else 0):  # up to 20 s: two suites share two cores in make test
         if loc.count():
             break
         page.wait_for_timeout(1000)
