@@ -246,7 +246,6 @@ class Renyi(Question):
 
 def _renyi(a: Renyi) -> dict:
     from . import zcdp
-    from .scenarios.groupwise_zcdp import claim_reference
 
     alg = int(a.algorithm)
     c = zcdp.renyi_curves(algorithm=alg, x=a.x, rho=a.rho, r=a.r, alpha=list(a.alpha))
@@ -257,7 +256,7 @@ def _renyi(a: Renyi) -> dict:
         "down": c.down.tolist(),
         "claimed": c.claimed.tolist(),
         "violated": c.violated.tolist(),
-        "reference": claim_reference(alg),
+        "reference": zcdp.claim_reference(alg),
         **rep.as_dict(),
     }
     if alg == 2:

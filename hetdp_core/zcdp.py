@@ -49,6 +49,7 @@ __all__ = [
     "RenyiCurves",
     "renyi_curves",
     "ClaimCheck",
+    "claim_reference",
     "check_claim",
     "curve_checks",
     "algorithm2_infinite_from",
@@ -812,6 +813,12 @@ class ClaimCheck:
             out["alpha_infinite_threshold"] = self.alpha_infinite_threshold
             out["alpha_infinite"] = self.alpha_infinite
         return out
+
+
+def claim_reference(algorithm: int) -> str:
+    """What an algorithm's Rényi divergences are compared with: the paper's claimed α·v + ξ
+    (Algorithm 2) or α·ρ, which Algorithm 1 meets as a post-processing of its Gaussian step."""
+    return "claimed α·v + ξ (paper)" if algorithm == 2 else "α·ρ (post-processing of the Gaussian step)"
 
 
 def check_claim(curves: RenyiCurves) -> ClaimCheck:

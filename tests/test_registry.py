@@ -242,3 +242,111 @@ def test_set_flags_are_the_scenarios_inputs(capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "NAME one of Mechanism_lab's inputs: eps, delta" in err
     assert main(["solve", "Mechanism_lab", "--set", "novalue", "--target", "1"]) == 2
+
+
+#: The product files outside a page's folder and core module that name a page, each with the reason it
+#: must (every other file finds pages through the registry and the folders). A new file naming a page, or
+#: one of these naming another page, fails the test below; an entry that no longer names its page too.
+NAMED_ELSEWHERE = {
+    "app.py": ({"Docs"}, "the home page links the documentation"),
+    "hetdp_ui/nav.py": (
+        {"Docs", "Feature_privacy", "Release_ledger"},
+        "doc_link opens the documentation page; START's first steps per kind of user",
+    ),
+    "hetdp_ui/lesson_panel.py": ({"Class", "Lessons"}, "a lesson step links back to its lesson list and class"),
+    "pages/lessons/page.py": ({"Class"}, "a lesson can be taught live on the Class page"),
+    "hetdp_ui/classroom/store.py": ({"Class"}, "a class session's join link opens the Class page"),
+    "hetdp_ui/report.py": ({"Release_ledger"}, "the ledger's report (hetdp ledger --report and the page)"),
+    "hetdp_ui/package.py": ({"Release_ledger"}, "the ledger's decision package"),
+    "hetdp_ui/cli/package.py": ({"Release_ledger"}, "hetdp package takes the ledger's plan flags"),
+    "hetdp_ui/cli/regression.py": ({"Private_regression"}, "the older verb, an alias of hetdp run Private_regression"),
+    "hetdp_ui/cli/hetero.py": ({"Per_user_privacy"}, "hetdp hetero run, an alias of hetdp run Per_user_privacy"),
+    "hetdp_ui/cli/sgd.py": ({"DP_SGD_schedules"}, "hetdp sgd run, an alias of hetdp run DP_SGD_schedules"),
+    "hetdp_ui/cli/reproduce.py": ({"Feature_privacy"}, "the BCDP paper's figures run through its scenario"),
+    "hetdp_core/solve_per_user.py": ({"Per_user_privacy"}, "the page's accuracy solver (its PageSpec.solver)"),
+    "benchmarks/run.py": ({"Feature_privacy", "Per_user_privacy"}, "the benchmarks' fixed workloads"),
+    "benchmarks/load.py": ({"Feature_privacy", "Groupwise_zCDP"}, "the load tool's default heavy and light views"),
+    "benchmarks/faults.py": ({"Mechanism_lab"}, "the fault runs' default view"),
+    "benchmarks/class_load.py": ({"Class"}, "the class load test drives the Class page"),
+}
+
+
+def _names_in_code(path, own: str | None, names: dict[str, set[str]]) -> set[str]:
+    """The pages a Python file names outside its docstrings: a string equal to one of a page's names or a
+    link to it, or an import of its scenario module; ``own`` (a folder's or core module's page) excepted."""
+    import ast
+
+    tree = ast.parse(path.read_text())
+    docs = {
+        id(n.body[0].value)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and n.body
+        and isinstance(n.body[0], ast.Expr)
+        and isinstance(n.body[0].value, ast.Constant)
+    }
+    values = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs:
+            values.append(n.value)
+        elif isinstance(n, ast.ImportFrom) and n.module:
+            values += [n.module, *(f"{n.module}.{a.name}" for a in n.names)]
+        elif isinstance(n, ast.Import):
+            values += [a.name for a in n.names]
+    return {
+        url
+        for url, ns in names.items()
+        if url.lower() != own and any(v in ns or v.startswith((f"{url}?", f"/{url}?")) for v in values)
+    }
+
+
+def test_a_page_is_named_only_by_its_own_files_or_a_declared_reference():
+    """Outside a page's folder (pages/<slug>/) and its core module (hetdp_core/scenarios/<slug>.py), no
+    product file names a page — by URL path, slug, module path, file or link — except the references
+    declared in NAMED_ELSEWHERE, each with its reason."""
+    from hetdp_ui.folders import tool_pages
+
+    names = {}
+    for s in registry.specs():
+        module = registry.get(s.url).__name__
+        names[s.url] = {
+            s.url,
+            s.slug,
+            module,
+            module.removeprefix("hetdp_core."),
+            s.file,
+            f"pages/{s.slug}",
+            f"/{s.url}",
+        }
+    for t in tool_pages():  # "class", "docs", "lessons" are also plain words: the URL path and files only
+        names[t.url] = {t.url, t.file, f"pages/{t.slug}", f"/{t.url}"} | ({t.slug} if "_" in t.slug else set())
+    product = [
+        *ROOT.glob("*.py"),
+        *(ROOT / "pages").glob("*/*.py"),
+        *(ROOT / "hetdp_core").rglob("*.py"),
+        *(ROOT / "hetdp_ui").rglob("*.py"),
+        *(ROOT / "benchmarks").glob("*.py"),
+    ]
+    found = {}
+    for path in product:
+        rel = path.relative_to(ROOT)
+        own = rel.parts[1] if rel.parts[0] == "pages" else rel.stem if "scenarios" in rel.parts else None
+        hit = _names_in_code(path, own, names)
+        if hit:
+            found[str(rel)] = hit
+    declared = {f: pages for f, (pages, _) in NAMED_ELSEWHERE.items()}
+    differ = {f: (found.get(f), declared.get(f)) for f in found.keys() | declared.keys()}
+    assert found == declared, {f: pair for f, pair in differ.items() if pair[0] != pair[1]}
+
+
+def test_the_single_name_guard_sees_imports_links_and_own_folders(tmp_path):
+    """The guard above catches a module import and a link, and leaves a page's own folder alone."""
+    names = {"Feature_privacy": {"Feature_privacy", "hetdp_core.scenarios.feature_privacy"}}
+    f = tmp_path / "x.py"
+    f.write_text('"""Docstrings may say Feature_privacy."""\nfrom hetdp_core.scenarios.feature_privacy import run\n')
+    assert _names_in_code(f, None, names) == {"Feature_privacy"}
+    assert _names_in_code(f, "feature_privacy", names) == set()
+    f.write_text('"""Feature_privacy"""\nLINK = "Feature_privacy?q=0.3"\n')
+    assert _names_in_code(f, None, names) == {"Feature_privacy"}
+    f.write_text('"""Only the docstring: Feature_privacy."""\n')
+    assert _names_in_code(f, None, names) == set()

@@ -289,16 +289,10 @@ __all__ = [
 ]
 
 
-def claim_reference(algorithm: int) -> str:
-    """What the chosen group's Rényi divergences are compared with: the paper's claimed α·v + ξ
-    (Algorithm 2) or α·ρ, which Algorithm 1 meets as a post-processing of its Gaussian step."""
-    return "claimed α·v + ξ (paper)" if algorithm == 2 else "α·ρ (post-processing of the Gaussian step)"
-
-
 def summarize(result: GroupwiseZcdpResult) -> tuple[str, ...]:
     """The run in a few plain sentences (page header, report, ``hetdp run``)."""
     s, claim = result.scenario, result.claim
-    ref = claim_reference(s.algorithm)
+    ref = zcdp.claim_reference(s.algorithm)
     head = f"Group {s.group} (x = {result.x_sel:g}), Algorithm {s.algorithm}, ρ = {s.rho:g}, r = {s.r:g}: "
     if s.algorithm == 1:
         verdict = (

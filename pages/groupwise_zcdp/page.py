@@ -80,7 +80,7 @@ with ui.page_shell(gz) as page:
 
     # ------------------------------------------------------------------ D_alpha for one group
     st.subheader(f"Privacy loss of group {state['group']} (x = {x_sel:g}) in both directions")
-    reference = gz.claim_reference(algorithm)
+    reference = zcdp.claim_reference(algorithm)
     page.chart("renyi")
     if claim.unresolved:
         st.warning(
