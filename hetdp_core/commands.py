@@ -260,7 +260,7 @@ def _renyi(a: Renyi) -> dict:
         **rep.as_dict(),
     }
     if alg == 2:
-        out["violation_orders"] = zcdp.algorithm2_violation_orders(x=a.x, r=a.r)
+        out["violation_orders"] = zcdp.algorithm2_violation_orders(x=a.x, r=a.r).as_dict()
     if rep.unresolved:
         out["note"] = (
             f"D_alpha could not be resolved to the numerical tolerance ({zcdp.ALG1_REL_TOL:g} relative) "

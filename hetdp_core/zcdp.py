@@ -20,6 +20,7 @@ Rényi divergence of Gaussians (s_α² = α s2² + (1−α) s1²):
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import weakref
 from dataclasses import dataclass
@@ -52,6 +53,7 @@ __all__ = [
     "claim_reference",
     "check_claim",
     "curve_checks",
+    "NeighbourOrders",
     "algorithm2_infinite_from",
     "algorithm2_violation_orders",
     "renyi_algorithm1_detail",
@@ -697,7 +699,24 @@ def curve_checks(curves: RenyiCurves, *, rho: float) -> list:
     ]
 
 
-def algorithm2_infinite_from(x: float) -> dict:
+@dataclass(frozen=True)
+class NeighbourOrders:
+    """One order α per direction and neighbour of Algorithm 2's divergences — ``up_plus`` =
+    D_α(M(x)‖M(x+1)), ``up_minus`` = D_α(M(x)‖M(x−1)), ``down_plus`` = D_α(M(x+1)‖M(x)), ``down_minus`` =
+    D_α(M(x−1)‖M(x)) — None where there is none, and ``first``, the smallest of them."""
+
+    up_plus: float | None
+    up_minus: float | None
+    down_plus: float | None
+    down_minus: float | None
+    first: float | None
+
+    def as_dict(self) -> dict:
+        """The orders as ``hetdp zcdp renyi --json`` prints them."""
+        return dataclasses.asdict(self)
+
+
+def algorithm2_infinite_from(x: float) -> NeighbourOrders:
     r"""Orders from which Algorithm 2's divergences are +∞, per direction and neighbour.
 
     With s = r·x the scales of M(x) = N(x, r²x²) and M(x') = N(x', r²x'²), D_α(P‖Q) is infinite
@@ -712,18 +731,14 @@ def algorithm2_infinite_from(x: float) -> dict:
     (r cancels.)"""
     x = float(_counts(x, "x")[0])
     if x == 0:
-        return {"down_plus": 1.0, "up_minus": None, "up_plus": 1.0, "down_minus": None, "first": 1.0}
-    out = {
-        "down_plus": (x + 1) ** 2 / (2 * x + 1),
-        "up_plus": None,
-        "down_minus": None,
-        "up_minus": (1.0 if x == 1 else x**2 / (2 * x - 1)),
-    }
-    out["first"] = min(v for v in (out["down_plus"], out["up_minus"]) if v is not None)
-    return out
+        return NeighbourOrders(up_plus=1.0, up_minus=None, down_plus=1.0, down_minus=None, first=1.0)
+    down_plus, up_minus = (x + 1) ** 2 / (2 * x + 1), (1.0 if x == 1 else x**2 / (2 * x - 1))
+    return NeighbourOrders(
+        up_plus=None, up_minus=up_minus, down_plus=down_plus, down_minus=None, first=min(down_plus, up_minus)
+    )
 
 
-def algorithm2_violation_orders(*, x: float, r: float, alpha_max: float = 100.0) -> dict:
+def algorithm2_violation_orders(*, x: float, r: float, alpha_max: float = 100.0) -> NeighbourOrders:
     """The smallest order α ∈ (1, ``alpha_max``] at which each of Algorithm 2's four divergences
     (``up_plus`` = D_α(M(x)‖M(x+1)), ``up_minus`` = D_α(M(x)‖M(x−1)), ``down_plus``, ``down_minus``)
     exceeds the claim α v + ξ — found on a fine grid and refined by bisection to 1e-10 — or None
@@ -762,8 +777,7 @@ def algorithm2_violation_orders(*, x: float, r: float, alpha_max: float = 100.0)
             f = lambda a: float(np.minimum(excess(np.array([a]))[0], 1e300))  # noqa: E731
             out[name] = float(brentq(f, lo, hi, xtol=1e-10)) if np.isfinite(e[bad[0]]) or f(hi) > 0 else float(hi)
     found = [val for val in out.values() if val is not None]
-    out["first"] = min(found) if found else None
-    return out
+    return NeighbourOrders(**out, first=min(found) if found else None)
 
 
 @dataclass(frozen=True)
@@ -787,7 +801,7 @@ class ClaimCheck:
     unresolved: tuple[float, ...]
     bound_violation: bool | None = None
     alpha_infinite_threshold: float | None = None
-    alpha_infinite: dict[str, float | None] | None = None
+    alpha_infinite: NeighbourOrders | None = None
 
     def first_violation(self, direction: str) -> float | None:
         """The smallest violating order of ``direction`` ("up" or "down")."""
@@ -811,7 +825,7 @@ class ClaimCheck:
         out["holds"] = self.holds
         if self.alpha_infinite is not None:
             out["alpha_infinite_threshold"] = self.alpha_infinite_threshold
-            out["alpha_infinite"] = self.alpha_infinite
+            out["alpha_infinite"] = self.alpha_infinite.as_dict()
         return out
 
 
@@ -846,7 +860,7 @@ def check_claim(curves: RenyiCurves) -> ClaimCheck:
     if curves.algorithm == 1:
         return ClaimCheck(holds=True, bound_violation=not clean, **found)
     inf = algorithm2_infinite_from(curves.x)
-    return ClaimCheck(holds=clean, alpha_infinite_threshold=inf["first"], alpha_infinite=inf, **found)
+    return ClaimCheck(holds=clean, alpha_infinite_threshold=inf.first, alpha_infinite=inf, **found)
 
 
 def zipf_counts(*, k: int, total: int, s: float = 1.0) -> np.ndarray:
@@ -962,10 +976,10 @@ def group_summary(counts, *, rho: float, r: float, algorithm: int, alpha_max: fl
     rows = []
     for i, xi_ in enumerate(x):
         if algorithm == 2:
-            first = algorithm2_violation_orders(x=xi_, r=r, alpha_max=alpha_max)["first"]
+            first = algorithm2_violation_orders(x=xi_, r=r, alpha_max=alpha_max).first
             up2, down2 = renyi_algorithm2(x=xi_, r=r, alpha=[2.0])
             v, xi = claimed_budget([xi_], r=r)
-            inf_from = algorithm2_infinite_from(xi_)["first"]
+            inf_from = algorithm2_infinite_from(xi_).first
             rows.append(
                 {
                     "group": i + 1,

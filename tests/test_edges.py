@@ -141,7 +141,7 @@ def test_gaussian_renyi_keeps_relative_accuracy_for_huge_groups():
     for a in (1.000001, 2.0, 100.0):
         d = float(zcdp.renyi_gaussian(alpha=a, mu1=x, s1=r * x, mu2=x + 1, s2=r * (x + 1)))
         assert d == pytest.approx(a * (1 + r * r) / (2 * r * r * x * x), rel=1e-3)
-    assert zcdp.algorithm2_violation_orders(x=x, r=r)["first"] is None
+    assert zcdp.algorithm2_violation_orders(x=x, r=r).first is None
 
 
 def test_zcdp_level_below_the_accepted_range_is_refused_not_overflowed(capsys):

@@ -446,3 +446,15 @@ def test_a_stale_query_string_does_not_undo_a_slider_move():
     at.run()
     assert_clean(at)
     assert at.session_state["feature_privacy_q"] == 0.35
+
+
+def test_groupwise_page_states_where_algorithm_2_becomes_infinite():
+    """Algorithm 2's claim fails for a small group: the page names the exact orders from which each
+    divergence is infinite (x = 10: x²/(2x−1) = 5.263 and (x+1)²/(2x+1) = 5.762)."""
+    at = AppTest.from_file(str(page_path("Groupwise_zCDP")), default_timeout=TIMEOUT)
+    query = {"algorithm": "2", "trials": "50", "mode": "list", "counts": "10,100", "group": "1", "r": "0.1"}
+    at.query_params.update({**query, "alpha_max": "100"})
+    at.run()
+    assert not at.exception
+    warning = next(w.value for w in at.warning if "claim fails" in w.value)
+    assert "x²/(2x−1) = 5.263" in warning and "(x+1)²/(2x+1) = 5.762" in warning

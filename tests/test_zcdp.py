@@ -65,7 +65,7 @@ def test_algorithm2_claim_fails_where_exactly():
     assert not rep.holds
     thr = (x + 1) ** 2 / (2 * x + 1)
     assert rep.alpha_infinite_threshold == pytest.approx(x**2 / (2 * x - 1))  # the x − 1 neighbour, first
-    assert rep.alpha_infinite["down_plus"] == pytest.approx(thr)
+    assert rep.alpha_infinite.down_plus == pytest.approx(thr)
     # reverse direction (neighbour x+1) is infinite exactly from α* on, finite before
     assert np.all(np.isinf(c.down[c.alpha >= thr])) and np.all(np.isfinite(c.down[c.alpha < thr * 0.999]))
     # the paper's derivation (addition neighbour, forward direction) does respect the claim:
@@ -208,8 +208,8 @@ def test_group_summary_columns():
 # D_α(M(x)‖M(x−1)) is infinite from x²/(2x−1), below (x+1)²/(2x+1).
 def test_algorithm2_infinite_orders_per_direction_and_neighbour():
     inf = zcdp.algorithm2_infinite_from(10)
-    assert inf["up_minus"] == pytest.approx(100 / 19) and inf["down_plus"] == pytest.approx(121 / 21)
-    assert inf["first"] == pytest.approx(100 / 19)  # 5.263 < 5.762
+    assert inf.up_minus == pytest.approx(100 / 19) and inf.down_plus == pytest.approx(121 / 21)
+    assert inf.first == pytest.approx(100 / 19)  # 5.263 < 5.762
     a = np.array([1.2, 5.2, 5.27, 5.7, 5.77])
     up, down = zcdp.renyi_algorithm2(x=10, r=0.1, alpha=a)
     assert list(np.isinf(up)) == [False, False, True, True, True]
@@ -217,18 +217,18 @@ def test_algorithm2_infinite_orders_per_direction_and_neighbour():
     c = zcdp.renyi_curves(algorithm=2, x=10, rho=0.5, r=0.1, alpha=a)
     assert zcdp.check_claim(c).alpha_infinite_threshold == pytest.approx(100 / 19)
     # x = 1: the neighbour 0 is a point mass, so D_α(M(1)‖M(0)) is infinite for every α
-    assert zcdp.algorithm2_infinite_from(1)["up_minus"] == 1.0
+    assert zcdp.algorithm2_infinite_from(1).up_minus == 1.0
     assert np.all(np.isinf(zcdp.renyi_algorithm2(x=1, r=0.3, alpha=[1.01, 2.0])[0]))
 
 
 def test_algorithm2_claim_fails_from_the_first_violating_order():
     """README sentence: x = 10, r = 0.1 — the claim against x − 1 fails from α ≈ 1.196."""
     v = zcdp.algorithm2_violation_orders(x=10, r=0.1)
-    assert v["up_minus"] == pytest.approx(1.1961866, abs=1e-6) and v["first"] == v["up_minus"]
-    assert v["up_plus"] is None  # towards the larger scale: holds
+    assert v.up_minus == pytest.approx(1.1961866, abs=1e-6) and v.first == v.up_minus
+    assert v.up_plus is None  # towards the larger scale: holds
     a = np.linspace(1.001, 3, 2000)
     c = zcdp.renyi_curves(algorithm=2, x=10, rho=0.5, r=0.1, alpha=a)
-    assert zcdp.check_claim(c).first_violation_up == pytest.approx(v["up_minus"], abs=2e-3)
+    assert zcdp.check_claim(c).first_violation_up == pytest.approx(v.up_minus, abs=2e-3)
 
 
 @pytest.mark.parametrize(

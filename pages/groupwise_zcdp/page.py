@@ -104,12 +104,12 @@ with ui.page_shell(gz) as page:
                     f"{label} exceeds it from α ≈ {claim.first_violation(d):.3g}"
                     + (" and becomes infinite" if claim.infinite(d) else "")
                 )
-        inf = claim.alpha_infinite or {}
+        inf = claim.alpha_infinite
         where = []
-        if inf.get("up_minus") is not None:
-            where.append(f"D_α(M(x)‖M(x−1)) for α ≥ x²/(2x−1) = {inf['up_minus']:.4g}")
-        if inf.get("down_plus") is not None:
-            where.append(f"D_α(M(x+1)‖M(x)) for α ≥ (x+1)²/(2x+1) = {inf['down_plus']:.4g}")
+        if inf is not None and inf.up_minus is not None:
+            where.append(f"D_α(M(x)‖M(x−1)) for α ≥ x²/(2x−1) = {inf.up_minus:.4g}")
+        if inf is not None and inf.down_plus is not None:
+            where.append(f"D_α(M(x+1)‖M(x)) for α ≥ (x+1)²/(2x+1) = {inf.down_plus:.4g}")
         st.warning(  # a finding about the paper's claim, not an error of the page
             "The claim fails for this group: "
             + "; ".join(parts)
