@@ -433,6 +433,27 @@ def _number(name: str, spec: Spec, v: Any, *, integer: bool = False, entry: str 
     return v
 
 
+def _numbers_array(name: str, spec: Spec, arr: np.ndarray) -> tuple:
+    """:func:`check_value` of a ``floats`` parameter given as a 1-D numeric array (millions of entries from
+    a file): the same rules and messages, the first bad entry found with numpy instead of one by one."""
+    if not spec.min_len <= arr.size <= spec.max_len:
+        raise InputError(
+            f"{_what(name, spec)} needs {spec.min_len} to {spec.max_len} entries; got {arr.size}. Give between "
+            f"{spec.min_len} and {spec.max_len} numbers."
+        )
+    x = arr.astype(float)
+    fin = np.isfinite(x)
+    ok = fin | ((x == np.inf) & spec.allow_inf)
+    if spec.lo is not None:
+        ok &= ~fin | ((x > spec.lo) if spec.lo_open else (x >= spec.lo))
+    if spec.hi is not None:
+        ok &= ~fin | ((x < spec.hi) if spec.hi_open else (x <= spec.hi))
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        _number(name, spec, float(x[i]), entry=f" entry {i + 1}")  # raises the entry's message
+    return tuple(x.tolist())
+
+
 def split_list(name: str, text: str) -> list[str]:
     """The entries of a comma-separated list, stripped — the one list reader of the URL, the widgets
     and the CLI (blank text: no entries). An empty entry (``0.2,,1``) raises :class:`InputError`."""
@@ -499,6 +520,8 @@ def check_value(name: str, spec: Spec, value: Any) -> Any:
                 f"Choose from {', '.join(spec.choices)}."
             )
         return tuple(items)
+    if k == "floats" and isinstance(value, np.ndarray) and value.dtype.kind in "fiu" and value.ndim == 1:
+        return _numbers_array(name, spec, value)  # a long list read from a file: checked vectorised
     if k == "floats":
         if isinstance(value, str):
             parts = split_list(_what(name, spec), value)

@@ -94,3 +94,18 @@ def test_a_new_declaration_is_a_new_command(monkeypatch, capsys):
     assert json.loads(capsys.readouterr().out) == {"twice": 6.0}
     assert main(["mech", "double", "--x", "11"]) == 2
     assert "x (the number) must be in [0, 10]; got 11" in capsys.readouterr().err
+
+
+def test_a_long_list_from_a_file_is_read_whole_and_checked_entry_by_entry(tmp_path, capsys):
+    """A file is not held to a text field's 20 000 characters (50 000 demands here, ≈ 250 000 characters);
+    a bad entry is named by its position, with the constraint's message."""
+    f = tmp_path / "demands.txt"
+    f.write_text("\n".join(["0.5", "1.25", "inf", "3"] * 12_500))
+    assert main(["hetero", "weights", "--problem", "mean", "--variant", "A", "--demands", f"@{f}", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["weights"]) == 50_000
+    f.write_text("0.5 1.25\n-2 3")
+    assert main(["hetero", "weights", "--problem", "mean", "--variant", "A", "--demands", f"@{f}"]) == 2
+    assert "demands (per-user demands ε_i) entry 3 must be in [1e-06, inf]; got -2" in capsys.readouterr().err
+    f.write_text("0.5, x, 3")
+    assert main(["hetero", "weights", "--problem", "mean", "--variant", "A", "--demands", f"@{f}"]) == 2
+    assert "--demands entry 2 must be a number; got 'x'" in capsys.readouterr().err

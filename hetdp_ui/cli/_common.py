@@ -151,23 +151,37 @@ def write_atomic(path: Path, data: str | bytes, *, what: str) -> None:
 
 
 def parse_list(text: str, name: str) -> list[float]:
-    """Parse ``"0.2,0.2,inf"`` (or ``@file`` with numbers separated by commas/whitespace) with the
-    core's list reader and number rules (:func:`hetdp_core.scenario.check_value`); value ranges are the
+    """Parse ``"0.2,0.2,inf"`` (or ``@file`` with numbers separated by commas/whitespace, up to 10⁷ of
+    them) with the core's number rules (:func:`hetdp_core.scenario.check_value`); value ranges are the
     core function's to check."""
     from hetdp_core.scenario import Spec, check_value
 
-    if text.startswith("@"):
-        path = Path(text[1:])
-        if not path.is_file():
-            raise CliError(f"{name}: file {path} not found. Give @path to an existing text file.")
-        if path.stat().st_size > 50_000_000:
-            raise CliError(f"{name}: file {path} is larger than 50 MB. Use a smaller file.")
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise CliError(f"{name}: file {path} is not UTF-8 text. Save it as plain UTF-8 numbers.") from None
-        text = ",".join(text.split())
-    return list(check_value(name, Spec("floats", allow_inf=True, max_len=10**7), text))
+    spec = Spec("floats", allow_inf=True, max_len=10**7)
+    if not text.startswith("@"):
+        return list(check_value(name, spec, text))
+    path = Path(text[1:])
+    if not path.is_file():
+        raise CliError(f"{name}: file {path} not found. Give @path to an existing text file.")
+    if path.stat().st_size > 50_000_000:
+        raise CliError(f"{name}: file {path} is larger than 50 MB. Use a smaller file.")
+    try:
+        parts = path.read_text(encoding="utf-8").replace(",", " ").split()
+    except UnicodeDecodeError:
+        raise CliError(f"{name}: file {path} is not UTF-8 text. Save it as plain UTF-8 numbers.") from None
+    try:
+        values = np.array(parts, dtype=float)  # a file is read at once (a text field is limited to 20 000 characters)
+    except ValueError:
+        bad = next(i for i, p in enumerate(parts) if not _is_number(p))
+        raise CliError(f"{name} entry {bad + 1} must be a number; got {parts[bad][:40]!r}.") from None
+    return list(check_value(name, spec, values))
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _no_nan(obj):
