@@ -218,23 +218,12 @@ class Interval(Constraint):
         bounds = {k: v for k, v in self.spec_fields().items() if k != "kind"}  # lo, hi, their ends, allow_inf
         return check_real(name, value, **bounds, what=what)
 
-    def check_vector(
-        self,
-        name: str,
-        values: Any,
-        *,
-        length: int | None = None,
-        min_length: int = 1,
-        max_length: int | None = None,
-        what: str = "",
-    ) -> np.ndarray:
-        """Validate a core function's vector argument: every entry in this interval, ``min_length`` to
-        ``max_length`` entries (or exactly ``length``); returns a 1-D float64 array (the messages of
-        :func:`hetdp_core._validate.check_vector`)."""
+    def check_vector(self, name: str, values: Any, **sizes) -> np.ndarray:
+        """Validate a core function's vector argument: every entry in this interval, and the sizes and
+        wording :func:`hetdp_core._validate.check_vector` takes (``length``, ``min_length``, ``max_length``,
+        ``what``); returns a 1-D float64 array, with that function's messages."""
         bounds = {k: v for k, v in self.spec_fields().items() if k != "kind"}
-        return check_vector(
-            name, values, length=length, min_length=min_length, max_length=max_length, **bounds, what=what
-        )
+        return check_vector(name, values, **sizes, **bounds)
 
     def check_matrix(self, name: str, values: Any, *, shape: tuple = (None, None), what: str = "") -> np.ndarray:
         """Validate a core function's matrix argument (rows × columns, ``shape`` with None for any): every
