@@ -18,6 +18,7 @@ checkout and in an install (where the app ships as the package ``hetdp_app``).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
 import threading
@@ -161,11 +162,17 @@ class ToolPage(PageName):
 
 
 def tool_pages() -> tuple[ToolPage, ...]:
-    """Every page that is not a scenario, found by its ``pages/<slug>/page.toml``, in menu order."""
+    """Every page that is not a scenario, found by its ``pages/<slug>/page.toml``, in menu order (read once
+    per process: the menu, every documentation link and every page link ask for them on each rerun)."""
+    return _tool_pages(app_root() / "pages")
+
+
+@functools.cache
+def _tool_pages(pages: Path) -> tuple[ToolPage, ...]:
     import tomllib
 
     found = []
-    for path in sorted((app_root() / "pages").glob("*/page.toml")):
+    for path in sorted(pages.glob("*/page.toml")):
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         page = ToolPage(**{k: data[k] for k in ("url", "title", "icon", "summary", "order")})
         if page.slug != path.parent.name:
