@@ -208,12 +208,12 @@ validation:
 def stage(src: Path) -> Path:
     """Write the site's sources into ``src``: each page's guide as ``<slug>.md``, docs/*.md as they are, the
     generated pages, mkdocs.yml."""
-    from hetdp_ui.folders import app_root
+    from hetdp_ui.nav import doc_file
 
     md = src / "md"
     (md / "api").mkdir(parents=True)
     for s in guided_pages():
-        shutil.copy(app_root() / "pages" / s.slug / "guide.md", md / f"{s.slug}.md")
+        shutil.copy(doc_file(s.slug), md / f"{s.slug}.md")
     for f in DOCS.glob("*.md"):
         if f.name != "README.md":
             shutil.copy(f, md / f.name)
