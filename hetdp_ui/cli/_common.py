@@ -156,9 +156,15 @@ def parse_list(text: str, name: str) -> list[float]:
     core function's to check."""
     from hetdp_core.scenario import Spec, check_value
 
-    spec = Spec("floats", allow_inf=True, max_len=10**7)
+    return list(check_value(name, Spec("floats", allow_inf=True, max_len=10**7), read_numbers(text, name)))
+
+
+def read_numbers(text: str, name: str) -> str | np.ndarray:
+    """``text`` itself, or for ``@path`` the file's numbers (separated by commas or whitespace) as one
+    array, read at once: a text field is limited to 20 000 characters, a file is not. The values are
+    the caller's to check (:func:`hetdp_core.scenario.check_value` takes the array as it is)."""
     if not text.startswith("@"):
-        return list(check_value(name, spec, text))
+        return text
     path = Path(text[1:])
     if not path.is_file():
         raise CliError(f"{name}: file {path} not found. Give @path to an existing text file.")
@@ -169,11 +175,10 @@ def parse_list(text: str, name: str) -> list[float]:
     except UnicodeDecodeError:
         raise CliError(f"{name}: file {path} is not UTF-8 text. Save it as plain UTF-8 numbers.") from None
     try:
-        values = np.array(parts, dtype=float)  # a file is read at once (a text field is limited to 20 000 characters)
+        return np.array(parts, dtype=float)
     except ValueError:
         bad = next(i for i, p in enumerate(parts) if not _is_number(p))
         raise CliError(f"{name} entry {bad + 1} must be a number; got {parts[bad][:40]!r}.") from None
-    return list(check_value(name, spec, values))
 
 
 def _is_number(text: str) -> bool:

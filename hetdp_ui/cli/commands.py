@@ -7,11 +7,9 @@ from __future__ import annotations
 
 from functools import partial
 
-import numpy as np
-
 from hetdp_core.commands import COMMANDS, VERBS, Command
 from hetdp_core.constraints import dump_value
-from hetdp_ui.cli._common import CliError, _dump, parse_list, verb_with_commands
+from hetdp_ui.cli._common import CliError, _dump, read_numbers, verb_with_commands
 
 
 def question_flags(parser, question: type) -> None:
@@ -43,9 +41,7 @@ def _given(a, question: type) -> dict:
         value = getattr(a, name)
         if value is None:
             continue
-        if spec.kind == "floats" and value.startswith("@"):
-            value = np.asarray(parse_list(value, f"--{name.replace('_', '-')}"))  # one value, not a list of them
-        out[name] = value
+        out[name] = read_numbers(value, f"--{name.replace('_', '-')}") if spec.kind == "floats" else value
     return out
 
 
