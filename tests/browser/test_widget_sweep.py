@@ -177,12 +177,31 @@ def _new_value(text: str) -> str:
     return str(int(x) + 1) if x.is_integer() else f"{x * 1.5:.3g}"
 
 
+#: the table's cell editor (Glide's overlay input) has the keyboard
+_EDITING = "() => !!document.activeElement && document.activeElement.classList.contains('gdg-input')"
+
+
+def _settle_editor(page, *, want: bool):
+    """Wait (up to 30 s under load) until the cell editor is open (``want``) or closed."""
+    page.wait_for_function(_EDITING if want else f"() => !({_EDITING})()", timeout=30_000)
+
+
+def _open_selected_cell(page):
+    """Open the selected cell's editor with Enter, unless a click on the selected cell already opened it."""
+    page.wait_for_timeout(300)
+    if not page.evaluate(_EDITING):
+        page.keyboard.press("Enter")
+
+
 def _type_and_enter(page, value: str):
-    page.wait_for_timeout(300)  # the cell's editor opens
+    """Replace the open editor's text with ``value`` and confirm with Enter. The editor is waited for,
+    not assumed: under load a fixed pause let the keys reach the grid before the editor had opened."""
+    _settle_editor(page, want=True)
     page.keyboard.press("Control+a")
     page.keyboard.type(value)
     page.wait_for_timeout(200)
     page.keyboard.press("Enter")
+    _settle_editor(page, want=False)
 
 
 def _sweep_grid(page, grid: Grid, where: str):
@@ -199,10 +218,17 @@ def _sweep_grid(page, grid: Grid, where: str):
     # one cell by keyboard: select the cell below, Enter opens it
     if rows > 1:
         page.mouse.click(x, grid.y(0))
-        page.wait_for_timeout(200)
+        page.wait_for_timeout(300)
+        if page.evaluate(_EDITING):  # the click landed on the selected cell and opened it: close it
+            page.keyboard.press("Escape")
+            _settle_editor(page, want=False)
         page.keyboard.press("ArrowDown")
-        page.wait_for_timeout(200)
-        assert grid.selected() == (col, 1), (where, "the arrow key did not move the selection", grid.selected())
+        page.wait_for_function(
+            f"e => {{ const c = e.querySelector('[data-testid=\"glide-cell-{col}-1\"]');"
+            " return c && c.getAttribute('aria-selected') === 'true'; }",
+            arg=grid.el.element_handle(),
+            timeout=30_000,
+        )
         value = _new_value(grid.cells()[col, 1][0])
         page.keyboard.press("Enter")
         _type_and_enter(page, value)
@@ -216,6 +242,7 @@ def _sweep_grid(page, grid: Grid, where: str):
     _clean(page, f"{where}: row added")
     assert grid.rows() == rows + 1, (where, "no row added")
     page.mouse.click(x, grid.y(rows))
+    _open_selected_cell(page)
     value = _new_value(before[col, 0][0])
     _type_and_enter(page, value)
     _idle(page)
