@@ -375,10 +375,6 @@ regression:rho | float | Decay exponent ρ of the ``poly`` learning-rate schedul
 bcdp_sim.sweep:kwargs | Any | The arguments of :func:`sweep_points`.
 constraints.param:extra | Any | Other fields of the :class:`Spec`, e.g. other accepted spellings ``synonyms``.
 scenario.log_grid:extra | iterable of float | Values added to the grid.
-solve_per_user:s | Scenario | The page's scenario.
-solve_per_user:metric | str | Accuracy measure: ``pac`` (the (1 − β)-quantile of the error) or ``mse``.
-solve_per_user:algorithm | str or None | The per-user algorithm solved for (default: the scenario's first).
-solve_per_user:upload | bytes or None | An uploaded CSV (untrusted), for ``dataset = upload``.
 bcdp_exact.example1:c | float | P(M = 1 given x = (1, 1)) (Example 1).
 uploads:what | str | What the file is, in words, for error messages.
 uploads:usecols | list of int or None | Positions of the columns to read (None: all).

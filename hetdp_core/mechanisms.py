@@ -226,9 +226,7 @@ def exact_profiles(
         qs = np.linspace(lo, hi - sens, 2001)
         k = np.abs(np.log(C(qs + sens, b=bb, lower=lo, upper=hi) / C(qs, b=bb, lower=lo, upper=hi)))
         noise = f"Lap({bb:.4g}) on [{lo:g}, {hi:g}]"
-        rows.append(
-            NoiseProfile("bounded Laplace", noise, e, d, prof["delta"], prof["tail"], float(sens / bb + k.max()))
-        )
+        rows.append(NoiseProfile("bounded Laplace", noise, e, d, prof.delta, prof.tail, float(sens / bb + k.max())))
     return rows
 
 

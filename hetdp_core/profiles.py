@@ -28,6 +28,7 @@ violation is reported as a numerical failure with its inputs, never shown as a g
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
@@ -43,6 +44,7 @@ __all__ = [
     "laplace_delta",
     "laplace_tail",
     "bounded_laplace_profile",
+    "BoundedLaplaceProfile",
     "profile_check",
 ]
 
@@ -144,9 +146,22 @@ def _bl_pair(eps: float, q, t, b: float, lower: float, upper: float):
     return np.maximum(np.maximum(out_d[0], out_d[1]), 0.0), np.maximum(out_t[0], out_t[1])
 
 
-def bounded_laplace_profile(*, eps: float, b: float, sensitivity: float, lower: float, upper: float) -> dict:
+@dataclass(frozen=True)
+class BoundedLaplaceProfile:
+    """The exact profile of the bounded Laplace mechanism at ε: ``delta`` = δ(ε), ``tail`` = P(L > ε), and
+    the worst pair of true values found, ``q`` and ``q + t`` (0 < t ≤ Δ)."""
+
+    delta: float
+    tail: float
+    q: float
+    t: float
+
+
+def bounded_laplace_profile(
+    *, eps: float, b: float, sensitivity: float, lower: float, upper: float
+) -> BoundedLaplaceProfile:
     """Exact ``delta`` = δ(ε) and ``tail`` = P(L > ε) of the bounded Laplace mechanism with scale b on
-    [l, u] for true values at most Δ apart (see the module docstring), with the worst pair."""
+    [l, u] for true values at most Δ apart (see the module docstring), with the worst pair (q, q + t)."""
     e = NONNEGATIVE.check("eps", eps, what=" (privacy level ε)")
     b = POSITIVE.check("b", b, what=" (bounded Laplace scale)")
     sens = POSITIVE.check("sensitivity", sensitivity, what=" (global sensitivity Δ)")
@@ -154,7 +169,7 @@ def bounded_laplace_profile(*, eps: float, b: float, sensitivity: float, lower: 
     if not upper - lower > sens:
         raise InputError(f"the domain [l, u] = [{lower:g}, {upper:g}] must be wider than the sensitivity Δ = {sens:g}.")
     ts = sens * np.linspace(1 / 16, 1.0, 16)
-    best = {"delta": 0.0, "tail": 0.0, "q": lower, "t": sens}
+    best = {"delta": 0.0, "tail": 0.0, "q": lower, "t": sens}  # the search's running state
     for t in ts:
         qs = np.linspace(lower, upper - t, 401)
         d, tail = _bl_pair(e, qs, t, b, lower, upper)
@@ -177,7 +192,7 @@ def bounded_laplace_profile(*, eps: float, b: float, sensitivity: float, lower: 
         )
         if -float(r.fun) > best["delta"]:
             best.update(delta=-float(r.fun), q=float(r.x))
-    return best
+    return BoundedLaplaceProfile(**best)
 
 
 def profile_check(name: str, *, exact_delta: float, stated_delta: float, inputs: dict | None = None):

@@ -7,6 +7,9 @@
     pages/<slug>/guide.md     its documentation (the app's Documentation page and the documentation site)
     pages/<slug>/page.toml    a page that is not a scenario (lessons, the ledger, the class, the docs):
                               its menu entry — url, title, icon, summary, order (:func:`tool_pages`)
+    pages/<slug>/cli.py       optional: the page's own ``hetdp`` verbs beyond ``hetdp run`` (an older
+                              verb kept as an alias, a paper's reproduction): ``register(sub, groups)``
+                              (:func:`cli_modules`)
 
 ``<slug>`` is the page's one name: its URL path in lower case and, for a scenario page, its scenario module
 ``hetdp_core/scenarios/<slug>.py`` (:attr:`hetdp_core.registry.PageSpec.slug`). This module finds a
@@ -44,6 +47,7 @@ __all__ = [
     "page_file",
     "guide_file",
     "figures_module",
+    "cli_modules",
     "figures",
     "figure",
 ]
@@ -113,9 +117,10 @@ def guide_file(page) -> Path:
 _LOCK = threading.Lock()
 
 
-def _figures_module(slug: str) -> ModuleType | None:
-    path = app_root() / "pages" / slug / "figures.py"
-    name = f"hetdp_pages.{slug}.figures"
+def _folder_module(slug: str, stem: str = "figures") -> ModuleType | None:
+    """``pages/<slug>/<stem>.py`` loaded from its file as ``hetdp_pages.<slug>.<stem>`` (once), or None."""
+    path = app_root() / "pages" / slug / f"{stem}.py"
+    name = f"hetdp_pages.{slug}.{stem}"
     with _LOCK:
         mod = sys.modules.get(name)
         if mod is not None and getattr(mod, "__file__", None) == str(path):
@@ -136,7 +141,7 @@ def _figures_module(slug: str) -> ModuleType | None:
 def figures_of(slug: str) -> ModuleType:
     """The ``figures.py`` of the folder ``pages/<slug>/`` by the folder's name (a tool page's, whose figures
     are functions its page, report and notebook call), loaded from its file."""
-    mod = _figures_module(slug)
+    mod = _folder_module(slug)
     if mod is None:
         raise FileNotFoundError(f"pages/{slug}/figures.py not found under {app_root()}")
     return mod
@@ -181,9 +186,17 @@ def _tool_pages(pages: Path) -> tuple[ToolPage, ...]:
     return tuple(sorted(found, key=lambda p: (p.order, p.url)))
 
 
+def cli_modules() -> tuple[ModuleType, ...]:
+    """Every page folder's ``cli.py`` (its own ``hetdp`` verbs), in folder order. Each module has
+    ``register(sub, groups)``: ``sub`` the ``hetdp`` subcommands, ``groups`` the generated command groups
+    by verb (``hetdp sgd …``), so that a page can add a command to a group as well as a verb of its own.
+    It imports nothing heavy at module level: ``hetdp --help`` loads every one."""
+    return tuple(_folder_module(path.parent.name, "cli") for path in sorted((app_root() / "pages").glob("*/cli.py")))
+
+
 def figures_module(page) -> ModuleType | None:
     """The page's ``figures.py``, loaded from its folder (None when it has none)."""
-    return _figures_module(_slug(page))
+    return _folder_module(_slug(page))
 
 
 def figures(page) -> tuple[PageFigure, ...]:

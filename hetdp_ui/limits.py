@@ -65,10 +65,15 @@ def preload() -> list[str]:
     imported here: this runs in the fork-server start thread while the main thread imports the same
     modules (an import in both at once can see a half-initialised module)."""
     import importlib.util
+    import pkgutil
 
     spec = importlib.util.find_spec("hetdp_core")  # a top-level spec: found, not imported
     folder = Path(spec.submodule_search_locations[0]) / "scenarios"
-    names = [f"hetdp_core.scenarios.{p.stem}" for p in sorted(folder.glob("*.py")) if not p.stem.startswith("_")]
+    names = [  # a page's core module is a module or a package (per_user_privacy/ with its solver)
+        f"hetdp_core.scenarios.{m.name}"
+        for m in sorted(pkgutil.iter_modules([str(folder)]), key=lambda m: m.name)
+        if not m.name.startswith("_")
+    ]
     registry = sys.modules.get("hetdp_core.registry")
     if registry is not None:  # pages registered from elsewhere (a plugin), already imported
         names += [m.__name__ for m in list(registry._PAGES.values()) if m.__name__ not in names]

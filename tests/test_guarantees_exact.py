@@ -53,7 +53,7 @@ def test_bounded_laplace_profile_equals_brute_force_integration():
     """The closed-form pair profile against numerical integration of (p_q − e^ε p_q')₊ over [l, u]."""
     b, lo, hi, sens, eps = 1.3, 0.0, 10.0, 1.0, 0.4
     prof = pr.bounded_laplace_profile(eps=eps, b=b, sensitivity=sens, lower=lo, upper=hi)
-    q, qp = prof["q"], prof["q"] + prof["t"]
+    q, qp = prof.q, prof.q + prof.t
 
     def dens(y, c):
         C = mc.bounded_laplace_C(c, b=b, lower=lo, upper=hi)
@@ -65,7 +65,7 @@ def test_bounded_laplace_profile_equals_brute_force_integration():
         )[0]
 
     both = max(excess(u, v) for u, v in ((q, qp), (qp, q)))
-    assert prof["delta"] == pytest.approx(both, rel=1e-6, abs=1e-12)
+    assert prof.delta == pytest.approx(both, rel=1e-6, abs=1e-12)
 
 
 # ------------------------------------------------------------------ defect 1: the mixed noise mechanism
@@ -268,7 +268,7 @@ def test_feature_solver_searches_the_whole_range_when_the_error_is_not_monotone(
 
 # ------------------------------------------------------------------ defect 6: per-user solver precision
 def test_per_user_solver_states_and_reaches_its_precision():
-    from hetdp_core.solve_per_user import PRECISION, solve_per_user
+    from hetdp_core.scenarios.per_user_privacy.solve import PRECISION, solve_per_user
 
     sol = solve_per_user(get("Per_user_privacy").SCENARIO(), target=0.01, metric="mse")
     assert sol.precision <= PRECISION and sol.scale_low <= sol.scale <= sol.scale_high

@@ -131,7 +131,7 @@ def test_mechanism_solver_cli_and_page(capsys):
     ],
 )
 def test_per_user_solver_meets_the_target_and_ten_percent_more_private_does_not(query, target, metric):
-    from hetdp_core.solve_per_user import solve_per_user
+    from hetdp_core.scenarios.per_user_privacy.solve import solve_per_user
 
     pu = get("Per_user_privacy")
     s = pu.SCENARIO.from_query(query)
@@ -145,7 +145,7 @@ def test_per_user_solver_meets_the_target_and_ten_percent_more_private_does_not(
 
 
 def test_per_user_solver_bad_input_and_page(capsys):
-    from hetdp_core.solve_per_user import solve_per_user
+    from hetdp_core.scenarios.per_user_privacy.solve import solve_per_user
 
     pu = get("Per_user_privacy")
     s = pu.SCENARIO.from_query({"trials": "50"})

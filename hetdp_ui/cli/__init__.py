@@ -1,5 +1,7 @@
 """The ``hetdp`` command line: one module per verb (``hetdp_ui/cli/<verb>.py``, each with its
-``cmd_*`` function and a ``register(sub)`` that adds its parser), shared helpers in ``_common``.
+``cmd_*`` function and a ``register(sub)`` that adds its parser), shared helpers in ``_common``. A
+page's own verbs (an older verb kept as an alias of ``hetdp run``, a paper's reproduction) live in its
+folder, ``pages/<slug>/cli.py``, found by :func:`hetdp_ui.folders.cli_modules`.
 ``--json`` prints JSON on stdout. Bad input exits with code 2 and one line on stderr naming the
 parameter; never a traceback.
 
@@ -37,37 +39,34 @@ from hetdp_ui.cli import (
     classroom,
     commands,
     context,
-    hetero,
     ledger,
     lesson,
     meaning,
     notebook,
     package,
-    regression,
     report,
-    reproduce,
     run,
-    sgd,
     solve,
 )
 from hetdp_ui.cli._common import FIGURES, CliError, OneLineParser, write_atomic
 from hetdp_ui.cli.app import app_script
 from hetdp_ui.dask_exec import ClusterError
+from hetdp_ui.folders import cli_modules
 
 __all__ = ["main", "build_parser", "CliError", "write_atomic", "FIGURES", "app_script"]
 
 #: the verbs after the numerics' own (:mod:`hetdp_ui.cli.commands`), in the order ``hetdp --help`` lists them
-VERBS = (regression, run, solve, report, ledger, notebook, package, app, meaning, context, lesson, classroom, reproduce)
+VERBS = (run, solve, report, ledger, notebook, package, app, meaning, context, lesson, classroom)
 
 
 def build_parser() -> argparse.ArgumentParser:
     ap = OneLineParser(prog="hetdp", description="Heterogeneous differential privacy toolkit.")
     sub = ap.add_subparsers(dest="group", required=True)
-    own = commands.register(sub)  # bcdp, zcdp, sgd, mech, hetero: generated from hetdp_core.commands
-    sgd.register_run(own["sgd"])
-    hetero.register_run(own["hetero"])
+    groups = commands.register(sub)  # bcdp, zcdp, sgd, mech, hetero: generated from hetdp_core.commands
     for verb in VERBS:
         verb.register(sub)
+    for page_cli in cli_modules():  # a page's own verbs (pages/<slug>/cli.py): older aliases, reproductions
+        page_cli.register(sub, groups)
     return ap
 
 

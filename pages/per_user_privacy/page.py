@@ -6,7 +6,7 @@ import streamlit as st
 from hetdp_core import hetero as ht
 from hetdp_core.scenario import InputError, split_list
 from hetdp_core.scenarios import per_user_privacy as pu
-from hetdp_core.solve_per_user import solve_per_user
+from hetdp_core.scenarios.per_user_privacy.solve import solve_per_user
 from hetdp_ui import common as ui
 from hetdp_ui.glossary import glossary_markdown, method_label
 

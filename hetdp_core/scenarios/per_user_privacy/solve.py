@@ -1,6 +1,6 @@
 """The Per-user privacy page's accuracy solver: the most private scaling of every finite demand at which
 the chosen algorithm meets an accuracy target, with a 95 % interval and a fresh check.
-:mod:`hetdp_core.solve` re-exports it.
+It lives in the page's core package, next to the scenario (``PAGE_SPEC.solver`` names it).
 """
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._doc import document
-from ._validate import InputError
-from .constraints import Interval
-from .solve import TARGET_MAX, TARGET_MIN, LinkedAnswer, _interval, _smallest_meeting
+from ..._doc import document
+from ..._validate import InputError
+from ...constraints import Interval
+from ...solve import TARGET_MAX, TARGET_MIN, LinkedAnswer, _interval, _smallest_meeting
 
 __all__ = ["SOLVE_TRIALS", "REFINE_TRIALS", "PRECISION", "PerUserSolution", "solve_per_user"]
 
@@ -65,8 +65,8 @@ class PerUserSolution(LinkedAnswer):
 def _simulator(s, x, k, eps0, *, algorithm: str, trials: int):
     """errors_at(scale, seed=None, trials_=None): the simulated releases' errors at demands × scale,
     with common random numbers per seed (the same draws rescaled)."""
-    from . import hetero as ht
-    from .scenarios import per_user_privacy as pu
+    from ... import hetero as ht
+    from .. import per_user_privacy as pu
 
     def errors_at(scale: float, seed=None, trials_: int | None = None) -> np.ndarray:
         e = np.where(np.isfinite(eps0), eps0 * scale, np.inf)
@@ -148,7 +148,7 @@ def _fresh_check(fresh: np.ndarray, metric: str, target: float, beta: float) -> 
 def _problem(s, *, metric: str, algorithm: str | None, upload: bytes | None):
     """(algorithm, values, k, demands, demand fields, lowest and highest scaling): the solver's inputs,
     checked; a scaling keeps the scaled demand fields within the page's range."""
-    from .scenarios import per_user_privacy as pu
+    from .. import per_user_privacy as pu
 
     if metric not in ("pac", "mse"):
         raise InputError(f"metric must be 'pac' (or 'q95', the same (1 − β)-quantile) or 'mse'; got {metric!r}.")
@@ -190,7 +190,7 @@ def solve_per_user(
     reached), then checked with a fresh seed: MSE as mean ± standard error; PAC as the share of
     fresh errors ≤ target, which must reach 1 − β within three binomial standard errors.
     ``progress(fraction, text)`` hears of each stage."""
-    from . import hetero as ht
+    from ... import hetero as ht
 
     target = _TARGET.check("target", target, what=" (error of the published statistic)")
     metric = "pac" if metric == "q95" else metric  # the solve command's name for the (1 − β)-quantile
@@ -251,6 +251,14 @@ def _scaled_query(s, fields: tuple[str, ...], scale: float) -> dict:
     }
     type(s).from_query(q)  # the link reopens a valid scenario
     return q
+
+
+GLOSSARY = """
+s | Scenario | The page's scenario.
+metric | str | Accuracy measure: ``pac`` (the (1 − β)-quantile of the error) or ``mse``.
+algorithm | str or None | The per-user algorithm solved for (default: the scenario's first).
+upload | bytes or None | An uploaded CSV (untrusted), for ``dataset = upload``.
+"""
 
 
 document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

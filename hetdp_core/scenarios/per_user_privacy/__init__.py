@@ -15,15 +15,15 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from .. import hetero as ht
-from .. import scenario as sc
-from .._doc import document
-from ..constraints import SEED, TRIALS, USERS
-from ..datasets import SOURCE_SYNONYMS, SOURCES, data_path
-from ..meaning import Level
-from ..registry import PageSpec
-from ..scenario import Cost, InputError, Interval, Numbers, Options, Result, check_budget, param, table
-from ._common import map_points
+from ... import hetero as ht
+from ... import scenario as sc
+from ..._doc import document
+from ...constraints import SEED, TRIALS, USERS
+from ...datasets import SOURCE_SYNONYMS, SOURCES, data_path
+from ...meaning import Level
+from ...registry import PageSpec
+from ...scenario import Cost, InputError, Interval, Numbers, Options, Result, check_budget, param, table
+from .._common import map_points
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
@@ -36,7 +36,7 @@ PAGE_SPEC = PageSpec(
         "is it, and who pays for it?"
     ),
     upload=True,
-    solver="hetdp_core.solve_per_user:solve_per_user",
+    solver="hetdp_core.scenarios.per_user_privacy.solve:solve_per_user",
     fast_query={"trials": "20", "n": "1000"},
     example_query=(
         "problem=mean&n=2000&demand=groups&shares=0.4,0.6&lows=0.05,1"
@@ -234,7 +234,7 @@ def release_quantiles(s: PerUserPrivacy, res: dict) -> pd.DataFrame:
     info = res[alg][1]
     est, truth = np.asarray(info.estimates, float), np.atleast_1d(np.asarray(info.truth, float))
     est = est.reshape(est.shape[0], -1)
-    from ..meaning import DOT_PROBABILITIES, dot_table
+    from ...meaning import DOT_PROBABILITIES, dot_table
 
     q = np.quantile(est, DOT_PROBABILITIES, axis=0)  # (DOTS, k)
     labels = [f"{alg}: mean"] if s.problem == "mean" else [f"{alg}: bin {j + 1}" for j in range(est.shape[1])]

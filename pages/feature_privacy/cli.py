@@ -1,4 +1,4 @@
-"""``hetdp reproduce``: a paper figure as CSV and a standalone HTML figure."""
+"""``hetdp reproduce``: a figure of the BCDP paper (this page's presets) as CSV and a standalone HTML figure."""
 
 from __future__ import annotations
 
@@ -80,8 +80,8 @@ def cmd_reproduce(a) -> int:
     return 0
 
 
-def register(sub) -> None:
-    """Add this verb's parser to the ``hetdp`` subcommands."""
+def register(sub, groups) -> None:
+    """Add this verb's parser to the ``hetdp`` subcommands (``groups``: not used)."""
     rp = sub.add_parser("reproduce", help="reproduce a paper figure: CSV + standalone HTML")
     rp.add_argument("figure", choices=FIGURES)
     rp.add_argument("--out", required=True, help="output directory")

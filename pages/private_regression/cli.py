@@ -1,4 +1,4 @@
-"""``hetdp regression``: private least squares against its baselines — an alias of ``hetdp run
+"""This page's older verb ``hetdp regression``: private least squares against its baselines — an alias of ``hetdp run
 Private_regression`` (the flags build the page's query; same seeds, same sweep grids)."""
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ def cmd_regression(a) -> int:
     return 0
 
 
-def register(sub) -> None:
-    """Add this verb's parser to the ``hetdp`` subcommands."""
+def register(sub, groups) -> None:
+    """Add this verb's parser to the ``hetdp`` subcommands (``groups``: not used)."""
     rg = sub.add_parser(
         "regression", help="private least squares (Algorithm 2) vs baselines (= run Private_regression)"
     )

@@ -1,5 +1,5 @@
-"""``hetdp hetero run``: per-user privacy, an alias of ``hetdp run Per_user_privacy`` (``hetdp hetero
-weights`` is declared in :mod:`hetdp_core.commands`)."""
+"""This page's older verb ``hetdp hetero run``: per-user privacy, an alias of ``hetdp run
+Per_user_privacy`` (``hetdp hetero weights`` is declared in :mod:`hetdp_core.commands`)."""
 
 from __future__ import annotations
 
@@ -71,9 +71,9 @@ def cmd_hetero_run(a) -> int:
     return 0
 
 
-def register_run(hsub) -> None:
-    """Add ``run`` to the ``hetdp hetero`` commands."""
-    hr = hsub.add_parser("run", help="error samples per algorithm (= run Per_user_privacy)")
+def register(sub, groups) -> None:
+    """Add ``run`` to the ``hetdp hetero`` commands (``groups["hetero"]``, generated from hetdp_core.commands)."""
+    hr = groups["hetero"].add_parser("run", help="error samples per algorithm (= run Per_user_privacy)")
     field_flags(hr, "Per_user_privacy", RUN_FIELDS)
     hr.add_argument("--budget", choices=BUDGET_NAMES, default="page", help="compute budget (see hetdp run)")
     hr.add_argument("--json", action="store_true")

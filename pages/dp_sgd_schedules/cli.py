@@ -1,4 +1,4 @@
-"""``hetdp sgd run``: DP-SGD on the page's examples (``hetdp sgd theta`` is declared in
+"""This page's older verb ``hetdp sgd run``: DP-SGD on the page's examples (``hetdp sgd theta`` is declared in
 :mod:`hetdp_core.commands`)."""
 
 from __future__ import annotations
@@ -58,9 +58,9 @@ def cmd_sgd_run(a) -> int:
 _METHOD = {"dpsgd": "DP-SGD", "sgd": "SGD (no noise)", "gd": "GD (full gradient)"}
 
 
-def register_run(ssub) -> None:
-    """Add ``run`` to the ``hetdp sgd`` commands."""
-    sp = ssub.add_parser("run", help="simulate DP-SGD / SGD / GD on Example 33 or 34 (= run DP_SGD_schedules)")
+def register(sub, groups) -> None:
+    """Add ``run`` to the ``hetdp sgd`` commands (``groups["sgd"]``, generated from hetdp_core.commands)."""
+    sp = groups["sgd"].add_parser("run", help="simulate DP-SGD / SGD / GD on Example 33 or 34 (= run DP_SGD_schedules)")
     sp.add_argument("--schedule", choices=["constant", "poly", "step", "custom"], default="poly")
     sp.add_argument("--rho", type=float, default=0.5, help="learning-rate decay exponent")
     sp.add_argument("--gamma0", type=float, default=0.1)
