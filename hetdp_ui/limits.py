@@ -135,8 +135,14 @@ def start_fork_server_soon() -> None:
     """Start the fork server of the run children now, in a background thread, once per process: it
     imports the numerical stack and every page's scenario module (≈ 1 s of CPU, in its own process), so
     a server's first view finds it ready instead of waiting for it after the page's own imports. What
-    ``ensure_running`` does at a first run anyway, only earlier; later calls do nothing."""
+    ``ensure_running`` does at a first run anyway, only earlier; later calls, and calls in a
+    multiprocessing child, do nothing."""
     global _WARMING
+    if mp.parent_process() is not None:
+        # a multiprocessing child (a benchmark's worker importing a page) may still be bootstrapping, and
+        # starting a process then raises in this thread ("… before the current process has finished its
+        # bootstrapping phase"); its first run starts the fork server when it needs one
+        return
     with _CTX_LOCK:
         if _WARMING:
             return

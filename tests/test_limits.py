@@ -190,6 +190,45 @@ def test_the_fork_server_starts_ahead_once_and_serves_the_runs(tmp_path):
     assert first == later and preloads == "True" and int(checks) > 0
 
 
+CHILD_SCRIPT = """
+import multiprocessing as mp
+import time
+
+from hetdp_ui import limits
+
+limits.start_fork_server_soon()  # a page's first view; a spawned child runs this while it bootstraps
+time.sleep(0.5)  # (the child re-imports this file as __mp_main__ and stays in its bootstrapping meanwhile)
+
+
+def work():
+    print("child ran", flush=True)
+
+
+if __name__ == "__main__":
+    p = mp.get_context("spawn").Process(target=work)
+    p.start()
+    p.join()
+    print("exit", p.exitcode, flush=True)
+"""
+
+
+def test_a_multiprocessing_child_that_imports_a_page_does_not_start_a_fork_server(tmp_path):
+    """make bench printed "Exception in thread hetdp-forkserver-start … RuntimeError: An attempt has been
+    made to start a new process before the current process has finished its bootstrapping phase": a
+    benchmark worker (a spawned child) imported a page, whose first view starts the fork server early. A
+    child leaves that to its first run; the parent still starts it."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    script = tmp_path / "child.py"
+    script.write_text(CHILD_SCRIPT)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0 and out.stdout.split() == ["child", "ran", "exit", "0"], (out.stdout, out.stderr)
+    assert "Traceback" not in out.stderr and "bootstrapping" not in out.stderr, out.stderr
+
+
 KILLED_SERVER_SCRIPT = """
 from hetdp_core.scenarios import get
 from hetdp_ui import limits
