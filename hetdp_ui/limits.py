@@ -138,10 +138,11 @@ def start_fork_server_soon() -> None:
     ``ensure_running`` does at a first run anyway, only earlier; later calls, and calls in a
     multiprocessing child, do nothing."""
     global _WARMING
-    if mp.parent_process() is not None:
+    if mp.current_process().name != "MainProcess":
         # a multiprocessing child (a benchmark's worker importing a page) may still be bootstrapping, and
         # starting a process then raises in this thread ("… before the current process has finished its
-        # bootstrapping phase"); its first run starts the fork server when it needs one
+        # bootstrapping phase"); its first run starts the fork server when it needs one. The child's name
+        # is set first thing in its bootstrapping (parent_process() only after it)
         return
     with _CTX_LOCK:
         if _WARMING:
