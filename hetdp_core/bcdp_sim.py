@@ -31,6 +31,7 @@ from .scenario import LARGE_BUDGET, PAGE_BUDGET
 
 __all__ = [
     "AXES",
+    "error_summary",
     "MAX_CELLS_CLI",
     "MAX_CELLS_PAGE",
     "PRESETS",
@@ -157,7 +158,10 @@ class PointResult:
     extra: dict = field(default_factory=dict)
 
 
-def _summary(errors: np.ndarray) -> dict:
+def error_summary(errors: np.ndarray) -> dict:
+    """Median, quartiles and mean of the errors of a sweep point (its row of a summary table, and the
+    JSON of ``hetdp bcdp mse``)."""
+    errors = np.asarray(errors, float)
     q25, med, q75 = np.quantile(errors, [0.25, 0.5, 0.75])
     return {"median": float(med), "q25": float(q25), "q75": float(q75), "mean": float(errors.mean())}
 
@@ -424,7 +428,7 @@ def sweep(**kwargs) -> tuple[pd.DataFrame, pd.DataFrame]:
                 {
                     axis: v,
                     "method": method,
-                    **_summary(errs),
+                    **error_summary(errs),
                     "exact_mse": exact,
                     "bound_shape": bound,
                     "corollary1": cor,

@@ -140,14 +140,9 @@ class SweepQ(Question):
 
 
 def _errors_block(errs: np.ndarray) -> dict:
-    q25, med, q75 = np.quantile(errs, [0.25, 0.5, 0.75])
-    return {
-        "errors": errs.tolist(),
-        "median": float(med),
-        "q25": float(q25),
-        "q75": float(q75),
-        "mean": float(errs.mean()),
-    }
+    from .bcdp_sim import error_summary
+
+    return {"errors": errs.tolist(), **error_summary(errs)}
 
 
 def _sweep_q(a: SweepQ) -> dict:
