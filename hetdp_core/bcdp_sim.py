@@ -31,7 +31,6 @@ from .scenario import LARGE_BUDGET, PAGE_BUDGET
 
 __all__ = [
     "AXES",
-    "error_summary",
     "MAX_CELLS_CLI",
     "MAX_CELLS_PAGE",
     "PRESETS",
@@ -158,10 +157,9 @@ class PointResult:
     extra: dict = field(default_factory=dict)
 
 
-def error_summary(errors: np.ndarray) -> dict:
-    """Median, quartiles and mean of the errors of a sweep point (its row of a summary table, and the
-    JSON of ``hetdp bcdp mse``)."""
-    errors = np.asarray(errors, float)
+def _summary(errors: np.ndarray) -> dict:
+    """Median, quartiles and mean of a sweep point's per-trial errors (the core's own arrays: its row of a
+    summary table, and the JSON of ``hetdp bcdp mse``)."""
     q25, med, q75 = np.quantile(errors, [0.25, 0.5, 0.75])
     return {"median": float(med), "q25": float(q25), "q75": float(q75), "mean": float(errors.mean())}
 
@@ -428,7 +426,7 @@ def sweep(**kwargs) -> tuple[pd.DataFrame, pd.DataFrame]:
                 {
                     axis: v,
                     "method": method,
-                    **error_summary(errs),
+                    **_summary(errs),
                     "exact_mse": exact,
                     "bound_shape": bound,
                     "corollary1": cor,

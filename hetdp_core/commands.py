@@ -140,9 +140,9 @@ class SweepQ(Question):
 
 
 def _errors_block(errs: np.ndarray) -> dict:
-    from .bcdp_sim import error_summary
+    from .bcdp_sim import _summary  # the sweep's own summary of its arrays
 
-    return {"errors": errs.tolist(), **error_summary(errs)}
+    return {"errors": errs.tolist(), **_summary(errs)}
 
 
 def _sweep_q(a: SweepQ) -> dict:
