@@ -10,6 +10,11 @@
     pages/<slug>/cli.py       optional: the page's own ``hetdp`` verbs beyond ``hetdp run`` (an older
                               verb kept as an alias, a paper's reproduction): ``register(sub, groups)``
                               (:func:`cli_modules`)
+    pages/<slug>/start.toml   optional: the page's first steps on the home page ("New here? Start with…"):
+                              ``[[start]]`` tables — order, who, what, label, query (:func:`first_steps`)
+    pages/<slug>/<other>.py   optional: more Streamlit-free parts of the page, loaded by
+                              :func:`folder_module` (the release ledger's downloads.py: its report,
+                              notebook and decision package)
 
 ``<slug>`` is the page's one name: its URL path in lower case and, for a scenario page, its scenario module
 ``hetdp_core/scenarios/<slug>.py`` (:attr:`hetdp_core.registry.PageSpec.slug`). This module finds a
@@ -47,7 +52,10 @@ __all__ = [
     "page_file",
     "guide_file",
     "figures_module",
+    "folder_module",
     "cli_modules",
+    "FirstStep",
+    "first_steps",
     "figures",
     "figure",
 ]
@@ -114,7 +122,8 @@ def guide_file(page) -> Path:
     return folder(page) / "guide.md"
 
 
-_LOCK = threading.Lock()
+#: re-entrant: a folder module may load another of its folder (the ledger's downloads.py loads its figures.py)
+_LOCK = threading.RLock()
 
 
 def _folder_module(slug: str, stem: str = "figures") -> ModuleType | None:
@@ -138,13 +147,20 @@ def _folder_module(slug: str, stem: str = "figures") -> ModuleType | None:
         return mod
 
 
+def folder_module(slug: str, stem: str) -> ModuleType:
+    """The module ``pages/<slug>/<stem>.py`` of the folder ``pages/<slug>/`` by the folder's name (a tool
+    page's figures, its downloads), loaded from its file once — the same way in a checkout and in an
+    install."""
+    mod = _folder_module(slug, stem)
+    if mod is None:
+        raise FileNotFoundError(f"pages/{slug}/{stem}.py not found under {app_root()}")
+    return mod
+
+
 def figures_of(slug: str) -> ModuleType:
     """The ``figures.py`` of the folder ``pages/<slug>/`` by the folder's name (a tool page's, whose figures
     are functions its page, report and notebook call), loaded from its file."""
-    mod = _folder_module(slug)
-    if mod is None:
-        raise FileNotFoundError(f"pages/{slug}/figures.py not found under {app_root()}")
-    return mod
+    return folder_module(slug, "figures")
 
 
 @dataclass(frozen=True)
@@ -192,6 +208,44 @@ def cli_modules() -> tuple[ModuleType, ...]:
     by verb (``hetdp sgd …``), so that a page can add a command to a group as well as a verb of its own.
     It imports nothing heavy at module level: ``hetdp --help`` loads every one."""
     return tuple(_folder_module(path.parent.name, "cli") for path in sorted((app_root() / "pages").glob("*/cli.py")))
+
+
+@dataclass(frozen=True)
+class FirstStep:
+    """One kind of user's first step, declared by a page in its folder's ``start.toml``: ``who`` the kind of
+    user, ``what`` what they get, ``page`` the URL path it opens (the folder's page), ``label`` the link,
+    ``query`` its query string (a scenario page's ``preset`` is completed with the preset's values by
+    :func:`hetdp_ui.nav.start_links`), ``order`` its place on the home page."""
+
+    order: int
+    who: str
+    what: str
+    page: str
+    label: str
+    query: dict[str, str]
+
+
+def first_steps() -> tuple[FirstStep, ...]:
+    """Every page's first steps (``pages/<slug>/start.toml``), in their declared order."""
+    return _first_steps(app_root() / "pages")
+
+
+@functools.cache
+def _first_steps(pages: Path) -> tuple[FirstStep, ...]:
+    import tomllib
+
+    from hetdp_core.registry import specs
+
+    urls = {s.slug: s.url for s in specs()} | {t.slug: t.url for t in _tool_pages(pages)}
+    found = []
+    for path in sorted(pages.glob("*/start.toml")):
+        if path.parent.name not in urls:
+            raise ValueError(f"{path}: the folder {path.parent.name!r} is not a page (no scenario, no page.toml)")
+        for entry in tomllib.loads(path.read_text(encoding="utf-8"))["start"]:
+            query = {str(k): str(v) for k, v in entry.get("query", {}).items()}
+            fields = {k: entry[k] for k in ("order", "who", "what", "label")}
+            found.append(FirstStep(**fields, page=urls[path.parent.name], query=query))
+    return tuple(sorted(found, key=lambda f: (f.order, f.page)))
 
 
 def figures_module(page) -> ModuleType | None:

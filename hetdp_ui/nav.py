@@ -34,39 +34,16 @@ def tools() -> list[tuple[str, str, str, str, str]]:
     return [(t.file, t.title, t.url, t.icon, t.summary) for t in tool_pages()]
 
 
-#: "new here? start with…": (who, what they get, page, label, query) — one first step per kind of user
-START = (
-    (
-        "Student or instructor",
-        "a lesson: a few steps through a page, each with a question the app checks",
-        "Feature_privacy",
-        "Lesson 1: per-feature privacy",
-        {"lesson": "1-bcdp-feature-privacy", "step": "1"},
-    ),
-    (
-        "Deciding privacy levels",
-        "a whole release plan against a budget, and what each level means for one person",
-        "Release_ledger",
-        "The release ledger",
-        {},
-    ),
-    (
-        "Researcher",
-        "a paper's setup as published, ready to change one parameter",
-        "Feature_privacy",
-        "BCDP paper, Figure 3",
-        {"preset": "Figure 3"},  # the page's preset name; start_links() adds the preset's values
-    ),
-)
-
-
 def start_links() -> list[tuple[str, str, str, str, dict]]:
-    """:data:`START` with each preset's values in its query (a link naming a preset but other values
-    would open as Custom)."""
+    """The home page's "New here? start with…": (who, what they get, page, label, query), one first step per
+    kind of user, each declared by its page (``pages/<slug>/start.toml``, :func:`hetdp_ui.folders.first_steps`),
+    with a preset's values in its query (a link naming a preset but other values would open as Custom)."""
     from hetdp_core.registry import get
+    from hetdp_ui.folders import first_steps
 
     out = []
-    for who, what, page, label, query in START:
+    for step in first_steps():
+        who, what, page, label, query = step.who, step.what, step.page, step.label, dict(step.query)
         if "preset" in query:
             query = {**get(page).PRESETS[query["preset"]].to_query(), **query}
         out.append((who, what, page, label, query))

@@ -1,5 +1,6 @@
-"""A Jupyter notebook for every view (Streamlit-free): the page's button, the ledger's button and
-``hetdp notebook PAGE --query … --out F.ipynb`` / ``hetdp ledger --notebook F.ipynb``.
+"""A Jupyter notebook for every view (Streamlit-free): the page's button and ``hetdp notebook PAGE --query …
+--out F.ipynb`` (the release ledger's notebook, ``hetdp ledger --notebook F.ipynb``, is built in its folder,
+``pages/release_ledger/downloads.py``, from :func:`notebook_of`, :data:`INSTALL` and :data:`CHECK`).
 
 The notebook recomputes the view with hetdp's public API — the scenario from its query, the page's
 one ``run``, its tables, its guarantee checks and its figures — and runs top to bottom in a fresh
@@ -12,10 +13,11 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["page_notebook", "ledger_notebook", "notebook_bytes"]
+__all__ = ["page_notebook", "notebook_of", "notebook_bytes", "INSTALL", "CHECK"]
 
 
-def _nb(cells):
+def notebook_of(cells):
+    """A validated notebook of ``cells``: ``("md", text)`` or ``("code", source)`` pairs, in order."""
     import nbformat
     from nbformat import v4
 
@@ -169,7 +171,7 @@ def page_notebook(
         *_plan_a_cells(mod, pin),
         *_closing_cells(page, keys),
     ]
-    return _nb(cells)
+    return notebook_of(cells)
 
 
 def _plan_a_cells(mod, pin: str | None) -> list[tuple[str, str]]:
@@ -195,69 +197,3 @@ def _plan_a_cells(mod, pin: str | None) -> list[tuple[str, str]]:
             "compare(key_numbers(page, result_a), key_numbers(page, result))",
         ),
     ]
-
-
-def ledger_notebook(result):
-    """The notebook of a release ledger: the plan's TOML, the ledger at the same δ, FPR and budget, its
-    tables and figures."""
-    import hetdp_core
-    from hetdp_core.ledger import plan_toml
-
-    toml_text = plan_toml(result.plan)
-    cells = [
-        (
-            "md",
-            "# Release ledger\n\n**The question.** What does the whole plan of releases cost each group of "
-            f"people, and is that acceptable?\n\nThis notebook recomputes the ledger with hetdp "
-            f"{hetdp_core.__version__}'s public API. Every number equals `hetdp ledger --plan plan.toml --delta "
-            f"{result.delta!r} --fpr {result.fpr!r}"
-            + (f" --budget {result.budget!r}" if result.budget is not None else "")
-            + f" --json` with this plan.\n\n{INSTALL}",
-        ),
-        ("code", CHECK),
-        (
-            "code",
-            "import json\n\nimport pandas as pd\n\nfrom hetdp_core.ledger import ledger, parse_plan\n\n"
-            f"PLAN = {toml_text!r}\n"
-            "plan = parse_plan(PLAN)\n"
-            f"result = ledger(plan, delta={result.delta!r}, budget={result.budget!r}, fpr={result.fpr!r})",
-        ),
-        (
-            "md",
-            "## Total privacy loss per group\n\nEach group's headline is the smallest of the four valid bounds "
-            "(and the accountant that gave it); the budget and the risk read it.",
-        ),
-        ("code", "pd.DataFrame(result.headline)"),
-        ("code", "pd.DataFrame(result.totals).pivot(index='group', columns='accountant', values='epsilon')"),
-        ("md", "## In attack terms\n\nThe most an attack catches at the chosen false-positive rate, per group."),
-        ("code", "pd.DataFrame(result.risk)"),
-        ("md", "## Among real deployments\n\nEach group's headline total among real deployments' levels."),
-        (
-            "code",
-            "from hetdp_core.deployments import CAVEAT\n"
-            "from hetdp_ui.context_figures import deployments_strip\n\n"
-            "placed = result.placements()\n"
-            "for p in placed:\n    print(p.sentence, p.caution)\n"
-            "print(CAVEAT)\n"
-            "deployments_strip(placed).show()",
-        ),
-        ("md", "## What each release spends, per group"),
-        ("code", "pd.DataFrame(result.spend)"),
-        ("md", "## Figures"),
-        (
-            "code",
-            "from hetdp_ui.folders import figures_of\n"
-            "from hetdp_ui.risk_figures import curves_figure\n\n"
-            "ledger = figures_of('release_ledger')  # the ledger page's figures (pages/release_ledger/figures.py)\n"
-            "ledger.totals_figure(result.totals, budget=result.budget, headline=result.headline).show()\n"
-            "ledger.spend_figure(result.spend).show()\n"
-            "curves_figure(pd.DataFrame(result.curves), fpr=result.fpr, title='The whole plan', legend='group').show()",
-        ),
-        ("md", "## The numbers, as `hetdp ledger --json` gives them"),
-        (
-            "code",
-            "print(json.dumps({'headline': result.headline, 'ledger': result.totals, 'risk': result.risk}, "
-            "default=float))",
-        ),
-    ]
-    return _nb(cells)

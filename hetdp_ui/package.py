@@ -5,7 +5,9 @@ Contents: ``README.md`` (what was decided, the link, how to re-run it), ``report
 report), ``notebook.ipynb`` (the view's notebook, executed when nbclient and a Python kernel are
 installed — the ``package`` extra — otherwise unexecuted, as its README says), ``recompute.py`` (a plain
 script that recomputes the key tables and prints them as JSON, the numbers ``hetdp run --json`` gives),
-``tables/*.csv`` (every table) and ``scenario.toml`` or ``plan.toml`` (the question itself).
+``tables/*.csv`` (every table) and ``scenario.toml`` or ``plan.toml`` (the question itself). A release
+plan's package is built in the ledger's folder (``pages/release_ledger/downloads.py``) from this module's
+shared parts: :func:`add_entry`, :func:`execute_notebook`, :func:`readme_text`, :func:`placement_lines`.
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ import json
 import platform
 import zipfile
 
+__all__ = ["page_package", "add_entry", "execute_notebook", "readme_text", "placement_lines"]
+
 #: a zip entry's timestamp: fixed (the date the package was made is in its README, once)
 _STAMP = (2020, 1, 1, 0, 0, 0)
 
 
-def _add(z: zipfile.ZipFile, name: str, data: str | bytes) -> None:
+def add_entry(z: zipfile.ZipFile, name: str, data: str | bytes) -> None:
+    """Write one file into the package: text as UTF-8, with a fixed timestamp (equal packages, equal bytes)."""
     info = zipfile.ZipInfo(name, date_time=_STAMP)
     info.compress_type = zipfile.ZIP_DEFLATED
     z.writestr(info, data.encode("utf-8") if isinstance(data, str) else data)
@@ -31,7 +36,7 @@ def _toml_string(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _execute(nb) -> tuple[object, str]:
+def execute_notebook(nb) -> tuple[object, str]:
     """(the notebook executed in a fresh kernel, how) — or unexecuted with the reason when nbclient or a
     kernel is not installed (the ``package`` extra)."""
     try:
@@ -89,7 +94,11 @@ print(json.dumps(plain({{k: tables[k].to_dict(orient="records") for k in KEY_TAB
 '''
 
 
-def _readme(title: str, question: str, summary: list[str], link: str, rerun: list[str], extra: list[str], how_nb: str):
+def readme_text(
+    *, title: str, question: str, summary: list[str], link: str, rerun: list[str], extra: list[str], how_nb: str
+) -> str:
+    """The package's README.md: what was decided (``summary``), ``extra`` sections, the link that reopens it,
+    how to re-run it (``rerun``) and what the package holds (``how_nb``: whether its notebook was executed)."""
     import hetdp_core
 
     today = _dt.date.today().isoformat()
@@ -125,7 +134,8 @@ def _readme(title: str, question: str, summary: list[str], link: str, rerun: lis
     return "\n".join(lines)
 
 
-def _placement_lines(placed) -> list[str]:
+def placement_lines(placed) -> list[str]:
+    """A README's section placing the levels among real deployments (none when nothing is placed)."""
     from hetdp_core.deployments import CAVEAT
 
     if not placed:
@@ -153,84 +163,30 @@ def page_package(page: str, query: str, *, app_url: str = "http://localhost:8501
     link = f"{app_url.rstrip('/')}/{page}?{q}"
     nb, how_nb = page_notebook(page, q, app_url=app_url), "not executed"
     if execute:
-        nb, how_nb = _execute(nb)
+        nb, how_nb = execute_notebook(nb)
     toml = "\n".join(
         [f"page = {_toml_string(page)}", f"query = {_toml_string(q)}", "", "[scenario]"]
         + [f"{k} = {_toml_string(v)}" for k, v in scenario.to_query().items()]
     )
-    readme = _readme(
-        mod.PAGE_SPEC.title,
-        mod.QUESTION,
-        list(in_short(result)),
-        link,
-        [
+    readme = readme_text(
+        title=mod.PAGE_SPEC.title,
+        question=mod.QUESTION,
+        summary=list(in_short(result)),
+        link=link,
+        rerun=[
             f"On the command line: `hetdp run {page} --query '{q}' --json`",
             "With Python: `python recompute.py` (prints the key tables as JSON)",
         ],
-        _placement_lines(placement_of(levels_of(result))),
-        how_nb,
+        extra=placement_lines(placement_of(levels_of(result))),
+        how_nb=how_nb,
     )
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
-        _add(z, "README.md", readme)
-        _add(z, "report.html", build_report(page, scenario, result, app_url=app_url))
-        _add(z, "notebook.ipynb", notebook_bytes(nb))
-        _add(z, "recompute.py", _recompute_script(page, q, keys))
-        _add(z, "scenario.toml", toml + "\n")
+        add_entry(z, "README.md", readme)
+        add_entry(z, "report.html", build_report(page, scenario, result, app_url=app_url))
+        add_entry(z, "notebook.ipynb", notebook_bytes(nb))
+        add_entry(z, "recompute.py", _recompute_script(page, q, keys))
+        add_entry(z, "scenario.toml", toml + "\n")
         for name, df in tables.items():
-            _add(z, f"tables/{name}.csv", df.to_csv(index=False))
-    return buf.getvalue()
-
-
-def ledger_package(result, *, app_url: str = "http://localhost:8501", execute: bool = True) -> bytes:
-    """The decision package of a release plan (a :class:`hetdp_core.ledger.LedgerResult`)."""
-    import pandas as pd
-
-    from hetdp_core.ledger import plan_toml
-    from hetdp_ui.notebook import ledger_notebook, notebook_bytes
-    from hetdp_ui.report import build_ledger_report
-
-    toml_text = plan_toml(result.plan)
-    flags = f"--delta {result.delta!r} --fpr {result.fpr!r}" + (
-        f" --budget {result.budget!r}" if result.budget is not None else ""
-    )
-    summary = [
-        f"{'everyone' if h['group'] == 'all' else h['group']}: headline ε = {h['epsilon']:.4g} at δ = {result.delta:g} "
-        f"by {h['how']}" + (f"; reserve {h['reserve']:+.4g}" if result.budget is not None else "")
-        for h in result.headline
-    ] + [f"{r['group']}: {r['in words']}" for r in result.risk]
-    nb, how_nb = ledger_notebook(result), "not executed"
-    if execute:
-        nb, how_nb = _execute(nb)
-    placed = result.placements()
-    script = f'''"""Recompute the release ledger of plan.toml and print its headline, totals and risk as JSON (the
-numbers of `hetdp ledger --plan plan.toml {flags} --json`). Needs hetdp installed in this Python."""
-
-import json
-from pathlib import Path
-
-from hetdp_core.ledger import ledger, parse_plan
-
-plan = parse_plan((Path(__file__).resolve().parent / "plan.toml").read_bytes())
-result = ledger(plan, delta={result.delta!r}, budget={result.budget!r}, fpr={result.fpr!r})
-print(json.dumps({{"headline": result.headline, "ledger": result.totals, "risk": result.risk}}, default=float))
-'''
-    readme = _readme(
-        "Release ledger",
-        "What does the whole plan of releases cost each group of people, and is that acceptable?",
-        summary,
-        f"{app_url.rstrip('/')}/Release_ledger",
-        [f"On the command line: `hetdp ledger --plan plan.toml {flags} --json`", "With Python: `python recompute.py`"],
-        _placement_lines(placed),
-        how_nb,
-    )
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as z:
-        _add(z, "README.md", readme)
-        _add(z, "report.html", build_ledger_report(result, app_url=app_url))
-        _add(z, "notebook.ipynb", notebook_bytes(nb))
-        _add(z, "recompute.py", script)
-        _add(z, "plan.toml", toml_text)
-        for name, rows in result.tables().items():
-            _add(z, f"tables/{name}.csv", pd.DataFrame(rows).to_csv(index=False))
+            add_entry(z, f"tables/{name}.csv", df.to_csv(index=False))
     return buf.getvalue()

@@ -4,7 +4,9 @@ The file opens offline: plotly.js is embedded once, every figure is interactive.
 page's question, the parameter table, the guarantee checks, the figures, what the privacy levels
 mean for a person (for a stated prior), the link that reopens the same view in the app, and the
 software versions and seed. The page's "Download a report" button and ``hetdp report PAGE --query
-… --out FILE.html`` call :func:`build_report` with the same scenario and result.
+… --out FILE.html`` call :func:`build_report` with the same scenario and result. The release ledger's
+report is built in its folder (``pages/release_ledger/downloads.py``) from this module's stylesheet,
+tables and figure blocks.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ import pandas as pd
 import plotly
 import plotly.graph_objects as go
 
-__all__ = ["report_figures", "build_report", "build_ledger_report", "write_static"]
+#: also the parts a tool page's own report is built from (the release ledger's, in its folder):
+#: ``CSS``, :func:`html_table`, :func:`figure_html`, :func:`context_html`
+__all__ = ["report_figures", "build_report", "write_static", "CSS", "html_table", "figure_html", "context_html"]
 
 
 def report_figures(page: str, scenario, result, *, placed=None) -> list[tuple[str, go.Figure]]:
@@ -44,8 +48,9 @@ def report_figures(page: str, scenario, result, *, placed=None) -> list[tuple[st
     return figs
 
 
-def _context_html(placed) -> list[str]:
-    """The sentences placing the levels among real deployments, the cautions and the caveat."""
+def context_html(placed) -> list[str]:
+    """A report's HTML placing the levels among real deployments: the sentences, the cautions and the
+    caveat (nothing when nothing is placed)."""
     from hetdp_core.deployments import CAVEAT
 
     if not placed:
@@ -86,7 +91,8 @@ def write_static(page: str, scenario, result, *, out_dir, fmt: str = "png") -> l
     return paths
 
 
-def _table(rows: list[dict], *, digits: int = 5) -> str:
+def html_table(rows: list[dict], *, digits: int = 5) -> str:
+    """Rows (dicts with the same keys) as an HTML table, numbers to ``digits`` significant digits."""
     if not rows:
         return "<p>(none)</p>"
     cols = list(rows[0])
@@ -161,7 +167,7 @@ def _bold(text: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
 
 
-def _figure_html(fig: go.Figure, div_id: str, *, first: bool) -> str:
+def figure_html(fig: go.Figure, div_id: str, *, first: bool) -> str:
     """A figure of a report and its summary in words; the first figure carries plotly.js."""
     from hetdp_ui.figcache import summary_text
 
@@ -169,121 +175,6 @@ def _figure_html(fig: go.Figure, div_id: str, *, first: bool) -> str:
         fig.to_html(full_html=False, include_plotlyjs=first, div_id=div_id, config={"displaylogo": False})
         + f"<p class='small'>Chart in words: {html.escape(summary_text(fig))}</p>"
     )
-
-
-def _ledger_tables(result):
-    """(totals by accountant with the headline, headline per group, the plan's rows) for the report."""
-    from hetdp_core.ledger import ACCOUNTANTS
-
-    totals = pd.DataFrame(result.totals)
-    wide = totals.pivot(index="group", columns="accountant", values="epsilon")[list(ACCOUNTANTS)].reset_index()
-    heads = {r["group"]: r for r in result.headline}
-    wide.insert(1, "headline ε", [heads[g]["epsilon"] for g in wide["group"]])
-    wide.insert(2, "by", [heads[g]["accountant"] for g in wide["group"]])
-    plan_rows = [
-        {
-            "release": r.name,
-            "noise": r.mechanism if r.link else f"{r.mechanism} {r.noise:g}",
-            "view": r.link or "",
-            "repeat": r.repeat,
-            "whom it touches": ", ".join(r.groups),
-        }
-        for r in result.plan.releases
-    ]
-    return wide, heads, plan_rows
-
-
-def _budget_html(budget: float, heads: dict) -> str:
-    """The budget verdict, judged by each group's headline."""
-    over = [g for g, h in heads.items() if h["over budget"]]
-    return (
-        f"<p><b>Budget ε = {budget:g}</b> (judged by each group's headline). "
-        + (
-            f"Over budget: {html.escape(', '.join(over))}."
-            if over
-            else f"Within budget for every group; smallest reserve {min(h['reserve'] for h in heads.values()):.3g}."
-        )
-        + "</p>"
-    )
-
-
-def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> str:
-    """A standalone HTML report of a release ledger (the page's button and ``hetdp ledger --report``):
-    the plan, each group's totals by the four accountants, the budget, the risk in attack terms and
-    its trade-off curves, who pays what, the plan's TOML and the link that reopens it."""
-    from urllib.parse import urlencode
-
-    import hetdp_core
-    from hetdp_core.ledger import plan_toml
-    from hetdp_ui.context_figures import deployments_strip
-    from hetdp_ui.folders import figures_of
-    from hetdp_ui.risk_figures import curves_figure
-
-    ledger = figures_of("release_ledger")  # the ledger page's own figures
-
-    ledger_placed = result.placements()
-    toml_text = plan_toml(result.plan)
-    q = {"delta": repr(result.delta), "fpr": repr(result.fpr), "plan": toml_text}
-    if result.budget is not None:
-        q["budget"] = repr(result.budget)
-    link = f"{app_url.rstrip('/')}/Release_ledger?{urlencode(q)}"
-    wide, heads, plan_rows = _ledger_tables(result)
-    parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>hetdp report — Release ledger"
-        f"</title><style>{CSS}</style></head><body>",
-        "<h1>hetdp report — Release ledger</h1>",
-        "<p><b>The question.</b> What does the whole plan of releases cost each group of people, and is that "
-        "acceptable?</p>",
-        "<h2>The plan</h2>",
-        _table(plan_rows),
-        f"<h2>Total privacy loss per group (δ = {result.delta:.0e})</h2>",
-        _table(wide.to_dict(orient="records")),
-        "<p class='small'>All four accountants are valid upper bounds; each group's headline is the smallest of "
-        "them, and the budget verdict and the risk read it.</p><ul>",
-        *(
-            f"<li><b>{html.escape(g)}</b>: headline ε = {h['epsilon']:.4g} by {html.escape(h['how'])}.</li>"
-            for g, h in heads.items()
-        ),
-        "</ul>",
-    ]
-    if result.budget is not None:
-        parts.append(_budget_html(result.budget, heads))
-    parts += [
-        f"<h2>In attack terms (false-positive rate {100 * result.fpr:g} %)</h2><ul>",
-        *(
-            f"<li><b>{html.escape(r['group'])}</b>: {html.escape(r['in words'])}; maximal advantage "
-            f"{r['max advantage']:.3g}</li>"
-            for r in result.risk
-        ),
-        "</ul>",
-        *_context_html(ledger_placed),
-        _figure_html(
-            ledger.totals_figure(result.totals, budget=result.budget, headline=result.headline), "fig0", first=True
-        ),
-        _figure_html(ledger.spend_figure(result.spend), "fig1", first=False),
-        _figure_html(
-            curves_figure(
-                pd.DataFrame(result.curves),
-                fpr=result.fpr,
-                title="The whole plan: what an attacker can do",
-                legend="group",
-            ),
-            "fig2",
-            first=False,
-        ),
-        *([_figure_html(deployments_strip(ledger_placed), "fig3", first=False)] if ledger_placed else []),
-        "<h2>How to reopen this plan</h2>",
-        f"<p>In the app: <a href='{html.escape(link)}'>the Release ledger with this plan</a>. On the command line: "
-        f"<code>hetdp ledger --plan plan.toml --delta {result.delta!r} --fpr {result.fpr!r}"
-        + (f" --budget {result.budget!r}" if result.budget is not None else "")
-        + "</code> with this "
-        "plan.toml:</p>",
-        f"<pre>{html.escape(toml_text)}</pre>",
-        f"<p class='small'>hetdp {hetdp_core.__version__}; plotly {plotly.__version__}; Python "
-        f"{platform.python_version()}.</p>",
-        "</body></html>",
-    ]
-    return "\n".join(parts)
 
 
 def _plan_a_html(mod, scenario, result, plan_a) -> list[str]:
@@ -303,11 +194,11 @@ def _plan_a_html(mod, scenario, result, plan_a) -> list[str]:
     parts = [
         "<h2>Plan A (pinned) vs plan B (this view)</h2>",
         "<p>What differs between the two plans:</p>",
-        _table(diff),
+        html_table(diff),
     ]
     parts += [
         "<p>Every guarantee and accuracy figure of both plans, with the difference B − A:</p>",
-        _table(compare(key_numbers(mod, ra), key_numbers(mod, result)).to_dict(orient="records")),
+        html_table(compare(key_numbers(mod, ra), key_numbers(mod, result)).to_dict(orient="records")),
     ]
     return parts
 
@@ -326,7 +217,7 @@ def _key_results_html(mod, result) -> list[str]:
                 if len(df) > KEY_ROWS
                 else ""
             )
-            parts += [f"<h3>{html.escape(k)}{note}</h3>", _table(df.head(KEY_ROWS).to_dict(orient="records"))]
+            parts += [f"<h3>{html.escape(k)}{note}</h3>", html_table(df.head(KEY_ROWS).to_dict(orient="records"))]
     return parts
 
 
@@ -359,8 +250,8 @@ def _meaning_html(mt: pd.DataFrame, prior: float, placed: list) -> list[str]:
             for lev, words, adv in zip(mt["level"], mt["risk in words"], mt["max advantage"])
         ),
         "</ul>",
-        _table(mt.drop(columns=["in words", "risk in words"]).to_dict(orient="records")),
-        *_context_html(placed),
+        html_table(mt.drop(columns=["in words", "risk in words"]).to_dict(orient="records")),
+        *context_html(placed),
         "<p class='small'>The trade-off curves and the strip of real deployments are the last figures below.</p>",
     ]
 
@@ -431,11 +322,11 @@ def build_report(
         f"<span class='small'>On the command line: <code>hetdp run {page} --query "
         f"'{html.escape(scenario.query_string())}'</code></span></p>",
         "<h2>Parameters</h2>",
-        _table(_parameters(scenario)),
+        html_table(_parameters(scenario)),
     ]
     parts.append("<h2>Figures</h2>")
     for i, (name, fig) in enumerate(report_figures(page, scenario, res if mt is not None else result, placed=placed)):
-        parts += [f"<h3>{html.escape(name)}</h3>", _figure_html(fig, f"fig{i}", first=i == 0)]
+        parts += [f"<h3>{html.escape(name)}</h3>", figure_html(fig, f"fig{i}", first=i == 0)]
     seed = scenario.to_query().get("seed", "—")
     parts += [
         "<h2>Provenance</h2>",

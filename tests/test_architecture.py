@@ -62,8 +62,9 @@ def test_core_imports_no_ui(path):
 
 #: the page scripts: each page folder's page.py
 PAGE_SCRIPTS = sorted((ROOT / "pages").glob("*/page.py"))
-#: each page folder's figures (Streamlit-free plotly builders, like hetdp_ui's) and its own CLI verbs
-PAGE_FIGURES = sorted((ROOT / "pages").glob("*/figures.py")) + sorted((ROOT / "pages").glob("*/cli.py"))
+#: every other module of a page folder: its figures (Streamlit-free plotly builders, like hetdp_ui's), its
+#: own CLI verbs, and any other part (the release ledger's downloads)
+PAGE_FIGURES = sorted(p for p in (ROOT / "pages").glob("*/*.py") if p.name != "page.py")
 
 
 @pytest.mark.parametrize("name", STREAMLIT_FREE_UI)
@@ -74,7 +75,7 @@ def test_figures_and_cli_are_streamlit_free(name):
 @pytest.mark.parametrize("path", PAGE_FIGURES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_a_page_folders_figures_are_streamlit_free(path):
     """A page's figures.py draws from a result with plotly and hetdp_ui's shared builders, never Streamlit;
-    its cli.py (the page's own hetdp verbs) runs without a server either."""
+    its cli.py (the page's own hetdp verbs) and any other module of the folder run without a server either."""
     assert "streamlit" not in imports(path)
 
 

@@ -84,6 +84,9 @@ def test_a_ledger_package_reruns_to_the_same_headline(tmp_path, capsys):
 def test_bad_package_requests_are_named(tmp_path, capsys):
     assert main(["package", "Release_ledger", "--out", str(tmp_path / "x.zip")]) == 2
     assert "--plan: give the plan" in capsys.readouterr().err
+    # the ledger's package flags come from its folder (pages/release_ledger/cli.py); "ledger" is its short name
+    assert main(["package", "ledger", "--plan", str(tmp_path / "none.toml"), "--out", str(tmp_path / "x.zip")]) == 2
+    assert "--plan: file" in capsys.readouterr().err and not (tmp_path / "x.zip").exists()
     assert main(["package", "Feature_privacy", "--query", "trials=5", "--out", str(tmp_path / "x.txt")]) == 2
     assert ".zip" in capsys.readouterr().err
     assert main(["package", "Feature_privacy", "--query", "q=7", "--out", str(tmp_path / "x.zip")]) == 2

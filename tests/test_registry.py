@@ -88,6 +88,10 @@ def test_optional_parts_are_declared_hooks(tiny):
         registry.hook(tiny, "level")
 
 
+#: a page folder's optional files: its own CLI verbs, its first steps on the home page
+OPTIONAL = ("cli.py", "start.toml")
+
+
 @pytest.mark.parametrize("spec", registry.specs(), ids=lambda s: s.url)
 def test_every_spec_matches_its_files(spec):
     from hetdp_ui import folders
@@ -96,7 +100,7 @@ def test_every_spec_matches_its_files(spec):
     assert mod.__name__ == f"hetdp_core.scenarios.{spec.slug}"  # one name: module, folder, topic, lower-case URL
     folder = ROOT / "pages" / spec.slug
     files = sorted(p.name for p in folder.iterdir() if p.is_file())
-    assert folders.folder(spec.url) == folder and [f for f in files if f != "cli.py"] == [  # cli.py: optional
+    assert folders.folder(spec.url) == folder and [f for f in files if f not in OPTIONAL] == [
         "figures.py",
         "guide.md",
         "page.py",
@@ -251,16 +255,10 @@ def test_set_flags_are_the_scenarios_inputs(capsys):
 #: one of these naming another page, fails the test below; an entry that no longer names its page too.
 NAMED_ELSEWHERE = {
     "app.py": ({"Docs"}, "the home page links the documentation"),
-    "hetdp_ui/nav.py": (
-        {"Docs", "Feature_privacy", "Release_ledger"},
-        "doc_link opens the documentation page; START's first steps per kind of user",
-    ),
+    "hetdp_ui/nav.py": ({"Docs"}, "doc_link opens the documentation page"),
     "hetdp_ui/lesson_panel.py": ({"Class", "Lessons"}, "a lesson step links back to its lesson list and class"),
     "pages/lessons/page.py": ({"Class"}, "a lesson can be taught live on the Class page"),
     "hetdp_ui/classroom/store.py": ({"Class"}, "a class session's join link opens the Class page"),
-    "hetdp_ui/report.py": ({"Release_ledger"}, "the ledger's report (hetdp ledger --report and the page)"),
-    "hetdp_ui/package.py": ({"Release_ledger"}, "the ledger's decision package"),
-    "hetdp_ui/cli/package.py": ({"Release_ledger"}, "hetdp package takes the ledger's plan flags"),
     "benchmarks/run.py": ({"Feature_privacy", "Per_user_privacy"}, "the benchmarks' fixed workloads"),
     "benchmarks/load.py": ({"Feature_privacy", "Groupwise_zCDP"}, "the load tool's default heavy and light views"),
     "benchmarks/faults.py": ({"Mechanism_lab"}, "the fault runs' default view"),
@@ -349,3 +347,26 @@ def test_the_single_name_guard_sees_imports_links_and_own_folders(tmp_path):
     assert _names_in_code(f, None, names) == {"Feature_privacy"}
     f.write_text('"""Only the docstring: Feature_privacy."""\n')
     assert _names_in_code(f, None, names) == set()
+
+
+def test_a_page_declares_its_first_steps_in_its_folder(tiny, tmp_path):
+    """The home page's first steps come from each page's ``start.toml`` (its URL path from the registry), in
+    their declared order; a ``start.toml`` in a folder that is no page is refused."""
+    from hetdp_ui import folders, nav
+
+    pages = tmp_path / "pages"
+    (pages / "tiny_page").mkdir(parents=True)
+    (pages / "tiny_page" / "start.toml").write_text(
+        '[[start]]\norder = 0\nwho = "Anyone"\nwhat = "a tiny view"\nlabel = "Tiny"\nquery = { n = 3 }\n'
+    )
+    step = folders.FirstStep(
+        order=0, who="Anyone", what="a tiny view", page="Tiny_page", label="Tiny", query={"n": "3"}
+    )
+    assert folders._first_steps(pages) == (step,)
+    other = tmp_path / "other"
+    (other / "not_a_page").mkdir(parents=True)
+    (other / "not_a_page" / "start.toml").write_text('[[start]]\norder = 0\nwho = "x"\nwhat = "x"\nlabel = "x"\n')
+    with pytest.raises(ValueError, match="'not_a_page' is not a page"):
+        folders._first_steps(other)
+    # the app's own: one first step per kind of user, in order, each opening a page of the app
+    assert [who for who, *_ in nav.start_links()] == ["Student or instructor", "Deciding privacy levels", "Researcher"]

@@ -148,7 +148,9 @@ def test_the_report_reads_as_the_page_does(tmp_path, capsys):
 
 def test_the_ledger_report_names_each_headline_and_its_accountant(tmp_path):
     from hetdp_core.ledger import ledger, parse_plan
-    from hetdp_ui.report import build_ledger_report
+    from hetdp_ui.folders import folder_module
+
+    build_ledger_report = folder_module("release_ledger", "downloads").build_ledger_report
 
     r = ledger(parse_plan((ROOT / "data" / "plans" / "census-and-survey.toml").read_text()), delta=1e-6, budget=3)
     text = build_ledger_report(r)

@@ -1,6 +1,7 @@
 """The ``hetdp`` command line: one module per verb (``hetdp_ui/cli/<verb>.py``, each with its
 ``cmd_*`` function and a ``register(sub)`` that adds its parser), shared helpers in ``_common``. A
-page's own verbs (an older verb kept as an alias of ``hetdp run``, a paper's reproduction) live in its
+page's own verbs (an older verb kept as an alias of ``hetdp run``, a paper's reproduction, the release
+ledger's ``hetdp ledger`` and its package flags) live in its
 folder, ``pages/<slug>/cli.py``, found by :func:`hetdp_ui.folders.cli_modules`.
 ``--json`` prints JSON on stdout. Bad input exits with code 2 and one line on stderr naming the
 parameter; never a traceback.
@@ -34,20 +35,7 @@ for _var in BLAS_DEFAULTS:
     os.environ[_var] = "1"
 
 from hetdp_core._validate import InputError
-from hetdp_ui.cli import (
-    app,
-    classroom,
-    commands,
-    context,
-    ledger,
-    lesson,
-    meaning,
-    notebook,
-    package,
-    report,
-    run,
-    solve,
-)
+from hetdp_ui.cli import app, classroom, commands, context, lesson, meaning, notebook, package, report, run, solve
 from hetdp_ui.cli._common import FIGURES, CliError, OneLineParser, write_atomic
 from hetdp_ui.cli.app import app_script
 from hetdp_ui.dask_exec import ClusterError
@@ -56,7 +44,7 @@ from hetdp_ui.folders import cli_modules
 __all__ = ["main", "build_parser", "CliError", "write_atomic", "FIGURES", "app_script"]
 
 #: the verbs after the numerics' own (:mod:`hetdp_ui.cli.commands`), in the order ``hetdp --help`` lists them
-VERBS = (run, solve, report, ledger, notebook, package, app, meaning, context, lesson, classroom)
+VERBS = (run, solve, report, notebook, package, app, meaning, context, lesson, classroom)
 
 
 def build_parser() -> argparse.ArgumentParser:

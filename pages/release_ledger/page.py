@@ -36,14 +36,13 @@ from hetdp_ui.common import (
     solver_answer,
     target_tpr_input,
 )
-from hetdp_ui.folders import figures_of
+from hetdp_ui.folders import figures_of, folder_module
 from hetdp_ui.nav import doc_link, sidebar_nav
-from hetdp_ui.notebook import ledger_notebook, notebook_bytes
-from hetdp_ui.package import ledger_package
-from hetdp_ui.report import build_ledger_report
+from hetdp_ui.notebook import notebook_bytes
 from hetdp_ui.risk_figures import curves_figure
 
 figures = figures_of("release_ledger")  # this folder's figures.py
+downloads = folder_module("release_ledger", "downloads")  # its report, notebook and decision package
 
 st.set_page_config(
     page_title="Release ledger — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
@@ -360,7 +359,7 @@ d4, d5, _ = st.columns(3)
 with d4:
     st.download_button(
         "Download a report (HTML)",
-        data=lambda: build_ledger_report(result, app_url=app_base_url("Release_ledger")).encode(),
+        data=lambda: downloads.build_ledger_report(result, app_url=app_base_url("Release_ledger")).encode(),
         file_name="hetdp-ledger-report.html",
         mime="text/html",
         key="ledger_report",
@@ -370,7 +369,7 @@ with d4:
 with d5:
     st.download_button(
         "Download a notebook (Jupyter)",
-        data=lambda: notebook_bytes(ledger_notebook(result)),
+        data=lambda: notebook_bytes(downloads.ledger_notebook(result)),
         file_name="hetdp-ledger.ipynb",
         mime="application/x-ipynb+json",
         key="ledger_notebook",
@@ -380,7 +379,7 @@ with d5:
 decision_button(
     "ledger_decision",
     f"{toml_text}|{delta!r}|{fpr!r}|{budget!r}",
-    lambda: ledger_package(result, app_url=app_base_url("Release_ledger")),
+    lambda: downloads.ledger_package(result, app_url=app_base_url("Release_ledger")),
     file_name="hetdp-ledger-decision.zip",
 )
 st.caption(

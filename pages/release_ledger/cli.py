@@ -1,4 +1,5 @@
-"""``hetdp ledger``: what a plan of releases costs each group, its risk, report and notebook."""
+"""The release ledger's verbs: ``hetdp ledger`` (what a plan of releases costs each group, its risk, report
+and notebook) and ``hetdp package release_ledger --plan FILE`` (its decision package)."""
 
 from __future__ import annotations
 
@@ -43,14 +44,17 @@ def _print_ledger(a, result, compared, solved) -> None:
 def _write_files(a, result) -> None:
     """``--report``, ``--notebook`` and ``--csv``: each written atomically."""
     if a.report:
-        from hetdp_ui.report import build_ledger_report
+        from hetdp_ui.folders import folder_module
 
+        build_ledger_report = folder_module("release_ledger", "downloads").build_ledger_report
         out = output_path(a.report, what="--report", suffixes=(".html", ".htm"))
         write_atomic(out, build_ledger_report(result), what="--report")
         print(f"wrote {out}", file=sys.stderr)
     if a.notebook:
-        from hetdp_ui.notebook import ledger_notebook, notebook_bytes
+        from hetdp_ui.folders import folder_module
+        from hetdp_ui.notebook import notebook_bytes
 
+        ledger_notebook = folder_module("release_ledger", "downloads").ledger_notebook
         out = output_path(a.notebook, what="--notebook", suffixes=(".ipynb",))
         write_atomic(out, notebook_bytes(ledger_notebook(result)), what="--notebook")
         print(f"wrote {out}", file=sys.stderr)
@@ -128,8 +132,39 @@ def _limited_levels(link: str):
     return run_limited(scenario.PAGE, scenario, start="fork").tables().get("privacy_meaning")
 
 
-def register(sub) -> None:
-    """Add this verb's parser to the ``hetdp`` subcommands."""
+def package_ledger(a) -> bytes:
+    """``hetdp package release_ledger --plan FILE [--delta D --budget B --fpr F]``: the plan's decision package."""
+    from hetdp_core.ledger import ledger, parse_plan
+    from hetdp_ui.folders import folder_module
+
+    if not a.plan:
+        raise CliError("--plan: give the plan (TOML) to package, e.g. data/plans/census-and-survey.toml.")
+    path = Path(a.plan)
+    if not path.is_file():
+        raise CliError(f"--plan: file {path} not found. Give a plan file (TOML).")
+    result = ledger(
+        parse_plan(path.read_bytes()),
+        delta=a.delta,
+        budget=a.budget,
+        fpr=a.fpr,
+        levels_of=functools.cache(_limited_levels),
+    )
+    downloads = folder_module("release_ledger", "downloads")
+    return downloads.ledger_package(result, app_url=a.app_url, execute=not a.no_execute)
+
+
+def register(sub, groups) -> None:
+    """Add ``hetdp ledger`` to the ``hetdp`` subcommands, and this page's plan flags to ``hetdp package``
+    (``groups``, the generated command groups, are not used here)."""
+    from hetdp_ui.cli.package import add_packager
+
+    pk = add_packager(sub, ("release_ledger", "ledger"), package_ledger)
+    plan = pk.add_argument_group("the release ledger (hetdp package release_ledger --plan FILE)")
+    plan.add_argument("--plan", default=None, metavar="FILE", help="the plan (TOML)")
+    plan.add_argument("--delta", type=float, default=1e-6, help="the δ of every total")
+    plan.add_argument("--budget", type=float, default=None, help="the ε the plan may spend")
+    plan.add_argument("--fpr", type=float, default=0.01, help="the attack false-positive rate")
+
     lg = sub.add_parser("ledger", help="a release plan's total privacy loss per group (basic, zCDP, RDP, PLD)")
     lg.add_argument("--plan", required=True, metavar="FILE", help="the plan (TOML): [[release]] tables, see README")
     lg.add_argument("--delta", type=float, default=1e-6, help="the δ at which every total is read (default 1e-6)")

@@ -1,0 +1,255 @@
+"""The release ledger's downloads: its report (HTML), its notebook and its decision package (zip) — the
+page's buttons, ``hetdp ledger --report/--notebook`` and ``hetdp package release_ledger --plan FILE``.
+
+Streamlit-free; built from :mod:`hetdp_ui.report`'s, :mod:`hetdp_ui.notebook`'s and
+:mod:`hetdp_ui.package`'s shared parts (the stylesheet, tables, figures, the package's README and
+entries), the same as every scenario page's downloads.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import platform
+import zipfile
+
+import pandas as pd
+import plotly
+
+from hetdp_ui import notebook, package, report
+from hetdp_ui.folders import figures_of
+
+__all__ = ["build_ledger_report", "ledger_notebook", "ledger_package"]
+
+figures = figures_of("release_ledger")  # this folder's figures.py
+
+
+def _ledger_tables(result):
+    """(totals by accountant with the headline, headline per group, the plan's rows) for the report."""
+    from hetdp_core.ledger import ACCOUNTANTS
+
+    totals = pd.DataFrame(result.totals)
+    wide = totals.pivot(index="group", columns="accountant", values="epsilon")[list(ACCOUNTANTS)].reset_index()
+    heads = {r["group"]: r for r in result.headline}
+    wide.insert(1, "headline ε", [heads[g]["epsilon"] for g in wide["group"]])
+    wide.insert(2, "by", [heads[g]["accountant"] for g in wide["group"]])
+    plan_rows = [
+        {
+            "release": r.name,
+            "noise": r.mechanism if r.link else f"{r.mechanism} {r.noise:g}",
+            "view": r.link or "",
+            "repeat": r.repeat,
+            "whom it touches": ", ".join(r.groups),
+        }
+        for r in result.plan.releases
+    ]
+    return wide, heads, plan_rows
+
+
+def _budget_html(budget: float, heads: dict) -> str:
+    """The budget verdict, judged by each group's headline."""
+    over = [g for g, h in heads.items() if h["over budget"]]
+    return (
+        f"<p><b>Budget ε = {budget:g}</b> (judged by each group's headline). "
+        + (
+            f"Over budget: {html.escape(', '.join(over))}."
+            if over
+            else f"Within budget for every group; smallest reserve {min(h['reserve'] for h in heads.values()):.3g}."
+        )
+        + "</p>"
+    )
+
+
+def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> str:
+    """A standalone HTML report of a release ledger (the page's button and ``hetdp ledger --report``):
+    the plan, each group's totals by the four accountants, the budget, the risk in attack terms and
+    its trade-off curves, who pays what, the plan's TOML and the link that reopens it."""
+    from urllib.parse import urlencode
+
+    import hetdp_core
+    from hetdp_core.ledger import plan_toml
+    from hetdp_ui.context_figures import deployments_strip
+    from hetdp_ui.risk_figures import curves_figure
+
+    ledger_placed = result.placements()
+    toml_text = plan_toml(result.plan)
+    q = {"delta": repr(result.delta), "fpr": repr(result.fpr), "plan": toml_text}
+    if result.budget is not None:
+        q["budget"] = repr(result.budget)
+    link = f"{app_url.rstrip('/')}/Release_ledger?{urlencode(q)}"
+    wide, heads, plan_rows = _ledger_tables(result)
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>hetdp report — Release ledger"
+        f"</title><style>{report.CSS}</style></head><body>",
+        "<h1>hetdp report — Release ledger</h1>",
+        "<p><b>The question.</b> What does the whole plan of releases cost each group of people, and is that "
+        "acceptable?</p>",
+        "<h2>The plan</h2>",
+        report.html_table(plan_rows),
+        f"<h2>Total privacy loss per group (δ = {result.delta:.0e})</h2>",
+        report.html_table(wide.to_dict(orient="records")),
+        "<p class='small'>All four accountants are valid upper bounds; each group's headline is the smallest of "
+        "them, and the budget verdict and the risk read it.</p><ul>",
+        *(
+            f"<li><b>{html.escape(g)}</b>: headline ε = {h['epsilon']:.4g} by {html.escape(h['how'])}.</li>"
+            for g, h in heads.items()
+        ),
+        "</ul>",
+    ]
+    if result.budget is not None:
+        parts.append(_budget_html(result.budget, heads))
+    parts += [
+        f"<h2>In attack terms (false-positive rate {100 * result.fpr:g} %)</h2><ul>",
+        *(
+            f"<li><b>{html.escape(r['group'])}</b>: {html.escape(r['in words'])}; maximal advantage "
+            f"{r['max advantage']:.3g}</li>"
+            for r in result.risk
+        ),
+        "</ul>",
+        *report.context_html(ledger_placed),
+        report.figure_html(
+            figures.totals_figure(result.totals, budget=result.budget, headline=result.headline), "fig0", first=True
+        ),
+        report.figure_html(figures.spend_figure(result.spend), "fig1", first=False),
+        report.figure_html(
+            curves_figure(
+                pd.DataFrame(result.curves),
+                fpr=result.fpr,
+                title="The whole plan: what an attacker can do",
+                legend="group",
+            ),
+            "fig2",
+            first=False,
+        ),
+        *([report.figure_html(deployments_strip(ledger_placed), "fig3", first=False)] if ledger_placed else []),
+        "<h2>How to reopen this plan</h2>",
+        f"<p>In the app: <a href='{html.escape(link)}'>the Release ledger with this plan</a>. On the command line: "
+        f"<code>hetdp ledger --plan plan.toml --delta {result.delta!r} --fpr {result.fpr!r}"
+        + (f" --budget {result.budget!r}" if result.budget is not None else "")
+        + "</code> with this "
+        "plan.toml:</p>",
+        f"<pre>{html.escape(toml_text)}</pre>",
+        f"<p class='small'>hetdp {hetdp_core.__version__}; plotly {plotly.__version__}; Python "
+        f"{platform.python_version()}.</p>",
+        "</body></html>",
+    ]
+    return "\n".join(parts)
+
+
+def ledger_package(result, *, app_url: str = "http://localhost:8501", execute: bool = True) -> bytes:
+    """The decision package of a release plan (a :class:`hetdp_core.ledger.LedgerResult`)."""
+    from hetdp_core.ledger import plan_toml
+
+    toml_text = plan_toml(result.plan)
+    flags = f"--delta {result.delta!r} --fpr {result.fpr!r}" + (
+        f" --budget {result.budget!r}" if result.budget is not None else ""
+    )
+    summary = [
+        f"{'everyone' if h['group'] == 'all' else h['group']}: headline ε = {h['epsilon']:.4g} at δ = {result.delta:g} "
+        f"by {h['how']}" + (f"; reserve {h['reserve']:+.4g}" if result.budget is not None else "")
+        for h in result.headline
+    ] + [f"{r['group']}: {r['in words']}" for r in result.risk]
+    nb, how_nb = ledger_notebook(result), "not executed"
+    if execute:
+        nb, how_nb = package.execute_notebook(nb)
+    placed = result.placements()
+    script = f'''"""Recompute the release ledger of plan.toml and print its headline, totals and risk as JSON (the
+numbers of `hetdp ledger --plan plan.toml {flags} --json`). Needs hetdp installed in this Python."""
+
+import json
+from pathlib import Path
+
+from hetdp_core.ledger import ledger, parse_plan
+
+plan = parse_plan((Path(__file__).resolve().parent / "plan.toml").read_bytes())
+result = ledger(plan, delta={result.delta!r}, budget={result.budget!r}, fpr={result.fpr!r})
+print(json.dumps({{"headline": result.headline, "ledger": result.totals, "risk": result.risk}}, default=float))
+'''
+    readme = package.readme_text(
+        title="Release ledger",
+        question="What does the whole plan of releases cost each group of people, and is that acceptable?",
+        summary=summary,
+        link=f"{app_url.rstrip('/')}/Release_ledger",
+        rerun=[
+            f"On the command line: `hetdp ledger --plan plan.toml {flags} --json`",
+            "With Python: `python recompute.py`",
+        ],
+        extra=package.placement_lines(placed),
+        how_nb=how_nb,
+    )
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        package.add_entry(z, "README.md", readme)
+        package.add_entry(z, "report.html", build_ledger_report(result, app_url=app_url))
+        package.add_entry(z, "notebook.ipynb", notebook.notebook_bytes(nb))
+        package.add_entry(z, "recompute.py", script)
+        package.add_entry(z, "plan.toml", toml_text)
+        for name, rows in result.tables().items():
+            package.add_entry(z, f"tables/{name}.csv", pd.DataFrame(rows).to_csv(index=False))
+    return buf.getvalue()
+
+
+def ledger_notebook(result):
+    """The notebook of a release ledger: the plan's TOML, the ledger at the same δ, FPR and budget, its
+    tables and figures."""
+    import hetdp_core
+    from hetdp_core.ledger import plan_toml
+
+    toml_text = plan_toml(result.plan)
+    cells = [
+        (
+            "md",
+            "# Release ledger\n\n**The question.** What does the whole plan of releases cost each group of "
+            f"people, and is that acceptable?\n\nThis notebook recomputes the ledger with hetdp "
+            f"{hetdp_core.__version__}'s public API. Every number equals `hetdp ledger --plan plan.toml --delta "
+            f"{result.delta!r} --fpr {result.fpr!r}"
+            + (f" --budget {result.budget!r}" if result.budget is not None else "")
+            + f" --json` with this plan.\n\n{notebook.INSTALL}",
+        ),
+        ("code", notebook.CHECK),
+        (
+            "code",
+            "import json\n\nimport pandas as pd\n\nfrom hetdp_core.ledger import ledger, parse_plan\n\n"
+            f"PLAN = {toml_text!r}\n"
+            "plan = parse_plan(PLAN)\n"
+            f"result = ledger(plan, delta={result.delta!r}, budget={result.budget!r}, fpr={result.fpr!r})",
+        ),
+        (
+            "md",
+            "## Total privacy loss per group\n\nEach group's headline is the smallest of the four valid bounds "
+            "(and the accountant that gave it); the budget and the risk read it.",
+        ),
+        ("code", "pd.DataFrame(result.headline)"),
+        ("code", "pd.DataFrame(result.totals).pivot(index='group', columns='accountant', values='epsilon')"),
+        ("md", "## In attack terms\n\nThe most an attack catches at the chosen false-positive rate, per group."),
+        ("code", "pd.DataFrame(result.risk)"),
+        ("md", "## Among real deployments\n\nEach group's headline total among real deployments' levels."),
+        (
+            "code",
+            "from hetdp_core.deployments import CAVEAT\n"
+            "from hetdp_ui.context_figures import deployments_strip\n\n"
+            "placed = result.placements()\n"
+            "for p in placed:\n    print(p.sentence, p.caution)\n"
+            "print(CAVEAT)\n"
+            "deployments_strip(placed).show()",
+        ),
+        ("md", "## What each release spends, per group"),
+        ("code", "pd.DataFrame(result.spend)"),
+        ("md", "## Figures"),
+        (
+            "code",
+            "from hetdp_ui.folders import figures_of\n"
+            "from hetdp_ui.risk_figures import curves_figure\n\n"
+            "ledger = figures_of('release_ledger')  # the ledger page's figures (pages/release_ledger/figures.py)\n"
+            "ledger.totals_figure(result.totals, budget=result.budget, headline=result.headline).show()\n"
+            "ledger.spend_figure(result.spend).show()\n"
+            "curves_figure(pd.DataFrame(result.curves), fpr=result.fpr, title='The whole plan', legend='group').show()",
+        ),
+        ("md", "## The numbers, as `hetdp ledger --json` gives them"),
+        (
+            "code",
+            "print(json.dumps({'headline': result.headline, 'ledger': result.totals, 'risk': result.risk}, "
+            "default=float))",
+        ),
+    ]
+    return notebook.notebook_of(cells)
