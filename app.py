@@ -6,7 +6,7 @@ import streamlit as st
 
 from hetdp_core.sources import SOURCES
 from hetdp_ui import nav as _nav
-from hetdp_ui.nav import app_link, pages, sidebar_nav, start_links, tools
+from hetdp_ui.nav import app_link, doc_link, pages, sidebar_nav, start_links, tools
 
 
 def home() -> None:
@@ -54,7 +54,7 @@ def home() -> None:
     )
     st.markdown("**Sources**\n\n" + "\n".join(f"- {s.citation()} — {', '.join(s.pages)}" for s in SOURCES))
     st.caption("Where a source is wrong we fix it and say so:")
-    app_link("Docs", "Corrections to the papers", icon=":material/menu_book:", query_params={"topic": "corrections"})
+    doc_link("corrections", "Corrections to the papers")
 
 
 st.set_page_config(

@@ -53,6 +53,10 @@ import load  # noqa: E402
 from load import Browser, Disconnected, Run  # noqa: E402
 
 from hetdp_core.lessons import bundled_lesson  # noqa: E402
+from hetdp_ui.folders import LIVE_CLASS, page_for  # noqa: E402
+
+#: the Class page's URL path (the page playing the live-class role)
+CLASS = page_for(LIVE_CLASS).url
 
 LESSON = "1-bcdp-feature-privacy"
 ROOT = Path(__file__).resolve().parents[1]
@@ -131,7 +135,7 @@ async def class_student(url: str, code: str, i: int, lesson, tally: Tally, arriv
         try:
             async with Browser(url) as b:
                 if token is None:
-                    run = await b.run("Class", f"code={code}")
+                    run = await b.run(CLASS, f"code={code}")
                     tally.note(run, expected_errors=("The class database is not reachable",))
                     if "class_name" not in run.widgets:  # the database is down: the student reloads
                         tally.not_recorded += 1
@@ -140,7 +144,7 @@ async def class_student(url: str, code: str, i: int, lesson, tally: Tally, arriv
                     await asyncio.sleep(rnd.uniform(*THINK))
                     w = run.widgets
                     run = await b.run(
-                        "Class",
+                        CLASS,
                         f"code={code}",
                         [(w["class_name"][0], {"string_value": name}), (w["class_join"][0], {"trigger_value": True})],
                     )
@@ -197,7 +201,7 @@ async def instructor(url: str, code: str, key: str, tally: Tally, stop: asyncio.
     while not stop.is_set():
         try:
             async with Browser(url) as b:
-                first = await b.run("Class", query)
+                first = await b.run(CLASS, query)
                 tally.note(first)
                 fragment = first.auto_rerun
                 if fragment is None:
@@ -205,7 +209,7 @@ async def instructor(url: str, code: str, key: str, tally: Tally, stop: asyncio.
                     return
                 while not stop.is_set():
                     await asyncio.sleep(3)
-                    run = await b.run("Class", query, fragment=fragment, auto=True)
+                    run = await b.run(CLASS, query, fragment=fragment, auto=True)
                     tally.refresh.append(run.seconds)
                     tally.note(run)
         except Disconnected:

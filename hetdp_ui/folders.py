@@ -6,7 +6,8 @@
     pages/<slug>/figures.py   its figures: FIGURES, one list that the page and its report both draw from
     pages/<slug>/guide.md     its documentation (the app's Documentation page and the documentation site)
     pages/<slug>/page.toml    a page that is not a scenario (lessons, the ledger, the class, the docs):
-                              its menu entry — url, title, icon, summary, order (:func:`tool_pages`)
+                              its menu entry — url, title, icon, summary, order (:func:`tool_pages`) —
+                              and the role it plays for other pages' links, if any (:func:`page_for`)
     pages/<slug>/cli.py       optional: the page's own ``hetdp`` verbs beyond ``hetdp run`` (an older
                               verb kept as an alias, a paper's reproduction): ``register(sub, groups)``
                               (:func:`cli_modules`)
@@ -45,6 +46,11 @@ __all__ = [
     "PageFigure",
     "ToolPage",
     "tool_pages",
+    "ROLES",
+    "DOCUMENTATION",
+    "LESSON_LIST",
+    "LIVE_CLASS",
+    "page_for",
     "figures_of",
     "installed_app",
     "app_root",
@@ -163,17 +169,28 @@ def figures_of(slug: str) -> ModuleType:
     return folder_module(slug, "figures")
 
 
+#: the roles a page that is not a scenario can play for the rest of the app, each declared by the one page
+#: playing it (``role`` in its ``page.toml``): links go to the page of a role (:func:`page_for`), so that no
+#: other file names that page
+DOCUMENTATION = "documentation"  # opens a documentation topic: ?topic=<name>
+LESSON_LIST = "lesson list"  # where a finished lesson returns to
+LIVE_CLASS = "live class"  # a class session: ?code=… (student), &key=… (instructor), ?teach=<lesson id>
+ROLES = (DOCUMENTATION, LESSON_LIST, LIVE_CLASS)
+
+
 @dataclass(frozen=True)
 class ToolPage(PageName):
     """A page that is not a scenario (lessons, the release ledger, the class, the documentation), declared by
     its folder's ``page.toml``: ``url`` its URL path, ``title`` and ``icon`` its menu entry, ``summary`` its
-    line on the home page, ``order`` its place among these pages."""
+    line on the home page, ``order`` its place among these pages, ``role`` what it does for the rest of the
+    app (one of :data:`ROLES`, or None)."""
 
     url: str
     title: str
     icon: str
     summary: str
     order: int
+    role: str | None = None
 
     @property
     def guide(self) -> Path | None:
@@ -192,14 +209,32 @@ def tool_pages() -> tuple[ToolPage, ...]:
 def _tool_pages(pages: Path) -> tuple[ToolPage, ...]:
     import tomllib
 
-    found = []
+    found, roles = [], {}
     for path in sorted(pages.glob("*/page.toml")):
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-        page = ToolPage(**{k: data[k] for k in ("url", "title", "icon", "summary", "order")})
+        page = ToolPage(**{k: data[k] for k in ("url", "title", "icon", "summary", "order")}, role=data.get("role"))
         if page.slug != path.parent.name:
             raise ValueError(f"{path}: url {page.url!r} must be the folder's name {path.parent.name!r} in any case")
+        if page.role is not None and page.role not in ROLES:
+            raise ValueError(f"{path}: role {page.role!r} is not one of {', '.join(map(repr, ROLES))}")
+        if page.role in roles:
+            raise ValueError(f"{path}: role {page.role!r} is already {roles[page.role]}'s; one page per role")
+        roles[page.role] = page.url
         found.append(page)
     return tuple(sorted(found, key=lambda p: (p.order, p.url)))
+
+
+def page_for(role: str) -> ToolPage:
+    """The page that plays ``role`` (one of :data:`ROLES`), as its ``page.toml`` declares: a link to the
+    documentation, back to the lesson list or into a class goes to ``page_for(role).url``."""
+    return _page_for(app_root() / "pages", role)
+
+
+def _page_for(pages: Path, role: str) -> ToolPage:
+    for page in _tool_pages(pages):
+        if page.role == role:
+            return page
+    raise LookupError(f"no page plays the role {role!r}: one page's page.toml must say role = {role!r}")
 
 
 def cli_modules() -> tuple[ModuleType, ...]:

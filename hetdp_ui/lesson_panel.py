@@ -18,6 +18,7 @@ from streamlit.errors import StreamlitAPIException
 from hetdp_core.lessons import Lesson, bundled_lesson, step_scenario
 from hetdp_core.scenario import InputError
 from hetdp_ui import class_panel
+from hetdp_ui.folders import LESSON_LIST, LIVE_CLASS, page_for
 from hetdp_ui.nav import doc_link, file_of
 from hetdp_ui.state import ScenarioState
 
@@ -185,8 +186,9 @@ def lesson_panel(state: ScenarioState) -> None:
             st.session_state.pop(AT, None)
             st.session_state["_lesson_finished"] = lesson.id
             if in_class:
-                _switch("Class", {"code": in_class[0], "me": in_class[1]}, "Lesson finished.")
-            _switch("Lessons", {}, "Lesson finished: open the Lessons page for the next one.")
+                _switch(page_for(LIVE_CLASS).url, {"code": in_class[0], "me": in_class[1]}, "Lesson finished.")
+            lessons = page_for(LESSON_LIST)
+            _switch(lessons.url, {}, f"Lesson finished: open the {lessons.title} page for the next one.")
         else:
             go(lesson, k + 1, page)
     if in_class:

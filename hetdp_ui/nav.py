@@ -126,13 +126,15 @@ def doc_link(topic: str, label: str = "Full notes: formulas, corrections to the 
     app's Documentation page; a plain link where Streamlit cannot resolve pages (a page file run on
     its own). Inside a lesson the topic opens in a new tab, so the side trip keeps the student's
     lesson, step and sliders where they were (no Back button needed)."""
-    query = {"topic": page_doc(topic) or topic}
+    from hetdp_ui.folders import DOCUMENTATION, page_for
+
+    query, docs_page = {"topic": page_doc(topic) or topic}, page_for(DOCUMENTATION)
     if st.query_params.get("lesson"):
         from urllib.parse import urlencode
 
-        st.link_button(label + " (opens in a new tab)", f"Docs?{urlencode(query)}", icon=":material/menu_book:")
+        st.link_button(label + " (opens in a new tab)", f"{docs_page.url}?{urlencode(query)}", icon=docs_page.icon)
         return
-    app_link("Docs", label, icon=":material/menu_book:", query_params=query)
+    app_link(docs_page.url, label, icon=docs_page.icon, query_params=query)
 
 
 def app_link(page: str, label: str, *, icon: str, query_params: dict) -> None:

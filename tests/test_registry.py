@@ -254,15 +254,9 @@ def test_set_flags_are_the_scenarios_inputs(capsys):
 #: must (every other file finds pages through the registry and the folders). A new file naming a page, or
 #: one of these naming another page, fails the test below; an entry that no longer names its page too.
 NAMED_ELSEWHERE = {
-    "app.py": ({"Docs"}, "the home page links the documentation"),
-    "hetdp_ui/nav.py": ({"Docs"}, "doc_link opens the documentation page"),
-    "hetdp_ui/lesson_panel.py": ({"Class", "Lessons"}, "a lesson step links back to its lesson list and class"),
-    "pages/lessons/page.py": ({"Class"}, "a lesson can be taught live on the Class page"),
-    "hetdp_ui/classroom/store.py": ({"Class"}, "a class session's join link opens the Class page"),
     "benchmarks/run.py": ({"Feature_privacy", "Per_user_privacy"}, "the benchmarks' fixed workloads"),
     "benchmarks/load.py": ({"Feature_privacy", "Groupwise_zCDP"}, "the load tool's default heavy and light views"),
     "benchmarks/faults.py": ({"Mechanism_lab"}, "the fault runs' default view"),
-    "benchmarks/class_load.py": ({"Class"}, "the class load test drives the Class page"),
 }
 
 
@@ -370,3 +364,35 @@ def test_a_page_declares_its_first_steps_in_its_folder(tiny, tmp_path):
         folders._first_steps(other)
     # the app's own: one first step per kind of user, in order, each opening a page of the app
     assert [who for who, *_ in nav.start_links()] == ["Student or instructor", "Deciding privacy levels", "Researcher"]
+
+
+def test_links_to_the_documentation_lessons_and_class_go_to_the_page_playing_that_role(tmp_path):
+    """A page that is not a scenario declares the role it plays for other pages' links (``role`` in its
+    page.toml); the links find it by role, so only its own folder names it. One page per role, known roles
+    only, and a role no page plays is a clear error."""
+    from hetdp_ui import folders
+    from hetdp_ui.classroom.store import links
+
+    assert {r: folders.page_for(r).slug for r in folders.ROLES} == {
+        folders.DOCUMENTATION: "docs",
+        folders.LESSON_LIST: "lessons",
+        folders.LIVE_CLASS: "class",
+    }
+    assert links("http://h/", "ABC", "k") == {
+        "student": f"http://h/{folders.page_for(folders.LIVE_CLASS).url}?code=ABC",
+        "instructor": f"http://h/{folders.page_for(folders.LIVE_CLASS).url}?code=ABC&key=k",
+    }
+    entry = 'url = "{url}"\ntitle = "t"\nicon = "i"\nsummary = "s"\norder = 1\nrole = "{role}"\n'
+    for name, pages, error in (
+        ("twice", {"a": folders.DOCUMENTATION, "b": folders.DOCUMENTATION}, "one page per role"),
+        ("unknown", {"a": "helpdesk"}, "'helpdesk' is not one of"),
+    ):
+        for slug, role in pages.items():
+            (tmp_path / name / slug).mkdir(parents=True)
+            (tmp_path / name / slug / "page.toml").write_text(entry.format(url=slug.upper(), role=role))
+        with pytest.raises(ValueError, match=error):
+            folders._tool_pages(tmp_path / name)
+    (tmp_path / "none" / "a").mkdir(parents=True)
+    (tmp_path / "none" / "a" / "page.toml").write_text(entry.format(url="A", role=folders.LESSON_LIST))
+    with pytest.raises(LookupError, match="no page plays the role 'live class'"):
+        folders._page_for(tmp_path / "none", folders.LIVE_CLASS)

@@ -34,6 +34,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from hetdp_core._validate import InputError
 from hetdp_core.lessons import Lesson, Question, bundled_lesson
+from hetdp_ui.folders import LIVE_CLASS, page_for
 
 from . import db
 from .db import TABLES, utcnow
@@ -495,10 +496,10 @@ EXPORT_COLUMNS = (
 
 def links(base_url: str, code: str, key: str | None = None) -> dict[str, str]:
     """The student link (what the QR code holds) and, with ``key``, the instructor's link."""
-    base = base_url.rstrip("/")
-    out = {"student": f"{base}/Class?code={code}"}
+    page = f"{base_url.rstrip('/')}/{page_for(LIVE_CLASS).url}"
+    out = {"student": f"{page}?code={code}"}
     if key is not None:
-        out["instructor"] = f"{base}/Class?code={code}&key={key}"
+        out["instructor"] = f"{page}?code={code}&key={key}"
     return out
 
 

@@ -6,6 +6,7 @@ import streamlit as st
 
 from hetdp_core.lessons import MAX_LESSON_BYTES, check_lesson, lesson_ids, parse_lesson
 from hetdp_core.scenario import InputError
+from hetdp_ui.folders import LIVE_CLASS, page_for
 from hetdp_ui.lesson_panel import AT, PREVIEWS, cached_lesson, score_line
 from hetdp_ui.nav import doc_link, open_page, sidebar_nav
 
@@ -61,7 +62,7 @@ for lesson in map(cached_lesson, lesson_ids()):
             icon=":material/groups:",
             help="start a class session: students join with a code, you see their answers live",
         ):
-            open_page("Class", {"teach": lesson.id})
+            open_page(page_for(LIVE_CLASS).url, {"teach": lesson.id})
 
 st.subheader("Write your own")
 st.markdown(
