@@ -11,6 +11,7 @@ import tomllib
 import zipfile
 
 import nbformat
+import pytest
 from conftest import ROOT, strict_json
 from streamlit.testing.v1 import AppTest
 from test_wheel import _same
@@ -107,3 +108,17 @@ def test_the_decision_buttons_build_the_zip_on_request():
     assert not ledger.exception and "Download the decision (zip)" in [
         d.proto.label for d in ledger.get("download_button")
     ]
+
+
+def test_a_page_adds_its_packager_only_after_hetdp_package_exists():
+    """add_packager is for a folder's cli.py, called after the verbs: before, it is a programming error
+    (RuntimeError), not an input error with exit code 2."""
+    import argparse
+
+    from hetdp_ui.cli.package import add_packager, register
+
+    sub = argparse.ArgumentParser().add_subparsers()
+    with pytest.raises(RuntimeError, match="hetdp package is not registered yet"):
+        add_packager(sub, ["x"], lambda a: b"")
+    register(sub)
+    assert add_packager(sub, ["My-Page"], len).get_default("packagers") == {"my_page": len}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Iterable
 
-from hetdp_ui.cli._common import CliError, output_path, write_atomic
+from hetdp_ui.cli._common import output_path, write_atomic
 
 __all__ = ["cmd_package", "register", "add_packager"]
 
@@ -39,8 +39,8 @@ def add_packager(sub, names: Iterable[str], build: Callable[[argparse.Namespace]
     """Let a page that is not a scenario package its own input: ``hetdp package NAME …`` with NAME one of
     ``names`` (lower case, ``_`` for ``-``) returns ``build(a)``, the zip's bytes. Returns the ``package``
     parser, for the page's own flags (call it from the page folder's ``cli.py``, after :func:`register`)."""
-    if "package" not in sub.choices:
-        raise CliError("add_packager: register hetdp package first")
+    if "package" not in sub.choices:  # a programming error (a folder's cli.py registered too early), not input
+        raise RuntimeError("add_packager: hetdp package is not registered yet; call it after register(sub)")
     pk = sub.choices["package"]
     pk.get_default("packagers").update(dict.fromkeys((_key(n) for n in names), build))
     return pk
