@@ -9,9 +9,10 @@ suite does not afford (the suite runs one small version of each).
   the other worker finish without a stall (none waits a minute for a key the dead worker was
   computing), a crowd started right after the kill finishes completely (nginx routes around the dead
   worker), and the worker is back (healthy) within seconds.
-* **heavy** — ``--heavy`` users open different uncached heavy Mechanism-lab views at once on one
-  server. Promise: the server's resident memory, children included, stays under ``--cap-gib``; every
-  user gets a result or a "busy" message, never an exception.
+* **heavy** — ``--heavy`` users open different uncached heavy views at once on one server (the view a
+  page's ``bench.toml`` names as ``fault_heavy_query``: Mechanism lab's). Promise: the server's resident
+  memory, children included, stays under ``--cap-gib``; every user gets a result or a "busy" message,
+  never an exception.
 * **cache** — two workers share the result cache; after a warm-up every cache file is truncated or
   overwritten with random bytes, then a crowd opens the same views again. Promise: no exception, every
   view finishes (a corrupt entry is a miss and is recomputed).
@@ -129,12 +130,15 @@ def kill_rounds(users: int, rounds: int = 3) -> dict:
 
 
 def heavy_users(users: int, cap_gib: float) -> dict:
+    from workloads import workloads
+
+    page, query = workloads().fault_heavy  # the page's own heavy view (pages/<slug>/bench.toml)
     port = load.free_port()
     proc = load.start_server(port)
     url = f"http://127.0.0.1:{port}"
     try:
         with load.PeakRSS(proc.pid) as mem:
-            views = load.arun(load.crowd(url, "Mechanism_lab", [f"trials=5000&n=10000&seed={i}" for i in range(users)]))
+            views = load.arun(load.crowd(url, page, [f"{query}&seed={i}" for i in range(users)]))
     finally:
         proc.terminate()
         proc.wait(10)

@@ -10,7 +10,7 @@ Without ``--url`` the tool starts its own server with the production settings of
 measure the server's CPU time per view (from ``/proc/<pid>/stat``).
 
     python benchmarks/load.py                       # the standard suite; writes results/load.json
-    python benchmarks/load.py --users 50 --page Feature_privacy --distinct
+    python benchmarks/load.py --users 50 --page PAGE --distinct
     python benchmarks/load.py --url http://127.0.0.1:8080 --users 50   # any running server
     python benchmarks/load.py --workers 2          # k workers behind nginx (make serve WORKERS=2)
 
@@ -18,7 +18,8 @@ Scenarios of the standard suite:
 * warm view: per page, the server CPU of one new session on a view whose results are cached
   (median of 10 sequential sessions after one warm-up);
 * 50 users opening one cached link at once (p50/p95/max latency, errors, exceptions);
-* 50 users with 50 different scenarios at once (distinct seeds: nothing is cached).
+* 50 users with 50 different scenarios at once (distinct seeds: nothing is cached);
+the pages of the crowds are those whose ``pages/<slug>/bench.toml`` asks for one (benchmarks/workloads.py).
 """
 
 from __future__ import annotations
@@ -377,14 +378,18 @@ def standard_suite(url: str, pid, users: int) -> dict:
                     f"{r.get(f'{kind}_wall_s', '-')} s  {extra}{r.get('problem', '')}",
                     flush=True,
                 )
-    for page, query in (("Feature_privacy", ""), ("Groupwise_zCDP", "")):
+    from workloads import workloads
+
+    work = workloads()  # each page's own crowds (pages/<slug>/bench.toml)
+    for page, query in work.same_link:
         arun(open_view(url, page, query))  # cached link
         s = summary(arun(crowd(url, page, [query] * users)))
         out[f"same_link_{page}"] = s
         print(f"{users} users, one cached link, {page}: {s}", flush=True)
-    s = summary(arun(crowd(url, "Feature_privacy", [f"seed={1000 + i}" for i in range(users)])))
-    out["distinct_Feature_privacy"] = s
-    print(f"{users} users, {users} different scenarios, Feature_privacy: {s}", flush=True)
+    for page in work.distinct:
+        s = summary(arun(crowd(url, page, [f"seed={1000 + i}" for i in range(users)])))
+        out[f"distinct_{page}"] = s
+        print(f"{users} users, {users} different scenarios, {page}: {s}", flush=True)
     return out
 
 

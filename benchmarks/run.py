@@ -19,8 +19,8 @@ Measured, not asserted: timed tests are flaky.
 * fig3_full_vs_floor_ratio — full Figure 3's wall time / the single-thread time of its draws
   (below 1: both cores are used); fig3_full_floor_one_thread_pcg64 — the same draws at PCG64's rates;
 * run_cpu_<page> — each page's default run from scratch, CPU, also in units of 10⁷ normals;
-* page_default_cold — the Feature-privacy page's default sweep (n = 10 000, 30 trials, 9 q's),
-  computed from scratch by the core;
+* page_default_cold — the default view of the page whose bench.toml says default_view (Feature
+  privacy: its sweep, n = 10 000, 30 trials, 9 q's), computed from scratch by the core;
 * page_default_apptest / page_default_cached — the whole page rendered by Streamlit's AppTest,
   first run and a rerun with the same inputs (cache hit);
 * ledger_200x1e5_* — a 200-release plan repeated 10⁵ times: the whole ledger, and its PLD accountant
@@ -40,9 +40,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from hetdp_core.registry import hook  # noqa: E402
 from hetdp_core.scenarios import get  # noqa: E402
-from hetdp_core.scenarios.feature_privacy import paper_preset  # noqa: E402
-from hetdp_core.scenarios.feature_privacy import run as run_feature_privacy  # noqa: E402
 
 AUTHORS_LOOP_SECONDS = 80 * 60
 
@@ -73,11 +72,15 @@ def timed(fn):
 
 
 def fig(key: str, trials: int | None = None, executor=None) -> float:
-    """A paper figure, as published, through the same scenario and run as the page and the CLI."""
+    """A paper figure, as published, through the same scenario and run as the page and the CLI (the page
+    whose bench.toml says ``paper_figures``: its ``paper_preset`` hook)."""
+    from workloads import workloads
+
     from hetdp_core.scenario import LARGE_BUDGET, RunOptions
 
-    s = paper_preset(key, variant="published", trials=trials)
-    return timed(lambda: run_feature_privacy(s, options=RunOptions(budget=LARGE_BUDGET, executor=executor)))
+    page = get(workloads().paper_figures)
+    s = hook(page, "paper_preset")(key, variant="published", trials=trials)
+    return timed(lambda: page.run(s, options=RunOptions(budget=LARGE_BUDGET, executor=executor)))
 
 
 def fig3_dask(trials: int | None = None) -> dict:
@@ -152,15 +155,19 @@ def _weights_in_run_child() -> dict:
 
 
 def page_default() -> float:
-    """The Feature-privacy page's default scenario, computed from scratch by its run."""
-    mod = get("Feature_privacy")
+    """The default scenario of the page whose ``bench.toml`` says ``default_view`` (Feature privacy),
+    computed from scratch by its run."""
+    from workloads import workloads
+
+    mod = get(workloads().default_view)
     return timed(lambda: mod.run(mod.SCENARIO()))
 
 
 def page_apptest() -> tuple[float, float]:
     from streamlit.testing.v1 import AppTest
+    from workloads import workloads
 
-    at = AppTest.from_file(str(ROOT / get("Feature_privacy").PAGE_SPEC.file), default_timeout=300)
+    at = AppTest.from_file(str(ROOT / get(workloads().default_view).PAGE_SPEC.file), default_timeout=300)
     first = timed(at.run)
     again = timed(at.run)
     return first, again
@@ -489,11 +496,10 @@ def solve_vs_view(repeat: int = 3) -> dict:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
-    cases = {
-        "feature_privacy_target_5": ("Feature_privacy", ["--target", "5"]),
-        "feature_privacy_target_0.5": ("Feature_privacy", ["--target", "0.5"]),
-        "per_user_target_0.05": ("Per_user_privacy", ["--target", "0.05"]),
-    }
+    from workloads import workloads
+
+    # the pages' own cases (pages/<slug>/bench.toml: solve_targets)
+    cases = {f"{page.lower()}_target_{t:g}": (page, ["--target", f"{t:g}"]) for page, t in workloads().solve}
     out = {}
     for name, (page, extra) in cases.items():
         views, solves = [], []

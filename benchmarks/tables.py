@@ -201,27 +201,28 @@ def render_load(data: dict) -> str:
     crowds = _table(
         ["crowd of " + str(n), "p50 / p95, finished, errors"],
         [
-            ["one cached link, Feature privacy (target p95 ≤ 2 s)", _crowd(data.get("same_link_Feature_privacy"))],
-            ["one cached link, Group-wise zCDP (target p95 ≤ 2 s)", _crowd(data.get("same_link_Groupwise_zCDP"))],
-            [f"{n} different scenarios, Feature privacy", _crowd(data.get("distinct_Feature_privacy"))],
+            [f"{label}{' (target p95 ≤ 2 s)' if key.startswith('same_') else ''}", _crowd(data.get(key))]
+            for label, key in _crowd_keys(data, n)
         ],
     )
     return _machine(data) + "\n\n" + views + "\n\n" + crowds
+
+
+def _crowd_keys(data: dict, users: int | None) -> list[tuple[str, str]]:
+    """(label, key) of the crowds a load run recorded — one cached link per page, then different
+    scenarios per page (the pages whose bench.toml asks for them) — labelled by the page's title."""
+    many = "different scenarios" if users is None else f"{users} different scenarios"
+    return [(f"one cached link, {_title(p)}", f"same_link_{p}") for p in _pages_of(data, "same_link_", "")] + [
+        (f"{many}, {_title(p)}", f"distinct_{p}") for p in _pages_of(data, "distinct_", "")
+    ]
 
 
 def render_nginx(k1: dict | None, k2: dict | None) -> str:
     def cell(d, key):
         return _crowd((d or {}).get(key))
 
-    rows = [
-        [label, cell(k1, key), cell(k2, key)]
-        for label, key in (
-            ("one cached link, Feature privacy", "same_link_Feature_privacy"),
-            ("one cached link, Group-wise zCDP", "same_link_Groupwise_zCDP"),
-            ("different scenarios, Feature privacy", "distinct_Feature_privacy"),
-        )
-    ]
     users = (k1 or k2 or {}).get("users", 50)
+    rows = [[label, cell(k1, key), cell(k2, key)] for label, key in _crowd_keys({**(k1 or {}), **(k2 or {})}, None)]
     head = _machine(k2 or k1 or {})
     return head + "\n\n" + _table([f"{users} users through nginx: p50 / p95", "k = 1", "k = 2"], rows)
 

@@ -119,6 +119,8 @@ HOOKS: Mapping[str, str] = MappingProxyType(
         "panel, the report and the placements among real deployments (none: the page states no level)",
         "key_numbers": "key_numbers(result) -> dict[str, float]: the numbers plan A vs plan B compares "
         "(none: every finite cell of the spec's key tables)",
+        "paper_preset": "paper_preset(key, *, variant, trials, …) -> scenario: a paper figure's setup at its "
+        "full size, as published or corrected, for reproductions and the benchmarks (none: no paper figure)",
     }
 )
 

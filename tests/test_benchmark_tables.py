@@ -55,3 +55,37 @@ def test_a_missing_block_is_an_error_naming_its_markers(tmp_path):
     doc.write_text("no markers\n")
     with pytest.raises(SystemExit, match="begin: written by bench"):
         tables.write_block("bench", "x", doc)
+
+
+def test_the_benchmarks_workloads_are_declared_by_the_pages(tmp_path, monkeypatch):
+    """make bench / make load / the fault runs take their fixed workloads from each page's bench.toml
+    (benchmarks/workloads.py): the real ones, a key nobody knows, and a workload two pages claim."""
+    from benchmarks.workloads import workloads
+
+    w = workloads()
+    assert w.default_view == w.paper_figures == "Feature_privacy" and w.fault_heavy == (
+        "Mechanism_lab",
+        "trials=5000&n=10000",
+    )
+    assert w.solve == (("Feature_privacy", 5.0), ("Feature_privacy", 0.5), ("Per_user_privacy", 0.05))
+    assert w.same_link == (("Feature_privacy", ""), ("Groupwise_zCDP", "")) and w.distinct == ("Feature_privacy",)
+    for slug in ("feature_privacy", "mechanism_lab"):
+        (tmp_path / "bad" / slug).mkdir(parents=True)
+    (tmp_path / "bad" / "feature_privacy" / "bench.toml").write_text("default_view = true\nload_sam_link = ''\n")
+    with pytest.raises(ValueError, match=r"unknown keys \['load_sam_link'\]"):
+        workloads(tmp_path / "bad")
+    (tmp_path / "two" / "feature_privacy").mkdir(parents=True)
+    (tmp_path / "two" / "mechanism_lab").mkdir(parents=True)
+    for slug in ("feature_privacy", "mechanism_lab"):
+        (tmp_path / "two" / slug / "bench.toml").write_text("default_view = true\nfault_heavy_query = ''\n")
+    with pytest.raises(ValueError, match="exactly one page's bench.toml must set default_view; found 2"):
+        workloads(tmp_path / "two")
+
+
+def test_the_load_tables_list_the_crowds_a_run_recorded():
+    """The crowd rows are the pages the run recorded (titles from the registry), not a typed list."""
+    keys = tables._crowd_keys({"same_link_Groupwise_zCDP": {}, "distinct_Mechanism_lab": {}, "users": 5}, 5)
+    assert keys == [
+        ("one cached link, Group-wise zCDP", "same_link_Groupwise_zCDP"),
+        ("5 different scenarios, Mechanism lab", "distinct_Mechanism_lab"),
+    ]

@@ -84,12 +84,14 @@ def test_optional_parts_are_declared_hooks(tiny):
     """A page module's optional parts are read through registry.hook, which knows them by name: the tiny
     page has levels and no key_numbers, and asking for an undeclared part is an error."""
     assert registry.hook(tiny, "levels") is tiny.levels and registry.hook(tiny, "key_numbers") is None
-    with pytest.raises(KeyError, match="'level' is not a declared page hook; the hooks are levels, key_numbers"):
+    with pytest.raises(
+        KeyError, match="'level' is not a declared page hook; the hooks are levels, key_numbers, paper_preset"
+    ):
         registry.hook(tiny, "level")
 
 
-#: a page folder's optional files: its own CLI verbs, its first steps on the home page
-OPTIONAL = ("cli.py", "start.toml")
+#: a page folder's optional files: its own CLI verbs, its first steps on the home page, its benchmark workloads
+OPTIONAL = ("cli.py", "start.toml", "bench.toml")
 
 
 @pytest.mark.parametrize("spec", registry.specs(), ids=lambda s: s.url)
@@ -250,16 +252,6 @@ def test_set_flags_are_the_scenarios_inputs(capsys):
     assert main(["solve", "Mechanism_lab", "--set", "novalue", "--target", "1"]) == 2
 
 
-#: The product files outside a page's folder and core module that name a page, each with the reason it
-#: must (every other file finds pages through the registry and the folders). A new file naming a page, or
-#: one of these naming another page, fails the test below; an entry that no longer names its page too.
-NAMED_ELSEWHERE = {
-    "benchmarks/run.py": ({"Feature_privacy", "Per_user_privacy"}, "the benchmarks' fixed workloads"),
-    "benchmarks/load.py": ({"Feature_privacy", "Groupwise_zCDP"}, "the load tool's default heavy and light views"),
-    "benchmarks/faults.py": ({"Mechanism_lab"}, "the fault runs' default view"),
-}
-
-
 def _names_in_code(path, own: str | None, names: dict[str, set[str]]) -> set[str]:
     """The pages a Python file names outside its docstrings: a string equal to one of a page's names or a
     link to it, or an import of its scenario module; ``own`` (a folder's or core module's page) excepted."""
@@ -289,10 +281,12 @@ def _names_in_code(path, own: str | None, names: dict[str, set[str]]) -> set[str
     }
 
 
-def test_a_page_is_named_only_by_its_own_files_or_a_declared_reference():
+def test_a_page_is_named_only_by_its_own_files():
     """Outside a page's folder (pages/<slug>/) and its core module (hetdp_core/scenarios/<slug>.py, or the
     package hetdp_core/scenarios/<slug>/), no product file names a page — by URL path, slug, module path,
-    file or link — except the references declared in NAMED_ELSEWHERE, each with its reason."""
+    file or link: every other file finds pages through the registry and the folders — links to the
+    documentation, lessons and class by the role a page declares, the home page's first steps and the
+    benchmarks' workloads in each page's own start.toml and bench.toml."""
     from hetdp_ui.folders import tool_pages
 
     names = {}
@@ -325,9 +319,7 @@ def test_a_page_is_named_only_by_its_own_files_or_a_declared_reference():
         hit = _names_in_code(path, own, names)
         if hit:
             found[str(rel)] = hit
-    declared = {f: pages for f, (pages, _) in NAMED_ELSEWHERE.items()}
-    differ = {f: (found.get(f), declared.get(f)) for f in found.keys() | declared.keys()}
-    assert found == declared, {f: pair for f, pair in differ.items() if pair[0] != pair[1]}
+    assert not found, found  # file → the pages it names
 
 
 def test_the_single_name_guard_sees_imports_links_and_own_folders(tmp_path):
