@@ -50,6 +50,9 @@ PAGE_SPEC = PageSpec(
 ALL_ALGS = tuple(ht.ALGORITHMS)
 N_OPTIONS = (100, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000)
 MAX_LDP_USERS = 50_000
+#: a user's ε on this page (per bin, a group's low and high), +∞ allowed: wider than the shared DEMAND's
+#: ≤ 700 so that links made before the shared constraints keep opening; declared once for the three fields
+USER_EPS = Interval(float, 1e-4, 1e4)
 
 
 @dataclass(frozen=True)
@@ -60,12 +63,10 @@ class PerUserPrivacy(sc.Scenario):
     k: int = param(5, Interval(int, 2, 50), "number of bins", caption="k bins")
     profile: str = param("peaked", Options(("uniform", "peaked", "skewed")), "bin profile")
     demand: str = param("by_value", Options({"by_value": "by value", "groups": "groups"}), "demand profile")
-    eps_by_bin: tuple = param(
-        (0.05, 0.5, 2, 0.5, 0.05), Numbers(Interval(float, 1e-4, 1e4), max_len=50, allow_inf=True), "ε per bin"
-    )
+    eps_by_bin: tuple = param((0.05, 0.5, 2, 0.5, 0.05), Numbers(USER_EPS, max_len=50, allow_inf=True), "ε per bin")
     shares: tuple = param((0.3, 0.5, 0.2), Numbers(Interval(float, 1e-6, 1.0), max_len=20), "group shares")
-    lows: tuple = param((0.01, 0.1, 1), Numbers(Interval(float, 1e-4, 1e4), max_len=20, allow_inf=True), "group ε low")
-    highs: tuple = param((0.1, 1, 5), Numbers(Interval(float, 1e-4, 1e4), max_len=20, allow_inf=True), "group ε high")
+    lows: tuple = param((0.01, 0.1, 1), Numbers(USER_EPS, max_len=20, allow_inf=True), "group ε low")
+    highs: tuple = param((0.1, 1, 5), Numbers(USER_EPS, max_len=20, allow_inf=True), "group ε high")
     setting: str = param("correlated", Options(("correlated", "uncorrelated")), "setting")
     beta: float = param(
         0.05,
