@@ -41,22 +41,34 @@ def _print_ledger(a, result, compared, solved) -> None:
         )
 
 
+def _downloads():
+    """This folder's downloads.py (the report, notebook and package), loaded when a command needs it."""
+    from hetdp_ui.folders import folder_module
+
+    return folder_module("release_ledger", "downloads")
+
+
+def _plan(flag: str, value: str, give: str):
+    """The plan in the file a flag names, parsed; a missing file is named with what to give instead."""
+    from hetdp_core.ledger import parse_plan
+
+    path = Path(value)
+    if not path.is_file():
+        raise CliError(f"{flag}: file {path} not found. Give {give}.")
+    return parse_plan(path.read_bytes())
+
+
 def _write_files(a, result) -> None:
     """``--report``, ``--notebook`` and ``--csv``: each written atomically."""
     if a.report:
-        from hetdp_ui.folders import folder_module
-
-        build_ledger_report = folder_module("release_ledger", "downloads").build_ledger_report
         out = output_path(a.report, what="--report", suffixes=(".html", ".htm"))
-        write_atomic(out, build_ledger_report(result), what="--report")
+        write_atomic(out, _downloads().build_ledger_report(result), what="--report")
         print(f"wrote {out}", file=sys.stderr)
     if a.notebook:
-        from hetdp_ui.folders import folder_module
         from hetdp_ui.notebook import notebook_bytes
 
-        ledger_notebook = folder_module("release_ledger", "downloads").ledger_notebook
         out = output_path(a.notebook, what="--notebook", suffixes=(".ipynb",))
-        write_atomic(out, notebook_bytes(ledger_notebook(result)), what="--notebook")
+        write_atomic(out, notebook_bytes(_downloads().ledger_notebook(result)), what="--notebook")
         print(f"wrote {out}", file=sys.stderr)
     if a.csv:
         import pandas as pd
@@ -68,24 +80,17 @@ def _write_files(a, result) -> None:
 
 def cmd_ledger(a) -> int:
     """``hetdp ledger --plan FILE.toml --delta D``: what the whole plan costs each group, by four accountants."""
-    from hetdp_core.ledger import ledger, parse_plan
+    from hetdp_core.ledger import ledger
 
-    path = Path(a.plan)
-    if not path.is_file():
-        raise CliError(
-            f"--plan: file {path} not found. Give a plan file (TOML), e.g. data/plans/census-and-survey.toml."
-        )
-    plan = parse_plan(path.read_bytes())
+    plan = _plan("--plan", a.plan, "a plan file (TOML), e.g. data/plans/census-and-survey.toml")
     levels_of = functools.cache(_limited_levels)  # each linked view runs once, for the ledger and the solver
     result = ledger(plan, delta=a.delta, budget=a.budget, fpr=a.fpr, levels_of=levels_of)
     compared = None
     if a.pin:  # plan A vs plan B, as the page shows it for a pinned plan
         from hetdp_core.compare import compare
 
-        pin = Path(a.pin)
-        if not pin.is_file():
-            raise CliError(f"--pin: file {pin} not found. Give plan A's file (TOML).")
-        result_a = ledger(parse_plan(pin.read_bytes()), delta=a.delta, budget=a.budget, fpr=a.fpr, levels_of=levels_of)
+        plan_a = _plan("--pin", a.pin, "plan A's file (TOML)")
+        result_a = ledger(plan_a, delta=a.delta, budget=a.budget, fpr=a.fpr, levels_of=levels_of)
         compared = compare(result_a.key_numbers(), result.key_numbers())
     solved = None
     if a.target_tpr is not None:
@@ -134,23 +139,13 @@ def _limited_levels(link: str):
 
 def package_ledger(a) -> bytes:
     """``hetdp package release_ledger --plan FILE [--delta D --budget B --fpr F]``: the plan's decision package."""
-    from hetdp_core.ledger import ledger, parse_plan
-    from hetdp_ui.folders import folder_module
+    from hetdp_core.ledger import ledger
 
     if not a.plan:
         raise CliError("--plan: give the plan (TOML) to package, e.g. data/plans/census-and-survey.toml.")
-    path = Path(a.plan)
-    if not path.is_file():
-        raise CliError(f"--plan: file {path} not found. Give a plan file (TOML).")
-    result = ledger(
-        parse_plan(path.read_bytes()),
-        delta=a.delta,
-        budget=a.budget,
-        fpr=a.fpr,
-        levels_of=functools.cache(_limited_levels),
-    )
-    downloads = folder_module("release_ledger", "downloads")
-    return downloads.ledger_package(result, app_url=a.app_url, execute=not a.no_execute)
+    plan = _plan("--plan", a.plan, "a plan file (TOML)")
+    result = ledger(plan, delta=a.delta, budget=a.budget, fpr=a.fpr, levels_of=functools.cache(_limited_levels))
+    return _downloads().ledger_package(result, app_url=a.app_url, execute=not a.no_execute)
 
 
 def register(sub, groups) -> None:

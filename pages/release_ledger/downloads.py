@@ -23,6 +23,15 @@ __all__ = ["build_ledger_report", "ledger_notebook", "ledger_package"]
 
 figures = figures_of("release_ledger")  # this folder's figures.py
 
+#: the page's question, as its report, notebook and package state it
+QUESTION = "What does the whole plan of releases cost each group of people, and is that acceptable?"
+
+
+def _flags(result) -> str:
+    """The ``hetdp ledger`` flags that recompute ``result`` from its plan.toml (δ, FPR, budget if any)."""
+    budget = f" --budget {result.budget!r}" if result.budget is not None else ""
+    return f"--delta {result.delta!r} --fpr {result.fpr!r}{budget}"
+
 
 def _ledger_tables(result):
     """(totals by accountant with the headline, headline per group, the plan's rows) for the report."""
@@ -82,8 +91,7 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>hetdp report — Release ledger"
         f"</title><style>{report.CSS}</style></head><body>",
         "<h1>hetdp report — Release ledger</h1>",
-        "<p><b>The question.</b> What does the whole plan of releases cost each group of people, and is that "
-        "acceptable?</p>",
+        f"<p><b>The question.</b> {QUESTION}</p>",
         "<h2>The plan</h2>",
         report.html_table(plan_rows),
         f"<h2>Total privacy loss per group (δ = {result.delta:.0e})</h2>",
@@ -124,10 +132,7 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
         *([report.figure_html(deployments_strip(ledger_placed), "fig3", first=False)] if ledger_placed else []),
         "<h2>How to reopen this plan</h2>",
         f"<p>In the app: <a href='{html.escape(link)}'>the Release ledger with this plan</a>. On the command line: "
-        f"<code>hetdp ledger --plan plan.toml --delta {result.delta!r} --fpr {result.fpr!r}"
-        + (f" --budget {result.budget!r}" if result.budget is not None else "")
-        + "</code> with this "
-        "plan.toml:</p>",
+        f"<code>hetdp ledger --plan plan.toml {_flags(result)}</code> with this plan.toml:</p>",
         f"<pre>{html.escape(toml_text)}</pre>",
         f"<p class='small'>hetdp {hetdp_core.__version__}; plotly {plotly.__version__}; Python "
         f"{platform.python_version()}.</p>",
@@ -141,9 +146,7 @@ def ledger_package(result, *, app_url: str = "http://localhost:8501", execute: b
     from hetdp_core.ledger import plan_toml
 
     toml_text = plan_toml(result.plan)
-    flags = f"--delta {result.delta!r} --fpr {result.fpr!r}" + (
-        f" --budget {result.budget!r}" if result.budget is not None else ""
-    )
+    flags = _flags(result)
     summary = [
         f"{'everyone' if h['group'] == 'all' else h['group']}: headline ε = {h['epsilon']:.4g} at δ = {result.delta:g} "
         f"by {h['how']}" + (f"; reserve {h['reserve']:+.4g}" if result.budget is not None else "")
@@ -167,7 +170,7 @@ print(json.dumps({{"headline": result.headline, "ledger": result.totals, "risk":
 '''
     readme = package.readme_text(
         title="Release ledger",
-        question="What does the whole plan of releases cost each group of people, and is that acceptable?",
+        question=QUESTION,
         summary=summary,
         link=f"{app_url.rstrip('/')}/Release_ledger",
         rerun=[
@@ -199,12 +202,9 @@ def ledger_notebook(result):
     cells = [
         (
             "md",
-            "# Release ledger\n\n**The question.** What does the whole plan of releases cost each group of "
-            f"people, and is that acceptable?\n\nThis notebook recomputes the ledger with hetdp "
-            f"{hetdp_core.__version__}'s public API. Every number equals `hetdp ledger --plan plan.toml --delta "
-            f"{result.delta!r} --fpr {result.fpr!r}"
-            + (f" --budget {result.budget!r}" if result.budget is not None else "")
-            + f" --json` with this plan.\n\n{notebook.INSTALL}",
+            f"# Release ledger\n\n**The question.** {QUESTION}\n\nThis notebook recomputes the ledger with hetdp "
+            f"{hetdp_core.__version__}'s public API. Every number equals `hetdp ledger --plan plan.toml "
+            f"{_flags(result)} --json` with this plan.\n\n{notebook.INSTALL}",
         ),
         ("code", notebook.CHECK),
         (
