@@ -19,6 +19,9 @@ CHECKED = "_class_member"
 #: session key: answer widget key → (given, nonce) of a click not yet stored
 PENDING = "_class_pending"
 
+#: seconds between a student page's looks for a new class poll (a fragment: only the poll box reruns)
+POLL_REFRESH = 5
+
 
 def store():
     """The class database (its errors: StoreUnavailable, SchemaMismatch — both shown as one line)."""
@@ -118,9 +121,23 @@ def poll_meaning(eps: float):
 
 
 def poll_box(code: str, token: str) -> None:
+    """The class poll, live: a fragment that looks for an open poll every :data:`POLL_REFRESH` seconds,
+    so a question the instructor asks appears on every student's page without a reload (only the
+    fragment reruns, not the page and its charts)."""
+
+    @st.fragment(run_every=POLL_REFRESH)
+    def live() -> None:
+        _poll_box(code, token)
+
+    live()
+
+
+def _poll_box(code: str, token: str) -> None:
     """The class poll, when one is open: the question, two buttons, and after sending, what was sent
-    and the guarantee it gives. The true answer is only a button's argument: it is randomized by the
-    store before anything is written, and never kept in this session."""
+    and the guarantee it gives. The true answer is only a button's callback argument: it is randomized
+    by the store before anything is written, and never kept in this session. The callback stores the
+    report before the rerun, so the rerun (of the fragment, or of the page if Streamlit merged the click
+    into one) draws what was sent without a second rerun."""
     try:
         s = store()
         poll = s.latest_poll(code)
@@ -150,16 +167,21 @@ def poll_box(code: str, token: str) -> None:
             f"answer is sent, otherwise its opposite. Nobody — not the instructor, not the database — learns "
             f"it for sure: at ε = {poll.eps:g}, {words}."
         )
-        c1, c2 = st.columns(2)
-        yes = c1.button("My true answer: yes", key=f"class_poll_yes_{poll.id}", width="stretch")
-        no = c2.button("My true answer: no", key=f"class_poll_no_{poll.id}", width="stretch")
-        if yes or no:
+        failed = st.session_state.pop(("_class_poll_failed", poll.id), None)
+        if failed:
+            st.error(failed[0], icon=failed[1])
+
+        def send(truth: bool) -> None:
             try:
-                out = s.answer_poll(code, token, poll_id=poll.id, truth=bool(yes))
+                out = s.answer_poll(code, token, poll_id=poll.id, truth=truth)
             except InputError as exc:
-                st.error(f"Not recorded: {exc}")
+                st.session_state[("_class_poll_failed", poll.id)] = (f"Not recorded: {exc}", None)
             except unavailable_types():
-                st.error("Not recorded — the class database did not answer. Try again.", icon=":material/cloud_off:")
+                msg = "Not recorded — the class database did not answer. Try again."
+                st.session_state[("_class_poll_failed", poll.id)] = (msg, ":material/cloud_off:")
             else:
                 st.session_state[("_class_poll_sent", poll.id)] = out
-                st.rerun()
+
+        c1, c2 = st.columns(2)
+        c1.button("My true answer: yes", key=f"class_poll_yes_{poll.id}", width="stretch", on_click=send, args=(True,))
+        c2.button("My true answer: no", key=f"class_poll_no_{poll.id}", width="stretch", on_click=send, args=(False,))

@@ -112,14 +112,19 @@ def test_a_whole_class_session_from_start_to_delete(url):
     assert "Your levels among real deployments" in shown  # the "your choice" step with context = epsilon
 
     # the private poll
-    inst.text_input(key="class_poll_q").input("Have you ever reused a password?").run()
-    inst.slider(key="class_poll_eps").set_value(1.0).run()
+    # (a form: the question and its ε go with the click, as the browser sends them)
+    inst.text_input(key="class_poll_q").input("Have you ever reused a password?")
+    inst.slider(key="class_poll_eps").set_value(1.0)
     inst.button(key="class_poll_open").click().run()
     poll = ClassStore(url).latest_poll(code)
+    assert "Asked the class (ε = 1): Have you ever reused a password?" in [s.value for s in inst.success]
     at = lesson_step(code, ada, 2)
     assert "Class poll (private, ε = 1)" in texts(at)
     at.button(key=f"class_poll_yes_{poll.id}").click().run()
     assert any(i.value.startswith("Sent: **") for i in at.info), [i.value for i in at.info]
+    # what the session keeps of the poll once sent: the randomized report, nothing else (no true answer)
+    kept = {k: at.session_state[k] for k in at.session_state.keys() if "poll" in str(k)}
+    assert kept == {str(("_class_poll_sent", poll.id)): ClassStore(url).poll_sent(code, ada, poll.id)}, kept
     inst = class_page(code=code, key=key)
     assert ("reports", "1") in [(m.label, m.value) for m in inst.metric]
     # one report at ε = 1: the unbiased estimate is 158 % or −58 %; shown within 0–100 %, said in words

@@ -254,24 +254,30 @@ def poll_meaning(eps: float) -> None:
 
 
 def poll_controls() -> None:
-    """The instructor's private yes/no poll: a question, its ε, open and close."""
+    """The instructor's private yes/no poll: a question and its ε sent together (a form: what was typed
+    is what is asked, whatever else reruns meanwhile), a confirmation once it is stored, and closing."""
     with st.expander("Ask the class a private yes/no question", icon=":material/how_to_vote:"):
         st.markdown(
             "Each student's answer is randomized **before it is stored** (randomized response at the level "
-            "you choose): the true answer is never written anywhere. The live view estimates the true share."
+            "you choose): the true answer is never written anywhere. The live view estimates the true share. "
+            f"Students see a new poll on their page within {class_panel.POLL_REFRESH} s, without reloading."
         )
-        question = st.text_input(
-            "question", max_chars=300, key="class_poll_q", placeholder="Have you ever reused a password?"
-        )
-        eps = st.slider("ε of the poll", MIN_POLL_EPS, MAX_POLL_EPS, 1.0, 0.05, key="class_poll_eps")
-        c1, c2 = st.columns(2)
-        if c1.button("Ask the class", key="class_poll_open", type="primary"):
+        with st.form("class_poll_form", border=False):
+            question = st.text_input(
+                "question", max_chars=300, key="class_poll_q", placeholder="Have you ever reused a password?"
+            )
+            eps = st.slider("ε of the poll", MIN_POLL_EPS, MAX_POLL_EPS, 1.0, 0.05, key="class_poll_eps")
+            asked = st.form_submit_button("Ask the class", key="class_poll_open", type="primary")
+        if asked:
             try:
-                store.open_poll(code, question=question, eps=eps)
+                poll = store.open_poll(code, question=question, eps=eps)
             except InputError as exc:
                 st.error(str(exc))
-        if c2.button("Close the poll", key="class_poll_close"):
+            else:
+                st.success(f"Asked the class (ε = {poll.eps:g}): {poll.question}", icon=":material/check:")
+        if st.button("Close the poll", key="class_poll_close"):
             store.close_poll(code)
+            st.success("Poll closed: no new reports are taken.", icon=":material/lock:")
 
 
 def instructor_view() -> None:
