@@ -76,7 +76,8 @@ def list_editor(state_key: str, *, item: str, column: str) -> list[float] | None
     StreamlitWidgetAlreadyInstantiatedError (the page crashed on every edit). The table's rows are the
     list as it was when the table was built, and its key stays the same while edits come from it, so
     its edits accumulate and the focus stays in the table; a change from elsewhere (the text box, a
-    preset, a link) builds a new table."""
+    preset, a link), or a table whose edits Streamlit dropped (it was not drawn on a run), builds a new
+    table from the list as it is."""
     text = st.session_state[state_key]
     try:
         vals = check_value(column, Spec("floats", allow_inf=True, min_len=0, max_len=10**4), text)
@@ -84,7 +85,12 @@ def list_editor(state_key: str, *, item: str, column: str) -> list[float] | None
         show_input_error(exc)
         return None
     mine, base_key, ver_key = f"{state_key}_editor_wrote", f"{state_key}_editor_base", f"{state_key}_editor_version"
-    if text not in (st.session_state.get(mine), st.session_state.get(base_key)):  # changed elsewhere
+    shown = f"{state_key}_editor_{st.session_state.get(ver_key, 0)}"
+    # a new table when the list changed elsewhere, or when the table's edits are gone: Streamlit drops a
+    # widget's state after a run that did not draw it (another mode, a closed tab), and the table drawn
+    # again from the old base showed the list as it was before those edits — and the next edit wrote
+    # that old list back over the text box
+    if shown not in st.session_state or text not in (st.session_state.get(mine), st.session_state.get(base_key)):
         st.session_state[base_key] = text
         st.session_state[ver_key] = st.session_state.get(ver_key, 0) + 1
     base = list(
