@@ -78,3 +78,50 @@ def page(browser, artifacts):
     pg.set_default_timeout(60_000)
     yield pg
     ctx.close()
+
+
+def _what_the_page_showed(pg) -> str:
+    """A failed page's address, run state, error and status elements and the start of its text: CI
+    keeps only the log, so this is what a flaky failure leaves to read."""
+    try:
+        shown = pg.evaluate(
+            """() => {
+                const app = document.querySelector('[data-testid="stApp"]');
+                const pick = (sel) => [...document.querySelectorAll(sel)].map(e => e.innerText.slice(0, 400));
+                const main = document.querySelector('[data-testid="stMain"]');
+                return {
+                    state: app && app.getAttribute('data-test-script-state'),
+                    alerts: pick('[data-testid="stAlert"], [data-testid="stException"], '
+                                 + '[data-testid="stStatusWidget"]'),
+                    expanders: pick('[data-testid="stExpander"] summary'),
+                    text: main ? main.innerText.slice(0, 2500) : null,
+                };
+            }"""
+        )
+    except Exception as exc:  # the page or its context is already gone
+        return f"(page not readable: {type(exc).__name__})"
+    return (
+        f"url: {pg.url}\nscript state: {shown['state']}\nalerts: {shown['alerts']}\n"
+        f"expanders: {shown['expanders']}\ntext:\n{shown['text']}"
+    )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed:
+        return
+    pages = []
+    if "page" in item.funcargs:
+        pages.append(item.funcargs["page"])
+    b = item.funcargs.get("browser")
+    for ctx in getattr(b, "contexts", []) if b is not None else []:
+        pages += [p for p in ctx.pages if p not in pages]
+    art = ROOT / "tests" / "artifacts"
+    for i, pg in enumerate(pages):
+        report.sections.append((f"what browser page {i} showed", _what_the_page_showed(pg)))
+        try:
+            pg.screenshot(path=str(art / f"failed_{item.name[:80]}_{i}.png"), full_page=True)
+        except Exception:  # noqa: S110 — a screenshot is a courtesy; the text above is the record
+            pass

@@ -10,10 +10,23 @@ pytestmark = pytest.mark.browser
 ERROR_SELECTORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 
 
+#: Streamlit's app root says whether a run is going on (``data-test-script-state``: running, notRunning,
+#: …) from the moment the server acknowledges a rerun; its 'running' status widget appears only about
+#: half a second later, so a check of the widget alone passed while a run was going on (measured:
+#: 'running' for ~0.5 s with no widget). Neither says anything before the server has received the
+#: rerun: a test that needs the run's effect waits for that effect.
+IDLE = (
+    "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
+    " return !!app && app.getAttribute('data-test-script-state') === 'notRunning'"
+    " && !document.querySelector('[data-testid=\"stStatusWidget\"]'); }"
+)
+
+
 def wait_idle(page, timeout=60_000):
-    """Wait until Streamlit has finished the current run (the 'running' status widget is gone)."""
+    """Wait until Streamlit has finished the current run: the app root says notRunning and the
+    'running' status widget is gone (300 ms first, for the rerun to reach the server)."""
     page.wait_for_timeout(300)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
+    page.wait_for_function(IDLE, timeout=timeout)
 
 
 def type_in(box, text: str) -> None:

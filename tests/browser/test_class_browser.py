@@ -25,84 +25,88 @@ def _context(browser, **kw):
     return ctx, pg
 
 
-def test_an_instructor_sees_three_students_answer_live(browser, server, artifacts):
-    contexts = []
-    try:
-        ctx, inst = _context(browser)
+@pytest.fixture
+def contexts():
+    """The test's browser contexts, closed after the test's report (a failure's report reads their pages)."""
+    made = []
+    yield made
+    for ctx in made:
+        ctx.close()
+
+
+def test_an_instructor_sees_three_students_answer_live(browser, server, artifacts, contexts):
+    ctx, inst = _context(browser)
+    contexts.append(ctx)
+    inst.goto(f"{server}/Class?teach=1-bcdp-feature-privacy")
+    wait_idle(inst)
+    inst.get_by_role("button", name="Start the session").click()
+    inst.wait_for_url(re.compile(r"key="))
+    q = parse_qs(urlparse(inst.url).query)
+    code = q["code"][0]
+    inst.get_by_text("Live", exact=True).wait_for()
+    wait_idle(inst)
+    assert_no_errors(inst)
+    qr = inst.locator('[data-testid="stImage"] img').first
+    qr.wait_for()
+    qr.screenshot(path=str(artifacts / "class_qr.png"))
+    inst.screenshot(path=str(artifacts / "class_instructor_start.png"), full_page=True)
+
+    answers = {"Ada": "0.2", "Bao": "0.09", "Chi": "0.5"}  # a misconception, right, wrong
+    students = {}
+    for name, value in answers.items():
+        ctx, pg = _context(browser, viewport={"width": 390, "height": 844}) if name == "Chi" else _context(browser)
         contexts.append(ctx)
-        inst.goto(f"{server}/Class?teach=1-bcdp-feature-privacy")
-        wait_idle(inst)
-        inst.get_by_role("button", name="Start the session").click()
-        inst.wait_for_url(re.compile(r"key="))
-        q = parse_qs(urlparse(inst.url).query)
-        code = q["code"][0]
-        inst.get_by_text("Live", exact=True).wait_for()
-        wait_idle(inst)
-        assert_no_errors(inst)
-        qr = inst.locator('[data-testid="stImage"] img').first
-        qr.wait_for()
-        qr.screenshot(path=str(artifacts / "class_qr.png"))
-        inst.screenshot(path=str(artifacts / "class_instructor_start.png"), full_page=True)
+        pg.goto(f"{server}/Class?code={code}")
+        box = pg.get_by_role("textbox", name=re.compile("your display name"))
+        type_in(box, name)
+        pg.get_by_role("button", name="Join").click()
+        pg.wait_for_url(re.compile(r"/Feature_privacy\?.*me="))
+        pg.get_by_text(f"as {name}").wait_for()
+        wait_idle(pg, timeout=180_000)
+        answer = pg.get_by_role("spinbutton", name="your answer")
+        type_in(answer, value)
+        wait_idle(pg)
+        pg.get_by_role("button", name="Check my answer").click()
+        pg.get_by_text("Your answer was recorded (attempt 1)").wait_for()
+        assert_no_errors(pg)
+        students[name] = pg
+    students["Chi"].screenshot(path=str(artifacts / "class_student_phone.png"), full_page=True)
 
-        answers = {"Ada": "0.2", "Bao": "0.09", "Chi": "0.5"}  # a misconception, right, wrong
-        students = {}
-        for name, value in answers.items():
-            ctx, pg = _context(browser, viewport={"width": 390, "height": 844}) if name == "Chi" else _context(browser)
-            contexts.append(ctx)
-            pg.goto(f"{server}/Class?code={code}")
-            box = pg.get_by_role("textbox", name=re.compile("your display name"))
-            type_in(box, name)
-            pg.get_by_role("button", name="Join").click()
-            pg.wait_for_url(re.compile(r"/Feature_privacy\?.*me="))
-            pg.get_by_text(f"as {name}").wait_for()
-            wait_idle(pg, timeout=180_000)
-            answer = pg.get_by_role("spinbutton", name="your answer")
-            type_in(answer, value)
-            wait_idle(pg)
-            pg.get_by_role("button", name="Check my answer").click()
-            pg.get_by_text("Your answer was recorded (attempt 1)").wait_for()
-            assert_no_errors(pg)
-            students[name] = pg
-        students["Chi"].screenshot(path=str(artifacts / "class_student_phone.png"), full_page=True)
+    # the instructor's view updates by itself (no reload): the fragment reruns every few seconds
+    url_before = inst.url
+    inst.get_by_text("3 students joined · 3 answers recorded").wait_for(timeout=60_000)
+    assert inst.url == url_before
+    inst.get_by_text(re.compile(r"\*?\*?M1\*?\*? \(0\.2 ± 0\.005\)")).first.wait_for()
+    assert "1 student" in inst.get_by_text(re.compile(r"M1 \(0\.2 ± 0\.005\)")).first.inner_text()
+    assert_no_errors(inst)
+    inst.get_by_text(re.compile(r"M1 \(0\.2 ± 0\.005\)")).first.scroll_into_view_if_needed()
+    inst.screenshot(path=str(artifacts / "class_instructor_live.png"))
 
-        # the instructor's view updates by itself (no reload): the fragment reruns every few seconds
-        url_before = inst.url
-        inst.get_by_text("3 students joined · 3 answers recorded").wait_for(timeout=60_000)
-        assert inst.url == url_before
-        inst.get_by_text(re.compile(r"\*?\*?M1\*?\*? \(0\.2 ± 0\.005\)")).first.wait_for()
-        assert "1 student" in inst.get_by_text(re.compile(r"M1 \(0\.2 ± 0\.005\)")).first.inner_text()
-        assert_no_errors(inst)
-        inst.get_by_text(re.compile(r"M1 \(0\.2 ± 0\.005\)")).first.scroll_into_view_if_needed()
-        inst.screenshot(path=str(artifacts / "class_instructor_live.png"))
+    # a reload keeps the student's identity and place
+    ada = students["Ada"]
+    ada.reload()
+    ada.get_by_text("as Ada").wait_for()
+    assert "step=1" in ada.url and "me=" in ada.url
 
-        # a reload keeps the student's identity and place
-        ada = students["Ada"]
-        ada.reload()
-        ada.get_by_text("as Ada").wait_for()
-        assert "step=1" in ada.url and "me=" in ada.url
+    # the private poll: asked by the instructor (a form: the question and its ε are sent with the
+    # click), confirmed on the instructor's page, and shown on the students' pages without a reload
+    # (their poll box is a fragment that looks for a new poll every few seconds)
+    inst.get_by_text("Ask the class a private yes/no question").click()
+    inst.get_by_role("textbox", name="question").fill("Have you ever reused a password?")
+    inst.get_by_role("button", name="Ask the class").click()
+    inst.get_by_text("Asked the class (ε = 1): Have you ever reused a password?").wait_for()
+    ada.get_by_text("Have you ever reused a password?").wait_for(timeout=60_000)
+    assert "step=1" in ada.url  # no reload, no navigation: the poll came to the page
+    students["Bao"].get_by_text("Have you ever reused a password?").wait_for(timeout=60_000)
+    ada.get_by_role("button", name="My true answer: yes").click()
+    ada.get_by_text(re.compile("^Sent: ")).wait_for()
+    ada.screenshot(path=str(artifacts / "class_student_poll.png"), full_page=True)
+    est = inst.get_by_text("Estimated true share of “yes”", exact=False)
+    est.wait_for(timeout=60_000)
+    assert_no_errors(inst)
+    est.scroll_into_view_if_needed()
+    inst.screenshot(path=str(artifacts / "class_instructor_poll.png"))
 
-        # the private poll: asked by the instructor (a form: the question and its ε are sent with the
-        # click), confirmed on the instructor's page, and shown on the students' pages without a reload
-        # (their poll box is a fragment that looks for a new poll every few seconds)
-        inst.get_by_text("Ask the class a private yes/no question").click()
-        inst.get_by_role("textbox", name="question").fill("Have you ever reused a password?")
-        inst.get_by_role("button", name="Ask the class").click()
-        inst.get_by_text("Asked the class (ε = 1): Have you ever reused a password?").wait_for()
-        ada.get_by_text("Have you ever reused a password?").wait_for(timeout=60_000)
-        assert "step=1" in ada.url  # no reload, no navigation: the poll came to the page
-        students["Bao"].get_by_text("Have you ever reused a password?").wait_for(timeout=60_000)
-        ada.get_by_role("button", name="My true answer: yes").click()
-        ada.get_by_text(re.compile("^Sent: ")).wait_for()
-        ada.screenshot(path=str(artifacts / "class_student_poll.png"), full_page=True)
-        est = inst.get_by_text("Estimated true share of “yes”", exact=False)
-        est.wait_for(timeout=60_000)
-        assert_no_errors(inst)
-        est.scroll_into_view_if_needed()
-        inst.screenshot(path=str(artifacts / "class_instructor_poll.png"))
-
-        store = ClassStore()  # the server's database (the suite's data directory)
-        assert store.counts(code) == {"students": 3, "answers": 3, "poll_reports": 1}
-        store.delete(code)
-    finally:
-        for ctx in contexts:
-            ctx.close()
+    store = ClassStore()  # the server's database (the suite's data directory)
+    assert store.counts(code) == {"students": 3, "answers": 3, "poll_reports": 1}
+    store.delete(code)

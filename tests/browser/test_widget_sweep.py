@@ -25,7 +25,7 @@ from hetdp_core.registry import specs
 from hetdp_core.scenarios import get
 from hetdp_ui.nav import pages, tools
 
-from .test_browser import ERROR_SELECTORS, assert_no_errors, wait_idle
+from .test_browser import ERROR_SELECTORS, IDLE, assert_no_errors, wait_idle
 from .test_first_session import _block_outside
 
 pytestmark = pytest.mark.browser
@@ -74,9 +74,7 @@ def _idle(page):
     """The run is over and drawn: no 'running' status, no placeholder skeleton left."""
     wait_idle(page, timeout=120_000)
     page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stSkeleton\"]') && "
-        "!document.querySelector('[data-testid=\"stStatusWidget\"]')",
-        timeout=120_000,
+        f"() => !document.querySelector('[data-testid=\"stSkeleton\"]') && ({IDLE})()", timeout=120_000
     )
 
 
@@ -457,3 +455,34 @@ def test_every_table_and_text_input_and_one_of_every_other_input(page, server, a
     assert blocked == [], blocked
     missing = seen & (SWEPT - {"stSlider", "stDataFrame", "stTextInput"}) - done
     assert not missing, f"{path}: present but not swept: {sorted(missing)}"
+
+
+def test_a_table_edit_survives_leaving_list_mode_and_coming_back(page, server, artifacts):
+    """Group sizes edited in the table, then the Zipf generator and back to the list: the table shows the
+    edited list (it showed the list as it was before the edit: Streamlit had dropped the table's edits
+    while it was not drawn), and the next edit adds to it instead of writing the old list back."""
+    page.goto(f"{server}/Groupwise_zCDP?algorithm=1&trials=50&mode=list&counts=10,20,30")
+    grid = Grid(page, page.locator('[data-testid="stDataFrame"]').first)
+    grid.el.wait_for()
+    _idle(page)
+    text = page.locator('[data-testid="stSidebar"] [data-testid="stTextInput"] input')
+    x, col = grid.editable_x(0)
+    page.mouse.dblclick(x, grid.y(0))
+    _type_and_enter(page, "11")
+    _idle(page)
+    expect(text).to_have_value("11,20,30", timeout=60_000)
+    mode = page.get_by_role("radiogroup").first.get_by_role("radio")
+    for option in (0, 1):  # the Zipf generator (no table), then the list again
+        mode.nth(option).click(force=True)
+        _idle(page)
+    grid = Grid(page, page.locator('[data-testid="stDataFrame"]').first)
+    grid.el.wait_for()
+    _idle(page)
+    assert [grid.cells()[col, r][0] for r in range(3)] == ["11", "20", "30"], grid.cells()
+    x, col = grid.editable_x(1)
+    page.mouse.dblclick(x, grid.y(1))
+    _type_and_enter(page, "21")
+    _idle(page)
+    expect(text).to_have_value("11,21,30", timeout=60_000)
+    _clean(page, "group sizes edited after a mode change")
+    page.screenshot(path=str(artifacts / "table_after_mode_change.png"), full_page=True)
