@@ -270,6 +270,32 @@ def count_rows(db_url: str, code: str) -> dict:
     return {**store.counts(code), "second_attempts": int(dup)}
 
 
+def _class_summary(tally: Tally, *, students: int, seconds: float, cpu) -> dict:
+    """The class phase's numbers: latencies (p50/p95), counts and the first problem of each kind."""
+    return {
+        "students": students,
+        "seconds": round(seconds, 1),
+        "server_cpu_s": cpu,
+        "runs": len(tally.opens) + len(tally.answers) + 2 * len(tally.joins) + len(tally.refresh) + len(tally.polls),
+        "join_p95_s": p(tally.joins, 0.95),
+        "open_p95_s": p(tally.opens, 0.95),
+        "answer_p50_s": p(tally.answers, 0.5),
+        "answer_p95_s": p(tally.answers, 0.95),
+        "refresh_p50_s": p(tally.refresh, 0.5),
+        "refresh_p95_s": p(tally.refresh, 0.95),
+        "refreshes": len(tally.refresh),
+        "poll_check_p95_s": p(tally.polls, 0.95),
+        "poll_checks": len(tally.polls),
+        "not_recorded_then_retried": tally.not_recorded,
+        "reconnects": tally.reconnects,
+        "exceptions": len(tally.exceptions),
+        "error_elements": len(tally.errors),
+        "first_failure": (tally.failures or [None])[0],
+        "first_exception": (tally.exceptions or [None])[0],
+        "first_error_element": (tally.errors or [None])[0],
+    }
+
+
 def run_class(
     url: str, db_url: str, *, students: int, arrive: float, fault=None, baseline: bool = True, pids=None
 ) -> dict:
@@ -313,30 +339,8 @@ def run_class(
         th.join()
     rows = count_rows(db_url, started.code)
     steps = len([s for s in lesson.steps if s.question])
-    out["class"] = {
-        "students": students,
-        "seconds": round(time.perf_counter() - t0, 1),
-        "server_cpu_s": _cpu(pids, c0),
-        "runs": len(tally.opens) + len(tally.answers) + 2 * len(tally.joins) + len(tally.refresh) + len(tally.polls),
-        "join_p95_s": p(tally.joins, 0.95),
-        "open_p95_s": p(tally.opens, 0.95),
-        "answer_p50_s": p(tally.answers, 0.5),
-        "answer_p95_s": p(tally.answers, 0.95),
-        "refresh_p50_s": p(tally.refresh, 0.5),
-        "refresh_p95_s": p(tally.refresh, 0.95),
-        "refreshes": len(tally.refresh),
-        "poll_check_p95_s": p(tally.polls, 0.95),
-        "poll_checks": len(tally.polls),
-        "not_recorded_then_retried": tally.not_recorded,
-        "reconnects": tally.reconnects,
-        "exceptions": len(tally.exceptions),
-        "error_elements": len(tally.errors),
-        "first_failure": (tally.failures or [None])[0],
-        "first_exception": (tally.exceptions or [None])[0],
-        "first_error_element": (tally.errors or [None])[0],
-        "stored": rows,
-        "expected_answers": students * steps,
-    }
+    out["class"] = _class_summary(tally, students=students, seconds=time.perf_counter() - t0, cpu=_cpu(pids, c0))
+    out["class"] |= {"stored": rows, "expected_answers": students * steps}
     c = out["class"]
     promises = {
         "every answer stored exactly once": rows["answers"] == students * steps
