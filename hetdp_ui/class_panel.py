@@ -143,7 +143,8 @@ def _poll_box(code: str, token: str) -> None:
         poll = s.latest_poll(code)
         if poll is None or not poll.open:
             return
-        sent = st.session_state.get(("_class_poll_sent", poll.id))
+        sent_key, failed_key = ("_class_poll_sent", poll.id), ("_class_poll_failed", poll.id)
+        sent = st.session_state.get(sent_key)
         if sent is None:
             sent = s.poll_sent(code, token, poll.id)
     except (InputError, *unavailable_types()):
@@ -167,7 +168,7 @@ def _poll_box(code: str, token: str) -> None:
             f"answer is sent, otherwise its opposite. Nobody — not the instructor, not the database — learns "
             f"it for sure: at ε = {poll.eps:g}, {words}."
         )
-        failed = st.session_state.pop(("_class_poll_failed", poll.id), None)
+        failed = st.session_state.pop(failed_key, None)
         if failed:
             st.error(failed[0], icon=failed[1])
 
@@ -175,12 +176,12 @@ def _poll_box(code: str, token: str) -> None:
             try:
                 out = s.answer_poll(code, token, poll_id=poll.id, truth=truth)
             except InputError as exc:
-                st.session_state[("_class_poll_failed", poll.id)] = (f"Not recorded: {exc}", None)
+                st.session_state[failed_key] = (f"Not recorded: {exc}", None)
             except unavailable_types():
                 msg = "Not recorded — the class database did not answer. Try again."
-                st.session_state[("_class_poll_failed", poll.id)] = (msg, ":material/cloud_off:")
+                st.session_state[failed_key] = (msg, ":material/cloud_off:")
             else:
-                st.session_state[("_class_poll_sent", poll.id)] = out
+                st.session_state[sent_key] = out
 
         c1, c2 = st.columns(2)
         c1.button("My true answer: yes", key=f"class_poll_yes_{poll.id}", width="stretch", on_click=send, args=(True,))

@@ -79,24 +79,26 @@ def list_editor(state_key: str, *, item: str, column: str) -> list[float] | None
     preset, a link), or a table whose edits Streamlit dropped (it was not drawn on a run), builds a new
     table from the list as it is."""
     text = st.session_state[state_key]
+    spec = Spec("floats", allow_inf=True, min_len=0, max_len=10**4)
     try:
-        vals = check_value(column, Spec("floats", allow_inf=True, min_len=0, max_len=10**4), text)
+        vals = check_value(column, spec, text)
     except InputError as exc:
         show_input_error(exc)
         return None
     mine, base_key, ver_key = f"{state_key}_editor_wrote", f"{state_key}_editor_base", f"{state_key}_editor_version"
-    shown = f"{state_key}_editor_{st.session_state.get(ver_key, 0)}"
+
+    def table_key() -> str:
+        return f"{state_key}_editor_{st.session_state.get(ver_key, 0)}"
+
     # a new table when the list changed elsewhere, or when the table's edits are gone: Streamlit drops a
     # widget's state after a run that did not draw it (another mode, a closed tab), and the table drawn
     # again from the old base showed the list as it was before those edits — and the next edit wrote
     # that old list back over the text box
-    if shown not in st.session_state or text not in (st.session_state.get(mine), st.session_state.get(base_key)):
+    if table_key() not in st.session_state or text not in (st.session_state.get(mine), st.session_state.get(base_key)):
         st.session_state[base_key] = text
         st.session_state[ver_key] = st.session_state.get(ver_key, 0) + 1
-    base = list(
-        check_value(column, Spec("floats", allow_inf=True, min_len=0, max_len=10**4), st.session_state[base_key])
-    )
-    key = f"{state_key}_editor_{st.session_state.get(ver_key, 0)}"
+    base = list(check_value(column, spec, st.session_state[base_key]))
+    key = table_key()
 
     def write_back() -> None:
         new = _edited_list(base, st.session_state[key], column)
