@@ -57,7 +57,7 @@ from hetdp_core.lessons import bundled_lesson  # noqa: E402
 from hetdp_ui.class_panel import POLL_REFRESH  # noqa: E402
 from hetdp_ui.folders import LIVE_CLASS, page_for  # noqa: E402
 
-#: the Class page's URL path (the page playing the live-class role)
+#: the live-class page's URL path (the page playing the live-class role)
 CLASS = page_for(LIVE_CLASS).url
 
 LESSON = "1-bcdp-feature-privacy"

@@ -8,7 +8,7 @@ a bare Streamlit page that draws one plotly chart, served by the same Streamlit 
 the same installation, started the same way) in the same run — so the ratios do not depend on how busy
 the machine is.
 
-    python benchmarks/first_chart.py [--pages Feature_privacy,Groupwise_zCDP] [--repeat 3]
+    python benchmarks/first_chart.py [--pages URL_PATH,URL_PATH] [--repeat 3]
 
 Prints and writes benchmarks/results/first_chart.json: per page the median first / next times and their
 ratios to the bare page's (targets: first ≤ 3×, next ≤ 1.5×).

@@ -25,7 +25,7 @@ DOC = ROOT / "docs" / "benchmarks.md"
 
 
 def _title(page: str) -> str:
-    """A page's title from the registry (``Feature_privacy``, ``1_Feature_privacy``); other pages (the
+    """A page's title from the registry (``Coin_flip``, ``1_Coin_flip``); other pages (the
     lessons, the docs) by their file name."""
     page = re.sub(r"^\d+_", "", page)
     try:

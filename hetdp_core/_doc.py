@@ -108,7 +108,7 @@ lam | float | Ridge penalty λ (Example 34).
 bins | int | Number of bins.
 m | int | Size of the first part of the data (Example 8).
 solver | {'fast', 'cvxpy'} | Weight solver: the exact fast one, or cvxpy.
-levels_of | callable or None | Reads a linked app view's level table (default: :func:`view_levels`).
+levels_of | callable or None | Reads a linked app view's privacy levels, a list of Level (default: :func:`view_levels`).
 link | str | An app view: a full address, ``/Page?query`` or ``Page?query``.
 id | str | Identifier of the lesson (its file name without ``.toml``).
 key | str | A key naming one value of a run's tables: ``table[column=value].column`` or an aggregate of a column.
@@ -226,7 +226,7 @@ per_decade | int | Grid points per decade.
 scenario | Scenario | A page's scenario.
 cost | Cost or None | A cost estimated otherwise (default: ``scenario.estimate()``).
 run | callable | The page's run function.
-meaning | DataFrame or None | A level table with posterior bounds (default: the result's ``privacy_meaning``).
+meaning | Meaning or None | What a view's levels mean for a person (default: the result's ``meaning``).
 priv | str or None | Privacy schedule kind (default: the scenario's).
 statistic | {'median', 'mean'} | Statistic of the simulated errors compared with the target.
 check_trials | int | Releases simulated afresh to check the answer.
@@ -316,7 +316,7 @@ lessons:text | str or bytes | TOML text of the lesson.
 lessons:path | str or path-like | Path of the lesson file.
 lessons:budget | Budget or None | Compute budget of each run (default: the page's).
 meaning:eps | float or array_like | Privacy level(s) ε.
-meaning:labels | list of str | Names of the levels.
+meaning:max_levels | int | Largest number of levels drawn (the first ones).
 meaning:delta | float or None | δ of (ε, δ) levels (None or 0: pure ε).
 mechanisms:x | array_like | The data (a sample of values).
 mechanisms:q | float or array_like | The true value q (centre of the noise).

@@ -33,6 +33,7 @@ from ._doc import document
 from ._validate import InputError
 from .accounting import ACCOUNTANT_NAMES, ACCOUNTANTS, Event, account
 from .constraints import Interval
+from .meaning import Level, TradeoffCurve
 from .plan import (  # noqa: F401 (re-exported: the ledger's callers read a plan from here)
     BUDGET_RANGE,
     EVERYONE,
@@ -62,6 +63,7 @@ __all__ = [
     "plan_from_records",
     "incomplete_rows",
     "ledger",
+    "GroupRisk",
     "plan_toml",
     "levels_text",
     "view_levels",
@@ -128,69 +130,91 @@ def group_curve(events, *, delta: float, eps: float) -> list[float]:
 
 
 # ------------------------------------------------------------------ linked views
-def view_levels(link: str):
-    """The level table (``privacy_meaning``) of an app view ``Page?query``: its run under the page's
-    budget (the default way a link release is read; the app passes its own cached, limited runner)."""
+def view_levels(link: str) -> list[Level]:
+    """The privacy levels (:class:`~hetdp_core.meaning.Level`) an app view ``Page?query`` states: its run
+    under the page's budget (the default way a link release is read; the app passes its own cached,
+    limited runner)."""
     from .registry import get
+    from .scenario import levels_of
 
     scenario = link_scenario(link)
-    return get(scenario.PAGE).run(scenario).tables().get("privacy_meaning")
+    return levels_of(get(scenario.PAGE).run(scenario))
 
 
-def _row_event(row, repeat: int, *, exact: bool = True) -> Event:
-    """The event of one level row: Gaussian where the view states μ (``exact``), else the (ε, δ) of the
-    level that bounds every attacker (``any-attacker level``, else ``delivered level``, else ``demanded level``)."""
-    label = str(row["level"])
-    mu = row.get("μ (Gaussian)")
-    if exact and mu is not None and not math.isnan(float(mu)):
-        return Event("gaussian", 1.0 / float(mu) if mu > 0 else math.inf, 0.0, repeat, label)
-    col = next(c for c in ("any-attacker level", "delivered level", "demanded level") if row.get(c) is not None)
-    d = row.get("δ")
-    d = 0.0 if d is None or math.isnan(float(d)) else float(d)
-    return Event("approx" if d > 0 else "pure", float(row[col]), d, repeat, label)
+def _level_event(level: Level, repeat: int, *, exact: bool = True) -> Event:
+    """The event of one stated level: Gaussian where the view states μ (``exact``), else the (ε, δ) of
+    the level that bounds every attacker (its any-attacker level, else the delivered, else the demanded)."""
+    mu = level.gaussian_mu
+    if exact and mu is not None and not math.isnan(mu):
+        return Event("gaussian", 1.0 / mu if mu > 0 else math.inf, 0.0, repeat, level.name)
+    eps = next(e for e in (level.any_attacker, level.delivered, level.demanded) if e is not None)
+    d = 0.0 if level.delta is None or math.isnan(level.delta) else float(level.delta)
+    return Event("approx" if d > 0 else "pure", float(eps), d, repeat, level.name)
 
 
-def _largest(rows, repeat: int) -> Event:
-    """An event that dominates every row: the smallest Gaussian noise if every row is Gaussian, else
+def _largest(levels: list[Level], repeat: int) -> Event:
+    """An event that dominates every level: the smallest Gaussian noise if every level is Gaussian, else
     the largest ε with the largest δ."""
-    label = "every row's largest level" if len(rows) > 1 else str(rows[0]["level"])
-    evs = [_row_event(r, repeat) for r in rows]
+    label = "every row's largest level" if len(levels) > 1 else levels[0].name
+    evs = [_level_event(v, repeat) for v in levels]
     if all(e.kind == "gaussian" for e in evs):
         return Event("gaussian", min(e.a for e in evs), 0.0, repeat, label)
-    evs = [_row_event(r, repeat, exact=False) for r in rows]
+    evs = [_level_event(v, repeat, exact=False) for v in levels]
     d = max(e.b for e in evs)
     return Event("approx" if d > 0 else "pure", max(e.a for e in evs), d, repeat, label)
 
 
-def _link_event(release: Release, group: str, table) -> Event:
+def _link_event(release: Release, group: str, levels: list[Level]) -> Event:
     at = f"release {release.name!r}"
-    if table is None or len(table) == 0:
+    if not levels:
         raise InputError(
             f"{at}: link: the view {release.link} states no privacy level (its page's meaning panel is empty); "
             "link another view or give the release's mechanism and noise."
         )
-    rows = table.to_dict(orient="records")
     want = release.level_for(group)
     if want is None:
-        return _largest(rows, release.repeat)
-    match = [r for r in rows if str(r["level"]) == want]
+        return _largest(levels, release.repeat)
+    match = [v for v in levels if v.name == want]
     if not match:
         raise InputError(
             f"{at}: levels: the view has no level row {want!r}; its rows are "
-            + "; ".join(repr(str(r["level"])) for r in rows[:12])
+            + "; ".join(repr(v.name) for v in levels[:12])
             + "."
         )
-    return _row_event(match[0], release.repeat)
+    return _level_event(match[0], release.repeat)
 
 
-def _events(releases, group: str, tables) -> list[Event]:
+def _events(releases, group: str, levels) -> list[Event]:
     out = []
     for r in releases:
         if r.link is not None:
-            out.append(_link_event(r, group, tables[r.link]))
+            out.append(_link_event(r, group, levels[r.link]))
         else:
             out.append(Event(r.mechanism, r.noise, 0.0, r.repeat))
     return out
+
+
+@dataclass(frozen=True)
+class GroupRisk:
+    """One group's risk in attack terms from the whole plan: at false-positive rate ``attack_fpr`` no
+    attack catches more than ``attack_tpr``; ``max_advantage`` is TPR − FPR at its worst; ``in_words``
+    says it in a sentence."""
+
+    group: str
+    attack_fpr: float
+    attack_tpr: float
+    max_advantage: float
+    in_words: str
+
+    def row(self) -> dict:
+        """The risk as a row of ``hetdp ledger --json``'s ``risk`` (its labels applied here)."""
+        return {
+            "group": self.group,
+            "attack FPR": self.attack_fpr,
+            "attack TPR ≤": self.attack_tpr,
+            "max advantage": self.max_advantage,
+            "in words": self.in_words,
+        }
 
 
 @dataclass(frozen=True)
@@ -200,8 +224,9 @@ class LedgerResult:
     valid bounds and the accountant that gave it (``how``), which the budget verdict, the reserve, the
     risk and the solver read; ``spend``: each release's basic-composition ε per group (what it costs
     that group on its own, repeats included; for a link release the view's level row charged);
-    ``risk``: per group, the attack TPR at ``fpr`` and the maximal advantage of the whole plan;
-    ``curves``: each group's trade-off curve (``level`` = the group, ``attack FPR``, ``attack TPR ≤``)."""
+    ``risk``: per group, the attack TPR at ``fpr`` and the maximal advantage of the whole plan
+    (:class:`GroupRisk`); ``curves``: each group's trade-off curve (:class:`~hetdp_core.meaning.TradeoffCurve`
+    named by the group)."""
 
     plan: Plan
     delta: float
@@ -209,14 +234,18 @@ class LedgerResult:
     totals: list
     spend: list
     fpr: float = 0.01
-    risk: list = field(default_factory=list)
-    curves: list = field(default_factory=list)
+    risk: list[GroupRisk] = field(default_factory=list)
+    curves: list[TradeoffCurve] = field(default_factory=list)
     headline: list = field(default_factory=list)
 
     def tables(self) -> dict[str, list[dict]]:
         """The ledger's downloadable tables by CSV name (the page and ``hetdp ledger --csv`` write the
         same bytes)."""
         return {"ledger_headline": self.headline, "ledger": self.totals, "ledger_spend": self.spend}
+
+    def risk_rows(self) -> list[dict]:
+        """Each group's risk as a row (:meth:`GroupRisk.row`): ``hetdp ledger --json``'s ``risk``."""
+        return [r.row() for r in self.risk]
 
     def placements(self) -> tuple:
         """Each group's headline ε among real deployments (:func:`hetdp_core.deployments.place_levels`;
@@ -232,29 +261,29 @@ class LedgerResult:
         """The numbers plan A vs plan B compares (:func:`hetdp_core.compare.compare`): per group the
         headline ε, the attack's TPR at the FPR and the maximal advantage, the reserve against the budget."""
         out: dict[str, float] = {}
-        risk = {r["group"]: r for r in self.risk}
+        risk = {r.group: r for r in self.risk}
         for h in self.headline:
             g = h["group"]
             out[f"{g}: headline ε at δ = {self.delta:.0e}"] = float(h["epsilon"])
             if g in risk:
-                out[f"{g}: attack TPR ≤ at FPR {100 * self.fpr:g} %"] = float(risk[g]["attack TPR ≤"])
-                out[f"{g}: maximal advantage"] = float(risk[g]["max advantage"])
+                out[f"{g}: attack TPR ≤ at FPR {100 * self.fpr:g} %"] = risk[g].attack_tpr
+                out[f"{g}: maximal advantage"] = risk[g].max_advantage
             if self.budget is not None:
                 out[f"{g}: reserve against the budget {self.budget:g}"] = float(h["reserve"])
             out[f"{g}: releases"] = float(h["releases"])
         return out
 
 
-def _tables(plan: Plan, levels_of) -> dict:
-    """Each linked view's level table, read once per plan."""
-    tables = {}
+def _view_levels(plan: Plan, levels_of) -> dict[str, list[Level]]:
+    """Each linked view's levels, read once per plan."""
+    levels = {}
     for r in plan.releases:
-        if r.link is not None and r.link not in tables:
+        if r.link is not None and r.link not in levels:
             try:
-                tables[r.link] = (levels_of or view_levels)(r.link)
+                levels[r.link] = list((levels_of or view_levels)(r.link))
             except InputError as exc:
                 raise InputError(f"release {r.name!r}: link: {exc}") from None
-    return tables
+    return levels
 
 
 def _budget(row: dict, budget: float | None) -> dict:
@@ -276,7 +305,7 @@ def ledger(plan: Plan, *, delta: float, budget: float | None = None, fpr: float 
     """Compose, for each group, the releases that touch it, with each accountant at ``delta``; each
     group's headline is the smallest of the four valid bounds. ``budget`` (an ε) gives each row its
     reserve (budget − ε) and an over-budget flag; ``fpr`` the false-positive rate at which the risk
-    in attack terms is read. ``levels_of(link)`` returns a linked view's level table (default
+    in attack terms is read. ``levels_of(link)`` returns a linked view's privacy levels (default
     :func:`view_levels`; the app passes its cached, limited runner)."""
     from .risk import FPR_RANGE, risk_in_words
 
@@ -284,26 +313,18 @@ def ledger(plan: Plan, *, delta: float, budget: float | None = None, fpr: float 
     if budget is not None:
         budget = _BUDGET.check("budget", budget, what=" (the ε the plan may spend)")
     fpr = Interval(float, FPR_RANGE[0], FPR_RANGE[1]).check("fpr", fpr, what=" (the attack's false-positive rate)")
-    tables = _tables(plan, levels_of)
+    levels = _view_levels(plan, levels_of)
     totals, heads, spend, risk, curves, own = [], [], [], [], [], {}
     for g in plan.group_names():
         rel = [r for r in plan.releases if r.touches(g)]
-        events = _events(rel, g, tables)
+        events = _events(rel, g, levels)
         rows, head = _group_totals(g, events, delta, sum(r.repeat for r in rel))
         totals += [_budget(r, budget) for r in rows]
         heads.append(_budget(head, budget))
         tpr, adv = group_risk(events, fpr=fpr, delta=delta, eps=head["epsilon"])
         curve = group_curve(events, delta=delta, eps=head["epsilon"])
-        curves += [{"level": g, "attack FPR": a, "attack TPR ≤": t} for a, t in zip(CURVE_FPR, curve)]
-        risk.append(
-            {
-                "group": g,
-                "attack FPR": fpr,
-                "attack TPR ≤": tpr,
-                "max advantage": adv,
-                "in words": risk_in_words(tpr, fpr),
-            }
-        )
+        curves.append(TradeoffCurve(g, CURVE_FPR, tuple(curve)))
+        risk.append(GroupRisk(g, fpr, float(tpr), float(adv), risk_in_words(tpr, fpr)))
         for r, e in zip(rel, events):
             if (r.name, e) not in own:  # a release's own ε: the same in every group it charges alike
                 own[r.name, e] = account("basic", [e], delta)[0]
@@ -362,7 +383,7 @@ def solve_noise(
     own = [r for r in plan.releases if r.link is None]
     if not own:
         raise InputError("plan: every release is a linked view; there is no noise of the plan's own to solve for.")
-    tables = _tables(plan, levels_of)
+    levels = _view_levels(plan, levels_of)
 
     def scaled(m: float) -> Plan:
         return dataclasses.replace(
@@ -385,7 +406,7 @@ def solve_noise(
         p = scaled(m)
         out = []
         for g in p.group_names():
-            ev = _events([r for r in p.releases if r.touches(g)], g, tables)
+            ev = _events([r for r in p.releases if r.touches(g)], g, levels)
             out.append((float(compose(tuple(ev)).tpr([fpr])[0]) if ev else fpr, g))
         return max(out)
 
@@ -408,7 +429,7 @@ def solve_noise(
             for r in plan.releases
         ),
     )
-    tpr, g = _worst_risk(solved, tables, fpr=fpr, delta=delta)
+    tpr, g = _worst_risk(solved, levels, fpr=fpr, delta=delta)
     return NoiseSolution(factor=hi, plan=solved, worst_group=g, tpr=tpr, fpr=fpr, target_tpr=target)
 
 
@@ -433,12 +454,12 @@ def _smallest_safe_factor(safe, m_min: float, m_max: float, rtol: float) -> floa
     return hi
 
 
-def _worst_risk(plan: Plan, tables, *, fpr: float, delta: float) -> tuple[float, str]:
+def _worst_risk(plan: Plan, levels, *, fpr: float, delta: float) -> tuple[float, str]:
     """(attack TPR, group) of the plan's most exposed group, the risk read as the ledger reads it."""
     worst = []
     for g in plan.group_names():
         rel = [r for r in plan.releases if r.touches(g)]
-        ev = _events(rel, g, tables)
+        ev = _events(rel, g, levels)
         head = _group_totals(g, ev, delta, sum(r.repeat for r in rel))[1]
         worst.append((group_risk(ev, fpr=fpr, delta=delta, eps=head["epsilon"])[0], g))
     return max(worst)

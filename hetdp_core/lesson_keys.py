@@ -43,7 +43,8 @@ def _parse_term(term: str, where: str) -> _Ref:
     m = _REF.match(term)
     if not m:
         raise InputError(
-            f"{where}: key term {term[:80]!r} must look like table[column=value].column (see pages/lessons/guide.md)."
+            f"{where}: key term {term[:80]!r} must look like table[column=value].column (see the lessons guide "
+            "in the documentation)."
         )
     sel = []
     if m.group("sel"):

@@ -2,10 +2,10 @@
 
 A lesson is a title, the lecture or paper it follows, and steps. Each step opens a page with a
 scenario (the page's URL query string), shows a short text and optionally asks a question whose
-answer the core can compute. The schema is documented in ``pages/lessons/guide.md``; :func:`parse_lesson`
-enforces it and :func:`check_lesson` runs every step's scenario and compares every answer with the
-number (or yes/no, or text) the core computes, so a lesson whose answer drifts from the code fails
-CI (``hetdp lesson check FILE``).
+answer the core can compute. The schema is documented in the lessons guide (the Documentation page,
+topic ``lessons``); :func:`parse_lesson` enforces it and :func:`check_lesson` runs every step's
+scenario and compares every answer with the number (or yes/no, or text) the core computes, so a
+lesson whose answer drifts from the code fails CI (``hetdp lesson check FILE``).
 
 Answer keys (``key``) name a value of the step's download tables — the same tables the page offers
 as CSV — in a small, safe grammar (no ``eval``)::
@@ -218,7 +218,7 @@ def _only(d: dict, allowed: tuple[str, ...], where: str) -> None:
     if extra:
         raise InputError(
             f"{where}: unknown field(s) {', '.join(map(repr, extra))}; the schema allows "
-            f"{', '.join(allowed)} (see pages/lessons/guide.md)."
+            f"{', '.join(allowed)} (see the lessons guide in the documentation)."
         )
 
 

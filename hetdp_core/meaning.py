@@ -26,12 +26,15 @@ from .constraints import DELTA, Interval
 __all__ = [
     "posterior_bounds",
     "zcdp_to_eps",
-    "Meaning",
-    "meaning",
     "in_words",
     "Level",
+    "LevelMeaning",
+    "Meaning",
+    "meaning_of",
     "level_table",
     "meaning_table",
+    "TradeoffCurve",
+    "tradeoff_curves",
     "compact_names",
 ]
 
@@ -59,41 +62,6 @@ def zcdp_to_eps(*, rho, delta: float) -> np.ndarray:
     r = _RHO.check_vector("rho", np.atleast_1d(rho), max_length=100_000, what=" (zCDP levels)")
     d = DELTA.check("delta", delta, what=" (failure probability)")
     return r + 2.0 * np.sqrt(r * np.log(1.0 / d))
-
-
-@dataclass(frozen=True)
-class Meaning:
-    """Posterior bounds per labelled level, for one prior."""
-
-    labels: tuple
-    eps: np.ndarray
-    prior: float
-    lowest: np.ndarray
-    highest: np.ndarray
-    delta: float | None = None  # set when the levels hold except with probability δ
-
-    def rows(self) -> list[dict]:
-        return [
-            {
-                "level": lab,
-                "eps": float(e),
-                "prior": self.prior,
-                "posterior_low": float(lo),
-                "posterior_high": float(hi),
-                "sentence": in_words(e, self.prior, hi, self.delta),
-            }
-            for lab, e, lo, hi in zip(self.labels, self.eps, self.lowest, self.highest)
-        ]
-
-
-def meaning(*, labels, eps, prior: float, delta: float | None = None) -> Meaning:
-    """:class:`Meaning` of the levels ``eps`` named by ``labels`` for an attacker with ``prior``."""
-    e = np.atleast_1d(np.asarray(eps, dtype=float))
-    labels = tuple(str(x) for x in labels)
-    if len(labels) != e.size:
-        raise InputError(f"labels has {len(labels)} entries but eps has {e.size}; give one label per level.")
-    lo, hi = posterior_bounds(eps=e, prior=prior)
-    return Meaning(labels, e, float(prior), lo, hi, delta)
 
 
 def compact_names(names) -> str:
@@ -183,76 +151,206 @@ def level_table(levels):
     return pd.DataFrame(cols)
 
 
-def meaning_table(levels, *, prior: float, delta: float | None = None, fpr: float = 0.01):
-    """The page's levels (a list of :class:`Level`) read as an attacker's worst-case posterior and risk,
-    as a table with display labels (:func:`level_table`'s columns and what follows).
+@dataclass(frozen=True)
+class LevelMeaning:
+    """One :class:`Level` read for a person (:func:`meaning_of`): the attacker's worst-case posterior from
+    the prior at the demanded level, at the delivered one and at the level that bounds any attacker (None
+    where the level has none), the sentence ``in_words``; and the risk in attack terms at the
+    false-positive rate ``attack_fpr``: the most an attack catches (``attack_tpr``, also for any attacker),
+    the ``max_advantage`` (TPR − FPR at its worst) and the sentence ``risk_in_words``. ``basis`` is the
+    level the sentences and the attack read (the delivered one where the view states it)."""
 
-    Adds ``posterior ≤ (demanded)``, ``posterior ≤ (delivered)`` and a plain sentence for the delivered
-    (else demanded) level. A level's ``delta`` (or ``delta`` here, for every level) marks (ε, δ)
-    levels: the bound then holds except on outputs of total probability δ, and the sentence says so.
+    level: Level
+    basis: float
+    posterior_demanded: float
+    posterior_delivered: float | None
+    posterior_any_attacker: float | None
+    in_words: str
+    attack_fpr: float
+    attack_tpr: float
+    max_advantage: float
+    attack_tpr_any_attacker: float | None
+    risk_in_words: str
+
+    @property
+    def exposure(self) -> tuple[float, float]:
+        """How exposed a person is, for ranking levels: the posterior any attacker reaches (else the
+        delivered, else the demanded one), ties broken by the model's (delivered) posterior."""
+        first = next(
+            p for p in (self.posterior_any_attacker, self.posterior_delivered, self.posterior_demanded) if p is not None
+        )
+        return float(first), float(self.posterior_delivered if self.posterior_delivered is not None else first)
+
+
+#: LevelMeaning field → its column in the meaning table, after the level's own (:data:`LEVEL_COLUMNS`);
+#: a column appears when some row has the value (labels are applied here, when the table is rendered)
+MEANING_COLUMNS = {
+    "posterior_demanded": "posterior ≤ (demanded)",
+    "posterior_delivered": "posterior ≤ (delivered)",
+    "posterior_any_attacker": "posterior ≤ (any attacker)",
+    "in_words": "in words",
+    "attack_fpr": "attack FPR",
+    "attack_tpr": "attack TPR ≤",
+    "max_advantage": "max advantage",
+    "attack_tpr_any_attacker": "attack TPR ≤ (any attacker)",
+    "risk_in_words": "risk in words",
+}
+
+
+@dataclass(frozen=True)
+class Meaning:
+    """What a view's levels mean for a person (:func:`meaning_of`): one :class:`LevelMeaning` per level,
+    for the attacker's ``prior`` and the attack's false-positive rate ``fpr``. :meth:`table` is the
+    ``privacy_meaning`` download (display labels applied there only)."""
+
+    rows: tuple[LevelMeaning, ...]
+    prior: float
+    fpr: float
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def most_exposed(self) -> LevelMeaning | None:
+        """The level whose person is most exposed (:attr:`LevelMeaning.exposure`), or None."""
+        return max(self.rows, key=lambda r: r.exposure) if self.rows else None
+
+    def table(self, *, words: bool = True):
+        """The levels and their meaning as a table with display labels: the level's columns
+        (:func:`level_table`), then :data:`MEANING_COLUMNS` (those some row has; the two sentences only
+        with ``words``). Built once per meaning: the same frame every time, as a stored table would be
+        (the app memoises CSV bytes and Arrow tables by the frame's identity)."""
+        made = self.__dict__.setdefault("_tables", {})  # a cache beside the fields (not one of them)
+        if words not in made:
+            made[words] = self._table(words)
+        return made[words]
+
+    def _table(self, words: bool):
+        import pandas as pd
+
+        df = level_table(r.level for r in self.rows)
+        if not self.rows:  # a page with no valid level to state
+            return df.assign(**{"posterior ≤ (demanded)": [], "in words": []})
+        for name, label in MEANING_COLUMNS.items():
+            if not words and name in ("in_words", "risk_in_words"):
+                continue
+            values = [getattr(r, name) for r in self.rows]
+            if any(v is not None for v in values):
+                df[label] = pd.Series(values, dtype=object if isinstance(values[0], str) else float)
+        return df
+
+
+def meaning_of(levels, *, prior: float, delta: float | None = None, fpr: float = 0.01) -> Meaning:
+    """The page's levels (a list of :class:`Level`) read as an attacker's worst-case posterior and risk.
+
+    Each level's posterior bound from ``prior`` at its demanded level, at its delivered level and at the
+    level that bounds any attacker, and a plain sentence for the delivered (else demanded) level — the
+    *basis*; where any level of the view states a delivered level, every level's basis is its
+    delivered one. A level's ``delta`` (or ``delta`` here, for every level) marks (ε, δ) levels: the
+    bound then holds except on outputs of total probability δ, and the sentence says so.
 
     A level's ``any_attacker`` marks levels that hold only *under a model's assumptions* (BCDP's
     δ_i bound attackers whose belief about the other features follows the prior with correlation
     ≤ q, Definition 4 and Theorem 1 of the BCDP paper); it is the level that bounds every
-    attacker (the LDP level delivered). The table then adds ``posterior ≤ (any attacker)`` and the
-    sentence states both, in plain words.
+    attacker (the LDP level delivered). The sentence then states both, in plain words.
 
     Beside the posterior, the risk in attack terms (:mod:`hetdp_core.risk`) at false-positive rate
-    ``fpr``: ``attack TPR ≤`` (the most an attack catches at that rate) and ``max advantage``
-    (TPR − FPR at its worst), from the (ε, δ) trade-off curve of the basis level, or from the exact
-    Gaussian curve where a level has ``gaussian_mu`` (noise Δ/σ); with an ``any_attacker`` level
-    also ``attack TPR ≤ (any attacker)``; and ``risk in words``."""
-    df = level_table(levels)
+    ``fpr``: the most an attack catches at that rate and the maximal advantage (TPR − FPR at its
+    worst), from the (ε, δ) trade-off curve of the basis level, or from the exact Gaussian curve where
+    a level has ``gaussian_mu`` (noise Δ/σ); with an ``any_attacker`` level also the any-attacker TPR."""
     from .risk import FPR_RANGE, advantage_eps_delta, advantage_gaussian, risk_in_words, tpr_eps_delta, tpr_gaussian
 
+    levels = list(levels)
+    bad = [type(v).__name__ for v in levels if not isinstance(v, Level)]
+    if bad:
+        raise InputError(f"levels must be Level objects (hetdp_core.meaning.Level); got {bad[0]}.")
     fpr = Interval(float, FPR_RANGE[0], FPR_RANGE[1]).check("fpr", fpr, what=" (the attack's false-positive rate)")
-    if df.empty:  # a page with no valid level to state
-        return df.assign(**{"posterior ≤ (demanded)": [], "in words": []})
-    _, hi_d = posterior_bounds(eps=df["demanded level"].to_numpy(float), prior=prior)
-    df["posterior ≤ (demanded)"] = hi_d
-    basis = "demanded level"
-    if "delivered level" in df:
-        _, hi_g = posterior_bounds(eps=df["delivered level"].to_numpy(float), prior=prior)
-        df["posterior ≤ (delivered)"] = hi_g
-        basis = "delivered level"
-    _, hi = posterior_bounds(eps=df[basis].to_numpy(float), prior=prior)
-    deltas = df["δ"].to_numpy(float) if "δ" in df else np.full(len(df), np.nan if delta is None else delta)
-    words = [
-        in_words(e, prior, h, None if not (dl > 0) else float(dl))
-        for e, h, dl in zip(df[basis].to_numpy(float), hi, deltas)
-    ]
-    if "any-attacker level" in df:
-        _, hi_any = posterior_bounds(eps=df["any-attacker level"].to_numpy(float), prior=prior)
-        df["posterior ≤ (any attacker)"] = hi_any
-        words = [
-            f"under the model's assumptions (the attacker's beliefs about the other features follow "
-            f"the model, correlation ≤ q), {w}; an attacker who knows more (any attacker): "
-            + (f"at most {_pct(h, up=True)}" if np.isfinite(e) else "no protection")
-            for w, h, e in zip(words, hi_any, df["any-attacker level"].to_numpy(float))
-        ]
-    df["in words"] = words
+    prior = _PRIOR.check("prior", prior, what=" (the attacker's prior probability)")
+    if not levels:
+        return Meaning((), prior, fpr)
+
+    demanded, delivered, any_attacker = (_stated(levels, n) for n in ("demanded", "delivered", "any_attacker"))
+    basis = demanded if delivered is None else np.where(np.isnan(delivered), demanded, delivered)
+    highest = lambda e: posterior_bounds(eps=e, prior=prior)[1]  # noqa: E731
+    hi_demanded, hi = highest(demanded), highest(basis)
+    hi_delivered, hi_any = _where_stated(highest, delivered), _where_stated(highest, any_attacker)
+    deltas = _stated(levels, "delta")
+    if deltas is None:
+        deltas = np.full(len(levels), np.nan if delta is None else delta)
+    words = [in_words(e, prior, h, None if not (dl > 0) else float(dl)) for e, h, dl in zip(basis, hi, deltas)]
     # risk in attack terms: the exact Gaussian curve where the noise is Gaussian, else the (ε, δ) curve
     d0 = np.where(np.isnan(deltas), 0.0, deltas)
-    tpr = tpr_eps_delta(eps=df[basis].to_numpy(float), delta=d0, fpr=fpr)
-    adv = advantage_eps_delta(eps=df[basis].to_numpy(float), delta=d0)
-    if "μ (Gaussian)" in df:
-        mu = df["μ (Gaussian)"].to_numpy(float)
+    tpr = tpr_eps_delta(eps=basis, delta=d0, fpr=fpr)
+    adv = advantage_eps_delta(eps=basis, delta=d0)
+    mu = _stated(levels, "gaussian_mu")
+    if mu is not None:
         g = ~np.isnan(mu)
         tpr = np.where(g, tpr_gaussian(mu=np.where(g, mu, 0.0), fpr=fpr), tpr)
         adv = np.where(g, advantage_gaussian(mu=np.where(g, mu, 0.0)), adv)
-    df["attack FPR"] = fpr
-    df["attack TPR ≤"] = tpr
-    df["max advantage"] = adv
     risk = [risk_in_words(t, fpr) for t in tpr]
-    if "any-attacker level" in df:
-        tpr_any = tpr_eps_delta(eps=df["any-attacker level"].to_numpy(float), fpr=fpr)
-        df["attack TPR ≤ (any attacker)"] = tpr_any
-        risk = [
-            f"under the model's assumptions, {r}; an attacker who knows more (any attacker): at most {_pct(t, up=True)}"
-            for r, t in zip(risk, tpr_any)
-        ]
-    df["risk in words"] = risk
-    return df
+    tpr_any = _where_stated(lambda e: tpr_eps_delta(eps=e, fpr=fpr), any_attacker)
+    if any_attacker is not None:
+        words, risk = _with_any_attacker(words, risk, any_attacker, hi_any, tpr_any)
+
+    def at(a: np.ndarray | None, i: int) -> float | None:
+        return None if a is None or np.isnan(a[i]) else float(a[i])
+
+    rows = tuple(
+        LevelMeaning(
+            level=v,
+            basis=float(basis[i]),
+            posterior_demanded=float(hi_demanded[i]),
+            posterior_delivered=at(hi_delivered, i),
+            posterior_any_attacker=at(hi_any, i),
+            in_words=words[i],
+            attack_fpr=fpr,
+            attack_tpr=float(tpr[i]),
+            max_advantage=float(adv[i]),
+            attack_tpr_any_attacker=at(tpr_any, i),
+            risk_in_words=risk[i],
+        )
+        for i, v in enumerate(levels)
+    )
+    return Meaning(rows, prior, fpr)
+
+
+def _stated(levels: list[Level], name: str) -> np.ndarray | None:
+    """The levels' field ``name`` as floats (NaN where a level does not state it), None if none does."""
+    got = [getattr(v, name) for v in levels]
+    return None if all(g is None for g in got) else np.array([np.nan if g is None else g for g in got], float)
+
+
+def _where_stated(f, eps: np.ndarray | None) -> np.ndarray | None:
+    """``f(eps)`` for the levels that state ``eps``; NaN for those that do not; None if none does."""
+    if eps is None:
+        return None
+    out, ok = np.full(eps.shape, np.nan), ~np.isnan(eps)
+    out[ok] = f(eps[ok])
+    return out
+
+
+def _with_any_attacker(words, risk, any_attacker, hi_any, tpr_any) -> tuple[list[str], list[str]]:
+    """The two sentences of levels that hold under a model's assumptions, with what any attacker can do."""
+    words = [
+        w
+        if np.isnan(e)
+        else f"under the model's assumptions (the attacker's beliefs about the other features follow "
+        f"the model, correlation ≤ q), {w}; an attacker who knows more (any attacker): "
+        + (f"at most {_pct(h, up=True)}" if np.isfinite(e) else "no protection")
+        for w, h, e in zip(words, hi_any, any_attacker)
+    ]
+    risk = [
+        r
+        if np.isnan(t)
+        else f"under the model's assumptions, {r}; an attacker who knows more (any attacker): at most "
+        f"{_pct(t, up=True)}"
+        for r, t in zip(risk, tpr_any)
+    ]
+    return words, risk
+
+
+def meaning_table(levels, *, prior: float, delta: float | None = None, fpr: float = 0.01):
+    """:func:`meaning_of`'s answer as the ``privacy_meaning`` table (display labels)."""
+    return meaning_of(levels, prior=prior, delta=delta, fpr=fpr).table()
 
 
 # ------------------------------------------------------------------ quantile dotplots
@@ -277,27 +375,32 @@ def dot_table(rows: dict, truth: dict):
     )
 
 
-def tradeoff_curves(table, *, points: int = 101, max_levels: int = 12):
-    """The trade-off curves a meaning table's levels allow (the most an attack catches at each
-    false-positive rate; :mod:`hetdp_core.risk`), long format ``level, attack FPR, attack TPR ≤``,
-    one curve per level (the first ``max_levels``): the exact Gaussian curve where the table has
-    ``μ (Gaussian)``, else the (ε, δ) curve of the delivered (else demanded) level."""
-    import pandas as pd
+@dataclass(frozen=True)
+class TradeoffCurve:
+    """The most an attack catches (``tpr``, at most) at each false-positive rate ``fpr``, for the level
+    (or group) ``name``."""
 
+    name: str
+    fpr: tuple[float, ...]
+    tpr: tuple[float, ...]
+
+
+def tradeoff_curves(meaning: Meaning, *, points: int = 101, max_levels: int = 12) -> list[TradeoffCurve]:
+    """The trade-off curves a view's levels allow (the most an attack catches at each false-positive
+    rate; :mod:`hetdp_core.risk`), one per level (the first ``max_levels``): the exact Gaussian curve
+    where the level states μ = Δ/σ, else the (ε, δ) curve of its basis (delivered, else demanded) level."""
     from .risk import tradeoff_eps_delta, tradeoff_gaussian
 
     alpha = np.concatenate([[0.0], np.logspace(-4, 0, points - 1)])
-    basis = "delivered level" if "delivered level" in table else "demanded level"
-    rows = []
-    for _, r in table.head(max_levels).iterrows():
-        mu = r.get("μ (Gaussian)", np.nan)
+    out = []
+    for r in meaning.rows[:max_levels]:
+        mu, d = r.level.gaussian_mu, r.level.delta
         if mu is not None and not np.isnan(mu):
             f = tradeoff_gaussian(alpha, mu=float(mu))
         else:
-            d = r.get("δ", 0.0)
-            f = tradeoff_eps_delta(alpha, eps=float(r[basis]), delta=0.0 if d is None or np.isnan(d) else float(d))
-        rows.append(pd.DataFrame({"level": r["level"], "attack FPR": alpha, "attack TPR ≤": 1.0 - f}))
-    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=["level", "attack FPR", "attack TPR ≤"])
+            f = tradeoff_eps_delta(alpha, eps=r.basis, delta=0.0 if d is None or np.isnan(d) else float(d))
+        out.append(TradeoffCurve(r.level.name, tuple(alpha.tolist()), tuple((1.0 - f).tolist())))
+    return out
 
 
 document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

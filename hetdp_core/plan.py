@@ -187,7 +187,13 @@ def _link(at: str, raw) -> str:
     from urllib.parse import urlencode
 
     if not isinstance(raw, str) or not raw.strip() or len(raw) > 20_000:
-        raise InputError(f"{at}: link must be an app link such as 'Groupwise_zCDP?algorithm=1'; got {raw!r}.")
+        from .registry import specs
+
+        example = specs()[0].url
+        raise InputError(
+            f"{at}: link must be an app link: a page's URL path and its query, such as '{example}?prior=0.05'; "
+            f"got {raw!r}."
+        )
     try:
         scenario = link_scenario(raw.strip())
     except InputError as exc:

@@ -38,7 +38,7 @@ class PageName:
 
     @property
     def slug(self) -> str:
-        """The page's one name: its URL path in lower case (``feature_privacy``)."""
+        """The page's one name: its URL path in lower case (``coin_flip``)."""
         return self.url.lower()
 
     @property
@@ -51,7 +51,7 @@ class PageName:
 class PageSpec(PageName):
     """Everything the app needs to know about one page, declared once in its scenario module.
 
-    ``url`` the URL path (``Feature_privacy``; ``hetdp run`` accepts any case and ``-``);
+    ``url`` the URL path (``Coin_flip``; ``hetdp run`` accepts any case and ``-``);
     ``title`` the menu and report title; ``icon`` a Material icon name (``:material/tune:``);
     ``summary`` its question in one or two plain sentences (home page; the page itself and its
     report show the module's longer ``QUESTION``); ``order`` its place in the menu; ``upload`` whether its
@@ -72,7 +72,7 @@ class PageSpec(PageName):
     Its one name is :attr:`slug`, the URL path in lower case: the scenario module
     ``hetdp_core/scenarios/<slug>.py``, the page's folder ``pages/<slug>/`` (``page.py``, ``figures.py``,
     ``guide.md``: :mod:`hetdp_ui.folders`), its documentation topic, the prefix of its widgets' session
-    keys (``feature_privacy_eps``) and ``hetdp run <slug>``."""
+    keys (``coin_flip_eps``) and ``hetdp run <slug>``."""
 
     url: str
     title: str

@@ -53,6 +53,7 @@ from .constraints import (  # noqa: F401 (re-exported: scenario modules import t
     param,
     split_list,
 )
+from .meaning import Meaning
 
 __all__ = [  # the constraint vocabulary (re-exported from hetdp_core.constraints), then the scenario's own
     *_constraints.__all__,
@@ -281,7 +282,7 @@ class Scenario(Question):
     prior: float = param(0.01, Interval(float, 0.001, 0.5), "attacker's prior p")
     fpr: float = param(0.01, Interval(float, 0.0001, 0.5), "attack false-positive rate")
 
-    #: the page's URL path (e.g. "Feature_privacy") and title, from its module's ``PAGE_SPEC``
+    #: the page's URL path (e.g. "Coin_flip") and title, from its module's ``PAGE_SPEC``
     PAGE: ClassVar[str] = ""
     TITLE: ClassVar[str] = ""
     #: fields a preset leaves free: a variant of the same setup (how it is computed, e.g. the published
@@ -321,13 +322,15 @@ class Result:
     and messages to show. Each page subclasses it (``kw_only``) with typed attributes for everything
     its page renders — its tables as fields declared with :func:`table` (the field's name is the CSV's
     name) and the rest as typed, documented attributes — so pages, reports and the CLI read named
-    fields instead of string keys. ``tables_`` holds tables added to a finished result (the
-    ``privacy_meaning`` of :func:`with_meaning`) and those of a page that declares none."""
+    fields instead of string keys. ``meaning`` is what the page's levels mean for a person
+    (:class:`hetdp_core.meaning.Meaning`, set by :func:`with_meaning`; its table is ``privacy_meaning``);
+    ``tables_`` holds the tables of a page that declares none."""
 
     scenario: Scenario
     tables_: dict = field(default_factory=dict)
     checks: tuple = ()
     notes: tuple = ()
+    meaning: Meaning | None = None
 
     @classmethod
     def table_names(cls) -> tuple[str, ...]:
@@ -335,9 +338,13 @@ class Result:
         return tuple(f.name for f in dataclasses.fields(cls) if "table" in f.metadata)
 
     def tables(self) -> dict:
-        """Every table this view has, name → DataFrame: the declared ones, then ``tables_``."""
+        """Every table this view has, name → DataFrame: the declared ones, then ``tables_``, then
+        ``privacy_meaning`` (the :attr:`meaning`'s table)."""
         declared = {n: getattr(self, n) for n in self.table_names()}
-        return {**{n: t for n, t in declared.items() if t is not None}, **self.tables_}
+        out = {**{n: t for n, t in declared.items() if t is not None}, **self.tables_}
+        if self.meaning is not None:
+            out["privacy_meaning"] = self.meaning.table()
+        return out
 
 
 def page_module(scenario: Scenario):
@@ -358,23 +365,21 @@ def levels_of(result: Result) -> list:
 
 
 def with_meaning(result: Result, prior: float | None = None) -> Result:
-    """``result`` with the table ``privacy_meaning``: the page's levels (its module's ``levels``)
-    read as an attacker's worst-case posterior from ``prior`` (default: the scenario's ``prior``);
-    no table when the page states no level (:func:`hetdp_core.meaning.meaning_table`)."""
-    from .meaning import meaning_table
+    """``result`` with its :attr:`~Result.meaning`: the page's levels (its module's ``levels``) read as
+    an attacker's worst-case posterior from ``prior`` (default: the scenario's ``prior``) and as risk in
+    attack terms; none when the page states no level (:func:`hetdp_core.meaning.meaning_of`)."""
+    from .meaning import meaning_of
 
     levels = levels_of(result)
-    tables = {k: v for k, v in result.tables_.items() if k != "privacy_meaning"}
-    if levels:
-        prior = result.scenario.prior if prior is None else prior
-        tables["privacy_meaning"] = meaning_table(levels, prior=prior, fpr=result.scenario.fpr)
-    return dataclasses.replace(result, tables_=tables)
+    prior = result.scenario.prior if prior is None else prior
+    meaning = meaning_of(levels, prior=prior, fpr=result.scenario.fpr) if levels else None
+    return dataclasses.replace(result, meaning=meaning)
 
 
-def in_short(result: Result, meaning=None) -> tuple[str, ...]:
+def in_short(result: Result, meaning: Meaning | None = None) -> tuple[str, ...]:
     """The run in a few plain sentences, the same on the page, in its report and from ``hetdp run``:
     whether every guarantee check held, the page's own findings (its module's ``summarize``) and the
-    most exposed level in words (from ``meaning``, default the result's ``privacy_meaning`` table)."""
+    most exposed level in words (from ``meaning``, default the result's :attr:`~Result.meaning`)."""
     lines = [
         "Every guarantee this page states was checked before display and holds."
         if all(c.holds for c in result.checks)
@@ -382,18 +387,10 @@ def in_short(result: Result, meaning=None) -> tuple[str, ...]:
         "this view."
     ]
     lines += page_module(result.scenario).summarize(result)
-    meaning = result.tables_.get("privacy_meaning") if meaning is None else meaning
-    if meaning is not None and not meaning.empty:
-        col = next(
-            c
-            for c in ("posterior ≤ (any attacker)", "posterior ≤ (delivered)", "posterior ≤ (demanded)")
-            if c in meaning
-        )
-        key = meaning[col].to_numpy(float)
-        if "posterior ≤ (delivered)" in meaning:  # ties (one any-attacker level): the worse model level
-            key = key + 1e-6 * meaning["posterior ≤ (delivered)"].to_numpy(float)
-        i = int(key.argmax())
-        lines.append(f"Most exposed: {meaning['level'].iloc[i]} — {meaning['in words'].iloc[i]}.")
+    meaning = result.meaning if meaning is None else meaning
+    worst = None if meaning is None else meaning.most_exposed()
+    if worst is not None:
+        lines.append(f"Most exposed: {worst.level.name} — {worst.in_words}.")
     return tuple(lines)
 
 

@@ -114,10 +114,11 @@ def record_status(widget: str, given) -> None:
 
 def poll_meaning(eps: float):
     """The meaning panel's row for one student's poll report at level ε (prior 50 %, attack at a 1 %
-    false-positive rate): ``in words`` and ``risk in words``, rounded as every page rounds them."""
-    from hetdp_core.meaning import Level, meaning_table
+    false-positive rate), a :class:`~hetdp_core.meaning.LevelMeaning` (``in_words``, ``risk_in_words``),
+    rounded as every page rounds them."""
+    from hetdp_core.meaning import Level, meaning_of
 
-    return meaning_table([Level("one student's report", eps)], prior=0.5, fpr=0.01).iloc[0]
+    return meaning_of([Level("one student's report", eps)], prior=0.5, fpr=0.01).rows[0]
 
 
 def poll_box(code: str, token: str) -> None:
@@ -153,7 +154,7 @@ def _poll_box(code: str, token: str) -> None:
 
     p = truth_probability(eps=poll.eps)
     # the app's meaning sentence (upper bounds rounded up): what one report tells about one student
-    words = poll_meaning(poll.eps)["in words"]
+    words = poll_meaning(poll.eps).in_words
     with st.container(border=True, key="class_poll"):
         st.markdown(f"**Class poll (private, ε = {poll.eps:g}).** {poll.question}")
         if sent is not None:

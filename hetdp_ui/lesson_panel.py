@@ -1,7 +1,7 @@
 """The lesson panel shown on a scenario page when its URL carries ``lesson=<id>&step=<k>``.
 
 Position lives in the URL (``lesson`` and ``step``, next to the scenario's own parameters), so a
-student can send their exact view. Arriving at a step (from the Lessons page, next/previous, or a
+student can send their exact view. Arriving at a step (from the lesson list, next/previous, or a
 link without scenario parameters) sets the page to the step's scenario; afterwards the student
 moves sliders freely and "Reset to this step" restores it. A link that carries scenario
 parameters (a student's own position) keeps them.
@@ -89,12 +89,12 @@ def position() -> tuple[Lesson, int] | None:
 
 
 def _preview(lesson_id: str) -> Lesson:
-    """A lesson previewed from an uploaded file in this session (the Lessons page's preview)."""
+    """A lesson previewed from an uploaded file in this session (the lesson list's preview)."""
     got = st.session_state.get(PREVIEWS, {}).get(lesson_id)
     if got is None:
         raise InputError(
             f"lesson {lesson_id!r} is a preview of an uploaded file, kept only in the session that uploaded it; "
-            "upload the file again on the Lessons page."
+            f"upload the file again on the {page_for(LESSON_LIST).title} page."
         )
     return got
 

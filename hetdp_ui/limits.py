@@ -69,7 +69,7 @@ def preload() -> list[str]:
 
     spec = importlib.util.find_spec("hetdp_core")  # a top-level spec: found, not imported
     folder = Path(spec.submodule_search_locations[0]) / "scenarios"
-    names = [  # a page's core module is a module or a package (per_user_privacy/ with its solver)
+    names = [  # a page's core module is a module or a package (a package: its solver beside it)
         f"hetdp_core.scenarios.{m.name}"
         for m in sorted(pkgutil.iter_modules([str(folder)]), key=lambda m: m.name)
         if not m.name.startswith("_")

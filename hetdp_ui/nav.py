@@ -104,7 +104,7 @@ def page_doc(url: str) -> str | None:
 
 def topic_name(raw: str) -> str | None:
     """The topic a ``?topic=`` value names, or None: a topic's own name, or a page's guide by its older name
-    (``feature-privacy``, before the page's guide moved into its folder as ``feature_privacy``)."""
+    (its slug with ``-`` for ``_``, the name before the page's guide moved into its folder)."""
     topics = docs()
     if raw in topics:
         return raw

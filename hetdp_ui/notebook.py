@@ -1,6 +1,6 @@
 """A Jupyter notebook for every view (Streamlit-free): the page's button and ``hetdp notebook PAGE --query …
 --out F.ipynb`` (the release ledger's notebook, ``hetdp ledger --notebook F.ipynb``, is built in its folder,
-``pages/release_ledger/downloads.py``, from :func:`notebook_of`, :data:`INSTALL` and :data:`CHECK`).
+the ledger folder's ``downloads.py``, from :func:`notebook_of`, :data:`INSTALL` and :data:`CHECK`).
 
 The notebook recomputes the view with hetdp's public API — the scenario from its query, the page's
 one ``run``, its tables, its guarantee checks and its figures — and runs top to bottom in a fresh

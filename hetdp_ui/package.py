@@ -6,7 +6,7 @@ report), ``notebook.ipynb`` (the view's notebook, executed when nbclient and a P
 installed — the ``package`` extra — otherwise unexecuted, as its README says), ``recompute.py`` (a plain
 script that recomputes the key tables and prints them as JSON, the numbers ``hetdp run --json`` gives),
 ``tables/*.csv`` (every table) and ``scenario.toml`` or ``plan.toml`` (the question itself). A release
-plan's package is built in the ledger's folder (``pages/release_ledger/downloads.py``) from this module's
+plan's package is built in the ledger's folder (its ``downloads.py``) from this module's
 shared parts: :func:`add_entry`, :func:`execute_notebook`, :func:`readme_text`, :func:`placement_lines`.
 """
 

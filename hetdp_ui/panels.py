@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 
-import pandas as pd
 import streamlit as st
 
 from hetdp_core.scenario import InputError
@@ -58,16 +57,15 @@ def meaning_panel(
             "(and at least $\\dfrac{p}{p + (1-p) e^{\\varepsilon}}$). Upper bounds are rounded up."
         )
         percent_slider("attacker's prior p", PRIOR_GRID, state.key("prior"))
-        table = result.tables().get("privacy_meaning")
-        if table is None or table.empty:
+        meaning = result.meaning
+        if not meaning:
             st.info(empty_note)
             return
-        st.markdown(grouped_bullets(table["level"], table["in words"]))
-        risk_panel(table, state)
+        st.markdown(grouped_bullets([r.level.name for r in meaning.rows], [r.in_words for r in meaning.rows]))
+        risk_panel(meaning, state)
+        table = meaning.table()
         st.dataframe(
-            shared_arrow(table, "meaning", lambda: table.drop(columns=["in words", "risk in words"])),
-            hide_index=True,
-            width="stretch",
+            shared_arrow(table, "meaning", lambda: meaning.table(words=False)), hide_index=True, width="stretch"
         )
         csv_download(table, "privacy_meaning.csv", f"{state.prefix}_dl_meaning")
         from hetdp_core.deployments import placement_of
@@ -109,7 +107,7 @@ def grouped_bullets(levels, words) -> str:
     return "\n".join(f"- **{compact_names(levs)}**: {w}" for w, levs in groups.items())
 
 
-def risk_panel(table, state: ScenarioState) -> None:
+def risk_panel(meaning, state: ScenarioState) -> None:
     """Risk in attack terms beside the posterior: the attack FPR (a scenario field, in the URL), each
     level's TPR bound and maximal advantage in words, the trade-off curves, and "solve from a target
     risk" (the largest ε / smallest Gaussian noise whose attack TPR stays at or below a target)."""
@@ -126,11 +124,11 @@ def risk_panel(table, state: ScenarioState) -> None:
     percent_slider("attack false-positive rate", FPR_GRID, state.key("fpr"))
     st.markdown(
         grouped_bullets(
-            table["level"],
-            [f"{w}; maximal advantage {a:.3g}" for w, a in zip(table["risk in words"], table["max advantage"])],
+            [r.level.name for r in meaning.rows],
+            [f"{r.risk_in_words}; maximal advantage {r.max_advantage:.3g}" for r in meaning.rows],
         )
     )
-    if (table.get("δ", pd.Series(dtype=float)).fillna(0) > 0).any():
+    if any((r.level.delta or 0.0) > 0 for r in meaning.rows):
         st.caption(
             "The two answers are different questions. The posterior bound above is a worst case over every output "
             "the release could give, allowed to fail with probability δ; the attack rate here is how often the "
@@ -139,8 +137,8 @@ def risk_panel(table, state: ScenarioState) -> None:
             "high while the attack rate stays low."
         )
     if st.checkbox("show the trade-off curves", key=f"{state.prefix}_show_tradeoff"):
-        chart(tradeoff_figure(table), key=f"{state.prefix}_tradeoff_fig")
-    fpr = float(table["attack FPR"].iloc[0])
+        chart(tradeoff_figure(meaning), key=f"{state.prefix}_tradeoff_fig")
+    fpr = meaning.fpr
     c1, c2 = st.columns([1, 2])
     with c1:
         target = target_tpr_input(f"{state.prefix}_target_tpr", fpr)

@@ -5,7 +5,7 @@ page's question, the parameter table, the guarantee checks, the figures, what th
 mean for a person (for a stated prior), the link that reopens the same view in the app, and the
 software versions and seed. The page's "Download a report" button and ``hetdp report PAGE --query
 … --out FILE.html`` call :func:`build_report` with the same scenario and result. The release ledger's
-report is built in its folder (``pages/release_ledger/downloads.py``) from this module's stylesheet,
+report is built in its folder (its ``downloads.py``) from this module's stylesheet,
 tables and figure blocks.
 """
 
@@ -15,7 +15,6 @@ import html
 import platform
 
 import numpy as np
-import pandas as pd
 import plotly
 import plotly.graph_objects as go
 
@@ -34,14 +33,15 @@ def report_figures(page: str, scenario, result, *, placed=None) -> list[tuple[st
     figs = [
         (f.title_for(scenario, result), f.build(scenario, result)) for f in figures(page) if f.applies(scenario, result)
     ]
-    mt = result.tables().get("privacy_meaning")
-    if mt is not None and not mt.empty:  # risk in attack terms: every page that states a level
+    if result.meaning:  # risk in attack terms: every page that states a level
         from hetdp_core.deployments import placement_of
         from hetdp_core.scenario import levels_of
         from hetdp_ui.context_figures import deployments_strip
         from hetdp_ui.risk_figures import tradeoff_figure
 
-        figs.append(("What an attacker can do at each false-positive rate (trade-off curves)", tradeoff_figure(mt)))
+        figs.append(
+            ("What an attacker can do at each false-positive rate (trade-off curves)", tradeoff_figure(result.meaning))
+        )
         placed = placement_of(levels_of(result)) if placed is None else placed
         if placed:
             figs.append(("Your levels among real deployments", deployments_strip(placed)))
@@ -221,10 +221,10 @@ def _key_results_html(mod, result) -> list[str]:
     return parts
 
 
-def _meaning_html(mt: pd.DataFrame, prior: float, placed: list) -> list[str]:
+def _meaning_html(meaning, prior: float, placed: list) -> list[str]:
     """What the levels mean for a person (posterior, attack terms, the view's levels ``placed`` among real
-    deployments), or why none is stated."""
-    if mt.empty:
+    deployments), or why none is stated (``meaning`` None)."""
+    if not meaning:
         return [
             "<h2>What the privacy levels mean for a person</h2>",
             "<p>This view states no privacy level (for group-wise zCDP: Algorithm 2's per-group claim "
@@ -235,22 +235,20 @@ def _meaning_html(mt: pd.DataFrame, prior: float, placed: list) -> list[str]:
         "<p class='small'>An attacker who believes with probability p that a person has the protected "
         "attribute can, after seeing the output of a level-ε mechanism, believe at most "
         "e<sup>ε</sup>p / (1 + (e<sup>ε</sup> − 1)p) (upper bounds rounded up).</p><ul>",
-        *(
-            f"<li><b>{html.escape(str(lev))}</b>: {html.escape(words)}</li>"
-            for lev, words in zip(mt["level"], mt["in words"])
-        ),
+        *(f"<li><b>{html.escape(r.level.name)}</b>: {html.escape(r.in_words)}</li>" for r in meaning.rows),
         "</ul>",
-        f"<h3>In attack terms (false-positive rate {100 * float(mt['attack FPR'].iloc[0]):g} %)</h3>",
+        f"<h3>In attack terms (false-positive rate {100 * meaning.fpr:g} %)</h3>",
         "<p class='small'>An attacker tries to tell from the output whether a person is the one in question. "
         "At a given false-positive rate (people wrongly flagged) no attack catches more than the "
         "true-positive rate below; the maximal advantage is the most its hit rate can exceed its "
         "false-alarm rate.</p><ul>",
         *(
-            f"<li><b>{html.escape(str(lev))}</b>: {html.escape(words)}; maximal advantage {adv:.3g}</li>"
-            for lev, words, adv in zip(mt["level"], mt["risk in words"], mt["max advantage"])
+            f"<li><b>{html.escape(r.level.name)}</b>: {html.escape(r.risk_in_words)}; "
+            f"maximal advantage {r.max_advantage:.3g}</li>"
+            for r in meaning.rows
         ),
         "</ul>",
-        html_table(mt.drop(columns=["in words", "risk in words"]).to_dict(orient="records")),
+        html_table(meaning.table(words=False).to_dict(orient="records")),
         *context_html(placed),
         "<p class='small'>The trade-off curves and the strip of real deployments are the last figures below.</p>",
     ]
@@ -296,26 +294,25 @@ def build_report(
         from hetdp_core.scenario import with_meaning
 
         res = result if prior == scenario.prior else with_meaning(result, prior)
-        mt = res.tables().get("privacy_meaning", pd.DataFrame())
     else:
-        mt = None
+        res = None
     parts = [
         f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>hetdp report — {html.escape(title)}"
         f"</title><style>{CSS}</style></head><body>",
         f"<h1>hetdp report — {html.escape(title)}</h1>",
         f"<p><b>The question.</b> {_bold(html.escape(mod.QUESTION))}</p>",
-        f"<p class='summary'><b>In short.</b> {_bold(html.escape(_summary(result, mt)))}</p>",
+        f"<p class='summary'><b>In short.</b> {_bold(html.escape(_summary(result, res and res.meaning)))}</p>",
     ]
     if plan_a is not None:
         parts += _plan_a_html(mod, scenario, result, plan_a)
     parts += _key_results_html(mod, result) + _checks_html(result)
     placed = None
-    if mt is not None:  # the view's levels among real deployments: for the meaning section and the figures
+    if res is not None:  # the view's levels among real deployments: for the meaning section and the figures
         from hetdp_core.deployments import placement_of
         from hetdp_core.scenario import levels_of
 
         placed = placement_of(levels_of(result))
-        parts += _meaning_html(mt, prior, placed)
+        parts += _meaning_html(res.meaning, prior, placed)
     parts += [
         "<h2>How to reopen this view</h2>",
         f"<p>In the app: <a href='{html.escape(link)}'>{html.escape(link)}</a><br>"
@@ -325,7 +322,7 @@ def build_report(
         html_table(_parameters(scenario)),
     ]
     parts.append("<h2>Figures</h2>")
-    for i, (name, fig) in enumerate(report_figures(page, scenario, res if mt is not None else result, placed=placed)):
+    for i, (name, fig) in enumerate(report_figures(page, scenario, result if res is None else res, placed=placed)):
         parts += [f"<h3>{html.escape(name)}</h3>", figure_html(fig, f"fig{i}", first=i == 0)]
     seed = scenario.to_query().get("seed", "—")
     parts += [

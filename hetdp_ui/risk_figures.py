@@ -8,29 +8,29 @@ import plotly.graph_objects as go
 from hetdp_ui.theme import COLORWAY, GREY, finish, styled
 
 
-def tradeoff_figure(table, *, title: str = "What an attacker can do at each false-positive rate") -> go.Figure:
-    """One curve per level of a meaning table (:func:`hetdp_core.meaning.tradeoff_curves`): the most an
-    attack catches (TPR) at each false-positive rate, the diagonal being a blind guess; the chosen
-    false-positive rate is marked."""
+def tradeoff_figure(meaning, *, title: str = "What an attacker can do at each false-positive rate") -> go.Figure:
+    """One curve per level of a view's :class:`~hetdp_core.meaning.Meaning`
+    (:func:`hetdp_core.meaning.tradeoff_curves`): the most an attack catches (TPR) at each false-positive
+    rate, the diagonal being a blind guess; the chosen false-positive rate is marked."""
     from hetdp_core.meaning import tradeoff_curves
 
-    fpr = float(table["attack FPR"].iloc[0]) if "attack FPR" in table and len(table) else None
-    return curves_figure(tradeoff_curves(table), fpr=fpr, title=title)
+    return curves_figure(tradeoff_curves(meaning), fpr=meaning.fpr, title=title)
 
 
 def curves_figure(curves, *, fpr: float | None = None, title: str, legend: str = "level") -> go.Figure:
-    """Trade-off curves in long format (``level``, ``attack FPR``, ``attack TPR ≤``) on a log FPR axis."""
+    """Trade-off curves (:class:`hetdp_core.meaning.TradeoffCurve`, one per level or group) on a log FPR
+    axis."""
     fig = go.Figure()
     guess = np.logspace(-4, 0, 41)  # TPR = FPR, drawn on the log axis as a curve
     fig.add_scatter(
         x=guess, y=guess, mode="lines", name="blind guess", line=dict(color=GREY, dash="dot"), hoverinfo="skip"
     )
-    for i, (level, c) in enumerate(curves.groupby("level", sort=False)):
+    for i, c in enumerate(curves):
         fig.add_scatter(
-            x=c["attack FPR"],
-            y=c["attack TPR ≤"],
+            x=c.fpr,
+            y=c.tpr,
             mode="lines",
-            name=str(level)[:60],
+            name=str(c.name)[:60],
             line=dict(color=COLORWAY[i % len(COLORWAY)]),
             hovertemplate="FPR %{x:.3g}: TPR ≤ %{y:.3g}<extra>%{fullData.name}</extra>",
         )

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from hetdp_core.accounting import Event, account, gdp_epsilon
 from hetdp_core.ledger import Plan, Release, ledger, parse_plan, plan_toml
+from hetdp_core.meaning import Level
 from hetdp_core.pld import compose
 from hetdp_core.scenario import InputError
 
@@ -180,10 +181,8 @@ def test_cli_json_contract(tmp_path, capsys):
 LINKED = ROOT / "data" / "plans" / "course-project.toml"
 
 
-def _levels_stub(rows):
-    import pandas as pd
-
-    return lambda link: pd.DataFrame(rows)
+def _levels_stub(levels):
+    return lambda link: levels
 
 
 def test_a_link_to_a_gaussian_view_equals_the_same_gaussian_noise():
@@ -198,10 +197,7 @@ def test_a_link_to_a_gaussian_view_equals_the_same_gaussian_noise():
 
 
 def test_each_group_pays_its_own_row_and_the_rest_the_largest():
-    rows = [
-        {"level": "users with ε = 0.05", "demanded level": 0.05, "delivered level": 0.05},
-        {"level": "users with ε = 2", "demanded level": 2.0, "delivered level": 1.5},
-    ]
+    rows = [Level("users with ε = 0.05", 0.05, delivered=0.05), Level("users with ε = 2", 2.0, delivered=1.5)]
     plan = parse_plan(
         'groups = ["careful", "others", "rest"]\n[[release]]\nname = "t"\nlink = "Per_user_privacy"\n'
         'levels = { "careful" = "users with ε = 0.05", "others" = "users with ε = 2" }\n'
@@ -216,14 +212,14 @@ def test_each_group_pays_its_own_row_and_the_rest_the_largest():
 
 
 def test_the_bcdp_views_compose_the_level_that_bounds_every_attacker():
-    rows = [{"level": "x1", "demanded level": 0.2, "delivered level": 0.2, "any-attacker level": 0.77}]
+    rows = [Level("x1", 0.2, delivered=0.2, any_attacker=0.77)]
     plan = parse_plan('[[release]]\nname = "f"\nlink = "Feature_privacy"\nlevels = { "all" = "x1" }\n')
     r = ledger(plan, delta=1e-6, levels_of=_levels_stub(rows))
     assert next(x["epsilon"] for x in r.totals if x["accountant"] == "basic") == 0.77
 
 
 def test_approximate_levels_are_added_beside_the_zcdp_and_renyi_sums():
-    rows = [{"level": "g", "demanded level": 1.0, "δ": 1e-7}]
+    rows = [Level("g", 1.0, delta=1e-7)]
     plan = parse_plan(
         '[[release]]\nname = "v"\nlink = "Mechanism_lab"\nrepeat = 3\n[[release]]\nname = "g"\nmechanism = "gaussian"\n'
         "noise = 3.0\n"
@@ -265,7 +261,7 @@ def test_a_view_without_levels_or_without_the_row_is_named():
     with pytest.raises(InputError, match=r"release 'v': link: the view .* states no privacy level"):
         ledger(plan, delta=1e-6)  # Algorithm 2's per-group claim does not hold: the view states none
     plan = parse_plan('[[release]]\nname = "v"\nlink = "Per_user_privacy"\nlevels = { "all" = "users with ε = 7" }\n')
-    rows = [{"level": "users with ε = 2", "demanded level": 2.0}]
+    rows = [Level("users with ε = 2", 2.0)]
     with pytest.raises(InputError, match=r"levels: the view has no level row 'users with ε = 7'; its rows are"):
         ledger(plan, delta=1e-6, levels_of=_levels_stub(rows))
 
@@ -294,10 +290,10 @@ def test_the_plans_risk_is_the_exact_gaussian_risk_of_the_composition(sigma, k):
     r = ledger(Plan(releases=(Release(name="g", mechanism="gaussian", noise=sigma, repeat=k),)), delta=1e-6, fpr=0.01)
     mu = math.sqrt(k) / sigma
     exact = float(tpr_gaussian(mu=mu, fpr=0.01)[0])
-    assert r.risk[0]["attack TPR ≤"] == pytest.approx(exact, abs=1e-12)
-    assert r.risk[0]["max advantage"] == pytest.approx(float(advantage_gaussian(mu=mu)[0]), abs=1e-12)
-    curve = {c["attack FPR"]: c["attack TPR ≤"] for c in r.curves}
-    assert curve[0.01] == pytest.approx(r.risk[0]["attack TPR ≤"], abs=1e-9)
+    assert r.risk[0].attack_tpr == pytest.approx(exact, abs=1e-12)
+    assert r.risk[0].max_advantage == pytest.approx(float(advantage_gaussian(mu=mu)[0]), abs=1e-12)
+    curve = dict(zip(r.curves[0].fpr, r.curves[0].tpr))
+    assert curve[0.01] == pytest.approx(r.risk[0].attack_tpr, abs=1e-9)
 
 
 def test_solving_the_plan_from_a_target_risk():
@@ -305,14 +301,14 @@ def test_solving_the_plan_from_a_target_risk():
 
     plan = parse_plan(EXAMPLE.read_text())
     sol = solve_noise(plan, fpr=0.01, target_tpr=0.05)
-    worst = max(x["attack TPR ≤"] for x in ledger(sol.plan, delta=1e-6, fpr=0.01).risk)
+    worst = max(x.attack_tpr for x in ledger(sol.plan, delta=1e-6, fpr=0.01).risk)
     assert worst <= 0.05 + 1e-12 and sol.tpr == pytest.approx(worst)
     import dataclasses
 
     less = dataclasses.replace(
         plan, releases=tuple(dataclasses.replace(r, noise=r.noise * sol.factor * 0.995) for r in plan.releases)
     )
-    assert max(x["attack TPR ≤"] for x in ledger(less, delta=1e-6, fpr=0.01).risk) > 0.05  # the least noise
+    assert max(x.attack_tpr for x in ledger(less, delta=1e-6, fpr=0.01).risk) > 0.05  # the least noise
     with pytest.raises(InputError, match=r"target_tpr must exceed the false-positive rate"):
         solve_noise(plan, fpr=0.01, target_tpr=0.01)
     only = parse_plan('[[release]]\nname = "v"\nlink = "Groupwise_zCDP?algorithm=1"\n')
@@ -333,7 +329,7 @@ def test_tiny_noise_and_many_repeats_stay_small_in_memory():
     r = ledger(plan, delta=1e-6)
     grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert grown_mib < 1500, grown_mib
-    assert all(x["epsilon"] > 1e8 for x in r.totals) and r.risk[0]["attack TPR ≤"] == 1.0
+    assert all(x["epsilon"] > 1e8 for x in r.totals) and r.risk[0].attack_tpr == 1.0
 
 
 def test_cli_risk_solve_report_and_notebook(tmp_path, capsys):
@@ -357,7 +353,7 @@ def test_cli_risk_solve_report_and_notebook(tmp_path, capsys):
 
 
 def test_a_row_named_for_all_is_everyones_default():
-    rows = [{"level": "low", "demanded level": 0.1}, {"level": "high", "demanded level": 3.0}]
+    rows = [Level("low", 0.1), Level("high", 3.0)]
     plan = parse_plan(
         'groups = ["a", "b"]\n[[release]]\nname = "t"\nlink = "Per_user_privacy"\n'
         'levels = { "all" = "low", "b" = "high" }\n'

@@ -64,8 +64,8 @@ def test_every_accepted_plan_answers_and_its_headline_is_the_smallest_bound(rows
         assert head["epsilon"] == min(x["epsilon"] for x in rows_g)  # the tightest valid bound …
         assert head["accountant"] in {x["accountant"] for x in rows_g if x["epsilon"] == head["epsilon"]}  # … named
         touching = [x for x in plan.releases if x.touches(g)]
-        risk = next(x for x in r.risk if x["group"] == g)
-        assert 0.0 <= risk["attack TPR ≤"] <= 1.0 and fpr <= risk["attack TPR ≤"] + 1e-12
+        risk = next(x for x in r.risk if x.group == g)
+        assert 0.0 <= risk.attack_tpr <= 1.0 and fpr <= risk.attack_tpr + 1e-12
         comp = compose(tuple(Event(x.mechanism, x.noise, 0.0, x.repeat) for x in touching))
         if not comp.exact:  # the discretised law holds all its mass (the rest is counted as infinite loss)
             assert comp._grid.masses.sum() + comp._grid.infinity == pytest.approx(1.0, abs=1e-6)
@@ -73,7 +73,7 @@ def test_every_accepted_plan_answers_and_its_headline_is_the_smallest_bound(rows
             mu = math.sqrt(sum(x.repeat / x.noise**2 for x in touching))
             exact = gdp_epsilon(mu, delta)
             assert head["epsilon"] == pytest.approx(exact, rel=1e-3)
-            assert risk["attack TPR ≤"] == pytest.approx(float(tpr_gaussian(mu=mu, fpr=fpr)[0]), abs=1e-3)
+            assert risk.attack_tpr == pytest.approx(float(tpr_gaussian(mu=mu, fpr=fpr)[0]), abs=1e-3)
 
 
 def test_the_cases_the_issue_reported():
@@ -86,7 +86,7 @@ def test_the_cases_the_issue_reported():
 
     r, h = one("gaussian", 200.0, 100_000)
     assert h["epsilon"] == pytest.approx(8.306225, abs=1e-6) and h["accountant"] == "pld"
-    assert r.risk[0]["attack TPR ≤"] == pytest.approx(0.228, abs=1e-3)
+    assert r.risk[0].attack_tpr == pytest.approx(0.228, abs=1e-3)
     assert one("gaussian", 100.0, 100_000)[1]["epsilon"] == pytest.approx(19.42366, abs=1e-5)
     assert one("gaussian", 1000.0, 100_000)[1]["epsilon"] == pytest.approx(1.367571, abs=1e-6)
     _, h = one("laplace", 0.001, 1)  # one pure ε = 1000 release: PLD said inf

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.meaning import meaning, meaning_table, posterior_bounds, round_up, zcdp_to_eps
+from hetdp_core.meaning import Level, meaning_of, meaning_table, posterior_bounds, round_up, zcdp_to_eps
 from hetdp_core.registry import pages as registered_pages
 from hetdp_core.scenario import InputError
 from hetdp_core.scenarios import get
@@ -21,8 +21,8 @@ def test_the_issue_example_one_percent_to_two_point_seven():
     lo, hi = posterior_bounds(eps=1.0, prior=0.01)
     assert hi[0] == pytest.approx(math.e * 0.01 / (1 + (math.e - 1) * 0.01)) and round(100 * hi[0], 1) == 2.7
     assert lo[0] == pytest.approx(0.01 / (0.01 + 0.99 * math.e))
-    rows = meaning(labels=["x"], eps=[1.0], prior=0.01).rows()
-    assert rows[0]["sentence"] == "an attacker who thought 1 % now thinks at most 2.68 %"
+    row = meaning_of([Level("x", 1.0)], prior=0.01).rows[0]
+    assert row.in_words == "an attacker who thought 1 % now thinks at most 2.68 %"
 
 
 def test_randomized_response_attains_the_bound():
@@ -44,7 +44,7 @@ def test_bounds_are_probabilities_around_the_prior_and_monotone(eps, p):
 def test_zero_and_infinite_levels():
     lo, hi = posterior_bounds(eps=[0.0, math.inf], prior=0.3)
     assert list(hi) == [pytest.approx(0.3), 1.0] and list(lo) == [pytest.approx(0.3), 0.0]
-    assert "no protection" in meaning(labels=["public"], eps=[math.inf], prior=0.3).rows()[0]["sentence"]
+    assert "no protection" in meaning_of([Level("public", math.inf)], prior=0.3).rows[0].in_words
 
 
 def test_zcdp_conversion():
@@ -67,8 +67,6 @@ def test_bad_input(kw, match):
 
 
 def test_bad_tables_and_labels():
-    with pytest.raises(InputError, match="one label per level"):
-        meaning(labels=["a"], eps=[1, 2], prior=0.1)
     with pytest.raises(InputError, match=r"levels must be Level objects \(hetdp_core.meaning.Level\); got dict"):
         meaning_table([{"level": "a", "demanded level": 1.0}], prior=0.1)
     with pytest.raises(InputError, match=r"delta must be in \(0, 1\)"):
@@ -251,3 +249,32 @@ def test_feature_privacy_dotplot_quantiles():
     at.query_params.update({"trials": "5", "n": "500"})
     at.run()
     assert not at.exception and any("Twenty equally likely published means" in m.value for m in at.markdown)
+
+
+def test_the_meaning_is_typed_and_its_table_only_renders_it():
+    """What a level means is read by field (posterior, sentences, attack TPR, advantage); the table the page
+    and ``hetdp run`` offer is rendered from those fields, with the same numbers, in one frame per meaning."""
+    levels = [
+        Level("x1", 0.5, delivered=0.9, any_attacker=2.0),
+        Level("x2", 1.0, delivered=1.0, any_attacker=2.0),
+        Level("g", 0.3, delivered=0.3, delta=1e-6, gaussian_mu=0.4),
+    ]
+    m = meaning_of(levels, prior=0.05, fpr=0.02)
+    t = m.table()
+    assert m.table() is t and list(t["level"]) == ["x1", "x2", "g"]
+    for r, (_, row) in zip(m.rows, t.iterrows()):
+        assert (
+            row["posterior ≤ (delivered)"] == r.posterior_delivered == posterior_bounds(eps=r.basis, prior=0.05)[1][0]
+        )
+        assert r.level.any_attacker is None or row["posterior ≤ (any attacker)"] == r.posterior_any_attacker
+        assert row["attack TPR ≤"] == r.attack_tpr and row["risk in words"] == r.risk_in_words
+        assert row["attack FPR"] == 0.02 == r.attack_fpr
+    assert "in words" not in m.table(words=False) and "attack TPR ≤" in m.table(words=False)
+    # a level without an any-attacker level among levels that have one: its own sentences, no such column value
+    assert m.rows[2].posterior_any_attacker is None and "any attacker" not in m.rows[2].in_words
+    assert math.isnan(t["posterior ≤ (any attacker)"].iloc[2]) and "any attacker" in m.rows[0].in_words
+    # most exposed: the any-attacker posterior first (a tie here), then the model's (delivered) one
+    assert m.most_exposed().level.name == "x2"
+    assert meaning_of([], prior=0.05).most_exposed() is None and meaning_of([], prior=0.05).table().empty
+    with pytest.raises(InputError, match=r"prior must be in \(0, 1\)"):
+        meaning_of(levels, prior=1.0)

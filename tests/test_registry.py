@@ -146,10 +146,8 @@ def test_a_pages_tables_are_typed_fields_named_as_their_csv(spec):
     assert declared and set(spec.key_tables) <= set(declared), (declared, spec.key_tables)
     have = {n for n in declared if getattr(result, n) is not None}
     assert all(isinstance(getattr(result, n), pd.DataFrame) for n in have)
-    assert list(result.tables()) == [n for n in declared if n in have] + [
-        n for n in result.tables_ if n == "privacy_meaning"
-    ]
-    assert set(result.tables_) <= {"privacy_meaning"}  # nothing else by string
+    assert list(result.tables()) == [n for n in declared if n in have] + (["privacy_meaning"] if result.meaning else [])
+    assert not result.tables_  # nothing by string: the meaning is a typed field, its table rendered from it
 
 
 def _page_names(*, prose: bool = False) -> dict[str, set[str]]:
@@ -281,12 +279,28 @@ def _names_in_code(path, own: str | None, names: dict[str, set[str]]) -> set[str
     }
 
 
+def _names_in_text(path, own: str | None, names: dict[str, set[str]]) -> set[str]:
+    """The pages a file's text names anywhere — docstrings, comments, messages and help included — by a
+    name no plain word spells (one with ``_``, ``/`` or ``.``: the URL path, slug, module, folder, file or
+    a link) or as "<URL path> page" ("the Lessons page"); ``own`` excepted."""
+    text = path.read_text()
+    found = set()
+    for url, ns in names.items():
+        if url.lower() == own:
+            continue
+        spelled = sorted((re.escape(n) for n in ns if any(c in n for c in "_/.")), key=len, reverse=True)
+        if re.search(rf"(?<![\w/.-])(?:{'|'.join([*spelled, re.escape(f'{url} page')])})(?![\w-])", text):
+            found.add(url)
+    return found
+
+
 def test_a_page_is_named_only_by_its_own_files():
     """Outside a page's folder (pages/<slug>/) and its core module (hetdp_core/scenarios/<slug>.py, or the
     package hetdp_core/scenarios/<slug>/), no product file names a page — by URL path, slug, module path,
-    file or link: every other file finds pages through the registry and the folders — links to the
-    documentation, lessons and class by the role a page declares, the home page's first steps and the
-    benchmarks' workloads in each page's own start.toml and bench.toml."""
+    file or link, in code, docstrings, comments or messages: every other file finds pages through the
+    registry and the folders — links to the documentation, lessons and class by the role a page declares,
+    the home page's first steps and the benchmarks' workloads in each page's own start.toml and
+    bench.toml."""
     from hetdp_ui.folders import tool_pages
 
     names = {}
@@ -316,14 +330,15 @@ def test_a_page_is_named_only_by_its_own_files():
         scenarios = rel.parts[0] == "hetdp_core" and rel.parts[1:2] == ("scenarios",) and len(rel.parts) > 2
         # a page's core module: scenarios/<slug>.py, or the package scenarios/<slug>/ (its solver beside it)
         own = rel.parts[1] if rel.parts[0] == "pages" else Path(rel.parts[2]).stem if scenarios else None
-        hit = _names_in_code(path, own, names)
+        hit = _names_in_code(path, own, names) | _names_in_text(path, own, names)
         if hit:
             found[str(rel)] = hit
     assert not found, found  # file → the pages it names
 
 
-def test_the_single_name_guard_sees_imports_links_and_own_folders(tmp_path):
-    """The guard above catches a module import and a link, and leaves a page's own folder alone."""
+def test_the_single_name_guard_sees_imports_links_text_and_own_folders(tmp_path):
+    """The guard above catches a module import, a link and a name in a docstring, comment or message, and
+    leaves a page's own folder alone."""
     names = {"Feature_privacy": {"Feature_privacy", "hetdp_core.scenarios.feature_privacy"}}
     f = tmp_path / "x.py"
     f.write_text('"""Docstrings may say Feature_privacy."""\nfrom hetdp_core.scenarios.feature_privacy import run\n')
@@ -333,6 +348,17 @@ def test_the_single_name_guard_sees_imports_links_and_own_folders(tmp_path):
     assert _names_in_code(f, None, names) == {"Feature_privacy"}
     f.write_text('"""Only the docstring: Feature_privacy."""\n')
     assert _names_in_code(f, None, names) == set()
+    # the text is read too: docstrings, comments and messages, by names no plain word spells
+    names["Lessons"] = {"Lessons", "pages/lessons/page.py", "pages/lessons", "/Lessons"}
+    for text, named in (
+        ('"""Only the docstring: Feature_privacy."""\n', {"Feature_privacy"}),
+        ("x = 1  # see pages/lessons/guide.md\n", {"Lessons"}),
+        ('MSG = "upload it again on the Lessons page"\n', {"Lessons"}),
+        ('"""Lessons: a path through the pages; feature privacy in plain words."""\n', set()),
+    ):
+        f.write_text(text)
+        assert _names_in_text(f, None, names) == named, text
+    assert _names_in_text(f, "feature_privacy", names) == set()
 
 
 def test_a_page_declares_its_first_steps_in_its_folder(tiny, tmp_path):

@@ -385,7 +385,7 @@ def levels(result: FeaturePrivacyResult) -> list[Level]:
     """The page's privacy levels per feature: the demanded δ_i and the guaranteed δ'_i of
     Mechanism 1 (Proposition 4, including what the correlated features leak), which bounds attackers
     whose beliefs follow the model (correlation ≤ q), and the LDP level delivered c_d, which bounds
-    any attacker — the input of :func:`hetdp_core.meaning.meaning_table`."""
+    any attacker — the input of :func:`hetdp_core.meaning.meaning_of`."""
     any_attacker = float(result.alloc.ldp_level)
     return [
         Level(f, float(d), delivered=float(v), any_attacker=any_attacker)

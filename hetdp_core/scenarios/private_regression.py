@@ -160,6 +160,10 @@ class PrivateRegressionResult(Result):
         The number of sensitive features.
     n_features : int
         The number of features (the label excluded).
+    coordinates : tuple of str
+        The record's coordinates in order: the features, then the label.
+    guaranteed : numpy.ndarray
+        The BCDP level δ'_i delivered to each coordinate under the data's correlation (Proposition 4).
     """
 
     regression_trajectory: pd.DataFrame = table("one private fit: the distance to the non-private optimum per step")
@@ -172,6 +176,12 @@ class PrivateRegressionResult(Result):
     warnings: tuple[str, ...]
     k: int
     n_features: int
+    coordinates: tuple[str, ...]
+    guaranteed: np.ndarray
+
+    def demand_met(self) -> np.ndarray:
+        """Per coordinate: whether its guaranteed level δ'_i is within its demand δ_i."""
+        return self.guaranteed <= self.allocation.demands * (1 + 1e-9)
 
 
 @sc.page_run
@@ -210,7 +220,7 @@ def run(s: PrivateRegression, *, options: RunOptions) -> PrivateRegressionResult
     warnings = [
         f"**{m}**: {runs[0].message}" for m, runs in res.items() if not m.startswith("_") and not runs[0].convex
     ]
-    guarantee, gnotes = guarantee_table(
+    guarantee, gnotes, guaranteed = guarantee_table(
         s, res["_allocation"], theta=common["theta"], n_feat=n_feat, k=k, synthetic=data is None
     )
     notes += gnotes
@@ -226,7 +236,14 @@ def run(s: PrivateRegression, *, options: RunOptions) -> PrivateRegressionResult
         warnings=tuple(warnings),
         k=int(k),
         n_features=int(n_feat),
+        coordinates=coordinate_names(n_feat=n_feat, k=k),
+        guaranteed=guaranteed,
     )
+
+
+def coordinate_names(*, n_feat: int, k: int) -> tuple[str, ...]:
+    """The names of a record's coordinates: the features (the first ``k`` sensitive), then the label."""
+    return tuple(f"feature {i + 1}" + (" (sensitive)" if i < k else "") for i in range(n_feat)) + ("label",)
 
 
 def guarantee_table(s: PrivateRegression, alloc, *, theta, n_feat: int, k: int, synthetic: bool):
@@ -234,8 +251,8 @@ def guarantee_table(s: PrivateRegression, alloc, *, theta, n_feat: int, k: int, 
     synthetic data by :func:`hetdp_core.regression.feature_correlation`; the scenario's q otherwise,
     an assumption), the BCDP level Mechanism 1 delivers under it (Proposition 4(2) with ε := c_d:
     δ'_i = min(c_i + log(1 + q_i e^{c_d} − q_i), c_d); the label is exempt from Assumption 1, so its
-    level is c_d) and the LDP level c_d that bounds any attacker. Returns the table and notes naming
-    each demand that the data's own correlation breaks."""
+    level is c_d) and the LDP level c_d that bounds any attacker. Returns the table, notes naming
+    each demand that the data's own correlation breaks, and the guaranteed levels δ'_i."""
     from ..bcdp import prop4_ldp_guarantee
 
     d = n_feat + 1
@@ -247,7 +264,8 @@ def guarantee_table(s: PrivateRegression, alloc, *, theta, n_feat: int, k: int, 
         basis = "assumed (the scenario's q; not measurable for these data)"
     qv = np.r_[qf, 1.0]
     guaranteed = prop4_ldp_guarantee(c=alloc.c, q=qv, ldp=alloc.ldp_level)
-    names = [f"feature {i + 1}" + (" (sensitive)" if i < k else "") for i in range(n_feat)] + ["label"]
+    names = coordinate_names(n_feat=n_feat, k=k)
+    met = guaranteed <= alloc.demands * (1 + 1e-9)
     frame = pd.DataFrame(
         {
             "coordinate": names,
@@ -256,27 +274,27 @@ def guarantee_table(s: PrivateRegression, alloc, *, theta, n_feat: int, k: int, 
             "q_i is": [basis] * n_feat + ["exempt (label)"],
             "guaranteed δ'": guaranteed,
             "any attacker (LDP c_d)": [alloc.ldp_level] * d,
-            "demand met": guaranteed <= alloc.demands * (1 + 1e-9),
+            "demand met": met,
         }
     )
     notes = []
     for i in range(n_feat):
-        if not frame["demand met"].iloc[i]:
+        if not met[i]:
             notes.append(
                 f"Assumption 1 does not hold for {names[i]}: the data's correlation q_{i + 1} = {qf[i]:.3g} "
                 f"exceeds the assumed q = {s.q:g}, so its demand δ = {alloc.demands[i]:g} is not met; "
                 f"only δ' = {guaranteed[i]:.3g} holds (Proposition 4)."
             )
-    return frame, notes
+    return frame, notes, guaranteed
 
 
 def levels(result: PrivateRegressionResult) -> list[Level]:
     """Per coordinate of a user's record: the demand, the BCDP level delivered under the data's
-    correlation (table ``regression_guarantee``) and the LDP level c_d that bounds any attacker."""
-    g = result.regression_guarantee
+    correlation and the LDP level c_d that bounds any attacker."""
+    ldp = float(result.allocation.ldp_level)
     return [
-        Level(str(c), float(d), delivered=float(v), any_attacker=float(a))
-        for c, d, v, a in zip(g["coordinate"], g["demanded δ"], g["guaranteed δ'"], g["any attacker (LDP c_d)"])
+        Level(c, float(d), delivered=float(v), any_attacker=ldp)
+        for c, d, v in zip(result.coordinates, result.allocation.demands, result.guaranteed)
     ]
 
 
@@ -295,16 +313,16 @@ __all__ = ["PrivateRegression", "SCENARIO", "PRESETS", "run", "N_GRID", "EPS_GRI
 
 def summarize(result: PrivateRegressionResult) -> tuple[str, ...]:
     """The run in a few plain sentences (page header, report, ``hetdp run``)."""
-    s, g = result.scenario, result.regression_guarantee
+    s = result.scenario
     risk = result.regression_excess_risk
     last = risk[risk[s.axis] == risk[s.axis].max()]
     ok = last.dropna(subset=["median"])
-    unmet = g.loc[~g["demand met"].astype(bool), "coordinate"].tolist()
+    unmet = [c for c, met in zip(result.coordinates, result.demand_met()) if not met]
     out = [
         "Every coordinate's demand is met (guaranteed δ' ≤ δ)."
         if not unmet
         else f"**Demand not met** for {', '.join(unmet)}: the correlation in the data charges more than asked.",
-        f"Any attacker: the whole record is {float(g['any attacker (LDP c_d)'].iloc[0]):.3g}-LDP.",
+        f"Any attacker: the whole record is {float(result.allocation.ldp_level):.3g}-LDP.",
     ]
     if ok.empty:
         out.append(f"At {s.axis} = {risk[s.axis].max():g} no method gives a value (see the table's reasons).")

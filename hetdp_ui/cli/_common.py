@@ -266,7 +266,7 @@ def _query_of(a) -> tuple[str, dict]:
     if getattr(a, "prior", None) is not None:  # --prior sets the scenario's prior, as prior=… in the link does
         query["prior"] = [repr(float(a.prior))]
     if not page:
-        raise CliError("give PAGE (e.g. Feature_privacy) or an app link with --url.")
+        raise CliError("give PAGE (a page's URL path, as in the app's address) or an app link with --url.")
     page = page_name(page)
     for item in getattr(a, "set", None) or []:  # --set NAME=VALUE, checked against the scenario's fields
         cls = get(page).SCENARIO
@@ -300,7 +300,7 @@ def _scenario_verb(sub, name: str, help_: str, *, prior: bool = False, dask: boo
     NAME=VALUE (the scenario's own inputs), and optionally --budget, --prior and --dask."""
     ap = sub.add_parser(name, help=help_)
     ap.add_argument(
-        "page", nargs="?", default=None, help="page URL path, e.g. Feature_privacy (any case); optional with --url"
+        "page", nargs="?", default=None, help="page URL path (as in the app's address, any case); optional with --url"
     )
     ap.add_argument("--query", default="", help="the page's query string, e.g. 'q=0.3&n=5000&seed=1'")
     ap.add_argument("--url", default=None, help="a full app link (page and query are read from it)")

@@ -1,7 +1,7 @@
 """``hetdp class start | list | close | reopen | export | delete | migrate``: live class sessions.
 
 The database is the app's (``HETDP_DATABASE_URL`` or the SQLite file in the data directory), so a
-session started here is the one the Class page shows. A database that cannot be reached, or whose
+session started here is the one the live-class page shows. A database that cannot be reached, or whose
 schema is not this code's, exits 3 with one line saying what to do.
 """
 
@@ -39,6 +39,7 @@ def _guard(fn):
 def cmd_class_start(a) -> int:
     """``hetdp class start LESSON``: a new session; prints its code and both links (the key once)."""
     from hetdp_ui.classroom.store import links
+    from hetdp_ui.folders import LIVE_CLASS, page_for
 
     started = _store().start(a.lesson)
     got = {"code": started.code, "lesson": a.lesson, **links(a.base_url, started.code, started.key)}
@@ -46,7 +47,7 @@ def cmd_class_start(a) -> int:
         print(json.dumps(got))
     else:
         print(f"class session {started.code} for lesson {a.lesson}")
-        print(f"  students open: {got['student']}  (or the Class page with code {started.code})")
+        print(f"  students open: {got['student']}  (or the {page_for(LIVE_CLASS).title} page with code {started.code})")
         print(f"  instructor:    {got['instructor']}")
         print("  keep the instructor link private: it is the only way to the live view (only its hash is stored).")
     return 0

@@ -78,7 +78,9 @@ def register(sub) -> None:
     ll = lsub.add_parser("list", help="the bundled lessons and their app links")
     ll.set_defaults(func=cmd_lesson_list)
     lk = lsub.add_parser("key", help="the value an answer key names at a scenario (for lesson authors)")
-    lk.add_argument("page", nargs="?", default=None, help="page URL path, e.g. Feature_privacy; optional with --url")
+    lk.add_argument(
+        "page", nargs="?", default=None, help="page URL path (as in the app's address, any case); optional with --url"
+    )
     lk.add_argument("--query", default="", help="the step's query string")
     lk.add_argument("--url", default=None, help="a full app link (page and query are read from it)")
     lk.add_argument("--key", required=True, help="e.g. 'bcdp_guarantee[feature=x1].budget c_i'")

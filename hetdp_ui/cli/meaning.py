@@ -7,12 +7,12 @@ from hetdp_ui.cli._common import _dump, parse_list, risk_arguments
 
 def cmd_meaning(a) -> int:
     """``hetdp meaning``: the attacker's worst-case posterior for levels ε (or ρ-zCDP at δ)."""
-    from hetdp_core.meaning import Level, meaning_table, zcdp_to_eps
+    from hetdp_core.meaning import Level, meaning_of, zcdp_to_eps
 
     levels = parse_list(a.eps, "--eps")
     eps = zcdp_to_eps(rho=levels, delta=a.delta) if a.zcdp else levels
     lv = [Level(f"{'ρ' if a.zcdp else 'ε'} = {v:g}", float(e)) for v, e in zip(levels, eps)]
-    table = meaning_table(lv, prior=a.prior, delta=a.delta if a.zcdp else None, fpr=a.fpr)
+    meaning = meaning_of(lv, prior=a.prior, delta=a.delta if a.zcdp else None, fpr=a.fpr)
     solved = None
     if a.target_tpr is not None:
         from hetdp_core.risk import eps_for_tpr, mu_for_tpr
@@ -26,12 +26,12 @@ def cmd_meaning(a) -> int:
             "smallest_sigma_over_sensitivity": 1.0 / mu,
         }
     if a.json:
-        print(_dump({"prior": a.prior, "fpr": a.fpr, "rows": table.to_dict(orient="records"), "solve": solved}))
+        print(
+            _dump({"prior": a.prior, "fpr": a.fpr, "rows": meaning.table().to_dict(orient="records"), "solve": solved})
+        )
     else:
-        for lev, words, risk, adv in zip(
-            table["level"], table["in words"], table["risk in words"], table["max advantage"]
-        ):
-            print(f"{lev}: {words}; {risk}; maximal advantage {adv:.3g}")
+        for r in meaning.rows:
+            print(f"{r.level.name}: {r.in_words}; {r.risk_in_words}; maximal advantage {r.max_advantage:.3g}")
         if solved:
             print(
                 f"to keep the attack TPR at FPR {a.fpr:g} at or below {a.target_tpr:g}: "

@@ -74,23 +74,26 @@ def register(sub) -> None:
         "--target",
         type=float,
         default=None,
-        help="target error: Feature_privacy's squared error ‖x̂ − x̄‖² (see --statistic), the "
-        "mechanism lab's error of one release, Per_user_privacy's error (see --metric)",
+        help="target error, in the unit of the page's accuracy curve (its guide says which: a squared error, "
+        "one release's error, or an error quantile; see --statistic and --metric)",
     )
     sv.add_argument(
         "--statistic",
         choices=("median", "mean"),
         default="median",
-        help="Feature_privacy: the median over releases (the page's plotted curve) or the mean",
+        help="solvers that simulate releases: the median over releases (the page's plotted curve) or the mean",
     )
     sv.add_argument(
         "--metric",
         choices=("mse", "q95"),
         default="mse",
-        help="mse, or q95: Mechanism_lab's 95 %% error quantile / Per_user_privacy's PAC error (the (1-β)-quantile)",
+        help="solvers with a choice of error: mse, or q95 (the 95 %% error quantile, or the PAC error: the "
+        "(1-β)-quantile)",
     )
     sv.add_argument(
-        "--algorithm", default=None, help="Per_user_privacy: the algorithm to solve for (default: the first)"
+        "--algorithm",
+        default=None,
+        help="solvers that compare algorithms: the algorithm to solve for (default: the first)",
     )
     sv.add_argument("--json", action="store_true")
     sv.set_defaults(func=cmd_solve)

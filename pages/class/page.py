@@ -246,8 +246,8 @@ def poll_meaning(eps: float) -> None:
 
     row = class_panel.poll_meaning(eps)
     st.markdown(
-        f"**What ε = {eps:g} means for one student.** Seeing what they sent, {row['in words']} that their "
-        f"true answer is yes (the same for no). As an attack: {row['risk in words']}."
+        f"**What ε = {eps:g} means for one student.** Seeing what they sent, {row.in_words} that their "
+        f"true answer is yes (the same for no). As an attack: {row.risk_in_words}."
     )
     with st.expander(f"Where ε = {eps:g} lies among real deployments"):
         deployments_strip_section((place(eps, who="this poll"),), key="class_poll_ctx", what="the poll's ε")

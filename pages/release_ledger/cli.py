@@ -27,8 +27,8 @@ def _print_ledger(a, result, compared, solved) -> None:
             f"{row['group']:24s} headline ε = {row['epsilon']:.4g} at δ = {row['delta']:.3g}, the smallest "
             f"valid bound, by {row['how']}{extra}"
         )
-    for row in result.risk:
-        print(f"{row['group']:24s} {row['in words']}; maximal advantage {row['max advantage']:.3g}")
+    for r in result.risk:
+        print(f"{r.group:24s} {r.in_words}; maximal advantage {r.max_advantage:.3g}")
     if compared is not None:
         print(f"plan A ({a.pin}) vs plan B ({a.plan}):")
         for row in compared.itertuples(index=False):
@@ -116,7 +116,7 @@ def cmd_ledger(a) -> int:
                     "headline": result.headline,
                     "ledger": result.totals,
                     "spend": result.spend,
-                    "risk": result.risk,
+                    "risk": result.risk_rows(),
                     "solve": solved,
                     **({"plan_a_vs_b": compared.to_dict(orient="records")} if compared is not None else {}),
                 }
@@ -128,13 +128,14 @@ def cmd_ledger(a) -> int:
 
 
 def _limited_levels(link: str):
-    """A linked view's level table, its run under the page's limits (memory and time, enforced while
+    """A linked view's privacy levels, its run under the page's limits (memory and time, enforced while
     it runs) — the same reading as the app's."""
     from hetdp_core.ledger import link_scenario
+    from hetdp_core.scenario import levels_of
     from hetdp_ui.limits import run_limited
 
     scenario = link_scenario(link)
-    return run_limited(scenario.PAGE, scenario, start="fork").tables().get("privacy_meaning")
+    return levels_of(run_limited(scenario.PAGE, scenario, start="fork"))
 
 
 def package_ledger(a) -> bytes:

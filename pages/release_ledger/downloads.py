@@ -109,8 +109,8 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
     parts += [
         f"<h2>In attack terms (false-positive rate {100 * result.fpr:g} %)</h2><ul>",
         *(
-            f"<li><b>{html.escape(r['group'])}</b>: {html.escape(r['in words'])}; maximal advantage "
-            f"{r['max advantage']:.3g}</li>"
+            f"<li><b>{html.escape(r.group)}</b>: {html.escape(r.in_words)}; maximal advantage "
+            f"{r.max_advantage:.3g}</li>"
             for r in result.risk
         ),
         "</ul>",
@@ -121,10 +121,7 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
         report.figure_html(figures.spend_figure(result.spend), "fig1", first=False),
         report.figure_html(
             curves_figure(
-                pd.DataFrame(result.curves),
-                fpr=result.fpr,
-                title="The whole plan: what an attacker can do",
-                legend="group",
+                result.curves, fpr=result.fpr, title="The whole plan: what an attacker can do", legend="group"
             ),
             "fig2",
             first=False,
@@ -151,7 +148,7 @@ def ledger_package(result, *, app_url: str = "http://localhost:8501", execute: b
         f"{'everyone' if h['group'] == 'all' else h['group']}: headline ε = {h['epsilon']:.4g} at δ = {result.delta:g} "
         f"by {h['how']}" + (f"; reserve {h['reserve']:+.4g}" if result.budget is not None else "")
         for h in result.headline
-    ] + [f"{r['group']}: {r['in words']}" for r in result.risk]
+    ] + [f"{r.group}: {r.in_words}" for r in result.risk]
     nb, how_nb = ledger_notebook(result), "not executed"
     if execute:
         nb, how_nb = package.execute_notebook(nb)
@@ -166,7 +163,7 @@ from hetdp_core.ledger import ledger, parse_plan
 
 plan = parse_plan((Path(__file__).resolve().parent / "plan.toml").read_bytes())
 result = ledger(plan, delta={result.delta!r}, budget={result.budget!r}, fpr={result.fpr!r})
-print(json.dumps({{"headline": result.headline, "ledger": result.totals, "risk": result.risk}}, default=float))
+print(json.dumps({{"headline": result.headline, "ledger": result.totals, "risk": result.risk_rows()}}, default=float))
 '''
     readme = package.readme_text(
         title="Release ledger",
@@ -222,7 +219,7 @@ def ledger_notebook(result):
         ("code", "pd.DataFrame(result.headline)"),
         ("code", "pd.DataFrame(result.totals).pivot(index='group', columns='accountant', values='epsilon')"),
         ("md", "## In attack terms\n\nThe most an attack catches at the chosen false-positive rate, per group."),
-        ("code", "pd.DataFrame(result.risk)"),
+        ("code", "pd.DataFrame(result.risk_rows())"),
         ("md", "## Among real deployments\n\nEach group's headline total among real deployments' levels."),
         (
             "code",
@@ -243,12 +240,12 @@ def ledger_notebook(result):
             "ledger = figures_of('release_ledger')  # the ledger page's figures (pages/release_ledger/figures.py)\n"
             "ledger.totals_figure(result.totals, budget=result.budget, headline=result.headline).show()\n"
             "ledger.spend_figure(result.spend).show()\n"
-            "curves_figure(pd.DataFrame(result.curves), fpr=result.fpr, title='The whole plan', legend='group').show()",
+            "curves_figure(result.curves, fpr=result.fpr, title='The whole plan', legend='group').show()",
         ),
         ("md", "## The numbers, as `hetdp ledger --json` gives them"),
         (
             "code",
-            "print(json.dumps({'headline': result.headline, 'ledger': result.totals, 'risk': result.risk}, "
+            "print(json.dumps({'headline': result.headline, 'ledger': result.totals, 'risk': result.risk_rows()}, "
             "default=float))",
         ),
     ]

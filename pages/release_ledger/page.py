@@ -78,11 +78,12 @@ def rows_of(plan) -> pd.DataFrame:
 
 
 def view_levels_cached(link: str):
-    """A linked view's level table through the app's run cache (computed once per link, limited in
+    """A linked view's privacy levels through the app's run cache (computed once per link, limited in
     memory and time like any page's run)."""
+    from hetdp_core.scenario import levels_of
     from hetdp_ui.common import run_scenario
 
-    return run_scenario(link_scenario(link), progress=False).tables().get("privacy_meaning")
+    return levels_of(run_scenario(link_scenario(link), progress=False))
 
 
 st.title("Release ledger")
@@ -302,14 +303,12 @@ st.markdown(
     "trade-off curve, tighter than the pure-ε bound."
 )
 for r in result.risk:
-    who_r = "everyone" if r["group"] == "all" else r["group"]
-    st.markdown(f"- **{who_r}**: {r['in words']}; maximal advantage {r['max advantage']:.3g}")
+    who_r = "everyone" if r.group == "all" else r.group
+    st.markdown(f"- **{who_r}**: {r.in_words}; maximal advantage {r.max_advantage:.3g}")
 r1, r2 = st.columns(2)
 with r1:
     chart(
-        curves_figure(
-            pd.DataFrame(result.curves), fpr=fpr, title="The whole plan: what an attacker can do", legend="group"
-        ),
+        curves_figure(result.curves, fpr=fpr, title="The whole plan: what an attacker can do", legend="group"),
         key="ledger_curves_fig",
     )
 with r2:
