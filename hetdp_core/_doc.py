@@ -316,6 +316,8 @@ lessons:text | str or bytes | TOML text of the lesson.
 lessons:path | str or path-like | Path of the lesson file.
 lessons:budget | Budget or None | Compute budget of each run (default: the page's).
 meaning:eps | float or array_like | Privacy level(s) ε.
+meaning:labels | mapping | Field name → its display label, in the order of the columns.
+meaning:row | dataclass | A typed row (its fields are read by name).
 meaning:max_levels | int | Largest number of levels drawn (the first ones).
 meaning:delta | float or None | δ of (ε, δ) levels (None or 0: pure ε).
 mechanisms:x | array_like | The data (a sample of values).

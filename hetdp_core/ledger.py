@@ -33,7 +33,7 @@ from ._doc import document
 from ._validate import InputError
 from .accounting import ACCOUNTANT_NAMES, ACCOUNTANTS, Event, account
 from .constraints import Interval
-from .meaning import Level, TradeoffCurve
+from .meaning import Level, TradeoffCurve, labelled
 from .plan import (  # noqa: F401 (re-exported: the ledger's callers read a plan from here)
     BUDGET_RANGE,
     EVERYONE,
@@ -207,14 +207,18 @@ class GroupRisk:
     in_words: str
 
     def row(self) -> dict:
-        """The risk as a row of ``hetdp ledger --json``'s ``risk`` (its labels applied here)."""
-        return {
-            "group": self.group,
-            "attack FPR": self.attack_fpr,
-            "attack TPR ≤": self.attack_tpr,
-            "max advantage": self.max_advantage,
-            "in words": self.in_words,
-        }
+        """The risk as a row of ``hetdp ledger --json``'s ``risk`` (labels: :data:`RISK_COLUMNS`)."""
+        return labelled(self, RISK_COLUMNS)
+
+
+#: GroupRisk field → its key in a row of ``hetdp ledger --json``'s ``risk``
+RISK_COLUMNS = {
+    "group": "group",
+    "attack_fpr": "attack FPR",
+    "attack_tpr": "attack TPR ≤",
+    "max_advantage": "max advantage",
+    "in_words": "in words",
+}
 
 
 @dataclass(frozen=True)

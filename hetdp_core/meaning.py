@@ -32,6 +32,7 @@ __all__ = [
     "Meaning",
     "meaning_of",
     "level_table",
+    "labelled",
     "meaning_table",
     "TradeoffCurve",
     "tradeoff_curves",
@@ -133,6 +134,12 @@ LEVEL_COLUMNS = {
     "delta": "δ",
     "gaussian_mu": "μ (Gaussian)",
 }
+
+
+def labelled(row, labels) -> dict:
+    """``row``'s fields named in ``labels`` as display label → value, in that order: where a typed row
+    becomes a table's or a JSON's row (labels are applied when rendering only)."""
+    return {label: getattr(row, name) for name, label in labels.items()}
 
 
 def level_table(levels):

@@ -29,6 +29,7 @@ import numpy as np
 from ._doc import document
 from ._validate import MIN_EPS, InputError, as_generator, check_choice, check_real, check_vector
 from .constraints import DELTA, EPS, NONNEGATIVE, POSITIVE, Interval
+from .meaning import labelled
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -170,16 +171,20 @@ class NoiseProfile:
     max_loss: float
 
     def row(self) -> dict:
-        """The row of the table ``mech_privacy_profiles`` (display labels)."""
-        return {
-            "mechanism": self.mechanism,
-            "noise": self.noise,
-            "stated ε": self.stated_eps,
-            "stated δ": self.stated_delta,
-            "exact δ(ε)": self.exact_delta,
-            "P(loss > ε)": self.tail,
-            "max_loss": self.max_loss,
-        }
+        """The row of the table ``mech_privacy_profiles`` (display labels: :data:`PROFILE_COLUMNS`)."""
+        return labelled(self, PROFILE_COLUMNS)
+
+
+#: NoiseProfile field → its column in the lab's table ``mech_privacy_profiles``
+PROFILE_COLUMNS = {
+    "mechanism": "mechanism",
+    "noise": "noise",
+    "stated_eps": "stated ε",
+    "stated_delta": "stated δ",
+    "exact_delta": "exact δ(ε)",
+    "tail": "P(loss > ε)",
+    "max_loss": "max_loss",
+}
 
 
 def exact_profiles(
