@@ -49,6 +49,7 @@ __all__ = [
     "randomized_response",
     "rr_bounds",
     "rr_sweep",
+    "RRSweep",
     "tradeoff_curve",
     "all_tests",
     "ExactReport",
@@ -281,11 +282,20 @@ def rr_bounds(c, q: float) -> dict:
     }
 
 
-def rr_sweep(*, c, qs) -> pd.DataFrame:
+@dataclass(frozen=True)
+class RRSweep:
+    """:func:`rr_sweep`'s answer: the tidy ``table`` and the ``checks`` of every exact level against the
+    proven bounds."""
+
+    table: pd.DataFrame
+    checks: tuple
+
+
+def rr_sweep(*, c, qs) -> RRSweep:
     """Exact BCDP level of per-coordinate RR under the q-mixture prior, against the bounds, for each
     q in ``qs``: tidy table (q, coordinate, exact, prop4, prop3, tv, within_bound). ``within_bound``
-    checks the exact level against the proven bounds (Props 3 and 4, relative 1e-9): False would be
-    a numerical failure of this computation, never a finding."""
+    and the checks compare the exact level with the proven bounds (Props 3 and 4, relative 1e-9):
+    a failure would be a numerical failure of this computation, never a finding."""
     import pandas as pd
 
     c = _C.check_vector("c", c, max_length=10, what=" (per-coordinate RR levels)")
@@ -314,16 +324,14 @@ def rr_sweep(*, c, qs) -> pd.DataFrame:
     df = pd.DataFrame(rows)
     from .checks import check_le
 
-    df.attrs["checks"] = [
-        check_le(
-            "exact δ_i ≤ Propositions 3 and 4",
-            df["exact"],
-            np.minimum(df["prop4"], df["prop3"]),
-            labels=[f"q = {q:g}, coordinate {i}" for q, i in zip(df["q"], df["coordinate"])],
-            inputs={"c": ",".join(f"{v:g}" for v in c)},
-        )
-    ]
-    return df
+    check = check_le(
+        "exact δ_i ≤ Propositions 3 and 4",
+        df["exact"],
+        np.minimum(df["prop4"], df["prop3"]),
+        labels=[f"q = {q:g}, coordinate {i}" for q, i in zip(df["q"], df["coordinate"])],
+        inputs={"c": ",".join(f"{v:g}" for v in c)},
+    )
+    return RRSweep(df, (check,))
 
 
 def tradeoff_curve(p0, p1) -> tuple[np.ndarray, np.ndarray]:

@@ -23,7 +23,14 @@ if TYPE_CHECKING:  # pandas is imported by the functions that build tables
 
 from ._doc import document
 from ._validate import InputError, as_generator, check_choice, check_vector
-from .bcdp import Allocation, corollary1_bound, mechanism_guarantee, mse_bound_thm2, privacy_allocation
+from .bcdp import (
+    Allocation,
+    MechanismGuarantee,
+    corollary1_bound,
+    mechanism_guarantee,
+    mse_bound_thm2,
+    privacy_allocation,
+)
 from .constraints import COUNT, EPS, POSITIVE, TRIALS, UNIT, USERS, Interval
 from .duchi import SCALES, spawn
 from .mmean import PROJECTIONS, exact_mse_baseline, exact_mse_mmean, ldp_baseline_estimate, mmean_estimate
@@ -44,6 +51,7 @@ __all__ = [
     "sweep",
     "sweep_points",
     "guarantee_report",
+    "GuaranteeReport",
     "point_rng",
     "check_sweep_size",
 ]
@@ -240,8 +248,32 @@ def _corollary1_if_two_groups(alloc: Allocation, n: int) -> float:
     return corollary1_bound(d=dt.size, k=k, demand=float(low), eps=alloc.eps, q=alloc.q, n=n)
 
 
-def guarantee_report(alloc: Allocation, q=None) -> pd.DataFrame:
-    """Guarantee table for Mechanism 1 with allocation ``alloc`` (user order).
+@dataclass(frozen=True)
+class GuaranteeReport:
+    """What Mechanism 1 guarantees (:class:`hetdp_core.bcdp.MechanismGuarantee`: the levels, the
+    checks of Theorem 2) and its table (``bcdp_guarantee``, display labels)."""
+
+    table: pd.DataFrame
+    guarantee: MechanismGuarantee
+
+    @property
+    def checks(self) -> tuple:
+        """The provable bounds checked (Theorem 2): a failure is a numerical failure, never a finding."""
+        return tuple(self.guarantee.checks)
+
+    @property
+    def all_ok(self) -> bool:
+        """Whether every demand and the LDP level hold."""
+        return bool(self.guarantee.check.all_ok)
+
+    @property
+    def guaranteed(self) -> np.ndarray:
+        """The guaranteed level δ'_i of each feature (user order)."""
+        return self.guarantee.guaranteed
+
+
+def guarantee_report(alloc: Allocation, q=None) -> GuaranteeReport:
+    """Guarantee of Mechanism 1 with allocation ``alloc`` (user order), and its table.
 
     Mechanism 1 is c-CDP and c_d-LDP, so both Proposition 4(2) (with ε := c_d) and
     Proposition 4(1) bound the BCDP level; the guarantee is the smaller of the two.
@@ -251,11 +283,7 @@ def guarantee_report(alloc: Allocation, q=None) -> pd.DataFrame:
     df.insert(1, "budget c_i", alloc.c)
     df["bound from the whole-record level"] = g.prop4_ldp
     df["bound from composition"] = g.prop4_composition
-    df.attrs["ldp_level"] = alloc.ldp_level
-    df.attrs["ldp_ok"] = g.check.ldp_ok
-    df.attrs["all_ok"] = g.check.all_ok
-    df.attrs["checks"] = list(g.checks)  # Theorem 2 guarantees both: a failure is a numerical failure
-    return df
+    return GuaranteeReport(df, g)
 
 
 @dataclass(frozen=True)

@@ -221,7 +221,7 @@ def _exact(a: ExactExamples) -> dict:
             "two_copies": _report_dict(ex.exact_report(prior, two)),
             "post_processed_xor": _report_dict(ex.exact_report(prior, ex.post_process(one, xor))),
         }
-    df = ex.rr_sweep(c=list(a.rr_c), qs=list(a.q))
+    df = ex.rr_sweep(c=list(a.rr_c), qs=list(a.q)).table
     return {"example": "rr", "c": list(a.rr_c), "rows": df.to_dict(orient="records")}
 
 

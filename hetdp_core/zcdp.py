@@ -878,11 +878,11 @@ def zipf_counts(*, k: int, total: int, s: float = 1.0) -> np.ndarray:
 
 def divergence_vs_size(*, sizes, alphas, rho: float, r: float, algorithm: int = 1) -> pd.DataFrame:
     """Worst-direction loss ``max(up, down)`` at each group size and order α (tidy DataFrame with
-    columns size, alpha, up, down, loss, error, reference), plus ``attrs["non_increasing"]``: for
+    columns size, alpha, up, down, loss, error, reference); :func:`loss_monotonicity` reads from it, for
     each α, whether the loss is non-increasing in the size over the given sizes — the open question,
     answered numerically for these parameters. For Algorithm 1, ``error`` is the numerical error
     estimate and ``loss`` is NaN where the integral could not be resolved (such sizes are skipped
-    by the monotonicity check and listed in ``attrs["unresolved"]``)."""
+    by the monotonicity check)."""
     import pandas as pd
 
     sizes = np.unique(_counts(sizes, "sizes"))
@@ -911,12 +911,7 @@ def divergence_vs_size(*, sizes, alphas, rho: float, r: float, algorithm: int = 
                     "reference": ref[j],
                 }
             )
-    df = pd.DataFrame(rows)
-    mono = loss_monotonicity(df, rel_tol=1e-9)
-    df.attrs["non_increasing"] = {a_: m.non_increasing for a_, m in mono.items()}
-    df.attrs["non_increasing_from"] = {a_: m.from_size for a_, m in mono.items()}
-    df.attrs["unresolved"] = sorted({float(v) for v in df.loc[df["loss"].isna(), "size"]})
-    return df
+    return pd.DataFrame(rows)
 
 
 @dataclass(frozen=True)

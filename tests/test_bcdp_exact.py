@@ -56,7 +56,7 @@ def test_rr_exact_levels_over_the_page_range(c, d, q):
     m = ex.randomized_response(cs)
     assert ex.cdp_levels(m) == pytest.approx(cs, rel=1e-9, abs=1e-12)
     assert ex.ldp_level(m) == pytest.approx(cs.sum(), rel=1e-9, abs=1e-12)
-    sweep = ex.rr_sweep(c=cs, qs=[q])
+    sweep = ex.rr_sweep(c=cs, qs=[q]).table
     assert np.all(np.isfinite(sweep["exact"]))
     assert np.all(sweep["exact"] <= sweep["prop3"] * (1 + 1e-9) + 1e-12)
     assert sweep["within_bound"].all()

@@ -26,8 +26,8 @@ def test_check_le_semantics():
 
 def test_core_checks_hold_on_ordinary_inputs():
     alloc = privacy_allocation(demands=[0.2, 0.2, 2, 2], eps=2, q=0.4)
-    assert not failures(bcdp_sim.guarantee_report(alloc).attrs["checks"])
-    assert not failures(bcdp_exact.rr_sweep(c=[0.5, 1.0, 3.5], qs=[0, 0.5, 1]).attrs["checks"])
+    assert not failures(bcdp_sim.guarantee_report(alloc).checks)
+    assert not failures(bcdp_exact.rr_sweep(c=[0.5, 1.0, 3.5], qs=[0, 0.5, 1]).checks)
     eps = np.array([0.1, 0.5, 1.0, 4.0, np.inf])
     for alg in ("CP", "UE", "A", "UNI", "PROP"):
         w = hetero.weights(eps, algorithm=alg, problem="frequency", k=5)

@@ -206,9 +206,8 @@ def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
     ex1 = pd.DataFrame({"coordinate": [1, 2], "bcdp": rep1.bcdp, "cdp": rep1.cdp, "ldp": rep1.ldp})
 
     rr_c = np.asarray(s.rr_c, dtype=float)
-    rr = ex.rr_sweep(c=rr_c, qs=RR_QS)
-    checks = tuple(rr.attrs["checks"])
-    rr.attrs = {}
+    sweep = ex.rr_sweep(c=rr_c, qs=RR_QS)
+    rr, checks = sweep.table, sweep.checks
 
     if s.test_source == "example1":
         prior_t, mech_t = prior1, mech1

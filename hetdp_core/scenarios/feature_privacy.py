@@ -347,23 +347,21 @@ def run(s: FeaturePrivacy, *, options: sc.RunOptions) -> FeaturePrivacyResult:
     summary = pd.concat([p[0] for p in parts], ignore_index=True)
     errors = pd.concat([p[1] for p in parts], ignore_index=True)
     summary = summary.drop(columns="seconds", errors="ignore")  # timing is not reproducible
-    table = report.copy()
-    table.attrs = {}
     quantiles = release_quantiles(s, alloc, names)
     return FeaturePrivacyResult(
         scenario=s,
-        bcdp_guarantee=table,
+        bcdp_guarantee=report.table,
         bcdp_stages=stage_table,
         bcdp_mse_summary=summary,
         bcdp_mse_errors=errors,
         bcdp_release_quantiles=quantiles,
-        checks=tuple(report.attrs["checks"]),
+        checks=report.checks,
         alloc=alloc,
         names=tuple(names),
         sorted_names=tuple(sorted_names),
         stages=tuple(stages),
         k=int(k),
-        guaranteed=table["guaranteed δ'"].to_numpy(float),
+        guaranteed=report.guaranteed,
     )
 
 

@@ -226,7 +226,6 @@ def run(s: GroupwiseZcdp, *, options: RunOptions) -> GroupwiseZcdpResult:
             options.progress(i / scan_sizes.size, f"x = {sz:g}")
         parts.append(zcdp.divergence_vs_size(sizes=[sz], alphas=scan_alphas, rho=s.rho, r=s.r, algorithm=1))
     scan = pd.concat(parts, ignore_index=True)
-    scan.attrs = {}
     return GroupwiseZcdpResult(
         scenario=s,
         zcdp_releases=stats,
