@@ -25,7 +25,7 @@ discretised privacy-loss distribution; :func:`solve_noise` finds the least noise
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
@@ -64,6 +64,9 @@ __all__ = [
     "incomplete_rows",
     "ledger",
     "GroupRisk",
+    "Total",
+    "Headline",
+    "Spend",
     "plan_toml",
     "levels_text",
     "view_levels",
@@ -83,18 +86,88 @@ _BUDGET = Interval(float, 0.0, 1e4, closed="right")
 
 
 # ------------------------------------------------------------------ accountants
-def _headline(rows: list[dict]) -> dict:
+@dataclass(frozen=True)
+class Total:
+    """One accountant's total for one group: the group's releases compose to ``epsilon`` at ``delta``
+    (``note`` says why an accountant could not bound them); with a ``budget``, the ``reserve`` left
+    and whether the group is ``over_budget``. :meth:`row` is its row of the table ``ledger``."""
+
+    group: str
+    accountant: str
+    epsilon: float
+    delta: float
+    releases: int
+    note: str = ""
+    budget: float | None = None
+
+    @property
+    def reserve(self) -> float | None:
+        """The budget minus the total (None without a budget)."""
+        return None if self.budget is None else self.budget - self.epsilon
+
+    @property
+    def over_budget(self) -> bool | None:
+        """Whether the total exceeds the budget (None without a budget)."""
+        return None if self.budget is None else bool(self.epsilon > self.budget)
+
+    def row(self) -> dict:
+        """Its row of the table ``ledger`` (``hetdp ledger --json``'s ``ledger``)."""
+        return self._row(TOTAL_COLUMNS)
+
+    def _row(self, columns) -> dict:
+        return labelled(self, columns | (BUDGET_COLUMNS if self.budget is not None else {}))
+
+
+@dataclass(frozen=True)
+class Headline(Total):
+    """A group's headline: the smallest of its accountants' valid totals, and ``how`` it was obtained
+    (the accountant's name and its note). :meth:`row` is its row of the table ``ledger_headline``."""
+
+    how: str = ""
+
+    def row(self) -> dict:
+        """Its row of the table ``ledger_headline`` (``hetdp ledger --json``'s ``headline``)."""
+        return self._row(HEADLINE_COLUMNS)
+
+
+@dataclass(frozen=True)
+class Spend:
+    """What one release costs one group on its own: its basic-composition ``epsilon_basic`` (repeats
+    included; for a link release, the view's ``level_row`` charged). :meth:`row` is its row of the
+    table ``ledger_spend``."""
+
+    group: str
+    release: str
+    mechanism: str | None
+    repeat: int
+    level_row: str | None
+    epsilon_basic: float
+
+    def row(self) -> dict:
+        """Its row of the table ``ledger_spend``."""
+        return labelled(self, SPEND_COLUMNS)
+
+
+#: field → column of the ledger's tables (labels applied when a row is rendered: :meth:`Total.row`)
+TOTAL_COLUMNS = {f: f for f in ("group", "accountant", "epsilon", "delta", "releases", "note")}
+HEADLINE_COLUMNS = {f: f for f in ("group", "epsilon", "delta", "accountant", "how", "releases")}
+BUDGET_COLUMNS = {"budget": "budget", "reserve": "reserve", "over_budget": "over budget"}
+SPEND_COLUMNS = {
+    "group": "group",
+    "release": "release",
+    "mechanism": "mechanism",
+    "repeat": "repeat",
+    "level_row": "level row",
+    "epsilon_basic": "epsilon (basic)",
+}
+
+
+def _headline(totals: list[Total]) -> Headline:
     """The group's headline: the smallest of its accountants' valid bounds, and which gave it (an
     accountant that failed numerically gives +∞, never the headline)."""
-    best = min(rows, key=lambda r: (r["epsilon"], ACCOUNTANTS.index(r["accountant"])))
-    return {
-        "group": best["group"],
-        "epsilon": best["epsilon"],
-        "delta": best["delta"],
-        "accountant": best["accountant"],
-        "how": ACCOUNTANT_NAMES[best["accountant"]] + (f" ({best['note']})" if best["note"] else ""),
-        "releases": best["releases"],
-    }
+    best = min(totals, key=lambda t: (t.epsilon, ACCOUNTANTS.index(t.accountant)))
+    how = ACCOUNTANT_NAMES[best.accountant] + (f" ({best.note})" if best.note else "")
+    return Headline(**{f.name: getattr(best, f.name) for f in fields(Total)}, how=how)
 
 
 def group_risk(events, *, fpr: float, delta: float, eps: float) -> tuple[float, float]:
@@ -235,17 +308,21 @@ class LedgerResult:
     plan: Plan
     delta: float
     budget: float | None
-    totals: list
-    spend: list
+    totals: list[Total]
+    spend: list[Spend]
     fpr: float = 0.01
     risk: list[GroupRisk] = field(default_factory=list)
     curves: list[TradeoffCurve] = field(default_factory=list)
-    headline: list = field(default_factory=list)
+    headline: list[Headline] = field(default_factory=list)
 
     def tables(self) -> dict[str, list[dict]]:
-        """The ledger's downloadable tables by CSV name (the page and ``hetdp ledger --csv`` write the
-        same bytes)."""
-        return {"ledger_headline": self.headline, "ledger": self.totals, "ledger_spend": self.spend}
+        """The ledger's downloadable tables by CSV name, as rows (the page and ``hetdp ledger --csv``
+        write the same bytes; ``hetdp ledger --json`` prints them)."""
+        return {
+            "ledger_headline": [h.row() for h in self.headline],
+            "ledger": [t.row() for t in self.totals],
+            "ledger_spend": [s.row() for s in self.spend],
+        }
 
     def risk_rows(self) -> list[dict]:
         """Each group's risk as a row (:meth:`GroupRisk.row`): ``hetdp ledger --json``'s ``risk``."""
@@ -257,8 +334,7 @@ class LedgerResult:
         from .deployments import place_levels
 
         return place_levels(
-            ["everyone" if h["group"] == "all" else h["group"] for h in self.headline],
-            [h["epsilon"] for h in self.headline],
+            ["everyone" if h.group == "all" else h.group for h in self.headline], [h.epsilon for h in self.headline]
         )
 
     def key_numbers(self) -> dict[str, float]:
@@ -267,14 +343,14 @@ class LedgerResult:
         out: dict[str, float] = {}
         risk = {r.group: r for r in self.risk}
         for h in self.headline:
-            g = h["group"]
-            out[f"{g}: headline ε at δ = {self.delta:.0e}"] = float(h["epsilon"])
+            g = h.group
+            out[f"{g}: headline ε at δ = {self.delta:.0e}"] = float(h.epsilon)
             if g in risk:
                 out[f"{g}: attack TPR ≤ at FPR {100 * self.fpr:g} %"] = risk[g].attack_tpr
                 out[f"{g}: maximal advantage"] = risk[g].max_advantage
             if self.budget is not None:
-                out[f"{g}: reserve against the budget {self.budget:g}"] = float(h["reserve"])
-            out[f"{g}: releases"] = float(h["releases"])
+                out[f"{g}: reserve against the budget {self.budget:g}"] = float(h.reserve)
+            out[f"{g}: releases"] = float(h.releases)
         return out
 
 
@@ -290,19 +366,13 @@ def _view_levels(plan: Plan, levels_of) -> dict[str, list[Level]]:
     return levels
 
 
-def _budget(row: dict, budget: float | None) -> dict:
-    if budget is None:
-        return row
-    return row | {"budget": budget, "reserve": budget - row["epsilon"], "over budget": bool(row["epsilon"] > budget)}
-
-
-def _group_totals(g: str, events, delta: float, releases: int) -> tuple[list[dict], dict]:
-    """Every accountant's row for one group, and its headline."""
-    rows = []
+def _group_totals(g: str, events, delta: float, releases: int) -> tuple[list[Total], Headline]:
+    """Every accountant's total for one group, and its headline."""
+    totals = []
     for acc in ACCOUNTANTS:
         eps, note = account(acc, events, delta)
-        rows.append({"group": g, "accountant": acc, "epsilon": eps, "delta": delta, "releases": releases, "note": note})
-    return rows, _headline(rows)
+        totals.append(Total(g, acc, eps, delta, releases, note))
+    return totals, _headline(totals)
 
 
 def ledger(plan: Plan, *, delta: float, budget: float | None = None, fpr: float = 0.01, levels_of=None) -> LedgerResult:
@@ -323,25 +393,16 @@ def ledger(plan: Plan, *, delta: float, budget: float | None = None, fpr: float 
         rel = [r for r in plan.releases if r.touches(g)]
         events = _events(rel, g, levels)
         rows, head = _group_totals(g, events, delta, sum(r.repeat for r in rel))
-        totals += [_budget(r, budget) for r in rows]
-        heads.append(_budget(head, budget))
-        tpr, adv = group_risk(events, fpr=fpr, delta=delta, eps=head["epsilon"])
-        curve = group_curve(events, delta=delta, eps=head["epsilon"])
+        totals += [replace(t, budget=budget) for t in rows]
+        heads.append(replace(head, budget=budget))
+        tpr, adv = group_risk(events, fpr=fpr, delta=delta, eps=head.epsilon)
+        curve = group_curve(events, delta=delta, eps=head.epsilon)
         curves.append(TradeoffCurve(g, CURVE_FPR, tuple(curve)))
         risk.append(GroupRisk(g, fpr, float(tpr), float(adv), risk_in_words(tpr, fpr)))
         for r, e in zip(rel, events):
             if (r.name, e) not in own:  # a release's own ε: the same in every group it charges alike
                 own[r.name, e] = account("basic", [e], delta)[0]
-            spend.append(
-                {
-                    "group": g,
-                    "release": r.name,
-                    "mechanism": r.mechanism,
-                    "repeat": r.repeat,
-                    "level row": e.row,
-                    "epsilon (basic)": own[r.name, e],
-                }
-            )
+            spend.append(Spend(g, r.name, r.mechanism, r.repeat, e.row, own[r.name, e]))
     return LedgerResult(
         plan=plan,
         delta=delta,
@@ -465,7 +526,7 @@ def _worst_risk(plan: Plan, levels, *, fpr: float, delta: float) -> tuple[float,
         rel = [r for r in plan.releases if r.touches(g)]
         ev = _events(rel, g, levels)
         head = _group_totals(g, ev, delta, sum(r.repeat for r in rel))[1]
-        worst.append((group_risk(ev, fpr=fpr, delta=delta, eps=head["epsilon"])[0], g))
+        worst.append((group_risk(ev, fpr=fpr, delta=delta, eps=head.epsilon)[0], g))
     return max(worst)
 
 

@@ -22,7 +22,7 @@ EXAMPLE = ROOT / "data" / "plans" / "census-and-survey.toml"
 
 
 def _total(result, group, accountant):
-    return next(r["epsilon"] for r in result.totals if r["group"] == group and r["accountant"] == accountant)
+    return next(r.epsilon for r in result.totals if r.group == group and r.accountant == accountant)
 
 
 @pytest.mark.parametrize("mech,noise,repeat", [("gaussian", 2.0, 10), ("gaussian", 0.8, 1), ("laplace", 3.0, 5)])
@@ -102,7 +102,7 @@ def test_per_group_totals_equal_each_groups_own_ledger():
 def test_budget_gives_reserve_and_warning():
     r = ledger(parse_plan(EXAMPLE.read_text()), delta=1e-6, budget=3.0)
     for row in r.totals:
-        assert row["reserve"] == pytest.approx(3.0 - row["epsilon"]) and row["over budget"] == (row["epsilon"] > 3.0)
+        assert row.reserve == pytest.approx(3.0 - row.epsilon) and row.over_budget == (row.epsilon > 3.0)
 
 
 def test_plan_round_trips_through_toml():
@@ -191,9 +191,9 @@ def test_a_link_to_a_gaussian_view_equals_the_same_gaussian_noise():
     linked = parse_plan('[[release]]\nname = "c"\nlink = "/Groupwise_zCDP?algorithm=1&rho=0.5"\nrepeat = 2\n')
     own = Plan(releases=(Release(name="c", mechanism="gaussian", noise=1.0, repeat=2),))
     a, b = ledger(linked, delta=1e-6), ledger(own, delta=1e-6)
-    assert [r["epsilon"] for r in a.totals] == [r["epsilon"] for r in b.totals]
+    assert [r.epsilon for r in a.totals] == [r.epsilon for r in b.totals]
     assert a.risk == b.risk
-    assert a.spend[0]["level row"].startswith("every group (Algorithm 1")
+    assert a.spend[0].level_row.startswith("every group (Algorithm 1")
 
 
 def test_each_group_pays_its_own_row_and_the_rest_the_largest():
@@ -203,9 +203,9 @@ def test_each_group_pays_its_own_row_and_the_rest_the_largest():
         'levels = { "careful" = "users with ε = 0.05", "others" = "users with ε = 2" }\n'
     )
     r = ledger(plan, delta=1e-6, levels_of=_levels_stub(rows))
-    basic = {row["group"]: row["epsilon"] for row in r.totals if row["accountant"] == "basic"}
+    basic = {row.group: row.epsilon for row in r.totals if row.accountant == "basic"}
     assert basic == {"careful": 0.05, "others": 1.5, "rest": 1.5}  # delivered ε; unnamed: the largest
-    pld = {row["group"]: row["epsilon"] for row in r.totals if row["accountant"] == "pld"}
+    pld = {row.group: row.epsilon for row in r.totals if row.accountant == "pld"}
     assert pld["careful"] == pytest.approx(0.05, abs=1e-3) and pld["others"] == pytest.approx(1.5, abs=1e-3)
     # per-group totals equal each group's own homogeneous ledger of a pure-ε release
     assert pld["others"] == account("pld", [Event("pure", 1.5)], 1e-6)[0]
@@ -215,7 +215,7 @@ def test_the_bcdp_views_compose_the_level_that_bounds_every_attacker():
     rows = [Level("x1", 0.2, delivered=0.2, any_attacker=0.77)]
     plan = parse_plan('[[release]]\nname = "f"\nlink = "Feature_privacy"\nlevels = { "all" = "x1" }\n')
     r = ledger(plan, delta=1e-6, levels_of=_levels_stub(rows))
-    assert next(x["epsilon"] for x in r.totals if x["accountant"] == "basic") == 0.77
+    assert next(x.epsilon for x in r.totals if x.accountant == "basic") == 0.77
 
 
 def test_approximate_levels_are_added_beside_the_zcdp_and_renyi_sums():
@@ -225,12 +225,12 @@ def test_approximate_levels_are_added_beside_the_zcdp_and_renyi_sums():
         "noise = 3.0\n"
     )
     r = ledger(plan, delta=1e-6, levels_of=_levels_stub(rows))
-    tot = {x["accountant"]: x["epsilon"] for x in r.totals}
+    tot = {x.accountant: x.epsilon for x in r.totals}
     assert tot["zcdp"] == pytest.approx(3.0 + account("zcdp", [Event("gaussian", 3.0)], 1e-6 - 3e-7)[0])
     assert tot["pld"] <= min(tot["basic"], tot["zcdp"], tot["rdp"]) + 1e-3
     too_much = ledger(plan, delta=2e-7, levels_of=_levels_stub(rows))  # the view's δ alone exceeds it
-    assert all(math.isinf(x["epsilon"]) for x in too_much.totals)  # no accountant can bound it at that δ
-    assert all(x["note"] for x in too_much.totals) and math.isinf(too_much.headline[0]["epsilon"])
+    assert all(math.isinf(x.epsilon) for x in too_much.totals)  # no accountant can bound it at that δ
+    assert all(x.note for x in too_much.totals) and math.isinf(too_much.headline[0].epsilon)
 
 
 LINK_BAD = [
@@ -329,7 +329,7 @@ def test_tiny_noise_and_many_repeats_stay_small_in_memory():
     r = ledger(plan, delta=1e-6)
     grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert grown_mib < 1500, grown_mib
-    assert all(x["epsilon"] > 1e8 for x in r.totals) and r.risk[0].attack_tpr == 1.0
+    assert all(x.epsilon > 1e8 for x in r.totals) and r.risk[0].attack_tpr == 1.0
 
 
 def test_cli_risk_solve_report_and_notebook(tmp_path, capsys):
@@ -359,7 +359,7 @@ def test_a_row_named_for_all_is_everyones_default():
         'levels = { "all" = "low", "b" = "high" }\n'
     )
     r = ledger(plan, delta=1e-6, levels_of=_levels_stub(rows))
-    basic = {row["group"]: row["epsilon"] for row in r.totals if row["accountant"] == "basic"}
+    basic = {row.group: row.epsilon for row in r.totals if row.accountant == "basic"}
     assert basic == {"a": 0.1, "b": 3.0}
 
 

@@ -58,11 +58,11 @@ def test_every_accepted_plan_answers_and_its_headline_is_the_smallest_bound(rows
     plan = _plan(rows)
     r = ledger(plan, delta=delta, fpr=fpr)
     for head in r.headline:
-        g = head["group"]
-        rows_g = [x for x in r.totals if x["group"] == g]
-        assert math.isfinite(head["epsilon"]) and head["epsilon"] >= 0
-        assert head["epsilon"] == min(x["epsilon"] for x in rows_g)  # the tightest valid bound …
-        assert head["accountant"] in {x["accountant"] for x in rows_g if x["epsilon"] == head["epsilon"]}  # … named
+        g = head.group
+        rows_g = [x for x in r.totals if x.group == g]
+        assert math.isfinite(head.epsilon) and head.epsilon >= 0
+        assert head.epsilon == min(x.epsilon for x in rows_g)  # the tightest valid bound …
+        assert head.accountant in {x.accountant for x in rows_g if x.epsilon == head.epsilon}  # … named
         touching = [x for x in plan.releases if x.touches(g)]
         risk = next(x for x in r.risk if x.group == g)
         assert 0.0 <= risk.attack_tpr <= 1.0 and fpr <= risk.attack_tpr + 1e-12
@@ -72,7 +72,7 @@ def test_every_accepted_plan_answers_and_its_headline_is_the_smallest_bound(rows
         if all(x.mechanism == "gaussian" for x in touching):
             mu = math.sqrt(sum(x.repeat / x.noise**2 for x in touching))
             exact = gdp_epsilon(mu, delta)
-            assert head["epsilon"] == pytest.approx(exact, rel=1e-3)
+            assert head.epsilon == pytest.approx(exact, rel=1e-3)
             assert risk.attack_tpr == pytest.approx(float(tpr_gaussian(mu=mu, fpr=fpr)[0]), abs=1e-3)
 
 
@@ -85,16 +85,16 @@ def test_the_cases_the_issue_reported():
         return r, r.headline[0]
 
     r, h = one("gaussian", 200.0, 100_000)
-    assert h["epsilon"] == pytest.approx(8.306225, abs=1e-6) and h["accountant"] == "pld"
+    assert h.epsilon == pytest.approx(8.306225, abs=1e-6) and h.accountant == "pld"
     assert r.risk[0].attack_tpr == pytest.approx(0.228, abs=1e-3)
-    assert one("gaussian", 100.0, 100_000)[1]["epsilon"] == pytest.approx(19.42366, abs=1e-5)
-    assert one("gaussian", 1000.0, 100_000)[1]["epsilon"] == pytest.approx(1.367571, abs=1e-6)
+    assert one("gaussian", 100.0, 100_000)[1].epsilon == pytest.approx(19.42366, abs=1e-5)
+    assert one("gaussian", 1000.0, 100_000)[1].epsilon == pytest.approx(1.367571, abs=1e-6)
     _, h = one("laplace", 0.001, 1)  # one pure ε = 1000 release: PLD said inf
-    assert h["epsilon"] == pytest.approx(1000.0, rel=1e-9)
+    assert h.epsilon == pytest.approx(1000.0, rel=1e-9)
     r, h = one("gaussian", 0.001, 100_000)  # OverflowError inside the discretisation
-    assert math.isfinite(h["epsilon"]) and h["epsilon"] == pytest.approx(gdp_epsilon(math.sqrt(1e5) / 1e-3, 1e-6))
+    assert math.isfinite(h.epsilon) and h.epsilon == pytest.approx(gdp_epsilon(math.sqrt(1e5) / 1e-3, 1e-6))
     _, h = one("gaussian", 0.01, 100_000)  # PLD 5.37e8 vs zCDP 5.00e8
-    assert h["epsilon"] == pytest.approx(gdp_epsilon(math.sqrt(1e5) / 0.01, 1e-6), rel=1e-12)
+    assert h.epsilon == pytest.approx(gdp_epsilon(math.sqrt(1e5) / 0.01, 1e-6), rel=1e-12)
 
 
 # ------------------------------------------------------------------ Laplace and mixed: an independent bracket
@@ -162,20 +162,20 @@ def test_the_headline_names_the_tightest_accountant_per_group():
     """A pure ε = 1000 release: basic composition is exact there; the PLD reads it on a grid. The
     headline takes the smaller and says so (it is no longer "PLD by definition")."""
     r = ledger(Plan(releases=(Release(name="r", mechanism="laplace", noise=0.001),)), delta=1e-6)
-    by = {x["accountant"]: x["epsilon"] for x in r.totals}
-    assert r.headline[0]["epsilon"] == min(by.values())
-    assert r.headline[0]["how"].startswith(
-        {"basic": "basic", "zcdp": "zCDP", "rdp": "Rényi", "pld": "privacy"}[r.headline[0]["accountant"]]
+    by = {x.accountant: x.epsilon for x in r.totals}
+    assert r.headline[0].epsilon == min(by.values())
+    assert r.headline[0].how.startswith(
+        {"basic": "basic", "zcdp": "zCDP", "rdp": "Rényi", "pld": "privacy"}[r.headline[0].accountant]
     )
 
 
 def test_the_budget_verdict_reads_the_headline():
     # one Gaussian release: its own profile (basic) and the exact PLD agree; zCDP is looser
     plan = Plan(releases=(Release(name="g", mechanism="gaussian", noise=2.0),))
-    head = ledger(plan, delta=1e-6).headline[0]["epsilon"]
+    head = ledger(plan, delta=1e-6).headline[0].epsilon
     r = ledger(plan, delta=1e-6, budget=head * 1.001)
-    assert not r.headline[0]["over budget"] and r.headline[0]["reserve"] == pytest.approx(head * 0.001)
-    assert any(x["over budget"] for x in r.totals)  # the looser zCDP bound alone would have said "over"
+    assert not r.headline[0].over_budget and r.headline[0].reserve == pytest.approx(head * 0.001)
+    assert any(x.over_budget for x in r.totals)  # the looser zCDP bound alone would have said "over"
 
 
 # ------------------------------------------------------------------ solving from a target risk

@@ -31,7 +31,7 @@ def test_the_example_plan_shows_every_group_and_accountant():
     wide = _wide(at)
     assert set(wide["group"]) == {"residents", "survey participants"}
     expect = ledger(parse_plan((ROOT / "data" / "plans" / "census-and-survey.toml").read_text()), delta=1e-6)
-    pld = {r["group"]: r["epsilon"] for r in expect.totals if r["accountant"] == "pld"}
+    pld = {r.group: r.epsilon for r in expect.totals if r.accountant == "pld"}
     for _, row in wide.iterrows():
         assert row["pld"] == pytest.approx(pld[row["group"]], abs=1e-4)
     assert any("Who pays most:** survey participants" in m.value for m in at.markdown)

@@ -12,20 +12,18 @@ from hetdp_ui.cli._common import CliError, _dump, output_dir, output_path, risk_
 
 def _print_ledger(a, result, compared, solved) -> None:
     """The ledger as text: every accountant's total, each group's headline and risk, plan A vs B, the solve."""
-    for row in result.totals:
+    for t in result.totals:
         print(
-            f"{row['group']:24s} {row['accountant']:6s} ε = {row['epsilon']:.4g} at δ = {row['delta']:.3g}"
-            f"  ({row['releases']} releases)" + (f"  [{row['note']}]" if row["note"] else "")
+            f"{t.group:24s} {t.accountant:6s} ε = {t.epsilon:.4g} at δ = {t.delta:.3g}"
+            f"  ({t.releases} releases)" + (f"  [{t.note}]" if t.note else "")
         )
-    for row in result.headline:
+    for h in result.headline:
         extra = (
-            f"  reserve {row['reserve']:+.4g}" + ("  OVER BUDGET" if row["over budget"] else "")
-            if a.budget is not None
-            else ""
+            f"  reserve {h.reserve:+.4g}" + ("  OVER BUDGET" if h.over_budget else "") if a.budget is not None else ""
         )
         print(
-            f"{row['group']:24s} headline ε = {row['epsilon']:.4g} at δ = {row['delta']:.3g}, the smallest "
-            f"valid bound, by {row['how']}{extra}"
+            f"{h.group:24s} headline ε = {h.epsilon:.4g} at δ = {h.delta:.3g}, the smallest "
+            f"valid bound, by {h.how}{extra}"
         )
     for r in result.risk:
         print(f"{r.group:24s} {r.in_words}; maximal advantage {r.max_advantage:.3g}")
@@ -106,6 +104,7 @@ def cmd_ledger(a) -> int:
             "plan": plan_toml(sol.plan),
         }
     _write_files(a, result)
+    tables = result.tables()
     if a.json:
         print(
             _dump(
@@ -113,9 +112,9 @@ def cmd_ledger(a) -> int:
                     "delta": result.delta,
                     "budget": result.budget,
                     "fpr": result.fpr,
-                    "headline": result.headline,
-                    "ledger": result.totals,
-                    "spend": result.spend,
+                    "headline": tables["ledger_headline"],
+                    "ledger": tables["ledger"],
+                    "spend": tables["ledger_spend"],
                     "risk": result.risk_rows(),
                     "solve": solved,
                     **({"plan_a_vs_b": compared.to_dict(orient="records")} if compared is not None else {}),
@@ -124,7 +123,7 @@ def cmd_ledger(a) -> int:
         )
     elif not a.csv:
         _print_ledger(a, result, compared, solved)
-    return 1 if a.budget is not None and any(r["over budget"] for r in result.headline) else 0
+    return 1 if a.budget is not None and any(h.over_budget for h in result.headline) else 0
 
 
 def _limited_levels(link: str):

@@ -37,11 +37,11 @@ def _ledger_tables(result):
     """(totals by accountant with the headline, headline per group, the plan's rows) for the report."""
     from hetdp_core.ledger import ACCOUNTANTS
 
-    totals = pd.DataFrame(result.totals)
+    totals = pd.DataFrame(result.tables()["ledger"])
     wide = totals.pivot(index="group", columns="accountant", values="epsilon")[list(ACCOUNTANTS)].reset_index()
-    heads = {r["group"]: r for r in result.headline}
-    wide.insert(1, "headline ε", [heads[g]["epsilon"] for g in wide["group"]])
-    wide.insert(2, "by", [heads[g]["accountant"] for g in wide["group"]])
+    heads = {h.group: h for h in result.headline}
+    wide.insert(1, "headline ε", [heads[g].epsilon for g in wide["group"]])
+    wide.insert(2, "by", [heads[g].accountant for g in wide["group"]])
     plan_rows = [
         {
             "release": r.name,
@@ -57,13 +57,13 @@ def _ledger_tables(result):
 
 def _budget_html(budget: float, heads: dict) -> str:
     """The budget verdict, judged by each group's headline."""
-    over = [g for g, h in heads.items() if h["over budget"]]
+    over = [g for g, h in heads.items() if h.over_budget]
     return (
         f"<p><b>Budget ε = {budget:g}</b> (judged by each group's headline). "
         + (
             f"Over budget: {html.escape(', '.join(over))}."
             if over
-            else f"Within budget for every group; smallest reserve {min(h['reserve'] for h in heads.values()):.3g}."
+            else f"Within budget for every group; smallest reserve {min(h.reserve for h in heads.values()):.3g}."
         )
         + "</p>"
     )
@@ -99,7 +99,7 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
         "<p class='small'>All four accountants are valid upper bounds; each group's headline is the smallest of "
         "them, and the budget verdict and the risk read it.</p><ul>",
         *(
-            f"<li><b>{html.escape(g)}</b>: headline ε = {h['epsilon']:.4g} by {html.escape(h['how'])}.</li>"
+            f"<li><b>{html.escape(g)}</b>: headline ε = {h.epsilon:.4g} by {html.escape(h.how)}.</li>"
             for g, h in heads.items()
         ),
         "</ul>",
@@ -145,8 +145,8 @@ def ledger_package(result, *, app_url: str = "http://localhost:8501", execute: b
     toml_text = plan_toml(result.plan)
     flags = _flags(result)
     summary = [
-        f"{'everyone' if h['group'] == 'all' else h['group']}: headline ε = {h['epsilon']:.4g} at δ = {result.delta:g} "
-        f"by {h['how']}" + (f"; reserve {h['reserve']:+.4g}" if result.budget is not None else "")
+        f"{'everyone' if h.group == 'all' else h.group}: headline ε = {h.epsilon:.4g} at δ = {result.delta:g} "
+        f"by {h.how}" + (f"; reserve {h.reserve:+.4g}" if result.budget is not None else "")
         for h in result.headline
     ] + [f"{r.group}: {r.in_words}" for r in result.risk]
     nb, how_nb = ledger_notebook(result), "not executed"
@@ -163,7 +163,9 @@ from hetdp_core.ledger import ledger, parse_plan
 
 plan = parse_plan((Path(__file__).resolve().parent / "plan.toml").read_bytes())
 result = ledger(plan, delta={result.delta!r}, budget={result.budget!r}, fpr={result.fpr!r})
-print(json.dumps({{"headline": result.headline, "ledger": result.totals, "risk": result.risk_rows()}}, default=float))
+tables = result.tables()
+numbers = {{"headline": tables["ledger_headline"], "ledger": tables["ledger"], "risk": result.risk_rows()}}
+print(json.dumps(numbers, default=float))
 '''
     readme = package.readme_text(
         title="Release ledger",
@@ -216,8 +218,12 @@ def ledger_notebook(result):
             "## Total privacy loss per group\n\nEach group's headline is the smallest of the four valid bounds "
             "(and the accountant that gave it); the budget and the risk read it.",
         ),
-        ("code", "pd.DataFrame(result.headline)"),
-        ("code", "pd.DataFrame(result.totals).pivot(index='group', columns='accountant', values='epsilon')"),
+        (
+            "code",
+            "tables = result.tables()  # the ledger's tables as rows, by CSV name\n"
+            "pd.DataFrame(tables['ledger_headline'])",
+        ),
+        ("code", "pd.DataFrame(tables['ledger']).pivot(index='group', columns='accountant', values='epsilon')"),
         ("md", "## In attack terms\n\nThe most an attack catches at the chosen false-positive rate, per group."),
         ("code", "pd.DataFrame(result.risk_rows())"),
         ("md", "## Among real deployments\n\nEach group's headline total among real deployments' levels."),
@@ -231,7 +237,7 @@ def ledger_notebook(result):
             "deployments_strip(placed).show()",
         ),
         ("md", "## What each release spends, per group"),
-        ("code", "pd.DataFrame(result.spend)"),
+        ("code", "pd.DataFrame(tables['ledger_spend'])"),
         ("md", "## Figures"),
         (
             "code",
@@ -245,8 +251,8 @@ def ledger_notebook(result):
         ("md", "## The numbers, as `hetdp ledger --json` gives them"),
         (
             "code",
-            "print(json.dumps({'headline': result.headline, 'ledger': result.totals, 'risk': result.risk_rows()}, "
-            "default=float))",
+            "print(json.dumps({'headline': tables['ledger_headline'], 'ledger': tables['ledger'], "
+            "'risk': result.risk_rows()}, default=float))",
         ),
     ]
     return notebook.notebook_of(cells)

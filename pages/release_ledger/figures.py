@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from hetdp_core.ledger import Headline, Spend, Total
 from hetdp_ui.theme import COLORWAY, GREY, finish, styled
 
 ACCOUNTANT_LABELS = {
@@ -14,14 +15,14 @@ ACCOUNTANT_LABELS = {
 }
 
 
-def spend_figure(spend: list[dict]) -> go.Figure:
+def spend_figure(spend: list[Spend]) -> go.Figure:
     """One bar per group, one segment per release: the ε each release costs that group on its own
     (basic composition, repeats included) — who pays most, and for what."""
     fig = go.Figure()
-    groups = list(dict.fromkeys(r["group"] for r in spend))
-    releases = list(dict.fromkeys(r["release"] for r in spend))
+    groups = list(dict.fromkeys(s.group for s in spend))
+    releases = list(dict.fromkeys(s.release for s in spend))
     for i, name in enumerate(releases):
-        val = {r["group"]: r["epsilon (basic)"] for r in spend if r["release"] == name}
+        val = {s.group: s.epsilon_basic for s in spend if s.release == name}
         fig.add_bar(
             y=groups,
             x=[val.get(g, 0.0) for g in groups],
@@ -41,17 +42,19 @@ def spend_figure(spend: list[dict]) -> go.Figure:
     return finish(fig)
 
 
-def totals_figure(totals: list[dict], *, budget: float | None = None, headline: list[dict] | None = None) -> go.Figure:
+def totals_figure(
+    totals: list[Total], *, budget: float | None = None, headline: list[Headline] | None = None
+) -> go.Figure:
     """The plan's total ε per group under each accountant, side by side, with the budget line; each
     group's headline (the smallest valid bound, which the budget verdict reads) is the bar drawn with
     a thick black outline. An accountant with no finite bound has no bar."""
     import math
 
     fig = go.Figure()
-    groups = list(dict.fromkeys(r["group"] for r in totals))
-    head = {r["group"]: r["accountant"] for r in headline or []}
+    groups = list(dict.fromkeys(t.group for t in totals))
+    head = {h.group: h.accountant for h in headline or []}
     for i, acc in enumerate(ACCOUNTANT_LABELS):
-        val = {r["group"]: r["epsilon"] for r in totals if r["accountant"] == acc}
+        val = {t.group: t.epsilon for t in totals if t.accountant == acc}
         fig.add_bar(
             x=groups,
             y=[val[g] if g in val and math.isfinite(val[g]) else None for g in groups],

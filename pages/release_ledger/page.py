@@ -243,37 +243,36 @@ result_a = pin_section(
 if result_a is not None:
     plan_table(result_a.key_numbers(), result.key_numbers(), "ledger")
 
-totals = pd.DataFrame(result.totals)
+totals = pd.DataFrame(result.tables()["ledger"])
 wide = totals.pivot(index="group", columns="accountant", values="epsilon")[list(ACCOUNTANTS)]
-heads = {r["group"]: r for r in result.headline}
-wide.insert(0, "headline ε", [heads[g]["epsilon"] for g in wide.index])
-wide.insert(1, "by", [heads[g]["accountant"] for g in wide.index])
+heads = {h.group: h for h in result.headline}
+wide.insert(0, "headline ε", [heads[g].epsilon for g in wide.index])
+wide.insert(1, "by", [heads[g].accountant for g in wide.index])
 st.subheader("Total privacy loss per group")
 st.dataframe(wide.reset_index().round(4), hide_index=True, key="ledger_wide")
 for g, h in heads.items():
     st.caption(
-        f"**{'everyone' if g == 'all' else g}**: headline ε = {h['epsilon']:.4g}, the smallest valid bound, "
-        f"by {h['how']}."
+        f"**{'everyone' if g == 'all' else g}**: headline ε = {h.epsilon:.4g}, the smallest valid bound, by {h.how}."
     )
-worst = max(heads.values(), key=lambda r: r["epsilon"])
-who = "everyone" if worst["group"] == "all" else worst["group"]
-odds = f"{math.exp(min(worst['epsilon'], 27.6)):.3g}" if worst["epsilon"] < 27.6 else "more than 10¹²"
+worst = max(heads.values(), key=lambda h: h.epsilon)
+who = "everyone" if worst.group == "all" else worst.group
+odds = f"{math.exp(min(worst.epsilon, 27.6)):.3g}" if worst.epsilon < 27.6 else "more than 10¹²"
 st.markdown(
-    f"**Who pays most:** {who} — ε = {worst['epsilon']:.4g} at δ = {delta:.0e} over "
-    f"{worst['releases']} releases (the headline: the smallest of the four valid bounds). For a person in that "
+    f"**Who pays most:** {who} — ε = {worst.epsilon:.4g} at δ = {delta:.0e} over "
+    f"{worst.releases} releases (the headline: the smallest of the four valid bounds). For a person in that "
     f"group, the whole plan changes an attacker's odds about them by at most a factor e^ε ≈ {odds}, except with "
     "probability δ."
 )
 if budget is not None:
-    over = [r for r in heads.values() if r["over budget"]]
+    over = [h for h in heads.values() if h.over_budget]
     if over:
         st.warning(
             "Over budget (judged by each group's headline, the smallest valid bound): "
-            + "; ".join(f"{r['group']} spends {r['epsilon']:.4g} (by {r['accountant']}) > {budget:g}" for r in over)
+            + "; ".join(f"{h.group} spends {h.epsilon:.4g} (by {h.accountant}) > {budget:g}" for h in over)
             + ". Add noise, publish less often, or touch fewer people."
         )
     else:
-        left = min(r["reserve"] for r in heads.values())
+        left = min(h.reserve for h in heads.values())
         st.success(
             f"Within budget for every group, judged by each group's headline (the smallest valid bound; the "
             f"looser accountants' bars may cross the budget line); the smallest reserve left for the next "
