@@ -36,17 +36,13 @@ from hetdp_ui.panels import (
     solver_answer,
     solver_open,
 )
-from hetdp_ui.state import MAX_URL_VALUE, PageState, Param, ScenarioState, UrlValueError, parse_choice
+from hetdp_ui.state import MAX_URL_VALUE, PageState, Param, ScenarioState, UrlValueError, grid_options, parse_choice
 from hetdp_ui.widgets import (
     chart,
     csv_download,
-    grid_options,
-    grid_slider,
     list_editor,
     log_options,
-    log_slider,
     mark_solver,
-    percent_slider,
     shared_arrow,
     show_input_error,
     solver_radio,
@@ -73,11 +69,9 @@ __all__ = [
     "deployments_strip_section",
     "formulas",
     "grid_options",
-    "grid_slider",
     "grouped_bullets",
     "list_editor",
     "log_options",
-    "log_slider",
     "mark_solver",
     "meaning_and_report",
     "meaning_panel",
@@ -85,7 +79,6 @@ __all__ = [
     "page_setting",
     "page_shell",
     "parse_choice",
-    "percent_slider",
     "pin_section",
     "plan_a",
     "plan_section",

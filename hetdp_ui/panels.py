@@ -10,7 +10,7 @@ import streamlit as st
 
 from hetdp_core.scenario import InputError
 from hetdp_ui.state import ScenarioState
-from hetdp_ui.widgets import chart, csv_download, percent_slider, shared_arrow, show_input_error, target_tpr_input
+from hetdp_ui.widgets import chart, csv_download, shared_arrow, show_input_error, target_tpr_input
 
 
 def show_checks(checks, *, quiet: bool = False) -> bool:
@@ -56,7 +56,7 @@ def meaning_panel(
             "$\\dfrac{e^{\\varepsilon} p}{1 + (e^{\\varepsilon} - 1) p}$ "
             "(and at least $\\dfrac{p}{p + (1-p) e^{\\varepsilon}}$). Upper bounds are rounded up."
         )
-        percent_slider("attacker's prior p", PRIOR_GRID, state.key("prior"))
+        state.grid("prior", PRIOR_GRID, where=st, percent=True)
         meaning = result.meaning
         if not meaning:
             st.info(empty_note)
@@ -121,7 +121,7 @@ def risk_panel(meaning, state: ScenarioState) -> None:
         "the *true-positive rate* below; the *maximal advantage* is the most its hit rate can exceed its "
         "false-alarm rate (0 = a coin toss, 1 = certainty)."
     )
-    percent_slider("attack false-positive rate", FPR_GRID, state.key("fpr"))
+    state.grid("fpr", FPR_GRID, where=st, percent=True)
     st.markdown(
         grouped_bullets(
             [r.level.name for r in meaning.rows],

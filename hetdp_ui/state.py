@@ -29,6 +29,17 @@ class Param:
     dump: Callable[[Any], str] = str
 
 
+def grid_options(grid: Sequence[float], key: str) -> list:
+    """A slider's grid plus the current value of ``key`` when it is off the grid (a shared link or
+    the CLI may hold any value within the parameter's bounds; the slider shows it instead of moving
+    it)."""
+    cur = st.session_state.get(key)
+    opts = set(grid)
+    if isinstance(cur, (int, float)) and not isinstance(cur, bool):
+        opts.add(cur)
+    return sorted(opts)
+
+
 def parse_choice(options: Sequence[str]) -> Callable[[str], str]:
     def parse(text: str) -> str:
         if text not in options:
@@ -273,12 +284,44 @@ class ScenarioState(PageState):
         lo, hi = self._bounds(name)
         return (where or st.sidebar).number_input(self.spec(name).shown, lo, hi, key=self.key(name), **kw)
 
-    def choice(self, name: str, *, widget: str = "radio", where=None, **kw):
-        """A radio (or ``widget="selectbox"``) over the field's own choices: identifiers in the session
-        and the URL, the Spec's plain-words labels on screen."""
+    def choice(self, name: str, *, widget: str = "radio", where=None, options=None, **kw):
+        """A radio (or ``widget="selectbox"``) over the field's own choices, or over ``options``: those
+        of them this view offers (for a number field, the values it offers, e.g. coordinates 1…d):
+        identifiers in the session and the URL, the Spec's plain-words labels on screen. Every option
+        must be one the field accepts (checked here: a programming error, not input)."""
         sp = self.spec(name)
+        offered = list(sp.choices) if options is None else list(options)
+        bad = [o for o in offered if not sp.admits(o)]
+        if bad or not offered:
+            raise AssertionError(f"{name}: options {bad or offered} are not values the field accepts ({sp.accepts()})")
         draw = getattr(where or st.sidebar, widget)
-        return draw(sp.shown, list(sp.choices), key=self.key(name), format_func=sp.label_of, **kw)
+        kw.setdefault("format_func", sp.label_of)  # a number field's options may say more (``group 3``)
+        return draw(sp.shown, offered, key=self.key(name), **kw)
+
+    def grid(self, name: str, options, *, where=None, log: bool = False, percent: bool = False, **kw):
+        """A select-slider over a grid of the field's values, labelled by the field; the current value
+        joins the grid when a link holds one off it. Every grid point must lie in the field's range
+        (checked here: a programming error, not input). ``log``: a log-spaced grid (ε, ρ, δ; Streamlit
+        has no log slider) shown compactly (``0.05``, ``1e-05``); ``percent``: probabilities in per cent."""
+        sp = self.spec(name)
+        bad = [v for v in options if not sp.admits(v)]
+        if bad:
+            raise AssertionError(f"{name}: grid points {bad[:3]} lie outside the field's range {sp.accepts()}")
+        key = self.key(name)
+        if percent:
+            kw["format_func"] = lambda v: f"{100 * v:g} %"
+        elif log:
+            kw["format_func"] = lambda v: f"{v:g}"
+        return (where or st.sidebar).select_slider(sp.shown, options=grid_options(options, key), key=key, **kw)
+
+    def check(self, name: str, *, where=None, widget: str = "checkbox", **kw):
+        """A checkbox (or ``widget="toggle"``) for a yes/no field, labelled by the field."""
+        return getattr(where or st.sidebar, widget)(self.spec(name).shown, key=self.key(name), **kw)
+
+    def text(self, name: str, *, where=None, **kw):
+        """A text input for a field typed as text (a list of numbers, comma-separated), labelled by the
+        field; the field's parser reads it (the same as a link's value)."""
+        return (where or st.sidebar).text_input(self.spec(name).shown, key=self.key(name), **kw)
 
     def session_values(self, scenario: Scenario) -> dict:
         return {n: self._session_form(sp, getattr(scenario, n)) for n, sp in scenario.specs().items()}

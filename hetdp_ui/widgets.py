@@ -38,29 +38,6 @@ def log_options(lo: float, hi: float, per_decade: int = 12, extra: Sequence[floa
     return list(log_grid(lo, hi, per_decade, extra))
 
 
-def grid_options(grid: Sequence[float], key: str) -> list:
-    """A slider's grid plus the current value of ``key`` when it is off the grid (a shared link or
-    the CLI may hold any value within the parameter's bounds; the slider shows it instead of moving
-    it)."""
-    cur = st.session_state.get(key)
-    opts = set(grid)
-    if isinstance(cur, (int, float)) and not isinstance(cur, bool):
-        opts.add(cur)
-    return sorted(opts)
-
-
-def log_slider(label: str, options: Sequence[float], key: str, help: str | None = None) -> float:
-    """A select-slider over a log-spaced grid (Streamlit has no native log slider)."""
-    return st.sidebar.select_slider(
-        label, options=grid_options(options, key), key=key, help=help, format_func=lambda v: f"{v:g}"
-    )
-
-
-def grid_slider(label: str, options: Sequence, key: str, **kw):
-    """``st.sidebar.select_slider`` over a grid that also contains the current value."""
-    return st.sidebar.select_slider(label, options=grid_options(options, key), key=key, **kw)
-
-
 def csv_download(df: pd.DataFrame, filename: str, key: str, label: str | None = None) -> None:
     st.download_button(label or f"Download {filename}", csv_bytes(df), file_name=filename, mime="text/csv", key=key)
 
@@ -137,11 +114,6 @@ def _edited_list(base: list[float], delta: dict, column: str) -> list[float]:
             continue
         out.append(float(v))
     return out
-
-
-def percent_slider(label: str, grid: Sequence[float], key: str) -> None:
-    """A select slider over a grid of probabilities shown in per cent (the prior, the attack FPR)."""
-    st.select_slider(label, options=grid_options(grid, key), key=key, format_func=lambda v: f"{100 * v:g} %")
 
 
 def target_tpr_input(key: str, fpr: float, **kw) -> float:

@@ -193,3 +193,61 @@ def test_an_interval_checks_a_vector_with_its_open_ends():
     assert DEMAND.check_vector("demands", [0.5, float("inf")]).tolist() == [0.5, float("inf")]
     with pytest.raises(ValueError, match=r"demands must have at most 1 entries"):
         DEMAND.check_vector("demands", [0.5, 1.0], max_length=1)
+
+
+@pytest.mark.parametrize(
+    "constraint, inside, outside",
+    [
+        (Interval(float, 0.0, 1.0, closed="right"), [1e-12, 0.5, 1.0], [0.0, 1.5, float("nan"), float("inf")]),
+        (Interval(float, 0.0, None, allow_inf=True), [0.0, 1e9, float("inf")], [-1e-9, float("nan")]),
+        (c.Options({"a": "the a", "b": "the b"}), ["a", "b"], ["the a", "c"]),
+    ],
+)
+def test_a_spec_admits_exactly_its_values(constraint, inside, outside):
+    """``Spec.admits`` — what a widget's grid point or option is checked against — agrees with the ends,
+    ∞ and choices of the declaration."""
+    sp = c.Spec(**constraint.spec_fields())
+    assert all(sp.admits(v) for v in inside) and not any(sp.admits(v) for v in outside)
+
+
+def _literal_labels(path, fields) -> list[str]:
+    """Widget calls of a page file that pass their own label for a scenario field (a string first
+    argument to a call keyed ``state.key("<field>")``)."""
+    import ast
+
+    found = []
+    for n in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(n, ast.Call) or not n.args or not isinstance(n.args[0], ast.Constant):
+            continue
+        keys = [kw.value for kw in n.keywords if kw.arg == "key"] + [
+            a for a in n.args if isinstance(a, ast.Call) and getattr(a.func, "attr", "") == "key"
+        ]
+        for k in keys:
+            if (
+                isinstance(k, ast.Call)
+                and getattr(k.func, "attr", "") == "key"
+                and k.args
+                and isinstance(k.args[0], ast.Constant)
+                and k.args[0].value in fields
+                and isinstance(n.args[0].value, str)
+            ):
+                found.append(f"{path}:{n.lineno} {k.args[0].value}: {n.args[0].value!r}")
+    return found
+
+
+@pytest.mark.parametrize("page", list(pages()))
+def test_every_widget_of_a_field_takes_its_label_from_the_declaration(page):
+    """A page draws each scenario field's widget through its state (``state.slider``, ``number``, ``grid``,
+    ``choice``, ``check``, ``text``), which read the label (``param``'s caption, else its label), the range
+    and the choices from the field's declaration; no page passes a label of its own for a field."""
+    from pathlib import Path
+
+    mod = pages()[page]
+    root = Path(__file__).resolve().parents[1]
+    assert _literal_labels(root / mod.PAGE_SPEC.file, set(mod.SCENARIO.specs())) == []
+
+
+def test_the_label_guard_sees_a_literal_label(tmp_path):
+    f = tmp_path / "page.py"
+    f.write_text('sb.text_input("my own label", key=state.key("eps"))\nstate.text("eps")\n')
+    assert _literal_labels(f, {"eps"}) == [f"{f}:1 eps: 'my own label'"]

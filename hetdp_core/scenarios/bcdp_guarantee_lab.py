@@ -54,7 +54,12 @@ class GuaranteeLab(sc.Scenario):
     a: float = param(0.5, Interval(float, 0.0, 1.0), "P(M=1 | x1=0, x2=0)", caption="a = P(M=1 | x1=0, x2=0)")
     b: float = param(0.5, Interval(float, 0.0, 1.0), "P(M=1 | x1=1, x2=0)", caption="b = P(M=1 | x1=1, x2=0)")
     c: float = param(0.5, Interval(float, 0.0, 1.0), "P(M=1 | x1=1, x2=1)", caption="c = P(M=1 | x1=1, x2=1)")
-    rr_c: tuple = param((0.2, 0.5, 0.5, 1), Numbers(Interval(float, 0.0, 10.0), max_len=10), "RR levels c_i")
+    rr_c: tuple = param(
+        (0.2, 0.5, 0.5, 1),
+        Numbers(Interval(float, 0.0, 10.0), max_len=10),
+        "RR levels c_i",
+        caption="RR level c_i per coordinate (d ≤ 10)",
+    )
     rr_coord: int = param(1, Interval(int, 1, 10), "coordinate for the RR chart")
     test_source: str = param(
         "example1",
@@ -65,11 +70,16 @@ class GuaranteeLab(sc.Scenario):
     test_coord: int = param(1, Interval(int, 1, 10), "coordinate for the test view")
     test_q: float = param(0.3, Interval(float, 0.0, 1.0), "q for randomized response")
     tr_demands: tuple = param(
-        (0.2, 0.2, 2, 2, 2, 2), Numbers(DEMAND.narrow(1e-3, closed="both"), max_len=30, allow_inf=True), "demands δ"
+        (0.2, 0.2, 2, 2, 2, 2),
+        Numbers(DEMAND.narrow(1e-3, closed="both"), max_len=30, allow_inf=True),
+        "demands δ",
+        caption="demands δ (any order, inf allowed)",
     )
     tr_eps: float = param(2.0, EPS.narrow(0.1, 20.0), "ε (translator)", caption="ε (global LDP)")
     tr_q: float = param(0.1, Interval(float, 0.0, 1.0), "q (translator)")
-    all_tests: bool = param(True, Boolean(), "show every rejection region")
+    all_tests: bool = param(
+        True, Boolean(), "show every rejection region", caption="show every rejection region (|Y| ≤ 12)"
+    )
 
     def validate(self) -> None:
         if self.rr_coord > len(self.rr_c):

@@ -47,17 +47,24 @@ STEP_OPTIONS = (100, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000)
 MAX_RUN_STEPS = 8_000_000
 
 
+#: the learning-rate schedules in words and formulas (the page's widget shows these)
+_SCHEDULE_LABELS = {"constant": "constant γ0", "poly": "γ0 (1+h)^−ρ", "step": "step decay", "custom": "custom list"}
+
+
 @dataclass(frozen=True)
 class DpSgdSchedules(sc.Scenario):
     ALIASES = {"runs": "trials"}  # renamed: repetitions are "trials" on every page
 
-    lr: str = param("poly", Options(tuple(sg.LR_SCHEDULES)), "learning-rate schedule")
+    lr: str = param("poly", Options({s: _SCHEDULE_LABELS[s] for s in sg.LR_SCHEDULES}), "learning-rate schedule")
     gamma0: float = param(0.1, Interval(float, 0.001, 2.0), "γ0")
     rho: float = param(0.5, Interval(float, 0.05, 1.0), "learning-rate decay ρ", caption="ρ")
     step_every: int = param(200, Interval(int, 1, 100_000), "decay every (steps)")
     factor: float = param(0.5, Interval(float, 0.05, 1.0), "decay factor")
     custom: tuple = param(
-        (0.1, 0.05, 0.02, 0.01), Numbers(Interval(float, 1e-6, 10.0), max_len=1000), "custom learning rates"
+        (0.1, 0.05, 0.02, 0.01),
+        Numbers(Interval(float, 1e-6, 10.0), max_len=1000),
+        "custom learning rates",
+        caption="learning rates (repeats the last)",
     )
     priv: str = param("power", Options({"constant": "constant 1", "power": "h^κ"}), "privacy schedule a_h")
     kappa: float = param(0.8, Interval(float, 0.0, 3.0), "privacy decay κ", caption="κ")

@@ -80,26 +80,37 @@ class FeaturePrivacy(sc.Scenario):
     d: int = param(10, Interval(int, 1, 60), "number of features", caption="d — number of features")
     k: int = param(2, Interval(int, 0, 60), "number of sensitive features", caption="k — sensitive features")
     demand: float = param(
-        0.2, DEMAND.narrow(0.05, 20.0, closed="both", finite=True), "demand of the sensitive features"
+        0.2,
+        DEMAND.narrow(0.05, 20.0, closed="both", finite=True),
+        "demand of the sensitive features",
+        caption="δ — demand of the sensitive features",
     )
-    eps: float = param(2.0, EPS.narrow(0.05, 20.0), "global LDP level ε")
+    eps: float = param(2.0, EPS.narrow(0.05, 20.0), "global LDP level ε", caption="ε — global LDP level")
     table: tuple = param(
         (0.2, 0.2, 2, 2, 2, 2, 2, 2, 2, 2),
         Numbers(DEMAND.narrow(1e-3, closed="both"), max_len=60, allow_inf=True),
         "δ per feature",
+        caption="δ per feature (any order; inf = no extra demand)",
     )
     q: float = param(0.1, Interval(float, 0.0, 1.0), "correlation q", caption="q — correlation between features")
-    zeta_auto: bool = param(True, Boolean(), "ζ = (1+q)/2")
+    zeta_auto: bool = param(
+        True, Boolean(), "ζ = (1+q)/2", caption="split the strictest budget automatically (ζ = (1+q)/2)"
+    )
     zeta: float = param(0.55, Interval(float, 0.01, 1.0), "ζ", caption="share set aside for correlation (ζ)")
-    n: int = param(10_000, USERS.narrow(100, 200_000), "number of users")
+    n: int = param(10_000, USERS.narrow(100, 200_000), "number of users", caption="n — users")
     trials: int = param(20, TRIALS.narrow(5, 2000), "Monte Carlo trials", caption="trials")
     seed: int = param(0, SEED, "random seed", caption="seed")
-    axis: str = param("q", Options(tuple(AXES)), "x-axis of the MSE plot")
+    axis: str = param("q", Options(AXES), "x-axis of the MSE plot")
     points: tuple = param(
         (0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1), Numbers(Interval(float, 0.0, 1e7), max_len=30), "sweep points"
     )
     projection: str = param("box", Options(("box", "ball", "none")), "projection")
-    published: bool = param(False, Boolean(), "as published")
+    published: bool = param(
+        False,
+        Boolean(),
+        "as published",
+        caption="As published (paper's Duchi constant, ball projection, unprojected baseline)",
+    )
 
     #: Figure 3 as published or corrected, with any projection, is still Figure 3
     VARIANTS = ("published", "projection")

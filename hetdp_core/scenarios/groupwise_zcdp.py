@@ -56,11 +56,18 @@ class GroupwiseZcdp(sc.Scenario):
     k: int = param(8, Interval(int, 1, ZIPF_MAX_K), "number of groups", caption="k — number of groups")
     total: int = param(2000, Interval(int, 0, 10_000_000), "total people")
     s: float = param(1.2, Interval(float, 0.0, 3.0), "Zipf exponent", caption="Zipf exponent s")
-    counts: tuple = param((0, 3, 10, 50, 400), Numbers(Interval(float, 0, 1e9), max_len=MAX_GROUPS), "counts per group")
-    rho: float = param(0.5, RHO.narrow(0.01, 10.0, closed="both"), "zCDP level ρ")
+    counts: tuple = param(
+        (0, 3, 10, 50, 400),
+        Numbers(Interval(float, 0, 1e9), max_len=MAX_GROUPS),
+        "counts per group",
+        caption="counts per group (comma-separated)",
+    )
+    rho: float = param(
+        0.5, RHO.narrow(0.01, 10.0, closed="both"), "zCDP level ρ", caption="ρ — zCDP level (σ² = 1/(2ρ))"
+    )
     r: float = param(0.2, Interval(float, 0.01, 1.0), "relative error r", caption="r — relative error")
-    algorithm: int = param(2, Interval(int, 1, 2), "algorithm")
-    alpha_max: float = param(20.0, Interval(float, 2.0, 100.0), "largest Rényi order")
+    algorithm: int = param(2, Interval(int, 1, 2), "algorithm", caption="Algorithm")
+    alpha_max: float = param(20.0, Interval(float, 2.0, 100.0), "largest Rényi order", caption="largest Rényi order α")
     group: int = param(1, Interval(int, 1, MAX_GROUPS), "group for the D_α plot")
     trials: int = param(2000, TRIALS.narrow(10, 100_000), "simulated releases", caption="trials (simulated releases)")
     seed: int = param(0, SEED, "random seed", caption="seed")

@@ -72,7 +72,12 @@ class MechanismLab(Scenario):
     eps2: float = param(0.3, EPS.narrow(0.01, 10.0), "ε2 (variance)")
     eps3: float = param(1.0, EPS.narrow(0.01, 10.0), "ε3 (median)")
     med_n: int = param(11, Interval(int, 3, 201), "n for Example 12 (odd)", caption="n (odd) for Example 12")
-    scores: tuple = param((15, 20, 25), Numbers(Interval(float, -1e6, 1e6), max_len=50), "scores per candidate")
+    scores: tuple = param(
+        (15, 20, 25),
+        Numbers(Interval(float, -1e6, 1e6), max_len=50),
+        "scores per candidate",
+        caption="scores f(x, q) per candidate",
+    )
     bl_q: float = param(0.0, Interval(float, -1e6, 1e6), "true value q")
     bl_lower: float = param(0.0, Interval(float, -1e6, 1e6), "domain lower l")
     bl_upper: float = param(10.0, Interval(float, -1e6, 1e6), "domain upper u")

@@ -49,6 +49,10 @@ EPS_GRID = (1.0, 2.0, 4.0, 8.0, 16.0)
 THETA = (0.5, -0.3, 0.2, 0.1, -0.1, 0.05)
 
 
+#: the learning-rate schedules in formulas (the page's widget shows these)
+_SCHEDULE_LABELS = {"constant": "constant γ0", "poly": "γ0 (1+h)^−ρ", "inverse": "γ0 / (1+λh)"}
+
+
 @dataclass(frozen=True)
 class PrivateRegression(sc.Scenario):
     ALIASES = {"lam": "decay", "delta": "demand"}  # renamed: λ here is a decay rate, not a ridge penalty; δ is
@@ -71,13 +75,13 @@ class PrivateRegression(sc.Scenario):
         8.0, EPS.narrow(0.1, 20.0), "global LDP level ε", caption="ε — global LDP level (other features and label)"
     )
     radius: float = param(1.0, Interval(float, 0.1, 10.0), "radius R of Θ", caption="R — radius of Θ")
-    schedule: str = param("constant", Options(tuple(rg.SCHEDULES)), "learning-rate schedule")
+    schedule: str = param("constant", Options({s: _SCHEDULE_LABELS[s] for s in rg.SCHEDULES}), "learning-rate schedule")
     gamma0: float = param(1.0, Interval(float, 0.01, 1.99), "γ0", caption="γ0 (in units of 1/L)")
     rho: float = param(0.5, Interval(float, 0.05, 1.0), "decay exponent ρ", caption="ρ")
     decay: float = param(0.05, Interval(float, 0.001, 10.0), "decay rate λ", caption="λ")
     steps: int = param(200, Interval(int, 10, 2000), "gradient steps")
     axis: str = param("n", Options({"n": "users n", "eps": "ε"}), "excess risk against")
-    n: int = param(30_000, USERS.narrow(1000, 100_000), "users n")
+    n: int = param(30_000, USERS.narrow(1000, 100_000), "users n", caption="n (trajectory; users when sweeping ε)")
     trials: int = param(4, TRIALS.narrow(2, 40), "trials per point")
     seed: int = param(0, SEED, "random seed", caption="seed")
 

@@ -18,13 +18,13 @@ with ui.page_shell(lab) as page:
     for k in ("a", "b", "c"):
         state.slider(k, step=0.01, on_change=state.mark_custom)
     sb.markdown("**Randomized response**")
-    sb.text_input("RR level c_i per coordinate (d ≤ 10)", key=state.key("rr_c"), on_change=state.mark_custom)
+    state.text("rr_c", on_change=state.mark_custom)
     sb.markdown("**Hypothesis-test view**")
     state.choice("test_source", horizontal=True)
     state.slider("test_q", step=0.05)
-    sb.checkbox("show every rejection region (|Y| ≤ 12)", key=state.key("all_tests"))
+    state.check("all_tests")
     sb.markdown("**δ → c translator**")
-    sb.text_input("demands δ (any order, inf allowed)", key=state.key("tr_demands"), on_change=state.mark_custom)
+    state.text("tr_demands", on_change=state.mark_custom)
     state.slider("tr_eps", step=0.1, on_change=state.mark_custom)
     state.slider("tr_q", step=0.01, on_change=state.mark_custom)
 
@@ -38,11 +38,9 @@ with ui.page_shell(lab) as page:
         st.session_state[state.key("rr_coord")] = 1
     if state["test_coord"] > (2 if state["test_source"] == "example1" else d_rr):
         st.session_state[state.key("test_coord")] = 1
-    sb.selectbox("coordinate for the RR chart", list(range(1, d_rr + 1)), key=state.key("rr_coord"))
-    sb.selectbox(
-        "coordinate for the test view",
-        list(range(1, (2 if state["test_source"] == "example1" else d_rr) + 1)),
-        key=state.key("test_coord"),
+    state.choice("rr_coord", widget="selectbox", options=range(1, d_rr + 1))
+    state.choice(
+        "test_coord", widget="selectbox", options=range(1, (2 if state["test_source"] == "example1" else d_rr) + 1)
     )
 
     result = page.run()

@@ -9,18 +9,7 @@ from hetdp_ui import common as ui
 with ui.page_shell(ds) as page:
     state = page.state
     sb = st.sidebar
-    sb.selectbox(
-        "learning-rate schedule",
-        list(sg.LR_SCHEDULES),
-        key=state.key("lr"),
-        on_change=state.mark_custom,
-        format_func={
-            "constant": "constant γ0",
-            "poly": "γ0 (1+h)^−ρ",
-            "step": "step decay",
-            "custom": "custom list",
-        }.get,
-    )
+    state.choice("lr", widget="selectbox", on_change=state.mark_custom)
     state.number("gamma0", step=0.01, format="%.3f")
     if state["lr"] == "poly":
         state.slider("rho", step=0.05, on_change=state.mark_custom)
@@ -28,7 +17,7 @@ with ui.page_shell(ds) as page:
         state.number("step_every")
         state.slider("factor", step=0.05)
     elif state["lr"] == "custom":
-        sb.text_input("learning rates (repeats the last)", key=state.key("custom"))
+        state.text("custom")
     state.choice("priv", horizontal=True, on_change=state.mark_custom)
     if state["priv"] == "power":
         state.slider("kappa", step=0.05, on_change=state.mark_custom)
@@ -38,9 +27,9 @@ with ui.page_shell(ds) as page:
         state.slider("Lambda", step=0.5)
     else:
         state.slider("lam", step=0.05)
-    ui.grid_slider("iterations N", ds.STEP_OPTIONS, state.key("steps"))
+    state.grid("steps", ds.STEP_OPTIONS)
     state.number("trials", step=5)
-    sb.checkbox("compare with plain SGD and GD", key=state.key("compare"))
+    state.check("compare")
     state.number("seed")
 
     result = page.run()

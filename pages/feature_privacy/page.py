@@ -28,27 +28,22 @@ with ui.page_shell(
     # ------------------------------------------------------------------ sidebar
     sb = st.sidebar
     state.choice("mode", on_change=state.mark_custom, horizontal=True)
-    eps = ui.log_slider("ε — global LDP level", EPS_GRID, state.key("eps"))
+    eps = state.grid("eps", EPS_GRID, log=True)
     if state["mode"] == "two_groups":
         d = state.slider("d", on_change=state.mark_custom)
         if state["k"] > d:
             st.session_state[state.key("k")] = d
         k = state.slider("k", hi=d, on_change=state.mark_custom)
-        ui.log_slider("δ — demand of the sensitive features", EPS_GRID, state.key("demand"))
+        state.grid("demand", EPS_GRID, log=True)
     else:
-        sb.text_input(
-            "δ per feature (any order; inf = no extra demand)",
-            key=state.key("table"),
-            help="Comma-separated. Edit here or in the table on the page.",
-        )
+        state.text("table", help="Comma-separated. Edit here or in the table on the page.")
         if ui.list_editor(state.key("table"), item="feature", column="δ demand") is None:
             state.sync_url()
             st.stop()
 
     state.slider("q", step=0.01, on_change=state.mark_custom)
-    sb.checkbox(
-        "split the strictest budget automatically (ζ = (1+q)/2)",
-        key=state.key("zeta_auto"),
+    state.check(
+        "zeta_auto",
         help="ζ is the share of the most sensitive feature's budget set aside for what correlated features reveal",
     )
     if not state["zeta_auto"]:
@@ -59,16 +54,14 @@ with ui.page_shell(
     if state["axis"] not in axis_opts:
         st.session_state[state.key("axis")] = "q"
         set_axis_grid()
-    sb.selectbox(
-        "x-axis of the MSE plot", axis_opts, format_func=AXES.get, key=state.key("axis"), on_change=set_axis_grid
-    )
-    sb.text_input("sweep points", key=state.key("points"), help="comma-separated values of the x-axis")
-    ui.grid_slider("n — users", fp.N_OPTIONS, state.key("n"), on_change=state.mark_custom)
+    state.choice("axis", widget="selectbox", options=axis_opts, on_change=set_axis_grid)
+    state.text("points", help="comma-separated values of the x-axis")
+    state.grid("n", fp.N_OPTIONS, on_change=state.mark_custom)
     state.number("trials", step=5)
     state.number("seed", step=1)
-    sb.toggle(
-        "As published (paper's Duchi constant, ball projection, unprojected baseline)",
-        key=state.key("published"),
+    state.check(
+        "published",
+        widget="toggle",
         help="The paper prints a Duchi constant B twice the unbiased value; the authors' code "
         "projects onto ℓ2 balls. Switch on only to reproduce the published figures.",
     )
@@ -76,10 +69,9 @@ with ui.page_shell(
     if published:
         sb.caption("projection: ball (fixed by 'as published')")
     else:
-        sb.selectbox(
+        state.choice(
             "projection",
-            ["box", "ball", "none"],
-            key=state.key("projection"),
+            widget="selectbox",
             help="box: clip to [-1,1]^d (paper's Π); ball: authors' code; none: unbiased",
         )
     sb.checkbox("show analytic curves", key=state.key("analytic"))

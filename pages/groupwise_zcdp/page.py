@@ -20,17 +20,16 @@ with ui.page_shell(gz) as page:
         state.number("total", step=100, on_change=state.mark_custom)
         state.slider("s", step=0.1, on_change=state.mark_custom)
     else:
-        sb.text_input("counts per group (comma-separated)", key=state.key("counts"), on_change=state.mark_custom)
-    ui.log_slider("ρ — zCDP level (σ² = 1/(2ρ))", RHO_GRID, state.key("rho"))
+        state.text("counts", on_change=state.mark_custom)
+    state.grid("rho", RHO_GRID, log=True)
     state.slider("r", step=0.01, on_change=state.mark_custom)
-    sb.radio(
-        "Algorithm",
-        [1, 2],
-        key=state.key("algorithm"),
+    state.choice(
+        "algorithm",
+        options=[1, 2],
         horizontal=True,
         format_func={1: "1: Gaussian, then relative noise", 2: "2: relative noise only"}.get,
     )
-    ui.grid_slider("largest Rényi order α", ALPHA_MAX_GRID, state.key("alpha_max"))
+    state.grid("alpha_max", ALPHA_MAX_GRID)
     state.number("trials", step=100)
     state.number("seed", step=1)
 
@@ -53,12 +52,7 @@ with ui.page_shell(gz) as page:
     st.session_state[state.key("group")] = group if 1 <= group <= counts.size else 1
     # labels must not depend on the counts: when k changes the browser keeps the old label, and a label
     # that no longer matches an option came back as a string (it crashed the page)
-    sb.selectbox(
-        "group for the D_α plot",
-        list(range(1, counts.size + 1)),
-        key=state.key("group"),
-        format_func=lambda g: f"group {g}",
-    )
+    state.choice("group", widget="selectbox", options=range(1, counts.size + 1), format_func=lambda g: f"group {g}")
     sb.caption(
         f"group {st.session_state[state.key('group')]} has "
         f"x = {counts[st.session_state[state.key('group')] - 1]:g} people"

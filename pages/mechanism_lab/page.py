@@ -28,8 +28,8 @@ with ui.page_shell(ml) as page:
 
     EPS_GRID, DELTA_GRID = list(ml.EPS_GRID), list(ml.DELTA_GRID)
     sb = st.sidebar
-    eps = ui.log_slider("ε", EPS_GRID, state.key("eps"))
-    delta = ui.grid_slider("δ", DELTA_GRID, state.key("delta"), format_func=lambda v: f"{v:g}")
+    eps = state.grid("eps", EPS_GRID, log=True)
+    delta = state.grid("delta", DELTA_GRID, log=True)
     state.number("sens")
     state.number("trials", step=100)
     state.number("seed")
@@ -65,7 +65,7 @@ with ui.page_shell(ml) as page:
         state.number("bl_lower", where=c[1])
         state.number("bl_upper", where=c[2])
     with t5:
-        st.text_input("scores f(x, q) per candidate", key=state.key("scores"))
+        state.text("scores", where=st)
     result = page.run()
     scenario = page.scenario
     sens, eps, delta = scenario.sens, scenario.eps, scenario.delta

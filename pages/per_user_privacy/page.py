@@ -3,10 +3,10 @@
 import numpy as np
 import streamlit as st
 
-from hetdp_core import hetero as ht
 from hetdp_core.scenario import InputError, split_list
 from hetdp_core.scenarios import per_user_privacy as pu
 from hetdp_core.scenarios.per_user_privacy.solve import solve_per_user
+from hetdp_core.uploads import MAX_UPLOAD_MB
 from hetdp_ui import common as ui
 from hetdp_ui.glossary import glossary_markdown, method_label
 
@@ -15,7 +15,7 @@ with ui.page_shell(pu) as page:
 
     ALL_ALGS = list(pu.ALL_ALGS)
     sb = st.sidebar
-    sb.radio("problem", list(ht.PROBLEMS), key=state.key("problem"), horizontal=True, on_change=state.mark_custom)
+    state.choice("problem", horizontal=True, on_change=state.mark_custom)
     state.choice("dataset", widget="selectbox", on_change=state.mark_custom)
     upload = None
 
@@ -37,15 +37,15 @@ with ui.page_shell(pu) as page:
             )
 
     if state["dataset"] == "synthetic":
-        ui.grid_slider("n users", pu.N_OPTIONS, state.key("n"))
+        state.grid("n", pu.N_OPTIONS)
         if state["problem"] == "frequency":
             state.slider("k", on_change=state.mark_custom)
-            sb.selectbox("bin profile", ["uniform", "peaked", "skewed"], key=state.key("profile"))
+            state.choice("profile", widget="selectbox")
     elif state["dataset"] == "upload":
         f = sb.file_uploader("CSV (first column; frequencies: bin indices)", type=["csv"], key=state.key("upload"))
         upload = f.getvalue() if f is not None else None
         if upload is None:
-            st.info("Upload a CSV to use your own data (≤ 20 MB, numeric first column).")
+            st.info(f"Upload a CSV to use your own data (≤ {MAX_UPLOAD_MB} MB, numeric first column).")
             state.sync_url()
             st.stop()
     state.choice(
@@ -56,13 +56,12 @@ with ui.page_shell(pu) as page:
     )
     if state["demand"] == "by_value":
         _resize_bins()
-        sb.text_input("ε per bin (mean: per fifth of [0,1]…); inf = public", key=state.key("eps_by_bin"))
+        state.text("eps_by_bin")
         if st.session_state.get(state.key("bins_note")):
             sb.caption(st.session_state.pop(state.key("bins_note")))
     else:
-        sb.text_input("group shares (sum to 1)", key=state.key("shares"))
-        sb.text_input("group ε low (inf = public)", key=state.key("lows"))
-        sb.text_input("group ε high", key=state.key("highs"))
+        for name in ("shares", "lows", "highs"):
+            state.text(name)
     state.choice(
         "setting", horizontal=True, help="uncorrelated: values are randomly re-permuted against the demands every trial"
     )
@@ -90,7 +89,7 @@ with ui.page_shell(pu) as page:
     )
     st.session_state[f"_{state.prefix}_algs_seen"] = state["algs"]
     state.number("trials", step=20)
-    sb.radio("solver for the weights", ["fast", "cvxpy"], key=state.key("solver"), horizontal=True)
+    state.choice("solver", horizontal=True)
     state.number("seed")
 
     if not st.session_state[state.key("alg_select")]:

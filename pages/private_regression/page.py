@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from hetdp_core import regression as rg
 from hetdp_core.scenarios import private_regression as pr
+from hetdp_core.uploads import MAX_UPLOAD_MB
 from hetdp_ui import common as ui
 
 with ui.page_shell(pr) as page:
@@ -23,7 +23,7 @@ with ui.page_shell(pr) as page:
             "your data (CSV, label last)",
             type=["csv"],
             key=state.key("upload"),
-            help="Numeric columns with a header; each column is rescaled to [-1, 1]. At most 20 MB.",
+            help=f"Numeric columns with a header; each column is rescaled to [-1, 1]. At most {MAX_UPLOAD_MB} MB.",
         )
         upload = up.getvalue() if up is not None else None
         if upload is None:
@@ -37,13 +37,7 @@ with ui.page_shell(pr) as page:
     state.slider("demand", step=0.1, on_change=state.mark_custom)
     state.slider("eps", step=0.1, on_change=state.mark_custom)
     state.slider("radius", step=0.1)
-    sb.selectbox(
-        "learning-rate schedule",
-        list(rg.SCHEDULES),
-        key=state.key("schedule"),
-        on_change=state.mark_custom,
-        format_func={"constant": "constant γ0", "poly": "γ0 (1+h)^−ρ", "inverse": "γ0 / (1+λh)"}.get,
-    )
+    state.choice("schedule", widget="selectbox", on_change=state.mark_custom)
     state.slider("gamma0", step=0.01, on_change=state.mark_custom)
     if state["schedule"] == "poly":
         state.slider("rho", step=0.05)
@@ -51,7 +45,7 @@ with ui.page_shell(pr) as page:
         state.slider("decay", step=0.001)
     state.slider("steps", step=10)
     state.choice("axis", horizontal=True)
-    ui.grid_slider("n (trajectory; users when sweeping ε)", N_GRID, state.key("n"))
+    state.grid("n", N_GRID)
     state.number("trials")
     state.number("seed")
 

@@ -59,13 +59,28 @@ USER_EPS = Interval(float, 1e-4, 1e4)
 class PerUserPrivacy(sc.Scenario):
     problem: str = param("frequency", Options(tuple(ht.PROBLEMS)), "problem")
     dataset: str = param("synthetic", Options(SOURCES), "dataset", synonyms=SOURCE_SYNONYMS)
-    n: int = param(10_000, USERS.narrow(100, 200_000), "number of users")
+    n: int = param(10_000, USERS.narrow(100, 200_000), "number of users", caption="n users")
     k: int = param(5, Interval(int, 2, 50), "number of bins", caption="k bins")
     profile: str = param("peaked", Options(("uniform", "peaked", "skewed")), "bin profile")
     demand: str = param("by_value", Options({"by_value": "by value", "groups": "groups"}), "demand profile")
-    eps_by_bin: tuple = param((0.05, 0.5, 2, 0.5, 0.05), Numbers(USER_EPS, max_len=50, allow_inf=True), "ε per bin")
-    shares: tuple = param((0.3, 0.5, 0.2), Numbers(Interval(float, 1e-6, 1.0), max_len=20), "group shares")
-    lows: tuple = param((0.01, 0.1, 1), Numbers(USER_EPS, max_len=20, allow_inf=True), "group ε low")
+    eps_by_bin: tuple = param(
+        (0.05, 0.5, 2, 0.5, 0.05),
+        Numbers(USER_EPS, max_len=50, allow_inf=True),
+        "ε per bin",
+        caption="ε per bin (mean: per fifth of [0,1]…); inf = public",
+    )
+    shares: tuple = param(
+        (0.3, 0.5, 0.2),
+        Numbers(Interval(float, 1e-6, 1.0), max_len=20),
+        "group shares",
+        caption="group shares (sum to 1)",
+    )
+    lows: tuple = param(
+        (0.01, 0.1, 1),
+        Numbers(USER_EPS, max_len=20, allow_inf=True),
+        "group ε low",
+        caption="group ε low (inf = public)",
+    )
     highs: tuple = param((0.1, 1, 5), Numbers(USER_EPS, max_len=20, allow_inf=True), "group ε high")
     setting: str = param("correlated", Options(("correlated", "uncorrelated")), "setting")
     beta: float = param(
