@@ -2,7 +2,8 @@
 (the core module and the page's folder)
 are written into a copy of the app, and the new page is then found everywhere the guide promises —
 the menu, the docs (app and site), `hetdp run/solve/report/notebook`, the fork server's preload list,
-the load tool and the page itself in AppTest — with no other file edited."""
+the load tool, the page itself in AppTest and the fuzz test of its URL parameters — with no other file
+edited."""
 
 import os
 import re
@@ -77,8 +78,8 @@ def test_the_guide_prints_the_core_module_and_the_folder():
 
 def test_following_the_guide_adds_a_page_everywhere(tmp_path):
     app = tmp_path / "app"
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for name in ("hetdp_core", "hetdp_ui", "pages", "docs", "data", "benchmarks", ".streamlit"):
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "artifacts")
+    for name in ("hetdp_core", "hetdp_ui", "pages", "docs", "data", "benchmarks", "tests", ".streamlit"):
         shutil.copytree(ROOT / name, app / name, ignore=ignore)
     shutil.copy(ROOT / "app.py", app / "app.py")
     before = {p: p.read_bytes() for p in app.rglob("*") if p.is_file()}
@@ -89,6 +90,16 @@ def test_following_the_guide_adds_a_page_everywhere(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(app), "HETDP_DATA_DIR": str(tmp_path / "data")}
     done = subprocess.run([sys.executable, "-c", CHECK], cwd=app, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 and "FOUND EVERYWHERE" in done.stdout, done.stdout[-2000:] + done.stderr[-4000:]
+    # the fuzz test of URL parameters takes the new page too (its list of pages is the registry)
+    fuzz = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_fuzz.py", "-k", "Coin_flip"],
+        cwd=app,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert fuzz.returncode == 0 and "1 passed" in fuzz.stdout, fuzz.stdout[-3000:] + fuzz.stderr[-2000:]
     after = {p: p.read_bytes() for p in app.rglob("*") if p.is_file() and p in before}
     assert after == before  # nothing else was edited (docs/README.md's generated table is `make docs`'s)
 
