@@ -118,6 +118,8 @@ class Spec:
         v = float(value)
         if math.isnan(v) or (math.isinf(v) and not (self.allow_inf and v > 0)):
             return False
+        if self.kind == "int" and not v.is_integer():
+            return False
         above = self.lo is None or (v > self.lo if self.lo_open else v >= self.lo)
         below = self.hi is None or math.isinf(v) or (v < self.hi if self.hi_open else v <= self.hi)
         return above and below

@@ -251,8 +251,8 @@ def meaning_of(levels, *, prior: float, delta: float | None = None, fpr: float =
 
     Each level's posterior bound from ``prior`` at its demanded level, at its delivered level and at the
     level that bounds any attacker, and a plain sentence for the delivered (else demanded) level — the
-    *basis*; where any level of the view states a delivered level, every level's basis is its
-    delivered one. A level's ``delta`` (or ``delta`` here, for every level) marks (ε, δ) levels: the
+    *basis*. A level that does not state a delivered or any-attacker level (where others do) is read by
+    what it states. A level's ``delta`` (or ``delta`` here, for every level) marks (ε, δ) levels: the
     bound then holds except on outputs of total probability δ, and the sentence says so.
 
     A level's ``any_attacker`` marks levels that hold only *under a model's assumptions* (BCDP's

@@ -201,6 +201,7 @@ def test_an_interval_checks_a_vector_with_its_open_ends():
         (Interval(float, 0.0, 1.0, closed="right"), [1e-12, 0.5, 1.0], [0.0, 1.5, float("nan"), float("inf")]),
         (Interval(float, 0.0, None, allow_inf=True), [0.0, 1e9, float("inf")], [-1e-9, float("nan")]),
         (c.Options({"a": "the a", "b": "the b"}), ["a", "b"], ["the a", "c"]),
+        (Interval(int, 1, 10), [1, 10, 3.0], [0, 11, 2.5]),
     ],
 )
 def test_a_spec_admits_exactly_its_values(constraint, inside, outside):
