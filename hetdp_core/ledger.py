@@ -279,12 +279,8 @@ class GroupRisk:
     max_advantage: float
     in_words: str
 
-    def row(self) -> dict:
-        """The risk as a row of ``hetdp ledger --json``'s ``risk`` (labels: :data:`RISK_COLUMNS`)."""
-        return labelled(self, RISK_COLUMNS)
 
-
-#: GroupRisk field → its key in a row of ``hetdp ledger --json``'s ``risk``
+#: GroupRisk field → its key in a row of ``hetdp ledger --json``'s ``risk`` (:meth:`LedgerResult.risk_rows`)
 RISK_COLUMNS = {
     "group": "group",
     "attack_fpr": "attack FPR",
@@ -325,8 +321,8 @@ class LedgerResult:
         }
 
     def risk_rows(self) -> list[dict]:
-        """Each group's risk as a row (:meth:`GroupRisk.row`): ``hetdp ledger --json``'s ``risk``."""
-        return [r.row() for r in self.risk]
+        """Each group's risk as a row (labels: :data:`RISK_COLUMNS`): ``hetdp ledger --json``'s ``risk``."""
+        return [labelled(r, RISK_COLUMNS) for r in self.risk]
 
     def placements(self) -> tuple:
         """Each group's headline ε among real deployments (:func:`hetdp_core.deployments.place_levels`;

@@ -68,6 +68,10 @@ N_OPTIONS = (100, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_00
 PAGE_PRESET_TRIALS = 40
 
 
+#: the demand of the sensitive features in the two-group mode (finite: a sensitive feature has a demand)
+_DEMAND = DEMAND.narrow(0.05, 20.0, closed="both", finite=True)
+
+
 @dataclass(frozen=True)
 class FeaturePrivacy(sc.Scenario):
     ALIASES = {"delta": "demand"}  # renamed: δ is the (ε, δ)-DP failure probability elsewhere
@@ -80,10 +84,7 @@ class FeaturePrivacy(sc.Scenario):
     d: int = param(10, Interval(int, 1, 60), "number of features", caption="d — number of features")
     k: int = param(2, Interval(int, 0, 60), "number of sensitive features", caption="k — sensitive features")
     demand: float = param(
-        0.2,
-        DEMAND.narrow(0.05, 20.0, closed="both", finite=True),
-        "demand of the sensitive features",
-        caption="δ — demand of the sensitive features",
+        0.2, _DEMAND, "demand of the sensitive features", caption="δ — demand of the sensitive features"
     )
     eps: float = param(2.0, EPS.narrow(0.05, 20.0), "global LDP level ε", caption="ε — global LDP level")
     table: tuple = param(
