@@ -118,6 +118,10 @@ def test_a_whole_class_session_from_start_to_delete(url):
     inst.button(key="class_poll_open").click().run()
     poll = ClassStore(url).latest_poll(code)
     assert "Asked the class (ε = 1): Have you ever reused a password?" in [s.value for s in inst.success]
+    # the button's callback stored it before the page reran; the confirmation stays through later reruns
+    assert poll.question == "Have you ever reused a password?" and poll.open
+    inst.run()
+    assert "Asked the class (ε = 1): Have you ever reused a password?" in [s.value for s in inst.success]
     at = lesson_step(code, ada, 2)
     assert "Class poll (private, ε = 1)" in texts(at)
     at.button(key=f"class_poll_yes_{poll.id}").click().run()

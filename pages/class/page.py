@@ -253,9 +253,31 @@ def poll_meaning(eps: float) -> None:
         deployments_strip_section((place(eps, who="this poll"),), key="class_poll_ctx", what="the poll's ε")
 
 
+def _ask_class() -> None:
+    """``on_click`` of "Ask the class": stores the poll before the page reruns (a callback runs first, so
+    no rerun that follows can lose the click), with the confirmation or the reason it was refused."""
+    try:
+        poll = store.open_poll(code, question=st.session_state["class_poll_q"], eps=st.session_state["class_poll_eps"])
+    except InputError as exc:
+        st.session_state[POLL_MESSAGE] = ("error", str(exc))
+    else:
+        st.session_state[POLL_MESSAGE] = ("ok", f"Asked the class (ε = {poll.eps:g}): {poll.question}")
+
+
+def _close_poll() -> None:
+    """``on_click`` of "Close the poll" (stored before the page reruns, as :func:`_ask_class`)."""
+    store.close_poll(code)
+    st.session_state[POLL_MESSAGE] = ("closed", "Poll closed: no new reports are taken.")
+
+
+#: the session key of the last poll action's confirmation (shown until the next one)
+POLL_MESSAGE = "_class_poll_message"
+
+
 def poll_controls() -> None:
     """The instructor's private yes/no poll: a question and its ε sent together (a form: what was typed
-    is what is asked, whatever else reruns meanwhile), a confirmation once it is stored, and closing."""
+    is what is asked, whatever else reruns meanwhile), stored by the button's callback, a confirmation
+    that stays until the next poll action, and closing."""
     with st.expander("Ask the class a private yes/no question", icon=":material/how_to_vote:"):
         st.markdown(
             "Each student's answer is randomized **before it is stored** (randomized response at the level "
@@ -263,21 +285,15 @@ def poll_controls() -> None:
             f"Students see a new poll on their page within {class_panel.POLL_REFRESH} s, without reloading."
         )
         with st.form("class_poll_form", border=False):
-            question = st.text_input(
-                "question", max_chars=300, key="class_poll_q", placeholder="Have you ever reused a password?"
-            )
-            eps = st.slider("ε of the poll", MIN_POLL_EPS, MAX_POLL_EPS, 1.0, 0.05, key="class_poll_eps")
-            asked = st.form_submit_button("Ask the class", key="class_poll_open", type="primary")
-        if asked:
-            try:
-                poll = store.open_poll(code, question=question, eps=eps)
-            except InputError as exc:
-                st.error(str(exc))
-            else:
-                st.success(f"Asked the class (ε = {poll.eps:g}): {poll.question}", icon=":material/check:")
-        if st.button("Close the poll", key="class_poll_close"):
-            store.close_poll(code)
-            st.success("Poll closed: no new reports are taken.", icon=":material/lock:")
+            st.text_input("question", max_chars=300, key="class_poll_q", placeholder="Have you ever reused a password?")
+            st.slider("ε of the poll", MIN_POLL_EPS, MAX_POLL_EPS, 1.0, 0.05, key="class_poll_eps")
+            st.form_submit_button("Ask the class", key="class_poll_open", type="primary", on_click=_ask_class)
+        kind, text = st.session_state.get(POLL_MESSAGE, (None, ""))
+        if kind == "error":
+            st.error(text)
+        elif kind is not None:
+            st.success(text, icon=":material/lock:" if kind == "closed" else ":material/check:")
+        st.button("Close the poll", key="class_poll_close", on_click=_close_poll)
 
 
 def instructor_view() -> None:
