@@ -111,18 +111,12 @@ class Spec:
         return f"a number in {rng}"
 
     def admits(self, value) -> bool:
-        """Whether one value (a number, or a choice) is within what the parameter accepts: a widget's
-        grid point, for instance."""
-        if self.kind in ("choice", "choices"):
-            return value in self.choices
-        v = float(value)
-        if math.isnan(v) or (math.isinf(v) and not (self.allow_inf and v > 0)):
+        """Whether one value is a canonical value of the parameter (a widget's grid point or option): it
+        passes :func:`check_value` unchanged (a number in range, a choice's identifier, not its label)."""
+        try:
+            return check_value("value", self, value) == value
+        except InputError:
             return False
-        if self.kind == "int" and not v.is_integer():
-            return False
-        above = self.lo is None or (v > self.lo if self.lo_open else v >= self.lo)
-        below = self.hi is None or math.isinf(v) or (v < self.hi if self.hi_open else v <= self.hi)
-        return above and below
 
     def label_of(self, value) -> str:
         """The plain-words label of a choice (the value itself when it has none)."""

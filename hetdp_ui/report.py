@@ -296,12 +296,13 @@ def build_report(
         res = result if prior == scenario.prior else with_meaning(result, prior)
     else:
         res = None
+    meaning = None if res is None else res.meaning  # at the report's prior
     parts = [
         f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>hetdp report — {html.escape(title)}"
         f"</title><style>{CSS}</style></head><body>",
         f"<h1>hetdp report — {html.escape(title)}</h1>",
         f"<p><b>The question.</b> {_bold(html.escape(mod.QUESTION))}</p>",
-        f"<p class='summary'><b>In short.</b> {_bold(html.escape(_summary(result, res and res.meaning)))}</p>",
+        f"<p class='summary'><b>In short.</b> {_bold(html.escape(_summary(result, meaning)))}</p>",
     ]
     if plan_a is not None:
         parts += _plan_a_html(mod, scenario, result, plan_a)
@@ -312,7 +313,7 @@ def build_report(
         from hetdp_core.scenario import levels_of
 
         placed = placement_of(levels_of(result))
-        parts += _meaning_html(res.meaning, prior, placed)
+        parts += _meaning_html(meaning, prior, placed)
     parts += [
         "<h2>How to reopen this view</h2>",
         f"<p>In the app: <a href='{html.escape(link)}'>{html.escape(link)}</a><br>"

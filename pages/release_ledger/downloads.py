@@ -33,15 +33,25 @@ def _flags(result) -> str:
     return f"--delta {result.delta!r} --fpr {result.fpr!r}{budget}"
 
 
-def _ledger_tables(result):
-    """(totals by accountant with the headline, headline per group, the plan's rows) for the report."""
+def totals_by_group(result) -> pd.DataFrame:
+    """One row per group (in name order): its headline ε and the accountant that gave it, then its total
+    under every accountant — the table the page and the report show."""
     from hetdp_core.ledger import ACCOUNTANTS
 
-    totals = pd.DataFrame(result.tables()["ledger"])
-    wide = totals.pivot(index="group", columns="accountant", values="epsilon")[list(ACCOUNTANTS)].reset_index()
+    total = {(t.group, t.accountant): t.epsilon for t in result.totals}
+    return pd.DataFrame(
+        [
+            {"group": h.group, "headline ε": h.epsilon, "by": h.accountant}
+            | {a: total[h.group, a] for a in ACCOUNTANTS}
+            for h in sorted(result.headline, key=lambda h: h.group)
+        ]
+    )
+
+
+def _ledger_tables(result):
+    """(totals by accountant with the headline, headline per group, the plan's rows) for the report."""
+    wide = totals_by_group(result)
     heads = {h.group: h for h in result.headline}
-    wide.insert(1, "headline ε", [heads[g].epsilon for g in wide["group"]])
-    wide.insert(2, "by", [heads[g].accountant for g in wide["group"]])
     plan_rows = [
         {
             "release": r.name,

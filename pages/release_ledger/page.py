@@ -9,7 +9,6 @@ import pandas as pd
 import streamlit as st
 
 from hetdp_core.ledger import (
-    ACCOUNTANTS,
     BUDGET_RANGE,
     MECHANISMS,
     NOISE_RANGE,
@@ -243,13 +242,9 @@ result_a = pin_section(
 if result_a is not None:
     plan_table(result_a.key_numbers(), result.key_numbers(), "ledger")
 
-totals = pd.DataFrame(result.tables()["ledger"])
-wide = totals.pivot(index="group", columns="accountant", values="epsilon")[list(ACCOUNTANTS)]
 heads = {h.group: h for h in result.headline}
-wide.insert(0, "headline ε", [heads[g].epsilon for g in wide.index])
-wide.insert(1, "by", [heads[g].accountant for g in wide.index])
 st.subheader("Total privacy loss per group")
-st.dataframe(wide.reset_index().round(4), hide_index=True, key="ledger_wide")
+st.dataframe(downloads.totals_by_group(result).round(4), hide_index=True, key="ledger_wide")
 for g, h in heads.items():
     st.caption(
         f"**{'everyone' if g == 'all' else g}**: headline ε = {h.epsilon:.4g}, the smallest valid bound, by {h.how}."
