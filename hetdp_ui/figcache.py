@@ -163,6 +163,8 @@ _CSV = Memo(128 * 2**20, size=lambda e: size_of(e[0]) + len(e[1]), name="CSV byt
 
 
 def csv_bytes(df: pd.DataFrame) -> bytes:
-    """``df.to_csv(index=False)`` as UTF-8, memoised on the table's identity (the tables of a
-    cached result are shared by every session; the entry keeps the table alive)."""
-    return _once(_CSV, id(df), df, lambda: df.to_csv(index=False).encode())
+    """:func:`hetdp_ui.csvfile.csv_text` of ``df`` as UTF-8, memoised on the table's identity (the tables
+    of a cached result are shared by every session; the entry keeps the table alive)."""
+    from hetdp_ui.csvfile import csv_text
+
+    return _once(_CSV, id(df), df, lambda: csv_text(df).encode())

@@ -61,6 +61,7 @@ from pathlib import Path
 from urllib.parse import parse_qs
 
 from hetdp_core.scenarios import get
+from hetdp_ui.csvfile import csv_text  # the app's CSV writer (a cell a spreadsheet would run is defended)
 
 
 def plain(value):
@@ -87,7 +88,7 @@ tables = result.tables()
 out = Path(__file__).resolve().parent / "recomputed"
 out.mkdir(exist_ok=True)
 for name, df in tables.items():
-    df.to_csv(out / f"{{name}}.csv", index=False)
+    (out / f"{{name}}.csv").write_text(csv_text(df), encoding="utf-8", newline="")
 for check in result.checks:
     assert check.holds, f"numerical failure: {{check.name}}"
 print(json.dumps(plain({{k: tables[k].to_dict(orient="records") for k in KEY_TABLES if k in tables}}), allow_nan=False))
@@ -150,6 +151,7 @@ def page_package(page: str, query: str, *, app_url: str = "http://localhost:8501
     from hetdp_core.deployments import placement_of
     from hetdp_core.scenario import in_short, levels_of
     from hetdp_core.scenarios import get, page_name
+    from hetdp_ui.csvfile import csv_text
     from hetdp_ui.notebook import notebook_bytes, page_notebook
     from hetdp_ui.report import build_report
 
@@ -188,5 +190,5 @@ def page_package(page: str, query: str, *, app_url: str = "http://localhost:8501
         add_entry(z, "recompute.py", _recompute_script(page, q, keys))
         add_entry(z, "scenario.toml", toml + "\n")
         for name, df in tables.items():
-            add_entry(z, f"tables/{name}.csv", df.to_csv(index=False))
+            add_entry(z, f"tables/{name}.csv", csv_text(df))
     return buf.getvalue()

@@ -17,10 +17,8 @@ deleted (:meth:`ClassStore.delete`, ``hetdp class delete``), which deletes all o
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import hmac
-import io
 import math
 import secrets
 import unicodedata
@@ -504,9 +502,11 @@ def links(base_url: str, code: str, key: str | None = None) -> dict[str, str]:
 
 
 def export_csv(rows: list[dict]) -> str:
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: "" if r[k] is None else r[k] for k in EXPORT_COLUMNS})
-    return buf.getvalue()
+    """The export's CSV (``hetdp class export`` and the instructor's export button): :data:`EXPORT_COLUMNS`,
+    an empty cell for None, and a name or answer a spreadsheet would read as a formula defended
+    (:func:`hetdp_ui.csvfile.csv_text`)."""
+    import pandas as pd
+
+    from hetdp_ui.csvfile import csv_text
+
+    return csv_text(pd.DataFrame(rows, columns=list(EXPORT_COLUMNS), dtype=object))

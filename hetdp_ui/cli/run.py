@@ -90,9 +90,11 @@ def cmd_run(a) -> int:
             file=sys.stderr,
         )
     if a.csv:
+        from hetdp_ui.csvfile import csv_text
+
         out = output_dir(a.csv, what="--csv")
         for name, df in tables.items():
-            write_atomic(out / f"{name}.csv", df.to_csv(index=False), what="--csv")
+            write_atomic(out / f"{name}.csv", csv_text(df), what="--csv")
     if a.json or not a.csv:
         from hetdp_core.deployments import CAVEAT, placement_of, placement_rows
         from hetdp_core.scenario import levels_of

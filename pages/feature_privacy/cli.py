@@ -15,6 +15,7 @@ def cmd_reproduce(a) -> int:
     sweep directly."""
     from hetdp_core.bcdp_sim import PRESETS, sweep
     from hetdp_core.scenarios import feature_privacy as fp
+    from hetdp_ui.csvfile import csv_text
     from hetdp_ui.figures import mse_sweep_figure  # plotly only, no Streamlit
 
     key = a.figure
@@ -53,8 +54,8 @@ def cmd_reproduce(a) -> int:
             summary, errors = sweep(axis="f", values=p.values, d=p.d, demand_sensitive=p.demand, **kw)
     secs = time.perf_counter() - t0
     stem = f"{key}_{a.variant}"
-    write_atomic(out / f"{stem}_summary.csv", summary.to_csv(index=False), what="--out")
-    write_atomic(out / f"{stem}_errors.csv", errors.to_csv(index=False), what="--out")
+    write_atomic(out / f"{stem}_summary.csv", csv_text(summary), what="--out")
+    write_atomic(out / f"{stem}_errors.csv", csv_text(errors), what="--out")
     # a short title with a wrapped subtitle: one long line was cut off at about 1 100 px
     variant = (
         "as published (printed Duchi constant, ball projection,<br>baseline unprojected)"

@@ -71,9 +71,11 @@ def _write_files(a, result) -> None:
     if a.csv:
         import pandas as pd
 
+        from hetdp_ui.csvfile import csv_text
+
         out = output_dir(a.csv, what="--csv")
         for name, rows in result.tables().items():
-            write_atomic(out / f"{name}.csv", pd.DataFrame(rows).to_csv(index=False), what="--csv")
+            write_atomic(out / f"{name}.csv", csv_text(pd.DataFrame(rows)), what="--csv")
 
 
 def cmd_ledger(a) -> int:

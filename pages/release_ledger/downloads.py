@@ -17,6 +17,7 @@ import pandas as pd
 import plotly
 
 from hetdp_ui import notebook, package, report
+from hetdp_ui.csvfile import csv_text
 from hetdp_ui.folders import figures_of
 
 __all__ = ["build_ledger_report", "ledger_notebook", "ledger_package"]
@@ -197,7 +198,7 @@ print(json.dumps(numbers, default=float))
         package.add_entry(z, "recompute.py", script)
         package.add_entry(z, "plan.toml", toml_text)
         for name, rows in result.tables().items():
-            package.add_entry(z, f"tables/{name}.csv", pd.DataFrame(rows).to_csv(index=False))
+            package.add_entry(z, f"tables/{name}.csv", csv_text(pd.DataFrame(rows)))
     return buf.getvalue()
 
 
