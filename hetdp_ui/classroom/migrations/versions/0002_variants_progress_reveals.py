@@ -1,0 +1,55 @@
+"""per-student variants, the time a student reached their step, look-ups, reveals
+
+Revision ID: 0002
+Revises: 0001
+Create Date: 2026-11-27
+
+Adds ``variant`` (a student's own parameters of a question step and their answer, computed by the
+core), ``reveal`` (steps whose answer the instructor pushed to the class), ``student.furthest_at``
+(when the student reached their furthest step: the live view's "time on it") and
+``answer.looked_up`` (the student had opened the answer before checking). Existing rows keep their
+values; the new columns are NULL for them (unknown), which the live view and the export show as
+unknown.
+"""
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0002"
+down_revision = "0001"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.add_column("student", sa.Column("furthest_at", sa.DateTime, nullable=True))
+    op.add_column("answer", sa.Column("looked_up", sa.Boolean, nullable=True))
+    op.create_table(
+        "variant",
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("student_id", sa.Integer, sa.ForeignKey("student.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("step", sa.Integer, nullable=False),
+        sa.Column("params", sa.String(400), nullable=False),
+        sa.Column("answer", sa.Float, nullable=False),
+        sa.Column("drawn_at", sa.DateTime, nullable=False),
+        sa.UniqueConstraint("student_id", "step"),
+    )
+    op.create_index("ix_variant_student_id", "variant", ["student_id"])
+    op.create_table(
+        "reveal",
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("session_id", sa.Integer, sa.ForeignKey("class_session.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("step", sa.Integer, nullable=False),
+        sa.Column("revealed_at", sa.DateTime, nullable=False),
+        sa.UniqueConstraint("session_id", "step"),
+    )
+    op.create_index("ix_reveal_session_id", "reveal", ["session_id"])
+
+
+def downgrade() -> None:
+    op.drop_table("reveal")
+    op.drop_table("variant")
+    with op.batch_alter_table("answer") as b:
+        b.drop_column("looked_up")
+    with op.batch_alter_table("student") as b:
+        b.drop_column("furthest_at")
