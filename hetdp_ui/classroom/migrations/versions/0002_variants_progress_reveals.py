@@ -49,7 +49,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_table("reveal")
     op.drop_table("variant")
-    with op.batch_alter_table("answer") as b:
-        b.drop_column("looked_up")
-    with op.batch_alter_table("student") as b:
-        b.drop_column("furthest_at")
+    # ALTER TABLE … DROP COLUMN (SQLite has it since 3.35): a batch copy of the table would drop and
+    # recreate ``student``, and with foreign keys on, that drop deletes every answer (ON DELETE CASCADE)
+    op.drop_column("answer", "looked_up")
+    op.drop_column("student", "furthest_at")
