@@ -52,6 +52,7 @@ __all__ = [
     "variant_id",
     "parse_variant_id",
     "variant_text",
+    "with_ranges",
     "relative_error",
     "check_variant_queries",
     "check_variants",
@@ -266,6 +267,16 @@ def parse_variant_id(text: str, variants) -> dict[str, float]:
 def variant_text(variant: Mapping[str, float]) -> str:
     """``rho = 0.35, n = 1000``: a variant in words."""
     return ", ".join(f"{k} = {_fmt(v)}" for k, v in variant.items())
+
+
+def with_ranges(text: str, variants) -> str:
+    """``text`` with each ``{name}`` of the variants replaced by its range (``0.3–0.7``): a question as the
+    whole class sees it, each student with their own value."""
+    spans = {p.name: f"{_fmt(min(p.values))}–{_fmt(max(p.values))}" for p in variants}
+    if not spans:
+        return text
+    pattern = re.compile(r"\{(" + "|".join(map(re.escape, spans)) + r")\}")
+    return pattern.sub(lambda m: spans[m.group(1)], text)
 
 
 def draw_variant(variants, *, taken: Mapping[str, int] | None = None, rng=None) -> dict[str, float]:

@@ -246,8 +246,7 @@ def _feedback(q, given, result) -> None:
         _, mis = q.classify(given)
         if mis is not None:
             st.warning(
-                f"Not quite — a common mistake. {q.misconceptions[mis - 1].explain}"
-                + (f" Hint: {q.hint}" if q.hint else " Try again."),
+                f"Not quite — a common mistake. {q.misconceptions[mis - 1].explain} Try again.",
                 icon=":material/lightbulb:",
             )
         else:

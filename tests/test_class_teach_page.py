@@ -169,7 +169,7 @@ def test_a_known_mistake_shows_the_student_its_explanation_at_once(url):
     answer(at, 1, 0.2)
     (w,) = at.warning
     assert w.value.startswith("Not quite — a common mistake. You took the demand δ = 0.2 for the budget c")
-    assert "Hint: It is smaller than the demand" in w.value
+    assert w.value.endswith("what correlated features leak. Try again.")  # its explanation, not the general hint
     answer(at, 1, 0.5)  # a wrong answer no misconception names: the hint only
     assert [w.value for w in at.warning] == [
         "Not quite. Hint: It is smaller than the demand 0.2: part of the demand is reserved for what the correlated "
@@ -213,6 +213,7 @@ def test_each_student_answers_their_own_variant_and_the_instructor_sees_relative
     inst = class_page(code=s.code, key=s.key)
     no_error_page(inst)
     assert "Each student has their own values (rho from 0.3 to 0.7)" in texts(inst)
+    assert "With ρ = 0.3–0.7, how many times larger" in texts(inst)  # the prompt as the whole class has it
     fig = inst.get("plotly_chart")[0]
     assert "own answer" in fig.proto.spec  # the relative-error chart
 

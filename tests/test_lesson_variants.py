@@ -26,6 +26,7 @@ from hetdp_core.lesson_variants import (
     variant_query,
     variant_step,
     with_answer,
+    with_ranges,
 )
 from hetdp_core.lessons import bundled_lesson, check_lesson, evaluate_key, parse_lesson, step_scenario
 from hetdp_core.scenario import InputError
@@ -95,6 +96,12 @@ def test_a_placeholder_in_the_key_and_two_parameters_make_a_grid():
     assert "steps=1000" in mine.query and "N=1000" in mine.question.key  # whole numbers without a point
     answers = [variant_answer(step, v) for v in grid]
     assert len({round(a, 6) for a in answers}) == 4 and all(math.isfinite(a) for a in answers)
+
+
+def test_the_class_s_view_of_a_prompt_names_each_parameter_s_range():
+    step = parse_lesson(lesson_text(RHO), id="v").steps[0]
+    assert with_ranges(step.question.prompt, step.question.variants) == "With rho = 0.3–0.7, the ratio?"
+    assert with_ranges("{unknown} {rho}", ()) == "{unknown} {rho}"
 
 
 def test_variant_query_replaces_a_parameter_or_appends_it():

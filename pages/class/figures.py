@@ -65,7 +65,7 @@ def numbers_figure(stats) -> go.Figure:
         x_title = "first answer"
     height = 160 + 45 * len(rows)
     return finish(
-        styled(fig, x_title, None, title="first answers, one dot per student", showlegend=False, height=height)
+        styled(fig, x_title, "verdict", title="first answers, one dot per student", showlegend=False, height=height)
     )
 
 

@@ -7,6 +7,7 @@ from urllib.parse import parse_qs
 
 import streamlit as st
 
+from hetdp_core.lesson_variants import with_ranges
 from hetdp_core.lessons import lesson_ids
 from hetdp_core.poll import MAX_POLL_EPS, MIN_POLL_EPS
 from hetdp_core.scenario import InputError
@@ -217,7 +218,7 @@ def step_block(s) -> None:
         if q is None:
             st.caption("No question on this step.")
             return
-        st.caption(q.prompt)
+        st.caption(with_ranges(q.prompt, q.variants))  # a step with variants: "ρ = 0.3–0.7", each their own
         if q.variants:
             st.caption(
                 ":material/shuffle: Each student has their own values ("
