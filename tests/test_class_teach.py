@@ -9,6 +9,7 @@ import threading
 from datetime import timedelta
 
 import pytest
+import test_class
 from sqlalchemy import inspect, text
 
 from hetdp_core.lesson_variants import variant_answer
@@ -18,20 +19,11 @@ from hetdp_ui.classroom import db
 from hetdp_ui.classroom.progress import STUCK_SECONDS
 from hetdp_ui.classroom.store import EXPORT_COLUMNS, ClassStore
 
+#: the store's fixtures of tests/test_class.py: an SQLite file and a database on the suite's PostgreSQL
+url, store = test_class.url, test_class.store
+
 LESSON = "1-bcdp-feature-privacy"  # step 1: 0.09 ± 0.002, M1 = 0.2 ± 0.005, M2 = 2 ± 0.05
 VARIED = "5-dp-sgd-schedules"  # step 1: each student's own ρ in 0.3 … 0.7 (nine variants), M1 = 2 ± 0.05
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def url(request, tmp_path):
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'class.sqlite'}"
-    return request.getfixturevalue("postgres").new_database()
-
-
-@pytest.fixture
-def store(url):
-    return ClassStore(url)
 
 
 def rows(engine, table: str) -> int:

@@ -7,22 +7,17 @@ the instructor's progress table and *Reveal to the class*."""
 import re
 
 import pytest
+import test_class_page
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 from test_class_page import LESSON, answer, class_page, join, lesson_step, qp, texts
 
 from hetdp_ui.class_panel import ENDED
-from hetdp_ui.classroom import db
 from hetdp_ui.classroom.store import ClassStore
 
 VARIED = "5-dp-sgd-schedules"
-
-
-@pytest.fixture
-def url(tmp_path, monkeypatch):
-    u = f"sqlite:///{tmp_path / 'class.sqlite'}"
-    monkeypatch.setenv(db.URL_ENV, u)
-    return u
+#: the class database of tests/test_class_page.py: an SQLite file the pages use (HETDP_DATABASE_URL)
+url = test_class_page.url
 
 
 def no_error_page(at: AppTest) -> None:
@@ -33,12 +28,18 @@ def step_of(at: AppTest) -> str:
     return qp(at, "step")
 
 
-def test_a_student_clicking_through_a_close_a_reopen_and_a_delete_never_gets_an_error_page(url):
+def ada_answered(url, value):
+    """A session of lesson 1, Ada joined, on step 1, having answered ``value``: (store, session, token, page)."""
     store = ClassStore(url)
     s = store.start(LESSON)
     _, ada = join(s.code, "Ada")
     at = lesson_step(s.code, ada, 1)
-    answer(at, 1, 0.5)
+    answer(at, 1, value)
+    return store, s, ada, at
+
+
+def test_a_student_clicking_through_a_close_a_reopen_and_a_delete_never_gets_an_error_page(url):
+    store, s, ada, at = ada_answered(url, 0.5)
     assert "recorded (attempt 1)" in texts(at)
     store.close(s.code)
     at.run()  # any rerun: the banner says what is true now
@@ -146,11 +147,7 @@ def test_a_look_up_is_counted_in_the_score_and_recorded_in_class(url):
     line = next(s_.value for s_ in at.success if "Last step" in s_.value)
     assert "3 of 4 questions right, 3 at the first try; 1 answer looked up" in line, line
     # in a class session: the instructor's reveal counts as a look-up, recorded with the next check
-    store = ClassStore(url)
-    s = store.start(LESSON)
-    _, ada = join(s.code, "Ada")
-    at = lesson_step(s.code, ada, 1)
-    answer(at, 1, 0.5)
+    store, s, ada, at = ada_answered(url, 0.5)
     store.reveal(s.code, 1)
     at.run()
     assert any(
@@ -162,11 +159,7 @@ def test_a_look_up_is_counted_in_the_score_and_recorded_in_class(url):
 
 
 def test_a_known_mistake_shows_the_student_its_explanation_at_once(url):
-    store = ClassStore(url)
-    s = store.start(LESSON)
-    _, ada = join(s.code, "Ada")
-    at = lesson_step(s.code, ada, 1)
-    answer(at, 1, 0.2)
+    store, s, ada, at = ada_answered(url, 0.2)
     (w,) = at.warning
     assert w.value.startswith("Not quite — a common mistake. You took the demand δ = 0.2 for the budget c")
     assert w.value.endswith("what correlated features leak. Try again.")  # its explanation, not the general hint

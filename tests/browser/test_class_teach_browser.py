@@ -16,9 +16,13 @@ import pytest
 
 from hetdp_ui.classroom.store import ClassStore
 
+from . import test_class_browser
 from .test_browser import type_in, wait_idle
+from .test_class_browser import _context as one_context
 
 pytestmark = pytest.mark.browser
+#: the browser contexts of a test, closed after its report (tests/browser/test_class_browser.py)
+contexts = test_class_browser.contexts
 
 #: an error *page*: Streamlit's exception box or its "This app has encountered an error"
 CRASH = '[data-testid="stException"]'
@@ -26,19 +30,10 @@ PHONE = {"width": 390, "height": 844}
 
 
 def _context(browser, contexts, **kw):
-    ctx = browser.new_context(**{"viewport": {"width": 1300, "height": 950}, **kw})
+    """A page in a browser context of its own (closed after the test's report)."""
+    ctx, pg = one_context(browser, **kw)
     contexts.append(ctx)
-    pg = ctx.new_page()
-    pg.set_default_timeout(120_000)
     return pg
-
-
-@pytest.fixture
-def contexts():
-    made = []
-    yield made
-    for ctx in made:
-        ctx.close()
 
 
 def shot(pg, locator, path) -> None:

@@ -21,29 +21,36 @@ branch_labels = None
 depends_on = None
 
 
+#: the table each kind of owner row lives in
+OWNERS = {"student": "student", "session": "class_session"}
+
+
+def _per_step(name: str, owner: str, *columns: sa.Column) -> None:
+    """A table of at most one row per owner (a student or a session) and lesson step, deleted with its
+    owner, indexed by it."""
+    key = f"{owner}_id"
+    op.create_table(
+        name,
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column(key, sa.Integer, sa.ForeignKey(f"{OWNERS[owner]}.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("step", sa.Integer, nullable=False),
+        *columns,
+        sa.UniqueConstraint(key, "step"),
+    )
+    op.create_index(f"ix_{name}_{key}", name, [key])
+
+
 def upgrade() -> None:
     op.add_column("student", sa.Column("furthest_at", sa.DateTime, nullable=True))
     op.add_column("answer", sa.Column("looked_up", sa.Boolean, nullable=True))
-    op.create_table(
+    _per_step(
         "variant",
-        sa.Column("id", sa.Integer, primary_key=True),
-        sa.Column("student_id", sa.Integer, sa.ForeignKey("student.id", ondelete="CASCADE"), nullable=False),
-        sa.Column("step", sa.Integer, nullable=False),
+        "student",
         sa.Column("params", sa.String(400), nullable=False),
         sa.Column("answer", sa.Float, nullable=False),
         sa.Column("drawn_at", sa.DateTime, nullable=False),
-        sa.UniqueConstraint("student_id", "step"),
     )
-    op.create_index("ix_variant_student_id", "variant", ["student_id"])
-    op.create_table(
-        "reveal",
-        sa.Column("id", sa.Integer, primary_key=True),
-        sa.Column("session_id", sa.Integer, sa.ForeignKey("class_session.id", ondelete="CASCADE"), nullable=False),
-        sa.Column("step", sa.Integer, nullable=False),
-        sa.Column("revealed_at", sa.DateTime, nullable=False),
-        sa.UniqueConstraint("session_id", "step"),
-    )
-    op.create_index("ix_reveal_session_id", "reveal", ["session_id"])
+    _per_step("reveal", "session", sa.Column("revealed_at", sa.DateTime, nullable=False))
 
 
 def downgrade() -> None:
