@@ -22,7 +22,8 @@ PENDING = "_class_pending"
 #: session key: the session's state the banner last showed ("open", "closed", "gone"); the live box
 #: reruns the page when it sees another one, so the banner never says more than is true
 SHOWN = "_class_shown_state"
-#: session key: why this browser's class session ended (it was deleted), shown while the lesson goes on
+#: session key: (lesson id, why) — this browser's class session of that lesson ended (it was deleted); said
+#: on every step of that lesson while it goes on alone
 ENDED = "_class_ended"
 #: session key: the steps whose answer the instructor revealed (the lesson panel counts them as looked up)
 REVEALED = "_class_revealed"
@@ -71,8 +72,9 @@ def member(lesson: Lesson):
     bad code or token is dropped from the URL with a one-line warning."""
     code, token = st.query_params.get("class"), st.query_params.get("me")
     if not code or not token:
-        if st.session_state.get(ENDED):
-            st.info(st.session_state[ENDED], icon=":material/group_off:")
+        ended = st.session_state.get(ENDED)
+        if ended and ended[0] == lesson.id:
+            st.info(ended[1], icon=":material/group_off:")
         return None
     cache = st.session_state.setdefault(CHECKED, {})
     if (code, token) in cache:
@@ -117,7 +119,7 @@ def banner(code: str, token: str, student, step: int) -> bool:
             f"Class session {code.upper()} no longer exists (your instructor deleted it): your answers are no "
             "longer recorded. The lesson goes on on your own."
         )
-        st.session_state[ENDED] = msg
+        st.session_state[ENDED] = (st.query_params.get("lesson"), msg)
         st.session_state.get(CHECKED, {}).pop((code, token), None)
         _leave()
         st.warning(msg, icon=":material/group_off:")

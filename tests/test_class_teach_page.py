@@ -68,7 +68,12 @@ def test_a_student_clicking_through_a_close_a_reopen_and_a_delete_never_gets_an_
     answer(at, 2, 2.33)
     no_error_page(at)
     assert any(s_.value.startswith("Correct") for s_ in at.success) and not at.error
-    assert at.session_state[ENDED].startswith(f"Class session {s.code} no longer exists")
+    assert at.session_state[ENDED] == (LESSON, next(i.value for i in at.info if "no longer exists" in i.value))
+    other = AppTest.from_file(str(ROOT / "pages" / "dp_sgd_schedules" / "page.py"), default_timeout=180)
+    other.session_state[ENDED] = at.session_state[ENDED]
+    other.query_params.update({"lesson": VARIED, "step": "1"})
+    other.run()  # another lesson of the same browser session: nothing said about the ended class
+    assert not any("no longer exists" in i.value for i in other.info) and not other.exception
 
 
 def test_a_delete_while_the_student_answers_or_sends_the_poll_is_no_error_page(url):
