@@ -34,6 +34,7 @@ from urllib.parse import parse_qs
 from ._doc import document
 from ._validate import InputError
 from .lesson_keys import AGGREGATES, _as_choice, evaluate_key, parse_key  # noqa: F401 (re-exported)
+from .lesson_variants import VariantParam, check_variant_queries, check_variants, parse_variants
 
 __all__ = [
     "Question",
@@ -125,6 +126,8 @@ class Question:
     slider_step: float | None = None
     value: float | None = None
     context: str | None = None
+    #: per-student parameters of a number question (:mod:`hetdp_core.lesson_variants`); () for none
+    variants: tuple[VariantParam, ...] = ()
 
     def classify(self, given) -> tuple[bool | None, int | None]:
         """(right, misconception number from 1 or None) of an answer; right is None for "your choice"."""
@@ -228,9 +231,12 @@ def _question(d, where: str) -> Question:
     kind = d.get("kind")
     if kind not in KINDS:
         raise InputError(f"{where}: 'kind' must be one of {', '.join(map(repr, KINDS))}; got {kind!r}.")
+    if "variants" in d and kind != "number":
+        raise InputError(f"{where}: 'variants' are for number questions (each student's own answer); remove them.")
     if kind == "your-choice":
         return _your_choice(d, where)
-    _only(d, ("prompt", "kind", "answer", "tolerance", "choices", "key", "hint", "explain", "misconception"), where)
+    fields = ("prompt", "kind", "answer", "tolerance", "choices", "key", "hint", "explain", "misconception")
+    _only(d, (*fields, "variants") if kind == "number" else fields, where)
     prompt = _text(d, "prompt", where, limit=MAX_TEXT)
     hint = _text(d, "hint", where, required=False, limit=MAX_TEXT)
     explain = _text(d, "explain", where, required=False, limit=MAX_TEXT)
@@ -252,6 +258,8 @@ def _question(d, where: str) -> Question:
         if "choices" in d:
             raise InputError(f"{where}: a number question has no 'choices'; remove them or use kind = \"choice\".")
         q = Question(prompt, kind, float(answer), float(tol), (), key, hint, explain)
+        if "variants" in d:
+            q = replace(q, variants=parse_variants(d["variants"], where=where))
         return _with_misconceptions(q, d.get("misconception"), where)
     choices = d.get("choices")
     if (
@@ -447,6 +455,7 @@ def parse_lesson(text: str | bytes, *, id: str) -> Lesson:
             step_scenario(step)
         except InputError as exc:
             raise InputError(f"{w}: 'query' is not a valid {page} scenario: {exc}") from None
+        check_variant_queries(step, where=_where(id, i, True))
         steps.append(step)
     return Lesson(id=id, title=title, follows=follows, steps=tuple(steps), summary=summary)
 
@@ -537,6 +546,9 @@ def check_lesson(lesson: Lesson, *, budget=None, runs: dict | None = None) -> li
                 msg += f"; misconception {right[0]} ({q.misconceptions[right[0] - 1].describe()}) covers that value"
             elif q.misconceptions:
                 msg += f"; {len(q.misconceptions)} misconception(s) are wrong answers"
+            if q.variants:
+                varied = check_variants(step, where=where, runs=runs, budget=budget)
+                ok, msg = ok and varied.ok, f"{msg}; {varied.message}"
         else:
             got = _as_choice(value)
             ok = got.strip().lower() == str(q.answer).lower()

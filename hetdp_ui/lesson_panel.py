@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from hetdp_core.lessons import Lesson, bundled_lesson, step_scenario
+from hetdp_core.lesson_variants import base_variant, variant_step
+from hetdp_core.lessons import Lesson, Step, bundled_lesson, step_scenario
 from hetdp_core.scenario import InputError
 from hetdp_ui import class_panel
 from hetdp_ui.folders import LESSON_LIST, LIVE_CLASS, page_for
@@ -46,16 +47,18 @@ def scores(lesson_id: str) -> dict[int, Attempts]:
 
 
 def score_line(lesson: Lesson) -> str | None:
-    """ "3 of 4 questions right, 2 at the first try" — or None before any answer."""
+    """ "3 of 4 questions right, 2 at the first try" — or None before any answer. A question whose
+    answer was looked up (opened, or revealed by the instructor) before it was found counts as looked
+    up, not as right."""
     asked = [
         i for i, s in enumerate(lesson.steps, start=1) if s.question is not None and s.question.kind != "your-choice"
     ]
     got = scores(lesson.id)
     if not asked or not any(got.get(i) and got[i].tries for i in asked):
         return None
-    right = sum(1 for i in asked if got.get(i) and got[i].right)
-    first = sum(1 for i in asked if got.get(i) and got[i].first_right)
-    shown = sum(1 for i in asked if got.get(i) and got[i].shown and not got[i].right)
+    right = sum(1 for i in asked if got.get(i) and got[i].right and not got[i].shown)
+    first = sum(1 for i in asked if got.get(i) and got[i].first_right and not got[i].shown)
+    shown = sum(1 for i in asked if got.get(i) and got[i].shown)
     return f"{right} of {len(asked)} questions right, {first} at the first try" + (
         f"; {shown} answer{'s' if shown > 1 else ''} looked up" if shown else ""
     )
@@ -135,6 +138,8 @@ def lesson_panel(state: ScenarioState) -> None:
         if st.button("Go to that step", key="lesson_goto"):
             go(lesson, k, page)
         return
+    in_class = class_panel.member(lesson)
+    step = _shown_step(step, in_class, k)  # a step with variants: the student's own values (or the written ones)
     marker = (lesson.id, k)
     at = st.session_state.get(AT)
     if at != marker or state.read_url:
@@ -145,19 +150,18 @@ def lesson_panel(state: ScenarioState) -> None:
             state.apply_scenario(step_scenario(step))
         st.session_state[AT] = marker
 
-    in_class = class_panel.member(lesson)
     with st.container(border=True, key="lesson_panel"):
         st.markdown(f"##### Lesson: {lesson.title}")
         st.caption(
             f"Step {k} of {len(lesson.steps)}{' — ' + step.title if step.title else ''} · follows {lesson.follows}"
         )
-        if in_class:
-            class_panel.banner(*in_class, k)
+        if in_class and not class_panel.banner(*in_class, k):
+            in_class = None  # the session was deleted: the lesson goes on alone
         st.markdown(step.text)
         if step.question is not None:
             # a fragment: typing an answer or checking it reruns the question only, not the page and
             # its charts (a class of students checking answers costs a fraction of opening the page)
-            _question_fragment(lesson, k, in_class)
+            _question_fragment(lesson, k, in_class, step.question)
         last = k == len(lesson.steps)
         if last:
             line = score_line(lesson)
@@ -192,7 +196,20 @@ def lesson_panel(state: ScenarioState) -> None:
         else:
             go(lesson, k + 1, page)
     if in_class:
-        class_panel.poll_box(*in_class[:2])
+        class_panel.poll_box(*in_class[:2], lesson=lesson, watch=True)
+
+
+def _shown_step(step: Step, in_class, k: int) -> Step:
+    """The step as this student sees it: for a question with variants, in a class session their own
+    values and answer (:mod:`hetdp_core.lesson_variants`), else the values of the step's own query."""
+    q = step.question
+    if q is None or not q.variants:
+        return step
+    if in_class:
+        mine = class_panel.variant(in_class[0], in_class[1], k)
+        if mine is not None:
+            return mine.step
+    return variant_step(step, base_variant(step))
 
 
 def _your_choice(lesson: Lesson, k: int, in_class) -> None:
@@ -216,8 +233,37 @@ def _your_choice(lesson: Lesson, k: int, in_class) -> None:
         )
 
 
-def _question(lesson: Lesson, k: int, in_class=None) -> None:
-    q = lesson.steps[k - 1].question
+def _feedback(q, given, result) -> None:
+    """The verdict of the last check while the answer shown is the one checked: right (with the
+    explanation), or wrong — with the explanation of the known mistake it matches, at once."""
+    if result is None or result[0] != given:
+        return
+    if result[1]:
+        st.success("Correct. " + q.explain if q.explain else "Correct.")
+    elif given is None:
+        st.info("Enter an answer first.")
+    else:
+        _, mis = q.classify(given)
+        if mis is not None:
+            st.warning(
+                f"Not quite — a common mistake. {q.misconceptions[mis - 1].explain} Try again.",
+                icon=":material/lightbulb:",
+            )
+        else:
+            st.warning("Not quite." + (f" Hint: {q.hint}" if q.hint else " Try again."))
+
+
+def _looked_up(lesson_id: str, k: int, widget: str) -> None:
+    """The answer of step ``k`` is in front of the student (opened, or revealed by the instructor): before
+    it was found, the score counts it as looked up, and a class session records it with the next check."""
+    if not scores(lesson_id).get(k, Attempts()).right:
+        scores(lesson_id).setdefault(k, Attempts()).shown = True
+        st.session_state[f"{widget}_looked"] = True
+
+
+def _question(lesson: Lesson, k: int, in_class=None, q=None) -> None:
+    """The step's question (``q``: as this student sees it — their own variant — default as written)."""
+    q = q or lesson.steps[k - 1].question
     if q.kind == "your-choice":
         _your_choice(lesson, k, in_class)
         return
@@ -232,6 +278,8 @@ def _question(lesson: Lesson, k: int, in_class=None) -> None:
     def keep() -> None:
         st.session_state[kept] = st.session_state[widget]
 
+    if in_class and k in st.session_state.get(class_panel.REVEALED, ()):  # the instructor revealed it
+        _looked_up(lesson.id, k, widget)
     # the same arguments on every run (another value would make it another widget); None starts empty
     if q.kind == "number":
         given = st.number_input("your answer", value=None, step=0.001, format="%.4f", key=widget, on_change=keep)
@@ -251,22 +299,14 @@ def _question(lesson: Lesson, k: int, in_class=None) -> None:
                 st.rerun(scope="app")
     if in_class:
         class_panel.record_status(widget, given)
-    result = st.session_state.get(f"{key}_result")
-    if result is not None and result[0] == given:
-        if result[1]:
-            st.success("Correct. " + q.explain if q.explain else "Correct.")
-        elif given is None:
-            st.info("Enter an answer first.")
-        else:
-            st.warning("Not quite." + (f" Hint: {q.hint}" if q.hint else " Try again."))
+    _feedback(q, given, st.session_state.get(f"{key}_result"))
     # one expander per step (its label names the step): an answer opened on one step is not open on
     # the next (Streamlit keeps an expander's open state while its identity stays the same)
     # the answer is drawn only while its expander is open (Streamlit's tracked expander): opening it
     # is what counts as looking the answer up in the score
     box = st.expander(f"Show the answer to step {k}", key=f"{key}_reveal", on_change="rerun")
     if box.open:
-        if not scores(lesson.id).get(k, Attempts()).right:
-            scores(lesson.id).setdefault(k, Attempts()).shown = True
+        _looked_up(lesson.id, k, widget)
         shown = f"{q.answer:g} (± {q.tolerance:g})" if q.kind == "number" else str(q.answer)
         box.markdown(
             f"**{shown}**"

@@ -248,3 +248,35 @@ def test_a_malformed_pinned_plan_is_ignored_with_a_message(pin, match):
     assert not at.exception and not at.error
     assert any(re.search(match, w.value) for w in at.warning), [w.value for w in at.warning]
     assert "pin" not in at.query_params and not any("plan A" in d.value.columns for d in at.dataframe)
+
+
+def test_a_bundled_plan_opens_from_the_picker_and_the_decision_package_links_to_the_decided_plan(tmp_path):
+    """The issue: a user had to upload a TOML file from a checkout, and the package's README opened the
+    default plan. Now the bundled plans are in a picker, and the README's link reopens the decided one."""
+    import io
+    import re
+    import zipfile
+    from urllib.parse import parse_qs, urlparse
+
+    from hetdp_ui.folders import folder_module
+
+    at = _open()
+    picker = at.sidebar.selectbox(key="ledger_bundled")
+    assert picker.options == ["Census counts and a survey", "A course project with per-user levels"]
+    picker.set_value("course-project.toml").run()
+    assert not at.exception and not at.error
+    assert set(_wide(at)["group"]) == {"careful", "others"}
+    course = parse_plan((ROOT / "data" / "plans" / "course-project.toml").read_text())
+    linked = at.query_params["plan"]
+    assert parse_plan(linked[0] if isinstance(linked, list) else linked) == course  # the link keeps it
+    downloads = folder_module("release_ledger", "downloads")
+    result = ledger(course, delta=1e-5, budget=4.0, fpr=0.05)
+    package = downloads.ledger_package(result, app_url="https://hetdp.example.edu/", execute=False)
+    readme = zipfile.ZipFile(io.BytesIO(package)).read("README.md").decode()
+    (link,) = re.findall(r"In the app: <([^>]+)>", readme)
+    assert link.startswith("https://hetdp.example.edu/Release_ledger?")
+    q = {k: v[0] for k, v in parse_qs(urlparse(link).query).items()}
+    assert parse_plan(q["plan"]) == course and (q["delta"], q["budget"], q["fpr"]) == ("1e-05", "4.0", "0.05")
+    assert link == downloads.reopen_link(result, app_url="https://hetdp.example.edu/")  # the report's link too
+    reopened = _open(**q)  # the link opens the decided plan, not the page's default
+    assert set(_wide(reopened)["group"]) == {"careful", "others"} and not reopened.error

@@ -66,7 +66,8 @@ class ClassSession(Base):
 
 class Student(Base):
     """A student in one session: the display name they chose, the hash of their token (their
-    identity; the token itself is only in their link), and the furthest step they reached."""
+    identity; the token itself is only in their link), the furthest step they reached and when
+    (revision 0002; None before it, or before they opened a step)."""
 
     __tablename__ = "student"
     __table_args__ = (UniqueConstraint("session_id", "name"),)
@@ -76,12 +77,14 @@ class Student(Base):
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     joined_at: Mapped[datetime] = mapped_column(DateTime)
     furthest_step: Mapped[int] = mapped_column(Integer, default=0)
+    furthest_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
 
 class Answer(Base):
     """One *Check my answer*: the value or choice given, right or wrong (None for a "your choice"
-    step), the misconception it matches, the attempt number. ``nonce`` makes a retried submission
-    idempotent: the same click is stored once however often it is sent."""
+    step), the misconception it matches, the attempt number, whether the student had looked the answer
+    up before (revision 0002; None for earlier rows). ``nonce`` makes a retried submission idempotent:
+    the same click is stored once however often it is sent."""
 
     __tablename__ = "answer"
     __table_args__ = (UniqueConstraint("student_id", "step", "attempt"),)
@@ -95,6 +98,32 @@ class Answer(Base):
     misconception: Mapped[int | None] = mapped_column(Integer, nullable=True)
     nonce: Mapped[str] = mapped_column(String(40), unique=True)
     answered_at: Mapped[datetime] = mapped_column(DateTime)
+    looked_up: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+
+
+class Variant(Base):
+    """A student's own variant of a question step (revision 0002): the parameters drawn for them
+    (:func:`hetdp_core.lesson_variants.variant_id`) and their answer, computed by the core."""
+
+    __tablename__ = "variant"
+    __table_args__ = (UniqueConstraint("student_id", "step"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    student_id: Mapped[int] = mapped_column(ForeignKey("student.id", ondelete="CASCADE"), index=True)
+    step: Mapped[int] = mapped_column(Integer)
+    params: Mapped[str] = mapped_column(String(400))
+    answer: Mapped[float] = mapped_column(Float)
+    drawn_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class Reveal(Base):
+    """A step whose answer the instructor revealed to the class (revision 0002), and when."""
+
+    __tablename__ = "reveal"
+    __table_args__ = (UniqueConstraint("session_id", "step"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("class_session.id", ondelete="CASCADE"), index=True)
+    step: Mapped[int] = mapped_column(Integer)
+    revealed_at: Mapped[datetime] = mapped_column(DateTime)
 
 
 class Poll(Base):

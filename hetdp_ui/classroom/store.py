@@ -31,15 +31,17 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from hetdp_core._validate import InputError
+from hetdp_core.lesson_variants import parse_variant_id, variant_answer, variant_step, variant_text, with_answer
 from hetdp_core.lessons import Lesson, Question, bundled_lesson
 from hetdp_ui.folders import LIVE_CLASS, page_for
 
 from . import db
 from .db import TABLES, utcnow
 from .polls import PollStore
+from .progress import ProgressStore, first_verdicts, variant_answers
 
-SESSION, STUDENT, ANSWER, POLL, REPORT = (
-    TABLES[t] for t in ("class_session", "student", "answer", "poll", "poll_report")
+SESSION, STUDENT, ANSWER, POLL, REPORT, VARIANT, REVEAL = (
+    TABLES[t] for t in ("class_session", "student", "answer", "poll", "poll_report", "variant", "reveal")
 )
 
 #: the join code's letters: no 0/O, 1/I/L (read off a projector)
@@ -132,18 +134,32 @@ class StepStats:
     numbers: tuple[float, ...]
     choices: dict[str, int]
     misconceptions: tuple[int, ...]  # students per misconception, in the lesson's order
+    #: per first number answer (aligned with ``numbers``): 0 right, j misconception j, None another wrong
+    #: answer; and its error relative to the student's own answer (a step with variants; else None)
+    verdicts: tuple[int | None, ...] = ()
+    relative: tuple[float | None, ...] = ()
+    revealed: bool = False
 
 
-class ClassStore(PollStore):
-    """The class database at ``url`` (default: ``HETDP_DATABASE_URL`` or the SQLite file)."""
+class ClassStore(PollStore, ProgressStore):
+    """The class database at ``url`` (default: ``HETDP_DATABASE_URL`` or the SQLite file).
+    ``answer_of(step, variant)`` computes a student's own answer to a step with variants (default: the
+    core's :func:`hetdp_core.lesson_variants.variant_answer`; the app passes its cached run)."""
 
-    def __init__(self, url: str | None = None, *, lesson_of: Callable[[str], Lesson] = bundled_lesson):
+    def __init__(
+        self,
+        url: str | None = None,
+        *,
+        lesson_of: Callable[[str], Lesson] = bundled_lesson,
+        answer_of: Callable | None = None,
+    ):
         try:
             self.engine: Engine = db.ready_engine(url)
         except (OperationalError, DBAPIError) as exc:
             raise _unavailable(exc) from None
         self._writer = self.engine.execution_options(write=True)
         self.lesson_of = lesson_of
+        self.answer_of = answer_of or variant_answer
 
     # ------------------------------------------------------------ plumbing
     def _run(self, fn, *, write: bool):
@@ -221,6 +237,8 @@ class ClassStore(PollStore):
             students = select(STUDENT.c.id).where(STUDENT.c.session_id == sid)
             polls = select(POLL.c.id).where(POLL.c.session_id == sid)
             n = c.execute(delete(REPORT).where(REPORT.c.poll_id.in_(polls))).rowcount
+            n += c.execute(delete(VARIANT).where(VARIANT.c.student_id.in_(students))).rowcount
+            n += c.execute(delete(REVEAL).where(REVEAL.c.session_id == sid)).rowcount
             n += c.execute(delete(ANSWER).where(ANSWER.c.student_id.in_(students))).rowcount
             n += c.execute(delete(POLL).where(POLL.c.session_id == sid)).rowcount
             n += c.execute(delete(STUDENT).where(STUDENT.c.session_id == sid)).rowcount
@@ -280,7 +298,9 @@ class ClassStore(PollStore):
             sess, row = self._student_row(c, code, token)
             self._step(sess.lesson_id, step)
             if step > row.furthest_step:
-                c.execute(update(STUDENT).where(STUDENT.c.id == row.id).values(furthest_step=step))
+                c.execute(
+                    update(STUDENT).where(STUDENT.c.id == row.id).values(furthest_step=step, furthest_at=utcnow())
+                )
 
         self._run(go, write=True)
 
@@ -291,13 +311,18 @@ class ClassStore(PollStore):
         return lesson.steps[step - 1]
 
     # ------------------------------------------------------------ answers
-    def record(self, code: str, token, *, step: int, given, nonce: str) -> Recorded:
+    def record(self, code: str, token, *, step: int, given, nonce: str, looked_up: bool = False) -> Recorded:
         """Store one *Check my answer* and return its attempt number and verdict. Stored once per
         ``nonce`` (a retry of the same click), and an answer equal to the student's previous one for
         the step is not a new attempt (a click repeated from a new browser session after its server
-        process died carries a new nonce but the same answer)."""
+        process died carries a new nonce but the same answer). On a step with variants the verdict is
+        against the student's own answer (their variant is drawn first if they have none yet);
+        ``looked_up``: the student had opened the answer (or it was revealed) before this check."""
         if not isinstance(nonce, str) or not 8 <= len(nonce) <= 40:
             raise InputError("nonce must be 8 to 40 characters (one per click).")
+        if not isinstance(looked_up, bool):
+            raise InputError(f"looked_up must be true or false; got {str(looked_up)[:20]!r}.")
+        need = []
 
         def go(c):
             sess, row = self._student_row(c, code, token)
@@ -307,6 +332,12 @@ class ClassStore(PollStore):
             q = st.question
             if q is None:
                 raise InputError(f"step {step} of this lesson has no question; nothing to record.")
+            if q.variants:  # judged against the student's own answer
+                mine = c.execute(select(VARIANT).where(VARIANT.c.student_id == row.id, VARIANT.c.step == step)).first()
+                if mine is None:
+                    need.append(step)
+                    return None
+                q = with_answer(variant_step(st, parse_variant_id(mine.params, q.variants)), mine.answer).question
             done = c.execute(select(ANSWER).where(ANSWER.c.nonce == nonce)).first()
             if done is not None:
                 if done.student_id != row.id:
@@ -336,17 +367,23 @@ class ClassStore(PollStore):
                     misconception=mis,
                     nonce=nonce,
                     answered_at=utcnow(),
+                    looked_up=looked_up,
                 )
             )
             if step > row.furthest_step:
-                c.execute(update(STUDENT).where(STUDENT.c.id == row.id).values(furthest_step=step))
+                c.execute(
+                    update(STUDENT).where(STUDENT.c.id == row.id).values(furthest_step=step, furthest_at=utcnow())
+                )
             return Recorded(attempt, correct, mis)
 
         for _ in range(5):
             try:
-                return self._run(go, write=True)
+                got = self._run(go, write=True)
             except IntegrityError:  # the same student answered twice at once (two tabs): count again
                 continue
+            if got is not None:
+                return got
+            self.variant(code, token, need.pop())  # drawn and computed outside the write transaction
         raise StoreUnavailable("could not store the answer after 5 tries")
 
     # ------------------------------------------------------------ live view and export
@@ -362,15 +399,18 @@ class ClassStore(PollStore):
                 .where(STUDENT.c.session_id == sess.id)
                 .order_by(ANSWER.c.student_id, ANSWER.c.step, ANSWER.c.attempt)
             ).all()
-            return lesson, furthest, answers
+            revealed = {r.step for r in c.execute(select(REVEAL.c.step).where(REVEAL.c.session_id == sess.id))}
+            return lesson, furthest, answers, variant_answers(c, sess.id), revealed
 
-        lesson, furthest, answers = self._run(go, write=False)
+        lesson, furthest, answers, own, revealed = self._run(go, write=False)
         out = []
         for k, st in enumerate(lesson.steps, start=1):
             mine = [a for a in answers if a.step == k]
             first = {}
             for a in mine:
                 first.setdefault(a.student_id, a)
+            numbered = [a for a in first.values() if a.number is not None]
+            verdicts, relative = first_verdicts(numbered, {s: v for (s, j), v in own.items() if j == k})
             q = st.question
             mis = (
                 tuple(
@@ -391,9 +431,12 @@ class ClassStore(PollStore):
                     reached=sum(1 for f in furthest if f >= k),
                     answered=len(first),
                     first_right=sum(1 for a in first.values() if a.correct),
-                    numbers=tuple(a.number for a in first.values() if a.number is not None),
+                    numbers=tuple(a.number for a in numbered),
                     choices=choices,
                     misconceptions=mis,
+                    verdicts=verdicts,
+                    relative=relative,
+                    revealed=k in revealed,
                 )
             )
         return out
@@ -426,9 +469,14 @@ class ClassStore(PollStore):
                 .where(STUDENT.c.session_id == sess.id)
                 .order_by(ANSWER.c.attempt)
             ).all()
-            return sess, students, answers
+            own = c.execute(
+                select(VARIANT)
+                .join(STUDENT, STUDENT.c.id == VARIANT.c.student_id)
+                .where(STUDENT.c.session_id == sess.id)
+            ).all()
+            return sess, students, answers, {(v.student_id, v.step): v for v in own}
 
-        sess, students, answers = self._run(go, write=False)
+        sess, students, answers, own = self._run(go, write=False)
         lesson = self.lesson_of(sess.lesson_id)
         rows = []
         for s in students:
@@ -437,6 +485,7 @@ class ClassStore(PollStore):
                     continue
                 mine = [a for a in answers if a.student_id == s.id and a.step == k]
                 last = mine[-1] if mine else None
+                v = own.get((s.id, k))
                 rows.append(
                     {
                         "session": sess.code,
@@ -452,6 +501,11 @@ class ClassStore(PollStore):
                         "last_right": None if last is None or last.correct is None else bool(last.correct),
                         "misconception": None if last is None else last.misconception,
                         "answered_at": None if last is None else last.answered_at.isoformat(timespec="seconds") + "Z",
+                        "looked_up": None if not mine else any(bool(a.looked_up) for a in mine),
+                        "variant": None
+                        if v is None
+                        else variant_text(parse_variant_id(v.params, st.question.variants)),
+                        "own_answer": None if v is None else v.answer,
                     }
                 )
         return rows
@@ -489,6 +543,9 @@ EXPORT_COLUMNS = (
     "last_right",
     "misconception",
     "answered_at",
+    "looked_up",
+    "variant",
+    "own_answer",
 )
 
 

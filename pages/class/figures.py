@@ -10,22 +10,47 @@ from hetdp_ui.theme import GREY, OKABE_ITO, finish, rgba, styled
 
 
 def numbers_figure(stats) -> go.Figure:
-    """Histogram of the first answers to a number (or "your choice") step; for a number question the
-    right value and its tolerance are marked, and each misconception's range is shaded with its number."""
+    """The first answers to a number (or "your choice") step. A "your choice" step: a histogram of where
+    the class put it. A number question: one dot per student on a row of its own per verdict — right,
+    each misconception, another wrong answer — so the right answer and a known mistake never share a bar,
+    however close they are; the right value ± tolerance is shaded green and each misconception's range
+    vermillion with its number. With per-student variants each dot is the answer's error relative to the
+    student's own right answer (0 % = right for their values), as copying a neighbour shows up there."""
     q = stats.question
-    vals = np.asarray(stats.numbers, dtype=float)
+    if q.kind == "your-choice":
+        vals = np.asarray(stats.numbers, dtype=float)
+        fig = go.Figure(
+            go.Histogram(x=vals, nbinsx=min(40, max(5, len(vals))), marker_color=OKABE_ITO["blue"], name="choices")
+        )
+        title = "your choice: where the class put it"
+        return finish(styled(fig, "answer", "students", title=title, bargap=0.05, showlegend=False, height=300))
+    relative = bool(stats.relative) and all(r is not None for r in stats.relative)
+    xs = [100 * r for r in stats.relative] if relative else list(stats.numbers)
     fig = go.Figure()
-    fig.add_trace(
-        go.Histogram(x=vals, nbinsx=min(40, max(5, len(vals))), marker_color=OKABE_ITO["blue"], name="first answers")
-    )
-    if q.kind == "number":
+    rows = verdict_rows(stats)
+    for label, color, idx in rows:
+        fig.add_trace(
+            go.Box(
+                x=[xs[i] for i in idx],
+                name=f"{label} ({len(idx)})",
+                boxpoints="all",
+                jitter=0.6,
+                pointpos=0,
+                fillcolor="rgba(0,0,0,0)",
+                line={"color": "rgba(0,0,0,0)"},
+                marker={"color": color, "size": 9, "opacity": 0.85},
+                hoveron="points",
+                hovertemplate="%{x:.4g}" + (" %" if relative else "") + "<extra>%{fullData.name}</extra>",
+            )
+        )
+    if relative:
+        fig.add_vline(x=0, line_color=OKABE_ITO["green"], annotation_text="each student's own answer")
+        x_title = "first answer − the student's own answer (% of it)"
+    else:
         lo, hi = q.answer - q.tolerance, q.answer + q.tolerance
         fig.add_vrect(x0=lo, x1=hi, fillcolor=rgba(OKABE_ITO["green"], 0.25), line_width=0)
         fig.add_vline(
-            x=q.answer,
-            line_color=OKABE_ITO["green"],
-            annotation_text=f"right: {q.answer:g} ± {q.tolerance:g}",
-            annotation_position="top",
+            x=q.answer, line_color=OKABE_ITO["green"], annotation_text=f"right: {q.answer:g} ± {q.tolerance:g}"
         )
         for j, m in enumerate(q.misconceptions, start=1):
             a, b = m.interval()
@@ -37,8 +62,24 @@ def numbers_figure(stats) -> go.Figure:
                 annotation_text=f"M{j}",
                 annotation_position="bottom left",
             )
-    title = "your choice: where the class put it" if q.kind == "your-choice" else "first answers"
-    return finish(styled(fig, "answer", "students", title=title, bargap=0.05, showlegend=False, height=300))
+        x_title = "first answer"
+    height = 160 + 45 * len(rows)
+    return finish(
+        styled(fig, x_title, "verdict", title="first answers, one dot per student", showlegend=False, height=height)
+    )
+
+
+def verdict_rows(stats) -> list[tuple[str, str, list[int]]]:
+    """(label, colour, indices into the first answers) per verdict with at least one answer: right,
+    misconception j (with its one-line reading), another wrong answer — bottom to top."""
+    q = stats.question
+    rows = [("right", OKABE_ITO["green"], [i for i, v in enumerate(stats.verdicts) if v == 0])]
+    for j, m in enumerate(q.misconceptions, start=1):
+        rows.append(
+            (f"M{j} {m.describe()}", OKABE_ITO["vermillion"], [i for i, v in enumerate(stats.verdicts) if v == j])
+        )
+    rows.append(("other wrong", GREY, [i for i, v in enumerate(stats.verdicts) if v is None]))
+    return [r for r in rows if r[2]]
 
 
 def choices_figure(stats) -> go.Figure:

@@ -3,17 +3,20 @@ every step's answers, and a private class poll (randomized response)."""
 
 import io
 import os
+from urllib.parse import parse_qs
 
 import streamlit as st
 
+from hetdp_core.lesson_variants import with_ranges
 from hetdp_core.lessons import lesson_ids
 from hetdp_core.poll import MAX_POLL_EPS, MIN_POLL_EPS
 from hetdp_core.scenario import InputError
 from hetdp_ui import class_panel
-from hetdp_ui.classroom.store import export_csv, links
+from hetdp_ui.classroom.store import MAX_NAME, export_csv, links
 from hetdp_ui.common import app_base_url, chart
+from hetdp_ui.folders import LIVE_CLASS, page_for
 from hetdp_ui.lesson_panel import cached_lesson
-from hetdp_ui.nav import doc_link, open_page, sidebar_nav
+from hetdp_ui.nav import app_link, doc_link, open_page, sidebar_nav
 
 st.set_page_config(page_title="Class — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto")
 sidebar_nav()
@@ -25,6 +28,8 @@ MAX_JOINS = 5
 #: "oidc": students join with the department's login (Streamlit's st.login, configured in
 #: .streamlit/secrets.toml [auth]) and their login name instead of a display name they type
 LOGIN = os.environ.get("HETDP_CLASS_LOGIN", "").strip().lower() == "oidc"
+#: the display name's one limit, as the name box states it (the store refuses anything else on Join)
+NAME_LIMIT = f"1 to {MAX_NAME} characters"
 
 qp = st.query_params
 code, key, me = qp.get("code"), qp.get("key"), qp.get("me")
@@ -103,9 +108,8 @@ def join_form(fixed_code: str | None) -> None:
         name = str(st.user.get("name") or st.user.get("email") or "")
         st.markdown(f"You join as **{name}** (your login).")
     else:
-        name = st.text_input(
-            "your display name (the class sees it; no account needed)", max_chars=200, key="class_name"
-        )
+        # no max_chars: the box keeps whatever is typed or pasted, and Join says the one limit (MAX_NAME)
+        name = st.text_input(f"your display name ({NAME_LIMIT}; the class sees it, no account)", key="class_name")
     if st.button("Join", type="primary", key="class_join", icon=":material/login:"):
         joins = st.session_state.get("_class_joins", 0)
         try:
@@ -124,42 +128,75 @@ def join_form(fixed_code: str | None) -> None:
         open_page(lesson.steps[0].page, {"lesson": lesson.id, "step": "1", "class": info.code, "me": token})
 
 
-def session_or_error(read):
+def session_or_error(read, way_on=None):
     """``read()`` (the session as the link names it), or None after the one-line reason (a wrong or
-    deleted code, a forged token, a wrong key) under the page's plain title."""
+    deleted code, a forged token, a wrong key) under the page's plain title, and then ``way_on()``: what
+    the visitor can do next (type another code, paste the key again) — never a dead end."""
     try:
         return read()
     except InputError as exc:
         st.title("Class")
         st.error(str(exc))
+        (way_on or another_code)()
         return None
 
 
+def another_code() -> None:
+    """After a code that names no session (mistyped, or deleted): the join form with a code box, and the
+    way to start a session."""
+    with st.container(border=True):
+        st.subheader("Join a session")
+        join_form(None)
+    app_link(page_for(LIVE_CLASS).url, "Start a session (instructor)", icon=":material/play_arrow:", query_params={})
+
+
+def _use_key() -> None:
+    """``on_click`` of the instructor-key form: the key typed, or the one in a whole instructor link pasted."""
+    raw = " ".join(str(st.session_state.get("class_key_again") or "").split())
+    if "key=" in raw:
+        raw = parse_qs(raw.split("?", 1)[-1]).get("key", [""])[0]
+    if raw:
+        st.query_params["key"] = raw[:200]
+
+
+def key_again() -> None:
+    """After a wrong instructor key: a box for the right one (or the instructor link), the student link."""
+    with st.form("class_key_form"):
+        st.text_input("instructor key — or paste the whole instructor link", key="class_key_again", type="password")
+        st.form_submit_button("Open the live view", on_click=_use_key, icon=":material/key:")
+    app_link(
+        page_for(LIVE_CLASS).url, "Join this session as a student", icon=":material/login:", query_params={"code": code}
+    )
+
+
 def student_home() -> None:
-    found = session_or_error(lambda: (store.session(code), store.student(code, me)))
-    if found is None:
+    info = session_or_error(lambda: store.session(code))
+    if info is None:
         return
-    info, student = found
+    student = session_or_error(lambda: store.student(code, me), lambda: join_page(info))
+    if student is None:
+        return
     lesson = cached_lesson(info.lesson_id)
     st.title(f"Class session {info.code}")
     st.markdown(f"You are **{student.name}** in “{lesson.title}”.")
+    st.session_state[class_panel.SHOWN] = "closed" if info.closed else "open"
     if info.closed:
         st.info("This session is closed: your answers are kept, new ones are not recorded.")
-    class_panel.poll_box(code, me)
+    class_panel.poll_box(code, me, lesson=lesson, watch=True)
     step = min(max(student.furthest_step, 1), len(lesson.steps))
     if st.button(f"Continue the lesson at step {step}", type="primary", key="class_continue"):
         open_page(lesson.steps[step - 1].page, {"lesson": lesson.id, "step": str(step), "class": info.code, "me": me})
 
 
-def join_page() -> None:
-    st.title("Join the class")
-    try:
-        info = store.session(code)
-    except InputError as exc:
-        st.error(str(exc))
-        return
+def join_page(info=None) -> None:
+    if info is None:
+        info = session_or_error(lambda: store.session(code))
+        if info is None:
+            return
+        st.title("Join the class")
     if info.closed:
         st.error(f"Class session {info.code} is closed; ask your instructor to reopen it.")
+        another_code()
         return
     st.markdown(f"Lesson: **{cached_lesson(info.lesson_id).title}** — session {info.code}.")
     join_form(info.code)
@@ -181,10 +218,17 @@ def step_block(s) -> None:
         if q is None:
             st.caption("No question on this step.")
             return
-        st.caption(q.prompt)
-        if s.answered and q.kind in ("number", "your-choice"):
+        st.caption(with_ranges(q.prompt, q.variants))  # a step with variants: "ρ = 0.3–0.7", each their own
+        if q.variants:
+            st.caption(
+                ":material/shuffle: Each student has their own values ("
+                + "; ".join(f"{p.name} from {min(p.values):g} to {max(p.values):g}" for p in q.variants)
+                + ") and their own answer, computed by the core: the chart shows each first answer's error "
+                "relative to the student's own answer, so a copied number stands out."
+            )
+        if s.numbers and q.kind in ("number", "your-choice"):
             chart(figures.numbers_figure(s), key=f"class_fig_{s.step}")
-        elif s.answered:
+        elif s.answered and q.kind == "choice":
             chart(figures.choices_figure(s), key=f"class_fig_{s.step}")
         if q.misconceptions:
             st.markdown(
@@ -203,6 +247,86 @@ def step_block(s) -> None:
             deployments_strip_section(
                 (place(median, who="the class's median choice"),), key=f"class_ctx_{s.step}", what="the class's median"
             )
+        reveal_control(s)
+
+
+def _reveal(step: int) -> None:
+    """``on_click`` of *Reveal to the class*: stored before the page reruns (students' pages show it
+    within their live box's refresh)."""
+    try:
+        store.reveal(code, step)
+    except (InputError, *class_panel.unavailable_types()) as exc:
+        st.session_state["_class_reveal_failed"] = (step, f"Not revealed: {exc}")
+
+
+def reveal_control(s) -> None:
+    """*Reveal to the class*: the step's answer and explanation pushed to every student's screen."""
+    failed = st.session_state.get("_class_reveal_failed")
+    if failed and failed[0] == s.step:
+        st.error(failed[1])
+    if s.revealed:
+        st.caption(
+            f":material/campaign: Revealed to the class: every student's page shows step {s.step}'s answer "
+            "(each student's own, where they have their own values) and its explanation."
+        )
+    else:
+        st.button(
+            "Reveal to the class",
+            key=f"class_reveal_{s.step}",
+            icon=":material/campaign:",
+            on_click=_reveal,
+            args=(s.step,),
+            help=f"show step {s.step}'s answer and explanation on every student's page (within "
+            f"{class_panel.POLL_REFRESH} s, without a reload)",
+        )
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    m, sec = divmod(int(seconds), 60)
+    return f"{m} min {sec:02d} s" if m else f"{sec} s"
+
+
+def progress_table(rows, lesson) -> None:
+    """Who is where: per student the furthest step reached, time on it, attempts at its question, right
+    or not, looked up; stuck students first (the rule is said under the table, the count computed)."""
+    import pandas as pd
+
+    from hetdp_ui.classroom.progress import STUCK_ATTEMPTS, STUCK_SECONDS
+
+    st.subheader("Who is where")
+    if not rows:
+        st.caption("No student has joined yet.")
+        return
+    stuck = sum(r.stuck for r in rows)
+    st.caption(
+        f"**{stuck} of {len(rows)} student{'s' if len(rows) != 1 else ''} look stuck**: at least {STUCK_ATTEMPTS} "
+        f"wrong attempts at the question of the step they reached and no right one, or {STUCK_SECONDS // 60} min "
+        "on it without one. Stuck first, then the longest on their step."
+    )
+
+    def at(r) -> str:
+        if r.step < 1:
+            return "not started"
+        title = lesson.steps[r.step - 1].title
+        return f"{r.step} — {title}" if title else str(r.step)
+
+    table = pd.DataFrame(
+        [
+            {
+                "student": r.name,
+                "step reached": at(r),
+                "on it for": _duration(r.seconds),
+                "attempts there": r.attempts,
+                "right there": "—" if r.right is None else ("yes" if r.right else "not yet"),
+                "looked up": "yes" if r.looked_up else "",
+                "stuck": "stuck" if r.stuck else "",
+            }
+            for r in rows
+        ]
+    )
+    st.dataframe(table, hide_index=True, height=min(38 + 35 * len(table), 420))
 
 
 def poll_section() -> None:
@@ -297,7 +421,9 @@ def poll_controls() -> None:
 
 
 def instructor_view() -> None:
-    info = session_or_error(lambda: store.authorize(code, key))
+    if session_or_error(lambda: store.session(code)) is None:
+        return
+    info = session_or_error(lambda: store.authorize(code, key), key_again)
     if info is None:
         return
     lesson = cached_lesson(info.lesson_id)
@@ -345,6 +471,7 @@ def instructor_view() -> None:
         try:
             stats = store.step_stats(code)
             counts = store.counts(code)
+            progress = store.progress(code)
         except InputError as exc:  # deleted from another tab or the CLI
             st.error(str(exc))
             return
@@ -357,6 +484,7 @@ def instructor_view() -> None:
             f"{REFRESH} s. Histograms and counts use each student's first answer; misconceptions count students "
             "who gave one at any attempt."
         )
+        progress_table(progress, lesson)
         poll_section()
         for s in stats:
             step_block(s)

@@ -80,11 +80,23 @@ def _budget_html(budget: float, heads: dict) -> str:
     )
 
 
+def reopen_link(result, *, app_url: str = "http://localhost:8501") -> str:
+    """The app's link that reopens this ledger: the Release ledger with the decided plan (its TOML in
+    the link), δ, FPR and budget — what the report and the decision package's README point to."""
+    from urllib.parse import urlencode
+
+    from hetdp_core.ledger import plan_toml
+
+    q = {"delta": repr(result.delta), "fpr": repr(result.fpr), "plan": plan_toml(result.plan)}
+    if result.budget is not None:
+        q["budget"] = repr(result.budget)
+    return f"{app_url.rstrip('/')}/Release_ledger?{urlencode(q)}"
+
+
 def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> str:
     """A standalone HTML report of a release ledger (the page's button and ``hetdp ledger --report``):
     the plan, each group's totals by the four accountants, the budget, the risk in attack terms and
     its trade-off curves, who pays what, the plan's TOML and the link that reopens it."""
-    from urllib.parse import urlencode
 
     import hetdp_core
     from hetdp_core.ledger import plan_toml
@@ -93,10 +105,7 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
 
     ledger_placed = result.placements()
     toml_text = plan_toml(result.plan)
-    q = {"delta": repr(result.delta), "fpr": repr(result.fpr), "plan": toml_text}
-    if result.budget is not None:
-        q["budget"] = repr(result.budget)
-    link = f"{app_url.rstrip('/')}/Release_ledger?{urlencode(q)}"
+    link = reopen_link(result, app_url=app_url)
     wide, heads, plan_rows = _ledger_tables(result)
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>hetdp report — Release ledger"
@@ -182,7 +191,7 @@ print(json.dumps(numbers, default=float))
         title="Release ledger",
         question=QUESTION,
         summary=summary,
-        link=f"{app_url.rstrip('/')}/Release_ledger",
+        link=reopen_link(result, app_url=app_url),  # the decided plan, not the page's default
         rerun=[
             f"On the command line: `hetdp ledger --plan plan.toml {flags} --json`",
             "With Python: `python recompute.py`",

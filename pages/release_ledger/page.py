@@ -54,8 +54,31 @@ MAX_LINK_PLAN = 1500
 EXAMPLE = "census-and-survey.toml"
 
 
-def example_text() -> str:
-    return (resources.files("hetdp_core.data") / "plans" / EXAMPLE).read_text(encoding="utf-8")
+def example_text(name: str = EXAMPLE) -> str:
+    return (resources.files("hetdp_core.data") / "plans" / name).read_text(encoding="utf-8")
+
+
+def bundled_plans() -> dict[str, str]:
+    """The plans that ship with hetdp (``data/plans/*.toml``): file name → the plan's title."""
+    import tomllib
+
+    folder = resources.files("hetdp_core.data") / "plans"
+    names = sorted(f.name for f in folder.iterdir() if f.name.endswith(".toml"))
+    return {n: str(tomllib.loads(example_text(n)).get("title", n.removesuffix(".toml"))) for n in names}
+
+
+def load_plan(plan) -> None:
+    """Put ``plan`` into the editor (its rows and groups; the editor starts afresh)."""
+    st.session_state["ledger_rows"] = rows_of(plan)
+    st.session_state["ledger_groups"] = ", ".join(plan.groups)
+    st.session_state["ledger_editor_version"] = st.session_state.get("ledger_editor_version", 0) + 1
+
+
+def _pick_bundled() -> None:
+    """``on_change`` of the bundled-plan picker: the chosen plan replaces the one in the editor."""
+    name = st.session_state.get("ledger_bundled")
+    if name:
+        load_plan(parse_plan(example_text(name)))
 
 
 def rows_of(plan) -> pd.DataFrame:
@@ -113,6 +136,18 @@ if "ledger_rows" not in st.session_state:
     st.session_state["ledger_groups"] = ", ".join(plan0.groups)
 
 sb = st.sidebar
+plans = bundled_plans()
+sb.selectbox(
+    "open a plan that ships with hetdp",
+    list(plans),
+    index=None,
+    format_func=lambda n: plans[n],
+    placeholder="choose a bundled plan …",
+    key="ledger_bundled",
+    on_change=_pick_bundled,
+    help="the example plans that ship with hetdp: loading one replaces the rows below (keep your own plan "
+    "first with *Download the plan (TOML)*, or upload one below)",
+)
 up = sb.file_uploader(
     "load a plan (TOML)",
     type=["toml"],
@@ -122,10 +157,7 @@ up = sb.file_uploader(
 if up is not None and st.session_state.get("_ledger_loaded") != up.file_id:
     st.session_state["_ledger_loaded"] = up.file_id
     try:
-        loaded = parse_plan(up.getvalue())
-        st.session_state["ledger_rows"] = rows_of(loaded)
-        st.session_state["ledger_groups"] = ", ".join(loaded.groups)
-        st.session_state["ledger_editor_version"] = st.session_state.get("ledger_editor_version", 0) + 1
+        load_plan(parse_plan(up.getvalue()))
     except InputError as exc:
         st.warning(f"The file was not loaded (the current plan is kept): {exc}")
 delta0 = next((d for d in DELTAS if qp.get("delta") in (repr(d), str(d), f"{d:.0e}")), 1e-6)

@@ -88,3 +88,34 @@ def test_ledger_risk_solve_report_and_notebook_in_the_browser(page, server, arti
     assert "In attack terms (false-positive rate 1 %)" in rep.read_text()
     nb = _download(page, "Download a notebook (Jupyter)", tmp_path / "l.ipynb")
     nbformat.validate(nbformat.read(nb, as_version=4))
+
+
+def test_a_bundled_plan_from_the_picker_and_the_decision_package_that_reopens_it(page, server, artifacts, tmp_path):
+    """The release ledger's bundled plans in a picker (no TOML file from a checkout needed), and the
+    decision package's README link, opened in the browser, shows the decided plan — not the default."""
+    import io
+    import zipfile
+
+    page.goto(f"{server}/Release_ledger")
+    page.locator(".js-plotly-plot").nth(1).wait_for()
+    wait_idle(page)
+    page.get_by_text("Who pays most: survey participants").wait_for()
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_role("combobox", name="open a plan that ships with hetdp").click()
+    page.get_by_role("option", name="A course project with per-user levels").click()
+    page.wait_for_url(re.compile(r"plan=.*careful"))
+    page.get_by_text(re.compile(r"Who pays most: (careful|others)")).wait_for()
+    wait_idle(page)
+    assert_no_errors(page)
+    page.screenshot(path=str(artifacts / "ledger_bundled_plan.png"), full_page=True)
+    page.get_by_role("button", name=re.compile("Prepare the decision")).click()
+    with page.expect_download(timeout=240_000) as dl:
+        page.get_by_role("button", name="Download the decision (zip)").click(timeout=240_000)
+    readme = zipfile.ZipFile(io.BytesIO(dl.value.path().read_bytes())).read("README.md").decode()
+    (link,) = re.findall(r"In the app: <([^>]+)>", readme)
+    assert "/Release_ledger?" in link and "plan=" in link
+    page.goto(link)  # the link the README gives
+    page.get_by_text(re.compile(r"Who pays most: (careful|others)")).wait_for()
+    wait_idle(page)
+    assert_no_errors(page)
+    assert "survey participants" not in page.locator('[data-testid="stMain"]').inner_text()

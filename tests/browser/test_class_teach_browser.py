@@ -1,0 +1,216 @@
+"""A live class that strands no one and teaches back, in Chromium: an instructor and three students
+(one on a phone), each in a browser context of their own. A long pasted name is kept and refused by
+its length; a known mistake shows its explanation to the student at once; the instructor's progress
+table and *Reveal to the class* (on the students' pages without a reload); a closed poll shows the
+class's estimate and what each student's own answer revealed; a close, a reopen and a delete reach
+every student's banner by themselves, and a student who keeps clicking through them never gets an
+error page; a wrong code and a wrong key are no dead end; per-student variants (lesson 5): each
+student their own ρ and answer, a neighbour's number judged wrong. Screenshots under tests/artifacts/."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from hetdp_ui.classroom.store import ClassStore
+
+from . import test_class_browser
+from .test_browser import type_in, wait_idle
+from .test_class_browser import _context as one_context
+
+pytestmark = pytest.mark.browser
+#: the browser contexts of a test, closed after its report (tests/browser/test_class_browser.py)
+contexts = test_class_browser.contexts
+
+#: an error *page*: Streamlit's exception box or its "This app has encountered an error"
+CRASH = '[data-testid="stException"]'
+PHONE = {"width": 390, "height": 844}
+
+
+def _context(browser, contexts, **kw):
+    """A page in a browser context of its own (closed after the test's report)."""
+    ctx, pg = one_context(browser, **kw)
+    contexts.append(ctx)
+    return pg
+
+
+def shot(pg, locator, path) -> None:
+    """A screenshot of the viewport with ``locator`` in its middle (Streamlit scrolls its own container,
+    so a full-page screenshot shows only the top)."""
+    locator.first.evaluate("e => e.scrollIntoView({block: 'center'})")
+    pg.wait_for_timeout(400)
+    pg.screenshot(path=str(path))
+
+
+def no_crash(pg) -> None:
+    assert pg.locator(CRASH).count() == 0, pg.locator(CRASH).first.inner_text()
+    assert pg.get_by_text("This app has encountered an error").count() == 0
+
+
+def start(browser, contexts, server, lesson: str):
+    inst = _context(browser, contexts)
+    inst.goto(f"{server}/Class?teach={lesson}")
+    wait_idle(inst)
+    inst.get_by_role("button", name="Start the session").click()
+    inst.wait_for_url(re.compile(r"key="))
+    q = parse_qs(urlparse(inst.url).query)
+    inst.get_by_text("Live", exact=True).wait_for()
+    return inst, q["code"][0], q["key"][0]
+
+
+def join(browser, contexts, server, code: str, name: str, page: str, **kw):
+    pg = _context(browser, contexts, **kw)
+    pg.goto(f"{server}/Class?code={code}")
+    type_in(pg.get_by_role("textbox", name=re.compile("your display name")), name)
+    pg.get_by_role("button", name="Join").click()
+    pg.wait_for_url(re.compile(rf"/{page}\?.*me="))
+    pg.get_by_text(f"as {name}").first.wait_for()
+    wait_idle(pg, timeout=180_000)
+    return pg
+
+
+def check(pg, value: str) -> None:
+    type_in(pg.get_by_role("spinbutton", name="your answer"), value)
+    wait_idle(pg)
+    pg.get_by_role("button", name="Check my answer").click()
+    wait_idle(pg)
+
+
+def test_a_class_that_strands_no_one_and_teaches_back(browser, server, artifacts, contexts):
+    inst, code, key = start(browser, contexts, server, "1-bcdp-feature-privacy")
+
+    # one limit for a name: a 300-character paste stays in the box and Join names its length (phone)
+    chi = _context(browser, contexts, viewport=PHONE)
+    chi.goto(f"{server}/Class?code={code}")
+    box = chi.get_by_role("textbox", name=re.compile("your display name"))
+    type_in(box, "x" * 300)
+    assert len(box.input_value()) == 300  # kept, not silently dropped
+    chi.get_by_role("button", name="Join").click()
+    chi.get_by_text("name has 300 characters; at most 40. Choose a shorter name.").wait_for()
+    type_in(box, "Chi")
+    chi.get_by_role("button", name="Join").click()
+    chi.wait_for_url(re.compile(r"/Feature_privacy\?.*me="))
+    chi.get_by_text("as Chi").first.wait_for()
+    wait_idle(chi, timeout=180_000)
+    ada = join(browser, contexts, server, code, "Ada", "Feature_privacy")
+    bao = join(browser, contexts, server, code, "Bao", "Feature_privacy")
+
+    # targeted feedback: the known mistake's explanation, at once, on the student's screen
+    check(ada, "0.2")
+    feedback = ada.get_by_text(re.compile(r"Not quite — a common mistake\. You took the demand δ = 0\.2"))
+    feedback.wait_for()
+    shot(ada, feedback, artifacts / "class_student_feedback.png")
+    check(ada, "0.5")  # a second wrong answer: Ada is stuck
+    check(bao, "0.09")
+    bao.get_by_text(re.compile(r"^Correct\.")).wait_for()
+    check(chi, "0.5")
+    chi.get_by_text(re.compile(r"^Not quite\. Hint:")).wait_for()
+    for pg in (ada, bao, chi):
+        no_crash(pg)
+
+    # the instructor's progress table, by itself (the live view refreshes without a reload)
+    inst.get_by_text("3 students joined · 4 answers recorded").wait_for(timeout=60_000)
+    inst.get_by_text(re.compile(r"1 of 3 students look stuck")).wait_for()
+    shot(inst, inst.get_by_text("Who is where"), artifacts / "class_instructor_progress.png")
+    shot(inst, inst.locator(".js-plotly-plot"), artifacts / "class_instructor_rows.png")
+
+    # Reveal to the class: the explanation reaches the students' screens without a reload
+    inst.get_by_role("button", name="Reveal to the class").first.click()
+    inst.get_by_text(re.compile(r"Revealed to the class: every student's page shows step 1")).wait_for()
+    for pg in (ada, chi):
+        pg.get_by_text(re.compile(r"Your instructor revealed Step 1 — The setting: the answer is 0\.09")).wait_for(
+            timeout=60_000
+        )
+    shot(chi, chi.get_by_text("Your instructor revealed"), artifacts / "class_student_reveal_phone.png")
+
+    # the class sees its closed poll: the estimate and what each one's own answer revealed
+    inst.get_by_text("Ask the class a private yes/no question").click()
+    inst.get_by_role("textbox", name="question").fill("Have you ever reused a password?")
+    inst.get_by_role("button", name="Ask the class").click()
+    inst.get_by_text("Asked the class (ε = 1): Have you ever reused a password?").wait_for()
+    for pg, truth in ((ada, "yes"), (bao, "no")):
+        pg.get_by_role("button", name=f"My true answer: {truth}").click(timeout=60_000)
+        pg.get_by_text(re.compile("^Sent: ")).wait_for()
+    inst.get_by_role("button", name="Close the poll").click()
+    inst.get_by_text("Poll closed: no new reports are taken.").wait_for()
+    for pg in (ada, bao, chi):
+        pg.get_by_text("Class poll closed (private, ε = 1).", exact=False).wait_for(timeout=60_000)
+    ada.get_by_text(
+        re.compile(r"What your own answer revealed\. You sent (yes|no)\. Seeing it, an attacker")
+    ).wait_for()
+    chi.get_by_text("You did not answer this poll: it holds nothing about you.").wait_for()
+    shot(ada, ada.locator(".st-key-class_poll_result"), artifacts / "class_student_closed_poll.png")
+    shot(chi, chi.locator(".st-key-class_poll_result"), artifacts / "class_student_closed_poll_phone.png")
+
+    # close, reopen, delete: every banner follows by itself; a student who keeps clicking gets no error page
+    url_before = bao.url
+    inst.get_by_role("button", name="Close (no new answers)").click()
+    bao.get_by_text(re.compile(r"is closed: your answers are kept, new ones are not recorded")).wait_for(timeout=60_000)
+    assert bao.url == url_before  # no reload: the live box reran the page
+    bao.get_by_role("button", name="Next step →").click()
+    bao.wait_for_url(re.compile(r"step=2"))
+    wait_idle(bao)
+    no_crash(bao)
+    inst.get_by_role("button", name="Reopen").click()
+    bao.get_by_text(re.compile(r"as Bao — your answers are recorded")).wait_for(timeout=60_000)
+    inst.get_by_role("button", name="Delete the session").click()
+    inst.get_by_role("button", name="Delete everything").click()
+    inst.get_by_text(re.compile(r"and everything stored about it were deleted")).wait_for()
+    ada.get_by_role("button", name="Next step →").click()  # the issue's crash: a click right after the delete
+    ada.get_by_text(re.compile(r"no longer exists \(your instructor deleted it\)")).first.wait_for()
+    wait_idle(ada)
+    no_crash(ada)
+    for name in ("← Previous step", "Next step →", "Check my answer", "Next step →"):
+        ada.get_by_role("button", name=name).click()
+        wait_idle(ada)
+        no_crash(ada)
+    assert "class=" not in ada.url and "me=" not in ada.url
+    bao.get_by_text(re.compile(r"no longer exists")).first.wait_for(timeout=60_000)  # without a click
+    no_crash(bao)
+    shot(ada, ada.get_by_text(re.compile(r"no longer exists")), artifacts / "class_student_after_delete.png")
+
+    # no dead end: a wrong code offers the code box, a wrong key the key box
+    chi.goto(f"{server}/Class?code=ZZZZZZ")
+    chi.get_by_text("code 'ZZZZZZ' names no class session").wait_for()
+    chi.get_by_role("textbox", name="code on the projector").wait_for()
+    other = ClassStore().start("1-bcdp-feature-privacy")
+    inst.goto(f"{server}/Class?code={other.code}&key=guessed")
+    inst.get_by_text("the instructor key does not match this session").wait_for()
+    inst.get_by_label("instructor key — or paste the whole instructor link").fill(other.key)
+    inst.get_by_role("button", name="Open the live view").click()
+    inst.get_by_text("Live", exact=True).wait_for()
+    no_crash(inst)
+    ClassStore().delete(other.code)
+
+
+def test_each_student_gets_their_own_variant_and_answer(browser, server, artifacts, contexts):
+    inst, code, key = start(browser, contexts, server, "5-dp-sgd-schedules")
+    students = {
+        name: join(browser, contexts, server, code, name, "DP_SGD_schedules", **kw)
+        for name, kw in (("Ada", {}), ("Bao", {}), ("Chi", {"viewport": PHONE}))
+    }
+    store = ClassStore()
+    tokens = {name: parse_qs(urlparse(pg.url).query)["me"][0] for name, pg in students.items()}
+    mine = {name: store.variant(code, tokens[name], 1) for name in students}
+    assert len({m.variant["rho"] for m in mine.values()}) == 3  # three students, three values of ρ
+    for name, pg in students.items():
+        pg.get_by_text(f"With ρ = {mine[name].variant['rho']:g}, how many times larger").wait_for()
+    ada, bao = students["Ada"], students["Bao"]
+    check(ada, f"{mine['Bao'].answer:.4f}")  # the neighbour's number
+    ada.get_by_text(re.compile(r"^Not quite")).first.wait_for()
+    check(ada, f"{mine['Ada'].answer:.4f}")
+    ada.get_by_text(re.compile(r"^Correct\.")).wait_for()
+    check(bao, "2")  # the misconception "A3 grows in proportion to N"
+    bao.get_by_text(re.compile(r"a common mistake\. You assumed A3 grows in proportion to N")).wait_for()
+    check(students["Chi"], f"{mine['Chi'].answer:.4f}")
+    students["Chi"].get_by_text(re.compile(r"^Correct\.")).wait_for()
+    shot(students["Chi"], students["Chi"].get_by_text(re.compile(r"^Correct\.")), artifacts / "class_variant_phone.png")
+    for pg in students.values():
+        no_crash(pg)
+    inst.get_by_text("3 students joined · 4 answers recorded").wait_for(timeout=60_000)
+    own = inst.get_by_text(re.compile(r"Each student has their own values \(rho from 0\.3 to 0\.7\)"))
+    shot(inst, own, artifacts / "class_instructor_variants.png")
+    no_crash(inst)
+    store.delete(code)
