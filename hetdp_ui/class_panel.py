@@ -19,6 +19,9 @@ CHECKED = "_class_member"
 #: session key: answer widget key → (given, nonce) of a click not yet stored
 PENDING = "_class_pending"
 
+#: URL parameter of the live-class page: the identity of this browser's *Join* click (see :func:`join_id`)
+JOIN = "join"
+
 #: seconds between a student page's looks for a new class poll (a fragment: only the poll box reruns)
 POLL_REFRESH = 5
 
@@ -40,6 +43,22 @@ def unavailable_types() -> tuple[type, ...]:
 def carried() -> dict[str, str]:
     """The class parameters of this URL, to carry to the next step's page."""
     return {k: st.query_params[k] for k in PARAMS if st.query_params.get(k)}
+
+
+def join_id() -> str:
+    """The identity of this browser's *Join* click: the link's ``join`` parameter, drawn and written to the
+    link when the join form is drawn (so it is in the browser before the click) and the link has none.
+    A reconnecting browser — its worker died during *Join* — sends it back with the link, so the click
+    repeated on another worker is the same student (:meth:`~hetdp_ui.classroom.store.ClassStore.join`)."""
+    from hetdp_ui.classroom.store import check_click
+
+    click = st.query_params.get(JOIN)
+    try:
+        return check_click(click)
+    except InputError:
+        click = secrets.token_urlsafe(18)
+        st.query_params[JOIN] = click
+        return click
 
 
 def member(lesson: Lesson):

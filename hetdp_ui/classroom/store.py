@@ -17,11 +17,13 @@ deleted (:meth:`ClassStore.delete`, ``hetdp class delete``), which deletes all o
 
 from __future__ import annotations
 
+import base64
 import csv
 import hashlib
 import hmac
 import io
 import math
+import re
 import secrets
 import unicodedata
 from collections.abc import Callable
@@ -75,6 +77,25 @@ def normalize_code(code) -> str:
             "Check the code and type it again."
         )
     return c
+
+
+#: a *Join* click's identity: what :func:`secrets.token_urlsafe` draws (16 to 64 URL-safe letters)
+CLICK = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+
+def check_click(click) -> str:
+    """A *Join* click's identity as the page draws it; else InputError."""
+    if not isinstance(click, str) or not CLICK.fullmatch(click):
+        raise InputError("join must be 16 to 64 letters, digits, '-' or '_'; open the class link again to join.")
+    return click
+
+
+def join_token(click, code, name) -> str:
+    """The token of the student who joins session ``code`` with the *Join* click ``click`` under ``name``:
+    SHA-256 of the three, so the same click and name always give the same student, and another name or
+    session another one. The click is as secret as the token (it lives in the same browser's link)."""
+    digest = hashlib.sha256(f"{check_click(click)}\n{normalize_code(code)}\n{check_name(name)}".encode()).digest()
+    return base64.urlsafe_b64encode(digest[:24]).decode()
 
 
 def check_name(name) -> str:
@@ -231,22 +252,36 @@ class ClassStore(PollStore):
         return self._run(go, write=True)
 
     # ------------------------------------------------------------ students
-    def join(self, code: str, name) -> str:
-        """Join an open session under a display name; returns the student's token (their identity)."""
+    def join(self, code: str, name, *, click: str | None = None) -> str:
+        """Join an open session under a display name; returns the student's token (their identity).
+
+        ``click`` is the identity of the *Join* click, drawn before the click and kept where a reconnecting
+        browser finds it (the page keeps it in its link): the token is :func:`join_token` of it and the
+        name, so the same click with the same name is the same student. A worker that dies during *Join*,
+        after the row was stored, leaves the click in the browser; the click repeated on another worker
+        returns the same student instead of "name taken". A name is never given to a second token: nobody
+        takes over another student's name. Without ``click`` the token is drawn at random."""
         name = check_name(name)
-        token = secrets.token_urlsafe(18)
+        token = secrets.token_urlsafe(18) if click is None else join_token(click, code, name)
 
         def go(c):
             row = self._session_row(c, code)
+            mine = c.execute(select(STUDENT).where(STUDENT.c.token_hash == _hash(token))).first()
+            if mine is not None:
+                if mine.session_id != row.id or mine.name != name:
+                    raise InputError("this join was already used elsewhere; open the class link again to join.")
+                return  # the same click again: already joined
             if row.closed_at is not None:
                 raise InputError(f"class session {row.code} is closed; ask your instructor to reopen it.")
             n = c.execute(select(func.count()).select_from(STUDENT).where(STUDENT.c.session_id == row.id)).scalar()
             if n >= MAX_STUDENTS:
                 raise InputError(f"class session {row.code} is full ({MAX_STUDENTS} students); ask your instructor.")
             taken = c.execute(
-                select(STUDENT.c.id).where(STUDENT.c.session_id == row.id, STUDENT.c.name == name)
+                select(STUDENT.c.token_hash).where(STUDENT.c.session_id == row.id, STUDENT.c.name == name)
             ).first()
             if taken is not None:
+                if hmac.compare_digest(taken.token_hash, _hash(token)):  # the same click, stored meanwhile
+                    return
                 raise InputError(f"the name {name!r} is taken in this session; choose another one.")
             c.execute(
                 insert(STUDENT).values(
@@ -256,8 +291,11 @@ class ClassStore(PollStore):
 
         try:
             self._run(go, write=True)
-        except IntegrityError:  # two students took the same name at the same moment
-            raise InputError(f"the name {name!r} is taken in this session; choose another one.") from None
+        except IntegrityError:  # the same click (or the same name) stored at the same moment: look again
+            try:
+                self._run(go, write=True)
+            except IntegrityError:
+                raise InputError(f"the name {name!r} is taken in this session; choose another one.") from None
         return token
 
     def _student_row(self, c, code: str, token):

@@ -106,22 +106,41 @@ def join_form(fixed_code: str | None) -> None:
         name = st.text_input(
             "your display name (the class sees it; no account needed)", max_chars=200, key="class_name"
         )
+    class_panel.join_id()  # the click's identity, in the link before the click (see join_now)
     if st.button("Join", type="primary", key="class_join", icon=":material/login:"):
-        joins = st.session_state.get("_class_joins", 0)
-        try:
-            if joins >= MAX_JOINS:
-                raise InputError(f"this browser joined {joins} times already; go on with the link of your last join.")
-            info = store.session(c)
-            token = store.join(c, name)
-        except InputError as exc:
-            st.error(str(exc))
-            return
-        except class_panel.unavailable_types() as exc:
-            st.error(f"Not joined — the class database did not answer ({exc}). Try again.")
-            return
+        joined = join_now(c, name)
+        if joined is not None:
+            info, token = joined
+            lesson = cached_lesson(info.lesson_id)
+            open_page(lesson.steps[0].page, {"lesson": lesson.id, "step": "1", "class": info.code, "me": token})
+
+
+def join_now(c: str, name: str):
+    """*Join*: (the session, the student's token), or None after a one-line reason. The click's identity is
+    the link's ``join`` parameter, written before the click: a worker that dies during *Join* leaves it in
+    the browser, and the click repeated on another worker is the same student (not "name taken"). Works
+    in the script or in a button's callback (it reads only the link and the session state)."""
+    from hetdp_ui.classroom.store import join_token
+
+    joins = st.session_state.get("_class_joins", 0)
+    done = st.session_state.setdefault("_class_joined", set())  # tokens this browser session joined as
+    try:
+        click = class_panel.join_id()
+        again = join_token(click, c, name) in done  # the same click repeated: not a new join
+        if joins >= MAX_JOINS and not again:
+            raise InputError(f"this browser joined {joins} times already; go on with the link of your last join.")
+        info = store.session(c)
+        token = store.join(c, name, click=click)
+    except InputError as exc:
+        st.error(str(exc))
+        return None
+    except class_panel.unavailable_types() as exc:
+        st.error(f"Not joined — the class database did not answer ({exc}). Try again.")
+        return None
+    if not again:
+        done.add(token)
         st.session_state["_class_joins"] = joins + 1
-        lesson = cached_lesson(info.lesson_id)
-        open_page(lesson.steps[0].page, {"lesson": lesson.id, "step": "1", "class": info.code, "me": token})
+    return info, token
 
 
 def session_or_error(read):
