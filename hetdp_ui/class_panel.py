@@ -107,8 +107,11 @@ def record(code: str, token: str, widget: str, step: int, given) -> None:
     got = pending.get(widget)
     nonce = got[1] if got and got[0] == given else secrets.token_hex(12)
     pending[widget] = (given, nonce)
+    from hetdp_ui.class_queue import ANSWER_WORDS, WRITE, queued
+
     try:
-        r = store().record(code, token, step=step, given=given, nonce=nonce)
+        with queued(WRITE, ANSWER_WORDS):  # in the order answers arrived, before any student's page
+            r = store().record(code, token, step=step, given=given, nonce=nonce)
     except InputError as exc:
         pending.pop(widget, None)
         st.session_state[f"{widget}_class"] = ("error", f"Not recorded: {exc}", given)

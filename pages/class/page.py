@@ -9,7 +9,7 @@ import streamlit as st
 from hetdp_core.lessons import lesson_ids
 from hetdp_core.poll import MAX_POLL_EPS, MIN_POLL_EPS
 from hetdp_core.scenario import InputError
-from hetdp_ui import class_panel
+from hetdp_ui import class_panel, class_queue
 from hetdp_ui.classroom.store import export_csv, links
 from hetdp_ui.common import app_base_url, chart
 from hetdp_ui.lesson_panel import cached_lesson
@@ -360,6 +360,7 @@ def instructor_view() -> None:
     poll_controls()
 
     @st.fragment(run_every=REFRESH)
+    @class_queue.comes_first  # the instructor's view refreshes ahead of a class's queue
     def live() -> None:
         try:
             stats = store.step_stats(code)
