@@ -64,10 +64,14 @@ postgresql:
 run: $(STAMP)
 	$(PY) -m hetdp_ui.launch run app.py --server.port $(PORT)
 
-# k Streamlit workers behind nginx with sticky sessions and a result cache shared on disk
+# k Streamlit workers behind nginx with sticky sessions and a result cache shared on disk; UPSTREAMS="h:p …"
+# joins workers that another machine serves (its WORKER_HOST), all machines on one PostgreSQL (docs/operations.md)
 WORKERS ?= 2
+UPSTREAMS ?=
+WORKER_HOST ?= 127.0.0.1
 serve: $(STAMP) nginx
-	$(PY) -m hetdp_ui.serve --workers $(WORKERS) --port $(PORT)
+	$(PY) -m hetdp_ui.serve --workers $(WORKERS) --port $(PORT) --worker-host $(WORKER_HOST) \
+	  $(foreach u,$(UPSTREAMS),--upstream $(u))
 
 # development: reload pages when a source file changes
 dev: $(STAMP)
