@@ -107,34 +107,52 @@ class Run:
 
 
 class Browser:
-    """One browser session: one websocket, reruns with widget states, elements read back."""
+    """One browser session: one websocket, reruns with widget states, elements read back. ``cookie``: the
+    browser's route cookie (``make serve``'s nginx keeps a browser that sends one on one worker);
+    ``worker``: the worker that answered (nginx's ``X-Hetdp-Worker``), when through nginx."""
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, cookie: str | None = None):
         self.ws_url = url.replace("http://", "ws://").rstrip("/") + "/_stcore/stream"
-        self.ws = None
+        self.ws, self.cookie, self.worker = None, cookie, None
 
     async def __aenter__(self):
-        self.ws = await websockets.connect(
-            self.ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=30, ping_interval=None
-        )
+        try:
+            self.ws = await websockets.connect(
+                self.ws_url,
+                subprotocols=["streamlit"],
+                max_size=None,
+                open_timeout=30,
+                ping_interval=None,
+                additional_headers={"Cookie": f"hetdp_route={self.cookie}"} if self.cookie else None,
+            )
+        except (OSError, websockets.WebSocketException) as exc:  # refused, or a 502 while every worker restarts
+            raise Disconnected(str(exc)) from None
+        self.worker = self.ws.response.headers.get("X-Hetdp-Worker")
         return self
 
     async def __aexit__(self, *exc):
         await self.ws.close()
 
-    async def run(
-        self, page: str, query: str, widgets=(), *, fragment: str | None = None, auto: bool = False, timeout=180.0
-    ) -> Run:
+    async def send(self, page: str, query: str, widgets=(), *, fragment: str | None = None, auto: bool = False):
+        """Send a rerun (a link opened, widgets changed, a button clicked) without reading the answer."""
         states = WidgetStates(widgets=[WidgetState(id=i, **v) for i, v in widgets])
         back = BackMsg(
             rerun_script=ClientState(
                 query_string=query, page_name=page, widget_states=states, fragment_id=fragment or "", is_auto_rerun=auto
             )
         )
-        t0 = time.perf_counter()
-        run = Run(0.0)
         try:
             await self.ws.send(back.SerializeToString())
+        except (OSError, websockets.WebSocketException) as exc:
+            raise Disconnected(str(exc)) from None
+
+    async def run(
+        self, page: str, query: str, widgets=(), *, fragment: str | None = None, auto: bool = False, timeout=180.0
+    ) -> Run:
+        t0 = time.perf_counter()
+        run = Run(0.0)
+        await self.send(page, query, widgets, fragment=fragment, auto=auto)
+        try:
             async with asyncio.timeout(timeout):
                 while True:
                     msg = ForwardMsg()
