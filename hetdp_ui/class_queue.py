@@ -9,8 +9,8 @@ before this queue). So each worker admits at most :data:`SLOTS` runs of a class'
 1. **the instructor** — the live view's refresh and the live-class page opened with its key (checked against
    the session, so a made-up key is queued like any student): never waits, and while it runs no student
    run starts (those running finish), so the live view has the process nearly to itself;
-2. **writes** — *Check my answer* and *Join* (a student on the live-class page): first come, first served, so
-   answers are stored in the order they arrived;
+2. **writes** — *Check my answer* and *Join* (a student on the live-class page, and the first step the
+   join opens): first come, first served, so answers are stored in the order they arrived;
 3. **page opens** — a student's step pages: first come, first served, after every waiting write.
 
 A run that waits longer than :data:`NOTICE_AFTER` seconds shows that it is queued and how many runs are
@@ -50,11 +50,16 @@ QUEUE = Admission(
 
 #: session key: the (code, key) whose instructor key was checked in this browser session
 _INSTRUCTOR = "_class_queue_instructor"
+#: session key: set by a join; the step page it opens is still the join (a write), not a page open
+JOINED = "_class_queue_joined"
 
-ANSWER_WORDS = (
-    "Your answer is queued: {ahead} ahead of it on this server. It will be stored in order — keep this page open."
-)
-PAGE_WORDS = "The class is busy: this page opens in turn ({ahead} ahead of it on this server)."
+ANSWER_WORDS = "Your answer is queued ({place} on this server): it will be stored in order — keep this page open."
+PAGE_WORDS = "The class is busy: this page opens in turn ({place} on this server)."
+
+
+def place(position: int) -> str:
+    """Where a waiting run stands, in words: "next in line", "2 ahead of it"."""
+    return "next in line" if position <= 1 else f"{position - 1} ahead of it"
 
 
 def _instructor(code: str, key: str) -> bool:
@@ -74,8 +79,8 @@ def _instructor(code: str, key: str) -> bool:
 
 def priority_of(page_url: str) -> int | None:
     """The queue priority of this run of page ``page_url`` (from its URL): :data:`FIRST` for the session's
-    instructor, :data:`WRITE` for a student on the live-class page (joining), :data:`PAGE` for a student's step,
-    None for anyone else (not queued)."""
+    instructor, :data:`WRITE` for a student on the live-class page (joining) and for the step a join opens,
+    :data:`PAGE` for a student's other steps, None for anyone else (not queued)."""
     from hetdp_ui.folders import LIVE_CLASS, page_for
 
     qp = st.query_params
@@ -84,7 +89,9 @@ def priority_of(page_url: str) -> int | None:
         if not code:
             return None
         return FIRST if key and _instructor(code, key) else WRITE
-    return PAGE if qp.get("class") and qp.get("me") else None
+    if not (qp.get("class") and qp.get("me")):
+        return None
+    return WRITE if st.session_state.pop(JOINED, False) else PAGE
 
 
 def comes_first(fn):
@@ -102,7 +109,7 @@ def comes_first(fn):
 @contextlib.contextmanager
 def queued(priority: int | None, words: str):
     """Run the block in its turn of :data:`QUEUE` (at once when ``priority`` is None); after
-    :data:`NOTICE_AFTER` seconds of waiting ``words`` (with ``{ahead}``) are shown where the block draws,
+    :data:`NOTICE_AFTER` seconds of waiting ``words`` (with ``{place}``) are shown where the block draws,
     and removed when its turn comes. A run that waits past :data:`WAIT` raises BusyError (an InputError)."""
     if priority is None:
         yield
@@ -120,7 +127,7 @@ def queued(priority: int | None, words: str):
             return  # a message per run and NOTICE_AFTER seconds at most: a hundred waiting runs stay cheap
         if note is None:
             note = st.empty()
-        note.info(words.format(ahead=position - 1), icon=":material/hourglass_top:")
+        note.info(words.format(place=place(position)), icon=":material/hourglass_top:")
         shown, at = position, now
 
     with QUEUE(on_wait=on_wait, priority=priority):

@@ -116,3 +116,64 @@ def test_a_join_whose_worker_dies_before_it_answers_is_the_same_student_on_the_o
                 p.wait(10)
     assert store.student(s.code, token).name == "Ada"
     assert store.counts(s.code) == {"students": 1, "answers": 1, "poll_reports": 0}
+
+
+def test_a_waiting_answer_says_it_is_queued_is_stored_in_its_turn_and_the_instructor_goes_first(tmp_path):
+    """One worker with one queue slot (HETDP_CLASS_SLOTS=1). Ada's answer takes the slot and waits for the
+    database (this test holds SQLite's write lock); Bob's answer, sent after hers, waits in the queue, and
+    after 2 s says so. Meanwhile the instructor's live view refreshes: it never waits for the queue. When
+    the lock is released both are stored, Ada's first; Bob's answer then says it was recorded."""
+    import sqlite3
+
+    from hetdp_ui.class_queue import ANSWER_WORDS
+    from hetdp_ui.classroom.store import ClassStore
+    from hetdp_ui.serve import start_streamlit
+
+    url = f"sqlite:///{tmp_path / 'class.sqlite'}"
+    store = ClassStore(url)
+    s = store.start(class_load.LESSON)
+    tokens = {name: store.join(s.code, name) for name in ("Ada", "Bob")}
+    env = {**os.environ, "HETDP_DATABASE_URL": url, "HETDP_CLASS_SLOTS": "1"}
+    port = load.free_port()
+    server = start_streamlit(port, env=env, timeout=180)
+    base = f"http://127.0.0.1:{port}"
+    lesson = class_load.bundled_lesson(class_load.LESSON)
+    page = lesson.steps[0].page
+    queued_words = ANSWER_WORDS.split("(")[0].strip()  # "Your answer is queued"
+
+    def link(name):
+        return urlencode({"lesson": class_load.LESSON, "step": 1, "class": s.code, "me": tokens[name]})
+
+    async def answer(browser, name, opened, i):
+        states, fragment = class_load._answer_state(lesson, 1, opened.widgets, i)
+        return await browser.run(page, link(name), states, fragment=fragment)
+
+    async def go():
+        async with load.Browser(base) as ada, load.Browser(base) as bob, load.Browser(base) as teacher:
+            opened = {n: await b.run(page, link(n)) for n, b in (("Ada", ada), ("Bob", bob))}
+            live = await teacher.run(class_load.CLASS, f"code={s.code}&key={s.key}")
+            lock = sqlite3.connect(tmp_path / "class.sqlite", isolation_level=None, timeout=30)
+            lock.execute("BEGIN IMMEDIATE")  # every write waits until the test commits
+            first = asyncio.create_task(answer(ada, "Ada", opened["Ada"], 1))
+            await asyncio.sleep(1.0)  # Ada's answer holds the only slot, waiting for the database
+            second = asyncio.create_task(answer(bob, "Bob", opened["Bob"], 2))
+            await asyncio.sleep(3.5)  # Bob's answer waits in the queue longer than the notice's 2 s
+            refresh = await teacher.run(class_load.CLASS, f"code={s.code}&key={s.key}", fragment=live.auto_rerun)
+            waiting = not first.done() and not second.done()  # the refresh ran while both still waited
+            lock.execute("COMMIT")
+            lock.close()
+            return await first, await second, refresh, waiting
+
+    try:
+        first, second, refresh, waiting = load.arun(go())
+    finally:
+        server.terminate()
+        server.wait(10)
+    assert waiting and refresh.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" and refresh.has("students joined")
+    assert second.has(queued_words) and not first.has(queued_words), (first.texts, second.texts)
+    assert first.has("Your answer was recorded (attempt 1)") and second.has("Your answer was recorded (attempt 1)")
+    with store.engine.connect() as c:
+        from sqlalchemy import text
+
+        order = c.execute(text("SELECT s.name FROM answer a JOIN student s ON s.id = a.student_id ORDER BY a.id"))
+        assert [r.name for r in order] == ["Ada", "Bob"]

@@ -237,6 +237,45 @@ def test_a_join_repeated_from_a_new_browser_session_with_its_link_is_the_same_st
     assert store.counts(s.code)["students"] == 1
 
 
+def _priority_script():
+    import streamlit as st
+
+    from hetdp_ui.class_queue import priority_of
+
+    if st.query_params.get("joined"):
+        st.session_state["_class_queue_joined"] = True
+    st.markdown(f"priority {priority_of(st.query_params.get('page', ''))}")
+
+
+def test_the_queue_puts_the_instructor_first_then_answers_and_joins_then_pages(url):
+    """Who waits for whom in a worker's class queue, by the run's page and link: the instructor (a key the
+    session accepts) first and never queued, a made-up key queued as a student, a student at the door (and
+    the step their join opens) before a student's page, anyone outside a class not queued at all."""
+    from hetdp_ui.class_queue import FIRST, PAGE, WRITE
+    from hetdp_ui.folders import LIVE_CLASS, page_for
+
+    s = ClassStore(url).start(LESSON)
+    cls = page_for(LIVE_CLASS).url
+    cases = [
+        ({"page": cls, "code": s.code, "key": s.key}, FIRST),
+        ({"page": cls, "code": s.code, "key": "made-up"}, WRITE),
+        ({"page": cls, "code": s.code}, WRITE),
+        ({"page": cls}, None),
+        ({"page": "Feature_privacy", "class": s.code, "me": "t" * 24}, PAGE),
+        ({"page": "Feature_privacy", "class": s.code, "me": "t" * 24, "joined": "1"}, WRITE),
+        ({"page": "Feature_privacy", "lesson": LESSON, "step": "1"}, None),
+    ]
+    for params, expected in cases:
+        at = AppTest.from_function(_priority_script, default_timeout=60)
+        at.query_params.update(params)
+        at.run()
+        assert not at.exception and at.markdown[0].value == f"priority {expected}", (params, at.markdown[0].value)
+        if "joined" in params:  # the step a join opens is a write once; its next run is a page again
+            del at.query_params["joined"]
+            at.run()
+            assert at.markdown[0].value == f"priority {PAGE}"
+
+
 def test_a_database_that_cannot_be_reached_is_one_line_not_a_traceback(monkeypatch):
     monkeypatch.setenv(db.URL_ENV, "postgresql+psycopg://nobody@127.0.0.1:1/none")
     db.reset_caches()

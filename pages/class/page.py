@@ -140,6 +140,7 @@ def join_now(c: str, name: str):
     if not again:
         done.add(token)
         st.session_state["_class_joins"] = joins + 1
+    st.session_state[class_queue.JOINED] = True  # the step it opens is still the join (class_queue)
     return info, token
 
 
