@@ -11,7 +11,8 @@ before this queue). So each worker admits at most :data:`SLOTS` runs of a class'
    run starts (those running finish), so the live view has the process nearly to itself;
 2. **writes** — *Check my answer* and *Join* (a student on the live-class page, and the first step the
    join opens): first come, first served, so answers are stored in the order they arrived;
-3. **page opens** — a student's step pages: first come, first served, after every waiting write.
+3. **page opens** — a student's step pages: first come, first served, after every waiting write, and
+   at most ``SLOTS - 1`` at once, so an answer waits only for other answers, never behind a page.
 
 A run that waits longer than :data:`NOTICE_AFTER` seconds shows that it is queued and how many runs are
 ahead of it (an answer: "queued … will be stored in order"), so a student sees a queue, not a frozen
@@ -42,6 +43,7 @@ FIRST, WRITE, PAGE = -1, 0, 1
 
 QUEUE = Admission(
     slots=SLOTS,
+    caps={PAGE: max(1, SLOTS - 1)},  # pages leave a slot free: an answer never waits behind a page
     wait=WAIT,
     busy="the class is over this server's capacity: {running} runs are in progress and {waiting} more are "
     "waiting, and this one waited longer than " + f"{WAIT:g} s. Try again in a minute.",

@@ -322,15 +322,22 @@ def run_limited(page: str, scenario, *, options: RunOptions = DEFAULT_OPTIONS, s
 
 
 class Admission:
-    """At most ``slots`` runs at once; the others wait in a queue, served by ``priority`` (lower first)
-    and first come, first served within a priority; ``wait`` seconds at most, then :class:`BusyError`
-    in the words of ``busy`` (formatted with ``running`` and ``waiting``). A thread that holds a slot
-    and asks again gets it at once (a nested use never waits for itself). Only the run at the head of
-    the queue is woken when a slot frees (a hundred waiting runs do not all wake for every admission);
-    ``on_wait(position)`` is called about every ``tick`` seconds while a run waits."""
+    """At most ``slots`` runs at once, and at most ``caps[p]`` of priority ``p`` (so the others always
+    find a slot: a cap keeps one free for the more urgent); the others wait in a queue, served by
+    ``priority`` (lower first) and first come, first served within a priority; ``wait`` seconds at most,
+    then :class:`BusyError` in the words of ``busy`` (formatted with ``running`` and ``waiting``). A
+    thread that holds a slot and asks again gets it at once (a nested use never waits for itself). Only
+    the run at the head of the queue is woken when a slot frees (a hundred waiting runs do not all wake
+    for every admission); ``on_wait(position)`` is called about every ``tick`` seconds while a run waits."""
 
     def __init__(
-        self, slots: int | None = None, wait: float | None = None, *, busy: str | None = None, tick: float = 0.5
+        self,
+        slots: int | None = None,
+        wait: float | None = None,
+        *,
+        busy: str | None = None,
+        tick: float = 0.5,
+        caps: dict[int, int] | None = None,
     ):
         self.slots = int(slots or os.environ.get("HETDP_HEAVY_RUNS") or (os.cpu_count() or 1))
         self.wait = float(wait if wait is not None else os.environ.get("HETDP_QUEUE_SECONDS", "120"))
@@ -338,9 +345,10 @@ class Admission:
             "the server is busy: {running} heavy computations are running and {waiting} more are waiting. "
             "Try again in a minute (views someone has already computed open at once)."
         )
-        self.tick = tick
+        self.tick, self.caps = tick, dict(caps or {})
         self._lock = threading.Lock()
         self._running = 0
+        self._running_by: dict[int, int] = {}  # priority → runs of it in progress
         self._queue: list[tuple[int, int]] = []  # (priority, arrival number), in the order of service
         self._wake: dict[tuple[int, int], threading.Condition] = {}
         self._arrivals = itertools.count()
@@ -373,9 +381,14 @@ class Admission:
     def __call__(self, on_wait: Callable[[int], None] | None = None, *, priority: int = 0):
         return _Slot(self, on_wait, priority)
 
+    def _free_for(self, priority: int) -> bool:
+        """(lock held) Whether a run of ``priority`` may start now (a slot, its cap, nothing ahead)."""
+        cap = self.caps.get(priority, self.slots)
+        return self._running < self.slots and self._running_by.get(priority, 0) < cap and not self._ahead
+
     def _wake_head(self) -> None:
         """(lock held) Wake the run at the head of the queue, if a slot is free for it."""
-        if self._queue and self._running < self.slots and not self._ahead:
+        if self._queue and self._free_for(self._queue[0][0]):
             self._wake[self._queue[0]].notify()
 
 
@@ -396,7 +409,7 @@ class _Slot:
             bisect.insort(adm._queue, ticket)
             wake = adm._wake[ticket] = threading.Condition(adm._lock)
             try:
-                while not (adm._running < adm.slots and not adm._ahead and adm._queue[0] == ticket):
+                while not (adm._queue[0] == ticket and adm._free_for(self.priority)):
                     left = adm.wait - (time.monotonic() - t0)
                     if left <= 0:
                         raise BusyError(adm.busy.format(running=adm._running, waiting=len(adm._queue) - 1))
@@ -409,6 +422,7 @@ class _Slot:
                             adm._lock.acquire()
                     wake.wait(min(left, adm.tick))
                 adm._running += 1
+                adm._running_by[self.priority] = adm._running_by.get(self.priority, 0) + 1
             finally:
                 adm._queue.remove(ticket)
                 del adm._wake[ticket]
@@ -423,6 +437,7 @@ class _Slot:
             return False
         with adm._lock:
             adm._running -= 1
+            adm._running_by[self.priority] -= 1
             adm._wake_head()
         return False
 

@@ -181,6 +181,36 @@ def test_a_run_ahead_of_the_queue_never_waits_and_holds_the_queue_while_it_runs(
     assert inside.is_set() and started and started[0] >= ended and adm.waiting == 0
 
 
+def test_a_cap_keeps_a_slot_free_for_the_more_urgent():
+    """slots=2, pages capped at 1: a second page waits although a slot is free, and an answer arriving
+    after it starts at once (an answer never waits behind a page)."""
+    adm = Admission(slots=2, wait=30, caps={1: 1})
+    release, started = threading.Event(), []
+
+    def run(name, priority):
+        with adm(priority=priority):
+            started.append(name)
+            release.wait(10)
+
+    page1 = threading.Thread(target=run, args=("page 1", 1))
+    page1.start()
+    while adm.running < 1:
+        time.sleep(0.01)
+    page2 = threading.Thread(target=run, args=("page 2", 1))
+    page2.start()
+    while adm.waiting < 1:
+        time.sleep(0.01)
+    answer = threading.Thread(target=run, args=("answer", 0))
+    answer.start()
+    while "answer" not in started:
+        time.sleep(0.01)
+    assert started == ["page 1", "answer"] and adm.waiting == 1  # page 2 still waits for the page slot
+    release.set()
+    for t in (page1, page2, answer):
+        t.join(10)
+    assert started == ["page 1", "answer", "page 2"] and adm.running == 0
+
+
 def test_a_nested_slot_never_waits_for_itself():
     adm = Admission(slots=1, wait=1)
     with adm():
