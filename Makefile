@@ -118,8 +118,8 @@ load: $(STAMP) nginx postgresql
 # PostgreSQL; then the same across two `make serve` instances on one PostgreSQL, one of them killed
 # (recorded in docs/benchmarks.md, the capacity in docs/operations.md; about 10 minutes on 2 cores)
 load-rush: $(STAMP) nginx postgresql
-	$(PY) benchmarks/class_load.py --scenario rush
-	$(PY) benchmarks/class_load.py --scenario two-machines
+	$(PY) benchmarks/class_load.py --scenario rush; rush=$$?; \
+	  $(PY) benchmarks/class_load.py --scenario two-machines && exit $$rush
 
 clean:
 	rm -rf $(VENV) tests/artifacts .pytest_cache

@@ -395,23 +395,13 @@ def run_class(
     started = ClassStore(db_url).start(LESSON)
     tally = Tally()
     t0, c0, me0 = time.perf_counter(), _cpu(pids), time.process_time()
-    th, sampled, done = None, [], threading.Event()
+    th = None
     if fault is not None:
         th = threading.Timer(getattr(fault, "at", 20.0), fault)
         th.start()
-    sampler = threading.Thread(target=_load_average, args=(sampled, done), daemon=True)
-    sampler.start()
-    load.arun(
-        phase(
-            url,
-            [class_student(url, started.code, i, lesson, tally, arrive) for i in range(students)],
-            started.code,
-            started.key,
-            tally,
-        )
-    )
-    done.set()
-    sampler.join(10)
+    with load.LoadAverage() as machine:
+        crowd = [class_student(url, started.code, i, lesson, tally, arrive) for i in range(students)]
+        load.arun(phase(url, crowd, started.code, started.key, tally))
     if th is not None:
         th.join()
         tally.failures += [] if getattr(fault, "done", None) else ["the fault did not fire during the crowd"]
@@ -421,7 +411,7 @@ def run_class(
     out["class"] |= {
         "load_tool_cpu_s": round(time.process_time() - me0, 1),
         "fault_at_s": round(fault.done - tally.t0, 1) if getattr(fault, "done", None) else None,
-        "load_average": {"mean": round(sum(sampled) / len(sampled), 2), "max": max(sampled)} if sampled else None,
+        "load_average": machine.summary(),
         "stored": rows,
         "expected_answers": students * steps,
     }
@@ -433,15 +423,6 @@ def run_class(
         c["answer_p95_over_baseline_answer_p95"] = round(c["answer_p95_s"] / out["baseline"]["answer_p95_s"], 2)
         out["promises"]["answer p95 <= 3x baseline open p95"] = ratio <= 3.0
     return out
-
-
-def _load_average(into: list, done: threading.Event, every: float = 5.0) -> None:
-    """The machine's 1-minute load average every ``every`` seconds until ``done`` (a shared machine says
-    how shared it was while the run measured)."""
-    while True:
-        into.append(os.getloadavg()[0])
-        if done.wait(every):
-            return
 
 
 def promises(c: dict, tally: Tally, expected: int) -> dict[str, bool]:
@@ -505,7 +486,7 @@ def one(db: str, fault: str, students: int, arrive: float, baseline: bool) -> di
                 arrive=arrive,
                 fault=fire and fire(),
                 baseline=baseline,
-                pids=lambda: stack.pids,
+                pids=lambda: stack.pids + (pg.pids() if pg else []),  # the database's CPU counts too
             )
         finally:
             stop.set()

@@ -39,8 +39,8 @@ RUSH = (300, 10.0, (1.0, 4.0))
 def capacity(result: dict, think: tuple[float, float]) -> dict:
     """Students one core serves at this pace without a queue: the seconds a student spends thinking through
     the lesson (one think after joining and two per step, at the mean think time) over the server CPU
-    seconds a student cost in the run (joins, pages, answers, the live view, the killed worker's restart:
-    all of the run's server CPU, divided by its students)."""
+    seconds a student cost in the run (joins, pages, answers, the live view, the killed worker's restart,
+    PostgreSQL's own processes: all of the run's server CPU, divided by its students)."""
     from hetdp_core.lessons import bundled_lesson
 
     c = result["class"]
@@ -59,7 +59,7 @@ def rush(dbs, students: int, arrive: float) -> list[dict]:
     runs = []
     for db in dbs:
         r = class_load.one(db, "kill", students, arrive, False)
-        r.update({"scenario": "rush", "think_s": list(class_load.THINK)})
+        r.update({"scenario": "rush", "think_s": list(class_load.THINK), "cpu_counts_database": db == "postgresql"})
         r["capacity"] = capacity(r, class_load.THINK)
         runs.append(r)
     return runs
@@ -136,7 +136,7 @@ def two_machines(students: int, arrive: float, at: float = 20.0) -> dict:
         stop = threading.Event()
         sup = threading.Thread(target=stack.supervise, args=(stop,), kwargs={"interval": 0.3}, daemon=True)
         sup.start()
-        cpu = lambda: class_load._cpu(lambda: stack.pids) + other.cpu()  # noqa: E731
+        cpu = lambda: class_load._cpu(lambda: stack.pids + pg.pids()) + other.cpu()  # noqa: E731
         c0 = cpu()
         try:
             result = class_load.run_class(
@@ -157,6 +157,7 @@ def two_machines(students: int, arrive: float, at: float = 20.0) -> dict:
                 "db": "postgresql",
                 "fault": "second machine killed",
                 "scenario": "two-machines",
+                "cpu_counts_database": True,
                 "think_s": list(class_load.THINK),
                 "machines": {"this": sorted(here), "second": other.workers},
                 "workers": 2,

@@ -329,6 +329,37 @@ class PeakRSS:
         return False
 
 
+class LoadAverage:
+    """``with LoadAverage() as la: …`` samples the machine's 1-minute load average every ``every`` seconds
+    during the block; ``la.summary()`` is its mean and largest value (how shared a shared machine was while
+    a run measured), or None when nothing was sampled."""
+
+    def __init__(self, every: float = 5.0):
+        import threading
+
+        self.every, self.samples, self._stop = every, [], threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self):
+        while True:
+            self.samples.append(os.getloadavg()[0])
+            if self._stop.wait(self.every):
+                return
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(10)
+        return False
+
+    def summary(self) -> dict | None:
+        s = self.samples
+        return {"mean": round(sum(s) / len(s), 2), "max": round(max(s), 2)} if s else None
+
+
 def _sequential_views(url: str, page: str, queries: list[str], *, cpu, settle: float):
     """Open ``queries`` one after another; per view the CPU ``cpu()`` rose by (read ``settle`` seconds
     after the view finished) and its wall time. Returns (costs, walls, problem or None)."""
