@@ -14,6 +14,7 @@ import threading
 import time
 from urllib.parse import parse_qs, urlencode
 
+import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -57,20 +58,33 @@ def test_a_small_class_through_two_workers_survives_a_killed_worker(monkeypatch)
     assert c["reconnects"] >= 1, c  # some students were on the killed worker and went on elsewhere
 
 
-def test_a_join_whose_worker_dies_before_it_answers_is_the_same_student_on_the_other_worker(tmp_path):
+@pytest.fixture(scope="module")
+def two_workers(tmp_path_factory):
+    """Two workers (A, B) on one SQLite file, each with one queue slot (HETDP_CLASS_SLOTS=1): (database URL,
+    A's process, A's URL, B's URL). Only the join test kills A; every test that needs a live worker uses B."""
+    from hetdp_ui.serve import start_streamlit
+
+    url = f"sqlite:///{tmp_path_factory.mktemp('class') / 'class.sqlite'}"
+    env = {**os.environ, "HETDP_DATABASE_URL": url, "HETDP_CLASS_SLOTS": "1"}
+    procs = [start_streamlit(load.free_port(), env=env, timeout=180) for _ in range(2)]
+    urls = [f"http://127.0.0.1:{p.args[p.args.index('--server.port') + 1]}" for p in procs]
+    yield url, procs[0], *urls
+    for p in procs:
+        if p.poll() is None:
+            p.terminate()
+            p.wait(10)
+
+
+def test_a_join_whose_worker_dies_before_it_answers_is_the_same_student_on_the_other_worker(two_workers):
     """The browser clicks Join on worker A; A stores the student and is killed (SIGKILL) before the browser
     has read a word of its answer. The browser reconnects — to worker B, where nginx sends it — with the
     address it has (the join form wrote the click's identity into it before the click), clicks Join again
     and is the same student, not "the name is taken"; then answers step 1, stored once."""
     from hetdp_ui.classroom.store import ClassStore
-    from hetdp_ui.serve import start_streamlit
 
-    url = f"sqlite:///{tmp_path / 'class.sqlite'}"
-    env = {**os.environ, "HETDP_DATABASE_URL": url}
+    url, a, a_url, b_url = two_workers
     store = ClassStore(url)
     s = store.start(class_load.LESSON)
-    a, b = (start_streamlit(load.free_port(), env=env, timeout=180) for _ in range(2))
-    a_url, b_url = (f"http://127.0.0.1:{p.args[p.args.index('--server.port') + 1]}" for p in (a, b))
 
     def join(widgets):
         return [
@@ -105,20 +119,14 @@ def test_a_join_whose_worker_dies_before_it_answers_is_the_same_student_on_the_o
             assert answered.has("Your answer was recorded (attempt 1)"), answered.texts
             return token
 
-    try:
-        address = load.arun(on_a())
-        assert "join=" in address
-        token = load.arun(on_b(address))
-    finally:
-        for p in (a, b):
-            if p.poll() is None:
-                p.terminate()
-                p.wait(10)
+    address = load.arun(on_a())
+    assert "join=" in address
+    token = load.arun(on_b(address))
     assert store.student(s.code, token).name == "Ada"
     assert store.counts(s.code) == {"students": 1, "answers": 1, "poll_reports": 0}
 
 
-def test_a_waiting_answer_says_it_is_queued_is_stored_in_its_turn_and_the_instructor_goes_first(tmp_path):
+def test_a_waiting_answer_says_it_is_queued_is_stored_in_its_turn_and_the_instructor_goes_first(two_workers):
     """One worker with one queue slot (HETDP_CLASS_SLOTS=1). Ada's answer takes the slot and waits for the
     database (this test holds SQLite's write lock); Bob's answer, sent after hers, waits in the queue, and
     after 2 s says so. Meanwhile the instructor's live view refreshes: it never waits for the queue. When
@@ -127,16 +135,11 @@ def test_a_waiting_answer_says_it_is_queued_is_stored_in_its_turn_and_the_instru
 
     from hetdp_ui.class_queue import ANSWER_WORDS
     from hetdp_ui.classroom.store import ClassStore
-    from hetdp_ui.serve import start_streamlit
 
-    url = f"sqlite:///{tmp_path / 'class.sqlite'}"
+    url, _, _, base = two_workers  # worker B
     store = ClassStore(url)
     s = store.start(class_load.LESSON)
     tokens = {name: store.join(s.code, name) for name in ("Ada", "Bob")}
-    env = {**os.environ, "HETDP_DATABASE_URL": url, "HETDP_CLASS_SLOTS": "1"}
-    port = load.free_port()
-    server = start_streamlit(port, env=env, timeout=180)
-    base = f"http://127.0.0.1:{port}"
     lesson = class_load.bundled_lesson(class_load.LESSON)
     page = lesson.steps[0].page
     queued_words = ANSWER_WORDS.split("(")[0].strip()  # "Your answer is queued"
@@ -152,7 +155,7 @@ def test_a_waiting_answer_says_it_is_queued_is_stored_in_its_turn_and_the_instru
         async with load.Browser(base) as ada, load.Browser(base) as bob, load.Browser(base) as teacher:
             opened = {n: await b.run(page, link(n)) for n, b in (("Ada", ada), ("Bob", bob))}
             live = await teacher.run(class_load.CLASS, f"code={s.code}&key={s.key}")
-            lock = sqlite3.connect(tmp_path / "class.sqlite", isolation_level=None, timeout=30)
+            lock = sqlite3.connect(url.removeprefix("sqlite:///"), isolation_level=None, timeout=30)
             lock.execute("BEGIN IMMEDIATE")  # every write waits until the test commits
             first = asyncio.create_task(answer(ada, "Ada", opened["Ada"], 1))
             await asyncio.sleep(1.0)  # Ada's answer holds the only slot, waiting for the database
@@ -164,16 +167,18 @@ def test_a_waiting_answer_says_it_is_queued_is_stored_in_its_turn_and_the_instru
             lock.close()
             return await first, await second, refresh, waiting
 
-    try:
-        first, second, refresh, waiting = load.arun(go())
-    finally:
-        server.terminate()
-        server.wait(10)
+    first, second, refresh, waiting = load.arun(go())
     assert waiting and refresh.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" and refresh.has("students joined")
     assert second.has(queued_words) and not first.has(queued_words), (first.texts, second.texts)
     assert first.has("Your answer was recorded (attempt 1)") and second.has("Your answer was recorded (attempt 1)")
     with store.engine.connect() as c:
         from sqlalchemy import text
 
-        order = c.execute(text("SELECT s.name FROM answer a JOIN student s ON s.id = a.student_id ORDER BY a.id"))
+        order = c.execute(
+            text(
+                "SELECT s.name FROM answer a JOIN student s ON s.id = a.student_id "
+                "JOIN class_session cs ON cs.id = s.session_id WHERE cs.code = :c ORDER BY a.id"
+            ),
+            {"c": s.code},
+        )
         assert [r.name for r in order] == ["Ada", "Bob"]
