@@ -304,45 +304,19 @@ def tree_rss(pid: int) -> int:
     return total
 
 
-class PeakRSS:
-    """``with PeakRSS(pid) as m: …`` samples :func:`tree_rss` every 0.1 s; ``m.peak`` is the largest
-    resident memory (bytes) of the process and its children seen during the block."""
+class Sampler:
+    """``with Sampler(take, every) as s: …`` calls ``take()`` every ``every`` seconds in a thread while the
+    block runs (once at its start); ``s.samples`` holds what it returned."""
 
-    def __init__(self, pid: int):
+    def __init__(self, take, every: float):
         import threading
 
-        self.pid, self.peak, self._stop = pid, 0, threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-
-    def _sample(self):
-        while not self._stop.is_set():
-            self.peak = max(self.peak, tree_rss(self.pid))
-            time.sleep(0.1)
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join(5)
-        return False
-
-
-class LoadAverage:
-    """``with LoadAverage() as la: …`` samples the machine's 1-minute load average every ``every`` seconds
-    during the block; ``la.summary()`` is its mean and largest value (how shared a shared machine was while
-    a run measured), or None when nothing was sampled."""
-
-    def __init__(self, every: float = 5.0):
-        import threading
-
-        self.every, self.samples, self._stop = every, [], threading.Event()
+        self.take, self.every, self.samples, self._stop = take, every, [], threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
 
     def _sample(self):
         while True:
-            self.samples.append(os.getloadavg()[0])
+            self.samples.append(self.take())
             if self._stop.wait(self.every):
                 return
 
@@ -354,6 +328,27 @@ class LoadAverage:
         self._stop.set()
         self._thread.join(10)
         return False
+
+
+class PeakRSS(Sampler):
+    """``with PeakRSS(pid) as m: …`` samples :func:`tree_rss` every 0.1 s; ``m.peak`` is the largest
+    resident memory (bytes) of the process and its children seen during the block."""
+
+    def __init__(self, pid: int):
+        super().__init__(lambda: tree_rss(pid), 0.1)
+
+    @property
+    def peak(self) -> int:
+        return max(self.samples, default=0)
+
+
+class LoadAverage(Sampler):
+    """``with LoadAverage() as la: …`` samples the machine's 1-minute load average every 5 s during the
+    block; ``la.summary()`` is its mean and largest value (how shared a shared machine was while a run
+    measured), or None when nothing was sampled."""
+
+    def __init__(self, every: float = 5.0):
+        super().__init__(lambda: os.getloadavg()[0], every)
 
     def summary(self) -> dict | None:
         s = self.samples
