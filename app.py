@@ -6,6 +6,7 @@ import streamlit as st
 
 from hetdp_core.sources import SOURCES
 from hetdp_ui import nav as _nav
+from hetdp_ui.class_queue import in_turn
 from hetdp_ui.nav import app_link, doc_link, pages, sidebar_nav, start_links, tools
 
 
@@ -65,4 +66,5 @@ _nav.HOME[:] = [home_page]
 nav = st.navigation(
     [home_page] + [st.Page(f, title=t, icon=i, url_path=u) for f, t, u, i, _ in pages() + tools()], position="hidden"
 )
-nav.run()
+with in_turn(nav.url_path):  # a class's students in their turn when the server is saturated
+    nav.run()

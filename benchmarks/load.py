@@ -107,34 +107,52 @@ class Run:
 
 
 class Browser:
-    """One browser session: one websocket, reruns with widget states, elements read back."""
+    """One browser session: one websocket, reruns with widget states, elements read back. ``cookie``: the
+    browser's route cookie (``make serve``'s nginx keeps a browser that sends one on one worker);
+    ``worker``: the worker that answered (nginx's ``X-Hetdp-Worker``), when through nginx."""
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, cookie: str | None = None):
         self.ws_url = url.replace("http://", "ws://").rstrip("/") + "/_stcore/stream"
-        self.ws = None
+        self.ws, self.cookie, self.worker = None, cookie, None
 
     async def __aenter__(self):
-        self.ws = await websockets.connect(
-            self.ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=30, ping_interval=None
-        )
+        try:
+            self.ws = await websockets.connect(
+                self.ws_url,
+                subprotocols=["streamlit"],
+                max_size=None,
+                open_timeout=30,
+                ping_interval=None,
+                additional_headers={"Cookie": f"hetdp_route={self.cookie}"} if self.cookie else None,
+            )
+        except (OSError, websockets.WebSocketException) as exc:  # refused, or a 502 while every worker restarts
+            raise Disconnected(str(exc)) from None
+        self.worker = self.ws.response.headers.get("X-Hetdp-Worker")
         return self
 
     async def __aexit__(self, *exc):
         await self.ws.close()
 
-    async def run(
-        self, page: str, query: str, widgets=(), *, fragment: str | None = None, auto: bool = False, timeout=180.0
-    ) -> Run:
+    async def send(self, page: str, query: str, widgets=(), *, fragment: str | None = None, auto: bool = False):
+        """Send a rerun (a link opened, widgets changed, a button clicked) without reading the answer."""
         states = WidgetStates(widgets=[WidgetState(id=i, **v) for i, v in widgets])
         back = BackMsg(
             rerun_script=ClientState(
                 query_string=query, page_name=page, widget_states=states, fragment_id=fragment or "", is_auto_rerun=auto
             )
         )
-        t0 = time.perf_counter()
-        run = Run(0.0)
         try:
             await self.ws.send(back.SerializeToString())
+        except (OSError, websockets.WebSocketException) as exc:
+            raise Disconnected(str(exc)) from None
+
+    async def run(
+        self, page: str, query: str, widgets=(), *, fragment: str | None = None, auto: bool = False, timeout=180.0
+    ) -> Run:
+        t0 = time.perf_counter()
+        run = Run(0.0)
+        await self.send(page, query, widgets, fragment=fragment, auto=auto)
+        try:
             async with asyncio.timeout(timeout):
                 while True:
                     msg = ForwardMsg()
@@ -286,20 +304,21 @@ def tree_rss(pid: int) -> int:
     return total
 
 
-class PeakRSS:
-    """``with PeakRSS(pid) as m: …`` samples :func:`tree_rss` every 0.1 s; ``m.peak`` is the largest
-    resident memory (bytes) of the process and its children seen during the block."""
+class Sampler:
+    """``with Sampler(take, every) as s: …`` calls ``take()`` every ``every`` seconds in a thread while the
+    block runs (once at its start); ``s.samples`` holds what it returned."""
 
-    def __init__(self, pid: int):
+    def __init__(self, take, every: float):
         import threading
 
-        self.pid, self.peak, self._stop = pid, 0, threading.Event()
+        self.take, self.every, self.samples, self._stop = take, every, [], threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
 
     def _sample(self):
-        while not self._stop.is_set():
-            self.peak = max(self.peak, tree_rss(self.pid))
-            time.sleep(0.1)
+        while True:
+            self.samples.append(self.take())
+            if self._stop.wait(self.every):
+                return
 
     def __enter__(self):
         self._thread.start()
@@ -307,8 +326,33 @@ class PeakRSS:
 
     def __exit__(self, *exc):
         self._stop.set()
-        self._thread.join(5)
+        self._thread.join(10)
         return False
+
+
+class PeakRSS(Sampler):
+    """``with PeakRSS(pid) as m: …`` samples :func:`tree_rss` every 0.1 s; ``m.peak`` is the largest
+    resident memory (bytes) of the process and its children seen during the block."""
+
+    def __init__(self, pid: int):
+        super().__init__(lambda: tree_rss(pid), 0.1)
+
+    @property
+    def peak(self) -> int:
+        return max(self.samples, default=0)
+
+
+class LoadAverage(Sampler):
+    """``with LoadAverage() as la: …`` samples the machine's 1-minute load average every 5 s during the
+    block; ``la.summary()`` is its mean and largest value (how shared a shared machine was while a run
+    measured), or None when nothing was sampled."""
+
+    def __init__(self, every: float = 5.0):
+        super().__init__(lambda: os.getloadavg()[0], every)
+
+    def summary(self) -> dict | None:
+        s = self.samples
+        return {"mean": round(sum(s) / len(s), 2), "max": round(max(s), 2)} if s else None
 
 
 def _sequential_views(url: str, page: str, queries: list[str], *, cpu, settle: float):

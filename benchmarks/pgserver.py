@@ -54,6 +54,14 @@ class PostgresServer:
     def stop(self, mode: str = "fast") -> None:
         self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
 
+    def pids(self) -> list[int]:
+        """The server's main process (its connections' processes are its children), or none while it is
+        stopped: the database's share of a run's server CPU."""
+        try:
+            return [int((self.data / "postmaster.pid").read_text().split()[0])]
+        except (OSError, ValueError, IndexError):
+            return []
+
     def url(self, database: str = "postgres") -> str:
         return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
 

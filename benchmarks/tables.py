@@ -7,8 +7,9 @@ markers ``<!-- begin: written by <name> -->`` and ``<!-- end: <name> -->``. Nobo
 page differs (a hand edit, or a run recorded without its table).
 
 Names: ``bench`` (``benchmarks/run.py``), ``load`` (``benchmarks/load.py`` on one server), ``load-k1``
-and ``load-k2`` (the same through nginx with one and two workers), ``faults`` (``benchmarks/faults.py``)
-and ``class`` (``benchmarks/class_load.py``). ``python -m benchmarks.tables`` rewrites every block
+and ``load-k2`` (the same through nginx with one and two workers), ``faults`` (``benchmarks/faults.py``),
+``class``, ``rush`` and ``two-machines`` (``benchmarks/class_load.py`` and its scenarios); the rush also
+writes the capacity block of ``docs/operations.md``. ``python -m benchmarks.tables`` rewrites every block
 from the recorded runs (after a change of this module's layout).
 """
 
@@ -300,6 +301,71 @@ def render_class(runs: list) -> str:
     )
 
 
+# ------------------------------------------------------------------ the rush (class_load.py --scenario rush)
+def _rush_row(r: dict) -> list[str]:
+    c, st = r.get("class", {}), r.get("class", {}).get("stored", {})
+    what = (
+        f"{r['db']}, {c.get('students')} students, 2 workers, one killed"
+        if r.get("scenario") == "rush"
+        else f"two machines (1 worker each), {r['db']}, {c.get('students')} students, the second machine killed"
+    )
+    spread = ", ".join(str(n) for n in c.get("students_arrived_on", {}).values())
+    stored = (
+        f"{st.get('answers')} of {c.get('expected_answers')}; second attempts {st.get('second_attempts')}; "
+        f"out of order {st.get('stored_out_of_order')}"
+    )
+    return [
+        what + (f" (arrived {spread})" if r.get("scenario") == "two-machines" and spread else ""),
+        stored,
+        str(c.get("locked_out")),
+        f"{_s(c.get('join_p95_s'), 1)}",
+        f"{_s(c.get('answer_p50_s'))} / {_s(c.get('answer_p95_s'))} ({c.get('answers_said_queued')} said queued)",
+        f"{_s(c.get('open_p95_s'), 1)}",
+        f"{_s(c.get('refresh_p95_s'))}" + _target(c.get("refresh_p95_s"), 2, " s"),
+        f"{c.get('server_cpu_s')} s in {c.get('seconds')} s",
+        "every promise held" if all(r.get("promises", {}).values()) else "**a promise failed**",
+    ]
+
+
+def render_rush(rush: list | None, two: list | None) -> str:
+    runs = [*(rush or []), *(two or [])]
+    head = _machine(runs[0] if runs else {})
+    load = [_load_average(r.get("class", {}).get("load_average")) for r in runs]
+    header = [
+        "run (arrive 10 s, think 1–4 s)",
+        "answers stored",
+        "locked out",
+        "join p95",
+        "answer p50 / p95",
+        "page open p95",
+        "live view refresh p95",
+        "server CPU",
+        "promises",
+    ]
+    head += f" *The machine's 1-minute load average during each run: {'; '.join(load)}.*"
+    return head + "\n\n" + _table(header, [_rush_row(r) for r in runs])
+
+
+def _load_average(la: dict | None) -> str:
+    return "—" if not la else f"{la['mean']:.1f} (at most {la['max']:.1f})"
+
+
+def render_capacity(rush: list) -> str:
+    """The operations guide's capacity sentence, from the recorded rush (one per database)."""
+    lines = []
+    for r in rush:
+        cap = r.get("capacity", {})
+        lines.append(
+            f"- **{r['db']}**: a student cost the server {cap.get('server_cpu_s_per_student')} CPU-seconds through "
+            f"the lesson ({r['class']['students']} students; a worker killed and restarted"
+            + (", and the database server's own processes," if r.get("cpu_counts_database") else "")
+            + " included); at the rush's "
+            f"pace a student thinks {cap.get('thinking_s_per_student')} s in all, so **one core serves about "
+            f"{cap.get('students_per_core')} students** without a queue."
+        )
+    return _machine(rush[0] if rush else {}) + "\n\n" + "\n".join(lines)
+
+
 # ------------------------------------------------------------------ the blocks and their files
 def _read(name: str):
     p = RECORDED / f"{name}.json"
@@ -322,17 +388,24 @@ RENDER: dict[str, Callable[[], str | None]] = {
     "load-nginx": _from(render_nginx, "load-k1", "load-k2"),
     "faults": _from(render_faults, "faults"),
     "class": _from(render_class, "class"),
+    "rush": _from(render_rush, "rush", "two-machines"),
+    "capacity": _from(render_capacity, "rush"),
 }
 
-#: which block a recorded run feeds
-BLOCK_OF = {
-    "bench": "bench",
-    "load": "load",
-    "load-k1": "load-nginx",
-    "load-k2": "load-nginx",
-    "faults": "faults",
-    "class": "class",
+#: which blocks a recorded run feeds
+BLOCKS_OF = {
+    "bench": ("bench",),
+    "load": ("load",),
+    "load-k1": ("load-nginx",),
+    "load-k2": ("load-nginx",),
+    "faults": ("faults",),
+    "class": ("class",),
+    "rush": ("rush", "capacity"),
+    "two-machines": ("rush",),
 }
+
+#: the page a block is on (docs/benchmarks.md unless named here)
+DOC_OF = {"capacity": ROOT / "docs" / "operations.md"}
 
 
 def block_re(block: str) -> re.Pattern:
@@ -351,8 +424,9 @@ def write_block(block: str, text: str, doc: Path = DOC) -> None:
     doc.write_text(pat.sub(lambda m: m.group(1) + text + m.group(3), src, count=1))
 
 
-def record(name: str, data, *, doc: Path = DOC) -> None:
-    """Keep a full run's results in ``benchmarks/recorded/<name>.json`` and rewrite its table."""
+def record(name: str, data, *, doc: Path | None = None) -> None:
+    """Keep a full run's results in ``benchmarks/recorded/<name>.json`` and rewrite its tables (each on its
+    page, :data:`DOC_OF`; ``doc``: one page for all of them)."""
     import datetime
 
     if isinstance(data, dict):
@@ -361,18 +435,19 @@ def record(name: str, data, *, doc: Path = DOC) -> None:
         data = [{**data[0], "recorded": datetime.date.today().isoformat()}, *data[1:]]
     RECORDED.mkdir(parents=True, exist_ok=True)
     (RECORDED / f"{name}.json").write_text(json.dumps(data, indent=2) + "\n")
-    block = BLOCK_OF[name]
-    text = RENDER[block]()
-    if text is not None:
-        write_block(block, text, doc)
-        print(f"wrote {RECORDED / (name + '.json')} and its table in {doc}")
+    for block in BLOCKS_OF[name]:
+        text = RENDER[block]()
+        if text is not None:
+            page = doc or DOC_OF.get(block, DOC)
+            write_block(block, text, page)
+            print(f"wrote {RECORDED / (name + '.json')} and its table in {page}")
 
 
 def main() -> None:
     for block, render in RENDER.items():
         text = render()
         if text is not None:
-            write_block(block, text)
+            write_block(block, text, DOC_OF.get(block, DOC))
             print(f"rewrote block {block}")
 
 

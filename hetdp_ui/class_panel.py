@@ -27,6 +27,8 @@ SHOWN = "_class_shown_state"
 ENDED = "_class_ended"
 #: session key: the steps whose answer the instructor revealed (the lesson panel counts them as looked up)
 REVEALED = "_class_revealed"
+#: URL parameter of the live-class page: the identity of this browser's *Join* click (see :func:`join_id`)
+JOIN = "join"
 
 #: seconds between a student page's looks for a new class poll (a fragment: only the poll box reruns)
 POLL_REFRESH = 5
@@ -65,6 +67,22 @@ def _leave() -> None:
     for k in PARAMS:
         if k in st.query_params:
             del st.query_params[k]
+
+
+def join_id() -> str:
+    """The identity of this browser's *Join* click: the link's ``join`` parameter, drawn and written to the
+    link when the join form is drawn (so it is in the browser before the click) and the link has none.
+    A reconnecting browser — its worker died during *Join* — sends it back with the link, so the click
+    repeated on another worker is the same student (:meth:`~hetdp_ui.classroom.store.ClassStore.join`)."""
+    from hetdp_ui.classroom.store import check_click
+
+    click = st.query_params.get(JOIN)
+    try:
+        return check_click(click)
+    except InputError:
+        click = secrets.token_urlsafe(18)
+        st.query_params[JOIN] = click
+        return click
 
 
 def member(lesson: Lesson):
@@ -160,9 +178,12 @@ def record(code: str, token: str, widget: str, step: int, given) -> None:
     got = pending.get(widget)
     nonce = got[1] if got and got[0] == given else secrets.token_hex(12)
     pending[widget] = (given, nonce)
+    from hetdp_ui.class_queue import ANSWER_WORDS, WRITE, queued
+
     looked = bool(st.session_state.get(f"{widget}_looked"))
     try:
-        r = store().record(code, token, step=step, given=given, nonce=nonce, looked_up=looked)
+        with queued(WRITE, ANSWER_WORDS):  # in the order answers arrived, before any student's page
+            r = store().record(code, token, step=step, given=given, nonce=nonce, looked_up=looked)
     except InputError as exc:
         pending.pop(widget, None)
         st.session_state[f"{widget}_class"] = ("error", f"Not recorded: {exc}", given)

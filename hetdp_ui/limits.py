@@ -25,13 +25,15 @@ never reach this code (the run cache answers them first), so they never wait beh
 
 from __future__ import annotations
 
+import bisect
+import contextlib
 import dataclasses
+import itertools
 import multiprocessing as mp
 import os
 import sys
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
@@ -320,59 +322,123 @@ def run_limited(page: str, scenario, *, options: RunOptions = DEFAULT_OPTIONS, s
 
 
 class Admission:
-    """At most ``slots`` heavy runs at once; a first-come queue; ``wait`` seconds at most."""
+    """At most ``slots`` runs at once, and at most ``caps[p]`` of priority ``p`` (so the others always
+    find a slot: a cap keeps one free for the more urgent); the others wait in a queue, served by
+    ``priority`` (lower first) and first come, first served within a priority; ``wait`` seconds at most,
+    then :class:`BusyError` in the words of ``busy`` (formatted with ``running`` and ``waiting``). A
+    thread that holds a slot and asks again gets it at once (a nested use never waits for itself). Only
+    the run at the head of the queue is woken when a slot frees (a hundred waiting runs do not all wake
+    for every admission); ``on_wait(position)`` is called about every ``tick`` seconds while a run waits."""
 
-    def __init__(self, slots: int | None = None, wait: float | None = None):
+    def __init__(
+        self,
+        slots: int | None = None,
+        wait: float | None = None,
+        *,
+        busy: str | None = None,
+        tick: float = 0.5,
+        caps: dict[int, int] | None = None,
+    ):
         self.slots = int(slots or os.environ.get("HETDP_HEAVY_RUNS") or (os.cpu_count() or 1))
         self.wait = float(wait if wait is not None else os.environ.get("HETDP_QUEUE_SECONDS", "120"))
-        self._cond = threading.Condition()
+        self.busy = busy or (
+            "the server is busy: {running} heavy computations are running and {waiting} more are waiting. "
+            "Try again in a minute (views someone has already computed open at once)."
+        )
+        self.tick, self.caps = tick, dict(caps or {})
+        self._lock = threading.Lock()
         self._running = 0
-        self._queue: deque = deque()
+        self._running_by: dict[int, int] = {}  # priority → runs of it in progress
+        self._queue: list[tuple[int, int]] = []  # (priority, arrival number), in the order of service
+        self._wake: dict[tuple[int, int], threading.Condition] = {}
+        self._arrivals = itertools.count()
+        self._held = threading.local()
+        self._ahead = 0  # runs in progress that come before every queued one
 
     @property
     def running(self) -> int:
         return self._running
 
-    def __call__(self, on_wait: Callable[[int], None] | None = None):
-        return _Slot(self, on_wait)
+    @property
+    def waiting(self) -> int:
+        return len(self._queue)
+
+    @contextlib.contextmanager
+    def ahead(self):
+        """A run that comes before the queue: it never waits, and while it runs no waiting run is admitted
+        (those already running go on), so it has the process to itself as soon as they finish."""
+        with self._lock:
+            self._ahead += 1
+        self._held.depth = getattr(self._held, "depth", 0) + 1  # a slot asked for inside it never waits
+        try:
+            yield
+        finally:
+            self._held.depth -= 1
+            with self._lock:
+                self._ahead -= 1
+                self._wake_head()
+
+    def __call__(self, on_wait: Callable[[int], None] | None = None, *, priority: int = 0):
+        return _Slot(self, on_wait, priority)
+
+    def _free_for(self, priority: int) -> bool:
+        """(lock held) Whether a run of ``priority`` may start now (a slot, its cap, nothing ahead)."""
+        cap = self.caps.get(priority, self.slots)
+        return self._running < self.slots and self._running_by.get(priority, 0) < cap and not self._ahead
+
+    def _wake_head(self) -> None:
+        """(lock held) Wake the run at the head of the queue, if a slot is free for it."""
+        if self._queue and self._free_for(self._queue[0][0]):
+            self._wake[self._queue[0]].notify()
 
 
 class _Slot:
-    def __init__(self, adm: Admission, on_wait):
-        self.adm, self.on_wait, self.ticket = adm, on_wait, object()
+    def __init__(self, adm: Admission, on_wait, priority: int):
+        self.adm, self.on_wait, self.priority = adm, on_wait, priority
+        self.nested = False
 
     def __enter__(self):
         adm = self.adm
+        if getattr(adm._held, "depth", 0):  # this thread already holds a slot
+            adm._held.depth += 1
+            self.nested = True
+            return self
         t0 = time.monotonic()
-        with adm._cond:
-            adm._queue.append(self.ticket)
+        with adm._lock:
+            ticket = (self.priority, next(adm._arrivals))
+            bisect.insort(adm._queue, ticket)
+            wake = adm._wake[ticket] = threading.Condition(adm._lock)
             try:
-                while not (adm._running < adm.slots and adm._queue[0] is self.ticket):
+                while not (adm._queue[0] == ticket and adm._free_for(self.priority)):
                     left = adm.wait - (time.monotonic() - t0)
                     if left <= 0:
-                        raise BusyError(
-                            f"the server is busy: {adm._running} heavy computations are running and "
-                            f"{len(adm._queue) - 1} more are waiting. Try again in a minute (views "
-                            "someone has already computed open at once)."
-                        )
-                    pos = list(adm._queue).index(self.ticket) + 1
+                        raise BusyError(adm.busy.format(running=adm._running, waiting=len(adm._queue) - 1))
                     if self.on_wait is not None:
-                        adm._cond.release()
+                        pos = adm._queue.index(ticket) + 1
+                        adm._lock.release()
                         try:
                             self.on_wait(pos)
                         finally:
-                            adm._cond.acquire()
-                    adm._cond.wait(min(left, 0.5))
+                            adm._lock.acquire()
+                    wake.wait(min(left, adm.tick))
                 adm._running += 1
+                adm._running_by[self.priority] = adm._running_by.get(self.priority, 0) + 1
             finally:
-                adm._queue.remove(self.ticket)
-                adm._cond.notify_all()
+                adm._queue.remove(ticket)
+                del adm._wake[ticket]
+                adm._wake_head()  # the next one may start too (or become the head after a refusal)
+        adm._held.depth = 1
         return self
 
     def __exit__(self, *exc):
-        with self.adm._cond:
-            self.adm._running -= 1
-            self.adm._cond.notify_all()
+        adm = self.adm
+        adm._held.depth -= 1
+        if self.nested:
+            return False
+        with adm._lock:
+            adm._running -= 1
+            adm._running_by[self.priority] -= 1
+            adm._wake_head()
         return False
 
 

@@ -16,13 +16,23 @@
   minute per process; a request that a dead worker refuses is retried on the next worker
   (``proxy_next_upstream``), so a crash costs only the sessions that lived in that process. nginx
   does not mark a refusing worker down (``max_fails=0``): a restarted worker gets its share of new
-  users the moment its port opens (see :func:`nginx_conf`). A
+  users the moment its port opens (see :meth:`Stack.nginx_conf`). A
   loop in the process that already owns the children was chosen over an external supervisor
   (supervisord, systemd): nothing more to install or configure, and it is tested by killing workers.
 * **logs**: each worker's and nginx's output goes to files in ``--log-dir`` (default ``logs/serve``
-  in the checkout, git-ignored): ``worker-<port>.log``, ``nginx-error.log``, ``supervisor.log``.
+  in the checkout, git-ignored): ``worker-<port>.log``, ``nginx-error.log``, ``supervisor.log``;
+* **workers elsewhere** (``--upstream HOST:PORT``, repeated; ``make serve UPSTREAMS="…"``): workers that
+  another machine runs (its own ``make serve``, its workers listening on ``--worker-host``) join this
+  nginx's upstreams by address, hashed on the same route cookie, so each browser stays on one worker
+  of one machine. Every machine must use one PostgreSQL (``HETDP_DATABASE_URL``; refused with SQLite,
+  which would split a class into one file per machine). A remote worker that refuses is skipped for
+  ``REMOTE_FAIL_SECONDS`` (a dead machine is not asked again by every reconnecting browser); its
+  students reconnect to the others and go on from their links. The result cache is per machine: a sweep
+  computed on one machine is computed again, once, on the other (python-diskcache over a network file
+  system is not safe). Set the same ``STREAMLIT_SERVER_COOKIE_SECRET`` on every machine (a login made on
+  one is then valid on the others).
 
-    python -m hetdp_ui.serve --workers 2 --port 8501 [--log-dir DIR]
+    python -m hetdp_ui.serve --workers 2 --port 8501 [--log-dir DIR] [--upstream HOST:PORT …] [--worker-host H]
 
 Ctrl-C (or SIGTERM) stops nginx and every worker.
 """
@@ -89,14 +99,32 @@ http {{
 """
 
 
-def nginx_conf(*, run_dir: Path, host: str, port: int, worker_ports: list[int], log_dir: Path | None = None) -> str:
-    # a request that a worker refuses (dead, or restarting) is retried on the next one; the refusal costs
-    # a local connect() of well under a millisecond, so nginx does not mark the worker down: with
-    # max_fails=1 a recovering worker got one probe connection per fail_timeout until a websocket to it
-    # had *closed* (nginx counts a proxied request a success only at its end), and a fault run saw 28
-    # of 30 new users sent to the one other worker seconds after the restarted one was serving again
-    servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=0;" for p in worker_ports)
-    return CONF.format(run=run_dir, log=log_dir or run_dir, host=host, port=port, servers=servers)
+#: seconds a remote worker that refused a connection is left out before it is tried again
+REMOTE_FAIL_SECONDS = 5
+
+
+def _reach(worker_host: str) -> str:
+    """The address this machine reaches its own workers at (they listen on ``worker_host``)."""
+    return "127.0.0.1" if worker_host in ("", "0.0.0.0", "::") else worker_host
+
+
+def upstream_address(text: str) -> str:
+    """``HOST:PORT`` of a worker elsewhere, checked (nginx would refuse the whole configuration)."""
+    host, sep, port = str(text).strip().rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536 or any(c in host for c in " ;{}#"):
+        raise SystemExit(f"serve: --upstream must be HOST:PORT (a worker on another machine); got {text!r}")
+    return f"{host}:{int(port)}"
+
+
+def shared_database() -> str:
+    """The class database every machine shares; refused (one line) unless it is a server's (PostgreSQL)."""
+    url = os.environ.get("HETDP_DATABASE_URL", "").strip()
+    if not url or url.startswith("sqlite"):
+        raise SystemExit(
+            "serve: workers on other machines need one class database for all of them: set HETDP_DATABASE_URL "
+            "to the same PostgreSQL URL on every machine (an SQLite file would split the class by machine)."
+        )
+    return url
 
 
 #: restarts allowed per process and minute before the supervisor gives up on it (a crash loop)
@@ -111,8 +139,8 @@ def _healthy(url: str) -> bool:
         return False
 
 
-def streamlit_command(port: int, *extra: str) -> list[str]:
-    """``streamlit run app.py`` on 127.0.0.1:``port`` with the production settings of
+def streamlit_command(port: int, *extra: str, address: str = "127.0.0.1") -> list[str]:
+    """``streamlit run app.py`` on ``address``:``port`` with the production settings of
     ``.streamlit/config.toml`` (``extra``: more ``--option value`` pairs), through
     :mod:`hetdp_ui.launch` (the pages' imports done before the port opens)."""
     app = str(ROOT / "app.py")
@@ -125,7 +153,7 @@ def streamlit_command(port: int, *extra: str) -> list[str]:
         "--server.port",
         str(port),
         "--server.address",
-        "127.0.0.1",
+        address,
         *extra,
     ]
 
@@ -158,12 +186,17 @@ class Stack:
         host: str = "127.0.0.1",
         cache_dir: str | None = None,
         log_dir: str | Path | None = None,
+        upstreams: tuple[str, ...] | list[str] = (),
+        worker_host: str = "127.0.0.1",
     ):
-        if workers < 1:
-            raise SystemExit("serve: --workers must be at least 1")
+        self.upstreams = tuple(upstream_address(u) for u in upstreams)
+        if workers < (0 if self.upstreams else 1):
+            raise SystemExit("serve: --workers must be at least 1 (or 0 with --upstream)")
+        if self.upstreams:
+            shared_database()
         if not Path(NGINX).exists():
             raise SystemExit("serve: nginx not found. `make serve` installs Debian's nginx-light (apt-get).")
-        self.workers, self.port, self.host = workers, port, host
+        self.workers, self.port, self.host, self.worker_host = workers, port, host, worker_host
         self.run_dir = Path(tempfile.mkdtemp(prefix="hetdp-serve-"))
         self.cache_dir = cache_dir or str(self.run_dir / "cache")
         self.procs: list[subprocess.Popen] = []
@@ -171,13 +204,14 @@ class Stack:
         self.log_dir = Path(log_dir) if log_dir else self.run_dir / "logs"
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.restarts: dict[str, list[float]] = {}
-        # one cookie secret for all workers, so XSRF tokens are valid on every worker; the shared result
-        # cache signs its entries with a secret made for this launch (see runcache)
+        # one cookie secret for all workers, so XSRF tokens are valid on every worker (the one set for every
+        # machine, when one is set); the shared result cache signs its entries with a secret made for this
+        # launch (see runcache)
         self.env = {
             **os.environ,
             "HETDP_CACHE_DIR": self.cache_dir,
             "HETDP_CACHE_SECRET": secrets.token_hex(32),
-            "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(32),
+            "STREAMLIT_SERVER_COOKIE_SECRET": os.environ.get("STREAMLIT_SERVER_COOKIE_SECRET") or secrets.token_hex(32),
         }
 
     def _log(self, msg: str) -> None:
@@ -188,7 +222,11 @@ class Stack:
         log = open(self.log_dir / f"worker-{port}.log", "ab")
         try:
             return subprocess.Popen(
-                streamlit_command(port), cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT
+                streamlit_command(port, address=self.worker_host),
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
         finally:
             log.close()
@@ -201,22 +239,28 @@ class Stack:
             stderr=subprocess.PIPE,
         )
 
+    def nginx_conf(self) -> str:
+        """nginx's configuration: this machine's workers and those elsewhere as one upstream, hashed on the
+        route cookie."""
+        # a request that a worker refuses (dead, or restarting) is retried on the next one; the refusal costs
+        # a local connect() of well under a millisecond, so nginx does not mark the worker down: with
+        # max_fails=1 a recovering worker got one probe connection per fail_timeout until a websocket to it
+        # had *closed* (nginx counts a proxied request a success only at its end), and a fault run saw 28
+        # of 30 new users sent to the one other worker seconds after the restarted one was serving again.
+        # A worker on another machine is different: a dead machine may cost a connect timeout per try, and
+        # its own supervisor, not ours, restarts it; it is left out for a few seconds after a refusal.
+        local = [f"        server {_reach(self.worker_host)}:{p} max_fails=0;" for p in self.worker_ports]
+        remote = [f"        server {u} max_fails=1 fail_timeout={REMOTE_FAIL_SECONDS}s;" for u in self.upstreams]
+        servers = "\n".join(local + remote)
+        return CONF.format(run=self.run_dir, log=self.log_dir, host=self.host, port=self.port, servers=servers)
+
     def start(self, timeout: float = 90.0) -> Stack:
         for p in self.worker_ports:
             self.procs.append(self._worker(p))
-        conf = self.run_dir / "nginx.conf"
-        conf.write_text(
-            nginx_conf(
-                run_dir=self.run_dir,
-                host=self.host,
-                port=self.port,
-                worker_ports=self.worker_ports,
-                log_dir=self.log_dir,
-            )
-        )
+        (self.run_dir / "nginx.conf").write_text(self.nginx_conf())
         self.nginx = self._nginx()
         deadline = time.time() + timeout
-        urls = [f"http://127.0.0.1:{p}" for p in self.worker_ports] + [self.url]
+        urls = [f"http://{_reach(self.worker_host)}:{p}" for p in self.worker_ports] + [self.url]
         while time.time() < deadline:
             if self.nginx.poll() is not None:
                 err = self.nginx.stderr.read().decode(errors="replace").strip()
@@ -286,7 +330,19 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m hetdp_ui.serve", description=__doc__.split("\n\n")[0])
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--port", type=int, default=8501)
-    ap.add_argument("--host", default="0.0.0.0", help="address nginx listens on (workers stay on 127.0.0.1)")
+    ap.add_argument("--host", default="0.0.0.0", help="address nginx listens on")
+    ap.add_argument(
+        "--worker-host",
+        default="127.0.0.1",
+        help="address the workers listen on (another machine's nginx reaches them there; default 127.0.0.1)",
+    )
+    ap.add_argument(
+        "--upstream",
+        action="append",
+        default=[],
+        metavar="HOST:PORT",
+        help="a worker on another machine, joined to this nginx's upstreams (repeat for each; needs PostgreSQL)",
+    )
     ap.add_argument(
         "--log-dir",
         default=str(ROOT / "logs" / "serve"),
@@ -295,10 +351,14 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     import threading
 
-    stack = Stack(workers=a.workers, port=a.port, host=a.host, log_dir=a.log_dir).start()
+    stack = Stack(
+        workers=a.workers, port=a.port, host=a.host, log_dir=a.log_dir, upstreams=a.upstream, worker_host=a.worker_host
+    ).start()
+    elsewhere = f" and {len(stack.upstreams)} elsewhere ({', '.join(stack.upstreams)})" if stack.upstreams else ""
     print(
-        f"hetdp: {a.workers} workers behind nginx on http://{a.host}:{a.port} (sticky sessions, shared "
-        f"result cache in {stack.cache_dir}, supervised; logs in {stack.log_dir}); Ctrl-C stops",
+        f"hetdp: {a.workers} workers{elsewhere} behind nginx on http://{a.host}:{a.port} (sticky sessions, "
+        f"result cache in {stack.cache_dir} shared by this machine's workers, supervised; logs in "
+        f"{stack.log_dir}); Ctrl-C stops",
         flush=True,
     )
     stop = threading.Event()

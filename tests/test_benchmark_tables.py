@@ -13,25 +13,30 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks import tables  # noqa: E402
 
-DOC = (ROOT / "docs" / "benchmarks.md").read_text()
-BLOCKS = re.findall(r"<!-- begin: written by ([\w-]+) -->", DOC)
+#: the pages the tools write blocks of (docs/benchmarks.md, and the operations guide's capacity)
+DOCS = {page: page.read_text() for page in {tables.DOC, *tables.DOC_OF.values()}}
+BLOCKS = [b for text in DOCS.values() for b in re.findall(r"<!-- begin: written by ([\w-]+) -->", text)]
 
 
 def test_every_tool_has_its_block_once():
-    assert sorted(BLOCKS) == sorted(tables.RENDER), "each recorded tool writes one block of docs/benchmarks.md"
-    assert set(tables.BLOCK_OF.values()) == set(tables.RENDER)
+    assert sorted(BLOCKS) == sorted(tables.RENDER), "each recorded tool writes its blocks once"
+    assert {b for blocks in tables.BLOCKS_OF.values() for b in blocks} == set(tables.RENDER)
+    for page, text in DOCS.items():  # each block on the page it is written to
+        assert all(tables.DOC_OF.get(b, tables.DOC) == page for b in re.findall(r"written by ([\w-]+) -->", text))
 
 
 @pytest.mark.parametrize("block", sorted(tables.RENDER))
 def test_block_is_the_rendering_of_its_recorded_run(block):
     text = tables.RENDER[block]()
     assert text is not None, f"no recorded run feeds block {block!r}: run its tool (benchmarks/tables.py)"
-    shown = tables.block_re(block).search(DOC).group(2)
+    page = tables.DOC_OF.get(block, tables.DOC)
+    shown = tables.block_re(block).search(DOCS[page]).group(2)
     assert shown == text, (
-        f"docs/benchmarks.md's block {block!r} is not what its recorded run renders: a hand edit, or a change of "
+        f"{page.name}'s block {block!r} is not what its recorded run renders: a hand edit, or a change of "
         "benchmarks/tables.py or of a page title without `python -m benchmarks.tables`"
     )
-    assert "| ---" not in shown and shown.count("|---|") >= 1  # a Markdown table
+    if block != "capacity":  # the capacity block is a sentence per database; every other block a table
+        assert "| ---" not in shown and shown.count("|---|") >= 1  # a Markdown table
 
 
 def test_record_writes_the_data_and_rewrites_only_its_block(tmp_path, monkeypatch):
@@ -48,6 +53,28 @@ def test_record_writes_the_data_and_rewrites_only_its_block(tmp_path, monkeypatc
     text = doc.read_text()
     assert "old" not in text and "keep" in text and text.startswith("intro\n") and "middle" in text
     assert "all 20 files" in text and "**no**" in text  # the failed promise is shown as failed
+
+
+def test_the_rush_writes_its_table_and_the_operations_guide_s_capacity(tmp_path, monkeypatch):
+    """One recorded rush rewrites two blocks on two pages: its table in benchmarks.md and the capacity
+    sentence of operations.md, whose figure is the one the run computed."""
+    bench, ops = tmp_path / "benchmarks.md", tmp_path / "operations.md"
+    bench.write_text("<!-- begin: written by rush -->\nold\n<!-- end: rush -->\n")
+    ops.write_text("a\n<!-- begin: written by capacity -->\nold\n<!-- end: capacity -->\nb\n")
+    monkeypatch.setattr(tables, "RECORDED", tmp_path / "recorded")
+    monkeypatch.setattr(tables, "DOC", bench)
+    monkeypatch.setattr(tables, "DOC_OF", {"capacity": ops})
+    c = {"students": 300, "expected_answers": 1500, "stored": {"answers": 1500, "second_attempts": 0}}
+    c |= {"answer_p50_s": 0.3, "answer_p95_s": 1.2, "refresh_p95_s": 2.5, "locked_out": 0, "seconds": 150.0}
+    c |= {"load_average": {"mean": 3.0, "max": 4.5}, "server_cpu_s": 120.0}
+    run = {"db": "sqlite", "scenario": "rush", "machine_cpus": 2, "class": c, "promises": {"a": True, "b": False}}
+    run["capacity"] = {"server_cpu_s_per_student": 0.4, "thinking_s_per_student": 27.5, "students_per_core": 68}
+    tables.record("rush", [run])
+    text, guide = bench.read_text(), ops.read_text()
+    assert "old" not in text and "old" not in guide and guide.startswith("a\n") and guide.endswith("b\n")
+    assert "sqlite, 300 students, 2 workers, one killed" in text and "**a promise failed**" in text
+    assert "2.50 s (target ≤ 2 s: **not met**)" in text and "3.0 (at most 4.5)" in text
+    assert "one core serves about 68 students" in guide and "0.4 CPU-seconds" in guide
 
 
 def test_a_missing_block_is_an_error_naming_its_markers(tmp_path):

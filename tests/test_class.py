@@ -212,6 +212,64 @@ def test_a_flood_of_joins_fills_one_session_at_most_to_its_cap(store, monkeypatc
     assert store.counts(s.code)["students"] == 25 and refused == 275
 
 
+def test_a_join_repeated_with_the_same_click_is_the_same_student_and_no_click_takes_another_s_name(store):
+    """The click's identity (the page keeps it in its link) makes Join idempotent: a worker that died after
+    storing the join leaves the student free to click again elsewhere and be the same student, while a
+    name stays with the click that took it."""
+    from hetdp_ui.classroom.store import join_token
+
+    s = store.start(LESSON)
+    click = "c" * 24
+    ada = store.join(s.code, "Ada", click=click)
+    assert ada == join_token(click, s.code, "Ada")
+    assert store.join(s.code.lower(), "  Ada ", click=click) == ada  # the same click again: same student
+    assert store.counts(s.code)["students"] == 1 and store.student(s.code, ada).name == "Ada"
+    t = store.record(s.code, ada, step=1, given=0.09, nonce="same-click-1")
+    assert t.attempt == 1
+    # nobody takes over Ada: another click, or none, with her name is refused
+    for other in ("d" * 24, None):
+        with pytest.raises(InputError, match="the name 'Ada' is taken"):
+            store.join(s.code, "Ada", click=other)
+    # the same click with another name (a second join from one tab) is another student; in another
+    # session, another one again
+    bob = store.join(s.code, "Bob", click=click)
+    assert bob != ada and store.student(s.code, bob).name == "Bob"
+    other = store.start(LESSON)
+    assert store.join(other.code, "Ada", click=click) not in (ada, bob)
+    assert store.counts(s.code)["students"] == 2
+    # a malformed click is refused, nothing stored
+    for bad in ("short", "x" * 65, "c" * 23 + "!", 12345678901234567):
+        with pytest.raises(InputError, match="join must be 16 to 64"):
+            store.join(s.code, "Cy", click=bad)
+    assert store.counts(s.code)["students"] == 2
+    # a closed session still answers a join it already stored (the click repeated), and refuses new ones
+    store.close(s.code)
+    assert store.join(s.code, "Ada", click=click) == ada
+    with pytest.raises(InputError, match="is closed"):
+        store.join(s.code, "Cy", click="e" * 24)
+
+
+def test_the_same_join_click_from_two_workers_at_once_is_one_student(store):
+    """Two processes storing the same click at the same moment (the browser retried while the first worker
+    was still committing): one row, both get the same token, no "name taken"."""
+    s = store.start(LESSON)
+    got, errors = [], []
+
+    def click(i):
+        try:
+            got.append(store.join(s.code, f"s{i // 2}", click=f"click-of-student-{i // 2:04d}"))
+        except Exception as exc:  # noqa: BLE001 — collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=click, args=(i,)) for i in range(24)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert errors == [] and len(got) == 24 and len(set(got)) == 12
+    assert store.counts(s.code)["students"] == 12
+
+
 def test_the_instructor_key_is_compared_in_constant_time_and_only_its_hash_is_stored(store, monkeypatch):
     s = store.start(LESSON)
     calls = []

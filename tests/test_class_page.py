@@ -213,6 +213,70 @@ def test_bad_inputs_on_the_class_page_are_one_line_each_and_store_nothing(url, m
     assert any("is for another lesson" in w.value for w in at.warning)
 
 
+def test_a_join_repeated_from_a_new_browser_session_with_its_link_is_the_same_student(url):
+    """The join form writes the click's identity into the link before the click; a browser whose worker
+    died during Join reconnects with that link (a new session, on another worker) and its click is the
+    same student — no "name taken" — while another browser still cannot take the name."""
+    store = ClassStore(url)
+    s = store.start(LESSON)
+    first = class_page(code=s.code)
+    click = qp(first, "join")
+    assert click and len(click) >= 16  # in the link before anyone clicks
+    first.run()
+    assert qp(first, "join") == click  # and it stays the same while the form is redrawn
+    _, ada = join(s.code, "Ada", first)
+    again = class_page(code=s.code, join=click)  # the reconnected browser: same link, new session
+    _, same = join(s.code, "Ada", again)
+    assert same == ada and not again.error and store.counts(s.code)["students"] == 1
+    other = class_page(code=s.code)  # another browser: its own click
+    assert qp(other, "join") != click
+    other.text_input(key="class_name").input("Ada").run()
+    other.button(key="class_join").click().run()
+    assert [e.value for e in other.error] == ["the name 'Ada' is taken in this session; choose another one."]
+    forged = class_page(code=s.code, join="not a click!")  # a malformed one is replaced, not trusted
+    assert qp(forged, "join") != "not a click!" and not forged.error
+    assert store.counts(s.code)["students"] == 1
+
+
+def _priority_script():
+    import streamlit as st
+
+    from hetdp_ui.class_queue import priority_of
+
+    if st.query_params.get("joined"):
+        st.session_state["_class_queue_joined"] = True
+    st.markdown(f"priority {priority_of(st.query_params.get('page', ''))}")
+
+
+def test_the_queue_puts_the_instructor_first_then_answers_and_joins_then_pages(url):
+    """Who waits for whom in a worker's class queue, by the run's page and link: the instructor (a key the
+    session accepts) first and never queued, a made-up key queued as a student, a student at the door (and
+    the step their join opens) before a student's page, anyone outside a class not queued at all."""
+    from hetdp_ui.class_queue import FIRST, PAGE, WRITE
+    from hetdp_ui.folders import LIVE_CLASS, page_for
+
+    s = ClassStore(url).start(LESSON)
+    cls = page_for(LIVE_CLASS).url
+    cases = [
+        ({"page": cls, "code": s.code, "key": s.key}, FIRST),
+        ({"page": cls, "code": s.code, "key": "made-up"}, WRITE),
+        ({"page": cls, "code": s.code}, WRITE),
+        ({"page": cls}, None),
+        ({"page": "Feature_privacy", "class": s.code, "me": "t" * 24}, PAGE),
+        ({"page": "Feature_privacy", "class": s.code, "me": "t" * 24, "joined": "1"}, WRITE),
+        ({"page": "Feature_privacy", "lesson": LESSON, "step": "1"}, None),
+    ]
+    for params, expected in cases:
+        at = AppTest.from_function(_priority_script, default_timeout=60)
+        at.query_params.update(params)
+        at.run()
+        assert not at.exception and at.markdown[0].value == f"priority {expected}", (params, at.markdown[0].value)
+        if "joined" in params:  # the step a join opens is a write once; its next run is a page again
+            del at.query_params["joined"]
+            at.run()
+            assert at.markdown[0].value == f"priority {PAGE}"
+
+
 def test_a_database_that_cannot_be_reached_is_one_line_not_a_traceback(monkeypatch):
     monkeypatch.setenv(db.URL_ENV, "postgresql+psycopg://nobody@127.0.0.1:1/none")
     db.reset_caches()

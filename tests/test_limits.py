@@ -119,6 +119,125 @@ def test_a_request_that_waits_too_long_is_told_the_server_is_busy():
         assert adm.running == 1
 
 
+def _queue_order(adm: Admission, arrivals: list[tuple[str, int]]) -> list[str]:
+    """The order in which runs that arrive one after another (name, priority) while a slot is held are
+    admitted, once it frees."""
+    order, lock, release = [], threading.Lock(), threading.Event()
+
+    def holder():
+        with adm():
+            release.wait(10)
+
+    def user(name, priority):
+        with adm(priority=priority):
+            with lock:
+                order.append(name)
+
+    ts = [threading.Thread(target=holder)]
+    ts[0].start()
+    while adm.running == 0:
+        time.sleep(0.01)
+    for name, priority in arrivals:
+        ts.append(threading.Thread(target=user, args=(name, priority)))
+        ts[-1].start()
+        while adm.waiting < len(ts) - 1:  # it is in the queue before the next one arrives
+            time.sleep(0.01)
+    release.set()
+    for t in ts:
+        t.join(10)
+    return order
+
+
+def test_the_queue_serves_by_priority_then_first_come():
+    adm = Admission(slots=1, wait=30)
+    arrivals = [("page 1", 1), ("answer 1", 0), ("page 2", 1), ("answer 2", 0), ("answer 3", 0), ("page 3", 1)]
+    assert _queue_order(adm, arrivals) == ["answer 1", "answer 2", "answer 3", "page 1", "page 2", "page 3"]
+    assert adm.running == 0 and adm.waiting == 0
+
+
+def test_a_run_ahead_of_the_queue_never_waits_and_holds_the_queue_while_it_runs():
+    adm = Admission(slots=1, wait=30)
+    started, inside, done = [], threading.Event(), threading.Event()
+
+    def student():
+        with adm(priority=0):
+            started.append(time.monotonic())
+
+    with adm():  # every slot taken
+        t0 = time.monotonic()
+        with adm.ahead():  # the instructor: at once, though no slot is free
+            assert time.monotonic() - t0 < 0.5
+            with adm():  # nested inside it: never waits for itself
+                inside.set()
+    # with the slot free again but a run ahead, a waiting run is not admitted until it ends
+    with adm.ahead():
+        t = threading.Thread(target=student)
+        t.start()
+        time.sleep(0.3)
+        assert not started and adm.waiting == 1
+        done.set()
+        ended = time.monotonic()
+    t.join(5)
+    assert inside.is_set() and started and started[0] >= ended and adm.waiting == 0
+
+
+def test_a_cap_keeps_a_slot_free_for_the_more_urgent():
+    """slots=2, pages capped at 1: a second page waits although a slot is free, and an answer arriving
+    after it starts at once (an answer never waits behind a page)."""
+    adm = Admission(slots=2, wait=30, caps={1: 1})
+    release, started = threading.Event(), []
+
+    def run(name, priority):
+        with adm(priority=priority):
+            started.append(name)
+            release.wait(10)
+
+    page1 = threading.Thread(target=run, args=("page 1", 1))
+    page1.start()
+    while adm.running < 1:
+        time.sleep(0.01)
+    page2 = threading.Thread(target=run, args=("page 2", 1))
+    page2.start()
+    while adm.waiting < 1:
+        time.sleep(0.01)
+    answer = threading.Thread(target=run, args=("answer", 0))
+    answer.start()
+    while "answer" not in started:
+        time.sleep(0.01)
+    assert started == ["page 1", "answer"] and adm.waiting == 1  # page 2 still waits for the page slot
+    release.set()
+    for t in (page1, page2, answer):
+        t.join(10)
+    assert started == ["page 1", "answer", "page 2"] and adm.running == 0
+
+
+def test_a_nested_slot_never_waits_for_itself():
+    adm = Admission(slots=1, wait=1)
+    with adm():
+        with adm(priority=5):  # the same thread (an answer inside a page run): no deadlock, no second slot
+            assert adm.running == 1
+    assert adm.running == 0
+
+
+def test_only_the_head_of_the_queue_is_woken_when_a_slot_frees():
+    """A hundred waiting runs: each admission wakes one of them, not all (the cost of a crowd in a queue)."""
+    adm = Admission(slots=1, wait=30, tick=30)  # no periodic wake-ups: only admissions wake anyone
+    wakes = [0]
+    real = threading.Condition.wait
+
+    def counted(self, timeout=None):
+        got = real(self, timeout)
+        wakes[0] += self._lock is adm._lock  # the queue's own wake-ups only
+        return got
+
+    import unittest.mock
+
+    with unittest.mock.patch.object(threading.Condition, "wait", counted):
+        order = _queue_order(adm, [(f"run {i}", 0) for i in range(60)])
+    assert order == [f"run {i}" for i in range(60)]
+    assert wakes[0] <= 61, wakes[0]  # one wake-up per admission (notify_all: ~60 × 60 / 2)
+
+
 _FAULTS = """
 import resource, sys
 import numpy as np

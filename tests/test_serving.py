@@ -305,6 +305,40 @@ def test_disk_store_needs_the_servers_secret(tmp_path, monkeypatch):
         DiskStore(tmp_path / "c")
 
 
+def test_workers_elsewhere_join_the_upstreams_by_address_and_need_one_postgresql(monkeypatch):
+    """make serve UPSTREAMS="host:port …": another machine's workers join this nginx's upstream (the same
+    hash on the route cookie, so a browser stays on one worker of one machine), left out for a few
+    seconds after a refusal (a dead machine is not asked by every reconnect); refused in one line with
+    the SQLite file (one per machine would split a class) and for an address nginx cannot take."""
+    from hetdp_ui import serve
+
+    monkeypatch.setenv("HETDP_DATABASE_URL", "postgresql+psycopg://u@db.example/class")
+    st = serve.Stack(workers=2, port=8501, upstreams=["10.0.0.2:8502", " 10.0.0.2:8503"], worker_host="0.0.0.0")
+    try:
+        conf = st.nginx_conf()
+        upstream = conf[conf.index("upstream hetdp {") : conf.index("}", conf.index("upstream hetdp {"))]
+        assert "hash $hetdp_route consistent;" in upstream
+        assert [line.strip() for line in upstream.splitlines()[2:] if line.strip()] == [
+            "server 127.0.0.1:8502 max_fails=0;",
+            "server 127.0.0.1:8503 max_fails=0;",
+            f"server 10.0.0.2:8502 max_fails=1 fail_timeout={serve.REMOTE_FAIL_SECONDS}s;",
+            f"server 10.0.0.2:8503 max_fails=1 fail_timeout={serve.REMOTE_FAIL_SECONDS}s;",
+        ]
+        assert serve.streamlit_command(8502, address="0.0.0.0")[-1] == "0.0.0.0"
+    finally:
+        st.stop()
+    for url in ("", "sqlite:////srv/class.sqlite"):
+        monkeypatch.setenv("HETDP_DATABASE_URL", url)
+        with pytest.raises(SystemExit, match="need one class database for all of them: set HETDP_DATABASE_URL"):
+            serve.Stack(workers=1, port=8501, upstreams=["10.0.0.2:8502"])
+    monkeypatch.setenv("HETDP_DATABASE_URL", "postgresql+psycopg://u@db.example/class")
+    for bad in ("10.0.0.2", "10.0.0.2:http", "10.0.0.2:70000", "evil; include /etc:80", ":8502"):
+        with pytest.raises(SystemExit, match="--upstream must be HOST:PORT"):
+            serve.Stack(workers=1, port=8501, upstreams=[bad])
+    with pytest.raises(SystemExit, match="at least 1"):
+        serve.Stack(workers=0, port=8501)
+
+
 def test_a_killed_worker_costs_only_its_own_sessions_and_comes_back():
     """kill -9 one of two workers while it computes a view the other worker is waiting for (the shared
     cache's single flight): the other worker's user gets the view within seconds (the dead worker's

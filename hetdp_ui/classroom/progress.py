@@ -25,6 +25,7 @@ from hetdp_core.lesson_variants import (
     variant_step,
     with_answer,
 )
+from hetdp_core.lessons import Question
 from hetdp_core.poll import PollEstimate, estimate
 
 from .db import TABLES, utcnow
@@ -79,6 +80,27 @@ class StudentView:
 
 def _default_answer(step, variant: dict) -> float:
     return variant_answer(step, variant)
+
+
+@dataclass(frozen=True)
+class StepStats:
+    """The live counts of one step: students who reached it, who answered, right at the first try;
+    the first answers' numbers (or choices), and per misconception how many students gave it."""
+
+    step: int
+    title: str
+    question: Question | None
+    reached: int
+    answered: int
+    first_right: int
+    numbers: tuple[float, ...]
+    choices: dict[str, int]
+    misconceptions: tuple[int, ...]  # students per misconception, in the lesson's order
+    #: per first number answer (aligned with ``numbers``): 0 right, j misconception j, None another wrong
+    #: answer; and its error relative to the student's own answer (a step with variants; else None)
+    verdicts: tuple[int | None, ...] = ()
+    relative: tuple[float | None, ...] = ()
+    revealed: bool = False
 
 
 class ProgressStore:
@@ -201,6 +223,61 @@ class ProgressStore:
 
         sess, students, answers = self._run(go, write=False)
         return progress_rows(self.lesson_of(sess.lesson_id), students, answers, now=utcnow())
+
+    # ------------------------------------------------------------ live view
+    def step_stats(self, code: str) -> list[StepStats]:
+        def go(c):
+            sess = self._session_row(c, code)
+            lesson = self.lesson_of(sess.lesson_id)
+            students = c.execute(select(STUDENT.c.id, STUDENT.c.furthest_step).where(STUDENT.c.session_id == sess.id))
+            furthest = [r.furthest_step for r in students]
+            answers = c.execute(
+                select(ANSWER)
+                .join(STUDENT, STUDENT.c.id == ANSWER.c.student_id)
+                .where(STUDENT.c.session_id == sess.id)
+                .order_by(ANSWER.c.student_id, ANSWER.c.step, ANSWER.c.attempt)
+            ).all()
+            revealed = {r.step for r in c.execute(select(REVEAL.c.step).where(REVEAL.c.session_id == sess.id))}
+            return lesson, furthest, answers, variant_answers(c, sess.id), revealed
+
+        lesson, furthest, answers, own, revealed = self._run(go, write=False)
+        out = []
+        for k, st in enumerate(lesson.steps, start=1):
+            mine = [a for a in answers if a.step == k]
+            first = {}
+            for a in mine:
+                first.setdefault(a.student_id, a)
+            numbered = [a for a in first.values() if a.number is not None]
+            verdicts, relative = first_verdicts(numbered, {s: v for (s, j), v in own.items() if j == k})
+            q = st.question
+            mis = (
+                tuple(
+                    len({a.student_id for a in mine if a.misconception == j})
+                    for j in range(1, len(q.misconceptions) + 1)
+                )
+                if q
+                else ()
+            )
+            choices = {}
+            if q is not None and q.kind == "choice":
+                choices = {ch: sum(1 for a in first.values() if a.choice == ch) for ch in q.choices}
+            out.append(
+                StepStats(
+                    step=k,
+                    title=st.title,
+                    question=q,
+                    reached=sum(1 for f in furthest if f >= k),
+                    answered=len(first),
+                    first_right=sum(1 for a in first.values() if a.correct),
+                    numbers=tuple(a.number for a in numbered),
+                    choices=choices,
+                    misconceptions=mis,
+                    verdicts=verdicts,
+                    relative=relative,
+                    revealed=k in revealed,
+                )
+            )
+        return out
 
 
 def _info(st, variant: dict, answer: float) -> VariantInfo:

@@ -17,9 +17,11 @@ deleted (:meth:`ClassStore.delete`, ``hetdp class delete``), which deletes all o
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import math
+import re
 import secrets
 import unicodedata
 from collections.abc import Callable
@@ -38,7 +40,7 @@ from hetdp_ui.folders import LIVE_CLASS, page_for
 from . import db
 from .db import TABLES, utcnow
 from .polls import PollStore
-from .progress import ProgressStore, first_verdicts, variant_answers
+from .progress import ProgressStore
 
 SESSION, STUDENT, ANSWER, POLL, REPORT, VARIANT, REVEAL = (
     TABLES[t] for t in ("class_session", "student", "answer", "poll", "poll_report", "variant", "reveal")
@@ -75,6 +77,25 @@ def normalize_code(code) -> str:
             "Check the code and type it again."
         )
     return c
+
+
+#: a *Join* click's identity: what :func:`secrets.token_urlsafe` draws (16 to 64 URL-safe letters)
+CLICK = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+
+def check_click(click) -> str:
+    """A *Join* click's identity as the page draws it; else InputError."""
+    if not isinstance(click, str) or not CLICK.fullmatch(click):
+        raise InputError("join must be 16 to 64 letters, digits, '-' or '_'; open the class link again to join.")
+    return click
+
+
+def join_token(click, code, name) -> str:
+    """The token of the student who joins session ``code`` with the *Join* click ``click`` under ``name``:
+    SHA-256 of the three, so the same click and name always give the same student, and another name or
+    session another one. The click is as secret as the token (it lives in the same browser's link)."""
+    digest = hashlib.sha256(f"{check_click(click)}\n{normalize_code(code)}\n{check_name(name)}".encode()).digest()
+    return base64.urlsafe_b64encode(digest[:24]).decode()
 
 
 def check_name(name) -> str:
@@ -118,27 +139,6 @@ class Recorded:
     attempt: int
     correct: bool | None
     misconception: int | None
-
-
-@dataclass(frozen=True)
-class StepStats:
-    """The live counts of one step: students who reached it, who answered, right at the first try;
-    the first answers' numbers (or choices), and per misconception how many students gave it."""
-
-    step: int
-    title: str
-    question: Question | None
-    reached: int
-    answered: int
-    first_right: int
-    numbers: tuple[float, ...]
-    choices: dict[str, int]
-    misconceptions: tuple[int, ...]  # students per misconception, in the lesson's order
-    #: per first number answer (aligned with ``numbers``): 0 right, j misconception j, None another wrong
-    #: answer; and its error relative to the student's own answer (a step with variants; else None)
-    verdicts: tuple[int | None, ...] = ()
-    relative: tuple[float | None, ...] = ()
-    revealed: bool = False
 
 
 class ClassStore(PollStore, ProgressStore):
@@ -247,22 +247,36 @@ class ClassStore(PollStore, ProgressStore):
         return self._run(go, write=True)
 
     # ------------------------------------------------------------ students
-    def join(self, code: str, name) -> str:
-        """Join an open session under a display name; returns the student's token (their identity)."""
+    def join(self, code: str, name, *, click: str | None = None) -> str:
+        """Join an open session under a display name; returns the student's token (their identity).
+
+        ``click`` is the identity of the *Join* click, drawn before the click and kept where a reconnecting
+        browser finds it (the page keeps it in its link): the token is :func:`join_token` of it and the
+        name, so the same click with the same name is the same student. A worker that dies during *Join*,
+        after the row was stored, leaves the click in the browser; the click repeated on another worker
+        returns the same student instead of "name taken". A name is never given to a second token: nobody
+        takes over another student's name. Without ``click`` the token is drawn at random."""
         name = check_name(name)
-        token = secrets.token_urlsafe(18)
+        token = secrets.token_urlsafe(18) if click is None else join_token(click, code, name)
 
         def go(c):
             row = self._session_row(c, code)
+            mine = c.execute(select(STUDENT).where(STUDENT.c.token_hash == _hash(token))).first()
+            if mine is not None:
+                if mine.session_id != row.id or mine.name != name:
+                    raise InputError("this join was already used elsewhere; open the class link again to join.")
+                return  # the same click again: already joined
             if row.closed_at is not None:
                 raise InputError(f"class session {row.code} is closed; ask your instructor to reopen it.")
             n = c.execute(select(func.count()).select_from(STUDENT).where(STUDENT.c.session_id == row.id)).scalar()
             if n >= MAX_STUDENTS:
                 raise InputError(f"class session {row.code} is full ({MAX_STUDENTS} students); ask your instructor.")
             taken = c.execute(
-                select(STUDENT.c.id).where(STUDENT.c.session_id == row.id, STUDENT.c.name == name)
+                select(STUDENT.c.token_hash).where(STUDENT.c.session_id == row.id, STUDENT.c.name == name)
             ).first()
             if taken is not None:
+                if hmac.compare_digest(taken.token_hash, _hash(token)):  # the same click, stored meanwhile
+                    return
                 raise InputError(f"the name {name!r} is taken in this session; choose another one.")
             c.execute(
                 insert(STUDENT).values(
@@ -272,8 +286,11 @@ class ClassStore(PollStore, ProgressStore):
 
         try:
             self._run(go, write=True)
-        except IntegrityError:  # two students took the same name at the same moment
-            raise InputError(f"the name {name!r} is taken in this session; choose another one.") from None
+        except IntegrityError:  # the same click (or the same name) stored at the same moment: look again
+            try:
+                self._run(go, write=True)
+            except IntegrityError:
+                raise InputError(f"the name {name!r} is taken in this session; choose another one.") from None
         return token
 
     def _student_row(self, c, code: str, token):
@@ -386,61 +403,7 @@ class ClassStore(PollStore, ProgressStore):
             self.variant(code, token, need.pop())  # drawn and computed outside the write transaction
         raise StoreUnavailable("could not store the answer after 5 tries")
 
-    # ------------------------------------------------------------ live view and export
-    def step_stats(self, code: str) -> list[StepStats]:
-        def go(c):
-            sess = self._session_row(c, code)
-            lesson = self.lesson_of(sess.lesson_id)
-            students = c.execute(select(STUDENT.c.id, STUDENT.c.furthest_step).where(STUDENT.c.session_id == sess.id))
-            furthest = [r.furthest_step for r in students]
-            answers = c.execute(
-                select(ANSWER)
-                .join(STUDENT, STUDENT.c.id == ANSWER.c.student_id)
-                .where(STUDENT.c.session_id == sess.id)
-                .order_by(ANSWER.c.student_id, ANSWER.c.step, ANSWER.c.attempt)
-            ).all()
-            revealed = {r.step for r in c.execute(select(REVEAL.c.step).where(REVEAL.c.session_id == sess.id))}
-            return lesson, furthest, answers, variant_answers(c, sess.id), revealed
-
-        lesson, furthest, answers, own, revealed = self._run(go, write=False)
-        out = []
-        for k, st in enumerate(lesson.steps, start=1):
-            mine = [a for a in answers if a.step == k]
-            first = {}
-            for a in mine:
-                first.setdefault(a.student_id, a)
-            numbered = [a for a in first.values() if a.number is not None]
-            verdicts, relative = first_verdicts(numbered, {s: v for (s, j), v in own.items() if j == k})
-            q = st.question
-            mis = (
-                tuple(
-                    len({a.student_id for a in mine if a.misconception == j})
-                    for j in range(1, len(q.misconceptions) + 1)
-                )
-                if q
-                else ()
-            )
-            choices = {}
-            if q is not None and q.kind == "choice":
-                choices = {ch: sum(1 for a in first.values() if a.choice == ch) for ch in q.choices}
-            out.append(
-                StepStats(
-                    step=k,
-                    title=st.title,
-                    question=q,
-                    reached=sum(1 for f in furthest if f >= k),
-                    answered=len(first),
-                    first_right=sum(1 for a in first.values() if a.correct),
-                    numbers=tuple(a.number for a in numbered),
-                    choices=choices,
-                    misconceptions=mis,
-                    verdicts=verdicts,
-                    relative=relative,
-                    revealed=k in revealed,
-                )
-            )
-        return out
-
+    # ------------------------------------------------------------ export
     def counts(self, code: str) -> dict[str, int]:
         """Rows stored for a session (students, answers, poll reports)."""
 

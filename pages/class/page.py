@@ -11,7 +11,7 @@ from hetdp_core.lesson_variants import with_ranges
 from hetdp_core.lessons import lesson_ids
 from hetdp_core.poll import MAX_POLL_EPS, MIN_POLL_EPS
 from hetdp_core.scenario import InputError
-from hetdp_ui import class_panel
+from hetdp_ui import class_panel, class_queue
 from hetdp_ui.classroom.store import MAX_NAME, export_csv, links
 from hetdp_ui.common import app_base_url, chart
 from hetdp_ui.folders import LIVE_CLASS, page_for
@@ -110,22 +110,42 @@ def join_form(fixed_code: str | None) -> None:
     else:
         # no max_chars: the box keeps whatever is typed or pasted, and Join says the one limit (MAX_NAME)
         name = st.text_input(f"your display name ({NAME_LIMIT}; the class sees it, no account)", key="class_name")
+    class_panel.join_id()  # the click's identity, in the link before the click (see join_now)
     if st.button("Join", type="primary", key="class_join", icon=":material/login:"):
-        joins = st.session_state.get("_class_joins", 0)
-        try:
-            if joins >= MAX_JOINS:
-                raise InputError(f"this browser joined {joins} times already; go on with the link of your last join.")
-            info = store.session(c)
-            token = store.join(c, name)
-        except InputError as exc:
-            st.error(str(exc))
-            return
-        except class_panel.unavailable_types() as exc:
-            st.error(f"Not joined — the class database did not answer ({exc}). Try again.")
-            return
+        joined = join_now(c, name)
+        if joined is not None:
+            info, token = joined
+            lesson = cached_lesson(info.lesson_id)
+            open_page(lesson.steps[0].page, {"lesson": lesson.id, "step": "1", "class": info.code, "me": token})
+
+
+def join_now(c: str, name: str):
+    """*Join*: (the session, the student's token), or None after a one-line reason. The click's identity is
+    the link's ``join`` parameter, written before the click: a worker that dies during *Join* leaves it in
+    the browser, and the click repeated on another worker is the same student (not "name taken"). Works
+    in the script or in a button's callback (it reads only the link and the session state)."""
+    from hetdp_ui.classroom.store import join_token
+
+    joins = st.session_state.get("_class_joins", 0)
+    done = st.session_state.setdefault("_class_joined", set())  # tokens this browser session joined as
+    try:
+        click = class_panel.join_id()
+        again = join_token(click, c, name) in done  # the same click repeated: not a new join
+        if joins >= MAX_JOINS and not again:
+            raise InputError(f"this browser joined {joins} times already; go on with the link of your last join.")
+        info = store.session(c)
+        token = store.join(c, name, click=click)
+    except InputError as exc:
+        st.error(str(exc))
+        return None
+    except class_panel.unavailable_types() as exc:
+        st.error(f"Not joined — the class database did not answer ({exc}). Try again.")
+        return None
+    if not again:
+        done.add(token)
         st.session_state["_class_joins"] = joins + 1
-        lesson = cached_lesson(info.lesson_id)
-        open_page(lesson.steps[0].page, {"lesson": lesson.id, "step": "1", "class": info.code, "me": token})
+    st.session_state[class_queue.JOINED] = True  # the step it opens is still the join (class_queue)
+    return info, token
 
 
 def session_or_error(read, way_on=None):
@@ -467,6 +487,7 @@ def instructor_view() -> None:
     poll_controls()
 
     @st.fragment(run_every=REFRESH)
+    @class_queue.comes_first  # the instructor's view refreshes ahead of a class's queue
     def live() -> None:
         try:
             stats = store.step_stats(code)

@@ -52,12 +52,14 @@ def test_an_instructor_sees_three_students_answer_live(browser, server, artifact
     inst.screenshot(path=str(artifacts / "class_instructor_start.png"), full_page=True)
 
     answers = {"Ada": "0.2", "Bao": "0.09", "Chi": "0.5"}  # a misconception, right, wrong
-    students = {}
+    students, join_urls = {}, {}
     for name, value in answers.items():
         ctx, pg = _context(browser, viewport={"width": 390, "height": 844}) if name == "Chi" else _context(browser)
         contexts.append(ctx)
         pg.goto(f"{server}/Class?code={code}")
         box = pg.get_by_role("textbox", name=re.compile("your display name"))
+        pg.wait_for_url(re.compile(r"join=[\w-]{16,}"))  # the click's identity is in the address before the click
+        join_urls[name] = pg.url
         type_in(box, name)
         pg.get_by_role("button", name="Join").click()
         pg.wait_for_url(re.compile(r"/Feature_privacy\?.*me="))
@@ -81,6 +83,17 @@ def test_an_instructor_sees_three_students_answer_live(browser, server, artifact
     assert_no_errors(inst)
     inst.get_by_text(re.compile(r"M1 \(0\.2 ± 0\.005\)")).first.scroll_into_view_if_needed()
     inst.screenshot(path=str(artifacts / "class_instructor_live.png"))
+
+    # a browser that lost its worker during Join comes back with the address it had: Join again is Ada
+    ctx, again = _context(browser)
+    contexts.append(ctx)
+    again.goto(join_urls["Ada"])
+    type_in(again.get_by_role("textbox", name=re.compile("your display name")), "Ada")
+    again.get_by_role("button", name="Join").click()
+    again.wait_for_url(re.compile(r"/Feature_privacy\?.*me="))
+    again.get_by_text("as Ada").wait_for()
+    assert parse_qs(urlparse(again.url).query)["me"] == parse_qs(urlparse(students["Ada"].url).query)["me"]
+    assert_no_errors(again)
 
     # a reload keeps the student's identity and place
     ada = students["Ada"]
