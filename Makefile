@@ -23,7 +23,8 @@ $(DSTAMP): pyproject.toml $(STAMP)
 	touch $@
 
 # the documentation site from docs/ (MkDocs + Material, strict: a warning is an error) into build/site/;
-# it opens from disk, offline. `make run` does not need it.
+# it opens from disk, offline, search included (Material's offline plugin; the iframe-worker shim it needs
+# comes from the npm registry once, with npm, into build/npm/). `make run` does not need it.
 docs: $(DSTAMP)
 	$(PY) -m hetdp_ui.docsite --out build/site
 
