@@ -99,9 +99,11 @@ def _a_decision_package_reruns_here(env_dir, cwd):
     # the notebook, executed by the fresh environment's own Jupyter runner and kernel
     script = (
         "import json, nbformat\n"
+        "from jupyter_client.manager import KernelManager\n"
         "from nbclient import NotebookClient\n"
         "nb = nbformat.read('notebook.ipynb', as_version=4)\n"
-        "NotebookClient(nb, timeout=600, kernel_name='python3').execute()\n"
+        "km = KernelManager(kernel_name='python3', transport='ipc', ip='kernel')\n"  # no TCP port race
+        "NotebookClient(nb, km=km, timeout=600).execute()\n"
         "last = nb.cells[-1]\n"
         "print(''.join(o.get('text', '') for o in last.outputs if o.get('name') == 'stdout'))\n"
     )
