@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
 PORT   ?= 8501
 
-.PHONY: docs run dev serve test test-fast lint format bench load install install-test chromium nginx postgresql clean
+.PHONY: docs run dev serve test check test-fast lint format bench load install install-test chromium nginx postgresql clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -75,10 +75,17 @@ dev: $(STAMP)
 	$(PY) -m hetdp_ui.launch run app.py --server.port $(PORT) --server.fileWatcherType auto --server.runOnSave true \
 	  --client.showErrorDetails full
 
-# two worker processes (pytest-xdist), a test file stays on one worker (its module fixtures, e.g. a
-# browser server, are set up once); the slowest tests are printed
+# everything, as CI runs it: two worker processes (pytest-xdist) taking one test at a time, the browser
+# and slow tests first; a file that shares a server, cluster or build keeps its tests on one worker
+# (tests/conftest.py: TOGETHER; each worker starts one Streamlit server for all its browser tests).
+# The slowest tests are printed
 test: $(TSTAMP) chromium nginx postgresql lint
-	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=15
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadgroup --durations=25
+
+# for every change (under 2 minutes): lint, then the unit, property, statistical and AppTest tests —
+# no real browser, none marked slow (tests/conftest.py: SLOW; `make test` runs them)
+check: $(TSTAMP) lint
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadgroup -m "not browser and not slow" --durations=10
 
 # ruff: lint and format check (pyproject's [tool.ruff]); `make format` rewrites
 lint: $(TSTAMP)

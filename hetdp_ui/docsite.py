@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 SITE = ROOT / "build" / "site"
 
-#: the Web Worker shim for pages opened from file:// by the Material theme's author (npm package
+#: the Web Worker shim for pages opened from disk, by the Material theme's author (npm package
 #: ``iframe-worker``, MIT): the offline plugin would load it from a CDN, so the build ships this copy
 IFRAME_WORKER = ("iframe-worker", "1.0.4", "e8e412dbcfea9b7e31b5ffa288d7b6035915e714c542f4176a0cdbe262fc9609")
 #: where the site ships it; the name says "iframe-worker", which tells the offline plugin it is present
