@@ -105,6 +105,17 @@ SLOW = (
     "tests/test_widget_sweep.py::test_every_sidebar_widget_across_its_range",
     "tests/test_ledger.py::test_pld_is_the_tightest_of_the_four",
     "tests/test_class_page.py::test_a_whole_class_session_from_start_to_delete",
+    "tests/test_pages.py::test_every_plotted_table_can_be_downloaded",
+    "tests/test_untrusted_input.py::test_lab_randomized_response_levels_text",
+    "tests/test_untrusted_input.py::test_zcdp_huge_counts",
+    # the compute budget's time limits: measured in seconds, they belong to the full run
+    "tests/test_untrusted_input.py::test_mechanism_lab_huge_simulation_is_refused_within_the_budget",
+    "tests/test_untrusted_input.py::test_mechanism_lab_5000_scores_is_refused_fast",
+    "tests/test_untrusted_input.py::test_per_user_cvxpy_at_200000_users_is_refused",
+    "tests/test_oracles.py::test_pystatdp_finds_no_counterexample_for_the_project_laplace",
+    "tests/test_oracles.py::test_pystatdp_catches_an_overclaimed_laplace",
+    "tests/test_oracles.py::test_pystatdp_catches_the_local_sensitivity_median",
+    "tests/test_hetero.py::test_located_minimum_equals_the_search_over_every_breakpoint",
 )
 
 #: files whose tests share an expensive module or session fixture (a server, a cluster, PostgreSQL, the
