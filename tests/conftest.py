@@ -116,6 +116,9 @@ SLOW = (
     "tests/test_oracles.py::test_pystatdp_catches_an_overclaimed_laplace",
     "tests/test_oracles.py::test_pystatdp_catches_the_local_sensitivity_median",
     "tests/test_hetero.py::test_located_minimum_equals_the_search_over_every_breakpoint",
+    "tests/test_fuzz.py::test_fuzzed_text_widgets",
+    "tests/test_page_cli_agreement.py::test_page_and_cli_give_identical_tables",  # the CLI in a subprocess
+    "tests/test_report.py::test_cli_report_is_standalone_and_complete",
 )
 
 #: files whose tests share an expensive module or session fixture (a server, a cluster, PostgreSQL, the

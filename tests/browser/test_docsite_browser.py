@@ -2,6 +2,10 @@
 with every request outside the site refused (and none attempted), formulas drawn as MathML, and the
 search box finds a page from disk (Material's offline plugin)."""
 
+import pytest
+
+pytestmark = pytest.mark.browser
+
 
 def _offline(browser):
     """A browser context with no network: every request outside the site is refused and recorded."""
