@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
 PORT   ?= 8501
 
-.PHONY: docs run dev serve test test-fast lint format bench load load-rush install install-test chromium nginx postgresql clean
+.PHONY: docs run dev serve test check test-fast lint format bench load load-rush install install-test chromium nginx postgresql clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +23,8 @@ $(DSTAMP): pyproject.toml $(STAMP)
 	touch $@
 
 # the documentation site from docs/ (MkDocs + Material, strict: a warning is an error) into build/site/;
-# it opens from disk, offline. `make run` does not need it.
+# it opens from disk, offline, search included (Material's offline plugin; the iframe-worker shim it needs
+# comes from the npm registry once, with npm, into build/npm/). `make run` does not need it.
 docs: $(DSTAMP)
 	$(PY) -m hetdp_ui.docsite --out build/site
 
@@ -78,10 +79,17 @@ dev: $(STAMP)
 	$(PY) -m hetdp_ui.launch run app.py --server.port $(PORT) --server.fileWatcherType auto --server.runOnSave true \
 	  --client.showErrorDetails full
 
-# two worker processes (pytest-xdist), a test file stays on one worker (its module fixtures, e.g. a
-# browser server, are set up once); the slowest tests are printed
+# everything, as CI runs it: two worker processes (pytest-xdist) taking one test at a time, the browser
+# and slow tests first; a file that shares a server, cluster or build keeps its tests on one worker
+# (tests/conftest.py: TOGETHER; each worker starts one Streamlit server for all its browser tests).
+# The slowest tests are printed
 test: $(TSTAMP) chromium nginx postgresql lint
-	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=15
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadgroup --durations=25
+
+# for every change (under 2 minutes): lint, then the unit, property, statistical and AppTest tests —
+# no real browser, none marked slow (tests/conftest.py: SLOW; `make test` runs them)
+check: $(TSTAMP) lint
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadgroup -m "not browser and not slow" --durations=10
 
 # ruff: lint and format check (pyproject's [tool.ruff]); `make format` rewrites
 lint: $(TSTAMP)

@@ -5,16 +5,19 @@ built by MkDocs with the Material theme.
 
 ``python -m hetdp_ui.docsite [--out DIR]`` (``make docs``) writes a static site that opens from disk
 without a server or the internet (relative links, no web fonts, no script from elsewhere, formulas
-rendered to MathML at build time); its search box needs the site served over HTTP (a browser will not
-start the search worker from a file), e.g. ``python -m http.server -d build/site``. The build is
-strict: a broken link, a docstring griffe cannot read or a formula that does not convert fails it.
+rendered to MathML at build time). Its search works from disk too: Material's offline plugin writes the
+search index as a script (``search/search_index.js``) and runs the search worker in an iframe through
+the ``iframe-worker`` shim, which the build takes from the npm registry once (``npm pack``, its hash
+checked) and ships beside the pages instead of loading it from a CDN. The build is strict: a broken
+link, a docstring griffe cannot read or a formula that does not convert fails it.
 
-MkDocs and its plugins are the ``docs`` extra (not needed by ``make run``).
+MkDocs and its plugins are the ``docs`` extra (not needed by ``make run``); the shim needs ``npm``.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import html
 import io
 import logging
@@ -24,6 +27,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 from contextlib import redirect_stdout
 from pathlib import Path
@@ -32,6 +36,13 @@ from unittest import mock
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 SITE = ROOT / "build" / "site"
+
+#: the Web Worker shim for pages opened from disk, by the Material theme's author (npm package
+#: ``iframe-worker``, MIT): the offline plugin would load it from a CDN, so the build ships this copy
+IFRAME_WORKER = ("iframe-worker", "1.0.4", "e8e412dbcfea9b7e31b5ffa288d7b6035915e714c542f4176a0cdbe262fc9609")
+#: where the site ships it; the name says "iframe-worker", which tells the offline plugin it is present
+SHIM = "assets/javascripts/iframe-worker-shim.js"
+NPM_CACHE = ROOT / "build" / "npm"
 
 _MATH = re.compile(r'<(span|div) class="arithmatex">\\[(\[](.*?)\\[)\]]</\1>', re.S)
 
@@ -165,8 +176,11 @@ theme:
   name: material
   font: false
   features: [navigation.sections, search.highlight]
+extra:
+  polyfills: [{SHIM}]
 plugins:
   - search
+  - offline
   - mkdocstrings:
       handlers:
         python:
@@ -205,6 +219,38 @@ validation:
 """
 
 
+def iframe_worker_shim() -> bytes:
+    """The ``iframe-worker`` shim's script (``shim/index.js`` of the npm package), fetched once into
+    build/npm/ by ``npm pack`` (the npm registry, the ordinary client) and checked against its SHA-256."""
+    name, version, sha256 = IFRAME_WORKER
+    cached = NPM_CACHE / f"{name}-{version}.js"
+    if not cached.exists():
+        NPM_CACHE.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="hetdp-npm-") as tmp:
+            try:
+                done = subprocess.run(
+                    ["npm", "pack", f"{name}@{version}", "--pack-destination", tmp, "--silent"],
+                    capture_output=True,
+                    text=True,
+                    timeout=300,
+                )
+            except FileNotFoundError as exc:
+                raise RuntimeError(
+                    "the documentation site's offline search needs npm (Debian: apt-get install npm)"
+                ) from exc
+            if done.returncode != 0:
+                raise RuntimeError(f"npm pack {name}@{version} failed: {done.stderr[-2000:]}")
+            with tarfile.open(Path(tmp) / f"{name}-{version}.tgz") as tgz:
+                script = tgz.extractfile("package/shim/index.js").read()
+            partial = cached.with_suffix(f".{os.getpid()}.part")  # two test processes may fetch at once
+            partial.write_bytes(script)
+            partial.replace(cached)
+    script = cached.read_bytes()
+    if hashlib.sha256(script).hexdigest() != sha256:
+        raise RuntimeError(f"{cached} is not {name} {version} (SHA-256 differs): delete it and build again")
+    return script
+
+
 def stage(src: Path) -> Path:
     """Write the site's sources into ``src``: each page's guide as ``<slug>.md``, docs/*.md as they are, the
     generated pages, mkdocs.yml."""
@@ -218,6 +264,8 @@ def stage(src: Path) -> Path:
         if f.name != "README.md":
             shutil.copy(f, md / f.name)
     shutil.copytree(DOCS / "images", md / "images")
+    (md / SHIM).parent.mkdir(parents=True)
+    (md / SHIM).write_bytes(iframe_worker_shim())
     with redirect_stdout(io.StringIO()):
         generated = {"index.md": index_page(), "cli.md": cli_page(), **api_pages()}
     for name, text in generated.items():

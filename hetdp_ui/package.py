@@ -45,8 +45,12 @@ def execute_notebook(nb) -> tuple[object, str]:
         return nb, "not executed here (install hetdp's `package` extra for an executed notebook): run all cells"
     import tempfile
 
+    from jupyter_client.manager import KernelManager
+
     with tempfile.TemporaryDirectory(prefix="hetdp-package-") as cwd:
-        NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": cwd}}).execute()
+        # Unix sockets in this folder, not TCP ports: a port found free may be taken before the kernel binds it
+        km = KernelManager(kernel_name="python3", transport="ipc", ip=f"{cwd}/kernel")
+        NotebookClient(nb, km=km, timeout=600, resources={"metadata": {"path": cwd}}).execute()
     return nb, "executed when the package was made (outputs included)"
 
 

@@ -58,9 +58,83 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Browser tests are never silently skipped in CI (HETDP_REQUIRE_BROWSER=1)."""
+    """Browser tests are never silently skipped in CI (HETDP_REQUIRE_BROWSER=1).
+
+    The order is the one in which `make test`'s two workers (pytest-xdist, ``--dist loadgroup``) start
+    tests: the real-browser tests first, then those marked ``slow``, then the rest, each kind in file
+    order (a stable sort). xdist hands out a test (or a file's ``xdist_group``, which it starts before
+    single tests) to whichever worker is free, so the long tests are spread over both workers and the
+    last minute is many short tests instead of one long test begun last."""
     os.environ.setdefault("HETDP_ROOT", str(ROOT))
+    for item in items:
+        where = item.nodeid.split("[", 1)[0]
+        if any(where == s or where.startswith(s + "::") for s in SLOW):
+            item.add_marker(pytest.mark.slow)
+        group = TOGETHER.get(item.nodeid.split("::", 1)[0])
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
+    items.sort(key=_start_rank)
+
+
+def _start_rank(item) -> int:
+    return 0 if item.get_closest_marker("browser") else 1 if item.get_closest_marker("slow") else 2
+
+
+#: the tests `make check` leaves to `make test` (marked ``slow`` here; a test may also carry the mark
+#: itself): a file or a test (all its parameters) that starts servers, clusters, kernels or a virtualenv,
+#: or took over ~10 s under `make test` — measured with --durations, see docs/contributing.md
+SLOW = (
+    "tests/test_wheel.py",  # a wheel built and installed into a clean virtualenv
+    "tests/test_serving.py",  # Streamlit servers, nginx, a crowd of users
+    "tests/test_dask.py",  # a LocalCluster of two worker processes
+    "tests/test_class_load.py",  # a class through two workers with a killed worker
+    "tests/test_limits.py",  # the fork server, killed and limited children
+    "tests/test_notebook.py",  # every notebook executed in a fresh kernel
+    "tests/test_package.py",  # decision packages executed in fresh kernels
+    "tests/test_contributing.py",  # a copy of the app with a page added
+    "tests/test_docsite.py",  # the documentation site built (three times)
+    "tests/test_fuzz.py::test_fuzzed_url_parameters",
+    "tests/test_fuzz.py::test_fuzzed_cli_run",
+    "tests/test_guarantees_exact.py::test_gaussian_and_laplace_profiles_equal_dp_accounting",
+    "tests/test_report.py::test_static_figures_with_kaleido",
+    "tests/test_ledger_accuracy.py::test_every_accepted_plan_answers_and_its_headline_is_the_smallest_bound",
+    "tests/test_ledger_accuracy.py::test_the_discretised_total_lies_in_an_independent_bracket",
+    "tests/test_ledger_accuracy.py::test_random_laplace_and_mixed_groups_lie_in_the_bracket",
+    "tests/test_widget_sweep.py::test_every_sidebar_widget_across_its_range",
+    "tests/test_ledger.py::test_pld_is_the_tightest_of_the_four",
+    "tests/test_class_page.py::test_a_whole_class_session_from_start_to_delete",
+    "tests/test_pages.py::test_every_plotted_table_can_be_downloaded",
+    "tests/test_untrusted_input.py::test_lab_randomized_response_levels_text",
+    "tests/test_untrusted_input.py::test_zcdp_huge_counts",
+    # the compute budget's time limits: measured in seconds, they belong to the full run
+    "tests/test_untrusted_input.py::test_mechanism_lab_huge_simulation_is_refused_within_the_budget",
+    "tests/test_untrusted_input.py::test_mechanism_lab_5000_scores_is_refused_fast",
+    "tests/test_untrusted_input.py::test_per_user_cvxpy_at_200000_users_is_refused",
+    "tests/test_oracles.py::test_pystatdp_finds_no_counterexample_for_the_project_laplace",
+    "tests/test_oracles.py::test_pystatdp_catches_an_overclaimed_laplace",
+    "tests/test_oracles.py::test_pystatdp_catches_the_local_sensitivity_median",
+    "tests/test_hetero.py::test_located_minimum_equals_the_search_over_every_breakpoint",
+    "tests/test_fuzz.py::test_fuzzed_text_widgets",
+    "tests/test_page_cli_agreement.py::test_page_and_cli_give_identical_tables",  # the CLI in a subprocess
+    "tests/test_report.py::test_cli_report_is_standalone_and_complete",
+)
+
+#: files whose tests share an expensive module or session fixture (a server, a cluster, PostgreSQL, the
+#: built site or wheel, every page's figures): `--dist loadgroup` keeps each group on one worker, so the
+#: fixture is set up once; every other test is handed out on its own
+TOGETHER = {
+    "tests/test_serving.py": "serving",
+    "tests/test_dask.py": "dask",
+    "tests/test_wheel.py": "wheel",
+    "tests/test_class.py": "postgres",
+    "tests/test_class_teach.py": "postgres",
+    "tests/test_class_load.py": "class_load",  # one pair of workers for the module
+    "tests/test_theme.py": "theme",
+    "tests/test_docsite.py": "docsite",
+    "tests/browser/test_docsite_browser.py": "docsite",
+}
 
 
 @pytest.fixture(autouse=True)

@@ -25,6 +25,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.fft import next_fast_len
+from scipy.signal import lfilter
 from scipy.special import ndtr
 
 
@@ -108,7 +110,8 @@ def _composed(rest, *, h: float, up: bool, theta: float, centre: float, reach: f
     of tilted losses is the tilt of the sum), so the FFT's round-off is relative to the tilted law,
     which is concentrated where δ(ε) is decided; the round-off (measured by the most negative entry)
     is removed from (lower bound) or added to (upper bound) every cell before untilting."""
-    n = 1 << int(math.ceil(math.log2(2 * reach / h + 16)))
+    n = next_fast_len(int(math.ceil(2 * reach / h)) + 16, real=True)  # an FFT-friendly length, even
+    n = n if n % 2 == 0 else next_fast_len(n + 1, real=True)
     omega = 2 * np.pi * np.arange(n // 2 + 1) / n
     c0 = int(round(centre / h))
     log_spec = np.zeros(n // 2 + 1, dtype=complex)
@@ -131,7 +134,7 @@ def _composed(rest, *, h: float, up: bool, theta: float, centre: float, reach: f
         with np.errstate(divide="ignore"):
             log_spec += k * np.log(f)
         log_keep += k * math.log1p(-inf) if inf < 1 else -math.inf
-    spec = np.exp(log_spec) * np.exp(-1j * omega * (n // 2 - c0))  # index S at S − c0 + n/2
+    spec = np.exp(log_spec - 1j * omega * (n // 2 - c0))  # index S at S − c0 + n/2
     raw = np.fft.irfft(spec, n)
     noise = 4.0 * max(-float(raw.min()), 0.0) + 1e-15 * float(raw.max())
     tilted = np.clip(raw + (noise if up else -noise), 0.0, None)
@@ -143,6 +146,42 @@ def _composed(rest, *, h: float, up: bool, theta: float, centre: float, reach: f
     with np.errstate(over="ignore"):
         masses = tilted * np.exp(np.minimum(log_scale - theta * losses, 700.0))
     return losses, masses, -math.expm1(log_keep)
+
+
+def _epsilon(losses, masses, inf_mass: float, delta: float) -> float:
+    """The smallest ε ≥ 0 with δ(ε) ≤ ``delta`` for the law (``losses``, ``masses``, ``inf_mass``):
+    δ(ε) = Σ_{ℓ>ε} m_ℓ (1 − e^{ε−ℓ}) + P(L = ∞) is continuous and decreasing, and between two
+    neighbouring grid losses the same losses count, so there δ(ε) = A − e^ε B (A, B sums over the
+    losses above) and δ(ε) = ``delta`` is solved in closed form, in the gap where δ crosses ``delta``
+    (found with suffix sums, then confirmed by direct sums at both ends of the gap)."""
+    if inf_mass > delta:
+        return math.inf  # no finite ε: the releases' own δ exceeds it
+
+    def d(e: float) -> float:  # directly, from every loss above e
+        i = int(np.searchsorted(losses, e, side="right"))
+        return float(np.sum(masses[i:] * -np.expm1(e - losses[i:]))) + inf_mass
+
+    if d(0.0) <= delta:
+        return 0.0
+    keep = losses > 0  # only positive losses count for ε ≥ 0
+    ell, m = losses[keep], masses[keep]
+    # δ at each grid loss ℓ_k by running sums (used only to find the gap): Σ_{j>k} m_j − S_k with
+    # S_k = Σ_{j>k} m_j e^{ℓ_k − ℓ_j} = e^{−h}(m_{k+1} + S_{k+1}) on the grid of step h, summed from the top
+    step = math.exp(-(float(ell[1] - ell[0]) if ell.size > 1 else 0.0))
+    s = lfilter([step], [1.0, -step], m[::-1])[::-1]  # s[k] = S_{k−1}
+    above = np.cumsum(m[::-1])[::-1]  # Σ_{j≥k} m_j
+    at = np.append(above[1:] - s[1:], 0.0) + inf_mass
+    k = int(np.argmax(at <= delta))  # the last entry, P(∞), is ≤ delta
+    while k + 1 < ell.size and d(float(ell[k])) > delta:  # the gap (ℓ_{k−1}, ℓ_k] holds the crossing
+        k += 1
+    while k > 0 and d(float(ell[k - 1])) <= delta:
+        k -= 1
+    lo = float(ell[k - 1]) if k else 0.0
+    # on [lo, ℓ_k): δ(ε) = A − e^{ε − ℓ_k} B with A = Σ_{j≥k} m_j + P(∞), B = Σ_{j≥k} m_j e^{ℓ_k − ℓ_j}
+    big_a = float(np.sum(m[k:])) + inf_mass
+    big_b = float(np.sum(m[k:] * np.exp(ell[k] - ell[k:])))
+    e = float(ell[k]) + math.log((big_a - delta) / big_b) if big_a > delta else float(ell[k])
+    return min(max(e, lo), float(ell[k]))
 
 
 def bracket(events, *, delta, h: float, guess: float, sigmas: float = 14.0):
@@ -163,23 +202,6 @@ def bracket(events, *, delta, h: float, guess: float, sigmas: float = 14.0):
     for up in (False, True):
         losses, masses, inf_mass = _composed(rest, h=h, up=up, theta=theta, centre=centre, reach=reach, sigmas=sigmas)
 
-        def d(e, losses=losses, masses=masses, inf_mass=inf_mass):
-            i = int(np.searchsorted(losses, e, side="right"))  # only losses above ε count
-            return float(np.sum(masses[i:] * -np.expm1(e - losses[i:]))) + inf_mass
-
-        side = []
-        for dl in deltas:
-            if inf_mass > dl:
-                side.append(math.inf)
-                continue
-            if d(0.0) <= dl:
-                side.append(0.0)
-                continue
-            lo, hi = 0.0, float(losses[-1]) + 1.0
-            for _ in range(64):
-                mid = (lo + hi) / 2
-                lo, hi = (mid, hi) if d(mid) > dl else (lo, mid)
-            side.append(hi)
-        sides.append(side)
+        sides.append([_epsilon(losses, masses, inf_mass, dl) for dl in deltas])
     pairs = list(zip(sides[0], sides[1]))
     return pairs if isinstance(delta, (list, tuple)) else pairs[0]

@@ -1,6 +1,7 @@
 """The documentation site (``make docs``): built from docs/ by MkDocs with warnings as errors, with the
 page index, the command-line reference and the API reference generated, and formulas as MathML."""
 
+import hashlib
 import re
 import shutil
 
@@ -33,6 +34,21 @@ def test_formulas_are_mathml_and_no_page_needs_the_internet(site):
         text = f.read_text()
         assert not re.search(r'(src|href)="https?://(?!localhost)', text.replace('href="https://', 'x="')), f
     assert not any("fonts.googleapis" in f.read_text() for f in site.rglob("*.html"))
+
+
+def test_the_search_works_from_disk(site):
+    """Material's offline plugin: the search index is also a script (a page opened from file:// cannot
+    fetch JSON), and the Web Worker shim it needs is shipped beside the pages, the npm package's own
+    file, referenced relatively by every page (the plugin would load it from a CDN)."""
+    from hetdp_ui.docsite import IFRAME_WORKER, SHIM, iframe_worker_shim
+
+    assert (site / "search" / "search_index.js").read_text().startswith("var __index = {")
+    assert (site / SHIM).read_bytes() == iframe_worker_shim()
+    assert hashlib.sha256(iframe_worker_shim()).hexdigest() == IFRAME_WORKER[2]
+    for f in (site / "index.html", site / "api" / "hetdp_core.poll.html"):
+        depth = "../" * (len(f.relative_to(site).parts) - 1)
+        assert f'<script src="{depth}{SHIM}">' in f.read_text(), f
+    assert not any("unpkg" in f.read_text() for f in site.rglob("*.html"))
 
 
 def test_the_cli_reference_is_generated_from_the_parser(site):

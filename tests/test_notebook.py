@@ -19,10 +19,14 @@ from hetdp_ui.cli import main
 
 
 def _execute(path):
+    from jupyter_client.manager import KernelManager
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    # the kernel talks over Unix sockets in the test's own folder: TCP ports found free and bound by the
+    # kernel a moment later were taken in between by another process of `make test` (the kernel died)
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(path.parent / "kernel"))
+    NotebookClient(nb, km=km, timeout=600, resources={"metadata": {"path": str(path.parent)}}).execute()
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors, errors
     return nb

@@ -1,5 +1,7 @@
 """The built wheel works on its own: installed into a clean virtualenv, the CLI runs the bundled
-RAND HIE dataset from another directory (the data ship in the wheel as hetdp_core.data)."""
+RAND HIE dataset from another directory (the data ship in the wheel as hetdp_core.data), `hetdp app`
+serves the app and a decision package reruns there. The wheel is built and installed once for the file
+(a module fixture); each promise is its own test."""
 
 import subprocess
 import sys
@@ -8,31 +10,49 @@ import pytest
 from conftest import ROOT, strict_json
 
 
-@pytest.mark.timeout(900)
 def _stdout(argv: list, *, cwd) -> str:
     """What a command prints (it must succeed)."""
     return subprocess.run(argv, cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
-def test_wheel_in_a_clean_virtualenv_runs_the_bundled_dataset(tmp_path):
-    wheels = tmp_path / "wheels"
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """(the clean virtualenv, a folder outside the checkout): the wheel built once from the checkout and
+    installed with its declared dependencies into a new virtualenv; the tests below share it."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    wheels = tmp / "wheels"
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)],
         check=True,
         capture_output=True,
     )
     whl = next(wheels.glob("hetdp-*.whl"))
-    env_dir = tmp_path / "venv"
+    env_dir = tmp / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True)
     py = env_dir / "bin" / "python"
-    subprocess.run([str(py), "-m", "pip", "install", "-q", str(whl)], check=True, capture_output=True)
-    elsewhere = tmp_path / "elsewhere"
+    # --no-compile: pip does not byte-compile every installed library up front (half of the install's
+    # time); Python compiles what the commands below import, as it would for any other install
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-compile", str(whl)], check=True, capture_output=True)
+    elsewhere = tmp / "elsewhere"
     elsewhere.mkdir()
+    return env_dir, elsewhere
+
+
+def test_the_wheel_installs_hetdp_and_its_data_not_the_checkout(installed):
+    env_dir, elsewhere = installed
     where = _stdout(
-        [str(py), "-c", "import hetdp_core, hetdp_core.data as d; print(hetdp_core.__file__); print(d.__file__)"],
+        [
+            str(env_dir / "bin" / "python"),
+            "-c",
+            "import hetdp_core, hetdp_core.data as d; print(hetdp_core.__file__); print(d.__file__)",
+        ],
         cwd=elsewhere,
     )
     assert str(env_dir) in where and str(ROOT) not in where, where  # the wheel, not the checkout
+
+
+def test_the_installed_cli_runs_the_bundled_dataset(installed):
+    env_dir, elsewhere = installed
 
     def hetdp(*args: str) -> str:  # the installed command, run outside the source tree
         return _stdout([str(env_dir / "bin" / "hetdp"), *args], cwd=elsewhere)
@@ -57,8 +77,14 @@ def test_wheel_in_a_clean_virtualenv_runs_the_bundled_dataset(tmp_path):
     assert len(strict_json(out)["tables"]["hetero_weights"]) == 5912
     out = hetdp("lesson", "list")
     assert len(out.strip().splitlines()) >= 5 and "lesson=1-bcdp-feature-privacy" in out  # lessons ship too
-    _hetdp_app_serves_the_home_page(env_dir, elsewhere)
-    _a_decision_package_reruns_here(env_dir, elsewhere)
+
+
+def test_hetdp_app_from_the_wheel_serves_the_home_page(installed):
+    _hetdp_app_serves_the_home_page(*installed)
+
+
+def test_a_decision_package_reruns_in_the_clean_environment(installed):
+    _a_decision_package_reruns_here(*installed)
 
 
 def _a_decision_package_reruns_here(env_dir, cwd):
@@ -99,9 +125,11 @@ def _a_decision_package_reruns_here(env_dir, cwd):
     # the notebook, executed by the fresh environment's own Jupyter runner and kernel
     script = (
         "import json, nbformat\n"
+        "from jupyter_client.manager import KernelManager\n"
         "from nbclient import NotebookClient\n"
         "nb = nbformat.read('notebook.ipynb', as_version=4)\n"
-        "NotebookClient(nb, timeout=600, kernel_name='python3').execute()\n"
+        "km = KernelManager(kernel_name='python3', transport='ipc', ip='kernel')\n"  # no TCP port race
+        "NotebookClient(nb, km=km, timeout=600).execute()\n"
         "last = nb.cells[-1]\n"
         "print(''.join(o.get('text', '') for o in last.outputs if o.get('name') == 'stdout'))\n"
     )
