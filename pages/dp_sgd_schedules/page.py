@@ -10,7 +10,7 @@ with ui.page_shell(ds) as page:
     state = page.state
     sb = st.sidebar
     state.choice("lr", widget="selectbox", on_change=state.mark_custom)
-    state.number("gamma0", step=0.01, format="%.3f")
+    state.number("gamma0", step=0.01)
     if state["lr"] == "poly":
         state.slider("rho", step=0.05, on_change=state.mark_custom)
     elif state["lr"] == "step":

@@ -237,16 +237,16 @@ with ui.page_shell(
         if sol is not None:
             st.success(
                 f"{sol.scale:.3g}× the levels: ε = {sol.eps:g}, δ = {', '.join(f'{v:g}' for v in sol.demands)}. "
-                f"Simulated {sol.statistic} error {sol.error:.4g} ≤ {sol.target:g} — about "
+                f"Simulated {sol.statistic} error {sol.error:.4g} {'≤' if sol.error <= sol.target else '>'} "
+                f"{sol.target:g} — about "
                 f"± {np.sqrt(sol.error / len(sol.demands)):.3g} on each feature's published mean (values in [−1, 1]); "
                 f"10 % more private gives {sol.error_10pct_more_private:.4g}. The most private setting that meets the "
-                f"target lies between {sol.scale_low:.3g}× (misses) and {sol.scale:.3g}× (meets); {sol.releases:,} "
-                "releases simulated."
+                f"target lies between {sol.scale_low:.3g}× (above it) and {sol.scale:.3g}× (within it), by the "
+                f"solver's {sol.releases:,} simulated releases."
             )
             st.markdown(
-                f"Fresh simulation ({sol.check_trials} releases, new seed): {sol.statistic} {sol.check:.4g}, "
-                f"95 % interval [{sol.check_low:.4g}, {sol.check_high:.4g}] — "
-                f"{'meets' if sol.meets_target else '**misses**'} the target. **Why the curve above may read "
+                f"Fresh simulation ({sol.check_trials} releases, new seed) "
+                f"{sol.verdict.words('its ' + sol.statistic)}. **Why the curve above may read "
                 f"otherwise:** it is the {sol.statistic} of only {sol.view_trials} simulated releases per point, so at "
                 f"this setting it falls anywhere between {sol.view_low:.3g} and {sol.view_high:.3g} (95 %); raise "
                 "*trials* to see the curve settle."
