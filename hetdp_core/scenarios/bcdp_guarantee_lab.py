@@ -266,7 +266,7 @@ def levels(result: GuaranteeLabResult) -> list[Level]:
     g = mechanism_guarantee(alloc)
     any_attacker = float(alloc.ldp_level)
     return [
-        Level(str(n), float(d), delivered=float(v), any_attacker=any_attacker)
+        Level(str(n), float(d), delivered=float(v), any_attacker=any_attacker, model="local", unit="user's record")
         for n, d, v in zip(result.names, alloc.demands, g.guaranteed)
     ]
 

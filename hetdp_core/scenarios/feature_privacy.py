@@ -398,7 +398,7 @@ def levels(result: FeaturePrivacyResult) -> list[Level]:
     any attacker — the input of :func:`hetdp_core.meaning.meaning_of`."""
     any_attacker = float(result.alloc.ldp_level)
     return [
-        Level(f, float(d), delivered=float(v), any_attacker=any_attacker)
+        Level(f, float(d), delivered=float(v), any_attacker=any_attacker, model="local", unit="user's record")
         for f, d, v in zip(result.names, result.alloc.demands, result.guaranteed)
     ]
 

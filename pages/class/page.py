@@ -250,7 +250,8 @@ def poll_meaning(eps: float) -> None:
         f"true answer is yes (the same for no). As an attack: {row.risk_in_words}."
     )
     with st.expander(f"Where ε = {eps:g} lies among real deployments"):
-        deployments_strip_section((place(eps, who="this poll"),), key="class_poll_ctx", what="the poll's ε")
+        placed = place(eps, who=f"this poll (local ε = {eps:g} per student's answer)", model="local")
+        deployments_strip_section((placed,), key="class_poll_ctx", what="the poll's ε")
 
 
 def _ask_class() -> None:
