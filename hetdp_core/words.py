@@ -21,6 +21,7 @@ __all__ = [
     "level",
     "share",
     "percent",
+    "bound_share",
     "quantile_share",
     "formatted",
     "most_exposed",
@@ -61,6 +62,16 @@ def percent(x: float) -> str:
     return f"{float(f'{100 * float(x):.10g}'):g} %"
 
 
+def bound_share(x: float) -> str:
+    """A probability an attacker's belief can reach at most (a posterior bound, the chance a randomized
+    answer is the true one): in per cent, 3 significant digits rounded *up*, as every "at most" sentence
+    writes it (0.731059 → "73.2 %"), so one number is never written 73.1 % in one place and 73.2 % in
+    another."""
+    from .meaning import _pct
+
+    return _pct(float(x), up=True)
+
+
 def quantile_share(beta: float) -> str:
     """The share 1 − β of releases in which a PAC error holds ("94.5 %"): :func:`percent` of 1 − β."""
     return percent(1.0 - float(beta))
@@ -68,7 +79,7 @@ def quantile_share(beta: float) -> str:
 
 #: the formatters by name, for a figure's trace that names the quantity it draws (its ``meta``): the chart
 #: in words then says the value as the page's sentences and tables do
-FORMATS = {"number": number, "level": level, "share": share, "percent": percent}
+FORMATS = {"number": number, "level": level, "share": share, "percent": percent, "bound": bound_share}
 
 
 def formatted(x: float, quantity: str | None = None) -> str:
