@@ -23,7 +23,7 @@ from __future__ import annotations
 import csv
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 
 from ._doc import document
@@ -162,6 +162,8 @@ class Placement:
     above: Deployment | None
     sentence: str
     caution: str
+    #: the level's name alone ("x1, x2"; the level itself where none was given), for a label on a chart
+    name: str = ""
 
 
 def place(epsilon: float, *, who: str | None = None, model: str | None = None) -> Placement:
@@ -213,7 +215,10 @@ def place_levels(
     kind = "" if model is None else f"{model} "
     per = "" if not unit else f" per {unit}"
     return tuple(
-        place(eps, who=f"{compact_names(names)} at {kind}{what} = {eps:.3g}{per}", model=model)
+        replace(
+            place(eps, who=f"{compact_names(names)} at {kind}{what} = {eps:.3g}{per}", model=model),
+            name=compact_names(names),
+        )
         for eps, names in sorted(groups.items())
     )
 
