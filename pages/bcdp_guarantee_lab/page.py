@@ -142,8 +142,9 @@ with ui.page_shell(lab) as page:
             "4(1)): the linear constraint A c ≤ 1, solved by cvxpy minimising the Theorem 2 bound."
         )
         page.chart("translator")
-        cmp = result.compare
+        cmp = result.bcdp_translator_levels
         st.dataframe(cmp, hide_index=True, key=state.key("translator_table"))
+        ui.csv_download(cmp, "bcdp_translator_levels.csv", state.key("dl_translator_levels"))
         st.caption(
             f"cvxpy status: {tr.status} after {tr.iterations} convex–concave steps. "
             "Proposition 6 is more conservative because it ignores the tighter LDP level."

@@ -53,10 +53,8 @@ with ui.page_shell(ds) as page:
         if state["lr"] != "poly":
             st.caption("The (ρ, κ) criterion is for γ_h = γ0 (1+h)^−ρ; choose that schedule to place your point.")
         else:
-            point = result.dpsgd_region.iloc[[0]][["your_rho", "your_kappa", "your_point_converges"]]
-            point.insert(2, "2κ + ρ", 2 * point["your_kappa"] + point["your_rho"])
             st.dataframe(
-                point,
+                result.dpsgd_region.iloc[[0]][["your_rho", "your_kappa", "2κ + ρ", "your_point_converges"]],
                 hide_index=True,
                 key=state.key("your_point"),
                 column_config={
