@@ -27,7 +27,6 @@ __all__ = [
     "most_exposed",
     "TargetCheck",
     "target_check",
-    "compare",
 ]
 
 
@@ -172,20 +171,6 @@ def target_check(*, estimate: float, low: float, high: float, target: float, at_
     return TargetCheck(*vals, at_least=bool(at_least))
 
 
-# ---------------------------------------------------------------- comparisons
-
-
-def compare(a: tuple[str, float], b: tuple[str, float], *, what: str) -> str:
-    """ "M_mean's exact MSE (15.03) is lower than min-δ LDP's (15.63)": two named values compared in the
-    direction of their numbers (equal when they agree to the digits shown)."""
-    (na, va), (nb, vb) = a, b
-    sa, sb = number(va), number(vb)
-    if sa == sb:
-        return f"{na}'s {what} ({sa}) equals {nb}'s ({sb}) to the digits shown"
-    word = "lower" if va < vb else "higher"
-    return f"{na}'s {what} ({sa}) is {word} than {nb}'s ({sb})"
-
-
 #: parameters that mean something of this module's own (rows of hetdp_core._doc's glossary)
 GLOSSARY = """
 x | float | The value to put in words.
@@ -196,9 +181,6 @@ low | float | Lower end of the estimate's 95 % confidence interval.
 high | float | Upper end of the estimate's 95 % confidence interval.
 target | float | The target the estimate should meet.
 at_least | bool | The estimate should be at least the target (a share), not at most it (an error).
-a | tuple of (str, float) | The first named value.
-b | tuple of (str, float) | The second named value.
-what | str | The quantity compared, in words ("exact MSE").
 """
 
 
