@@ -12,8 +12,9 @@ be too. A step may declare
 
 The question's hint, explanation and misconceptions may compare quantities only through claims: their
 own words may not use a comparative (:data:`COMPARATIVES`: "wins", "smaller", "than", "above", …)
-outside a cited claim (what they quote is not their words: a column's name in quotes, a formula in $…$). A claim's numbers must be the numbers it compares (the cells its key reads, to
-the digits written) or the view's own settings (its query). :func:`check_claims` — run by
+outside a cited claim (what they quote is not their words: a column's name in quotes, a formula in
+$…$). A claim states one comparison, and its numbers must be the numbers it compares (the cells its key
+reads, to the digits written) or the view's own settings (its query). :func:`check_claims` — run by
 ``hetdp lesson check`` on every step — evaluates every claim with the core and refuses a lesson whose
 claim is false (:class:`ClaimError`, one line), and a step with a checkable question that does not say
 which table answers it, or whose answer key reads another table.
@@ -107,6 +108,10 @@ class Claim:
     id: str
     says: str
     holds: str
+
+    def cells(self, tables: dict, where: str) -> list:
+        """The cells its key reads at a view (:func:`hetdp_core.lesson_keys.key_cells`)."""
+        return key_cells(self.holds, tables, where=where)
 
 
 @dataclass(frozen=True)
@@ -309,7 +314,7 @@ def check_claims(lesson_id: str, number: int, step, result_of) -> int:
             )
     for claim in c.claims:
         w = f"{where}, claim {claim.id!r}"
-        bad = _numbers_said(claim, key_cells(claim.holds, tables, where=w), step.query)
+        bad = _numbers_said(claim, claim.cells(tables, w), step.query)
         if bad:
             raise ClaimError(
                 f"{w} states {', '.join(bad)}, which are neither the numbers it compares nor the view's settings; "
@@ -317,7 +322,7 @@ def check_claims(lesson_id: str, number: int, step, result_of) -> int:
             )
         if evaluate_key(claim.holds, tables, where=w) is not True:
             raise ClaimError(
-                f"{w} ({claim.says!r}) is false at this step's view ({_shown(key_cells(claim.holds, tables, where=w))})"
+                f"{w} ({claim.says!r}) is false at this step's view ({_shown(claim.cells(tables, w))})"
                 ": fix the claim or the view."
             )
     return len(c.claims)

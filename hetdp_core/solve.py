@@ -352,12 +352,9 @@ def solve_feature_privacy(s, *, target: float, statistic: str = "median", progre
     numbers: smooth in s between the allocation's jumps), down to RESOLUTION or MAX_REFINE steps,
     then polished on 128 releases a point; ``scale_low`` … ``scale`` is the final bracket. The answer
     is checked by fresh releases (a new seed) in batches until their interval decides
-    (CHECK_BATCHES); where it rejects the answer, the answer moves up and is checked again.
-    ``meets_target`` is true only when the fresh statistic is within the target; otherwise
-    :attr:`Solution.verdict` says what its interval supports (at the most private setting that meets the
-    target the true error is close to it, so a fresh estimate lands on either side).
-    ``progress(fraction, text)`` hears of each step. The data are the page's own at the scenario's q
-    (its seed), so the solver sees the users the view simulates."""
+    (CHECK_BATCHES); where it rejects the answer, the answer moves up and is checked again; it meets the
+    target only by a fresh statistic within it (:attr:`Solution.verdict`). ``progress(fraction, text)``
+    hears of each step. The data are the page's own at the scenario's q (its seed)."""
     target = Interval(float, TARGET_MIN, TARGET_MAX).check("target", target, what=" (squared error ‖x̂ − x̄‖²)")
     if statistic not in STATISTICS:
         raise InputError(f"statistic must be one of {', '.join(STATISTICS)}; got {statistic!r}.")

@@ -16,21 +16,21 @@ from hetdp_ui.cli import main
 
 #: one step of DP-SGD (a cheap run): a_h = h^κ with κ = 0.5, so a_4 = 2 and a_1 = 1
 BASE = """
-title = "t"
 follows = "a lecture"
+title = "t"
 [[steps]]
-page = "DP_SGD_schedules"
-query = "steps=100&trials=10&priv=power&kappa=0.5"
 text = "look: {later-larger}"
 answered_by = { table = "dpsgd_schedule", kind = "exact", shown_as = "the schedule chart" }
+page = "DP_SGD_schedules"
+query = "steps=100&trials=10&priv=power&kappa=0.5"
 [steps.question]
+key = "dpsgd_schedule[h=4].a"
+hint = "HINT"
+explain = "EXPLAIN"
 kind = "number"
 prompt = "a at h = 4?"
 answer = 2.0
 tolerance = 0.1
-key = "dpsgd_schedule[h=4].a"
-hint = "HINT"
-explain = "EXPLAIN"
 [[steps.claims]]
 id = "later-larger"
 says = "a_4 (2) is larger than a_1 (1)"
