@@ -267,3 +267,21 @@ def test_level_is_written_whole_from_a_thousand():
     assert share(0.731) == "73.1 %" and percent(0.945) == "94.5 %" and percent(0.95) == "95 %"
     with pytest.raises(ValueError, match="quantity must be one of"):
         formatted(1.0, "furlongs")
+
+
+def test_the_per_user_page_writes_beta_one_way():
+    """AppTest of the issue's view: the slider formats its value as the link holds it (%g, not Streamlit's
+    two decimals), and the table's column, its everyday units and In short say 94.5 %."""
+    from conftest import page_path
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(page_path("Per_user_privacy")), default_timeout=120)
+    at.query_params.update({"trials": "20", "n": "1000", "beta": "0.055"})
+    at.run()
+    assert not at.exception
+    beta = at.sidebar.slider(key="per_user_privacy_beta")
+    assert beta.value == 0.055 and beta.proto.format == "%g"
+    (table,) = [d.value for d in at.dataframe if "in everyday units" in d.value.columns]
+    assert "PAC error (94.5 % quantile)" in table.columns
+    assert all(u.endswith("in 94.5 % of releases") for u in table["in everyday units"])
+    assert any("Lowest 94.5 %-quantile error" in m.value for m in at.markdown)
