@@ -79,6 +79,11 @@ _ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,59}$")
 _CITE = re.compile(r"\{([a-z0-9][a-z0-9-]{0,59})\}")
 #: what a text quotes rather than says: a column's name in quotes, code in backticks, a formula in $…$
 _VERBATIM = re.compile(r'"[^"]*"|“[^”]*”|`[^`]*`|\$[^$]*\$')
+#: a number that names a part of a paper ("Proposition 4", "Algorithm 2"), not a quantity
+_REFERENCE = re.compile(
+    r"\b(Proposition|Theorem|Lemma|Corollary|Example|Figure|Algorithm|Table|Section|Definition|Mechanism|Appendix)"
+    r"\s+\d+(\.\d+)*"
+)
 _NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?!\w|\.\d)")
 
 
@@ -256,7 +261,7 @@ def _numbers_said(claim: Claim, cells: list, query: str) -> list[str]:
     allowed = {float(t.replace("−", "-")) for t in _NUMBER.findall(f"{query.replace('&', ' ')} {claim.holds}")}
     return [
         t
-        for t in _NUMBER.findall(claim.says)
+        for t in _NUMBER.findall(_REFERENCE.sub(" ", claim.says))
         if float(t.replace("−", "-")) not in allowed and not any(_written_as(v, t) for v in values)
     ]
 

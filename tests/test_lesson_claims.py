@@ -120,6 +120,15 @@ def test_a_checkable_question_says_which_table_answers_it():
         check_lesson(parse_lesson(unknown, id="c"), runs=RUNS)
 
 
+def test_a_number_that_names_a_part_of_a_paper_is_not_a_quantity():
+    import pandas as pd
+
+    cells = [("t", "c", pd.Series([0.5, 1.0]))]
+    claim = Claim("x", "by Proposition 4 and Algorithm 2 of Section 3.1, the cell (0.5) is lower", "t.c < t.d")
+    assert not _numbers_said(claim, cells, "")
+    assert _numbers_said(Claim("x", "by 4 the cell (0.5) is lower", "t.c < t.d"), cells, "") == ["4"]
+
+
 def test_a_claims_numbers_are_the_numbers_it_compares():
     wrong = BASE.replace("a_4 (2) is larger than a_1 (1)", "a_4 (2.5) is larger than a_1 (1)")
     with pytest.raises(ClaimError, match="states 2.5, which are neither the numbers it compares"):
