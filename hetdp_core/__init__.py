@@ -10,9 +10,10 @@
   profiles), :mod:`~hetdp_core.checks`, :mod:`~hetdp_core.dptest`.
 * Reading a level: :mod:`~hetdp_core.meaning` (posterior bounds), :mod:`~hetdp_core.risk` (attack
   terms), :mod:`~hetdp_core.ledger` (a plan of releases), :mod:`~hetdp_core.solve` (privacy for an
-  accuracy), :mod:`~hetdp_core.compare` (plan A vs plan B).
-* Support: :mod:`~hetdp_core.lessons`, :mod:`~hetdp_core.datasets`, :mod:`~hetdp_core.uploads`,
-  :mod:`~hetdp_core.memo`, :mod:`~hetdp_core.sources`.
+  accuracy), :mod:`~hetdp_core.compare` (plan A vs plan B), :mod:`~hetdp_core.words` (the sentences
+  of rankings and verdicts, one formatter per quantity).
+* Support: :mod:`~hetdp_core.lessons` (with :mod:`~hetdp_core.lesson_claims`), :mod:`~hetdp_core.datasets`,
+  :mod:`~hetdp_core.uploads`, :mod:`~hetdp_core.memo`, :mod:`~hetdp_core.sources`.
 
 The command line (``hetdp``) and the figures live outside the core, in :mod:`hetdp_ui`.
 """

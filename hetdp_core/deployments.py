@@ -23,16 +23,18 @@ from __future__ import annotations
 import csv
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 
 from ._doc import document
+from ._validate import InputError
 from .constraints import DELTA, Interval
 from .meaning import compact_names
 
 __all__ = [
     "CAVEAT",
     "RHO_DELTA",
+    "MODELS",
     "Deployment",
     "Placement",
     "deployments",
@@ -45,6 +47,8 @@ __all__ = [
 
 #: the δ at which a row that states only ρ is converted to ε (the Census's δ)
 RHO_DELTA = 1e-10
+#: where the noise is added: by a curator to a statistic, or by each person to their own report
+MODELS = ("central", "local")
 
 
 #: the ranges this module's functions accept (the constraint vocabulary: hetdp_core.constraints)
@@ -88,11 +92,20 @@ class Deployment:
     source: str
 
     @property
+    def per(self) -> str:
+        """Whom and for how long one ε protects, each said once: "per user", "per user, per quarter-day",
+        "per user-day" (a unit that names its period, "user-day" or "… per day", is not followed by it)."""
+        period = self.period.removeprefix("per ").strip()
+        said = self.period == "one release" or self.unit.endswith((f"-{period}", f" per {period}"))
+        return f"per {self.unit}" + ("" if said else f", {self.period}")
+
+    @property
     def label(self) -> str:
-        """ "Google's COVID-19 Community Mobility Reports, 2.64 per user-day (per day)"."""
-        per = "" if self.period == "one release" else f", {self.period}"
+        """ "Google's COVID-19 Community Mobility Reports: ε = 2.64 per user-day" (a local deployment says
+        so: "…: local ε = 2 per event, per day")."""
         how = f" (from ρ = {self.rho:g} at δ = {self.delta:.0e})" if self.converted else ""
-        return f"{self.organisation}'s {self.name}: ε = {self.epsilon:.3g} per {self.unit}{per}{how}"
+        local = "local " if self.model == "local" else ""
+        return f"{self.organisation}'s {self.name}: {local}ε = {self.epsilon:.3g} {self.per}{how}"
 
 
 def _num(text: str) -> float | None:
@@ -149,23 +162,29 @@ class Placement:
     above: Deployment | None
     sentence: str
     caution: str
+    #: the level's name alone ("x1, x2"; the level itself where none was given), for a label on a chart
+    name: str = ""
 
 
-def place(epsilon: float, *, who: str | None = None) -> Placement:
-    """Place ``epsilon`` among :func:`deployments`: the closest deployment at or below it and the
-    closest above it; a caution when it is above every central deployment that protects a person for
-    a whole release (the strongest unit and period in the data), phrased by that evidence."""
+def place(epsilon: float, *, who: str | None = None, model: str | None = None) -> Placement:
+    """Place ``epsilon`` among :func:`deployments` of the same ``model`` (``"central"`` or ``"local"``;
+    None: among all): the closest deployment at or below it and the closest above it; a caution when a
+    central level is above every central deployment that protects a person for a whole release (the
+    strongest unit and period in the data), phrased by that evidence."""
     epsilon = _EPSILON.check("epsilon", epsilon, what=" (a privacy level)")
-    deps = deployments()
+    if model not in (None, *MODELS):
+        raise InputError(f"model must be one of {', '.join(MODELS)} or None; got {model!r}.")
+    deps = tuple(d for d in deployments() if model is None or d.model == model)
+    kind = "" if model is None else f"{model} "
     who = who or f"ε = {epsilon:.3g}"
     subject = who if "ε" in who else f"{who} (ε = {epsilon:.3g})"
     below = next((d for d in reversed(deps) if d.epsilon <= epsilon), None)
     above = next((d for d in deps if d.epsilon > epsilon), None)
     if below is None:
-        sentence = f"{subject} is below every deployment here (the lowest: {above.label})"
+        sentence = f"{subject} is below every {kind}deployment here (the lowest: {above.label})"
     elif above is None:
         none = " gives no protection, and" if math.isinf(epsilon) else ""
-        sentence = f"{subject}{none} is above every deployment here (the highest: {below.label})"
+        sentence = f"{subject}{none} is above every {kind}deployment here (the highest: {below.label})"
     elif math.isclose(below.epsilon, epsilon, rel_tol=1e-9):
         sentence = f"{subject} is at the level of {below.label}"
     else:
@@ -181,26 +200,52 @@ def place(epsilon: float, *, who: str | None = None) -> Placement:
     return Placement(who, epsilon, below, above, sentence + ".", caution)
 
 
-def place_levels(names, epsilons) -> tuple[Placement, ...]:
-    """:func:`place` for a view's levels (names and ε): levels with the same ε share one placement, named
-    compactly ("x3, x4, …, x10 (8 levels)"); levels without protection (ε = ∞) are left out."""
+def place_levels(
+    names, epsilons, *, model: str | None = "central", unit: str | None = None, what: str = "ε"
+) -> tuple[Placement, ...]:
+    """:func:`place` for a view's levels (names and ε) of one ``model``: levels with the same ε share one
+    placement, named compactly ("x3, x4, …, x10 (8 levels)") with the level, its model and its ``unit``
+    ("x1 at central ε = 0.2 per person"; ``what`` names the level: "any-attacker ε"); levels without
+    protection (ε = ∞) are left out."""
     groups: dict[float, list[str]] = {}
     for name, eps in zip(names, epsilons):
         eps = float(eps)
         if math.isfinite(eps):
             groups.setdefault(float(f"{eps:.6g}"), []).append(str(name))
-    out = []
-    for eps, names in sorted(groups.items()):
-        out.append(place(eps, who=f"{compact_names(names)} (ε = {eps:.3g})"))
-    return tuple(out)
+    kind = "" if model is None else f"{model} "
+    per = "" if not unit else f" per {unit}"
+    return tuple(
+        replace(
+            place(eps, who=f"{compact_names(names)} at {kind}{what} = {eps:.3g}{per}", model=model),
+            name=compact_names(names),
+        )
+        for eps, names in sorted(groups.items())
+    )
 
 
 def placement_of(levels) -> tuple[Placement, ...]:
     """The placements of a view's levels (a list of :class:`hetdp_core.meaning.Level`, e.g.
-    :func:`hetdp_core.scenario.levels_of`): each level's delivered ε where it has one (what the mechanism
-    guarantees), else the demanded ε; empty without levels."""
+    :func:`hetdp_core.scenario.levels_of`), like with like: a central level by what it guarantees (its
+    delivered ε where it has one, else the demanded ε) among central deployments; a local level among
+    local deployments, by its any-attacker level where it has one (a deployment's local ε bounds every
+    attacker; a per-feature level holds only under a model's assumptions), with its unit. Empty without
+    levels."""
     levels = list(levels or ())
-    return place_levels([v.name for v in levels], [v.demanded if v.delivered is None else v.delivered for v in levels])
+    out = []
+    for kind in dict.fromkeys((v.model, v.unit, _placed(v)[1]) for v in levels):
+        mine = [v for v in levels if (v.model, v.unit, _placed(v)[1]) == kind]
+        out += place_levels(
+            [v.name for v in mine], [_placed(v)[0] for v in mine], model=kind[0], unit=kind[1], what=kind[2]
+        )
+    return tuple(out)
+
+
+def _placed(v) -> tuple[float, str]:
+    """The ε a level is placed by, and its name: a local level's any-attacker level where it has one,
+    else what is delivered, else what is demanded."""
+    if v.model == "local" and v.any_attacker is not None:
+        return float(v.any_attacker), "any-attacker ε"
+    return float(v.demanded if v.delivered is None else v.delivered), "ε"
 
 
 def placement_rows(placements) -> list[dict]:
@@ -216,6 +261,15 @@ def placement_rows(placements) -> list[dict]:
         }
         for p in placements
     ]
+
+
+#: parameters that mean something of this module's own (rows of hetdp_core._doc's glossary)
+GLOSSARY = """
+model | {'central', 'local'} or None | Where the noise is added (a curator, or each person's own report): the
+    deployments a level is placed among (None: all).
+unit | str or None | What one level protects ("user's record"), said with the level.
+what | str | The level's name in the sentence ("ε", "any-attacker ε").
+"""
 
 
 document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

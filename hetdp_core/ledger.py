@@ -330,7 +330,9 @@ class LedgerResult:
         from .deployments import place_levels
 
         return place_levels(
-            ["everyone" if h.group == "all" else h.group for h in self.headline], [h.epsilon for h in self.headline]
+            ["everyone" if h.group == "all" else h.group for h in self.headline],
+            [h.epsilon for h in self.headline],
+            unit="person, the whole plan",
         )
 
     def key_numbers(self) -> dict[str, float]:

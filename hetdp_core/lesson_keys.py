@@ -16,7 +16,7 @@ import pandas as pd
 from ._doc import document
 from ._validate import InputError
 
-__all__ = ["AGGREGATES", "parse_key", "evaluate_key"]
+__all__ = ["AGGREGATES", "parse_key", "evaluate_key", "key_cells"]
 
 AGGREGATES = ("max", "min", "mean", "sum", "count", "any", "all", "finite")
 
@@ -105,7 +105,8 @@ def _cell_match(series: pd.Series, value: str) -> pd.Series:
     return series.astype(str).str.strip() == value
 
 
-def _value(ref: _Ref, tables: dict, where: str):
+def _select(ref: _Ref, tables: dict, where: str) -> pd.Series:
+    """The cells a reference selects (its column, in the rows its conditions match)."""
     if ref.table not in tables:
         raise InputError(f"{where}: key names table {ref.table!r}; this step's tables are {', '.join(tables)}.")
     df = tables[ref.table]
@@ -117,7 +118,17 @@ def _value(ref: _Ref, tables: dict, where: str):
     mask = pd.Series(True, index=df.index)
     for c, v in ref.where:
         mask &= _cell_match(df[c], v)
-    vals = df.loc[mask, ref.column]
+    return df.loc[mask, ref.column]
+
+
+def key_cells(key: str, tables: dict, *, where: str = "key") -> list[tuple[str, str, pd.Series]]:
+    """The cells a key reads, per term: (table, column, the selected cells) — what a page must show for
+    the key's answer to be read on the screen."""
+    return [(t.table, t.column, _select(t, tables, where)) for t in parse_key(key, where=where).terms]
+
+
+def _value(ref: _Ref, tables: dict, where: str):
+    vals = _select(ref, tables, where)
     if ref.agg in (None, "finite"):  # one cell
         if len(vals) != 1:
             shown = f"{ref.table}[…].{ref.column}" if ref.agg is None else f"finite({ref.table}[…].{ref.column})"

@@ -33,8 +33,16 @@ from urllib.parse import parse_qs
 
 from ._doc import document
 from ._validate import InputError
+from .lesson_claims import Claims, check_claims, parse_claims
 from .lesson_keys import AGGREGATES, _as_choice, evaluate_key, parse_key  # noqa: F401 (re-exported)
-from .lesson_variants import VariantParam, check_variant_queries, check_variants, parse_variants
+from .lesson_variants import (
+    VariantParam,
+    check_variant_queries,
+    check_variants,
+    combinations,
+    parse_variants,
+    variant_step,
+)
 
 __all__ = [
     "Question",
@@ -167,6 +175,8 @@ class Step:
     text: str
     title: str = ""
     question: Question | None = None
+    #: its claims and the table that answers it (hetdp_core.lesson_claims)
+    claims: Claims = Claims()
 
 
 @dataclass(frozen=True)
@@ -437,7 +447,7 @@ def parse_lesson(text: str | bytes, *, id: str) -> Lesson:
         w = _where(id, i)
         if not isinstance(st, dict):
             raise InputError(f"{w}: must be a table ([[steps]]); got {type(st).__name__}.")
-        _only(st, ("page", "query", "title", "text", "question"), w)
+        _only(st, ("page", "query", "title", "text", "question", "claims", "answered_by"), w)
         page_raw = _text(st, "page", w)
         try:
             page = page_name(page_raw)
@@ -451,6 +461,7 @@ def parse_lesson(text: str | bytes, *, id: str) -> Lesson:
             title=_text(st, "title", w, required=False),
             question=_question(st["question"], _where(id, i, True)) if "question" in st else None,
         )
+        step = parse_claims(step, st, w)
         try:
             step_scenario(step)
         except InputError as exc:
@@ -510,8 +521,19 @@ def check_lesson(lesson: Lesson, *, budget=None, runs: dict | None = None) -> li
 
     budget = PAGE_BUDGET if budget is None else budget
     runs = {} if runs is None else runs
+
+    def result_of(step):
+        cache_key = (step.page, step_scenario(step).query_string())
+        if cache_key not in runs:
+            runs[cache_key] = get(step.page).run(step_scenario(step), options=RunOptions(budget=budget))
+        return runs[cache_key]
+
     out = []
     for i, step in enumerate(lesson.steps, start=1):
+        check_claims(lesson.id, i, step, result_of)  # its words: claims hold, the table that answers it
+        if step.question is not None and step.question.variants:  # … at every student's own view too
+            for variant in combinations(step.question.variants):
+                check_claims(lesson.id, i, variant_step(step, variant), result_of)
         q = step.question
         if q is None:
             out.append(StepCheck(i, step.page, "no question", "no question on this step"))
@@ -524,11 +546,7 @@ def check_lesson(lesson: Lesson, *, budget=None, runs: dict | None = None) -> li
                 StepCheck(i, step.page, "unchecked", "choice question without a key: not checked against the core")
             )
             continue
-        scenario = step_scenario(step)
-        cache_key = (step.page, scenario.query_string())
-        if cache_key not in runs:
-            runs[cache_key] = get(step.page).run(scenario, options=RunOptions(budget=budget))
-        result = runs[cache_key]
+        result = result_of(step)
         where = _where(lesson.id, i, True)
         value = evaluate_key(q.key, result.tables(), where=where)
         if q.kind == "number":

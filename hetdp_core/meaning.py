@@ -111,7 +111,10 @@ class Level:
     ``delivered_by`` the algorithm that delivers it; ``any_attacker`` a level that bounds every attacker
     where ``demanded``/``delivered`` hold only under a model's assumptions (BCDP: the LDP level c_d);
     ``delta`` the δ of an (ε, δ) level (0: pure); ``gaussian_mu`` μ = Δ/σ of Gaussian noise, whose exact
-    trade-off curve gives the risk; ``users`` how many people the level is about."""
+    trade-off curve gives the risk; ``users`` how many people the level is about. ``model`` says
+    where the noise is added — ``"central"`` (a curator releases a noisy statistic) or ``"local"`` (each
+    person randomises their own report) — and ``unit`` what one level protects ("user's record"), so a
+    level is placed among real deployments of its own kind (:func:`hetdp_core.deployments.placement_of`)."""
 
     name: str
     demanded: float
@@ -121,6 +124,8 @@ class Level:
     delta: float | None = None
     gaussian_mu: float | None = None
     users: int | None = None
+    model: str = "central"
+    unit: str | None = None
 
 
 #: Level field → its column in the meaning table (labels are applied here, when the table is rendered)
@@ -180,13 +185,20 @@ class LevelMeaning:
     risk_in_words: str
 
     @property
-    def exposure(self) -> tuple[float, float]:
-        """How exposed a person is, for ranking levels: the posterior any attacker reaches (else the
-        delivered, else the demanded one), ties broken by the model's (delivered) posterior."""
-        first = next(
-            p for p in (self.posterior_any_attacker, self.posterior_delivered, self.posterior_demanded) if p is not None
-        )
-        return float(first), float(self.posterior_delivered if self.posterior_delivered is not None else first)
+    def bounding_level(self) -> float:
+        """The level that bounds this person against the widest class of attackers the view states: the
+        any-attacker level where there is one, else the basis (delivered, else demanded) level."""
+        return float(self.level.any_attacker if self.level.any_attacker is not None else self.basis)
+
+    @property
+    def exposure(self) -> tuple[float, float, float]:
+        """How exposed a person is, for ranking levels: the largest level first — the one that bounds
+        every attacker the view states (:attr:`bounding_level`, whose posterior is the largest; levels
+        rather than posteriors, so that posteriors equal after rounding or capped at 100 % are still
+        told apart) — ties broken by the level the sentences read (:attr:`basis`), then by the
+        any-attacker level."""
+        any_attacker = self.level.any_attacker
+        return self.bounding_level, self.basis, -np.inf if any_attacker is None else float(any_attacker)
 
 
 #: LevelMeaning field → its column in the meaning table, after the level's own (:data:`LEVEL_COLUMNS`);
@@ -218,7 +230,8 @@ class Meaning:
         return len(self.rows)
 
     def most_exposed(self) -> LevelMeaning | None:
-        """The level whose person is most exposed (:attr:`LevelMeaning.exposure`), or None."""
+        """The level whose person is most exposed (:attr:`LevelMeaning.exposure`: the largest level, ties
+        broken by the level the sentences read, then by the any-attacker level; the first of equals), or None."""
         return max(self.rows, key=lambda r: r.exposure) if self.rows else None
 
     def table(self, *, words: bool = True):

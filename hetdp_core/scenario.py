@@ -387,11 +387,10 @@ def in_short(result: Result, meaning: Meaning | None = None) -> tuple[str, ...]:
         "this view."
     ]
     lines += page_module(result.scenario).summarize(result)
-    meaning = result.meaning if meaning is None else meaning
-    worst = None if meaning is None else meaning.most_exposed()
-    if worst is not None:
-        lines.append(f"Most exposed: {worst.level.name} — {worst.in_words}.")
-    return tuple(lines)
+    from .words import most_exposed
+
+    worst = most_exposed(result.meaning if meaning is None else meaning)
+    return tuple(lines) if worst is None else (*lines, worst)
 
 
 def page_run(run):

@@ -57,8 +57,14 @@ class LinkedAnswer:
     """A solver's answer that a link opens: ``hetdp solve --json`` prints its fields and the link."""
 
     def as_json(self, link: str) -> dict:
-        """The answer as ``hetdp solve --json`` prints it, with the link that opens it."""
-        return {**dataclasses.asdict(self), "link": link}
+        """The answer as ``hetdp solve --json`` prints it, with the link that opens it (and, for an answer
+        checked by a fresh simulation, its verdict: ``met``, ``met by the estimate``, ``not shown`` or
+        ``missed``, and the sentence)."""
+        verdict = getattr(self, "verdict", None)
+        said = (
+            {} if verdict is None else {"verdict": verdict.verdict, "verdict_words": verdict.words().replace("**", "")}
+        )
+        return {**dataclasses.asdict(self), **said, "link": link}
 
     def link_query(self, scenario) -> dict:
         """The query of the view that shows the answer: the scenario at the answer's levels."""
@@ -102,16 +108,25 @@ class Solution(LinkedAnswer):
     def rows(self) -> list[dict]:
         return [dataclasses.asdict(self)]
 
+    @property
+    def verdict(self):
+        """The fresh simulation against the target (:class:`hetdp_core.words.TargetCheck`): met only when
+        its estimate is within it."""
+        from .words import target_check
+
+        return target_check(estimate=self.check, low=self.check_low, high=self.check_high, target=self.target)
+
     def text(self, link: str) -> str:
         """The answer in words, as ``hetdp solve`` prints it."""
         return (
             f"most private scaling whose {self.statistic} ‖x̂ − x̄‖² (projection {self.projection}) is ≤ "
             f"{self.target:g}: {self.scale:.4g}× the levels (ε = {self.eps:.4g}, δ = "
-            f"{', '.join(f'{v:.4g}' for v in self.demands)}; between {self.scale_low:.4g}× (misses) and "
-            f"{self.scale:.4g}× (meets); {self.releases} releases simulated)\nsimulated {self.statistic} "
+            f"{', '.join(f'{v:.4g}' for v in self.demands)}; between {self.scale_low:.4g}× (above the target) "
+            f"and {self.scale:.4g}× (within it) by the solver's releases; {self.releases} releases simulated)"
+            f"\nsimulated {self.statistic} "
             f"{self.error:.4g} (10 % more private: {self.error_10pct_more_private:.4g}); fresh simulation "
-            f"({self.check_trials} releases): {self.check:.4g}, 95 % interval [{self.check_low:.4g}, "
-            f"{self.check_high:.4g}] — {'meets' if self.meets_target else 'MISSES'} the target\nlink: {link}"
+            f"({self.check_trials} releases) {self.verdict.words('its ' + self.statistic).replace('**', '')}"
+            f"\nlink: {link}"
         )
 
 
@@ -137,8 +152,8 @@ BATCHES = (8, 8, 16, 32, 64)
 #: the refinement reads the first REFINE − 1 batches (64 releases) at each scaling for at most MAX_REFINE
 #: steps, then REFINE (128) to polish; it stops when its bracket is RESOLUTION narrow (relative)
 REFINE, RESOLUTION, MAX_REFINE = 5, 0.04, 3
-#: fresh checks of the answer at most (each moving it up when the previous one rejects it), each in
-#: batches of these sizes until its interval lies on one side of the target
+#: fresh checks of the answer at most (each moving it up when the previous one rejects it: its whole interval
+#: above the target), each in batches of these sizes until its interval lies on one side of the target
 CHECKS, CHECK_BATCHES = 4, (32, 32, 64)
 
 
@@ -303,7 +318,7 @@ def _first_meeting(sampler, grid: np.ndarray, target: float, say) -> int | None:
 
 def _checked(s, x, scale: float, a: float, *, target: float, statistic: str, hi: float, say):
     """The fresh check: releases with a new seed, in batches until their interval lies on one side of the
-    target; where they reject the answer (their interval lies above the target), the answer moves up by
+    target; where they reject the answer (their whole interval above the target), the answer moves up by
     3 × RESOLUTION and is checked again (at most CHECKS times). Returns (scale, bracket's lower end, fresh
     errors, their interval, their statistic, releases drawn)."""
     checked = 0
@@ -337,9 +352,9 @@ def solve_feature_privacy(s, *, target: float, statistic: str = "median", progre
     numbers: smooth in s between the allocation's jumps), down to RESOLUTION or MAX_REFINE steps,
     then polished on 128 releases a point; ``scale_low`` … ``scale`` is the final bracket. The answer
     is checked by fresh releases (a new seed) in batches until their interval decides
-    (CHECK_BATCHES); where it rejects the answer, the answer moves up and is checked again.
-    ``progress(fraction, text)`` hears of each step. The data are the page's own at the scenario's q
-    (its seed), so the solver sees the users the view simulates."""
+    (CHECK_BATCHES); where it rejects the answer, the answer moves up and is checked again; it meets the
+    target only by a fresh statistic within it (:attr:`Solution.verdict`). ``progress(fraction, text)``
+    hears of each step. The data are the page's own at the scenario's q (its seed)."""
     target = Interval(float, TARGET_MIN, TARGET_MAX).check("target", target, what=" (squared error ‖x̂ − x̄‖²)")
     if statistic not in STATISTICS:
         raise InputError(f"statistic must be one of {', '.join(STATISTICS)}; got {statistic!r}.")
@@ -396,7 +411,7 @@ def solve_feature_privacy(s, *, target: float, statistic: str = "median", progre
         c_lo,
         c_hi,
         int(fresh.size),
-        bool(c_lo <= target),
+        bool(chk <= target),
         float(grid[1] / grid[0]),
         query,
         a,

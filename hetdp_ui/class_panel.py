@@ -326,8 +326,11 @@ def _open_poll(s, code: str, token: str, poll, stored) -> None:
     if sent is None:
         sent = stored
     from hetdp_core.poll import truth_probability
+    from hetdp_core.words import bound_share
 
-    p = truth_probability(eps=poll.eps)
+    # the chance the true answer is sent is the most an attacker can believe from one report: one number,
+    # written as the meaning sentence writes it (rounded up), not 73.1 % here and 73.2 % there
+    p = bound_share(truth_probability(eps=poll.eps))
     # the app's meaning sentence (upper bounds rounded up): what one report tells about one student
     words = poll_meaning(poll.eps).in_words
     with st.container(border=True, key="class_poll"):
@@ -335,12 +338,12 @@ def _open_poll(s, code: str, token: str, poll, stored) -> None:
         if sent is not None:
             st.info(
                 f"Sent: **{'yes' if sent else 'no'}**. A coin decided whether your true answer or its opposite "
-                f"was sent (true with probability {p:.1%}); only what was sent is stored. About your true answer, "
+                f"was sent (true with probability {p}); only what was sent is stored. About your true answer, "
                 f"{words}."
             )
             return
         st.caption(
-            f"Your answer is randomized on the server before it is stored: with probability {p:.1%} your true "
+            f"Your answer is randomized on the server before it is stored: with probability {p} your true "
             f"answer is sent, otherwise its opposite. Nobody — not the instructor, not the database — learns "
             f"it for sure: at ε = {poll.eps:g}, {words}."
         )

@@ -10,7 +10,7 @@ import math
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
-from .theme import OKABE_ITO, styled
+from .theme import OKABE_ITO, label_anchor, label_rows, styled
 
 #: marker shape by unit of privacy: a whole person/user/household for a release, or a smaller unit
 SHAPES = {"release": "circle", "period": "diamond", "event": "square"}
@@ -25,6 +25,50 @@ def _kind(d) -> str:
 
 def _short(d) -> str:
     return f"{d.organisation.split()[0]} {d.name.split(' (')[0].split(' - ')[0][:28]}"
+
+
+def _labels(fig: go.Figure, placements: tuple, at) -> tuple[int, list[int]]:
+    """The strip's labels: the neighbours the sentences name (every point has its label on hover), above
+    the central row and under the local one, on as many rows as it takes for none to overlap; the view's
+    levels as lines labelled above all of them (in the top margin, which grows with them). ``at`` gives
+    an ε's place as a fraction of the plot's width. Returns the rows of central names and of levels."""
+    near = {d for p in placements for d in (p.below, p.above) if d is not None}
+    central_rows = 0
+    for model, y in ROWS.items():
+        pick = sorted((d for d in near if d.model == model), key=lambda d: d.epsilon)
+        rows = label_rows([at(d.epsilon) for d in pick], [_short(d) for d in pick], char=6.5)
+        up = model == "central"
+        for d, row in zip(pick, rows):
+            fig.add_annotation(
+                x=math.log10(d.epsilon),
+                y=y,
+                text=_short(d),
+                showarrow=False,
+                xanchor=label_anchor(at(d.epsilon)),
+                yanchor="bottom" if up else "top",
+                yshift=(8 + 13 * row) * (1 if up else -1),
+                font={"size": 10, "color": "#333333"},
+            )
+        if up:
+            central_rows = max(rows, default=-1) + 1
+    shown = [p for p in placements if math.isfinite(p.epsilon) and p.epsilon > 0]
+    texts = [f"{p.name or p.level} (ε = {p.epsilon:.3g})" for p in shown]
+    texts = [t if len(t) <= 40 else t[:31] + f"… (ε = {p.epsilon:.3g})" for t, p in zip(texts, shown)]
+    rows = label_rows([at(p.epsilon) for p in shown], texts)
+    for p, text, row in zip(shown, texts, rows):
+        fig.add_vline(x=p.epsilon, line={"color": OKABE_ITO["vermillion"], "width": 2})
+        fig.add_annotation(
+            x=math.log10(p.epsilon),
+            y=1,
+            yanchor="bottom",
+            yshift=12 + 13 * central_rows + 18 * row,
+            text=text,
+            showarrow=False,
+            xanchor=label_anchor(at(p.epsilon)),
+            font={"color": OKABE_ITO["vermillion"], "size": 11},
+            bgcolor="rgba(255, 255, 255, 0.85)",
+        )
+    return central_rows, rows
 
 
 @memo_figure
@@ -61,47 +105,21 @@ def deployments_strip(placements: tuple, title: str = "Your levels among real de
                     hovertemplate="%{text}<extra></extra>",
                 )
             )
-    # the neighbours the sentences name are labelled on the strip (every point has its label on hover)
-    near = {d for p in placements for d in (p.below, p.above) if d is not None}
-    for model, y in ROWS.items():
-        pick = sorted((d for d in near if d.model == model), key=lambda d: d.epsilon)
-        if pick:
-            fig.add_trace(
-                go.Scatter(
-                    x=[d.epsilon for d in pick],
-                    y=[y] * len(pick),
-                    mode="text",
-                    text=[_short(d) for d in pick],
-                    textposition=["bottom center" if j % 2 else "top center" for j in range(len(pick))],
-                    textfont={"size": 10, "color": "#333333"},
-                    hoverinfo="skip",
-                    showlegend=False,
-                    name="named neighbours",
-                )
-            )
-    for i, p in enumerate(placements):
-        if not math.isfinite(p.epsilon) or p.epsilon <= 0:
-            continue
-        fig.add_vline(x=p.epsilon, line={"color": OKABE_ITO["vermillion"], "width": 2})
-        fig.add_annotation(
-            x=math.log10(p.epsilon),
-            y=1.45 + 0.22 * (i % 3),
-            text=p.level if len(p.level) <= 40 else p.level[:38] + "…",
-            showarrow=False,
-            font={"color": OKABE_ITO["vermillion"], "size": 11},
-        )
-    # room on both sides for the labels of the lowest and highest points
     xs = [d.epsilon for d in deps] + [p.epsilon for p in placements if math.isfinite(p.epsilon) and p.epsilon > 0]
-    fig.update_xaxes(range=[math.log10(min(xs)) - 0.45, math.log10(max(xs)) + 0.45])
-    fig.update_yaxes(tickvals=[0, 1], ticktext=["local", "central"], range=[-0.6, 2.2], showgrid=False, title_text=None)
+    lo, hi = math.log10(min(xs)) - 0.45, math.log10(max(xs)) + 0.45  # room for the end points' labels
+    at = lambda eps: (math.log10(eps) - lo) / (hi - lo)  # noqa: E731 — a fraction of the plot's width
+    central_rows, rows = _labels(fig, placements, at)
+    above = 13 * central_rows + 18 * (max(rows, default=-1) + 1)
+    fig.update_xaxes(range=[lo, hi])
+    fig.update_yaxes(tickvals=[0, 1], ticktext=["local", "central"], range=[-1.0, 1.2], showgrid=False, title_text=None)
     return styled(
         fig,
         "ε — hover a point for the deployment, its unit of privacy and period",
         None,
         log_x=True,
-        height=300,
-        margin={"t": 30, "b": 10},
-        title={"text": title, "font": {"size": 14}},
+        height=260 + above,
+        margin={"t": 40 + above, "b": 10},
+        title={"text": title, "font": {"size": 14}, "yref": "container", "y": 0.99, "yanchor": "top"},
         legend={"orientation": "h", "y": -0.45, "font": {"size": 11}},
         xaxis_gridcolor="#eeeeee",
         plot_bgcolor="white",

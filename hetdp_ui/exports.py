@@ -67,8 +67,11 @@ def decision_button(key: str, signature: str, build, *, file_name: str) -> None:
             help="one download that someone else can read, check and re-run",
         ):
             return
-        with st.status("Building the decision package: the report, the notebook run in a fresh kernel, the tables…"):
+        with st.status(
+            "Building the decision package: the report, the notebook run in a fresh kernel, the tables…"
+        ) as box:
             held = (signature, build())
+            box.update(label=f"The decision package is ready ({len(held[1]) / 1024:,.0f} KiB).", state="complete")
         st.session_state[key] = held
     st.download_button(
         "Download the decision (zip)",

@@ -8,7 +8,18 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
-from .theme import COLORWAY, GREY, METHOD_STYLES, OKABE_ITO, add_band, add_line, styled
+from .theme import (
+    COLORWAY,
+    GREY,
+    LABEL_ROW,
+    METHOD_STYLES,
+    OKABE_ITO,
+    add_band,
+    add_line,
+    label_anchor,
+    label_rows,
+    styled,
+)
 
 COLORS = {m: METHOD_STYLES[m].color for m in ("M_mean (BCDP)", "min-δ LDP")}
 AXIS_TITLES = {
@@ -83,8 +94,14 @@ def _y_range(fig: go.Figure, summary: pd.DataFrame, plan_a, *, log_y: bool) -> f
     return top
 
 
-def _marks_above(fig: go.Figure, summary: pd.DataFrame, axis: str, top: float) -> None:
-    """An analytic value above the chart, marked at its top edge with its number (▲ 121)."""
+def _marks_above(fig: go.Figure, summary: pd.DataFrame, axis: str, top: float, *, log_x: bool, log_y: bool) -> None:
+    """An analytic value above the chart, marked ▲ at its top edge with its number as a label under it
+    (▲ 121); labels that would overlap go on rows further down. The trace carries the values themselves
+    (``meta``), so the chart in words says the values, not the edge where they are drawn."""
+    xs = summary[axis].to_numpy(float)
+    scale = np.log10 if log_x else (lambda v: v)
+    lo, hi = float(scale(xs.min())), float(scale(xs.max()))
+    marks = []
     for method, grp in summary.groupby("method", sort=False):
         above = grp[grp["exact_mse"] > top].sort_values(axis)
         if len(above):
@@ -92,15 +109,34 @@ def _marks_above(fig: go.Figure, summary: pd.DataFrame, axis: str, top: float) -
                 go.Scatter(
                     x=above[axis],
                     y=[top] * len(above),
-                    mode="markers+text",
+                    mode="markers",
                     marker={"symbol": "triangle-up", "size": 10, "color": COLORS.get(method, GREY)},
-                    text=[f"{v:.3g}" for v in above["exact_mse"]],
-                    textposition="bottom center",
                     cliponaxis=False,
                     name=f"{method}: exact MSE above the chart (its value)",
                     legendgroup=method,
+                    meta={"values": above["exact_mse"].tolist()},
+                    text=[f"{v:.4g}" for v in above["exact_mse"]],
+                    hovertemplate=f"{method}: exact MSE %{{text}}<extra></extra>",
                 )
             )
+            marks += [(float(x), f"{v:.4g}", COLORS.get(method, GREY)) for x, v in zip(above[axis], above["exact_mse"])]
+    # the chart pads its x range by about 5 % on each side
+    span = (hi - lo) or 1.0
+    pos = [0.05 + 0.9 * (float(scale(x)) - lo) / span for x, _, _ in marks]
+    rows = label_rows(pos, [t for _, t, _ in marks])
+    y = float(np.log10(top)) if log_y else top
+    for (x, text, color), row, pos_ in zip(marks, rows, pos):
+        fig.add_annotation(
+            x=float(np.log10(x)) if log_x else x,
+            y=y,
+            text=text,
+            showarrow=False,
+            xanchor=label_anchor(pos_),
+            yanchor="top",
+            yshift=-(10 + LABEL_ROW * row),
+            font={"size": 11, "color": color},
+            bgcolor="rgba(255, 255, 255, 0.85)",  # readable where a line of the chart passes under it
+        )
 
 
 @memo_figure
@@ -154,9 +190,15 @@ def mse_sweep_figure(
     )
     top = _y_range(fig, summary, plan_a, log_y=log_y)
     if show_exact and top is not None:
-        _marks_above(fig, summary, axis, top)
-    if current is not None:
-        fig.add_vline(x=current, line_dash="dot", line_color=GREY, annotation_text=f"this view: {current:g}")
+        _marks_above(fig, summary, axis, top, log_x=axis == "n", log_y=log_y)
+    if current is not None:  # its label at the foot of the line: the top edge holds the values above the chart
+        fig.add_vline(
+            x=current,
+            line_dash="dot",
+            line_color=GREY,
+            annotation_text=f"this view: {current:g}",
+            annotation_position="bottom right",
+        )
     if show_bound:
         fig.update_layout(
             yaxis2={
@@ -209,6 +251,7 @@ def quantile_dotplot_figure(quantiles, title: str = "") -> go.Figure:
                 marker={"size": 9, "color": _PALETTE[row % len(_PALETTE)]},
                 name=m,
                 customdata=v,
+                meta={"values": v.tolist()},  # a dot is drawn at its bin; its value is what the chart says
                 hovertemplate=f"{m}: %{{customdata:.4g}}<extra></extra>",
             )
         )

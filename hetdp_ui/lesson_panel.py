@@ -158,6 +158,8 @@ def lesson_panel(state: ScenarioState) -> None:
         if in_class and not class_panel.banner(*in_class, k):
             in_class = None  # the session was deleted: the lesson goes on alone
         st.markdown(step.text)
+        if step.claims.answered_by is not None:  # which table or curve answers the step (exact or simulated)
+            st.caption(step.claims.answered_by.sentence())
         if step.question is not None:
             # a fragment: typing an answer or checking it reruns the question only, not the page and
             # its charts (a class of students checking answers costs a fraction of opening the page)
@@ -218,7 +220,9 @@ def _your_choice(lesson: Lesson, k: int, in_class) -> None:
     key = f"lesson_{lesson.id}_{k}"
     st.markdown(f"**Your choice.** {q.prompt}")
     widget = f"{key}_answer"
-    given = st.slider("your choice", min_value=q.low, max_value=q.high, value=q.value, step=q.slider_step, key=widget)
+    given = st.slider(
+        "your choice", min_value=q.low, max_value=q.high, value=q.value, step=q.slider_step, key=widget, format="%g"
+    )  # shown as its value (1, not 1.00), the same as "Your choice: 1" and the class's view
     if st.button("Send my choice" if in_class else "Keep my choice", key=f"{key}_check"):
         if in_class:
             class_panel.record(in_class[0], in_class[1], widget, k, given)

@@ -277,12 +277,20 @@ class ScenarioState(PageState):
         widget out of range). ``hi`` narrows
         the upper end where it depends on another widget (e.g. k ≤ d)."""
         lo, top = self._bounds(name, hi)
-        return (where or st.sidebar).slider(self.spec(name).shown, lo, top, key=self.key(name), **kw)
+        return (where or st.sidebar).slider(self.spec(name).shown, lo, top, key=self.key(name), **self._shown(name, kw))
 
     def number(self, name: str, *, where=None, **kw):
         """A number input whose range and label are the field's own (see :meth:`slider`)."""
         lo, hi = self._bounds(name)
-        return (where or st.sidebar).number_input(self.spec(name).shown, lo, hi, key=self.key(name), **kw)
+        return (where or st.sidebar).number_input(
+            self.spec(name).shown, lo, hi, key=self.key(name), **self._shown(name, kw)
+        )
+
+    def _shown(self, name: str, kw: dict) -> dict:
+        """A number widget shows its value as the link holds it: a fraction with every digit it has
+        (``%g``: 0.055 is shown 0.055, as ``beta=0.055`` in the link and 0.055 in the sentences), not
+        Streamlit's two decimals (0.06)."""
+        return kw if self.spec(name).kind == "int" else {"format": "%g", **kw}
 
     def choice(self, name: str, *, widget: str = "radio", where=None, options=None, **kw):
         """A radio (or ``widget="selectbox"``) over the field's own choices, or over ``options``: those

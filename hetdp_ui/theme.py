@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hetdp_core.words import formatted
+
 __all__ = [
     "log_ticks",
     "tidy_log_axes",
@@ -300,11 +302,59 @@ def finish(fig):
     return tidy_log_axes(apply_palette(fig))
 
 
+#: the plot width value labels are laid out for (pixels; narrower than a page's charts, so labels that fit
+#: here fit there) and the height of one row of labels
+LABEL_PLOT_WIDTH, LABEL_ROW = 520, 15
+
+
+def label_anchor(position: float) -> str:
+    """Where a label sits on its point: centred, or ending at it near the right edge and starting at it near
+    the left edge (so that a label at an end of the plot stays inside it)."""
+    return "left" if position < 0.15 else "right" if position > 0.85 else "center"
+
+
+def label_rows(positions, texts, *, width: float = LABEL_PLOT_WIDTH, char: float = 7.0) -> list[int]:
+    """A row for each label (0 = nearest its point) so that labels in one row do not overlap: label i is
+    ``texts[i]`` at ``positions[i]`` (a fraction of the plot's width, anchored by :func:`label_anchor`),
+    about ``char`` pixels a character on a plot ``width`` pixels wide; greedy, in order of position."""
+    rows: list[list[tuple[float, float]]] = []
+    out = [0] * len(texts)
+    for i in sorted(range(len(texts)), key=lambda j: positions[j]):
+        size, x = char * len(texts[i]) + 8, positions[i] * width
+        anchor = label_anchor(positions[i])
+        lo = x - size / 2 if anchor == "center" else x if anchor == "left" else x - size
+        hi = lo + size
+        row = next((r for r, taken in enumerate(rows) if all(hi <= a or lo >= b for a, b in taken)), len(rows))
+        if row == len(rows):
+            rows.append([])
+        rows[row].append((lo, hi))
+        out[i] = row
+    return out
+
+
 # ---------------------------------------------------------------- charts in words
 
 
-def _fmt(v: float) -> str:
-    return f"{v:.3g}"
+def trace_values(tr, *, labels_on_y: bool = False) -> tuple[np.ndarray, str | None]:
+    """The values a trace draws, and the quantity they are (a name of :data:`hetdp_core.words.FORMATS`):
+    its ``meta["values"]`` where it draws them at positions that are not the values (a ▲ at the chart's
+    top edge for a value above it, a dot stacked in a dotplot's bin, a legend entry for outlined bars),
+    a heatmap's z, the x of a histogram or of a horizontal trace (or of any trace where the y axis names
+    rows by labels, ``labels_on_y``), else its y."""
+    meta = tr.meta if isinstance(getattr(tr, "meta", None), dict) else {}
+    if "values" in meta:
+        vals = meta["values"]
+    elif tr.type == "heatmap":
+        vals = getattr(tr, "z", None)
+    elif tr.type == "histogram" or labels_on_y or getattr(tr, "orientation", None) == "h":
+        vals = getattr(tr, "x", None)
+    else:
+        vals = getattr(tr, "y", None)
+    try:
+        arr = np.asarray(vals, dtype=float).ravel() if vals is not None else np.empty(0)
+    except (TypeError, ValueError):
+        arr = np.empty(0)
+    return arr, meta.get("quantity")
 
 
 def _axis_title(fig, name: str) -> str:
@@ -352,20 +402,15 @@ def summarize(fig, *, max_series: int = 8) -> str:
         if getattr(tr, "showlegend", None) is False and not getattr(tr, "name", None):
             continue
         name = getattr(tr, "name", None) or tr.type
-        vals = getattr(tr, "z", None) if tr.type == "heatmap" else getattr(tr, "y", None)
-        if tr.type == "histogram" or (tr.type != "heatmap" and y_is_labels):
-            vals = getattr(tr, "x", None)  # dotplots and the like: the values are on the x axis
-        try:
-            arr = np.asarray(vals, dtype=float).ravel() if vals is not None else np.empty(0)
-        except (TypeError, ValueError):
-            arr = np.empty(0)
+        arr, quantity = trace_values(tr, labels_on_y=y_is_labels)
         fin = arr[np.isfinite(arr)]
+        say = lambda v, q=quantity: formatted(v, q)  # noqa: E731 — the quantity's one formatter
         if fin.size:
-            rng = _fmt(fin.min()) if fin.min() == fin.max() else f"{_fmt(fin.min())} to {_fmt(fin.max())}"
+            rng = say(fin.min()) if fin.min() == fin.max() else f"{say(fin.min())} to {say(fin.max())}"
             extra = f", {arr.size - fin.size} infinite" if arr.size - fin.size else ""
-            series.append(f"{name}: {arr.size} values, {rng}{extra}")
+            series.append(f"{name}: {arr.size} value{'s' if arr.size != 1 else ''}, {rng}{extra}")
         elif arr.size:
-            series.append(f"{name}: {arr.size} values, none finite")
+            series.append(f"{name}: {arr.size} value{'s' if arr.size != 1 else ''}, none finite")
         else:
             series.append(str(name))
     if series:

@@ -133,11 +133,17 @@ def test_a_whole_class_session_from_start_to_delete(url):
     assert ("reports", "1") in [(m.label, m.value) for m in inst.metric]
     # one report at ε = 1: the unbiased estimate is 158 % or −58 %; shown within 0–100 %, said in words
     shown = dict((m.label, m.value) for m in inst.metric)["estimated true share"]
-    assert shown in ("0%", "100%") and "The unbiased estimate itself is" in texts(inst)
+    assert shown in ("0.0 %", "100.0 %") and "The unbiased estimate itself is" in texts(inst)
     shown_text = texts(inst)
     assert "What ε = 1 means for one student" in shown_text and "now thinks at most 73.2 %" in shown_text
     assert "As an attack:" in shown_text  # the meaning panel's attack sentence, at a 1 % false-positive rate
     assert "Where the poll's ε lie among levels" in shown_text  # the deployments strip, for the poll's ε
+    assert "it settles as reports arrive" in shown_text
+    # a closed poll's estimate is final: it no longer says that it settles as reports arrive
+    inst.button(key="class_poll_close").click().run()
+    closed = texts(class_page(code=code, key=key))
+    assert "Closed poll (ε = 1)" in closed and "it settles as reports arrive" not in closed
+    assert "the poll is closed, so this estimate is final" in closed
     store = ClassStore(url)
     assert store.counts(code) == {"students": 2, "answers": 5, "poll_reports": 1}
 

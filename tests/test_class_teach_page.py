@@ -12,6 +12,7 @@ from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 from test_class_page import LESSON, answer, class_page, join, lesson_step, qp, texts
 
+from hetdp_core.lessons import bundled_lesson
 from hetdp_ui.class_panel import ENDED
 from hetdp_ui.classroom.store import ClassStore
 
@@ -169,13 +170,11 @@ def test_a_known_mistake_shows_the_student_its_explanation_at_once(url):
     assert w.value.startswith("Not quite — a common mistake. You took the demand δ = 0.2 for the budget c")
     assert w.value.endswith("what correlated features leak. Try again.")  # its explanation, not the general hint
     answer(at, 1, 0.5)  # a wrong answer no misconception names: the hint only
-    assert [w.value for w in at.warning] == [
-        "Not quite. Hint: It is smaller than the demand 0.2: part of the demand is reserved for what the correlated "
-        "features leak."
-    ]
+    hint = bundled_lesson("1-bcdp-feature-privacy").steps[0].question.hint  # the step's hint, its claims cited
+    assert [w.value for w in at.warning] == [f"Not quite. Hint: {hint}"]
     ct = lesson_step(s.code, ada, 3)
     answer(ct, 3, "yes")  # a choice misconception
-    assert any("a common mistake. You compared the rows at a weak correlation" in w.value for w in ct.warning)
+    assert any("a common mistake. You compared the medians (simulated, after projection" in w.value for w in ct.warning)
 
 
 def test_each_student_answers_their_own_variant_and_the_instructor_sees_relative_errors(url):

@@ -93,8 +93,41 @@ def test_placing_a_level_names_its_neighbours_and_cautions_by_evidence():
 
 def test_a_views_levels_are_grouped_and_unprotected_ones_left_out():
     placed = place_levels([f"x{i}" for i in range(1, 11)], [0.2, 0.2] + [2.0] * 7 + [math.inf])
-    assert [p.level for p in placed] == ["x1, x2 (ε = 0.2)", "x3, x4, …, x9 (7 levels) (ε = 2)"]
+    assert [p.level for p in placed] == ["x1, x2 at central ε = 0.2", "x3, x4, …, x9 (7 levels) at central ε = 2"]
     assert placement_of(None) == ()
+
+
+def test_a_deployments_unit_and_period_are_said_once():
+    """ "ε = 1 per bounded contributions per day, per day" and "per user-day, per day" said the period twice."""
+    labels = {d.name: d.label for d in deployments()}
+    assert labels["Historical pageviews"].endswith("ε = 1 per bounded contributions per day")
+    assert labels["Search Trends Symptoms dataset"].endswith("ε = 1.68 per user-day")
+    assert labels["Windows telemetry"].endswith("local ε = 1.67 per user, per quarter-day")
+    assert labels["Emoji suggestions"].endswith("local ε = 4 per event, per day")
+    for d in deployments():
+        words = d.per.replace(",", " ").replace("-", " ").split()
+        assert all(words.count(w) <= 1 for w in ("day", "month", "quarter")), d.label
+
+
+def test_levels_are_placed_like_with_like():
+    """A local level (Feature privacy's x1 at δ = 0.2) is not placed next to a central release (Microsoft's
+    Broadband coverage estimates, ε = 0.2): local levels among local deployments, by the any-attacker
+    level where they have one, with the unit; central levels among central deployments."""
+    from hetdp_core.meaning import Level
+
+    local = [Level("x1", 0.2, delivered=0.2, any_attacker=0.77, model="local", unit="user's record")]
+    (p,) = placement_of(local)
+    assert p.level == "x1 at local any-attacker ε = 0.77 per user's record" and p.epsilon == 0.77
+    assert p.above.model == "local" and p.below is None and "below every local deployment" in p.sentence
+    assert "Broadband" not in p.sentence
+    (c,) = placement_of([Level("release", 0.2)])
+    assert "Broadband coverage estimates" in c.sentence and c.below.model == "central"
+    for eps in (0.01, 0.3, 1.7, 3.0, 4.0, 50.0, math.inf):
+        for model in ("central", "local"):
+            q = place(eps, model=model)
+            assert all(d is None or d.model == model for d in (q.below, q.above)), (eps, model, q.sentence)
+    with pytest.raises(InputError, match="model must be one of"):
+        place(1.0, model="curator")
 
 
 def test_cli_context_prints_neighbours_and_strict_json(capsys):
@@ -138,7 +171,7 @@ def test_every_meaning_panel_shows_the_strip(spec):
     titles = [json.loads(c.proto.spec)["layout"].get("title", {}).get("text") for c in at.get("plotly_chart")]
     assert "Your levels among real deployments" in titles, (spec.url, titles)
     assert "Your levels among real deployments." in text
-    assert any(w in text for w in ("lies between", "every deployment here", "is at the level of"))
+    assert any(w in text for w in ("lies between", "deployment here", "is at the level of"))
     assert any("Units and periods differ" in c.value for c in at.caption)
 
 
@@ -147,5 +180,5 @@ def test_the_ledger_shows_its_groups_among_deployments():
     assert not at.exception and not at.error
     text = " ".join(m.value for m in at.markdown)
     assert "Where the groups' headline totals lie" in text
-    assert "survey participants (ε =" in text and "residents (ε =" in text
+    assert "survey participants at central ε =" in text and "residents at central ε =" in text
     assert any("Units and periods differ" in c.value for c in at.caption)

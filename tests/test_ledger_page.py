@@ -42,6 +42,16 @@ def test_the_example_plan_shows_every_group_and_accountant():
     )  # the plan is in the link
 
 
+def test_every_number_of_the_ledgers_result_table_is_in_its_csvs():
+    """The table of totals by group shows nothing its CSVs (``hetdp ledger --csv``) do not carry."""
+    from test_page_cli_agreement import numbers_not_downloadable
+
+    at = _open()
+    expect = ledger(parse_plan((ROOT / "data" / "plans" / "census-and-survey.toml").read_text()), delta=1e-6)
+    csvs = {name: pd.DataFrame(rows) for name, rows in expect.tables().items()}
+    assert not numbers_not_downloadable([_wide(at)], csvs)
+
+
 def test_a_plan_from_the_link_and_its_totals_change_with_delta_and_budget():
     at = _open(plan=SMALL, delta="1e-06")
     wide = _wide(at)

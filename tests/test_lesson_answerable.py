@@ -1,7 +1,9 @@
-"""Every lesson question can be answered from what its step shows (AppTest of each step's page).
+"""Every lesson question can be answered, and every claim its step makes can be read, from what the step
+shows (AppTest of each step's page); the lesson panel says which table answers the step.
 
-A question's key names cells of the step's download tables. Each cell it names must be on the screen
-of that step, in one of three ways:
+A question's key, and each claim's key (``[[steps.claims]]``, :mod:`hetdp_core.lesson_claims`), names
+cells of the step's download tables. Each cell it names must be on the screen of that step, in one of
+three ways:
 
 * a shown table (``st.dataframe``/``st.table``) has a row holding the key's selector values and the
   cell's value (numbers within 10⁻³ relative; a table may show labels, e.g. "Adaptive (A)" for "A");
@@ -31,12 +33,13 @@ from hetdp_core.lesson_keys import _cell_match, _scalar, parse_key
 from hetdp_core.lessons import bundled_lessons, step_scenario
 from hetdp_core.registry import get
 
-STEPS = [
-    (lesson, i, step)
-    for lesson in bundled_lessons()
-    for i, step in enumerate(lesson.steps, 1)
-    if step.question is not None and step.question.key
-]
+STEPS = [(lesson, i, step) for lesson in bundled_lessons() for i, step in enumerate(lesson.steps, 1)]
+
+
+def _keys(step) -> list[str]:
+    """The keys whose cells the step must show: its question's, then its claims'."""
+    q = step.question
+    return ([q.key] if q is not None and q.key else []) + [c.holds for c in step.claims.claims]
 
 
 def _arr(v) -> np.ndarray:
@@ -128,8 +131,9 @@ def _cells(term, tables) -> list:
 
 
 def _ratio_in_chart(key, tables, figs) -> bool:
-    """Both terms of a ratio on one chart at the same scale c (a chart may plot n·w_i for w_i): the ratio is
-    read there. Each scale c comes from a point of the denominator and must place the numerator too."""
+    """Both terms of a ratio (or a comparison) on one chart at the same scale c (a chart may plot n·w_i for
+    w_i): the ratio is read there. Each scale c comes from a point of the denominator and must place the
+    numerator too."""
     num, den = (float(np.mean(_cells(t, tables))) for t in key.terms)
     for fig in figs:
         for tr in fig.get("data", []):
@@ -177,13 +181,45 @@ def test_every_question_is_answerable_from_its_step(lesson, i, step):
     assert not at.exception, [e.value for e in at.exception]
     tables = get(step.page).run(step_scenario(step)).tables()  # what the key reads
     shown, figs, texts = _shown_tables(at), _figures(at), _texts(at)
-    key = parse_key(step.question.key)
-    if key.op == " / " or key.op == "/":
-        if _ratio_in_chart(key, tables, figs):
-            return  # a ratio read off one chart that shows both terms on the same scale (n·w_i)
+    by = step.claims.answered_by
+    if step.question is not None and step.question.key:  # the panel says which table answers the step
+        assert by is not None and any(by.sentence() in c.value for c in at.caption), f"{lesson.id} step {i}"
+    for k in _keys(step):
+        _assert_on_screen(parse_key(k), tables, shown, figs, texts, f"{lesson.id} step {i}")
+    # what the step's text names on the page (an expander, a tab, a heading, a button) is there, by that name
+    labels = " ".join(" ".join(_labels(at)).split())
+    for name in _named(step.text):
+        assert name in labels, f"{lesson.id} step {i}: the text names *{name}*, which this page does not show"
+    hint = (step.question.hint if step.question is not None else "") or ""
+    for name in re.findall(r"table \"([^\"]+)\"|\"([a-z_]+)\" table", hint):
+        named = next(n for n in name if n)
+        assert named not in tables or any(named in str(d.columns) for d in shown), f"hint names {named!r}"
+
+
+def _named(text: str) -> list[str]:
+    """The page elements a step's text names in italics: a title (capitalised, or of three words or more;
+    "*any*" is emphasis, not a name)."""
+    out = []
+    for m in re.findall(r"(?<![*\w])\*([^*\n]+?)\*(?![*\w])", " ".join(text.split())):
+        if m[0].isupper() or len(m.split()) >= 3:
+            out.append(m)
+    return out
+
+
+def _labels(at) -> list[str]:
+    """Every name the page shows: headings, expanders, tabs, buttons, metrics and its texts."""
+    out = [e.label for e in at.expander] + [t.label for t in at.tabs] + [b.label for b in at.button]
+    out += [h.value for kind in ("title", "header", "subheader") for h in getattr(at, kind)]
+    return out + [m.label for m in at.metric] + _texts(at)
+
+
+def _assert_on_screen(key, tables, shown, figs, texts, where: str) -> None:
+    """Every cell ``key`` reads is on the screen (a table row, a chart point in view, or a text)."""
+    if key.op in ("/", "<", ">") and _ratio_in_chart(key, tables, figs):
+        return  # both terms read off one chart on the same scale (n·w_i)
     for term in key.terms:
         cells = _cells(term, tables)
-        what = f"{lesson.id} step {i}: {term.table}{list(term.where)}.{term.column}"
+        what = f"{where}: {term.table}{list(term.where)}.{term.column}"
         if term.agg in ("all", "any") or all(isinstance(c, bool) for c in cells):
             assert any(term.column in d.columns for d in shown), f"{what}: a yes/no column the step does not show"
             continue
@@ -193,7 +229,3 @@ def test_every_question_is_answerable_from_its_step(lesson, i, step):
                 or any(_in_chart(f, term.where, value) for f in figs)
                 or _in_text(texts, value)
             ), f"{what} = {value!r} is not on the screen (no table row, chart point in view, or text states it)"
-    hint = step.question.hint or ""
-    for name in re.findall(r"table \"([^\"]+)\"|\"([a-z_]+)\" table", hint):
-        named = next(n for n in name if n)
-        assert named not in tables or any(named in str(d.columns) for d in shown), f"hint names {named!r}"

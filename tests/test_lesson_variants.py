@@ -41,7 +41,8 @@ follows = "f"
 [[steps]]
 page = "DP_SGD_schedules"
 query = "{DPSGD}"
-text = "Your rho is {{rho}}; the {{unknown}} braces stay."
+text = "Your rho is {{rho}}."
+answered_by = {{ table = "dpsgd_bound_terms", kind = "exact", shown_as = "the bound-terms chart" }}
 [steps.question]
 kind = "number"
 prompt = "With rho = {{rho}}, the ratio?"
@@ -65,7 +66,7 @@ def test_a_question_with_variants_gives_each_student_their_values_and_their_own_
     mine = variant_step(step, {"rho": 0.35})
     assert "rho=0.35" in mine.query and "rho=0.5" not in mine.query
     assert step_scenario(mine).rho == 0.35 and step_scenario(mine).steps == 2000  # the other values kept
-    assert mine.text == "Your rho is 0.35; the {unknown} braces stay."
+    assert mine.text == "Your rho is 0.35."
     assert mine.question.prompt == "With rho = 0.35, the ratio?" and mine.question.explain == "2^(2-0.35)"
     own = variant_answer(step, {"rho": 0.35})
     # the core's value for that scenario, read by the question's key as `hetdp lesson key` reads it
@@ -96,6 +97,40 @@ def test_a_placeholder_in_the_key_and_two_parameters_make_a_grid():
     assert "steps=1000" in mine.query and "N=1000" in mine.question.key  # whole numbers without a point
     answers = [variant_answer(step, v) for v in grid]
     assert len({round(a, 6) for a in answers}) == 4 and all(math.isfinite(a) for a in answers)
+
+
+def test_a_claim_is_cited_beside_a_variant_and_holds_at_every_student_s_view(monkeypatch):
+    """A step's texts cite claims by ``{id}`` and name variant parameters by ``{name}``: the claim is
+    replaced when the lesson is read, the parameter when a student's variant is drawn; and
+    ``hetdp lesson check`` evaluates the claims at every variant's view, not only at the written one."""
+    import hetdp_core.lessons as lessons
+
+    claim = (
+        '[[steps.claims]]\nid = "a3-grows"\nsays = "A3 at N = 2000 is higher than at N = 1000"\n'
+        'holds = "dpsgd_bound_terms[N=2000].A3 > dpsgd_bound_terms[N=1000].A3"\n'
+    )
+    text = lesson_text(RHO, extra=claim).replace('explain = "2^(2-{rho})"', 'explain = "2^(2-{rho}): {a3-grows}."')
+    step = parse_lesson(text, id="v").steps[0]
+    assert step.question.explain == "2^(2-{rho}): A3 at N = 2000 is higher than at N = 1000."
+    assert variant_step(step, {"rho": 0.35}).question.explain.startswith("2^(2-0.35): A3")
+    seen = []
+    real = lessons.check_claims
+    monkeypatch.setattr(
+        lessons, "check_claims", lambda lid, i, st, result_of: seen.append(st.query) or real(lid, i, st, result_of)
+    )
+    check_lesson(parse_lesson(text, id="v"))
+    assert len(seen) == 1 + 9  # the written view, then each of the nine students' views
+    assert {dict(p.split("=") for p in q.split("&"))["rho"] for q in seen} == {
+        "0.3",
+        "0.35",
+        "0.4",
+        "0.45",
+        "0.5",
+        "0.55",
+        "0.6",
+        "0.65",
+        "0.7",
+    }
 
 
 def test_the_class_s_view_of_a_prompt_names_each_parameter_s_range():
@@ -135,8 +170,11 @@ def test_variant_query_replaces_a_parameter_or_appends_it():
     ],
 )
 def test_every_bad_variants_table_is_refused_in_one_line_naming_the_step(variants, match):
+    text = lesson_text(variants)
+    if "rho" not in variants:  # the texts name {rho} only where it is a variant (else it cites no claim)
+        text = text.replace("{rho}", "rho")
     with pytest.raises(InputError, match=match) as exc:
-        parse_lesson(lesson_text(variants), id="v")
+        parse_lesson(text, id="v")
     assert "lesson 'v', step 1, question" in str(exc.value) and "\n" not in str(exc.value)
 
 
@@ -215,7 +253,7 @@ def test_lesson_check_fails_variants_whose_answers_a_neighbour_could_copy():
 
 
 def test_lesson_check_fails_a_variant_without_a_computable_answer():
-    text = lesson_text("steps = [1000, 2000]")
+    text = lesson_text("steps = [1000, 2000]").replace("{rho}", "rho")
     (c, *_) = check_lesson(parse_lesson(text, id="v"))
     assert c.status == "wrong" and "1 of 2 variants have no computable answer (first: steps = 1000" in c.message
     assert "selects 0 rows" in c.message

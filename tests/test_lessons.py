@@ -61,6 +61,7 @@ follows = "f"
 page = "Feature_privacy"
 query = "mode=Two+groups&d=10&k=2&delta=0.2&eps=2&q=0.1&n=1000&trials=5&axis=q&points=0.01,0.1,0.3,0.5,0.9"
 text = "x"
+answered_by = { table = "bcdp_guarantee", kind = "exact", shown_as = "the guarantee table" }
 [steps.question]
 kind = "number"
 prompt = "c of x1?"
@@ -144,6 +145,7 @@ follows = "a lecture"
 page = "DP_SGD_schedules"
 query = "steps=100&trials=10"
 text = "look"
+answered_by = { table = "dpsgd_schedule", kind = "exact", shown_as = "the schedule chart" }
 [steps.question]
 kind = "number"
 prompt = "p"

@@ -102,6 +102,9 @@ def test_the_decision_buttons_build_the_zip_on_request():
     assert not at.get("download_button") or all("decision" not in d.proto.label for d in at.get("download_button"))
     at.button(key="Groupwise_zCDP_decision_prepare").click().run()
     assert not at.exception and not at.error
+    # the status box says the package is ready once it is (it kept saying "Building …")
+    (status,) = [e.label for e in at.main if type(e).__name__ == "Status" and "decision package" in e.label]
+    assert status.startswith("The decision package is ready (") and "Building" not in status
     labels = [d.proto.label for d in at.get("download_button")]
     assert "Download the decision (zip)" in labels
     ledger = AppTest.from_file(str(ROOT / "pages" / "release_ledger" / "page.py"), default_timeout=300).run()

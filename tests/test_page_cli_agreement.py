@@ -1,9 +1,13 @@
 """One scenario, one computation: every page opened with a non-default query string (AppTest)
-offers download tables byte-identical to `hetdp run PAGE --query <same string> --csv DIR`, and says
-the same run "in short" (:func:`hetdp_core.scenario.in_short`) as the CLI's JSON."""
+offers download tables byte-identical to `hetdp run PAGE --query <same string> --csv DIR`, says
+the same run "in short" (:func:`hetdp_core.scenario.in_short`) as the CLI's JSON, and every number of
+every table it shows is in a column of those tables (shown as computed, or rounded): nothing on screen
+that neither the CSV nor `hetdp run` carries."""
 
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 import streamlit.testing.v1.app_test as app_test_module
 from conftest import page_path, strict_json
@@ -27,6 +31,42 @@ class _Capture(MemoryMediaFileStorage):
         return fid
 
 
+def _numbers(column: pd.Series) -> np.ndarray | None:
+    """A column's numbers (None for a column of text or yes/no)."""
+    if pd.api.types.is_bool_dtype(column):
+        return None
+    values = pd.to_numeric(column, errors="coerce")
+    if values.isna().sum() > column.isna().sum():  # some cell is text
+        return None
+    return values.to_numpy(float)
+
+
+def _carries(shown: np.ndarray, column: np.ndarray) -> bool:
+    """Whether every number shown is one of ``column``'s, as computed or rounded to some decimals."""
+    have = column[np.isfinite(column)]
+    rounded = [np.round(have, k) for k in range(13)]
+    for v in shown:
+        if not np.isfinite(v):
+            if not np.any(column == v) and not (np.isnan(v) and np.isnan(column).any()):
+                return False
+            continue
+        if not (np.any(np.isclose(have, v, rtol=1e-9, atol=0)) or any(np.any(r == v) for r in rounded)):
+            return False
+    return True
+
+
+def numbers_not_downloadable(shown_tables: list[pd.DataFrame], tables: dict[str, pd.DataFrame]) -> list[str]:
+    """The shown tables' numeric columns that no column of ``tables`` (the CSV downloads) carries."""
+    columns = [c for t in tables.values() for c in (_numbers(t[name]) for name in t.columns) if c is not None]
+    missing = []
+    for i, df in enumerate(shown_tables):
+        for name in df.columns:
+            shown = _numbers(df[name])
+            if shown is not None and len(shown) and not any(_carries(shown, c) for c in columns):
+                missing.append(f"table {i}, column {name!r}: {shown[:4].tolist()}")
+    return missing
+
+
 def page_downloads(page: str, query: str, monkeypatch) -> tuple[dict[str, bytes], str]:
     from urllib.parse import parse_qsl
 
@@ -46,6 +86,7 @@ def page_downloads(page: str, query: str, monkeypatch) -> tuple[dict[str, bytes]
     # the page shows the scenario it was given (no URL parameter was rejected)
     assert not [w.value for w in at.warning if "URL parameter" in w.value]
     (short,) = [m.value for m in at.markdown if m.value.startswith("**In short** — ")]
+    page_downloads.shown = [d.value for d in at.dataframe] + [t.value for t in at.table]
     return dict(_Capture.files), short
 
 
@@ -67,6 +108,21 @@ def test_page_and_cli_give_identical_tables(page, monkeypatch, tmp_path, capsys)
     assert set(downloads) == set(cli), (sorted(downloads), sorted(cli))
     for name in downloads:
         assert downloads[name] == cli[name], f"{name} differs between the page and the CLI"
+    # every number of every table the page shows is one of the CSVs' (and so of `hetdp run`'s)
+    shown = page_downloads.shown
+    assert shown, "the page shows tables"
+    csvs = {p.stem: pd.read_csv(p) for p in Path(tmp_path).glob("*.csv")}
+    assert not numbers_not_downloadable(shown, csvs), numbers_not_downloadable(shown, csvs)
+
+
+def test_the_check_of_shown_numbers_finds_a_column_only_on_screen():
+    """The check itself: a derived column ("about ± per feature", √(median/d)) that no CSV carries is
+    found; the same numbers rounded, or a subset of a column's rows, are not."""
+    csv = {"s": pd.DataFrame({"median": [4.0, 9.0, 2.5], "q": [0.1, 0.5, 0.9], "m": ["a", "b", "c"]})}
+    derived = pd.DataFrame({"median": [4.0, 9.0], "about ± per feature": np.sqrt([4.0, 9.0]) / 3.1})
+    (missing,) = numbers_not_downloadable([derived], csv)
+    assert missing.startswith("table 0, column 'about ± per feature'")
+    assert not numbers_not_downloadable([csv["s"].round(0), csv["s"].iloc[1:]], csv)
 
 
 def test_every_page_has_an_agreement_query():

@@ -195,7 +195,4 @@ def test_dotplot_summary_reports_the_released_values_not_the_stacking():
         {"mechanism": ["M"] * 20, "dot": range(20), "released value": [10.0 + i for i in range(20)], "true value": 15.0}
     )
     text = summarize(quantile_dotplot_figure(table))
-    import re
-
-    lo, hi = map(float, re.search(r"M: 20 values, (\d+(?:\.\d+)?) to (\d+(?:\.\d+)?)", text).groups())
-    assert 9.5 <= lo <= 11 and 28 <= hi <= 30, text  # the (binned) released values on x
+    assert "M: 20 values, 10 to 29" in text, text  # the released values themselves, not their bins

@@ -132,8 +132,6 @@ class GuaranteeLabResult(Result):
         Proposition 6's allocation (``c``, ``c_sorted``) from :func:`hetdp_core.bcdp.translate_demands_to_c`.
     names : tuple of str
         The translator's feature names.
-    compare : pandas.DataFrame
-        Theorem 2 vs Proposition 6: LDP level and the bound shape (17).
     """
 
     bcdp_example1: pd.DataFrame = table("Example 1: the exact BCDP level of each coordinate against the bounds")
@@ -145,13 +143,15 @@ class GuaranteeLabResult(Result):
     bcdp_translator: pd.DataFrame = table(
         "the translator δ → c: demands and both allocations (Theorem 2, Proposition 6)"
     )
+    bcdp_translator_levels: pd.DataFrame = table(
+        "the translator's two allocations compared: the LDP level each delivers and Theorem 2's bound shape"
+    )
 
     rep1: ExactReport
     test: HypothesisTest
     alloc: Allocation
     translate: Translation
     names: tuple[str, ...]
-    compare: pd.DataFrame
 
 
 def _example2_table() -> pd.DataFrame:
@@ -252,7 +252,7 @@ def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
         alloc=alloc,
         translate=tr,
         names=tuple(names),
-        compare=compare,
+        bcdp_translator_levels=compare,
     )
 
 
@@ -266,7 +266,7 @@ def levels(result: GuaranteeLabResult) -> list[Level]:
     g = mechanism_guarantee(alloc)
     any_attacker = float(alloc.ldp_level)
     return [
-        Level(str(n), float(d), delivered=float(v), any_attacker=any_attacker)
+        Level(str(n), float(d), delivered=float(v), any_attacker=any_attacker, model="local", unit="user's record")
         for n, d, v in zip(result.names, alloc.demands, g.guaranteed)
     ]
 
@@ -286,7 +286,7 @@ __all__ = ["GuaranteeLab", "SCENARIO", "PRESETS", "run", "levels_text", "RR_QS"]
 
 def summarize(result: GuaranteeLabResult) -> tuple[str, ...]:
     """The lab's exact findings in a few plain sentences (page header, report, ``hetdp run``)."""
-    r1, cmp = result.rep1, result.compare
+    r1, cmp = result.rep1, result.bcdp_translator_levels
     lv = cmp["LDP level"].to_numpy()
     return (
         f"Example 1 (a, b, c as set): coordinate levels δ₁ = {levels_text(r1.bcdp[0])[0]}, "

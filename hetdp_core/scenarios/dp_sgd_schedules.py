@@ -242,6 +242,7 @@ def run(s: DpSgdSchedules, *, options: sc.RunOptions) -> DpSgdResult:
             "kappa_boundary (2κ+ρ=2)": 1 - rr / 2,
             "your_rho": s.rho,
             "your_kappa": s.used_kappa,
+            "2κ + ρ": 2 * s.used_kappa + s.rho,
             "your_point_converges": bool(sg.region(s.rho, s.used_kappa)),
         }
     )

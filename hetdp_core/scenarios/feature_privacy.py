@@ -8,7 +8,6 @@ along one axis (q, d, f or n), with one random stream per sweep point.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import partial
 
@@ -244,6 +243,16 @@ def _dsens(s: FeaturePrivacy, demands) -> float:
     return s.demand if s.mode == "two_groups" else float(np.min(demands))
 
 
+#: the summary's column of the median squared error in everyday units (page table, CSV, ``hetdp run``)
+PER_FEATURE = "median, about ± per feature"
+
+
+def per_feature_error(squared, d):
+    """A squared error T of the published mean over d features in everyday units: about ± √(T/d) on each
+    feature's mean (means in [−1, 1]); ``d`` per row where the sweep varies it."""
+    return np.sqrt(np.asarray(squared, float) / np.asarray(d, float))
+
+
 #: equally likely releases in the quantile dotplot; at most DOT_TRIALS simulated releases are read,
 #: fewer for large n·d so the dotplot costs at most DOT_CELLS random numbers (43 releases at the default
 #: n = 10 000, d = 10)
@@ -359,6 +368,7 @@ def run(s: FeaturePrivacy, *, options: sc.RunOptions) -> FeaturePrivacyResult:
     summary = pd.concat([p[0] for p in parts], ignore_index=True)
     errors = pd.concat([p[1] for p in parts], ignore_index=True)
     summary = summary.drop(columns="seconds", errors="ignore")  # timing is not reproducible
+    summary[PER_FEATURE] = per_feature_error(summary["median"], summary[s.axis] if s.axis == "d" else d)
     quantiles = release_quantiles(s, alloc, names)
     return FeaturePrivacyResult(
         scenario=s,
@@ -398,7 +408,7 @@ def levels(result: FeaturePrivacyResult) -> list[Level]:
     any attacker — the input of :func:`hetdp_core.meaning.meaning_of`."""
     any_attacker = float(result.alloc.ldp_level)
     return [
-        Level(f, float(d), delivered=float(v), any_attacker=any_attacker)
+        Level(f, float(d), delivered=float(v), any_attacker=any_attacker, model="local", unit="user's record")
         for f, d, v in zip(result.names, result.alloc.demands, result.guaranteed)
     ]
 
@@ -414,8 +424,8 @@ def key_numbers(result: FeaturePrivacyResult) -> dict:
             out[f"median squared error, {method}, {s.axis} = {v:g}"] = float(med)
             # in everyday units: a squared error T over d features is about ± √(T/d) on each feature's mean
             d = v if s.axis == "d" else len(result.names)
-            out[f"typical error of one feature's mean (± √(T/d)), {method}, {s.axis} = {v:g}"] = math.sqrt(
-                float(med) / d
+            out[f"typical error of one feature's mean (± √(T/d)), {method}, {s.axis} = {v:g}"] = float(
+                per_feature_error(med, d)
             )
     return out
 

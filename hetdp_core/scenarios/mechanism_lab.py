@@ -180,8 +180,6 @@ class MechanismLabResult(Result):
 
     Attributes
     ----------
-    variances : pandas.DataFrame
-        Each noise's variance (or the note why it does not apply, e.g. the Gaussian needs ε < 1).
     mnm_threshold : float
         The mixed mechanism's switch point between Laplace and Gaussian noise.
     mnm_branch : tuple of (str, float)
@@ -200,8 +198,6 @@ class MechanismLabResult(Result):
         The bounded Laplace's scale and the plain Laplace scale Δ/ε.
     share : OutsideShare
         The share of plain-Laplace releases outside the domain: ``exact`` and ``simulated``.
-    lemma28 : pandas.DataFrame
-        Lemma 28's bound on the exponential mechanism's loss.
     profiles : tuple of NoiseProfile
         The exact privacy profile of each noise drawn (the rows of ``mech_privacy_profiles``).
     """
@@ -214,8 +210,11 @@ class MechanismLabResult(Result):
     mech_exponential: pd.DataFrame = table("the exponential mechanism's output probabilities")
     mech_release_quantiles: pd.DataFrame = table("twenty equally likely releases of the true value per mechanism")
     mech_privacy_profiles: pd.DataFrame = table("each mechanism's exact privacy profile δ(ε)")
+    mech_variances: pd.DataFrame = table(
+        "each noise's variance (or the note why it does not apply, e.g. the Gaussian needs ε < 1)"
+    )
+    mech_lemma28: pd.DataFrame = table("Lemma 28's bound on the exponential mechanism's loss, per t")
 
-    variances: pd.DataFrame
     mnm_threshold: float
     mnm_branch: tuple[str, float]
     mnm_printed_delta: float
@@ -226,7 +225,6 @@ class MechanismLabResult(Result):
     b: float
     b0: float
     share: mc.OutsideShare
-    lemma28: pd.DataFrame
     profiles: tuple[mc.NoiseProfile, ...]
 
 
@@ -358,7 +356,7 @@ def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
         mech_privacy_profiles=profiles,
         profiles=tuple(rows),
         checks=tuple(checks),
-        variances=pd.DataFrame(var_rows),
+        mech_variances=pd.DataFrame(var_rows),
         mnm_threshold=mc.mnm_threshold(eps=eps, delta=delta),
         mnm_branch=mc.mnm_noise(sensitivity=sens, eps=eps, delta=delta),
         mnm_printed_delta=mc.mnm_printed_delta(sensitivity=sens, eps=eps, delta=delta),
@@ -369,7 +367,7 @@ def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
         b=b,
         b0=b0,
         share=share,
-        lemma28=mc.lemma28_bound(np.asarray(s.scores, dtype=float), eps=eps, t=np.linspace(0, 5, 11)),
+        mech_lemma28=mc.lemma28_bound(np.asarray(s.scores, dtype=float), eps=eps, t=np.linspace(0, 5, 11)),
     )
 
 

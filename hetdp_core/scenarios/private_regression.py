@@ -297,7 +297,7 @@ def levels(result: PrivateRegressionResult) -> list[Level]:
     correlation and the LDP level c_d that bounds any attacker."""
     ldp = float(result.allocation.ldp_level)
     return [
-        Level(c, float(d), delivered=float(v), any_attacker=ldp)
+        Level(c, float(d), delivered=float(v), any_attacker=ldp, model="local", unit="user's record")
         for c, d, v in zip(result.coordinates, result.allocation.demands, result.guaranteed)
     ]
 

@@ -8,9 +8,11 @@ from hetdp_ui.cli._common import BUDGET_NAMES, _query_of, budget
 
 
 def cmd_lesson_check(a) -> int:
-    """``hetdp lesson check FILE…``: schema, every step's page and query, every answer against the core.
-    Exit 0 when every file is valid and every answer agrees, 1 when an answer disagrees, 2 for an
-    invalid file (the message names the lesson, step, field, rule and fix)."""
+    """``hetdp lesson check FILE…``: schema, every step's page and query, every answer and every claim
+    against the core. Exit 0 when every file is valid and every answer agrees, 1 when an answer disagrees
+    or a claim is false (the lesson is refused, in one line), 2 for an invalid file (the message names the
+    lesson, step, field, rule and fix)."""
+    from hetdp_core.lesson_claims import ClaimError
     from hetdp_core.lessons import check_lesson, load_lesson
 
     worst, runs = 0, {}
@@ -18,15 +20,21 @@ def cmd_lesson_check(a) -> int:
         try:
             lesson = load_lesson(path)
             checks = check_lesson(lesson, budget=budget(a.budget), runs=runs)
+        except ClaimError as exc:
+            print(f"{path}: REFUSED: {' '.join(str(exc).split())}")
+            worst = max(worst, 1)
+            continue
         except InputError as exc:
             print(f"{path}: INVALID: {' '.join(str(exc).split())}")
             worst = 2
             continue
         bad = [c for c in checks if c.status == "wrong"]
+        claims = sum(len(s.claims.claims) for s in lesson.steps)
         print(
             f"{path}: {lesson.title!r} — {len(checks)} steps, "
             f"{sum(c.status == 'ok' for c in checks)} answers agree with the core"
             + (f", {len(bad)} DISAGREE" if bad else "")
+            + (f", {claims} claim{'s hold' if claims != 1 else ' holds'}" if claims else "")
         )
         for c in checks:
             print(f"  step {c.step} ({c.page}): {c.status}: {c.message}")

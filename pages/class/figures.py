@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from hetdp_core.words import share
 from hetdp_ui.theme import GREY, OKABE_ITO, finish, rgba, styled
 
 
@@ -112,7 +113,9 @@ def poll_figure(history) -> go.Figure:
                     "color": rgba(OKABE_ITO["blue"], 0.5),
                 },
                 customdata=[h.estimate for h in hist],
-                hovertemplate="%{y:.1%} (unbiased estimate %{customdata:.1%}), 95 % interval<extra></extra>",
+                text=[f"{share(y)} (unbiased estimate {share(h.estimate)})" for h, y in zip(hist, shown)],
+                hovertemplate="%{text}, 95 % interval<extra></extra>",
+                meta={"quantity": "share"},  # the chart in words says it as the caption does (73.1 %)
                 mode="lines+markers",
                 name="estimated true share, 95 % interval",
                 line_color=OKABE_ITO["blue"],
@@ -125,6 +128,7 @@ def poll_figure(history) -> go.Figure:
                 mode="lines+markers",
                 name="share of “yes” sent",
                 line={"color": GREY, "dash": "dot"},
+                meta={"quantity": "share"},
             )
         )
     fig.update_yaxes(range=[-0.05, 1.05], tickformat=".0%")

@@ -350,6 +350,7 @@ def progress_table(rows, lesson) -> None:
 
 
 def poll_section() -> None:
+    from hetdp_core.words import share
     from hetdp_ui.folders import figures_of
 
     poll_figure = figures_of("class").poll_figure  # this folder's figures.py
@@ -364,16 +365,17 @@ def poll_section() -> None:
             shown = min(1.0, max(0.0, est.estimate))
             c1, c2, c3 = st.columns(3)
             c1.metric("reports", est.n)
-            c2.metric("share of “yes” sent", f"{est.raw_share:.0%}")
-            c3.metric("estimated true share", f"{shown:.0%}", help=f"95 % interval {est.low:.0%} – {est.high:.0%}")
+            c2.metric("share of “yes” sent", share(est.raw_share))
+            c3.metric("estimated true share", share(shown), help=f"95 % interval {share(est.low)} – {share(est.high)}")
             outside = (
-                f" The unbiased estimate itself is {est.estimate:.0%}: outside 0–100 % because with "
-                f"{est.n} report{'s' if est.n > 1 else ''} the coin's noise dominates; it settles as reports arrive."
+                f" The unbiased estimate itself is {share(est.estimate)}: outside 0–100 % because with "
+                f"{est.n} report{'s' if est.n > 1 else ''} the coin's noise dominates; "
+                + ("it settles as reports arrive." if poll.open else "the poll is closed, so this estimate is final.")
                 if shown != est.estimate
                 else ""
             )
             st.caption(
-                f"Estimated true share of “yes”: {shown:.1%}, 95 % interval {est.low:.1%} – {est.high:.1%} "
+                f"Estimated true share of “yes”: {share(shown)}, 95 % interval {share(est.low)} – {share(est.high)} "
                 f"(randomized-response estimate; the sent share is pulled towards 50 % by the coin).{outside}"
             )
             chart(poll_figure(tuple(hist)), key="class_poll_fig")
@@ -394,7 +396,8 @@ def poll_meaning(eps: float) -> None:
         f"true answer is yes (the same for no). As an attack: {row.risk_in_words}."
     )
     with st.expander(f"Where ε = {eps:g} lies among real deployments"):
-        deployments_strip_section((place(eps, who="this poll"),), key="class_poll_ctx", what="the poll's ε")
+        placed = place(eps, who=f"this poll (local ε = {eps:g} per student's answer)", model="local")
+        deployments_strip_section((placed,), key="class_poll_ctx", what="the poll's ε")
 
 
 def _ask_class() -> None:

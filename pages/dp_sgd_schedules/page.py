@@ -10,7 +10,7 @@ with ui.page_shell(ds) as page:
     state = page.state
     sb = st.sidebar
     state.choice("lr", widget="selectbox", on_change=state.mark_custom)
-    state.number("gamma0", step=0.01, format="%.3f")
+    state.number("gamma0", step=0.01)
     if state["lr"] == "poly":
         state.slider("rho", step=0.05, on_change=state.mark_custom)
     elif state["lr"] == "step":
@@ -53,10 +53,8 @@ with ui.page_shell(ds) as page:
         if state["lr"] != "poly":
             st.caption("The (ρ, κ) criterion is for γ_h = γ0 (1+h)^−ρ; choose that schedule to place your point.")
         else:
-            point = result.dpsgd_region.iloc[[0]][["your_rho", "your_kappa", "your_point_converges"]]
-            point.insert(2, "2κ + ρ", 2 * point["your_kappa"] + point["your_rho"])
             st.dataframe(
-                point,
+                result.dpsgd_region.iloc[[0]][["your_rho", "your_kappa", "2κ + ρ", "your_point_converges"]],
                 hide_index=True,
                 key=state.key("your_point"),
                 column_config={

@@ -2,7 +2,6 @@
 
 from urllib.parse import urlencode
 
-import numpy as np
 import streamlit as st
 
 from hetdp_core.bcdp_sim import PRESETS as PAPER_PRESETS
@@ -165,10 +164,8 @@ with ui.page_shell(
         "means in [−1, 1])."
     )
     with st.expander("The numbers behind the chart", expanded=bool(st.query_params.get("lesson"))):
-        shown = summary[[state["axis"], "method", "median", "q25", "q75", "exact_mse"]].copy()
-        shown["about ± per feature"] = np.sqrt(shown["median"] / d_feat)
         st.dataframe(
-            shown,
+            summary[[state["axis"], "method", "median", "q25", "q75", "exact_mse", fp.PER_FEATURE]],
             hide_index=True,
             key=state.key("mse_numbers"),
             column_config={
@@ -176,7 +173,7 @@ with ui.page_shell(
                 "q25": st.column_config.NumberColumn("25 % (simulated)", format="%.4g"),
                 "q75": st.column_config.NumberColumn("75 % (simulated)", format="%.4g"),
                 "exact_mse": st.column_config.NumberColumn("exact MSE, no projection (analytic)", format="%.4g"),
-                "about ± per feature": st.column_config.NumberColumn("median, about ± per feature", format="%.3g"),
+                fp.PER_FEATURE: st.column_config.NumberColumn(fp.PER_FEATURE, format="%.4g"),
             },
         )
         st.caption(
@@ -217,7 +214,8 @@ with ui.page_shell(
             label="target squared error ‖x̂ − x̄‖²",
             value=0.5,
             help="the squared error summed over the features, each feature's mean being in [−1, 1]: a target T "
-            "means about ± √(T/d) on each published mean (T = 0.5 with d = 10 features: about ± 0.22)",
+            f"means about ± √(T/d) on each published mean (T = 0.5 with this view's d = {d} features: about "
+            f"± {fp.per_feature_error(0.5, d):.2g})",
         )
         statistic = ui.solver_radio(
             c2,
@@ -237,16 +235,16 @@ with ui.page_shell(
         if sol is not None:
             st.success(
                 f"{sol.scale:.3g}× the levels: ε = {sol.eps:g}, δ = {', '.join(f'{v:g}' for v in sol.demands)}. "
-                f"Simulated {sol.statistic} error {sol.error:.4g} ≤ {sol.target:g} — about "
-                f"± {np.sqrt(sol.error / len(sol.demands)):.3g} on each feature's published mean (values in [−1, 1]); "
+                f"Simulated {sol.statistic} error {sol.error:.4g} {'≤' if sol.error <= sol.target else '>'} "
+                f"{sol.target:g} — about ± {fp.per_feature_error(sol.error, len(sol.demands)):.3g} on each "
+                "feature's published mean (values in [−1, 1]); "
                 f"10 % more private gives {sol.error_10pct_more_private:.4g}. The most private setting that meets the "
-                f"target lies between {sol.scale_low:.3g}× (misses) and {sol.scale:.3g}× (meets); {sol.releases:,} "
-                "releases simulated."
+                f"target lies between {sol.scale_low:.3g}× (above it) and {sol.scale:.3g}× (within it), by the "
+                f"solver's {sol.releases:,} simulated releases."
             )
             st.markdown(
-                f"Fresh simulation ({sol.check_trials} releases, new seed): {sol.statistic} {sol.check:.4g}, "
-                f"95 % interval [{sol.check_low:.4g}, {sol.check_high:.4g}] — "
-                f"{'meets' if sol.meets_target else '**misses**'} the target. **Why the curve above may read "
+                f"Fresh simulation ({sol.check_trials} releases, new seed) "
+                f"{sol.verdict.words('its ' + sol.statistic)}. **Why the curve above may read "
                 f"otherwise:** it is the {sol.statistic} of only {sol.view_trials} simulated releases per point, so at "
                 f"this setting it falls anywhere between {sol.view_low:.3g} and {sol.view_high:.3g} (95 %); raise "
                 "*trials* to see the curve settle."
@@ -275,8 +273,8 @@ with ui.page_shell(
         "**What we found (corrected mechanism).** With the unbiased Duchi constant and the *same* "
         "projection for both methods, M_mean's advantage is real for weak correlation but it can *lose* to "
         "min-δ LDP when q is large: the heuristic ζ = (1+q)/2 leaves the most sensitive features only "
-        "c₁ = (1−ζ)δ₁, so their estimates are mostly noise. In the Figure 3 setup (n = 10 000, 200 runs) "
-        "M_mean wins for q ≤ 0.2, ties near q = 0.3 and is up to about 2× worse at q = 0.9. The published "
+        "c₁ = (1−ζ)δ₁, so their estimates are mostly noise — *In short*, at the top, counts the sweep points "
+        "where M_mean wins in this view; open the Figure 3 preset to see it for the paper's setup. The published "
         "figure shows M_mean ahead everywhere because its baseline uses the printed (2×) constant without "
         "projection. Try a manual ζ, or switch 'As published' on to see the published comparison."
     )

@@ -84,7 +84,8 @@ with ui.page_shell(ml) as page:
             "whose exact privacy profile meets (ε, δ) when that noise has a lower variance than Laplace, and Laplace "
             f"otherwise: here the **{kind}** branch, scale {scale:.4g}."
         )
-        st.dataframe(result.variances, hide_index=True, key=state.key("var_table"))
+        st.dataframe(result.mech_variances, hide_index=True, key=state.key("var_table"))
+        ui.csv_download(result.mech_variances, "mech_variances.csv", state.key("dl_variances"))
         st.markdown(
             "**Exact privacy profile of every noise drawn** (checked before any claim is shown): δ(ε) is the "
             "exact hockey-stick divergence at the stated ε; P(loss > ε) is the probability that an output "
@@ -159,7 +160,8 @@ with ui.page_shell(ml) as page:
     with t5:
         tbl = result.mech_exponential
         page.chart("exponential")
-        st.dataframe(result.lemma28, hide_index=True, key=state.key("lemma28"))
+        st.dataframe(result.mech_lemma28, hide_index=True, key=state.key("lemma28"))
+        ui.csv_download(result.mech_lemma28, "mech_lemma28.csv", state.key("dl_lemma28"))
         st.caption("Lemma 28: P(f(Q) < f* − 2Δ(ln d + t)/ε) ≤ e^{−t} (exact left side for the exponential mechanism).")
         ui.csv_download(tbl, "mech_exponential.csv", state.key("dl_exp"))
 

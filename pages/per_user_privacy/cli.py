@@ -31,6 +31,7 @@ def cmd_hetero_run(a) -> int:
     """Alias of ``hetdp run Per_user_privacy``: the flags build the page's query (same seeds, same
     defaults); the JSON keeps this verb's shape. ``--eps-by-bin ''`` still means group demands."""
     from hetdp_core import hetero as ht
+    from hetdp_core.words import quantile_share
 
     query = given_fields(a, RUN_FIELDS)
     if query.get("eps_by_bin", None) == "":
@@ -67,7 +68,7 @@ def cmd_hetero_run(a) -> int:
         print(_dump(out))
     else:
         for r in results:
-            print(f"{r['algorithm']:>5}: PAC({1 - s.beta:.0%}) = {r['pac']:.5g}   MSE = {r['mse']:.4g}")
+            print(f"{r['algorithm']:>5}: PAC({quantile_share(s.beta)}) = {r['pac']:.5g}   MSE = {r['mse']:.4g}")
     return 0
 
 

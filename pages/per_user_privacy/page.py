@@ -7,6 +7,7 @@ from hetdp_core.scenario import InputError, split_list
 from hetdp_core.scenarios import per_user_privacy as pu
 from hetdp_core.scenarios.per_user_privacy.solve import solve_per_user
 from hetdp_core.uploads import MAX_UPLOAD_MB
+from hetdp_core.words import quantile_share
 from hetdp_ui import common as ui
 from hetdp_ui.glossary import glossary_markdown, method_label
 
@@ -118,7 +119,7 @@ with ui.page_shell(pu) as page:
             if scenario.problem == "frequency"
             else f"± {v:.3g} on the published mean (data in [0, 1])"
         )
-        + f", in {1 - scenario.beta:.0%} of releases"
+        + f", in {quantile_share(scenario.beta)} of releases"
         for v in table[pac_col]
     ]
     shown = table.round(6).assign(
@@ -182,9 +183,8 @@ with ui.page_shell(pu) as page:
         )
         c1, c2, c3 = st.columns(3)
         solve_alg = c1.selectbox("method", list(scenario.algs), key=state.key("solve_alg"), format_func=method_label)
-        metric = ui.solver_radio(
-            c2, state.key("metric"), "accuracy measure", {"pac": f"PAC error ({1 - scenario.beta:.0%})", "mse": "MSE"}
-        )
+        measures = {"pac": f"PAC error ({quantile_share(scenario.beta)})", "mse": "MSE"}
+        metric = ui.solver_radio(c2, state.key("metric"), "accuracy measure", measures)
         target = ui.solver_target(
             c3,
             state.prefix,
@@ -205,19 +205,14 @@ with ui.page_shell(pu) as page:
             st.success(
                 f"{sol.algorithm}: every finite demand × {sol.scale:.3g} — demands "
                 + ", ".join(f"{k} → {v:.3g}" for k, v in sol.demands.items())
-                + f". {sol.metric.upper()} {sol.error:.4g} ≤ {sol.target:g}; 10 % more private gives "
+                + f". {sol.metric.upper()} {sol.error:.4g} {'≤' if sol.error <= sol.target else '>'} {sol.target:g}; "
+                "10 % more private gives "
                 f"{sol.error_10pct_more_private:.4g}. Precision: the true smallest scaling lies in "
                 f"[{sol.scale_low:.3g}, {sol.scale_high:.3g}] (95 %, ± {100 * sol.precision:.1f} %, "
                 f"{sol.trials_used:,} simulated releases per evaluation)."
             )
-            check = (
-                f"share of fresh errors ≤ target {sol.check_error:.3f} (needs {1 - scenario.beta:.3f})"
-                if sol.metric == "pac"
-                else f"fresh MSE {sol.check_error:.4g} ± {sol.check_se:.2g}"
-            )
-            st.markdown(
-                f"Fresh simulation (new seed): {check} — {'meets' if sol.meets_target else '**misses**'} the target."
-            )
+            what = "the share of fresh errors at most the target" if sol.metric == "pac" else "the fresh MSE"
+            st.markdown(f"Fresh simulation (new seed): {sol.verdict.words(what)}.")
             st.button(
                 "Use this setting here",
                 key=state.key("use_solution"),

@@ -7,6 +7,9 @@ import plotly.graph_objects as go
 from hetdp_core.ledger import Headline, Spend, Total
 from hetdp_ui.theme import COLORWAY, GREY, finish, styled
 
+#: how the totals chart marks each group's headline: the page's words and the chart's legend say this
+HEADLINE_MARK = "outlined in black"
+
 ACCOUNTANT_LABELS = {
     "basic": "basic composition (sums)",
     "zcdp": "zCDP",
@@ -63,13 +66,15 @@ def totals_figure(
             marker_line_color="black",
             marker_line_width=[3 if head.get(g) == acc else 0 for g in groups],
         )
-    if head:  # a legend entry for the outline
+    if head:  # a legend entry for the outline; its values (the headlines) are what the chart in words says
+        heads = {h.group: h.epsilon for h in headline}
         fig.add_scatter(
             x=[None],
             y=[None],
             mode="markers",
-            name="outlined: the headline (judges the budget)",
+            name=f"{HEADLINE_MARK}: the headline (judges the budget)",
             marker={"symbol": "square-open", "size": 12, "color": "black", "line": {"width": 3}},
+            meta={"values": [heads[g] for g in groups if g in heads]},
         )
     if budget is not None:
         fig.add_hline(y=budget, line_dash="dash", line_color=GREY, annotation_text=f"budget ε = {budget:g}")

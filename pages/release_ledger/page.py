@@ -311,8 +311,9 @@ with c1:
 with c2:
     chart(figures.spend_figure(result.spend), key="ledger_spend_fig")
 st.caption(
-    "The four accountants are all valid upper bounds on each group's (ε, δ); the headline (◆) is the smallest "
-    "of them, and the budget, the risk and the solver read it. Basic composition adds each release's ε (δ split "
+    "The four accountants are all valid upper bounds on each group's (ε, δ); the headline (the bar "
+    f"{figures.HEADLINE_MARK}) is the smallest of them, and the budget, the risk and the solver read it. Basic "
+    "composition adds each release's ε (δ split "
     "over the Gaussian releases); zCDP adds ρ and converts once; Rényi DP (dp-accounting) composes over orders; "
     "the privacy-loss distribution is exact when every release is Gaussian (μ-GDP) and otherwise discretised "
     "for an accuracy of 3·10⁻⁴ (relative)."

@@ -315,7 +315,7 @@ def run(s: PerUserPrivacy, *, options: sc.RunOptions) -> PerUserResult:
         rows.append(
             {
                 "algorithm": alg,
-                f"PAC error ({1 - s.beta:.1%} quantile)": sm["pac"],
+                pac_column(s.beta): sm["pac"],
                 "MSE": sm["mse"],
                 "noise scale b": np.nan if info.b is None else info.b,
                 "bias bound ½‖w−u‖₁": ht.bias_bound(w) if w is not None else np.nan,
@@ -390,17 +390,27 @@ QUESTION = (
 )
 
 SCENARIO = PerUserPrivacy
-__all__ = ["PerUserPrivacy", "SCENARIO", "PRESETS", "run", "ALL_ALGS", "N_OPTIONS", "load_data"]
+__all__ = ["PerUserPrivacy", "SCENARIO", "PRESETS", "run", "ALL_ALGS", "N_OPTIONS", "load_data", "pac_column"]
+
+
+def pac_column(beta: float) -> str:
+    """The summary's column of the PAC error: "PAC error (95 % quantile)", the share 1 − β written as
+    everywhere else (:func:`hetdp_core.words.quantile_share`: β = 0.055 is 94.5 %, never 94 % or 95 %)."""
+    from ...words import quantile_share
+
+    return f"PAC error ({quantile_share(beta)} quantile)"
 
 
 def summarize(result: PerUserResult) -> tuple[str, ...]:
     """The run in a few plain sentences (page header, report, ``hetdp run``)."""
+    from ...words import quantile_share
+
     s, t = result.scenario, result.hetero_summary
-    pac = f"PAC error ({1 - s.beta:.1%} quantile)"
+    pac = pac_column(s.beta)
     best = t.loc[t[pac].idxmin()]
     out = [
         f"{result.description}.",
-        f"Lowest {1 - s.beta:.0%}-quantile error: **{best['algorithm']}** ({best[pac]:.3g}).",
+        f"Lowest {quantile_share(s.beta)}-quantile error: **{best['algorithm']}** ({best[pac]:.3g}).",
     ]
     if "UNI" in set(t["algorithm"]) and best["algorithm"] != "UNI":
         uni = float(t.loc[t["algorithm"] == "UNI", pac].iloc[0])
