@@ -34,6 +34,7 @@ from hetdp_ui.panels import (
     risk_panel,
     show_checks,
     solver_answer,
+    solver_button,
     solver_open,
 )
 from hetdp_ui.state import MAX_URL_VALUE, PageState, Param, ScenarioState, UrlValueError, grid_options, parse_choice
@@ -93,6 +94,7 @@ __all__ = [
     "show_checks",
     "show_input_error",
     "solver_answer",
+    "solver_button",
     "solver_open",
     "solver_radio",
     "solver_target",

@@ -37,10 +37,10 @@ def pin_section(key: str, current: str, load, *, what: str, noun: str, help: str
     if key not in st.session_state:
         st.session_state[key] = st.query_params.get("pin", "") or ""
     c1, c2 = st.columns(2)
-    if c1.button(f"Pin this {what} as plan A", key=f"{key}_set", help=help):
-        st.session_state[key] = current
-    if st.session_state[key] and c2.button("Unpin plan A", key=f"{key}_clear"):
-        st.session_state[key] = ""
+    # callbacks: the pin is stored before the next run starts, so no rerun can lose the click
+    c1.button(f"Pin this {what} as plan A", key=f"{key}_set", help=help, on_click=_pin, args=(key, current))
+    if st.session_state[key]:
+        c2.button("Unpin plan A", key=f"{key}_clear", on_click=_pin, args=(key, ""))
     raw, loaded = st.session_state[key], None
     if raw:
         try:
@@ -56,6 +56,11 @@ def pin_section(key: str, current: str, load, *, what: str, noun: str, help: str
         else:
             del st.query_params["pin"]
     return loaded
+
+
+def _pin(key: str, pinned: str) -> None:
+    """``on_click`` of *Pin* (``pinned``: the view shown when it was clicked) and *Unpin* (``""``)."""
+    st.session_state[key] = pinned
 
 
 def plan_a(state: ScenarioState, scenario: Scenario):

@@ -186,29 +186,45 @@ def page_setting(state: ScenarioState, *, target: float, fpr: float) -> None:
     st.button(f"Use {sol['label']} = {sol['value']:g}", key=f"{state.prefix}_use_risk", on_click=use)
 
 
-def solver_answer(prefix: str, signature: tuple, *, clicked: bool, compute, label: str):
-    """A solver's answer that survives reruns: when ``clicked``, ``compute(progress)`` runs under a status
-    box with a progress bar (``progress(fraction, text)``: what is being computed); its answer — or the
-    InputError that says why there is none — is kept in the session for ``signature`` (the scenario's
-    query and the solver's inputs), so pinning or unpinning plan A, or any other rerun with the same
-    question, shows it again. Returns the answer, or None — where the solver found none, after showing
-    its InputError (why, and what to change) in place."""
+def solver_button(prefix: str, label: str = "Find the most private setting"):
+    """A solver's button (key ``<prefix>_solve``): an action button (:mod:`hetdp_ui.actions`), so a rerun
+    that stops the solve — a slider moved meanwhile — solves again instead of losing the click. Returns
+    the pending intent for :func:`solver_answer`'s ``clicked``, or None."""
+    from hetdp_ui.actions import button
+
+    return button(label, key=f"{prefix}_solve")
+
+
+def solver_answer(prefix: str, signature: tuple, *, clicked, compute, label: str):
+    """A solver's answer that survives reruns: while ``clicked`` (:func:`solver_button`'s pending intent)
+    has no answer for ``signature`` (the scenario's query and the solver's inputs), ``compute(progress)``
+    runs under a status box with a progress bar (``progress(fraction, text)``: what is being computed);
+    its answer — or the InputError that says why there is none — is kept in the session for
+    ``signature``, so pinning or unpinning plan A, or any other rerun with the same question, shows it
+    again. A pending solve answers the question on screen: a run stopped by a changed input leaves the
+    click pending, and the next run solves for the inputs it has. Returns the answer, or None — where
+    the solver found none, after showing its InputError (why, and what to change) in place."""
     store = f"{prefix}_solution"
     if clicked:
-        with st.status(label + " …", expanded=True) as status:
-            bar = st.progress(0.0, text="starting")
+        done = clicked.results.get("solved")
+        if done is None or done[0] != signature:
+            with st.status(label + " …", expanded=True) as status:
+                bar = st.progress(0.0, text="starting")
 
-            def progress(fraction: float, text: str) -> None:
-                bar.progress(min(max(float(fraction), 0.0), 1.0), text=text)
+                def progress(fraction: float, text: str) -> None:
+                    bar.progress(min(max(float(fraction), 0.0), 1.0), text=text)
 
-            try:
-                answer = compute(progress)
-            except InputError as exc:
-                answer = exc
-                status.update(label=label + ": no answer (see below)", state="complete", expanded=False)
-            else:
-                status.update(label=label + ": done", state="complete", expanded=False)
-        st.session_state[store] = (signature, answer)
+                try:
+                    answer = compute(progress)
+                except InputError as exc:
+                    answer = exc
+                clicked.results["solved"] = done = (signature, answer)  # kept with the click as it exists
+                none = isinstance(answer, InputError)
+                status.update(
+                    label=label + (": no answer (see below)" if none else ": done"), state="complete", expanded=False
+                )
+        st.session_state[store] = done
+        clicked.finish()
     saved = st.session_state.get(store)
     answer = saved[1] if saved and saved[0] == signature else None
     if isinstance(answer, InputError):
@@ -219,10 +235,16 @@ def solver_answer(prefix: str, signature: tuple, *, clicked: bool, compute, labe
 
 def solver_open(prefix: str) -> bool:
     """Whether a page's accuracy-solver expander should be open: once the reader types a target or
-    presses the button it stays open across reruns (an expander opened by hand would close again when
-    typing a target reruns the page)."""
+    presses the button (or a solve is pending) it stays open across reruns (an expander opened by hand
+    would close again when typing a target reruns the page)."""
+    from hetdp_ui.actions import pending
+
     flag = f"_{prefix}_solver_open"
-    if st.session_state.get(f"{prefix}_solve") or st.session_state.get(f"{prefix}_target_touched"):
+    if (
+        st.session_state.get(f"{prefix}_solve")
+        or st.session_state.get(f"{prefix}_target_touched")
+        or pending(f"{prefix}_solve")
+    ):
         st.session_state[flag] = True
     return bool(st.session_state.get(flag))
 

@@ -9,11 +9,11 @@ import streamlit as st
 from hetdp_core.lessons import lesson_ids
 from hetdp_core.poll import MAX_POLL_EPS, MIN_POLL_EPS
 from hetdp_core.scenario import InputError
-from hetdp_ui import class_panel
+from hetdp_ui import actions, class_panel
 from hetdp_ui.classroom.store import export_csv, links
 from hetdp_ui.common import app_base_url, chart
 from hetdp_ui.lesson_panel import cached_lesson
-from hetdp_ui.nav import doc_link, open_page, sidebar_nav
+from hetdp_ui.nav import doc_link, sidebar_nav
 
 st.set_page_config(page_title="Class — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto")
 sidebar_nav()
@@ -80,10 +80,13 @@ def landing() -> None:
             format_func=lambda i: cached_lesson(i).title,
             key="class_lesson",
         )
-        if st.button("Start the session", type="primary", key="class_start", icon=":material/play_arrow:"):
+        # an action button (hetdp_ui.actions): one session per click, done when its view opens (instructor_view)
+        start = actions.button("Start the session", type="primary", key="class_start", icon=":material/play_arrow:")
+        if start:
             try:
-                started = store.start(lesson_id)
+                started = start.once(lambda: store.start(lesson_id), "started")
             except class_panel.unavailable_types() as exc:
+                start.finish()
                 fail(exc)
             st.query_params.clear()
             st.query_params.update({"code": started.code, "key": started.key})
@@ -92,6 +95,10 @@ def landing() -> None:
         st.subheader("Join a session (student)")
         join_form(None)
     doc_link("Class", "How a class session works, what is stored and for how long")
+
+
+#: the session key of the last *Join*'s refusal (shown until the next join)
+JOIN_ERROR = "_class_join_error"
 
 
 def join_form(fixed_code: str | None) -> None:
@@ -106,22 +113,29 @@ def join_form(fixed_code: str | None) -> None:
         name = st.text_input(
             "your display name (the class sees it; no account needed)", max_chars=200, key="class_name"
         )
-    if st.button("Join", type="primary", key="class_join", icon=":material/login:"):
+    # an action button (hetdp_ui.actions): one student per click, done when the lesson's page opens
+    join = actions.button("Join", type="primary", key="class_join", icon=":material/login:")
+    if join:
         joins = st.session_state.get("_class_joins", 0)
         try:
-            if joins >= MAX_JOINS:
+            if joins >= MAX_JOINS and not join.results:
                 raise InputError(f"this browser joined {joins} times already; go on with the link of your last join.")
-            info = store.session(c)
-            token = store.join(c, name)
+            info, token = join.once(lambda: (store.session(c), store.join(c, name)), "joined")
         except InputError as exc:
-            st.error(str(exc))
-            return
+            st.session_state[JOIN_ERROR] = str(exc)
+            join.finish()
         except class_panel.unavailable_types() as exc:
-            st.error(f"Not joined — the class database did not answer ({exc}). Try again.")
-            return
-        st.session_state["_class_joins"] = joins + 1
-        lesson = cached_lesson(info.lesson_id)
-        open_page(lesson.steps[0].page, {"lesson": lesson.id, "step": "1", "class": info.code, "me": token})
+            st.session_state[JOIN_ERROR] = f"Not joined — the class database did not answer ({exc}). Try again."
+            join.finish()
+        else:
+            st.session_state.pop(JOIN_ERROR, None)
+            join.once(lambda: st.session_state.update(_class_joins=joins + 1), "counted")
+            lesson = cached_lesson(info.lesson_id)
+            actions.navigate(
+                join, lesson.steps[0].page, {"lesson": lesson.id, "step": "1", "class": info.code, "me": token}
+            )
+    if st.session_state.get(JOIN_ERROR):
+        st.error(st.session_state[JOIN_ERROR])
 
 
 def session_or_error(read):
@@ -147,8 +161,10 @@ def student_home() -> None:
         st.info("This session is closed: your answers are kept, new ones are not recorded.")
     class_panel.poll_box(code, me)
     step = min(max(student.furthest_step, 1), len(lesson.steps))
-    if st.button(f"Continue the lesson at step {step}", type="primary", key="class_continue"):
-        open_page(lesson.steps[step - 1].page, {"lesson": lesson.id, "step": str(step), "class": info.code, "me": me})
+    go_on = actions.button(f"Continue the lesson at step {step}", type="primary", key="class_continue")
+    if go_on:
+        query = {"lesson": lesson.id, "step": str(step), "class": info.code, "me": me}
+        actions.navigate(go_on, lesson.steps[step - 1].page, query)
 
 
 def join_page() -> None:
@@ -203,6 +219,16 @@ def step_block(s) -> None:
             deployments_strip_section(
                 (place(median, who="the class's median choice"),), key=f"class_ctx_{s.step}", what="the class's median"
             )
+
+
+def leave_deleted(gone: actions.Intent, deleted_code: str) -> None:
+    """After *Delete everything* (``gone``, its deletion done): the page leaves the session's address and
+    says so; the click is done once the note is stored and the address cleared (a rerun that stops this
+    before ends it: see the dispatch at the end)."""
+    st.session_state["_class_deleted"] = deleted_code
+    st.query_params.clear()
+    gone.finish()
+    st.rerun()
 
 
 def poll_section() -> None:
@@ -300,6 +326,9 @@ def instructor_view() -> None:
     info = session_or_error(lambda: store.authorize(code, key))
     if info is None:
         return
+    started = actions.pending("class_start")
+    if started and "started" in started.results and started.results["started"].code == info.code:
+        started.finish()  # the session the click started is open: the click is done
     lesson = cached_lesson(info.lesson_id)
     base = app_base_url("Class")
     link = links(base, info.code)["student"]
@@ -314,13 +343,23 @@ def instructor_view() -> None:
             "lose it and the live view is lost — `hetdp class export` still works on the server)."
         )
         c1, c2, c3 = st.columns(3)
+        # action buttons (hetdp_ui.actions): closing and reopening are the same however often redone; a click
+        # whose effect is already the session's state is done
+        already = actions.pending("class_close" if info.closed else "class_reopen")
+        if already:
+            already.finish()
         if info.closed:
-            if c1.button("Reopen", key="class_reopen", icon=":material/lock_open:"):
+            reopen = actions.button("Reopen", key="class_reopen", where=c1, icon=":material/lock_open:")
+            if reopen:
                 store.reopen(code)
+                reopen.finish()
                 st.rerun()
-        elif c1.button("Close (no new answers)", key="class_close", icon=":material/lock:"):
-            store.close(code)
-            st.rerun()
+        else:
+            close = actions.button("Close (no new answers)", key="class_close", where=c1, icon=":material/lock:")
+            if close:
+                store.close(code)
+                close.finish()
+                st.rerun()
         c2.download_button(
             "Export answers (CSV)",
             data=lambda: export_csv(store.export_rows(code)),
@@ -331,11 +370,10 @@ def instructor_view() -> None:
         )
         with c3.popover("Delete the session", icon=":material/delete:"):
             st.markdown("Deletes the session, its students, answers and polls. This cannot be undone.")
-            if st.button("Delete everything", type="primary", key="class_delete"):
-                store.delete(code)
-                st.query_params.clear()
-                st.session_state["_class_deleted"] = info.code
-                st.rerun()
+            gone = actions.button("Delete everything", type="primary", key="class_delete")
+            if gone:
+                gone.once(lambda: store.delete(code), "deleted")
+                leave_deleted(gone, info.code)
     right.image(qr_png(link), caption=f"Join: {info.code}", width=220)
 
     poll_controls()
@@ -367,7 +405,10 @@ def instructor_view() -> None:
 deleted = st.session_state.pop("_class_deleted", None)
 if deleted:
     st.success(f"Class session {deleted} and everything stored about it were deleted.")
+gone = actions.pending("class_delete")
 try:
+    if gone and gone.results and code:  # deleted, but a rerun stopped the page before it left the address
+        leave_deleted(gone, code)
     if code and key:
         instructor_view()
     elif code and me:

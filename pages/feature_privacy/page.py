@@ -228,7 +228,7 @@ with ui.page_shell(
         sol = ui.solver_answer(
             state.prefix,
             (scenario.query_string(), target, statistic),
-            clicked=st.button("Find the most private setting", key=state.key("solve")),
+            clicked=ui.solver_button(state.prefix),
             compute=lambda progress: solve_feature_privacy(
                 scenario, target=target, statistic=statistic, progress=progress
             ),

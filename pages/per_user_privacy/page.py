@@ -195,7 +195,7 @@ with ui.page_shell(pu) as page:
         sol = ui.solver_answer(
             state.prefix,
             (scenario.query_string(), solve_alg, metric, target),
-            clicked=st.button("Find the most private setting", key=state.key("solve")),
+            clicked=ui.solver_button(state.prefix),
             compute=lambda progress: solve_per_user(
                 scenario, target=target, metric=metric, algorithm=solve_alg, upload=upload, progress=progress
             ),
