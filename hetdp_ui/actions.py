@@ -40,7 +40,7 @@ INTENTS = "_hetdp_intents"
 
 @dataclass(eq=False)
 class Intent:
-    """A click not yet fully acted on: its button's ``key``, the ``page`` (script file) it was clicked on,
+    """A click not yet fully acted on: its button's ``key``, the ``page`` it was clicked on (:func:`here`),
     the ``value`` the button carried (what the reader had typed or chosen when clicking), and the
     results of the steps already done (:meth:`once`)."""
 
@@ -67,14 +67,12 @@ class Intent:
 
 
 def here() -> str:
-    """The page this run is for: its script file (as Streamlit knows it; the page hash where unknown)."""
+    """The page this run is for (Streamlit's hash of the page: the same in a click's callback and in the
+    run that follows, under ``st.navigation`` or for a page file run on its own)."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     ctx = get_script_run_ctx()
-    if ctx is None:
-        return ""
-    page = ctx.pages_manager.get_pages().get(ctx.page_script_hash) or {}
-    return str(page.get("script_path") or ctx.page_script_hash)
+    return ctx.page_script_hash if ctx is not None else ""
 
 
 def _record(key: str, value) -> None:
