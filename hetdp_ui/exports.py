@@ -59,13 +59,13 @@ def report_button(page: str, scenario: Scenario, result, *, plan_a=None) -> None
 def decision_button(key: str, signature: str, build, *, file_name: str) -> None:
     """ "Download the decision": a zip (:mod:`hetdp_ui.package`) built on request under a status box (it
     executes the notebook: a few seconds), then offered for download; kept for ``signature`` (the view).
-    *Prepare* is an action button (:mod:`hetdp_ui.actions`): a rerun that stops the build builds again,
-    for the view that rerun shows."""
+    *Prepare* is an action button (:mod:`hetdp_ui.actions`): a rerun that stops the build (or the run
+    before the package is offered) builds again for the view that rerun shows."""
     from hetdp_ui.actions import button, pending
 
     held = st.session_state.get(key)
     if held is not None and held[0] == signature and pending(f"{key}_prepare"):
-        pending(f"{key}_prepare").finish()  # clicked on another view, then back to this one: it is built
+        pending(f"{key}_prepare").done_when_shown()  # clicked on another view, then back to this one: built
     if held is None or held[0] != signature:
         prepare = button(
             "Prepare the decision (zip: README, report, executed notebook, script, tables)",
@@ -81,7 +81,7 @@ def decision_button(key: str, signature: str, build, *, file_name: str) -> None:
             ):
                 prepare.results["built"] = built = (signature, build())
         st.session_state[key] = held = built
-        prepare.finish()
+        prepare.done_when_shown()
     st.download_button(
         "Download the decision (zip)",
         data=held[1],

@@ -20,6 +20,7 @@ from hetdp_core.scenario import InputError
 from hetdp_ui import actions, class_panel
 from hetdp_ui.folders import LESSON_LIST, LIVE_CLASS, page_for
 from hetdp_ui.nav import doc_link, file_of
+from hetdp_ui.panels import apply_setting
 from hetdp_ui.state import ScenarioState
 
 #: session key of the (lesson, step) whose scenario was last applied
@@ -28,6 +29,8 @@ AT = "_lesson_at"
 PREVIEWS = "_lesson_previews"
 #: session key of the student's answers: lesson id → step → Attempts
 SCORES = "_lesson_scores"
+#: the intent of the navigation buttons (Previous, Next or Finish, Go to that step: the last click's)
+NAV = "lesson_nav"
 
 
 @dataclass
@@ -101,7 +104,7 @@ def _preview(lesson_id: str) -> Lesson:
 
 def go(lesson: Lesson, step: int, current_page: str, click: actions.Intent) -> None:
     """Open step ``step`` of ``lesson`` for a pending navigation ``click``: on this page by changing the
-    URL (the click is done once the step is shown: :func:`_follow`), else by switching page."""
+    URL (the click arrives when the step is shown: :func:`_follow`), else by switching page."""
     target = lesson.steps[step - 1].page
     if target == current_page:
         st.query_params["lesson"] = lesson.id
@@ -116,8 +119,10 @@ def go(lesson: Lesson, step: int, current_page: str, click: actions.Intent) -> N
 
 
 def _switch(page: str, query_params: dict, fallback: str, click: actions.Intent) -> None:
-    """Open another page of the app for ``click`` (done when that page runs: :func:`actions.expire`); a
-    page file run on its own (AppTest) cannot, so it says where and the click is done."""
+    """Open another page of the app for ``click`` (it arrives when that page runs, as for
+    :func:`actions.navigate`); a page file run on its own (AppTest) cannot, so it says where and the
+    click is done."""
+    click.leaving = True
     try:
         st.switch_page(file_of(page), query_params=query_params)
     except StreamlitAPIException:
@@ -125,16 +130,18 @@ def _switch(page: str, query_params: dict, fallback: str, click: actions.Intent)
         click.finish()
 
 
-def _follow(click: actions.Intent | None, lesson: Lesson, k: int, act) -> None:
-    """A pending navigation ``click`` (its value: the lesson and step it was clicked on): ``act()`` while
-    that step is shown — a rerun that stopped the navigation navigates again — and done on any other
-    (the step it led to, or one reached otherwise)."""
+def _follow(click: actions.Intent | None, lesson: Lesson, k: int, page: str, in_class) -> None:
+    """The pending click of a navigation button (one intent for the three, :data:`NAV`: the last click's;
+    its value is the lesson and step it was clicked on and where it leads): navigate while that step is
+    shown — a rerun that stopped the navigation, or a request sent with the old step's address before
+    the new one arrived, navigates again (:meth:`actions.Intent.may_go`) — and arrived on any other."""
     if click is None:
         return
-    if click.value == (lesson.id, k):
-        act()
-    else:
-        click.finish()
+    lesson_id, at, to = click.value
+    if (lesson_id, at) != (lesson.id, k):
+        click.arrived()
+    elif click.may_go():
+        _finish(lesson, page, in_class, click) if to == "finish" else go(lesson, to, page, click)
 
 
 def lesson_panel(state: ScenarioState) -> None:
@@ -148,8 +155,8 @@ def lesson_panel(state: ScenarioState) -> None:
     page = state.cls.PAGE
     if step.page != page:
         st.info(f"Lesson “{lesson.title}”, step {k}, is on another page ({step.page}).")
-        goto = actions.button("Go to that step", key="lesson_goto", value=(lesson.id, k))
-        _follow(goto, lesson, k, lambda: go(lesson, k, page, goto))
+        goto = actions.button("Go to that step", key="lesson_goto", value=(lesson.id, k, k), intent=NAV)
+        _follow(goto, lesson, k, page, None)
         return
     marker = (lesson.id, k)
     at = st.session_state.get(AT)
@@ -160,6 +167,11 @@ def lesson_panel(state: ScenarioState) -> None:
         if not own_link:
             state.apply_scenario(step_scenario(step))
         st.session_state[AT] = marker
+    reset = actions.pending("lesson_reset")  # *Reset to this step*: set before the widgets (apply_setting)
+    if reset is not None and reset.value == marker:
+        apply_setting(state, reset, state.session_values(step_scenario(step)))
+    elif reset is not None:
+        reset.finish()
 
     in_class = class_panel.member(lesson)
     with st.container(border=True, key="lesson_panel"):
@@ -184,27 +196,28 @@ def lesson_panel(state: ScenarioState) -> None:
                 st.info(f"**Last step.** No answer checked yet in this lesson ({asked} questions).")
         doc_link(page, "This page's notes: formulas, corrections, tests")
         c1, c2, c3 = st.columns(3)
-        here = (lesson.id, k)  # what a navigation click was clicked on (:func:`_follow`)
+        back = (lesson.id, k, k - 1)  # a navigation click's value: where it was clicked, where it leads
         prev = actions.button(
-            "← Previous step", key="lesson_prev", value=here, where=c1, disabled=k == 1, width="stretch"
+            "← Previous step", key="lesson_prev", value=back, where=c1, intent=NAV, disabled=k == 1, width="stretch"
         )
-        c2.button(
+        actions.button(  # acted on above, before the page's widgets (a callback's values were sent back)
             "Reset to this step",
             key="lesson_reset",
+            value=marker,
+            where=c2,
             width="stretch",
             help="put every input back to this step's settings",
-            on_click=lambda: state.apply_scenario(step_scenario(step)),
         )
         nxt = actions.button(
             "Finish the lesson" if last else "Next step →",
             key="lesson_next",
-            value=here,
+            value=(lesson.id, k, "finish" if last else k + 1),
             where=c3,
+            intent=NAV,
             width="stretch",
             type="primary",
         )
-    _follow(prev, lesson, k, lambda: go(lesson, k - 1, page, prev))
-    _follow(nxt, lesson, k, lambda: _finish(lesson, page, in_class, nxt) if last else go(lesson, k + 1, page, nxt))
+    _follow(nxt or prev, lesson, k, page, in_class)
     if in_class:
         class_panel.poll_box(*in_class[:2])
 

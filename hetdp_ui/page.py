@@ -19,11 +19,12 @@ import contextlib
 import streamlit as st
 
 from hetdp_core.scenario import MAX_PIN_LENGTH, InputError, Scenario, in_short
+from hetdp_ui.actions import run_ended
 from hetdp_ui.execution import run_scenario, runs
 from hetdp_ui.exports import report_button
 from hetdp_ui.figcache import by_identity
 from hetdp_ui.folders import figure
-from hetdp_ui.panels import meaning_panel, plan_table, question
+from hetdp_ui.panels import apply_pending_settings, meaning_panel, plan_table, question
 from hetdp_ui.state import ScenarioState
 from hetdp_ui.widgets import chart, show_input_error
 
@@ -111,6 +112,7 @@ def start_page(page, *, preset_help: str | None = None, switches: dict[str, bool
     question(page.QUESTION)
     state.init()
     lesson_panel(state)
+    apply_pending_settings(state)  # a pending "Use this setting" click, before any widget (hetdp_ui.panels)
     st.sidebar.selectbox(
         "Preset", ["Custom", *page.PRESETS], key=state.key("preset"), on_change=state.apply_preset, help=preset_help
     )
@@ -214,3 +216,4 @@ def page_shell(module, *, preset_help: str | None = None, switches: dict[str, bo
         shell.meaning_panel()
     if "report button" not in shell._shown:
         shell.report_button()
+    run_ended()  # the clicks whose answer this run showed are done (hetdp_ui.actions)

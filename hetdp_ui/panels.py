@@ -178,12 +178,52 @@ def page_setting(state: ScenarioState, *, target: float, fpr: float) -> None:
         + "."
     )
 
-    def use() -> None:
-        st.session_state[state.key(sol["field"])] = sol["value"]
+    setting_button(state, f"Use {sol['label']} = {sol['value']:g}", "use_risk", ("field", sol["field"], sol["value"]))
+
+
+#: the buttons that set the page's inputs (their key after the page's prefix: :func:`setting_button`)
+SETTING_BUTTONS = ("use_solution", "use_risk")
+
+
+def setting_button(state: ScenarioState, label: str, name: str, setting: tuple, *, where=None) -> None:
+    """A button (key ``<prefix>_<name>``, one of :data:`SETTING_BUTTONS`) that sets the page's inputs to
+    ``setting``: ``("scenario", query)`` (a solver's answer) or ``("field", name, value)`` (the level a
+    target risk needs). An action button (:mod:`hetdp_ui.actions`): the inputs are set before the widgets
+    of every run until a run that shows them gets to the page's end (:func:`apply_pending_settings`) — set
+    in a callback alone, they were sent back to their old values by a slider moved at the same moment
+    (its rerun carries every widget's value as the browser had it)."""
+    from hetdp_ui.actions import button
+
+    button(label, key=state.key(name), value=setting, where=where)
+
+
+def apply_pending_settings(state: ScenarioState) -> None:
+    """Before the page's widgets (:func:`hetdp_ui.page.start_page`): the setting of a pending
+    :func:`setting_button` click, set again in every run until one that shows it ends."""
+    from hetdp_ui.actions import pending
+
+    for name in SETTING_BUTTONS:
+        click = pending(state.key(name))
+        if click is not None:
+            kind, *what = click.value
+            values = state.session_values(state.cls.from_query(what[0])) if kind == "scenario" else {what[0]: what[1]}
+            apply_setting(state, click, values)
+
+
+def apply_setting(state: ScenarioState, click, values: dict) -> None:
+    """Set the page's inputs to ``values`` (field → its session value) for a pending click that sets them
+    (:func:`setting_button`, *Reset to this step*), before the page's widgets: in every run until one
+    that shows them ends; then, for the arrival window (:data:`hetdp_ui.actions.ARRIVAL_WINDOW`), again in
+    a run that brings an old value back (a request the browser sent before it had the new ones: a slider
+    moved at the same moment) — not in one that changes them anew (the reader moving an input)."""
+    if click.before is None:
+        click.before = {n: st.session_state.get(state.key(n)) for n in values}
+    current = {n: st.session_state.get(state.key(n)) for n in values}
+    if click.arrived_at is None or any(current[n] == click.before[n] != v for n, v in values.items()):
+        state.apply(values)
         if "preset" in state.params:
             state.mark_custom()
-
-    st.button(f"Use {sol['label']} = {sol['value']:g}", key=f"{state.prefix}_use_risk", on_click=use)
+    click.done_when_shown(settle=True)
 
 
 def solver_button(prefix: str, label: str = "Find the most private setting"):
@@ -201,8 +241,9 @@ def solver_answer(prefix: str, signature: tuple, *, clicked, compute, label: str
     runs under a status box with a progress bar (``progress(fraction, text)``: what is being computed);
     its answer — or the InputError that says why there is none — is kept in the session for
     ``signature``, so pinning or unpinning plan A, or any other rerun with the same question, shows it
-    again. A pending solve answers the question on screen: a run stopped by a changed input leaves the
-    click pending, and the next run solves for the inputs it has. Returns the answer, or None — where
+    again. A pending solve answers the question on screen: it is done when a run that shows its answer
+    gets to the page's end, so a run stopped by a changed input leaves the click pending and the next run
+    solves for the inputs it has. Returns the answer, or None — where
     the solver found none, after showing its InputError (why, and what to change) in place."""
     store = f"{prefix}_solution"
     if clicked:
@@ -224,7 +265,7 @@ def solver_answer(prefix: str, signature: tuple, *, clicked, compute, label: str
                     label=label + (": no answer (see below)" if none else ": done"), state="complete", expanded=False
                 )
         st.session_state[store] = done
-        clicked.finish()
+        clicked.done_when_shown()
     saved = st.session_state.get(store)
     answer = saved[1] if saved and saved[0] == signature else None
     if isinstance(answer, InputError):

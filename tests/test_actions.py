@@ -43,6 +43,13 @@ context = "epsilon"
 """
 
 
+@pytest.fixture(autouse=True)
+def arrive_at_once(monkeypatch):
+    """A navigation is done as soon as its target is shown (no window for requests sent from the old
+    place: AppTest sends none; the window has its own tests below)."""
+    monkeypatch.setattr(actions, "ARRIVAL_WINDOW", 0.0)
+
+
 @pytest.fixture
 def stop(monkeypatch):
     """``stop()`` arms one stop of the next run: right after its callbacks, before the page's own code
@@ -78,12 +85,15 @@ def stop(monkeypatch):
     return arm
 
 
-def click_stopped(at: AppTest, key: str, stop, where: str = "callbacks") -> AppTest:
+def click_stopped(at: AppTest, key: str, stop, where: str = "callbacks", resend: dict | None = None) -> AppTest:
     """Click ``key`` in a run that is stopped (``where``: see the ``stop`` fixture), then the rerun that
-    follows with nothing clicked."""
+    follows with nothing clicked — carrying the inputs' values ``resend`` as they were before the click
+    (a browser's rerun sends every widget's value as it had it: a callback's new values are sent back)."""
     record = stop(where)
     at.button(key=key).click().run()
     assert record == ["stopped"], f"the run of the click on {key} was not stopped"
+    for name, value in (resend or {}).items():
+        at.session_state[name] = value
     return at.run()
 
 
@@ -147,6 +157,36 @@ def test_a_click_pending_on_another_page_is_dropped_there_and_never_acts_later(r
     assert "**laplace**: ε =" not in texts(at) and not at.exception
 
 
+def test_a_request_from_the_old_step_within_the_window_navigates_again(monkeypatch):
+    """A request the browser sent from the step it left (a slider moved as Next was clicked, sent before
+    the new address arrived) comes after the step changed: within the window the click navigates again;
+    after it, a reader who goes back stays there."""
+    monkeypatch.setattr(actions, "ARRIVAL_WINDOW", 600.0)
+    at = lab_step(1)
+    at.button(key="lesson_next").click().run()
+    assert qp(at, "step") == "2"
+    at.query_params["step"] = "1"  # the old address, sent before the browser learned the new one
+    at.run()
+    assert qp(at, "step") == "2" and "Step 2 of 4" in texts(at) and pending(at)
+    monkeypatch.setattr(actions, "ARRIVAL_WINDOW", 0.0)  # the window has passed
+    at.query_params["step"] = "1"  # the reader goes back on purpose
+    at.run()
+    assert qp(at, "step") == "1" and "Step 1 of 4" in texts(at) and not pending(at) and not at.exception
+
+
+def test_a_request_from_the_page_left_within_the_window_switches_again(routed_by_navigation, monkeypatch):
+    monkeypatch.setattr(actions, "ARRIVAL_WINDOW", 600.0)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
+    at.switch_page("pages/lessons/page.py").run()
+    at.button(key=f"start_{LESSON}").click().run()
+    assert "Step 1 of 4" in texts(at)
+    at.switch_page("pages/lessons/page.py").run()  # a request of the Lessons page, sent before the switch
+    assert "Step 1 of 4" in texts(at) and qp(at, "lesson") == LESSON
+    monkeypatch.setattr(actions, "ARRIVAL_WINDOW", 0.0)
+    at.switch_page("pages/lessons/page.py").run()  # later: the reader comes back on purpose
+    assert "Step 1 of 4" not in texts(at) and at.button(key=f"start_{LESSON}") and not pending(at)
+
+
 # ---------------------------------------------------------------------------- scenario pages
 
 
@@ -171,16 +211,27 @@ def test_the_mechanism_labs_solve_pin_and_unpin_act_after_a_stopped_run(stop):
     click_stopped(at, "mechanism_lab_pin_clear", stop)
     assert "Plan A (pinned)" not in texts(at) and qp(at, "pin") is None and not at.exception
 
+    # the level a target risk needs (the meaning panel): set though the rerun sends the old ε back
+    at.session_state["mechanism_lab_meaning_open"] = True  # the meaning panel is drawn while open
+    at.run()
+    at.number_input(key="mechanism_lab_target_tpr").set_value(50.0).run()
+    old = at.session_state["mechanism_lab_eps"]
+    click_stopped(at, "mechanism_lab_use_risk", stop, resend={"mechanism_lab_eps": old})
+    assert at.session_state["mechanism_lab_eps"] == 3.91 and qp(at, "eps") == "3.91" and not pending(at)
+    at.run()
+    assert at.session_state["mechanism_lab_eps"] == 3.91 and not at.exception
+
 
 @pytest.mark.parametrize(
-    "slug,query,found",
+    "slug,query,found,field",
     [
-        ("per_user_privacy", {"trials": "50"}, "every finite demand ×"),
-        ("feature_privacy", {"trials": "5"}, "× the levels"),
+        ("per_user_privacy", {"trials": "50"}, "every finite demand ×", "eps_by_bin"),
+        ("feature_privacy", {"trials": "5"}, "× the levels", "eps"),
     ],
 )
-def test_a_solvers_stopped_click_still_answers(slug, query, found, stop):
-    """The per-user solver's click was lost in a full test run (expander open, no status, no answer)."""
+def test_a_solvers_stopped_click_still_answers_and_its_setting_is_used(slug, query, found, field, stop):
+    """The per-user solver's click was lost in a full test run (expander open, no status, no answer); its
+    *Use this setting here* set the inputs in a callback, and a rerun carrying their old values undid it."""
     at = AppTest.from_file(str(ROOT / "pages" / slug / "page.py"), default_timeout=300)
     at.query_params.update(query)
     at.run()
@@ -188,6 +239,11 @@ def test_a_solvers_stopped_click_still_answers(slug, query, found, stop):
     assert any(found in s.value for s in at.success) and not pending(at) and not at.exception
     at.run()
     assert any(found in s.value for s in at.success)
+    old = at.session_state[f"{slug}_{field}"]
+    click_stopped(at, f"{slug}_use_solution", stop, resend={f"{slug}_{field}": old})
+    assert at.session_state[f"{slug}_{field}"] != old and qp(at, field) != str(old) and not pending(at)
+    at.run()
+    assert at.session_state[f"{slug}_{field}"] != old and not at.exception
 
 
 def _decision():
@@ -206,6 +262,7 @@ def _decision():
 
     decision_button("d", view, build, file_name="d.zip")
     st.markdown(f"builds {st.session_state.get('builds', 0)}")
+    actions.run_ended()
 
 
 def test_prepare_the_decision_builds_once_for_the_view_on_screen(stop):
@@ -283,6 +340,9 @@ def test_the_lesson_panels_buttons_act_after_a_stopped_run(stop):
     assert qp(at, "step") == "2"
     click_stopped(at, "lesson_prev", stop)
     assert qp(at, "step") == "1" and not pending(at) and not at.exception
+    at.slider(key="bcdp_guarantee_lab_a").set_value(0.9).run()
+    click_stopped(at, "lesson_reset", stop, resend={"bcdp_guarantee_lab_a": 0.9})  # the old value sent back
+    assert at.session_state["bcdp_guarantee_lab_a"] == 0.5 and qp(at, "a") == "0.5" and not pending(at)
 
     last = lab_step(4)
     click_stopped(last, "lesson_next", stop)  # finish: run alone, the page says where to go

@@ -82,7 +82,7 @@ def landing() -> None:
         )
         # an action button (hetdp_ui.actions): one session per click, done when its view opens (instructor_view)
         start = actions.button("Start the session", type="primary", key="class_start", icon=":material/play_arrow:")
-        if start:
+        if start and start.may_go():  # (a request from before the new address came back: go again)
             try:
                 started = start.once(lambda: store.start(lesson_id), "started")
             except class_panel.unavailable_types() as exc:
@@ -223,11 +223,10 @@ def step_block(s) -> None:
 
 def leave_deleted(gone: actions.Intent, deleted_code: str) -> None:
     """After *Delete everything* (``gone``, its deletion done): the page leaves the session's address and
-    says so; the click is done once the note is stored and the address cleared (a rerun that stops this
-    before ends it: see the dispatch at the end)."""
+    says so; the click arrives when a run without the address comes (the dispatch at the end: a request
+    sent with the old address just after comes back here)."""
     st.session_state["_class_deleted"] = deleted_code
     st.query_params.clear()
-    gone.finish()
     st.rerun()
 
 
@@ -328,7 +327,7 @@ def instructor_view() -> None:
         return
     started = actions.pending("class_start")
     if started and "started" in started.results and started.results["started"].code == info.code:
-        started.finish()  # the session the click started is open: the click is done
+        started.arrived()  # the session the click started is open (hetdp_ui.actions: done after a while)
     lesson = cached_lesson(info.lesson_id)
     base = app_base_url("Class")
     link = links(base, info.code)["student"]
@@ -406,8 +405,10 @@ deleted = st.session_state.pop("_class_deleted", None)
 if deleted:
     st.success(f"Class session {deleted} and everything stored about it were deleted.")
 gone = actions.pending("class_delete")
+if gone and gone.results and not code:
+    gone.arrived()  # deleted, and this run is without its address
 try:
-    if gone and gone.results and code:  # deleted, but a rerun stopped the page before it left the address
+    if gone and gone.results and code and gone.may_go():  # deleted; a request with its address came after
         leave_deleted(gone, code)
     if code and key:
         instructor_view()
@@ -419,3 +420,4 @@ try:
         landing()
 except class_panel.unavailable_types() as exc:
     fail(exc)
+actions.run_ended()  # the clicks this run showed done, and the navigations that led here (hetdp_ui.actions)

@@ -114,3 +114,4 @@ with st.expander("Preview a lesson file (for instructors)", icon=":material/prev
             walk = actions.button("Walk through the preview", key="lesson_preview_start", icon=":material/play_arrow:")
             if walk:
                 actions.navigate(walk, preview.steps[0].page, {"lesson": lesson_id, "step": "1"})
+actions.run_ended()  # the navigations that led here are done (hetdp_ui.actions)

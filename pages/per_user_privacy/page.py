@@ -218,12 +218,7 @@ with ui.page_shell(pu) as page:
             st.markdown(
                 f"Fresh simulation (new seed): {check} — {'meets' if sol.meets_target else '**misses**'} the target."
             )
-            st.button(
-                "Use this setting here",
-                key=state.key("use_solution"),
-                on_click=state.apply_scenario,
-                args=(pu.SCENARIO.from_query(sol.scenario_query),),
-            )
+            ui.setting_button(state, "Use this setting here", "use_solution", ("scenario", sol.scenario_query))
     page.report_button()
 
     with ui.formulas("Per_user_privacy", "Formulas behind the numbers"):

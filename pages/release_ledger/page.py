@@ -22,6 +22,7 @@ from hetdp_core.ledger import (
     solve_noise,
 )
 from hetdp_core.scenario import FPR_GRID, InputError, split_list
+from hetdp_ui.actions import run_ended
 from hetdp_ui.common import (
     app_base_url,
     below_fpr,
@@ -385,3 +386,4 @@ st.caption(
     "The same numbers from a terminal: `hetdp ledger --plan plan.toml --delta "
     f"{delta:.0e} --fpr {fpr:g}" + (f" --budget {budget:g}" if budget is not None else "") + " --json`."
 )
+run_ended()  # the clicks whose answer this run showed (Solve, Prepare the decision) are done (hetdp_ui.actions)
