@@ -26,8 +26,13 @@ halfway leaves the intent pending and the next run acts again:
   target was first shown (:meth:`Intent.arrived`): a request the browser sent from the old place
   before it learned the new one (a slider moved at the same moment; measured: up to half a second
   later) brings it back there, and the pending click navigates again (:meth:`Intent.may_go`);
-- an action whose effect is only a change of the session (pin plan A, use a solution) needs none of
-  this: it is done in the callback itself (``st.button(..., on_click=...)``).
+- an action whose effect is only a change of the session that no widget's old value can undo (pin
+  plan A; the ledger's *Use this plan*, whose table is rebuilt under a new key) needs none of this: it
+  is done in the callback itself (``st.button(..., on_click=...)``).
+
+One gap stays, inside Streamlit: a request that reaches it within milliseconds of a click, after it
+took the click's request but before it ran the click's callback, replaces that run, and the click is
+dropped before any of the app's code runs (a person's next action comes later than that).
 
 Every page calls :func:`expire` first (its menu does); the pages that can show an answer or be a
 navigation's target call :func:`run_ended` last. A click left pending on a page is dropped when
