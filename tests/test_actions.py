@@ -442,6 +442,8 @@ def test_close_reopen_poll_and_delete_act_after_a_stopped_run(url, stop):
     click_stopped(at, "class_delete", stop, "effect")  # deleted, then stopped before the page left it
     assert any(f"Class session {code} and everything" in s.value for s in at.success)
     assert qp(at, "code") is None and not pending(at) and not at.exception
+    at.run()  # the note stays through a rerun (until a session is started or joined)
+    assert any(f"Class session {code} and everything" in s.value for s in at.success)
     with pytest.raises(InputError, match="names no class session"):
         ClassStore().session(code)
 

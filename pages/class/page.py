@@ -83,6 +83,7 @@ def landing() -> None:
         # an action button (hetdp_ui.actions): one session per click, done when its view opens (instructor_view)
         start = actions.button("Start the session", type="primary", key="class_start", icon=":material/play_arrow:")
         if start and start.may_go():  # (a request from before the new address came back: go again)
+            st.session_state.pop("_class_deleted", None)
             try:
                 started = start.once(lambda: store.start(lesson_id), "started")
             except class_panel.unavailable_types() as exc:
@@ -117,6 +118,7 @@ def join_form(fixed_code: str | None) -> None:
     join = actions.button("Join", type="primary", key="class_join", icon=":material/login:")
     if join:
         joins = st.session_state.get("_class_joins", 0)
+        st.session_state.pop("_class_deleted", None)
         try:
             if joins >= MAX_JOINS and not join.results:
                 raise InputError(f"this browser joined {joins} times already; go on with the link of your last join.")
@@ -401,8 +403,8 @@ def instructor_view() -> None:
     live()
 
 
-deleted = st.session_state.pop("_class_deleted", None)
-if deleted:
+deleted = st.session_state.get("_class_deleted")  # said until a session is started or joined: a rerun keeps it
+if deleted and not code:
     st.success(f"Class session {deleted} and everything stored about it were deleted.")
 gone = actions.pending("class_delete")
 if gone and gone.results and not code:
