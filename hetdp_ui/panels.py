@@ -189,9 +189,9 @@ def setting_button(state: ScenarioState, label: str, name: str, setting: tuple, 
     """A button (key ``<prefix>_<name>``, one of :data:`SETTING_BUTTONS`) that sets the page's inputs to
     ``setting``: ``("scenario", query)`` (a solver's answer) or ``("field", name, value)`` (the level a
     target risk needs). An action button (:mod:`hetdp_ui.actions`): the inputs are set before the widgets
-    of every run until a run that shows them gets to the page's end (:func:`apply_pending_settings`) — set
-    in a callback alone, they were sent back to their old values by a slider moved at the same moment
-    (its rerun carries every widget's value as the browser had it)."""
+    (:func:`apply_pending_settings`, :func:`apply_setting`) — set in a callback alone, they were sent back
+    to their old values by a slider moved at the same moment (its rerun carries every widget's value as
+    the browser had it)."""
     from hetdp_ui.actions import button
 
     button(label, key=state.key(name), value=setting, where=where)
@@ -199,7 +199,7 @@ def setting_button(state: ScenarioState, label: str, name: str, setting: tuple, 
 
 def apply_pending_settings(state: ScenarioState) -> None:
     """Before the page's widgets (:func:`hetdp_ui.page.start_page`): the setting of a pending
-    :func:`setting_button` click, set again in every run until one that shows it ends."""
+    :func:`setting_button` click (:func:`apply_setting`)."""
     from hetdp_ui.actions import pending
 
     for name in SETTING_BUTTONS:
@@ -243,8 +243,8 @@ def solver_answer(prefix: str, signature: tuple, *, clicked, compute, label: str
     ``signature``, so pinning or unpinning plan A, or any other rerun with the same question, shows it
     again. A pending solve answers the question on screen: it is done when a run that shows its answer
     gets to the page's end, so a run stopped by a changed input leaves the click pending and the next run
-    solves for the inputs it has. Returns the answer, or None — where
-    the solver found none, after showing its InputError (why, and what to change) in place."""
+    solves for the inputs it has. Returns the answer, or None — where the solver found none, after
+    showing its InputError (why, and what to change) in place."""
     store = f"{prefix}_solution"
     if clicked:
         done = clicked.results.get("solved")
