@@ -32,8 +32,10 @@ from hetdp_ui.panels import (
     plan_table,
     question,
     risk_panel,
+    setting_button,
     show_checks,
     solver_answer,
+    solver_button,
     solver_open,
 )
 from hetdp_ui.state import MAX_URL_VALUE, PageState, Param, ScenarioState, UrlValueError, grid_options, parse_choice
@@ -91,8 +93,10 @@ __all__ = [
     "runs",
     "shared_arrow",
     "show_checks",
+    "setting_button",
     "show_input_error",
     "solver_answer",
+    "solver_button",
     "solver_open",
     "solver_radio",
     "solver_target",

@@ -58,21 +58,31 @@ def report_button(page: str, scenario: Scenario, result, *, plan_a=None) -> None
 
 def decision_button(key: str, signature: str, build, *, file_name: str) -> None:
     """ "Download the decision": a zip (:mod:`hetdp_ui.package`) built on request under a status box (it
-    executes the notebook: a few seconds), then offered for download; kept for ``signature`` (the view)."""
+    executes the notebook: a few seconds), then offered for download; kept for ``signature`` (the view).
+    *Prepare* is an action button (:mod:`hetdp_ui.actions`): a rerun that stops the build (or the run
+    before the package is offered) builds again for the view that rerun shows."""
+    from hetdp_ui.actions import button, pending
+
     held = st.session_state.get(key)
+    if held is not None and held[0] == signature and pending(f"{key}_prepare"):
+        pending(f"{key}_prepare").done_when_shown()  # clicked on another view, then back to this one: built
     if held is None or held[0] != signature:
-        if not st.button(
+        prepare = button(
             "Prepare the decision (zip: README, report, executed notebook, script, tables)",
             key=f"{key}_prepare",
             help="one download that someone else can read, check and re-run",
-        ):
+        )
+        if not prepare:
             return
-        with st.status(
-            "Building the decision package: the report, the notebook run in a fresh kernel, the tables…"
-        ) as box:
-            held = (signature, build())
-            box.update(label=f"The decision package is ready ({len(held[1]) / 1024:,.0f} KiB).", state="complete")
-        st.session_state[key] = held
+        built = prepare.results.get("built")
+        if built is None or built[0] != signature:
+            with st.status(
+                "Building the decision package: the report, the notebook run in a fresh kernel, the tables…"
+            ) as box:
+                prepare.results["built"] = built = (signature, build())
+                box.update(label=f"The decision package is ready ({len(built[1]) / 1024:,.0f} KiB).", state="complete")
+        st.session_state[key] = held = built
+        prepare.done_when_shown()
     st.download_button(
         "Download the decision (zip)",
         data=held[1],

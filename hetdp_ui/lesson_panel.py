@@ -18,9 +18,10 @@ from streamlit.errors import StreamlitAPIException
 from hetdp_core.lesson_variants import base_variant, variant_step
 from hetdp_core.lessons import Lesson, Step, bundled_lesson, step_scenario
 from hetdp_core.scenario import InputError
-from hetdp_ui import class_panel
+from hetdp_ui import actions, class_panel
 from hetdp_ui.folders import LESSON_LIST, LIVE_CLASS, page_for
 from hetdp_ui.nav import doc_link, file_of
+from hetdp_ui.panels import apply_setting
 from hetdp_ui.state import ScenarioState
 
 #: session key of the (lesson, step) whose scenario was last applied
@@ -29,6 +30,8 @@ AT = "_lesson_at"
 PREVIEWS = "_lesson_previews"
 #: session key of the student's answers: lesson id → step → Attempts
 SCORES = "_lesson_scores"
+#: the intent of the navigation buttons (Previous, Next or Finish, Go to that step: the last click's)
+NAV = "lesson_nav"
 
 
 @dataclass
@@ -102,8 +105,9 @@ def _preview(lesson_id: str) -> Lesson:
     return got
 
 
-def go(lesson: Lesson, step: int, current_page: str) -> None:
-    """Open step ``step`` of ``lesson``: on this page by changing the URL, else by switching page."""
+def go(lesson: Lesson, step: int, current_page: str, click: actions.Intent) -> None:
+    """Open step ``step`` of ``lesson`` for a pending navigation ``click``: on this page by changing the
+    URL (the click arrives when the step is shown: :func:`_follow`), else by switching page."""
     target = lesson.steps[step - 1].page
     if target == current_page:
         st.query_params["lesson"] = lesson.id
@@ -113,15 +117,34 @@ def go(lesson: Lesson, step: int, current_page: str) -> None:
         target,
         {"lesson": lesson.id, "step": str(step), **class_panel.carried()},
         f"Step {step} is on the page {target}: open /{target}?lesson={lesson.id}&step={step}",
+        click,
     )
 
 
-def _switch(page: str, query_params: dict, fallback: str) -> None:
-    """Open another page of the app; a page file run on its own (AppTest) cannot, so it says where."""
+def _switch(page: str, query_params: dict, fallback: str, click: actions.Intent) -> None:
+    """Open another page of the app for ``click`` (it arrives when that page runs, as for
+    :func:`actions.navigate`); a page file run on its own (AppTest) cannot, so it says where and the
+    click is done."""
+    click.leaving = True
     try:
         st.switch_page(file_of(page), query_params=query_params)
     except StreamlitAPIException:
         st.info(fallback)
+        click.finish()
+
+
+def _follow(click: actions.Intent | None, lesson: Lesson, k: int, page: str, in_class) -> None:
+    """The pending click of a navigation button (one intent for the three, :data:`NAV`: the last click's;
+    its value is the lesson and step it was clicked on and where it leads): navigate while that step is
+    shown — a rerun that stopped the navigation, or a request sent with the old step's address before
+    the new one arrived, navigates again (:meth:`actions.Intent.may_go`) — and arrived on any other."""
+    if click is None:
+        return
+    lesson_id, at, to = click.value
+    if (lesson_id, at) != (lesson.id, k):
+        click.arrived()
+    elif click.may_go():
+        _finish(lesson, page, in_class, click) if to == "finish" else go(lesson, to, page, click)
 
 
 def lesson_panel(state: ScenarioState) -> None:
@@ -135,8 +158,8 @@ def lesson_panel(state: ScenarioState) -> None:
     page = state.cls.PAGE
     if step.page != page:
         st.info(f"Lesson “{lesson.title}”, step {k}, is on another page ({step.page}).")
-        if st.button("Go to that step", key="lesson_goto"):
-            go(lesson, k, page)
+        goto = actions.button("Go to that step", key="lesson_goto", value=(lesson.id, k, k), intent=NAV)
+        _follow(goto, lesson, k, page, None)
         return
     in_class = class_panel.member(lesson)
     step = _shown_step(step, in_class, k)  # a step with variants: the student's own values (or the written ones)
@@ -149,6 +172,11 @@ def lesson_panel(state: ScenarioState) -> None:
         if not own_link:
             state.apply_scenario(step_scenario(step))
         st.session_state[AT] = marker
+    reset = actions.pending("lesson_reset")  # *Reset to this step*: set before the widgets (apply_setting)
+    if reset is not None and reset.value == marker:
+        apply_setting(state, reset, state.session_values(step_scenario(step)))
+    elif reset is not None:
+        reset.finish()
 
     with st.container(border=True, key="lesson_panel"):
         st.markdown(f"##### Lesson: {lesson.title}")
@@ -174,29 +202,28 @@ def lesson_panel(state: ScenarioState) -> None:
                 st.info(f"**Last step.** No answer checked yet in this lesson ({asked} questions).")
         doc_link(page, "This page's notes: formulas, corrections, tests")
         c1, c2, c3 = st.columns(3)
-        prev = c1.button("← Previous step", key="lesson_prev", disabled=k == 1, width="stretch")
-        c2.button(
+        back = (lesson.id, k, k - 1)  # a navigation click's value: where it was clicked, where it leads
+        prev = actions.button(
+            "← Previous step", key="lesson_prev", value=back, where=c1, intent=NAV, disabled=k == 1, width="stretch"
+        )
+        actions.button(  # acted on above, before the page's widgets (a callback's values were sent back)
             "Reset to this step",
             key="lesson_reset",
+            value=marker,
+            where=c2,
             width="stretch",
             help="put every input back to this step's settings",
-            on_click=lambda: state.apply_scenario(step_scenario(step)),
         )
-        nxt = c3.button(
-            "Finish the lesson" if last else "Next step →", key="lesson_next", width="stretch", type="primary"
+        nxt = actions.button(
+            "Finish the lesson" if last else "Next step →",
+            key="lesson_next",
+            value=(lesson.id, k, "finish" if last else k + 1),
+            where=c3,
+            intent=NAV,
+            width="stretch",
+            type="primary",
         )
-    if prev:
-        go(lesson, k - 1, page)
-    if nxt:
-        if last:
-            st.session_state.pop(AT, None)
-            st.session_state["_lesson_finished"] = lesson.id
-            if in_class:
-                _switch(page_for(LIVE_CLASS).url, {"code": in_class[0], "me": in_class[1]}, "Lesson finished.")
-            lessons = page_for(LESSON_LIST)
-            _switch(lessons.url, {}, f"Lesson finished: open the {lessons.title} page for the next one.")
-        else:
-            go(lesson, k + 1, page)
+    _follow(nxt or prev, lesson, k, page, in_class)
     if in_class:
         class_panel.poll_box(*in_class[:2], lesson=lesson, watch=True)
 
@@ -214,6 +241,16 @@ def _shown_step(step: Step, in_class, k: int) -> Step:
     return variant_step(step, base_variant(step))
 
 
+def _finish(lesson: Lesson, page: str, in_class, click: actions.Intent) -> None:
+    """*Finish the lesson*: back to the class session's page or to the lessons, with the score."""
+    st.session_state.pop(AT, None)
+    st.session_state["_lesson_finished"] = lesson.id
+    if in_class:
+        _switch(page_for(LIVE_CLASS).url, {"code": in_class[0], "me": in_class[1]}, "Lesson finished.", click)
+    lessons = page_for(LESSON_LIST)
+    _switch(lessons.url, {}, f"Lesson finished: open the {lessons.title} page for the next one.", click)
+
+
 def _your_choice(lesson: Lesson, k: int, in_class) -> None:
     """A "your choice" step: a slider and *Send my choice* (recorded in a class session)."""
     q = lesson.steps[k - 1].question
@@ -223,11 +260,17 @@ def _your_choice(lesson: Lesson, k: int, in_class) -> None:
     given = st.slider(
         "your choice", min_value=q.low, max_value=q.high, value=q.value, step=q.slider_step, key=widget, format="%g"
     )  # shown as its value (1, not 1.00), the same as "Your choice: 1" and the class's view
-    if st.button("Send my choice" if in_class else "Keep my choice", key=f"{key}_check"):
+    # an action button (:mod:`hetdp_ui.actions`): the choice on the slider when clicked is what is sent
+    sent = actions.button(
+        "Send my choice" if in_class else "Keep my choice", key=f"{key}_check", value=lambda: _given(widget)
+    )
+    if sent:
+        choice = given if sent.value is None else sent.value
         if in_class:
-            class_panel.record(in_class[0], in_class[1], widget, k, given)
+            class_panel.record(in_class[0], in_class[1], widget, k, choice)  # stored once however often redone
         else:
-            st.session_state[f"{widget}_kept_choice"] = given
+            st.session_state[f"{widget}_kept_choice"] = choice
+        sent.finish()
     if in_class:
         class_panel.record_status(widget, given)
     elif st.session_state.get(f"{widget}_kept_choice") is not None:
@@ -289,18 +332,20 @@ def _question(lesson: Lesson, k: int, in_class=None, q=None) -> None:
         given = st.number_input("your answer", value=None, step=0.001, format="%.4f", key=widget, on_change=keep)
     else:
         given = st.radio("your answer", q.choices, index=None, key=widget, horizontal=True, on_change=keep)
-    if st.button("Check my answer", key=f"{key}_check"):
-        ok = q.accepts(given)
-        st.session_state[f"{key}_result"] = (given, ok)
-        if given is not None:
-            got = scores(lesson.id).setdefault(k, Attempts())
-            got.tries += 1
-            got.first_right = got.first_right or (got.tries == 1 and ok)
-            got.right = got.right or ok
+    # an action button (:mod:`hetdp_ui.actions`): the answer in the box when clicked is the one checked,
+    # counted once and recorded once however many reruns stop the check halfway
+    check = actions.button("Check my answer", key=f"{key}_check", value=lambda: _given(widget))
+    if check:
+        answer = check.value
+        ok = q.accepts(answer)
+        if answer is not None:
+            check.once(lambda: _count(lesson.id, k, ok))
             if in_class:
-                class_panel.record(in_class[0], in_class[1], widget, k, given)
-            if k == len(lesson.steps):  # the last step's score line lies outside this fragment
-                st.rerun(scope="app")
+                class_panel.record(in_class[0], in_class[1], widget, k, answer)
+        st.session_state[f"{key}_result"] = (answer, ok)
+        check.finish()
+        if answer is not None and k == len(lesson.steps):  # the last step's score line lies outside this fragment
+            st.rerun(scope="app")
     if in_class:
         class_panel.record_status(widget, given)
     _feedback(q, given, st.session_state.get(f"{key}_result"))
@@ -320,6 +365,19 @@ def _question(lesson: Lesson, k: int, in_class=None, q=None) -> None:
                 "moved the sliders."
             )
         )
+
+
+def _given(widget: str):
+    """The answer in the answer widget ``widget`` (read when *Check* is clicked: its callback)."""
+    return st.session_state.get(widget)
+
+
+def _count(lesson_id: str, k: int, ok: bool) -> None:
+    """One checked answer to step ``k`` in the score (every Streamlit call before the count changes)."""
+    got = scores(lesson_id).setdefault(k, Attempts())
+    got.tries += 1
+    got.first_right = got.first_right or (got.tries == 1 and ok)
+    got.right = got.right or ok
 
 
 _question_fragment = st.fragment(_question)

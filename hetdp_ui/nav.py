@@ -57,7 +57,11 @@ def file_of(url: str) -> str:
 
 def sidebar_nav() -> None:
     """The app's menu at the top of the sidebar. A link Streamlit cannot resolve in the current
-    mode (a page file run on its own, e.g. by AppTest) is left out rather than failing the page."""
+    mode (a page file run on its own, e.g. by AppTest) is left out rather than failing the page. First,
+    the clicks still pending on other pages are dropped (:func:`hetdp_ui.actions.expire`)."""
+    from hetdp_ui.actions import expire
+
+    expire()
     st.html(_CSS)
     targets = [(HOME[0] if HOME else "app.py", "Home", ":material/home:")]
     targets += [(file, title, icon) for file, title, _, icon, _ in pages() + tools()]

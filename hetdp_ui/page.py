@@ -19,11 +19,12 @@ import contextlib
 import streamlit as st
 
 from hetdp_core.scenario import MAX_PIN_LENGTH, InputError, Scenario, in_short
+from hetdp_ui.actions import run_ended
 from hetdp_ui.execution import run_scenario, runs
 from hetdp_ui.exports import report_button
 from hetdp_ui.figcache import by_identity
 from hetdp_ui.folders import figure
-from hetdp_ui.panels import meaning_panel, plan_table, question
+from hetdp_ui.panels import apply_pending_settings, meaning_panel, plan_table, question
 from hetdp_ui.state import ScenarioState
 from hetdp_ui.widgets import chart, show_input_error
 
@@ -37,10 +38,10 @@ def pin_section(key: str, current: str, load, *, what: str, noun: str, help: str
     if key not in st.session_state:
         st.session_state[key] = st.query_params.get("pin", "") or ""
     c1, c2 = st.columns(2)
-    if c1.button(f"Pin this {what} as plan A", key=f"{key}_set", help=help):
-        st.session_state[key] = current
-    if st.session_state[key] and c2.button("Unpin plan A", key=f"{key}_clear"):
-        st.session_state[key] = ""
+    # callbacks: the pin is stored before the next run starts, so no rerun can lose the click
+    c1.button(f"Pin this {what} as plan A", key=f"{key}_set", help=help, on_click=_pin, args=(key, current))
+    if st.session_state[key]:
+        c2.button("Unpin plan A", key=f"{key}_clear", on_click=_pin, args=(key, ""))
     raw, loaded = st.session_state[key], None
     if raw:
         try:
@@ -56,6 +57,11 @@ def pin_section(key: str, current: str, load, *, what: str, noun: str, help: str
         else:
             del st.query_params["pin"]
     return loaded
+
+
+def _pin(key: str, pinned: str) -> None:
+    """``on_click`` of *Pin* (``pinned``: the view shown when it was clicked) and *Unpin* (``""``)."""
+    st.session_state[key] = pinned
 
 
 def plan_a(state: ScenarioState, scenario: Scenario):
@@ -106,6 +112,7 @@ def start_page(page, *, preset_help: str | None = None, switches: dict[str, bool
     question(page.QUESTION)
     state.init()
     lesson_panel(state)
+    apply_pending_settings(state)  # a pending "Use this setting" click, before any widget (hetdp_ui.panels)
     st.sidebar.selectbox(
         "Preset", ["Custom", *page.PRESETS], key=state.key("preset"), on_change=state.apply_preset, help=preset_help
     )
@@ -209,3 +216,4 @@ def page_shell(module, *, preset_help: str | None = None, switches: dict[str, bo
         shell.meaning_panel()
     if "report button" not in shell._shown:
         shell.report_button()
+    run_ended()  # the clicks whose answer this run showed are done (hetdp_ui.actions)

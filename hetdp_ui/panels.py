@@ -178,37 +178,94 @@ def page_setting(state: ScenarioState, *, target: float, fpr: float) -> None:
         + "."
     )
 
-    def use() -> None:
-        st.session_state[state.key(sol["field"])] = sol["value"]
+    setting_button(state, f"Use {sol['label']} = {sol['value']:g}", "use_risk", ("field", sol["field"], sol["value"]))
+
+
+#: the buttons that set the page's inputs (their key after the page's prefix: :func:`setting_button`)
+SETTING_BUTTONS = ("use_solution", "use_risk")
+
+
+def setting_button(state: ScenarioState, label: str, name: str, setting: tuple, *, where=None) -> None:
+    """A button (key ``<prefix>_<name>``, one of :data:`SETTING_BUTTONS`) that sets the page's inputs to
+    ``setting``: ``("scenario", query)`` (a solver's answer) or ``("field", name, value)`` (the level a
+    target risk needs). An action button (:mod:`hetdp_ui.actions`): the inputs are set before the widgets
+    (:func:`apply_pending_settings`, :func:`apply_setting`) — set in a callback alone, they were sent back
+    to their old values by a slider moved at the same moment (its rerun carries every widget's value as
+    the browser had it)."""
+    from hetdp_ui.actions import button
+
+    button(label, key=state.key(name), value=setting, where=where)
+
+
+def apply_pending_settings(state: ScenarioState) -> None:
+    """Before the page's widgets (:func:`hetdp_ui.page.start_page`): the setting of a pending
+    :func:`setting_button` click (:func:`apply_setting`)."""
+    from hetdp_ui.actions import pending
+
+    for name in SETTING_BUTTONS:
+        click = pending(state.key(name))
+        if click is not None:
+            kind, *what = click.value
+            values = state.session_values(state.cls.from_query(what[0])) if kind == "scenario" else {what[0]: what[1]}
+            apply_setting(state, click, values)
+
+
+def apply_setting(state: ScenarioState, click, values: dict) -> None:
+    """Set the page's inputs to ``values`` (field → its session value) for a pending click that sets them
+    (:func:`setting_button`, *Reset to this step*), before the page's widgets: in every run until one
+    that shows them ends; then, for the arrival window (:data:`hetdp_ui.actions.ARRIVAL_WINDOW`), again in
+    a run that brings an old value back (a request the browser sent before it had the new ones: a slider
+    moved at the same moment) — not in one that changes them anew (the reader moving an input)."""
+    if click.before is None:
+        click.before = {n: st.session_state.get(state.key(n)) for n in values}
+    current = {n: st.session_state.get(state.key(n)) for n in values}
+    if click.arrived_at is None or any(current[n] == click.before[n] != v for n, v in values.items()):
+        state.apply(values)
         if "preset" in state.params:
             state.mark_custom()
+    click.done_when_shown(settle=True)
 
-    st.button(f"Use {sol['label']} = {sol['value']:g}", key=f"{state.prefix}_use_risk", on_click=use)
+
+def solver_button(prefix: str, label: str = "Find the most private setting"):
+    """A solver's button (key ``<prefix>_solve``): an action button (:mod:`hetdp_ui.actions`), so a rerun
+    that stops the solve — a slider moved meanwhile — solves again instead of losing the click. Returns
+    the pending intent for :func:`solver_answer`'s ``clicked``, or None."""
+    from hetdp_ui.actions import button
+
+    return button(label, key=f"{prefix}_solve")
 
 
-def solver_answer(prefix: str, signature: tuple, *, clicked: bool, compute, label: str):
-    """A solver's answer that survives reruns: when ``clicked``, ``compute(progress)`` runs under a status
-    box with a progress bar (``progress(fraction, text)``: what is being computed); its answer — or the
-    InputError that says why there is none — is kept in the session for ``signature`` (the scenario's
-    query and the solver's inputs), so pinning or unpinning plan A, or any other rerun with the same
-    question, shows it again. Returns the answer, or None — where the solver found none, after showing
-    its InputError (why, and what to change) in place."""
+def solver_answer(prefix: str, signature: tuple, *, clicked, compute, label: str):
+    """A solver's answer that survives reruns: while ``clicked`` (:func:`solver_button`'s pending intent)
+    has no answer for ``signature`` (the scenario's query and the solver's inputs), ``compute(progress)``
+    runs under a status box with a progress bar (``progress(fraction, text)``: what is being computed);
+    its answer — or the InputError that says why there is none — is kept in the session for
+    ``signature``, so pinning or unpinning plan A, or any other rerun with the same question, shows it
+    again. A pending solve answers the question on screen: it is done when a run that shows its answer
+    gets to the page's end, so a run stopped by a changed input leaves the click pending and the next run
+    solves for the inputs it has. Returns the answer, or None — where the solver found none, after
+    showing its InputError (why, and what to change) in place."""
     store = f"{prefix}_solution"
     if clicked:
-        with st.status(label + " …", expanded=True) as status:
-            bar = st.progress(0.0, text="starting")
+        done = clicked.results.get("solved")
+        if done is None or done[0] != signature:
+            with st.status(label + " …", expanded=True) as status:
+                bar = st.progress(0.0, text="starting")
 
-            def progress(fraction: float, text: str) -> None:
-                bar.progress(min(max(float(fraction), 0.0), 1.0), text=text)
+                def progress(fraction: float, text: str) -> None:
+                    bar.progress(min(max(float(fraction), 0.0), 1.0), text=text)
 
-            try:
-                answer = compute(progress)
-            except InputError as exc:
-                answer = exc
-                status.update(label=label + ": no answer (see below)", state="complete", expanded=False)
-            else:
-                status.update(label=label + ": done", state="complete", expanded=False)
-        st.session_state[store] = (signature, answer)
+                try:
+                    answer = compute(progress)
+                except InputError as exc:
+                    answer = exc
+                clicked.results["solved"] = done = (signature, answer)  # kept with the click as it exists
+                none = isinstance(answer, InputError)
+                status.update(
+                    label=label + (": no answer (see below)" if none else ": done"), state="complete", expanded=False
+                )
+        st.session_state[store] = done
+        clicked.done_when_shown()
     saved = st.session_state.get(store)
     answer = saved[1] if saved and saved[0] == signature else None
     if isinstance(answer, InputError):
@@ -219,10 +276,16 @@ def solver_answer(prefix: str, signature: tuple, *, clicked: bool, compute, labe
 
 def solver_open(prefix: str) -> bool:
     """Whether a page's accuracy-solver expander should be open: once the reader types a target or
-    presses the button it stays open across reruns (an expander opened by hand would close again when
-    typing a target reruns the page)."""
+    presses the button (or a solve is pending) it stays open across reruns (an expander opened by hand
+    would close again when typing a target reruns the page)."""
+    from hetdp_ui.actions import pending
+
     flag = f"_{prefix}_solver_open"
-    if st.session_state.get(f"{prefix}_solve") or st.session_state.get(f"{prefix}_target_touched"):
+    if (
+        st.session_state.get(f"{prefix}_solve")
+        or st.session_state.get(f"{prefix}_target_touched")
+        or pending(f"{prefix}_solve")
+    ):
         st.session_state[flag] = True
     return bool(st.session_state.get(flag))
 

@@ -28,7 +28,7 @@ CORE = sorted((ROOT / "hetdp_core").rglob("*.py"))
 #: must stay Streamlit-free (found by walking the package, not listed)
 STREAMLIT_UI = {
     *("state.py", "widgets.py", "execution.py", "panels.py", "exports.py", "page.py", "common.py"),
-    *("nav.py", "lesson_panel.py", "class_panel.py", "class_queue.py", "launch.py"),
+    *("nav.py", "lesson_panel.py", "class_panel.py", "class_queue.py", "launch.py", "actions.py"),
 }
 STREAMLIT_FREE_UI = sorted(
     str(p.relative_to(ROOT / "hetdp_ui"))
@@ -351,3 +351,25 @@ def test_every_glossary_row_describes_a_parameter():
             used.add(next((k for k in (f"{module}.{fn.__name__}:{p}", f"{module}:{p}", p) if k in PARAMETERS), p))
     dead = sorted(k for k in PARAMETERS if ":" in k and k not in used)
     assert not dead, dead
+
+
+def test_no_button_is_read_as_a_value():
+    """No click is lost (issue 51): Streamlit gives a click to one script run, and a rerun that stops that
+    run (a slider moved meanwhile) takes it away, so ``if st.button(...): act()`` loses clicks. Every
+    button in pages/ and hetdp_ui/ passes ``on_click`` and its value is not used (a statement of its own);
+    a button that acts goes through :func:`hetdp_ui.actions.button` (its intent stays until acted on)."""
+    bad = []
+    for path in [*(ROOT / "pages").rglob("*.py"), *(ROOT / "hetdp_ui").rglob("*.py"), ROOT / "app.py"]:
+        tree = ast.parse(path.read_text())
+        statements = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
+        for node in ast.walk(tree):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("button", "form_submit_button")
+                and not (isinstance(node.func.value, ast.Name) and node.func.value.id == "actions")
+            ):
+                continue
+            if id(node) not in statements or not any(k.arg == "on_click" for k in node.keywords):
+                bad.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not bad, f"a button read as a value or without on_click (use hetdp_ui.actions.button): {bad}"

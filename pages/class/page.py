@@ -11,12 +11,12 @@ from hetdp_core.lesson_variants import with_ranges
 from hetdp_core.lessons import lesson_ids
 from hetdp_core.poll import MAX_POLL_EPS, MIN_POLL_EPS
 from hetdp_core.scenario import InputError
-from hetdp_ui import class_panel, class_queue
+from hetdp_ui import actions, class_panel, class_queue
 from hetdp_ui.classroom.store import MAX_NAME, export_csv, links
 from hetdp_ui.common import app_base_url, chart
 from hetdp_ui.folders import LIVE_CLASS, page_for
 from hetdp_ui.lesson_panel import cached_lesson
-from hetdp_ui.nav import app_link, doc_link, open_page, sidebar_nav
+from hetdp_ui.nav import app_link, doc_link, sidebar_nav
 
 st.set_page_config(page_title="Class — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto")
 sidebar_nav()
@@ -85,10 +85,14 @@ def landing() -> None:
             format_func=lambda i: cached_lesson(i).title,
             key="class_lesson",
         )
-        if st.button("Start the session", type="primary", key="class_start", icon=":material/play_arrow:"):
+        # an action button (hetdp_ui.actions): one session per click, done when its view opens (instructor_view)
+        start = actions.button("Start the session", type="primary", key="class_start", icon=":material/play_arrow:")
+        if start and start.may_go():  # (a request from before the new address came back: go again)
+            st.session_state.pop("_class_deleted", None)
             try:
-                started = store.start(lesson_id)
+                started = start.once(lambda: store.start(lesson_id), "started")
             except class_panel.unavailable_types() as exc:
+                start.finish()
                 fail(exc)
             st.query_params.clear()
             st.query_params.update({"code": started.code, "key": started.key})
@@ -97,6 +101,10 @@ def landing() -> None:
         st.subheader("Join a session (student)")
         join_form(None)
     doc_link("Class", "How a class session works, what is stored and for how long")
+
+
+#: the session key of the last *Join*'s refusal (shown until the next join)
+JOIN_ERROR = "_class_join_error"
 
 
 def join_form(fixed_code: str | None) -> None:
@@ -111,19 +119,30 @@ def join_form(fixed_code: str | None) -> None:
         # no max_chars: the box keeps whatever is typed or pasted, and Join says the one limit (MAX_NAME)
         name = st.text_input(f"your display name ({NAME_LIMIT}; the class sees it, no account)", key="class_name")
     class_panel.join_id()  # the click's identity, in the link before the click (see join_now)
-    if st.button("Join", type="primary", key="class_join", icon=":material/login:"):
-        joined = join_now(c, name)
-        if joined is not None:
+    # an action button (hetdp_ui.actions): one student per click, done when the lesson's page opens
+    join = actions.button("Join", type="primary", key="class_join", icon=":material/login:")
+    if join:
+        st.session_state.pop("_class_deleted", None)
+        joined = join.once(lambda: join_now(c, name), "joined")
+        if joined is None:  # refused: its reason is kept until the next join
+            join.finish()
+        else:
             info, token = joined
             lesson = cached_lesson(info.lesson_id)
-            open_page(lesson.steps[0].page, {"lesson": lesson.id, "step": "1", "class": info.code, "me": token})
+            actions.navigate(
+                join, lesson.steps[0].page, {"lesson": lesson.id, "step": "1", "class": info.code, "me": token}
+            )
+    if st.session_state.get(JOIN_ERROR):
+        st.error(st.session_state[JOIN_ERROR])
 
 
 def join_now(c: str, name: str):
-    """*Join*: (the session, the student's token), or None after a one-line reason. The click's identity is
-    the link's ``join`` parameter, written before the click: a worker that dies during *Join* leaves it in
-    the browser, and the click repeated on another worker is the same student (not "name taken"). Works
-    in the script or in a button's callback (it reads only the link and the session state)."""
+    """*Join*: (the session, the student's token), or None with its one-line reason kept in the session
+    (shown under the form until the next join). The click's identity is the link's ``join`` parameter,
+    written before the click: a worker that dies during *Join* leaves it in the browser, and the click
+    repeated on another worker is the same student (not "name taken"). Works in the script or in a
+    button's callback (it reads only the link and the session state); repeated in one browser (a rerun
+    that stopped the first), it is the same student too."""
     from hetdp_ui.classroom.store import join_token
 
     joins = st.session_state.get("_class_joins", 0)
@@ -136,11 +155,12 @@ def join_now(c: str, name: str):
         info = store.session(c)
         token = store.join(c, name, click=click)
     except InputError as exc:
-        st.error(str(exc))
+        st.session_state[JOIN_ERROR] = str(exc)
         return None
     except class_panel.unavailable_types() as exc:
-        st.error(f"Not joined — the class database did not answer ({exc}). Try again.")
+        st.session_state[JOIN_ERROR] = f"Not joined — the class database did not answer ({exc}). Try again."
         return None
+    st.session_state.pop(JOIN_ERROR, None)
     if not again:
         done.add(token)
         st.session_state["_class_joins"] = joins + 1
@@ -204,8 +224,10 @@ def student_home() -> None:
         st.info("This session is closed: your answers are kept, new ones are not recorded.")
     class_panel.poll_box(code, me, lesson=lesson, watch=True)
     step = min(max(student.furthest_step, 1), len(lesson.steps))
-    if st.button(f"Continue the lesson at step {step}", type="primary", key="class_continue"):
-        open_page(lesson.steps[step - 1].page, {"lesson": lesson.id, "step": str(step), "class": info.code, "me": me})
+    go_on = actions.button(f"Continue the lesson at step {step}", type="primary", key="class_continue")
+    if go_on:
+        query = {"lesson": lesson.id, "step": str(step), "class": info.code, "me": me}
+        actions.navigate(go_on, lesson.steps[step - 1].page, query)
 
 
 def join_page(info=None) -> None:
@@ -349,6 +371,15 @@ def progress_table(rows, lesson) -> None:
     st.dataframe(table, hide_index=True, height=min(38 + 35 * len(table), 420))
 
 
+def leave_deleted(gone: actions.Intent, deleted_code: str) -> None:
+    """After *Delete everything* (``gone``, its deletion done): the page leaves the session's address and
+    says so; the click arrives when a run without the address comes (the dispatch at the end: a request
+    sent with the old address just after comes back here)."""
+    st.session_state["_class_deleted"] = deleted_code
+    st.query_params.clear()
+    st.rerun()
+
+
 def poll_section() -> None:
     from hetdp_core.words import share
     from hetdp_ui.folders import figures_of
@@ -443,12 +474,51 @@ def poll_controls() -> None:
         st.button("Close the poll", key="class_poll_close", on_click=_close_poll)
 
 
+def session_buttons(info) -> None:
+    """The instructor's *Close*/*Reopen*, *Export answers (CSV)* and *Delete the session*."""
+    c1, c2, c3 = st.columns(3)
+    # action buttons (hetdp_ui.actions): closing and reopening are the same however often redone; a click
+    # whose effect is already the session's state is done
+    already = actions.pending("class_close" if info.closed else "class_reopen")
+    if already:
+        already.finish()
+    if info.closed:
+        reopen = actions.button("Reopen", key="class_reopen", where=c1, icon=":material/lock_open:")
+        if reopen:
+            store.reopen(code)
+            reopen.finish()
+            st.rerun()
+    else:
+        close = actions.button("Close (no new answers)", key="class_close", where=c1, icon=":material/lock:")
+        if close:
+            store.close(code)
+            close.finish()
+            st.rerun()
+    c2.download_button(
+        "Export answers (CSV)",
+        data=lambda: export_csv(store.export_rows(code)),
+        file_name=f"class-{info.code}.csv",
+        mime="text/csv",
+        key="class_export",
+        icon=":material/download:",
+    )
+    with c3.popover("Delete the session", icon=":material/delete:"):
+        st.markdown("Deletes the session, its students, answers and polls. This cannot be undone.")
+        gone = actions.button("Delete everything", type="primary", key="class_delete")
+        if gone:
+            gone.once(lambda: store.delete(code), "deleted")
+            leave_deleted(gone, info.code)
+
+
 def instructor_view() -> None:
     if session_or_error(lambda: store.session(code)) is None:
         return
     info = session_or_error(lambda: store.authorize(code, key), key_again)
     if info is None:
         return
+    started = actions.pending("class_start")
+    if started and "started" in started.results and started.results["started"].code == info.code:
+        started.arrived()  # the session the click started is open (hetdp_ui.actions: done after a while)
     lesson = cached_lesson(info.lesson_id)
     base = app_base_url("Class")
     link = links(base, info.code)["student"]
@@ -462,29 +532,7 @@ def instructor_view() -> None:
             "This page's own address holds your instructor key: keep it private (only its hash is stored; "
             "lose it and the live view is lost — `hetdp class export` still works on the server)."
         )
-        c1, c2, c3 = st.columns(3)
-        if info.closed:
-            if c1.button("Reopen", key="class_reopen", icon=":material/lock_open:"):
-                store.reopen(code)
-                st.rerun()
-        elif c1.button("Close (no new answers)", key="class_close", icon=":material/lock:"):
-            store.close(code)
-            st.rerun()
-        c2.download_button(
-            "Export answers (CSV)",
-            data=lambda: export_csv(store.export_rows(code)),
-            file_name=f"class-{info.code}.csv",
-            mime="text/csv",
-            key="class_export",
-            icon=":material/download:",
-        )
-        with c3.popover("Delete the session", icon=":material/delete:"):
-            st.markdown("Deletes the session, its students, answers and polls. This cannot be undone.")
-            if st.button("Delete everything", type="primary", key="class_delete"):
-                store.delete(code)
-                st.query_params.clear()
-                st.session_state["_class_deleted"] = info.code
-                st.rerun()
+        session_buttons(info)
     right.image(qr_png(link), caption=f"Join: {info.code}", width=220)
 
     poll_controls()
@@ -516,10 +564,15 @@ def instructor_view() -> None:
     live()
 
 
-deleted = st.session_state.pop("_class_deleted", None)
-if deleted:
+deleted = st.session_state.get("_class_deleted")  # said until a session is started or joined: a rerun keeps it
+if deleted and not code:
     st.success(f"Class session {deleted} and everything stored about it were deleted.")
+gone = actions.pending("class_delete")
+if gone and gone.results and not code:
+    gone.arrived()  # deleted, and this run is without its address
 try:
+    if gone and gone.results and code and gone.may_go():  # deleted; a request with its address came after
+        leave_deleted(gone, code)
     if code and key:
         instructor_view()
     elif code and me:
@@ -530,3 +583,4 @@ try:
         landing()
 except class_panel.unavailable_types() as exc:
     fail(exc)
+actions.run_ended()  # the clicks this run showed done, and the navigations that led here (hetdp_ui.actions)

@@ -226,7 +226,7 @@ with ui.page_shell(
         sol = ui.solver_answer(
             state.prefix,
             (scenario.query_string(), target, statistic),
-            clicked=st.button("Find the most private setting", key=state.key("solve")),
+            clicked=ui.solver_button(state.prefix),
             compute=lambda progress: solve_feature_privacy(
                 scenario, target=target, statistic=statistic, progress=progress
             ),
@@ -250,11 +250,8 @@ with ui.page_shell(
                 "*trials* to see the curve settle."
             )
             b1, b2 = st.columns(2)
-            b1.button(
-                "Use this setting here",
-                key=state.key("use_solution"),
-                on_click=state.apply_scenario,
-                args=(fp.SCENARIO.from_query(sol.scenario_query),),
+            ui.setting_button(
+                state, "Use this setting here", "use_solution", ("scenario", sol.scenario_query), where=b1
             )
             b2.link_button("Open it in a new tab", f"Feature_privacy?{urlencode(sol.scenario_query)}")
 

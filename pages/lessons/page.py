@@ -6,9 +6,10 @@ import streamlit as st
 
 from hetdp_core.lessons import MAX_LESSON_BYTES, check_lesson, lesson_ids, parse_lesson
 from hetdp_core.scenario import InputError
+from hetdp_ui import actions
 from hetdp_ui.folders import LIVE_CLASS, page_for
 from hetdp_ui.lesson_panel import AT, PREVIEWS, cached_lesson, score_line
-from hetdp_ui.nav import doc_link, open_page, sidebar_nav
+from hetdp_ui.nav import doc_link, sidebar_nav
 
 st.set_page_config(
     page_title="Lessons — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
@@ -54,15 +55,21 @@ for lesson in map(cached_lesson, lesson_ids()):
             )
         )
         c1, c2 = st.columns([3, 2])
-        if c1.button(f"Start: {lesson.title}", key=f"start_{lesson.id}", type="primary", icon=":material/play_arrow:"):
-            open_page(lesson.steps[0].page, {"lesson": lesson.id, "step": "1"})
-        if c2.button(
+        # action buttons (hetdp_ui.actions): a pending click opens its page on the next run that gets here
+        start = actions.button(
+            f"Start: {lesson.title}", key=f"start_{lesson.id}", where=c1, type="primary", icon=":material/play_arrow:"
+        )
+        if start:
+            actions.navigate(start, lesson.steps[0].page, {"lesson": lesson.id, "step": "1"})
+        teach = actions.button(
             "Teach it live to a class",
             key=f"teach_{lesson.id}",
+            where=c2,
             icon=":material/groups:",
             help="start a class session: students join with a code, you see their answers live",
-        ):
-            open_page(page_for(LIVE_CLASS).url, {"teach": lesson.id})
+        )
+        if teach:
+            actions.navigate(teach, page_for(LIVE_CLASS).url, {"teach": lesson.id})
 
 st.subheader("Write your own")
 st.markdown(
@@ -104,5 +111,7 @@ with st.expander("Preview a lesson file (for instructors)", icon=":material/prev
                 hide_index=True,
             )
             st.session_state.setdefault(PREVIEWS, {})[lesson_id] = preview
-            if st.button("Walk through the preview", key="lesson_preview_start", icon=":material/play_arrow:"):
-                open_page(preview.steps[0].page, {"lesson": lesson_id, "step": "1"})
+            walk = actions.button("Walk through the preview", key="lesson_preview_start", icon=":material/play_arrow:")
+            if walk:
+                actions.navigate(walk, preview.steps[0].page, {"lesson": lesson_id, "step": "1"})
+actions.run_ended()  # the navigations that led here are done (hetdp_ui.actions)

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from hetdp_core.scenario import InputError, adapt
+from hetdp_core.scenario import adapt
 from hetdp_core.scenarios import mechanism_lab as ml
 from hetdp_core.solve import solve_mechanisms
 from hetdp_ui import common as ui
@@ -181,27 +181,28 @@ with ui.page_shell(ml) as page:
             {"mse": "expected squared error", "q95": "95 % of errors below"},
         )
         target = ui.solver_target(c2, state.prefix, value=1.0)
-        if st.button("Find the most private ε", key=state.key("solve")):
-            try:
-                sols = solve_mechanisms(scenario, target=target, metric=metric)
-            except InputError as exc:
-                ui.show_input_error(exc)
+        sols = ui.solver_answer(
+            state.prefix,
+            (scenario.query_string(), target, metric),
+            clicked=ui.solver_button(state.prefix, "Find the most private ε"),
+            compute=lambda progress: solve_mechanisms(scenario, target=target, metric=metric),
+            label="Finding the most private ε",
+        )
+        for r in sols or ():
+            if r.eps is None:
+                st.markdown(f"- **{r.mechanism}**: no ε in range — {r.reason}.")
             else:
-                for r in sols:
-                    if r.eps is None:
-                        st.markdown(f"- **{r.mechanism}**: no ε in range — {r.reason}.")
-                    else:
-                        st.markdown(
-                            f"- **{r.mechanism}**: ε = {r.eps:.4g} gives {r.error:.4g} (analytic); fresh "
-                            f"simulation {r.simulated:.4g}"
-                            + (f" ± {r.simulated_se:.2g}" if r.simulated_se else "")
-                            + (
-                                f"; 10 % more private gives {r.error_10pct_more_private:.4g}"
-                                if r.error_10pct_more_private is not None
-                                else ""
-                            )
-                            + (f" ({r.reason})" if r.reason else "")
-                        )
+                st.markdown(
+                    f"- **{r.mechanism}**: ε = {r.eps:.4g} gives {r.error:.4g} (analytic); fresh "
+                    f"simulation {r.simulated:.4g}"
+                    + (f" ± {r.simulated_se:.2g}" if r.simulated_se else "")
+                    + (
+                        f"; 10 % more private gives {r.error_10pct_more_private:.4g}"
+                        if r.error_10pct_more_private is not None
+                        else ""
+                    )
+                    + (f" ({r.reason})" if r.reason else "")
+                )
 
     with ui.formulas("Mechanism_lab", "Formulas behind the numbers"):
         st.latex(

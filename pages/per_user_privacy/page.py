@@ -195,7 +195,7 @@ with ui.page_shell(pu) as page:
         sol = ui.solver_answer(
             state.prefix,
             (scenario.query_string(), solve_alg, metric, target),
-            clicked=st.button("Find the most private setting", key=state.key("solve")),
+            clicked=ui.solver_button(state.prefix),
             compute=lambda progress: solve_per_user(
                 scenario, target=target, metric=metric, algorithm=solve_alg, upload=upload, progress=progress
             ),
@@ -213,12 +213,7 @@ with ui.page_shell(pu) as page:
             )
             what = "the share of fresh errors at most the target" if sol.metric == "pac" else "the fresh MSE"
             st.markdown(f"Fresh simulation (new seed): {sol.verdict.words(what)}.")
-            st.button(
-                "Use this setting here",
-                key=state.key("use_solution"),
-                on_click=state.apply_scenario,
-                args=(pu.SCENARIO.from_query(sol.scenario_query),),
-            )
+            ui.setting_button(state, "Use this setting here", "use_solution", ("scenario", sol.scenario_query))
     page.report_button()
 
     with ui.formulas("Per_user_privacy", "Formulas behind the numbers"):

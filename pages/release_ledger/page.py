@@ -22,6 +22,7 @@ from hetdp_core.ledger import (
     solve_noise,
 )
 from hetdp_core.scenario import FPR_GRID, InputError, split_list
+from hetdp_ui.actions import run_ended
 from hetdp_ui.common import (
     app_base_url,
     below_fpr,
@@ -33,6 +34,7 @@ from hetdp_ui.common import (
     plan_table,
     show_input_error,
     solver_answer,
+    solver_button,
     target_tpr_input,
 )
 from hetdp_ui.folders import figures_of, folder_module
@@ -97,6 +99,12 @@ def rows_of(plan) -> pd.DataFrame:
         ],
         columns=["name", "mechanism", "noise", "repeat", "groups", "link", "levels"],
     )
+
+
+def use_plan(plan) -> None:
+    """``on_click`` of *Use this plan*: the solver's plan becomes the table's rows (a callback: no rerun loses it)."""
+    st.session_state["ledger_rows"] = rows_of(plan)
+    st.session_state["ledger_editor_version"] = st.session_state.get("ledger_editor_version", 0) + 1
 
 
 def view_levels_cached(link: str):
@@ -345,13 +353,15 @@ with r2:
         help="the least noise (one factor for every Gaussian and Laplace release of the plan) that keeps every "
         "group's attack TPR at this false-positive rate at or below the target",
     )
-    solve = st.button("Solve", key="ledger_solve")
-    if solve and target <= fpr:
+    solve = solver_button("ledger", "Solve")
+    if target <= fpr:
         st.warning(below_fpr(fpr))
+        if solve:
+            solve.finish()  # nothing to solve: the warning says why
     sol = solver_answer(
         "ledger",
         (toml_text, delta, fpr, target),
-        clicked=solve and target > fpr,
+        clicked=solve if target > fpr else None,
         compute=lambda progress: solve_noise(
             plan, fpr=fpr, target_tpr=target, delta=delta, levels_of=view_levels_cached, progress=progress
         ),
@@ -364,10 +374,7 @@ with r2:
             f"the most exposed group ({sol.worst_group}) is caught at most {100 * sol.tpr:.3g} % of the time at "
             f"FPR {100 * fpr:g} %; accuracy falls (or rises) by the same factor in standard deviation."
         )
-        if st.button("Use this plan", key="ledger_use_solution"):
-            st.session_state["ledger_rows"] = rows_of(sol.plan)
-            st.session_state["ledger_editor_version"] = st.session_state.get("ledger_editor_version", 0) + 1
-            st.rerun()
+        st.button("Use this plan", key="ledger_use_solution", on_click=use_plan, args=(sol.plan,))
 
 d0, *dcols = st.columns(4)
 with d0:
@@ -412,3 +419,4 @@ st.caption(
     "The same numbers from a terminal: `hetdp ledger --plan plan.toml --delta "
     f"{delta:.0e} --fpr {fpr:g}" + (f" --budget {budget:g}" if budget is not None else "") + " --json`."
 )
+run_ended()  # the clicks whose answer this run showed (Solve, Prepare the decision) are done (hetdp_ui.actions)

@@ -1,0 +1,202 @@
+"""Action buttons whose click no rerun can lose.
+
+Streamlit hands a button's click to one script run only: the button reads True in that run and False
+in every later one. Any rerun request that arrives meanwhile — a slider moved at the same moment, a
+key pressed, a second click — stops that run at its next Streamlit call and starts a new one in which
+the button reads False: whatever the click was to do, if the stopped run had not done it yet, was
+never done (``if st.button(...): act()``). A button's ``on_click`` callback, by contrast, runs at the
+start of the run, before the page's code, and what it stores in the session stays.
+
+So an action button here (:func:`button`) only records its click, in its ``on_click``, as a pending
+:class:`Intent` in the session; the page acts on the pending intent where it draws the button, on
+every run that gets there, and clears it only once the action's effect is stored. A run stopped
+halfway leaves the intent pending and the next run acts again:
+
+- an effect stored in the session or a database is done at once (:meth:`Intent.finish`); one that
+  must happen once (a session started, a student joined, an answer counted) goes through
+  :meth:`Intent.once`, which keeps its result with the intent the moment it returns;
+- an effect that the next run must show is done when a run that shows it gets to the end of the
+  page (:meth:`Intent.done_when_shown`, :func:`run_ended`): an answer for the view on screen (a
+  solve, a decision package: a slider moved meanwhile stops that run, and the next run answers the
+  view it shows); inputs set by a click are set again before the widgets until then, and for
+  :data:`ARRIVAL_WINDOW` seconds more in a run that brings their old values back (a browser's
+  rerun carries every widget's value as it had it: :func:`hetdp_ui.panels.apply_setting`);
+- a navigation — to another page (:func:`navigate`) or to another address of the same page (the next
+  lesson step, the class session just started) — is done :data:`ARRIVAL_WINDOW` seconds after its
+  target was first shown (:meth:`Intent.arrived`): a request the browser sent from the old place
+  before it learned the new one (a slider moved at the same moment; measured: up to half a second
+  later) brings it back there, and the pending click navigates again (:meth:`Intent.may_go`);
+- an action whose effect is only a change of the session that no widget's old value can undo (pin
+  plan A; the ledger's *Use this plan*, whose table is rebuilt under a new key) needs none of this: it
+  is done in the callback itself (``st.button(..., on_click=...)``).
+
+One gap stays, inside Streamlit: a request that reaches it within milliseconds of a click, after it
+took the click's request but before it ran the click's callback, replaces that run, and the click is
+dropped before any of the app's code runs (a person's next action comes later than that).
+
+Every page calls :func:`expire` first (its menu does); the pages that can show an answer or be a
+navigation's target call :func:`run_ended` last. A click left pending on a page is dropped when
+another page runs, so it never acts on a later visit. A click while its intent is pending replaces it
+if nothing was done for it yet (the newer value counts: a changed answer) or it has arrived, and adds
+nothing otherwise (a double click joins once). A test fails if a button is read as a value
+(tests/test_architecture.py).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+#: session key: button key → its pending :class:`Intent` (one dict: changing it in place is not a point
+#: at which Streamlit can stop the run, so an effect stored and its intent cleared happen together)
+INTENTS = "_hetdp_intents"
+#: seconds after a navigation's target was first shown during which a run of the place it left
+#: navigates again (a request sent before the browser learned the new address), and after which
+#: the click is done
+ARRIVAL_WINDOW = 3.0
+
+
+@dataclass(eq=False)
+class Intent:
+    """A click not yet fully acted on: its button's ``key``, the ``page`` it was clicked on (:func:`here`),
+    the ``value`` the button carried (what the reader had typed or chosen when clicking), and the
+    results of the steps already done (:meth:`once`)."""
+
+    key: str
+    page: str
+    value: Any = None
+    results: dict[str, Any] = field(default_factory=dict)
+    #: whether this run has shown the action's effect (:meth:`done_when_shown`), and whether it is then
+    #: kept for the arrival window (inputs a click set: a request sent before may bring old values back)
+    shown: bool = False
+    settle: bool = False
+    #: the inputs' values before a click that sets them (:func:`hetdp_ui.panels.apply_setting`)
+    before: dict | None = None
+    #: whether it is a navigation to another page (:func:`navigate`)
+    leaving: bool = False
+    #: when a navigation's target was first shown (:meth:`arrived`; ``time.monotonic``)
+    arrived_at: float | None = None
+    #: the session's dict of intents this one is kept in (set by :func:`pending`)
+    home: dict = field(default_factory=dict, repr=False)
+
+    def once(self, act: Callable[[], Any], step: str = "act"):
+        """``act()`` done once for this click: its result is kept with the intent the moment it returns
+        (no Streamlit call lies between), so a rerun that stops what follows reuses it instead of acting
+        twice. ``act`` must make its Streamlit calls (session state included) before its lasting effect."""
+        if step not in self.results:
+            self.results[step] = act()
+        return self.results[step]
+
+    def finish(self) -> None:
+        """The action's effect is stored: the click is done (a newer click's intent is left alone). No
+        Streamlit call: an effect stored in the session just before is never left with its intent."""
+        if self.home.get(self.key) is self:
+            del self.home[self.key]
+
+    def done_when_shown(self, *, settle: bool = False) -> None:
+        """The effect is stored and this run shows it: the click is done if this run gets to the end of
+        the page (:func:`run_ended`) — with ``settle``, it has arrived then and is done after the arrival
+        window. A rerun that stops it before leaves the click pending, and the next run shows the stored
+        effect again or, for another view, redoes it."""
+        self.shown, self.settle = True, settle
+
+    def arrived(self) -> None:
+        """A navigation's target is shown: the click is done :data:`ARRIVAL_WINDOW` seconds from the
+        first time (a run of the target that ends then, :func:`run_ended`, or of the place it left)."""
+        if self.arrived_at is None:
+            self.arrived_at = time.monotonic()
+
+    def may_go(self) -> bool:
+        """At the place a navigation was clicked: whether to navigate (again) — not yet arrived, or a
+        request from before the browser learned the new address brought it back within the window.
+        Otherwise the reader came back on purpose: the click is done (and False)."""
+        if self.arrived_at is None or time.monotonic() - self.arrived_at < ARRIVAL_WINDOW:
+            return True
+        self.finish()
+        return False
+
+    def _settled(self) -> bool:
+        return self.arrived_at is not None and time.monotonic() - self.arrived_at >= ARRIVAL_WINDOW
+
+
+def here() -> str:
+    """The page this run is for (Streamlit's hash of the page: the same in a click's callback and in the
+    run that follows, under ``st.navigation`` or for a page file run on its own)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return ctx.page_script_hash if ctx is not None else ""
+
+
+def _record(key: str, value) -> None:
+    """``on_click`` of an action button: the click becomes a pending intent (see the module's text)."""
+    intents = st.session_state.setdefault(INTENTS, {})
+    held = intents.get(key)
+    if held is None or not held.results or held.arrived_at is not None:
+        intents[key] = Intent(key, here(), value() if callable(value) else value)
+
+
+def button(label: str, *, key: str, value=None, where=None, intent: str | None = None, **kwargs) -> Intent | None:
+    """An action button (``where``: a column or container; Streamlit's own keyword arguments pass on):
+    draws it and returns its pending intent — this run's click or an earlier one whose run was stopped
+    — or None. ``value``, or what calling it returns at the click, is kept as the intent's value.
+    Buttons that share ``intent`` (a name; the key by default) keep one intent: the last click's."""
+    name = intent or key
+    (where or st).button(label, key=key, on_click=_record, args=(name, value), **kwargs)
+    return pending(name)
+
+
+def pending(key: str) -> Intent | None:
+    """The pending intent of the button ``key`` on this page, or None (also where it is not drawn)."""
+    intents = st.session_state.get(INTENTS, {})
+    held = intents.get(key)
+    if held is None or held.page != here():
+        return None
+    held.home = intents
+    return held
+
+
+def expire() -> None:
+    """First in every page's run (its menu calls it): the clicks left pending on another page are
+    dropped, but a navigation from there (it has arrived here, :meth:`Intent.arrived`); what a stopped
+    run showed is shown again by this one."""
+    intents = st.session_state.get(INTENTS)
+    if intents:
+        page = here()
+        for key, held in list(intents.items()):
+            if held.page == page:
+                held.shown = False
+            elif not held.leaving or held._settled():
+                del intents[key]
+            else:
+                held.arrived()
+
+
+def run_ended() -> None:
+    """Last in a page's run (the scenario pages' shell, the release ledger, the lessons and class pages):
+    the clicks whose effect this run showed are done, and the navigations past their window."""
+    intents = st.session_state.get(INTENTS)
+    if intents:
+        for key, held in list(intents.items()):
+            if held.shown and held.settle:
+                held.arrived()
+            if (held.shown and not held.settle) or held._settled():
+                del intents[key]
+
+
+def navigate(intent: Intent, page: str, query_params: dict) -> None:
+    """Open the app's page ``page`` (URL path) with ``query_params`` for a pending click, from the page it
+    was clicked on: again when a request from before the switch brought the reader back within the
+    window (:meth:`Intent.may_go`; not after it). Where Streamlit cannot switch (a page file run on its
+    own, as AppTest does) the link is shown instead and the click is done."""
+    from hetdp_ui.nav import open_page
+
+    if not intent.may_go():
+        return
+    intent.leaving = True
+    open_page(page, query_params)  # returns only where it could not switch
+    intent.finish()
