@@ -351,3 +351,29 @@ def test_every_glossary_row_describes_a_parameter():
             used.add(next((k for k in (f"{module}.{fn.__name__}:{p}", f"{module}:{p}", p) if k in PARAMETERS), p))
     dead = sorted(k for k in PARAMETERS if ":" in k and k not in used)
     assert not dead, dead
+
+
+def test_setuptools_finds_the_packages_and_no_list_is_kept_by_hand():
+    """pyproject.toml names the folders that ship (``[tool.setuptools.package-dir]``), not the packages:
+    setuptools' discovery of that layout finds every package below each folder, so a new subpackage of
+    the core or a new page folder ships with no edit (and the install prints no "Package would be
+    ignored" warning, since every folder holding a shipped file is a package)."""
+    import tomllib
+
+    from setuptools import find_namespace_packages
+
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert "packages" not in conf and "py-modules" not in conf, (
+        "rule: pyproject.toml keeps no list of packages. Fix: delete [tool.setuptools] packages; a folder that "
+        "ships is declared once in [tool.setuptools.package-dir] and setuptools finds the packages below it"
+    )
+    folders = dict(conf["package-dir"])
+    assert set(folders.values()) == {"hetdp_core", "hetdp_ui", "data", "pages", "docs"}, folders
+    for name, folder in folders.items():
+        found = {name} | {f"{name}.{p}" for p in find_namespace_packages(str(ROOT / folder))}
+        have = {
+            ".".join([name, *d.relative_to(ROOT / folder).parts])
+            for d in [ROOT / folder, *(ROOT / folder).rglob("*")]
+            if d.is_dir() and "__pycache__" not in d.parts and any(f.suffix == ".py" for f in d.iterdir())
+        }
+        assert have <= found, sorted(have - found)
