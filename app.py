@@ -6,7 +6,7 @@ import streamlit as st
 
 from hetdp_core.sources import SOURCES
 from hetdp_ui import nav as _nav
-from hetdp_ui.nav import app_link, doc_link, pages, sidebar_nav, start_links, tools
+from hetdp_ui.nav import app_link, doc_link, scenario_entries, sidebar_nav, start_links, tools
 
 
 def home() -> None:
@@ -27,7 +27,7 @@ def home() -> None:
         "*simulated* is a real simulation of the mechanism; curves marked *analytic* are formulas."
     )
 
-    for heading, entries in (("Pages", pages()), ("Learn and look up", tools())):
+    for heading, entries in (("Pages", scenario_entries()), ("Learn and look up", tools())):
         st.subheader(heading)
         cols = st.columns(2)
         for i, (path, title, _, _, q) in enumerate(entries):
@@ -63,6 +63,7 @@ st.set_page_config(
 home_page = st.Page(home, title="Home", icon=":material/home:", default=True)
 _nav.HOME[:] = [home_page]
 nav = st.navigation(
-    [home_page] + [st.Page(f, title=t, icon=i, url_path=u) for f, t, u, i, _ in pages() + tools()], position="hidden"
+    [home_page] + [st.Page(f, title=t, icon=i, url_path=u) for f, t, u, i, _ in scenario_entries() + tools()],
+    position="hidden",
 )
 nav.run()

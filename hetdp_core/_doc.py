@@ -336,6 +336,8 @@ mmean:radius | float or None | Radius of the ball (default: √d).
 profiles:name | str | What the profile is of, in words.
 profiles:inputs | dict or None | The inputs, shown with a failure.
 profiles:b | float | Laplace scale b.
+profiles:loss | array_like | Values ℓ of the privacy loss.
+profiles:eps0 | float | The loss bound ε₀ = Δ/b of the Laplace noise (+∞: no protection).
 registry:page | str | A page's URL path (any case, ``-`` for ``_``, or a URL).
 regression:x | array_like | Data, shape (n, d): features then the label last, in [−1, 1].
 regression:b | numpy.ndarray | Linear term b of the quadratic.
@@ -389,6 +391,8 @@ poll:truth | array_like of bool | The true yes/no answers (never stored: only th
 poll:yes | int | Number of reports that said yes.
 poll:n | int | Number of reports.
 poll:z | float | Normal quantile of the interval (1.96 for 95 %).
+rr:share | float or array_like | Share ȳ of the reports that said yes (or the probability λ that a report does).
+rr:n | int | Number of reports.
 """
 
 

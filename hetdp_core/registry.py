@@ -10,8 +10,9 @@ read this registry; none of them keeps its own list of pages.
 
 Adding a page = its scenario module + its folder; docs/contributing.md walks through it and
 tests/test_contributing.py follows that walk-through.
-Modules in the ``scenarios`` package are found by :func:`discover`; :func:`register` adds a module
-from elsewhere (a plugin, or a test).
+Modules in the package :data:`PAGE_PACKAGE` are found by :func:`discover`, which imports them by name,
+as a host finds its plugins: the registry depends on no page (the pages import it for :class:`PageSpec`);
+:func:`register` adds a module from elsewhere (a plugin, or a test).
 """
 
 from __future__ import annotations
@@ -132,6 +133,9 @@ def hook(module: ModuleType, name: str) -> Callable | None:
     return getattr(module, name, None)
 
 
+#: the package whose modules are the app's pages (each one a :class:`ScenarioPage`)
+PAGE_PACKAGE = "hetdp_core.scenarios"
+
 _LOCK = threading.Lock()
 _PAGES: dict[str, ModuleType] = {}
 _DISCOVERED = False
@@ -164,15 +168,14 @@ def unregister(url: str) -> None:
 
 
 def discover() -> None:
-    """Register every scenario module of the ``hetdp_core.scenarios`` package (once)."""
+    """Register every module of the :data:`PAGE_PACKAGE` package whose name has no leading underscore (once)."""
     global _DISCOVERED
     if _DISCOVERED:
         return
-    from . import scenarios
-
-    for info in pkgutil.iter_modules(scenarios.__path__):
+    package = importlib.import_module(PAGE_PACKAGE)
+    for info in pkgutil.iter_modules(package.__path__):
         if not info.name.startswith("_"):
-            register(importlib.import_module(f"{scenarios.__name__}.{info.name}"))
+            register(importlib.import_module(f"{PAGE_PACKAGE}.{info.name}"))
     _DISCOVERED = True
 
 

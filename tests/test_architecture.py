@@ -11,6 +11,11 @@ from conftest import ROOT, page_path
 from hetdp_core.registry import pages
 
 
+def broken(rule: str, fix: str, found=()) -> str:
+    """A failure's message: the rule, what to do, and where."""
+    return f"rule: {rule}\nfix: {fix}" + "".join(f"\n  {f}" for f in found)
+
+
 def imports(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(), filename=str(path))
     out = set()
@@ -377,3 +382,93 @@ def test_setuptools_finds_the_packages_and_no_list_is_kept_by_hand():
             if d.is_dir() and "__pycache__" not in d.parts and any(f.suffix == ".py" for f in d.iterdir())
         }
         assert have <= found, sorted(have - found)
+
+
+def _core_imports() -> dict[str, set[str]]:
+    """Module → the core modules it imports, anywhere in its file (inside functions too: a lazy import is
+    still a dependency)."""
+
+    def name(p: Path) -> str:
+        parts = list(p.relative_to(ROOT).with_suffix("").parts)
+        return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+    mods = {name(p): p for p in CORE}
+    graph = {}
+    for mod, path in mods.items():
+        package = mod if path.name == "__init__.py" else mod.rsplit(".", 1)[0]
+        out = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+                target = ".".join([*base, *([node.module] if node.module else [])])
+                names = [target, *(f"{target}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            for n in names:
+                while n and n not in mods:
+                    n = n.rpartition(".")[0]
+                if n and n != mod:
+                    out.add(n)
+        graph[mod] = out
+    return graph
+
+
+def test_no_import_circle_in_the_core():
+    """The core's imports form no circle (imports inside functions count): a module that two others need
+    goes below both."""
+    graph = _core_imports()
+    done, on_path, circles = set(), [], []
+
+    def visit(mod):
+        on_path.append(mod)
+        for dep in sorted(graph[mod]):
+            if dep in on_path:
+                circles.append(" → ".join(on_path[on_path.index(dep) :] + [dep]))
+            elif dep not in done:
+                visit(dep)
+        on_path.pop()
+        done.add(mod)
+
+    for mod in sorted(graph):
+        if mod not in done:
+            visit(mod)
+    assert not circles, broken(
+        "no import circle in hetdp_core (the house reads from the bottom up: scenario framework, numerics, "
+        "accountants, reading a level, pages)",
+        "move what both modules need into a module below both (a private _module if it is small), or pass it "
+        "as an argument; the registry finds page modules by package name (registry.PAGE_PACKAGE)",
+        circles,
+    )
+
+
+def test_the_import_graph_sees_lazy_imports_and_circles(tmp_path, monkeypatch):
+    """The check above is not blind: a function-level import that closes a circle is found."""
+    core = tmp_path / "hetdp_core"
+    core.mkdir()
+    (core / "__init__.py").write_text("")
+    (core / "a.py").write_text("from .b import f\n")
+    (core / "b.py").write_text("def f():\n    from . import a\n")
+    monkeypatch.setattr(__import__(__name__), "ROOT", tmp_path)
+    monkeypatch.setattr(__import__(__name__), "CORE", sorted(core.rglob("*.py")))
+    assert _core_imports()["hetdp_core.b"] == {"hetdp_core", "hetdp_core.a"}
+    with pytest.raises(AssertionError, match="hetdp_core.a → hetdp_core.b → hetdp_core.a"):
+        test_no_import_circle_in_the_core()
+
+
+def test_the_cores_map_names_every_public_module_and_only_those():
+    """hetdp_core's docstring is the map a maintainer starts from: it names every public module (no leading
+    underscore) and no module that is gone."""
+    import pkgutil
+    import re
+
+    import hetdp_core
+
+    public = {f"hetdp_core.{m.name}" for m in pkgutil.iter_modules(hetdp_core.__path__) if not m.name.startswith("_")}
+    named = set(re.findall(r":mod:`~?(hetdp_core\.\w+)`", hetdp_core.__doc__))
+    assert public == named, broken(
+        "hetdp_core/__init__.py's docstring lists every public module of the core, by concern",
+        "add the new module under its concern (or remove the one that moved)",
+        [f"not listed: {sorted(public - named)}", f"listed but gone: {sorted(named - public)}"],
+    )

@@ -38,7 +38,7 @@ CHECK = textwrap.dedent(
     root = Path.cwd()
     assert registry.__file__.startswith(str(root)), registry.__file__  # the copy, not the checkout
     assert "Coin_flip" in registry.pages(), list(registry.pages())
-    assert ("pages/coin_flip/page.py", "Coin flip", "Coin_flip") == nav.pages()[-1][:3]  # the menu
+    assert ("pages/coin_flip/page.py", "Coin flip", "Coin_flip") == nav.scenario_entries()[-1][:3]  # the menu
     assert nav.docs()["coin_flip"] == "Coin flip" and "(../pages/coin_flip/guide.md)" in docsite.index_block()
     assert nav.doc_file("coin_flip") == root / "pages" / "coin_flip" / "guide.md"
     assert "hetdp_core.scenarios.coin_flip" in limits.preload()

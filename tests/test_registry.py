@@ -36,7 +36,7 @@ def test_a_page_declared_once_is_found_everywhere(tiny, capsys, tmp_path):
         "Tiny_page",
         ":material/star:",
         "Does a page declared once appear everywhere?",
-    ) in nav.pages()  # menu and home page
+    ) in nav.scenario_entries()  # menu and home page
     assert nav.docs()["tiny_page"] == "A tiny page" and nav.page_doc("Tiny_page") == "tiny_page"
     assert registry.get("tiny-PAGE") is tiny  # any case, - for _
     assert main(["run", "tiny_page", "--query", "n=4&eps=2", "--json", "--budget", "large"]) == 0

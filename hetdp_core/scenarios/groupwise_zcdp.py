@@ -261,12 +261,12 @@ def levels(result: GroupwiseZcdpResult) -> list[Level]:
     than the zCDP conversion ρ + 2√(ρ log 1/δ)), and μ, whose exact trade-off curve gives the risk in
     attack terms. Algorithm 2's per-group claim does not hold (the page's checks show where), so no
     level is stated for it (an empty table)."""
-    from ..accounting import gdp_epsilon
+    from ..gdp import gdp_epsilon, mu_from_rho
 
     s = result.scenario
     if s.algorithm != 1:
         return []
-    mu = float(np.sqrt(2.0 * s.rho))  # Gaussian noise σ = Δ/√(2ρ): its exact curve
+    mu = mu_from_rho(s.rho)  # Gaussian noise σ = Δ/√(2ρ): its exact curve
     name = f"every group (Algorithm 1, ρ = {s.rho:g}-zCDP)"
     return [Level(name, gdp_epsilon(mu, MEANING_DELTA), delta=MEANING_DELTA, gaussian_mu=mu)]
 
