@@ -4,7 +4,7 @@ import textwrap
 
 import streamlit as st
 
-from hetdp_core.sources import SOURCES
+from hetdp_core.registry import cited_sources
 from hetdp_ui import nav as _nav
 from hetdp_ui.nav import app_link, doc_link, scenario_entries, sidebar_nav, start_links, tools
 
@@ -52,7 +52,8 @@ def home() -> None:
     """
         )
     )
-    st.markdown("**Sources**\n\n" + "\n".join(f"- {s.citation()} — {', '.join(s.pages)}" for s in SOURCES))
+    sources = cited_sources()  # each page names its own (PageSpec.sources)
+    st.markdown("**Sources**\n\n" + "\n".join(f"- {s.citation()} — {', '.join(pages)}" for s, pages in sources))
     st.caption("Where a source is wrong we fix it and say so:")
     doc_link("corrections", "Corrections to the papers")
 

@@ -27,8 +27,21 @@ from typing import Any, Protocol, runtime_checkable
 
 from ._doc import document
 from ._validate import InputError
+from .sources import Source
 
-__all__ = ["PageName", "PageSpec", "ScenarioPage", "HOOKS", "hook", "register", "pages", "specs", "get", "page_name"]
+__all__ = [
+    "PageName",
+    "PageSpec",
+    "ScenarioPage",
+    "HOOKS",
+    "hook",
+    "register",
+    "pages",
+    "specs",
+    "get",
+    "page_name",
+    "cited_sources",
+]
 
 
 class PageName:
@@ -39,7 +52,7 @@ class PageName:
 
     @property
     def slug(self) -> str:
-        """The page's one name: its URL path in lower case (``coin_flip``)."""
+        """The page's one name: its URL path in lower case (``my_page``)."""
         return self.url.lower()
 
     @property
@@ -52,7 +65,7 @@ class PageName:
 class PageSpec(PageName):
     """Everything the app needs to know about one page, declared once in its scenario module.
 
-    ``url`` the URL path (``Coin_flip``; ``hetdp run`` accepts any case and ``-``);
+    ``url`` the URL path (``My_page``; ``hetdp run`` accepts any case and ``-``);
     ``title`` the menu and report title; ``icon`` a Material icon name (``:material/tune:``);
     ``summary`` its question in one or two plain sentences (home page; the page itself and its
     report show the module's longer ``QUESTION``); ``order`` its place in the menu; ``upload`` whether its
@@ -67,13 +80,15 @@ class PageSpec(PageName):
     "solve from a target risk" sets (None: the page has no single privacy setting) and ``risk_kind``
     what it is ("eps": an ε-DP level; "zcdp": the ρ of ρ-zCDP Gaussian noise); ``text_view`` the query
     of a view that shows the page's text inputs (typed lists), which the fuzz test types malformed
-    text into (None: the page has no text input in any view); ``sources`` the keys of the works the
-    page is built on (:data:`hetdp_core.sources.SOURCES`).
+    text into (None: the page has no text input in any view); ``sources`` the works the page is built
+    on, each a :class:`~hetdp_core.sources.Source` (a citation :mod:`hetdp_core.sources` holds for several
+    pages, or the page's own, declared in its module); the README's, the documentation's and the home
+    page's lists of sources are made from them (:func:`cited_sources`).
 
     Its one name is :attr:`slug`, the URL path in lower case: the scenario module
     ``hetdp_core/scenarios/<slug>.py``, the page's folder ``pages/<slug>/`` (``page.py``, ``figures.py``,
     ``guide.md``: :mod:`hetdp_ui.folders`), its documentation topic, the prefix of its widgets' session
-    keys (``coin_flip_eps``) and ``hetdp run <slug>``."""
+    keys (``my_page_eps``) and ``hetdp run <slug>``."""
 
     url: str
     title: str
@@ -88,7 +103,7 @@ class PageSpec(PageName):
     risk_field: str | None = None
     risk_kind: str = "eps"
     text_view: Mapping[str, str] | None = None
-    sources: tuple[str, ...] = ()
+    sources: tuple[Source, ...] = ()
 
     def __post_init__(self):
         if not self.url.isidentifier():
@@ -98,6 +113,13 @@ class PageSpec(PageName):
             object.__setattr__(self, "text_view", MappingProxyType(dict(self.text_view)))
         if self.risk_kind not in ("eps", "zcdp"):
             raise InputError(f"PageSpec.risk_kind must be 'eps' or 'zcdp'; got {self.risk_kind!r}.")
+        object.__setattr__(self, "sources", tuple(self.sources))
+        bad = [repr(s) for s in self.sources if not isinstance(s, Source)]
+        if bad:
+            raise InputError(
+                f"PageSpec.sources must hold Source objects (hetdp_core.sources.Source: authors, title, venue, "
+                f"arXiv id); got {bad[0]}. Use a citation of hetdp_core.sources or declare the page's own Source."
+            )
 
 
 @runtime_checkable
@@ -205,6 +227,17 @@ def page_name(page: str) -> str:
 def get(page: str) -> ModuleType:
     """The scenario module of ``page``."""
     return pages()[page_name(page)]
+
+
+def cited_sources() -> list[tuple[Source, tuple[str, ...]]]:
+    """Every work a page names (``PageSpec.sources``), once, with the titles of the pages built on it: in
+    menu order of the first page that names it. The app's home page and the README's and the
+    documentation's lists of sources are made from it."""
+    out: dict[Source, list[str]] = {}
+    for s in specs():
+        for src in s.sources:
+            out.setdefault(src, []).append(s.title)
+    return [(src, tuple(titles)) for src, titles in out.items()]
 
 
 document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -24,6 +24,7 @@ from ..constraints import DEMAND, EPS
 from ..meaning import Level
 from ..registry import PageSpec
 from ..scenario import Boolean, Cost, InputError, Interval, Numbers, Options, Result, param, table
+from ..sources import BCDP_PAPER
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
@@ -43,7 +44,7 @@ PAGE_SPEC = PageSpec(
     ),
     key_tables=("bcdp_translator",),
     text_view={},
-    sources=("bcdp",),
+    sources=(BCDP_PAPER,),
 )
 RR_QS = tuple(np.round(np.linspace(0, 1, 21), 3))
 N_REF = 10_000

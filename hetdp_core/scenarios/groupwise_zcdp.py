@@ -20,6 +20,7 @@ from ..constraints import RHO, SEED, TRIALS
 from ..meaning import Level
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Numbers, Options, Result, RunOptions, param, table
+from ..sources import GROUPWISE_NOTE
 from ..zcdp import ClaimCheck, Monotonicity, RenyiCurves
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
@@ -37,7 +38,7 @@ PAGE_SPEC = PageSpec(
     example_query=("mode=list&counts=0,2,7,40&rho=1&r=0.3&algorithm=1&alpha_max=10&group=3&trials=300&seed=4"),
     key_tables=("zcdp_group_summary",),
     text_view={"mode": "list"},
-    sources=("groupwise",),
+    sources=(GROUPWISE_NOTE,),
     risk_field="rho",
     risk_kind="zcdp",
 )
