@@ -13,13 +13,17 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 
+# an editable install of mapped folders (pyproject's package-dir) goes through setuptools' import finder, which
+# says so in a note on every install; the note is silenced, any other warning of the build still shows
+QUIET  := PYTHONWARNINGS="ignore:Editable installation"
+
 $(STAMP): pyproject.toml | $(PY)
-	$(PIP) install --quiet -e .
+	$(QUIET) $(PIP) install --quiet -e .
 	touch $@
 
 DSTAMP := $(VENV)/.installed-docs
 $(DSTAMP): pyproject.toml $(STAMP)
-	$(PIP) install --quiet -e '.[docs]'
+	$(QUIET) $(PIP) install --quiet -e '.[docs]'
 	touch $@
 
 # the documentation site from docs/ (MkDocs + Material, strict: a warning is an error) into build/site/;
@@ -29,7 +33,7 @@ docs: $(DSTAMP)
 	$(PY) -m hetdp_ui.docsite --out build/site
 
 $(TSTAMP): pyproject.toml $(STAMP)
-	$(PIP) install --quiet -e '.[test]'
+	$(QUIET) $(PIP) install --quiet -e '.[test]'
 	touch $@
 
 install: $(STAMP)

@@ -4,10 +4,10 @@ import textwrap
 
 import streamlit as st
 
-from hetdp_core.sources import SOURCES
+from hetdp_core.registry import cited_sources
 from hetdp_ui import nav as _nav
 from hetdp_ui.class_queue import in_turn
-from hetdp_ui.nav import app_link, doc_link, pages, sidebar_nav, start_links, tools
+from hetdp_ui.nav import app_link, doc_link, scenario_entries, sidebar_nav, start_links, tools
 
 
 def home() -> None:
@@ -28,7 +28,7 @@ def home() -> None:
         "*simulated* is a real simulation of the mechanism; curves marked *analytic* are formulas."
     )
 
-    for heading, entries in (("Pages", pages()), ("Learn and look up", tools())):
+    for heading, entries in (("Pages", scenario_entries()), ("Learn and look up", tools())):
         st.subheader(heading)
         cols = st.columns(2)
         for i, (path, title, _, _, q) in enumerate(entries):
@@ -53,7 +53,8 @@ def home() -> None:
     """
         )
     )
-    st.markdown("**Sources**\n\n" + "\n".join(f"- {s.citation()} — {', '.join(s.pages)}" for s in SOURCES))
+    sources = cited_sources()  # each page names its own (PageSpec.sources)
+    st.markdown("**Sources**\n\n" + "\n".join(f"- {s.citation()} — {', '.join(pages)}" for s, pages in sources))
     st.caption("Where a source is wrong we fix it and say so:")
     doc_link("corrections", "Corrections to the papers")
 
@@ -64,7 +65,8 @@ st.set_page_config(
 home_page = st.Page(home, title="Home", icon=":material/home:", default=True)
 _nav.HOME[:] = [home_page]
 nav = st.navigation(
-    [home_page] + [st.Page(f, title=t, icon=i, url_path=u) for f, t, u, i, _ in pages() + tools()], position="hidden"
+    [home_page] + [st.Page(f, title=t, icon=i, url_path=u) for f, t, u, i, _ in scenario_entries() + tools()],
+    position="hidden",
 )
 with in_turn(nav.url_path):  # a class's students in their turn when the server is saturated
     nav.run()

@@ -459,8 +459,8 @@ def ledger_200() -> dict:
     import numpy as np
 
     from hetdp_core import pld
-    from hetdp_core.accounting import Event
     from hetdp_core.ledger import Plan, Release, ledger
+    from hetdp_core.pld import Event
 
     out = {}
     for kind in ("gaussian", "laplace", "mixed"):

@@ -26,7 +26,7 @@ DOC = ROOT / "docs" / "benchmarks.md"
 
 
 def _title(page: str) -> str:
-    """A page's title from the registry (``Coin_flip``, ``1_Coin_flip``); other pages (the
+    """A page's title from the registry (``My_page``, ``1_My_page``); other pages (the
     lessons, the docs) by their file name."""
     page = re.sub(r"^\d+_", "", page)
     try:

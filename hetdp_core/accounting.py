@@ -1,21 +1,23 @@
 r"""What a group's releases cost together: four accountants, and the composed privacy-loss distribution.
 
-A release spends, on one group, an :class:`Event` repeated ``repeat`` times: Gaussian noise of
+A release spends, on one group, an :class:`~hetdp_core.pld.Event` repeated ``repeat`` times: Gaussian noise of
 standard deviation σ (``a`` = σ/Δ), Laplace noise of scale b (``a`` = b/Δ), a pure ε level, or an
 approximate (ε, δ) level. The accountants bound the group's total (ε, δ):
 
 * **basic** — sums; the δ left after the approximate levels is split evenly over the Gaussian
-  releases, each spending its exact ε at its share (:func:`gaussian_epsilon`).
+  releases, each spending its exact ε at its share (:func:`hetdp_core.gdp.gdp_epsilon`).
 * **zcdp** — ρ adds up (Gaussian 1/(2σ²), Laplace and pure ε: ε²/2; Bun and Steinke,
   *Concentrated Differential Privacy*, TCC 2016, arXiv:1605.02065, Propositions 1.3, 1.4, 1.6),
-  converted once with ε = ρ + 2√(ρ log 1/δ).
+  converted once with ε = ρ + 2√(ρ log 1/δ) (the conversions of :mod:`hetdp_core.gdp`).
 * **rdp** — Rényi DP over orders, Google's ``dp-accounting`` (``RdpAccountant``).
-* **pld** — the privacy-loss distribution of the whole group (:func:`compose`):
+* **pld** — the privacy-loss distribution of the whole group (:func:`hetdp_core.pld.compose`, the module
+  this one builds on):
 
   - every release Gaussian: the composition is **exactly** Gaussian, μ-GDP with
     μ = √(Σ kᵢ/σᵢ²) (Dong, Roth and Su, *Gaussian Differential Privacy*, JRSS-B 2022,
     arXiv:1905.02383, Corollary 3.3); its ε at δ, its privacy profile
-    δ_μ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ) and its trade-off curve Φ(Φ⁻¹(α) + μ) are closed forms;
+    δ_μ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ) (:mod:`hetdp_core.gdp`) and its trade-off curve
+    Φ(Φ⁻¹(α) + μ) (:mod:`hetdp_core.risk`) are closed forms;
   - otherwise the Gaussian releases are still merged into that one exact Gaussian, every other
     release is discretised by ``dp-accounting``'s pessimistic connect-the-dots construction
     (Doroshenko, Ghazi, Kamath, Kumar and Manurangsi, *Connect the Dots: Tighter Discrete
@@ -26,109 +28,50 @@ approximate (ε, δ) level. The accountants bound the group's total (ε, δ):
     dp-accounting's own ``self_compose`` is not used: its Chernoff orders are tied to the grid and
     at 10⁵ repeats make the support 10–15× wider than the distribution.
 
-Each is a valid upper bound; the **headline** of a group is the smallest (:func:`headline`).
+Each is a valid upper bound; the **headline** of a group is the smallest
+(:class:`hetdp_core.ledger.Headline`).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
-import numpy as np
-
+from . import gdp
+from ._deprecated import moved
 from ._doc import document
 from ._validate import InputError
+from .pld import compose
 
-__all__ = [
-    "Event",
-    "ACCOUNTANTS",
-    "ACCOUNTANT_NAMES",
-    "MAX_POINTS",
-    "gaussian_mu",
-    "gdp_delta",
-    "gdp_epsilon",
-    "account",
-]
+__all__ = ["ACCOUNTANTS", "ACCOUNTANT_NAMES", "account"]
 
 ACCOUNTANTS = ("basic", "zcdp", "rdp", "pld")
 ACCOUNTANT_NAMES = {"basic": "basic composition", "zcdp": "zCDP", "rdp": "Rényi DP", "pld": "privacy-loss distribution"}
-#: the most grid points of a composed privacy-loss distribution (8 bytes each, a few copies)
-MAX_POINTS = 1 << 22
-#: the accuracy target of the grid: the step is at most this fraction of the smallest loss scale
-STEP_FRACTION = 0.01
-#: the probability mass a composition's window may leave out (counted as infinite loss)
-TAIL_MASS = 1e-18
 
-
-@dataclass(frozen=True)
-class Event:
-    """What one release spends on one group, ``repeat`` times: ``kind`` "gaussian" (``a`` = σ/Δ),
-    "laplace" (``a`` = b/Δ), "pure" (``a`` = ε) or "approx" (``a`` = ε, ``b`` = δ); ``row`` the
-    linked view's level row it was read from."""
-
-    kind: str
-    a: float
-    b: float = 0.0
-    repeat: int = 1
-    row: str = ""
-
-
-# ------------------------------------------------------------------ the Gaussian mechanism, exactly
-def gaussian_mu(events) -> float:
-    """μ = √(Σ kᵢ/σᵢ²) of the Gaussian events (0 if none): their composition is exactly μ-GDP."""
-    return math.sqrt(sum(e.repeat / e.a**2 for e in events if e.kind == "gaussian"))
-
-
-def _log_gdp_delta(eps: float, mu: float) -> float:
-    """log δ_μ(ε), δ_μ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ), in log space (no overflow for ε ~ 10¹⁰)."""
-    from scipy.special import log_ndtr
-
-    first = float(log_ndtr(mu / 2 - eps / mu))
-    second = eps + float(log_ndtr(-mu / 2 - eps / mu))
-    if second >= first:  # equal up to rounding: δ underflows
-        return -math.inf
-    return first + math.log1p(-math.exp(second - first))
-
-
-def gdp_delta(eps, *, mu: float) -> np.ndarray:
-    """δ_μ(ε) of μ-GDP (Dong, Roth and Su, Corollary 2.13), for each ε ≥ 0."""
-    e = np.atleast_1d(np.asarray(eps, dtype=float))
-    if mu == 0:
-        return np.zeros_like(e)
-    return np.array([math.exp(_log_gdp_delta(float(x), mu)) for x in e])
-
-
-def gdp_epsilon(mu: float, delta: float) -> float:
-    """The smallest ε with δ_μ(ε) ≤ δ (0 for μ = 0; +∞ for μ = +∞), solved on log δ by Brent's method."""
-    if mu == 0:
-        return 0.0
-    if math.isinf(mu):
-        return math.inf
-    target = math.log(delta)
-    if _log_gdp_delta(0.0, mu) <= target:
-        return 0.0
-    from scipy.optimize import brentq
-
-    # δ_μ(ε) ≤ Φ(μ/2 − ε/μ) ≤ δ once ε ≥ μ²/2 + μ·√(2 log(1/δ)) + μ
-    hi = mu * mu / 2 + mu * (math.sqrt(2 * math.log(1 / delta)) + 1.0)
-    while _log_gdp_delta(hi, mu) > target:
-        hi *= 2
-    return float(brentq(lambda e: _log_gdp_delta(e, mu) - target, 0.0, hi, xtol=1e-13 * max(1.0, hi), rtol=1e-14))
+#: what a release spends (:class:`~hetdp_core.pld.Event`), the closed forms of Gaussian noise
+#: (:mod:`hetdp_core.gdp`) and the grid's size limit live beside what computes them
+__getattr__ = moved(
+    __name__,
+    {
+        "Event": "hetdp_core.pld:Event",
+        "MAX_POINTS": "hetdp_core.pld:MAX_POINTS",
+        "gaussian_mu": "hetdp_core.pld:gaussian_mu",
+        "gdp_delta": "hetdp_core.gdp:gdp_delta",
+        "gdp_epsilon": "hetdp_core.gdp:gdp_epsilon",
+    },
+)
 
 
 # ------------------------------------------------------------------ basic, zCDP, Rényi DP
 def _basic(events, delta: float) -> float:
     used = sum(e.repeat * e.b for e in events if e.kind == "approx")
-    eps = sum(
-        e.repeat * (1 / e.a if e.kind == "laplace" else e.a) for e in events if e.kind in ("laplace", "pure", "approx")
-    )
+    eps = sum(e.repeat * e.scale for e in events if e.kind in ("laplace", "pure", "approx"))
     k = sum(e.repeat for e in events if e.kind == "gaussian")
     if not k:
         return eps if used <= delta * (1 + 1e-12) else math.inf
     if used >= delta:
         return math.inf
     share = (delta - used) / k
-    return eps + sum(e.repeat * gdp_epsilon(1.0 / e.a, share) for e in events if e.kind == "gaussian")
+    return eps + sum(e.repeat * gdp.gdp_epsilon(1.0 / e.a, share) for e in events if e.kind == "gaussian")
 
 
 def _side(events, delta: float):
@@ -144,15 +87,16 @@ def _side(events, delta: float):
 
 def _zcdp(events, delta: float) -> float:
     rest, eps_side, left = _side(events, delta)
-    rho = sum(e.repeat * (0.5 / e.a**2 if e.kind in ("gaussian", "laplace") else 0.5 * e.a**2) for e in rest)
+    # Gaussian noise μ = Δ/σ is μ²/2-zCDP; Laplace ε₀ = Δ/b and a pure level ε, being ε-DP, are ε²/2-zCDP
+    rho = sum(e.repeat * gdp.rho_from_mu(e.scale) for e in rest)
     if rho == 0:
         return eps_side if left >= -1e-12 * delta else math.inf
     if left <= 0:
         return math.inf
-    return eps_side + rho + 2 * math.sqrt(rho * math.log(1 / left))
+    return eps_side + gdp.zcdp_epsilon(rho, left)
 
 
-def _dp_event(e: Event):
+def _dp_event(e):
     import dp_accounting as dpa
 
     if e.kind == "gaussian":
@@ -189,8 +133,6 @@ def account(accountant: str, events, delta: float) -> tuple[float, str]:
         return 0.0, "no release"
     try:
         if accountant == "pld":
-            from .pld import compose  # the PLD accountant's own module (it builds on this one)
-
             comp = compose(tuple(events))
             return comp.epsilon(delta), comp.method
         eps = {"basic": _basic, "zcdp": _zcdp, "rdp": _rdp}[accountant](events, delta)

@@ -25,9 +25,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._deprecated import moved
 from ._doc import document
 from ._validate import InputError
 from .constraints import UNIT, Interval
+from .rr import rr_channel
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,7 +43,7 @@ __all__ = [
     "ldp_level",
     "cdp_levels",
     "tv_correlation",
-    "compose",
+    "independent_runs",
     "post_process",
     "example1",
     "example2",
@@ -55,6 +57,7 @@ __all__ = [
     "ExactReport",
     "exact_report",
 ]
+__getattr__ = moved(__name__, {"compose": "hetdp_core.bcdp_exact:independent_runs"})
 
 #: Largest |X|·|Y| handled by enumeration (d = 10 binary features with |Y| = 2^10 is 2^20).
 MAX_CELLS = 4_200_000
@@ -196,8 +199,10 @@ def tv_correlation(prior) -> np.ndarray:
     return np.clip(q, 0.0, 1.0)  # a TV distance; round-off can give 1 + 2e-16
 
 
-def compose(mech1, mech2) -> np.ndarray:
-    """Two independent runs on the same input: P((y1, y2) | x) = P1(y1|x) P2(y2|x)."""
+def independent_runs(mech1, mech2) -> np.ndarray:
+    """The mechanism that runs both on the same input, independently, and outputs both answers:
+    P((y1, y2) | x) = P1(y1|x) P2(y2|x) (the privacy-loss accountant's composition is
+    :func:`hetdp_core.pld.compose`)."""
     a, b = check_mechanism(mech1), check_mechanism(mech2)
     if a.shape[:-1] != b.shape[:-1]:
         raise InputError(f"mech1 and mech2 must share input axes; got {a.shape[:-1]} and {b.shape[:-1]}.")
@@ -236,7 +241,7 @@ def example2(*, copies: int = 1) -> tuple[np.ndarray, np.ndarray]:
         m[x1, x2, x3, 2 * x2 + (x1 ^ x3)] += 0.5
     out = m
     for _ in range(copies - 1):
-        out = compose(out, m)
+        out = independent_runs(out, m)
     return np.full((2, 2, 2), 1 / 8), out
 
 
@@ -257,10 +262,10 @@ def randomized_response(c) -> np.ndarray:
     It is c-CDP and (Σ c_i)-LDP."""
     c = _C.check_vector("c", c, max_length=10, what=" (per-coordinate RR levels)")
     d = c.size
-    keep = np.exp(c) / (1 + np.exp(c))
+    keep, flip = rr_channel(c)
     m = np.ones((2,) * d + (2,) * d)
     for i in range(d):
-        same = np.array([[keep[i], 1 - keep[i]], [1 - keep[i], keep[i]]])  # [x_i, y_i]
+        same = np.array([[keep[i], flip[i]], [flip[i], keep[i]]])  # [x_i, y_i]
         shape = [1] * (2 * d)
         shape[i], shape[d + i] = 2, 2
         m = m * same.reshape(shape)

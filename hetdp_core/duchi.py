@@ -46,6 +46,7 @@ import numpy as np
 from ._doc import document
 from ._validate import InputError, as_generator, check_choice, check_matrix
 from .constraints import COUNT, LEVEL, POSITIVE, TRIALS, Interval
+from .rr import rr_channel
 
 __all__ = ["SCALES", "bulk_streams", "duchi_B", "duchi_channel", "duchi_channel_sum", "duchi_directions", "spawn"]
 
@@ -79,8 +80,9 @@ def duchi_B(*, level: float, m: int, r: float = 1.0, scale: str = "unbiased") ->
 
 
 def coin_probability(level: float) -> float:
-    """P(K = 1) = e^α/(e^α+1) of the channel's privacy coin, written 1/(1+e^{−α}) (no overflow, α > 0)."""
-    return 1.0 / (1.0 + math.exp(-level))
+    """P(K = 1) = e^α/(e^α+1) of the channel's privacy coin: randomized response's truth probability at
+    α (:func:`hetdp_core.rr.rr_channel`, no overflow)."""
+    return rr_channel(level)[0]
 
 
 def _child_sequences(rng, k: int) -> tuple[np.random.Generator, list[np.random.SeedSequence], bool]:

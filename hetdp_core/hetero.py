@@ -39,6 +39,7 @@ import numpy as np
 from ._doc import document
 from ._validate import MIN_EPS, InputError, as_generator, check_choice
 from .constraints import NONNEGATIVE, POSITIVE, UNIT, Interval
+from .rr import rr_channel, rr_estimate, rr_variance
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -753,12 +754,13 @@ def _simulate_ldp(x, demands, *, run: _Run) -> None:
     if problem == "mean":
         v = np.where(fin, 2.0 / np.where(fin, demands, 1.0) ** 2, 0.0)
     else:
-        # k-RAPPOR: each bit is flipped with probability f, so the observed bit is Bernoulli with
-        # variance f(1 − f) whatever the true bit, and the unbiased (y − f)/(1 − 2f) has variance
-        # f(1 − f)/(1 − 2f)². The user's own value is fixed (the target is the empirical
-        # frequency), so no sampling variance is added. (An earlier version added 0.25.)
-        f = np.where(fin, 1.0 / (1.0 + np.exp(np.where(fin, demands, 0.0) / 2)), 0.0)
-        v = np.where(fin, f * (1 - f) / (1 - 2 * f) ** 2, 0.0)
+        # k-RAPPOR: each bit is randomized response at ε/2 (:mod:`hetdp_core.rr`), flipped with probability
+        # f, so the observed bit is Bernoulli with variance f(1 − f) whatever the true bit, and the unbiased
+        # (y − f)/(1 − 2f) has variance f(1 − f)/(1 − 2f)². The user's own value is fixed (the target is
+        # the empirical frequency), so no sampling variance is added. (An earlier version added 0.25.)
+        half = demands / 2  # a public user (ε = ∞) sends the bits as they are: f = 0, no variance
+        f = rr_channel(half)[1]
+        v = rr_variance(f, eps=half)
     wl = _ldp_weights(v)
     info.update(weights=wl, ldp_variance=v)
     for t_ in range(trials):
@@ -773,7 +775,7 @@ def _simulate_ldp(x, demands, *, run: _Run) -> None:
             onehot[np.arange(n), xs] = 1.0
             flip = rng.random((n, k)) < f[:, None]
             y = np.where(flip, 1.0 - onehot, onehot)
-            unb = np.where(fin[:, None], (y - f[:, None]) / (1 - 2 * f[:, None]), y)
+            unb = rr_estimate(y, eps=half[:, None])
             est = project_simplex(wl @ unb)
             errs[t_] = np.max(np.abs(est - truth))
             ests[t_] = est

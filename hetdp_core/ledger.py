@@ -9,7 +9,7 @@ level that dominates every row); ``repeat`` (how many times it is published, def
 ``groups`` (whom it touches; ``"all"`` = everyone). An optional top-level ``groups = [...]`` lists
 the plan's groups; a release naming another group is then an error.
 
-Each release is, for each group, an :class:`~hetdp_core.accounting.Event`: Gaussian or Laplace
+Each release is, for each group, an :class:`~hetdp_core.pld.Event`: Gaussian or Laplace
 noise, a pure ε level or an approximate (ε, δ) level (a view's row: exact Gaussian noise where the
 view states μ, else the level that bounds every attacker). For each group the events are composed
 by four accountants at a chosen δ (:mod:`hetdp_core.accounting`): basic composition, zCDP, Rényi DP
@@ -31,7 +31,7 @@ import numpy as np
 
 from ._doc import document
 from ._validate import InputError
-from .accounting import ACCOUNTANT_NAMES, ACCOUNTANTS, Event, account
+from .accounting import ACCOUNTANT_NAMES, ACCOUNTANTS, account
 from .constraints import Interval
 from .meaning import Level, TradeoffCurve, labelled
 from .plan import (  # noqa: F401 (re-exported: the ledger's callers read a plan from here)
@@ -52,7 +52,7 @@ from .plan import (  # noqa: F401 (re-exported: the ledger's callers read a plan
     plan_from_records,
     plan_toml,
 )
-from .pld import compose
+from .pld import Event, compose
 
 __all__ = [
     "Release",

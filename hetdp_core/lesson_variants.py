@@ -32,7 +32,7 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qs, parse_qsl, urlencode
 
 from ._doc import document
 from ._validate import InputError, as_generator
@@ -92,6 +92,14 @@ class VariantCheck:
     ok: bool
     message: str
     answers: tuple[tuple[str, float | None], ...]
+
+
+def step_scenario(step):
+    """The scenario a lesson's step opens (strictly parsed: a bad query raises InputError); also
+    :func:`hetdp_core.lessons.step_scenario`."""
+    from .scenarios import get
+
+    return get(step.page).SCENARIO.from_query(parse_qs(step.query, keep_blank_values=True))
 
 
 def _fmt(v: float) -> str:
@@ -208,7 +216,6 @@ def variant_step(step, variant: Mapping[str, float]):
 def base_variant(step) -> dict[str, float]:
     """The values the step's own query gives its question's variant parameters (what a student outside
     a class session sees, and what the written answer is for)."""
-    from .lessons import step_scenario
 
     q = step.question
     if q is None or not q.variants:
@@ -227,7 +234,6 @@ def variant_answer(step, variant: Mapping[str, float], *, run=None, budget=None)
     tables of the page's run at the student's scenario (``run``: the app's cached run of a scenario;
     None runs the page at ``budget``). Raises InputError when it is not a finite number."""
     from .lesson_keys import evaluate_key
-    from .lessons import step_scenario
 
     mine = variant_step(step, variant)
     scenario = step_scenario(mine)
@@ -300,7 +306,6 @@ def relative_error(given: float, answer: float) -> float | None:
 def check_variant_queries(step, *, where: str) -> None:
     """Every variant's query is a valid scenario of the step's page: each parameter is one of the
     page's (a number) and each of its values is accepted there; refused with one line otherwise."""
-    from .lessons import step_scenario
     from .scenarios import get
 
     q = step.question
@@ -324,7 +329,6 @@ def check_variant_queries(step, *, where: str) -> None:
 
 def _computed(step, variants_list, runs: dict, budget) -> list[tuple[dict, float | None, str]]:
     """(variant, answer or None, why not) for every variant, each distinct scenario run once."""
-    from .lessons import step_scenario
 
     out = []
     for variant in variants_list:

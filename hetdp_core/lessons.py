@@ -29,7 +29,6 @@ import tomllib
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
-from urllib.parse import parse_qs
 
 from ._doc import document
 from ._validate import InputError
@@ -41,6 +40,7 @@ from .lesson_variants import (
     check_variants,
     combinations,
     parse_variants,
+    step_scenario,
     variant_step,
 )
 
@@ -393,13 +393,6 @@ def _your_choice(d: dict, where: str) -> Question:
         value=value,
         context=context,
     )
-
-
-def step_scenario(step: Step):
-    """The scenario a step opens (strictly parsed: a bad query raises InputError)."""
-    from .scenarios import get
-
-    return get(step.page).SCENARIO.from_query(parse_qs(step.query, keep_blank_values=True))
 
 
 def parse_lesson(text: str | bytes, *, id: str) -> Lesson:

@@ -20,8 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._doc import document
+from ._rounding import percent, round_up
 from ._validate import InputError
 from .constraints import DELTA, Interval
+from .gdp import zcdp_epsilon
 
 __all__ = [
     "posterior_bounds",
@@ -61,8 +63,7 @@ def posterior_bounds(*, eps, prior: float) -> tuple[np.ndarray, np.ndarray]:
 def zcdp_to_eps(*, rho, delta: float) -> np.ndarray:
     """ε with ρ-zCDP ⇒ (ε, δ)-DP: ε = ρ + 2√(ρ ln(1/δ))."""
     r = _RHO.check_vector("rho", np.atleast_1d(rho), max_length=100_000, what=" (zCDP levels)")
-    d = DELTA.check("delta", delta, what=" (failure probability)")
-    return r + 2.0 * np.sqrt(r * np.log(1.0 / d))
+    return zcdp_epsilon(r, DELTA.check("delta", delta, what=" (failure probability)"))
 
 
 def compact_names(names) -> str:
@@ -73,32 +74,13 @@ def compact_names(names) -> str:
     return f"{names[0]}, {names[1]}, …, {names[-1]} ({len(names)} levels)"
 
 
-def round_up(x: float, digits: int = 3) -> float:
-    """``x`` rounded *up* to ``digits`` significant digits: an upper bound shown rounded stays an
-    upper bound (2.6724 % is shown as 2.68 %, never 2.67 %)."""
-    x = float(x)
-    if x <= 0 or not np.isfinite(x):
-        return x
-    e = int(np.floor(np.log10(x))) - digits + 1
-    q = x / 10.0**e
-    r = np.ceil(q - 1e-9 * q) * 10.0**e  # a value already on the grid stays
-    return float(f"{r:.{digits}g}") if float(f"{r:.{digits}g}") >= x * (1 - 1e-12) else r
-
-
-def _pct(x: float, *, up: bool = False) -> str:
-    v = 100.0 * x
-    if up:
-        v = round_up(v, 3) if v < 99.95 else min(round_up(v, 4), 100.0)
-    return f"{v:.3g} %" if v < 99.95 else ("100 %" if v >= 100.0 else f"{v:.4g} %")
-
-
 def in_words(eps: float, prior: float, highest: float, delta: float | None = None) -> str:
     """One plain sentence, e.g. "an attacker who thought 1 % now thinks at most 2.68 %" (upper bounds
     and probabilities of failure rounded up, so the sentence never overstates protection)."""
     if not np.isfinite(eps):
-        return f"no protection: an attacker who thought {_pct(prior)} can become certain"
+        return f"no protection: an attacker who thought {percent(prior)} can become certain"
     tail = "" if delta is None else f" (except with probability {round_up(delta, 3):g})"
-    return f"an attacker who thought {_pct(prior)} now thinks at most {_pct(highest, up=True)}{tail}"
+    return f"an attacker who thought {percent(prior)} now thinks at most {percent(highest, up=True)}{tail}"
 
 
 @dataclass(frozen=True)
@@ -355,14 +337,14 @@ def _with_any_attacker(words, risk, any_attacker, hi_any, tpr_any) -> tuple[list
         if np.isnan(e)
         else f"under the model's assumptions (the attacker's beliefs about the other features follow "
         f"the model, correlation ≤ q), {w}; an attacker who knows more (any attacker): "
-        + (f"at most {_pct(h, up=True)}" if np.isfinite(e) else "no protection")
+        + (f"at most {percent(h, up=True)}" if np.isfinite(e) else "no protection")
         for w, h, e in zip(words, hi_any, any_attacker)
     ]
     risk = [
         r
         if np.isnan(t)
         else f"under the model's assumptions, {r}; an attacker who knows more (any attacker): at most "
-        f"{_pct(t, up=True)}"
+        f"{percent(t, up=True)}"
         for r, t in zip(risk, tpr_any)
     ]
     return words, risk

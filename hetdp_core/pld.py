@@ -13,22 +13,49 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._doc import document
-from .accounting import MAX_POINTS, STEP_FRACTION, TAIL_MASS, Event, gaussian_mu, gdp_delta, gdp_epsilon
+from .gdp import gdp_delta, gdp_epsilon
 from .memo import Memo
+from .profiles import laplace_loss_cdf
+from .rr import rr_channel
 
-__all__ = ["Composition", "compose"]
+__all__ = ["Event", "MAX_POINTS", "gaussian_mu", "Composition", "compose"]
+
+#: the most grid points of a composed privacy-loss distribution (8 bytes each, a few copies)
+MAX_POINTS = 1 << 22
+#: the accuracy target of the grid: the step is at most this fraction of the smallest loss scale
+STEP_FRACTION = 0.01
+#: the probability mass a composition's window may leave out (counted as infinite loss)
+TAIL_MASS = 1e-18
 
 
-def _scale(e: Event) -> float:
-    """The loss scale of one release: μ = 1/σ for Gaussian noise, ε₀ = 1/b for Laplace, ε for a level."""
-    return 1.0 / e.a if e.kind in ("gaussian", "laplace") else e.a
+@dataclass(frozen=True)
+class Event:
+    """What one release spends on one group, ``repeat`` times: ``kind`` "gaussian" (``a`` = σ/Δ),
+    "laplace" (``a`` = b/Δ), "pure" (``a`` = ε) or "approx" (``a`` = ε, ``b`` = δ); ``row`` the
+    linked view's level row it was read from. Every accountant (:mod:`hetdp_core.accounting`) reads it."""
+
+    kind: str
+    a: float
+    b: float = 0.0
+    repeat: int = 1
+    row: str = ""
+
+    @property
+    def scale(self) -> float:
+        """The release's loss scale: μ = Δ/σ for Gaussian noise, ε₀ = Δ/b for Laplace, ε for a level."""
+        return 1.0 / self.a if self.kind in ("gaussian", "laplace") else self.a
+
+
+def gaussian_mu(events) -> float:
+    """μ = √(Σ kᵢ/σᵢ²) of the Gaussian events (0 if none): their composition is exactly μ-GDP."""
+    return math.sqrt(sum(e.repeat / e.a**2 for e in events if e.kind == "gaussian"))
 
 
 def _single_range(e: Event) -> float:
     """Width of one release's discretised loss support: [−ε₀, ε₀] for Laplace and levels; for Gaussian
     noise dp-accounting's grid covers the losses of both worlds within about ±10 standard
     deviations, [−μ²/2 − 10μ, μ²/2 + 10μ]."""
-    s = _scale(e)
+    s = e.scale
     if e.kind == "gaussian":
         return s * s + 21.0 * s if s <= CTD_MAX_MU else 24.0 * s  # _rounded_gaussian: μ²/2 ± 12μ
     return 2.0 * s
@@ -119,20 +146,9 @@ def _ctd_gaussian(mu: float, step: float) -> tuple[int, np.ndarray, float]:
     bounds = privacy_loss_mechanism.GaussianPrivacyLoss(standard_deviation=1.0 / mu).connect_dots_bounds()
     lo = math.floor(bounds.epsilon_lower / step)
     hi = math.ceil(bounds.epsilon_upper / step)
-    deltas = _gdp_delta_vector(np.arange(lo, hi + 1) * step, mu)
+    deltas = np.clip(np.minimum.accumulate(gdp_delta(np.arange(lo, hi + 1) * step, mu=mu)), 0.0, 1.0)  # non-increasing
     dense = pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap(step, lo, hi, deltas).to_dense_pmf()
     return int(dense._lower_loss), np.asarray(dense._probs, dtype=float), float(dense._infinity_mass)
-
-
-def _gdp_delta_vector(eps: np.ndarray, mu: float) -> np.ndarray:
-    """δ_μ(ε) for an array of ε (any sign), in log space like :func:`_log_gdp_delta`."""
-    from scipy.special import log_ndtr
-
-    first = log_ndtr(mu / 2 - eps / mu)
-    second = eps + log_ndtr(-mu / 2 - eps / mu)
-    with np.errstate(invalid="ignore", over="ignore"):
-        out = np.exp(first) * -np.expm1(np.minimum(second - first, 0.0))
-    return np.clip(np.minimum.accumulate(out), 0.0, 1.0)  # non-increasing, as the library requires
 
 
 def _rounded_gaussian(mu: float, step: float) -> tuple[int, np.ndarray, float]:
@@ -148,26 +164,22 @@ def _rounded_gaussian(mu: float, step: float) -> tuple[int, np.ndarray, float]:
 
 
 def _rounded_laplace(eps0: float, step: float) -> tuple[int, np.ndarray, float]:
-    """Laplace noise b = 1/ε₀ (from y ~ Lap(0, b), L = (|y − 1| − |y|)/b): L = ε₀ with probability ½,
-    −ε₀ with probability e^{−ε₀}/2, and density e^{−ε₀/2} e^{ℓ/2}/4 on (−ε₀, ε₀); rounded up."""
+    """Laplace noise b = 1/ε₀, its loss law (:func:`~hetdp_core.profiles.laplace_loss_cdf`) with every loss
+    rounded up to the grid: the mass of each cell ((j − 1)h, jh] at jh, the last point taking all up to ε₀."""
     lo, hi = int(math.floor(-eps0 / step)), int(math.ceil(eps0 / step))
-    edges = np.clip(np.arange(lo, hi + 1) * step, -eps0, eps0)
-    cdf = math.exp(-eps0 / 2) / 2 * (np.exp(edges / 2) - math.exp(-eps0 / 2))  # continuous part up to each edge
-    probs = np.concatenate([[0.0], np.diff(cdf)])
-    probs[int(math.ceil(-eps0 / step)) - lo] += 0.5 * math.exp(-eps0)
-    probs[-1] += 0.5
-    return lo, probs, 0.0
+    cdf = laplace_loss_cdf(np.arange(lo, hi + 1) * step, eps0=eps0)
+    cdf[-1] = 1.0  # hi·h ≥ ε₀ up to rounding: the atom ½ at ε₀ is counted there
+    return lo, np.concatenate([cdf[:1], np.diff(cdf)]), 0.0
 
 
 def _rounded_level(eps: float, delta: float, step: float) -> tuple[int, np.ndarray, float]:
     """The worst case of (ε, δ)-DP: L = ε with probability (1 − δ)/(1 + e^{−ε}), −ε with probability
     (1 − δ)/(1 + e^{ε}), +∞ with probability δ; rounded up."""
-    from scipy.special import expit
-
     lo, hi = int(math.ceil(-eps / step)), int(math.ceil(eps / step))
+    truth, lie = rr_channel(eps)  # randomized response at ε, which no ε-DP channel exceeds
     probs = np.zeros(hi - lo + 1)
-    probs[0] += (1 - delta) * float(expit(-eps))
-    probs[-1] += (1 - delta) * float(expit(eps))
+    probs[0] += (1 - delta) * lie
+    probs[-1] += (1 - delta) * truth
     return lo, probs, float(delta)
 
 
@@ -190,7 +202,7 @@ def _mean(events) -> float:
     ε tanh(ε/2) (the worst case of an ε level)."""
     out = 0.0
     for e in events:
-        s = _scale(e)
+        s = e.scale
         out += e.repeat * (
             s * s / 2 if e.kind == "gaussian" else s + math.expm1(-s) if e.kind == "laplace" else s * math.tanh(s / 2)
         )
@@ -200,21 +212,21 @@ def _mean(events) -> float:
 def _choose_step(events) -> float:
     """The grid step: at most STEP_FRACTION of the smallest loss scale and 10⁻⁴, and coarse enough that
     the composed loss (its mean ± 25 standard deviations) and every single release fit MAX_POINTS."""
-    sd = math.sqrt(sum(e.repeat * _scale(e) ** 2 for e in events))
+    sd = math.sqrt(sum(e.repeat * e.scale**2 for e in events))
     span = 50.0 * sd + 2.0 * max(_single_range(e) for e in events) + 1e-3 * _mean(events)
     return max(_target_step(events), span / MAX_POINTS, max(map(_single_range, events)) / MAX_POINTS)
 
 
 def _target_step(events) -> float:
     """The step the accuracy target asks for: STEP_FRACTION of the smallest loss scale, at most 10⁻⁴."""
-    return min(1e-4, STEP_FRACTION * min(_scale(e) for e in events))
+    return min(1e-4, STEP_FRACTION * min(e.scale for e in events))
 
 
 def _window(pmfs, events, step: float) -> tuple[int, int, float]:
     """(lowest, highest) grid index of the composed loss that hold all but TAIL_MASS of its mass on
     each side (Chernoff: P(S ≥ u) ≤ exp(Σ kᵢ Λᵢ(θ) − θu) for every θ > 0, and alike below), and the
     mass a window may leave out in all."""
-    sd = math.sqrt(sum(e.repeat * _scale(e) ** 2 for e in events))
+    sd = math.sqrt(sum(e.repeat * e.scale**2 for e in events))
     thetas = np.geomspace(0.05, 200.0, 40) / sd
     up = sum(e.repeat * _log_mgf(lo, p, step, thetas) for e, (lo, p, _) in zip(events, pmfs))
     down = sum(e.repeat * _log_mgf(lo, p, step, -thetas) for e, (lo, p, _) in zip(events, pmfs))
@@ -446,9 +458,9 @@ class Composition:
     def advantage(self) -> float:
         """sup_α (TPR − α) = δ(0), the total-variation distance of the two worlds."""
         if self.exact:
-            from scipy.special import ndtr
+            from .risk import advantage_gaussian
 
-            return float(2 * ndtr(self.mu / 2) - 1)
+            return float(advantage_gaussian(mu=self.mu)[0])
         return float(min(1.0, _grid_delta(self._grid, 0.0)))
 
 
@@ -456,7 +468,7 @@ def _tilted_epsilon(events: tuple, delta: float, guess: float) -> float:
     """ε at a tiny δ, from the composition under the exponential tilt that centres it near ``guess``
     (the FFT's round-off is then relative to the masses that decide δ there)."""
     merged, _ = _merged(events)
-    sd2 = sum(e.repeat * _scale(e) ** 2 for e in merged)
+    sd2 = sum(e.repeat * e.scale**2 for e in merged)
     theta = min(max((guess - _mean(merged)) / sd2, 0.0), 60.0 / math.sqrt(sd2))
     return _grid_epsilon(_discretise(merged, theta), delta)
 

@@ -2,8 +2,8 @@ r"""A private class poll: randomized response on one yes/no question.
 
 Each respondent answers a sensitive yes/no question truthfully in their own head; what is sent is
 the truth with probability p = e^ε / (1 + e^ε) and the opposite otherwise (Warner's randomized
-response; with this p the report is ε-local-DP, the likelihood ratio of any report being at most
-p / (1 − p) = e^ε).
+response, :mod:`hetdp_core.rr`; with this p the report is ε-local-DP, the likelihood ratio of any
+report being at most p / (1 − p) = e^ε).
 
 If π is the true share of "yes" and λ the probability of a reported "yes",
 λ = p π + (1 − p)(1 − π), so with ȳ the observed share of reported "yes" among n reports
@@ -28,6 +28,7 @@ import numpy as np
 from ._doc import document
 from ._validate import InputError, as_generator, fmt
 from .constraints import Interval
+from .rr import rr_channel, rr_estimate, rr_variance
 
 __all__ = ["MAX_POLL_EPS", "truth_probability", "randomize", "PollEstimate", "estimate"]
 
@@ -44,8 +45,7 @@ _N = Interval(int, 0, None)
 
 def truth_probability(*, eps: float) -> float:
     """p = e^ε / (1 + e^ε): the probability that the sent answer is the true one."""
-    e = _EPS.check("eps", eps, what=" (the poll's privacy level)")
-    return 1.0 / (1.0 + math.exp(-e))
+    return rr_channel(_EPS.check("eps", eps, what=" (the poll's privacy level)"))[0]
 
 
 def randomize(truth, *, eps: float, rng: np.random.Generator | int | None = None) -> np.ndarray:
@@ -81,13 +81,10 @@ def estimate(*, yes: int, n: int, eps: float, z: float = 1.959963984540054) -> P
     eps = _EPS.check("eps", eps, what=" (the poll's privacy level)")
     if n == 0:
         return PollEstimate(0, 0, eps, None, None, None, None)
-    p = truth_probability(eps=eps)
     ybar = yes / n
-    est = (ybar - (1.0 - p)) / (2.0 * p - 1.0)
-    half = z * math.sqrt(ybar * (1.0 - ybar) / n) / (2.0 * p - 1.0)
+    est = rr_estimate(ybar, eps=eps)
     # with ȳ ∈ {0, 1} the plug-in variance is 0; use the worst case λ = ½ so the interval is honest
-    if ybar in (0.0, 1.0):
-        half = z * math.sqrt(0.25 / n) / (2.0 * p - 1.0)
+    half = z * math.sqrt(rr_variance(0.5 if ybar in (0.0, 1.0) else ybar, eps=eps, n=n))
     return PollEstimate(n, yes, eps, ybar, est, max(0.0, est - half), min(1.0, est + half))
 
 

@@ -11,10 +11,12 @@ pair of neighbours) that an attacker's posterior goes beyond the pure-ε bound. 
 
 * Gaussian N(0, σ²) on sensitivity Δ (Balle and Wang, *Improving the Gaussian Mechanism for
   Differential Privacy: Analytical Calibration and Optimal Denoising*, ICML 2018, arXiv:1805.06530,
-  Theorem 8): with a = Δ/(2σ), b = εσ/Δ,
-  δ(ε) = Φ(a − b) − e^ε Φ(−a − b) and P(L > ε) = Φ(a − b).
-* Laplace Lap(b) on Δ, ε₀ = Δ/b: δ(ε) = 1 − e^{(ε − ε₀)/2} and P(L > ε) = 1 − ½ e^{−(ε₀ − ε)/2}
-  for ε < ε₀, both 0 for ε ≥ ε₀ (the loss takes values in [−ε₀, ε₀]).
+  Theorem 8) is μ-GDP with μ = Δ/σ: δ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ) and P(L > ε) = Φ(μ/2 − ε/μ),
+  the closed forms of :mod:`hetdp_core.gdp`.
+* Laplace Lap(b) on Δ, ε₀ = Δ/b: the loss L = (|y − Δ| − |y|)/b of y ~ Lap(0, b) takes values in
+  [−ε₀, ε₀], with P(L ≤ ℓ) = ½ e^{(ℓ − ε₀)/2} on [−ε₀, ε₀) (an atom e^{−ε₀}/2 at −ε₀, ½ at ε₀;
+  :func:`laplace_loss_cdf`), so δ(ε) = 1 − e^{(ε − ε₀)/2} and P(L > ε) = 1 − ½ e^{−(ε₀ − ε)/2} for
+  ε < ε₀, both 0 for ε ≥ ε₀.
 * Bounded Laplace (Laplace restricted to [l, u], density e^{−|y − q|/b}/(2b C_q)): for true values
   q < q' = q + t (t ≤ Δ, both in [l, u]) the loss is K + (|y − q'| − |y − q|)/b with
   K = log(C_{q'}/C_q), monotone in y, so {L > ε} is an interval whose end y* is explicit and
@@ -31,11 +33,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from ._doc import document
 from ._validate import InputError, check_real
-from .constraints import DELTA, NONNEGATIVE, POSITIVE
+from .constraints import DELTA, NONNEGATIVE, POSITIVE, Interval
+from .gdp import gdp_delta, gdp_mu, gdp_tail
 
 __all__ = [
     "gaussian_delta",
@@ -43,10 +45,15 @@ __all__ = [
     "gaussian_sigma_exact",
     "laplace_delta",
     "laplace_tail",
+    "laplace_loss_cdf",
     "bounded_laplace_profile",
     "BoundedLaplaceProfile",
     "profile_check",
 ]
+
+
+#: the Laplace loss bound ε₀ = Δ/b: positive, +∞ for noise too small to represent (no protection)
+_EPS0 = Interval(float, 0.0, None, closed="right", allow_inf=True)
 
 
 def _sig(sigma: float, sens: float) -> tuple[float, float]:
@@ -56,44 +63,27 @@ def _sig(sigma: float, sens: float) -> tuple[float, float]:
 
 
 def gaussian_delta(*, eps: float, sigma: float, sensitivity: float) -> float:
-    """Exact δ(ε) of the Gaussian mechanism N(0, σ²) on sensitivity Δ (formula in the module doc)."""
+    """Exact δ(ε) of the Gaussian mechanism N(0, σ²) on sensitivity Δ: δ_μ(ε) of μ = Δ/σ
+    (:func:`hetdp_core.gdp.gdp_delta`)."""
     s, d = _sig(sigma, sensitivity)
     e = NONNEGATIVE.check("eps", eps, what=" (privacy level ε)")
-    a, b = d / (2 * s), e * s / d
-    # e^ε Φ(−a − b) written through log Φ so that large ε and tiny tails do not overflow / underflow
-    val = special.ndtr(a - b) - math.exp(min(e + special.log_ndtr(-a - b), 700.0))
-    return float(max(val, 0.0))
+    return float(gdp_delta(e, mu=d / s)[0])
 
 
 def gaussian_tail(*, eps: float, sigma: float, sensitivity: float) -> float:
-    """P(L > ε) for the Gaussian mechanism: Φ(Δ/(2σ) − εσ/Δ)."""
+    """P(L > ε) for the Gaussian mechanism: Φ(μ/2 − ε/μ) with μ = Δ/σ (:func:`hetdp_core.gdp.gdp_tail`)."""
     s, d = _sig(sigma, sensitivity)
     e = NONNEGATIVE.check("eps", eps, what=" (privacy level ε)")
-    return float(special.ndtr(d / (2 * s) - e * s / d))
+    return float(gdp_tail(e, mu=d / s)[0])
 
 
 def gaussian_sigma_exact(*, eps: float, delta: float, sensitivity: float) -> float:
     """The smallest σ whose exact profile gives δ(ε) ≤ δ (the analytic Gaussian mechanism of Balle and
-    Wang 2018), found by Brent's method on log σ (δ(ε) decreases in σ) and nudged up by 1e−12
-    relative so that the inequality holds after rounding."""
+    Wang 2018): Δ/μ for the largest such μ (:func:`hetdp_core.gdp.gdp_mu`), σ/Δ at least 10⁻⁶."""
     e = POSITIVE.check("eps", eps, what=" (privacy level ε)")
     dl = DELTA.check("delta", delta, what=" (δ of (ε, δ)-DP)")
     sens = POSITIVE.check("sensitivity", sensitivity, what=" (global sensitivity Δ)")
-
-    def f(log_s: float) -> float:
-        return gaussian_delta(eps=e, sigma=math.exp(log_s), sensitivity=1.0) - dl
-
-    lo, hi = math.log(1e-6), math.log(1e6)
-    if f(lo) <= 0:
-        return math.exp(lo) * sens
-    # scipy.optimize (0.4 s) is imported where it is used: importing the page modules stays cheap (a menu does)
-    from scipy.optimize import brentq
-
-    root = brentq(f, lo, hi, xtol=1e-14, rtol=1e-14)
-    sig = math.exp(root) * (1 + 1e-12)
-    while gaussian_delta(eps=e, sigma=sig, sensitivity=1.0) > dl:  # guard the last ulps
-        sig *= 1 + 1e-10
-    return sig * sens
+    return sens / gdp_mu(eps=e, delta=dl)
 
 
 def laplace_delta(*, eps: float, b: float, sensitivity: float) -> float:
@@ -105,11 +95,21 @@ def laplace_delta(*, eps: float, b: float, sensitivity: float) -> float:
 
 
 def laplace_tail(*, eps: float, b: float, sensitivity: float) -> float:
-    """P(L > ε) for the Laplace mechanism: 1 − ½ e^{−(Δ/b − ε)/2} for ε < Δ/b, else 0."""
+    """P(L > ε) for the Laplace mechanism: 1 − ½ e^{−(Δ/b − ε)/2} for ε < Δ/b, else 0 (:func:`laplace_loss_cdf`)."""
     e = NONNEGATIVE.check("eps", eps, what=" (privacy level ε)")
     b = POSITIVE.check("b", b, what=" (Laplace scale)")
     e0 = POSITIVE.check("sensitivity", sensitivity, what=" (global sensitivity Δ)") / b
-    return float(1.0 - 0.5 * math.exp(-(e0 - e) / 2)) if e < e0 else 0.0
+    return float(1.0 - laplace_loss_cdf(e, eps0=e0)[0])
+
+
+def laplace_loss_cdf(loss, *, eps0: float) -> np.ndarray:
+    """P(L ≤ ℓ) of the privacy loss of Laplace noise with ε₀ = Δ/b (y ~ Lap(0, b) against a neighbour Δ
+    away, L = (|y − Δ| − |y|)/b), for each ℓ: 0 below −ε₀, ½ e^{(ℓ − ε₀)/2} on [−ε₀, ε₀) (an atom e^{−ε₀}/2
+    at −ε₀, then a density e^{(ℓ − ε₀)/2}/4) and 1 from ε₀ (an atom ½ there)."""
+    e0 = _EPS0.check("eps0", eps0, what=" (the loss bound Δ/b)")
+    x = np.atleast_1d(np.asarray(loss, dtype=float))
+    mid = 0.5 * np.exp((np.minimum(x, e0) - e0) / 2)
+    return np.where(x < -e0, 0.0, np.where(x >= e0, 1.0, mid))
 
 
 # ------------------------------------------------------------------ bounded Laplace

@@ -10,8 +10,9 @@ read this registry; none of them keeps its own list of pages.
 
 Adding a page = its scenario module + its folder; docs/contributing.md walks through it and
 tests/test_contributing.py follows that walk-through.
-Modules in the ``scenarios`` package are found by :func:`discover`; :func:`register` adds a module
-from elsewhere (a plugin, or a test).
+Modules in the package :data:`PAGE_PACKAGE` are found by :func:`discover`, which imports them by name,
+as a host finds its plugins: the registry depends on no page (the pages import it for :class:`PageSpec`);
+:func:`register` adds a module from elsewhere (a plugin, or a test).
 """
 
 from __future__ import annotations
@@ -26,8 +27,21 @@ from typing import Any, Protocol, runtime_checkable
 
 from ._doc import document
 from ._validate import InputError
+from .sources import Source
 
-__all__ = ["PageName", "PageSpec", "ScenarioPage", "HOOKS", "hook", "register", "pages", "specs", "get", "page_name"]
+__all__ = [
+    "PageName",
+    "PageSpec",
+    "ScenarioPage",
+    "HOOKS",
+    "hook",
+    "register",
+    "pages",
+    "specs",
+    "get",
+    "page_name",
+    "cited_sources",
+]
 
 
 class PageName:
@@ -38,7 +52,7 @@ class PageName:
 
     @property
     def slug(self) -> str:
-        """The page's one name: its URL path in lower case (``coin_flip``)."""
+        """The page's one name: its URL path in lower case (``my_page``)."""
         return self.url.lower()
 
     @property
@@ -51,7 +65,7 @@ class PageName:
 class PageSpec(PageName):
     """Everything the app needs to know about one page, declared once in its scenario module.
 
-    ``url`` the URL path (``Coin_flip``; ``hetdp run`` accepts any case and ``-``);
+    ``url`` the URL path (``My_page``; ``hetdp run`` accepts any case and ``-``);
     ``title`` the menu and report title; ``icon`` a Material icon name (``:material/tune:``);
     ``summary`` its question in one or two plain sentences (home page; the page itself and its
     report show the module's longer ``QUESTION``); ``order`` its place in the menu; ``upload`` whether its
@@ -66,13 +80,15 @@ class PageSpec(PageName):
     "solve from a target risk" sets (None: the page has no single privacy setting) and ``risk_kind``
     what it is ("eps": an ε-DP level; "zcdp": the ρ of ρ-zCDP Gaussian noise); ``text_view`` the query
     of a view that shows the page's text inputs (typed lists), which the fuzz test types malformed
-    text into (None: the page has no text input in any view); ``sources`` the keys of the works the
-    page is built on (:data:`hetdp_core.sources.SOURCES`).
+    text into (None: the page has no text input in any view); ``sources`` the works the page is built
+    on, each a :class:`~hetdp_core.sources.Source` (a citation :mod:`hetdp_core.sources` holds for several
+    pages, or the page's own, declared in its module); the README's, the documentation's and the home
+    page's lists of sources are made from them (:func:`cited_sources`).
 
     Its one name is :attr:`slug`, the URL path in lower case: the scenario module
     ``hetdp_core/scenarios/<slug>.py``, the page's folder ``pages/<slug>/`` (``page.py``, ``figures.py``,
     ``guide.md``: :mod:`hetdp_ui.folders`), its documentation topic, the prefix of its widgets' session
-    keys (``coin_flip_eps``) and ``hetdp run <slug>``."""
+    keys (``my_page_eps``) and ``hetdp run <slug>``."""
 
     url: str
     title: str
@@ -87,7 +103,7 @@ class PageSpec(PageName):
     risk_field: str | None = None
     risk_kind: str = "eps"
     text_view: Mapping[str, str] | None = None
-    sources: tuple[str, ...] = ()
+    sources: tuple[Source, ...] = ()
 
     def __post_init__(self):
         if not self.url.isidentifier():
@@ -97,6 +113,13 @@ class PageSpec(PageName):
             object.__setattr__(self, "text_view", MappingProxyType(dict(self.text_view)))
         if self.risk_kind not in ("eps", "zcdp"):
             raise InputError(f"PageSpec.risk_kind must be 'eps' or 'zcdp'; got {self.risk_kind!r}.")
+        object.__setattr__(self, "sources", tuple(self.sources))
+        bad = [repr(s) for s in self.sources if not isinstance(s, Source)]
+        if bad:
+            raise InputError(
+                f"PageSpec.sources must hold Source objects (hetdp_core.sources.Source: authors, title, venue, "
+                f"arXiv id); got {bad[0]}. Use a citation of hetdp_core.sources or declare the page's own Source."
+            )
 
 
 @runtime_checkable
@@ -132,6 +155,9 @@ def hook(module: ModuleType, name: str) -> Callable | None:
     return getattr(module, name, None)
 
 
+#: the package whose modules are the app's pages (each one a :class:`ScenarioPage`)
+PAGE_PACKAGE = "hetdp_core.scenarios"
+
 _LOCK = threading.Lock()
 _PAGES: dict[str, ModuleType] = {}
 _DISCOVERED = False
@@ -164,15 +190,14 @@ def unregister(url: str) -> None:
 
 
 def discover() -> None:
-    """Register every scenario module of the ``hetdp_core.scenarios`` package (once)."""
+    """Register every module of the :data:`PAGE_PACKAGE` package whose name has no leading underscore (once)."""
     global _DISCOVERED
     if _DISCOVERED:
         return
-    from . import scenarios
-
-    for info in pkgutil.iter_modules(scenarios.__path__):
+    package = importlib.import_module(PAGE_PACKAGE)
+    for info in pkgutil.iter_modules(package.__path__):
         if not info.name.startswith("_"):
-            register(importlib.import_module(f"{scenarios.__name__}.{info.name}"))
+            register(importlib.import_module(f"{PAGE_PACKAGE}.{info.name}"))
     _DISCOVERED = True
 
 
@@ -202,6 +227,17 @@ def page_name(page: str) -> str:
 def get(page: str) -> ModuleType:
     """The scenario module of ``page``."""
     return pages()[page_name(page)]
+
+
+def cited_sources() -> list[tuple[Source, tuple[str, ...]]]:
+    """Every work a page names (``PageSpec.sources``), once, with the titles of the pages built on it: in
+    menu order of the first page that names it. The app's home page and the README's and the
+    documentation's lists of sources are made from it."""
+    out: dict[Source, list[str]] = {}
+    for s in specs():
+        for src in s.sources:
+            out.setdefault(src, []).append(s.title)
+    return [(src, tuple(titles)) for src, titles in out.items()]
 
 
 document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import dpsgd
 from ._validate import InputError, as_generator, check_choice
 from .bcdp import privacy_allocation
-from .dpsgd import learning_rates as dpsgd_learning_rates
 from .duchi import spawn
 from .mmean import mmean_release
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SCHEDULES",
-    "learning_rates",
+    "pgd_rates",
     "regression_data",
     "risk",
     "ball_lstsq",
@@ -46,9 +46,12 @@ __all__ = [
     "randhie_regression_bytes",
 ]
 
+from ._deprecated import moved
 from ._doc import document
 from .constraints import POSITIVE, SIGNED_UNIT, UNIT, Interval
 from .uploads import REGRESSION_LIMITS as _LIMITS  # noqa: E402  (one definition of the upload limits)
+
+__getattr__ = moved(__name__, {"learning_rates": "hetdp_core.regression:pgd_rates"})
 
 MAX_CSV_ROWS = _LIMITS.max_rows
 MAX_CSV_COLS = _LIMITS.max_cols
@@ -68,13 +71,14 @@ _TRIALS = Interval(int, 1, 10_000)
 _N_VALUES = Interval(int, 2, 2_000_000)
 
 
-def learning_rates(*, schedule: str, gamma0: float, steps: int, rho: float = 0.5, decay: float = 0.1) -> np.ndarray:
-    """γ_h for h = 0..steps−1: constant γ0, ``poly`` γ0 (1+h)^{−ρ}, ``inverse`` γ0/(1 + λh) — the
-    schedules of :func:`hetdp_core.dpsgd.learning_rates` that this page offers, at most 1 000 000 steps.
-    (:func:`pgd` divides them by the smoothness L, so γ0 is in units of 1/L.)"""
+def pgd_rates(*, schedule: str, gamma0: float, steps: int, rho: float = 0.5, decay: float = 0.1) -> np.ndarray:
+    """The step sizes :func:`pgd` takes (its ``rates``, in units of 1/L: it divides them by the smoothness
+    L): γ_h for h = 0..steps−1, constant γ0, ``poly`` γ0 (1+h)^{−ρ} or ``inverse`` γ0/(1 + λh) — the
+    learning-rate schedules of :func:`hetdp_core.dpsgd.learning_rates` that the regression page offers,
+    at most 1 000 000 steps."""
     schedule = check_choice("schedule", schedule, SCHEDULES)
     steps = _STEPS.check("steps", steps, what=" (gradient steps)")
-    return dpsgd_learning_rates(schedule=schedule, steps=steps, gamma0=gamma0, rho=rho, decay=decay)
+    return dpsgd.learning_rates(schedule=schedule, steps=steps, gamma0=gamma0, rho=rho, decay=decay)
 
 
 def regression_data(
@@ -320,7 +324,7 @@ def fit(
         raise InputError(
             f"compute size: trials × n × d² = {trials * n * d * d:.3g} exceeds 5e7. Reduce trials, n or d."
         )
-    rates = learning_rates(schedule=schedule, gamma0=gamma0, steps=steps, rho=rho, decay=decay)
+    rates = pgd_rates(schedule=schedule, gamma0=gamma0, steps=steps, rho=rho, decay=decay)
     rng = as_generator(rng)
     alloc = privacy_allocation(demands=demands, eps=eps, q=q)
     z, label = x[:, :-1], x[:, -1]

@@ -37,8 +37,10 @@ import math
 import numpy as np
 
 from ._doc import document
+from ._rounding import percent
 from ._validate import InputError
 from .constraints import UNIT, Interval
+from .gdp import mu_from_rho, rho_from_mu
 
 __all__ = [
     "FPR_RANGE",
@@ -207,13 +209,11 @@ def mu_for_tpr(*, target_tpr: float, fpr: float) -> float:
 def risk_in_words(tpr: float, fpr: float) -> str:
     """One plain sentence: "an attacker who accepts wrongly flagging 1 in 100 people it is not after
     catches at most 2.72 % of those it is after" (rounded up, never understating the risk)."""
-    from .meaning import _pct  # the posterior sentences' per cent, rounded up
-
     one_in = 1.0 / float(fpr)
-    who = f"1 in {one_in:.0f}" if abs(one_in - round(one_in)) < 1e-9 else f"{_pct(fpr, up=True)} of"
+    who = f"1 in {one_in:.0f}" if abs(one_in - round(one_in)) < 1e-9 else f"{percent(fpr, up=True)} of"
     return (
         f"an attacker who accepts wrongly flagging {who} people it is not after catches at most "
-        f"{_pct(tpr, up=True)} of those it is after"
+        f"{percent(tpr, up=True)} of those it is after"
     )
 
 
@@ -229,7 +229,7 @@ def setting_for_tpr(*, kind: str, target_tpr: float, fpr: float) -> float:
     kind = check_choice("kind", kind, RISK_KINDS)
     if kind == "eps":
         return eps_for_tpr(target_tpr=target_tpr, fpr=fpr)
-    return mu_for_tpr(target_tpr=target_tpr, fpr=fpr) ** 2 / 2.0
+    return rho_from_mu(mu_for_tpr(target_tpr=target_tpr, fpr=fpr))
 
 
 def _floor3(x: float) -> float:
@@ -263,7 +263,7 @@ def page_setting_for_tpr(page, *, target_tpr: float, fpr: float) -> dict:
     tpr = (
         float(tpr_eps_delta(eps=value, fpr=fpr)[0])
         if spec.risk_kind == "eps"
-        else float(tpr_gaussian(mu=math.sqrt(2.0 * value), fpr=fpr)[0])
+        else float(tpr_gaussian(mu=mu_from_rho(value), fpr=fpr)[0])
     )
     return {"field": spec.risk_field, "label": field.label, "value": value, "exact": exact, "tpr": tpr, "note": note}
 

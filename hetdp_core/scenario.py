@@ -28,15 +28,20 @@ from . import constraints as _constraints
 from ._doc import document
 from ._validate import InputError
 from .constraints import (  # noqa: F401 (re-exported: scenario modules import the vocabulary from here)
+    COUNT,
     DELTA,
     DEMAND,
     EPS,
     LEVEL,
     MAX_PIN_LENGTH,
     MAX_QUERY_VALUE,
+    NONNEGATIVE,
+    POSITIVE,
     RHO,
     SEED,
+    SIGNED_UNIT,
     TRIALS,
+    UNIT,
     USERS,
     Boolean,
     Constraint,
@@ -270,6 +275,23 @@ class Question:
         return urlencode(self.to_query())
 
 
+class _FromPageSpec:
+    """A scenario class's ``PAGE`` or ``TITLE``: that field of the ``PAGE_SPEC`` of its module (or of the
+    module of the nearest base class that has one), looked up when read."""
+
+    def __init__(self, field: str):
+        self.field = field
+
+    def __get__(self, obj, owner) -> str:
+        import sys
+
+        for cls in owner.__mro__:
+            spec = getattr(sys.modules.get(cls.__module__), "PAGE_SPEC", None)
+            if spec is not None:
+                return getattr(spec, self.field)
+        return ""
+
+
 @dataclass(frozen=True)
 class Scenario(Question):
     """Base of every page's scenario: the :class:`Question` a page asks and its ``run`` answers
@@ -282,20 +304,13 @@ class Scenario(Question):
     prior: float = param(0.01, Interval(float, 0.001, 0.5), "attacker's prior p")
     fpr: float = param(0.01, Interval(float, 0.0001, 0.5), "attack false-positive rate")
 
-    #: the page's URL path (e.g. "Coin_flip") and title, from its module's ``PAGE_SPEC``
-    PAGE: ClassVar[str] = ""
-    TITLE: ClassVar[str] = ""
+    #: the page's URL path (e.g. "My_page") and title, read from its module's ``PAGE_SPEC`` when asked (the
+    #: spec may come before or after the class); "" for a scenario outside a page's module
+    PAGE: ClassVar[str] = _FromPageSpec("url")
+    TITLE: ClassVar[str] = _FromPageSpec("title")
     #: fields a preset leaves free: a variant of the same setup (how it is computed, e.g. the published
     #: versus the corrected mechanism), so changing one keeps the preset's name
     VARIANTS: ClassVar[tuple] = ()
-
-    def __init_subclass__(cls, **kw):
-        super().__init_subclass__(**kw)
-        import sys
-
-        spec = getattr(sys.modules.get(cls.__module__), "PAGE_SPEC", None)
-        if spec is not None:  # a page's scenario: named by its one declaration
-            cls.PAGE, cls.TITLE = spec.url, spec.title
 
     def estimate(self) -> Cost:
         """The run's estimated cost (override for pages with heavy computations)."""

@@ -32,6 +32,7 @@ from scipy.special import logsumexp
 from ._doc import document
 from ._validate import InputError, as_generator
 from .constraints import UNIT, Interval
+from .gdp import mu_from_rho
 from .memo import Memo, shared_store
 
 if TYPE_CHECKING:
@@ -94,9 +95,8 @@ _S = Interval(float, 0.0, 10.0)
 
 
 def sigma_from_rho(rho: float) -> float:
-    """σ = √(1/(2ρ)) (Gaussian mechanism with sensitivity 1 is ρ-zCDP)."""
-    rho = _RHO.check("rho", rho, what=" (zCDP level)")
-    return float(np.sqrt(1.0 / (2.0 * rho)))
+    """σ = 1/√(2ρ): the Gaussian noise on sensitivity 1 that is ρ-zCDP (σ = Δ/μ, :func:`hetdp_core.gdp.mu_from_rho`)."""
+    return 1.0 / mu_from_rho(_RHO.check("rho", rho, what=" (zCDP level)"))
 
 
 def _alphas(alpha) -> np.ndarray:

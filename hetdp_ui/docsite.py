@@ -1,7 +1,9 @@
 """The documentation site: each page's guide (``pages/<slug>/guide.md``) and ``docs/*.md`` (the same
-Markdown the app's Documentation page shows) plus pages generated here — the index of pages from the
-registry, the command-line reference from the parser, the API reference from the core's docstrings —
-built by MkDocs with the Material theme.
+Markdown the app's Documentation page shows) plus pages generated here — the index of pages and the list
+of sources from the registry, the command-line reference from the parser, the API reference from the
+core's docstrings — built by MkDocs with the Material theme. ``make docs`` also brings the generated
+blocks of docs/README.md (pages, topics, sources) and of the README (sources) up to date; a test checks
+both.
 
 ``python -m hetdp_ui.docsite [--out DIR]`` (``make docs``) writes a static site that opens from disk
 without a server or the internet (relative links, no web fonts, no script from elsewhere, formulas
@@ -68,6 +70,10 @@ def on_page_content(page_html: str, **_) -> str:
 # -------------------------------------------------------------------------------------- generated pages
 _BEGIN = "<!-- begin: generated from the registry by `make docs` (hetdp_ui/docsite.py); a test checks it -->"
 _END = "<!-- end -->"
+#: the README's generated block: the list of sources
+_README_BEGIN = (
+    "<!-- begin: generated from the pages' sources by `make docs` (hetdp_ui/docsite.py); a test checks it -->"
+)
 
 
 def guided_pages() -> list:
@@ -88,15 +94,39 @@ def index_block(*, site: bool = False) -> str:
     link = (lambda s: f"{s.slug}.md") if site else (lambda s: f"../pages/{s.slug}/guide.md")
     rows = "\n".join(f"| [{s.title}]({link(s)}) | {s.summary} | `/{s.url}` |" for s in guided_pages())
     other = "\n".join(f"- [{title}]({name}.md)" for name, title in OTHER_DOCS.items())
-    return f"## Pages\n\n| page | its question | in the app |\n|---|---|---|\n{rows}\n\n## Other topics\n\n{other}\n"
+    return (
+        f"## Pages\n\n| page | its question | in the app |\n|---|---|---|\n{rows}\n\n## Other topics\n\n{other}\n"
+        f"\n## Sources\n\n{sources_block()}"
+    )
+
+
+def sources_block() -> str:
+    """The works the pages are built on, one citation a line, from the pages' specs
+    (:func:`hetdp_core.registry.cited_sources`)."""
+    from hetdp_core.registry import cited_sources
+
+    return "".join(f"- {src.citation()}.\n" for src, _ in cited_sources())
+
+
+def _with_block(text: str, begin: str, body: str) -> str:
+    """``text`` with the block after its line ``begin`` (up to the next ``<!-- end -->``) replaced by ``body``."""
+    head, found, rest = text.partition(begin)
+    if not found:
+        raise ValueError(f"the generated block's first line is missing: {begin}")
+    _, _, tail = rest.partition(_END)
+    return f"{head}{begin}\n{body}{_END}{tail}"
 
 
 def index_text(text: str | None = None, *, site: bool = False) -> str:
     """docs/README.md with its generated block brought up to date (``site``: with the site's links)."""
     text = (DOCS / "README.md").read_text(encoding="utf-8") if text is None else text
-    head, _, rest = text.partition(_BEGIN)
-    _, _, tail = rest.partition(_END)
-    return f"{head}{_BEGIN}\n{index_block(site=site)}{_END}{tail}"
+    return _with_block(text, _BEGIN, index_block(site=site))
+
+
+def readme_text(text: str | None = None) -> str:
+    """The repository's README.md with its generated list of sources brought up to date."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8") if text is None else text
+    return _with_block(text, _README_BEGIN, sources_block())
 
 
 def index_page() -> str:
@@ -291,10 +321,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m hetdp_ui.docsite", description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=SITE, help=f"where the site goes (default {SITE.relative_to(ROOT)})")
     args = ap.parse_args(argv)
-    readme = DOCS / "README.md"
-    if readme.read_text(encoding="utf-8") != (fresh := index_text()):
-        readme.write_text(fresh, encoding="utf-8")
-        print(f"updated the table of pages in {readme.relative_to(ROOT)}")
+    for path, fresh, what in (
+        (DOCS / "README.md", index_text(), "the table of pages, the topics and the sources"),
+        (ROOT / "README.md", readme_text(), "the list of sources"),
+    ):
+        if path.read_text(encoding="utf-8") != fresh:
+            path.write_text(fresh, encoding="utf-8")
+            print(f"updated {what} in {path.relative_to(ROOT)}")
     done = build(args.out)
     sys.stderr.write(done.stderr)
     if done.returncode == 0:

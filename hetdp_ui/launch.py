@@ -77,9 +77,9 @@ def warm_up(root: Path = ROOT) -> list[str]:
     fig = styled(go.Figure(go.Scatter(x=[0.0, 1.0], y=[0.0, 1.0])))
     pio.to_json(fig, validate=False)
     from hetdp_ui.folders import figures
-    from hetdp_ui.nav import pages
+    from hetdp_ui.nav import scenario_entries
 
-    for _, _, url, _, _ in pages():  # the registry: every page's scenario module, and its folder's figures
+    for _, _, url, _, _ in scenario_entries():  # the registry: every page's scenario module, and its folder's figures
         figures(url)
     return modules
 

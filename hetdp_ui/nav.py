@@ -1,4 +1,7 @@
-"""One registry of the app's pages and a sidebar menu that looks the same however a page is reached.
+"""The app's menu: its entries (every page, from the registry and the other pages' folders), the home
+page's first steps, the documentation topics and links between pages, and a sidebar menu that looks the
+same however a page is reached. Nothing here lists pages: the registry (:mod:`hetdp_core.registry`) and
+the folders (:mod:`hetdp_ui.folders`) do.
 
 app.py routes every page with ``st.navigation`` (each page's script is ``pages/<slug>/page.py``,
 :mod:`hetdp_ui.folders`; the servers tell Streamlit so before the port opens,
@@ -12,14 +15,19 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
+from hetdp_core._deprecated import moved
+
+__getattr__ = moved(__name__, {"pages": "hetdp_ui.nav:scenario_entries"})
+
 #: The home page object when app.py routes with st.navigation (set by app.py on every run);
 #: in legacy mode the home page is the file app.py itself.
 HOME: list = []
 
 
-def pages() -> list[tuple[str, str, str, str, str]]:
-    """(file, title, url path, icon, one-line summary) of every scenario page, in menu order — from the
-    registry (:mod:`hetdp_core.registry`), where each page is declared once."""
+def scenario_entries() -> list[tuple[str, str, str, str, str]]:
+    """The menu entries of the scenario pages: (file, title, url path, icon, one-line summary), in menu
+    order — from the registry (:mod:`hetdp_core.registry`, whose ``pages()`` maps URL paths to their
+    modules), where each page is declared once."""
     from hetdp_core.registry import specs
 
     return [(s.file, s.title, s.url, s.icon, s.summary) for s in specs()]
@@ -52,7 +60,7 @@ def start_links() -> list[tuple[str, str, str, str, dict]]:
 
 def file_of(url: str) -> str:
     """The page file of a URL path (a scenario page or another page)."""
-    return {u: f for f, _, u, _, _ in pages() + tools()}[url]
+    return {u: f for f, _, u, _, _ in scenario_entries() + tools()}[url]
 
 
 def sidebar_nav() -> None:
@@ -64,7 +72,7 @@ def sidebar_nav() -> None:
     expire()
     st.html(_CSS)
     targets = [(HOME[0] if HOME else "app.py", "Home", ":material/home:")]
-    targets += [(file, title, icon) for file, title, _, icon, _ in pages() + tools()]
+    targets += [(file, title, icon) for file, title, _, icon, _ in scenario_entries() + tools()]
     with st.sidebar:
         for target, label, icon in targets:
             try:

@@ -225,7 +225,7 @@ def test_ball_lstsq_and_pgd_agree():
     for R in (0.1, 10.0):
         th = rg.ball_lstsq(A, b, radius=R)
         assert np.linalg.norm(th) <= R + 1e-9
-        traj = rg.pgd(A, b, radius=R, rates=rg.learning_rates(schedule="constant", gamma0=1.0, steps=3000))
+        traj = rg.pgd(A, b, radius=R, rates=rg.pgd_rates(schedule="constant", gamma0=1.0, steps=3000))
         assert traj[-1] == pytest.approx(th, abs=1e-6)
 
 
@@ -243,7 +243,7 @@ def test_ball_lstsq_and_pgd_agree():
 )
 def test_learning_rate_bad_input(kw, match):
     with pytest.raises((ValueError, TypeError), match=match):
-        rg.learning_rates(**kw)
+        rg.pgd_rates(**kw)
 
 
 def test_regression_bad_input():

@@ -70,8 +70,12 @@ def test_the_api_reference_renders_the_core_docstrings(site):
 
 
 def test_the_index_of_docs_readme_is_the_registrys():
-    """docs/README.md's table of pages is generated (`make docs` rewrites it); not typed by hand."""
-    assert (ROOT / "docs" / "README.md").read_text() == docsite.index_text()
+    """docs/README.md's table of pages, its topics and its list of sources are generated (`make docs`
+    rewrites them); not typed by hand."""
+    assert (ROOT / "docs" / "README.md").read_text() == docsite.index_text(), (
+        "rule: docs/README.md's table of pages, topics and sources is generated from the registry and the pages' "
+        "specs.\nfix: run `make docs` (python -m hetdp_ui.docsite), which rewrites the block, and keep docs/README.md"
+    )
     assert all(f"(../pages/{s.slug}/guide.md)" in docsite.index_block() for s in specs())
     assert all(f"({s.slug}.md)" in docsite.index_block(site=True) for s in specs())
 

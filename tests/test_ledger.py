@@ -12,10 +12,11 @@ from conftest import ROOT, strict_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hetdp_core.accounting import Event, account, gdp_epsilon
+from hetdp_core.accounting import account
+from hetdp_core.gdp import gdp_epsilon
 from hetdp_core.ledger import Plan, Release, ledger, parse_plan, plan_toml
 from hetdp_core.meaning import Level
-from hetdp_core.pld import compose
+from hetdp_core.pld import Event, compose
 from hetdp_core.scenario import InputError
 
 EXAMPLE = ROOT / "data" / "plans" / "census-and-survey.toml"

@@ -18,9 +18,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from pld_bracket import bracket
 
-from hetdp_core.accounting import Event, account, gdp_epsilon
+from hetdp_core.accounting import account
+from hetdp_core.gdp import gdp_epsilon
 from hetdp_core.ledger import NOISE_RANGE, Plan, Release, ledger, solve_noise
-from hetdp_core.pld import compose
+from hetdp_core.pld import Event, compose
 from hetdp_core.risk import tpr_gaussian
 from hetdp_core.scenario import InputError
 

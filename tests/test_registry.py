@@ -1,7 +1,8 @@
 """One declaration per page: a page registered once (tests/tiny_page.py: a scenario module with its
 PageSpec, nothing else) appears in the menu, the home page's list, `hetdp run`, `hetdp report`, the
 documentation topics and the load tool's page list; and every real page's spec is consistent with
-its files (page script, docs topic, widget prefix, solver)."""
+its files (page script, docs topic, widget prefix, solver). A failure says the rule it checks and how to
+fix it (:func:`broken`)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,11 @@ from hetdp_core import registry
 from hetdp_core.scenario import InputError, RunOptions
 
 
+def broken(rule: str, fix: str, found=()) -> str:
+    """A failure's message: the rule, what to do, and where."""
+    return f"rule: {rule}\nfix: {fix}" + "".join(f"\n  {f}" for f in found)
+
+
 @pytest.fixture
 def tiny():
     import tiny_page
@@ -25,6 +31,8 @@ def tiny():
 
 
 def test_a_page_declared_once_is_found_everywhere(tiny, capsys, tmp_path):
+    """Rule: every part of the app reads its pages from the registry; a failure here names a part that keeps
+    its own list or ignores the registry — fix that part to iterate over registry.specs()."""
     from hetdp_ui import nav
     from hetdp_ui.cli import main
     from hetdp_ui.report import build_report
@@ -36,7 +44,7 @@ def test_a_page_declared_once_is_found_everywhere(tiny, capsys, tmp_path):
         "Tiny_page",
         ":material/star:",
         "Does a page declared once appear everywhere?",
-    ) in nav.pages()  # menu and home page
+    ) in nav.scenario_entries()  # menu and home page
     assert nav.docs()["tiny_page"] == "A tiny page" and nav.page_doc("Tiny_page") == "tiny_page"
     assert registry.get("tiny-PAGE") is tiny  # any case, - for _
     assert main(["run", "tiny_page", "--query", "n=4&eps=2", "--json", "--budget", "large"]) == 0
@@ -54,7 +62,9 @@ def test_a_page_declared_once_is_found_everywhere(tiny, capsys, tmp_path):
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import load
 
-    assert "Tiny_page" in tuple(registry.pages()) and set(load.PAGES) <= set(registry.pages())
+    assert "Tiny_page" in tuple(registry.pages()) and set(load.PAGES) <= set(registry.pages()), broken(
+        "the load tool's pages are the registry's", "read registry.pages() in benchmarks/load.py", [load.PAGES]
+    )
 
 
 def test_a_module_that_is_not_a_page_or_reuses_a_prefix_is_refused(tiny):
@@ -99,21 +109,44 @@ def test_every_spec_matches_its_files(spec):
     from hetdp_ui import folders
 
     mod = registry.get(spec.url)
-    assert mod.__name__ == f"hetdp_core.scenarios.{spec.slug}"  # one name: module, folder, topic, lower-case URL
+    assert mod.__name__ == f"hetdp_core.scenarios.{spec.slug}", broken(
+        "a page has one name, its URL path in lower case: the module hetdp_core/scenarios/<slug>.py, its folder "
+        "pages/<slug>/ and its documentation topic",
+        f"rename the module to hetdp_core/scenarios/{spec.slug}.py (or the URL path to match the module)",
+        [f"{spec.url}: module {mod.__name__}"],
+    )
     folder = ROOT / "pages" / spec.slug
-    files = sorted(p.name for p in folder.iterdir() if p.is_file())
+    files = sorted(p.name for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
     assert folders.folder(spec.url) == folder and [f for f in files if f not in OPTIONAL] == [
         "figures.py",
         "guide.md",
         "page.py",
-    ]
+    ], broken(
+        f"a page's folder pages/<slug>/ holds page.py, figures.py and guide.md, and optionally {', '.join(OPTIONAL)}",
+        f"add the missing files to {folder.relative_to(ROOT)}/ (docs/contributing.md prints an example of each) and "
+        "move any other file to the core module or hetdp_ui",
+        [f"{spec.url}: {files}"],
+    )
     src = (ROOT / spec.file).read_text()
     assert folders.page_file(spec.url) == ROOT / spec.file
     # one list of figures: the page draws every figure its folder declares (the report draws them all)
     figs = folders.figures(spec.url)
-    assert figs and all(re.search(rf'page\.chart\(\s*"{f.name}"', src) for f in figs), [f.name for f in figs]
-    assert re.search(r"with ui\.page_shell\(\s*\w+", src)  # the life cycle: title, widgets by the spec's prefix, run
-    assert mod.SCENARIO.PAGE == spec.url and mod.SCENARIO.TITLE == spec.title
+    undrawn = [f.name for f in figs if not re.search(rf'page\.chart\(\s*"{f.name}"', src)]
+    assert figs and not undrawn, broken(
+        "figures.py declares the page's figures (FIGURES, at least one) and page.py draws each with page.chart(name)",
+        'call page.chart("<name>") where the page shows it, or drop the figure from FIGURES',
+        [f"{spec.url}: not drawn: {undrawn}" if figs else f"{spec.url}: FIGURES is empty"],
+    )
+    assert re.search(r"with ui\.page_shell\(\s*\w+", src), broken(
+        "a page script is one context, `with ui.page_shell(module) as page:` (title, widgets, run, report)",
+        "wrap the page's widgets and layout in `with ui.page_shell(<its core module>) as page:`",
+        [spec.file],
+    )
+    assert mod.SCENARIO.PAGE == spec.url and mod.SCENARIO.TITLE == spec.title, broken(
+        "the scenario class is named by its module's PAGE_SPEC (Scenario.PAGE and TITLE read it)",
+        "do not set PAGE or TITLE by hand, or set them from PAGE_SPEC",
+        [f"{spec.url}: PAGE {mod.SCENARIO.PAGE!r}, TITLE {mod.SCENARIO.TITLE!r}"],
+    )
     import inspect
 
     if spec.solver is not None:  # "module:function", a solver taking the scenario and a target
@@ -121,10 +154,18 @@ def test_every_spec_matches_its_files(spec):
 
         module, name = spec.solver.split(":")
         solve = getattr(importlib.import_module(module), name)
-        assert "target" in inspect.signature(solve).parameters
+        assert "target" in inspect.signature(solve).parameters, broken(
+            "a page's solver is a function (scenario, *, target, …)", f"give {spec.solver} a keyword target"
+        )
     # one run contract: run(scenario, *, options) — how it runs is an options object, never a keyword per page
     params = inspect.signature(mod.run).parameters
-    assert list(params) == [next(iter(params)), "options"] and params["options"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert (
+        list(params) == [next(iter(params)), "options"] and params["options"].kind is inspect.Parameter.KEYWORD_ONLY
+    ), broken(
+        "a page's run is run(scenario, *, options): how it runs is a RunOptions, never a keyword of its own",
+        "decorate `def run(s: <Scenario>, *, options: RunOptions)` with @page_run (hetdp_core.scenario)",
+        [f"{spec.url}: run{inspect.signature(mod.run)}"],
+    )
     scenario = mod.SCENARIO.from_query(dict(spec.fast_query))  # the cheap query is valid
     if not spec.upload:  # a page without a data source refuses a file instead of ignoring it
         with pytest.raises(InputError, match="upload: .* takes no data file"):
@@ -143,7 +184,12 @@ def test_a_pages_tables_are_typed_fields_named_as_their_csv(spec):
     mod = registry.get(spec.url)
     result = mod.run(mod.SCENARIO.from_query(dict(spec.fast_query)))
     declared = type(result).table_names()
-    assert declared and set(spec.key_tables) <= set(declared), (declared, spec.key_tables)
+    assert declared and set(spec.key_tables) <= set(declared), broken(
+        "a page's result declares its download tables as fields (table(…)), and the spec's key_tables are among them",
+        'declare each table as `name: pd.DataFrame = table("what it holds")` on the result class, and name only '
+        "those in key_tables",
+        [f"{spec.url}: tables {declared}, key_tables {spec.key_tables}"],
+    )
     have = {n for n in declared if getattr(result, n) is not None}
     assert all(isinstance(getattr(result, n), pd.DataFrame) for n in have)
     assert list(result.tables()) == [n for n in declared if n in have] + (["privacy_meaning"] if result.meaning else [])
@@ -211,7 +257,12 @@ def test_no_page_list_outside_the_registry():
             }
             if len(hit) >= 3:
                 offenders.append(f"{path.relative_to(ROOT)}: {block[:60]!r}: {sorted(hit)}")
-    assert not offenders, "\n".join(offenders)
+    assert not offenders, broken(
+        "no file keeps its own list of pages: the registry (and the other pages' page.toml) is the one list",
+        "iterate over hetdp_core.registry.specs() / hetdp_ui.folders.tool_pages(), or in Markdown write the list "
+        "into a generated block (hetdp_ui/docsite.py)",
+        offenders,
+    )
 
 
 def test_the_guard_sees_nested_lists_and_markdown():
@@ -226,12 +277,53 @@ def test_the_guard_sees_nested_lists_and_markdown():
 
 
 def test_every_page_names_its_sources():
-    from hetdp_core.sources import SOURCES
+    """A page names the works it is built on in its own spec, each a Source cited by authors, title, venue
+    (and arXiv id); the lists of sources (README, docs, home page) are made from them."""
+    from hetdp_core.sources import Source
 
-    keys = {s.key for s in SOURCES}
     for s in registry.specs():
-        assert s.sources and set(s.sources) <= keys, s.url
-    assert all(src.pages for src in SOURCES)
+        assert s.sources and all(isinstance(x, Source) for x in s.sources), broken(
+            "a page names the works it is built on in its spec (PageSpec.sources)",
+            f"add sources=(…,) to PAGE_SPEC in {registry.get(s.url).__file__}: a citation hetdp_core.sources holds "
+            "(BCDP_PAPER, …) or the page's own Source(authors, title, venue, arxiv)",
+            [s.url],
+        )
+    cited = registry.cited_sources()
+    assert cited and all(titles for _, titles in cited)
+    with pytest.raises(InputError, match="PageSpec.sources must hold Source objects"):
+        registry.PageSpec(url="X", title="t", icon="i", summary="s", order=1, sources=("bcdp",))
+
+
+def test_a_scenario_finds_its_spec_declared_before_or_after_the_class():
+    """Scenario.PAGE and TITLE read the module's PAGE_SPEC when asked, so the spec may follow the class."""
+    import sys
+    import types
+    from dataclasses import dataclass
+
+    code = (
+        "from dataclasses import dataclass\n"
+        "from hetdp_core.registry import PageSpec\n"
+        "from hetdp_core.scenario import Interval, Scenario, param\n"
+        "@dataclass(frozen=True)\n"
+        "class Late(Scenario):\n"
+        "    n: int = param(1, Interval(int, 1, 3), 'n')\n"
+        "PAGE_SPEC = PageSpec(url='Late_page', title='Late', icon='i', summary='s', order=1)\n"
+    )
+    module = types.ModuleType("spec_after_class")
+    sys.modules[module.__name__] = module
+    try:
+        exec(code, module.__dict__)
+        assert (module.Late.PAGE, module.Late.TITLE, module.Late().PAGE) == ("Late_page", "Late", "Late_page")
+        exec(
+            "@dataclass(frozen=True)\nclass Elsewhere(Late):\n    pass\n",
+            ns := {"dataclass": dataclass, "Late": module.Late},
+        )
+        assert ns["Elsewhere"].PAGE == "Late_page"  # a subclass in another module keeps its page
+    finally:
+        del sys.modules[module.__name__]
+    from hetdp_core.scenario import Scenario
+
+    assert (Scenario.PAGE, Scenario.TITLE) == ("", "")  # a scenario outside a page's module
 
 
 def test_set_flags_are_the_scenarios_inputs(capsys):
@@ -333,7 +425,16 @@ def test_a_page_is_named_only_by_its_own_files():
         hit = _names_in_code(path, own, names) | _names_in_text(path, own, names)
         if hit:
             found[str(rel)] = hit
-    assert not found, found  # file → the pages it names
+    assert not found, broken(
+        "a page is named only by its own files — its folder pages/<slug>/ and its core module "
+        "hetdp_core/scenarios/<slug>.py (or package) — in code, docstrings, comments and messages alike; every "
+        "other file finds pages through the registry and the folders",
+        "loop over registry.specs() or folders.tool_pages() instead of naming the page; link the documentation, "
+        "lessons or class by the role a page declares (folders.page_for); declare first steps and benchmark "
+        "workloads in the page's own start.toml and bench.toml; in an example, name a page that does not exist "
+        "(My_page)",
+        [f"{f} names {sorted(p)}" for f, p in sorted(found.items())],
+    )
 
 
 def test_the_single_name_guard_sees_imports_links_text_and_own_folders(tmp_path):

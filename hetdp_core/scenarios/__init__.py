@@ -2,7 +2,7 @@
 :mod:`hetdp_core.registry`) defining ``PAGE_SPEC``, ``SCENARIO`` (the scenario class),
 ``run(scenario, *, options=None) -> Result`` (how it runs: :class:`~hetdp_core.scenario.RunOptions`)
 and ``PRESETS`` (name → scenario).
-``get(PAGE)`` returns a page's module; PAGE is its URL path (e.g. ``Coin_flip``), any case,
+``get(PAGE)`` returns a page's module; PAGE is its URL path (e.g. ``My_page``), any case,
 ``-`` for ``_``."""
 
 from __future__ import annotations

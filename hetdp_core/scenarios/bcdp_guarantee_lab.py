@@ -16,6 +16,7 @@ import pandas as pd
 
 from .. import bcdp_exact as ex
 from .. import scenario as sc
+from .._deprecated import moved
 from .._doc import document
 from ..bcdp import Allocation, Translation, mse_bound_thm2, privacy_allocation, translate_demands_to_c
 from ..bcdp_exact import ExactReport
@@ -23,6 +24,7 @@ from ..constraints import DEMAND, EPS
 from ..meaning import Level
 from ..registry import PageSpec
 from ..scenario import Boolean, Cost, InputError, Interval, Numbers, Options, Result, param, table
+from ..sources import BCDP_PAPER
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
@@ -42,7 +44,7 @@ PAGE_SPEC = PageSpec(
     ),
     key_tables=("bcdp_translator",),
     text_view={},
-    sources=("bcdp",),
+    sources=(BCDP_PAPER,),
 )
 RR_QS = tuple(np.round(np.linspace(0, 1, 21), 3))
 N_REF = 10_000
@@ -111,7 +113,7 @@ PRESETS = {
 }
 
 
-def levels_text(v) -> list[str]:
+def format_levels(v) -> list[str]:
     """An exact level as text: a number to 4 significant digits, or ∞."""
     return ["∞" if math.isinf(x) else f"{x:.4g}" for x in np.atleast_1d(v)]
 
@@ -169,10 +171,10 @@ def _example2_table() -> pd.DataFrame:
         rows.append(
             {
                 "mechanism": label,
-                "δ₁": levels_text(r.bcdp[0])[0],
-                "δ₂": levels_text(r.bcdp[1])[0],
-                "δ₃": levels_text(r.bcdp[2])[0],
-                "LDP ε": levels_text(r.ldp)[0],
+                "δ₁": format_levels(r.bcdp[0])[0],
+                "δ₂": format_levels(r.bcdp[1])[0],
+                "δ₃": format_levels(r.bcdp[2])[0],
+                "LDP ε": format_levels(r.ldp)[0],
             }
         )
     return pd.DataFrame(rows)
@@ -281,7 +283,8 @@ QUESTION = (
 )
 
 SCENARIO = GuaranteeLab
-__all__ = ["GuaranteeLab", "SCENARIO", "PRESETS", "run", "levels_text", "RR_QS"]
+__all__ = ["GuaranteeLab", "SCENARIO", "PRESETS", "run", "format_levels", "RR_QS"]
+__getattr__ = moved(__name__, {"levels_text": f"{__name__}:format_levels"})
 
 
 def summarize(result: GuaranteeLabResult) -> tuple[str, ...]:
@@ -289,9 +292,9 @@ def summarize(result: GuaranteeLabResult) -> tuple[str, ...]:
     r1, cmp = result.rep1, result.bcdp_translator_levels
     lv = cmp["LDP level"].to_numpy()
     return (
-        f"Example 1 (a, b, c as set): coordinate levels δ₁ = {levels_text(r1.bcdp[0])[0]}, "
-        f"δ₂ = {levels_text(r1.bcdp[1])[0]}; the whole record is {levels_text(r1.ldp)[0]}-LDP (exact).",
-        f"Coordinate {result.scenario.test_coord}'s exact level is δ = {levels_text(result.test.level)[0]}: "
+        f"Example 1 (a, b, c as set): coordinate levels δ₁ = {format_levels(r1.bcdp[0])[0]}, "
+        f"δ₂ = {format_levels(r1.bcdp[1])[0]}; the whole record is {format_levels(r1.ldp)[0]}-LDP (exact).",
+        f"Coordinate {result.scenario.test_coord}'s exact level is δ = {format_levels(result.test.level)[0]}: "
         "no test of its value does better than that trade-off.",
         f"Translator: Theorem 2 delivers LDP level {lv[0]:.3g}, Proposition 6 {lv[1]:.3g} for the same demands.",
     )

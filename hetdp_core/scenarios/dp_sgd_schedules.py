@@ -21,6 +21,7 @@ from ..constraints import EPS, SEED, TRIALS, USERS
 from ..meaning import Level
 from ..registry import PageSpec
 from ..scenario import Boolean, Cost, InputError, Interval, Numbers, Options, Result, param, table
+from ..sources import MAT4376_NOTES
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
@@ -39,7 +40,7 @@ PAGE_SPEC = PageSpec(
     ),
     key_tables=("dpsgd_schedule",),
     text_view={"lr": "custom"},
-    sources=("mat4376",),
+    sources=(MAT4376_NOTES,),
 )
 METHODS = ("DP-SGD", "DP-SGD, a_h = 1", "SGD (no noise)", "GD (full gradient)")
 STEP_OPTIONS = (100, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000)

@@ -32,6 +32,7 @@ from ..meaning import Level
 from ..mmean import Stage, mmean_stages
 from ..registry import PageSpec
 from ..scenario import PAGE_BUDGET, Boolean, Cost, InputError, Interval, Numbers, Options, param
+from ..sources import BCDP_PAPER
 from ._common import map_points
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
@@ -50,7 +51,7 @@ PAGE_SPEC = PageSpec(
     example_query="q=0.35&n=1300&trials=6&seed=3&points=0.05,0.6,1&eps=4.19&k=3",
     key_tables=("bcdp_guarantee", "bcdp_mse_summary"),
     text_view={"mode": "table"},
-    sources=("bcdp",),
+    sources=(BCDP_PAPER,),
     risk_field="eps",
 )
 #: The ε / δ slider grid (log-spaced, 12 per decade, plus the papers' values).

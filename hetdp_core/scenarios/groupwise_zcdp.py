@@ -20,6 +20,7 @@ from ..constraints import RHO, SEED, TRIALS
 from ..meaning import Level
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Numbers, Options, Result, RunOptions, param, table
+from ..sources import GROUPWISE_NOTE
 from ..zcdp import ClaimCheck, Monotonicity, RenyiCurves
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
@@ -37,7 +38,7 @@ PAGE_SPEC = PageSpec(
     example_query=("mode=list&counts=0,2,7,40&rho=1&r=0.3&algorithm=1&alpha_max=10&group=3&trials=300&seed=4"),
     key_tables=("zcdp_group_summary",),
     text_view={"mode": "list"},
-    sources=("groupwise",),
+    sources=(GROUPWISE_NOTE,),
     risk_field="rho",
     risk_kind="zcdp",
 )
@@ -261,12 +262,12 @@ def levels(result: GroupwiseZcdpResult) -> list[Level]:
     than the zCDP conversion ρ + 2√(ρ log 1/δ)), and μ, whose exact trade-off curve gives the risk in
     attack terms. Algorithm 2's per-group claim does not hold (the page's checks show where), so no
     level is stated for it (an empty table)."""
-    from ..accounting import gdp_epsilon
+    from ..gdp import gdp_epsilon, mu_from_rho
 
     s = result.scenario
     if s.algorithm != 1:
         return []
-    mu = float(np.sqrt(2.0 * s.rho))  # Gaussian noise σ = Δ/√(2ρ): its exact curve
+    mu = mu_from_rho(s.rho)  # Gaussian noise σ = Δ/√(2ρ): its exact curve
     name = f"every group (Algorithm 1, ρ = {s.rho:g}-zCDP)"
     return [Level(name, gdp_epsilon(mu, MEANING_DELTA), delta=MEANING_DELTA, gaussian_mu=mu)]
 

@@ -20,6 +20,7 @@ from ..dptest import HistogramTest, histogram_privacy_test
 from ..meaning import Level
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Numbers, Result, Rule, RunOptions, Scenario, param, table
+from ..sources import MAT4376_NOTES
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
@@ -40,7 +41,7 @@ PAGE_SPEC = PageSpec(
     ),
     key_tables=("mech_privacy_profiles", "mech_example8"),
     text_view={},
-    sources=("mat4376",),
+    sources=(MAT4376_NOTES,),
     risk_field="eps",
 )
 EPS_GRID = sc.log_grid(0.05, 10.0, extra=(0.5, 1.0, 2.0))

@@ -22,6 +22,7 @@ from ..datasets import SOURCE_SYNONYMS, SOURCES, data_path
 from ..meaning import Level
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Options, Result, RunOptions, check_budget, param, table
+from ..sources import BCDP_PAPER
 from ._common import map_points
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
@@ -41,7 +42,7 @@ PAGE_SPEC = PageSpec(
         "features=3&k=2&demand=3&eps=6&q=0.2&steps=60&trials=2&seed=5&axis=eps&n=3000&schedule=poly&rho=0.6&gamma0=1.2"
     ),
     key_tables=("regression_guarantee", "regression_excess_risk"),
-    sources=("bcdp",),
+    sources=(BCDP_PAPER,),
     risk_field="eps",
 )
 N_GRID = (1000, 3000, 10_000, 30_000, 100_000)

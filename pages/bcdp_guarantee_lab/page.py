@@ -12,7 +12,7 @@ from hetdp_ui import common as ui
 with ui.page_shell(lab) as page:
     state = page.state
 
-    levels_text = lab.levels_text
+    format_levels = lab.format_levels
     sb = st.sidebar
     sb.markdown("**Example 1**")
     for k in ("a", "b", "c"):
@@ -67,11 +67,11 @@ with ui.page_shell(lab) as page:
             st.dataframe(table, key=state.key("ex1_table"))
         with c2:
             m = st.columns(3)
-            m[0].metric("BCDP δ₁", levels_text(rep1.bcdp[0])[0])
-            m[1].metric("BCDP δ₂", levels_text(rep1.bcdp[1])[0])
-            m[2].metric("LDP ε", levels_text(rep1.ldp)[0])
+            m[0].metric("BCDP δ₁", format_levels(rep1.bcdp[0])[0])
+            m[1].metric("BCDP δ₂", format_levels(rep1.bcdp[1])[0])
+            m[2].metric("LDP ε", format_levels(rep1.ldp)[0])
             st.caption(
-                f"CDP levels c = ({', '.join(levels_text(rep1.cdp))}); at a = b = c = ½ the paper's "
+                f"CDP levels c = ({', '.join(format_levels(rep1.cdp))}); at a = b = c = ½ the paper's "
                 f"(log 2, log 2) = ({math.log(2):.4f}, {math.log(2):.4f}). The paper allows a, b, c ∈ (0, 1], "
                 "but at b = c = 1 (or a = b = 1) output 0 becomes impossible for x₁ = 1 (or x₂ = 0) and "
                 "that feature's δ is ∞ too."
@@ -126,7 +126,7 @@ with ui.page_shell(lab) as page:
             st.markdown(
                 f"An adversary tests H₀: x_{i + 1} = {vals[0]} against H₁: x_{i + 1} = {vals[1]} from the "
                 f"output. Theorem 1: the mechanism is δ_i-BCDP exactly when no test beats the lines "
-                f"e^δ α + β = 1 and α + e^δ β = 1. Here δ_{i + 1} = {levels_text(level)[0]}."
+                f"e^δ α + β = 1 and α + e^δ β = 1. Here δ_{i + 1} = {format_levels(level)[0]}."
             )
             page.chart("tests")
             if a_all is None and state["all_tests"]:

@@ -24,7 +24,7 @@ from playwright.sync_api import expect
 
 from hetdp_core.registry import specs
 from hetdp_core.scenarios import get
-from hetdp_ui.nav import pages, tools
+from hetdp_ui.nav import scenario_entries, tools
 
 from .test_browser import ERROR_SELECTORS, IDLE, assert_no_errors, wait_idle
 from .test_first_session import _block_outside
@@ -85,7 +85,7 @@ def _clean(page, what: str):
 
 
 # ------------------------------------------------------------------ sliders
-@pytest.mark.parametrize("path", [p[2] for p in pages()])
+@pytest.mark.parametrize("path", [p[2] for p in scenario_entries()])
 def test_first_sidebar_sliders_one_after_another(page, server, artifacts, path):
     """Move each of the first three sidebar sliders one step, in turn: no exception, no error box
     (an info or warning note is fine), and no request leaves the server."""

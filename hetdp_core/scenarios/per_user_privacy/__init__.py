@@ -23,6 +23,7 @@ from ...datasets import SOURCE_SYNONYMS, SOURCES, data_path
 from ...meaning import Level
 from ...registry import PageSpec
 from ...scenario import Cost, InputError, Interval, Numbers, Options, Result, check_budget, param, table
+from ...sources import HETERO_PAPER
 from .._common import map_points
 
 #: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
@@ -45,7 +46,7 @@ PAGE_SPEC = PageSpec(
     ),
     key_tables=("hetero_summary",),
     text_view={"demand": "groups"},
-    sources=("hetero",),
+    sources=(HETERO_PAPER,),
 )
 ALL_ALGS = tuple(ht.ALGORITHMS)
 N_OPTIONS = (100, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000)
