@@ -6,7 +6,8 @@ markers ``<!-- begin: written by <name> -->`` and ``<!-- end: <name> -->``. Nobo
 ``tests/test_benchmark_tables.py`` renders every block again from its recorded run and fails when the
 page differs (a hand edit, or a run recorded without its table).
 
-Names: ``bench`` (``benchmarks/run.py``), ``load`` (``benchmarks/load.py`` on one server), ``load-k1``
+Names: ``bench`` (``benchmarks/run.py``), ``live`` (``benchmarks/live.py``, whose table README.md shows too:
+its performance table, between the same markers), ``load`` (``benchmarks/load.py`` on one server), ``load-k1``
 and ``load-k2`` (the same through nginx with one and two workers), ``faults`` (``benchmarks/faults.py``)
 and ``class`` (``benchmarks/class_load.py``). ``python -m benchmarks.tables`` rewrites every block
 from the recorded runs (after a change of this module's layout).
@@ -174,6 +175,112 @@ def render_bench(data: dict) -> str:
     return _machine(data) + "\n\n" + _table(["what", "time", "against its floor (same run)"], rows)
 
 
+# ------------------------------------------------------------------ make bench-live
+#: the targets of a live page (issue 51), each a ratio to its floor in the same run
+LIVE_TARGETS = {"step": 3.0, "first_answer": 1.5, "first_chart": 3.0, "next_chart": 1.5, "solve": 2.0}
+
+
+def _load(data: dict) -> str:
+    la = data.get("load_average") or {}
+    fmt = lambda v: "—" if not v else " / ".join(f"{x:.2f}" for x in v)  # noqa: E731
+    return f"load average (1 / 5 / 15 min) before the run {fmt(la.get('before'))}, after {fmt(la.get('after'))}"
+
+
+def _ms(x: float | None) -> str:
+    return "—" if x is None else f"{1000 * x:.0f}"
+
+
+def _live_rows(data: dict) -> list[list[str]]:
+    rows = []
+    charts = data.get("first_chart") or {}
+    for page, r in (data.get("pages") or {}).items():
+        c = charts.get(page) or {}
+        server = " / ".join(_ms(r.get(k)) for k in ("run_s", "figures_s", "serialisation_s", "panels_s"))
+        rows.append(
+            [
+                _title(page),
+                f"{_s(r.get('step_s'))}: {_x(r.get('step_ratio'))}{_target(r.get('step_ratio'), LIVE_TARGETS['step'])}",
+                f"{_s(r.get('first_answer_s'))}: {_x(r.get('first_answer_ratio'))}"
+                f"{_target(r.get('first_answer_ratio'), LIVE_TARGETS['first_answer'])}",
+                server,
+                _ms(r.get("browser_s")),
+                "—" if r.get("bytes") is None else f"{r['bytes'] / 1e3:.0f} kB",
+                f"{_x(c.get('first_ratio'))} / {_x(c.get('next_ratio'))}",
+            ]
+        )
+    return rows
+
+
+def _live_context(data: dict) -> list[str]:
+    """The floors, the solve and RNG-floor ratios and the load, as lines under the table."""
+    g = data.get
+    bare = g("bare") or {}
+    lines = [
+        f"Floor: the same step on a bare Streamlit page (one sidebar slider, one plotly chart of 2 000 points) "
+        f"served by the same Streamlit in the same run: {_s(bare.get('step_s'))} (median of {bare.get('steps', '—')})."
+    ]
+    solve = g("solve") or {}
+    for name in sorted(_pages_of(solve, "solve_", "_ratio")):
+        lines.append(
+            f"`hetdp solve` {name.replace('_', ' ')}: {_x(solve.get(f'solve_{name}_ratio'))} the CPU of viewing the "
+            f"page{_target(solve.get(f'solve_{name}_ratio'), LIVE_TARGETS['solve'])}."
+        )
+    rng = g("rng_floor") or {}
+    if rng:
+        lines.append(
+            f"Simulations against the RNG floor (Figure-3 subset through the CLI against one thread making its "
+            f"random numbers): wall {_x(rng.get('fig3_subset_wall_ratio'))}, "
+            f"CPU {_x(rng.get('fig3_subset_cpu_ratio'))}."
+        )
+    lines.append(_load(data).capitalize() + " (2 cores; other jobs share the machine).")
+    return lines
+
+
+def render_live(data: dict) -> str:
+    header = [
+        "page (default view)",
+        "slider step: × bare page",
+        "first visible answer: × bare page",
+        "server ms: run / figures / serialisation / panels",
+        "browser ms",
+        "received",
+        "first chart × bare: first / next visitor",
+    ]
+    return (
+        _machine(data)
+        + "\n\n"
+        + _table(header, _live_rows(data))
+        + "\n\n"
+        + "\n".join(f"- {line}" for line in _live_context(data))
+    )
+
+
+def _short(x: float | None, limit: float) -> str:
+    """A ratio for README: bold when it misses its target."""
+    return "—" if x is None else (f"{x:.3g}×" if x <= limit else f"**{x:.3g}×**")
+
+
+def render_live_readme(data: dict) -> str:
+    """README's short form: per page the step and first answer against the bare page, and the load."""
+    t, charts = LIVE_TARGETS, data.get("first_chart") or {}
+    rows = [
+        [
+            _title(page),
+            f"{_s(r.get('step_s'))} ({_short(r.get('step_ratio'), t['step'])})",
+            f"{_s(r.get('first_answer_s'))} ({_short(r.get('first_answer_ratio'), t['first_answer'])})",
+            f"{_short((charts.get(page) or {}).get('first_ratio'), t['first_chart'])} / "
+            f"{_short((charts.get(page) or {}).get('next_ratio'), t['next_chart'])}",
+        ]
+        for page, r in (data.get("pages") or {}).items()
+    ]
+    bare = (data.get("bare") or {}).get("step_s")
+    return (
+        _table(["page", "slider step (× bare page)", "first answer (× bare page)", "first chart: first / next"], rows)
+        + f"\n\n*{data.get('recorded', 'date unknown')}, 2 cores: bare page's step {_s(bare)}; {_load(data)}. "
+        "Targets ≤ 3×, ≤ 1.5×, ≤ 3× / ≤ 1.5× (bold: missed). `make bench-live` re-records it.*"
+    )
+
+
 # ------------------------------------------------------------------ make load
 def _crowd(s: dict | None) -> str:
     if not s:
@@ -318,6 +425,7 @@ def _from(render: Callable, *names: str) -> Callable[[], str | None]:
 
 RENDER: dict[str, Callable[[], str | None]] = {
     "bench": _from(render_bench, "bench"),
+    "live": _from(render_live, "live"),
     "load": _from(render_load, "load"),
     "load-nginx": _from(render_nginx, "load-k1", "load-k2"),
     "faults": _from(render_faults, "faults"),
@@ -327,12 +435,18 @@ RENDER: dict[str, Callable[[], str | None]] = {
 #: which block a recorded run feeds
 BLOCK_OF = {
     "bench": "bench",
+    "live": "live",
     "load": "load",
     "load-k1": "load-nginx",
     "load-k2": "load-nginx",
     "faults": "faults",
     "class": "class",
 }
+
+
+#: the README's blocks: its performance table, from the live run
+README = ROOT / "README.md"
+README_RENDER: dict[str, Callable[[], str | None]] = {"live": _from(render_live_readme, "live")}
 
 
 def block_re(block: str) -> re.Pattern:
@@ -366,6 +480,9 @@ def record(name: str, data, *, doc: Path = DOC) -> None:
     if text is not None:
         write_block(block, text, doc)
         print(f"wrote {RECORDED / (name + '.json')} and its table in {doc}")
+    if block in README_RENDER and doc == DOC:
+        write_block(block, README_RENDER[block](), README)
+        print(f"wrote its table in {README}")
 
 
 def main() -> None:
@@ -374,6 +491,11 @@ def main() -> None:
         if text is not None:
             write_block(block, text)
             print(f"rewrote block {block}")
+    for block, render in README_RENDER.items():
+        text = render()
+        if text is not None:
+            write_block(block, text, README)
+            print(f"rewrote README block {block}")
 
 
 if __name__ == "__main__":
