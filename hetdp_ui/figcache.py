@@ -6,8 +6,9 @@ decorated with :func:`memo_figure` return the *same* Figure object for equal inp
 must treat figures as read-only (pages only pass them to ``st.plotly_chart``; the CLI writes them).
 
 Inputs are fingerprinted by content: numbers, strings and tuples by value, numpy arrays and
-pandas tables by a hash of their bytes, and scenario results (cached objects of the run cache) by
-identity — the entry keeps a reference, so an identity is never reused while its entry lives.
+pandas tables by a hash of their bytes, and scenario results (cached objects of the run cache, staged
+ones included) by identity — the entry keeps a reference, so an identity is never reused while its
+entry lives.
 Anything else disables the memo for that call. Every built figure is finished by
 :func:`hetdp_ui.theme.finish` (palette, theme, readable log axes).
 """
@@ -58,6 +59,8 @@ def _fp(obj):
         return (type(obj).__name__, tuple(_fp(v) for v in obj))
     if isinstance(obj, dict):
         return ("dict", tuple((_fp(k), _fp(v)) for k, v in obj.items()))
+    if getattr(type(obj), "STAGED", False):  # a staged result (hetdp_ui.staged): asking it more would finish it
+        return ("result", id(obj))
     if hasattr(obj, "tables_") and hasattr(obj, "scenario"):  # a cached scenario Result
         return ("result", id(obj))
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):  # e.g. the stages of Mechanism 1
