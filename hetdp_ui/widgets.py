@@ -39,9 +39,17 @@ def log_options(lo: float, hi: float, per_decade: int = 12, extra: Sequence[floa
     return list(log_grid(lo, hi, per_decade, extra))
 
 
+#: a table of more cells than this is written as CSV when its button is clicked (Streamlit's deferred
+#: download), not at every run: the per-user weights of 10⁵ users cost a slider step half a second
+DEFERRED_CELLS = 50_000
+
+
 def csv_download(df: pd.DataFrame, filename: str, key: str, label: str | None = None) -> None:
+    """A CSV download of ``df`` (the same bytes as ``hetdp run --csv``: :func:`hetdp_ui.figcache.csv_bytes`);
+    a large table's bytes are made when the button is clicked (:data:`DEFERRED_CELLS`)."""
+    data = (lambda: csv_bytes(df)) if df.size > DEFERRED_CELLS else csv_bytes(df)
     with part("serialisation"):
-        st.download_button(label or f"Download {filename}", csv_bytes(df), file_name=filename, mime="text/csv", key=key)
+        st.download_button(label or f"Download {filename}", data, file_name=filename, mime="text/csv", key=key)
 
 
 def list_editor(state_key: str, *, item: str, column: str) -> list[float] | None:
