@@ -11,7 +11,10 @@ and after the run beside them:
   (``benchmarks/first_chart.py``);
 * a **solve** against viewing its page (``benchmarks/run.py``: ``hetdp solve`` vs ``hetdp run``, CPU);
 * the **simulations against the RNG floor** (the Figure-3 subset through the CLI against a process making
-  its random numbers on one thread).
+  its random numbers on one thread);
+* **no blank screen** (``benchmarks/open_times.py``): every menu page opened by a new visitor — its first
+  paint and its title painted —, the release ledger's opening against a bare page's, a student's *Join*
+  until the lesson is painted.
 
     python benchmarks/live.py [--pages URL,URL] [--steps 5] [--rounds 2] [--record]
 
@@ -54,6 +57,9 @@ def measure(pages: list[str], *, steps: int, rounds: int, reuse: dict | None = N
         out["first_chart"] = first_chart(["--pages", ",".join(pages), "--repeat", str(max(rounds, 2))])
     import run as bench
 
+    from benchmarks.open_times import measure as open_times
+
+    out["open"] = open_times(repeat=max(rounds, 2))
     out["solve"] = reuse.get("solve") or bench.solve_vs_view()
     out["rng_floor"] = reuse.get("rng_floor") or bench.fig3_subset_vs_floor()
     out["load_average"]["after"] = [round(v, 2) for v in os.getloadavg()]

@@ -78,6 +78,11 @@ PROBE = """
     }
   };
   document.addEventListener('keydown', () => T.keys.push(now()), true);
+  // the browser's main thread busy (tasks over 50 ms: parsing, React, plotly drawing)
+  T.long = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) { T.long.push([performance.timeOrigin + e.startTime, e.duration]); }
+  }).observe({type: 'longtask', buffered: true});
   // an answer drawn: a chart of the main area redrawn, or a chart, table, check or metric of the main area
   // refreshed by the run (its container no longer stale); kept: when the browser had painted it
   const painted = () => requestAnimationFrame(() => requestAnimationFrame(() => T.answers.push(now())));
@@ -158,7 +163,8 @@ def _one_step(pg, key: str = "ArrowRight", quiet_ms: float = 500, timeout_s: flo
                 if (!last || last[2] === null || t - last[0] < {quiet_ms}
                     || app.getAttribute('data-test-script-state') !== 'notRunning') {{ return null; }}
                 const answers = T.answers.filter(c => c > t0);
-                return {{t0, finished: last[0], painted: last[2], chart: answers.length ? answers[0] : null,
+                const busy = T.long.filter(e => e[0] >= t0 && e[0] <= last[2]).reduce((a, e) => a + e[1], 0);
+                return {{t0, finished: last[0], painted: last[2], chart: answers.length ? answers[0] : null, busy,
                          bytes: msgs.reduce((s, m) => s + m[1], 0), messages: msgs.length}};
             }}"""
         )
@@ -196,6 +202,7 @@ def steps_on(browser, url: str, n: int, log: Path | None) -> list[dict]:
                 "step_s": (s["painted"] - s["t0"]) / 1000,
                 "first_answer_s": ((s["chart"] - s["t0"]) / 1000) if s["chart"] else None,
                 "browser_s": (s["painted"] - s["finished"]) / 1000,
+                "browser_busy_s": s["busy"] / 1000,
                 "bytes": s["bytes"],
                 "messages": s["messages"],
             }
@@ -223,7 +230,7 @@ def _median(rows: list[dict], key: str):
 
 
 def summarise(rows: list[dict]) -> dict:
-    keys = ("step_s", "first_answer_s", "browser_s", "bytes", "before_s", "script_s", "run_s")
+    keys = ("step_s", "first_answer_s", "browser_s", "browser_busy_s", "bytes", "before_s", "script_s", "run_s")
     keys += ("figures_s", "serialisation_s", "panels_s", "after_s")
     out = {k: _median(rows, k) for k in keys}
     out["steps"] = len(rows)

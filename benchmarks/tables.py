@@ -177,7 +177,16 @@ def render_bench(data: dict) -> str:
 
 # ------------------------------------------------------------------ make bench-live
 #: the targets of a live page (issue 51), each a ratio to its floor in the same run
-LIVE_TARGETS = {"step": 3.0, "first_answer": 1.5, "first_chart": 3.0, "next_chart": 1.5, "solve": 2.0}
+LIVE_TARGETS = {
+    "step": 3.0,
+    "first_answer": 1.5,
+    "first_chart": 3.0,
+    "next_chart": 1.5,
+    "solve": 2.0,
+    "useful_s": 1.0,
+    "ledger": 2.0,
+    "join_s": 2.0,
+}
 
 
 def _load(data: dict) -> str:
@@ -236,6 +245,36 @@ def _live_context(data: dict) -> list[str]:
     return lines
 
 
+def _open_table(data: dict) -> str:
+    """Every menu page opened by a new visitor: first paint, title painted (target 1 s), settled."""
+    o = data.get("open") or {}
+    rows = [
+        [
+            _title(page),
+            _s(r.get("first_paint_s")),
+            _s(r.get("useful_s")) + _target(r.get("useful_s"), LIVE_TARGETS["useful_s"], " s"),
+            _s(r.get("settled_s")),
+        ]
+        for page, r in (o.get("cold_open") or {}).items()
+    ]
+    bare = o.get("bare_open") or {}
+    rows.append(["a bare Streamlit page (floor)", _s(bare.get("first_paint_s")), _s(bare.get("useful_s")), "—"])
+    return _table(["page opened by a new visitor", "first paint", "title painted", "settled"], rows)
+
+
+def _open_lines(data: dict) -> list[str]:
+    o = data.get("open") or {}
+    if not o:
+        return []
+    return [
+        f"The release ledger opens (to its first chart) in {_s(o.get('ledger_open_s'))}: "
+        f"{_x(o.get('ledger_open_ratio'))} a bare page's {_s(o.get('bare_chart_s'))}"
+        f"{_target(o.get('ledger_open_ratio'), LIVE_TARGETS['ledger'])}.",
+        f"A student's *Join* shows the lesson {_s(o.get('join_s'))} after the click"
+        f"{_target(o.get('join_s'), LIVE_TARGETS['join_s'], ' s')}.",
+    ]
+
+
 def render_live(data: dict) -> str:
     header = [
         "page (default view)",
@@ -246,18 +285,36 @@ def render_live(data: dict) -> str:
         "received",
         "first chart × bare: first / next visitor",
     ]
-    return (
+    text = (
         _machine(data)
         + "\n\n"
         + _table(header, _live_rows(data))
         + "\n\n"
-        + "\n".join(f"- {line}" for line in _live_context(data))
+        + "\n".join(f"- {line}" for line in [*_live_context(data), *_open_lines(data)])
     )
+    return text + ("\n\n" + _open_table(data) if data.get("open") else "")
 
 
 def _short(x: float | None, limit: float) -> str:
     """A ratio for README: bold when it misses its target."""
     return "—" if x is None else (f"{x:.3g}×" if x <= limit else f"**{x:.3g}×**")
+
+
+def _open_summary(data: dict) -> list[str]:
+    """README's line on opening pages: the slowest title, the ledger, a Join."""
+    o = data.get("open") or {}
+    cold = o.get("cold_open") or {}
+    if not cold:
+        return []
+    worst = max(cold, key=lambda p: cold[p]["useful_s"])
+    useful, t = cold[worst]["useful_s"], LIVE_TARGETS
+    mark = lambda ok, v: v if ok else f"**{v}**"  # noqa: E731
+    return [
+        f"Opening a page, every title is painted within {mark(useful <= t['useful_s'], _s(useful))} ({_title(worst)}; "
+        f"a bare page {_s((o.get('bare_open') or {}).get('useful_s'))}); the ledger opens in "
+        f"{_short(o.get('ledger_open_ratio'), t['ledger'])} a bare page's time; a student's Join shows the lesson "
+        f"in {mark((o.get('join_s') or 99) <= t['join_s'], _s(o.get('join_s')))}."
+    ]
 
 
 def render_live_readme(data: dict) -> str:
@@ -276,6 +333,7 @@ def render_live_readme(data: dict) -> str:
     bare = (data.get("bare") or {}).get("step_s")
     return (
         _table(["page", "slider step (× bare page)", "first answer (× bare page)", "first chart: first / next"], rows)
+        + "".join(f"\n\n{line}" for line in _open_summary(data))
         + f"\n\n*{data.get('recorded', 'date unknown')}, 2 cores: bare page's step {_s(bare)}; {_load(data)}. "
         "Targets ≤ 3×, ≤ 1.5×, ≤ 3× / ≤ 1.5× (bold: missed). `make bench-live` re-records it.*"
     )
