@@ -25,7 +25,6 @@ docs/benchmarks.md and README.md's performance table (:mod:`benchmarks.tables`).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import sys
@@ -73,10 +72,9 @@ def main(argv=None, *, reuse: dict | None = None) -> dict:
     ap.add_argument("--rounds", type=int, default=2, help="page and bare page alternate this many times")
     ap.add_argument("--record", action="store_true", help="keep the run and rewrite its tables")
     a = ap.parse_args(argv)
-    out = measure(a.pages.split(","), steps=a.steps, rounds=a.rounds, reuse=reuse)
-    res = ROOT / "benchmarks" / "results"
-    res.mkdir(exist_ok=True)
-    (res / "live.json").write_text(json.dumps(out, indent=2))
+    from benchmarks.first_chart import keep_result
+
+    out = keep_result("live", measure(a.pages.split(","), steps=a.steps, rounds=a.rounds, reuse=reuse))
     from benchmarks.tables import render_live
 
     print(render_live(out))

@@ -9,12 +9,13 @@ and the page's own clock gives:
 * **first paint** — the browser's first contentful paint (Streamlit's frame and skeleton included);
 * **something useful** — the page's title painted (an ``h1`` in the main area), what the reader first
   needs to know the page is there;
-* **settled** — the page's run finished and no message for half a second.
+* **settled** — the page's run finished (and stayed so for half a second) and its charts drawn.
 
-The release ledger's opening (to its first chart, as the next visitor of a warm server) is compared with
-the bare page's (to its chart). A student's *Join*: a session of the first bundled lesson is started in
-the database, a fresh browser opens its join link, types a name and clicks *Join*; measured from the click
-until the lesson panel of the lesson's first page is painted. Medians of ``repeat``.
+Every page that is not a scenario and draws a chart on opening (the release ledger) is compared, to that
+chart, with the bare page opened the same way (a new visitor of a server that has served it before). A
+student's *Join*: a session of the first bundled lesson is started in the database, a fresh browser opens
+its join link, types a name and clicks *Join*; measured from the click until the lesson panel of the
+lesson's first page is painted. Medians of ``repeat``.
 """
 
 from __future__ import annotations
@@ -29,14 +30,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.first_chart import CHROMIUM, CHROMIUM_ARGS, _server  # noqa: E402
 from benchmarks.load import free_port  # noqa: E402
-from benchmarks.slider_step import BARE, CHROMIUM, CHROMIUM_ARGS, _server  # noqa: E402
+from benchmarks.slider_step import BARE, script_state  # noqa: E402
 
 #: installed before any page script: the time (the page's clock, ms since the epoch) of the first
 #: contentful paint and of the first paint after the main area had a title
 PROBE = """
 (() => {
-  const T = (window.__open = {fcp: null, title: null, lesson: null});
+  const T = (window.__open = {fcp: null, title: null, lesson: null, chart: null});
   const now = () => performance.timeOrigin + performance.now();
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
@@ -52,6 +54,7 @@ PROBE = """
   new MutationObserver(() => {
     seen('title', '[data-testid="stMain"] h1');
     seen('lesson', '.st-key-lesson_panel');
+    seen('chart', '[data-testid="stMain"] .js-plotly-plot .main-svg');
   }).observe(document, {subtree: true, childList: true});
 })();
 """
@@ -66,20 +69,12 @@ def _context(browser):
 
 
 def _settled(pg, quiet_s: float = 0.5, timeout_s: float = 180) -> None:
+    """Wait until the app's run has finished and it stays so for ``quiet_s``."""
     deadline = time.time() + timeout_s
     while time.time() < deadline:
-        state = pg.evaluate(
-            "() => { const a = document.querySelector('[data-testid=\"stApp\"]'); "
-            "return a && a.getAttribute('data-test-script-state'); }"
-        )
-        if state == "notRunning":
+        if script_state(pg) == "notRunning":
             time.sleep(quiet_s)
-            if (
-                pg.evaluate(
-                    "() => document.querySelector('[data-testid=\"stApp\"]').getAttribute('data-test-script-state')"
-                )
-                == "notRunning"
-            ):
+            if script_state(pg) == "notRunning":
                 return
         time.sleep(0.05)
     raise TimeoutError("the page did not settle")
@@ -93,34 +88,31 @@ def cold_open(browser, url: str) -> dict:
         start = pg.evaluate("() => performance.timeOrigin")
         pg.wait_for_function("() => window.__open.title > 0", timeout=180_000)
         _settled(pg)
+        # a chart is drawn by plotly after the run has ended: wait for it when the page has one
+        pg.wait_for_function(
+            '() => !document.querySelector(\'[data-testid="stMain"] [data-testid="stPlotlyChart"]\') '
+            "|| window.__open.chart > 0",
+            timeout=180_000,
+        )
         done = pg.evaluate("() => performance.timeOrigin + performance.now()")
         t = pg.evaluate("() => window.__open")
         return {
             "first_paint_s": (t["fcp"] - start) / 1000 if t["fcp"] else None,
             "useful_s": (t["title"] - start) / 1000,
+            "chart_s": (t["chart"] - start) / 1000 if (t["chart"] or 0) > 0 else None,
             "settled_s": (done - start) / 1000,
         }
     finally:
         ctx.close()
 
 
-def first_chart(browser, url: str) -> float:
-    """Seconds from the request until the page's first plotly chart is drawn (a warm visitor)."""
-    ctx, pg = _context(browser)
-    try:
-        t0 = time.perf_counter()
-        pg.goto(url)
-        pg.locator(".js-plotly-plot .main-svg").first.wait_for(state="attached")
-        return time.perf_counter() - t0
-    finally:
-        ctx.close()
-
-
 def join(browser, base: str, code: str, name: str) -> float:
     """Seconds from a student's click on *Join* until the lesson is painted on its first page."""
+    from hetdp_ui.folders import page_for
+
     ctx, pg = _context(browser)
     try:
-        pg.goto(f"{base}/Class?code={code}")
+        pg.goto(f"{base}/{page_for('live class').url}?code={code}")
         box = pg.get_by_role("textbox", name="your display name (the class sees it; no account needed)")
         box.fill(name)
         box.press("Tab")
@@ -133,8 +125,13 @@ def join(browser, base: str, code: str, name: str) -> float:
         ctx.close()
 
 
+def _medians(rows: list[dict]) -> dict:
+    return {k: statistics.median(v) if (v := [r[k] for r in rows if r[k] is not None]) else None for k in rows[0]}
+
+
 def measure(*, repeat: int = 2) -> dict:
-    """Every menu page's cold open, the ledger against the bare page, a student's Join (medians)."""
+    """Every menu page's opening by a new visitor, and a student's Join (medians of ``repeat``); every page
+    that is not a scenario and draws a chart when opened (the release ledger) against the bare page."""
     from playwright.sync_api import sync_playwright
 
     from hetdp_core.lessons import bundled_lessons
@@ -150,22 +147,22 @@ def measure(*, repeat: int = 2) -> dict:
     app = _server(ROOT / "app.py", app_port, env)
     floor = _server(bare, bare_port)
     base = f"http://127.0.0.1:{app_port}"
-    out: dict = {"cold_open": {}}
+    out: dict = {"cold_open": {}, "tool_chart_ratio": {}}
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-            urls = [u for _, _, u, _, _ in pages() + tools()]
-            for url in urls:
-                rows = [cold_open(browser, f"{base}/{url}") for _ in range(repeat)]
-                out["cold_open"][url] = {k: statistics.median(r[k] for r in rows if r[k] is not None) for k in rows[0]}
-            rows = [cold_open(browser, f"http://127.0.0.1:{bare_port}/") for _ in range(repeat)]
-            out["bare_open"] = {k: statistics.median(r[k] for r in rows if r[k] is not None) for k in rows[0]}
-            ledger, floor_chart = [], []
-            for _ in range(repeat):  # alternate: the machine's load hits both
-                ledger.append(first_chart(browser, f"{base}/Release_ledger"))
-                floor_chart.append(first_chart(browser, f"http://127.0.0.1:{bare_port}/"))
-            out["ledger_open_s"], out["bare_chart_s"] = statistics.median(ledger), statistics.median(floor_chart)
-            out["ledger_open_ratio"] = out["ledger_open_s"] / out["bare_chart_s"]
+            floor_rows = []
+            for url in [u for _, _, u, _, _ in pages() + tools()]:
+                rows = []
+                for _ in range(repeat):  # alternate with the bare page: the machine's load hits both
+                    rows.append(cold_open(browser, f"{base}/{url}"))
+                    floor_rows.append(cold_open(browser, f"http://127.0.0.1:{bare_port}/"))
+                out["cold_open"][url] = _medians(rows)
+            out["bare_open"] = _medians(floor_rows)
+            for url in (u for _, _, u, _, _ in tools()):  # a tool page that draws a chart on opening
+                chart = out["cold_open"][url]["chart_s"]
+                if chart is not None:
+                    out["tool_chart_ratio"][url] = chart / out["bare_open"]["chart_s"]
             lesson = bundled_lessons()[0]
             store = ClassStore()
             joins = [join(browser, base, store.start(lesson.id).code, f"student {i}") for i in range(repeat)]

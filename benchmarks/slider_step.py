@@ -29,9 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import runpy
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,11 +38,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.first_chart import CHROMIUM, CHROMIUM_ARGS, _server, keep_result  # noqa: E402
 from benchmarks.load import free_port  # noqa: E402
 from hetdp_core.registry import specs  # noqa: E402
-
-_BROWSER = runpy.run_path(str(ROOT / "tests" / "browser" / "conftest.py"))
-CHROMIUM, CHROMIUM_ARGS = _BROWSER["CHROMIUM"], _BROWSER["CHROMIUM_ARGS"]
 
 #: the floor: one sidebar slider, one plotly chart of 2 000 points depending on it
 BARE = """
@@ -101,31 +97,19 @@ PROBE = """
 SLIDER = '[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]'
 
 
-def _server(script: Path, port: int, env: dict | None = None) -> subprocess.Popen:
-    from hetdp_ui.serve import _healthy
-
-    cmd = [sys.executable, "-m", "hetdp_ui.launch", "run", str(script), "--server.port", str(port)]
-    cmd += ["--server.address", "127.0.0.1", "--server.headless", "true"]
-    proc = subprocess.Popen(
-        cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
+def script_state(pg) -> str | None:
+    """The app's run state as Streamlit's frontend shows it (``running``, ``notRunning``, …)."""
+    return pg.evaluate(
+        "() => { const a = document.querySelector('[data-testid=\"stApp\"]'); "
+        "return a && a.getAttribute('data-test-script-state'); }"
     )
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        if _healthy(f"http://127.0.0.1:{port}"):
-            return proc
-        time.sleep(0.2)
-    proc.kill()
-    raise SystemExit(f"server for {script} did not start")
 
 
 def _idle(pg, quiet_ms: float = 600, timeout_s: float = 120) -> None:
     """Wait until the app is not running and no websocket message arrived for ``quiet_ms``."""
     deadline = time.time() + timeout_s
     while time.time() < deadline:
-        state = pg.evaluate(
-            "() => { const a = document.querySelector('[data-testid=\"stApp\"]'); return a && "
-            "a.getAttribute('data-test-script-state'); }"
-        )
+        state = script_state(pg)
         last = pg.evaluate("() => { const m = window.__step.msgs; return m.length ? m[m.length - 1][0] : 0; }")
         now = pg.evaluate("() => performance.timeOrigin + performance.now()")
         if state == "notRunning" and now - last > quiet_ms:
@@ -240,48 +224,53 @@ def summarise(rows: list[dict]) -> dict:
 
 def measure(pages: list[str], *, steps: int = 5, rounds: int = 2) -> dict:
     """Slider steps on ``pages`` and on the bare page, alternating, in one run: per page the medians
-    (:func:`summarise`), the bare page's median step and both ratios; ``bare`` the floor's own medians."""
+    (:func:`summarise`), the bare page's median step and both ratios; ``bare`` the floor's own medians.
+    Each round has a freshly started app server: a round's steps take the values of the round before,
+    which its run cache would answer."""
     from playwright.sync_api import sync_playwright
 
     tmp = Path(tempfile.mkdtemp(prefix="hetdp-step-"))
     bare = tmp / "bare.py"
     bare.write_text(BARE)
     log = tmp / "timing.jsonl"
-    app_port, bare_port = free_port(), free_port()
-    app = _server(ROOT / "app.py", app_port, {"HETDP_TIMING": str(log)})
+    bare_port = free_port()
     floor = _server(bare, bare_port)
-    out: dict = {"pages": {}}
+    rows: dict[str, list] = {p: [] for p in pages}
+    floor_rows: dict[str, list] = {p: [] for p in pages}
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-            bare_rows: list[dict] = []
-            for page in pages:
-                rows, floor_rows = [], []
-                for _ in range(rounds):  # alternate: the machine's load hits both
-                    rows += steps_on(browser, f"http://127.0.0.1:{app_port}/{page}", steps, log)
-                    floor_rows += steps_on(browser, f"http://127.0.0.1:{bare_port}/", steps, None)
-                bare_rows += floor_rows
-                row = summarise(rows)
-                row["bare_step_s"] = _median(floor_rows, "step_s")
-                row["step_ratio"] = row["step_s"] / row["bare_step_s"]
-                fa = row["first_answer_s"]
-                row["first_answer_ratio"] = None if fa is None else fa / row["bare_step_s"]
-                out["pages"][page] = row
-                print(
-                    f"{page:22s} step {row['step_s']:.2f} s ({row['step_ratio']:.2f}× bare "
-                    f"{row['bare_step_s']:.2f} s), "
-                    f"first answer {fa if fa is not None else float('nan'):.2f} s; run {row['run_s'] or 0:.2f} "
-                    f"figures {row['figures_s'] or 0:.2f} serialisation {row['serialisation_s'] or 0:.2f} "
-                    f"panels {row['panels_s'] or 0:.2f} browser {row['browser_s']:.2f} s, "
-                    f"{(row['bytes'] or 0) / 1e3:.0f} kB",
-                    flush=True,
-                )
-            out["bare"] = summarise(bare_rows)
+            for _ in range(rounds):
+                app_port = free_port()
+                app = _server(ROOT / "app.py", app_port, {"HETDP_TIMING": str(log)})
+                try:
+                    for page in pages:  # page and bare page alternate: the machine's load hits both
+                        rows[page] += steps_on(browser, f"http://127.0.0.1:{app_port}/{page}", steps, log)
+                        floor_rows[page] += steps_on(browser, f"http://127.0.0.1:{bare_port}/", steps, None)
+                finally:
+                    app.terminate()
+                    app.wait(30)
             browser.close()
     finally:
-        for proc in (app, floor):
-            proc.terminate()
-            proc.wait(30)
+        floor.terminate()
+        floor.wait(30)
+    out: dict = {"pages": {}}
+    for page in pages:
+        row = summarise(rows[page])
+        row["bare_step_s"] = _median(floor_rows[page], "step_s")
+        row["step_ratio"] = row["step_s"] / row["bare_step_s"]
+        fa = row["first_answer_s"]
+        row["first_answer_ratio"] = None if fa is None else fa / row["bare_step_s"]
+        out["pages"][page] = row
+        print(
+            f"{page:22s} step {row['step_s']:.2f} s ({row['step_ratio']:.2f}× bare "
+            f"{row['bare_step_s']:.2f} s), first answer {fa if fa is not None else float('nan'):.2f} s; "
+            f"run {row['run_s'] or 0:.2f} figures {row['figures_s'] or 0:.2f} serialisation "
+            f"{row['serialisation_s'] or 0:.2f} panels {row['panels_s'] or 0:.2f} browser {row['browser_s']:.2f} s "
+            f"(busy {row['browser_busy_s'] or 0:.2f} s), {(row['bytes'] or 0) / 1e3:.0f} kB",
+            flush=True,
+        )
+    out["bare"] = summarise([r for page in pages for r in floor_rows[page]])
     return out
 
 
@@ -294,10 +283,7 @@ def main(argv=None) -> dict:
     load_before = os.getloadavg()
     out = {"machine": {"cpus": os.cpu_count()}, **measure(a.pages.split(","), steps=a.steps, rounds=a.rounds)}
     out["load_average"] = {"before": list(load_before), "after": list(os.getloadavg())}
-    res = ROOT / "benchmarks" / "results"
-    res.mkdir(exist_ok=True)
-    (res / "slider_step.json").write_text(json.dumps(out, indent=2))
-    return out
+    return keep_result("slider_step", out)
 
 
 if __name__ == "__main__":

@@ -266,12 +266,15 @@ def _open_lines(data: dict) -> list[str]:
     o = data.get("open") or {}
     if not o:
         return []
-    return [
-        f"The release ledger opens (to its first chart) in {_s(o.get('ledger_open_s'))}: "
-        f"{_x(o.get('ledger_open_ratio'))} a bare page's {_s(o.get('bare_chart_s'))}"
-        f"{_target(o.get('ledger_open_ratio'), LIVE_TARGETS['ledger'])}.",
+    bare = (o.get("bare_open") or {}).get("chart_s")
+    lines = [
+        f"{_title(page)} opens to its first chart in {_s(o['cold_open'][page].get('chart_s'))}: {_x(ratio)} the "
+        f"bare page's {_s(bare)}{_target(ratio, LIVE_TARGETS['ledger'])}."
+        for page, ratio in (o.get("tool_chart_ratio") or {}).items()
+    ]
+    return lines + [
         f"A student's *Join* shows the lesson {_s(o.get('join_s'))} after the click"
-        f"{_target(o.get('join_s'), LIVE_TARGETS['join_s'], ' s')}.",
+        f"{_target(o.get('join_s'), LIVE_TARGETS['join_s'], ' s')}."
     ]
 
 
@@ -301,7 +304,7 @@ def _short(x: float | None, limit: float) -> str:
 
 
 def _open_summary(data: dict) -> list[str]:
-    """README's line on opening pages: the slowest title, the ledger, a Join."""
+    """README's line on opening pages: the slowest title, the pages that are not scenarios, a Join."""
     o = data.get("open") or {}
     cold = o.get("cold_open") or {}
     if not cold:
@@ -309,10 +312,13 @@ def _open_summary(data: dict) -> list[str]:
     worst = max(cold, key=lambda p: cold[p]["useful_s"])
     useful, t = cold[worst]["useful_s"], LIVE_TARGETS
     mark = lambda ok, v: v if ok else f"**{v}**"  # noqa: E731
+    tools = "".join(
+        f"; {_title(p)} opens in {_short(r, t['ledger'])} a bare page's time"
+        for p, r in (o.get("tool_chart_ratio") or {}).items()
+    )
     return [
         f"Opening a page, every title is painted within {mark(useful <= t['useful_s'], _s(useful))} ({_title(worst)}; "
-        f"a bare page {_s((o.get('bare_open') or {}).get('useful_s'))}); the ledger opens in "
-        f"{_short(o.get('ledger_open_ratio'), t['ledger'])} a bare page's time; a student's Join shows the lesson "
+        f"a bare page {_s((o.get('bare_open') or {}).get('useful_s'))}){tools}; a student's Join shows the lesson "
         f"in {mark((o.get('join_s') or 99) <= t['join_s'], _s(o.get('join_s')))}."
     ]
 

@@ -441,25 +441,39 @@ def pending_fields(result: Result) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(result) if getattr(result, f.name) is PENDING)
 
 
+def _page_call(fn, scenario, options: RunOptions | None):
+    """(the page module of ``fn``, the options to call it with): ``options`` defaults to
+    :data:`DEFAULT_OPTIONS`; a scenario of another page or options of another type are programming errors
+    (``TypeError``), an upload to a page that takes none an input error."""
+    import sys
+
+    module = sys.modules[fn.__module__]
+    options = DEFAULT_OPTIONS if options is None else options
+    if not isinstance(options, RunOptions):
+        raise TypeError(f"options must be a RunOptions; got {type(options).__name__}")
+    if not isinstance(scenario, module.SCENARIO):
+        raise TypeError(
+            f"{module.__name__}.{fn.__name__} needs a {module.SCENARIO.__name__}; got {type(scenario).__name__}"
+        )
+    spec = module.PAGE_SPEC
+    if options.upload is not None and not spec.upload:
+        raise InputError(
+            f"upload: {spec.title} takes no data file; got {len(options.upload):,} bytes. Drop the file "
+            "(pages that take one say so under their data source)."
+        )
+    return module, options
+
+
 def page_quick(quick):
     """Decorator of a page's ``quick(scenario, *, options)``, the part of its run computed without
     simulation — the guarantee checks, the analytic curves and every input check of the run — which the
-    app shows first (:func:`partial_result`; the page's ``run`` builds on it). ``options`` defaults to
-    :data:`DEFAULT_OPTIONS`; types are checked as by :func:`page_run`; an input the run would refuse is
-    refused here."""
+    app shows first (:func:`partial_result`; the page's ``run`` builds on it). Arguments are checked as
+    by :func:`page_run`; an input the run would refuse is refused here."""
     import functools
-    import sys
 
     @functools.wraps(quick)
     def wrapped(scenario, *, options: RunOptions | None = None):
-        module = sys.modules[quick.__module__]
-        options = DEFAULT_OPTIONS if options is None else options
-        if not isinstance(options, RunOptions):
-            raise TypeError(f"options must be a RunOptions; got {type(options).__name__}")
-        if not isinstance(scenario, module.SCENARIO):
-            raise TypeError(
-                f"{module.__name__}.quick needs a {module.SCENARIO.__name__}; got {type(scenario).__name__}"
-            )
+        _, options = _page_call(quick, scenario, options)
         return quick(scenario, options=options)
 
     return wrapped
@@ -471,22 +485,10 @@ def page_run(run):
     the result carries ``privacy_meaning`` (:func:`with_meaning`). A scenario of another page or
     options of another type are programming errors (``TypeError``), not input."""
     import functools
-    import sys
 
     @functools.wraps(run)
     def wrapped(scenario, *, options: RunOptions | None = None):
-        module = sys.modules[run.__module__]
-        options = DEFAULT_OPTIONS if options is None else options
-        if not isinstance(options, RunOptions):
-            raise TypeError(f"options must be a RunOptions; got {type(options).__name__}")
-        if not isinstance(scenario, module.SCENARIO):
-            raise TypeError(f"{module.__name__}.run needs a {module.SCENARIO.__name__}; got {type(scenario).__name__}")
-        spec = module.PAGE_SPEC
-        if options.upload is not None and not spec.upload:
-            raise InputError(
-                f"upload: {spec.title} takes no data file; got {len(options.upload):,} bytes. Drop the file "
-                "(pages that take one say so under their data source)."
-            )
+        module, options = _page_call(run, scenario, options)
         result = run(scenario, options=options)
         left = pending_fields(result)
         if left:  # a run that forgot a field its quick part left to it: a programming error

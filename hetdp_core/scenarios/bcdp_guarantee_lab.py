@@ -303,7 +303,7 @@ QUESTION = (
 )
 
 SCENARIO = GuaranteeLab
-__all__ = ["GuaranteeLab", "SCENARIO", "PRESETS", "run", "quick", "levels_text", "RR_QS"]
+__all__ = ["GuaranteeLab", "SCENARIO", "PRESETS", "run", "levels_text", "RR_QS"]
 
 
 def summarize(result: GuaranteeLabResult) -> tuple[str, ...]:

@@ -316,7 +316,7 @@ QUESTION = (
 )
 
 SCENARIO = DpSgdSchedules
-__all__ = ["DpSgdSchedules", "SCENARIO", "PRESETS", "run", "quick", "METHODS", "STEP_OPTIONS", "schedules", "data"]
+__all__ = ["DpSgdSchedules", "SCENARIO", "PRESETS", "run", "METHODS", "STEP_OPTIONS", "schedules", "data"]
 
 
 def summarize(result: DpSgdResult) -> tuple[str, ...]:

@@ -395,7 +395,6 @@ def run(s: FeaturePrivacy, *, options: sc.RunOptions) -> FeaturePrivacyResult:
 __all__ = [
     "FeaturePrivacy",
     "run",
-    "quick",
     "paper_preset",
     "PRESETS",
     "PRESET_KEYS",

@@ -418,7 +418,7 @@ QUESTION = (
 )
 
 SCENARIO = MechanismLab
-__all__ = ["MechanismLab", "SCENARIO", "PRESETS", "run", "quick", "EPS_GRID", "DELTA_GRID"]
+__all__ = ["MechanismLab", "SCENARIO", "PRESETS", "run", "EPS_GRID", "DELTA_GRID"]
 
 
 def summarize(result: MechanismLabResult) -> tuple[str, ...]:

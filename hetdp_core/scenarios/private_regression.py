@@ -342,7 +342,7 @@ QUESTION = (
 )
 
 SCENARIO = PrivateRegression
-__all__ = ["PrivateRegression", "SCENARIO", "PRESETS", "run", "quick", "N_GRID", "EPS_GRID", "THETA"]
+__all__ = ["PrivateRegression", "SCENARIO", "PRESETS", "run", "N_GRID", "EPS_GRID", "THETA"]
 
 
 def summarize(result: PrivateRegressionResult) -> tuple[str, ...]:
