@@ -339,8 +339,9 @@ def render_live_readme(data: dict) -> str:
     bare = (data.get("bare") or {}).get("step_s")
     return (
         _table(["page", "slider step (× bare page)", "first answer (× bare page)", "first chart: first / next"], rows)
-        + "".join(f"\n\n{line}" for line in _open_summary(data))
-        + f"\n\n*{data.get('recorded', 'date unknown')}, 2 cores: bare page's step {_s(bare)}; {_load(data)}. "
+        + "\n\n"
+        + "".join(f"{line} " for line in _open_summary(data))
+        + f"*{data.get('recorded', 'date unknown')}, 2 cores: bare page's step {_s(bare)}; {_load(data)}. "
         "Targets ≤ 3×, ≤ 1.5×, ≤ 3× / ≤ 1.5× (bold: missed). `make bench-live` re-records it.*"
     )
 
