@@ -120,10 +120,11 @@ _PER_POINT = ("text", "hovertext", "customdata", "ids", "textposition")
 
 
 def screen_indices(x: np.ndarray, y: np.ndarray, most: int = SCREEN_POINTS) -> np.ndarray | None:
-    """The points of a line (``x`` increasing) a screen can show: in each of ``most // 2`` equal runs of
+    """The points of a line (``x`` increasing) a screen can show: in each of ``most // 4`` equal runs of
     points, the first and last and the lowest and highest (min–max decimation: every extreme a pixel
-    column would draw is kept, so the drawn envelope is the same). None when the line is short, or not
-    a function of an increasing x."""
+    column would draw is kept, so the drawn envelope is the same), and every point at a round x (one
+    significant digit: 1 000, 2·10⁻³), the values a reader (or a lesson's question) asks for and reads by
+    hovering. None when the line is short, or not a function of an increasing x."""
     n = y.size
     if n <= most or x.size != n or not np.all(np.diff(x) > 0):
         return None
@@ -135,6 +136,9 @@ def screen_indices(x: np.ndarray, y: np.ndarray, most: int = SCREEN_POINTS) -> n
             keep.update((int(r[0]), int(r[-1])))
             if np.isfinite(seg).any():
                 keep.update((int(r[np.nanargmin(seg)]), int(r[np.nanargmax(seg)])))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lead = x / 10.0 ** np.floor(np.log10(np.abs(x)))
+        keep.update(np.flatnonzero((x == 0) | (np.abs(lead - np.round(lead)) < 1e-9)).tolist())
     return np.array(sorted(keep))
 
 

@@ -47,8 +47,9 @@ def test_screen_points_keep_every_extreme_of_a_long_line():
     x = np.arange(20_000.0)
     y = np.sin(x / 300) + (x == 12_345) * 5.0  # a spike one point wide
     keep = screen_indices(x, y)
-    assert keep.size <= SCREEN_POINTS and keep[0] == 0 and keep[-1] == x.size - 1
+    assert keep.size <= SCREEN_POINTS + 64 and keep[0] == 0 and keep[-1] == x.size - 1
     assert 12_345 in keep and np.isclose(y[keep].max(), y.max()) and np.isclose(y[keep].min(), y.min())
+    assert {1000, 2000, 10_000, 7} <= set(keep.tolist())  # round x values, which a reader asks for, are kept
     assert screen_indices(x[:500], y[:500]) is None  # a short line is sent whole
     assert screen_indices(x[::-1], y) is None  # not a function of an increasing x (a band's outline)
 
@@ -66,4 +67,4 @@ def test_a_figure_keeps_its_points_and_sends_a_screens_worth(mode):
     import base64
 
     n_sent = len(base64.b64decode(sent["x"]["bdata"])) // 8
-    assert n_sent == (5000 if mode == "markers" else n_sent) and (mode == "markers" or n_sent <= SCREEN_POINTS)
+    assert n_sent == (5000 if mode == "markers" else n_sent) and (mode == "markers" or n_sent <= SCREEN_POINTS + 64)
