@@ -17,7 +17,16 @@ from typing import Any, Protocol
 
 from ._doc import document
 
-__all__ = ["Memo", "size_of", "SharedStore", "set_shared_store", "shared_store", "memoised", "content_key"]
+__all__ = [
+    "Memo",
+    "size_of",
+    "SharedStore",
+    "set_shared_store",
+    "shared_store",
+    "memoised",
+    "content_key",
+    "clear_memoised",
+]
 
 
 def size_of(obj, _depth: int = 0) -> int:
@@ -171,6 +180,16 @@ def _read_only(value):
     return value
 
 
+#: every memo made by :func:`memoised`, for :func:`clear_memoised`
+_MEMOISED: list[Memo] = []
+
+
+def clear_memoised() -> None:
+    """Empty every memo of :func:`memoised` (a test that patches the core computes afresh)."""
+    for memo in _MEMOISED:
+        memo.clear()
+
+
 def memoised(max_bytes: int, *, name: str, key: Callable | None = None):
     """Decorator: keep a deterministic function's values in a :class:`Memo` of ``max_bytes``, keyed by
     the content of its arguments (:func:`content_key`) or by ``key(*args, **kw)`` — the inputs the value
@@ -182,6 +201,7 @@ def memoised(max_bytes: int, *, name: str, key: Callable | None = None):
 
     def deco(fn):
         memo = Memo(max_bytes, name=name)
+        _MEMOISED.append(memo)
 
         @functools.wraps(fn)
         def wrapper(*args, **kw):

@@ -10,7 +10,6 @@ import os
 
 import streamlit as st
 
-from hetdp_core.memo import Memo
 from hetdp_core.scenario import READING, InputError, RunOptions, Scenario
 from hetdp_ui.runcache import ENV as CACHE_ENV
 from hetdp_ui.runcache import DiskStore, RunCache, install_shared_memo
@@ -52,11 +51,6 @@ def _run_key(scenario: Scenario, upload: bytes | None):
     return computed, (computed.PAGE, tuple(sorted(computed.to_query().items())), digest)
 
 
-#: staged results (hetdp_ui.staged), one per view, shared by the sessions that open it (the figure memo keys
-#: them by identity); each keeps its quick part and, once read, the run
-_STAGED = Memo(128 * 2**20, name="staged results")
-
-
 def staged_run(scenario: Scenario, *, upload: bytes | None = None):
     """The page's result for its shell. A page whose core has a quick part (the ``quick`` hook) gets a
     :class:`~hetdp_ui.staged.Staged` result: the quick part computed now, here (it simulates nothing:
@@ -92,7 +86,7 @@ def staged_run(scenario: Scenario, *, upload: bytes | None = None):
         return Staged(quick(computed, options=RunOptions(upload=upload)), finish(computed))
 
     with part("run"):  # a view of an uploaded file is not kept (its bytes would be, uncounted)
-        staged = make() if upload else _STAGED.get_or_compute(key, make)
+        staged = make() if upload else runs().staged.get_or_compute(key, make)
     if scenario == computed:
         return staged
     import dataclasses

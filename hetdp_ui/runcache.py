@@ -271,6 +271,8 @@ class RunCache:
         self.disk = disk
         self.max_bytes = int(max_bytes)
         self._data = Memo(self.max_bytes, name="runs")
+        #: staged results (hetdp_ui.staged), one per view: a quick part and, once read, its run (in memory only)
+        self.staged = Memo(max(self.max_bytes // 4, 1), name="staged results")
         self._lock = threading.Lock()
         self._inflight: dict = {}
         self.hits = 0
@@ -326,6 +328,7 @@ class RunCache:
 
     def clear(self) -> None:
         self._data.clear()
+        self.staged.clear()
 
 
 class _OpenedOnUse:
