@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
 PORT   ?= 8501
 
-.PHONY: docs run dev serve test check test-fast lint format bench load load-rush install install-test chromium nginx postgresql clean
+.PHONY: docs run dev serve test check test-fast lint format bench bench-live load load-rush install install-test chromium nginx postgresql clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -113,6 +113,13 @@ test-fast: $(TSTAMP)
 bench: $(TSTAMP) chromium
 	$(PY) -m compileall -q hetdp_core hetdp_ui
 	$(PY) benchmarks/run.py
+
+# the Must-show ratios of a live page in one run and one command (slider steps, first answers and first
+# charts against a bare Streamlit page, a solve against its view, the simulations against the RNG floor):
+# records benchmarks/recorded/live.json and rewrites its tables in docs/benchmarks.md and README.md
+bench-live: $(TSTAMP) chromium
+	$(PY) -m compileall -q hetdp_core hetdp_ui
+	$(PY) benchmarks/live.py --record
 
 # N virtual users speaking Streamlit's websocket protocol against a production-settings server,
 # then the long fault runs (kill workers under load, 40 heavy users, a corrupted shared cache), then a

@@ -8,6 +8,7 @@ from hetdp_core.registry import cited_sources
 from hetdp_ui import nav as _nav
 from hetdp_ui.class_queue import in_turn
 from hetdp_ui.nav import app_link, doc_link, scenario_entries, sidebar_nav, start_links, tools
+from hetdp_ui.timing import script_run
 
 
 def home() -> None:
@@ -68,5 +69,7 @@ nav = st.navigation(
     [home_page] + [st.Page(f, title=t, icon=i, url_path=u) for f, t, u, i, _ in scenario_entries() + tools()],
     position="hidden",
 )
-with in_turn(nav.url_path):  # a class's students in their turn when the server is saturated
+# make bench's timing of a script run (off unless HETDP_TIMING is set), including a student's wait for
+# their turn when the server is saturated (a class's students run in turn)
+with script_run(nav.url_path), in_turn(nav.url_path):
     nav.run()

@@ -45,12 +45,26 @@ st.plotly_chart(go.Figure(go.Scatter(x=[1, 2, 3], y=[1, 3, 2])))
 """
 
 
-def _server(script: Path, port: int) -> subprocess.Popen:
+def keep_result(name: str, out: dict) -> dict:
+    """Write ``out`` to ``benchmarks/results/<name>.json`` (the last run of a tool; not recorded) and return it."""
+    res = ROOT / "benchmarks" / "results"
+    res.mkdir(exist_ok=True)
+    (res / f"{name}.json").write_text(json.dumps(out, indent=2))
+    return out
+
+
+def _server(script: Path, port: int, env: dict | None = None) -> subprocess.Popen:
+    """``script`` served with the ``make run`` settings on ``port`` (``env``: variables added to this
+    process's environment), once it answers."""
+    import os
+
     from hetdp_ui.serve import _healthy
 
     cmd = [sys.executable, "-m", "hetdp_ui.launch", "run", str(script), "--server.port", str(port)]
     cmd += ["--server.address", "127.0.0.1", "--server.headless", "true"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
+    )
     deadline = time.time() + 120
     while time.time() < deadline:
         if _healthy(f"http://127.0.0.1:{port}"):
@@ -119,10 +133,7 @@ def main(argv=None) -> dict:
                 flush=True,
             )
         browser.close()
-    res = ROOT / "benchmarks" / "results"
-    res.mkdir(exist_ok=True)
-    (res / "first_chart.json").write_text(json.dumps(out, indent=2))
-    return out
+    return keep_result("first_chart", out)
 
 
 if __name__ == "__main__":

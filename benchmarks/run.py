@@ -23,6 +23,8 @@ Measured, not asserted: timed tests are flaky.
   privacy: its sweep, n = 10 000, 30 trials, 9 q's), computed from scratch by the core;
 * page_default_apptest / page_default_cached — the whole page rendered by Streamlit's AppTest,
   first run and a rerun with the same inputs (cache hit);
+* live — ``benchmarks/live.py`` with this run's first charts, solves and RNG floor: slider steps on
+  every analysis page against a bare Streamlit page (recorded as ``live``: README's performance table);
 * ledger_200x1e5_* — a 200-release plan repeated 10⁵ times: the whole ledger, and its PLD accountant
   against the previous one (dp-accounting's self-composition at a capped step) in the same run.
 """
@@ -528,7 +530,8 @@ def main() -> None:
     results.update(hetero_weights())
     results["hetero_fast_weights_1e6_in_sorts"] = results["hetero_fast_weights_1e6"] / results["floor_sort_1e6"]
     results.update(all_pages())
-    results.update(solve_vs_view())
+    solve = solve_vs_view()
+    results.update(solve)
     if "--zcdp" in sys.argv:
         print(json.dumps(results, indent=2))
         return
@@ -549,10 +552,12 @@ def main() -> None:
         results.update(fig3_dask())
         results["fig4a_full"] = fig("fig4a")
         results["fig4b_full"] = fig("fig4b")
+    charts = None
     if "--no-browser" not in sys.argv:  # time to the first chart in Chromium against a bare Streamlit page
         from benchmarks.first_chart import main as first_chart
 
-        for page, row in first_chart(["--repeat", "1" if quick else "3"]).items():
+        charts = first_chart(["--repeat", "1" if quick else "3"])
+        for page, row in charts.items():
             results[f"first_chart_{page}_first_ratio"] = row["first_ratio"]
             results[f"first_chart_{page}_next_ratio"] = row["next_ratio"]
     out = ROOT / "benchmarks" / "results"
@@ -562,6 +567,11 @@ def main() -> None:
         from benchmarks.tables import record
 
         record("bench", results)
+        if charts is not None:  # and the live page's (README's performance table): slider steps, with the above
+            from benchmarks.live import main as live
+
+            rng = {k: v for k, v in results.items() if k.startswith("fig3_subset_")}
+            live(["--record"], reuse={"first_chart": charts, "solve": solve, "rng_floor": rng})
     for k, v in results.items():
         if k != "machine":
             unit = (

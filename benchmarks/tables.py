@@ -6,7 +6,8 @@ markers ``<!-- begin: written by <name> -->`` and ``<!-- end: <name> -->``. Nobo
 ``tests/test_benchmark_tables.py`` renders every block again from its recorded run and fails when the
 page differs (a hand edit, or a run recorded without its table).
 
-Names: ``bench`` (``benchmarks/run.py``), ``load`` (``benchmarks/load.py`` on one server), ``load-k1``
+Names: ``bench`` (``benchmarks/run.py``), ``live`` (``benchmarks/live.py``, whose table README.md shows too:
+its performance table, between the same markers), ``load`` (``benchmarks/load.py`` on one server), ``load-k1``
 and ``load-k2`` (the same through nginx with one and two workers), ``faults`` (``benchmarks/faults.py``),
 ``class``, ``rush`` and ``two-machines`` (``benchmarks/class_load.py`` and its scenarios); the rush also
 writes the capacity block of ``docs/operations.md``. ``python -m benchmarks.tables`` rewrites every block
@@ -20,57 +21,15 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from benchmarks.table_format import _machine, _pages_of, _s, _table, _target, _title, _x
+from benchmarks.tables_live import render_live, render_live_readme
+
 ROOT = Path(__file__).resolve().parents[1]
 RECORDED = ROOT / "benchmarks" / "recorded"
 DOC = ROOT / "docs" / "benchmarks.md"
 
 
-def _title(page: str) -> str:
-    """A page's title from the registry (``My_page``, ``1_My_page``); other pages (the
-    lessons, the docs) by their file name."""
-    page = re.sub(r"^\d+_", "", page)
-    try:
-        from hetdp_core.registry import get
-
-        return get(page).PAGE_SPEC.title
-    except ValueError:  # not a scenario page (InputError is a ValueError)
-        return page.replace("_", " ")
-
-
-def _s(x: float | None, digits: int = 2) -> str:
-    return "—" if x is None else f"{x:.{digits}f} s"
-
-
-def _x(x: float | None) -> str:
-    return "—" if x is None else f"{x:.3g}×"
-
-
-def _target(x: float | None, limit: float, unit: str = "×") -> str:
-    """Whether a measured value meets its target (shown, met or not)."""
-    if x is None:
-        return ""
-    return f" (target ≤ {limit:g}{unit}: {'met' if x <= limit else '**not met**'})"
-
-
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
-def _machine(data: dict) -> str:
-    m = data.get("machine") or {}
-    cpus = m.get("cpus", data.get("machine_cpus"))
-    extra = f", Python {m['python']}" if "python" in m else ""
-    return f"*Recorded on a machine with {cpus} CPUs{extra}, {data.get('recorded', 'date unknown')}.*"
-
-
 # ------------------------------------------------------------------ make bench
-def _pages_of(data: dict, prefix: str, suffix: str) -> dict[str, float]:
-    pat = re.compile(rf"^{re.escape(prefix)}(.+){re.escape(suffix)}$")
-    return {m.group(1): v for k, v in data.items() if (m := pat.match(k))}
-
-
 def _bench_rows_per_page(data: dict) -> list[list[str]]:
     """The ledger, solve, first-chart and AppTest rows of the bench table."""
     g = data.get
@@ -384,6 +343,7 @@ def _from(render: Callable, *names: str) -> Callable[[], str | None]:
 
 RENDER: dict[str, Callable[[], str | None]] = {
     "bench": _from(render_bench, "bench"),
+    "live": _from(render_live, "live"),
     "load": _from(render_load, "load"),
     "load-nginx": _from(render_nginx, "load-k1", "load-k2"),
     "faults": _from(render_faults, "faults"),
@@ -395,6 +355,7 @@ RENDER: dict[str, Callable[[], str | None]] = {
 #: which blocks a recorded run feeds
 BLOCKS_OF = {
     "bench": ("bench",),
+    "live": ("live",),
     "load": ("load",),
     "load-k1": ("load-nginx",),
     "load-k2": ("load-nginx",),
@@ -406,6 +367,11 @@ BLOCKS_OF = {
 
 #: the page a block is on (docs/benchmarks.md unless named here)
 DOC_OF = {"capacity": ROOT / "docs" / "operations.md"}
+
+
+#: the README's blocks: its performance table, from the live run
+README = ROOT / "README.md"
+README_RENDER: dict[str, Callable[[], str | None]] = {"live": _from(render_live_readme, "live")}
 
 
 def block_re(block: str) -> re.Pattern:
@@ -441,6 +407,9 @@ def record(name: str, data, *, doc: Path | None = None) -> None:
             page = doc or DOC_OF.get(block, DOC)
             write_block(block, text, page)
             print(f"wrote {RECORDED / (name + '.json')} and its table in {page}")
+        if block in README_RENDER and doc in (None, DOC):
+            write_block(block, README_RENDER[block](), README)
+            print(f"wrote its table in {README}")
 
 
 def main() -> None:
@@ -449,6 +418,11 @@ def main() -> None:
         if text is not None:
             write_block(block, text, DOC_OF.get(block, DOC))
             print(f"rewrote block {block}")
+    for block, render in README_RENDER.items():
+        text = render()
+        if text is not None:
+            write_block(block, text, README)
+            print(f"rewrote README block {block}")
 
 
 if __name__ == "__main__":

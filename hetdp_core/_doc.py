@@ -228,6 +228,14 @@ per_decade | int | Grid points per decade.
 scenario | Scenario | A page's scenario.
 cost | Cost or None | A cost estimated otherwise (default: ``scenario.estimate()``).
 run | callable | The page's run function.
+memo.memoised:max_bytes | int | Bytes the memo may hold (by :func:`size_of`), least recently used out first.
+memo.memoised:name | str | The memo's name (in its messages).
+memo.memoised:key | callable or None | ``key(*args, **kw)``: what the value depends on (default: every argument).
+memo.content_key:value | Any | A function's argument.
+quick | callable | The page's quick part: ``quick(scenario, *, options)`` returning a partial result.
+scenario.partial_result:cls | type | The page's result class (a :class:`Result` subclass).
+scenario.partial_result:known | Any | The fields the quick part computed, by name.
+scenario.partial_result:pending | tuple of str | The fields the page's run computes (left :data:`PENDING`).
 meaning | Meaning or None | What a view's levels mean for a person (default: the result's ``meaning``).
 priv | str or None | Privacy schedule kind (default: the scenario's).
 statistic | {'median', 'mean'} | Statistic of the simulated errors compared with the target.

@@ -33,6 +33,7 @@ from .bcdp import (
 )
 from .constraints import COUNT, EPS, POSITIVE, TRIALS, UNIT, USERS, Interval
 from .duchi import SCALES, spawn
+from .memo import memoised
 from .mmean import PROJECTIONS, exact_mse_baseline, exact_mse_mmean, ldp_baseline_estimate, mmean_estimate
 from .scenario import LARGE_BUDGET, PAGE_BUDGET
 
@@ -172,6 +173,22 @@ def _summary(errors: np.ndarray) -> dict:
     return {"median": float(med), "q25": float(q25), "q75": float(q75), "mean": float(errors.mean())}
 
 
+def _generator_inputs(xs, *, rng, **kw):
+    """What one method's releases depend on: the data, the generator's state and the settings."""
+    return xs, rng.bit_generator.state, kw
+
+
+#: each method's releases at a sweep point, kept by what they depend on (the data, the levels, their own
+#: generator's state): a change that moves only one method's curve (ζ moves Mechanism 1's, a larger ε
+#: leaves the min-δ baseline as it is while min δ < ε) recomputes that curve only
+#: a sweep point's users, drawn from their own generator (used for nothing else)
+_point_data = memoised(
+    128 * 2**20, name="sweep points' data", key=lambda *, n, d, q, rng: (n, d, q, rng.bit_generator.state)
+)(q_mixture_data)
+mmean_releases = memoised(32 * 2**20, name="Mechanism 1 releases", key=_generator_inputs)(mmean_estimate)
+_BASELINE = memoised(32 * 2**20, name="min-δ LDP releases", key=_generator_inputs)(ldp_baseline_estimate)
+
+
 def run_point(
     *,
     x: np.ndarray | None = None,
@@ -208,7 +225,7 @@ def run_point(
             raise InputError("run_point needs either x (data) or n (number of users to draw); got neither.")
         n = _N.check("n", n, what=" (number of users)")
         check_cost(simulation_cost(n=n, d=d, trials=trials), max_cells)
-        x = q_mixture_data(n=n, d=d, q=alloc.q if data_q is None else data_q, rng=g_data)
+        x = _point_data(n=n, d=d, q=alloc.q if data_q is None else data_q, rng=g_data)
     else:
         x = np.asarray(x, dtype=float)
         if x.ndim != 2 or x.shape[1] != d:
@@ -217,11 +234,10 @@ def run_point(
     t0 = time.perf_counter()
     xs = x[:, alloc.order]  # sorted coordinate order
     xbar = xs.mean(axis=0)
-    est = mmean_estimate(xs, c_sorted=alloc.c_sorted, trials=trials, rng=g_mech, projection=projection, scale=scale)
+    # each method draws from its own generator (used for nothing else), so a kept value is the same draw
+    est = mmean_releases(xs, c_sorted=alloc.c_sorted, trials=trials, rng=g_mech, projection=projection, scale=scale)
     base_level = float(alloc.capped_demands.min())  # min δ (capped at ε)
-    base = ldp_baseline_estimate(
-        xs, level=base_level, trials=trials, rng=g_base, projection=baseline_projection, scale=scale
-    )
+    base = _BASELINE(xs, level=base_level, trials=trials, rng=g_base, projection=baseline_projection, scale=scale)
     seconds = time.perf_counter() - t0
     err_m = ((est - xbar) ** 2).sum(axis=1)
     err_b = ((base - xbar) ** 2).sum(axis=1)

@@ -17,7 +17,16 @@ from typing import Any, Protocol
 
 from ._doc import document
 
-__all__ = ["Memo", "size_of", "SharedStore", "set_shared_store", "shared_store"]
+__all__ = [
+    "Memo",
+    "size_of",
+    "SharedStore",
+    "set_shared_store",
+    "shared_store",
+    "memoised",
+    "content_key",
+    "clear_memoised",
+]
 
 
 def size_of(obj, _depth: int = 0) -> int:
@@ -30,7 +39,7 @@ def size_of(obj, _depth: int = 0) -> int:
         return nbytes + 112
     if hasattr(obj, "memory_usage") and hasattr(obj, "columns"):  # a pandas DataFrame
         try:
-            return int(obj.memory_usage(deep=True, index=True).sum())
+            return _frame_bytes(obj)
         except Exception:  # noqa: BLE001 — exotic dtypes
             return sys.getsizeof(obj)
     if isinstance(obj, dict):
@@ -40,6 +49,23 @@ def size_of(obj, _depth: int = 0) -> int:
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return sys.getsizeof(obj) + sum(size_of(getattr(obj, f.name), _depth + 1) for f in dataclasses.fields(obj))
     return sys.getsizeof(obj)
+
+
+#: values of an object (text) column whose sizes are counted; the column is sized from them
+_SAMPLE = 64
+
+
+def _frame_bytes(df) -> int:
+    """A table's buffers, and for a column of Python objects (text) its values' sizes estimated from at
+    most :data:`_SAMPLE` evenly spaced ones: pandas' exact ``memory_usage(deep=True)`` sizes every
+    value, which cost more than building a figure from the table (a cached run is sized at every put)."""
+    total = int(df.memory_usage(deep=False, index=True).sum())
+    for _, col in df.items():
+        n = len(col)
+        if n and col.dtype == object:
+            sample = col.iloc[:: max(1, n // _SAMPLE)]
+            total += int(sum(sys.getsizeof(v) for v in sample) * n / len(sample))
+    return total
 
 
 class Memo:
@@ -104,6 +130,91 @@ class Memo:
     def values(self) -> list:
         with self._lock:
             return list(self._lru.values())
+
+
+def content_key(value):
+    """A hashable key of ``value`` by content: numbers by type and exact value (floats by their bits,
+    so −0.0 is not 0.0), strings, None, tuples and lists, dicts, numpy arrays (dtype, shape and a
+    BLAKE2 digest of their bytes), frozen dataclasses by their fields. Anything else raises TypeError
+    (the caller does not memoise then)."""
+    import numpy as np
+
+    if value is None or isinstance(value, (bool, int, str, bytes)):
+        return (type(value).__name__, value)
+    if isinstance(value, float):
+        return ("float", value.hex())
+    if isinstance(value, np.generic):
+        return ("np", value.dtype.str, value.tobytes())
+    if isinstance(value, np.ndarray):
+        if value.dtype == object:
+            return ("arr", value.shape, tuple(content_key(v) for v in value.ravel().tolist()))
+        import hashlib
+
+        return ("arr", value.shape, value.dtype.str, hashlib.blake2b(np.ascontiguousarray(value).tobytes()).digest())
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, tuple(content_key(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((content_key(k), content_key(v)) for k, v in value.items()))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type) and value.__dataclass_params__.frozen:
+        return (type(value).__qualname__, tuple(content_key(getattr(value, f.name)) for f in dataclasses.fields(value)))
+    raise TypeError(f"no content key for a {type(value).__name__}")
+
+
+def _read_only(value):
+    """``value`` with its numpy arrays (at its top level, in a tuple or dict, or in a frozen dataclass's
+    fields) made read-only: a memoised value is shared, and a caller writing into it would change it
+    for every later caller."""
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        value.flags.writeable = False
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            _read_only(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _read_only(v)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            _read_only(getattr(value, f.name))
+    return value
+
+
+#: every memo made by :func:`memoised`, for :func:`clear_memoised`
+_MEMOISED: list[Memo] = []
+
+
+def clear_memoised() -> None:
+    """Empty every memo of :func:`memoised` (a test that patches the core computes afresh)."""
+    for memo in _MEMOISED:
+        memo.clear()
+
+
+def memoised(max_bytes: int, *, name: str, key: Callable | None = None):
+    """Decorator: keep a deterministic function's values in a :class:`Memo` of ``max_bytes``, keyed by
+    the content of its arguments (:func:`content_key`) or by ``key(*args, **kw)`` — the inputs the value
+    depends on, when an argument carries more (a whole scenario). A call whose arguments have no
+    content key computes without the memo. Values are shared: their arrays are made read-only. The
+    same arguments give the same value, computed once (the functions memoised draw their random
+    numbers from a seed among their arguments)."""
+    import functools
+
+    def deco(fn):
+        memo = Memo(max_bytes, name=name)
+        _MEMOISED.append(memo)
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kw):
+            try:
+                k = content_key(key(*args, **kw) if key is not None else (args, tuple(sorted(kw.items()))))
+            except TypeError:
+                return fn(*args, **kw)
+            return memo.get_or_compute(k, lambda: _read_only(fn(*args, **kw)))
+
+        wrapper.memo = memo
+        return wrapper
+
+    return deco
 
 
 class SharedStore(Protocol):

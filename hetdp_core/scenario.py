@@ -79,6 +79,10 @@ __all__ = [  # the constraint vocabulary (re-exported from hetdp_core.constraint
     "READING",
     "FPR_GRID",
     "page_run",
+    "page_quick",
+    "PENDING",
+    "partial_result",
+    "pending_fields",
     "in_short",
     "RunOptions",
     "DEFAULT_OPTIONS",
@@ -408,29 +412,102 @@ def in_short(result: Result, meaning: Meaning | None = None) -> tuple[str, ...]:
     return tuple(lines) if worst is None else (*lines, worst)
 
 
+class _Pending:
+    """The value of a result's field that its page's quick part has not computed (:data:`PENDING`)."""
+
+    def __repr__(self) -> str:
+        return "PENDING"
+
+    def __reduce__(self):  # one value in every process (a partial result crossing a pipe stays partial)
+        return "PENDING"
+
+
+#: a field of a partial result (:func:`partial_result`) that the page's run computes and its quick part does not
+PENDING = _Pending()
+
+
+def partial_result(cls: type, scenario: Scenario, *, pending: tuple[str, ...], **known) -> Result:
+    """A result of the page's result class ``cls`` for ``scenario`` whose fields ``pending`` are
+    :data:`PENDING` (the page's run computes them) and whose other fields are ``known`` (or their
+    defaults). A page's quick part returns one; its run fills in the rest (``dataclasses.replace``), so
+    every field the quick part computed is the run's own."""
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init and f.name != "scenario"}
+    unknown = (set(known) | set(pending)) - set(fields)
+    both = set(known) & set(pending)
+    missing = [
+        n
+        for n, f in fields.items()
+        if n not in known
+        and n not in pending
+        and f.default is dataclasses.MISSING
+        and f.default_factory is dataclasses.MISSING
+    ]
+    if unknown or both or missing:
+        raise TypeError(
+            f"{cls.__name__}: fields unknown {sorted(unknown)}, both known and pending {sorted(both)}, "
+            f"neither {missing}"
+        )
+    return cls(scenario=scenario, **known, **dict.fromkeys(pending, PENDING))
+
+
+def pending_fields(result: Result) -> tuple[str, ...]:
+    """The fields of ``result`` still :data:`PENDING` (none for a run's result)."""
+    return tuple(f.name for f in dataclasses.fields(result) if getattr(result, f.name) is PENDING)
+
+
+def _page_call(fn, scenario, options: RunOptions | None):
+    """(the page module of ``fn``, the options to call it with): ``options`` defaults to
+    :data:`DEFAULT_OPTIONS`; a scenario of another page or options of another type are programming errors
+    (``TypeError``), an upload to a page that takes none an input error."""
+    import sys
+
+    module = sys.modules[fn.__module__]
+    options = DEFAULT_OPTIONS if options is None else options
+    if not isinstance(options, RunOptions):
+        raise TypeError(f"options must be a RunOptions; got {type(options).__name__}")
+    if not isinstance(scenario, module.SCENARIO):
+        raise TypeError(
+            f"{module.__name__}.{fn.__name__} needs a {module.SCENARIO.__name__}; got {type(scenario).__name__}"
+        )
+    spec = module.PAGE_SPEC
+    if options.upload is not None and not spec.upload:
+        raise InputError(
+            f"upload: {spec.title} takes no data file; got {len(options.upload):,} bytes. Drop the file "
+            "(pages that take one say so under their data source)."
+        )
+    return module, options
+
+
+def page_quick(quick):
+    """Decorator of a page's ``quick(scenario, *, options)``, the part of its run computed without
+    simulation — the guarantee checks, the analytic curves and every input check of the run — which the
+    app shows first (:func:`partial_result`; the page's ``run`` builds on it). Arguments are checked as
+    by :func:`page_run`; an input the run would refuse is refused here."""
+    import functools
+
+    @functools.wraps(quick)
+    def wrapped(scenario, *, options: RunOptions | None = None):
+        _, options = _page_call(quick, scenario, options)
+        return quick(scenario, options=options)
+
+    return wrapped
+
+
 def page_run(run):
     """Decorator of a page's ``run(scenario, *, options)``: ``options`` defaults to
     :data:`DEFAULT_OPTIONS`; an upload is refused by a page that takes none (its ``PageSpec.upload``);
     the result carries ``privacy_meaning`` (:func:`with_meaning`). A scenario of another page or
     options of another type are programming errors (``TypeError``), not input."""
     import functools
-    import sys
 
     @functools.wraps(run)
     def wrapped(scenario, *, options: RunOptions | None = None):
-        module = sys.modules[run.__module__]
-        options = DEFAULT_OPTIONS if options is None else options
-        if not isinstance(options, RunOptions):
-            raise TypeError(f"options must be a RunOptions; got {type(options).__name__}")
-        if not isinstance(scenario, module.SCENARIO):
-            raise TypeError(f"{module.__name__}.run needs a {module.SCENARIO.__name__}; got {type(scenario).__name__}")
-        spec = module.PAGE_SPEC
-        if options.upload is not None and not spec.upload:
-            raise InputError(
-                f"upload: {spec.title} takes no data file; got {len(options.upload):,} bytes. Drop the file "
-                "(pages that take one say so under their data source)."
-            )
-        return with_meaning(run(scenario, options=options))
+        module, options = _page_call(run, scenario, options)
+        result = run(scenario, options=options)
+        left = pending_fields(result)
+        if left:  # a run that forgot a field its quick part left to it: a programming error
+            raise RuntimeError(f"{module.__name__}.run left fields {', '.join(left)} uncomputed")
+        return with_meaning(result)
 
     return wrapped
 

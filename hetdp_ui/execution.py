@@ -10,9 +10,11 @@ import os
 
 import streamlit as st
 
-from hetdp_core.scenario import READING, RunOptions, Scenario
+from hetdp_core.scenario import READING, InputError, RunOptions, Scenario
 from hetdp_ui.runcache import ENV as CACHE_ENV
 from hetdp_ui.runcache import DiskStore, RunCache, install_shared_memo
+from hetdp_ui.timing import note as timing_note
+from hetdp_ui.timing import part
 
 
 def cached(max_entries: int = 64):
@@ -37,24 +39,77 @@ def runs() -> RunCache:
     )
 
 
+def _run_key(scenario: Scenario, upload: bytes | None):
+    """(the scenario as computed: the attacker's prior and the attack FPR at their defaults, the run
+    cache's key): the reading fields only change the meaning table, never what the run computes."""
+    import dataclasses
+    import hashlib
+
+    digest = None if upload is None else hashlib.sha256(upload).hexdigest()
+    defaults = type(scenario).defaults()
+    computed = dataclasses.replace(scenario, **{k: defaults[k] for k in READING})
+    return computed, (computed.PAGE, tuple(sorted(computed.to_query().items())), digest)
+
+
+def staged_run(scenario: Scenario, *, upload: bytes | None = None):
+    """The page's result for its shell. A page whose core has a quick part (the ``quick`` hook) gets a
+    :class:`~hetdp_ui.staged.Staged` result: the quick part computed now, here (it simulates nothing:
+    the checks, the analytic curves, every input check), and the whole run (:func:`run_scenario`, cached,
+    with its progress bar) the first time the page reads what only the run computes — so what the page
+    draws before that appears first. A view whose run is cached already, or a page without a quick part,
+    gets its run at once. Raises InputError for bad input (the quick part checks every input the run
+    does); a run stopped later (its limits, a busy server) is shown where the page read it, and the page
+    stops there."""
+    from hetdp_core.registry import hook
+    from hetdp_core.scenario import PENDING, with_meaning
+    from hetdp_core.scenarios import get
+
+    quick = hook(get(scenario.PAGE), "quick")
+    computed, key = _run_key(scenario, upload)
+    if quick is None or runs().peek(key) is not None:
+        return run_scenario(scenario, upload=upload)
+    from hetdp_ui.staged import Staged
+
+    def finish(asked: Scenario):
+        def go():
+            try:
+                return run_scenario(asked, upload=upload)
+            except InputError as exc:
+                from hetdp_ui.widgets import show_input_error
+
+                show_input_error(exc)
+                st.stop()
+
+        return go
+
+    def make() -> Staged:
+        return Staged(quick(computed, options=RunOptions(upload=upload)), finish(computed))
+
+    with part("run"):  # a view of an uploaded file is not kept (its bytes would be, uncounted)
+        staged = make() if upload else runs().staged.get_or_compute(key, make)
+    if scenario == computed:
+        return staged
+    import dataclasses
+
+    q = dataclasses.replace(staged.quick, scenario=scenario)
+    return Staged(q if q.meaning is PENDING else with_meaning(q), finish(scenario))
+
+
 def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | None = None):
     """The page's one computation: ``run(scenario)`` of its core module, cached process-wide by the
     scenario's query string (and the SHA-256 of an uploaded file), so the same link costs one
     computation however many sessions open it. A miss waits for a computing slot (admission control)
-    and runs in a child process limited in memory and time (:mod:`hetdp_ui.limits`); the attacker's
+    and runs here when its estimate is small, else in a child process limited in memory and time
+    (:mod:`hetdp_ui.limits`); the attacker's
     prior and the attack FPR are not part of the key (only the meaning table depends on them). Shows a
     progress bar while it computes. Raises InputError for bad input."""
     import dataclasses
-    import hashlib
 
     from hetdp_core.scenario import with_meaning
     from hetdp_core.scenarios import get
 
-    digest = None if upload is None else hashlib.sha256(upload).hexdigest()
     asked = scenario
-    defaults = type(scenario).defaults()  # the prior and the attack's FPR only change the reading: no recompute
-    scenario = dataclasses.replace(scenario, **{k: defaults[k] for k in READING})
-    key = (scenario.PAGE, tuple(sorted(scenario.to_query().items())), digest)
+    scenario, key = _run_key(scenario, upload)  # the prior and the attack's FPR only change the reading
 
     def compute():
         from hetdp_ui.dask_exec import ClusterError, app_executor
@@ -68,7 +123,7 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
         try:
             try:
                 if executor is None:  # limits enforced while the run executes, and a queue
-                    from hetdp_ui.limits import ADMISSION, run_limited
+                    from hetdp_ui.limits import ADMISSION, in_process, run_limited
 
                     note = st.empty()
                     try:
@@ -79,7 +134,12 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
                             )
                         ):
                             note.empty()
-                            return run_limited(scenario.PAGE, scenario, options=RunOptions(progress=bar, upload=upload))
+                            options = RunOptions(progress=bar, upload=upload)
+                            if in_process(scenario.estimate()):  # small: a child would cost more than the run
+                                timing_note("run_where", "here")
+                                return get(scenario.PAGE).run(scenario, options=options)
+                            timing_note("run_where", "child")
+                            return run_limited(scenario.PAGE, scenario, options=options)
                     finally:
                         note.empty()
                 return get(scenario.PAGE).run(
@@ -95,7 +155,9 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
             if bar is not None:
                 bar.done()
 
-    result = runs().get_or_compute(key, compute)
+    timing_note("run_where", "cache")  # compute() says otherwise
+    with part("run"):
+        result = runs().get_or_compute(key, compute)
     if all(getattr(asked, k) == getattr(scenario, k) for k in READING):
         return result
     return with_meaning(dataclasses.replace(result, scenario=asked))

@@ -6,8 +6,9 @@ decorated with :func:`memo_figure` return the *same* Figure object for equal inp
 must treat figures as read-only (pages only pass them to ``st.plotly_chart``; the CLI writes them).
 
 Inputs are fingerprinted by content: numbers, strings and tuples by value, numpy arrays and
-pandas tables by a hash of their bytes, and scenario results (cached objects of the run cache) by
-identity — the entry keeps a reference, so an identity is never reused while its entry lives.
+pandas tables by a hash of their bytes, and scenario results (cached objects of the run cache, staged
+ones included) by identity — the entry keeps a reference, so an identity is never reused while its
+entry lives.
 Anything else disables the memo for that call. Every built figure is finished by
 :func:`hetdp_ui.theme.finish` (palette, theme, readable log axes).
 """
@@ -58,6 +59,8 @@ def _fp(obj):
         return (type(obj).__name__, tuple(_fp(v) for v in obj))
     if isinstance(obj, dict):
         return ("dict", tuple((_fp(k), _fp(v)) for k, v in obj.items()))
+    if getattr(type(obj), "STAGED", False):  # a staged result (hetdp_ui.staged): asking it more would finish it
+        return ("result", id(obj))
     if hasattr(obj, "tables_") and hasattr(obj, "scenario"):  # a cached scenario Result
         return ("result", id(obj))
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):  # e.g. the stages of Mechanism 1
@@ -110,12 +113,70 @@ def memo_figure(fn):
     return wrapper
 
 
+#: the most points of one line a chart is sent with: about two per pixel of a wide chart's plot area
+SCREEN_POINTS = 1200
+#: per-point values a scatter trace may hold besides x and y; a trace that has any is sent whole
+_PER_POINT = ("text", "hovertext", "customdata", "ids", "textposition")
+
+
+def screen_indices(x: np.ndarray, y: np.ndarray, most: int = SCREEN_POINTS) -> np.ndarray | None:
+    """The points of a line (``x`` increasing) a screen can show: in each of ``most // 4`` equal runs of
+    points, the first and last and the lowest and highest (min–max decimation: every extreme a pixel
+    column would draw is kept, so the drawn envelope is the same), and every point at a round x (one
+    significant digit: 1 000, 2·10⁻³), the values a reader (or a lesson's question) asks for and reads by
+    hovering. None when the line is short, or not a function of an increasing x."""
+    n = y.size
+    if n <= most or x.size != n or not np.all(np.diff(x) > 0):
+        return None
+    runs = np.array_split(np.arange(n), most // 4)
+    keep = set()
+    with np.errstate(invalid="ignore"):
+        for r in runs:
+            seg = y[r]
+            keep.update((int(r[0]), int(r[-1])))
+            if np.isfinite(seg).any():
+                keep.update((int(r[np.nanargmin(seg)]), int(r[np.nanargmax(seg)])))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lead = x / 10.0 ** np.floor(np.log10(np.abs(x)))
+        keep.update(np.flatnonzero((x == 0) | (np.abs(lead - np.round(lead)) < 1e-9)).tolist())
+    return np.array(sorted(keep))
+
+
+def _b64(a: np.ndarray) -> dict:
+    """An array as plotly's figure dictionaries hold it (base64 of little-endian float64)."""
+    import base64
+
+    return {"dtype": "f8", "bdata": base64.b64encode(np.ascontiguousarray(a, dtype="<f8").tobytes()).decode()}
+
+
+def _for_screen(fig, built: dict) -> dict:
+    """``built`` (``fig``'s dictionary) with every long line sent at the points a screen can show
+    (:func:`screen_indices`); ``fig`` itself keeps every point (its chart in words, a report's tables)."""
+    data = built.get("data") or []
+    for i, tr in enumerate(getattr(fig, "data", ())):
+        if tr.type != "scatter" or "markers" in (tr.mode or "lines") or i >= len(data):
+            continue
+        per_point = [getattr(tr, k, None) for k in _PER_POINT] + [tr.marker.color, tr.marker.size, tr.line.color]
+        if any(v is not None and not isinstance(v, (str, int, float)) for v in per_point):
+            continue
+        try:
+            x, y = np.asarray(tr.x, dtype=float), np.asarray(tr.y, dtype=float)
+        except (TypeError, ValueError):
+            continue
+        keep = screen_indices(x, y)
+        if keep is not None:
+            data[i] = {**data[i], "x": _b64(x[keep]), "y": _b64(y[keep])}
+    return built
+
+
 def _share_to_dict(fig):
     """A memoised figure is read-only and shared, so its plain-dict form is built once too: Streamlit's
     ``plotly_chart`` calls ``to_dict`` every session (a deep copy of every trace and base64 of every
-    array: a tenth of a warm view's CPU). plotly's writers only read that dict (``to_json`` pops trace
-    uids, which these figures never have); each caller gets its own top level, which is what plotly's
-    pickling adds keys to. Set on the instance, past plotly's attribute validation."""
+    array: a tenth of a warm view's CPU). Long lines are sent at the points a screen shows
+    (:func:`_for_screen`: a browser's redraw of a changed chart costs with its points). plotly's writers
+    only read that dict (``to_json`` pops trace uids, which these figures never have); each caller gets
+    its own top level, which is what plotly's pickling adds keys to. Set on the instance, past plotly's
+    attribute validation."""
     build = getattr(fig, "to_dict", None)
     if build is None:  # not a plotly figure (a test's stand-in)
         return fig
@@ -123,7 +184,7 @@ def _share_to_dict(fig):
 
     def to_dict():
         if not built:
-            built.append(build())
+            built.append(_for_screen(fig, build()))
         return dict(built[0])
 
     object.__setattr__(fig, "to_dict", to_dict)

@@ -5,12 +5,12 @@ that view's visitors wait; on a server that has just started, a crowd arriving t
 of it (plotly's lazily loaded parts, pandas, every page's scenario and figure modules) before the
 first script run can even start its computation. This launcher does that work before the server
 opens its port, in the server's own process: it imports every module that ``app.py`` and the pages
-import at their top level (read from their source with :mod:`ast`, not listed by hand, so a new page
-or import is warmed without an edit here), builds one themed plotly figure and serialises it (the
-validators and template plotly loads on first use), and starts the run children's fork server
-(:func:`hetdp_ui.limits.start_fork_server_soon`) once the server's store of shared sub-results is
-installed (:func:`hetdp_ui.runcache.install_shared_memo`: the children find it in the environment they
-inherit from the fork server). Then it hands over to ``streamlit.web.cli.main``
+import at their top level and those the core imports inside its functions (read from their source with
+:mod:`ast`, not listed by hand, so a new page or import is warmed without an edit here), builds one themed
+plotly figure and serialises it (the validators and template plotly loads on first use), and starts the
+run children's fork server (:func:`hetdp_ui.limits.start_fork_server_soon`) once the server's store of
+shared sub-results is installed (:func:`hetdp_ui.runcache.install_shared_memo`: the children find it in
+the environment they inherit from the fork server). Then it hands over to ``streamlit.web.cli.main``
 with the same arguments, so settings, config file and behaviour are exactly those of
 ``streamlit run``.
 """
@@ -49,6 +49,38 @@ def page_imports(root: Path = ROOT) -> list[str]:
     return list(found)
 
 
+def core_imports(package: str = "hetdp_core") -> list[str]:
+    """Modules the core imports inside its functions (cvxpy for a translator, dp-accounting for the
+    ledger, scipy's optimisers …), read from its source: a page's run executes in the server's process
+    when it is small (:func:`hetdp_ui.limits.in_process`), so its first view would import them while its
+    visitor waits. Only installed modules are listed (an optional extra, e.g. dask, is left out)."""
+    spec = importlib.util.find_spec(package)
+    base = Path(spec.submodule_search_locations[0])
+    found: dict[str, None] = {}
+    for path in sorted(base.rglob("*.py")):
+        for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+                else:
+                    names = []
+                for name in names:
+                    if name.split(".")[0] != package:
+                        found[name] = None
+    installed = []
+    for name in found:
+        try:  # a module (a name imported from one, e.g. a function, is not)
+            if importlib.util.find_spec(name.split(".")[0]) is not None and importlib.util.find_spec(name):
+                installed.append(name)
+        except (ImportError, ValueError):
+            continue
+    return installed
+
+
 def warm_up(root: Path = ROOT) -> list[str]:
     """Import what the pages under ``root`` import, load plotly's lazily loaded parts and start the fork
     server; return the modules imported. A module that fails to import is reported on stderr and left
@@ -62,7 +94,7 @@ def warm_up(root: Path = ROOT) -> list[str]:
     install_shared_memo(create=True)
     start_fork_server_soon()  # its own process imports the numerical stack meanwhile
     modules = []
-    for name in page_imports(root):
+    for name in page_imports(root) + core_imports():
         try:
             importlib.import_module(name)
         except Exception as exc:  # noqa: BLE001 - reported, and the page reports it again when viewed

@@ -1,8 +1,9 @@
 """Limits that hold while a run executes, and admission control for heavy runs (Streamlit-free).
 
 The up-front estimate (:func:`hetdp_core.scenario.check_budget`) refuses what it can see is too big
-and words the message; it cannot be complete. So every uncached page run under the page budget is
-executed in a **child process** with
+and words the message; it cannot be complete. So every uncached page run under the page budget whose
+estimate is not small (:func:`in_process`: above :data:`IN_PROCESS`, a fifth of the page's seconds or
+an eighth of its memory) is executed in a **child process** with
 
 * a **memory limit**: the caller watches the child's resident memory ten times a second and kills
   it when it exceeds the child's own starting size plus the budget's bytes (an address-space limit
@@ -16,6 +17,11 @@ executed in a **child process** with
 and the reason is reported as an input problem naming the limit. Children are started by a
 ``forkserver`` that has imported the numerical stack once (fast starts, no fork of a threaded
 server). Progress reported by the run inside the child is forwarded to the caller.
+
+A run whose estimate is small executes in the server's own process: a child costs a fork, opening the
+shared store, imports the fork server did not make (cvxpy) and pickling the result back — more than the
+whole run of most slider steps. An estimate off by the factor the child's deadline allows (×10) costs
+such a run what a child would have been allowed before it was stopped (20 s).
 
 **Admission control**: at most ``HETDP_HEAVY_RUNS`` runs (default: the number of cores) execute at
 once per server process; the others wait in a first-come queue and are told their position; after
@@ -37,7 +43,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from hetdp_core.scenario import DEFAULT_OPTIONS, InputError, RunOptions
+from hetdp_core.scenario import DEFAULT_OPTIONS, PAGE_BUDGET, Budget, Cost, InputError, RunOptions
 from hetdp_ui.allocator import keep_freed_memory
 
 __all__ = [
@@ -49,6 +55,8 @@ __all__ = [
     "DEADLINE_FACTOR",
     "keep_freed_memory",
     "start_fork_server_soon",
+    "IN_PROCESS",
+    "in_process",
 ]
 
 #: the child is killed after this many times the budget's seconds
@@ -80,6 +88,16 @@ def preload() -> list[str]:
     if registry is not None:  # pages registered from elsewhere (a plugin), already imported
         names += [m.__name__ for m in list(registry._PAGES.values()) if m.__name__ not in names]
     return [*_PRELOAD_STACK, *names]
+
+
+#: a run estimated within this executes in the server's process, a larger one in a limited child
+IN_PROCESS = Budget(seconds=PAGE_BUDGET.seconds / 5, bytes=PAGE_BUDGET.bytes // 8, name="in-process")
+
+
+def in_process(cost: Cost, budget: Budget | None = PAGE_BUDGET) -> bool:
+    """Whether a run of estimated ``cost`` under ``budget`` executes in this process (small, under a
+    budget that limits it) rather than in a limited child (:func:`run_limited`)."""
+    return budget is not None and cost.seconds <= IN_PROCESS.seconds and cost.bytes <= IN_PROCESS.bytes
 
 
 _CTX = None
@@ -207,7 +225,7 @@ def _child(conn, page: str, scenario, options: RunOptions, max_bytes: int | None
     from hetdp_core.scenarios import get
     from hetdp_ui.runcache import install_shared_memo
 
-    install_shared_memo(create=False)  # the server's store of reusable sub-results, if it has one
+    install_shared_memo(create=False, lazy=True)  # the server's store of reusable sub-results, opened if used
     if max_bytes:  # a backstop; the caller enforces resident memory
         limit = _status_bytes("VmData") + 8 * int(max_bytes)
         resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))

@@ -20,12 +20,14 @@ import streamlit as st
 
 from hetdp_core.scenario import MAX_PIN_LENGTH, InputError, Scenario, in_short
 from hetdp_ui.actions import run_ended
-from hetdp_ui.execution import run_scenario, runs
+from hetdp_ui.execution import run_scenario, runs, staged_run
 from hetdp_ui.exports import report_button
 from hetdp_ui.figcache import by_identity
 from hetdp_ui.folders import figure
 from hetdp_ui.panels import apply_pending_settings, meaning_panel, plan_table, question
+from hetdp_ui.staged import Staged
 from hetdp_ui.state import ScenarioState
+from hetdp_ui.timing import part
 from hetdp_ui.widgets import chart, show_input_error
 
 
@@ -119,20 +121,30 @@ def start_page(page, *, preset_help: str | None = None, switches: dict[str, bool
     return state
 
 
+def in_short_box(box, result) -> None:
+    """The run's summary in a few sentences (the page module's ``summarize``, the same lines as the
+    report and ``hetdp run``), written into ``box``."""
+    with box:
+        st.markdown("**In short** — " + " ".join(by_identity(result, "in short", lambda: in_short(result))))
+
+
 def run_page(state: ScenarioState, page, *, upload: bytes | None = None):
     """The bottom of every scenario page's inputs: the scenario built from the widgets (an input error
     is shown and the page stops there — the only place a page catches it), its one run (cached, limited)
-    and plan A vs plan B, under the run's summary in a few sentences (the page module's ``summarize``,
-    the same lines as the report and ``hetdp run``). Returns (scenario, result, plan A or None)."""
+    and plan A vs plan B, under the box of the run's summary. A page with a quick part gets a staged
+    result (:func:`hetdp_ui.execution.staged_run`): its summary, which reads the whole run, is written
+    into the box when the page ends (:meth:`PageShell.finish`). Returns (scenario, result, plan A or None,
+    the summary's box)."""
     try:
         scenario = state.scenario()
-        result = run_scenario(scenario, upload=upload) if upload is not None else run_scenario(scenario)
+        result = staged_run(scenario, upload=upload) if upload is not None else staged_run(scenario)
     except InputError as exc:
         show_input_error(exc)
         st.stop()
-    with st.container(border=True, key=f"{page.PAGE_SPEC.slug}_summary"):
-        st.markdown("**In short** — " + " ".join(by_identity(result, "in short", lambda: in_short(result))))
-    return scenario, result, plan_section(state, page, scenario, result)
+    box = st.container(border=True, key=f"{page.PAGE_SPEC.slug}_summary")
+    if not isinstance(result, Staged):
+        in_short_box(box, result)
+    return scenario, result, plan_section(state, page, scenario, result), box
 
 
 def meaning_and_report(result, state: ScenarioState, *, plan_a=None, **meaning) -> None:
@@ -159,8 +171,15 @@ class PageShell:
         if self.result is not None:
             raise RuntimeError(f"{self.module.__name__}: page.run() called twice")
         self.state.sync_url()
-        self.scenario, self.result, self.plan_a = run_page(self.state, self.module, upload=upload)
+        self.scenario, self.result, self.plan_a, self._summary = run_page(self.state, self.module, upload=upload)
         return self.result
+
+    def finish(self) -> None:
+        """The end of the page: a staged result's whole run (the page may not have read it all) and the
+        summary it feeds, into its box at the top."""
+        if isinstance(self.result, Staged):
+            self.result.full()
+            in_short_box(self._summary, self.result)
 
     def _once(self, part: str) -> None:
         if self.result is None:
@@ -176,7 +195,8 @@ class PageShell:
         if self.result is None:
             raise RuntimeError(f"{self.module.__name__}: a figure needs page.run() first")
         res = self.result if result is None else result
-        fig = figure(self.module, name).build(res.scenario, res, **options)
+        with part("figures"):
+            fig = figure(self.module, name).build(res.scenario, res, **options)
         chart(fig, key=key or f"{self.module.PAGE_SPEC.slug}_{name}")
 
     def meaning_panel(self, **meaning) -> None:
@@ -206,8 +226,9 @@ def page_shell(module, *, preset_help: str | None = None, switches: dict[str, bo
             page.meaning_and_report()       # where the page wants them; else at the end
 
     Entering draws the title, question, state from the URL, lesson panel and presets; leaving checks
-    that the page ran and adds the meaning panel and report buttons where the page did not place them.
-    A page that stops (``st.stop``, an input error) or fails leaves without them."""
+    that the page ran, adds the meaning panel and report buttons where the page did not place them and
+    writes the summary of a staged result (:meth:`PageShell.finish`). A page that stops (``st.stop``, an
+    input error) or fails leaves without them."""
     shell = PageShell(module, preset_help=preset_help, switches=switches)
     yield shell
     if shell.result is None:
@@ -216,4 +237,5 @@ def page_shell(module, *, preset_help: str | None = None, switches: dict[str, bo
         shell.meaning_panel()
     if "report button" not in shell._shown:
         shell.report_button()
+    shell.finish()
     run_ended()  # the clicks whose answer this run showed are done (hetdp_ui.actions)

@@ -89,6 +89,7 @@ class DiskStore:
         size_limit: int = 2 * 2**30,
         secret: bytes | None = None,
         lock_seconds: float = 900.0,
+        durable: bool = True,
     ):
 
         if secret is None:
@@ -105,6 +106,7 @@ class DiskStore:
         self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.lock_seconds = float(lock_seconds)
         self.size_limit = int(size_limit)
+        self.durable = bool(durable)
         self._repairing = threading.Lock()
         self.cache = self._open()
 
@@ -135,6 +137,10 @@ class DiskStore:
             timeout=10,
             sqlite_journal_mode="delete",
             sqlite_mmap_size=0,
+            # a store of values any process can recompute need not wait for the disk at every write
+            # (SQLite's synchronous=OFF): a write that a crash tears is a damaged store, which _repair
+            # moves aside; under a loaded disk its fsyncs took longer than computing the value
+            sqlite_synchronous=1 if self.durable else 0,
         )
 
     def _repair(self, exc: BaseException) -> None:
@@ -265,6 +271,8 @@ class RunCache:
         self.disk = disk
         self.max_bytes = int(max_bytes)
         self._data = Memo(self.max_bytes, name="runs")
+        #: staged results (hetdp_ui.staged), one per view: a quick part and, once read, its run (in memory only)
+        self.staged = Memo(max(self.max_bytes // 4, 1), name="staged results")
         self._lock = threading.Lock()
         self._inflight: dict = {}
         self.hits = 0
@@ -310,15 +318,49 @@ class RunCache:
             self.disk.save(key, value)  # a failed write is logged; the result is still served
             return value
 
+    def peek(self, key):
+        """The result kept in memory for ``key``, or None (nothing is computed or read from disk)."""
+        return self._data.get(key)
+
     @property
     def bytes(self) -> int:
         return self._data.bytes
 
     def clear(self) -> None:
         self._data.clear()
+        self.staged.clear()
 
 
-def install_shared_memo(*, create: bool) -> DiskStore | None:
+class _OpenedOnUse:
+    """A :class:`DiskStore` opened at its first use: a run child installs its server's store before every
+    run, and opening it (SQLite's connection and pragmas, and the import of diskcache) cost more than
+    most runs, which never read it."""
+
+    def __init__(self, open_store: Callable[[], DiskStore | None]):
+        self._open, self._store, self._lock = open_store, None, threading.Lock()
+
+    def _get(self) -> DiskStore | None:
+        with self._lock:
+            if self._open is not None:
+                self._store, self._open = self._open(), None
+            return self._store
+
+    def load(self, key):
+        store = self._get()
+        return (False, None) if store is None else store.load(key)
+
+    def save(self, key, value) -> bool:
+        store = self._get()
+        return False if store is None else store.save(key, value)
+
+    def lock(self, key):
+        import contextlib
+
+        store = self._get()
+        return contextlib.nullcontext() if store is None else store.lock(key)
+
+
+def install_shared_memo(*, create: bool, lazy: bool = False) -> DiskStore | None:
     """Install the store in which the core shares reusable sub-results between processes
     (:func:`hetdp_core.memo.set_shared_store`) — e.g. Algorithm 1's divergences, which every seed of a
     Group-wise zCDP view needs: without it each run, in its own child process, recomputed them
@@ -328,7 +370,8 @@ def install_shared_memo(*, create: bool) -> DiskStore | None:
     result cache (``HETDP_CACHE_DIR`` + ``-memo``, ``make serve``: all workers share it); else, with
     ``create`` (a server process), a private directory made now and removed at exit. The directory and
     its secret are exported in the environment so the children started later inherit them. Entries
-    are signed like the result cache's; a store that cannot be opened is logged and not used."""
+    are signed like the result cache's; a store that cannot be opened is logged and not used. ``lazy``
+    (a run child): the store is opened at its first use, and None is returned."""
     import secrets
 
     from hetdp_core.memo import set_shared_store
@@ -349,10 +392,24 @@ def install_shared_memo(*, create: bool) -> DiskStore | None:
         log.warning("shared sub-result store %s has no secret of 32 characters: not used", directory)
         return None
     os.environ[MEMO_ENV], os.environ[MEMO_SECRET_ENV] = directory, secret
-    try:
-        store = DiskStore(directory, size_limit=MEMO_DISK_BYTES, secret=secret.encode(), lock_seconds=MEMO_LOCK_SECONDS)
-    except Exception as exc:  # noqa: BLE001 — a missing secret, an unusable directory: compute locally
-        log.warning("shared sub-result store unavailable (%s): each process computes its own", exc)
+
+    def open_store() -> DiskStore | None:
+        try:
+            return DiskStore(
+                directory,
+                size_limit=MEMO_DISK_BYTES,
+                secret=secret.encode(),
+                lock_seconds=MEMO_LOCK_SECONDS,
+                durable=False,
+            )
+        except Exception as exc:  # noqa: BLE001 — a missing secret, an unusable directory: compute locally
+            log.warning("shared sub-result store unavailable (%s): each process computes its own", exc)
+            return None
+
+    if lazy:
+        set_shared_store(_OpenedOnUse(open_store))
         return None
-    set_shared_store(store)
+    store = open_store()
+    if store is not None:
+        set_shared_store(store)
     return store

@@ -258,12 +258,28 @@ LEGEND_BELOW = {"legend": {"orientation": "h", "y": -0.25}, "margin": {"t": 10}}
 def styled(fig, x: str | None = None, y: str | None = None, *, log_x: bool = False, log_y: bool = False, **layout):
     """A figure's layout in one call: the white template, the axis titles ``x`` and ``y`` (log axes
     where asked) and any other layout (``**LEGEND_BELOW``, ``barmode``, ``title`` …). Returns ``fig``."""
-    fig.update_layout(template="plotly_white", **layout)
+    _white_template(fig)
+    fig.update_layout(**layout)
     if x is not None or log_x:
         fig.update_xaxes(title_text=x, **({"type": "log"} if log_x else {}))
     if y is not None or log_y:
         fig.update_yaxes(title_text=y, **({"type": "log"} if log_y else {}))
     return fig
+
+
+def _white_template(fig) -> None:
+    """Set plotly's "plotly_white" template on ``fig`` as plotly sets its default template: the registered,
+    already validated object, assigned without validating it again. ``update_layout(template=...)``
+    validated and deep-copied the whole template for every figure (about 10 ms each, 40 % of building
+    a page's figures); the figure's dictionary and JSON are the same."""
+    import plotly.io as pio
+
+    layout = fig.layout
+    layout._validate = False
+    try:
+        layout.template = pio.templates["plotly_white"]
+    finally:
+        layout._validate = True
 
 
 def add_line(fig, x, y, name: str, *, color=None, dash=None, mode: str = "lines", **kw) -> None:

@@ -11,6 +11,7 @@ import streamlit as st
 
 from hetdp_core.scenario import InputError, Spec, check_value, log_grid
 from hetdp_ui.figcache import by_identity, csv_bytes
+from hetdp_ui.timing import part
 
 
 def show_input_error(exc: Exception) -> None:
@@ -38,8 +39,17 @@ def log_options(lo: float, hi: float, per_decade: int = 12, extra: Sequence[floa
     return list(log_grid(lo, hi, per_decade, extra))
 
 
+#: a table of more cells than this is written as CSV when its button is clicked (Streamlit's deferred
+#: download), not at every run: the per-user weights of 10⁵ users cost a slider step half a second
+DEFERRED_CELLS = 50_000
+
+
 def csv_download(df: pd.DataFrame, filename: str, key: str, label: str | None = None) -> None:
-    st.download_button(label or f"Download {filename}", csv_bytes(df), file_name=filename, mime="text/csv", key=key)
+    """A CSV download of ``df`` (the same bytes as ``hetdp run --csv``: :func:`hetdp_ui.figcache.csv_bytes`);
+    a large table's bytes are made when the button is clicked (:data:`DEFERRED_CELLS`)."""
+    data = (lambda: csv_bytes(df)) if df.size > DEFERRED_CELLS else csv_bytes(df)
+    with part("serialisation"):
+        st.download_button(label or f"Download {filename}", data, file_name=filename, mime="text/csv", key=key)
 
 
 def list_editor(state_key: str, *, item: str, column: str) -> list[float] | None:
@@ -163,11 +173,12 @@ def solver_target(column, prefix: str, *, label: str = "target", value: float, h
 def table_with_download(table, name: str, key: str, caption: str, *, decimals: int | None = None) -> None:
     """A result table (shown rounded to ``decimals``), what it says in words and its CSV download
     (``<name>.csv``, the run's exact numbers)."""
-    st.dataframe(
-        shared_arrow(table, f"rounded {decimals}", lambda: table if decimals is None else table.round(decimals)),
-        hide_index=True,
-        key=key,
-    )
+    with part("serialisation"):
+        st.dataframe(
+            shared_arrow(table, f"rounded {decimals}", lambda: table if decimals is None else table.round(decimals)),
+            hide_index=True,
+            key=key,
+        )
     st.caption(caption)
     csv_download(table, f"{name}.csv", f"dl_{key}")
 
@@ -177,7 +188,8 @@ def chart(fig, *, key: str, **kw) -> None:
     its values, from the figure's own data). The data tables are the page's CSV downloads."""
     from hetdp_ui.figcache import summary_text
 
-    st.plotly_chart(fig, key=key, **kw)
+    with part("serialisation"):
+        st.plotly_chart(fig, key=key, **kw)
     text = summary_text(fig)
     if text:
         st.caption("Chart in words: " + text)

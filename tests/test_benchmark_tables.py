@@ -39,6 +39,32 @@ def test_block_is_the_rendering_of_its_recorded_run(block):
         assert "| ---" not in shown and shown.count("|---|") >= 1  # a Markdown table
 
 
+def test_the_readme_performance_table_is_the_rendering_of_the_live_run():
+    """README's performance table is written by `make bench-live` (and `make bench`), never by hand."""
+    readme = (ROOT / "README.md").read_text()
+    for block, render in tables.README_RENDER.items():
+        shown = tables.block_re(block).search(readme)
+        assert shown, f"README.md has no block {block!r}"
+        assert shown.group(2) == render(), f"README.md's block {block!r} is not what its recorded run renders"
+
+
+def test_the_live_table_marks_every_target_met_or_not():
+    """Each page's slider step and first answer are shown against their targets, met or not, with the load."""
+    run = {
+        "pages": {
+            "Feature_privacy": {"step_s": 0.5, "step_ratio": 2.0, "first_answer_s": 0.5, "first_answer_ratio": 2.0}
+        },
+        "bare": {"step_s": 0.25, "steps": 10},
+        "load_average": {"before": [1.0, 2.0, 3.0], "after": [1.5, 2.0, 3.0]},
+        "first_chart": {"Feature_privacy": {"first_ratio": 1.2, "next_ratio": 1.7}},
+    }
+    text = tables.render_live(run)
+    assert "2× (target ≤ 3×: met)" in text and "2× (target ≤ 1.5×: **not met**)" in text
+    assert "1.00 / 2.00 / 3.00" in text and "Feature privacy (BCDP)" in text
+    short = tables.render_live_readme(run)
+    assert "(2×)" in short and "(**2×**)" in short and "1.2× / **1.7×**" in short
+
+
 def test_record_writes_the_data_and_rewrites_only_its_block(tmp_path, monkeypatch):
     doc = tmp_path / "benchmarks.md"
     doc.write_text(

@@ -8,6 +8,7 @@ vs Proposition 6).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ from ..bcdp import Allocation, Translation, mse_bound_thm2, privacy_allocation, 
 from ..bcdp_exact import ExactReport
 from ..constraints import DEMAND, EPS
 from ..meaning import Level
+from ..memo import memoised
 from ..registry import PageSpec
 from ..scenario import Boolean, Cost, InputError, Interval, Numbers, Options, Result, param, table
 from ..sources import BCDP_PAPER
@@ -208,29 +210,56 @@ def _hypothesis_test(s: GuaranteeLab, prior_t, mech_t) -> tuple[HypothesisTest, 
     return test, pd.DataFrame({"alpha": a_np, "beta": b_np})
 
 
-@sc.page_run
-def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
-    """Tables: ``bcdp_example1``, ``bcdp_example2``, ``bcdp_rr_vs_bounds``, ``bcdp_tradeoff``,
-    ``bcdp_translator``. Exact (no randomness)."""
+#: the lab's exact parts, each kept by its own inputs (the tabs are independent): moving an input of one
+#: tab recomputes that tab's part only (Example 2 has none; Proposition 6's cvxpy solve was 80 % of a run)
+_example2 = memoised(2**20, name="Example 2")(_example2_table)
+_rr_sweep = memoised(16 * 2**20, name="randomized-response sweeps")(ex.rr_sweep)
+_translate = memoised(16 * 2**20, name="Proposition 6 translations")(translate_demands_to_c)
+
+
+@sc.page_quick
+def quick(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
+    """Every tab but the translator's Proposition 6 (a cvxpy solve): Example 1, Example 2, randomized
+    response against the bounds (and its checks), the hypothesis tests, Theorem 2's allocation."""
     sc.check_budget(s, options.budget)
     prior1, mech1 = ex.example1(a=s.a, b=s.b, c=s.c)
     rep1 = ex.exact_report(prior1, mech1)
     ex1 = pd.DataFrame({"coordinate": [1, 2], "bcdp": rep1.bcdp, "cdp": rep1.cdp, "ldp": rep1.ldp})
 
     rr_c = np.asarray(s.rr_c, dtype=float)
-    sweep = ex.rr_sweep(c=rr_c, qs=RR_QS)
-    rr, checks = sweep.table, sweep.checks
+    sweep = _rr_sweep(c=rr_c, qs=RR_QS)
 
     if s.test_source == "example1":
         prior_t, mech_t = prior1, mech1
     else:
         prior_t, mech_t = ex.q_mixture_prior(d=rr_c.size, q=s.test_q), ex.randomized_response(rr_c)
     test, tradeoff = _hypothesis_test(s, prior_t, mech_t)
-
     tr_demands = np.asarray(s.tr_demands, dtype=float)
-    alloc = privacy_allocation(demands=tr_demands, eps=s.tr_eps, q=s.tr_q)
-    tr = translate_demands_to_c(demands=tr_demands, eps=s.tr_eps, q=s.tr_q)
-    names = [f"x{j + 1}" for j in range(tr_demands.size)]
+    return sc.with_meaning(
+        sc.partial_result(
+            GuaranteeLabResult,
+            s,
+            pending=("bcdp_translator", "translate", "bcdp_translator_levels"),
+            bcdp_example1=ex1,
+            bcdp_example2=_example2(),
+            bcdp_rr_vs_bounds=sweep.table,
+            bcdp_tradeoff=tradeoff,
+            checks=sweep.checks,
+            rep1=rep1,
+            test=test,
+            alloc=privacy_allocation(demands=tr_demands, eps=s.tr_eps, q=s.tr_q),
+            names=tuple(f"x{j + 1}" for j in range(tr_demands.size)),
+        )
+    )
+
+
+@sc.page_run
+def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
+    """Tables: ``bcdp_example1``, ``bcdp_example2``, ``bcdp_rr_vs_bounds``, ``bcdp_tradeoff`` (:func:`quick`),
+    ``bcdp_translator``. Exact (no randomness)."""
+    q = quick(s, options=options)
+    tr_demands, alloc = np.asarray(s.tr_demands, dtype=float), q.alloc
+    tr = _translate(demands=tr_demands, eps=s.tr_eps, q=s.tr_q)
     compare = pd.DataFrame(
         {
             "method": ["Theorem 2", "Proposition 6 (cvxpy)"],
@@ -241,19 +270,12 @@ def run(s: GuaranteeLab, *, options: sc.RunOptions) -> GuaranteeLabResult:
             ],
         }
     )
-    return GuaranteeLabResult(
-        scenario=s,
-        bcdp_example1=ex1,
-        bcdp_example2=_example2_table(),
-        bcdp_rr_vs_bounds=rr,
-        bcdp_tradeoff=tradeoff,
-        bcdp_translator=pd.DataFrame({"feature": names, "demand": tr_demands, "c_theorem2": alloc.c, "c_prop6": tr.c}),
-        checks=checks,
-        rep1=rep1,
-        test=test,
-        alloc=alloc,
+    return dataclasses.replace(
+        q,
+        bcdp_translator=pd.DataFrame(
+            {"feature": list(q.names), "demand": tr_demands, "c_theorem2": alloc.c, "c_prop6": tr.c}
+        ),
         translate=tr,
-        names=tuple(names),
         bcdp_translator_levels=compare,
     )
 

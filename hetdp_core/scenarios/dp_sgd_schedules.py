@@ -9,6 +9,7 @@ or 34 (ridge). Seeds: data from ``[seed, 0]``, method j from ``[seed, 1 + j]``.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +20,7 @@ from .. import scenario as sc
 from .._doc import document
 from ..constraints import EPS, SEED, TRIALS, USERS
 from ..meaning import Level
+from ..memo import memoised
 from ..registry import PageSpec
 from ..scenario import Boolean, Cost, InputError, Interval, Numbers, Options, Result, param, table
 from ..sources import MAT4376_NOTES
@@ -194,13 +196,66 @@ class DpSgdResult(Result):
     slopes: dict[str, float]
 
 
+#: each method's simulated runs, kept by what they depend on (the data, the schedules, the method's own
+#: generator): a change that leaves a method's inputs as they were does not simulate it again
+_simulate = memoised(64 * 2**20, name="DP-SGD runs", key=lambda *, rng, **kw: (rng.bit_generator.state, kw))(
+    sg.simulate
+)
+
+
+@sc.page_quick
+def quick(s: DpSgdSchedules, *, options: sc.RunOptions) -> DpSgdResult:
+    """The schedules, the convergence region, the bound terms and their slopes, the noise checks:
+    everything but the simulated runs."""
+    sc.check_budget(s, options.budget)
+    g, a, th, sens = schedules(s)
+    _, target = data(s)
+    h = np.arange(1, g.size + 1)
+    schedule = pd.DataFrame({"h": h, "gamma": g, "a": a, "theta": th, "eps_release": s.eps * a})
+    rr = np.linspace(0, 1, 101)
+    region = pd.DataFrame(
+        {
+            "rho": rr,
+            "kappa_boundary (2κ+ρ=2)": 1 - rr / 2,
+            "your_rho": s.rho,
+            "your_kappa": s.used_kappa,
+            "2κ + ρ": 2 * s.used_kappa + s.rho,
+            "your_point_converges": bool(sg.region(s.rho, s.used_kappa)),
+        }
+    )
+    bt = sg.bound_terms(gammas=g, thetas=th, dist0=float(np.sum(target**2)))
+    slopes = {}
+    for col in ("A1", "A2", "A3"):
+        try:
+            slopes[col] = sg.fitted_slope(bt["N"], bt[col])
+        except InputError:
+            slopes[col] = float("nan")
+    return sc.with_meaning(
+        sc.partial_result(
+            DpSgdResult,
+            s,
+            pending=("dpsgd_trajectories", "notes", "bands", "final_errors"),
+            dpsgd_schedule=schedule,
+            dpsgd_region=region,
+            dpsgd_bound_terms=bt,
+            checks=tuple(sg.theta_checks(thetas=th, a=a, sensitivity=sens, eps=s.eps)),
+            gammas=g,
+            a=a,
+            theta=th,
+            sensitivity=float(sens),
+            target=target,
+            slopes=slopes,
+        )
+    )
+
+
 @sc.page_run
 def run(s: DpSgdSchedules, *, options: sc.RunOptions) -> DpSgdResult:
     """Tables: ``dpsgd_schedule`` (γ_h, a_h, θ_h, ε·a_h), ``dpsgd_region`` (the boundary 2κ + ρ = 2 and
-    your point), ``dpsgd_bound_terms`` (A1, A2, A3 vs N), ``dpsgd_trajectories`` (median and 10/90 %
-    of ‖β^(h) − β*‖ per method)."""
-    sc.check_budget(s, options.budget)
-    g, a, th, sens = schedules(s)
+    your point), ``dpsgd_bound_terms`` (A1, A2, A3 vs N) — :func:`quick` — and ``dpsgd_trajectories``
+    (median and 10/90 % of ‖β^(h) − β*‖ per method)."""
+    q = quick(s, options=options)
+    g, th = q.gammas, q.theta
     x, target = data(s)
     bands, finals, diverged = {}, {}, []
     methods = s.methods()
@@ -209,7 +264,7 @@ def run(s: DpSgdSchedules, *, options: sc.RunOptions) -> DpSgdResult:
             options.progress(i / len(methods), m)
         thm = th if m != "DP-SGD, a_h = 1" else schedules(s, priv="constant", kappa=0.0)[2]
         kind = {"SGD (no noise)": "sgd", "GD (full gradient)": "gd"}.get(m, "dpsgd")
-        traj = sg.simulate(
+        traj = _simulate(
             problem=s.problem,
             data=x,
             gammas=g,
@@ -234,42 +289,12 @@ def run(s: DpSgdSchedules, *, options: sc.RunOptions) -> DpSgdResult:
         if diverged
         else []
     )
-    h = np.arange(1, g.size + 1)
-    schedule = pd.DataFrame({"h": h, "gamma": g, "a": a, "theta": th, "eps_release": s.eps * a})
-    rr = np.linspace(0, 1, 101)
-    region = pd.DataFrame(
-        {
-            "rho": rr,
-            "kappa_boundary (2κ+ρ=2)": 1 - rr / 2,
-            "your_rho": s.rho,
-            "your_kappa": s.used_kappa,
-            "2κ + ρ": 2 * s.used_kappa + s.rho,
-            "your_point_converges": bool(sg.region(s.rho, s.used_kappa)),
-        }
-    )
-    bt = sg.bound_terms(gammas=g, thetas=th, dist0=float(np.sum(target**2)))
-    slopes = {}
-    for col in ("A1", "A2", "A3"):
-        try:
-            slopes[col] = sg.fitted_slope(bt["N"], bt[col])
-        except InputError:
-            slopes[col] = float("nan")
-    return DpSgdResult(
-        scenario=s,
-        dpsgd_schedule=schedule,
-        dpsgd_region=region,
-        dpsgd_bound_terms=bt,
+    return dataclasses.replace(
+        q,
         dpsgd_trajectories=pd.concat([b.assign(method=k) for k, b in bands.items()]),
-        checks=tuple(sg.theta_checks(thetas=th, a=a, sensitivity=sens, eps=s.eps)),
         notes=tuple(notes),
-        gammas=g,
-        a=a,
-        theta=th,
-        sensitivity=float(sens),
-        target=target,
         bands=bands,
         final_errors=finals,
-        slopes=slopes,
     )
 
 

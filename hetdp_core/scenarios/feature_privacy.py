@@ -8,6 +8,7 @@ along one axis (q, d, f or n), with one random stream per sweep point.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import partial
 
@@ -273,13 +274,13 @@ def release_quantiles(s: FeaturePrivacy, alloc, names) -> pd.DataFrame:
     scenario's q (n users from the q-mixture prior, the sweep point's data seed): the (i − ½)/20
     quantiles of up to 200 simulated releases (:func:`dot_trials`), next to the true mean, for the
     quantile dotplot."""
+    from ..bcdp_sim import mmean_releases
     from ..meaning import DOT_PROBABILITIES, dot_table
-    from ..mmean import mmean_estimate
 
     d = alloc.c.size
     x = q_mixture_data(n=s.n, d=d, q=s.q, rng=point_rng(s.seed, float(s.q)))
     xs = x[:, alloc.order]
-    est_sorted = mmean_estimate(
+    est_sorted = mmean_releases(  # its generator serves this draw only: a kept one is the same draw
         xs,
         c_sorted=alloc.c_sorted,
         trials=dot_trials(s.n, d),
@@ -331,14 +332,10 @@ class FeaturePrivacyResult(sc.Result):
     guaranteed: np.ndarray
 
 
-@sc.page_run
-def run(s: FeaturePrivacy, *, options: sc.RunOptions) -> FeaturePrivacyResult:
-    """Allocation, guarantee table, stages and the MSE sweep of one scenario.
-
-    Tables: ``bcdp_guarantee`` (Proposition 4 per feature), ``bcdp_stages`` (Mechanism 1),
-    ``bcdp_mse_summary`` (median, quartiles, exact pre-projection MSE, bound shapes per point and
-    method) and ``bcdp_mse_errors`` (one squared ℓ2 error per trial). Each sweep point draws from
-    ``SeedSequence([seed, value])``, so a point's numbers do not depend on the other points."""
+@sc.page_quick
+def quick(s: FeaturePrivacy, *, options: sc.RunOptions) -> FeaturePrivacyResult:
+    """Theorem 2's allocation, the guarantee table (Proposition 4) and its checks, Mechanism 1's stages:
+    everything of the run but its simulations (the squared-error sweep and the dotplot's releases)."""
     sc.check_budget(s, options.budget)
     demands = s.demands()
     d = demands.size
@@ -360,8 +357,36 @@ def run(s: FeaturePrivacy, *, options: sc.RunOptions) -> FeaturePrivacyResult:
             for st_ in stages
         ]
     )
+    return sc.with_meaning(
+        sc.partial_result(
+            FeaturePrivacyResult,
+            s,
+            pending=("bcdp_mse_summary", "bcdp_mse_errors", "bcdp_release_quantiles"),
+            bcdp_guarantee=report.table,
+            bcdp_stages=stage_table,
+            checks=report.checks,
+            alloc=alloc,
+            names=tuple(names),
+            sorted_names=tuple(sorted_names),
+            stages=tuple(stages),
+            k=int(k),
+            guaranteed=report.guaranteed,
+        )
+    )
+
+
+@sc.page_run
+def run(s: FeaturePrivacy, *, options: sc.RunOptions) -> FeaturePrivacyResult:
+    """Allocation, guarantee table, stages (:func:`quick`) and the MSE sweep of one scenario.
+
+    Tables: ``bcdp_guarantee`` (Proposition 4 per feature), ``bcdp_stages`` (Mechanism 1),
+    ``bcdp_mse_summary`` (median, quartiles, exact pre-projection MSE, bound shapes per point and
+    method) and ``bcdp_mse_errors`` (one squared ℓ2 error per trial). Each sweep point draws from
+    ``SeedSequence([seed, value])``, so a point's numbers do not depend on the other points."""
+    q = quick(s, options=options)
+    demands = s.demands()
     parts = map_points(
-        partial(_point, s=s, demands=demands, d=d, k=k, max_cells=options.max_cells),
+        partial(_point, s=s, demands=demands, d=demands.size, k=q.k, max_cells=options.max_cells),
         s.points,
         options=options,
         label=lambda v: f"{s.axis} = {v:g}",
@@ -369,22 +394,12 @@ def run(s: FeaturePrivacy, *, options: sc.RunOptions) -> FeaturePrivacyResult:
     summary = pd.concat([p[0] for p in parts], ignore_index=True)
     errors = pd.concat([p[1] for p in parts], ignore_index=True)
     summary = summary.drop(columns="seconds", errors="ignore")  # timing is not reproducible
-    summary[PER_FEATURE] = per_feature_error(summary["median"], summary[s.axis] if s.axis == "d" else d)
-    quantiles = release_quantiles(s, alloc, names)
-    return FeaturePrivacyResult(
-        scenario=s,
-        bcdp_guarantee=report.table,
-        bcdp_stages=stage_table,
+    summary[PER_FEATURE] = per_feature_error(summary["median"], summary[s.axis] if s.axis == "d" else demands.size)
+    return dataclasses.replace(
+        q,
         bcdp_mse_summary=summary,
         bcdp_mse_errors=errors,
-        bcdp_release_quantiles=quantiles,
-        checks=report.checks,
-        alloc=alloc,
-        names=tuple(names),
-        sorted_names=tuple(sorted_names),
-        stages=tuple(stages),
-        k=int(k),
-        guaranteed=report.guaranteed,
+        bcdp_release_quantiles=release_quantiles(s, q.alloc, list(q.names)),
     )
 
 

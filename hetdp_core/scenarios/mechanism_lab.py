@@ -7,6 +7,7 @@ Question: which noise, how much, and what for? Laplace / Gaussian / mixed noise,
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +19,7 @@ from .._doc import document
 from ..constraints import DELTA, EPS, SEED, TRIALS, USERS
 from ..dptest import HistogramTest, histogram_privacy_test
 from ..meaning import Level
+from ..memo import memoised
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Numbers, Result, Rule, RunOptions, Scenario, param, table
 from ..sources import MAT4376_NOTES
@@ -295,23 +297,18 @@ def _exponential_table(s: MechanismLab) -> pd.DataFrame:
     )
 
 
-@sc.page_run
-def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
-    """Tables: ``mech_noise_densities``, ``mech_pareto_mse``, ``mech_example8``,
-    ``mech_smooth_sensitivity``, ``mech_bounded_laplace``, ``mech_exponential``."""
+#: Example 11's Monte Carlo, kept by its inputs (its ε grid is fixed: moving ε does not draw it again)
+_pareto_mse = memoised(16 * 2**20, name="Pareto sample means")(mc.pareto_mse)
+
+
+@sc.page_quick
+def quick(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
+    """The exact part of every tab: noise densities and variances, Example 8's composition, the bounded
+    Laplace's density, scale and exact privacy profiles (and their checks), the dotplot's quantiles, the
+    mixed mechanism's branch, Lemma 28 — everything but the simulated releases."""
     sc.check_budget(s, options.budget)
-    eps, delta, sens, trials, seed = s.eps, s.delta, s.sens, s.trials, s.seed
+    eps, delta, sens = s.eps, s.delta, s.sens
     dens, var_rows = _noise_tables(s)
-    pareto = mc.pareto_mse(
-        n=s.n,
-        pareto_index=s.pareto_index,
-        clip=s.Lambda,
-        eps_values=tuple(EPS_GRID[::4]),
-        delta=delta,
-        trials=min(trials, PARETO_TRIALS_MAX),
-        seed=seed,
-    )
-    # composition (Example 8)
     r8 = mc.example8(n=s.n, m=s.m, Lambda=s.Lambda, eps1=s.eps1, eps2=s.eps2, eps3=s.eps3)
     ex8 = pd.DataFrame(
         {
@@ -321,18 +318,11 @@ def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
             "ε": [s.eps1, s.eps2, s.eps3],
         }
     )
-    # median: local vs smooth sensitivity
     d1, d2 = mc.example12_datasets(n=s.med_n, Lambda=1.0)
-    out1 = mc.local_sensitivity_release(d1, eps=eps, size=trials, rng=seed)
-    out2 = mc.local_sensitivity_release(d2, eps=eps, size=trials, rng=seed + 1)
-    test = histogram_privacy_test(out1, out2, eps=eps, delta=delta, bins=20)
-    smooth = _smooth_table(s, d1, d2)
-    # bounded Laplace
     lo_, up_, q = s.bl_lower, s.bl_upper, s.bl_q
     b = mc.bounded_laplace_b(sensitivity=sens, eps=eps, delta=delta, lower=lo_, upper=up_)
     rows = mc.exact_profiles(sensitivity=sens, eps=eps, delta=delta, bounded=(b, lo_, up_))
     checks = mc.calibration_checks(sensitivity=sens, eps=eps, delta=delta, bounded=(b, lo_, up_), profiles=rows)
-    profiles = pd.DataFrame([r.row() for r in rows])
     v = np.linspace(lo_ - (up_ - lo_) * 0.3, up_ + (up_ - lo_) * 0.3, 800)
     b0 = sens / eps
     bounded = pd.DataFrame(
@@ -342,33 +332,58 @@ def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
             f"plain Laplace, b = Δ/ε = {b0:.4g}": np.exp(-np.abs(v - q) / b0) / (2 * b0),
         }
     )
-    share = mc.laplace_outside_share(q, b=b0, lower=lo_, upper=up_, size=trials, rng=seed)
-    expo = _exponential_table(s)
-    quantiles = release_quantiles(s, b_bounded=b)
-    return MechanismLabResult(
-        scenario=s,
-        mech_noise_densities=pd.DataFrame(dens),
+    return sc.with_meaning(
+        sc.partial_result(
+            MechanismLabResult,
+            s,
+            pending=("mech_pareto_mse", "mech_smooth_sensitivity", "mech_exponential", "local", "local_test", "share"),
+            mech_noise_densities=pd.DataFrame(dens),
+            mech_example8=ex8,
+            mech_bounded_laplace=bounded,
+            mech_release_quantiles=release_quantiles(s, b_bounded=b),
+            mech_privacy_profiles=pd.DataFrame([r.row() for r in rows]),
+            profiles=tuple(rows),
+            checks=tuple(checks),
+            mech_variances=pd.DataFrame(var_rows),
+            mnm_threshold=mc.mnm_threshold(eps=eps, delta=delta),
+            mnm_branch=mc.mnm_noise(sensitivity=sens, eps=eps, delta=delta),
+            mnm_printed_delta=mc.mnm_printed_delta(sensitivity=sens, eps=eps, delta=delta),
+            example8=r8,
+            local_sensitivity=(mc.local_sensitivity_median(d1), mc.local_sensitivity_median(d2)),
+            b=b,
+            b0=b0,
+            mech_lemma28=mc.lemma28_bound(np.asarray(s.scores, dtype=float), eps=eps, t=np.linspace(0, 5, 11)),
+        )
+    )
+
+
+@sc.page_run
+def run(s: MechanismLab, *, options: RunOptions) -> MechanismLabResult:
+    """Tables: ``mech_noise_densities``, ``mech_example8``, ``mech_bounded_laplace`` (:func:`quick`),
+    ``mech_pareto_mse``, ``mech_smooth_sensitivity``, ``mech_exponential`` (simulated)."""
+    q = quick(s, options=options)
+    eps, delta, trials, seed = s.eps, s.delta, s.trials, s.seed
+    pareto = _pareto_mse(
+        n=s.n,
+        pareto_index=s.pareto_index,
+        clip=s.Lambda,
+        eps_values=tuple(EPS_GRID[::4]),
+        delta=delta,
+        trials=min(trials, PARETO_TRIALS_MAX),
+        seed=seed,
+    )
+    # median: local vs smooth sensitivity
+    d1, d2 = mc.example12_datasets(n=s.med_n, Lambda=1.0)
+    out1 = mc.local_sensitivity_release(d1, eps=eps, size=trials, rng=seed)
+    out2 = mc.local_sensitivity_release(d2, eps=eps, size=trials, rng=seed + 1)
+    return dataclasses.replace(
+        q,
         mech_pareto_mse=pareto,
-        mech_example8=ex8,
-        mech_smooth_sensitivity=smooth,
-        mech_bounded_laplace=bounded,
-        mech_exponential=expo,
-        mech_release_quantiles=quantiles,
-        mech_privacy_profiles=profiles,
-        profiles=tuple(rows),
-        checks=tuple(checks),
-        mech_variances=pd.DataFrame(var_rows),
-        mnm_threshold=mc.mnm_threshold(eps=eps, delta=delta),
-        mnm_branch=mc.mnm_noise(sensitivity=sens, eps=eps, delta=delta),
-        mnm_printed_delta=mc.mnm_printed_delta(sensitivity=sens, eps=eps, delta=delta),
-        example8=r8,
+        mech_smooth_sensitivity=_smooth_table(s, d1, d2),
+        mech_exponential=_exponential_table(s),
         local=(out1, out2),
-        local_sensitivity=(mc.local_sensitivity_median(d1), mc.local_sensitivity_median(d2)),
-        local_test=test,
-        b=b,
-        b0=b0,
-        share=share,
-        mech_lemma28=mc.lemma28_bound(np.asarray(s.scores, dtype=float), eps=eps, t=np.linspace(0, 5, 11)),
+        local_test=histogram_privacy_test(out1, out2, eps=eps, delta=delta, bins=20),
+        share=mc.laplace_outside_share(s.bl_q, b=q.b0, lower=s.bl_lower, upper=s.bl_upper, size=trials, rng=seed),
     )
 
 

@@ -7,6 +7,7 @@ excess risk against n or ε for Algorithm 2, the naive single-copy plug-in and m
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import partial
 
@@ -16,10 +17,11 @@ import pandas as pd
 from .. import regression as rg
 from .. import scenario as sc
 from .._doc import document
-from ..bcdp import Allocation
+from ..bcdp import Allocation, privacy_allocation
 from ..constraints import DEMAND, EPS, SEED, TRIALS, USERS
 from ..datasets import SOURCE_SYNONYMS, SOURCES, data_path
 from ..meaning import Level
+from ..memo import memoised
 from ..registry import PageSpec
 from ..scenario import Cost, InputError, Interval, Options, Result, RunOptions, check_budget, param, table
 from ..sources import BCDP_PAPER
@@ -140,6 +142,16 @@ def optimizer(s: PrivateRegression) -> dict:
     return {name: getattr(s, name) for name in ("radius", "schedule", "gamma0", "steps", "rho", "decay")}
 
 
+def _point_inputs(v, *, s, common, data):
+    """What a sweep point depends on: the swept value replaces n (axis n) or ε (axis ε), so the
+    scenario's own n or ε is not among them."""
+    c = {k: v_ for k, v_ in common.items() if not (s.axis == "eps" and k == "eps")}
+    return s.axis, v, None if s.axis == "n" else s.n, s.trials, s.seed, c, data
+
+
+#: each sweep point's fits, kept by what the point depends on (its data draw, levels and fits are seeded
+#: by (seed, value)): moving an input no point depends on recomputes none
+@memoised(32 * 2**20, name="excess-risk sweep points", key=_point_inputs)
 def _sweep_point(v, *, s, common, data):
     x = None if data is None else rg.load_regression_csv(data)
     c = dict(common)
@@ -189,15 +201,47 @@ class PrivateRegressionResult(Result):
         return self.guaranteed <= self.allocation.demands * (1 + 1e-9)
 
 
-@sc.page_run
-def run(s: PrivateRegression, *, options: RunOptions) -> PrivateRegressionResult:
-    """Tables: ``regression_trajectory`` (distance to θ* per gradient step and method) and
-    ``regression_excess_risk`` (per sweep value and method: median, quartiles, runs stopped because
-    f̂ was not convex). ``upload`` is the CSV for ``source = upload``."""
+@sc.page_quick
+def quick(s: PrivateRegression, *, options: RunOptions) -> PrivateRegressionResult:
+    """Theorem 2's allocation for the record's coordinates and the per-coordinate guarantee under the
+    data's correlation (Proposition 4), with the data read and every input checked: everything but the
+    private fits."""
     check_budget(s, options.budget)
     data = data_bytes_for(s, options.upload)
     common, n_feat, k = _settings(s, data)
     check_budget(s, options.budget, s.estimate(n_feat + 1))
+    d = n_feat + 1
+    dem = [s.demand] * k + [s.eps] * (d - 1 - k) + [s.eps]
+    alloc = privacy_allocation(demands=np.asarray(dem, dtype=float), eps=s.eps, q=s.q)
+    notes = [f"The data have {n_feat} feature(s): {k} of them carry the sensitive demand δ."] if k < s.k else []
+    guarantee, gnotes, guaranteed = guarantee_table(
+        s, alloc, theta=common["theta"], n_feat=n_feat, k=k, synthetic=data is None
+    )
+    return sc.with_meaning(
+        sc.partial_result(
+            PrivateRegressionResult,
+            s,
+            pending=("regression_trajectory", "regression_excess_risk", "trajectories", "reference", "warnings"),
+            regression_guarantee=guarantee,
+            notes=tuple(notes + gnotes),
+            allocation=alloc,
+            k=int(k),
+            n_features=int(n_feat),
+            coordinates=coordinate_names(n_feat=n_feat, k=k),
+            guaranteed=guaranteed,
+        )
+    )
+
+
+@sc.page_run
+def run(s: PrivateRegression, *, options: RunOptions) -> PrivateRegressionResult:
+    """Tables: ``regression_trajectory`` (distance to θ* per gradient step and method),
+    ``regression_excess_risk`` (per sweep value and method: median, quartiles, runs stopped because
+    f̂ was not convex) and ``regression_guarantee`` (:func:`quick`). ``upload`` is the CSV for
+    ``source = upload``."""
+    q = quick(s, options=options)
+    data = data_bytes_for(s, options.upload)
+    common, _, k = _settings(s, data)
     if data is None:
         x = rg.regression_data(n=s.n, theta=common["theta"], noise=s.noise, q=s.q, rng=s.seed)
     else:
@@ -219,30 +263,16 @@ def run(s: PrivateRegression, *, options: RunOptions) -> PrivateRegressionResult
         options=options,
         label=lambda v: f"{s.axis} = {v:g}",
     )
-    notes = []
-    if k < s.k:
-        notes.append(f"The data have {n_feat} feature(s): {k} of them carry the sensitive demand δ.")
     warnings = [
         f"**{m}**: {runs[0].message}" for m, runs in res.items() if not m.startswith("_") and not runs[0].convex
     ]
-    guarantee, gnotes, guaranteed = guarantee_table(
-        s, res["_allocation"], theta=common["theta"], n_feat=n_feat, k=k, synthetic=data is None
-    )
-    notes += gnotes
-    return PrivateRegressionResult(
-        scenario=s,
+    return dataclasses.replace(
+        q,
         regression_trajectory=trajectory,
         regression_excess_risk=pd.concat(parts, ignore_index=True),
-        regression_guarantee=guarantee,
-        notes=tuple(notes),
         trajectories=trajs,
         reference=ref,
-        allocation=res["_allocation"],
         warnings=tuple(warnings),
-        k=int(k),
-        n_features=int(n_feat),
-        coordinates=coordinate_names(n_feat=n_feat, k=k),
-        guaranteed=guaranteed,
     )
 
 

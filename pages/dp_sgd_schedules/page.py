@@ -37,8 +37,6 @@ with ui.page_shell(ds) as page:
     sens, target = result.sensitivity, result.target
     kappa = scenario.used_kappa
     ui.show_checks(result.checks)
-    for note in result.notes:  # e.g. a learning rate so large that the iteration diverges
-        st.warning(note)
     c1, c2 = st.columns(2)
     with c1:
         st.subheader("Noise scale θ_h and per-release guarantee")
@@ -84,6 +82,8 @@ with ui.page_shell(ds) as page:
         "Simulated trajectories: "
         + ("Example 33 (mean of Exp data)" if state["problem"] == "mean" else "Example 34 (ridge)")
     )
+    for note in result.notes:  # e.g. a learning rate so large that the iteration diverges (simulated)
+        st.warning(note)
     page.chart("trajectories")
     st.caption(
         f"Batch size 1, standard Laplace noise scaled by θ_h; gradient sensitivity Δ = {sens:g} "

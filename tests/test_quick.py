@@ -1,0 +1,128 @@
+"""A page's quick part (the ``quick`` hook: what the app shows before the simulations, issue 51) is its run's
+own: every field it computed equals the run's on the default view, the example view and every preset,
+and the run leaves no field PENDING. A staged result serves the quick part without running the
+simulations, and runs them the first time anything else is read."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hetdp_core.registry import hook, pages
+from hetdp_core.scenario import PENDING, pending_fields
+
+QUICK = {url: m for url, m in pages().items() if hook(m, "quick") is not None}
+
+
+def same(a, b) -> bool:
+    """Equal values, NaN equal to NaN: tables, arrays, dataclasses, containers, numbers."""
+    if isinstance(a, pd.DataFrame) or isinstance(b, pd.DataFrame):
+        return isinstance(a, pd.DataFrame) and isinstance(b, pd.DataFrame) and a.equals(b)
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and (
+            np.array_equal(a, b, equal_nan=a.dtype.kind == "f") if a.dtype.kind in "fiub" else (a == b).all()
+        )
+    if dataclasses.is_dataclass(a) and not isinstance(a, type):
+        return type(a) is type(b) and all(same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return a == b
+
+
+def _views(module):
+    spec = module.PAGE_SPEC
+    from urllib.parse import parse_qsl
+
+    yield "default", module.SCENARIO()
+    yield "example", module.SCENARIO.from_query(dict(parse_qsl(spec.example_query)))
+    yield from module.PRESETS.items()
+
+
+def test_the_pages_with_a_quick_part():
+    """Every analysis page but Group-wise zCDP (whose analytic part — Algorithm 1's divergences — is its
+    costly one) and Per-user privacy (whose weights are computed with each method's simulation) shows its
+    quick part first."""
+    assert set(QUICK) == {
+        "Feature_privacy",
+        "BCDP_guarantee_lab",
+        "Private_regression",
+        "Mechanism_lab",
+        "DP_SGD_schedules",
+    }
+
+
+@pytest.mark.parametrize("url", sorted(QUICK))
+def test_the_quick_part_is_the_runs_own(url):
+    module = QUICK[url]
+    for label, s in _views(module):
+        q, r = module.quick(s), module.run(s)
+        assert pending_fields(r) == (), (url, label)
+        computed = [f.name for f in dataclasses.fields(q) if getattr(q, f.name) is not PENDING]
+        assert "checks" in computed or "checks" in pending_fields(q)
+        for name in computed:
+            assert same(getattr(q, name), getattr(r, name)), f"{url} ({label}): quick's {name} differs from the run's"
+        assert pending_fields(q), f"{url}: a quick part that computes everything is the run"
+
+
+def test_a_quick_part_refuses_what_the_run_refuses():
+    from hetdp_core.scenario import InputError
+    from hetdp_core.scenarios import feature_privacy as fp
+
+    huge = fp.SCENARIO(n=200_000, trials=2000, points=tuple(np.linspace(0, 1, 30)))
+    with pytest.raises(InputError, match="compute budget"):
+        fp.quick(huge)
+    with pytest.raises(TypeError, match="needs a FeaturePrivacy"):
+        fp.quick(QUICK["Mechanism_lab"].SCENARIO())
+
+
+def test_a_partial_result_names_every_field_once():
+    from hetdp_core.scenario import partial_result
+    from hetdp_core.scenarios import feature_privacy as fp
+
+    s = fp.SCENARIO()
+    with pytest.raises(TypeError, match="neither"):
+        partial_result(fp.FeaturePrivacyResult, s, pending=("bcdp_mse_summary",))
+    with pytest.raises(TypeError, match="unknown"):
+        partial_result(fp.FeaturePrivacyResult, s, pending=("no_such_field",))
+
+
+def test_a_staged_result_serves_its_quick_part_and_finishes_once():
+    from hetdp_core.scenarios import feature_privacy as fp
+    from hetdp_ui.figcache import _fp
+    from hetdp_ui.staged import Staged
+
+    s = fp.SCENARIO(trials=5, n=500)
+    calls = []
+
+    def finish():
+        calls.append(1)
+        return fp.run(s)
+
+    staged = Staged(fp.quick(s), finish)
+    assert staged.alloc is staged.quick.alloc and staged.meaning is staged.quick.meaning
+    assert _fp(staged) == ("result", id(staged)) and not calls  # the figure memo does not finish it
+    assert not staged.done
+    summary = staged.bcdp_mse_summary  # a simulated field: the run, once
+    assert calls == [1] and staged.done and isinstance(summary, pd.DataFrame)
+    assert "bcdp_mse_summary" in staged.tables() and calls == [1]  # methods are the run's
+    assert same(staged.full().bcdp_guarantee, staged.bcdp_guarantee)
+
+
+def test_small_runs_execute_in_process_and_large_ones_in_their_child():
+    from hetdp_core.scenario import LARGE_BUDGET, Cost
+    from hetdp_ui.limits import IN_PROCESS, in_process
+
+    assert in_process(Cost(seconds=0.5, bytes=10 * 2**20))
+    assert not in_process(Cost(seconds=IN_PROCESS.seconds * 1.01, bytes=1))
+    assert not in_process(Cost(seconds=0.1, bytes=IN_PROCESS.bytes + 1))
+    assert not in_process(Cost(seconds=0.1, bytes=1), budget=None)  # no budget: the caller runs it itself
+    assert in_process(Cost(seconds=0.1, bytes=1), budget=LARGE_BUDGET)
