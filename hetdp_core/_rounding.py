@@ -14,6 +14,8 @@ def round_up(x: float, digits: int = 3) -> float:
     if x <= 0 or not np.isfinite(x):
         return x
     e = int(np.floor(np.log10(x))) - digits + 1
+    if not 0.0 < 10.0**e < np.inf:  # a subnormal x: its grid is below the smallest float; x itself is exact
+        return x
     q = x / 10.0**e
     r = np.ceil(q - 1e-9 * q) * 10.0**e  # a value already on the grid stays
     return float(f"{r:.{digits}g}") if float(f"{r:.{digits}g}") >= x * (1 - 1e-12) else r

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 
 from ._doc import document
+from ._rounding import percent as rounded_percent
 from ._validate import InputError
 
 __all__ = [
@@ -66,9 +67,7 @@ def bound_share(x: float) -> str:
     answer is the true one): in per cent, 3 significant digits rounded *up*, as every "at most" sentence
     writes it (0.731059 → "73.2 %"), so one number is never written 73.1 % in one place and 73.2 % in
     another."""
-    from .meaning import _pct
-
-    return _pct(float(x), up=True)
+    return rounded_percent(float(x), up=True)
 
 
 def quantile_share(beta: float) -> str:

@@ -171,6 +171,19 @@ def test_a_share_is_written_the_same_in_a_sentence_and_a_chart(x):
     assert share(x) == formatted(x, "share") == f"{100 * x:.1f} %"
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.floats(0.0, 1.0))
+def test_a_posterior_bound_is_rounded_up_and_written_one_way(x):
+    """The class poll's "at most" share: rounded *up* (never below the bound), as the meaning panel writes it."""
+    from hetdp_core._rounding import percent as rounded_percent
+    from hetdp_core.words import bound_share
+
+    text = bound_share(x)
+    assert text == rounded_percent(x, up=True)
+    assert float(text.split()[0]) >= 100 * x * (1 - 1e-12)
+    assert bound_share(0.731059) == "73.2 %"
+
+
 # ---------------------------------------------------------------- the pages' comparisons
 
 
