@@ -427,5 +427,5 @@ def test_no_module_writes_csv_but_the_one_writer():
     }
     assert found <= allowed, found - allowed
     assert pattern.search((ROOT / "app.py").read_text()) is None
-    regression = (ROOT / "hetdp_core" / "regression.py").read_text()
+    regression = (ROOT / "hetdp_core" / "per_feature" / "regression.py").read_text()
     assert regression.count(".to_csv(") == 1 and "def randhie_regression_bytes" in regression

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hetdp_core.framework._validate import MIN_EPS
 from hetdp_core.materials.uploads import MAX_UPLOAD_MB
 from hetdp_core.noise.dptest import histogram_privacy_test
 from hetdp_core.per_user import hetero as ht
@@ -45,7 +46,7 @@ def _exhaustive(fam, base, c):
 
 
 # every demand the page, an upload or the CLI accepts: (0, ∞] from the validator's floor up, with ties
-wide_demand = st.one_of(st.floats(ht.MIN_EPS, 1e6), st.just(math.inf), st.sampled_from([0.1, 1.0, 9.505132326296094]))
+wide_demand = st.one_of(st.floats(MIN_EPS, 1e6), st.just(math.inf), st.sampled_from([0.1, 1.0, 9.505132326296094]))
 
 
 @given(st.lists(wide_demand, min_size=1, max_size=300), st.sampled_from(ht.PROBLEMS), st.integers(2, 10_000))
@@ -238,7 +239,7 @@ def test_bad_input(func, kw, match):
 def test_family_prefix_sums_are_the_sequential_float64_sums():
     """P1 and P2 come from one complex cumulative sum (real part ε, imaginary part ε²); complex addition
     adds the parts separately, so both equal numpy's sequential float64 cumsum bit for bit."""
-    from hetdp_core.per_user.hetero import _Family
+    from hetdp_core.per_user.solver import _Family
 
     eps = np.exp(np.random.default_rng(4).uniform(-12, 12, 200_001))
     eps[::7] = np.inf  # public users are left out of the prefix sums
@@ -266,7 +267,7 @@ def test_variants_without_q_skip_the_sums_of_squares_with_identical_results(vari
     k, r = fam.indices(np.array([fam.t_hi]))
     assert fam.state(fam.t_hi, k[0], r[0])[1] is None  # Q is not computed without the squares
     # the same solve with every base given the sums of ε²
-    monkeypatch.setattr(ht, "_Q_BASES", frozenset({"P1", "E1", "P1T", "P2", "Q2", "A"}))
+    monkeypatch.setattr(hs, "_Q_BASES", frozenset({"P1", "E1", "P1T", "P2", "Q2", "A"}))
     rich = ht.fast_weights(eps, variant=variant, problem="frequency", k=5)
     assert (lean.b, lean.objective, lean.t) == (rich.b, rich.objective, rich.t)
     np.testing.assert_array_equal(lean.weights, rich.weights)
