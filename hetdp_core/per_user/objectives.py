@@ -18,19 +18,8 @@ from ..framework._doc import document
 from ..framework._validate import MIN_EPS, check_choice
 from ..framework.constraints import Interval
 
-__all__ = [
-    "PROBLEMS",
-    "VARIANTS",
-    "BASELINES",
-    "ALGORITHMS",
-    "check_demands",
-    "kappa_of",
-    "noise_scale",
-    "eps_effective",
-    "objective_value",
-    "Weights",
-    "weight_checks",
-]
+__all__ = ["PROBLEMS", "VARIANTS", "BASELINES", "ALGORITHMS"]  # the problems' and the algorithms' names
+__all__ += ["check_demands", "kappa_of", "noise_scale", "eps_effective", "objective_value", "Weights", "weight_checks"]
 
 #: this part of hetero's numerics shares its rows of the core's glossary
 GLOSSARY_KEY = "hetero"
