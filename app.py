@@ -4,7 +4,7 @@ import textwrap
 
 import streamlit as st
 
-from hetdp_core.registry import cited_sources
+from hetdp_core.framework.registry import cited_sources
 from hetdp_ui import nav as _nav
 from hetdp_ui.class_queue import in_turn
 from hetdp_ui.nav import app_link, doc_link, scenario_entries, sidebar_nav, start_links, tools

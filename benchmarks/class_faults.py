@@ -81,7 +81,7 @@ def disk_full_fault(fs: Tmpfs):
 def flood(lesson: str, joins: int = 10_000) -> dict:
     """One client joining one session again and again (a script, each join a new name): the session
     fills up to its cap and every further join is refused in one line, nothing stored."""
-    from hetdp_core.scenario import InputError
+    from hetdp_core.framework.scenario import InputError
     from hetdp_ui.classroom.store import MAX_STUDENTS, ClassStore
 
     store = ClassStore(f"sqlite:///{Path(tempfile.mkdtemp(prefix='hetdp-flood-')) / 'class.sqlite'}")

@@ -60,7 +60,7 @@ import load  # noqa: E402
 from class_faults import Tmpfs, disk_full_fault, flood, kill_fault, pg_restart_fault  # noqa: E402, F401
 from load import Browser, Disconnected, Run  # noqa: E402
 
-from hetdp_core.lessons import bundled_lesson  # noqa: E402
+from hetdp_core.teaching.lessons import bundled_lesson  # noqa: E402
 from hetdp_ui.class_panel import POLL_REFRESH  # noqa: E402
 from hetdp_ui.folders import LIVE_CLASS, page_for  # noqa: E402
 

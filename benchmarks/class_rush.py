@@ -41,7 +41,7 @@ def capacity(result: dict, think: tuple[float, float]) -> dict:
     the lesson (one think after joining and two per step, at the mean think time) over the server CPU
     seconds a student cost in the run (joins, pages, answers, the live view, the killed worker's restart,
     PostgreSQL's own processes: all of the run's server CPU, divided by its students)."""
-    from hetdp_core.lessons import bundled_lesson
+    from hetdp_core.teaching.lessons import bundled_lesson
 
     c = result["class"]
     per_student = c["server_cpu_s"] / c["students"]

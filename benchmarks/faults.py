@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import load  # noqa: E402
 
-from hetdp_core.registry import specs  # noqa: E402
+from hetdp_core.framework.registry import specs  # noqa: E402
 from hetdp_ui.serve import Stack, _healthy  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.load import free_port  # noqa: E402
-from hetdp_core.registry import specs  # noqa: E402
+from hetdp_core.framework.registry import specs  # noqa: E402
 
 # the browser tests' own Chromium and flags (tests/ is not a package: another installed one takes the name)
 _BROWSER = runpy.run_path(str(ROOT / "tests" / "browser" / "conftest.py"))

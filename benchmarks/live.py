@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))  # run.py's own imports (workloads)
 
-from hetdp_core.registry import specs  # noqa: E402
+from hetdp_core.framework.registry import specs  # noqa: E402
 
 
 def measure(pages: list[str], *, steps: int, rounds: int, reuse: dict | None = None) -> dict:

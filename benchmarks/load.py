@@ -44,7 +44,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState, WidgetStates
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from hetdp_core.registry import pages as _pages  # noqa: E402  (the app's one list of pages)
+from hetdp_core.framework.registry import pages as _pages  # noqa: E402  (the app's one list of pages)
 
 PAGES = tuple(_pages())
 TICKS = os.sysconf("SC_CLK_TCK")

@@ -134,7 +134,7 @@ def measure(*, repeat: int = 2) -> dict:
     that is not a scenario and draws a chart when opened (the release ledger) against the bare page."""
     from playwright.sync_api import sync_playwright
 
-    from hetdp_core.lessons import bundled_lessons
+    from hetdp_core.teaching.lessons import bundled_lessons
     from hetdp_ui.classroom.store import ClassStore
     from hetdp_ui.nav import scenario_entries, tools
 

@@ -42,7 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hetdp_core.registry import hook  # noqa: E402
+from hetdp_core.framework.registry import hook  # noqa: E402
 from hetdp_core.scenarios import get  # noqa: E402
 
 AUTHORS_LOOP_SECONDS = 80 * 60
@@ -53,7 +53,7 @@ def zcdp_curves() -> dict:
     group sizes; and the page's default loss-vs-size scan."""
     import numpy as np
 
-    from hetdp_core.zcdp import divergence_vs_size, renyi_curves
+    from hetdp_core.per_group.zcdp import divergence_vs_size, renyi_curves
 
     alphas = np.linspace(1.01, 20, 50)
     worst = max(
@@ -78,7 +78,7 @@ def fig(key: str, trials: int | None = None, executor=None) -> float:
     whose bench.toml says ``paper_figures``: its ``paper_preset`` hook)."""
     from workloads import workloads
 
-    from hetdp_core.scenario import LARGE_BUDGET, RunOptions
+    from hetdp_core.framework.scenario import LARGE_BUDGET, RunOptions
 
     page = get(workloads().paper_figures)
     s = hook(page, "paper_preset")(key, variant="published", trials=trials)
@@ -107,7 +107,7 @@ def hetero_weights() -> dict:
     """Fast weights for 1 000 000 users (best of 6 calls), cvxpy for 10 000 users."""
     import numpy as np
 
-    from hetdp_core.hetero import cvxpy_weights, fast_weights
+    from hetdp_core.per_user.hetero import cvxpy_weights, fast_weights
 
     rng = np.random.default_rng(0)
     big = np.exp(rng.uniform(np.log(1e-3), np.log(1e3), 1_000_000))
@@ -124,7 +124,7 @@ def hetero_weights() -> dict:
 RUN_CHILD_WEIGHTS = """
 import json, time, numpy as np
 from hetdp_ui.limits import keep_freed_memory
-from hetdp_core.hetero import fast_weights
+from hetdp_core.per_user.hetero import fast_weights
 keep_freed_memory()
 rng = np.random.default_rng(0)
 big = np.exp(rng.uniform(np.log(1e-3), np.log(1e3), 1_000_000))
@@ -181,8 +181,8 @@ def all_pages() -> dict:
     from streamlit.testing.v1 import AppTest
 
     out = {}
-    from hetdp_core.registry import specs
-    from hetdp_core.zcdp import _MEMO as zcdp_memo
+    from hetdp_core.framework.registry import specs
+    from hetdp_core.per_group.zcdp import _MEMO as zcdp_memo
     from hetdp_ui.execution import runs
     from hetdp_ui.folders import tool_pages
 
@@ -246,7 +246,7 @@ def _channel_draws(argv: list[str]) -> tuple[list, list]:
 
     import numpy as np
 
-    from hetdp_core import duchi
+    from hetdp_core.per_feature import duchi
     from hetdp_ui import cli
 
     demands: list = []
@@ -394,7 +394,7 @@ def fig3_floor(fl: dict, generator: str = "") -> float:
     PCG64's rates, for reference). Draws per (point, trial, user) come from the subset's recorded
     draws (same demands, ε and n), so the floor follows the code: 28 float32 normals (10 + 8 for
     Mechanism 1's two stages, 10 for the baseline) and 3 uniforms (one per channel call)."""
-    from hetdp_core.bcdp_sim import PRESETS
+    from hetdp_core.per_feature.bcdp_sim import PRESETS
 
     arg = lambda flag: FIG3_SUBSET[FIG3_SUBSET.index(flag) + 1]  # noqa: E731
     per = len(arg("--q").split(",")) * int(arg("--trials")) * int(arg("--n"))  # the subset's points × trials × users
@@ -410,7 +410,7 @@ def page_runs_cpu() -> dict:
     in units of this run's floor of 10⁷ float32 normals."""
     import resource
 
-    from hetdp_core import zcdp
+    from hetdp_core.per_group import algorithm1
     from hetdp_core.scenarios import pages
 
     def cpu():
@@ -421,7 +421,7 @@ def page_runs_cpu() -> dict:
     for name, mod in pages().items():
         best = float("inf")
         for _ in range(2):
-            zcdp._MEMO.clear()
+            algorithm1._MEMO.clear()
             c0 = cpu()
             mod.run(mod.SCENARIO())
             best = min(best, cpu() - c0)
@@ -460,9 +460,9 @@ def ledger_200() -> dict:
     next to the previous one in the same run (their ratio: the machine's speed cancels)."""
     import numpy as np
 
-    from hetdp_core import pld
-    from hetdp_core.ledger import Plan, Release, ledger
-    from hetdp_core.pld import Event
+    from hetdp_core.accountants import pld
+    from hetdp_core.accountants.ledger import Plan, Release, ledger
+    from hetdp_core.accountants.pld import Event
 
     out = {}
     for kind in ("gaussian", "laplace", "mixed"):

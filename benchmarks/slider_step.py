@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.first_chart import CHROMIUM, CHROMIUM_ARGS, _server, keep_result  # noqa: E402
 from benchmarks.load import free_port  # noqa: E402
-from hetdp_core.registry import specs  # noqa: E402
+from hetdp_core.framework.registry import specs  # noqa: E402
 
 #: the floor: one sidebar slider, one plotly chart of 2 000 points depending on it
 BARE = """

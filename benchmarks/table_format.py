@@ -11,7 +11,7 @@ def _title(page: str) -> str:
     lessons, the docs) by their file name."""
     page = re.sub(r"^\d+_", "", page)
     try:
-        from hetdp_core.registry import get
+        from hetdp_core.framework.registry import get
 
         return get(page).PAGE_SPEC.title
     except ValueError:  # not a scenario page (InputError is a ValueError)

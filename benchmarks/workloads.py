@@ -55,7 +55,7 @@ def _one(found: list, key: str):
 @functools.cache
 def workloads(pages: Path = ROOT / "pages") -> Workloads:
     """Read every scenario page's ``bench.toml`` (a key it does not know is an error)."""
-    from hetdp_core.registry import specs
+    from hetdp_core.framework.registry import specs
 
     default, solve, same, distinct, heavy, paper = [], [], [], [], [], []
     for spec in specs():

@@ -9,8 +9,8 @@ import secrets
 
 import streamlit as st
 
-from hetdp_core.lessons import Lesson
-from hetdp_core.scenario import InputError
+from hetdp_core.framework.scenario import InputError
+from hetdp_core.teaching.lessons import Lesson
 
 #: URL parameters of a student in a class session
 PARAMS = ("class", "me")
@@ -44,7 +44,7 @@ def store():
 
 
 def _cached_answer(step, variant):
-    from hetdp_core.lesson_variants import variant_answer
+    from hetdp_core.teaching.lesson_variants import variant_answer
     from hetdp_ui.execution import run_scenario
 
     return variant_answer(step, variant, run=lambda scenario: run_scenario(scenario, progress=False))
@@ -208,9 +208,9 @@ def record_status(widget: str, given) -> None:
 
 def poll_meaning(eps: float):
     """The meaning panel's row for one student's poll report at level ε (prior 50 %, attack at a 1 %
-    false-positive rate), a :class:`~hetdp_core.meaning.LevelMeaning` (``in_words``, ``risk_in_words``),
+    false-positive rate), a :class:`~hetdp_core.reading.meaning.LevelMeaning` (``in_words``, ``risk_in_words``),
     rounded as every page rounds them."""
-    from hetdp_core.meaning import Level, meaning_of
+    from hetdp_core.reading.meaning import Level, meaning_of
 
     return meaning_of([Level("one student's report", eps)], prior=0.5, fpr=0.01).rows[0]
 
@@ -262,7 +262,7 @@ def _revealed_text(s, code: str, token: str, lesson: Lesson, k: int) -> str:
     q, mine = step.question, ""
     if q.variants:
         got = s.variant(code, token, k)
-        from hetdp_core.lesson_variants import variant_text
+        from hetdp_core.teaching.lesson_variants import variant_text
 
         q, mine = got.step.question, f" for your own values ({variant_text(got.variant)})"
     head = f"Step {k}" + (f" — {step.title}" if step.title else "")
@@ -325,8 +325,8 @@ def _open_poll(s, code: str, token: str, poll, stored) -> None:
     sent = st.session_state.get(sent_key)
     if sent is None:
         sent = stored
-    from hetdp_core.poll import truth_probability
-    from hetdp_core.words import bound_share
+    from hetdp_core.reading.words import bound_share
+    from hetdp_core.teaching.poll import truth_probability
 
     # the chance the true answer is sent is the most an attacker can believe from one report: one number,
     # written as the meaning sentence writes it (rounded up), not 73.1 % here and 73.2 % there

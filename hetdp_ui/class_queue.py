@@ -68,7 +68,7 @@ def _instructor(code: str, key: str) -> bool:
     """Whether ``key`` is the instructor key of session ``code`` (checked once per browser session)."""
     if st.session_state.get(_INSTRUCTOR) == (code, key):
         return True
-    from hetdp_core.scenario import InputError
+    from hetdp_core.framework.scenario import InputError
     from hetdp_ui import class_panel
 
     try:

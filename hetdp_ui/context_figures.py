@@ -1,5 +1,5 @@
 """The strip "your levels among real deployments" (Streamlit-free plotly): the deployments of
-:mod:`hetdp_core.deployments` on a log-ε axis — central ones on the upper row, local ones on the lower,
+:mod:`hetdp_core.reading.deployments` on a log-ε axis — central ones on the upper row, local ones on the lower,
 the marker's shape saying whom a level protects (a person or user for a release; a user, device or
 event per period) — and the view's levels as labelled vertical lines."""
 
@@ -73,8 +73,8 @@ def _labels(fig: go.Figure, placements: tuple, at) -> tuple[int, list[int]]:
 
 @memo_figure
 def deployments_strip(placements: tuple, title: str = "Your levels among real deployments") -> go.Figure:
-    """``placements``: :class:`hetdp_core.deployments.Placement` tuples (the view's levels)."""
-    from hetdp_core.deployments import deployments
+    """``placements``: :class:`hetdp_core.reading.deployments.Placement` tuples (the view's levels)."""
+    from hetdp_core.reading.deployments import deployments
 
     deps = deployments()
     fig = go.Figure()

@@ -79,7 +79,7 @@ _README_BEGIN = (
 def guided_pages() -> list:
     """Every page with a guide in its folder, in menu order: the scenario pages (from the registry), then the
     other pages (their ``page.toml``) — each with ``slug``, ``title``, ``summary`` and ``url``."""
-    from hetdp_core.registry import specs
+    from hetdp_core.framework.registry import specs
     from hetdp_ui.folders import tool_pages
 
     return [*specs(), *(t for t in tool_pages() if t.guide)]
@@ -102,8 +102,8 @@ def index_block(*, site: bool = False) -> str:
 
 def sources_block() -> str:
     """The works the pages are built on, one citation a line, from the pages' specs
-    (:func:`hetdp_core.registry.cited_sources`)."""
-    from hetdp_core.registry import cited_sources
+    (:func:`hetdp_core.framework.registry.cited_sources`)."""
+    from hetdp_core.framework.registry import cited_sources
 
     return "".join(f"- {src.citation()}.\n" for src, _ in cited_sources())
 

@@ -10,7 +10,7 @@ import os
 
 import streamlit as st
 
-from hetdp_core.scenario import READING, InputError, RunOptions, Scenario
+from hetdp_core.framework.scenario import READING, InputError, RunOptions, Scenario
 from hetdp_ui.runcache import ENV as CACHE_ENV
 from hetdp_ui.runcache import DiskStore, RunCache, install_shared_memo
 from hetdp_ui.timing import note as timing_note
@@ -60,8 +60,8 @@ def staged_run(scenario: Scenario, *, upload: bytes | None = None):
     gets its run at once. Raises InputError for bad input (the quick part checks every input the run
     does); a run stopped later (its limits, a busy server) is shown where the page read it, and the page
     stops there."""
-    from hetdp_core.registry import hook
-    from hetdp_core.scenario import PENDING, with_meaning
+    from hetdp_core.framework.registry import hook
+    from hetdp_core.framework.scenario import PENDING, with_meaning
     from hetdp_core.scenarios import get
 
     quick = hook(get(scenario.PAGE), "quick")
@@ -105,7 +105,7 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
     progress bar while it computes. Raises InputError for bad input."""
     import dataclasses
 
-    from hetdp_core.scenario import with_meaning
+    from hetdp_core.framework.scenario import with_meaning
     from hetdp_core.scenarios import get
 
     asked = scenario

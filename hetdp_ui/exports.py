@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from hetdp_core.scenario import Scenario
+from hetdp_core.framework.scenario import Scenario
 
 
 def app_base_url(page: str) -> str:

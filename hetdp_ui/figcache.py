@@ -22,7 +22,7 @@ import hashlib
 import numpy as np
 import pandas as pd
 
-from hetdp_core.memo import Memo, size_of
+from hetdp_core.framework.memo import Memo, size_of
 from hetdp_ui.theme import finish  # palette, theme and log axes shared by every builder
 
 __all__ = ["memo_figure", "csv_bytes", "summary_text", "by_identity", "clear", "MAX_FIGURES"]

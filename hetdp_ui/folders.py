@@ -18,7 +18,7 @@
                               notebook and decision package)
 
 ``<slug>`` is the page's one name: its URL path in lower case and, for a scenario page, its scenario module
-``hetdp_core/scenarios/<slug>.py`` (:attr:`hetdp_core.registry.PageSpec.slug`). This module finds a
+``hetdp_core/scenarios/<slug>.py`` (:attr:`hetdp_core.framework.registry.PageSpec.slug`). This module finds a
 scenario page's folder from the registry and the other pages by their ``page.toml``; it keeps no list of
 pages. A figures module is Streamlit-free (plotly builders only), so the
 report, the notebook and the CLI load it without a server; it is loaded from its file, the same way in a
@@ -37,7 +37,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from hetdp_core.registry import PageName
+from hetdp_core.framework.registry import PageName
 
 if TYPE_CHECKING:  # a type only: `hetdp app` and the Documentation page find folders without plotly
     import plotly.graph_objects as go
@@ -108,7 +108,7 @@ def app_root() -> Path:
 
 
 def _slug(page) -> str:
-    from hetdp_core.registry import get
+    from hetdp_core.framework.registry import get
 
     return (page if not isinstance(page, str) else get(page)).PAGE_SPEC.slug
 
@@ -269,7 +269,7 @@ def first_steps() -> tuple[FirstStep, ...]:
 def _first_steps(pages: Path) -> tuple[FirstStep, ...]:
     import tomllib
 
-    from hetdp_core.registry import specs
+    from hetdp_core.framework.registry import specs
 
     urls = {s.slug: s.url for s in specs()} | {t.slug: t.url for t in _tool_pages(pages)}
     found = []

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from hetdp_core.lesson_variants import base_variant, variant_step
-from hetdp_core.lessons import Lesson, Step, bundled_lesson, step_scenario
-from hetdp_core.scenario import InputError
+from hetdp_core.framework.scenario import InputError
+from hetdp_core.teaching.lesson_variants import base_variant, variant_step
+from hetdp_core.teaching.lessons import Lesson, Step, bundled_lesson, step_scenario
 from hetdp_ui import actions, class_panel
 from hetdp_ui.folders import LESSON_LIST, LIVE_CLASS, page_for
 from hetdp_ui.nav import doc_link, file_of
@@ -230,7 +230,7 @@ def lesson_panel(state: ScenarioState) -> None:
 
 def _shown_step(step: Step, in_class, k: int) -> Step:
     """The step as this student sees it: for a question with variants, in a class session their own
-    values and answer (:mod:`hetdp_core.lesson_variants`), else the values of the step's own query."""
+    values and answer (:mod:`hetdp_core.teaching.lesson_variants`), else the values of the step's own query."""
     q = step.question
     if q is None or not q.variants:
         return step

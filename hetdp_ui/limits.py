@@ -1,6 +1,6 @@
 """Limits that hold while a run executes, and admission control for heavy runs (Streamlit-free).
 
-The up-front estimate (:func:`hetdp_core.scenario.check_budget`) refuses what it can see is too big
+The up-front estimate (:func:`hetdp_core.framework.scenario.check_budget`) refuses what it can see is too big
 and words the message; it cannot be complete. So every uncached page run under the page budget whose
 estimate is not small (:func:`in_process`: above :data:`IN_PROCESS`, a fifth of the page's seconds or
 an eighth of its memory) is executed in a **child process** with
@@ -43,7 +43,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from hetdp_core.scenario import DEFAULT_OPTIONS, PAGE_BUDGET, Budget, Cost, InputError, RunOptions
+from hetdp_core.framework.scenario import DEFAULT_OPTIONS, PAGE_BUDGET, Budget, Cost, InputError, RunOptions
 from hetdp_ui.allocator import keep_freed_memory
 
 __all__ = [
@@ -84,7 +84,7 @@ def preload() -> list[str]:
         for m in sorted(pkgutil.iter_modules([str(folder)]), key=lambda m: m.name)
         if not m.name.startswith("_")
     ]
-    registry = sys.modules.get("hetdp_core.registry")
+    registry = sys.modules.get("hetdp_core.framework.registry")
     if registry is not None:  # pages registered from elsewhere (a plugin), already imported
         names += [m.__name__ for m in list(registry._PAGES.values()) if m.__name__ not in names]
     return [*_PRELOAD_STACK, *names]

@@ -1,6 +1,6 @@
 """The app's menu: its entries (every page, from the registry and the other pages' folders), the home
 page's first steps, the documentation topics and links between pages, and a sidebar menu that looks the
-same however a page is reached. Nothing here lists pages: the registry (:mod:`hetdp_core.registry`) and
+same however a page is reached. Nothing here lists pages: the registry (:mod:`hetdp_core.framework.registry`) and
 the folders (:mod:`hetdp_ui.folders`) do.
 
 app.py routes every page with ``st.navigation`` (each page's script is ``pages/<slug>/page.py``,
@@ -26,9 +26,9 @@ HOME: list = []
 
 def scenario_entries() -> list[tuple[str, str, str, str, str]]:
     """The menu entries of the scenario pages: (file, title, url path, icon, one-line summary), in menu
-    order — from the registry (:mod:`hetdp_core.registry`, whose ``pages()`` maps URL paths to their
+    order — from the registry (:mod:`hetdp_core.framework.registry`, whose ``pages()`` maps URL paths to their
     modules), where each page is declared once."""
-    from hetdp_core.registry import specs
+    from hetdp_core.framework.registry import specs
 
     return [(s.file, s.title, s.url, s.icon, s.summary) for s in specs()]
 
@@ -46,7 +46,7 @@ def start_links() -> list[tuple[str, str, str, str, dict]]:
     """The home page's "New here? start with…": (who, what they get, page, label, query), one first step per
     kind of user, each declared by its page (``pages/<slug>/start.toml``, :func:`hetdp_ui.folders.first_steps`),
     with a preset's values in its query (a link naming a preset but other values would open as Custom)."""
-    from hetdp_core.registry import get
+    from hetdp_core.framework.registry import get
     from hetdp_ui.folders import first_steps
 
     out = []
@@ -101,7 +101,7 @@ OTHER_DOCS = {
 def docs() -> dict[str, str]:
     """Every documentation topic in menu order: each page's guide (its slug: the scenario pages from the
     registry, then the other pages whose folder has a guide), then the other topics."""
-    from hetdp_core.registry import specs
+    from hetdp_core.framework.registry import specs
     from hetdp_ui.folders import tool_pages
 
     guides = {s.slug: s.title for s in specs()} | {t.slug: t.title for t in tool_pages() if t.guide}

@@ -71,8 +71,8 @@ def _closing_cells(page: str, keys: list[str]) -> list[tuple[str, str]]:
         ),
         (
             "code",
-            "from hetdp_core.deployments import CAVEAT, placement_of\n"
-            "from hetdp_core.scenario import levels_of\n\n"
+            "from hetdp_core.reading.deployments import CAVEAT, placement_of\n"
+            "from hetdp_core.framework.scenario import levels_of\n\n"
             "for p in placement_of(levels_of(result)):\n"
             "    print(p.sentence, p.caution)\n"
             "print(CAVEAT)",
@@ -145,7 +145,7 @@ def page_notebook(
         (
             "code",
             (
-                "from hetdp_core.scenario import RunOptions\n\n"
+                "from hetdp_core.framework.scenario import RunOptions\n\n"
                 f"UPLOAD = open({upload_file!r}, 'rb').read()  # your CSV, beside this notebook\n"
                 if upload_file
                 else ""
@@ -190,7 +190,7 @@ def _plan_a_cells(mod, pin: str | None) -> list[tuple[str, str]]:
         ),
         (
             "code",
-            "from hetdp_core.compare import compare, key_numbers\n\n"
+            "from hetdp_core.reading.compare import compare, key_numbers\n\n"
             f"PLAN_A = {pin!r}\n"
             "scenario_a = page.SCENARIO.from_query(parse_qs(PLAN_A))\n"
             "result_a = page.run(scenario_a)\n"

@@ -141,7 +141,7 @@ def readme_text(
 
 def placement_lines(placed) -> list[str]:
     """A README's section placing the levels among real deployments (none when nothing is placed)."""
-    from hetdp_core.deployments import CAVEAT
+    from hetdp_core.reading.deployments import CAVEAT
 
     if not placed:
         return []
@@ -152,8 +152,8 @@ def page_package(page: str, query: str, *, app_url: str = "http://localhost:8501
     """The decision package of one view: ``page`` at ``query`` (its URL query string)."""
     from urllib.parse import parse_qs
 
-    from hetdp_core.deployments import placement_of
-    from hetdp_core.scenario import in_short, levels_of
+    from hetdp_core.framework.scenario import in_short, levels_of
+    from hetdp_core.reading.deployments import placement_of
     from hetdp_core.scenarios import get, page_name
     from hetdp_ui.csvfile import csv_text
     from hetdp_ui.notebook import notebook_bytes, page_notebook

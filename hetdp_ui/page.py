@@ -18,7 +18,7 @@ import contextlib
 
 import streamlit as st
 
-from hetdp_core.scenario import MAX_PIN_LENGTH, InputError, Scenario, in_short
+from hetdp_core.framework.scenario import MAX_PIN_LENGTH, InputError, Scenario, in_short
 from hetdp_ui.actions import run_ended
 from hetdp_ui.execution import run_scenario, runs, staged_run
 from hetdp_ui.exports import report_button
@@ -86,9 +86,9 @@ def plan_a(state: ScenarioState, scenario: Scenario):
 
 def plan_section(state: ScenarioState, page, scenario: Scenario, result):
     """Plan A vs plan B for any registered page: the pin buttons and, with a pinned plan A, the
-    table of the page's key numbers (:func:`hetdp_core.compare.key_numbers`). Returns (scenario A,
+    table of the page's key numbers (:func:`hetdp_core.reading.compare.key_numbers`). Returns (scenario A,
     result A) or None, for the report and figure overlays."""
-    from hetdp_core.compare import key_numbers
+    from hetdp_core.reading.compare import key_numbers
 
     ab = plan_a(state, scenario)
     if ab is not None:

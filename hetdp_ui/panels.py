@@ -8,7 +8,7 @@ import contextlib
 
 import streamlit as st
 
-from hetdp_core.scenario import InputError
+from hetdp_core.framework.scenario import InputError
 from hetdp_ui.state import ScenarioState
 from hetdp_ui.widgets import chart, csv_download, shared_arrow, show_input_error, target_tpr_input
 
@@ -39,7 +39,7 @@ def meaning_panel(
 ) -> None:
     """What the page's levels mean for a person: the run's ``privacy_meaning`` table (computed by the
     core from the scenario's ``prior``, which is in the URL) and a slider for that prior."""
-    from hetdp_core.scenario import PRIOR_GRID
+    from hetdp_core.framework.scenario import PRIOR_GRID
 
     # drawn only while open (Streamlit's tracked expander): closed, its table, math and bullets cost the
     # browser nothing, which brought Per-user privacy's first chart from 5.9 s to about 4 s; its prior
@@ -68,8 +68,8 @@ def meaning_panel(
             shared_arrow(table, "meaning", lambda: meaning.table(words=False)), hide_index=True, width="stretch"
         )
         csv_download(table, "privacy_meaning.csv", f"{state.prefix}_dl_meaning")
-        from hetdp_core.deployments import placement_of
-        from hetdp_core.scenario import levels_of
+        from hetdp_core.framework.scenario import levels_of
+        from hetdp_core.reading.deployments import placement_of
 
         deployments_strip_section(placement_of(levels_of(result)), key=f"{state.prefix}_context")
 
@@ -77,7 +77,7 @@ def meaning_panel(
 def deployments_strip_section(placed, *, key: str, what: str = "these levels") -> None:
     """ "Your levels among real deployments": the strip, one sentence per distinct level, a caution where the
     evidence warrants one, and the caveat about units and periods in the same place."""
-    from hetdp_core.deployments import CAVEAT
+    from hetdp_core.reading.deployments import CAVEAT
     from hetdp_ui.context_figures import deployments_strip
 
     if not placed:
@@ -102,7 +102,7 @@ def grouped_bullets(levels, words) -> str:
     groups: dict[str, list[str]] = {}
     for lev, w in zip(levels, words):
         groups.setdefault(str(w), []).append(str(lev))
-    from hetdp_core.meaning import compact_names
+    from hetdp_core.reading.meaning import compact_names
 
     return "\n".join(f"- **{compact_names(levs)}**: {w}" for w, levs in groups.items())
 
@@ -111,8 +111,8 @@ def risk_panel(meaning, state: ScenarioState) -> None:
     """Risk in attack terms beside the posterior: the attack FPR (a scenario field, in the URL), each
     level's TPR bound and maximal advantage in words, the trade-off curves, and "solve from a target
     risk" (the largest ε / smallest Gaussian noise whose attack TPR stays at or below a target)."""
-    from hetdp_core.risk import eps_for_tpr, mu_for_tpr
-    from hetdp_core.scenario import FPR_GRID
+    from hetdp_core.framework.scenario import FPR_GRID
+    from hetdp_core.reading.risk import eps_for_tpr, mu_for_tpr
     from hetdp_ui.risk_figures import tradeoff_figure
 
     st.markdown(
@@ -164,8 +164,8 @@ def below_fpr(fpr: float) -> str:
 def page_setting(state: ScenarioState, *, target: float, fpr: float) -> None:
     """The page's own privacy setting solved from the target risk (its spec's ``risk_field``), and a
     button that sets it (a callback: it runs before the widgets of the next run are drawn)."""
-    from hetdp_core.registry import get
-    from hetdp_core.risk import page_setting_for_tpr
+    from hetdp_core.framework.registry import get
+    from hetdp_core.reading.risk import page_setting_for_tpr
 
     page = get(state.cls.PAGE)
     if page.PAGE_SPEC.risk_field is None:
@@ -302,7 +302,7 @@ def formulas(page: str, title: str = "Formulas behind the curves"):
 
 def plan_table(numbers_a: dict, numbers_b: dict, key: str) -> None:
     """The A/B table: each guarantee and accuracy figure side by side with the difference."""
-    from hetdp_core.compare import compare
+    from hetdp_core.reading.compare import compare
 
     table = compare(numbers_a, numbers_b)
     st.markdown(

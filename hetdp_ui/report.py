@@ -34,8 +34,8 @@ def report_figures(page: str, scenario, result, *, placed=None) -> list[tuple[st
         (f.title_for(scenario, result), f.build(scenario, result)) for f in figures(page) if f.applies(scenario, result)
     ]
     if result.meaning:  # risk in attack terms: every page that states a level
-        from hetdp_core.deployments import placement_of
-        from hetdp_core.scenario import levels_of
+        from hetdp_core.framework.scenario import levels_of
+        from hetdp_core.reading.deployments import placement_of
         from hetdp_ui.context_figures import deployments_strip
         from hetdp_ui.risk_figures import tradeoff_figure
 
@@ -51,7 +51,7 @@ def report_figures(page: str, scenario, result, *, placed=None) -> list[tuple[st
 def context_html(placed) -> list[str]:
     """A report's HTML placing the levels among real deployments: the sentences, the cautions and the
     caveat (nothing when nothing is placed)."""
-    from hetdp_core.deployments import CAVEAT
+    from hetdp_core.reading.deployments import CAVEAT
 
     if not placed:
         return []
@@ -70,7 +70,7 @@ def write_static(page: str, scenario, result, *, out_dir, fmt: str = "png") -> l
     optional extra ``[static]``). Returns the paths written."""
     from pathlib import Path
 
-    from hetdp_core.scenario import InputError
+    from hetdp_core.framework.scenario import InputError
 
     if fmt not in ("png", "svg"):
         raise InputError(f"format must be png or svg; got {fmt!r}.")
@@ -151,8 +151,8 @@ def _parameters(scenario) -> list[dict]:
 
 
 def _summary(result, meaning) -> str:
-    """The run in short (:func:`hetdp_core.scenario.in_short`, as on the page) and its notes."""
-    from hetdp_core.scenario import in_short
+    """The run in short (:func:`hetdp_core.framework.scenario.in_short`, as on the page) and its notes."""
+    from hetdp_core.framework.scenario import in_short
 
     return " ".join([*in_short(result, meaning), *map(str, result.notes)])
 
@@ -179,7 +179,7 @@ def figure_html(fig: go.Figure, div_id: str, *, first: bool) -> str:
 
 def _plan_a_html(mod, scenario, result, plan_a) -> list[str]:
     """Plan A (pinned) vs plan B: the parameters that differ and every key number side by side."""
-    from hetdp_core.compare import compare, key_numbers
+    from hetdp_core.reading.compare import compare, key_numbers
 
     sa, ra = plan_a
     diff = [
@@ -288,10 +288,10 @@ def build_report(
         from urllib.parse import urlencode
 
         link += "&" + urlencode({"pin": plan_a[0].query_string()})
-    from hetdp_core.registry import hook
+    from hetdp_core.framework.registry import hook
 
     if hook(mod, "levels") is not None:  # the run's own meaning table (computed again only for another prior)
-        from hetdp_core.scenario import with_meaning
+        from hetdp_core.framework.scenario import with_meaning
 
         res = result if prior == scenario.prior else with_meaning(result, prior)
     else:
@@ -309,8 +309,8 @@ def build_report(
     parts += _key_results_html(mod, result) + _checks_html(result)
     placed = None
     if res is not None:  # the view's levels among real deployments: for the meaning section and the figures
-        from hetdp_core.deployments import placement_of
-        from hetdp_core.scenario import levels_of
+        from hetdp_core.framework.scenario import levels_of
+        from hetdp_core.reading.deployments import placement_of
 
         placed = placement_of(levels_of(result))
         parts += _meaning_html(meaning, prior, placed)

@@ -9,16 +9,16 @@ from hetdp_ui.theme import COLORWAY, GREY, finish, styled
 
 
 def tradeoff_figure(meaning, *, title: str = "What an attacker can do at each false-positive rate") -> go.Figure:
-    """One curve per level of a view's :class:`~hetdp_core.meaning.Meaning`
-    (:func:`hetdp_core.meaning.tradeoff_curves`): the most an attack catches (TPR) at each false-positive
+    """One curve per level of a view's :class:`~hetdp_core.reading.meaning.Meaning`
+    (:func:`hetdp_core.reading.meaning.tradeoff_curves`): the most an attack catches (TPR) at each false-positive
     rate, the diagonal being a blind guess; the chosen false-positive rate is marked."""
-    from hetdp_core.meaning import tradeoff_curves
+    from hetdp_core.reading.meaning import tradeoff_curves
 
     return curves_figure(tradeoff_curves(meaning), fpr=meaning.fpr, title=title)
 
 
 def curves_figure(curves, *, fpr: float | None = None, title: str, legend: str = "level") -> go.Figure:
-    """Trade-off curves (:class:`hetdp_core.meaning.TradeoffCurve`, one per level or group) on a log FPR
+    """Trade-off curves (:class:`hetdp_core.reading.meaning.TradeoffCurve`, one per level or group) on a log FPR
     axis."""
     fig = go.Figure()
     guess = np.logspace(-4, 0, 41)  # TPR = FPR, drawn on the log axis as a curve

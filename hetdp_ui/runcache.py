@@ -1,6 +1,6 @@
 """A process-wide cache of page runs, keyed by (page, scenario query), bounded in bytes.
 
-Unlike ``st.cache_data`` it returns the cached :class:`~hetdp_core.scenario.Result` itself (no copy
+Unlike ``st.cache_data`` it returns the cached :class:`~hetdp_core.framework.scenario.Result` itself (no copy
 per hit: results are treated as read-only by the pages), lets the computation report progress to
 the page that triggered it, and computes each key once even when many sessions ask for it at the
 same moment (the others wait for the first). Its memory is bounded by the *bytes* of the results it
@@ -32,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hetdp_core.memo import Memo, size_of
+from hetdp_core.framework.memo import Memo, size_of
 
 __all__ = ["RunCache", "DiskStore", "ENV", "SECRET_ENV", "result_bytes", "install_shared_memo", "MEMO_ENV"]
 
@@ -362,7 +362,7 @@ class _OpenedOnUse:
 
 def install_shared_memo(*, create: bool, lazy: bool = False) -> DiskStore | None:
     """Install the store in which the core shares reusable sub-results between processes
-    (:func:`hetdp_core.memo.set_shared_store`) — e.g. Algorithm 1's divergences, which every seed of a
+    (:func:`hetdp_core.framework.memo.set_shared_store`) — e.g. Algorithm 1's divergences, which every seed of a
     Group-wise zCDP view needs: without it each run, in its own child process, recomputed them
     (0.6 s of a 0.65 s run).
 
@@ -374,7 +374,7 @@ def install_shared_memo(*, create: bool, lazy: bool = False) -> DiskStore | None
     (a run child): the store is opened at its first use, and None is returned."""
     import secrets
 
-    from hetdp_core.memo import set_shared_store
+    from hetdp_core.framework.memo import set_shared_store
 
     directory, secret = os.environ.get(MEMO_ENV), os.environ.get(MEMO_SECRET_ENV)
     if not directory and os.environ.get(ENV):

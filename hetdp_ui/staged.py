@@ -14,8 +14,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from hetdp_core.memo import size_of
-from hetdp_core.scenario import PENDING
+from hetdp_core.framework.memo import size_of
+from hetdp_core.framework.scenario import PENDING
 
 __all__ = ["Staged"]
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from hetdp_core.scenario import MAX_QUERY_VALUE, READING, InputError, Scenario, Spec, check_value, dump_value
+from hetdp_core.framework.scenario import MAX_QUERY_VALUE, READING, InputError, Scenario, Spec, check_value, dump_value
 
 #: one limit per input: a URL value may be as long as the core accepts for any parameter (a list typed in
 #: a widget reopens from the page's own link); a pinned plan A holds a whole query string
@@ -173,7 +173,7 @@ class PageState:
 
 class ScenarioState(PageState):
     """Page state built from a scenario class: one URL parameter and one session value per field,
-    parsed by the field's own :class:`~hetdp_core.scenario.Spec` (the bounds a URL value is parsed
+    parsed by the field's own :class:`~hetdp_core.framework.scenario.Spec` (the bounds a URL value is parsed
     with are the widget's bounds). List fields live in the session as their comma text (a text
     input edits them); every other field as its value. ``ui`` adds page-only parameters (e.g. the
     preset selector); ``presets`` maps names to scenarios."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hetdp_core.words import formatted
+from hetdp_core.reading.words import formatted
 
 __all__ = [
     "log_ticks",
@@ -352,7 +352,7 @@ def label_rows(positions, texts, *, width: float = LABEL_PLOT_WIDTH, char: float
 
 
 def trace_values(tr, *, labels_on_y: bool = False) -> tuple[np.ndarray, str | None]:
-    """The values a trace draws, and the quantity they are (a name of :data:`hetdp_core.words.FORMATS`):
+    """The values a trace draws, and the quantity they are (a name of :data:`hetdp_core.reading.words.FORMATS`):
     its ``meta["values"]`` where it draws them at positions that are not the values (a ▲ at the chart's
     top edge for a value above it, a dot stacked in a dotplot's bin, a legend entry for outlined bars),
     a heatmap's z, the x of a histogram or of a horizontal trace (or of any trace where the y axis names

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 import streamlit as st
 
-from hetdp_core.scenario import InputError, Spec, check_value, log_grid
+from hetdp_core.framework.scenario import InputError, Spec, check_value, log_grid
 from hetdp_ui.figcache import by_identity, csv_bytes
 from hetdp_ui.timing import part
 
@@ -129,8 +129,8 @@ def _edited_list(base: list[float], delta: dict, column: str) -> list[float]:
 def target_tpr_input(key: str, fpr: float, **kw) -> float:
     """The "solve from a target risk" input (a meaning panel's, the ledger's): the highest acceptable
     attack TPR, typed in per cent like the false-positive rate beside it (it was typed as 0.0400 next
-    to a slider showing "1 %"), within :data:`hetdp_core.risk.TPR_RANGE`. Returns a rate in [0, 1]."""
-    from hetdp_core.risk import TPR_RANGE
+    to a slider showing "1 %"), within :data:`hetdp_core.reading.risk.TPR_RANGE`. Returns a rate in [0, 1]."""
+    from hetdp_core.reading.risk import TPR_RANGE
 
     return (
         st.number_input(
@@ -155,7 +155,7 @@ def solver_radio(column, key: str, label: str, options: dict) -> str:
 def solver_target(column, prefix: str, *, label: str = "target", value: float, help: str | None = None) -> float:
     """A solver's target (the core's accepted range, 4 significant digits); typing one keeps the
     solver's expander open (:func:`mark_solver`)."""
-    from hetdp_core.solve import TARGET_MAX, TARGET_MIN
+    from hetdp_core.reading.solve import TARGET_MAX, TARGET_MIN
 
     return column.number_input(
         label,

@@ -148,7 +148,7 @@ def _fresh_run_cache():
     fig = sys.modules.get("hetdp_ui.figcache")
     if fig is not None:
         fig.clear()
-    memo = sys.modules.get("hetdp_core.memo")
+    memo = sys.modules.get("hetdp_core.framework.memo")
     if memo is not None:  # the core's memoised parts (sweep points, methods, exact parts)
         memo.clear_memoised()
     yield

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import pandas as pd
 import tiny_page
 
-from hetdp_core.meaning import Level
-from hetdp_core.scenario import Interval, Result, RunOptions, Scenario, page_run, param
+from hetdp_core.framework.scenario import Interval, Result, RunOptions, Scenario, page_run, param
+from hetdp_core.reading.meaning import Level
 
 #: the tiny page's declaration under this page's own name, title, menu place and fast query
 PAGE_SPEC = dataclasses.replace(

@@ -14,7 +14,7 @@ from conftest import ROOT
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.scenario import InputError
+from hetdp_core.framework.scenario import InputError
 from hetdp_ui import actions
 from hetdp_ui.classroom import db
 from hetdp_ui.classroom.store import ClassStore
@@ -355,7 +355,7 @@ def test_the_lesson_panels_buttons_act_after_a_stopped_run(stop):
 
 
 def test_keep_my_choice_acts_after_a_stopped_run(stop):
-    from hetdp_core.lessons import parse_lesson
+    from hetdp_core.teaching.lessons import parse_lesson
     from hetdp_ui.lesson_panel import PREVIEWS
 
     lesson = parse_lesson(CHOICE_LESSON, id="preview-0000-choice")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, page_path
 
-from hetdp_core.registry import pages
+from hetdp_core.framework.registry import pages
 
 
 def broken(rule: str, fix: str, found=()) -> str:
@@ -47,7 +47,7 @@ def test_the_core_states_ranges_in_the_constraint_vocabulary():
     """A core function states the range it accepts as a constraint (``EPS.check``, ``UNIT.check_vector``,
     a module's named ``Interval``), the same objects the scenarios declare their fields with; the
     keyword bounds of the low-level checks (``lo=``, ``lo_open=``, …) are used only inside
-    hetdp_core._validate and hetdp_core.constraints."""
+    hetdp_core.framework._validate and hetdp_core.framework.constraints."""
     bounds = {"lo", "hi", "lo_open", "hi_open", "allow_inf"}
     found = []
     for path in CORE:
@@ -58,7 +58,8 @@ def test_the_core_states_ranges_in_the_constraint_vocabulary():
                 if bounds & {k.arg for k in node.keywords}:
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.func.id}")
     assert not found, broken(
-        "a core function states the range it accepts with the constraint vocabulary (hetdp_core/constraints.py)",
+        "a core function states the range it accepts with the constraint vocabulary "
+        "(hetdp_core/framework/constraints.py)",
         "replace the low-level keywords (lo=, hi=, lo_open=, …) with EPS.check(…), UNIT.check_vector(…) or a "
         "named Interval of the module",
         found,
@@ -106,7 +107,7 @@ def test_a_page_folders_figures_are_streamlit_free(path):
 
 
 def test_every_page_has_a_scenario_and_run():
-    from hetdp_core.scenario import Result, Scenario
+    from hetdp_core.framework.scenario import Result, Scenario
     from hetdp_core.scenarios import get, pages
     from hetdp_ui.folders import tool_pages
 
@@ -130,7 +131,8 @@ def test_every_page_has_a_scenario_and_run():
     for page in pages():
         mod = get(page)
         assert issubclass(mod.SCENARIO, Scenario) and mod.SCENARIO.PAGE == page, broken(
-            "a page module's SCENARIO is a hetdp_core.scenario.Scenario subclass named by the module's PAGE_SPEC",
+            "a page module's SCENARIO is a hetdp_core.framework.scenario.Scenario subclass named by the module's "
+            "PAGE_SPEC",
             "subclass Scenario (a frozen dataclass of param fields) in the page's module, beside PAGE_SPEC",
             [page],
         )
@@ -152,7 +154,7 @@ def test_pages_catch_only_the_input_error_type():
             assert bad not in text, broken(
                 "a page catches only InputError, only around scenario construction and the run: any other "
                 "exception is a bug that must fail a test",
-                "catch InputError (from hetdp_core.scenario) or let page.run() show it",
+                "catch InputError (from hetdp_core.framework.scenario) or let page.run() show it",
                 [f"{page.relative_to(ROOT)}: {bad}"],
             )
 
@@ -194,7 +196,7 @@ def test_pages_build_no_figures_themselves():
 def test_no_user_facing_text_points_outside_the_repository():
     """The team's references (../shared/SPEC.md, ../shared/papers/) are not in a copy of the
     repository: the app, CLI, core docstrings, README, docs and data cite sources by authors,
-    title, venue and arXiv id instead (hetdp_core/sources.py)."""
+    title, venue and arXiv id instead (hetdp_core/materials/sources.py)."""
     import re
 
     # ../pages/<slug>/guide.md is the documentation index's link to a page's guide, inside the repository
@@ -229,7 +231,7 @@ def test_the_readmes_sources_are_the_pages_own():
     """A page names its sources in its spec; the README's list is made from them by `make docs` (the
     documentation's list with docs/README.md's table of pages: tests/test_docsite.py), each cited by
     authors, title, venue and arXiv id."""
-    from hetdp_core.registry import cited_sources
+    from hetdp_core.framework.registry import cited_sources
     from hetdp_ui import docsite
 
     assert (ROOT / "README.md").read_text() == docsite.readme_text(), broken(
@@ -343,7 +345,8 @@ def test_public_core_functions_have_numpydoc_sections():
             missing.append(f"{qualname}: no Returns section")
     assert not missing, broken(
         "every public function of the core (its module's __all__) documents its parameters and its result",
-        "end the module with document(globals()) (sections from the glossary, hetdp_core/_doc.py) or write the "
+        "end the module with document(globals()) (sections from the glossary, hetdp_core/framework/_doc.py) or "
+        "write the "
         "numpydoc Parameters and Returns sections",
         missing,
     )
@@ -357,7 +360,7 @@ def test_importing_every_page_module_leaves_the_heavy_scipy_modules_for_later():
     import sys
 
     probe = (
-        "import sys; from hetdp_core.registry import pages; pages(); "
+        "import sys; from hetdp_core.framework.registry import pages; pages(); "
         "print(sorted(m for m in ('scipy.stats', 'scipy.optimize', 'scipy.integrate') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
@@ -366,15 +369,6 @@ def test_importing_every_page_module_leaves_the_heavy_scipy_modules_for_later():
         "import scipy.stats / scipy.optimize / scipy.integrate inside the function that uses them",
         [out.stdout.strip()],
     )
-
-
-#: modules over 600 lines allowed: the numerics of one source each (a paper's or the course's mechanisms),
-#: kept whole so that each reads next to its source
-ONE_SOURCE_NUMERICS = {
-    "hetdp_core/hetero.py": "Chaudhuri & Courtade, heterogeneous DP for means and frequencies",
-    "hetdp_core/zcdp.py": "Azize, group-wise zCDP",
-    "hetdp_core/mechanisms.py": "MAT 4376 lectures 17–20, the mechanisms",
-}
 
 
 def _product_sources():
@@ -408,12 +402,13 @@ def test_every_page_file_named_in_the_code_exists():
 
 def test_no_function_over_80_lines_and_no_file_over_600():
     """Size limits outside the tests: a function fits a screen and a half (80 lines, docstring
-    included), a module 600 lines — except the numerics modules of one source each."""
+    included), a module 600 lines (a source's numerics that grow past it are split by concern inside its room,
+    as hetdp_core/per_group/ splits group-wise zCDP)."""
     long_functions, long_files = [], []
     for path in _product_sources():
         text = path.read_text()
         rel = str(path.relative_to(ROOT))
-        if len(text.splitlines()) > 600 and rel not in ONE_SOURCE_NUMERICS:
+        if len(text.splitlines()) > 600:
             long_files.append(f"{rel}: {len(text.splitlines())} lines")
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -421,8 +416,9 @@ def test_no_function_over_80_lines_and_no_file_over_600():
                 if node.end_lineno - first + 1 > 80:
                     long_functions.append(f"{rel}:{node.lineno} {node.name}: {node.end_lineno - first + 1} lines")
     assert not long_functions and not long_files, broken(
-        "no function over 80 lines and no module over 600 outside the tests (except ONE_SOURCE_NUMERICS)",
-        "split the function into named steps, or the module by concern",
+        "no function over 80 lines and no module over 600 outside the tests",
+        "split the function into named steps, or the module by concern (a part of one source's numerics sets "
+        "GLOSSARY_KEY to share its rows of the glossary, and the module users import re-exports its names)",
         long_functions + long_files,
     )
 
@@ -432,11 +428,11 @@ def test_every_glossary_row_describes_a_parameter():
     row left behind when a function moves would describe nothing while its twin describes the moved one)."""
     import inspect
 
-    from hetdp_core._doc import PARAMETERS
+    from hetdp_core.framework._doc import KEYS, PARAMETERS, glossary_key
 
     used = set()
-    for qualname, fn in _public_core_functions():
-        module = qualname.removeprefix("hetdp_core.").rsplit(".", 1)[0]
+    for _qualname, fn in _public_core_functions():
+        module = KEYS.get(fn.__module__) or glossary_key(fn.__module__)  # its name in its room, or GLOSSARY_KEY
         for p in inspect.signature(inspect.unwrap(fn)).parameters:
             used.add(next((k for k in (f"{module}.{fn.__name__}:{p}", f"{module}:{p}", p) if k in PARAMETERS), p))
     dead = sorted(k for k in PARAMETERS if ":" in k and k not in used)
@@ -548,7 +544,7 @@ def test_the_import_graph_sees_lazy_imports_and_circles(tmp_path, monkeypatch):
 
 def test_every_name_a_core_module_exports_exists():
     """``from hetdp_core.<module> import *`` works: every name of a module's ``__all__`` is defined in it (a
-    page's core module imports the constraint vocabulary from hetdp_core.scenario)."""
+    page's core module imports the constraint vocabulary from hetdp_core.framework.scenario)."""
     import importlib
     import pkgutil
 
@@ -568,7 +564,7 @@ def test_every_name_a_core_module_exports_exists():
 def test_every_public_parameter_is_in_the_glossary():
     """document(globals()) found every public function's parameters in the glossary (a missing one is a
     warning at import, never an error that takes the module's importers down)."""
-    from hetdp_core._doc import UNDOCUMENTED, missing_row_message
+    from hetdp_core.framework._doc import UNDOCUMENTED, missing_row_message
 
     list(_public_core_functions())  # imports every core module, so each one's document() has run
     assert not UNDOCUMENTED, broken(
@@ -581,7 +577,7 @@ def test_every_public_parameter_is_in_the_glossary():
 def test_a_parameter_missing_from_the_glossary_is_a_clear_warning_not_an_import_error():
     import warnings
 
-    from hetdp_core import _doc
+    from hetdp_core.framework import _doc
 
     def shiny(*, wobble: float) -> float:
         """A function whose parameter nobody described."""
@@ -602,19 +598,52 @@ def test_a_parameter_missing_from_the_glossary_is_a_clear_warning_not_an_import_
 
 
 def test_the_cores_map_names_every_public_module_and_only_those():
-    """hetdp_core's docstring is the map a maintainer starts from: it names every public module (no leading
-    underscore) and no module that is gone."""
+    """The core's map is what a maintainer starts from: hetdp_core's docstring names every room (subpackage),
+    and each room's docstring names every public module in it (no leading underscore) and no module that is
+    gone; no module is left loose beside the rooms."""
+    import importlib
     import pkgutil
     import re
 
     import hetdp_core
 
-    public = {f"hetdp_core.{m.name}" for m in pkgutil.iter_modules(hetdp_core.__path__) if not m.name.startswith("_")}
-    named = set(re.findall(r":mod:`~?(hetdp_core\.\w+)`", hetdp_core.__doc__))
-    assert public == named, broken(
-        "hetdp_core/__init__.py's docstring lists every public module of the core, by concern",
-        "add the new module under its concern (or remove the one that moved)",
-        [f"not listed: {sorted(public - named)}", f"listed but gone: {sorted(named - public)}"],
+    top = {m.name: m.ispkg for m in pkgutil.iter_modules(hetdp_core.__path__) if not m.name.startswith("_")}
+    loose = sorted(n for n, ispkg in top.items() if not ispkg)
+    named = set(re.findall(r":mod:`~?(hetdp_core\.[a-z]\w*)`", hetdp_core.__doc__))
+    rooms = {f"hetdp_core.{n}" for n in top}
+    wrong = [
+        f"not listed in hetdp_core/__init__.py: {sorted(rooms - named)}",
+        f"listed but gone: {sorted(named - rooms)}",
+    ]
+    for room in sorted(rooms - {"hetdp_core.scenarios"}):
+        package = importlib.import_module(room)
+        public = {f"{room}.{m.name}" for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_")}
+        listed = set(re.findall(rf":mod:`~?({re.escape(room)}\.\w+)`", package.__doc__ or ""))
+        if public != listed:
+            wrong.append(f"{room}: not listed {sorted(public - listed)}, listed but gone {sorted(listed - public)}")
+    assert not loose and rooms == named and len(wrong) == 2, broken(
+        "hetdp_core/__init__.py's docstring lists every room of the core, and each room's __init__ every public "
+        "module in it; every module lives in a room",
+        "move a loose module into the room of its concern; add a new module to its room's docstring (or remove "
+        "the one that moved)",
+        [f"loose modules: {loose}", *wrong],
+    )
+
+
+def test_a_rooms_init_imports_nothing():
+    """A room's ``__init__`` is its map and nothing else: importing one module of a room loads only what that
+    module imports, so the circle check above (module to module) sees every import that runs."""
+    bad = []
+    for init in sorted((ROOT / "hetdp_core").glob("*/__init__.py")):
+        if init.parent.name == "scenarios":  # the page modules' package: finds them by name (registry)
+            continue
+        tree = ast.parse(init.read_text())
+        if any(isinstance(n, ast.Import | ast.ImportFrom) for n in ast.walk(tree)):
+            bad.append(str(init.relative_to(ROOT)))
+    assert not bad, broken(
+        "a room's __init__.py holds its docstring (the map of its modules) and imports nothing",
+        "import from the module itself (from hetdp_core.<room>.<module> import name)",
+        bad,
     )
 
 

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from hetdp_core import bcdp, bcdp_sim, duchi, mmean
-from hetdp_core._validate import as_generator
+from hetdp_core.framework._validate import as_generator
+from hetdp_core.per_feature import bcdp, bcdp_sim, duchi, mmean
 
 NAN, INF = math.nan, math.inf
 D3 = [0.2, 1.0, 2.0]

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hetdp_core import bcdp
-from hetdp_core.bcdp_sim import guarantee_report
-from hetdp_core.mmean import PROJECTIONS, project
+from hetdp_core.per_feature import bcdp
+from hetdp_core.per_feature.bcdp_sim import guarantee_report
+from hetdp_core.per_feature.mmean import PROJECTIONS, project
 
 demand = st.one_of(st.floats(0.01, 20.0), st.just(math.inf))
 demands = st.lists(demand, min_size=1, max_size=12)
@@ -154,7 +154,7 @@ def test_projections_land_inside_their_sets(d, mode, raw):
 
 
 def test_corollary1_reported_only_for_two_groups():
-    from hetdp_core.bcdp_sim import run_point
+    from hetdp_core.per_feature.bcdp_sim import run_point
 
     two = run_point(n=200, demands=[0.2, 0.2, 2.0, 2.0], eps=2.0, q=0.3, zeta=0.5, trials=3, rng=0)
     assert two.corollary1 == pytest.approx(bcdp.corollary1_bound(d=4, k=2, demand=0.2, eps=2.0, q=0.3, n=200))

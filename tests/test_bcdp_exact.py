@@ -9,10 +9,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from stats import mean_within_ci
 
-from hetdp_core import bcdp_exact as ex
-from hetdp_core import regression as rg
-from hetdp_core.bcdp import privacy_allocation, prop4_composition_guarantee, prop4_ldp_guarantee
-from hetdp_core.mmean import mmean_release
+from hetdp_core.per_feature import bcdp_exact as ex
+from hetdp_core.per_feature import regression as rg
+from hetdp_core.per_feature.bcdp import privacy_allocation, prop4_composition_guarantee, prop4_ldp_guarantee
+from hetdp_core.per_feature.mmean import mmean_release
 
 
 def test_example1_half_gives_log2_and_infinite_ldp():

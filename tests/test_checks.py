@@ -6,9 +6,13 @@ import pytest
 from conftest import ROOT, page_path
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core import bcdp, bcdp_exact, bcdp_sim, dpsgd, hetero, mechanisms, zcdp
-from hetdp_core.bcdp import privacy_allocation
-from hetdp_core.checks import check_le, failures
+from hetdp_core.framework.checks import check_le, failures
+from hetdp_core.noise import mechanisms
+from hetdp_core.per_feature import bcdp, bcdp_exact, bcdp_sim
+from hetdp_core.per_feature.bcdp import privacy_allocation
+from hetdp_core.per_group import zcdp
+from hetdp_core.per_iteration import dpsgd
+from hetdp_core.per_user import hetero
 
 PAGES = ROOT / "pages"
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from sqlalchemy import event, inspect, text
 
-from hetdp_core.lessons import bundled_lesson
-from hetdp_core.poll import estimate, randomize, truth_probability
-from hetdp_core.scenario import InputError
+from hetdp_core.framework.scenario import InputError
+from hetdp_core.teaching.lessons import bundled_lesson
+from hetdp_core.teaching.poll import estimate, randomize, truth_probability
 from hetdp_ui.classroom import db
 from hetdp_ui.classroom import store as store_mod
 from hetdp_ui.classroom.store import ClassStore, StoreUnavailable

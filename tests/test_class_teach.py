@@ -12,9 +12,9 @@ import pytest
 import test_class
 from sqlalchemy import inspect, text
 
-from hetdp_core.lesson_variants import variant_answer
-from hetdp_core.lessons import bundled_lesson
-from hetdp_core.scenario import InputError
+from hetdp_core.framework.scenario import InputError
+from hetdp_core.teaching.lesson_variants import variant_answer
+from hetdp_core.teaching.lessons import bundled_lesson
 from hetdp_ui.classroom import db
 from hetdp_ui.classroom.progress import STUCK_SECONDS
 from hetdp_ui.classroom.store import EXPORT_COLUMNS, ClassStore
@@ -166,7 +166,7 @@ def test_the_progress_table_says_where_each_student_is_and_who_is_stuck(store):
 
 
 def _two_steps(lesson_id):
-    from hetdp_core.lessons import parse_lesson
+    from hetdp_core.teaching.lessons import parse_lesson
 
     step = '[[steps]]\npage = "Feature_privacy"\ntext = "t"\n'
     question = '[steps.question]\nkind = "choice"\nprompt = "p"\nchoices = ["yes", "no"]\nanswer = "no"\n'

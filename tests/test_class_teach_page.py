@@ -12,7 +12,7 @@ from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 from test_class_page import LESSON, answer, class_page, join, lesson_step, qp, texts
 
-from hetdp_core.lessons import bundled_lesson
+from hetdp_core.teaching.lessons import bundled_lesson
 from hetdp_ui.class_panel import ENDED
 from hetdp_ui.classroom.store import ClassStore
 

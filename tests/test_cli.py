@@ -389,7 +389,7 @@ HETERO_BAD = [
 
 def test_cli_figure_names_match_the_presets():
     """The CLI lists the figure names without importing the simulations (fast start-up)."""
-    from hetdp_core.bcdp_sim import PRESETS
+    from hetdp_core.per_feature.bcdp_sim import PRESETS
     from hetdp_ui.cli import FIGURES
 
     assert tuple(sorted(PRESETS)) == FIGURES

@@ -155,7 +155,7 @@ def test_a_preset_label_never_stands_over_other_values():
 
 
 def test_small_per_user_upload_with_ldp_is_not_refused_as_a_million_users():
-    from hetdp_core.scenario import RunOptions
+    from hetdp_core.framework.scenario import RunOptions
     from hetdp_core.scenarios import get
 
     mod = get("Per_user_privacy")
@@ -169,7 +169,7 @@ def test_small_per_user_upload_with_ldp_is_not_refused_as_a_million_users():
 
 
 def test_a_cr_only_csv_counts_its_rows_not_one_giant_header():
-    from hetdp_core.uploads import PER_USER_LIMITS, check_csv_bytes
+    from hetdp_core.materials.uploads import PER_USER_LIMITS, check_csv_bytes
 
     data = b"value\r" + b"\r".join(b"1,2" for _ in range(300))
     assert check_csv_bytes(data, PER_USER_LIMITS) == (300, 1)
@@ -178,7 +178,7 @@ def test_a_cr_only_csv_counts_its_rows_not_one_giant_header():
 def test_finite_cells_near_the_float_limit_are_read_as_numbers():
     import numpy as np
 
-    from hetdp_core.regression import load_regression_csv
+    from hetdp_core.per_feature.regression import load_regression_csv
 
     rows = ["a,b,label"] + [
         f"{v},{w},{u}"

@@ -10,7 +10,7 @@ import argparse
 import pytest
 from conftest import ROOT, strict_json
 
-from hetdp_core.registry import specs
+from hetdp_core.framework.registry import specs
 from hetdp_ui.cli import build_parser, main
 
 PLANS = ROOT / "data" / "plans"

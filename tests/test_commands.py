@@ -1,4 +1,4 @@
-"""The numerics' own commands (hetdp_core.commands): their command lines are generated from their
+"""The numerics' own commands (hetdp_core.framework.commands): their command lines are generated from their
 declarations — a flag per input with its old names, its range and default in the help, the
 constraint's message for a bad value — and a new declaration is a new command with nothing else to
 write."""
@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hetdp_core import commands as cm
-from hetdp_core.constraints import EPS, Interval, param
-from hetdp_core.scenario import Question
+from hetdp_core.framework import commands as cm
+from hetdp_core.framework.constraints import EPS, Interval, param
+from hetdp_core.framework.scenario import Question
 from hetdp_ui.cli import build_parser, main
 
 

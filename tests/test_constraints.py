@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hetdp_core import constraints as c
-from hetdp_core.registry import pages
-from hetdp_core.scenario import InputError, Interval, check_value, param
+from hetdp_core.framework import constraints as c
+from hetdp_core.framework.registry import pages
+from hetdp_core.framework.scenario import InputError, Interval, check_value, param
 
 
 @pytest.mark.parametrize(
@@ -104,8 +104,8 @@ def test_every_page_field_of_a_shared_quantity_is_inside_the_shared_constraint(p
 
 
 def test_core_functions_use_the_shared_constraints():
-    from hetdp_core.bcdp import privacy_allocation
-    from hetdp_core.mechanisms import gaussian_sigma
+    from hetdp_core.noise.mechanisms import gaussian_sigma
+    from hetdp_core.per_feature.bcdp import privacy_allocation
 
     with pytest.raises(InputError, match=r"eps must be in \[1e-06, 700\]"):
         privacy_allocation(demands=[1.0, 2.0], eps=0.0, q=0.1)
@@ -182,7 +182,7 @@ def test_old_delta_on_the_command_line_is_the_new_demand(capsys):
 
 def test_an_interval_checks_a_vector_with_its_open_ends():
     """Interval.check_vector: the same ends as Interval.check, entry by entry, with the low-level messages."""
-    from hetdp_core.constraints import DEMAND, Interval
+    from hetdp_core.framework.constraints import DEMAND, Interval
 
     unit_open = Interval(float, 0.0, 1.0, closed="neither")
     assert unit_open.check_vector("x", [0.5, 0.25]).tolist() == [0.5, 0.25]

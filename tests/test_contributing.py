@@ -80,7 +80,7 @@ EVERYWHERE = textwrap.dedent(
 
     from streamlit.testing.v1 import AppTest
 
-    from hetdp_core import registry
+    from hetdp_core.framework import registry
     from hetdp_ui import docsite, limits, nav
     from hetdp_ui.cli import main
 

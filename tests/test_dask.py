@@ -10,7 +10,7 @@ import pytest
 from conftest import page_path, strict_json
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.scenario import RunOptions
+from hetdp_core.framework.scenario import RunOptions
 from hetdp_core.scenarios import get
 from hetdp_ui.cli import main
 from hetdp_ui.dask_exec import ClusterError, DaskExecutor, dask_executor

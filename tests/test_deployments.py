@@ -12,9 +12,17 @@ import pytest
 from conftest import ROOT, strict_json
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.deployments import CAVEAT, RHO_DELTA, deployments, place, place_levels, placement_of, zcdp_epsilon
-from hetdp_core.registry import specs
-from hetdp_core.scenario import InputError
+from hetdp_core.framework.registry import specs
+from hetdp_core.framework.scenario import InputError
+from hetdp_core.reading.deployments import (
+    CAVEAT,
+    RHO_DELTA,
+    deployments,
+    place,
+    place_levels,
+    placement_of,
+    zcdp_epsilon,
+)
 from hetdp_ui.cli import main
 
 ROWS = list(csv.DictReader((ROOT / "data" / "deployments.csv").open(encoding="utf-8")))
@@ -113,7 +121,7 @@ def test_levels_are_placed_like_with_like():
     """A local level (Feature privacy's x1 at δ = 0.2) is not placed next to a central release (Microsoft's
     Broadband coverage estimates, ε = 0.2): local levels among local deployments, by the any-attacker
     level where they have one, with the unit; central levels among central deployments."""
-    from hetdp_core.meaning import Level
+    from hetdp_core.reading.meaning import Level
 
     local = [Level("x1", 0.2, delivered=0.2, any_attacker=0.77, model="local", unit="user's record")]
     (p,) = placement_of(local)

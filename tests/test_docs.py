@@ -6,7 +6,7 @@ import pytest
 from conftest import ROOT, page_path
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.registry import pages, specs
+from hetdp_core.framework.registry import pages, specs
 from hetdp_ui.folders import tool_pages
 from hetdp_ui.nav import doc_file, docs
 

@@ -8,7 +8,7 @@ import shutil
 import pytest
 from conftest import ROOT
 
-from hetdp_core.registry import specs
+from hetdp_core.framework.registry import specs
 from hetdp_ui import docsite
 from hetdp_ui.nav import docs
 
@@ -45,7 +45,7 @@ def test_the_search_works_from_disk(site):
     assert (site / "search" / "search_index.js").read_text().startswith("var __index = {")
     assert (site / SHIM).read_bytes() == iframe_worker_shim()
     assert hashlib.sha256(iframe_worker_shim()).hexdigest() == IFRAME_WORKER[2]
-    for f in (site / "index.html", site / "api" / "hetdp_core.poll.html"):
+    for f in (site / "index.html", site / "api" / "hetdp_core.teaching.poll.html"):
         depth = "../" * (len(f.relative_to(site).parts) - 1)
         assert f'<script src="{depth}{SHIM}">' in f.read_text(), f
     assert not any("unpkg" in f.read_text() for f in site.rglob("*.html"))
@@ -64,8 +64,8 @@ def test_the_cli_reference_is_generated_from_the_parser(site):
 
 def test_the_api_reference_renders_the_core_docstrings(site):
     mods = docsite.api_modules()
-    assert "hetdp_core.hetero" in mods and not any("._" in m for m in mods)
-    page = (site / "api" / "hetdp_core.poll.html").read_text()
+    assert "hetdp_core.per_user.hetero" in mods and not any("._" in m for m in mods)
+    page = (site / "api" / "hetdp_core.teaching.poll.html").read_text()
     assert "randomized response" in page.lower() and "doc-heading" in page
 
 

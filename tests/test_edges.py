@@ -8,7 +8,10 @@ from conftest import strict_json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hetdp_core import bcdp, dpsgd, hetero, mechanisms
+from hetdp_core.noise import mechanisms
+from hetdp_core.per_feature import bcdp
+from hetdp_core.per_iteration import dpsgd
+from hetdp_core.per_user import hetero
 from hetdp_core.scenarios import get
 from hetdp_ui.cli import main
 
@@ -135,7 +138,7 @@ def test_gaussian_renyi_keeps_relative_accuracy_for_huge_groups():
     """Algorithm 2 at x = 1e12: D_α(N(x, r²x²) ‖ N(x+1, r²(x+1)²)) ≈ α(1 + r²)/(2r²x²) (first order in
     1/x). The old log(s2/s1) + log(s2²/s_α²)/(2(α−1)) form cancelled to round-off (7e-17 instead of
     1.35e-21) and reported a false violation of the paper's claim at α = 1 + 1e-6."""
-    from hetdp_core import zcdp
+    from hetdp_core.per_group import zcdp
 
     x, r = 1e12, 0.2
     for a in (1.000001, 2.0, 100.0):
@@ -155,7 +158,7 @@ def test_zcdp_level_below_the_accepted_range_is_refused_not_overflowed(capsys):
 def test_tradeoff_curve_orders_outputs_by_log_likelihood_ratio():
     """p1/p0 overflowed for a denormal p0 (every such output tied at inf); the lab figure then
     called exp(δ) with δ ≈ 737 (OverflowError) for Example 1 at a = 1e-320."""
-    from hetdp_core.bcdp_exact import tradeoff_curve
+    from hetdp_core.per_feature.bcdp_exact import tradeoff_curve
     from hetdp_ui.folders import figures_module
 
     hypothesis_tests_figure = figures_module("BCDP_guarantee_lab").hypothesis_tests_figure
@@ -171,7 +174,7 @@ def test_tradeoff_curve_orders_outputs_by_log_likelihood_ratio():
 def test_ball_lstsq_with_a_singular_matrix_and_b_in_its_range():
     """Perfectly correlated features (regression page, q = 1): A is singular, the unconstrained
     minimisers form a line, and brentq failed with 'f(a) and f(b) must have different signs'."""
-    from hetdp_core.regression import ball_lstsq
+    from hetdp_core.per_feature.regression import ball_lstsq
 
     A = np.array([[1.0, 1.0], [1.0, 1.0]])
     b = np.array([0.5, 0.5])  # in the range of A: minimisers θ1 + θ2 = 0.5
@@ -182,7 +185,7 @@ def test_ball_lstsq_with_a_singular_matrix_and_b_in_its_range():
 
 
 def test_scenario_number_beyond_float_range_is_an_input_error():
-    from hetdp_core.scenario import InputError
+    from hetdp_core.framework.scenario import InputError
     from hetdp_core.scenarios import get
 
     with pytest.raises(InputError, match=r"n \(data points\) must be in \[2, 1e\+06\]; got a 400-digit number"):
@@ -227,8 +230,8 @@ def test_check_vector_fast_path_accepts_exactly_what_the_entry_checks_accept(
     checks accept; every other vector still gets the entry checks and their message."""
     from unittest import mock
 
-    from hetdp_core import _validate
-    from hetdp_core._validate import InputError, check_vector
+    from hetdp_core.framework import _validate
+    from hetdp_core.framework._validate import InputError, check_vector
 
     kw = dict(lo=lo, hi=hi, lo_open=lo_open, hi_open=hi_open, allow_inf=allow_inf)
     arr = np.array(values, dtype=float)

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.registry import specs
-from hetdp_core.scenario import PAGE_BUDGET, InputError
+from hetdp_core.framework.registry import specs
+from hetdp_core.framework.scenario import PAGE_BUDGET, InputError
 from hetdp_core.scenarios import get, pages
 from hetdp_ui.cli import main
 
@@ -219,8 +219,8 @@ UPLOADS = {
 def test_hostile_uploads_give_clear_messages_fast(name):
     import time
 
-    from hetdp_core.hetero import parse_data_csv
-    from hetdp_core.regression import load_regression_csv
+    from hetdp_core.per_feature.regression import load_regression_csv
+    from hetdp_core.per_user.hetero import parse_data_csv
 
     for parse in (parse_data_csv, load_regression_csv):
         t0 = time.perf_counter()

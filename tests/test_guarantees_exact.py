@@ -18,10 +18,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as hs
 from scipy import integrate
 
-from hetdp_core import mechanisms as mc
-from hetdp_core import profiles as pr
-from hetdp_core.bcdp import privacy_allocation
-from hetdp_core.meaning import in_words, round_up
+from hetdp_core.noise import mechanisms as mc
+from hetdp_core.noise import profiles as pr
+from hetdp_core.per_feature.bcdp import privacy_allocation
+from hetdp_core.reading.meaning import in_words, round_up
 from hetdp_core.scenarios import get
 
 CLI = [sys.executable, "-m", "hetdp_ui.cli"]
@@ -83,7 +83,7 @@ def test_printed_mnm_is_not_private_and_is_never_claimed():
 
 
 def test_solver_recommends_only_mechanisms_whose_exact_profile_meets_delta():
-    from hetdp_core.solve import solve_mechanisms
+    from hetdp_core.reading.solve import solve_mechanisms
 
     s = get("Mechanism_lab").SCENARIO.from_query({"eps": "2", "delta": "0.001", "sens": "0.001"})
     sols = solve_mechanisms(s, target=1e-6, releases=20_000)
@@ -155,7 +155,7 @@ def test_guarantee_lab_also_states_the_any_attacker_level():
 def test_regression_measures_the_datas_correlation_and_says_the_assumption_fails():
     from scipy.special import ndtr
 
-    from hetdp_core.regression import feature_correlation
+    from hetdp_core.per_feature.regression import feature_correlation
 
     # one feature: TV between clip(−θ + σN) and clip(θ + σN) is Φ(θ/σ) − Φ(−θ/σ) exactly
     assert feature_correlation(theta=(0.5,), noise=0.1, q=0.3)[0] == pytest.approx(ndtr(5) - ndtr(-5), abs=1e-9)
@@ -174,7 +174,7 @@ def test_feature_correlation_matches_a_monte_carlo_estimate():
     """q_2 of two features by simulation: P(disjoint part) + E[TV of the label] against the exact value."""
     from scipy.special import ndtr
 
-    from hetdp_core.regression import feature_correlation
+    from hetdp_core.per_feature.regression import feature_correlation
 
     theta, noise, q = np.array([0.5, -0.3]), 0.4, 0.2
     rng = np.random.default_rng(0)
@@ -188,7 +188,7 @@ def test_feature_correlation_matches_a_monte_carlo_estimate():
 def _correlation_over_all_pairs(theta, noise, q, grid=4001):
     """q_i as the maximum over every pair (a, a') of a 21-point grid of [-1, 1] (what the code once did),
     from the same law of the other features' part S and the same TV of one pair as the code."""
-    from hetdp_core.regression import _others_density, _pair_tv
+    from hetdp_core.per_feature.regression import _others_density, _pair_tv
 
     theta = np.asarray(theta, float)
     pts = np.linspace(-1.0, 1.0, 21)
@@ -211,7 +211,7 @@ def _correlation_over_all_pairs(theta, noise, q, grid=4001):
 def test_feature_correlation_is_attained_by_the_widest_pair(theta, noise, q):
     """The supremum over (a, a') is at a = −1, a' = 1 (nested pairs have smaller TV): the code's one
     pair equals the maximum over all 210 pairs of the grid, over the page's whole range."""
-    from hetdp_core.regression import feature_correlation
+    from hetdp_core.per_feature.regression import feature_correlation
 
     got = feature_correlation(theta=theta, noise=noise, q=q, grid=401)
     want = _correlation_over_all_pairs(theta, noise, q, grid=401)
@@ -239,7 +239,7 @@ def test_zeta_one_gives_c1_exactly_zero():
 
 
 def test_feature_solver_answers_the_plotted_question():
-    from hetdp_core.solve import solve_feature_privacy
+    from hetdp_core.reading.solve import solve_feature_privacy
 
     fp = get("Feature_privacy")
     sol = solve_feature_privacy(fp.SCENARIO(), target=5.0)
@@ -251,7 +251,7 @@ def test_feature_solver_answers_the_plotted_question():
 
 
 def test_feature_solver_searches_the_whole_range_when_the_error_is_not_monotone():
-    from hetdp_core import solve as sv
+    from hetdp_core.reading import solve as sv
 
     fp = get("Feature_privacy")
     s = fp.SCENARIO.from_query(

@@ -7,9 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hetdp_core import hetero as ht
-from hetdp_core.dptest import histogram_privacy_test
-from hetdp_core.uploads import MAX_UPLOAD_MB
+from hetdp_core.framework._validate import MIN_EPS
+from hetdp_core.materials.uploads import MAX_UPLOAD_MB
+from hetdp_core.noise.dptest import histogram_privacy_test
+from hetdp_core.per_user import hetero as ht
+from hetdp_core.per_user import solver as hs  # the fast solver's own steps
 
 demand = st.one_of(st.floats(1e-3, 1e3), st.just(math.inf))
 demands = st.lists(demand, min_size=1, max_size=40).filter(lambda v: any(math.isfinite(e) for e in v) or True)
@@ -40,11 +42,11 @@ def test_fast_solver_matches_cvxpy(seed, problem):
 
 def _exhaustive(fam, base, c):
     """The search over every breakpoint of the family (the solver before it located the minimum first)."""
-    return ht._minimise_base(fam, ht._pieces(fam, ht._all_breakpoints(fam)), base, c)
+    return hs._minimise_base(fam, hs._pieces(fam, hs._all_breakpoints(fam)), base, c)
 
 
 # every demand the page, an upload or the CLI accepts: (0, ∞] from the validator's floor up, with ties
-wide_demand = st.one_of(st.floats(ht.MIN_EPS, 1e6), st.just(math.inf), st.sampled_from([0.1, 1.0, 9.505132326296094]))
+wide_demand = st.one_of(st.floats(MIN_EPS, 1e6), st.just(math.inf), st.sampled_from([0.1, 1.0, 9.505132326296094]))
 
 
 @given(st.lists(wide_demand, min_size=1, max_size=300), st.sampled_from(ht.PROBLEMS), st.integers(2, 10_000))
@@ -56,29 +58,29 @@ def test_located_minimum_equals_the_search_over_every_breakpoint(eps, problem, k
     eps = ht.check_demands(eps)
     if not np.isfinite(eps).any():
         return  # everyone public: no family (fast_weights returns uniform weights; tested below)
-    fam = ht._Family(eps)
-    c = ht._consts(problem, k, 0.05)
-    saved, ht._SEARCH_ALL_BELOW = ht._SEARCH_ALL_BELOW, 0  # the located search at every size (not a fixture:
+    fam = hs._Family(eps)
+    c = hs._consts(problem, k, 0.05)
+    saved, hs._SEARCH_ALL_BELOW = hs._SEARCH_ALL_BELOW, 0  # the located search at every size (not a fixture:
     try:  # hypothesis reruns the body)
         for base in ("P1", "P1T", "E1", "P2", "Q2", "A"):
             t_all, v_all = _exhaustive(fam, base, c)
-            t_near, v_near = ht._minimise_near(fam, base, c)
+            t_near, v_near = hs._minimise_near(fam, base, c)
             assert fam.t_lo <= t_near <= fam.t_hi
             assert v_near <= v_all + 4e-15 * abs(v_all) + 1e-300, (base, t_all, v_all, t_near, v_near)
     finally:
-        ht._SEARCH_ALL_BELOW = saved
+        hs._SEARCH_ALL_BELOW = saved
 
 
 def test_located_minimum_is_bit_identical_on_the_benchmark_demands():
     rng = np.random.default_rng(0)
     eps = np.exp(rng.uniform(np.log(1e-3), np.log(1e3), 20_000))
     eps[rng.random(eps.size) < 0.05] = np.inf
-    fam = ht._Family(eps)
-    assert fam.m >= ht._SEARCH_ALL_BELOW  # large enough for the located search
+    fam = hs._Family(eps)
+    assert fam.m >= hs._SEARCH_ALL_BELOW  # large enough for the located search
     for problem in ht.PROBLEMS:
-        c = ht._consts(problem, 20, 0.05)
+        c = hs._consts(problem, 20, 0.05)
         for base in ("P1", "P1T", "E1", "P2", "Q2", "A"):
-            assert ht._minimise_near(fam, base, c) == _exhaustive(fam, base, c)
+            assert hs._minimise_near(fam, base, c) == _exhaustive(fam, base, c)
 
 
 @pytest.mark.parametrize("n,value", [(189, 9.505132326296094), (1, 0.3), (7, 1e-6), (1000, 1e6)])
@@ -237,7 +239,7 @@ def test_bad_input(func, kw, match):
 def test_family_prefix_sums_are_the_sequential_float64_sums():
     """P1 and P2 come from one complex cumulative sum (real part ε, imaginary part ε²); complex addition
     adds the parts separately, so both equal numpy's sequential float64 cumsum bit for bit."""
-    from hetdp_core.hetero import _Family
+    from hetdp_core.per_user.solver import _Family
 
     eps = np.exp(np.random.default_rng(4).uniform(-12, 12, 200_001))
     eps[::7] = np.inf  # public users are left out of the prefix sums
@@ -251,21 +253,21 @@ def test_family_prefix_sums_are_the_sequential_float64_sums():
 def test_variants_without_q_skip_the_sums_of_squares_with_identical_results(variant, monkeypatch):
     """CP and CE read only T, so their family has no prefix sums of ε² (P2 None, Q not computed): the
     weights, noise scale and objective are bit-identical to those computed with the sums."""
-    from hetdp_core import hetero as ht
+    from hetdp_core.per_user import hetero as ht
 
     eps = np.exp(np.random.default_rng(6).uniform(-8, 8, 50_001))
     eps[::9] = np.inf
     lean = ht.fast_weights(eps, variant=variant, problem="frequency", k=5)
-    needs_q = not ht._Q_BASES.isdisjoint(ht._BASES[variant])
+    needs_q = not hs._Q_BASES.isdisjoint(hs._BASES[variant])
     assert needs_q == (variant in ("UP", "A"))
-    fam = ht._Family(eps, squares=False)
-    full = ht._Family(eps)
+    fam = hs._Family(eps, squares=False)
+    full = hs._Family(eps)
     assert fam.P2 is None and full.P2 is not None
     np.testing.assert_array_equal(fam.P1, full.P1)
     k, r = fam.indices(np.array([fam.t_hi]))
     assert fam.state(fam.t_hi, k[0], r[0])[1] is None  # Q is not computed without the squares
     # the same solve with every base given the sums of ε²
-    monkeypatch.setattr(ht, "_Q_BASES", frozenset({"P1", "E1", "P1T", "P2", "Q2", "A"}))
+    monkeypatch.setattr(hs, "_Q_BASES", frozenset({"P1", "E1", "P1T", "P2", "Q2", "A"}))
     rich = ht.fast_weights(eps, variant=variant, problem="frequency", k=5)
     assert (lean.b, lean.objective, lean.t) == (rich.b, rich.objective, rich.t)
     np.testing.assert_array_equal(lean.weights, rich.weights)

@@ -1,4 +1,4 @@
-"""The release ledger (hetdp_core/ledger.py, `hetdp ledger`): dp-accounting's own PLD and RDP figures
+"""The release ledger (hetdp_core/accountants/ledger.py, `hetdp ledger`): dp-accounting's own PLD and RDP figures
 on homogeneous plans; the PLD total below every other accountant on random plans; heterogeneous
 plans whose per-group totals equal each group's own homogeneous ledger; every bad plan a one-line
 message naming the release and the field."""
@@ -12,12 +12,12 @@ from conftest import ROOT, strict_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hetdp_core.accounting import account
-from hetdp_core.gdp import gdp_epsilon
-from hetdp_core.ledger import Plan, Release, ledger, parse_plan, plan_toml
-from hetdp_core.meaning import Level
-from hetdp_core.pld import Event, compose
-from hetdp_core.scenario import InputError
+from hetdp_core.accountants.accounting import account
+from hetdp_core.accountants.ledger import Plan, Release, ledger, parse_plan, plan_toml
+from hetdp_core.accountants.pld import Event, compose
+from hetdp_core.framework.scenario import InputError
+from hetdp_core.noise.gdp import gdp_epsilon
+from hetdp_core.reading.meaning import Level
 
 EXAMPLE = ROOT / "data" / "plans" / "census-and-survey.toml"
 
@@ -286,7 +286,7 @@ def test_link_plans_round_trip_and_the_example_runs_from_the_cli(capsys):
 @pytest.mark.parametrize("sigma,k", [(2.0, 1), (4.0, 8), (1.0, 3)])
 def test_the_plans_risk_is_the_exact_gaussian_risk_of_the_composition(sigma, k):
     """k Gaussian releases of noise σ compose to μ = √k/σ exactly: the ledger's risk is the closed form."""
-    from hetdp_core.risk import advantage_gaussian, tpr_gaussian
+    from hetdp_core.reading.risk import advantage_gaussian, tpr_gaussian
 
     r = ledger(Plan(releases=(Release(name="g", mechanism="gaussian", noise=sigma, repeat=k),)), delta=1e-6, fpr=0.01)
     mu = math.sqrt(k) / sigma
@@ -298,7 +298,7 @@ def test_the_plans_risk_is_the_exact_gaussian_risk_of_the_composition(sigma, k):
 
 
 def test_solving_the_plan_from_a_target_risk():
-    from hetdp_core.ledger import solve_noise
+    from hetdp_core.accountants.ledger import solve_noise
 
     plan = parse_plan(EXAMPLE.read_text())
     sol = solve_noise(plan, fpr=0.01, target_tpr=0.05)
@@ -367,7 +367,7 @@ def test_a_row_named_for_all_is_everyones_default():
 def test_the_ledgers_caches_are_bounded_in_bytes():
     """Composed privacy-loss distributions are kept for reruns in the app's byte-bounded memo, each
     counted by its probability grid (8 bytes a point), never beyond the memo's bound."""
-    from hetdp_core import pld as A
+    from hetdp_core.accountants import pld as A
 
     one = compose((Event("laplace", 2.0, repeat=3),))
     assert A._comp_bytes(one) >= 8 * one._grid.masses.size

@@ -18,12 +18,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from pld_bracket import bracket
 
-from hetdp_core.accounting import account
-from hetdp_core.gdp import gdp_epsilon
-from hetdp_core.ledger import NOISE_RANGE, Plan, Release, ledger, solve_noise
-from hetdp_core.pld import Event, compose
-from hetdp_core.risk import tpr_gaussian
-from hetdp_core.scenario import InputError
+from hetdp_core.accountants.accounting import account
+from hetdp_core.accountants.ledger import NOISE_RANGE, Plan, Release, ledger, solve_noise
+from hetdp_core.accountants.pld import Event, compose
+from hetdp_core.framework.scenario import InputError
+from hetdp_core.noise.gdp import gdp_epsilon
+from hetdp_core.reading.risk import tpr_gaussian
 
 log_noise = st.floats(math.log10(NOISE_RANGE[0]), math.log10(NOISE_RANGE[1])).map(lambda x: round(10**x, 6))
 log_repeat = st.floats(0.0, 5.0).map(lambda x: max(1, min(100_000, round(10**x))))

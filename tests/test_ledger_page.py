@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.ledger import ledger, parse_plan
+from hetdp_core.accountants.ledger import ledger, parse_plan
 
 PAGE = str(ROOT / "pages" / "release_ledger" / "page.py")
 SMALL = '[[release]]\nname = "counts"\nmechanism = "gaussian"\nnoise = 2.0\nrepeat = 3\ngroups = ["all"]\n'
@@ -108,7 +108,7 @@ def test_page_and_cli_give_the_same_ledger(tmp_path, monkeypatch):
 
 def test_risk_in_attack_terms_and_the_false_positive_rate_in_the_link():
     at = _open(plan=SMALL, delta="1e-06")
-    from hetdp_core.risk import tpr_gaussian
+    from hetdp_core.reading.risk import tpr_gaussian
 
     assert any(h.value == "In attack terms" for h in at.subheader)
     exact = float(tpr_gaussian(mu=3**0.5 / 2.0, fpr=0.01)[0])  # 3 releases of σ = 2: μ = √3/2

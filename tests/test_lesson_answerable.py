@@ -1,7 +1,7 @@
 """Every lesson question can be answered, and every claim its step makes can be read, from what the step
 shows (AppTest of each step's page); the lesson panel says which table answers the step.
 
-A question's key, and each claim's key (``[[steps.claims]]``, :mod:`hetdp_core.lesson_claims`), names
+A question's key, and each claim's key (``[[steps.claims]]``, :mod:`hetdp_core.teaching.lesson_claims`), names
 cells of the step's download tables. Each cell it names must be on the screen of that step, in one of
 three ways:
 
@@ -29,9 +29,9 @@ import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.lesson_keys import _cell_match, _scalar, parse_key
-from hetdp_core.lessons import bundled_lessons, step_scenario
-from hetdp_core.registry import get
+from hetdp_core.framework.registry import get
+from hetdp_core.teaching.lesson_keys import _cell_match, _scalar, parse_key
+from hetdp_core.teaching.lessons import bundled_lessons, step_scenario
 
 STEPS = [(lesson, i, step) for lesson in bundled_lessons() for i, step in enumerate(lesson.steps, 1)]
 

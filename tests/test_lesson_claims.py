@@ -1,4 +1,4 @@
-"""Lessons state checkable claims (hetdp_core.lesson_claims): a step's words compare quantities only
+"""Lessons state checkable claims (hetdp_core.teaching.lesson_claims): a step's words compare quantities only
 through claims that `hetdp lesson check` evaluates with the core; a lesson with a false claim is refused
 in one line; a step with a question says which table answers it (exact or simulated)."""
 
@@ -9,9 +9,9 @@ from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hetdp_core.lesson_claims import COMPARATIVES, Claim, ClaimError, _numbers_said, check_claims, comparatives
-from hetdp_core.lessons import bundled_lessons, check_lesson, parse_lesson
-from hetdp_core.scenario import InputError
+from hetdp_core.framework.scenario import InputError
+from hetdp_core.teaching.lesson_claims import COMPARATIVES, Claim, ClaimError, _numbers_said, check_claims, comparatives
+from hetdp_core.teaching.lessons import bundled_lessons, check_lesson, parse_lesson
 from hetdp_ui.cli import main
 
 #: one step of DP-SGD (a cheap run): a_h = h^κ with κ = 0.5, so a_4 = 2 and a_1 = 1
@@ -174,8 +174,8 @@ def test_every_bundled_lesson_states_its_comparisons_as_claims_and_names_its_tab
 
 
 def _run(step):
-    from hetdp_core.lessons import step_scenario
     from hetdp_core.scenarios import get
+    from hetdp_core.teaching.lessons import step_scenario
 
     return get(step.page).run(step_scenario(step))
 

@@ -1,4 +1,4 @@
-"""Per-student variants of a lesson's number questions (hetdp_core.lesson_variants): the schema and every
+"""Per-student variants of a lesson's number questions (hetdp_core.teaching.lesson_variants): the schema and every
 bad value of it, the student's step (their values in the query, the text and the key), the core's own
 answer per variant, the least-used draw, and `hetdp lesson check` on lessons with variants — every
 variant's answer computed, a question failed when one is not computable, a misconception meets one or
@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as hst
 
-from hetdp_core.lesson_variants import (
+from hetdp_core.framework.scenario import InputError
+from hetdp_core.teaching.lesson_variants import (
     MAX_VARIANTS,
     VariantParam,
     base_variant,
@@ -28,8 +29,7 @@ from hetdp_core.lesson_variants import (
     with_answer,
     with_ranges,
 )
-from hetdp_core.lessons import bundled_lesson, check_lesson, evaluate_key, parse_lesson, step_scenario
-from hetdp_core.scenario import InputError
+from hetdp_core.teaching.lessons import bundled_lesson, check_lesson, evaluate_key, parse_lesson, step_scenario
 
 DPSGD = "lr=poly&gamma0=0.1&rho=0.5&priv=constant&eps=1&problem=mean&Lambda=3&steps=2000&trials=50&seed=0"
 
@@ -103,7 +103,7 @@ def test_a_claim_is_cited_beside_a_variant_and_holds_at_every_student_s_view(mon
     """A step's texts cite claims by ``{id}`` and name variant parameters by ``{name}``: the claim is
     replaced when the lesson is read, the parameter when a student's variant is drawn; and
     ``hetdp lesson check`` evaluates the claims at every variant's view, not only at the written one."""
-    import hetdp_core.lessons as lessons
+    import hetdp_core.teaching.lessons as lessons
 
     claim = (
         '[[steps.claims]]\nid = "a3-grows"\nsays = "A3 at N = 2000 is higher than at N = 1000"\n'

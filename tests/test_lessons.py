@@ -8,7 +8,8 @@ import pytest
 from conftest import ROOT, page_path
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.lessons import (
+from hetdp_core.framework.scenario import InputError
+from hetdp_core.teaching.lessons import (
     _as_choice,
     bundled_lesson,
     bundled_lessons,
@@ -18,7 +19,6 @@ from hetdp_core.lessons import (
     load_lesson,
     parse_lesson,
 )
-from hetdp_core.scenario import InputError
 from hetdp_ui.cli import main
 
 LESSONS = lesson_ids()
@@ -27,7 +27,7 @@ RUNS: dict = {}  # each distinct step scenario runs once for the whole module
 
 def test_at_least_five_lessons_cover_the_issue_topics():
     assert len(LESSONS) >= 5
-    from hetdp_core.registry import pages as registered
+    from hetdp_core.framework.registry import pages as registered
 
     pages = {s.page for lesson in bundled_lessons() for s in lesson.steps}
     assert pages <= set(registered()) and len(pages) >= 5
@@ -364,7 +364,7 @@ def test_every_lesson_step_renders_and_its_answer_is_accepted(lesson_id, k):
     assert not at.exception and not errors(at), errors(at)
     shown = " ".join(m.value for m in at.markdown)
     assert lesson.title in shown and step.text.split("\n")[1 if step.text.startswith("\n") else 0][:30] in shown
-    from hetdp_core.lessons import step_scenario
+    from hetdp_core.teaching.lessons import step_scenario
 
     scenario = step_scenario(step)  # the page shows exactly the step's scenario
     assert all(at.query_params[n] == [v] or at.query_params[n] == v for n, v in scenario.to_query().items())
@@ -581,7 +581,7 @@ def test_an_instructor_previews_an_uploaded_lesson_file():
     at = AppTest.from_file(str(ROOT / "pages" / "lessons" / "page.py"), default_timeout=300).run()
     assert at.get("file_uploader"), "the preview's upload box is on the page"
     # AppTest cannot upload: the page's preview code is what runs with the parsed file
-    from hetdp_core.lessons import check_lesson, parse_lesson
+    from hetdp_core.teaching.lessons import check_lesson, parse_lesson
 
     lesson = parse_lesson(text, id="preview-0000-mine")
     checks = check_lesson(lesson)

@@ -11,7 +11,7 @@ import types
 
 import pytest
 
-from hetdp_core.scenario import Budget, InputError, RunOptions
+from hetdp_core.framework.scenario import Budget, InputError, RunOptions
 from hetdp_ui import limits
 from hetdp_ui.limits import Admission, BusyError, RunLimitError, run_limited
 
@@ -244,7 +244,7 @@ import numpy as np
 from hetdp_ui.limits import keep_freed_memory
 if sys.argv[1] == "keep":
     assert keep_freed_memory()
-from hetdp_core.mmean import mmean_release
+from hetdp_core.per_feature.mmean import mmean_release
 x = np.random.default_rng(0).uniform(-1, 1, (60_000, 3)) / 2
 f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 for i in range(4):  # per-user releases in chunk threads: arrays of 1-9 MB come and go

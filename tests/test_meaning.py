@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.meaning import Level, meaning_of, meaning_table, posterior_bounds, round_up, zcdp_to_eps
-from hetdp_core.registry import pages as registered_pages
-from hetdp_core.scenario import InputError
+from hetdp_core.framework.registry import pages as registered_pages
+from hetdp_core.framework.scenario import InputError
+from hetdp_core.reading.meaning import Level, meaning_of, meaning_table, posterior_bounds, round_up, zcdp_to_eps
 from hetdp_core.scenarios import get
 from hetdp_ui.cli import main
 
@@ -67,7 +67,9 @@ def test_bad_input(kw, match):
 
 
 def test_bad_tables_and_labels():
-    with pytest.raises(InputError, match=r"levels must be Level objects \(hetdp_core.meaning.Level\); got dict"):
+    with pytest.raises(
+        InputError, match=r"levels must be Level objects \(hetdp_core.reading.meaning.Level\); got dict"
+    ):
         meaning_table([{"level": "a", "demanded level": 1.0}], prior=0.1)
     with pytest.raises(InputError, match=r"delta must be in \(0, 1\)"):
         zcdp_to_eps(rho=[1], delta=0)
@@ -87,7 +89,7 @@ def test_page_levels_come_from_the_guarantees():
 
 def _page(name):
     """A page with its meaning panel open (closed, the panel draws nothing: see MEANING_OPEN)."""
-    from hetdp_core.registry import get
+    from hetdp_core.framework.registry import get
     from hetdp_ui.common import MEANING_OPEN
 
     at = AppTest.from_file(str(page_path(name)), default_timeout=120)
@@ -170,7 +172,7 @@ def test_level_definitions():
 def test_release_quantiles_are_the_mechanisms_quantiles():
     """The dotplot's 20 values are the (i − ½)/20 quantiles of each release distribution: checked
     against 200 000 simulated releases (empirical CDF within 0.005 at every dot)."""
-    from hetdp_core import mechanisms as mc
+    from hetdp_core.noise import mechanisms as mc
 
     ml = get("Mechanism_lab")
     s = ml.SCENARIO.from_query(

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from stats import mean_within_ci
 
-from hetdp_core import dpsgd as sg
-from hetdp_core import mechanisms as mc
-from hetdp_core.dptest import histogram_privacy_test
+from hetdp_core.noise import mechanisms as mc
+from hetdp_core.noise.dptest import histogram_privacy_test
+from hetdp_core.per_iteration import dpsgd as sg
 
 N_SAMPLES = 300_000
 

@@ -13,8 +13,8 @@ import nbformat
 import pytest
 from conftest import ROOT, strict_json
 
-from hetdp_core.registry import specs
-from hetdp_core.scenario import InputError
+from hetdp_core.framework.registry import specs
+from hetdp_core.framework.scenario import InputError
 from hetdp_ui.cli import main
 
 

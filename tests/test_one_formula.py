@@ -1,7 +1,7 @@
 """One formula, one place: each privacy formula is one function of the core that every other part calls —
-the Gaussian mechanism's δ(ε) and its inverses and the Gaussian DP conversions (hetdp_core.gdp), the
-Laplace privacy loss (hetdp_core.profiles.laplace_loss_cdf), the randomized-response channel
-(hetdp_core.rr). Each home is checked against an independent oracle at the edges of its range (tiny and
+the Gaussian mechanism's δ(ε) and its inverses and the Gaussian DP conversions (hetdp_core.noise.gdp), the
+Laplace privacy loss (hetdp_core.noise.profiles.laplace_loss_cdf), the randomized-response channel
+(hetdp_core.noise.rr). Each home is checked against an independent oracle at the edges of its range (tiny and
 huge ε and μ; mpmath at 60 digits, scipy.stats), the parts that used to hold their own copy agree with
 it there, and no copy comes back (the special functions that compute them are called in their home only).
 Old public names keep working with a DeprecationWarning."""
@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
-from hetdp_core import gdp
-from hetdp_core.rr import rr_channel, rr_estimate, rr_variance
+from hetdp_core.noise import gdp
+from hetdp_core.noise.rr import rr_channel, rr_estimate, rr_variance
 
 mpmath.mp.dps = 60
 
@@ -53,8 +53,8 @@ def test_the_gaussian_profile_is_exact_at_the_edges(mu):
 def test_the_old_homes_of_the_gaussian_profile_call_the_one_function(mu):
     """profiles.gaussian_delta (σ = Δ/μ), the ledger's exact Gaussian composition and the ledger's grid
     (which discretises with it) give gdp_delta at every edge ε."""
-    from hetdp_core.pld import Event, compose
-    from hetdp_core.profiles import gaussian_delta, gaussian_tail
+    from hetdp_core.accountants.pld import Event, compose
+    from hetdp_core.noise.profiles import gaussian_delta, gaussian_tail
 
     comp = compose((Event("gaussian", 1.0 / mu),))
     assert comp.exact and comp.mu == pytest.approx(mu, rel=1e-15)
@@ -71,8 +71,8 @@ def test_the_old_homes_of_the_gaussian_profile_call_the_one_function(mu):
 def test_the_inverse_in_epsilon_and_its_callers(mu, delta):
     """gdp_epsilon inverts the profile; the ledger's exact composition, its basic accountant on one
     Gaussian release and the group-wise page's stated level read ε from it."""
-    from hetdp_core.accounting import account
-    from hetdp_core.pld import Event
+    from hetdp_core.accountants.accounting import account
+    from hetdp_core.accountants.pld import Event
 
     e = gdp.gdp_epsilon(mu, delta)
     if e == 0:
@@ -89,7 +89,7 @@ def test_the_inverse_in_epsilon_and_its_callers(mu, delta):
 def test_the_inverse_in_mu_is_the_analytic_gaussian_mechanism(eps, delta):
     """gdp_mu is the largest μ meeting (ε, δ): δ holds at μ and fails 10⁻⁹ above it; the Gaussian
     mechanism's exact calibration (profiles.gaussian_sigma_exact) is Δ/μ."""
-    from hetdp_core.profiles import gaussian_sigma_exact
+    from hetdp_core.noise.profiles import gaussian_sigma_exact
 
     m = gdp.gdp_mu(eps=eps, delta=delta)
     assert exact_delta(eps, m) <= delta * (1 + 1e-12)
@@ -100,11 +100,11 @@ def test_the_inverse_in_mu_is_the_analytic_gaussian_mechanism(eps, delta):
 def test_the_gaussian_dp_conversions_have_one_home():
     """μ = √(2ρ), ρ = μ²/2 and ρ-zCDP ⇒ (ρ + 2√(ρ log 1/δ), δ): the zCDP pages' noise, the risk solver, the
     meaning panel's conversion and the zCDP accountant all call them."""
-    from hetdp_core import zcdp
-    from hetdp_core.accounting import account
-    from hetdp_core.meaning import zcdp_to_eps
-    from hetdp_core.pld import Event
-    from hetdp_core.risk import mu_for_tpr, setting_for_tpr
+    from hetdp_core.accountants.accounting import account
+    from hetdp_core.accountants.pld import Event
+    from hetdp_core.per_group import zcdp
+    from hetdp_core.reading.meaning import zcdp_to_eps
+    from hetdp_core.reading.risk import mu_for_tpr, setting_for_tpr
 
     for rho in (1e-6, 1e-3, 0.5, 1e4):  # the zCDP pages' whole range
         mu = gdp.mu_from_rho(rho)
@@ -127,8 +127,8 @@ def test_the_laplace_loss_law_is_exact_and_its_callers_use_it(eps0):
     L ≤ ℓ ⟺ y ≥ (1 − bℓ)/2 inside the range), the profile's P(L > ε), and the ledger's rounded-up law."""
     from scipy import stats
 
-    from hetdp_core import pld
-    from hetdp_core.profiles import laplace_loss_cdf, laplace_tail
+    from hetdp_core.accountants import pld
+    from hetdp_core.noise.profiles import laplace_loss_cdf, laplace_tail
 
     b = 1.0 / eps0
     losses = np.array([-2 * eps0, -eps0, -0.5 * eps0, 0.0, 0.999 * eps0, eps0, 3 * eps0])
@@ -166,7 +166,10 @@ def test_the_old_homes_of_randomized_response_call_the_one_function(eps):
     """The class poll, Duchi et al.'s privacy coin, per-coordinate randomized response (BCDP's exact
     examples), the ledger's worst case of a pure level and the per-user page's k-RAPPOR baseline (each bit
     at ε/2) use rr_channel, rr_estimate and rr_variance."""
-    from hetdp_core import bcdp_exact, duchi, hetero, pld, poll
+    from hetdp_core.accountants import pld
+    from hetdp_core.per_feature import bcdp_exact, duchi
+    from hetdp_core.per_user import hetero
+    from hetdp_core.teaching import poll
 
     p, q = rr_channel(eps)
     assert poll.truth_probability(eps=eps) == p and duchi.coin_probability(eps) == p
@@ -199,8 +202,8 @@ def test_the_special_functions_of_the_formulas_are_called_in_their_home_only():
             if name in HOMES and path.name != HOMES[name]:
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno} uses {name}")
     assert not found, (
-        "rule: one function per formula; the Gaussian privacy profile lives in hetdp_core/gdp.py and randomized "
-        "response in hetdp_core/rr.py. Fix: call gdp_delta / gdp_epsilon / gdp_mu or rr_channel / rr_estimate / "
+        "rule: one function per formula; the Gaussian privacy profile lives in hetdp_core/noise/gdp.py and randomized "
+        "response in hetdp_core/noise/rr.py. Fix: call gdp_delta / gdp_epsilon / gdp_mu or rr_channel / rr_estimate / "
         "rr_variance instead of writing the formula again:\n" + "\n".join(found)
     )
 
@@ -213,7 +216,11 @@ def test_old_public_names_warn_and_give_the_same_object():
     for info in pkgutil.walk_packages(hetdp_core.__path__, "hetdp_core."):
         importlib.import_module(info.name)
     importlib.import_module("hetdp_ui.nav")
-    assert {"hetdp_core.accounting", "hetdp_core.bcdp_exact", "hetdp_core.regression"} <= set(MOVED)
+    assert {
+        "hetdp_core.accountants.accounting",
+        "hetdp_core.per_feature.bcdp_exact",
+        "hetdp_core.per_feature.regression",
+    } <= set(MOVED)
     for module, table in MOVED.items():
         for old, target in table.items():
             where, new = target.split(":")
@@ -224,4 +231,4 @@ def test_old_public_names_warn_and_give_the_same_object():
             assert [w.category for w in caught] == [DeprecationWarning] and f"{where}.{new}" in str(caught[0].message)
             assert old not in getattr(importlib.import_module(module), "__all__", ())
     with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
-        importlib.import_module("hetdp_core.accounting").nothing  # noqa: B018
+        importlib.import_module("hetdp_core.accountants.accounting").nothing  # noqa: B018

@@ -1,9 +1,9 @@
 """The field's own libraries as independent oracles.
 
 Which library checks what:
-- OpenDP: Laplace scale <-> epsilon, Gaussian scale <-> zCDP rho (against hetdp_core.mechanisms / zcdp).
+- OpenDP: Laplace scale <-> epsilon, Gaussian scale <-> zCDP rho (against hetdp_core.noise.mechanisms / zcdp).
 - Google's dp-accounting: Renyi DP of the Gaussian mechanism at several orders (against the closed-form
-  Gaussian Renyi divergence in hetdp_core.zcdp); the classical (eps, delta) Gaussian calibration
+  Gaussian Renyi divergence in hetdp_core.per_group.zcdp); the classical (eps, delta) Gaussian calibration
   checked with the tight PLD accountant.
 - diffprivlib: bounded-domain Laplace scale (LaplaceBoundedDomain), Gaussian sigma and exponential
   mechanism probabilities (against the course-lab catalogue).
@@ -15,8 +15,8 @@ Which library checks what:
 import numpy as np
 import pytest
 
-from hetdp_core import mechanisms as mc
-from hetdp_core import zcdp
+from hetdp_core.noise import mechanisms as mc
+from hetdp_core.per_group import zcdp
 
 dp = pytest.importorskip("opendp.prelude")  # test extra; `make test` installs it (never skipped there)
 dp.enable_features("contrib")

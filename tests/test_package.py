@@ -16,7 +16,7 @@ from conftest import ROOT, strict_json
 from streamlit.testing.v1 import AppTest
 from test_wheel import _same
 
-from hetdp_core.ledger import parse_plan
+from hetdp_core.accountants.ledger import parse_plan
 from hetdp_core.scenarios import get
 from hetdp_ui.cli import main
 

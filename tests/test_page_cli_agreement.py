@@ -1,6 +1,6 @@
 """One scenario, one computation: every page opened with a non-default query string (AppTest)
 offers download tables byte-identical to `hetdp run PAGE --query <same string> --csv DIR`, says
-the same run "in short" (:func:`hetdp_core.scenario.in_short`) as the CLI's JSON, and every number of
+the same run "in short" (:func:`hetdp_core.framework.scenario.in_short`) as the CLI's JSON, and every number of
 every table it shows is in a column of those tables (shown as computed, or rounded): nothing on screen
 that neither the CSV nor `hetdp run` carries."""
 
@@ -14,7 +14,7 @@ from conftest import page_path, strict_json
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.registry import specs
+from hetdp_core.framework.registry import specs
 from hetdp_ui.cli import main
 
 #: a non-default scenario per page (small enough for the suite), declared in each page's spec
@@ -74,7 +74,7 @@ def page_downloads(page: str, query: str, monkeypatch) -> tuple[dict[str, bytes]
     _Capture.files = {}
     path = page_path(page)
     at = AppTest.from_file(str(path), default_timeout=180)
-    from hetdp_core.registry import get
+    from hetdp_core.framework.registry import get
     from hetdp_ui.common import MEANING_OPEN
 
     at.session_state[MEANING_OPEN % get(page).PAGE_SPEC.slug] = True  # its table is a download too

@@ -8,7 +8,7 @@ import pytest
 from conftest import ROOT, page_path
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.registry import specs
+from hetdp_core.framework.registry import specs
 
 BCDP = str(ROOT / "pages" / "feature_privacy" / "page.py")
 HOME = str(ROOT / "app.py")
@@ -43,7 +43,7 @@ def test_home_renders_with_cards_and_glossary():
 def test_home_start_links_name_a_real_lesson_preset_and_page():
     """The "new here?" links: each names a page of the app and, where it has one, a bundled lesson or a
     paper preset the page accepts; the footer points to the Documentation page's corrections."""
-    from hetdp_core.lessons import lesson_ids
+    from hetdp_core.teaching.lessons import lesson_ids
     from hetdp_ui.nav import docs, file_of, start_links
 
     for _, _, page, _, query in start_links():
@@ -51,7 +51,7 @@ def test_home_start_links_name_a_real_lesson_preset_and_page():
         if "lesson" in query:
             assert query["lesson"] in lesson_ids()
         if "preset" in query:  # the link opens the preset itself, not Custom
-            from hetdp_core.registry import get
+            from hetdp_core.framework.registry import get
 
             at = fresh(str(ROOT / file_of(page)), **query).run()
             assert_clean(at)

@@ -6,8 +6,8 @@ import pytest
 from conftest import ROOT, page_path
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.compare import compare
-from hetdp_core.registry import specs
+from hetdp_core.framework.registry import specs
+from hetdp_core.reading.compare import compare
 from hetdp_core.scenarios import get
 
 CASES = [

@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hetdp_core.registry import hook, pages
-from hetdp_core.scenario import PENDING, pending_fields
+from hetdp_core.framework.registry import hook, pages
+from hetdp_core.framework.scenario import PENDING, pending_fields
 
 QUICK = {url: m for url, m in pages().items() if hook(m, "quick") is not None}
 
@@ -74,7 +74,7 @@ def test_the_quick_part_is_the_runs_own(url):
 
 
 def test_a_quick_part_refuses_what_the_run_refuses():
-    from hetdp_core.scenario import InputError
+    from hetdp_core.framework.scenario import InputError
     from hetdp_core.scenarios import feature_privacy as fp
 
     huge = fp.SCENARIO(n=200_000, trials=2000, points=tuple(np.linspace(0, 1, 30)))
@@ -85,7 +85,7 @@ def test_a_quick_part_refuses_what_the_run_refuses():
 
 
 def test_a_partial_result_names_every_field_once():
-    from hetdp_core.scenario import partial_result
+    from hetdp_core.framework.scenario import partial_result
     from hetdp_core.scenarios import feature_privacy as fp
 
     s = fp.SCENARIO()
@@ -118,7 +118,7 @@ def test_a_staged_result_serves_its_quick_part_and_finishes_once():
 
 
 def test_small_runs_execute_in_process_and_large_ones_in_their_child():
-    from hetdp_core.scenario import LARGE_BUDGET, Cost
+    from hetdp_core.framework.scenario import LARGE_BUDGET, Cost
     from hetdp_ui.limits import IN_PROCESS, in_process
 
     assert in_process(Cost(seconds=0.5, bytes=10 * 2**20))

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, strict_json
 
-from hetdp_core import registry
-from hetdp_core.scenario import InputError, RunOptions
+from hetdp_core.framework import registry
+from hetdp_core.framework.scenario import InputError, RunOptions
 
 
 def broken(rule: str, fix: str, found=()) -> str:
@@ -163,7 +163,7 @@ def test_every_spec_matches_its_files(spec):
         list(params) == [next(iter(params)), "options"] and params["options"].kind is inspect.Parameter.KEYWORD_ONLY
     ), broken(
         "a page's run is run(scenario, *, options): how it runs is a RunOptions, never a keyword of its own",
-        "decorate `def run(s: <Scenario>, *, options: RunOptions)` with @page_run (hetdp_core.scenario)",
+        "decorate `def run(s: <Scenario>, *, options: RunOptions)` with @page_run (hetdp_core.framework.scenario)",
         [f"{spec.url}: run{inspect.signature(mod.run)}"],
     )
     scenario = mod.SCENARIO.from_query(dict(spec.fast_query))  # the cheap query is valid
@@ -176,7 +176,7 @@ def test_every_spec_matches_its_files(spec):
 
 @pytest.mark.parametrize("spec", registry.specs(), ids=lambda s: s.url)
 def test_a_pages_tables_are_typed_fields_named_as_their_csv(spec):
-    """A page's result declares its download tables as DataFrame fields (hetdp_core.scenario.table): the
+    """A page's result declares its download tables as DataFrame fields (hetdp_core.framework.scenario.table): the
     run fills them, tables() is exactly those (plus privacy_meaning, added to a finished result), and the
     report's key tables are among them."""
     import pandas as pd
@@ -259,7 +259,8 @@ def test_no_page_list_outside_the_registry():
                 offenders.append(f"{path.relative_to(ROOT)}: {block[:60]!r}: {sorted(hit)}")
     assert not offenders, broken(
         "no file keeps its own list of pages: the registry (and the other pages' page.toml) is the one list",
-        "iterate over hetdp_core.registry.specs() / hetdp_ui.folders.tool_pages(), or in Markdown write the list "
+        "iterate over hetdp_core.framework.registry.specs() / hetdp_ui.folders.tool_pages(), or in Markdown write "
+        "the list "
         "into a generated block (hetdp_ui/docsite.py)",
         offenders,
     )
@@ -279,12 +280,13 @@ def test_the_guard_sees_nested_lists_and_markdown():
 def test_every_page_names_its_sources():
     """A page names the works it is built on in its own spec, each a Source cited by authors, title, venue
     (and arXiv id); the lists of sources (README, docs, home page) are made from them."""
-    from hetdp_core.sources import Source
+    from hetdp_core.materials.sources import Source
 
     for s in registry.specs():
         assert s.sources and all(isinstance(x, Source) for x in s.sources), broken(
             "a page names the works it is built on in its spec (PageSpec.sources)",
-            f"add sources=(…,) to PAGE_SPEC in {registry.get(s.url).__file__}: a citation hetdp_core.sources holds "
+            f"add sources=(…,) to PAGE_SPEC in {registry.get(s.url).__file__}: a citation "
+            "hetdp_core.materials.sources holds "
             "(BCDP_PAPER, …) or the page's own Source(authors, title, venue, arxiv)",
             [s.url],
         )
@@ -302,8 +304,8 @@ def test_a_scenario_finds_its_spec_declared_before_or_after_the_class():
 
     code = (
         "from dataclasses import dataclass\n"
-        "from hetdp_core.registry import PageSpec\n"
-        "from hetdp_core.scenario import Interval, Scenario, param\n"
+        "from hetdp_core.framework.registry import PageSpec\n"
+        "from hetdp_core.framework.scenario import Interval, Scenario, param\n"
         "@dataclass(frozen=True)\n"
         "class Late(Scenario):\n"
         "    n: int = param(1, Interval(int, 1, 3), 'n')\n"
@@ -321,7 +323,7 @@ def test_a_scenario_finds_its_spec_declared_before_or_after_the_class():
         assert ns["Elsewhere"].PAGE == "Late_page"  # a subclass in another module keeps its page
     finally:
         del sys.modules[module.__name__]
-    from hetdp_core.scenario import Scenario
+    from hetdp_core.framework.scenario import Scenario
 
     assert (Scenario.PAGE, Scenario.TITLE) == ("", "")  # a scenario outside a page's module
 

@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT, page_path
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.registry import pages, specs
+from hetdp_core.framework.registry import pages, specs
 from hetdp_core.scenarios import get
 from hetdp_ui.cli import main
 from hetdp_ui.report import build_report, report_figures
@@ -147,7 +147,7 @@ def test_the_report_reads_as_the_page_does(tmp_path, capsys):
 
 
 def test_the_ledger_report_names_each_headline_and_its_accountant(tmp_path):
-    from hetdp_core.ledger import ledger, parse_plan
+    from hetdp_core.accountants.ledger import ledger, parse_plan
     from hetdp_ui.folders import folder_module
 
     build_ledger_report = folder_module("release_ledger", "downloads").build_ledger_report

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from hetdp_core.bcdp_sim import point_rng, run_point
+from hetdp_core.per_feature.bcdp_sim import point_rng, run_point
 
 pytestmark = pytest.mark.statistical
 

@@ -1,4 +1,4 @@
-"""Risk in attack terms (hetdp_core/risk.py): the trade-off curves checked against exact privacy
+"""Risk in attack terms (hetdp_core/reading/risk.py): the trade-off curves checked against exact privacy
 profiles (dp-accounting's privacy-loss distributions as the independent oracle: it computes the
 Gaussian and Laplace profiles by its own code), the closed forms of the maximal advantage, the
 solver's inverse, a simulated Neyman–Pearson attack that stays under the bound for the real
@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
-from hetdp_core.risk import (
+from hetdp_core.framework.scenario import InputError
+from hetdp_core.reading.risk import (
     advantage_eps_delta,
     advantage_gaussian,
     eps_for_tpr,
@@ -27,7 +28,6 @@ from hetdp_core.risk import (
     tradeoff_from_profile,
     tradeoff_gaussian,
 )
-from hetdp_core.scenario import InputError
 
 GRID = np.unique(np.concatenate([np.linspace(0.0, 30.0, 3001), np.geomspace(1e-4, 1.0, 80)]))
 
@@ -83,7 +83,7 @@ def test_tpr_is_one_minus_the_curve_and_never_below_a_blind_guess(eps, delta, fp
 def test_the_gaussian_curve_is_symmetric_and_under_its_eps_delta_conversions(mu, fpr):
     """G_μ is symmetric (G_μ(G_μ(α)) = α) and, being the exact curve, lies above every (ε, δ(ε))
     line of the Gaussian profile: its TPR is at most the (ε, δ)-DP TPR at any ε."""
-    from hetdp_core.profiles import gaussian_delta
+    from hetdp_core.noise.profiles import gaussian_delta
 
     g = float(tradeoff_gaussian([fpr], mu=mu)[0])
     assert float(tradeoff_gaussian([g], mu=mu)[0]) == pytest.approx(fpr, abs=1e-9)

@@ -11,8 +11,8 @@ import pytest
 from conftest import ROOT, strict_json
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.registry import get, specs
-from hetdp_core.risk import eps_for_tpr, mu_for_tpr
+from hetdp_core.framework.registry import get, specs
+from hetdp_core.reading.risk import eps_for_tpr, mu_for_tpr
 
 
 def _open(spec, **extra):
@@ -70,7 +70,7 @@ def test_the_fpr_moves_the_words_and_the_link_and_solving_from_a_target():
 def test_use_the_pages_setting_solved_from_a_target_risk():
     """Group-wise zCDP, Algorithm 1: ρ-zCDP Gaussian noise has μ = √(2ρ); the panel solves ρ for the target
     and its button sets the page's ρ (and the link), after which the page's own risk meets the target."""
-    from hetdp_core.risk import page_setting_for_tpr
+    from hetdp_core.reading.risk import page_setting_for_tpr
 
     spec = get("Groupwise_zCDP").PAGE_SPEC
     at = _open(spec, algorithm="1")
@@ -91,7 +91,7 @@ def test_use_the_pages_setting_solved_from_a_target_risk():
 )
 def test_solve_a_pages_setting_from_the_cli(page, target, fpr, value, capsys):
 
-    from hetdp_core.risk import tpr_eps_delta
+    from hetdp_core.reading.risk import tpr_eps_delta
     from hetdp_ui.cli import main
 
     assert main(["solve", page, "--target-tpr", str(target), "--fpr", str(fpr), "--json"]) == 0
@@ -102,7 +102,7 @@ def test_solve_a_pages_setting_from_the_cli(page, target, fpr, value, capsys):
 
 
 def test_solving_a_setting_where_the_page_has_none_or_the_range_decides(capsys):
-    from hetdp_core.risk import page_setting_for_tpr
+    from hetdp_core.reading.risk import page_setting_for_tpr
     from hetdp_ui.cli import main
 
     assert main(["solve", "Per_user_privacy", "--target-tpr", "0.05"]) == 2

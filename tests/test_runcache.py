@@ -226,18 +226,19 @@ ALPHAS = np.linspace(1.5, 9.0, 7)
 @pytest.fixture
 def shared(tmp_path, monkeypatch):
     """A shared sub-result store installed in this process (removed afterwards), the zCDP memo empty."""
-    from hetdp_core import memo, zcdp
+    from hetdp_core.framework import memo
+    from hetdp_core.per_group import algorithm1
     from hetdp_ui import runcache
 
     monkeypatch.delenv(runcache.ENV, raising=False)
     monkeypatch.setenv(runcache.MEMO_ENV, str(tmp_path / "memo"))
     monkeypatch.setenv(runcache.MEMO_SECRET_ENV, "m" * 40)
-    zcdp._MEMO.clear()
+    algorithm1._MEMO.clear()
     store = runcache.install_shared_memo(create=False)
     assert memo.shared_store() is store is not None
     yield store
     memo.set_shared_store(None)
-    zcdp._MEMO.clear()
+    algorithm1._MEMO.clear()
 
 
 def _no_compute(*a, **k):
@@ -247,11 +248,11 @@ def _no_compute(*a, **k):
 def test_algorithm1_divergences_are_computed_once_and_read_back_from_the_shared_store(shared, monkeypatch):
     """The seed-independent divergences every Group-wise zCDP run needs are shared between processes:
     after one computation, a process with an empty memo reads them from the store (bit for bit)."""
-    from hetdp_core import zcdp
+    from hetdp_core.per_group import algorithm1, zcdp
 
     first = zcdp.renyi_algorithm1_detail(x=3, rho=0.5, r=0.2, alpha=ALPHAS)
-    zcdp._MEMO.clear()
-    monkeypatch.setattr(zcdp, "_alg1_compute", _no_compute)
+    algorithm1._MEMO.clear()
+    monkeypatch.setattr(algorithm1, "_alg1_compute", _no_compute)
     again = zcdp.renyi_algorithm1_detail(x=3, rho=0.5, r=0.2, alpha=ALPHAS)
     for f in ("up", "down", "up_error", "down_error"):
         np.testing.assert_array_equal(getattr(again, f), getattr(first, f))
@@ -264,16 +265,16 @@ def test_another_process_reads_the_shared_divergences(shared, tmp_path):
     import subprocess
     import sys
 
-    from hetdp_core import zcdp
+    from hetdp_core.per_group import zcdp
 
     first = zcdp.renyi_algorithm1_detail(x=4, rho=0.5, r=0.2, alpha=ALPHAS)
     code = (
         "import numpy as np\n"
         "from hetdp_ui.runcache import install_shared_memo\n"
-        "from hetdp_core import zcdp\n"
+        "from hetdp_core.per_group import algorithm1, zcdp\n"
         "assert install_shared_memo(create=False) is not None\n"
         "def no(*a, **k): raise SystemExit('recomputed')\n"
-        "zcdp._alg1_compute = no\n"
+        "algorithm1._alg1_compute = no\n"
         "d = zcdp.renyi_algorithm1_detail(x=4, rho=0.5, r=0.2, alpha=np.linspace(1.5, 9.0, 7))\n"
         "print(repr(d.up.tolist()))\n"
     )
@@ -283,12 +284,12 @@ def test_another_process_reads_the_shared_divergences(shared, tmp_path):
 
 
 def test_a_corrupt_shared_entry_is_recomputed_not_trusted(shared):
-    from hetdp_core import zcdp
+    from hetdp_core.per_group import algorithm1, zcdp
 
     first = zcdp.renyi_algorithm1_detail(x=2, rho=0.5, r=0.2, alpha=ALPHAS)
     skey = ("zcdp.alg1", 2.0, 0.5, 0.2, 1.0)
     shared.cache.set(shared._name(skey), b"\x00" * 64)  # not signed by this server
-    zcdp._MEMO.clear()
+    algorithm1._MEMO.clear()
     again = zcdp.renyi_algorithm1_detail(x=2, rho=0.5, r=0.2, alpha=ALPHAS)
     np.testing.assert_array_equal(again.up, first.up)
     assert shared.load(skey)[0]  # recomputed and stored again
@@ -297,7 +298,7 @@ def test_a_corrupt_shared_entry_is_recomputed_not_trusted(shared):
 def test_the_shared_store_is_only_made_by_a_server_and_needs_a_secret(tmp_path, monkeypatch, caplog):
     import os
 
-    from hetdp_core import memo
+    from hetdp_core.framework import memo
     from hetdp_ui import runcache
 
     for var in (runcache.ENV, runcache.MEMO_ENV, runcache.MEMO_SECRET_ENV):

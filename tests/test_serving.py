@@ -23,7 +23,7 @@ def test_production_settings_are_the_default_and_make_dev_turns_the_watcher_on()
     cfg = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert cfg["server"]["fileWatcherType"] == "none" and cfg["server"]["runOnSave"] is False
     assert cfg["runner"]["postScriptGC"] is False
-    from hetdp_core.uploads import MAX_UPLOAD_MB
+    from hetdp_core.materials.uploads import MAX_UPLOAD_MB
 
     assert cfg["server"]["maxUploadSize"] == MAX_UPLOAD_MB  # the one upload limit, in its one unit
     make = (ROOT / "Makefile").read_text()
@@ -71,12 +71,12 @@ def test_figure_memo_skips_unknown_argument_types_and_is_bounded():
 
 def test_every_cache_is_the_one_bytes_bounded_memo():
     """Runs, figures, CSV bytes, chart summaries and Algorithm 1's divergences: one implementation
-    (hetdp_core.memo.Memo over cachetools), each bounded in bytes, entries counted with their data."""
-    from hetdp_core import zcdp
-    from hetdp_core.memo import Memo
+    (hetdp_core.framework.memo.Memo over cachetools), each bounded in bytes, entries counted with their data."""
+    from hetdp_core.framework.memo import Memo
+    from hetdp_core.per_group import algorithm1
     from hetdp_ui import execution
 
-    caches = [execution.runs()._data, figcache._CACHE, figcache._CSV, figcache._SUMMARY, zcdp._MEMO]
+    caches = [execution.runs()._data, figcache._CACHE, figcache._CSV, figcache._SUMMARY, algorithm1._MEMO]
     assert all(isinstance(c, Memo) and c.max_bytes > 0 for c in caches)
     m = Memo(10 * 2**20)
     for i in range(40):  # 40 tables of 1 MiB: only about 10 stay
@@ -99,7 +99,7 @@ def test_memo_single_flight_one_computation_for_a_crowd_and_a_failure_is_retried
     import time
     from concurrent.futures import ThreadPoolExecutor
 
-    from hetdp_core.memo import Memo
+    from hetdp_core.framework.memo import Memo
 
     m = Memo(2**20)
     calls, start = [], threading.Barrier(20)
@@ -180,7 +180,7 @@ print(all(m in sys.modules for m in done), "_plotly_utils.basevalidators" in sys
 
 
 def test_launch_imports_what_the_pages_import_and_survives_a_broken_import(tmp_path):
-    from hetdp_core.registry import specs
+    from hetdp_core.framework.registry import specs
     from hetdp_core.scenarios import get
     from hetdp_ui.launch import page_imports
 

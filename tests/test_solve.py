@@ -7,10 +7,10 @@ import pytest
 from conftest import ROOT, strict_json
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.bcdp_sim import point_rng, q_mixture_data
-from hetdp_core.scenario import InputError
+from hetdp_core.framework.scenario import InputError
+from hetdp_core.per_feature.bcdp_sim import point_rng, q_mixture_data
+from hetdp_core.reading.solve import solve_feature_privacy
 from hetdp_core.scenarios import get
-from hetdp_core.solve import solve_feature_privacy
 from hetdp_ui.cli import main
 
 FP = get("Feature_privacy")
@@ -26,7 +26,7 @@ FP = get("Feature_privacy")
 )
 def test_answer_meets_the_target_and_ten_percent_more_private_does_not(query, target):
     """The solver's statistic is the page's plotted one (median ‖x̂ − x̄‖², the page's projection)."""
-    from hetdp_core.solve import _errors, _stat
+    from hetdp_core.reading.solve import _errors, _stat
 
     s = FP.SCENARIO.from_query(query)
     sol = solve_feature_privacy(s, target=target)
@@ -95,8 +95,8 @@ def test_page_solver_panel():
 
 
 def test_mechanism_solver_meets_the_target_and_ten_percent_more_private_does_not():
-    from hetdp_core import mechanisms as mc
-    from hetdp_core.solve import solve_mechanisms
+    from hetdp_core.noise import mechanisms as mc
+    from hetdp_core.reading.solve import solve_mechanisms
 
     ml = get("Mechanism_lab")
     s = ml.SCENARIO.from_query({"sens": "1", "delta": "1e-5"})

@@ -11,11 +11,17 @@ import numpy as np
 import pytest
 from stats import mean_within_ci, mean_within_known_se
 
-from hetdp_core import duchi as duchi_mod
-from hetdp_core.bcdp import privacy_allocation
-from hetdp_core.bcdp_sim import q_mixture_data
-from hetdp_core.duchi import duchi_B, duchi_channel, duchi_channel_sum
-from hetdp_core.mmean import exact_mse_baseline, exact_mse_mmean, ldp_baseline_estimate, mmean_estimate, mmean_release
+from hetdp_core.per_feature import duchi as duchi_mod
+from hetdp_core.per_feature.bcdp import privacy_allocation
+from hetdp_core.per_feature.bcdp_sim import q_mixture_data
+from hetdp_core.per_feature.duchi import duchi_B, duchi_channel, duchi_channel_sum
+from hetdp_core.per_feature.mmean import (
+    exact_mse_baseline,
+    exact_mse_mmean,
+    ldp_baseline_estimate,
+    mmean_estimate,
+    mmean_release,
+)
 
 pytestmark = pytest.mark.statistical
 
@@ -211,7 +217,7 @@ def test_per_user_channel_written_in_place_equals_its_chunks_drawn_apart(n, m, t
     """The per-user channel draws every chunk's normals straight into its slice of one array; that is
     the same as drawing each chunk on its own and concatenating (the form it replaced), and
     ``duchi_directions`` is the same draw before the scaling by B."""
-    from hetdp_core.duchi import duchi_directions
+    from hetdp_core.per_feature.duchi import duchi_directions
 
     v = np.random.default_rng(n).uniform(-1, 1, (n, m)) / np.sqrt(m)
     v[0] = 0.0  # a zero row takes the random-direction branch
@@ -234,8 +240,8 @@ def test_per_user_channel_written_in_place_equals_its_chunks_drawn_apart(n, m, t
 def test_mmean_release_equals_the_weighted_sum_of_its_stage_channels():
     """M_mean scales each stage's directions into its output without temporaries: the same numbers
     as Σ_j ω_j ⊙ duchi_channel(stage j) in a C-ordered array (the order the products downstream read)."""
-    from hetdp_core.duchi import spawn
-    from hetdp_core.mmean import _weights_matrix, mmean_stages
+    from hetdp_core.per_feature.duchi import spawn
+    from hetdp_core.per_feature.mmean import _weights_matrix, mmean_stages
 
     x = q_mixture_data(n=3000, d=4, q=0.2, rng=3)
     a = privacy_allocation(demands=[0.3, 1.0, 2.0, 2.0], eps=2.0, q=0.2)

@@ -9,7 +9,7 @@ import pytest
 from conftest import page_path
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.scenario import PAGE_BUDGET
+from hetdp_core.framework.scenario import PAGE_BUDGET
 from hetdp_ui.cli import main
 
 

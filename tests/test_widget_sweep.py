@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
-from hetdp_core.registry import get, specs
+from hetdp_core.framework.registry import get, specs
 
 #: inputs that set the amount of computation, not the shape of the question
 COST = {"n", "trials", "runs", "steps", "m", "seed", "med_n", "check_trials"}

@@ -1,5 +1,5 @@
 """A sentence is a function of the result: property tests over random views and random results that each
-sentence stating a ranking, a verdict or a comparison says what its numbers say (hetdp_core.words and
+sentence stating a ranking, a verdict or a comparison says what its numbers say (hetdp_core.reading.words and
 the pages' summaries) — "most exposed" is the largest level (ties broken by the level the sentence
 reads, then by the any-attacker level), a target is "met" only when the estimate is within it, and a
 comparison's direction and count match the numbers it cites."""
@@ -13,10 +13,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hetdp_core.meaning import Level, meaning_of, posterior_bounds
-from hetdp_core.scenario import in_short
+from hetdp_core.framework.scenario import in_short
+from hetdp_core.reading.meaning import Level, meaning_of, posterior_bounds
+from hetdp_core.reading.words import (
+    formatted,
+    level,
+    most_exposed,
+    number,
+    percent,
+    quantile_share,
+    share,
+    target_check,
+)
 from hetdp_core.scenarios import get
-from hetdp_core.words import formatted, level, most_exposed, number, percent, quantile_share, share, target_check
 
 SLOW = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -127,7 +136,7 @@ def test_the_issues_solver_verdict_is_not_a_pass():
 @settings(max_examples=100, deadline=None)
 @given(FIN.filter(lambda v: v > 0), st.floats(0.5, 2.0), st.floats(0.0, 0.5), st.sampled_from(["median", "mean"]))
 def test_the_feature_solvers_text_says_met_only_within_the_target(target, rel, half, statistic):
-    from hetdp_core.solve import Solution
+    from hetdp_core.reading.solve import Solution
 
     check = target * rel
     sol = Solution(
@@ -175,8 +184,8 @@ def test_a_share_is_written_the_same_in_a_sentence_and_a_chart(x):
 @given(st.floats(0.0, 1.0))
 def test_a_posterior_bound_is_rounded_up_and_written_one_way(x):
     """The class poll's "at most" share: rounded *up* (never below the bound), as the meaning panel writes it."""
-    from hetdp_core._rounding import percent as rounded_percent
-    from hetdp_core.words import bound_share
+    from hetdp_core.reading._rounding import percent as rounded_percent
+    from hetdp_core.reading.words import bound_share
 
     text = bound_share(x)
     assert text == rounded_percent(x, up=True)
@@ -251,7 +260,7 @@ def test_private_regressions_lowest_risk_is_the_lowest():
 
 def test_each_pages_in_short_names_its_largest_level():
     """Every page with levels, at its cheap view: the most exposed is the largest level."""
-    from hetdp_core.registry import specs
+    from hetdp_core.framework.registry import specs
 
     for spec in specs():
         mod = get(spec.url)
@@ -270,7 +279,7 @@ def test_each_pages_in_short_names_its_largest_level():
 
 def _names_all(sentence: str, names: list[str]) -> bool:
     """The sentence names exactly these levels (compactly, "x3, x4, …, x10 (8 levels)", beyond three)."""
-    from hetdp_core.meaning import compact_names
+    from hetdp_core.reading.meaning import compact_names
 
     return sentence.startswith(f"Most exposed: {compact_names(names)}, at level ")
 

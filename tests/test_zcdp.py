@@ -10,7 +10,7 @@ from scipy import integrate
 from scipy.stats import norm
 from stats import mean_within_ci
 
-from hetdp_core import zcdp
+from hetdp_core.per_group import algorithm1, zcdp
 
 ALPHAS = np.array([1.1, 1.5, 2.0, 3.0, 5.0, 10.0])
 
@@ -100,7 +100,7 @@ def test_algorithm1_reproductions_respect_the_post_processing_bound(x, rho, r, a
 
 def fresh(fn, **kw):
     """Call without the per-order memo (which would otherwise hand back the first computed value)."""
-    zcdp._MEMO.clear()
+    algorithm1._MEMO.clear()
     return fn(**kw)
 
 
@@ -274,7 +274,7 @@ def test_concurrent_sessions_compute_a_groups_divergences_once(monkeypatch):
     eight equal answers; a different group is not blocked by it."""
     import threading
 
-    from hetdp_core import zcdp as zm
+    from hetdp_core.per_group import algorithm1 as zm
 
     calls = []
     real = zm._alg1_compute
@@ -302,7 +302,7 @@ def test_concurrent_sessions_compute_a_groups_divergences_once(monkeypatch):
 def test_pruned_mixture_density_equals_the_full_sum():
     """The log-sum-exp that leaves out terms 40 nats below the largest agrees with the full sum
     to 1e-12 (relative), sorted or unsorted y, including y far out in the tails."""
-    from hetdp_core import zcdp as zm
+    from hetdp_core.per_group import algorithm1 as zm
 
     mix = zm._alg1_mixture([3.0, 2.0, 4.0], zm.sigma_from_rho(0.5), 0.2, 1.0)
     rng = np.random.default_rng(1)

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from hetdp_core.meaning import Level
-from hetdp_core.registry import PageSpec
-from hetdp_core.scenario import Interval, Result, RunOptions, Scenario, page_run, param
+from hetdp_core.framework.registry import PageSpec
+from hetdp_core.framework.scenario import Interval, Result, RunOptions, Scenario, page_run, param
+from hetdp_core.reading.meaning import Level
 
 PAGE_SPEC = PageSpec(
     url="Tiny_page",

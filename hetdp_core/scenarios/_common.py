@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from ..scenario import RunOptions
+from ..framework.scenario import RunOptions
 
 
 def map_points(fn: Callable, items: Iterable, *, options: RunOptions, label: Callable | None = None) -> list:

@@ -15,20 +15,20 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import bcdp_exact as ex
-from .. import scenario as sc
 from .._deprecated import moved
-from .._doc import document
-from ..bcdp import Allocation, Translation, mse_bound_thm2, privacy_allocation, translate_demands_to_c
-from ..bcdp_exact import ExactReport
-from ..constraints import DEMAND, EPS
-from ..meaning import Level
-from ..memo import memoised
-from ..registry import PageSpec
-from ..scenario import Boolean, Cost, InputError, Interval, Numbers, Options, Result, param, table
-from ..sources import BCDP_PAPER
+from ..framework import scenario as sc
+from ..framework._doc import document
+from ..framework.constraints import DEMAND, EPS
+from ..framework.memo import memoised
+from ..framework.registry import PageSpec
+from ..framework.scenario import Boolean, Cost, InputError, Interval, Numbers, Options, Result, param, table
+from ..materials.sources import BCDP_PAPER
+from ..per_feature import bcdp_exact as ex
+from ..per_feature.bcdp import Allocation, Translation, mse_bound_thm2, privacy_allocation, translate_demands_to_c
+from ..per_feature.bcdp_exact import ExactReport
+from ..reading.meaning import Level
 
-#: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
+#: this page's one declaration (see hetdp_core.framework.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
     url="BCDP_guarantee_lab",
     title="BCDP guarantee lab",
@@ -133,7 +133,8 @@ class GuaranteeLabResult(Result):
     alloc : Allocation
         Theorem 2's allocation for the translator's demands.
     translate : Translation
-        Proposition 6's allocation (``c``, ``c_sorted``) from :func:`hetdp_core.bcdp.translate_demands_to_c`.
+        Proposition 6's allocation (``c``, ``c_sorted``) from
+        :func:`hetdp_core.per_feature.bcdp.translate_demands_to_c`.
     names : tuple of str
         The translator's feature names.
     """
@@ -284,7 +285,7 @@ def levels(result: GuaranteeLabResult) -> list[Level]:
     """The translator's features: the demanded δ_i and the guaranteed δ'_i of Mechanism 1 under
     Theorem 2's allocation (Proposition 4, including what correlated features leak; attackers whose
     beliefs follow the model) and the LDP level c_d (any attacker)."""
-    from ..bcdp import mechanism_guarantee
+    from ..per_feature.bcdp import mechanism_guarantee
 
     alloc = result.alloc
     g = mechanism_guarantee(alloc)
@@ -322,10 +323,10 @@ def summarize(result: GuaranteeLabResult) -> tuple[str, ...]:
     )
 
 
-#: parameters that mean something of this module's own (rows of hetdp_core._doc's glossary)
+#: parameters that mean something of this module's own (rows of hetdp_core.framework._doc's glossary)
 GLOSSARY = """
 v | float | An exact level (possibly ∞).
 """
 
 
-document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core.framework._doc)

@@ -2,7 +2,7 @@
 
 Question: how should the learning rate γ_h and the per-release privacy a_h change over the
 iterations so that DP-SGD stays private and still converges? θ_h of Theorem 36 (calibrated with
-the example's own gradient sensitivity, :func:`hetdp_core.dpsgd.gradient_sensitivity`), the bound
+the example's own gradient sensitivity, :func:`hetdp_core.per_iteration.dpsgd.gradient_sensitivity`), the bound
 terms A1–A3 of (11), the (ρ, κ) region 2κ + ρ > 2, and simulated trajectories on Example 33 (mean)
 or 34 (ridge). Seeds: data from ``[seed, 0]``, method j from ``[seed, 1 + j]``.
 """
@@ -15,17 +15,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import dpsgd as sg
-from .. import scenario as sc
-from .._doc import document
-from ..constraints import EPS, SEED, TRIALS, USERS
-from ..meaning import Level
-from ..memo import memoised
-from ..registry import PageSpec
-from ..scenario import Boolean, Cost, InputError, Interval, Numbers, Options, Result, param, table
-from ..sources import MAT4376_NOTES
+from ..framework import scenario as sc
+from ..framework._doc import document
+from ..framework.constraints import EPS, SEED, TRIALS, USERS
+from ..framework.memo import memoised
+from ..framework.registry import PageSpec
+from ..framework.scenario import Boolean, Cost, InputError, Interval, Numbers, Options, Result, param, table
+from ..materials.sources import MAT4376_NOTES
+from ..per_iteration import dpsgd as sg
+from ..reading.meaning import Level
 
-#: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
+#: this page's one declaration (see hetdp_core.framework.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
     url="DP_SGD_schedules",
     title="DP-SGD schedules",
@@ -334,10 +334,10 @@ def summarize(result: DpSgdResult) -> tuple[str, ...]:
     return tuple(out)
 
 
-#: parameters that mean something of this module's own (rows of hetdp_core._doc's glossary)
+#: parameters that mean something of this module's own (rows of hetdp_core.framework._doc's glossary)
 GLOSSARY = """
 kappa | float or None | Privacy decay κ (default: the scenario's).
 """
 
 
-document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core.framework._doc)

@@ -15,10 +15,14 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from .. import scenario as sc
-from .._doc import document
-from ..bcdp import Allocation, privacy_allocation
-from ..bcdp_sim import (
+from ..framework import scenario as sc
+from ..framework._doc import document
+from ..framework.constraints import DEMAND, EPS, SEED, TRIALS, USERS
+from ..framework.registry import PageSpec
+from ..framework.scenario import PAGE_BUDGET, Boolean, Cost, InputError, Interval, Numbers, Options, param
+from ..materials.sources import BCDP_PAPER
+from ..per_feature.bcdp import Allocation, privacy_allocation
+from ..per_feature.bcdp_sim import (
     MAX_CELLS_CLI,
     check_sweep_size,
     guarantee_report,
@@ -27,16 +31,12 @@ from ..bcdp_sim import (
     sweep,
     two_group_demands,
 )
-from ..bcdp_sim import PRESETS as PAPER_PRESETS
-from ..constraints import DEMAND, EPS, SEED, TRIALS, USERS
-from ..meaning import Level
-from ..mmean import Stage, mmean_stages
-from ..registry import PageSpec
-from ..scenario import PAGE_BUDGET, Boolean, Cost, InputError, Interval, Numbers, Options, param
-from ..sources import BCDP_PAPER
+from ..per_feature.bcdp_sim import PRESETS as PAPER_PRESETS
+from ..per_feature.mmean import Stage, mmean_stages
+from ..reading.meaning import Level
 from ._common import map_points
 
-#: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
+#: this page's one declaration (see hetdp_core.framework.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
     url="Feature_privacy",
     title="Feature privacy (BCDP)",
@@ -47,7 +47,7 @@ PAGE_SPEC = PageSpec(
         "the rest less, how much accuracy do I gain over protecting everything at the strictest "
         "level — and how does correlation between features eat into that gain?"
     ),
-    solver="hetdp_core.solve:solve_feature_privacy",
+    solver="hetdp_core.reading.solve:solve_feature_privacy",
     fast_query={"trials": "5", "n": "500"},
     example_query="q=0.35&n=1300&trials=6&seed=3&points=0.05,0.6,1&eps=4.19&k=3",
     key_tables=("bcdp_guarantee", "bcdp_mse_summary"),
@@ -264,7 +264,7 @@ DOT_TRIALS, DOT_CELLS = 200, 24_000_000
 def dot_trials(n: int, d: int) -> int:
     """Releases simulated for the dotplot: as many as fit in DOT_CELLS random numbers (Mechanism 1
     draws up to d(d+1)/2 per user and release), at least DOTS, at most DOT_TRIALS."""
-    from ..meaning import DOTS
+    from ..reading.meaning import DOTS
 
     return int(np.clip(DOT_CELLS // max(n * (d * (d + 1) // 2), 1), DOTS, DOT_TRIALS))
 
@@ -274,8 +274,8 @@ def release_quantiles(s: FeaturePrivacy, alloc, names) -> pd.DataFrame:
     scenario's q (n users from the q-mixture prior, the sweep point's data seed): the (i − ½)/20
     quantiles of up to 200 simulated releases (:func:`dot_trials`), next to the true mean, for the
     quantile dotplot."""
-    from ..bcdp_sim import mmean_releases
-    from ..meaning import DOT_PROBABILITIES, dot_table
+    from ..per_feature.bcdp_sim import mmean_releases
+    from ..reading.meaning import DOT_PROBABILITIES, dot_table
 
     d = alloc.c.size
     x = q_mixture_data(n=s.n, d=d, q=s.q, rng=point_rng(s.seed, float(s.q)))
@@ -421,7 +421,7 @@ def levels(result: FeaturePrivacyResult) -> list[Level]:
     """The page's privacy levels per feature: the demanded δ_i and the guaranteed δ'_i of
     Mechanism 1 (Proposition 4, including what the correlated features leak), which bounds attackers
     whose beliefs follow the model (correlation ≤ q), and the LDP level delivered c_d, which bounds
-    any attacker — the input of :func:`hetdp_core.meaning.meaning_of`."""
+    any attacker — the input of :func:`hetdp_core.reading.meaning.meaning_of`."""
     any_attacker = float(result.alloc.ldp_level)
     return [
         Level(f, float(d), delivered=float(v), any_attacker=any_attacker, model="local", unit="user's record")
@@ -430,7 +430,7 @@ def levels(result: FeaturePrivacyResult) -> list[Level]:
 
 
 def key_numbers(result: FeaturePrivacyResult) -> dict:
-    """Guarantees and accuracy of one scenario, for plan A vs plan B (:mod:`hetdp_core.compare`)."""
+    """Guarantees and accuracy of one scenario, for plan A vs plan B (:mod:`hetdp_core.reading.compare`)."""
     s = result.scenario
     out = {f"guaranteed δ' of {f}": float(v) for f, v in zip(result.names, result.guaranteed)}
     out["LDP level delivered c_d"] = float(result.alloc.ldp_level)
@@ -493,7 +493,7 @@ def summarize(result: FeaturePrivacyResult) -> tuple[str, ...]:
     )
 
 
-#: parameters that mean something of this module's own (rows of hetdp_core._doc's glossary)
+#: parameters that mean something of this module's own (rows of hetdp_core.framework._doc's glossary)
 GLOSSARY = """
 key | {'fig3', 'fig4a', 'fig4b'} | The paper figure.
 variant | {'corrected', 'published'} | The corrected mechanism, or as published (printed
@@ -504,4 +504,4 @@ q | float or None | Correlation q (default: the paper's).
 """
 
 
-document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core.framework._doc)

@@ -13,17 +13,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import scenario as sc
-from .. import zcdp
-from .._doc import document
-from ..constraints import RHO, SEED, TRIALS
-from ..meaning import Level
-from ..registry import PageSpec
-from ..scenario import Cost, InputError, Interval, Numbers, Options, Result, RunOptions, param, table
-from ..sources import GROUPWISE_NOTE
-from ..zcdp import ClaimCheck, Monotonicity, RenyiCurves
+from ..framework import scenario as sc
+from ..framework._doc import document
+from ..framework.constraints import RHO, SEED, TRIALS
+from ..framework.registry import PageSpec
+from ..framework.scenario import Cost, InputError, Interval, Numbers, Options, Result, RunOptions, param, table
+from ..materials.sources import GROUPWISE_NOTE
+from ..per_group import zcdp
+from ..per_group.zcdp import ClaimCheck, Monotonicity, RenyiCurves
+from ..reading.meaning import Level
 
-#: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
+#: this page's one declaration (see hetdp_core.framework.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
     url="Groupwise_zCDP",
     title="Group-wise zCDP",
@@ -91,7 +91,7 @@ class GroupwiseZcdp(sc.Scenario):
 
     def estimate(self) -> Cost:
         """Algorithm 1's numerical divergences dominate: estimated from the quadrature each would plan
-        (:func:`hetdp_core.zcdp.algorithm1_seconds`; values already computed cost nothing)."""
+        (:func:`hetdp_core.per_group.zcdp.algorithm1_seconds`; values already computed cost nothing)."""
         counts, algorithm, alphas, scan_alphas, scan_sizes = _plan(self)
         jobs = [(float(x), scan_alphas) for x in scan_sizes]
         if algorithm == 1:
@@ -138,7 +138,7 @@ def release_quantiles(s: GroupwiseZcdp, x: float) -> pd.DataFrame:
     """Twenty equally likely published counts of the chosen group (true count ``x``) under both
     algorithms: the (i − ½)/20 quantiles of 100 000 simulated releases (Algorithm 1's law has no
     closed-form quantiles), for the quantile dotplot."""
-    from ..meaning import DOT_PROBABILITIES, dot_table
+    from ..reading.meaning import DOT_PROBABILITIES, dot_table
 
     rows = {
         f"Algorithm {alg}": np.quantile(
@@ -168,7 +168,7 @@ class GroupwiseZcdpResult(Result):
     curves : RenyiCurves
         D_α in both directions for the chosen group, with the claimed budget.
     claim : ClaimCheck
-        :func:`hetdp_core.zcdp.check_claim` of those curves (violated orders, unresolved orders, …).
+        :func:`hetdp_core.per_group.zcdp.check_claim` of those curves (violated orders, unresolved orders, …).
     at2 : float or None
         Algorithm 2's divergence at α = 2 for the chosen group.
     x_sel : float
@@ -262,7 +262,7 @@ def levels(result: GroupwiseZcdpResult) -> list[Level]:
     than the zCDP conversion ρ + 2√(ρ log 1/δ)), and μ, whose exact trade-off curve gives the risk in
     attack terms. Algorithm 2's per-group claim does not hold (the page's checks show where), so no
     level is stated for it (an empty table)."""
-    from ..gdp import gdp_epsilon, mu_from_rho
+    from ..noise.gdp import gdp_epsilon, mu_from_rho
 
     s = result.scenario
     if s.algorithm != 1:
@@ -322,4 +322,4 @@ def summarize(result: GroupwiseZcdpResult) -> tuple[str, ...]:
     return (head + verdict + ".", f"{result.counts.size} groups, {int(result.counts.sum()):,} people.")
 
 
-document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core.framework._doc)

@@ -13,18 +13,18 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import mechanisms as mc
-from .. import scenario as sc
-from .._doc import document
-from ..constraints import DELTA, EPS, SEED, TRIALS, USERS
-from ..dptest import HistogramTest, histogram_privacy_test
-from ..meaning import Level
-from ..memo import memoised
-from ..registry import PageSpec
-from ..scenario import Cost, InputError, Interval, Numbers, Result, Rule, RunOptions, Scenario, param, table
-from ..sources import MAT4376_NOTES
+from ..framework import scenario as sc
+from ..framework._doc import document
+from ..framework.constraints import DELTA, EPS, SEED, TRIALS, USERS
+from ..framework.memo import memoised
+from ..framework.registry import PageSpec
+from ..framework.scenario import Cost, InputError, Interval, Numbers, Result, Rule, RunOptions, Scenario, param, table
+from ..materials.sources import MAT4376_NOTES
+from ..noise import mechanisms as mc
+from ..noise.dptest import HistogramTest, histogram_privacy_test
+from ..reading.meaning import Level
 
-#: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
+#: this page's one declaration (see hetdp_core.framework.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
     url="Mechanism_lab",
     title="Mechanism lab",
@@ -35,7 +35,7 @@ PAGE_SPEC = PageSpec(
         "composition, smooth sensitivity, bounded Laplace and the exponential mechanism, side by "
         "side."
     ),
-    solver="hetdp_core.solve:solve_mechanism_lab",
+    solver="hetdp_core.reading.solve:solve_mechanism_lab",
     fast_query={"trials": "200"},
     example_query=(
         "eps=0.8&delta=0.001&sens=2&n=500&alpha=2.5&Lambda=20&m=100&med_n=21"
@@ -161,8 +161,8 @@ def release_quantiles(s: MechanismLab, *, b_bounded: float) -> pd.DataFrame:
     (Nanayakkara et al., PETS 2022)."""
     from scipy import stats
 
-    from ..meaning import DOT_PROBABILITIES as p
-    from ..meaning import dot_table
+    from ..reading.meaning import DOT_PROBABILITIES as p
+    from ..reading.meaning import dot_table
 
     q, sens, eps, delta = s.bl_q, s.sens, s.eps, s.delta
     rows = {"Laplace": q + stats.laplace.ppf(p) * mc.laplace_scale(sensitivity=sens, eps=eps)}
@@ -433,4 +433,4 @@ def summarize(result: MechanismLabResult) -> tuple[str, ...]:
     )
 
 
-document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core.framework._doc)

@@ -14,20 +14,20 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from .. import regression as rg
-from .. import scenario as sc
-from .._doc import document
-from ..bcdp import Allocation, privacy_allocation
-from ..constraints import DEMAND, EPS, SEED, TRIALS, USERS
-from ..datasets import SOURCE_SYNONYMS, SOURCES, data_path
-from ..meaning import Level
-from ..memo import memoised
-from ..registry import PageSpec
-from ..scenario import Cost, InputError, Interval, Options, Result, RunOptions, check_budget, param, table
-from ..sources import BCDP_PAPER
+from ..framework import scenario as sc
+from ..framework._doc import document
+from ..framework.constraints import DEMAND, EPS, SEED, TRIALS, USERS
+from ..framework.memo import memoised
+from ..framework.registry import PageSpec
+from ..framework.scenario import Cost, InputError, Interval, Options, Result, RunOptions, check_budget, param, table
+from ..materials.datasets import SOURCE_SYNONYMS, SOURCES, data_path
+from ..materials.sources import BCDP_PAPER
+from ..per_feature import regression as rg
+from ..per_feature.bcdp import Allocation, privacy_allocation
+from ..reading.meaning import Level
 from ._common import map_points
 
-#: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
+#: this page's one declaration (see hetdp_core.framework.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
     url="Private_regression",
     title="Private regression (BCDP)",
@@ -283,12 +283,12 @@ def coordinate_names(*, n_feat: int, k: int) -> tuple[str, ...]:
 
 def guarantee_table(s: PrivateRegression, alloc, *, theta, n_feat: int, k: int, synthetic: bool):
     """Per coordinate: the demand, the correlation q_i of Assumption 1 used (measured exactly on
-    synthetic data by :func:`hetdp_core.regression.feature_correlation`; the scenario's q otherwise,
+    synthetic data by :func:`hetdp_core.per_feature.regression.feature_correlation`; the scenario's q otherwise,
     an assumption), the BCDP level Mechanism 1 delivers under it (Proposition 4(2) with ε := c_d:
     δ'_i = min(c_i + log(1 + q_i e^{c_d} − q_i), c_d); the label is exempt from Assumption 1, so its
     level is c_d) and the LDP level c_d that bounds any attacker. Returns the table, notes naming
     each demand that the data's own correlation breaks, and the guaranteed levels δ'_i."""
-    from ..bcdp import prop4_ldp_guarantee
+    from ..per_feature.bcdp import prop4_ldp_guarantee
 
     d = n_feat + 1
     if synthetic:
@@ -369,4 +369,4 @@ def summarize(result: PrivateRegressionResult) -> tuple[str, ...]:
     return tuple(out)
 
 
-document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core.framework._doc)

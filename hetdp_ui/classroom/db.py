@@ -103,7 +103,7 @@ class Answer(Base):
 
 class Variant(Base):
     """A student's own variant of a question step (revision 0002): the parameters drawn for them
-    (:func:`hetdp_core.lesson_variants.variant_id`) and their answer, computed by the core."""
+    (:func:`hetdp_core.teaching.lesson_variants.variant_id`) and their answer, computed by the core."""
 
     __tablename__ = "variant"
     __table_args__ = (UniqueConstraint("student_id", "step"),)

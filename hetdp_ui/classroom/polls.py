@@ -13,8 +13,8 @@ import numpy as np
 from sqlalchemy import Integer, cast, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from hetdp_core._validate import InputError
-from hetdp_core.poll import MAX_POLL_EPS, MIN_POLL_EPS, PollEstimate, estimate, randomize
+from hetdp_core.framework._validate import InputError
+from hetdp_core.teaching.poll import MAX_POLL_EPS, MIN_POLL_EPS, PollEstimate, estimate, randomize
 
 from .db import TABLES, utcnow
 

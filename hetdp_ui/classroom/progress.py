@@ -15,8 +15,8 @@ import numpy as np
 from sqlalchemy import Integer, cast, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from hetdp_core._validate import InputError
-from hetdp_core.lesson_variants import (
+from hetdp_core.framework._validate import InputError
+from hetdp_core.teaching.lesson_variants import (
     draw_variant,
     parse_variant_id,
     relative_error,
@@ -25,8 +25,8 @@ from hetdp_core.lesson_variants import (
     variant_step,
     with_answer,
 )
-from hetdp_core.lessons import Question
-from hetdp_core.poll import PollEstimate, estimate
+from hetdp_core.teaching.lessons import Question
+from hetdp_core.teaching.poll import PollEstimate, estimate
 
 from .db import TABLES, utcnow
 
@@ -47,7 +47,7 @@ class VariantInfo:
 
     variant: dict
     answer: float
-    step: object  # hetdp_core.lessons.Step
+    step: object  # hetdp_core.teaching.lessons.Step
 
 
 @dataclass(frozen=True)

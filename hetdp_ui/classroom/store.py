@@ -32,9 +32,15 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
-from hetdp_core._validate import InputError
-from hetdp_core.lesson_variants import parse_variant_id, variant_answer, variant_step, variant_text, with_answer
-from hetdp_core.lessons import Lesson, Question, bundled_lesson
+from hetdp_core.framework._validate import InputError
+from hetdp_core.teaching.lesson_variants import (
+    parse_variant_id,
+    variant_answer,
+    variant_step,
+    variant_text,
+    with_answer,
+)
+from hetdp_core.teaching.lessons import Lesson, Question, bundled_lesson
 from hetdp_ui.folders import LIVE_CLASS, page_for
 
 from . import db
@@ -144,7 +150,7 @@ class Recorded:
 class ClassStore(PollStore, ProgressStore):
     """The class database at ``url`` (default: ``HETDP_DATABASE_URL`` or the SQLite file).
     ``answer_of(step, variant)`` computes a student's own answer to a step with variants (default: the
-    core's :func:`hetdp_core.lesson_variants.variant_answer`; the app passes its cached run)."""
+    core's :func:`hetdp_core.teaching.lesson_variants.variant_answer`; the app passes its cached run)."""
 
     def __init__(
         self,

@@ -8,7 +8,7 @@ parameter; never a traceback.
 
 The numerics' own commands (``hetdp bcdp c-vector``, ``hetdp zcdp renyi``, ``hetdp sgd theta``,
 ``hetdp mech …``, ``hetdp hetero weights``) are generated from their declarations in
-:mod:`hetdp_core.commands` (:mod:`hetdp_ui.cli.commands`). Heavy modules (pandas, scipy, cvxpy, the
+:mod:`hetdp_core.framework.commands` (:mod:`hetdp_ui.cli.commands`). Heavy modules (pandas, scipy, cvxpy, the
 simulations) are imported inside the commands that use them, so ``hetdp --help`` and ``hetdp bcdp
 c-vector`` start fast (numpy only).
 
@@ -24,7 +24,7 @@ import os
 import sys
 
 # One BLAS thread unless the user asks for more, set before numpy loads: the simulations run on the
-# channel's own pool of chunk threads and never call BLAS (hetdp_core.duchi uses einsum), so the
+# channel's own pool of chunk threads and never call BLAS (hetdp_core.per_feature.duchi uses einsum), so the
 # threads OpenBLAS starts at import only spin (≈ 0.05–0.08 s of CPU per command, 5–8 % of the
 # Figure-3 subset); the CLI's few BLAS calls (least squares, small solves) are small. Has no effect
 # when numpy is already loaded (e.g. the CLI called in-process by the tests).
@@ -34,7 +34,7 @@ BLAS_DEFAULTS = tuple(v for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MK
 for _var in BLAS_DEFAULTS:
     os.environ[_var] = "1"
 
-from hetdp_core._validate import InputError
+from hetdp_core.framework._validate import InputError
 from hetdp_ui.cli import app, classroom, commands, context, lesson, meaning, notebook, package, report, run, solve
 from hetdp_ui.cli._common import FIGURES, CliError, OneLineParser, write_atomic
 from hetdp_ui.cli.app import app_script
@@ -50,7 +50,7 @@ VERBS = (run, solve, report, notebook, package, app, meaning, context, lesson, c
 def build_parser() -> argparse.ArgumentParser:
     ap = OneLineParser(prog="hetdp", description="Heterogeneous differential privacy toolkit.")
     sub = ap.add_subparsers(dest="group", required=True)
-    groups = commands.register(sub)  # bcdp, zcdp, sgd, mech, hetero: generated from hetdp_core.commands
+    groups = commands.register(sub)  # bcdp, zcdp, sgd, mech, hetero: generated from hetdp_core.framework.commands
     for verb in VERBS:
         verb.register(sub)
     for page_cli in cli_modules():  # a page's own verbs (pages/<slug>/cli.py): older aliases, reproductions

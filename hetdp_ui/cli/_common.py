@@ -10,12 +10,12 @@ from pathlib import Path
 
 import numpy as np
 
-from hetdp_core._validate import InputError
+from hetdp_core.framework._validate import InputError
 
 BUDGET_NAMES = ("large", "none", "page")
 
 
-#: names of hetdp_core.bcdp_sim.PRESETS (a test keeps them equal; listed here to keep start-up light)
+#: names of hetdp_core.per_feature.bcdp_sim.PRESETS (a test keeps them equal; listed here to keep start-up light)
 FIGURES = ("fig3", "fig4a", "fig4b")
 
 
@@ -33,7 +33,7 @@ def _executor(a):
 
 def budget(name: str):
     """The compute budget called ``name`` (``none``: no limit)."""
-    from hetdp_core.scenario import LARGE_BUDGET, PAGE_BUDGET
+    from hetdp_core.framework.scenario import LARGE_BUDGET, PAGE_BUDGET
 
     return {"page": PAGE_BUDGET, "large": LARGE_BUDGET, "none": None}[name]
 
@@ -78,7 +78,7 @@ def given_fields(a, fields: dict[str, str]) -> dict[str, str]:
 def view(page: str, query: dict, a):
     """(scenario, result) of ``page`` at ``query`` (values as text, validated by the page's own
     constraints) under ``--budget``: what the older verbs that alias a page compute."""
-    from hetdp_core.scenario import RunOptions
+    from hetdp_core.framework.scenario import RunOptions
     from hetdp_core.scenarios import get
 
     scenario = get(page).SCENARIO.from_query({k: str(v) for k, v in query.items()})
@@ -152,9 +152,9 @@ def write_atomic(path: Path, data: str | bytes, *, what: str) -> None:
 
 def parse_list(text: str, name: str) -> list[float]:
     """Parse ``"0.2,0.2,inf"`` (or ``@file`` with numbers separated by commas/whitespace, up to 10⁷ of
-    them) with the core's number rules (:func:`hetdp_core.scenario.check_value`); value ranges are the
+    them) with the core's number rules (:func:`hetdp_core.framework.scenario.check_value`); value ranges are the
     core function's to check."""
-    from hetdp_core.scenario import Spec, check_value
+    from hetdp_core.framework.scenario import Spec, check_value
 
     return list(check_value(name, Spec("floats", allow_inf=True, max_len=10**7), read_numbers(text, name)))
 
@@ -162,7 +162,7 @@ def parse_list(text: str, name: str) -> list[float]:
 def read_numbers(text: str, name: str) -> str | np.ndarray:
     """``text`` itself, or for ``@path`` the file's numbers (separated by commas or whitespace) as one
     array, read at once: a text field is limited to 20 000 characters, a file is not. The values are
-    the caller's to check (:func:`hetdp_core.scenario.check_value` takes the array as it is)."""
+    the caller's to check (:func:`hetdp_core.framework.scenario.check_value` takes the array as it is)."""
     if not text.startswith("@"):
         return text
     path = Path(text[1:])

@@ -1,5 +1,5 @@
 """``hetdp bcdp | zcdp | sgd | mech | hetero <command>``: the numerics' own commands, generated from
-their declarations (:data:`hetdp_core.commands.COMMANDS`): one flag per field of the command's question, with
+their declarations (:data:`hetdp_core.framework.commands.COMMANDS`): one flag per field of the command's question, with
 its old names (``--delta`` for ``--demands``), what it accepts and its default in the help; the values
 are checked by the question's constraints (the messages of the pages' links) and then by the core."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from hetdp_core.commands import COMMANDS, VERBS, Command
-from hetdp_core.constraints import dump_value
+from hetdp_core.framework.commands import COMMANDS, VERBS, Command
+from hetdp_core.framework.constraints import dump_value
 from hetdp_ui.cli._common import CliError, _dump, read_numbers, verb_with_commands
 
 
@@ -57,7 +57,7 @@ def cmd_command(t: Command, a) -> int:
 
 
 def register(sub) -> dict:
-    """Add each verb of :data:`~hetdp_core.commands.VERBS` with its commands; returns verb → its
+    """Add each verb of :data:`~hetdp_core.framework.commands.VERBS` with its commands; returns verb → its
     subcommands (``hetdp sgd run`` and ``hetdp hetero run`` join them)."""
     verbs = {}
     for verb, help_ in VERBS.items():

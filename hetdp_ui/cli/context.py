@@ -8,8 +8,8 @@ from hetdp_ui.cli._common import _dump, parse_list
 def cmd_context(a) -> int:
     """``hetdp context --eps E[,E…] [--delta D]``: each level's neighbours among the deployments, the
     caveat about units and periods, and (``--all``) every deployment."""
-    from hetdp_core._validate import check_real
-    from hetdp_core.deployments import CAVEAT, deployments, place, placement_rows
+    from hetdp_core.framework._validate import check_real
+    from hetdp_core.reading.deployments import CAVEAT, deployments, place, placement_rows
 
     levels = parse_list(a.eps, "--eps")
     if a.delta is not None:

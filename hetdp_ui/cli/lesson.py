@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from hetdp_core._validate import InputError
-from hetdp_core.scenario import RunOptions
+from hetdp_core.framework._validate import InputError
+from hetdp_core.framework.scenario import RunOptions
 from hetdp_ui.cli._common import BUDGET_NAMES, _query_of, budget
 
 
@@ -12,8 +12,8 @@ def cmd_lesson_check(a) -> int:
     against the core. Exit 0 when every file is valid and every answer agrees, 1 when an answer disagrees
     or a claim is false (the lesson is refused, in one line), 2 for an invalid file (the message names the
     lesson, step, field, rule and fix)."""
-    from hetdp_core.lesson_claims import ClaimError
-    from hetdp_core.lessons import check_lesson, load_lesson
+    from hetdp_core.teaching.lesson_claims import ClaimError
+    from hetdp_core.teaching.lessons import check_lesson, load_lesson
 
     worst, runs = 0, {}
     for path in a.files:
@@ -47,7 +47,7 @@ def cmd_lesson_list(a) -> int:
     """``hetdp lesson list``: the bundled lessons and their app links."""
     from urllib.parse import urlencode
 
-    from hetdp_core.lessons import bundled_lessons
+    from hetdp_core.teaching.lessons import bundled_lessons
 
     for lesson in bundled_lessons():
         first = lesson.steps[0]
@@ -60,8 +60,8 @@ def cmd_lesson_list(a) -> int:
 
 def cmd_lesson_key(a) -> int:
     """``hetdp lesson key PAGE --query Q --key K``: the value an answer key names (for lesson authors)."""
-    from hetdp_core.lessons import evaluate_key
     from hetdp_core.scenarios import get
+    from hetdp_core.teaching.lessons import evaluate_key
 
     page, query = _query_of(a)
     mod = get(page)

@@ -7,7 +7,7 @@ from hetdp_ui.cli._common import _dump, parse_list, risk_arguments
 
 def cmd_meaning(a) -> int:
     """``hetdp meaning``: the attacker's worst-case posterior for levels ε (or ρ-zCDP at δ)."""
-    from hetdp_core.meaning import Level, meaning_of, zcdp_to_eps
+    from hetdp_core.reading.meaning import Level, meaning_of, zcdp_to_eps
 
     levels = parse_list(a.eps, "--eps")
     eps = zcdp_to_eps(rho=levels, delta=a.delta) if a.zcdp else levels
@@ -15,7 +15,7 @@ def cmd_meaning(a) -> int:
     meaning = meaning_of(lv, prior=a.prior, delta=a.delta if a.zcdp else None, fpr=a.fpr)
     solved = None
     if a.target_tpr is not None:
-        from hetdp_core.risk import eps_for_tpr, mu_for_tpr
+        from hetdp_core.reading.risk import eps_for_tpr, mu_for_tpr
 
         mu = mu_for_tpr(target_tpr=a.target_tpr, fpr=a.fpr)
         solved = {

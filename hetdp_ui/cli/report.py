@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from hetdp_core.scenario import RunOptions
+from hetdp_core.framework.scenario import RunOptions
 from hetdp_ui.cli._common import _executor, _query_of, _scenario_verb, budget, output_dir, output_path, write_atomic
 
 
 def cmd_report(a) -> int:
     """``hetdp report PAGE --query … --out FILE.html``: the same standalone report as the page's button."""
-    from hetdp_core.meaning import posterior_bounds
+    from hetdp_core.reading.meaning import posterior_bounds
     from hetdp_core.scenarios import get
     from hetdp_ui.report import build_report
 

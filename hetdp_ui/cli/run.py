@@ -7,8 +7,8 @@ import math
 import sys
 from pathlib import Path
 
-from hetdp_core._validate import InputError
-from hetdp_core.scenario import Budget, RunOptions, in_short
+from hetdp_core.framework._validate import InputError
+from hetdp_core.framework.scenario import Budget, RunOptions, in_short
 from hetdp_ui.cli._common import (
     CliError,
     _dump,
@@ -25,10 +25,10 @@ from hetdp_ui.cli._common import (
 
 def _upload(a, page: str, mod) -> bytes | None:
     """``--data FILE``: the CSV's bytes, for a page that takes one, within the upload limit."""
-    from hetdp_core.uploads import MAX_UPLOAD_MB, MB
+    from hetdp_core.materials.uploads import MAX_UPLOAD_MB, MB
 
     if a.data and not mod.PAGE_SPEC.upload:
-        from hetdp_core.registry import specs
+        from hetdp_core.framework.registry import specs
 
         raise CliError(
             f"--data: {page} takes no data file (pages that do: "
@@ -48,7 +48,7 @@ def _plan_a_tables(mod, pin: str, limit, result) -> dict:
     """A pinned plan A's tables (``plan_a_*``) and the A/B comparison, as the page shows them."""
     from urllib.parse import parse_qsl
 
-    from hetdp_core.scenario import MAX_PIN_LENGTH
+    from hetdp_core.framework.scenario import MAX_PIN_LENGTH
 
     if len(pin) > MAX_PIN_LENGTH:  # the page's limit for the same parameter
         raise CliError(f"pin (plan A) is {len(pin)} characters long; at most {MAX_PIN_LENGTH}.")
@@ -57,7 +57,7 @@ def _plan_a_tables(mod, pin: str, limit, result) -> dict:
     except InputError as exc:
         raise CliError(f"pin (plan A in the link) is not a valid scenario: {exc}") from None
     result_a = mod.run(plan_a, options=RunOptions(budget=limit))
-    from hetdp_core.compare import compare, key_numbers
+    from hetdp_core.reading.compare import compare, key_numbers
 
     return {
         "plan_a_vs_b": compare(key_numbers(mod, result_a), key_numbers(mod, result)),
@@ -96,8 +96,8 @@ def cmd_run(a) -> int:
         for name, df in tables.items():
             write_atomic(out / f"{name}.csv", csv_text(df), what="--csv")
     if a.json or not a.csv:
-        from hetdp_core.deployments import CAVEAT, placement_of, placement_rows
-        from hetdp_core.scenario import levels_of
+        from hetdp_core.framework.scenario import levels_of
+        from hetdp_core.reading.deployments import CAVEAT, placement_of, placement_rows
 
         payload = {
             "page": page,

@@ -12,7 +12,7 @@ def cmd_solve(a) -> int:
     import inspect
     from urllib.parse import urlencode
 
-    from hetdp_core.registry import get, specs
+    from hetdp_core.framework.registry import get, specs
 
     page, query = _query_of(a)
     s = get(page).SCENARIO.from_query(query)
@@ -40,8 +40,8 @@ def _solve_risk(a, page, s) -> int:
     TPR at F stays at or below T (the meaning panel's "Use …" button)."""
     import dataclasses
 
-    from hetdp_core.registry import get
-    from hetdp_core.risk import page_setting_for_tpr
+    from hetdp_core.framework.registry import get
+    from hetdp_core.reading.risk import page_setting_for_tpr
 
     sol = page_setting_for_tpr(get(page), target_tpr=a.target_tpr, fpr=a.fpr)
     solved = dataclasses.replace(s, **{sol["field"]: sol["value"]})

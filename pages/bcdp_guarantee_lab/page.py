@@ -5,7 +5,7 @@ import math
 import pandas as pd
 import streamlit as st
 
-from hetdp_core.scenario import InputError
+from hetdp_core.framework.scenario import InputError
 from hetdp_core.scenarios import bcdp_guarantee_lab as lab
 from hetdp_ui import common as ui
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from hetdp_core.words import share
+from hetdp_core.reading.words import share
 from hetdp_ui.theme import GREY, OKABE_ITO, finish, rgba, styled
 
 
@@ -94,7 +94,7 @@ def choices_figure(stats) -> go.Figure:
 
 def poll_figure(history) -> go.Figure:
     """The poll's estimate of the true share of "yes" with its 95 % interval as reports arrive
-    (``history``: :class:`hetdp_core.poll.PollEstimate` snapshots), next to the raw share of "yes"
+    (``history``: :class:`hetdp_core.teaching.poll.PollEstimate` snapshots), next to the raw share of "yes"
     sent. The estimate is drawn within [0, 1] (its unbiased value, possibly outside, on hover)."""
     hist = [h for h in history if h.n > 0]
     fig = go.Figure()

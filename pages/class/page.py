@@ -7,10 +7,10 @@ from urllib.parse import parse_qs
 
 import streamlit as st
 
-from hetdp_core.lesson_variants import with_ranges
-from hetdp_core.lessons import lesson_ids
-from hetdp_core.poll import MAX_POLL_EPS, MIN_POLL_EPS
-from hetdp_core.scenario import InputError
+from hetdp_core.framework.scenario import InputError
+from hetdp_core.teaching.lesson_variants import with_ranges
+from hetdp_core.teaching.lessons import lesson_ids
+from hetdp_core.teaching.poll import MAX_POLL_EPS, MIN_POLL_EPS
 from hetdp_ui import actions, class_panel, class_queue
 from hetdp_ui.classroom.store import MAX_NAME, export_csv, links
 from hetdp_ui.common import app_base_url, chart
@@ -282,7 +282,7 @@ def step_block(s) -> None:
         if q.kind == "your-choice" and q.context == "epsilon" and s.numbers:
             import numpy as np
 
-            from hetdp_core.deployments import place
+            from hetdp_core.reading.deployments import place
             from hetdp_ui.common import deployments_strip_section
 
             median = float(np.median(s.numbers))
@@ -381,7 +381,7 @@ def leave_deleted(gone: actions.Intent, deleted_code: str) -> None:
 
 
 def poll_section() -> None:
-    from hetdp_core.words import share
+    from hetdp_core.reading.words import share
     from hetdp_ui.folders import figures_of
 
     poll_figure = figures_of("class").poll_figure  # this folder's figures.py
@@ -418,7 +418,7 @@ def poll_section() -> None:
 def poll_meaning(eps: float) -> None:
     """What the poll's ε means for one student, in the words and numbers of every page's meaning panel:
     an attacker's belief, an attack's success at a 1 % false-positive rate, real deployments' levels."""
-    from hetdp_core.deployments import place
+    from hetdp_core.reading.deployments import place
     from hetdp_ui.common import deployments_strip_section
 
     row = class_panel.poll_meaning(eps)

@@ -1,5 +1,5 @@
 """This page's older verb ``hetdp sgd run``: DP-SGD on the page's examples (``hetdp sgd theta`` is declared in
-:mod:`hetdp_core.commands`)."""
+:mod:`hetdp_core.framework.commands`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hetdp_ui.cli._common import BUDGET_NAMES, CliError, _dump, view
 def cmd_sgd_run(a) -> int:
     """Alias of ``hetdp run DP_SGD_schedules``: the flags build the page's query (same seeds, the
     core's gradient sensitivity); the JSON keeps this verb's shape."""
-    from hetdp_core.dpsgd import region
+    from hetdp_core.per_iteration.dpsgd import region
 
     if a.schedule == "custom" and not a.custom:
         raise CliError("--schedule custom needs --custom, e.g. --custom 0.1,0.05,0.02.")
@@ -59,7 +59,7 @@ _METHOD = {"dpsgd": "DP-SGD", "sgd": "SGD (no noise)", "gd": "GD (full gradient)
 
 
 def register(sub, groups) -> None:
-    """Add ``run`` to the ``hetdp sgd`` commands (``groups["sgd"]``, generated from hetdp_core.commands)."""
+    """Add ``run`` to the ``hetdp sgd`` commands (``groups["sgd"]``, generated from hetdp_core.framework.commands)."""
     sp = groups["sgd"].add_parser("run", help="simulate DP-SGD / SGD / GD on Example 33 or 34 (= run DP_SGD_schedules)")
     sp.add_argument("--schedule", choices=["constant", "poly", "step", "custom"], default="poly")
     sp.add_argument("--rho", type=float, default=0.5, help="learning-rate decay exponent")

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from hetdp_core import dpsgd as sg
+from hetdp_core.per_iteration import dpsgd as sg
 from hetdp_core.scenarios import dp_sgd_schedules as ds
 from hetdp_ui import common as ui
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from hetdp_core.scenario import RunOptions
+from hetdp_core.framework.scenario import RunOptions
 from hetdp_ui.cli._common import BUDGET_NAMES, FIGURES, _dump, _executor, budget, output_dir, write_atomic
 
 
@@ -13,7 +13,7 @@ def cmd_reproduce(a) -> int:
     computation as the page's preset and ``hetdp run``; the individual switches ``--duchi-scale``,
     ``--projection`` and ``--baseline-projection`` (combinations the page does not offer) run the
     sweep directly."""
-    from hetdp_core.bcdp_sim import PRESETS, sweep
+    from hetdp_core.per_feature.bcdp_sim import PRESETS, sweep
     from hetdp_core.scenarios import feature_privacy as fp
     from hetdp_ui.csvfile import csv_text
     from hetdp_ui.figures import mse_sweep_figure  # plotly only, no Streamlit

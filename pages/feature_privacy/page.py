@@ -4,9 +4,9 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from hetdp_core.bcdp_sim import PRESETS as PAPER_PRESETS
+from hetdp_core.per_feature.bcdp_sim import PRESETS as PAPER_PRESETS
+from hetdp_core.reading.solve import solve_feature_privacy
 from hetdp_core.scenarios import feature_privacy as fp
-from hetdp_core.solve import solve_feature_privacy
 from hetdp_ui import common as ui
 
 with ui.page_shell(

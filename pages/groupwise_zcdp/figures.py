@@ -142,7 +142,7 @@ def loss_vs_size_figure(df: pd.DataFrame) -> go.Figure:
 
 
 def _renyi(s, r):
-    from hetdp_core.zcdp import claim_reference
+    from hetdp_core.per_group.zcdp import claim_reference
 
     c = r.curves
     return renyi_figure(c.alpha, c.up, c.down, c.claimed, c.violated, claim_reference(s.algorithm))

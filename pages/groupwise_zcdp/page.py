@@ -3,8 +3,8 @@
 import numpy as np
 import streamlit as st
 
-from hetdp_core import zcdp
-from hetdp_core.scenario import InputError
+from hetdp_core.framework.scenario import InputError
+from hetdp_core.per_group import zcdp
 from hetdp_core.scenarios import groupwise_zcdp as gz
 from hetdp_ui import common as ui
 

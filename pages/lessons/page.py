@@ -4,8 +4,8 @@ import hashlib
 
 import streamlit as st
 
-from hetdp_core.lessons import MAX_LESSON_BYTES, check_lesson, lesson_ids, parse_lesson
-from hetdp_core.scenario import InputError
+from hetdp_core.framework.scenario import InputError
+from hetdp_core.teaching.lessons import MAX_LESSON_BYTES, check_lesson, lesson_ids, parse_lesson
 from hetdp_ui import actions
 from hetdp_ui.folders import LIVE_CLASS, page_for
 from hetdp_ui.lesson_panel import AT, PREVIEWS, cached_lesson, score_line

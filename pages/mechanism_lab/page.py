@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from hetdp_core.scenario import adapt
+from hetdp_core.framework.scenario import adapt
+from hetdp_core.reading.solve import solve_mechanisms
 from hetdp_core.scenarios import mechanism_lab as ml
-from hetdp_core.solve import solve_mechanisms
 from hetdp_ui import common as ui
 
 with ui.page_shell(ml) as page:

@@ -1,5 +1,5 @@
 """This page's older verb ``hetdp hetero run``: per-user privacy, an alias of ``hetdp run
-Per_user_privacy`` (``hetdp hetero weights`` is declared in :mod:`hetdp_core.commands`)."""
+Per_user_privacy`` (``hetdp hetero weights`` is declared in :mod:`hetdp_core.framework.commands`)."""
 
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ RUN_FIELDS = {
 def cmd_hetero_run(a) -> int:
     """Alias of ``hetdp run Per_user_privacy``: the flags build the page's query (same seeds, same
     defaults); the JSON keeps this verb's shape. ``--eps-by-bin ''`` still means group demands."""
-    from hetdp_core import hetero as ht
-    from hetdp_core.words import quantile_share
+    from hetdp_core.per_user import hetero as ht
+    from hetdp_core.reading.words import quantile_share
 
     query = given_fields(a, RUN_FIELDS)
     if query.get("eps_by_bin", None) == "":
@@ -73,7 +73,8 @@ def cmd_hetero_run(a) -> int:
 
 
 def register(sub, groups) -> None:
-    """Add ``run`` to the ``hetdp hetero`` commands (``groups["hetero"]``, generated from hetdp_core.commands)."""
+    """Add ``run`` to the ``hetdp hetero`` commands (``groups["hetero"]``, generated from
+    hetdp_core.framework.commands)."""
     hr = groups["hetero"].add_parser("run", help="error samples per algorithm (= run Per_user_privacy)")
     field_flags(hr, "Per_user_privacy", RUN_FIELDS)
     hr.add_argument("--budget", choices=BUDGET_NAMES, default="page", help="compute budget (see hetdp run)")

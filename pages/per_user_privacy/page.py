@@ -3,11 +3,11 @@
 import numpy as np
 import streamlit as st
 
-from hetdp_core.scenario import InputError, split_list
+from hetdp_core.framework.scenario import InputError, split_list
+from hetdp_core.materials.uploads import MAX_UPLOAD_MB
+from hetdp_core.reading.words import quantile_share
 from hetdp_core.scenarios import per_user_privacy as pu
 from hetdp_core.scenarios.per_user_privacy.solve import solve_per_user
-from hetdp_core.uploads import MAX_UPLOAD_MB
-from hetdp_core.words import quantile_share
 from hetdp_ui import common as ui
 from hetdp_ui.glossary import glossary_markdown, method_label
 

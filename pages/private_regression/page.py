@@ -2,8 +2,8 @@
 
 import streamlit as st
 
+from hetdp_core.materials.uploads import MAX_UPLOAD_MB
 from hetdp_core.scenarios import private_regression as pr
-from hetdp_core.uploads import MAX_UPLOAD_MB
 from hetdp_ui import common as ui
 
 with ui.page_shell(pr) as page:

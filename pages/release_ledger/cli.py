@@ -48,7 +48,7 @@ def _downloads():
 
 def _plan(flag: str, value: str, give: str):
     """The plan in the file a flag names, parsed; a missing file is named with what to give instead."""
-    from hetdp_core.ledger import parse_plan
+    from hetdp_core.accountants.ledger import parse_plan
 
     path = Path(value)
     if not path.is_file():
@@ -80,21 +80,21 @@ def _write_files(a, result) -> None:
 
 def cmd_ledger(a) -> int:
     """``hetdp ledger --plan FILE.toml --delta D``: what the whole plan costs each group, by four accountants."""
-    from hetdp_core.ledger import ledger
+    from hetdp_core.accountants.ledger import ledger
 
     plan = _plan("--plan", a.plan, "a plan file (TOML), e.g. data/plans/census-and-survey.toml")
     levels_of = functools.cache(_limited_levels)  # each linked view runs once, for the ledger and the solver
     result = ledger(plan, delta=a.delta, budget=a.budget, fpr=a.fpr, levels_of=levels_of)
     compared = None
     if a.pin:  # plan A vs plan B, as the page shows it for a pinned plan
-        from hetdp_core.compare import compare
+        from hetdp_core.reading.compare import compare
 
         plan_a = _plan("--pin", a.pin, "plan A's file (TOML)")
         result_a = ledger(plan_a, delta=a.delta, budget=a.budget, fpr=a.fpr, levels_of=levels_of)
         compared = compare(result_a.key_numbers(), result.key_numbers())
     solved = None
     if a.target_tpr is not None:
-        from hetdp_core.ledger import plan_toml, solve_noise
+        from hetdp_core.accountants.ledger import plan_toml, solve_noise
 
         sol = solve_noise(plan, fpr=a.fpr, target_tpr=a.target_tpr, delta=a.delta, levels_of=levels_of)
         solved = {
@@ -131,8 +131,8 @@ def cmd_ledger(a) -> int:
 def _limited_levels(link: str):
     """A linked view's privacy levels, its run under the page's limits (memory and time, enforced while
     it runs) — the same reading as the app's."""
-    from hetdp_core.ledger import link_scenario
-    from hetdp_core.scenario import levels_of
+    from hetdp_core.accountants.ledger import link_scenario
+    from hetdp_core.framework.scenario import levels_of
     from hetdp_ui.limits import run_limited
 
     scenario = link_scenario(link)
@@ -141,7 +141,7 @@ def _limited_levels(link: str):
 
 def package_ledger(a) -> bytes:
     """``hetdp package release_ledger --plan FILE [--delta D --budget B --fpr F]``: the plan's decision package."""
-    from hetdp_core.ledger import ledger
+    from hetdp_core.accountants.ledger import ledger
 
     if not a.plan:
         raise CliError("--plan: give the plan (TOML) to package, e.g. data/plans/census-and-survey.toml.")

@@ -37,7 +37,7 @@ def _flags(result) -> str:
 def totals_by_group(result) -> pd.DataFrame:
     """One row per group (in name order): its headline ε and the accountant that gave it, then its total
     under every accountant — the table the page and the report show."""
-    from hetdp_core.ledger import ACCOUNTANTS
+    from hetdp_core.accountants.ledger import ACCOUNTANTS
 
     total = {(t.group, t.accountant): t.epsilon for t in result.totals}
     return pd.DataFrame(
@@ -85,7 +85,7 @@ def reopen_link(result, *, app_url: str = "http://localhost:8501") -> str:
     the link), δ, FPR and budget — what the report and the decision package's README point to."""
     from urllib.parse import urlencode
 
-    from hetdp_core.ledger import plan_toml
+    from hetdp_core.accountants.ledger import plan_toml
 
     q = {"delta": repr(result.delta), "fpr": repr(result.fpr), "plan": plan_toml(result.plan)}
     if result.budget is not None:
@@ -99,7 +99,7 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
     its trade-off curves, who pays what, the plan's TOML and the link that reopens it."""
 
     import hetdp_core
-    from hetdp_core.ledger import plan_toml
+    from hetdp_core.accountants.ledger import plan_toml
     from hetdp_ui.context_figures import deployments_strip
     from hetdp_ui.risk_figures import curves_figure
 
@@ -159,8 +159,8 @@ def build_ledger_report(result, *, app_url: str = "http://localhost:8501") -> st
 
 
 def ledger_package(result, *, app_url: str = "http://localhost:8501", execute: bool = True) -> bytes:
-    """The decision package of a release plan (a :class:`hetdp_core.ledger.LedgerResult`)."""
-    from hetdp_core.ledger import plan_toml
+    """The decision package of a release plan (a :class:`hetdp_core.accountants.ledger.LedgerResult`)."""
+    from hetdp_core.accountants.ledger import plan_toml
 
     toml_text = plan_toml(result.plan)
     flags = _flags(result)
@@ -179,7 +179,7 @@ numbers of `hetdp ledger --plan plan.toml {flags} --json`). Needs hetdp installe
 import json
 from pathlib import Path
 
-from hetdp_core.ledger import ledger, parse_plan
+from hetdp_core.accountants.ledger import ledger, parse_plan
 
 plan = parse_plan((Path(__file__).resolve().parent / "plan.toml").read_bytes())
 result = ledger(plan, delta={result.delta!r}, budget={result.budget!r}, fpr={result.fpr!r})
@@ -215,7 +215,7 @@ def ledger_notebook(result):
     """The notebook of a release ledger: the plan's TOML, the ledger at the same δ, FPR and budget, its
     tables and figures."""
     import hetdp_core
-    from hetdp_core.ledger import plan_toml
+    from hetdp_core.accountants.ledger import plan_toml
 
     toml_text = plan_toml(result.plan)
     cells = [
@@ -228,7 +228,7 @@ def ledger_notebook(result):
         ("code", notebook.CHECK),
         (
             "code",
-            "import json\n\nimport pandas as pd\n\nfrom hetdp_core.ledger import ledger, parse_plan\n\n"
+            "import json\n\nimport pandas as pd\n\nfrom hetdp_core.accountants.ledger import ledger, parse_plan\n\n"
             f"PLAN = {toml_text!r}\n"
             "plan = parse_plan(PLAN)\n"
             f"result = ledger(plan, delta={result.delta!r}, budget={result.budget!r}, fpr={result.fpr!r})",
@@ -249,7 +249,7 @@ def ledger_notebook(result):
         ("md", "## Among real deployments\n\nEach group's headline total among real deployments' levels."),
         (
             "code",
-            "from hetdp_core.deployments import CAVEAT\n"
+            "from hetdp_core.reading.deployments import CAVEAT\n"
             "from hetdp_ui.context_figures import deployments_strip\n\n"
             "placed = result.placements()\n"
             "for p in placed:\n    print(p.sentence, p.caution)\n"

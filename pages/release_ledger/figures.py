@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from hetdp_core.ledger import Headline, Spend, Total
+from hetdp_core.accountants.ledger import Headline, Spend, Total
 from hetdp_ui.theme import COLORWAY, GREY, finish, styled
 
 #: how the totals chart marks each group's headline: the page's words and the chart's legend say this

@@ -8,7 +8,7 @@ from urllib.parse import parse_qsl, urlencode
 import pandas as pd
 import streamlit as st
 
-from hetdp_core.ledger import (
+from hetdp_core.accountants.ledger import (
     BUDGET_RANGE,
     MECHANISMS,
     NOISE_RANGE,
@@ -21,7 +21,7 @@ from hetdp_core.ledger import (
     plan_toml,
     solve_noise,
 )
-from hetdp_core.scenario import FPR_GRID, InputError, split_list
+from hetdp_core.framework.scenario import FPR_GRID, InputError, split_list
 from hetdp_ui.actions import run_ended
 from hetdp_ui.common import (
     app_base_url,
@@ -110,7 +110,7 @@ def use_plan(plan) -> None:
 def view_levels_cached(link: str):
     """A linked view's privacy levels through the app's run cache (computed once per link, limited in
     memory and time like any page's run)."""
-    from hetdp_core.scenario import levels_of
+    from hetdp_core.framework.scenario import levels_of
     from hetdp_ui.common import run_scenario
 
     return levels_of(run_scenario(link_scenario(link), progress=False))

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 def _paths() -> list[tuple[str, str]]:
     from urllib.parse import urlencode
 
-    from hetdp_core.registry import specs
+    from hetdp_core.framework.registry import specs
 
     out = [("home", "/")]
     out += [(s.slug, f"/{s.url}" + (f"?{urlencode(dict(s.fast_query))}" if s.fast_query else "")) for s in specs()]
@@ -92,7 +92,7 @@ def answer_by_keyboard(page, kind, answer):
 
 def test_a_whole_lesson_with_the_keyboard_only(page, server, artifacts):
     """Lessons page → Start → three steps (a number and two choice answers) → Finish, no mouse."""
-    from hetdp_core.lessons import bundled_lesson
+    from hetdp_core.teaching.lessons import bundled_lesson
 
     lesson = bundled_lesson("5-dp-sgd-schedules")
     page.goto(server + "/Lessons")

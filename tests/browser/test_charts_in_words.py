@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from hetdp_core.words import formatted
+from hetdp_core.reading.words import formatted
 
 from .test_browser import assert_no_errors, wait_idle
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.browser
 
 
 def _paths() -> list[tuple[str, str]]:
-    from hetdp_core.registry import specs
+    from hetdp_core.framework.registry import specs
 
     out = [(s.slug, f"/{s.url}" + (f"?{urlencode(dict(s.fast_query))}" if s.fast_query else "")) for s in specs()]
     return out + [

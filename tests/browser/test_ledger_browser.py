@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from hetdp_core.ledger import parse_plan
+from hetdp_core.accountants.ledger import parse_plan
 
 from .test_browser import assert_no_errors, type_in, wait_idle
 

@@ -22,7 +22,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
-from hetdp_core.registry import specs
+from hetdp_core.framework.registry import specs
 from hetdp_core.scenarios import get
 from hetdp_ui.nav import scenario_entries, tools
 

@@ -15,18 +15,18 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from ... import hetero as ht
-from ... import scenario as sc
-from ..._doc import document
-from ...constraints import SEED, TRIALS, USERS
-from ...datasets import SOURCE_SYNONYMS, SOURCES, data_path
-from ...meaning import Level
-from ...registry import PageSpec
-from ...scenario import Cost, InputError, Interval, Numbers, Options, Result, check_budget, param, table
-from ...sources import HETERO_PAPER
+from ...framework import scenario as sc
+from ...framework._doc import document
+from ...framework.constraints import SEED, TRIALS, USERS
+from ...framework.registry import PageSpec
+from ...framework.scenario import Cost, InputError, Interval, Numbers, Options, Result, check_budget, param, table
+from ...materials.datasets import SOURCE_SYNONYMS, SOURCES, data_path
+from ...materials.sources import HETERO_PAPER
+from ...per_user import hetero as ht
+from ...reading.meaning import Level
 from .._common import map_points
 
-#: this page's one declaration (see hetdp_core.registry): navigation, CLI, reports, docs and tests read it
+#: this page's one declaration (see hetdp_core.framework.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
     url="Per_user_privacy",
     title="Per-user privacy",
@@ -206,7 +206,7 @@ def load_data(s: PerUserPrivacy, upload: bytes | None = None) -> tuple[np.ndarra
 
 @dataclass(frozen=True)
 class MethodRun:
-    """What one method's simulation computed (:func:`hetdp_core.hetero.simulate`), as typed fields.
+    """What one method's simulation computed (:func:`hetdp_core.per_user.hetero.simulate`), as typed fields.
 
     ``estimates`` every trial's release and ``truth`` the true value; then what the method's weighting
     computed, None where a method has none: ``weights`` per user, the noise scale ``b``, each user's
@@ -251,7 +251,7 @@ def release_quantiles(s: PerUserPrivacy, res: dict) -> pd.DataFrame:
     info = res[alg][1]
     est, truth = np.asarray(info.estimates, float), np.atleast_1d(np.asarray(info.truth, float))
     est = est.reshape(est.shape[0], -1)
-    from ...meaning import DOT_PROBABILITIES, dot_table
+    from ...reading.meaning import DOT_PROBABILITIES, dot_table
 
     q = np.quantile(est, DOT_PROBABILITIES, axis=0)  # (DOTS, k)
     labels = [f"{alg}: mean"] if s.problem == "mean" else [f"{alg}: bin {j + 1}" for j in range(est.shape[1])]
@@ -396,15 +396,15 @@ __all__ = ["PerUserPrivacy", "SCENARIO", "PRESETS", "run", "ALL_ALGS", "N_OPTION
 
 def pac_column(beta: float) -> str:
     """The summary's column of the PAC error: "PAC error (95 % quantile)", the share 1 − β written as
-    everywhere else (:func:`hetdp_core.words.quantile_share`: β = 0.055 is 94.5 %, never 94 % or 95 %)."""
-    from ...words import quantile_share
+    everywhere else (:func:`hetdp_core.reading.words.quantile_share`: β = 0.055 is 94.5 %, never 94 % or 95 %)."""
+    from ...reading.words import quantile_share
 
     return f"PAC error ({quantile_share(beta)} quantile)"
 
 
 def summarize(result: PerUserResult) -> tuple[str, ...]:
     """The run in a few plain sentences (page header, report, ``hetdp run``)."""
-    from ...words import quantile_share
+    from ...reading.words import quantile_share
 
     s, t = result.scenario, result.hetero_summary
     pac = pac_column(s.beta)
@@ -419,10 +419,10 @@ def summarize(result: PerUserResult) -> tuple[str, ...]:
     return tuple(out)
 
 
-#: parameters that mean something of this module's own (rows of hetdp_core._doc's glossary)
+#: parameters that mean something of this module's own (rows of hetdp_core.framework._doc's glossary)
 GLOSSARY = """
 upload | bytes or None | An uploaded CSV (untrusted), for ``dataset = upload``.
 """
 
 
-document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core.framework._doc)

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._doc import document
-from ..._validate import InputError
-from ...constraints import Interval
-from ...solve import TARGET_MAX, TARGET_MIN, LinkedAnswer, _interval, _smallest_meeting
+from ...framework._doc import document
+from ...framework._validate import InputError
+from ...framework.constraints import Interval
+from ...reading.solve import TARGET_MAX, TARGET_MIN, LinkedAnswer, _interval, _smallest_meeting
 
 __all__ = ["SOLVE_TRIALS", "REFINE_TRIALS", "PRECISION", "PerUserSolution", "solve_per_user"]
 
@@ -29,7 +29,7 @@ REFINE_TRIALS = (4000, 16000)
 PRECISION = 0.05
 
 
-#: the ranges this module's functions accept (the constraint vocabulary: hetdp_core.constraints)
+#: the ranges this module's functions accept (the constraint vocabulary: hetdp_core.framework.constraints)
 _TARGET = Interval(float, TARGET_MIN, TARGET_MAX)
 
 
@@ -56,10 +56,10 @@ class PerUserSolution(LinkedAnswer):
 
     @property
     def verdict(self):
-        """The fresh check against the target (:class:`hetdp_core.words.TargetCheck`), met only when its
+        """The fresh check against the target (:class:`hetdp_core.reading.words.TargetCheck`), met only when its
         estimate is within it: the fresh MSE (± 1.96 standard errors) at most the target, or the share of
         fresh errors at most the target (± 1.96 binomial standard errors) at least 1 − β."""
-        from ...words import target_check
+        from ...reading.words import target_check
 
         half = 1.96 * float(self.check_se or 0.0)
         if self.metric == "pac":
@@ -84,7 +84,7 @@ class PerUserSolution(LinkedAnswer):
 def _simulator(s, x, k, eps0, *, algorithm: str, trials: int):
     """errors_at(scale, seed=None, trials_=None): the simulated releases' errors at demands × scale,
     with common random numbers per seed (the same draws rescaled)."""
-    from ... import hetero as ht
+    from ...per_user import hetero as ht
     from .. import per_user_privacy as pu
 
     def errors_at(scale: float, seed=None, trials_: int | None = None) -> np.ndarray:
@@ -209,7 +209,7 @@ def solve_per_user(
     reached), then checked with a fresh seed: MSE as mean ± standard error; PAC as the share of
     fresh errors ≤ target, which must reach 1 − β within three binomial standard errors.
     ``progress(fraction, text)`` hears of each stage."""
-    from ... import hetero as ht
+    from ...per_user import hetero as ht
 
     target = _TARGET.check("target", target, what=" (error of the published statistic)")
     metric = "pac" if metric == "q95" else metric  # the solve command's name for the (1 − β)-quantile
@@ -281,4 +281,4 @@ upload | bytes or None | An uploaded CSV (untrusted), for ``dataset = upload``.
 """
 
 
-document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core._doc)
+document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core.framework._doc)
