@@ -47,6 +47,11 @@ def measure(pages: list[str], *, steps: int, rounds: int, reuse: dict | None = N
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
         "load_average": {"before": [round(v, 2) for v in os.getloadavg()]},
     }
+    import run as bench
+
+    # the command-line parts first (a few minutes, no browser): a failure there stops the run early
+    out["solve"] = reuse.get("solve") or bench.solve_vs_view()
+    out["rng_floor"] = reuse.get("rng_floor") or bench.fig3_subset_vs_floor()
     out.update(slider_step.measure(pages, steps=steps, rounds=rounds))
     if "first_chart" in reuse:
         out["first_chart"] = reuse["first_chart"]
@@ -54,13 +59,9 @@ def measure(pages: list[str], *, steps: int, rounds: int, reuse: dict | None = N
         from benchmarks.first_chart import main as first_chart
 
         out["first_chart"] = first_chart(["--pages", ",".join(pages), "--repeat", str(max(rounds, 2))])
-    import run as bench
-
     from benchmarks.open_times import measure as open_times
 
     out["open"] = open_times(repeat=max(rounds, 2))
-    out["solve"] = reuse.get("solve") or bench.solve_vs_view()
-    out["rng_floor"] = reuse.get("rng_floor") or bench.fig3_subset_vs_floor()
     out["load_average"]["after"] = [round(v, 2) for v in os.getloadavg()]
     return out
 

@@ -142,3 +142,14 @@ def test_the_load_tables_list_the_crowds_a_run_recorded():
         ("one cached link, Group-wise zCDP", "same_link_Groupwise_zCDP"),
         ("5 different scenarios, Mechanism lab", "distinct_Mechanism_lab"),
     ]
+
+
+def test_the_benchmarks_look_for_labels_the_app_draws():
+    """`make bench-live` drives the app by its labels (a student's Join): a label renamed in the app, and
+    not in the benchmark, once stopped the recording after twelve minutes; here it fails at once."""
+    text = (ROOT / "benchmarks" / "open_times.py").read_text()
+    found = re.findall(r'get_by_role\("(?:textbox|button)", name=(?:re\.compile\()?"([^"]+)"', text)
+    assert found, "benchmarks/open_times.py names no label (this test reads its get_by_role calls)"
+    app = "\n".join(p.read_text() for p in [*(ROOT / "pages").rglob("*.py"), *(ROOT / "hetdp_ui").rglob("*.py")])
+    missing = [label for label in found if label not in app]
+    assert not missing, f"labels the benchmark clicks or types into that no page draws: {missing}"
