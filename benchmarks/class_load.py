@@ -57,6 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import load  # noqa: E402
+from class_checks import count_rows  # noqa: E402
 from class_faults import Tmpfs, disk_full_fault, flood, kill_fault, pg_restart_fault  # noqa: E402, F401
 from load import Browser, Disconnected, Run  # noqa: E402
 
@@ -152,6 +153,23 @@ async def baseline_student(url: str, i: int, lesson, tally: Tally, arrive: float
             await asyncio.sleep(rnd.uniform(*THINK))
 
 
+#: how many times a student tries one thing again (a reload, a join, an answer) before the run calls it a
+#: failure, naming what the page said: a load client that retried forever once held CI for an hour
+RETRIES = 30
+
+
+class Stuck(Exception):
+    """A student tried one thing :data:`RETRIES` times without the page answering it."""
+
+
+def _tried(counts: dict, what: str, run) -> None:
+    """Count one more try at ``what``; past :data:`RETRIES`, :class:`Stuck` naming what the page said."""
+    counts[what] = counts.get(what, 0) + 1
+    if counts[what] > RETRIES:
+        said = "; ".join((run.errors or run.texts or ["nothing"])[:3]) if run is not None else "no run"
+        raise Stuck(f"{what}: tried {RETRIES} times; the page said: {said}")
+
+
 class LockedOut(Exception):
     """Join said the student's own name is taken: their join went through on a worker that died."""
 
@@ -179,8 +197,10 @@ async def class_student(url: str, code: str, i: int, lesson, tally: Tally, arriv
     await asyncio.sleep(random.Random(i).uniform(0, arrive))
     rnd = random.Random(2000 + i)
     me = Student(f"student {i:03d}", f"code={code}")
+    tries: dict = {}
     while me.k <= len(lesson.steps):
         try:
+            _tried(tries, f"a connection at step {me.k}", None)
             async with Browser(url, cookie=f"student-{i}") as b:  # a browser's route cookie: sticky
                 if b.worker and me.first_worker is None:
                     me.first_worker = b.worker
@@ -189,6 +209,7 @@ async def class_student(url: str, code: str, i: int, lesson, tally: Tally, arriv
                 if me.token is None:
                     opened = await join(b, me, rnd, tally)
                     if opened is None:
+                        _tried(tries, "the join", None)
                         continue
                 await walk(b, code, me, lesson, i, opened, rnd, tally)
         except Disconnected:
@@ -198,8 +219,8 @@ async def class_student(url: str, code: str, i: int, lesson, tally: Tally, arriv
             tally.failures.append(f"{me.name}: locked out of their own name")
             tally.locked_out += 1
             return
-        except (TimeoutError, KeyError) as exc:
-            tally.failures.append(f"{me.name} at step {me.k}: {type(exc).__name__}: {exc}"[:200])
+        except (TimeoutError, KeyError, Stuck) as exc:
+            tally.failures.append(f"{me.name} at step {me.k}: {type(exc).__name__}: {exc}"[:300])
             return
 
 
@@ -232,6 +253,7 @@ async def join(b: Browser, me: Student, rnd, tally: Tally):
 async def walk(b: Browser, code: str, me: Student, lesson, i: int, opened, rnd, tally: Tally) -> None:
     """Open and answer the steps from ``me.k`` on (``opened``: step k's run, if the join opened it)."""
     link = urlencode({"lesson": LESSON, "step": me.k, "class": code, "me": me.token})
+    tries: dict = {}
     while me.k <= len(lesson.steps):
         page = lesson.steps[me.k - 1].page
         if opened is None:
@@ -243,6 +265,7 @@ async def walk(b: Browser, code: str, me: Student, lesson, i: int, opened, rnd, 
             run, opened = opened, None
         if not run.has(f"as **{me.name}**"):  # the database did not answer the check of the link
             tally.not_recorded += 1
+            _tried(tries, f"opening step {me.k} as {me.name}", run)
             await asyncio.sleep(1)
             continue
         poll_box = run.auto_rerun  # the class poll's fragment, which a browser reruns by itself
@@ -259,6 +282,7 @@ async def walk(b: Browser, code: str, me: Student, lesson, i: int, opened, rnd, 
             if run.has("Your answer was recorded"):
                 break
             tally.not_recorded += 1
+            _tried(tries, f"answering step {me.k}", run)
             await asyncio.sleep(1)
         me.k += 1
         await think(b, page, link, poll_box, rnd.uniform(*THINK), tally)
@@ -298,13 +322,22 @@ async def instructor(url: str, code: str, key: str, tally: Tally, stop: asyncio.
             await asyncio.sleep(1)
 
 
+#: seconds a phase (every student's walk) may take before the run stops it as a failure
+DEADLINE = 1800.0
+
+
 async def phase(url, coros_of_students, code=None, key=None, tally=None):
     stop = asyncio.Event()
     inst = asyncio.create_task(instructor(url, code, key, tally, stop)) if code else None
-    await asyncio.gather(*coros_of_students)
-    stop.set()
-    if inst is not None:
-        await inst
+    try:
+        async with asyncio.timeout(DEADLINE):
+            await asyncio.gather(*coros_of_students)
+    except TimeoutError:
+        raise TimeoutError(f"the class did not finish within {DEADLINE:g} s") from None
+    finally:
+        stop.set()
+        if inst is not None:
+            await inst
 
 
 def _cpu(pids, since=None):
@@ -316,25 +349,6 @@ def _cpu(pids, since=None):
     t = os.times()
     now = load.tree_cpu_seconds(list(pids() if callable(pids) else pids)) + t.children_user + t.children_system
     return now if since is None else round(now - since, 1)
-
-
-def count_rows(db_url: str, code: str) -> dict:
-    from hetdp_ui.classroom.store import ClassStore
-
-    store = ClassStore(db_url)
-    from sqlalchemy import text
-
-    of_session = "FROM answer a JOIN student s ON s.id = a.student_id JOIN class_session cs ON cs.id = s.session_id"
-    with store.engine.connect() as c:
-        dup = c.execute(text(f"SELECT count(*) {of_session} WHERE cs.code = :c AND a.attempt > 1"), {"c": code})
-        dup = dup.scalar()
-        rows = c.execute(
-            text(f"SELECT a.student_id, a.answered_at {of_session} WHERE cs.code = :c ORDER BY a.student_id, a.step"),
-            {"c": code},
-        ).all()
-    # each student's answers are stored in the order given: step by step, so their times rise with the step
-    late = sum(1 for a, b in zip(rows, rows[1:]) if a.student_id == b.student_id and b.answered_at < a.answered_at)
-    return {**store.counts(code), "second_attempts": int(dup), "stored_out_of_order": late}
 
 
 def _class_summary(tally: Tally, *, students: int, seconds: float, cpu) -> dict:
@@ -425,6 +439,9 @@ def run_class(
     return out
 
 
+# ---------------------------------------------------------------- main
+
+
 def promises(c: dict, tally: Tally, expected: int) -> dict[str, bool]:
     """What a class run must hold, from its summary ``c`` (the students' poll checks only where they
     thought longer than the poll box's refresh: a rush's 1–4 s leave no time for one)."""
@@ -443,9 +460,6 @@ def promises(c: dict, tally: Tally, expected: int) -> dict[str, bool]:
         ok = c["poll_check_p95_s"] is not None and c["poll_check_p95_s"] <= 2.0
         held["students' poll check p95 <= 2 s"] = ok
     return held
-
-
-# ---------------------------------------------------------------- main
 
 
 def one(db: str, fault: str, students: int, arrive: float, baseline: bool) -> dict:

@@ -114,6 +114,10 @@ class Browser:
     def __init__(self, url: str, cookie: str | None = None):
         self.ws_url = url.replace("http://", "ws://").rstrip("/") + "/_stcore/stream"
         self.ws, self.cookie, self.worker = None, cookie, None
+        #: each page's script hash by its URL path, as the server's navigation message lists them: a browser
+        #: sends the hash of the page it shows with every rerun (a click's callback is matched to its page
+        #: by it: hetdp_ui.actions), and so does this client once it has learned it
+        self.page_hashes: dict[str, str] = {}
 
     async def __aenter__(self):
         try:
@@ -138,7 +142,12 @@ class Browser:
         states = WidgetStates(widgets=[WidgetState(id=i, **v) for i, v in widgets])
         back = BackMsg(
             rerun_script=ClientState(
-                query_string=query, page_name=page, widget_states=states, fragment_id=fragment or "", is_auto_rerun=auto
+                query_string=query,
+                page_name=page,
+                page_script_hash=self.page_hashes.get(page, ""),
+                widget_states=states,
+                fragment_id=fragment or "",
+                is_auto_rerun=auto,
             )
         )
         try:
@@ -161,6 +170,8 @@ class Browser:
                     kind = msg.WhichOneof("type")
                     if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                         _element(run, msg.delta.new_element, msg.delta.fragment_id)
+                    elif kind == "navigation":
+                        self.page_hashes.update({p.url_pathname: p.page_script_hash for p in msg.navigation.app_pages})
                     elif kind == "page_info_changed":
                         run.query = msg.page_info_changed.query_string
                     elif kind == "auto_rerun":
@@ -205,10 +216,24 @@ def arun(coro):
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(coro)
-    from concurrent.futures import ThreadPoolExecutor
+    import threading
 
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+    box: dict = {}
+
+    def go() -> None:
+        try:
+            box["value"] = asyncio.run(coro)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller below
+            box["error"] = exc
+
+    # a daemon thread, joined once: a test's timeout interrupts the join and fails the test, leaving a stuck
+    # loop behind (an executor's exit would wait for it again, and hold the whole suite)
+    th = threading.Thread(target=go, name="load-arun", daemon=True)
+    th.start()
+    th.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 async def crowd(url: str, page: str, queries: list[str]) -> list[View]:

@@ -29,6 +29,7 @@ def test_a_small_class_through_two_workers_survives_a_killed_worker(monkeypatch)
 
     monkeypatch.setattr(class_load, "THINK", (0.5, 1.5))  # `make load` thinks 3–12 s: two minutes a class
     monkeypatch.setattr(class_load, "POLL_REFRESH", 0.4)  # so the short thinking still has poll checks
+    monkeypatch.setattr(class_load, "DEADLINE", 300.0)  # about a minute here: stuck students fail, never hang
     stack = Stack(workers=2, port=load.free_port()).start(timeout=240)
     stop = threading.Event()
     sup = threading.Thread(target=stack.supervise, args=(stop,), kwargs={"interval": 0.3}, daemon=True)
