@@ -151,6 +151,10 @@ class PollReport(Base):
 
 
 TABLES = Base.metadata.tables
+#: the tables by the names the stores use
+SESSION, STUDENT, ANSWER, POLL, REPORT, VARIANT, REVEAL = (
+    TABLES[t] for t in ("class_session", "student", "answer", "poll", "poll_report", "variant", "reveal")
+)
 
 
 def data_dir() -> Path:

@@ -16,9 +16,8 @@ from sqlalchemy.exc import IntegrityError
 from hetdp_core.framework._validate import InputError
 from hetdp_core.teaching.poll import MAX_POLL_EPS, MIN_POLL_EPS, PollEstimate, estimate, randomize
 
-from .db import TABLES, utcnow
+from .db import POLL, REPORT, utcnow
 
-SESSION, POLL, REPORT, STUDENT = (TABLES[t] for t in ("class_session", "poll", "poll_report", "student"))
 MAX_POLL_QUESTION = 300
 
 

@@ -28,11 +28,7 @@ from hetdp_core.teaching.lesson_variants import (
 from hetdp_core.teaching.lessons import Question
 from hetdp_core.teaching.poll import PollEstimate, estimate
 
-from .db import TABLES, utcnow
-
-SESSION, STUDENT, ANSWER, POLL, REPORT, VARIANT, REVEAL = (
-    TABLES[t] for t in ("class_session", "student", "answer", "poll", "poll_report", "variant", "reveal")
-)
+from .db import ANSWER, POLL, REPORT, REVEAL, STUDENT, VARIANT, utcnow
 
 #: a student is flagged as stuck at a question after this many wrong attempts without a right one …
 STUCK_ATTEMPTS = 2

@@ -44,13 +44,9 @@ from hetdp_core.teaching.lessons import Lesson, Question, bundled_lesson
 from hetdp_ui.folders import LIVE_CLASS, page_for
 
 from . import db
-from .db import TABLES, utcnow
+from .db import ANSWER, POLL, REPORT, REVEAL, SESSION, STUDENT, VARIANT, utcnow
 from .polls import PollStore
 from .progress import ProgressStore
-
-SESSION, STUDENT, ANSWER, POLL, REPORT, VARIANT, REVEAL = (
-    TABLES[t] for t in ("class_session", "student", "answer", "poll", "poll_report", "variant", "reveal")
-)
 
 #: the join code's letters: no 0/O, 1/I/L (read off a projector)
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
