@@ -53,15 +53,15 @@ def keep_result(name: str, out: dict) -> dict:
     return out
 
 
-def _server(script: Path, port: int, env: dict | None = None) -> subprocess.Popen:
+def _server(script: Path, port: int, env: dict | None = None, args: tuple = ()) -> subprocess.Popen:
     """``script`` served with the ``make run`` settings on ``port`` (``env``: variables added to this
-    process's environment), once it answers."""
+    process's environment; ``args``: Streamlit options that override them), once it answers."""
     import os
 
     from hetdp_ui.serve import _healthy
 
     cmd = [sys.executable, "-m", "hetdp_ui.launch", "run", str(script), "--server.port", str(port)]
-    cmd += ["--server.address", "127.0.0.1", "--server.headless", "true"]
+    cmd += ["--server.address", "127.0.0.1", "--server.headless", "true", *args]
     proc = subprocess.Popen(
         cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
     )

@@ -30,9 +30,9 @@ halfway leaves the intent pending and the next run acts again:
   plan A; the ledger's *Use this plan*, whose table is rebuilt under a new key) needs none of this: it
   is done in the callback itself (``st.button(..., on_click=...)``).
 
-One gap stays, inside Streamlit: a request that reaches it within milliseconds of a click, after it
-took the click's request but before it ran the click's callback, replaces that run, and the click is
-dropped before any of the app's code runs (a person's next action comes later than that).
+Inside Streamlit, a request that reached it after it took a click's request but before it ran the
+click's callback dropped the click before any of the app's code ran; :mod:`hetdp_ui.streamlit_fix`,
+installed when this module is imported, closes that gap.
 
 Every page calls :func:`expire` first (its menu does); the pages that can show an answer or be a
 navigation's target call :func:`run_ended` last. A click left pending on a page is dropped when
@@ -50,6 +50,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
+
+from hetdp_ui import streamlit_fix
+
+streamlit_fix.install()  # a click no longer lost inside Streamlit itself (see that module)
 
 #: session key: button key → its pending :class:`Intent` (one dict: changing it in place is not a point
 #: at which Streamlit can stop the run, so an effect stored and its intent cleared happen together)

@@ -66,7 +66,7 @@ def staged_run(scenario: Scenario, *, upload: bytes | None = None):
 
     quick = hook(get(scenario.PAGE), "quick")
     computed, key = _run_key(scenario, upload)
-    if quick is None or runs().peek(key) is not None:
+    if quick is None or not quick_first(computed) or runs().peek(key) is not None:
         return run_scenario(scenario, upload=upload)
     from hetdp_ui.staged import Staged
 
@@ -82,8 +82,12 @@ def staged_run(scenario: Scenario, *, upload: bytes | None = None):
 
         return go
 
+    def recount(staged: Staged) -> None:  # its whole run is here: the memo counts it again
+        if not upload:
+            runs().staged.put(key, staged)
+
     def make() -> Staged:
-        return Staged(quick(computed, options=RunOptions(upload=upload)), finish(computed))
+        return Staged(quick(computed, options=RunOptions(upload=upload)), finish(computed), on_full=recount)
 
     with part("run"):  # a view of an uploaded file is not kept (its bytes would be, uncounted)
         staged = make() if upload else runs().staged.get_or_compute(key, make)
@@ -93,6 +97,31 @@ def staged_run(scenario: Scenario, *, upload: bytes | None = None):
 
     q = dataclasses.replace(staged.quick, scenario=scenario)
     return Staged(q if q.meaning is PENDING else with_meaning(q), finish(scenario))
+
+
+def newer_request():
+    """Streamlit's check for a newer request in this script run (it raises to stop the run; None outside
+    one). The server runs one script thread per session (``runner.fastReruns = false``: a second one
+    could lose a click), so a new slider value waits for the running script's next Streamlit call; a
+    wait for a run child makes this check every 0.1 s (:func:`hetdp_ui.limits.run_limited`)."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_run_yield_check
+    except ImportError:  # an older Streamlit: the run stops at its next Streamlit call
+        return None
+    return get_run_yield_check()
+
+
+def quick_first(scenario: Scenario) -> bool:
+    """Whether the app computes the view's quick part first, here in the script's thread: when the page
+    declares it negligible (no ``quick_cost`` hook) or its cost is small enough to run in this process
+    (:func:`hetdp_ui.limits.in_process`). A costly quick part would otherwise run outside the admission
+    queue and the child's limits, and then again in the child: such a view runs whole through them."""
+    from hetdp_core.framework.registry import hook
+    from hetdp_core.scenarios import get
+    from hetdp_ui.limits import in_process
+
+    cost = hook(get(scenario.PAGE), "quick_cost")
+    return cost is None or in_process(cost(scenario))
 
 
 def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | None = None):
@@ -139,7 +168,7 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
                                 timing_note("run_where", "here")
                                 return get(scenario.PAGE).run(scenario, options=options)
                             timing_note("run_where", "child")
-                            return run_limited(scenario.PAGE, scenario, options=options)
+                            return run_limited(scenario.PAGE, scenario, options=options, newer=newer_request())
                     finally:
                         note.empty()
                 return get(scenario.PAGE).run(

@@ -260,11 +260,36 @@ def _child(conn, page: str, scenario, options: RunOptions, max_bytes: int | None
         conn.close()
 
 
-def run_limited(page: str, scenario, *, options: RunOptions = DEFAULT_OPTIONS, start: str = "forkserver"):
+def _read(msg, progress, too_big) -> tuple[str, object]:
+    """One message of a run child: ("start", the memory it began with), progress (shown here), ("ok",
+    the result); its refusals and failures are raised here."""
+    kind = msg[0]
+    if kind == "progress":
+        if progress is not None:
+            progress(msg[1], msg[2])
+        return kind, None
+    if kind in ("start", "ok"):
+        return kind, msg[1]
+    if kind == "memory":
+        raise too_big()
+    if kind == "input":
+        raise InputError(msg[1])
+    raise RuntimeError(f"the run failed in its worker process: {msg[1]}")
+
+
+def run_limited(
+    page: str,
+    scenario,
+    *,
+    options: RunOptions = DEFAULT_OPTIONS,
+    start: str = "forkserver",
+    newer: Callable[[], None] | None = None,
+):
     """``get(page).run(scenario, options=options)`` in a child process limited to ``options.budget``'s
     memory and ``DEADLINE_FACTOR`` × its seconds (see the module docstring); ``options.progress`` is
     called here with what the child reports; the child computes without an executor. Budget None: no
-    limits, run here."""
+    limits, run here. ``newer`` is called every 0.1 s while the child computes: the app's check for a
+    newer request of the reader's (it raises, and the child is killed)."""
     from hetdp_core.scenarios import get
 
     budget, progress = options.budget, options.progress
@@ -300,6 +325,8 @@ def run_limited(page: str, scenario, *, options: RunOptions = DEFAULT_OPTIONS, s
 
     try:
         while True:
+            if newer is not None:
+                newer()  # a newer request of the reader's stops the wait (and the child) at once
             if base is not None and _status_bytes("VmRSS", proc.pid) > base + budget.bytes:
                 proc.kill()
                 raise too_big()
@@ -315,21 +342,11 @@ def run_limited(page: str, scenario, *, options: RunOptions = DEFAULT_OPTIONS, s
                 except EOFError:
                     proc.join(2)
                     raise died() from None
-                kind = msg[0]
-                if kind == "start":
-                    base = int(msg[1])
-                    continue
-                if kind == "progress":
-                    if progress is not None:
-                        progress(msg[1], msg[2])
-                    continue
+                kind, value = _read(msg, progress, too_big)
                 if kind == "ok":
-                    return msg[1]
-                if kind == "memory":
-                    raise too_big()
-                if kind == "input":
-                    raise InputError(msg[1])
-                raise RuntimeError(f"the run failed in its worker process: {msg[1]}")
+                    return value
+                if kind == "start":
+                    base = int(value)
             elif not proc.is_alive() and not parent.poll(0):
                 raise died()
     finally:

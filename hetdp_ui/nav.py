@@ -16,6 +16,9 @@ import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 from hetdp_core._deprecated import moved
+from hetdp_ui import streamlit_fix
+
+streamlit_fix.install()  # before any page's first widget callback (see that module)
 
 __getattr__ = moved(__name__, {"pages": "hetdp_ui.nav:scenario_entries"})
 

@@ -27,10 +27,13 @@ class Staged:
 
     #: read by the figure memo without touching the instance (which would finish the run)
     STAGED = True
-    __slots__ = ("_quick", "_finish", "_full", "_lock")
+    __slots__ = ("_quick", "_finish", "_full", "_lock", "_on_full")
 
-    def __init__(self, quick, finish: Callable[[], object]):
+    def __init__(self, quick, finish: Callable[[], object], *, on_full: Callable[[Staged], None] | None = None):
+        """``on_full(self)`` is called once the whole run is here (the memo that keeps this result counts
+        its size again: :func:`hetdp_ui.execution.staged_run`)."""
         self._quick, self._finish, self._full, self._lock = quick, finish, None, threading.Lock()
+        self._on_full = on_full
 
     @property
     def quick(self):
@@ -48,14 +51,23 @@ class Staged:
             with self._lock:
                 if self._full is None:
                     self._full = self._finish()
+                    if self._on_full is not None:
+                        self._on_full(self)
         return self._full
 
     def __getattr__(self, name: str):
-        fields = type(self._quick).__dataclass_fields__
+        """A field the quick part computed, at once; any other field or attribute of the page's result
+        class, from the whole run. A name the result class does not have raises AttributeError without
+        running anything (``hasattr(staged, "nbytes")``, as the memo's size count asks, must not start
+        the simulation)."""
+        cls = type(self._quick)
+        fields = cls.__dataclass_fields__
         if name in fields:
             value = getattr(self._quick, name)
             if value is not PENDING:
                 return value
+        elif not hasattr(cls, name):
+            raise AttributeError(f"{cls.__name__!r} results have no attribute {name!r}")
         return getattr(self.full(), name)
 
     def __sizeof__(self) -> int:  # the memo that keeps a staged result counts what it keeps alive

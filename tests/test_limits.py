@@ -5,6 +5,7 @@ estimate that forgot a cost: the child is forked, so the patched page module is 
 from __future__ import annotations
 
 import dataclasses
+import os
 import threading
 import time
 import types
@@ -44,6 +45,41 @@ def test_a_run_beyond_its_deadline_is_killed(monkeypatch):
     with pytest.raises(RunLimitError, match="still running after 2 s"):
         run_limited("Fake", None, options=RunOptions(budget=Budget(seconds=1.0, bytes=2**30)), start="fork")
     assert time.monotonic() - t0 < 10
+
+
+def test_a_newer_request_stops_the_wait_for_a_child_and_the_child(monkeypatch, tmp_path):
+    """One script thread per session (``runner.fastReruns = false``): a new slider value waits for the
+    running script's next Streamlit call. A wait for a run child is one every 0.1 s — Streamlit's check
+    raises there to start the newer run — and the child is killed, not left computing."""
+
+    class Newer(BaseException):  # as Streamlit's RerunException: not an Exception
+        pass
+
+    calls = []
+
+    def check():
+        calls.append(time.monotonic())
+        if len(calls) == 5:
+            raise Newer
+
+    def run(s, options=None):
+        with open(s, "w") as f:
+            f.write(str(os.getpid()))
+        time.sleep(120)
+
+    _fake(monkeypatch, run)
+    pid_file = tmp_path / "child.pid"
+    t0 = time.monotonic()
+    with pytest.raises(Newer):
+        opts = RunOptions(budget=Budget(seconds=60, bytes=2**30))
+        run_limited("Fake", str(pid_file), options=opts, start="fork", newer=check)
+    assert time.monotonic() - t0 < 5 and len(calls) == 5
+    pid = int(pid_file.read_text())  # the child had started its run
+    with pytest.raises(ProcessLookupError):  # and is gone (killed and reaped by run_limited)
+        os.kill(pid, 0)
+    from hetdp_ui.execution import newer_request
+
+    assert newer_request() is None  # outside a script run: no check
 
 
 def test_results_progress_input_errors_and_bugs_cross_the_process_boundary(monkeypatch):

@@ -117,6 +117,33 @@ def test_a_staged_result_serves_its_quick_part_and_finishes_once():
     assert same(staged.full().bcdp_guarantee, staged.bcdp_guarantee)
 
 
+def test_a_memo_keeps_a_staged_result_without_finishing_it_and_counts_its_run_once_here():
+    """The run cache keeps one staged result per view (``runs().staged``). Its size count asked the result
+    for ``nbytes`` and ``memory_usage``, which once started the whole simulation as it was stored —
+    defeating the quick part for every view not yet computed. A name the result class lacks now raises
+    AttributeError at once; the memo counts the quick part, then the whole run once it is here."""
+    from hetdp_core.framework.memo import Memo, size_of
+    from hetdp_core.scenarios import feature_privacy as fp
+    from hetdp_ui.staged import Staged
+
+    s = fp.SCENARIO(trials=5, n=500)
+    calls, memo = [], Memo(2**30)
+
+    def finish():
+        calls.append(1)
+        return fp.run(s)
+
+    staged = memo.get_or_compute("view", lambda: Staged(fp.quick(s), finish, on_full=lambda x: memo.put("view", x)))
+    assert not calls and not staged.done, "storing the staged result ran the simulation"
+    for name in ("nbytes", "memory_usage", "columns", "dtype", "no_such_field"):
+        assert not hasattr(staged, name)
+    assert not calls
+    quick_bytes = memo.bytes
+    assert 0 < quick_bytes < size_of(staged.quick) + 10_000
+    staged.bcdp_mse_summary  # noqa: B018 — a simulated field: the whole run
+    assert calls == [1] and memo.bytes == size_of(staged) > quick_bytes + size_of(staged.full()) // 2
+
+
 def test_small_runs_execute_in_process_and_large_ones_in_their_child():
     from hetdp_core.framework.scenario import LARGE_BUDGET, Cost
     from hetdp_ui.limits import IN_PROCESS, in_process
@@ -126,3 +153,20 @@ def test_small_runs_execute_in_process_and_large_ones_in_their_child():
     assert not in_process(Cost(seconds=0.1, bytes=IN_PROCESS.bytes + 1))
     assert not in_process(Cost(seconds=0.1, bytes=1), budget=None)  # no budget: the caller runs it itself
     assert in_process(Cost(seconds=0.1, bytes=1), budget=LARGE_BUDGET)
+
+
+def test_a_costly_quick_part_is_not_computed_outside_the_limits(monkeypatch):
+    """A quick part runs in the script's thread, outside the admission queue and the child's limits: the
+    app computes it first only when its cost (the ``quick_cost`` hook: the BCDP lab's enumeration, 4^d
+    cells) is small enough to run in-process; otherwise the view runs whole through the limits."""
+    from hetdp_core.framework.scenario import Budget
+    from hetdp_core.scenarios import bcdp_guarantee_lab as lab
+    from hetdp_core.scenarios import feature_privacy as fp
+    from hetdp_ui import execution, limits
+
+    big = lab.SCENARIO(rr_c=(0.3,) * 10, test_source="rr")
+    assert execution.quick_first(lab.SCENARIO()) and execution.quick_first(big)  # ≤ 1 s: in-process
+    assert lab.quick_cost(big).seconds <= big.estimate().seconds
+    monkeypatch.setattr(limits, "IN_PROCESS", Budget(seconds=0.5, bytes=2**30, name="in-process"))
+    assert not execution.quick_first(big)  # 4^10 × 3 cells: 0.94 s estimated
+    assert execution.quick_first(lab.SCENARIO()) and execution.quick_first(fp.SCENARIO(trials=2000, n=100_000))

@@ -24,6 +24,7 @@ def test_production_settings_are_the_default_and_make_dev_turns_the_watcher_on()
     cfg = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert cfg["server"]["fileWatcherType"] == "none" and cfg["server"]["runOnSave"] is False
     assert cfg["runner"]["postScriptGC"] is False
+    assert cfg["runner"]["fastReruns"] is False  # a click is not lost to a second script thread
     from hetdp_core.materials.uploads import MAX_UPLOAD_MB
 
     assert cfg["server"]["maxUploadSize"] == MAX_UPLOAD_MB  # the one upload limit, in its one unit

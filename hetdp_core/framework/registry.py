@@ -149,6 +149,9 @@ HOOKS: Mapping[str, str] = MappingProxyType(
         "guarantee checks, the analytic curves, every input check), the other fields PENDING "
         "(hetdp_core.framework.scenario.partial_result); the run builds on it and the app shows it first (none: the "
         "page shows its whole run at once)",
+        "quick_cost": "quick_cost(scenario) -> Cost: what the quick part costs when it is not negligible; the app "
+        "computes a quick part first only when it is small enough to run in its own process, else the view's "
+        "whole run goes through the limits at once (none: the quick part is analytic and cheap)",
     }
 )
 

@@ -164,3 +164,18 @@ def test_the_accuracy_solvers_act_while_a_slider_moves(page, server, artifacts, 
     click_during_rerun(page, "Use this setting here", SliderStep(page, slider))
     assert parse_qs(urlparse(page.url).query).get(field) != before, "Use this setting here was lost"
     assert_no_errors(page)
+
+
+def test_a_click_with_the_rerun_key_right_after_it_is_never_lost_inside_streamlit(browser):
+    """hetdp_ui.streamlit_fix, in Chromium on a bare Streamlit page: a click followed at once by the rerun
+    key, with the machine's cores kept busy — 1–11 of 80 such clicks were lost inside Streamlit before the
+    fix (its callback never ran: one lost *Pin this plan as plan A* failed a CI run). A small run; the
+    long one, with and without the fix side by side, is ``make load`` (benchmarks/lost_clicks.py)."""
+    import runpy
+
+    from conftest import ROOT
+
+    tool = runpy.run_path(str(ROOT / "benchmarks" / "lost_clicks.py"))
+    with tool["busy"](2):
+        lost = tool["lost"](tool["page_file"](), clicks=20, fixed=True, browser=browser, watcher=True)
+    assert lost == 0, f"{lost} of 20 clicks lost"
