@@ -289,10 +289,13 @@ def test_every_page_through_the_proxy_without_errors(stack):
 
 
 def _entries(cache_dir):
-    """(key, store_time) of the shared cache's result entries (python-diskcache's SQLite table)."""
+    """(key, store_time) of the shared cache's result entries (python-diskcache's SQLite table; none before
+    a worker's first run has made it — with the suite's two processes, this test may come first)."""
     import sqlite3
     from pathlib import Path
 
+    if not (Path(cache_dir) / "cache.db").exists():
+        return {}
     with sqlite3.connect(Path(cache_dir) / "cache.db") as db:
         return dict(db.execute("SELECT key, store_time FROM Cache WHERE key NOT LIKE 'lock:%'").fetchall())
 
