@@ -56,6 +56,26 @@ def server():
         proc.kill()
 
 
+#: counts the script runs a page has started (``window.__hetdpRuns``: each time Streamlit's app root turns
+#: to 'running') and keeps the last state seen, so a test's wait for the end of a run knows whether its
+#: action's run has started yet (tests/browser/test_browser.py: wait_idle)
+RUNS_OBSERVER = """
+(() => {
+  window.__hetdpRuns = 0;
+  window.__hetdpState = null;
+  const look = () => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    const state = app && app.getAttribute('data-test-script-state');
+    if (state === 'running' && window.__hetdpState !== 'running') window.__hetdpRuns += 1;
+    window.__hetdpState = state;
+  };
+  new MutationObserver(look).observe(document, {
+    subtree: true, childList: true, attributes: true, attributeFilter: ['data-test-script-state'],
+  });
+})();
+"""
+
+
 @pytest.fixture(scope="session")
 def browser():
     if not os.path.exists(CHROMIUM):
@@ -67,6 +87,14 @@ def browser():
 
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        new_context = b.new_context
+
+        def counting_runs(*args, **kwargs):  # every page of every context counts its script runs
+            ctx = new_context(*args, **kwargs)
+            ctx.add_init_script(RUNS_OBSERVER)
+            return ctx
+
+        b.new_context = counting_runs
         yield b
         b.close()
 
