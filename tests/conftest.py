@@ -165,6 +165,26 @@ def forked_runs(monkeypatch):
     monkeypatch.setattr(limits, "_context", lambda start="forkserver": mp.get_context("fork"))
 
 
+def at_once(n: int, act) -> tuple[list, list]:
+    """``act(i)`` for i in range(n) in n threads started together: (the results, the exceptions raised)."""
+    import threading
+
+    got, errors = [], []
+
+    def one(i):
+        try:
+            got.append(act(i))
+        except Exception as exc:  # noqa: BLE001 — returned to the test, which asserts on them
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    return got, errors
+
+
 def strict_json(text: str):
     """Parse JSON as RFC 8259 defines it: NaN, Infinity and -Infinity are not JSON (jq and JavaScript's
     JSON.parse reject them), so a CLI output carrying one fails the test."""

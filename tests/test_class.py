@@ -3,10 +3,10 @@ migrations and the schema check, every bad input, retries stored once, the priva
 against a simulation; no true answer reaches the database), deletion; the CLI."""
 
 import hmac
-import threading
 
 import numpy as np
 import pytest
+from conftest import at_once
 from sqlalchemy import event, inspect, text
 
 from hetdp_core.framework.scenario import InputError
@@ -253,19 +253,7 @@ def test_the_same_join_click_from_two_workers_at_once_is_one_student(store):
     """Two processes storing the same click at the same moment (the browser retried while the first worker
     was still committing): one row, both get the same token, no "name taken"."""
     s = store.start(LESSON)
-    got, errors = [], []
-
-    def click(i):
-        try:
-            got.append(store.join(s.code, f"s{i // 2}", click=f"click-of-student-{i // 2:04d}"))
-        except Exception as exc:  # noqa: BLE001 — collected and asserted below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=click, args=(i,)) for i in range(24)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
+    got, errors = at_once(24, lambda i: store.join(s.code, f"s{i // 2}", click=f"click-of-student-{i // 2:04d}"))
     assert errors == [] and len(got) == 24 and len(set(got)) == 12
     assert store.counts(s.code)["students"] == 12
 
@@ -335,21 +323,13 @@ def test_a_postgresql_restart_says_not_recorded_and_the_retry_is_stored_once(pos
 def test_concurrent_answers_from_many_threads_are_each_stored_exactly_once(store):
     s = store.start(LESSON)
     tokens = [store.join(s.code, f"s{i}") for i in range(12)]
-    errors = []
 
-    def answer(i, t):
-        try:
-            for step, given in ((1, 0.2), (1, 0.09), (3, "no")):
-                store.record(s.code, t, step=step, given=given, nonce=f"conc-{i}-{step}-{given}")
-                store.record(s.code, t, step=step, given=given, nonce=f"conc-{i}-{step}-{given}")  # a retry
-        except Exception as exc:  # noqa: BLE001 — collected and asserted below
-            errors.append(exc)
+    def answer(i):
+        for step, given in ((1, 0.2), (1, 0.09), (3, "no")):
+            store.record(s.code, tokens[i], step=step, given=given, nonce=f"conc-{i}-{step}-{given}")
+            store.record(s.code, tokens[i], step=step, given=given, nonce=f"conc-{i}-{step}-{given}")  # a retry
 
-    threads = [threading.Thread(target=answer, args=(i, t)) for i, t in enumerate(tokens)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
+    _, errors = at_once(len(tokens), answer)
     assert errors == []
     assert store.counts(s.code)["answers"] == 12 * 3
     stats = {x.step: x for x in store.step_stats(s.code)}

@@ -5,11 +5,11 @@ table (step, time on it, attempts, stuck), steps revealed to the class, a studen
 (closed poll with the class's estimate, reveals, a deleted session), deletion of the new rows, the
 export's new columns, and the live figure that no longer hides the lesson."""
 
-import threading
 from datetime import timedelta
 
 import pytest
 import test_class
+from conftest import at_once
 from sqlalchemy import inspect, text
 
 from hetdp_core.framework.scenario import InputError
@@ -116,19 +116,7 @@ def test_an_answer_to_a_step_never_opened_draws_the_variant_first(store):
 def test_two_tabs_drawing_at_once_store_one_variant(store):
     s = store.start(VARIED)
     t = store.join(s.code, "Ada")
-    got, errors = [], []
-
-    def draw(i):
-        try:
-            got.append(store.variant(s.code, t, 1, rng=i))
-        except Exception as exc:  # noqa: BLE001 — collected and asserted below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=draw, args=(i,)) for i in range(6)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
+    got, errors = at_once(6, lambda i: store.variant(s.code, t, 1, rng=i))
     assert errors == [] and rows(store.engine, "variant") == 1
     assert len({g.variant["rho"] for g in got}) == 1  # every tab got the one stored
 
