@@ -127,10 +127,10 @@ def join(browser, base: str, code: str, name: str) -> float:
 
 
 def _medians(rows: list[dict]) -> dict:
-    """The median opening (by its settled time; the lower one of an even count), whole: its first paint,
+    """The median opening (by its settled time; the slower of the middle two of an even count), whole: its first paint,
     title and settled time belong to one opening, so they stay in order (a median per column mixed
     openings). The chart time is the median of the openings that drew a chart."""
-    pick = dict(sorted(rows, key=lambda r: r["settled_s"])[(len(rows) - 1) // 2])
+    pick = dict(sorted(rows, key=lambda r: r["settled_s"])[len(rows) // 2])
     charts = [r["chart_s"] for r in rows if r.get("chart_s") is not None]
     if "chart_s" in pick:
         pick["chart_s"] = statistics.median(charts) if charts else None

@@ -139,6 +139,11 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
 
     asked = scenario
     scenario, key = _run_key(scenario, upload)  # the prior and the attack's FPR only change the reading
+    newer = newer_request()
+
+    def abandon_if_alone():  # a newer request stops this run's child only if no other session waits for it
+        if newer is not None and not runs().waiting(key):
+            newer()
 
     def compute():
         from hetdp_ui.dask_exec import ClusterError, app_executor
@@ -168,7 +173,7 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
                                 timing_note("run_where", "here")
                                 return get(scenario.PAGE).run(scenario, options=options)
                             timing_note("run_where", "child")
-                            return run_limited(scenario.PAGE, scenario, options=options, newer=newer_request())
+                            return run_limited(scenario.PAGE, scenario, options=options, newer=abandon_if_alone)
                     finally:
                         note.empty()
                 return get(scenario.PAGE).run(
@@ -186,7 +191,7 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
 
     timing_note("run_where", "cache")  # compute() says otherwise
     with part("run"):
-        result = runs().get_or_compute(key, compute)
+        result = runs().get_or_compute(key, compute, newer=newer)
     if all(getattr(asked, k) == getattr(scenario, k) for k in READING):
         return result
     return with_meaning(dataclasses.replace(result, scenario=asked))

@@ -288,8 +288,9 @@ def run_limited(
     """``get(page).run(scenario, options=options)`` in a child process limited to ``options.budget``'s
     memory and ``DEADLINE_FACTOR`` × its seconds (see the module docstring); ``options.progress`` is
     called here with what the child reports; the child computes without an executor. Budget None: no
-    limits, run here. ``newer`` is called every 0.1 s while the child computes: the app's check for a
-    newer request of the reader's (it raises, and the child is killed)."""
+    limits, run here. ``newer`` is called every 0.1 s in which the child sent nothing: the app's check
+    for a newer request of the reader's (it raises, and the child is killed; the app passes one only
+    while no other session waits for the same run: :func:`hetdp_ui.execution.run_scenario`)."""
     from hetdp_core.scenarios import get
 
     budget, progress = options.budget, options.progress
@@ -325,8 +326,6 @@ def run_limited(
 
     try:
         while True:
-            if newer is not None:
-                newer()  # a newer request of the reader's stops the wait (and the child) at once
             if base is not None and _status_bytes("VmRSS", proc.pid) > base + budget.bytes:
                 proc.kill()
                 raise too_big()
@@ -349,6 +348,8 @@ def run_limited(
                     base = int(value)
             elif not proc.is_alive() and not parent.poll(0):
                 raise died()
+            elif newer is not None:
+                newer()  # nothing came in 0.1 s: a newer request of the reader's stops the wait and the child
     finally:
         if proc.is_alive():
             proc.kill()

@@ -22,6 +22,7 @@ is logged and the finished result is still returned.
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import hmac
 import logging
@@ -221,11 +222,11 @@ class DiskStore:
             self._repair(exc)
             return False
 
-    def lock(self, key):
+    def lock(self, key, *, newer: Callable[[], None] | None = None):
         """A lock across processes for computing ``key``: a file lock the kernel releases when its
         holder exits or is killed, so a dead worker never blocks a key; a live one is waited for at
-        most ``lock_seconds``."""
-        return _SharedLock(self, int(self._name(key)[:8], 16) % LOCK_STRIPES)
+        most ``lock_seconds`` (``newer``: called every 0.1 s meanwhile, see :meth:`RunCache.get_or_compute`)."""
+        return _SharedLock(self, int(self._name(key)[:8], 16) % LOCK_STRIPES, newer)
 
 
 class _SharedLock:
@@ -236,16 +237,28 @@ class _SharedLock:
     (an unwritable directory) or a live holder takes longer than ``lock_seconds``, this process
     computes without it rather than failing or stalling the page."""
 
-    def __init__(self, store: DiskStore, stripe: int):
+    def __init__(self, store: DiskStore, stripe: int, newer: Callable[[], None] | None = None):
         self.store, self.path, self.lock = store, store.dir / "locks" / f"{stripe:03x}.lock", None
+        self.newer = newer
 
     def __enter__(self):
+        import time
+
         from filelock import FileLock, Timeout
 
         try:
             self.path.parent.mkdir(mode=0o700, exist_ok=True)
             lock = FileLock(self.path, timeout=self.store.lock_seconds, mode=0o600, thread_local=False)
-            lock.acquire()
+            give_up = time.monotonic() + self.store.lock_seconds
+            while True:  # in steps of 0.1 s: a newer request of the reader's leaves the wait
+                try:
+                    lock.acquire(timeout=min(0.1, max(give_up - time.monotonic(), 0)))
+                    break
+                except Timeout:
+                    if time.monotonic() >= give_up:
+                        raise
+                    if self.newer is not None:
+                        self.newer()
             self.lock = lock
         except Timeout:
             log.warning(
@@ -271,6 +284,7 @@ class RunCache:
         self.disk = disk
         self.max_bytes = int(max_bytes)
         self._data = Memo(self.max_bytes, name="runs")
+        self._waiting: collections.Counter = collections.Counter()  # key → callers waiting for its run
         #: staged results (hetdp_ui.staged), one per view: a quick part and, once read, its run (in memory only)
         self.staged = Memo(max(self.max_bytes // 4, 1), name="staged results")
         self._lock = threading.Lock()
@@ -278,7 +292,11 @@ class RunCache:
         self.hits = 0
         self.misses = 0
 
-    def get_or_compute(self, key, compute: Callable[[], Any]) -> Any:
+    def get_or_compute(self, key, compute: Callable[[], Any], *, newer: Callable[[], None] | None = None) -> Any:
+        """The result for ``key``: kept, or computed once however many callers ask at once (the others
+        wait for it). ``newer`` is called every 0.1 s while this caller waits — for another caller's run or
+        for another process's (the shared lock): the app's check for a newer request of the reader's,
+        which raises and leaves the wait (the run it waited for goes on for the others)."""
         while True:
             with self._lock:
                 hit = self._data.get(key, _NONE)
@@ -292,10 +310,20 @@ class RunCache:
                 else:
                     mine = False
             if not mine:
-                ev.wait()
+                with self._lock:
+                    self._waiting[key] += 1
+                try:
+                    while not ev.wait(0.1):
+                        if newer is not None:
+                            newer()
+                finally:
+                    with self._lock:
+                        self._waiting[key] -= 1
+                        if not self._waiting[key]:
+                            del self._waiting[key]
                 continue  # computed (or failed: then compute it ourselves)
             try:
-                value = self._compute_shared(key, compute) if self.disk is not None else compute()
+                value = self._compute_shared(key, compute, newer) if self.disk is not None else compute()
             except BaseException:
                 with self._lock:
                     self._inflight.pop(key).set()
@@ -306,11 +334,16 @@ class RunCache:
                 self._inflight.pop(key).set()
             return value
 
-    def _compute_shared(self, key, compute):
+    def waiting(self, key) -> int:
+        """How many callers in this process wait for ``key``'s run (its caller must not abandon it then)."""
+        with self._lock:
+            return self._waiting.get(key, 0)
+
+    def _compute_shared(self, key, compute, newer=None):
         found, value = self.disk.load(key)
         if found:
             return value
-        with self.disk.lock(key):  # one process computes; the others wait here
+        with self.disk.lock(key, newer=newer):  # one process computes; the others wait here
             found, value = self.disk.load(key)
             if found:
                 return value

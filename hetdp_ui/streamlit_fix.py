@@ -14,13 +14,19 @@ without this fix, none with it. One lost *Pin this plan as plan A* failed a CI r
 The fix applies the states and runs the callbacks with no yield point in between (the runner's
 ``_execing`` flag, which its yield points read, is off meanwhile); Streamlit's runner checks for a
 pending request right after ``on_script_will_rerun`` anyway, so that request still stops the run at
-once — with the click acted on. Nothing else changes. :func:`install` runs when ``hetdp_ui.actions``
+once — with the click acted on. A runner already told to stop (a second script thread took its place
+under ``runner.fastReruns``, or the session ends) applies nothing, as before: two runners must not
+apply states to one session at once. hetdp serves with ``runner.fastReruns = false``, so a click's
+runner is never told to stop that way (``.streamlit/config.toml``). :func:`install` runs when ``hetdp_ui.actions``
 or ``hetdp_ui.nav`` is imported; if a later Streamlit changes the method, it leaves it alone and
 ``tests/test_actions.py`` fails, naming this module.
 """
 
 from __future__ import annotations
 
+from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
 from streamlit.runtime.state.safe_session_state import SafeSessionState
 
 _ORIGINAL = SafeSessionState.on_script_will_rerun
@@ -31,6 +37,8 @@ def _apply_then_yield(self, fresh_widget_states, *args, **kwargs):
     callbacks have run: not its own, and none inside a callback (a callback's every read of the session
     state, and any message it sends, is one; the runner skips them while its ``_execing`` is False)."""
     runner = getattr(object.__getattribute__(self, "_yield_callback"), "__self__", None)
+    if _stopping(runner):  # a runner told to stop (another took its place, the session ends) applies nothing
+        raise StopException()
     pause = getattr(runner, "_execing", None) is True
     if pause:
         runner._execing = False
@@ -42,6 +50,12 @@ def _apply_then_yield(self, fresh_widget_states, *args, **kwargs):
             runner._execing = True
 
 
+def _stopping(runner) -> bool:
+    """Whether the runner has a pending request to stop (peeked: a pending rerun is left for its own check)."""
+    requests = getattr(runner, "_requests", None)
+    return getattr(requests, "_state", None) is ScriptRequestType.STOP
+
+
 def patchable() -> bool:
     """Whether Streamlit's method is the one this fix is for (it yields, then applies under its lock)."""
     import inspect
@@ -51,7 +65,11 @@ def patchable() -> bool:
     except (OSError, TypeError):
         return False
     y, apply = src.find("self._yield_callback()"), src.find("self._state.on_script_will_rerun(")
-    return -1 < y < apply
+    try:  # and the runner's yield points are skipped while its _execing is off (what the fix turns off)
+        gate = inspect.getsource(ScriptRunner._maybe_handle_execution_control_request)
+    except (OSError, TypeError, AttributeError):
+        return False
+    return -1 < y < apply and "if not self._execing:" in gate
 
 
 def install() -> bool:

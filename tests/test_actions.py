@@ -526,6 +526,14 @@ def test_streamlits_own_yield_points_no_longer_drop_a_click_before_its_callback(
     assert runner.yields == 0 and runner.pending and runner._execing
     with pytest.raises(StopException):
         runner._maybe_handle_execution_control_request()
+    # a runner told to stop (under fastReruns another runner took its place) applies nothing, as before
+    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+
+    runner, state = _safe_state()
+    runner._requests = type("Requests", (), {"_state": ScriptRequestType.STOP})()
+    with pytest.raises(StopException):
+        state.safe.on_script_will_rerun("the click")
+    assert "applied" not in state and state["clicks"] == 0
     # a runner interrupted inside is left as it was (_execing restored)
     runner, state = _safe_state()
     state["clicks"] = "not a number"

@@ -168,5 +168,5 @@ def test_a_costly_quick_part_is_not_computed_outside_the_limits(monkeypatch):
     assert execution.quick_first(lab.SCENARIO()) and execution.quick_first(big)  # ≤ 1 s: in-process
     assert lab.quick_cost(big).seconds <= big.estimate().seconds
     monkeypatch.setattr(limits, "IN_PROCESS", Budget(seconds=0.5, bytes=2**30, name="in-process"))
-    assert not execution.quick_first(big)  # 4^10 × 3 cells: 0.94 s estimated
+    assert not execution.quick_first(big)  # 4^10 × 21 q values × 3e-8 s: 0.66 s estimated
     assert execution.quick_first(lab.SCENARIO()) and execution.quick_first(fp.SCENARIO(trials=2000, n=100_000))

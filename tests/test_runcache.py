@@ -212,6 +212,67 @@ def test_a_live_holder_is_waited_for_at_most_lock_seconds(tmp_path, caplog):
     lock.__exit__(None, None, None)
 
 
+class _Newer(BaseException):  # as Streamlit's RerunException
+    pass
+
+
+def _newer_after(n: int):
+    calls = []
+
+    def newer():
+        calls.append(1)
+        if len(calls) >= n:
+            raise _Newer
+
+    return newer, calls
+
+
+def test_a_reader_waiting_for_a_run_leaves_on_a_newer_request_and_the_run_goes_on(tmp_path):
+    """One script thread per session (``runner.fastReruns = false``): a session waiting for another's run
+    of the same view checks for a newer request of its reader every 0.1 s and leaves; the run it waited
+    for goes on and is kept. While it waits, the run's caller sees it waiting (and keeps its child)."""
+    import threading
+    import time
+
+    cache, release, seen = RunCache(), threading.Event(), []
+
+    def slow():
+        release.wait(10)
+        return 7
+
+    first = threading.Thread(target=lambda: seen.append(cache.get_or_compute("k", slow)))
+    first.start()
+    time.sleep(0.1)
+    newer, calls = _newer_after(4)
+
+    def second():
+        try:
+            cache.get_or_compute("k", lambda: 8, newer=newer)
+        except _Newer:
+            seen.append("left")
+
+    waiter = threading.Thread(target=second)
+    waiter.start()
+    time.sleep(0.15)
+    assert cache.waiting("k") == 1
+    waiter.join(5)
+    assert seen == ["left"] and len(calls) == 4 and cache.waiting("k") == 0
+    release.set()
+    first.join(5)
+    assert seen == ["left", 7] and cache.peek("k") == 7
+
+
+def test_a_reader_waiting_for_another_process_leaves_on_a_newer_request(tmp_path):
+    held = _store(tmp_path).lock("k").__enter__()  # another process computing the same view
+    try:
+        newer, calls = _newer_after(3)
+        with pytest.raises(_Newer):
+            RunCache(disk=_store(tmp_path)).get_or_compute("k", lambda: 7, newer=newer)
+        assert len(calls) == 3
+    finally:
+        held.__exit__(None, None, None)
+
+
 @pytest.mark.parametrize("bad", ["", "short"])
 def test_the_store_needs_a_real_secret(tmp_path, monkeypatch, bad):
     monkeypatch.setenv("HETDP_CACHE_SECRET", bad)

@@ -24,15 +24,16 @@ IDLE = (
 
 #: how long an action's rerun may take to reach the server and start (a slider's value leaves 0.1–0.4 s
 #: after its key); the wait for the end of a run waits that long for it to start, no longer
-RUN_START_MS = 300
+RUN_START_MS = 450
 
 
 def wait_idle(page, timeout=60_000):
     """Wait until Streamlit has finished the run the last action started: first until a run has started
-    since this call (or one is going on) — at most :data:`RUN_START_MS`, for the rerun to reach the
-    server — then until the app root says notRunning and the 'running' status widget is gone. The page's
-    run counter (``RUNS_OBSERVER``, tests/browser/conftest.py) ends the first wait as soon as the run
-    starts; without it (a context made elsewhere) the first wait is the whole 300 ms."""
+    since this call — at most :data:`RUN_START_MS`, for the rerun to reach the server (a run going on
+    already may be an earlier one) — then until the app root says notRunning and the 'running' status
+    widget is gone. The page's run counter (``RUNS_OBSERVER``, tests/browser/conftest.py) ends the first
+    wait as soon as the run starts; without it (a context made elsewhere) the first wait is the whole of
+    it."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     runs = page.evaluate("() => window.__hetdpRuns")
@@ -40,9 +41,7 @@ def wait_idle(page, timeout=60_000):
         page.wait_for_timeout(RUN_START_MS)
     else:
         try:
-            page.wait_for_function(
-                f"() => window.__hetdpRuns > {runs} || window.__hetdpState === 'running'", timeout=RUN_START_MS
-            )
+            page.wait_for_function(f"() => window.__hetdpRuns > {runs}", timeout=RUN_START_MS)
         except PlaywrightTimeout:
             pass  # no run started: an action without a rerun, or one whose run was over already
     page.wait_for_function(IDLE, timeout=timeout)

@@ -177,5 +177,5 @@ def test_a_click_with_the_rerun_key_right_after_it_is_never_lost_inside_streamli
 
     tool = runpy.run_path(str(ROOT / "benchmarks" / "lost_clicks.py"))
     with tool["busy"](2):
-        lost = tool["lost"](tool["page_file"](), clicks=10, fixed=True, browser=browser, watcher=True)
-    assert lost == 0, f"{lost} of 10 clicks lost"
+        lost = tool["lost"](tool["page_file"](), clicks=20, fixed=True, browser=browser, watcher=True)
+    assert lost == 0, f"{lost} of 20 clicks lost"
