@@ -375,3 +375,22 @@ def test_the_ledgers_caches_are_bounded_in_bytes():
         compose((Event("laplace", 1.0 + i / 10, repeat=2),))
         assert A._COMPOSITIONS.bytes <= A._COMPOSITIONS.max_bytes
     assert compose((Event("laplace", 2.0, repeat=3),)) is compose((Event("laplace", 2.0, repeat=3),))
+
+
+def test_plans_read_at_different_deltas_compare_on_the_same_rows():
+    """Plan A pinned at δ = 1e-4, plan B read at δ = 1e-3 (a slider moved after pinning): every row of the
+    comparison has both plans' numbers — the headline of each group on one row, the reading's δ, FPR and
+    budget as rows of their own — instead of rows named by their δ, each empty on one side (seen on the
+    page: "None" under plan B for every headline)."""
+    from hetdp_core.reading.compare import compare
+
+    plan = parse_plan(EXAMPLE.read_text())
+    a = ledger(plan, delta=1e-4, fpr=0.01, budget=3.0)
+    b = ledger(plan, delta=1e-3, fpr=0.05, budget=3.0)
+    table = compare(a.key_numbers(), b.key_numbers()).set_index("quantity")
+    assert list(a.key_numbers()) == list(b.key_numbers())
+    assert not table[["plan A", "plan B"]].isna().any().any()
+    assert table.loc["δ at which every total is read", "B − A"] == pytest.approx(9e-4)
+    assert table.loc["attack FPR", "plan B"] == 0.05
+    for g in plan.groups:
+        assert table.loc[f"{g}: headline ε", "plan B"] < table.loc[f"{g}: headline ε", "plan A"]  # larger δ, less ε

@@ -336,18 +336,24 @@ class LedgerResult:
         )
 
     def key_numbers(self) -> dict[str, float]:
-        """The numbers plan A vs plan B compares (:func:`hetdp_core.reading.compare.compare`): per group the
-        headline ε, the attack's TPR at the FPR and the maximal advantage, the reserve against the budget."""
-        out: dict[str, float] = {}
+        """The numbers plan A vs plan B compares (:func:`hetdp_core.reading.compare.compare`): the reading
+        (the δ every total is read at, the attack's FPR, the budget) and per group the headline ε, the
+        attack's TPR at the FPR, the maximal advantage, the reserve against the budget and the number of
+        releases. A row's name never holds a reading's value: two plans read at different δ compare
+        their headlines on one row (and the δ row says that the reading differs), instead of two rows
+        each empty on one side."""
+        out: dict[str, float] = {"δ at which every total is read": float(self.delta), "attack FPR": float(self.fpr)}
+        if self.budget is not None:
+            out["budget: the ε the plan may spend per group"] = float(self.budget)
         risk = {r.group: r for r in self.risk}
         for h in self.headline:
             g = h.group
-            out[f"{g}: headline ε at δ = {self.delta:.0e}"] = float(h.epsilon)
+            out[f"{g}: headline ε"] = float(h.epsilon)
             if g in risk:
-                out[f"{g}: attack TPR ≤ at FPR {100 * self.fpr:g} %"] = risk[g].attack_tpr
+                out[f"{g}: attack TPR at the FPR"] = risk[g].attack_tpr
                 out[f"{g}: maximal advantage"] = risk[g].max_advantage
             if self.budget is not None:
-                out[f"{g}: reserve against the budget {self.budget:g}"] = float(h.reserve)
+                out[f"{g}: reserve against the budget"] = float(h.reserve)
             out[f"{g}: releases"] = float(h.releases)
         return out
 
