@@ -102,9 +102,8 @@ def staged_run(scenario: Scenario, *, upload: bytes | None = None):
 def newer_request():
     """Streamlit's check for a newer request in this script run (it raises to stop the run; None outside
     one). The server runs one script thread per session (``runner.fastReruns = false``: a second one
-    could lose a click), so a new slider value waits for the running script's next Streamlit call; every
-    wait that makes none checks every 0.1 s — for a run child (:func:`hetdp_ui.limits.run_limited`),
-    for another session's run or another process's lock (:meth:`hetdp_ui.runcache.RunCache.get_or_compute`)."""
+    could lose a click), so a new slider value waits for the running script's next Streamlit call; a
+    wait for a run child makes this check every 0.1 s (:func:`hetdp_ui.limits.run_limited`)."""
     try:
         from streamlit.runtime.scriptrunner_utils.script_run_context import get_run_yield_check
     except ImportError:  # an older Streamlit: the run stops at its next Streamlit call

@@ -48,12 +48,9 @@ class Staged:
     def full(self):
         """The page's whole run (computed, or read from the run cache, the first time)."""
         if self._full is None:
-            # not under the lock: sessions sharing this result would wait on it without checking for their
-            # readers' newer requests; the run cache makes their runs one (and its waits do check)
-            full = self._finish()
             with self._lock:
                 if self._full is None:
-                    self._full = full
+                    self._full = self._finish()
                     if self._on_full is not None:
                         self._on_full(self)
         return self._full

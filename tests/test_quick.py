@@ -170,33 +170,3 @@ def test_a_costly_quick_part_is_not_computed_outside_the_limits(monkeypatch):
     monkeypatch.setattr(limits, "IN_PROCESS", Budget(seconds=0.5, bytes=2**30, name="in-process"))
     assert not execution.quick_first(big)  # 4^10 × 21 q values × 3e-8 s: 0.66 s estimated
     assert execution.quick_first(lab.SCENARIO()) and execution.quick_first(fp.SCENARIO(trials=2000, n=100_000))
-
-
-def test_sessions_sharing_a_staged_result_do_not_wait_on_it_behind_a_lock():
-    """A staged result is shared by the sessions on one view. Its whole run is not computed under its own
-    lock: a session waiting there could not notice its reader's newer request (one script thread per
-    session). Both go to the run cache, which makes their runs one and whose waits check for one."""
-    import threading
-    import time
-
-    from hetdp_ui.staged import Staged
-
-    release, entered = threading.Event(), []
-
-    def finish():
-        entered.append(1)
-        release.wait(5)
-        return "run"
-
-    staged = Staged(object(), finish)
-    threads = [threading.Thread(target=staged.full) for _ in range(2)]
-    for th in threads:
-        th.start()
-    deadline = time.monotonic() + 5
-    while len(entered) < 2 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert len(entered) == 2, "the second session waited on the staged result's lock"
-    release.set()
-    for th in threads:
-        th.join(5)
-    assert staged.full() == "run" and len(entered) == 2
