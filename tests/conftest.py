@@ -47,6 +47,23 @@ os.environ["HETDP_DATA_DIR"] = tempfile.mkdtemp(prefix="hetdp-test-data-")
 os.environ.pop("HETDP_DATABASE_URL", None)
 
 
+def _scan_installed_components_once() -> None:
+    """Every new ``AppTest`` scans every installed distribution's metadata for Streamlit components
+    (``BidiComponentManager.discover_and_register_components``: ~160 packages, 0.5–1 s, most of a small
+    page's first AppTest run); the installed packages do not change during a test run, so the scan runs
+    once per test process and each AppTest registers its (empty here) result. A server scans once when
+    it starts, so the app is not affected."""
+    import functools
+
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = functools.cache(manifest_scanner.scan_component_manifests)
+    manifest_scanner.scan_component_manifests = lambda *a, **k: list(scan(*a, **k))
+
+
+_scan_installed_components_once()
+
+
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
@@ -99,6 +116,8 @@ SLOW = (
     "tests/test_fuzz.py::test_fuzzed_cli_run",
     "tests/test_guarantees_exact.py::test_gaussian_and_laplace_profiles_equal_dp_accounting",
     "tests/test_report.py::test_static_figures_with_kaleido",
+    "tests/test_report.py::test_a_static_export_whose_chromium_stops_answering_is_stopped_within_its_limit",
+    "tests/test_report.py::test_a_failed_static_export_says_why_in_one_line",
     "tests/test_ledger_accuracy.py::test_every_accepted_plan_answers_and_its_headline_is_the_smallest_bound",
     "tests/test_ledger_accuracy.py::test_the_discretised_total_lies_in_an_independent_bracket",
     "tests/test_ledger_accuracy.py::test_random_laplace_and_mixed_groups_lie_in_the_bracket",
