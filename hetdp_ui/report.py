@@ -65,9 +65,11 @@ def context_html(placed) -> list[str]:
     ]
 
 
-def write_static(page: str, scenario, result, *, out_dir, fmt: str = "png") -> list:
+def write_static(page: str, scenario, result, *, out_dir, fmt: str = "png", timeout: float | None = None) -> list:
     """Each report figure as a static PNG or SVG file (kaleido, which drives a headless Chromium;
-    optional extra ``[static]``). Returns the paths written."""
+    optional extra ``[static]``), in a child process stopped after ``timeout`` seconds (default: a
+    start plus a share per figure, :func:`hetdp_ui.static_export.limit_for`; raises
+    :class:`hetdp_ui.static_export.StaticExportError`). Returns the paths written."""
     from pathlib import Path
 
     from hetdp_core.framework.scenario import InputError
@@ -80,15 +82,16 @@ def write_static(page: str, scenario, result, *, out_dir, fmt: str = "png") -> l
         raise InputError(
             "static export needs kaleido: pip install 'hetdp[static]' (or .venv/bin/pip install -e '.[static]')."
         ) from None
+    from hetdp_ui.static_export import write_images
+
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = []
+    jobs = []
     for i, (name, fig) in enumerate(report_figures(page, scenario, result)):
         slug = "".join(c if c.isalnum() else "_" for c in name.lower()).strip("_")[:50]
-        path = out / f"{page}-{i + 1:02d}-{slug}.{fmt}"
-        fig.write_image(str(path), format=fmt, width=1000, height=600)
-        paths.append(path)
-    return paths
+        jobs.append((fig, out / f"{page}-{i + 1:02d}-{slug}.{fmt}"))
+    write_images(jobs, fmt=fmt, width=1000, height=600, timeout=timeout)
+    return [path for _, path in jobs]
 
 
 def html_table(rows: list[dict], *, digits: int = 5) -> str:

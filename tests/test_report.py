@@ -156,3 +156,38 @@ def test_the_ledger_report_names_each_headline_and_its_accountant(tmp_path):
     text = build_ledger_report(r)
     assert "<b>residents</b>: headline ε = 1.925 by privacy-loss distribution (exact" in text
     assert "--budget 3.0" in text and "judged by each group's headline" in text
+
+
+def test_a_static_export_whose_chromium_stops_answering_is_stopped_within_its_limit(tmp_path, monkeypatch):
+    """Kaleido waits for its Chromium without end when the browser stops answering (a test run hung
+    there). A fake Chromium that starts a helper and then never answers: the export is stopped at its
+    limit with a one-line error, and nothing it started is left running."""
+    import subprocess
+    import time
+
+    import plotly.graph_objects as go
+
+    from hetdp_ui.static_export import StaticExportError, write_images
+
+    marker = "hetdp-fake-chromium-7331"
+    fake = tmp_path / "chromium"
+    fake.write_text(f"#!/bin/sh\nsh -c 'exec -a {marker} sleep 600' &\nexec sleep 600\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("BROWSER_PATH", str(fake))
+    fig = go.Figure(go.Scatter(x=[0, 1], y=[0, 1]))
+    t0 = time.monotonic()
+    with pytest.raises(StaticExportError, match=r"did not finish within 8 s and was stopped"):
+        write_images([(fig, tmp_path / "f.png")], fmt="png", width=400, height=300, timeout=8)
+    assert time.monotonic() - t0 < 30
+    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+    assert not left, f"the fake Chromium's helper {left} outlived the stopped export"
+    assert not (tmp_path / "f.png").exists()
+
+
+def test_a_failed_static_export_says_why_in_one_line(tmp_path, monkeypatch, capsys):
+    """A Chromium that is not there: `hetdp report --static` exits 3 with kaleido's reason on one line."""
+    monkeypatch.setenv("BROWSER_PATH", str(tmp_path / "no-such-chromium"))
+    args = ["report", "Mechanism_lab", "--query", QUERY["Mechanism_lab"], "--out", str(tmp_path / "r.html")]
+    assert main([*args, "--static", str(tmp_path / "png")]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("hetdp: error: the static export failed (exit 1)") and err.count("\n") == 1

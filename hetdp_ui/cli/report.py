@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from hetdp_core.framework.scenario import RunOptions
 from hetdp_ui.cli._common import _executor, _query_of, _scenario_verb, budget, output_dir, output_path, write_atomic
 
@@ -34,8 +36,13 @@ def cmd_report(a) -> int:
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, opens offline)")
     if a.static:
         from hetdp_ui.report import write_static
+        from hetdp_ui.static_export import StaticExportError
 
-        paths = write_static(page, scenario, result, out_dir=a.static, fmt=a.format)
+        try:
+            paths = write_static(page, scenario, result, out_dir=a.static, fmt=a.format)
+        except StaticExportError as exc:  # the machine's Chromium, not the input: exit 3, as a cluster's failure
+            print(f"hetdp: error: {exc}", file=sys.stderr)
+            return 3
         print(f"wrote {len(paths)} {a.format.upper()} figures to {a.static}")
     return 0 if all(c.holds for c in result.checks) else 1
 
