@@ -79,6 +79,8 @@ def check(pg, value: str) -> None:
 
 
 def test_a_class_that_strands_no_one_and_teaches_back(browser, server, artifacts, contexts):
+    """One limit for a name, targeted feedback, the instructor's progress table and Reveal to the class
+    (the poll, close, reopen and delete: the next test)."""
     inst, code, key = start(browser, contexts, server, "1-bcdp-feature-privacy")
 
     # one limit for a name: a 300-character paste stays in the box and Join names its length (phone)
@@ -124,6 +126,17 @@ def test_a_class_that_strands_no_one_and_teaches_back(browser, server, artifacts
             timeout=60_000
         )
     shot(chi, chi.get_by_text("Your instructor revealed"), artifacts / "class_student_reveal_phone.png")
+    for pg in (inst, ada, bao, chi):
+        no_crash(pg)
+
+
+def test_a_closed_poll_and_a_close_reopen_and_delete_reach_every_student(browser, server, artifacts, contexts):
+    """The second half of the class above (a test of its own: the whole walk took a minute or more): a
+    closed poll on every student's page, then close, reopen and delete."""
+    inst, code, key = start(browser, contexts, server, "1-bcdp-feature-privacy")
+    ada = join(browser, contexts, server, code, "Ada", "Feature_privacy")
+    bao = join(browser, contexts, server, code, "Bao", "Feature_privacy")
+    chi = join(browser, contexts, server, code, "Chi", "Feature_privacy", viewport=PHONE)
 
     # the class sees its closed poll: the estimate and what each one's own answer revealed
     inst.get_by_text("Ask the class a private yes/no question").click()
@@ -171,7 +184,11 @@ def test_a_class_that_strands_no_one_and_teaches_back(browser, server, artifacts
     no_crash(bao)
     shot(ada, ada.get_by_text(re.compile(r"no longer exists")), artifacts / "class_student_after_delete.png")
 
-    # no dead end: a wrong code offers the code box, a wrong key the key box
+
+def test_a_wrong_code_or_key_is_no_dead_end(browser, server, contexts):
+    """A wrong code offers the code box, a wrong key the key box (and the right key opens the live view)."""
+    chi = _context(browser, contexts, viewport=PHONE)
+    inst = _context(browser, contexts)
     chi.goto(f"{server}/Class?code=ZZZZZZ")
     chi.get_by_text("code 'ZZZZZZ' names no class session").wait_for()
     chi.get_by_role("textbox", name="code on the projector").wait_for()
