@@ -52,6 +52,10 @@ def parse_choice(options: Sequence[str]) -> Callable[[str], str]:
 #: session key: the prefix of the scenario page whose script ran last (entering another page reads its URL)
 _CURRENT_PAGE = "_hetdp_current_page"
 
+#: how many runs that reach the page's end a value the server set (from the URL, a preset, a lesson step,
+#: a solver's answer) is sent to the browser again: see :meth:`PageState.init`
+RESEND_RUNS = 2
+
 
 class PageState:
     """Session-state defaults, validated URL query params and URL write-back for one page.
@@ -114,11 +118,13 @@ class PageState:
             for name, p in self.params.items():
                 k = self.key(name)
                 if k not in st.session_state:
+                    self._set_by_server([name])
                     try:
                         st.session_state[k] = p.parse(here[name]) if here[name] is not None else p.default
                     except UrlValueError:
                         st.session_state[k] = p.default
         else:
+            self._set_by_server(self.params)
             for name, p in self.params.items():
                 k = self.key(name)
                 raw = here[name]
@@ -140,13 +146,47 @@ class PageState:
             # first page, where no previous page's path can take the write
             self.hold_url = before is not None
             st.session_state[f"_{self.prefix}_url"] = here
+        self._send_again()
         for msg in problems:
             st.warning(msg)
         return problems
 
+    def _set_by_server(self, names) -> None:
+        """Note values this run sets on the server's side, for :meth:`_send_again`."""
+        unsent = st.session_state.setdefault(f"_{self.prefix}_unsent", {})
+        for name in names:
+            unsent[name] = RESEND_RUNS
+
+    def _send_again(self) -> None:
+        """Send the values the server set in the last few runs to the browser again (before the widgets).
+
+        A widget's value set on the server's side (this page's values read from a link on arrival, a
+        preset, a lesson step) reaches the browser with the widget's element. When a newer request stops
+        that run before Streamlit has sent its elements (a click and a key at once, a loaded machine),
+        Streamlit drops the unsent elements, yet believes the browser has the values; the next run's
+        widgets then carry no value, the browser shows each widget at its own default (a slider at its
+        minimum, a text box empty) and sends that back as the reader's input (seen in the browser tests
+        on a loaded machine: every input of the guarantee lab at its minimum after a navigation). A value
+        assigned again in a run is sent with that run's element, so each such value is assigned again
+        in the runs that follow, until :data:`RESEND_RUNS` of them have reached the page's end
+        (:meth:`sync_url`). A value the reader changed in the meantime is the one assigned."""
+        for name in st.session_state.get(f"_{self.prefix}_unsent", {}):
+            k = self.key(name)
+            if k in st.session_state:
+                st.session_state[k] = st.session_state[k]
+
+    def _sent(self) -> None:
+        """A run reached the page's end: one fewer run in which the server's values are sent again."""
+        unsent = st.session_state.get(f"_{self.prefix}_unsent", {})
+        for name in list(unsent):
+            unsent[name] -= 1
+            if unsent[name] <= 0:
+                del unsent[name]
+
     def sync_url(self) -> None:
         """Write every parameter's current value to the URL query string (not on a run that read the
         URL: see :meth:`init`)."""
+        self._sent()
         want = {name: p.dump(st.session_state[self.key(name)]) for name, p in self.params.items()}
         st.session_state[f"_{self.prefix}_shown"] = want
         if getattr(self, "hold_url", False):
@@ -159,6 +199,7 @@ class PageState:
         """Set several values at once (used by preset callbacks, before widgets are drawn)."""
         for name, v in values.items():
             st.session_state[self.key(name)] = v
+        self._set_by_server(n for n in values if n in self.params)
 
     def apply_preset(self) -> None:
         """Callback of the preset selector: set the chosen preset's values."""

@@ -424,6 +424,7 @@ def test_a_widget_hidden_on_the_last_run_does_not_undo_the_next_move():
     """'As published' hides the projection selector, so Streamlit drops its value; the next slider
     move must stick (it was reverted to the URL's value once) and the projection comes back as it was."""
     at = fresh(trials="5", n="500", projection="none").run()
+    at.run().run()  # the values read from the link have been sent again (hetdp_ui.state.RESEND_RUNS)
     at.sidebar.toggle(key="feature_privacy_published").set_value(True).run()
     assert "feature_privacy_projection" not in at.session_state
     at.sidebar.slider(key="feature_privacy_q").set_value(0.35).run()
@@ -431,6 +432,29 @@ def test_a_widget_hidden_on_the_last_run_does_not_undo_the_next_move():
     assert at.session_state["feature_privacy_q"] == 0.35 and at.query_params["q"] in ("0.35", ["0.35"])
     at.sidebar.toggle(key="feature_privacy_published").set_value(False).run()
     assert at.session_state["feature_privacy_projection"] == "none" and at.session_state["feature_privacy_q"] == 0.35
+
+
+def test_values_the_server_set_are_sent_with_the_widgets_again_for_two_runs():
+    """A run stopped before Streamlit sent its elements drops them, yet Streamlit believes the browser has
+    the values the server set; the browser then shows each widget at its own default (a slider at its
+    minimum) and sends that back. So a value set on the server's side (from the link on arrival, a preset)
+    goes out with its widget again until two runs have reached the page's end; a value the reader moves
+    is sent as moved, and after the window the widgets carry no value again (Streamlit's own way)."""
+    at = fresh(trials="5", n="500", q="0.3").run()
+
+    def sent(at) -> bool:
+        return at.sidebar.slider(key="feature_privacy_q").proto.set_value
+
+    assert sent(at)  # arrival: the link's values
+    at.run()
+    assert sent(at) and at.session_state["feature_privacy_q"] == 0.3  # again: the first run may not have reached
+    at.sidebar.slider(key="feature_privacy_q").set_value(0.35).run()
+    assert at.session_state["feature_privacy_q"] == 0.35  # the reader's move stands
+    at.run()
+    assert not sent(at) and at.session_state["feature_privacy_q"] == 0.35
+    at.sidebar.selectbox(key="feature_privacy_preset").set_value("Figure 3").run()  # a preset: sent again too
+    at.run()
+    assert sent(at)
 
 
 def test_a_stale_query_string_does_not_undo_a_slider_move():
