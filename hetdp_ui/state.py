@@ -52,8 +52,9 @@ def parse_choice(options: Sequence[str]) -> Callable[[str], str]:
 #: session key: the prefix of the scenario page whose script ran last (entering another page reads its URL)
 _CURRENT_PAGE = "_hetdp_current_page"
 
-#: how many runs that reach the page's end a value the server set (from the URL, a preset, a lesson step,
-#: a solver's answer) is sent to the browser again: see :meth:`PageState.init`
+#: how many runs that draw the page's widgets (and write the URL: :meth:`PageState.sync_url`) a value the
+#: server set (from the URL, a preset, a lesson step, a solver's answer) is sent to the browser again:
+#: see :meth:`PageState._send_again`
 RESEND_RUNS = 2
 
 
@@ -168,15 +169,15 @@ class PageState:
         minimum, a text box empty) and sends that back as the reader's input (seen in the browser tests
         on a loaded machine: every input of the guarantee lab at its minimum after a navigation). A value
         assigned again in a run is sent with that run's element, so each such value is assigned again
-        in the runs that follow, until :data:`RESEND_RUNS` of them have reached the page's end
-        (:meth:`sync_url`). A value the reader changed in the meantime is the one assigned."""
+        in the runs that follow, until :data:`RESEND_RUNS` of them have drawn the widgets (:meth:`sync_url`,
+        right after them). A value the reader changed in the meantime is the one assigned."""
         for name in st.session_state.get(f"_{self.prefix}_unsent", {}):
             k = self.key(name)
             if k in st.session_state:
                 st.session_state[k] = st.session_state[k]
 
     def _sent(self) -> None:
-        """A run reached the page's end: one fewer run in which the server's values are sent again."""
+        """A run drew the widgets: one fewer run in which the server's values are sent again."""
         unsent = st.session_state.get(f"_{self.prefix}_unsent", {})
         for name in list(unsent):
             unsent[name] -= 1

@@ -438,7 +438,7 @@ def test_values_the_server_set_are_sent_with_the_widgets_again_for_two_runs():
     """A run stopped before Streamlit sent its elements drops them, yet Streamlit believes the browser has
     the values the server set; the browser then shows each widget at its own default (a slider at its
     minimum) and sends that back. So a value set on the server's side (from the link on arrival, a preset)
-    goes out with its widget again until two runs have reached the page's end; a value the reader moves
+    goes out with its widget again until two runs have drawn the widgets; a value the reader moves
     is sent as moved, and after the window the widgets carry no value again (Streamlit's own way)."""
     at = fresh(trials="5", n="500", q="0.3").run()
 
