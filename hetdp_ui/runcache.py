@@ -248,7 +248,7 @@ class _SharedLock:
 
         try:
             self.path.parent.mkdir(mode=0o700, exist_ok=True)
-            lock = FileLock(self.path, timeout=self.store.lock_seconds, mode=0o600, thread_local=False)
+            lock = FileLock(self.path, mode=0o600, thread_local=False)  # the wait's limit is give_up's
             give_up = time.monotonic() + self.store.lock_seconds
             while True:  # in steps of 0.1 s: a newer request of the reader's leaves the wait
                 try:

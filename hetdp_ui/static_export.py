@@ -50,8 +50,7 @@ def write_images(jobs: list[tuple[object, Path]], *, fmt: str, width: int, heigh
         )
         try:
             _, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
+        except subprocess.TimeoutExpired:  # the group is killed below, as after any export
             raise StaticExportError(
                 f"the static export did not finish within {timeout:g} s and was stopped (kaleido's Chromium "
                 "stopped answering, or the machine is overloaded); try again, or export fewer figures."
