@@ -85,8 +85,11 @@ def preload() -> list[str]:
         if not m.name.startswith("_")
     ]
     registry = sys.modules.get("hetdp_core.framework.registry")
-    if registry is not None:  # pages registered from elsewhere (a plugin), already imported
-        names += [m.__name__ for m in list(registry._PAGES.values()) if m.__name__ not in names]
+    # pages registered from elsewhere (a plugin), already imported. The main thread may be importing
+    # the registry right now: a half-initialised module has no ``_PAGES`` yet (reading it raised in the
+    # start thread, which then never started the fork server — CI, one run in many)
+    pages = getattr(registry, "_PAGES", None) or {}
+    names += [m.__name__ for m in list(pages.values()) if m.__name__ not in names]
     return [*_PRELOAD_STACK, *names]
 
 
@@ -170,10 +173,16 @@ def start_fork_server_soon() -> None:
         _WARMING = True
 
     def go():
+        global _WARMING
         from multiprocessing import forkserver
 
-        _context()  # sets the preload list (which has no "__main__": the server never imports the page script)
-        forkserver.ensure_running()
+        try:
+            _context()  # sets the preload list (which has no "__main__": the server never imports the page script)
+            forkserver.ensure_running()
+        except Exception as exc:  # noqa: BLE001 - said, and left to the first run (which starts it anyway)
+            with _CTX_LOCK:
+                _WARMING = False  # a later call (a page's first view) tries again
+            print(f"hetdp: the run children's fork server did not start early: {exc!r}", file=sys.stderr, flush=True)
 
     threading.Thread(target=go, name="hetdp-forkserver-start", daemon=True).start()
 

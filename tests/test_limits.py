@@ -345,6 +345,40 @@ def test_the_fork_server_starts_ahead_once_and_serves_the_runs(tmp_path):
     assert first == later and preloads == "True" and int(checks) > 0
 
 
+HALF_IMPORTED_SCRIPT = """
+import sys, time, types
+import multiprocessing.forkserver as fs
+from hetdp_ui import limits
+
+# the main thread is importing the registry while the start thread lists the preload: the module is in
+# sys.modules without its _PAGES yet
+sys.modules["hetdp_core.framework.registry"] = types.ModuleType("hetdp_core.framework.registry")
+print(len(limits.preload()) > 3, flush=True)
+limits.start_fork_server_soon()
+t0 = time.monotonic()
+while fs._forkserver._forkserver_pid is None and time.monotonic() - t0 < 60:
+    time.sleep(0.02)
+print(fs._forkserver._forkserver_pid is not None, flush=True)
+"""
+
+
+def test_the_fork_server_starts_while_the_registry_is_half_imported(tmp_path):
+    """The start thread runs while the main thread imports the page modules: a registry module still
+    being imported (no ``_PAGES`` yet) must not keep the fork server from starting (it did, in CI: the
+    thread raised and the server served without one)."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    script = tmp_path / "half.py"
+    script.write_text(HALF_IMPORTED_SCRIPT)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "True"], (out.stdout, out.stderr)
+    assert "did not start early" not in out.stderr
+
+
 CHILD_SCRIPT = """
 import multiprocessing as mp
 import time
