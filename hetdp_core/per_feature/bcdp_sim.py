@@ -320,6 +320,9 @@ class Preset:
     q: float = 0.1
 
 
+#: what both panels of the paper's Figure 4 share (its text: d = 50 features, n = 5000 users, T = 100 trials)
+_FIGURE_4 = {"d": 50, "n": 5000, "trials": 100}
+
 PRESETS: dict[str, Preset] = {
     "fig3": Preset(
         "Figure 3 (MSE vs q)",
@@ -337,23 +340,19 @@ PRESETS: dict[str, Preset] = {
         "Figure 4a (MSE vs d)",
         "d",
         (5, 10, 20, 30, 40, 50),
-        d=50,
+        **_FIGURE_4,
         k_fraction=0.2,
         demand=0.8,
         eps=8.0,
-        n=5000,
-        trials=100,
         note="Paper text: n = 5000, f = 0.2, q = 0.1, δ = 0.8, ε = 8, T = 100. The authors' code uses n = 3000.",
     ),
     "fig4b": Preset(
         "Figure 4b (MSE vs fraction f)",
         "f",
         (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
-        d=50,
+        **_FIGURE_4,
         demand=0.2,
         eps=2.0,
-        n=5000,
-        trials=100,
         note="Paper text: d = 50, n = 5000, δ = 0.2, ε = 2, T = 100, q = 0.1. The authors' code uses q = 0.01.",
     ),
 }

@@ -25,16 +25,18 @@ from ..materials.sources import MAT4376_NOTES
 from ..per_iteration import dpsgd as sg
 from ..reading.meaning import Level
 
+__all__ = ["DpSgdSchedules", "SCENARIO", "PRESETS", "run", "METHODS", "STEP_OPTIONS", "schedules", "data"]
+
 #: this page's one declaration (see hetdp_core.framework.registry): navigation, CLI, reports, docs and tests read it
 PAGE_SPEC = PageSpec(
     url="DP_SGD_schedules",
     title="DP-SGD schedules",
     icon=":material/timeline:",
-    order=7,
     summary=(
         "How must learning-rate and privacy schedules change over the iterations for private SGD "
         "to stay private and still converge?"
     ),
+    order=7,
     solver=None,
     fast_query={"runs": "5", "steps": "200"},
     example_query=(
@@ -138,15 +140,8 @@ PRESETS = {
 
 def schedules(s: DpSgdSchedules, *, priv: str | None = None, kappa: float | None = None):
     """(γ, a, θ, Δ): learning rates, privacy schedule, noise scales (Theorem 36) and the sensitivity."""
-    g = sg.learning_rates(
-        schedule=s.lr,
-        steps=s.steps,
-        gamma0=s.gamma0,
-        rho=s.rho,
-        step_every=s.step_every,
-        factor=s.factor,
-        custom=list(s.custom) if s.lr == "custom" else None,
-    )
+    same_names = {name: getattr(s, name) for name in ("steps", "gamma0", "rho", "step_every", "factor")}
+    g = sg.learning_rates(schedule=s.lr, custom=list(s.custom) if s.lr == "custom" else None, **same_names)
     a = sg.privacy_schedule(kind=priv or s.priv, steps=s.steps, kappa=s.used_kappa if kappa is None else kappa)
     sens = s.used_sensitivity
     return g, a, sg.theta(gammas=g, a=a, sensitivity=sens, eps=s.eps), sens
@@ -318,7 +313,6 @@ QUESTION = (
 )
 
 SCENARIO = DpSgdSchedules
-__all__ = ["DpSgdSchedules", "SCENARIO", "PRESETS", "run", "METHODS", "STEP_OPTIONS", "schedules", "data"]
 
 
 def summarize(result: DpSgdResult) -> tuple[str, ...]:

@@ -76,12 +76,12 @@ KINDS = ("number", "choice", "your-choice")
 
 @dataclass(frozen=True)
 class Misconception:
-    """A known wrong answer with its one-line explanation: a number within ``tolerance`` of ``answer``,
-    a number in ``[low, high]``, or a choice ``choice``."""
+    """A known wrong answer with its one-line explanation: a number within ``tolerance`` of ``answer``
+    (0: that number exactly), a number in ``[low, high]``, or a choice ``choice``."""
 
     explain: str
     answer: float | None = None
-    tolerance: float | None = None
+    tolerance: float = 0.0
     low: float | None = None
     high: float | None = None
     choice: str | None = None
