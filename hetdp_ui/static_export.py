@@ -76,9 +76,16 @@ def main(argv: list[str] | None = None) -> int:
 
     (job_file,) = sys.argv[1:] if argv is None else argv
     jobs = json.loads(Path(job_file).read_text())
-    for job in jobs["figures"]:
-        fig = pio.from_json(job["figure"], skip_invalid=True)
-        fig.write_image(job["path"], format=jobs["format"], width=jobs["width"], height=jobs["height"])
+    figures = [pio.from_json(job["figure"], skip_invalid=True) for job in jobs["figures"]]
+    # plotly's batch export: one kaleido browser draws every figure (write_image per figure started a
+    # Chromium for each, ~4 s apiece here)
+    pio.write_images(
+        figures,
+        [job["path"] for job in jobs["figures"]],
+        format=jobs["format"],
+        width=jobs["width"],
+        height=jobs["height"],
+    )
     return 0
 
 
