@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 
 import streamlit as st
 
@@ -51,6 +52,18 @@ def _run_key(scenario: Scenario, upload: bytes | None):
     return computed, (computed.PAGE, tuple(sorted(computed.to_query().items())), digest)
 
 
+def progress_slot():
+    """Where a run shows its queue note and progress bar: an ``st.empty()`` made whether the run is
+    computed or cached. Streamlit matches a rerun's elements to the last run's by their position: an
+    element drawn only when a run computed moved every element after it, so a slider step drew them
+    anew — the expanders a reader had opened closed, the charts below were drawn again, not updated."""
+    return st.empty()
+
+
+#: the progress slot of the script run going on in this thread (:func:`staged_run`)
+_PROGRESS = threading.local()
+
+
 def staged_run(scenario: Scenario, *, upload: bytes | None = None):
     """The page's result for its shell. A page whose core has a quick part (the ``quick`` hook) gets a
     :class:`~hetdp_ui.staged.Staged` result: the quick part computed now, here (it simulates nothing:
@@ -66,14 +79,19 @@ def staged_run(scenario: Scenario, *, upload: bytes | None = None):
 
     quick = hook(get(scenario.PAGE), "quick")
     computed, key = _run_key(scenario, upload)
+    # the run's progress shows here, at the top of the results, whether the run is computed now, later
+    # (where the page first reads a simulated field) or not at all (cached): the same elements either way.
+    # A staged result is shared by sessions (the run cache), so the slot is not kept in it: its run finds
+    # the slot of the script run that reads it (this thread's, set here first)
+    _PROGRESS.slot = slot = progress_slot()
     if quick is None or not quick_first(computed) or runs().peek(key) is not None:
-        return run_scenario(scenario, upload=upload)
+        return run_scenario(scenario, upload=upload, slot=slot)
     from hetdp_ui.staged import Staged
 
     def finish(asked: Scenario):
         def go():
             try:
-                return run_scenario(asked, upload=upload)
+                return run_scenario(asked, upload=upload, slot=getattr(_PROGRESS, "slot", None))
             except InputError as exc:
                 from hetdp_ui.widgets import show_input_error
 
@@ -124,15 +142,17 @@ def quick_first(scenario: Scenario) -> bool:
     return cost is None or in_process(cost(scenario))
 
 
-def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | None = None):
+def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | None = None, slot=None):
     """The page's one computation: ``run(scenario)`` of its core module, cached process-wide by the
     scenario's query string (and the SHA-256 of an uploaded file), so the same link costs one
     computation however many sessions open it. A miss waits for a computing slot (admission control)
     and runs here when its estimate is small, else in a child process limited in memory and time
     (:mod:`hetdp_ui.limits`); the attacker's
     prior and the attack FPR are not part of the key (only the meaning table depends on them). Shows a
-    progress bar while it computes. Raises InputError for bad input."""
+    progress bar while it computes, in ``slot`` (:func:`progress_slot`). Raises InputError for bad input."""
     import dataclasses
+
+    slot = progress_slot() if slot is None else slot
 
     from hetdp_core.framework.scenario import with_meaning
     from hetdp_core.scenarios import get
@@ -153,21 +173,23 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
         except ClusterError as exc:
             st.warning(f"{exc} Computing on this server's own threads instead.")
             executor = None
-        bar = Progress() if progress and executor is None else None
+        bar = Progress(slot) if progress and executor is None else None
         try:
             try:
                 if executor is None:  # limits enforced while the run executes, and a queue
                     from hetdp_ui.limits import ADMISSION, in_process, run_limited
 
-                    note = st.empty()
                     try:
                         with ADMISSION(
-                            on_wait=lambda pos: note.info(
+                            on_wait=lambda pos: slot.info(
                                 f"Waiting for a free computing slot: you are number {pos} in the queue "
                                 "(views someone has already computed open at once)."
                             )
                         ):
-                            note.empty()
+                            if bar is not None:
+                                bar(0.0)  # the bar again where a queue note stood
+                            else:
+                                slot.empty()
                             options = RunOptions(progress=bar, upload=upload)
                             if in_process(scenario.estimate()):  # small: a child would cost more than the run
                                 timing_note("run_where", "here")
@@ -175,7 +197,7 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
                             timing_note("run_where", "child")
                             return run_limited(scenario.PAGE, scenario, options=options, newer=abandon_if_alone)
                     finally:
-                        note.empty()
+                        slot.empty()
                 return get(scenario.PAGE).run(
                     scenario, options=RunOptions(progress=bar, executor=executor, upload=upload)
                 )
@@ -198,10 +220,11 @@ def run_scenario(scenario: Scenario, *, progress: bool = True, upload: bytes | N
 
 
 class Progress:
-    """A progress bar callable as ``progress(fraction, text)`` from inside the core."""
+    """A progress bar callable as ``progress(fraction, text)`` from inside the core, drawn in ``slot`` (an
+    ``st.empty()``; here, where none is given)."""
 
-    def __init__(self):
-        self.bar = st.progress(0.0, text="computing…")
+    def __init__(self, slot=None):
+        self.bar = (st if slot is None else slot).progress(0.0, text="computing…")
 
     def __call__(self, frac: float, text: str = "") -> None:
         self.bar.progress(min(max(float(frac), 0.0), 1.0), text=f"computing… {text}")

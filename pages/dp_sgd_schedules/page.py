@@ -82,8 +82,9 @@ with ui.page_shell(ds) as page:
         "Simulated trajectories: "
         + ("Example 33 (mean of Exp data)" if state["problem"] == "mean" else "Example 34 (ridge)")
     )
-    for note in result.notes:  # e.g. a learning rate so large that the iteration diverges (simulated)
-        st.warning(note)
+    with st.container():  # however many notes, one element here: the elements below keep their places
+        for note in result.notes:  # e.g. a learning rate so large that the iteration diverges (simulated)
+            st.warning(note)
     page.chart("trajectories")
     st.caption(
         f"Batch size 1, standard Laplace noise scaled by θ_h; gradient sensitivity Δ = {sens:g} "

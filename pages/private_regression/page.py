@@ -52,8 +52,9 @@ with ui.page_shell(pr) as page:
     if state["source"] == "upload" and upload is None:
         st.stop()
     result = page.run(upload=upload)
-    for note in result.notes:
-        (st.warning if note.startswith("Assumption 1 does not hold") else st.caption)(note)
+    with st.container():  # however many notes, one element here (see the warnings below)
+        for note in result.notes:
+            (st.warning if note.startswith("Assumption 1 does not hold") else st.caption)(note)
 
     # the guarantee first: it is exact and computed before the fits (the quick part), which follow
     st.subheader("Per-feature guarantee under the data's own correlation")
@@ -73,8 +74,9 @@ with ui.page_shell(pr) as page:
     ui.csv_download(
         result.regression_trajectory, "regression_trajectory.csv", state.key("dl_traj"), "Download the trajectory (CSV)"
     )
-    for w in result.warnings:
-        st.warning(w)
+    with st.container():  # however many warnings, one element here: the elements below keep their places
+        for w in result.warnings:
+            st.warning(w)
     alloc = result.allocation
     st.caption(
         f"Non-private reference: {ref.message}, θ* = ({', '.join(f'{v:.3g}' for v in ref.theta)}). "
