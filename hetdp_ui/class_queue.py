@@ -109,10 +109,11 @@ def comes_first(fn):
 
 
 @contextlib.contextmanager
-def queued(priority: int | None, words: str):
+def queued(priority: int | None, words: str, *, note=None):
     """Run the block in its turn of :data:`QUEUE` (at once when ``priority`` is None); after
-    :data:`NOTICE_AFTER` seconds of waiting ``words`` (with ``{place}``) are shown where the block draws,
-    and removed when its turn comes. A run that waits past :data:`WAIT` raises BusyError (an InputError)."""
+    :data:`NOTICE_AFTER` seconds of waiting ``words`` (with ``{place}``) are shown in ``note`` (an
+    ``st.empty()``; made where the block draws when it first waits, if not given) and removed when its turn
+    comes. A run that waits past :data:`WAIT` raises BusyError (an InputError)."""
     if priority is None:
         yield
         return
@@ -120,7 +121,7 @@ def queued(priority: int | None, words: str):
         with QUEUE.ahead():
             yield
         return
-    t0, note, shown, at = time.monotonic(), None, None, 0.0
+    t0, shown, at = time.monotonic(), None, 0.0
 
     def on_wait(position: int) -> None:
         nonlocal note, shown, at
@@ -133,7 +134,7 @@ def queued(priority: int | None, words: str):
         shown, at = position, now
 
     with QUEUE(on_wait=on_wait, priority=priority):
-        if note is not None:
+        if shown is not None:
             note.empty()
         yield
 
@@ -142,8 +143,14 @@ def queued(priority: int | None, words: str):
 def in_turn(page_url: str):
     """``app.py`` runs every page inside this: a class's student waits their turn (the notice at the top of
     the page); anyone else runs at once. A wait past :data:`WAIT` is one line, not the page."""
+    priority = priority_of(page_url)
+    # a queued page's notice has its place whether the run waits or not: Streamlit matches a rerun's
+    # elements by position, and an element drawn only by a run that waited moved everything below it, so
+    # the page was drawn anew when the class was busy (its open panels closed, what was typed and not yet
+    # sent was lost)
+    note = st.empty() if priority is not None and priority != FIRST else None
     try:
-        with queued(priority_of(page_url), PAGE_WORDS):
+        with queued(priority, PAGE_WORDS, note=note):
             yield
     except BusyError as exc:
         st.error(str(exc), icon=":material/hourglass_disabled:")

@@ -2,6 +2,7 @@
 wrong and with a misconception, a "your choice" step, live counts, the private poll, export,
 delete, and every bad input a browser can send."""
 
+import contextlib
 import re
 
 import pytest
@@ -334,3 +335,47 @@ def test_a_database_of_another_schema_version_is_one_line_on_the_page(url):
     assert not at.exception and len(at.error) == 1
     assert at.error[0].value.startswith("The class database cannot be used: the class database is at schema zz99")
     assert "upgrade hetdp" in at.error[0].value and not at.button
+
+
+def _queued_student_page():
+    import streamlit as st
+
+    from hetdp_ui.class_queue import in_turn
+
+    with in_turn("Feature_privacy"):
+        st.markdown("the page's first line")
+        with st.expander("a panel the student opened"):
+            st.text_input("typed, not yet sent")
+
+
+class _Queue:
+    """A class queue that makes every run wait ``waits`` times (telling it its place) before its turn."""
+
+    def __init__(self, waits: int):
+        self.waits = waits
+
+    @contextlib.contextmanager
+    def __call__(self, *, on_wait, priority):
+        for _ in range(self.waits):
+            on_wait(3)
+        yield
+
+
+def test_a_students_page_keeps_its_elements_in_place_whether_its_run_waited_or_not(monkeypatch):
+    """Streamlit matches a rerun's elements to the last run's by position: the queue's notice, drawn only
+    by a run that waited, moved the whole page down one place when the class was busy, so the browser drew
+    it anew (the student's open panels closed, what they had typed and not sent was lost). The notice has
+    its place in every run of a queued page, shown or not; the page's own elements stay where they were."""
+    from hetdp_ui import class_queue
+
+    monkeypatch.setattr(class_queue, "NOTICE_AFTER", 0.0)
+    places = {}
+    for waits in (0, 1):
+        monkeypatch.setattr(class_queue, "QUEUE", _Queue(waits))
+        at = AppTest.from_function(_queued_student_page, default_timeout=60)
+        at.query_params.update({"class": "ABCDEF", "me": "t" * 24})
+        at.run()
+        assert not at.exception, at.exception
+        children = list(at.main.children.values())
+        places[waits] = [i for i, c in enumerate(children) if getattr(c, "value", None) == "the page's first line"]
+    assert places[0] == places[1] == [1], places  # after the notice's place, in both runs
