@@ -28,6 +28,8 @@ from hetdp_ui.state import ScenarioState
 AT = "_lesson_at"
 #: session key of the lessons previewed from an uploaded file (id → Lesson); their ids start "preview-"
 PREVIEWS = "_lesson_previews"
+#: session key: the lesson just finished, which the Lessons page says (for two runs: pages/lessons/page.py)
+FINISHED = "_lesson_finished"
 #: session key of the student's answers: lesson id → step → Attempts
 SCORES = "_lesson_scores"
 #: the intent of the navigation buttons (Previous, Next or Finish, Go to that step: the last click's)
@@ -244,7 +246,8 @@ def _shown_step(step: Step, in_class, k: int) -> Step:
 def _finish(lesson: Lesson, page: str, in_class, click: actions.Intent) -> None:
     """*Finish the lesson*: back to the class session's page or to the lessons, with the score."""
     st.session_state.pop(AT, None)
-    st.session_state["_lesson_finished"] = lesson.id
+    st.session_state[FINISHED] = lesson.id
+    st.session_state.pop(FINISHED + "_runs", None)  # a new finish is shown afresh (pages/lessons/page.py)
     if in_class:
         _switch(page_for(LIVE_CLASS).url, {"code": in_class[0], "me": in_class[1]}, "Lesson finished.", click)
     lessons = page_for(LESSON_LIST)

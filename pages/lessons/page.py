@@ -8,7 +8,7 @@ from hetdp_core.framework.scenario import InputError
 from hetdp_core.teaching.lessons import MAX_LESSON_BYTES, check_lesson, lesson_ids, parse_lesson
 from hetdp_ui import actions
 from hetdp_ui.folders import LIVE_CLASS, page_for
-from hetdp_ui.lesson_panel import AT, PREVIEWS, cached_lesson, score_line
+from hetdp_ui.lesson_panel import AT, FINISHED, PREVIEWS, cached_lesson, score_line
 from hetdp_ui.nav import doc_link, sidebar_nav
 
 st.set_page_config(
@@ -25,7 +25,11 @@ st.markdown(
     "settings back. Your position is in the page's link: send it to share exactly where you are."
 )
 
-finished = st.session_state.pop("_lesson_finished", None)
+#: the "Finished" line is shown by this many runs of this page that reach its end, then dropped. Read once
+#: and popped, it was lost when the first run after arriving was stopped by a rerun before its elements
+#: left the server (Streamlit drops a stopped run's unsent elements; hetdp_ui.state.RESEND_RUNS likewise)
+FINISHED_RUNS = 2
+finished = st.session_state.get(FINISHED)
 if finished:
     done = st.session_state.get(PREVIEWS, {}).get(finished) or (
         cached_lesson(finished) if finished in lesson_ids() else None
@@ -114,4 +118,11 @@ with st.expander("Preview a lesson file (for instructors)", icon=":material/prev
             walk = actions.button("Walk through the preview", key="lesson_preview_start", icon=":material/play_arrow:")
             if walk:
                 actions.navigate(walk, preview.steps[0].page, {"lesson": lesson_id, "step": "1"})
+if finished:  # this run reached the end with the line drawn
+    left = st.session_state.get(FINISHED + "_runs", FINISHED_RUNS) - 1
+    if left <= 0:
+        st.session_state.pop(FINISHED, None)
+        st.session_state.pop(FINISHED + "_runs", None)
+    else:
+        st.session_state[FINISHED + "_runs"] = left
 actions.run_ended()  # the navigations that led here are done (hetdp_ui.actions)
