@@ -28,7 +28,7 @@ from hetdp_ui.state import ScenarioState
 AT = "_lesson_at"
 #: session key of the lessons previewed from an uploaded file (id → Lesson); their ids start "preview-"
 PREVIEWS = "_lesson_previews"
-#: session key: the lesson just finished, which the Lessons page says (for two runs: pages/lessons/page.py)
+#: session key: the lesson just finished, which the lesson list says (for two runs that reach its end)
 FINISHED = "_lesson_finished"
 #: session key of the student's answers: lesson id → step → Attempts
 SCORES = "_lesson_scores"
@@ -247,7 +247,7 @@ def _finish(lesson: Lesson, page: str, in_class, click: actions.Intent) -> None:
     """*Finish the lesson*: back to the class session's page or to the lessons, with the score."""
     st.session_state.pop(AT, None)
     st.session_state[FINISHED] = lesson.id
-    st.session_state.pop(FINISHED + "_runs", None)  # a new finish is shown afresh (pages/lessons/page.py)
+    st.session_state.pop(FINISHED + "_runs", None)  # a new finish is said afresh (by two runs of the lesson list)
     if in_class:
         _switch(page_for(LIVE_CLASS).url, {"code": in_class[0], "me": in_class[1]}, "Lesson finished.", click)
     lessons = page_for(LESSON_LIST)
