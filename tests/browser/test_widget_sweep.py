@@ -424,14 +424,16 @@ _INPUTS = ", ".join(f'[data-testid="{w}"]' for w in sorted(SWEPT))
 
 
 def _open_expanders(page):
-    """Open every closed expander of the page that holds an input (widgets inside them are swept too).
+    """Open every closed expander of the page that holds an input (widgets inside them are swept too), or
+    holds nothing yet (a panel drawn only while open, as the meaning panel: what it holds is unknown).
     Streamlit draws a closed expander's content, hidden, so what it holds is known before it is opened;
     one holding only text, formulas or charts stays closed (opening every one, and waiting for a run that
     an opening does not start, took a third of a sweep)."""
     # only expanders on screen: one inside a tab not shown cannot be clicked (and is opened when its tab is)
+    closed = page.locator('[data-testid="stExpander"] details:not([open])')
     closed = (
-        page.locator('[data-testid="stExpander"] details:not([open])')
-        .filter(has=page.locator(_INPUTS))
+        closed.filter(has=page.locator(_INPUTS))
+        .or_(closed.filter(has_not=page.locator('[data-testid="stElementContainer"]')))
         .locator(":scope > summary:visible")
     )
     opened = 0
