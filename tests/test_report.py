@@ -181,6 +181,9 @@ def test_a_static_export_whose_chromium_stops_answering_is_stopped_within_its_li
     assert time.monotonic() - t0 < 30
     left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
     assert not left, f"the fake Chromium's helper {left} outlived the stopped export"
+    # nor the wrapper kaleido starts the browser through (in a session of its own: one outlived the kill)
+    wrapper = subprocess.run(["pgrep", "-f", str(fake)], capture_output=True, text=True).stdout.split()
+    assert not wrapper, f"kaleido's browser wrapper {wrapper} outlived the stopped export"
     assert not (tmp_path / "f.png").exists()
 
 
