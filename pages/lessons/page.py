@@ -10,6 +10,7 @@ from hetdp_ui import actions
 from hetdp_ui.folders import LIVE_CLASS, page_for
 from hetdp_ui.lesson_panel import AT, FINISHED, PREVIEWS, cached_lesson, score_line
 from hetdp_ui.nav import doc_link, sidebar_nav
+from hetdp_ui.state import RESEND_RUNS
 
 st.set_page_config(
     page_title="Lessons — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
@@ -25,10 +26,9 @@ st.markdown(
     "settings back. Your position is in the page's link: send it to share exactly where you are."
 )
 
-#: the "Finished" line is shown by this many runs of this page that reach its end, then dropped. Read once
-#: and popped, it was lost when the first run after arriving was stopped by a rerun before its elements
-#: left the server (Streamlit drops a stopped run's unsent elements; hetdp_ui.state.RESEND_RUNS likewise)
-FINISHED_RUNS = 2
+# the "Finished" line is shown by RESEND_RUNS runs of this page that reach its end, then dropped. Read once
+# and popped, it was lost when the first run after arriving was stopped by a rerun before its elements left
+# the server (Streamlit drops a stopped run's unsent elements: the same loss RESEND_RUNS covers for widgets)
 finished = st.session_state.get(FINISHED)
 if finished:
     done = st.session_state.get(PREVIEWS, {}).get(finished) or (
@@ -119,7 +119,7 @@ with st.expander("Preview a lesson file (for instructors)", icon=":material/prev
             if walk:
                 actions.navigate(walk, preview.steps[0].page, {"lesson": lesson_id, "step": "1"})
 if finished:  # this run reached the end with the line drawn
-    left = st.session_state.get(FINISHED + "_runs", FINISHED_RUNS) - 1
+    left = st.session_state.get(FINISHED + "_runs", RESEND_RUNS) - 1
     if left <= 0:
         st.session_state.pop(FINISHED, None)
         st.session_state.pop(FINISHED + "_runs", None)
