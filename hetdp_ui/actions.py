@@ -80,8 +80,9 @@ class Intent:
     settle: bool = False
     #: the inputs' values before a click that sets them (:func:`hetdp_ui.panels.apply_setting`)
     before: dict | None = None
-    #: whether it is a navigation to another page (:func:`navigate`)
+    #: whether it is a navigation to another page (:func:`navigate`), and where to: (URL path, query)
     leaving: bool = False
+    target: tuple[str, dict] | None = None
     #: when a navigation's target was first shown (:meth:`arrived`; ``time.monotonic``)
     arrived_at: float | None = None
     #: the session's dict of intents this one is kept in (set by :func:`pending`)
@@ -167,7 +168,8 @@ def pending(key: str) -> Intent | None:
 def expire() -> None:
     """First in every page's run (its menu calls it): the clicks left pending on another page are
     dropped, but a navigation from there (it has arrived here, :meth:`Intent.arrived`); what a stopped
-    run showed is shown again by this one."""
+    run showed is shown again by this one; and a navigation clicked on this page that has not arrived
+    (or whose old address came back within the window) goes on to its target at once (:func:`resume`)."""
     intents = st.session_state.get(INTENTS)
     if intents:
         page = here()
@@ -178,6 +180,25 @@ def expire() -> None:
                 del intents[key]
             else:
                 held.arrived()
+        resume(intents, page)
+
+
+def resume(intents: dict, page: str) -> None:
+    """A navigation to another page clicked here and not yet arrived goes on, before anything of this
+    page is drawn. ``st.switch_page`` writes the target's query string into the browser's address and
+    then asks for the target's run; a rerun request that reaches Streamlit in between (a key pressed, a
+    fragment's tick) replaces that run with one of *this* page at the target's query string — a page
+    that may then not draw the button at all (the class page at a lesson step's address shows its
+    landing page), so the navigation must not wait for the button to be drawn again."""
+    from hetdp_ui.nav import open_page
+
+    for held in list(intents.values()):
+        if held.page != page or not held.leaving or held.target is None:
+            continue
+        held.home = intents
+        if held.may_go():
+            open_page(*held.target)  # returns only where it could not switch (a page file run on its own)
+            held.finish()
 
 
 def run_ended() -> None:
@@ -201,6 +222,6 @@ def navigate(intent: Intent, page: str, query_params: dict) -> None:
 
     if not intent.may_go():
         return
-    intent.leaving = True
+    intent.leaving, intent.target = True, (page, dict(query_params))
     open_page(page, query_params)  # returns only where it could not switch
     intent.finish()

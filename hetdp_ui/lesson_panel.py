@@ -127,7 +127,7 @@ def _switch(page: str, query_params: dict, fallback: str, click: actions.Intent)
     """Open another page of the app for ``click`` (it arrives when that page runs, as for
     :func:`actions.navigate`); a page file run on its own (AppTest) cannot, so it says where and the
     click is done."""
-    click.leaving = True
+    click.leaving, click.target = True, (page, dict(query_params))
     try:
         st.switch_page(file_of(page), query_params=query_params)
     except StreamlitAPIException:

@@ -427,6 +427,36 @@ def test_join_continue_and_a_refused_join_act_after_a_stopped_run(url, stop):
     assert not pending(home) and not home.exception
 
 
+def test_a_switch_stopped_after_it_wrote_the_address_goes_on_from_the_page_it_left(url, monkeypatch):
+    """``st.switch_page`` writes the target's query string, then asks for the target's run; a rerun
+    request in between (the student pressed a key; a fragment ticked) runs the *class* page at the lesson
+    step's address, which shows the landing page and no *Continue* button (found in a full run beside a
+    CPU hog: the student stranded on the landing page). The pending navigation goes on from there."""
+    import streamlit as st
+
+    from hetdp_ui import nav
+
+    code, _ = started()
+    token = ClassStore().join(code, "Ada")
+    real, calls = nav.open_page, []
+
+    def half_done(page, query_params):
+        calls.append(page)
+        if len(calls) == 1:  # the address written, the switch lost to a rerun request
+            st.query_params.from_dict(query_params)
+            raise StopException()
+        real(page, query_params)
+
+    monkeypatch.setattr(nav, "open_page", half_done)
+    home = class_page(code=code, me=token)
+    home.button(key="class_continue").click().run()
+    assert calls == ["BCDP_guarantee_lab"] and qp(home, "code") is None and "class_continue" in pending(home)
+    home.run()  # the class page at the step's address: no Continue button drawn
+    assert calls == ["BCDP_guarantee_lab"] * 2, "the navigation was not resumed"
+    assert f"lesson={LESSON}&step=1&class={code}&me={token}" in " ".join(i.value for i in home.info)
+    assert not pending(home) and not home.exception
+
+
 def test_close_reopen_poll_and_delete_act_after_a_stopped_run(url, stop):
     code, key = started()
     at = class_page(code=code, key=key)
