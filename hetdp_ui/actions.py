@@ -201,9 +201,57 @@ def resume(intents: dict, page: str) -> None:
             held.finish()
 
 
+#: session key: a note's key → its :class:`Note` (see :func:`keep_note`)
+NOTES = "_hetdp_notes"
+
+
+@dataclass(eq=False)
+class Note:
+    """A message the server says once, after the run that set it (a refused send, a list resized, a
+    lesson finished): ``text`` (anything the page draws from), said by ``runs`` more runs that reach the
+    page's end with it drawn (:func:`run_ended`), ``drawn`` in this run or not."""
+
+    text: Any
+    runs: int = 2  # hetdp_ui.state.RESEND_RUNS: the same loss (a stopped run's unsent elements)
+    drawn: bool = False
+
+
+def keep_note(key, text) -> None:
+    """Keep ``text`` to be said by the page's next runs (:func:`note`). Read once and popped, a message was
+    lost whenever the run that drew it was stopped by a rerun before its elements left the server
+    (Streamlit drops a stopped run's unsent elements: seen in a full browser run for a lesson's
+    *Finished* line); so it is said until :data:`hetdp_ui.state.RESEND_RUNS` runs that drew it have
+    reached the page's end."""
+    from hetdp_ui.state import RESEND_RUNS
+
+    st.session_state.setdefault(NOTES, {})[key] = Note(text, RESEND_RUNS)
+
+
+def note(key):
+    """The text of the note ``key`` for this run to draw, or None (it counts as drawn by this run)."""
+    held = st.session_state.get(NOTES, {}).get(key)
+    if held is None:
+        return None
+    held.drawn = True
+    return held.text
+
+
+def drop_note(key) -> None:
+    """The note ``key`` is not to be said any more (what it said no longer holds)."""
+    st.session_state.get(NOTES, {}).pop(key, None)
+
+
 def run_ended() -> None:
     """Last in a page's run (the scenario pages' shell, the release ledger, the lessons and class pages):
-    the clicks whose effect this run showed are done, and the navigations past their window."""
+    the clicks whose effect this run showed are done, and the navigations past their window; a note
+    drawn by this run has one run fewer to be said (:func:`keep_note`)."""
+    notes = st.session_state.get(NOTES)
+    if notes:
+        for key, held in list(notes.items()):
+            if held.drawn:
+                held.runs, held.drawn = held.runs - 1, False
+                if held.runs <= 0:
+                    del notes[key]
     intents = st.session_state.get(INTENTS)
     if intents:
         for key, held in list(intents.items()):

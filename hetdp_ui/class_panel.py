@@ -11,6 +11,7 @@ import streamlit as st
 
 from hetdp_core.framework.scenario import InputError
 from hetdp_core.teaching.lessons import Lesson
+from hetdp_ui import actions
 
 #: URL parameters of a student in a class session
 PARAMS = ("class", "me")
@@ -347,7 +348,7 @@ def _open_poll(s, code: str, token: str, poll, stored) -> None:
             f"answer is sent, otherwise its opposite. Nobody — not the instructor, not the database — learns "
             f"it for sure: at ε = {poll.eps:g}, {words}."
         )
-        failed = st.session_state.pop(failed_key, None)
+        failed = actions.note(failed_key)
         if failed:
             st.error(failed[0], icon=failed[1])
 
@@ -355,12 +356,13 @@ def _open_poll(s, code: str, token: str, poll, stored) -> None:
             try:
                 out = s.answer_poll(code, token, poll_id=poll.id, truth=truth)
             except InputError as exc:
-                st.session_state[failed_key] = (f"Not recorded: {exc}", None)
+                actions.keep_note(failed_key, (f"Not recorded: {exc}", None))
             except unavailable_types():
                 msg = "Not recorded — the class database did not answer. Try again."
-                st.session_state[failed_key] = (msg, ":material/cloud_off:")
+                actions.keep_note(failed_key, (msg, ":material/cloud_off:"))
             else:
                 st.session_state[sent_key] = out
+                actions.drop_note(failed_key)
 
         c1, c2 = st.columns(2)
         c1.button("My true answer: yes", key=f"class_poll_yes_{poll.id}", width="stretch", on_click=send, args=(True,))

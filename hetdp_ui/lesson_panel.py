@@ -28,7 +28,7 @@ from hetdp_ui.state import ScenarioState
 AT = "_lesson_at"
 #: session key of the lessons previewed from an uploaded file (id → Lesson); their ids start "preview-"
 PREVIEWS = "_lesson_previews"
-#: session key: the lesson just finished, which the lesson list says (for two runs that reach its end)
+#: note key (:func:`hetdp_ui.actions.keep_note`): the lesson just finished, which the lesson list says
 FINISHED = "_lesson_finished"
 #: session key of the student's answers: lesson id → step → Attempts
 SCORES = "_lesson_scores"
@@ -246,8 +246,7 @@ def _shown_step(step: Step, in_class, k: int) -> Step:
 def _finish(lesson: Lesson, page: str, in_class, click: actions.Intent) -> None:
     """*Finish the lesson*: back to the class session's page or to the lessons, with the score."""
     st.session_state.pop(AT, None)
-    st.session_state[FINISHED] = lesson.id
-    st.session_state.pop(FINISHED + "_runs", None)  # a new finish is said afresh (by two runs of the lesson list)
+    actions.keep_note(FINISHED, lesson.id)  # said by the lesson list (two of its runs that reach its end)
     if in_class:
         _switch(page_for(LIVE_CLASS).url, {"code": in_class[0], "me": in_class[1]}, "Lesson finished.", click)
     lessons = page_for(LESSON_LIST)

@@ -187,6 +187,46 @@ def test_a_request_from_the_page_left_within_the_window_switches_again(routed_by
     assert "Step 1 of 4" not in texts(at) and at.button(key=f"start_{LESSON}") and not pending(at)
 
 
+def _noter():
+    """A page whose button keeps a note (in its callback) that the page says."""
+    import streamlit as st
+
+    from hetdp_ui import actions
+
+    actions.expire()
+    st.button("say", key="say", on_click=actions.keep_note, args=("n", "the list was resized"))
+    said = actions.note("n")
+    if said:
+        st.info(said)
+    actions.run_ended()
+
+
+def test_a_note_is_said_by_two_runs_that_reach_the_page_end_after_a_stopped_run(stop):
+    """Read once and popped, a note was lost with the run that drew it when a rerun stopped that run;
+    it is said until two runs that drew it reached the page's end (hetdp_ui.actions.keep_note)."""
+    at = AppTest.from_function(_noter).run()
+    record = stop()
+    at.button(key="say").click().run()  # stopped before the page drew anything
+    assert record == ["stopped"] and not at.info
+    said = []
+    for _ in range(3):
+        said.append([i.value for i in at.run().info])
+    assert said == [["the list was resized"]] * 2 + [[]] and not at.exception
+
+
+def test_per_user_privacys_resized_list_note_survives_the_next_run():
+    at = AppTest.from_file(str(ROOT / "pages" / "per_user_privacy" / "page.py"), default_timeout=120)
+    at.query_params.update({"trials": "50"})
+    at.run()
+    at.slider(key="per_user_privacy_k").set_value(at.slider(key="per_user_privacy_k").value + 1).run()
+    note = "“ε per bin” now has 6 entries, one per bin"
+    assert any(note in c.value for c in at.caption), [c.value for c in at.caption]
+    at.run()  # said again (a run stopped after drawing it would have lost it)
+    assert any(note in c.value for c in at.caption)
+    at.run()
+    assert not any(note in c.value for c in at.caption) and not at.exception
+
+
 # ---------------------------------------------------------------------------- scenario pages
 
 
@@ -346,7 +386,7 @@ def test_the_lesson_panels_buttons_act_after_a_stopped_run(stop):
 
     last = lab_step(4)
     click_stopped(last, "lesson_next", stop)  # finish: run alone, the page says where to go
-    assert last.session_state["_lesson_finished"] == LESSON and "Lesson finished" in texts(last)
+    assert last.session_state[actions.NOTES]["_lesson_finished"].text == LESSON and "Lesson finished" in texts(last)
     assert not pending(last)
 
     away = lab_step(1, lesson="1-bcdp-feature-privacy")  # a step of another page

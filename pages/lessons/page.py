@@ -10,7 +10,6 @@ from hetdp_ui import actions
 from hetdp_ui.folders import LIVE_CLASS, page_for
 from hetdp_ui.lesson_panel import AT, FINISHED, PREVIEWS, cached_lesson, score_line
 from hetdp_ui.nav import doc_link, sidebar_nav
-from hetdp_ui.state import RESEND_RUNS
 
 st.set_page_config(
     page_title="Lessons — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
@@ -26,10 +25,8 @@ st.markdown(
     "settings back. Your position is in the page's link: send it to share exactly where you are."
 )
 
-# the "Finished" line is shown by RESEND_RUNS runs of this page that reach its end, then dropped. Read once
-# and popped, it was lost when the first run after arriving was stopped by a rerun before its elements left
-# the server (Streamlit drops a stopped run's unsent elements: the same loss RESEND_RUNS covers for widgets)
-finished = st.session_state.get(FINISHED)
+# the "Finished" line: a note, said until two runs of this page that drew it reach its end (hetdp_ui.actions)
+finished = actions.note(FINISHED)
 if finished:
     done = st.session_state.get(PREVIEWS, {}).get(finished) or (
         cached_lesson(finished) if finished in lesson_ids() else None
@@ -118,11 +115,4 @@ with st.expander("Preview a lesson file (for instructors)", icon=":material/prev
             walk = actions.button("Walk through the preview", key="lesson_preview_start", icon=":material/play_arrow:")
             if walk:
                 actions.navigate(walk, preview.steps[0].page, {"lesson": lesson_id, "step": "1"})
-if finished:  # this run reached the end with the line drawn
-    left = st.session_state.get(FINISHED + "_runs", RESEND_RUNS) - 1
-    if left <= 0:
-        st.session_state.pop(FINISHED, None)
-        st.session_state.pop(FINISHED + "_runs", None)
-    else:
-        st.session_state[FINISHED + "_runs"] = left
-actions.run_ended()  # the navigations that led here are done (hetdp_ui.actions)
+actions.run_ended()  # the navigations that led here are done, the Finished line said once more (hetdp_ui.actions)

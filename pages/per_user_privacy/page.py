@@ -8,6 +8,7 @@ from hetdp_core.materials.uploads import MAX_UPLOAD_MB
 from hetdp_core.reading.words import quantile_share
 from hetdp_core.scenarios import per_user_privacy as pu
 from hetdp_core.scenarios.per_user_privacy.solve import solve_per_user
+from hetdp_ui import actions
 from hetdp_ui import common as ui
 from hetdp_ui.glossary import glossary_markdown, method_label
 
@@ -32,9 +33,10 @@ with ui.page_shell(pu) as page:
         if need and parts and len(parts) != need:
             parts = parts[:need] if len(parts) > need else parts + [parts[-1]] * (need - len(parts))
             st.session_state[state.key("eps_by_bin")] = ",".join(parts)
-            st.session_state[state.key("bins_note")] = (
+            actions.keep_note(
+                state.key("bins_note"),
                 f"“ε per bin” now has {need} entries, one per bin (cut, or extended with its last value); "
-                "edit it to set each bin's demand."
+                "edit it to set each bin's demand.",
             )
 
     if state["dataset"] == "synthetic":
@@ -58,8 +60,9 @@ with ui.page_shell(pu) as page:
     if state["demand"] == "by_value":
         _resize_bins()
         state.text("eps_by_bin")
-        if st.session_state.get(state.key("bins_note")):
-            sb.caption(st.session_state.pop(state.key("bins_note")))
+        resized = actions.note(state.key("bins_note"))
+        if resized:
+            sb.caption(resized)
     else:
         for name in ("shares", "lows", "highs"):
             state.text(name)
