@@ -45,6 +45,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState, WidgetStates
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from hetdp_core.framework.registry import pages as _pages  # noqa: E402  (the app's one list of pages)
+from hetdp_ui.processes import process_tree  # noqa: E402
 
 PAGES = tuple(_pages())
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -283,31 +284,13 @@ def cpu_seconds(pid) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def _tree(pid: int) -> list[int]:
-    """A process and all its descendants (Linux /proc)."""
-    kids: dict[int, list[int]] = {}
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            kids.setdefault(ppid, []).append(int(d.name))
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        todo += kids.get(p, [])
-    return out
-
-
 def tree_cpu_seconds(pid) -> float:
     """User + system CPU of a process tree: every live descendant's own time plus what its reaped
     children used (the run limiter computes in child processes of a fork server)."""
     if isinstance(pid, (list, tuple)):
         return sum(tree_cpu_seconds(p) for p in pid)
     total = 0
-    for p in _tree(pid):
+    for p in process_tree(pid):
         try:
             f = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
@@ -319,7 +302,7 @@ def tree_cpu_seconds(pid) -> float:
 def tree_rss(pid: int) -> int:
     """Resident memory (bytes) of a process and all its descendants (Linux /proc)."""
     total = 0
-    for p in _tree(pid):
+    for p in process_tree(pid):
         try:
             for line in Path(f"/proc/{p}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):

@@ -19,6 +19,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from hetdp_ui.processes import process_tree
+
 #: the time a static export may take: a start (Python, plotly, kaleido and its Chromium) plus a
 #: share per figure, both several times what a loaded 2-core machine needs (about 3 s + 1 s each)
 START_S, PER_FIGURE_S = 60.0, 20.0
@@ -62,33 +64,11 @@ def write_images(jobs: list[tuple[object, Path]], *, fmt: str, width: int, heigh
         raise StaticExportError(f"the static export failed (exit {proc.returncode}): {tail}")
 
 
-def _descendants(pid: int) -> list[int]:
-    """Every live descendant of ``pid`` (Linux ``/proc``; elsewhere none)."""
-    kids: dict[int, list[int]] = {}
-    try:
-        entries = [d for d in os.listdir("/proc") if d.isdigit()]
-    except OSError:
-        return []
-    for d in entries:
-        try:
-            with open(f"/proc/{d}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        kids.setdefault(ppid, []).append(int(d))
-    out, todo = [], list(kids.get(pid, []))
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        todo += kids.get(p, [])
-    return out
-
-
 def _kill_group(proc: subprocess.Popen) -> None:
     """Kill the child's process group and every descendant of the child: kaleido starts its Chromium
     through a wrapper in a session of its own (choreographer), which the group kill does not reach — one
     outlived a stopped export. The descendants are read before the kill (after it, they belong to init)."""
-    left = _descendants(proc.pid)
+    left = process_tree(proc.pid)[1:]
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

@@ -439,7 +439,7 @@ def test_a_killed_servers_run_children_die_with_it(tmp_path):
     from conftest import ROOT
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from load import _tree  # the load tool's walk of a process tree in /proc
+    from hetdp_ui.processes import process_tree as _tree
 
     script = tmp_path / "server.py"
     script.write_text(KILLED_SERVER_SCRIPT)
@@ -464,3 +464,25 @@ def test_a_killed_servers_run_children_die_with_it(tmp_path):
         server.kill()
         server.wait(10)
     assert "BrokenPipeError" not in server.stderr.read()
+
+
+def test_a_process_tree_holds_the_process_and_its_grandchildren_parents_first():
+    """hetdp_ui.processes.process_tree: what a stopped export kills and the load tools measure."""
+    import subprocess
+
+    from hetdp_ui.processes import process_tree
+
+    sh = subprocess.Popen(["sh", "-c", "sh -c 'sleep 30 & wait' & wait"], start_new_session=True)
+    try:
+        deadline = time.monotonic() + 10
+        tree = process_tree(sh.pid)
+        while len(tree) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            tree = process_tree(sh.pid)
+        assert tree[0] == sh.pid and len(tree) == 3, tree
+        names = [open(f"/proc/{p}/cmdline").read().split("\0")[0] for p in tree]
+        assert names == ["sh", "sh", "sleep"], names
+        assert process_tree(2**22 + 12345) == [2**22 + 12345]  # no such process: itself only
+    finally:
+        os.killpg(sh.pid, 9)
+        sh.wait()

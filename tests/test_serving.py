@@ -15,6 +15,7 @@ import pytest
 from conftest import ROOT
 
 from hetdp_ui import figcache
+from hetdp_ui.processes import process_tree
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import load  # noqa: E402
@@ -163,7 +164,7 @@ def test_the_server_runs_through_the_launcher_with_its_fork_server_started(serve
     # busy machine it may appear a little after the port opened
     deadline = time.monotonic() + 60
     while True:
-        kids = {k: Path(f"/proc/{k}/cmdline").read_text() for k in load._tree(pid) if k != pid}
+        kids = {k: Path(f"/proc/{k}/cmdline").read_text() for k in process_tree(pid) if k != pid}
         fork_servers = [k for k, cmd in kids.items() if "forkserver" in cmd]
         if fork_servers or time.monotonic() > deadline:
             break
