@@ -1,5 +1,7 @@
 """Accessibility in real Chromium: axe-core finds no serious or critical violation on
-any page or on a lesson step, and a whole lesson can be walked with the keyboard only.
+any page or on a lesson step, and a whole lesson can be walked with the keyboard only. The same page
+load then checks the page's charts in words (tests/browser/test_charts_in_words.py): one load of each
+page for both (a Chromium page load is the suite's main cost).
 
 axe-core comes from the `axe-playwright-python` package (test extra), which bundles the axe script
 and runs it in the page; nothing is fetched from the network."""
@@ -8,6 +10,8 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 from .test_browser import assert_no_errors, wait_idle
+from .test_charts_in_words import _paths as chart_paths
+from .test_charts_in_words import check_charts_in_words
 
 pytestmark = pytest.mark.browser
 
@@ -19,14 +23,14 @@ def _paths() -> list[tuple[str, str]]:
 
     out = [("home", "/")]
     out += [(s.slug, f"/{s.url}" + (f"?{urlencode(dict(s.fast_query))}" if s.fast_query else "")) for s in specs()]
-    return out + [
-        ("lessons", "/Lessons"),
-        ("docs", "/Docs?topic=corrections"),
-        ("lesson_step", "/Feature_privacy?lesson=1-bcdp-feature-privacy&step=2"),
-    ]
+    out += [("lessons", "/Lessons"), ("docs", "/Docs?topic=corrections")]
+    seen = {path for _, path in out}
+    return out + [(name, path) for name, path in chart_paths() if path not in seen]  # the ledger, a lesson step
 
 
 PAGES = _paths()
+#: the views whose charts say in words what they draw (every page with charts)
+CHARTS = {path for _, path in chart_paths()}
 
 
 @pytest.fixture(scope="module")
@@ -35,10 +39,12 @@ def axe():
 
 
 @pytest.mark.parametrize("name, path", PAGES)
-def test_axe_finds_no_serious_or_critical_violation(page, server, artifacts, axe, name, path):
+def test_axe_finds_no_serious_or_critical_violation_and_the_charts_say_what_they_draw(
+    page, server, artifacts, axe, name, path
+):
     page.goto(server + path)
     page.locator('[data-testid="stSidebar"]').wait_for()
-    wait_idle(page)
+    wait_idle(page, timeout=180_000)
     page.wait_for_timeout(1500)  # fade-in animations of new elements have ended
     wait_idle(page)
     # and every animation has finished (a caption still fading in has a lower contrast; under load
@@ -55,6 +61,8 @@ def test_axe_finds_no_serious_or_critical_violation(page, server, artifacts, axe
     ]
     assert not bad, bad
     assert result.response["passes"], "axe ran no rule: the check itself did not run"
+    if path in CHARTS:
+        check_charts_in_words(page, artifacts, name, path)
 
 
 # ---------------------------------------------------------------- keyboard only

@@ -129,48 +129,6 @@ def move_slider_and_wait(page, label, presses, plot_index):
     return before, plot_data(page, plot_index)
 
 
-def test_guarantee_lab_slider_changes_figure(page, server, artifacts):
-    page.goto(server + "/BCDP_guarantee_lab")
-    page.locator(".js-plotly-plot").nth(2).wait_for(state="attached")  # plots live in tabs
-    wait_idle(page)
-    assert_no_errors(page)
-    page.screenshot(path=str(artifacts / "bcdp_guarantee_lab_example1.png"), full_page=True)
-    page.get_by_role("tab", name="Randomized response vs bounds").click()
-    page.wait_for_timeout(500)
-    page.screenshot(path=str(artifacts / "bcdp_guarantee_lab_rr.png"), full_page=True)
-    page.get_by_role("tab", name="Hypothesis tests (Theorem 1)").click()
-    before, after = move_slider_and_wait(page, "a = P(M=1 | x1=0, x2=0)", 20, 1)  # a: 0.50 → 0.70
-    assert after != before
-    assert_no_errors(page)
-    page.screenshot(path=str(artifacts / "bcdp_guarantee_lab_tests.png"), full_page=True)
-
-
-# page, URL query, index of the last figure to wait for, wait until attached only (figures in tabs),
-# slider label, key presses, index of the figure that must change, artifact name
-SLIDER_CASES = [
-    ("Groupwise_zCDP", "trials=200", 4, False, "r — relative error", 10, 2, "zcdp"),  # r: 0.20 → 0.30
-    ("Private_regression", "trials=3", 1, False, "δ — demand of sensitive features", 10, 0, "regression"),
-    ("Mechanism_lab", "trials=500", 4, True, "ε", 3, 0, "mechanism_lab"),
-    ("DP_SGD_schedules", "runs=30&steps=1000", 3, False, "κ", 4, 0, "dpsgd"),
-    ("Per_user_privacy", "trials=60", 2, False, "n users", 1, 0, "per_user"),  # n: 10 000 → 20 000
-]
-
-
-@pytest.mark.parametrize(
-    "path,query,last,attached,label,presses,fig,name", SLIDER_CASES, ids=[c[0] for c in SLIDER_CASES]
-)
-def test_page_slider_changes_figure(page, server, artifacts, path, query, last, attached, label, presses, fig, name):
-    page.goto(f"{server}/{path}?{query}")
-    page.locator(".js-plotly-plot").nth(last).wait_for(state="attached" if attached else "visible")
-    wait_idle(page)
-    assert_no_errors(page)
-    page.screenshot(path=str(artifacts / f"{name}_before.png"), full_page=True)
-    before, after = move_slider_and_wait(page, label, presses, fig)
-    assert after != before
-    assert_no_errors(page)
-    page.screenshot(path=str(artifacts / f"{name}_after.png"), full_page=True)
-
-
 @pytest.mark.parametrize(
     "path,query,name",
     [("Private_regression", "source=upload", "regression"), ("Per_user_privacy", "dataset=upload", "per_user")],

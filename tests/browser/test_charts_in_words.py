@@ -2,8 +2,10 @@
 values above its top edge), every "Chart in words" is read from the screen and compared with the data of
 the figure drawn above it — each series' count and the range of its *values* (where a trace draws a value
 at a position that is not the value, its ``meta`` carries the value), in the quantity's one formatter —
-and no two value labels, annotations or titles of a visible chart overlap, judged from their boxes on screen.
-Screenshots of each page go to tests/artifacts/ (``words_<page>.png``)."""
+and no two value labels, annotations or titles of a visible chart overlap, judged from their boxes on
+screen (:func:`check_charts_in_words`: run on each page by the page-by-page test of
+tests/browser/test_accessibility.py, in the same page load as axe). Screenshots of each page go to
+tests/artifacts/ (``words_<page>.png``)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ pytestmark = pytest.mark.browser
 
 
 def _paths() -> list[tuple[str, str]]:
+    """The views whose charts are checked (name, path): every scenario page, the ledger, a lesson step."""
     from hetdp_core.framework.registry import specs
 
     out = [(s.slug, f"/{s.url}" + (f"?{urlencode(dict(s.fast_query))}" if s.fast_query else "")) for s in specs()]
@@ -143,11 +146,11 @@ def test_expected_series_reads_values_not_positions():
     assert not overlaps([{"text": "a", **box}, {"text": "b", **box, "x0": 10, "x1": 20}])
 
 
-@pytest.mark.parametrize("name, path", _paths())
-def test_every_chart_in_words_matches_its_figure_and_no_labels_overlap(page, server, artifacts, name, path):
-    page.goto(server + path)
-    page.locator('[data-testid="stSidebar"]').wait_for()
-    wait_idle(page, timeout=180_000)
+def check_charts_in_words(page, artifacts, name: str, path: str) -> None:
+    """Every chart of the page on screen (the meaning panel opened: its charts are drawn only while open)
+    says in words what its figure draws, and no two labels of a visible chart overlap. Called by the
+    page-by-page test of tests/browser/test_accessibility.py, which has the page loaded for axe: one page
+    load for both checks."""
     meaning = page.get_by_text("What does this level mean for a person?")
     if meaning.count():  # its charts (the trade-off curves, the deployments strip) are drawn only while open
         meaning.first.click()

@@ -88,7 +88,8 @@ def _clean(page, what: str):
 @pytest.mark.parametrize("path", [p[2] for p in scenario_entries()])
 def test_first_sidebar_sliders_one_after_another(page, server, artifacts, path):
     """Move each of the first three sidebar sliders one step, in turn: no exception, no error box
-    (an info or warning note is fine), and no request leaves the server."""
+    (an info or warning note is fine), the charts drawn anew from the new values and the view's link
+    carrying them, and no request leaves the server."""
     blocked = _block_outside(page, server)
     sp = get(path).SCENARIO.specs()
     page.goto(f"{server}/{path}?trials={int(sp['trials'].lo)}" if "trials" in sp else f"{server}/{path}")
@@ -108,11 +109,15 @@ def test_first_sidebar_sliders_one_after_another(page, server, artifacts, path):
     assert opened, f"{path}: no panel to open"
     n = min(sliders().count(), 3)
     assert n >= 1
+    charts, link = _charts(page), page.url
+    assert charts, f"{path}: no chart drawn"
     for i in range(n):
         sliders().nth(i).focus()
         page.keyboard.press("ArrowRight")
         _idle(page)
         assert_no_errors(page)
+    assert _charts(page) != charts, f"{path}: the sliders moved and no chart changed"
+    assert page.url != link, f"{path}: the sliders moved and the link stayed {link}"
     # then another widget, which is where the group-wise zCDP crash appeared
     sliders().first.focus()
     page.keyboard.press("ArrowLeft")
@@ -123,6 +128,14 @@ def test_first_sidebar_sliders_one_after_another(page, server, artifacts, path):
     assert _open_panels(page) == opened, (path, opened, _open_panels(page))
     page.screenshot(path=str(artifacts / f"sliders_{path}.png"), full_page=True)
     assert blocked == [], blocked
+
+
+def _charts(page) -> str:
+    """The data of every chart drawn on the page (plotly's own: its traces' x, y and z), as JSON."""
+    return page.evaluate(
+        "() => JSON.stringify([...document.querySelectorAll('.js-plotly-plot')]"
+        ".map(p => (p.data || []).map(t => [t.x, t.y, t.z])))"
+    )
 
 
 def _open_panels(page) -> list[str]:
