@@ -14,10 +14,10 @@ from hetdp_ui.nav import doc_link, sidebar_nav
 st.set_page_config(
     page_title="Lessons — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
 )  # an emoji icon is inlined: no font server
+st.title("Lessons")  # first: painted before the menu (hetdp_ui.page.start_page)
 sidebar_nav()
 st.session_state.pop(AT, None)  # starting (or restarting) a lesson always opens its step
 
-st.title("Lessons")
 st.markdown(
     "**What is here?** Short paths through the pages for a course or a reading group. Each step "
     "opens a page with the right settings, explains what to look at and asks a question whose "

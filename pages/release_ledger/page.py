@@ -48,6 +48,7 @@ downloads = folder_module("release_ledger", "downloads")  # its report, notebook
 st.set_page_config(
     page_title="Release ledger — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
 )  # an emoji icon is inlined: no font server
+st.title("Release ledger")  # first: painted before the menu (hetdp_ui.page.start_page)
 sidebar_nav()
 
 DELTAS = [1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3]
@@ -116,7 +117,6 @@ def view_levels_cached(link: str):
     return levels_of(run_scenario(link_scenario(link), progress=False))
 
 
-st.title("Release ledger")
 st.markdown(
     "**The question.** An agency, a hospital or a course project never publishes one statistic: it "
     "publishes a *plan* — counts for everyone, finer tables for a subgroup, a model. **What does the "
