@@ -52,6 +52,7 @@ from typing import Any
 import streamlit as st
 
 from hetdp_ui import streamlit_fix
+from hetdp_ui.state import RESEND_RUNS
 
 streamlit_fix.install()  # a click no longer lost inside Streamlit itself (see that module)
 
@@ -212,7 +213,7 @@ class Note:
     page's end with it drawn (:func:`run_ended`), ``drawn`` in this run or not."""
 
     text: Any
-    runs: int = 2  # hetdp_ui.state.RESEND_RUNS: the same loss (a stopped run's unsent elements)
+    runs: int = RESEND_RUNS  # the same loss as a widget's value sent again (a stopped run's unsent elements)
     drawn: bool = False
 
 
@@ -222,9 +223,7 @@ def keep_note(key, text) -> None:
     (Streamlit drops a stopped run's unsent elements: seen in a full browser run for a lesson's
     *Finished* line); so it is said until :data:`hetdp_ui.state.RESEND_RUNS` runs that drew it have
     reached the page's end."""
-    from hetdp_ui.state import RESEND_RUNS
-
-    st.session_state.setdefault(NOTES, {})[key] = Note(text, RESEND_RUNS)
+    st.session_state.setdefault(NOTES, {})[key] = Note(text)
 
 
 def note(key):
