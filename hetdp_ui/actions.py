@@ -191,15 +191,10 @@ def resume(intents: dict, page: str) -> None:
     fragment's tick) replaces that run with one of *this* page at the target's query string — a page
     that may then not draw the button at all (the class page at a lesson step's address shows its
     landing page), so the navigation must not wait for the button to be drawn again."""
-    from hetdp_ui.nav import open_page
-
     for held in list(intents.values()):
-        if held.page != page or not held.leaving or held.target is None:
-            continue
-        held.home = intents
-        if held.may_go():
-            open_page(*held.target)  # returns only where it could not switch (a page file run on its own)
-            held.finish()
+        if held.page == page and held.leaving and held.target is not None:
+            held.home = intents
+            navigate(held, *held.target)
 
 
 #: session key: a note's key → its :class:`Note` (see :func:`keep_note`)

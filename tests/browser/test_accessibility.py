@@ -16,19 +16,8 @@ from .test_charts_in_words import check_charts_in_words
 pytestmark = pytest.mark.browser
 
 
-def _paths() -> list[tuple[str, str]]:
-    from urllib.parse import urlencode
-
-    from hetdp_core.framework.registry import specs
-
-    out = [("home", "/")]
-    out += [(s.slug, f"/{s.url}" + (f"?{urlencode(dict(s.fast_query))}" if s.fast_query else "")) for s in specs()]
-    out += [("lessons", "/Lessons"), ("docs", "/Docs?topic=corrections")]
-    seen = {path for _, path in out}
-    return out + [(name, path) for name, path in chart_paths() if path not in seen]  # the ledger, a lesson step
-
-
-PAGES = _paths()
+#: every page with charts (the scenario pages, the ledger, a lesson step) and the pages without
+PAGES = [("home", "/"), *chart_paths(), ("lessons", "/Lessons"), ("docs", "/Docs?topic=corrections")]
 #: the views whose charts say in words what they draw (every page with charts)
 CHARTS = {path for _, path in chart_paths()}
 
