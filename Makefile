@@ -83,8 +83,9 @@ dev: $(STAMP)
 	$(PY) -m hetdp_ui.launch run app.py --server.port $(PORT) --server.fileWatcherType auto --server.runOnSave true \
 	  --client.showErrorDetails full
 
-# everything, as CI runs it: three worker processes (pytest-xdist) on two cores — with two, a tenth of the
-# cores idled while browser tests waited for their pages —, taking one test at a time, the browser and slow tests first; a file that shares a server, cluster or build keeps its tests on one worker
+# everything, as CI runs it: three worker processes (pytest-xdist) on two cores (with two, a tenth of the
+# cores idled while browser tests waited for their pages) taking one test at a time, the browser and slow
+# tests first; a file that shares a server, cluster or build keeps its tests on one worker
 # (tests/conftest.py: TOGETHER; each worker starts one Streamlit server for all its browser tests).
 # The slowest tests are printed
 test: $(TSTAMP) chromium nginx postgresql lint
