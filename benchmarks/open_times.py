@@ -89,10 +89,14 @@ def cold_open(browser, url: str) -> dict:
         start = pg.evaluate("() => performance.timeOrigin")
         pg.wait_for_function("() => window.__open.title > 0", timeout=180_000)
         _settled(pg)
-        # a chart is drawn by plotly after the run has ended: wait for it when the page has one
+        # a chart is drawn by plotly after the run has ended, and a new visitor's browser first loads plotly
+        # itself: until then the chart's place holds a skeleton (a cached page had settled before its chart
+        # existed, so its opening was measured without the chart). Wait for every skeleton to be gone, then
+        # for the chart when the page has one
         pg.wait_for_function(
-            '() => !document.querySelector(\'[data-testid="stMain"] [data-testid="stPlotlyChart"]\') '
-            "|| window.__open.chart > 0",
+            '() => !document.querySelector(\'[data-testid="stMain"] [data-testid="stSkeleton"]\') '
+            '&& (!document.querySelector(\'[data-testid="stMain"] [data-testid="stPlotlyChart"]\') '
+            "|| window.__open.chart > 0)",
             timeout=180_000,
         )
         done = pg.evaluate("() => performance.timeOrigin + performance.now()")
