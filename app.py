@@ -12,8 +12,7 @@ from hetdp_ui.timing import script_run
 
 
 def home() -> None:
-    st.title("hetdp: privacy that is not one number")  # first: painted before the menu (hetdp_ui.page.start_page)
-    sidebar_nav()
+    sidebar_nav("hetdp: privacy that is not one number")  # the title first, painted before the menu
     st.markdown("**New here? Start with…**")
     for col, (who, what, page, label, query) in zip(st.columns(3), start_links()):
         with col.container(border=True):

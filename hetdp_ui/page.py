@@ -108,10 +108,7 @@ def start_page(page, *, preset_help: str | None = None, switches: dict[str, bool
     start_fork_server_soon()  # a server's first view: the run children's fork server imports meanwhile
     spec = page.PAGE_SPEC
     st.set_page_config(page_title=f"{spec.title} — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto")
-    # the title first, before the menu: a new visitor's browser paints it about 0.1-0.15 s sooner (measured
-    # with benchmarks/open_times.py's cold open; the menu's links and their icons are drawn after it)
-    st.title(spec.title)
-    sidebar_nav()
+    sidebar_nav(spec.title)  # the title first, painted before the menu and the inputs arrive
     state = ScenarioState.of(page, switches=switches)
     question(page.QUESTION)
     state.init()

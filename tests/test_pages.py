@@ -40,6 +40,35 @@ def test_home_renders_with_cards_and_glossary():
     assert "BCDP" in text and "ζ" in text and "ρ" in text
 
 
+def _titled_page():
+    import streamlit as st
+
+    from hetdp_ui.nav import sidebar_nav
+
+    sidebar_nav("A page")
+    st.markdown("after the menu")
+
+
+def test_a_browsers_first_run_pauses_once_after_the_title_and_nothing_else_does(monkeypatch):
+    """The title is the page's first element; a browser's first run of a session pauses after it (so the
+    browser paints it before the menu arrives), its later runs do not, and a run without a browser
+    (AppTest's own) never pauses."""
+    from hetdp_ui import nav
+
+    pauses = []
+    monkeypatch.setattr(nav, "_pause_for_paint", lambda: pauses.append(1))
+    at = AppTest.from_function(_titled_page).run()
+    assert_clean(at)
+    assert at.title[0].value == "A page" and pauses == []  # no browser: no pause
+    monkeypatch.setattr(nav, "_browser", lambda: True)
+    at = AppTest.from_function(_titled_page).run()
+    assert at.main.children[0].type == "title" and at.title[0].value == "A page"  # the first element
+    assert pauses == [1]
+    at.run()
+    at.run()
+    assert pauses == [1], "a later run of the session paused again"
+
+
 def test_home_start_links_name_a_real_lesson_preset_and_page():
     """The "new here?" links: each names a page of the app and, where it has one, a bundled lesson or a
     paper preset the page accepts; the footer points to the Documentation page's corrections."""

@@ -9,8 +9,7 @@ from hetdp_ui.nav import doc_file, docs, sidebar_nav, topic_name
 st.set_page_config(
     page_title="Documentation — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
 )  # an emoji icon is inlined: no font server
-st.title("Documentation")  # first: painted before the menu (hetdp_ui.page.start_page)
-sidebar_nav()
+sidebar_nav("Documentation")  # the title first, painted before the menu
 
 st.markdown(
     "**What is here?** The formulas each page uses, the corrections to the papers and how each "

@@ -14,8 +14,7 @@ from hetdp_ui.nav import doc_link, sidebar_nav
 st.set_page_config(
     page_title="Lessons — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
 )  # an emoji icon is inlined: no font server
-st.title("Lessons")  # first: painted before the menu (hetdp_ui.page.start_page)
-sidebar_nav()
+sidebar_nav("Lessons")  # the title first, painted before the menu
 st.session_state.pop(AT, None)  # starting (or restarting) a lesson always opens its step
 
 st.markdown(

@@ -48,8 +48,7 @@ downloads = folder_module("release_ledger", "downloads")  # its report, notebook
 st.set_page_config(
     page_title="Release ledger — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
 )  # an emoji icon is inlined: no font server
-st.title("Release ledger")  # first: painted before the menu (hetdp_ui.page.start_page)
-sidebar_nav()
+sidebar_nav("Release ledger")  # the title first, painted before the menu
 
 DELTAS = [1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3]
 #: a plan is kept in the link while its TOML text is at most this long
