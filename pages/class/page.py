@@ -19,7 +19,10 @@ from hetdp_ui.lesson_panel import cached_lesson
 from hetdp_ui.nav import app_link, doc_link, sidebar_nav
 
 st.set_page_config(page_title="Class — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto")
-sidebar_nav()
+qp = st.query_params
+code, key, me = qp.get("code"), qp.get("key"), qp.get("me")
+# the landing page's title first, painted before the menu; a session's title needs the session looked up
+sidebar_nav(None if code else "Class")
 
 #: seconds between refreshes of the live view (a fragment: only it reruns, the page does not reload)
 REFRESH = 3
@@ -30,10 +33,6 @@ MAX_JOINS = 5
 LOGIN = os.environ.get("HETDP_CLASS_LOGIN", "").strip().lower() == "oidc"
 #: the display name's one limit, as the name box states it (the store refuses anything else on Join)
 NAME_LIMIT = f"1 to {MAX_NAME} characters"
-
-qp = st.query_params
-code, key, me = qp.get("code"), qp.get("key"), qp.get("me")
-
 
 def fail(exc: Exception) -> None:
     """One line for a database that cannot be used, then nothing more of the page."""
@@ -65,7 +64,7 @@ def qr_png(url: str) -> bytes:
 
 
 def landing() -> None:
-    st.title("Class")
+    """The page without a session in its address (its title is drawn first, by the menu)."""
     st.markdown(
         "**What is here?** Teach a lesson live. Start a session: students open its link (or type its code), "
         "choose a display name and walk through the lesson on their own devices; every *Check my answer* "
