@@ -9,7 +9,9 @@ and the page's own clock gives:
 * **first paint** — the browser's first contentful paint (Streamlit's frame and skeleton included);
 * **something useful** — the page's title painted (an ``h1`` in the main area), what the reader first
   needs to know the page is there;
-* **settled** — the page's run finished (and stayed so for half a second) and its charts drawn.
+* **settled** — the page's run finished (and stayed so for half a second), no skeleton left in its main
+  area (a new visitor's browser loads plotly only when the first chart arrives; until then each chart's
+  place holds a skeleton) and its charts drawn.
 
 Every page that is not a scenario and draws a chart on opening (the release ledger) is compared, to that
 chart, with the bare page opened the same way (a new visitor of a server that has served it before). A

@@ -12,6 +12,8 @@ run on its own (AppTest).
 
 from __future__ import annotations
 
+import time
+
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
@@ -73,13 +75,12 @@ _TITLE_PAINTED = "_hetdp_title_painted"
 
 
 def _browser() -> bool:
-    """Whether a browser asked for this run (its request carried a user agent; AppTest's runs carry none)."""
-    return bool(st.context.headers.get("User-Agent"))
+    """Whether a browser asked for this run: every browser's user agent begins ``Mozilla/``; AppTest's
+    runs carry none and the load tool's virtual users say they are Python (they paint nothing)."""
+    return (st.context.headers.get("User-Agent") or "").startswith("Mozilla/")
 
 
 def _pause_for_paint() -> None:
-    import time
-
     time.sleep(TITLE_PAINT_PAUSE_S)
 
 
@@ -89,21 +90,23 @@ def sidebar_nav(title: str | None = None) -> None:
     than failing the page. First, the clicks still pending on other pages are dropped
     (:func:`hetdp_ui.actions.expire`).
 
-    The title comes first, and a browser's first run of a session then pauses
-    :data:`TITLE_PAINT_PAUSE_S`: a new visitor's browser received the title together with the menu's links
-    and the inputs, and painted it only with them. With the pause it paints the title alone, 0.15–0.3 s
-    sooner (cold opens A/B with ``benchmarks/open_times.py``'s probe: Feature privacy 1.54 → 1.21 s,
-    Per-user privacy 1.43 → 1.24 s, medians of four; a bare page's title 1.16 s in the same run); the
-    first chart comes no later. Later runs, and sessions without a browser (AppTest, the load tool's
-    virtual users), do not pause."""
+    The title comes first, and when the session's first run has one and a browser asked for it, the run
+    then pauses :data:`TITLE_PAINT_PAUSE_S`: a new visitor's browser received the title together with the
+    menu's links and the inputs, and painted it only with them. With the pause it paints the title alone,
+    0.19–0.33 s sooner (cold opens A/B with ``benchmarks/open_times.py``'s probe: Feature privacy 1.54 →
+    1.21 s, Per-user privacy 1.43 → 1.24 s, medians of four; a bare page's title 1.16 s in the same run);
+    the first chart comes about as soon. Only the session's first run may pause (a run without a title, as
+    a class session's page, uses that turn up: a page reached from it does not pause), and never without
+    a browser (AppTest, the load tool's virtual users)."""
     from hetdp_ui.actions import expire
 
+    first = _TITLE_PAINTED not in st.session_state
+    if first:
+        st.session_state[_TITLE_PAINTED] = True
     if title is not None:
         st.title(title)
-        if _TITLE_PAINTED not in st.session_state:
-            st.session_state[_TITLE_PAINTED] = True
-            if _browser():
-                _pause_for_paint()
+        if first and _browser():
+            _pause_for_paint()
     expire()
     st.html(_CSS)
     targets = [(HOME[0] if HOME else "app.py", "Home", ":material/home:")]

@@ -98,8 +98,9 @@ def plan_section(state: ScenarioState, page, scenario: Scenario, result):
 
 def start_page(page, *, preset_help: str | None = None, switches: dict[str, bool] | None = None) -> ScenarioState:
     """The top of every scenario page, from its declaration (``page`` is its scenario module): the
-    browser title and inlined emoji icon (no font server), the menu, the title and question, the
-    state read from the URL, the lesson panel and the preset selector. Returns the page's state."""
+    browser title and inlined emoji icon (no font server), the title and the menu
+    (:func:`hetdp_ui.nav.sidebar_nav`), the question, the state read from the URL, the lesson panel and
+    the preset selector. Returns the page's state."""
     from hetdp_ui.lesson_panel import lesson_panel
     from hetdp_ui.limits import start_fork_server_soon
     from hetdp_ui.nav import sidebar_nav

@@ -67,6 +67,20 @@ def test_a_browsers_first_run_pauses_once_after_the_title_and_nothing_else_does(
     at.run()
     at.run()
     assert pauses == [1], "a later run of the session paused again"
+    # a session whose first run had no title (a class session's page) does not pause on the next page
+    at = AppTest.from_function(_untitled_then_titled_page).run()
+    assert pauses == [1]
+    at.session_state["titled"] = True
+    at.run()
+    assert at.title[0].value == "A page" and pauses == [1], "a page reached after the first run paused"
+
+
+def _untitled_then_titled_page():
+    import streamlit as st
+
+    from hetdp_ui.nav import sidebar_nav
+
+    sidebar_nav("A page" if st.session_state.get("titled") else None)
 
 
 def test_home_start_links_name_a_real_lesson_preset_and_page():

@@ -34,6 +34,7 @@ LOGIN = os.environ.get("HETDP_CLASS_LOGIN", "").strip().lower() == "oidc"
 #: the display name's one limit, as the name box states it (the store refuses anything else on Join)
 NAME_LIMIT = f"1 to {MAX_NAME} characters"
 
+
 def fail(exc: Exception) -> None:
     """One line for a database that cannot be used, then nothing more of the page."""
     from hetdp_ui.classroom.db import SchemaMismatch

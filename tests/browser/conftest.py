@@ -104,9 +104,10 @@ def warm_context(browser):
     """One browser context for the ``page`` of every test of this worker. A context's first page pays for
     loading and compiling Streamlit's frontend (measured: ~1.5 CPU-seconds of Chromium for a fresh
     context, ~0.5 s for a new tab of a context that has loaded it before, whose HTTP and code caches are
-    warm): on two cores, a fresh context per test cost the suite minutes. Each test still gets a new tab,
-    so a new Streamlit session, with the context's cookies cleared before it; a test that needs a browser
-    of its own (another visitor, offline, a phone) makes its own context."""
+    warm): on two cores a fresh context cost each test about a CPU-second more. Each test still gets a new
+    tab, so a new Streamlit session, with the context's cookies cleared before it; a test that needs a
+    browser of its own (another visitor, offline, a phone) makes its own context. After each test the
+    tab's local storage (where Streamlit keeps the sidebar's state and the theme) is cleared with it."""
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     yield ctx
     ctx.close()
@@ -118,9 +119,12 @@ def page(warm_context, artifacts):
     pg = warm_context.new_page()
     pg.set_default_timeout(60_000)
     yield pg
-    pg.close()
-    for other in warm_context.pages:  # tabs the test opened (a link with target=_blank)
-        other.close()
+    for tab in warm_context.pages:  # the test's tab and any it opened (a link with target=_blank)
+        try:
+            tab.evaluate("() => window.localStorage && window.localStorage.clear()")
+        except Exception:  # noqa: S110 — a closed or crashed tab, or a page without storage: nothing kept
+            pass
+        tab.close()
 
 
 def _what_the_page_showed(pg) -> str:
