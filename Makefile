@@ -83,13 +83,14 @@ dev: $(STAMP)
 	$(PY) -m hetdp_ui.launch run app.py --server.port $(PORT) --server.fileWatcherType auto --server.runOnSave true \
 	  --client.showErrorDetails full
 
-# everything, as CI runs it: three worker processes (pytest-xdist) on two cores (with two, a tenth of the
-# cores idled while browser tests waited for their pages) taking one test at a time, the browser and slow
-# tests first; a file that shares a server, cluster or build keeps its tests on one worker
+# everything, as CI runs it: two worker processes (pytest-xdist) taking one test at a time, the browser and
+# slow tests first (three workers used the tenth of the cores' time that idles while browser tests wait, for
+# no measurable gain, and their contention beside a CPU hog let a solver's click go unanswered once: kept
+# at two); a file that shares a server, cluster or build keeps its tests on one worker
 # (tests/conftest.py: TOGETHER; each worker starts one Streamlit server for all its browser tests).
 # The slowest tests are printed
 test: $(TSTAMP) chromium nginx postgresql lint
-	$(PY) -m pytest -q -p no:cacheprovider -n 3 --dist loadgroup --durations=25
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadgroup --durations=25
 
 # for every change (under 2 minutes): lint, then the unit, property, statistical and AppTest tests —
 # no real browser, none marked slow (tests/conftest.py: SLOW; `make test` runs them)
