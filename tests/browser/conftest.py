@@ -106,8 +106,8 @@ def warm_context(browser):
     context, ~0.5 s for a new tab of a context that has loaded it before, whose HTTP and code caches are
     warm): on two cores a fresh context cost each test about a CPU-second more. Each test still gets a new
     tab, so a new Streamlit session, with the context's cookies cleared before it; a test that needs a
-    browser of its own (another visitor, offline, a phone) makes its own context. After each test the
-    tab's local storage (where Streamlit keeps the sidebar's state and the theme) is cleared with it."""
+    browser of its own (another visitor, offline, a phone) makes its own context. The context's local
+    storage (where Streamlit keeps the sidebar's state and the theme) is kept: no test changes either."""
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     yield ctx
     ctx.close()
@@ -120,10 +120,6 @@ def page(warm_context, artifacts):
     pg.set_default_timeout(60_000)
     yield pg
     for tab in warm_context.pages:  # the test's tab and any it opened (a link with target=_blank)
-        try:
-            tab.evaluate("() => window.localStorage && window.localStorage.clear()")
-        except Exception:  # noqa: S110 — a closed or crashed tab, or a page without storage: nothing kept
-            pass
         tab.close()
 
 
