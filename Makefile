@@ -85,8 +85,7 @@ dev: $(STAMP)
 
 # everything, as CI runs it: two worker processes (pytest-xdist) taking one test at a time, the browser and
 # slow tests first (three workers used the tenth of the cores' time that idles while browser tests wait, for
-# no measurable gain, and their contention beside a CPU hog let a solver's click go unanswered once: kept
-# at two); a file that shares a server, cluster or build keeps its tests on one worker
+# no measurable gain: kept at two); a file that shares a server, cluster or build keeps its tests on one worker
 # (tests/conftest.py: TOGETHER; each worker starts one Streamlit server for all its browser tests).
 # The slowest tests are printed
 test: $(TSTAMP) chromium nginx postgresql lint
