@@ -44,6 +44,7 @@ nothing otherwise (a double click joins once). A test fails if a button is read 
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -59,6 +60,9 @@ streamlit_fix.install()  # a click no longer lost inside Streamlit itself (see t
 #: session key: button key → its pending :class:`Intent` (one dict: changing it in place is not a point
 #: at which Streamlit can stop the run, so an effect stored and its intent cleared happen together)
 INTENTS = "_hetdp_intents"
+#: environment variable: a file to which every click recorded, acted on or dropped is appended, one line
+#: each (the browser tests' servers set it: a lost click in a CI log then says where it went)
+TRACE_ENV = "HETDP_TRACE_CLICKS"
 #: seconds after a navigation's target was first shown during which a run of the place it left
 #: navigates again (a request sent before the browser learned the new address), and after which
 #: the click is done
@@ -102,6 +106,7 @@ class Intent:
         Streamlit call: an effect stored in the session just before is never left with its intent."""
         if self.home.get(self.key) is self:
             del self.home[self.key]
+            trace("finished", self.key, self.page)
 
     def done_when_shown(self, *, settle: bool = False) -> None:
         """The effect is stored and this run shows it: the click is done if this run gets to the end of
@@ -129,6 +134,23 @@ class Intent:
         return self.arrived_at is not None and time.monotonic() - self.arrived_at >= ARRIVAL_WINDOW
 
 
+def trace(event: str, key: str, page: str = "") -> None:
+    """Append ``event`` for the button ``key`` to the file named by :data:`TRACE_ENV` (if set): the time,
+    the session, the page the run is for and the one the click was on. Never fails the run."""
+    path = os.environ.get(TRACE_ENV)
+    if not path:
+        return
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    session = ctx.session_id[:8] if ctx is not None else "-"
+    try:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"{time.time():.3f} {session} run-page={here()[:8]} click-page={page[:8]} {event} {key}\n")
+    except OSError:
+        pass
+
+
 def here() -> str:
     """The page this run is for (Streamlit's hash of the page: the same in a click's callback and in the
     run that follows, under ``st.navigation`` or for a page file run on its own)."""
@@ -144,6 +166,9 @@ def _record(key: str, value) -> None:
     held = intents.get(key)
     if held is None or not held.results or held.arrived_at is not None:
         intents[key] = Intent(key, here(), value() if callable(value) else value)
+        trace("recorded", key, here())
+    else:
+        trace("joined the pending click", key, held.page)
 
 
 def button(label: str, *, key: str, value=None, where=None, intent: str | None = None, **kwargs) -> Intent | None:
@@ -161,6 +186,8 @@ def pending(key: str) -> Intent | None:
     intents = st.session_state.get(INTENTS, {})
     held = intents.get(key)
     if held is None or held.page != here():
+        if held is not None:
+            trace("not acted on: clicked on another page", key, held.page)
         return None
     held.home = intents
     return held
@@ -178,6 +205,7 @@ def expire() -> None:
             if held.page == page:
                 held.shown = False
             elif not held.leaving or held._settled():
+                trace("dropped: left pending on another page", key, held.page)
                 del intents[key]
             else:
                 held.arrived()
@@ -252,6 +280,7 @@ def run_ended() -> None:
             if held.shown and held.settle:
                 held.arrived()
             if (held.shown and not held.settle) or held._settled():
+                trace("done", key, held.page)
                 del intents[key]
 
 

@@ -25,6 +25,13 @@ CHROMIUM_ARGS = [
 ]
 
 
+#: this pytest-xdist worker's name ("main" without xdist), for files each worker writes
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+#: every click the worker's server recorded, acted on or dropped (``HETDP_TRACE_CLICKS``, hetdp_ui/actions.py):
+#: a failed browser test prints the lines of its time
+CLICK_TRACE = ROOT / "tests" / "artifacts" / f"clicks-{WORKER}.log"
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -34,12 +41,11 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def server():
     port = _free_port()
-    log = (
-        open(ROOT / "tests" / "artifacts" / "streamlit.log", "w")
-        if (ROOT / "tests" / "artifacts").exists()
-        else subprocess.DEVNULL
-    )
-    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    art = ROOT / "tests" / "artifacts"
+    art.mkdir(parents=True, exist_ok=True)
+    log = open(art / f"streamlit-{WORKER}.log", "w")  # one per xdist worker: two servers wrote one file
+    CLICK_TRACE.write_text("")
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "HETDP_TRACE_CLICKS": str(CLICK_TRACE)}
     from hetdp_ui.serve import start_streamlit
 
     extra = ("--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none")
@@ -118,9 +124,60 @@ def page(warm_context, artifacts):
     warm_context.clear_cookies()
     pg = warm_context.new_page()
     pg.set_default_timeout(60_000)
+    _log_websocket(pg)
     yield pg
     for tab in warm_context.pages:  # the test's tab and any it opened (a link with target=_blank)
         tab.close()
+
+
+def _log_websocket(pg) -> None:
+    """Keep, on the page object, when its websockets sent and received messages (and their sizes): a failed
+    test prints them (:func:`_what_the_page_showed`), so a lost click says whether the browser sent it."""
+    import time
+
+    frames = pg._hetdp_frames = []
+
+    def watch(ws):
+        ws.on("framesent", lambda p: frames.append((time.time(), "sent", len(p or b""))))
+        ws.on("framereceived", lambda p: frames.append((time.time(), "received", len(p or b""))))
+        ws.on("close", lambda _ws: frames.append((time.time(), "closed", 0)))
+
+    pg.on("websocket", watch)
+
+
+def _traffic(pg, since: float) -> str:
+    """The page's websocket messages since ``since`` (received ones counted between two sent ones) and the
+    server's click trace lines of that time."""
+    import time
+
+    lines, received = [], 0
+    for t, what, size in getattr(pg, "_hetdp_frames", []):
+        if t < since:
+            continue
+        if what == "received":
+            received += 1
+            continue
+        if received:
+            lines.append(f"  … {received} received")
+            received = 0
+        lines.append(f"  {t - since:7.2f} s {what} {size} B")
+    if received:
+        lines.append(f"  … {received} received")
+    clicks = []
+    if CLICK_TRACE.exists():
+        for line in CLICK_TRACE.read_text(errors="replace").splitlines():
+            try:
+                if float(line.split(" ", 1)[0]) >= since:
+                    clicks.append("  " + line)
+            except ValueError:
+                continue
+    now = time.time()
+    return (
+        f"websocket since {now - since:.0f} s ago:\n"
+        + ("\n".join(lines[-60:]) or "  (none)")
+        + "\nclicks the server traced then:\n"
+        + ("\n".join(clicks[-40:]) or "  (none)")
+    )
 
 
 def _what_the_page_showed(pg) -> str:
@@ -134,6 +191,7 @@ def _what_the_page_showed(pg) -> str:
                 const main = document.querySelector('[data-testid="stMain"]');
                 return {
                     state: app && app.getAttribute('data-test-script-state'),
+                    runs: window.__hetdpRuns,
                     alerts: pick('[data-testid="stAlert"], [data-testid="stException"], '
                                  + '[data-testid="stStatusWidget"]'),
                     expanders: pick('[data-testid="stExpander"] summary'),
@@ -144,7 +202,7 @@ def _what_the_page_showed(pg) -> str:
     except Exception as exc:  # the page or its context is already gone
         return f"(page not readable: {type(exc).__name__})"
     return (
-        f"url: {pg.url}\nscript state: {shown['state']}\nalerts: {shown['alerts']}\n"
+        f"url: {pg.url}\nscript state: {shown['state']} (runs started: {shown['runs']})\nalerts: {shown['alerts']}\n"
         f"expanders: {shown['expanders']}\ntext:\n{shown['text']}"
     )
 
@@ -164,6 +222,8 @@ def pytest_runtest_makereport(item, call):
     art = ROOT / "tests" / "artifacts"
     for i, pg in enumerate(pages):
         report.sections.append((f"what browser page {i} showed", _what_the_page_showed(pg)))
+        if i == 0:
+            report.sections.append(("what the page sent and the server did with clicks", _traffic(pg, call.start)))
         try:
             pg.screenshot(path=str(art / f"failed_{item.name[:80]}_{i}.png"), full_page=True)
         except Exception:  # noqa: S110 — a screenshot is a courtesy; the text above is the record
