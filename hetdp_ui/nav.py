@@ -120,6 +120,19 @@ def sidebar_nav(title: str | None = None) -> None:
         st.divider()
 
 
+#: said of a page's heading to :func:`page_top`: the same as its browser title
+SAME = object()
+
+
+def page_top(title: str, *, heading: str | None | object = SAME) -> None:
+    """The top of a page: the browser's title "<title> — hetdp" with the emoji icon (inlined: no font
+    server) and the wide layout, then the page's ``heading`` (its title unless told otherwise; None: no
+    heading, as a class session's page, whose title needs the session looked up) and the menu
+    (:func:`sidebar_nav`)."""
+    st.set_page_config(page_title=f"{title} — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto")
+    sidebar_nav(title if heading is SAME else heading)
+
+
 #: documentation topics that are not a page's (docs/<name>.md): name → title; a page's topic is its slug
 #: and its guide is pages/<slug>/guide.md
 OTHER_DOCS = {

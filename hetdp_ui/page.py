@@ -99,17 +99,16 @@ def plan_section(state: ScenarioState, page, scenario: Scenario, result):
 def start_page(page, *, preset_help: str | None = None, switches: dict[str, bool] | None = None) -> ScenarioState:
     """The top of every scenario page, from its declaration (``page`` is its scenario module): the
     browser title and inlined emoji icon (no font server), the title and the menu
-    (:func:`hetdp_ui.nav.sidebar_nav`), the question, the state read from the URL, the lesson panel and
+    (:func:`hetdp_ui.nav.page_top`), the question, the state read from the URL, the lesson panel and
     the preset selector. Returns the page's state."""
     from hetdp_ui.lesson_panel import lesson_panel
     from hetdp_ui.limits import start_fork_server_soon
-    from hetdp_ui.nav import sidebar_nav
+    from hetdp_ui.nav import page_top
 
     runs()  # the run cache and, under a server, the shared store the run children inherit: before the fork server
     start_fork_server_soon()  # a server's first view: the run children's fork server imports meanwhile
     spec = page.PAGE_SPEC
-    st.set_page_config(page_title=f"{spec.title} — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto")
-    sidebar_nav(spec.title)  # the title first, painted before the menu and the inputs arrive
+    page_top(spec.title)  # the title first, painted before the menu and the inputs arrive
     state = ScenarioState.of(page, switches=switches)
     question(page.QUESTION)
     state.init()

@@ -83,6 +83,33 @@ def _untitled_then_titled_page():
     sidebar_nav("A page" if st.session_state.get("titled") else None)
 
 
+def _page_top_page():
+    import streamlit as st
+
+    from hetdp_ui.nav import page_top
+
+    page_top("A page", heading=st.session_state.get("heading", "A page"))
+    st.markdown("the page")
+
+
+def test_the_top_of_a_page_is_its_browser_title_then_its_heading_then_the_menu():
+    """``page_top``: the browser's title "<title> — hetdp", the page's heading first (its title, another
+    one, or none — a class session's page) and the menu after it; every page file starts with it but Home
+    and the scenario pages (whose shell calls it)."""
+    at = AppTest.from_function(_page_top_page).run()
+    assert_clean(at)
+    assert at.main.children[0].type == "title" and at.title[0].value == "A page"
+    assert at.markdown[-1].value == "the page"
+    at.session_state["heading"] = None
+    at.run()
+    assert not at.title, "a page told to have no heading drew one"
+    pages = [f for f in (ROOT / "pages").glob("*/page.py") if "page_shell(" not in f.read_text()]
+    assert pages, "no page file found"
+    for f in pages:
+        text = f.read_text()
+        assert "page_top(" in text and "set_page_config" not in text, f"{f}: its top is not page_top"
+
+
 def test_home_start_links_name_a_real_lesson_preset_and_page():
     """The "new here?" links: each names a page of the app and, where it has one, a bundled lesson or a
     paper preset the page accepts; the footer points to the Documentation page's corrections."""

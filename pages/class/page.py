@@ -16,13 +16,12 @@ from hetdp_ui.classroom.store import MAX_NAME, export_csv, links
 from hetdp_ui.common import app_base_url, chart
 from hetdp_ui.folders import LIVE_CLASS, page_for
 from hetdp_ui.lesson_panel import cached_lesson
-from hetdp_ui.nav import app_link, doc_link, sidebar_nav
+from hetdp_ui.nav import app_link, doc_link, page_top
 
-st.set_page_config(page_title="Class — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto")
 qp = st.query_params
 code, key, me = qp.get("code"), qp.get("key"), qp.get("me")
 # the landing page's title first, painted before the menu; a session's title needs the session looked up
-sidebar_nav(None if code else "Class")
+page_top("Class", heading=None if code else "Class")
 
 #: seconds between refreshes of the live view (a fragment: only it reruns, the page does not reload)
 REFRESH = 3

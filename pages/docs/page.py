@@ -4,12 +4,9 @@ import re
 
 import streamlit as st
 
-from hetdp_ui.nav import doc_file, docs, sidebar_nav, topic_name
+from hetdp_ui.nav import doc_file, docs, page_top, topic_name
 
-st.set_page_config(
-    page_title="Documentation — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
-)  # an emoji icon is inlined: no font server
-sidebar_nav("Documentation")  # the title first, painted before the menu
+page_top("Documentation")  # the title first, painted before the menu
 
 st.markdown(
     "**What is here?** The formulas each page uses, the corrections to the papers and how each "

@@ -9,12 +9,9 @@ from hetdp_core.teaching.lessons import MAX_LESSON_BYTES, check_lesson, lesson_i
 from hetdp_ui import actions
 from hetdp_ui.folders import LIVE_CLASS, page_for
 from hetdp_ui.lesson_panel import AT, FINISHED, PREVIEWS, cached_lesson, score_line
-from hetdp_ui.nav import doc_link, sidebar_nav
+from hetdp_ui.nav import doc_link, page_top
 
-st.set_page_config(
-    page_title="Lessons — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
-)  # an emoji icon is inlined: no font server
-sidebar_nav("Lessons")  # the title first, painted before the menu
+page_top("Lessons")  # the title first, painted before the menu
 st.session_state.pop(AT, None)  # starting (or restarting) a lesson always opens its step
 
 st.markdown(

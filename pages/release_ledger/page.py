@@ -38,17 +38,14 @@ from hetdp_ui.common import (
     target_tpr_input,
 )
 from hetdp_ui.folders import figures_of, folder_module
-from hetdp_ui.nav import doc_link, sidebar_nav
+from hetdp_ui.nav import doc_link, page_top
 from hetdp_ui.notebook import notebook_bytes
 from hetdp_ui.risk_figures import curves_figure
 
 figures = figures_of("release_ledger")  # this folder's figures.py
 downloads = folder_module("release_ledger", "downloads")  # its report, notebook and decision package
 
-st.set_page_config(
-    page_title="Release ledger — hetdp", page_icon="🔒", layout="wide", initial_sidebar_state="auto"
-)  # an emoji icon is inlined: no font server
-sidebar_nav("Release ledger")  # the title first, painted before the menu
+page_top("Release ledger")  # the title first, painted before the menu
 
 DELTAS = [1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3]
 #: a plan is kept in the link while its TOML text is at most this long

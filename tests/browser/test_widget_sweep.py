@@ -26,7 +26,7 @@ from hetdp_core.framework.registry import specs
 from hetdp_core.scenarios import get
 from hetdp_ui.nav import scenario_entries, tools
 
-from .test_browser import ERROR_SELECTORS, IDLE, assert_no_errors, wait_idle
+from .test_browser import ERROR_SELECTORS, assert_no_errors, wait_idle
 from .test_first_session import _block_outside
 
 pytestmark = pytest.mark.browser
@@ -72,11 +72,8 @@ PRESET = "Preset"
 
 
 def _idle(page):
-    """The run is over and drawn: no 'running' status, no placeholder skeleton left."""
+    """The run is over and drawn: no 'running' status, no placeholder skeleton left (both in ``IDLE``)."""
     wait_idle(page, timeout=120_000)
-    page.wait_for_function(
-        f"() => !document.querySelector('[data-testid=\"stSkeleton\"]') && ({IDLE})()", timeout=120_000
-    )
 
 
 def _clean(page, what: str):
