@@ -67,18 +67,34 @@ def write_images(jobs: list[tuple[object, Path]], *, fmt: str, width: int, heigh
 def _kill_group(proc: subprocess.Popen) -> None:
     """Kill the child's process group and every descendant of the child: kaleido starts its Chromium
     through a wrapper in a session of its own (choreographer), which the group kill does not reach — one
-    outlived a stopped export. The descendants are read before the kill (after it, they belong to init)."""
-    left = process_tree(proc.pid)[1:]
+    outlived a stopped export. Everything is stopped first (SIGSTOP: the group, then each descendant found,
+    until no new one appears), so nothing can start another process between reading the tree and the
+    kill: a wrapper started just after the tree was read outlived the kill once, beside a CPU hog. The
+    descendants are read before the kill (after it, they belong to init)."""
+    _signal_group(proc.pid, signal.SIGSTOP)
+    seen: set[int] = set()
+    while new := set(process_tree(proc.pid)[1:]) - seen:
+        for pid in new:
+            _signal(pid, signal.SIGSTOP)
+        seen |= new
+    _signal_group(proc.pid, signal.SIGKILL)
+    for pid in seen:
+        _signal(pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _signal_group(pgid: int, sig: int) -> None:
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
+        os.killpg(pgid, sig)
     except (ProcessLookupError, PermissionError):
         pass
-    for pid in left:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-    proc.wait()
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -284,6 +284,9 @@ def test_concurrent_sessions_compute_a_groups_divergences_once(monkeypatch):
         return real(*args)
 
     monkeypatch.setattr(zm, "_alg1_compute", counted)
+    # within this process: a shared store installed by an earlier test here (an AppTest's run cache) held
+    # this group's curve once, and nothing was computed (the store's own case: tests/test_runcache.py)
+    monkeypatch.setattr(zm, "shared_store", lambda: None)
     zm._MEMO.clear()
     out, start = [], threading.Barrier(8)
 

@@ -132,7 +132,7 @@ def page(warm_context, artifacts):
 
 def _log_websocket(pg) -> None:
     """Keep, on the page object, when its websockets sent and received messages (and their sizes): a failed
-    test prints them (:func:`_what_the_page_showed`), so a lost click says whether the browser sent it."""
+    test prints them (:func:`_traffic`), so a lost click says whether the browser sent it."""
     import time
 
     frames = pg._hetdp_frames = []
