@@ -165,8 +165,9 @@ def _record(key: str, value) -> None:
     intents = st.session_state.setdefault(INTENTS, {})
     held = intents.get(key)
     if held is None or not held.results or held.arrived_at is not None:
-        intents[key] = Intent(key, here(), value() if callable(value) else value)
-        trace("recorded", key, here())
+        page = here()
+        intents[key] = Intent(key, page, value() if callable(value) else value)
+        trace("recorded", key, page)
     else:
         trace("joined the pending click", key, held.page)
 

@@ -39,11 +39,9 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def server():
+def server(artifacts):
     port = _free_port()
-    art = ROOT / "tests" / "artifacts"
-    art.mkdir(parents=True, exist_ok=True)
-    log = open(art / f"streamlit-{WORKER}.log", "w")  # one per xdist worker: two servers wrote one file
+    log = open(artifacts / f"streamlit-{WORKER}.log", "w")  # one per xdist worker: two servers wrote one file
     CLICK_TRACE.write_text("")
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", "HETDP_TRACE_CLICKS": str(CLICK_TRACE)}
     from hetdp_ui.serve import start_streamlit
