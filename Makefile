@@ -17,6 +17,11 @@ $(PY):
 # says so in a note on every install; the note is silenced, any other warning of the build still shows
 QUIET  := PYTHONWARNINGS="ignore:Editable installation"
 
+# our modules byte-compiled, as an installed package's are: with PYTHONDONTWRITEBYTECODE set (CI images set
+# it) every Python process would compile them again — about 0.7 s of each server, `hetdp` call and notebook
+# kernel the suite starts; compileall only rewrites what changed
+COMPILE := $(PY) -m compileall -q hetdp_core hetdp_ui pages benchmarks
+
 $(STAMP): pyproject.toml | $(PY)
 	$(QUIET) $(PIP) install --quiet -e .
 	touch $@
@@ -67,6 +72,7 @@ postgresql:
 # production settings come from .streamlit/config.toml (no file watcher, no run-on-save); hetdp_ui.launch
 # is `streamlit run` after importing what the pages import, so a fresh server's first visitors do not wait
 run: $(STAMP)
+	$(COMPILE)
 	$(PY) -m hetdp_ui.launch run app.py --server.port $(PORT)
 
 # k Streamlit workers behind nginx with sticky sessions and a result cache shared on disk; UPSTREAMS="h:p …"
@@ -89,11 +95,13 @@ dev: $(STAMP)
 # (tests/conftest.py: TOGETHER; each worker starts one Streamlit server for all its browser tests).
 # The slowest tests are printed
 test: $(TSTAMP) chromium nginx postgresql lint
+	$(COMPILE)
 	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadgroup --durations=25
 
 # for every change (under 2 minutes): lint, then the unit, property, statistical and AppTest tests —
 # no real browser, none marked slow (tests/conftest.py: SLOW; `make test` runs them)
 check: $(TSTAMP) lint
+	$(COMPILE)
 	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadgroup -m "not browser and not slow" --durations=10
 
 # ruff: lint and format check (pyproject's [tool.ruff]); `make format` rewrites
@@ -112,14 +120,14 @@ test-fast: $(TSTAMP)
 # byte-compiled first, as an installed package is (otherwise every CLI start compiles our modules);
 # the first-chart timings drive Chromium (test extras: Playwright), `--no-browser` skips them
 bench: $(TSTAMP) chromium
-	$(PY) -m compileall -q hetdp_core hetdp_ui
+	$(COMPILE)
 	$(PY) benchmarks/run.py
 
 # the Must-show ratios of a live page in one run and one command (slider steps, first answers and first
 # charts against a bare Streamlit page, a solve against its view, the simulations against the RNG floor):
 # records benchmarks/recorded/live.json and rewrites its tables in docs/benchmarks.md and README.md
 bench-live: $(TSTAMP) chromium
-	$(PY) -m compileall -q hetdp_core hetdp_ui
+	$(COMPILE)
 	$(PY) benchmarks/live.py --record
 
 # N virtual users speaking Streamlit's websocket protocol against a production-settings server,
