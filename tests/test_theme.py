@@ -196,3 +196,31 @@ def test_dotplot_summary_reports_the_released_values_not_the_stacking():
     )
     text = summarize(quantile_dotplot_figure(table))
     assert "M: 20 values, 10 to 29" in text, text  # the released values themselves, not their bins
+
+
+def test_number_axes_get_fixed_margins_and_axes_with_words_keep_plotlys():
+    """fixed_margins: plotly stops measuring an axis of numbers (automargin off) and the figure gets
+    margins that hold its labels; an axis of categories or tick texts keeps automatic margins; a margin
+    the builder set stays."""
+    from hetdp_ui.theme import FIXED_MARGIN, finish, fixed_margins
+
+    fig = go.Figure([go.Scatter(x=[1, 2, 3], y=[0.1, 5.0, 1e3]), go.Scatter(x=[1, 2], y=[3, 4], yaxis="y2")])
+    fig.update_layout(yaxis2={"overlaying": "y", "side": "right"})
+    fixed_margins(fig)
+    assert fig.layout.xaxis.automargin is False and fig.layout.yaxis.automargin is False
+    assert fig.layout.yaxis2.automargin is False
+    m = fig.layout.margin
+    assert (m.l, m.r, m.b) == (FIXED_MARGIN["l"], FIXED_MARGIN["r_axis"], FIXED_MARGIN["b"])
+
+    words = go.Figure(go.Bar(x=["x1 (δ = 0.2)", "x2 (δ = 2)"], y=[1.0, 2.0]))
+    words.update_layout(margin={"l": 7})
+    fixed_margins(words)
+    assert words.layout.xaxis.automargin is None  # categories: plotly measures them
+    assert words.layout.yaxis.automargin is False
+    assert words.layout.margin.l == 7 and words.layout.margin.b is None  # the builder's; x keeps automargin
+
+    ticks = go.Figure(go.Scatter(x=[1, 2], y=[1, 2]))
+    ticks.update_yaxes(tickvals=[1, 2], ticktext=["a long tick text", "another"])
+    finish(ticks)
+    assert ticks.layout.yaxis.automargin is None and ticks.layout.xaxis.automargin is False
+    assert ticks.layout.margin.l is None and ticks.layout.margin.r == FIXED_MARGIN["r"]
