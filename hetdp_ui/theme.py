@@ -326,21 +326,43 @@ def finish(fig):
 FIXED_MARGIN = {"l": 96, "r_axis": 96, "r": 24, "b": 64}
 
 
-def _numeric_axis(fig, name: str) -> bool:
-    """Whether the axis ``name`` (``xaxis``, ``yaxis2`` …) shows numbers only: no categories, no tick
-    texts, and every trace drawn on it numeric."""
-    axis = fig.layout[name]
-    if axis.type in ("category", "multicategory") or axis.ticktext is not None or axis.side == "top":
-        return False
-    letter, ref = name[0], name[0] + name[5:]
+_MISSING = object()
+
+#: trace types that draw each trace at its name on the axis whose values it does not give (a horizontal
+#: box has x and its name on the y axis)
+_NAMED_AT = ("box", "violin")
+
+
+def _axes_shown(fig) -> dict[str, list]:
+    """The cartesian axes the figure's traces are drawn on (``xaxis``, ``yaxis2`` …), each with its
+    traces' values on it (None where a trace gives none)."""
+    axes: dict[str, list] = {}
     for tr in fig.data:
-        if (getattr(tr, f"{letter}axis", None) or letter) != ref:
-            continue
-        values = getattr(tr, letter, None)
-        if values is None:
+        for letter in "xy":
+            ref = getattr(tr, f"{letter}axis", _MISSING)
+            if ref is _MISSING:  # not a cartesian trace (a pie, a polar trace)
+                continue
+            ref = ref or letter
+            values = getattr(tr, letter, None)
+            if values is None and tr.type in _NAMED_AT:
+                values = [tr.name or ""]  # its name is drawn on this axis: words
+            axes.setdefault(f"{letter}axis{ref[1:]}", []).append(values)
+    return axes
+
+
+def _numeric_axis(axis, values: list) -> bool:
+    """Whether an axis shows numbers only: not categories, dates or tick texts, not at the top, and every
+    trace's values on it numbers."""
+    if axis.type in ("category", "multicategory", "date") or axis.ticktext is not None or axis.side == "top":
+        return False
+    for v in values:
+        if v is None:
             continue
         try:
-            np.asarray(values, dtype=float)
+            arr = np.asarray(v)
+            if arr.dtype.kind in "mM":
+                return False
+            arr.astype(float)
         except (TypeError, ValueError):
             return False
     return True
@@ -348,13 +370,31 @@ def _numeric_axis(fig, name: str) -> bool:
 
 def fixed_margins(fig):
     """Turn off plotly's automatic margins (``automargin``) on every axis that shows numbers only and give
-    the figure margins that hold them (:data:`FIXED_MARGIN`, where the builder set none). With automatic
+    the figure margins that hold them (:data:`FIXED_MARGIN`; a builder's wider margin stays). With automatic
     margins the browser measures every tick label and title at each redraw, and draws again when a margin
     changes: a third of plotly's time in a slider step (Group-wise zCDP's six charts, CPU profile of
     Chromium). Streamlit's chart theme sets zero side margins and relies on them; an axis with words
-    (categories, tick texts) keeps them, as does the legend (it still widens the margin it needs)."""
+    (categories, tick texts, dates, a box's name) keeps them, as does the legend (it still widens the margin
+    it needs)."""
     if not hasattr(fig, "layout") or not hasattr(fig, "data"):
         return fig
+    margin, fixed = fig.layout.margin, {}
+    for name, values in _axes_shown(fig).items():
+        axis = fig.layout[name]
+        if not _numeric_axis(axis, values):
+            continue
+        axis.automargin = False
+        if name[0] == "x":
+            fixed["b"] = FIXED_MARGIN["b"]
+        elif axis.side == "right":
+            fixed["r"] = FIXED_MARGIN["r_axis"]
+        else:
+            fixed["l"] = FIXED_MARGIN["l"]
+    if "b" in fixed or "l" in fixed:
+        fixed.setdefault("r", FIXED_MARGIN["r"])
+    for side, value in fixed.items():
+        setattr(margin, side, max(value, getattr(margin, side) or 0))
+    return fig
     names = [n for n in fig.layout.to_plotly_json() if n[:5] in ("xaxis", "yaxis")]
     names += [n for n in ("xaxis", "yaxis") if n not in names]
     margin, fixed = fig.layout.margin, {}

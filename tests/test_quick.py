@@ -174,8 +174,8 @@ def test_a_costly_quick_part_is_not_computed_outside_the_limits(monkeypatch):
 
 def test_a_tables_size_is_its_buffers_without_pandas_memory_usage():
     """size_of sizes a table from its column types and buffers (pandas' memory_usage cost 0.6 ms a table,
-    at every put of a cached run): numbers, pandas' text and categories exactly as pandas' deep count, a
-    column of Python objects estimated from a sample, never below its pointers."""
+    at every put of a cached run): numbers, pandas' Arrow text and categories exactly as pandas' deep count,
+    a column of Python objects or Python strings estimated from a sample, never below its pointers."""
     import numpy as np
     import pandas as pd
 
@@ -195,4 +195,7 @@ def test_a_tables_size_is_its_buffers_without_pandas_memory_usage():
     objects = pd.DataFrame({"o": pd.Series([(1, 2), {"a": 1}, "text"] * 50, dtype=object)})
     exact = int(objects.memory_usage(deep=True, index=True).sum())
     assert 8 * 150 < size_of(objects) and 0.5 * exact < size_of(objects) < 3 * exact
+    text = pd.DataFrame({"t": pd.array(["a longer piece of text"] * 200, dtype="string[python]")})
+    exact = int(text.memory_usage(deep=True, index=True).sum())
+    assert 0.5 * exact < size_of(text) < 3 * exact
     assert size_of(pd.DataFrame()) > 0 and size_of(df.iloc[:0]) >= 0

@@ -200,27 +200,40 @@ def test_dotplot_summary_reports_the_released_values_not_the_stacking():
 
 def test_number_axes_get_fixed_margins_and_axes_with_words_keep_plotlys():
     """fixed_margins: plotly stops measuring an axis of numbers (automargin off) and the figure gets
-    margins that hold its labels; an axis of categories or tick texts keeps automatic margins; a margin
-    the builder set stays."""
+    margins that hold its labels (a builder's wider one stays); an axis of categories, tick texts, dates or
+    a box's name keeps automatic margins; a figure without cartesian axes is left alone."""
+    import datetime
+
     from hetdp_ui.theme import FIXED_MARGIN, finish, fixed_margins
 
     fig = go.Figure([go.Scatter(x=[1, 2, 3], y=[0.1, 5.0, 1e3]), go.Scatter(x=[1, 2], y=[3, 4], yaxis="y2")])
-    fig.update_layout(yaxis2={"overlaying": "y", "side": "right"})
+    fig.update_layout(yaxis2={"overlaying": "y", "side": "right"}, margin={"t": 10, "b": 150})
     fixed_margins(fig)
     assert fig.layout.xaxis.automargin is False and fig.layout.yaxis.automargin is False
     assert fig.layout.yaxis2.automargin is False
     m = fig.layout.margin
-    assert (m.l, m.r, m.b) == (FIXED_MARGIN["l"], FIXED_MARGIN["r_axis"], FIXED_MARGIN["b"])
+    assert (m.l, m.r, m.b, m.t) == (FIXED_MARGIN["l"], FIXED_MARGIN["r_axis"], 150, 10)
 
     words = go.Figure(go.Bar(x=["x1 (δ = 0.2)", "x2 (δ = 2)"], y=[1.0, 2.0]))
     words.update_layout(margin={"l": 7})
     fixed_margins(words)
     assert words.layout.xaxis.automargin is None  # categories: plotly measures them
     assert words.layout.yaxis.automargin is False
-    assert words.layout.margin.l == 7 and words.layout.margin.b is None  # the builder's; x keeps automargin
+    assert words.layout.margin.l == FIXED_MARGIN["l"] and words.layout.margin.b is None
 
     ticks = go.Figure(go.Scatter(x=[1, 2], y=[1, 2]))
     ticks.update_yaxes(tickvals=[1, 2], ticktext=["a long tick text", "another"])
     finish(ticks)
     assert ticks.layout.yaxis.automargin is None and ticks.layout.xaxis.automargin is False
     assert ticks.layout.margin.l is None and ticks.layout.margin.r == FIXED_MARGIN["r"]
+
+    boxes = fixed_margins(go.Figure([go.Box(x=[0.1, 0.2, 0.3], name="M1 0.693 ± 0.01 (12)")]))
+    assert boxes.layout.yaxis.automargin is None and boxes.layout.margin.l is None  # names on the y axis
+    assert boxes.layout.xaxis.automargin is False
+
+    days = [datetime.date(2026, 11, d) for d in (1, 2, 3)]
+    dated = fixed_margins(go.Figure(go.Scatter(x=np.array(days, dtype="datetime64[D]"), y=[1, 2, 3])))
+    assert dated.layout.xaxis.automargin is None and dated.layout.margin.b is None
+
+    pie = fixed_margins(go.Figure(go.Pie(values=[1, 2], labels=["a", "b"])))
+    assert pie.layout.margin.l is None and pie.layout.margin.b is None and pie.layout.xaxis.automargin is None

@@ -59,10 +59,12 @@ _SAMPLE = 64
 
 def _frame_bytes(df) -> int:
     """A table's buffers from its column types (a number column: its item size times its length), and
-    for a column of text or another extension type its buffers' size (a column of Python objects: its
-    values' sizes estimated from at most :data:`_SAMPLE` evenly spaced ones). pandas' ``memory_usage``
-    builds a Series per call (0.6 ms a table here) and a cached run, its figures and its downloads are
-    sized at every put: a slider step spent 50 ms of its script run sizing tables that way."""
+    for a column of pandas' text (Arrow) or another extension type its buffers' size (categories: their
+    codes and their categories' buffers, not Python objects among them); a column of Python objects or
+    Python strings: the pointers and its values' sizes estimated from at most :data:`_SAMPLE` evenly
+    spaced ones. pandas' ``memory_usage`` builds a Series per call (0.6 ms a table here) and a cached
+    run, its figures and its downloads are sized at every put: a slider step spent 50 ms of its script
+    run sizing tables that way."""
     n = len(df)
     total = int(df.index.memory_usage(deep=False))
     for i, dtype in enumerate(df.dtypes.tolist()):
@@ -70,7 +72,8 @@ def _frame_bytes(df) -> int:
             total += dtype.itemsize * n
         elif n:
             values = df.iloc[:, i].array
-            if isinstance(dtype, np.dtype):  # Python objects: the pointers and a sample of the objects
+            if isinstance(dtype, np.dtype) or getattr(dtype, "storage", None) == "python":
+                # Python objects (or text kept as Python strings): the pointers and a sample of the objects
                 sample = values[:: max(1, n // _SAMPLE)]
                 total += 8 * n + int(sum(map(sys.getsizeof, sample)) * n / len(sample))
             else:  # pandas' text (Arrow buffers), categories, …: their buffers' size
