@@ -43,12 +43,10 @@ def log_ticks(lo: float, hi: float, *, min_ticks: int = 3) -> list[float]:
     return []
 
 
-def _axis_data(fig, letter: str, ref: str) -> np.ndarray:
+def _axis_data(fig, name: str) -> np.ndarray:
+    """The positive finite numbers the traces drawn on axis ``name`` (``xaxis``, ``yaxis2`` …) give it."""
     parts = []
-    for tr in fig.data:
-        if (getattr(tr, f"{letter}axis", None) or letter) != ref:
-            continue
-        arr = getattr(tr, letter, None)
+    for arr in _axes_shown(fig).get(name, []):
         if arr is None:
             continue
         try:
@@ -70,11 +68,10 @@ def tidy_log_axes(fig):
         ax = fig.layout[name]
         if ax.type != "log" or ax.tickvals is not None:
             continue
-        letter, suffix = name[0], name[5:]
         if ax.range is not None and all(v is not None for v in ax.range):
             lo, hi = 10.0 ** float(ax.range[0]), 10.0 ** float(ax.range[1])
         else:
-            data = _axis_data(fig, letter, letter + suffix)
+            data = _axis_data(fig, name)
             if data.size == 0:
                 continue
             lo, hi = float(data.min()), float(data.max())
@@ -394,26 +391,6 @@ def fixed_margins(fig):
         fixed.setdefault("r", FIXED_MARGIN["r"])
     for side, value in fixed.items():
         setattr(margin, side, max(value, getattr(margin, side) or 0))
-    return fig
-    names = [n for n in fig.layout.to_plotly_json() if n[:5] in ("xaxis", "yaxis")]
-    names += [n for n in ("xaxis", "yaxis") if n not in names]
-    margin, fixed = fig.layout.margin, {}
-    for name in names:
-        if not _numeric_axis(fig, name):
-            continue
-        axis = fig.layout[name]
-        axis.automargin = False
-        if name[0] == "x":
-            fixed["b"] = FIXED_MARGIN["b"]
-        elif axis.side == "right" or axis.overlaying is not None:
-            fixed["r"] = FIXED_MARGIN["r_axis"]
-        else:
-            fixed["l"] = FIXED_MARGIN["l"]
-    if "b" in fixed or "l" in fixed:
-        fixed.setdefault("r", FIXED_MARGIN["r"])
-    for side, value in fixed.items():
-        if getattr(margin, side) is None:
-            setattr(margin, side, value)
     return fig
 
 
