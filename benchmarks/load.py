@@ -45,6 +45,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState, WidgetStates
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from hetdp_core.framework.registry import pages as _pages  # noqa: E402  (the app's one list of pages)
+from hetdp_ui.chart_element import COMPONENT as CHART_COMPONENT  # noqa: E402  (every chart's element)
 from hetdp_ui.processes import process_tree  # noqa: E402
 
 PAGES = tuple(_pages())
@@ -202,7 +203,7 @@ def _element(run: Run, el, fragment: str = "") -> None:
             run.errors.append(el.alert.body[:300])
     elif t == "markdown":
         run.texts.append(el.markdown.body)
-    elif t == "plotly_chart":
+    elif t == "plotly_chart" or (t == "bidi_component" and el.bidi_component.component_name == CHART_COMPONENT):
         run.charts += 1
     elif t in ("button", "text_input", "number_input", "radio", "slider"):
         wid = getattr(el, t).id

@@ -97,7 +97,8 @@ def cold_open(browser, url: str) -> dict:
         # for the chart when the page has one
         pg.wait_for_function(
             '() => !document.querySelector(\'[data-testid="stMain"] [data-testid="stSkeleton"]\') '
-            '&& (!document.querySelector(\'[data-testid="stMain"] [data-testid="stPlotlyChart"]\') '
+            '&& (!document.querySelector(\'[data-testid="stMain"] [data-testid="stPlotlyChart"], '
+            '[data-testid="stMain"] .hetdp-chart\') '
             "|| window.__open.chart > 0)",
             timeout=180_000,
         )

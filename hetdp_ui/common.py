@@ -29,6 +29,7 @@ from hetdp_ui.panels import (
     grouped_bullets,
     meaning_panel,
     page_setting,
+    panel,
     plan_table,
     question,
     risk_panel,
@@ -37,6 +38,7 @@ from hetdp_ui.panels import (
     solver_answer,
     solver_button,
     solver_open,
+    tabs,
 )
 from hetdp_ui.state import MAX_URL_VALUE, PageState, Param, ScenarioState, UrlValueError, grid_options, parse_choice
 from hetdp_ui.widgets import (
@@ -78,6 +80,7 @@ __all__ = [
     "meaning_and_report",
     "meaning_panel",
     "notebook_button",
+    "panel",
     "page_setting",
     "page_shell",
     "parse_choice",
@@ -102,5 +105,6 @@ __all__ = [
     "solver_target",
     "start_page",
     "table_with_download",
+    "tabs",
     "target_tpr_input",
 ]

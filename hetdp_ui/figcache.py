@@ -25,7 +25,7 @@ import pandas as pd
 from hetdp_core.framework.memo import Memo, size_of
 from hetdp_ui.theme import finish  # palette, theme and log axes shared by every builder
 
-__all__ = ["memo_figure", "csv_bytes", "summary_text", "by_identity", "clear", "MAX_FIGURES"]
+__all__ = ["memo_figure", "csv_bytes", "summary_text", "figure_json", "by_identity", "clear", "MAX_FIGURES"]
 
 MAX_FIGURES = 512
 #: bytes the figure memo may hold (a figure's data plus the inputs it keeps alive)
@@ -193,6 +193,7 @@ def _share_to_dict(fig):
 
 def clear() -> None:
     _CACHE.clear()
+    _JSON.clear()
     _CSV.clear()
     _SUMMARY.clear()
     _DERIVED.clear()
@@ -217,6 +218,18 @@ def summary_text(fig) -> str:
     from hetdp_ui.theme import summarize
 
     return _once(_SUMMARY, id(fig), fig, lambda: summarize(fig))
+
+
+_JSON = Memo(64 * 2**20, size=lambda e: len(e[1]) + 200, name="chart JSON")
+
+
+def figure_json(fig) -> str:
+    """plotly's JSON of ``fig`` as the browser draws it (a memoised figure's long lines at the points a
+    screen shows: :func:`_share_to_dict`), memoised on the figure's identity: a memoised figure is shared
+    by every session, so a warm view sends the JSON it already wrote."""
+    import plotly.io as pio
+
+    return _once(_JSON, id(fig), fig, lambda: pio.to_json(fig, validate=False))
 
 
 #: CSV bytes of shared tables (the entry keeps its table alive, so both count)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from urllib.parse import parse_qsl
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
@@ -21,7 +22,7 @@ from hetdp_core.teaching.lessons import Lesson, Step, bundled_lesson, step_scena
 from hetdp_ui import actions, class_panel
 from hetdp_ui.folders import LESSON_LIST, LIVE_CLASS, page_for
 from hetdp_ui.nav import doc_link, file_of
-from hetdp_ui.panels import apply_setting
+from hetdp_ui.panels import TAB_PARAM, apply_setting, open_tab
 from hetdp_ui.state import ScenarioState
 
 #: session key of the (lesson, step) whose scenario was last applied
@@ -173,6 +174,7 @@ def lesson_panel(state: ScenarioState) -> None:
         own_link = state.read_url and any(name in st.query_params for name in state.cls.specs())
         if not own_link:
             state.apply_scenario(step_scenario(step))
+            open_tab(dict(parse_qsl(step.query)).get(TAB_PARAM))  # the tab the step's text reads from
         st.session_state[AT] = marker
     reset = actions.pending("lesson_reset")  # *Reset to this step*: set before the widgets (apply_setting)
     if reset is not None and reset.value == marker:

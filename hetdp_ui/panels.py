@@ -290,14 +290,74 @@ def solver_open(prefix: str) -> bool:
     return bool(st.session_state.get(flag))
 
 
+def panel(label: str, *, key: str, expanded: bool = False, **options):
+    """A panel whose content is drawn only while it is open: Streamlit's tracked expander (opening or
+    closing it reruns the page; its ``.open`` says which). A page writes ``with box:`` and ``if box.open:``
+    around its content. Closed, the content costs nothing — neither the server's script nor the browser,
+    which otherwise draws a closed panel's formulas, tables and charts at every rerun, hidden (the stage
+    schematic's chart, the formulas' LaTeX). An input drawn inside comes back from the URL while the panel
+    is closed (:meth:`hetdp_ui.state.PageState.init`). ``key`` is the session key of its open state."""
+    return st.expander(label, expanded=expanded, key=key, on_change="rerun", **options)
+
+
+#: the URL parameter of a page's chosen tab (:func:`tabs`): a link opens a tab
+TAB_PARAM = "tab"
+#: session key: the tab the next run's tabs open (a lesson's step names one in its query: :func:`open_tab`)
+_OPEN_TAB = "_hetdp_open_tab"
+
+
+def open_tab(label: str | None) -> None:
+    """Open the tab ``label`` when the page draws its tabs in this run (a lesson step's ``tab=``; a label
+    the page does not have is ignored)."""
+    if label:
+        st.session_state[_OPEN_TAB] = label
+
+
+def tabs(labels, *, key: str) -> list:
+    """Tabs of which only the chosen one is drawn: Streamlit's tracked tabs (choosing a tab reruns the
+    page; each tab's ``.open`` says whether it is the chosen one). A page writes ``if tab.open:`` and
+    ``with tab:`` around a tab's content, so a slider step draws one tab's charts, not every tab's hidden
+    ones. An input drawn in a tab comes back from the URL while another tab is shown
+    (:meth:`hetdp_ui.state.PageState.init`). ``key`` is the session key of the chosen tab's label.
+
+    The chosen tab is part of the view's link (``tab=<label>``; none for the first tab): a link that names
+    a tab — a shared view, a lesson's step — opens it, and choosing another tab writes the address, once
+    the page has been read (a run that reads a link writes nothing: :meth:`~hetdp_ui.state.PageState.init`)."""
+    labels = list(labels)
+    asked = st.query_params.get(TAB_PARAM)
+    read = f"_{key}_read"
+    # the tabs are drawn at every run of their page, so a missing state means the page was just entered
+    arrived = key not in st.session_state
+    if asked in labels and (arrived or st.session_state.get(read) != asked):
+        st.session_state[key] = asked  # a link that names a tab (or Back/Forward to one), news to this session
+    st.session_state[read] = asked
+    pending = st.session_state.pop(_OPEN_TAB, None)
+    if pending in labels:
+        st.session_state[key] = pending
+    out = list(st.tabs(labels, key=key, on_change="rerun"))
+    chosen = st.session_state.get(key, labels[0])
+    want = None if chosen == labels[0] else chosen
+    if not arrived and want != asked:
+        if want is None:
+            del st.query_params[TAB_PARAM]
+        else:
+            st.query_params[TAB_PARAM] = want
+        st.session_state[read] = want
+    return out
+
+
 @contextlib.contextmanager
 def formulas(page: str, title: str = "Formulas behind the curves"):
-    """The page's formulas, in an expander that opens with the link to its documentation topic."""
+    """The page's formulas, in a panel (:func:`panel`) that opens with the link to its documentation
+    topic; yields whether it is open (``with ui.formulas(...) as shown: if shown: st.latex(...)``): closed,
+    its LaTeX is neither sent nor typeset at every rerun."""
     from hetdp_ui.nav import doc_link
 
-    with st.expander(title):
-        doc_link(page)
-        yield
+    box = panel(title, key=f"{page}_formulas_open")
+    with box:
+        if box.open:
+            doc_link(page)
+        yield bool(box.open)
 
 
 def plan_table(numbers_a: dict, numbers_b: dict, key: str) -> None:

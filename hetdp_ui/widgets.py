@@ -183,13 +183,15 @@ def table_with_download(table, name: str, key: str, caption: str, *, decimals: i
     csv_download(table, f"{name}.csv", f"dl_{key}")
 
 
-def chart(fig, *, key: str, **kw) -> None:
-    """A plotly chart with its text summary under it (what is plotted, each series and the range of
-    its values, from the figure's own data). The data tables are the page's CSV downloads."""
-    from hetdp_ui.figcache import summary_text
+def chart(fig, *, key: str) -> None:
+    """A plotly chart (redrawn in place when its figure changes: :mod:`hetdp_ui.chart_element`) with its
+    text summary under it (what is plotted, each series and the range of its values, from the figure's own
+    data). The data tables are the page's CSV downloads."""
+    from hetdp_ui.chart_element import plotly_element
+    from hetdp_ui.figcache import figure_json, summary_text
 
     with part("serialisation"):
-        st.plotly_chart(fig, key=key, **kw)
+        plotly_element(figure_json(fig), key=key)
     text = summary_text(fig)
     if text:
         st.caption("Chart in words: " + text)

@@ -37,6 +37,22 @@ def page_path(page: str) -> Path:
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
+
+def each_tab(at):
+    """The page of an AppTest drawn once per tab, in order (lazy tabs draw only the chosen one,
+    :func:`hetdp_ui.panels.tabs`): yields each tab's label (None for a page without tabs) after opening it
+    as a link does (``tab=<label>``). The page has run once before."""
+    labels = [t.label for t in at.tabs if t.label]
+    if not labels:
+        yield None
+        return
+    for i, label in enumerate(labels):
+        if i:
+            at.query_params["tab"] = label
+            at.run()
+        yield label
+
+
 settings.register_profile("hetdp", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # HETDP_HYPOTHESIS=thorough: many more examples, for shaking out edge cases locally
 settings.register_profile("thorough", max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

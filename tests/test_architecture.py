@@ -33,7 +33,7 @@ CORE = sorted((ROOT / "hetdp_core").rglob("*.py"))
 #: figures, the CLI, reports, notebooks, the class database, the docs site, and any module added later —
 #: must stay Streamlit-free (found by walking the package, not listed)
 STREAMLIT_UI = {
-    *("state.py", "widgets.py", "execution.py", "panels.py", "exports.py", "page.py", "common.py"),
+    *("state.py", "widgets.py", "chart_element.py", "execution.py", "panels.py", "exports.py", "page.py", "common.py"),
     *("nav.py", "lesson_panel.py", "class_panel.py", "class_queue.py", "launch.py", "actions.py", "streamlit_fix.py"),
 }
 STREAMLIT_FREE_UI = sorted(

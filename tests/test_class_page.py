@@ -9,6 +9,7 @@ import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
+from hetdp_ui.chart_element import charts
 from hetdp_ui.classroom import db
 from hetdp_ui.classroom.store import ClassStore
 
@@ -109,7 +110,7 @@ def test_a_whole_class_session_from_start_to_delete(url):
     assert metrics[:3] == [("reached", "2"), ("answered", "2"), ("right at the first try", "50%")], metrics
     assert "**M1** (0.2 ± 0.005): **1** student — You took the demand δ = 0.2" in shown
     assert "**M1** ('yes'): **1** student" in shown
-    assert inst.get("plotly_chart"), "answer histograms are drawn"
+    assert charts(inst), "answer histograms are drawn"
     assert "Your levels among real deployments" in shown  # the "your choice" step with context = epsilon
 
     # the private poll

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 from test_class_page import LESSON, answer, class_page, join, lesson_step, qp, texts
 
 from hetdp_core.teaching.lessons import bundled_lesson
+from hetdp_ui.chart_element import charts, spec_of
 from hetdp_ui.class_panel import ENDED
 from hetdp_ui.classroom.store import ClassStore
 
@@ -211,8 +212,8 @@ def test_each_student_answers_their_own_variant_and_the_instructor_sees_relative
     no_error_page(inst)
     assert "Each student has their own values (rho from 0.3 to 0.7)" in texts(inst)
     assert "With ρ = 0.3–0.7, how many times larger" in texts(inst)  # the prompt as the whole class has it
-    fig = inst.get("plotly_chart")[0]
-    assert "own answer" in fig.proto.spec  # the relative-error chart
+    fig = charts(inst)[0]
+    assert "own answer" in spec_of(fig)  # the relative-error chart
 
 
 def test_a_student_sees_the_class_s_closed_poll_and_what_their_own_answer_revealed(url):

@@ -82,6 +82,7 @@ EVERYWHERE = textwrap.dedent(
 
     from hetdp_core.framework import registry
     from hetdp_ui import docsite, limits, nav
+    from hetdp_ui.chart_element import charts
     from hetdp_ui.cli import main
 
 
@@ -112,7 +113,7 @@ EVERYWHERE = textwrap.dedent(
         at.slider(key="coin_flip_eps").set_value(3.0).run()
         assert not at.exception and not at.error, (at.exception, at.error)
         assert at.query_params["eps"] in (["3"], "3"), dict(at.query_params)
-        assert len(at.get("plotly_chart")) == 1  # the folder's one figure
+        assert len(charts(at)) == 1  # the folder's one figure
     """
 )
 

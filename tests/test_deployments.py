@@ -5,7 +5,6 @@ page's meaning panel and on the ledger (AppTest)."""
 from __future__ import annotations
 
 import csv
-import json
 import math
 
 import pytest
@@ -23,6 +22,7 @@ from hetdp_core.reading.deployments import (
     placement_of,
     zcdp_epsilon,
 )
+from hetdp_ui.chart_element import charts, figure_of
 from hetdp_ui.cli import main
 
 ROWS = list(csv.DictReader((ROOT / "data" / "deployments.csv").open(encoding="utf-8")))
@@ -176,7 +176,7 @@ def test_every_meaning_panel_shows_the_strip(spec):
     if "This view states no privacy level" in " ".join(i.value for i in at.info):
         assert "among real deployments" not in text
         return
-    titles = [json.loads(c.proto.spec)["layout"].get("title", {}).get("text") for c in at.get("plotly_chart")]
+    titles = [figure_of(c)["layout"].get("title", {}).get("text") for c in charts(at)]
     assert "Your levels among real deployments" in titles, (spec.url, titles)
     assert "Your levels among real deployments." in text
     assert any(w in text for w in ("lies between", "deployment here", "is at the level of"))

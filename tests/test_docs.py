@@ -3,10 +3,11 @@
 import re
 
 import pytest
-from conftest import ROOT, page_path
+from conftest import ROOT, each_tab, page_path
 from streamlit.testing.v1 import AppTest
 
 from hetdp_core.framework.registry import pages, specs
+from hetdp_ui.chart_element import charts
 from hetdp_ui.folders import tool_pages
 from hetdp_ui.nav import doc_file, docs
 
@@ -59,13 +60,19 @@ def test_the_corrections_page_names_each_correction_and_its_test():
 def test_each_formulas_expander_links_to_its_docs_topic(page):
     src = page_path(page).read_text()
     # ui.formulas opens the expander with the link to the page's documentation topic
-    assert re.search(r'with ui\.formulas\("' + page + r'"(, "Formulas behind [^"]*")?\):', src)
+    assert re.search(r'with ui\.formulas\("' + page + r'"(, "Formulas behind [^"]*")?\) as shown:', src)
 
 
 def test_the_link_renders_on_a_page():
+    """The formulas' panel, opened, links the page's topic; closed, it draws nothing (ui.panel)."""
     at = AppTest.from_file(str(ROOT / "pages" / "dp_sgd_schedules" / "page.py"), default_timeout=120).run()
     assert not at.exception
+    assert not any("/Docs?topic=dp_sgd_schedules" in m.value for m in at.markdown)  # closed: not drawn
+    at.session_state["DP_SGD_schedules_formulas_open"] = True
+    at.run()
+    assert not at.exception
     assert any("/Docs?topic=dp_sgd_schedules" in m.value for m in at.markdown)  # plain link when run alone
+    assert any(e.label.startswith("Formulas behind") for e in at.expander)
 
 
 @pytest.mark.parametrize(
@@ -109,11 +116,15 @@ def test_every_chart_has_a_text_summary_next_to_it(page):
     at = AppTest.from_file(str(page_path(page)), default_timeout=180)
     at.query_params.update(q)
     at.run()
-    assert not at.exception
-    charts = at.get("plotly_chart")
-    words = [c for c in at.caption if c.value.startswith("Chart in words: ")]
-    assert len(charts) >= 1 and len(words) == len(charts), (len(charts), len(words))
-    assert all("Series —" in w.value for w in words)
+    drawn = 0
+    for _tab in each_tab(at):  # a tabbed page draws the chosen tab's charts only
+        assert not at.exception
+        shown = charts(at)
+        words = [c for c in at.caption if c.value.startswith("Chart in words: ")]
+        assert len(words) == len(shown), (_tab, len(shown), len(words))
+        assert all("Series —" in w.value for w in words)
+        drawn += len(shown)
+    assert drawn >= 1
 
 
 def test_the_html_report_has_a_summary_under_every_figure():

@@ -10,6 +10,7 @@ from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
 from hetdp_core.accountants.ledger import ledger, parse_plan
+from hetdp_ui.chart_element import charts
 
 PAGE = str(ROOT / "pages" / "release_ledger" / "page.py")
 SMALL = '[[release]]\nname = "counts"\nmechanism = "gaussian"\nnoise = 2.0\nrepeat = 3\ngroups = ["all"]\n'
@@ -35,7 +36,7 @@ def test_the_example_plan_shows_every_group_and_accountant():
     for _, row in wide.iterrows():
         assert row["pld"] == pytest.approx(pld[row["group"]], abs=1e-4)
     assert any("Who pays most:** survey participants" in m.value for m in at.markdown)
-    assert len(at.get("plotly_chart")) == 4  # totals, spend, the deployments strip, the trade-off curves
+    assert len(charts(at)) == 4  # totals, spend, the deployments strip, the trade-off curves
     assert (
         parse_plan(at.query_params["plan"][0] if isinstance(at.query_params["plan"], list) else at.query_params["plan"])
         is not None

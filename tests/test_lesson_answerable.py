@@ -19,7 +19,6 @@ hint must not send the student to a table the page does not show.
 from __future__ import annotations
 
 import base64
-import json
 import math
 import re
 
@@ -32,6 +31,7 @@ from streamlit.testing.v1 import AppTest
 from hetdp_core.framework.registry import get
 from hetdp_core.teaching.lesson_keys import _cell_match, _scalar, parse_key
 from hetdp_core.teaching.lessons import bundled_lessons, step_scenario
+from hetdp_ui.chart_element import charts, figure_of
 
 STEPS = [(lesson, i, step) for lesson in bundled_lessons() for i, step in enumerate(lesson.steps, 1)]
 
@@ -169,7 +169,7 @@ def _shown_tables(at) -> list[pd.DataFrame]:
 
 
 def _figures(at) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return [figure_of(c) for c in charts(at)]
 
 
 @pytest.mark.parametrize("lesson,i,step", STEPS, ids=[f"{ls.id}-step{i}" for ls, i, _ in STEPS])

@@ -197,6 +197,7 @@ def test_release_quantiles_are_the_mechanisms_quantiles():
 
 def test_mechanism_page_shows_the_dotplot():
     at = _page("Mechanism_lab")
+    at.query_params["tab"] = "Bounded Laplace"  # the dotplot's tab, opened by its link
     at.run()
     assert not at.exception
     assert any("Twenty equally likely releases" in m.value for m in at.markdown)

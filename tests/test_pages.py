@@ -1,7 +1,6 @@
 """Streamlit AppTest for every page: renders without exception, widgets change outputs,
 bad input shows a message (never a traceback)."""
 
-import json
 import re
 
 import pytest
@@ -9,6 +8,8 @@ from conftest import ROOT, page_path
 from streamlit.testing.v1 import AppTest
 
 from hetdp_core.framework.registry import specs
+from hetdp_ui.chart_element import charts as plotly_charts
+from hetdp_ui.chart_element import figure_of
 
 BCDP = str(ROOT / "pages" / "feature_privacy" / "page.py")
 HOME = str(ROOT / "app.py")
@@ -17,7 +18,7 @@ TIMEOUT = 120
 
 def charts(at) -> dict:
     """Plotly figures on the page, by element key suffix order."""
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return [figure_of(c) for c in plotly_charts(at)]
 
 
 def fresh(path=BCDP, **params) -> AppTest:
@@ -136,7 +137,11 @@ def test_bcdp_default_renders():
     at = fresh(trials="10", n="2000").run()
     assert_clean(at)
     figs = charts(at)
-    assert len(figs) == 4  # c vector, stage schematic, MSE sweep, quantile dotplot
+    assert len(figs) == 3  # c vector, MSE sweep, quantile dotplot (the stage schematic's panel is closed)
+    at.session_state["feature_privacy_stages_open"] = True
+    at.run()
+    assert_clean(at)
+    assert len(charts(at)) == 4  # and the stage schematic, drawn once its panel is open
     assert "Every demand holds" in at.success[0].value
     assert any("What question does this answer?" in m.value for m in at.markdown)
     assert at.get("download_button"), "CSV downloads are offered"
@@ -153,20 +158,20 @@ def test_q_slider_changes_allocation_and_guarantee():
 
 def test_axis_switch_changes_mse_figure():
     at = fresh(trials="5", n="500").run()
-    x_before = charts(at)[2]["data"][1]["x"]
+    x_before = charts(at)[1]["data"][1]["x"]
     at.sidebar.selectbox(key="feature_privacy_axis").set_value("f").run()
     assert_clean(at)
-    fig = charts(at)[2]
+    fig = charts(at)[1]
     assert fig["data"][1]["x"] != x_before
     assert "fraction" in fig["layout"]["xaxis"]["title"]["text"]
 
 
 def test_seed_changes_simulation_but_not_allocation():
     at = fresh(trials="5", n="500").run()
-    y0 = charts(at)[2]["data"][1]["y"]
+    y0 = charts(at)[1]["data"][1]["y"]
     at.sidebar.number_input(key="feature_privacy_seed").set_value(7).run()
     assert_clean(at)
-    assert charts(at)[2]["data"][1]["y"] != y0
+    assert charts(at)[1]["data"][1]["y"] != y0
 
 
 def test_preset_figure3_applies_paper_setup():
@@ -245,10 +250,10 @@ def test_url_state_round_trip():
 
 def test_bounds_overlay_adds_right_axis_traces():
     at = fresh(trials="5", n="500").run()
-    n0 = len(charts(at)[2]["data"])
+    n0 = len(charts(at)[1]["data"])
     at.sidebar.checkbox(key="feature_privacy_bounds").check().run()
     assert_clean(at)
-    fig = charts(at)[2]
+    fig = charts(at)[1]
     names = [t.get("name", "") for t in fig["data"]]
     assert len(fig["data"]) == n0 + 2
     assert any("Theorem 2" in nm for nm in names) and any("Corollary 1" in nm for nm in names)
@@ -303,22 +308,28 @@ def test_lab_example1_sliders_change_levels():
     at = fresh(LAB).run()
     assert_clean(at)
     assert [m.value for m in at.metric][:3] == ["0.6931", "0.6931", "∞"]
-    assert len(charts(at)) == 3
+    assert not charts(at)  # the first tab has no chart, and only the chosen tab is drawn
+    assert [t.label for t in at.tabs][:2] == ["Example 1", "Example 2"]
     at.sidebar.slider(key="bcdp_guarantee_lab_a").set_value(0.2).run()
     assert_clean(at)
     assert at.metric[0].value != "0.6931"
 
 
 def test_lab_rr_and_test_view_react():
-    at = fresh(LAB).run()
+    at = fresh(LAB, tab="Randomized response vs bounds").run()  # a link that names a tab opens it
+    assert len(charts(at)) == 1  # the chosen tab's chart only
     rr0 = charts(at)[0]["data"][0]["y"]
     at.sidebar.text_input(key="bcdp_guarantee_lab_rr_c").set_value("0.3,0.3,0.3").run()
     assert_clean(at)
     assert charts(at)[0]["data"][0]["y"] != rr0
-    t0 = charts(at)[1]["data"]
+    at.session_state["bcdp_guarantee_lab_tab"] = "Hypothesis tests (Theorem 1)"  # the reader chooses a tab
+    at.run()
+    assert_clean(at)
+    assert at.query_params["tab"] in ("Hypothesis tests (Theorem 1)", ["Hypothesis tests (Theorem 1)"])  # its link
+    t0 = charts(at)[0]["data"]
     at.sidebar.radio(key="bcdp_guarantee_lab_test_source").set_value("rr").run()
     assert_clean(at)
-    assert charts(at)[1]["data"] != t0
+    assert charts(at)[0]["data"] != t0
 
 
 def test_lab_bad_lists_show_message():
@@ -355,12 +366,22 @@ SGD = str(ROOT / "pages" / "dp_sgd_schedules" / "page.py")
 def test_mechanism_lab_renders_and_reacts():
     at = fresh(MECH, trials="500").run()
     assert_clean(at)
-    assert len(charts(at)) == 6  # incl. the quantile dotplot
+    assert len(charts(at)) == 2  # the first tab's: the densities and Example 11's Pareto MSE
+    drawn = 2
+    for label in [t.label for t in at.tabs][1:]:  # each other tab, chosen in turn, draws its own charts
+        at.session_state["mechanism_lab_tab"] = label
+        at.run()
+        assert_clean(at)
+        drawn += len(charts(at))
+        if label.startswith("Median"):
+            assert any("VIOLATION" in m.value for m in at.markdown)  # Example 12 attack is detected
+    assert drawn == 6  # incl. the quantile dotplot
+    at.session_state["mechanism_lab_tab"] = "Noise: Laplace, Gaussian, MNM"
+    at.run()
     d0 = charts(at)[0]["data"][0]["y"]
     at.sidebar.select_slider(key="mechanism_lab_eps").set_value(2.0).run()
     assert_clean(at)
     assert charts(at)[0]["data"][0]["y"] != d0
-    assert any("VIOLATION" in m.value for m in at.markdown)  # Example 12 attack is detected
 
 
 def test_mechanism_lab_bad_inputs():
@@ -457,7 +478,7 @@ def test_every_plotted_table_can_be_downloaded(page):
     at.query_params.update({"trials": "20"} if page in slow else {})
     at.run()
     assert_clean(at)
-    assert len(at.get("download_button")) >= len(at.get("plotly_chart")) > 0
+    assert len(at.get("download_button")) >= len(plotly_charts(at)) > 0
 
 
 PAPER_WORDS = re.compile(r"Theorem|Proposition|Prop \d|Corollary|CDP level|Tables? \d|PAC:")

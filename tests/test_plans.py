@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 from hetdp_core.framework.registry import specs
 from hetdp_core.reading.compare import compare
 from hetdp_core.scenarios import get
+from hetdp_ui.chart_element import charts, spec_of
 
 CASES = [
     ("Feature_privacy", "feature_privacy", {"trials": "5", "n": "500"}, ("slider", "feature_privacy_q", 0.5)),
@@ -72,7 +73,7 @@ def test_pin_change_and_compare(page, key, query, change):
     diff = table.dropna(subset=["B − A"])
     assert (diff["B − A"] - (diff["plan B"] - diff["plan A"])).abs().max() < 1e-12
     assert (diff["B − A"].abs() > 0).any()  # the change shows
-    overlaid = [c for c in at.get("plotly_chart") if "plan A" in c.proto.spec]
+    overlaid = [c for c in charts(at) if "plan A" in spec_of(c)]
     assert len(overlaid) >= (3 if page == "Feature_privacy" else 4)  # the figures show plan A too
     # a shared link with both plans opens the same comparison in a new session
     fresh = _page(page)

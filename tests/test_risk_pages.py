@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from hetdp_core.framework.registry import get, specs
 from hetdp_core.reading.risk import eps_for_tpr, mu_for_tpr
+from hetdp_ui.chart_element import charts
 
 
 def _open(spec, **extra):
@@ -58,9 +59,9 @@ def test_the_fpr_moves_the_words_and_the_link_and_solving_from_a_target():
     solved = next(m.value for m in at.markdown if m.value.startswith("To keep every attack"))
     assert f"ε = {eps_for_tpr(target_tpr=0.3, fpr=0.1):.3g}" in solved
     assert f"σ/Δ ≥ {1 / mu_for_tpr(target_tpr=0.3, fpr=0.1):.3g}" in solved
-    n = len(at.get("plotly_chart"))
+    n = len(charts(at))
     at.checkbox(key="groupwise_zcdp_show_tradeoff").check().run()
-    assert len(at.get("plotly_chart")) == n + 1
+    assert len(charts(at)) == n + 1
     at.number_input(key="groupwise_zcdp_target_tpr").set_value(5.0).run()  # below the FPR: explained, not an error
     assert not at.exception and any(
         "Choose a target above the false-positive rate (10 %)" in c.value for c in at.caption

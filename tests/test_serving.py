@@ -454,16 +454,15 @@ def test_twenty_concurrent_heavy_users_keep_memory_bounded(server):
     assert mem.peak < 4 * 2**30, mem.peak / 2**30
 
 
-def test_a_memoised_figure_builds_its_dict_once_and_serialises_as_before():
-    """Streamlit's plotly_chart turns a figure into a dict every session; a memoised (shared,
-    read-only) figure builds that dict once. The chart JSON Streamlit sends is the same as for a
-    fresh figure, and plotly's pickling (which adds top-level keys) cannot change what later calls get."""
+def test_a_memoised_figure_builds_its_dict_and_json_once_and_serialises_as_before():
+    """A chart's JSON is written every session from the figure's dict; a memoised (shared, read-only)
+    figure builds that dict and its JSON once. The JSON sent is the same as a fresh figure's, and plotly's
+    pickling (which adds top-level keys) cannot change what later calls get."""
     import json
     import pickle
 
     import plotly.graph_objects as go
     import plotly.io as pio
-    from plotly.tools import return_figure_from_figure_or_data
 
     def make(y):
         return go.Figure(go.Scatter(x=np.arange(4.0), y=np.asarray(y, float), name="s"))
@@ -477,12 +476,12 @@ def test_a_memoised_figure_builds_its_dict_once_and_serialises_as_before():
 
     fig = build((1.0, 2.0, 4.0, 8.0))
     fresh = figcache.finish(make((1.0, 2.0, 4.0, 8.0)))
-    sent = lambda f: pio.to_json(return_figure_from_figure_or_data(f, validate_figure=True), validate=False)  # noqa: E731
-    first = sent(fig)
-    assert first == sent(fresh)
+    first = figcache.figure_json(fig)
+    assert first == pio.to_json(fresh, validate=False)
+    assert figcache.figure_json(fig) is first  # written once
     assert fig.to_dict()["data"] is fig.to_dict()["data"]  # built once
     pickle.loads(pickle.dumps(fig))  # plotly's __reduce__ writes _grid_str/_grid_ref into the dict it gets
-    assert "_grid_str" not in fig.to_dict() and sent(fig) == first
+    assert "_grid_str" not in fig.to_dict() and pio.to_json(fig, validate=False) == first
     assert json.loads(first)["data"][0]["name"] == "s" and len(built) == 1
 
 

@@ -99,16 +99,21 @@ with ui.page_shell(ds) as page:
 
     page.meaning_and_report()
 
-    with ui.formulas("DP_SGD_schedules"):
-        st.latex(
-            r"\beta^{(h)}=\beta^{(h-1)}-\gamma_{h-1}\big(\nabla L_{\Omega_h}(\beta^{(h-1)})+\theta_hZ_h\big),\quad Z_h\sim\mathrm{Lap}(0,1)^p"  # noqa: E501 (one LaTeX formula)
-        )
-        st.latex(
-            r"\theta_1=\frac{\Delta}{\varepsilon},\qquad \theta_h=\frac1{a_h}\Big(\frac{\sum_{j=0}^{h-2}\gamma_j}{\gamma_{h-1}}+1\Big)"  # noqa: E501 (one LaTeX formula)
-            r"\frac{\Delta}{\varepsilon}\quad\Rightarrow\quad \text{release } h \text{ is } \varepsilon a_h\text{-DP}"
-        )
-        st.latex(
-            r"\mathbb E[f(\bar\beta^{(N)})-f^*]\le\underbrace{\frac{\|\beta^{(0)}-\hat\beta_*\|^2}{\sum\gamma_j}}_{A_1}"
-            r"+\underbrace{C\frac{\sum\gamma_j^2}{\sum\gamma_j}}_{A_2}+\underbrace{C\frac{\sum\gamma_j^2\theta_j^2}{\sum\gamma_j}}_{A_3}"
-        )
-        st.latex(r"\gamma_h=(1+h)^{-\rho},\ a_h=h^\kappa:\quad A_3\approx N^{2-\rho-2\kappa}\to0\iff 2\kappa+\rho>2")
+    with ui.formulas("DP_SGD_schedules") as shown:
+        if shown:
+            st.latex(
+                r"\beta^{(h)}=\beta^{(h-1)}-\gamma_{h-1}\big(\nabla L_{\Omega_h}(\beta^{(h-1)})+\theta_hZ_h\big),\quad Z_h\sim\mathrm{Lap}(0,1)^p"  # noqa: E501 (one LaTeX formula)
+            )
+            st.latex(
+                r"\theta_1=\frac{\Delta}{\varepsilon},\qquad \theta_h=\frac1{a_h}\Big(\frac{\sum_{j=0}^{h-2}\gamma_j}{\gamma_{h-1}}+1\Big)"  # noqa: E501 (one LaTeX formula)
+                r"\frac{\Delta}{\varepsilon}\quad\Rightarrow\quad "
+                r"\text{release } h \text{ is } \varepsilon a_h\text{-DP}"
+            )
+            st.latex(
+                r"\mathbb E[f(\bar\beta^{(N)})-f^*]\le"
+                r"\underbrace{\frac{\|\beta^{(0)}-\hat\beta_*\|^2}{\sum\gamma_j}}_{A_1}"
+                r"+\underbrace{C\frac{\sum\gamma_j^2}{\sum\gamma_j}}_{A_2}+\underbrace{C\frac{\sum\gamma_j^2\theta_j^2}{\sum\gamma_j}}_{A_3}"
+            )
+            st.latex(
+                r"\gamma_h=(1+h)^{-\rho},\ a_h=h^\kappa:\quad A_3\approx N^{2-\rho-2\kappa}\to0\iff 2\kappa+\rho>2"
+            )

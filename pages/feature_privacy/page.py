@@ -134,17 +134,21 @@ with ui.page_shell(
     )
     page.meaning_and_report()
 
-    with st.expander("Stage schematic of Mechanism 1 — which features each stage covers, at what level"):
-        page.chart("stages")
-        if ab is not None:
-            st.caption("Plan A's stages:")
-            page.chart("stages", result=ab[1], key=state.key("stages_a"))
-        ui.csv_download(result.bcdp_stages, "bcdp_stages.csv", state.key("dl_stages"), "Download the stages (CSV)")
-        st.caption(
-            "Stage k privatises the features from the k-th most private one onwards with budget "
-            "Δ_k = c_k − c_{k−1}; a feature's estimate combines the stages that cover it with "
-            "weights Δ_k²/m_k. Stages with Δ_k = 0 are skipped."
-        )
+    stages = ui.panel(
+        "Stage schematic of Mechanism 1 — which features each stage covers, at what level", key=state.key("stages_open")
+    )
+    with stages:
+        if stages.open:
+            page.chart("stages")
+            if ab is not None:
+                st.caption("Plan A's stages:")
+                page.chart("stages", result=ab[1], key=state.key("stages_a"))
+            ui.csv_download(result.bcdp_stages, "bcdp_stages.csv", state.key("dl_stages"), "Download the stages (CSV)")
+            st.caption(
+                "Stage k privatises the features from the k-th most private one onwards with budget "
+                "Δ_k = c_k − c_{k−1}; a feature's estimate combines the stages that cover it with "
+                "weights Δ_k²/m_k. Stages with Δ_k = 0 are skipped."
+            )
 
     # ------------------------------------------------------------------ MSE sweep
     st.subheader(f"Squared error vs {AXES[state['axis']]}")
@@ -163,24 +167,28 @@ with ui.page_shell(
         f"uses. In everyday units: a squared error T is about ± √(T/d) on each feature's published mean (d = {d_feat}; "
         "means in [−1, 1])."
     )
-    with st.expander("The numbers behind the chart", expanded=bool(st.query_params.get("lesson"))):
-        st.dataframe(
-            summary[[state["axis"], "method", "median", "q25", "q75", "exact_mse", fp.PER_FEATURE]],
-            hide_index=True,
-            key=state.key("mse_numbers"),
-            column_config={
-                "median": st.column_config.NumberColumn("median (simulated)", format="%.4g"),
-                "q25": st.column_config.NumberColumn("25 % (simulated)", format="%.4g"),
-                "q75": st.column_config.NumberColumn("75 % (simulated)", format="%.4g"),
-                "exact_mse": st.column_config.NumberColumn("exact MSE, no projection (analytic)", format="%.4g"),
-                fp.PER_FEATURE: st.column_config.NumberColumn(fp.PER_FEATURE, format="%.4g"),
-            },
-        )
-        st.caption(
-            "The simulated errors are those of the published (projected) estimate; the exact MSE is before the "
-            "projection onto [−1, 1]^d, which only ever helps — so the exact MSE is larger, and the two methods' "
-            "ratio can differ from their medians' ratio."
-        )
+    numbers = ui.panel(
+        "The numbers behind the chart", key=state.key("numbers_open"), expanded=bool(st.query_params.get("lesson"))
+    )
+    with numbers:
+        if numbers.open:
+            st.dataframe(
+                summary[[state["axis"], "method", "median", "q25", "q75", "exact_mse", fp.PER_FEATURE]],
+                hide_index=True,
+                key=state.key("mse_numbers"),
+                column_config={
+                    "median": st.column_config.NumberColumn("median (simulated)", format="%.4g"),
+                    "q25": st.column_config.NumberColumn("25 % (simulated)", format="%.4g"),
+                    "q75": st.column_config.NumberColumn("75 % (simulated)", format="%.4g"),
+                    "exact_mse": st.column_config.NumberColumn("exact MSE, no projection (analytic)", format="%.4g"),
+                    fp.PER_FEATURE: st.column_config.NumberColumn(fp.PER_FEATURE, format="%.4g"),
+                },
+            )
+            st.caption(
+                "The simulated errors are those of the published (projected) estimate; the exact MSE is before the "
+                "projection onto [−1, 1]^d, which only ever helps — so the exact MSE is larger, and the two methods' "
+                "ratio can differ from their medians' ratio."
+            )
     m1, m2 = st.columns(2)
     with m1:
         ui.csv_download(result.bcdp_mse_summary, "bcdp_mse_summary.csv", state.key("dl_summary"))
@@ -276,47 +284,52 @@ with ui.page_shell(
         "projection. Try a manual ζ, or switch 'As published' on to see the published comparison."
     )
 
-    with ui.formulas("Feature_privacy"):
-        st.markdown("**Allocation (Theorem 2)**, coordinates sorted by δ, δ̃_i = min(δ_i, ε):")
-        st.latex(
-            r"c_d=\min\Big(\log\frac{e^{\zeta\tilde\delta_1}+q-1}{q},\ \tilde\delta_d\Big),\quad "
-            r"c_i=\begin{cases}c_d & c_d\le\tilde\delta_i\\ "
-            r"\tilde\delta_i-\log(1+qe^{c_d}-q)&\text{otherwise}\end{cases}"
-        )
-        st.markdown("**Guarantee (Proposition 4)** — Mechanism 1 is c-CDP and c_d-LDP:")
-        st.latex(
-            r"\delta'_i=\min\big(c_i+\log(1+q e^{c_d}-q),\ c_d\big)\ \wedge\ "
-            r"\big(c_i+\log(1+q(e^{\sum_{j\ne i}c_j}-1))\big)"
-        )
-        st.markdown(
-            "In the table: *bound from the whole-record level* is the first term (Proposition 4(2) with "
-            "ε := c_d), *bound from composition* the second (Proposition 4(1)); guaranteed δ' is the smaller. "
-            "*budget c_i* is c_i above."
-        )
-        st.markdown(
-            "**Duchi et al. channel (Mechanism 3)** — output on the sphere of radius B; unbiased value "
-            "(the paper prints twice this):"
-        )
-        st.latex(
-            r"B=r\,\frac{e^\alpha+1}{e^\alpha-1}\,\sqrt\pi\,\frac{\Gamma(\frac{m+1}{2})}{\Gamma(\frac m2)},"
-            r"\qquad \mathbb E[Z]=v,\quad \mathbb E[ZZ^\top]=\tfrac{B^2}{m}I"
-        )
-        st.markdown("**Mechanism 1**: stage k privatises x_{k:d} at Δ_k = c_k − c_{k−1}; estimate")
-        st.latex(r"\hat\nu_i=\frac{\sum_{k\le i}w_kY^k_{(i)}}{\sum_{k\le i}w_k},\qquad w_k=\frac{\Delta_k^2}{d-k+1}")
-        st.markdown("**Exact MSE before projection (analytic curve)**, ω = normalised weights, γ = 1 (2 as published):")
-        st.latex(
-            r"\mathrm{MSE}=\sum_i\Big[\sum_{k\le i}\omega_{ki}^2\frac{B_k^2/m_k-\gamma^2\overline{x_i^2}}{n}"
-            r"+(\gamma-1)^2\bar x_i^2\Big]"
-        )
-        st.markdown("**Theorem 2 bound** (up to a universal constant):")
-        st.latex(
-            r"\mathbb E\|\bar x-\Pi(\hat x)\|^2\lesssim\frac1n\sum_i\Big(\frac1{\sum_{k\le i}\Delta_k^2/(d-k+1)}\wedge d\Big)"  # noqa: E501 (one LaTeX formula)
-        )
-        st.markdown("**Corollary 1** (two groups: k features at δ, the rest at ε > 2δ, ζ = ½), up to a constant:")
-        st.latex(
-            r"\frac1n\Big(\frac{dk}{\delta^2}+\frac{(d-k)^2}{\varepsilon^2}\Big)\ \text{if } q\le\frac{e^{\delta/2}-1}{e^\varepsilon-1},"  # noqa: E501 (one LaTeX formula)
-            r"\qquad \frac1n\Big(\frac{dk}{\delta^2}+\frac{(d-k)^2}{\frac{d-k}{d}\delta^2+(c_d-\delta/2)^2}\Big)\ \text{otherwise}"  # noqa: E501 (one LaTeX formula)
-        )
+    with ui.formulas("Feature_privacy") as shown:
+        if shown:
+            st.markdown("**Allocation (Theorem 2)**, coordinates sorted by δ, δ̃_i = min(δ_i, ε):")
+            st.latex(
+                r"c_d=\min\Big(\log\frac{e^{\zeta\tilde\delta_1}+q-1}{q},\ \tilde\delta_d\Big),\quad "
+                r"c_i=\begin{cases}c_d & c_d\le\tilde\delta_i\\ "
+                r"\tilde\delta_i-\log(1+qe^{c_d}-q)&\text{otherwise}\end{cases}"
+            )
+            st.markdown("**Guarantee (Proposition 4)** — Mechanism 1 is c-CDP and c_d-LDP:")
+            st.latex(
+                r"\delta'_i=\min\big(c_i+\log(1+q e^{c_d}-q),\ c_d\big)\ \wedge\ "
+                r"\big(c_i+\log(1+q(e^{\sum_{j\ne i}c_j}-1))\big)"
+            )
+            st.markdown(
+                "In the table: *bound from the whole-record level* is the first term (Proposition 4(2) with "
+                "ε := c_d), *bound from composition* the second (Proposition 4(1)); guaranteed δ' is the smaller. "
+                "*budget c_i* is c_i above."
+            )
+            st.markdown(
+                "**Duchi et al. channel (Mechanism 3)** — output on the sphere of radius B; unbiased value "
+                "(the paper prints twice this):"
+            )
+            st.latex(
+                r"B=r\,\frac{e^\alpha+1}{e^\alpha-1}\,\sqrt\pi\,\frac{\Gamma(\frac{m+1}{2})}{\Gamma(\frac m2)},"
+                r"\qquad \mathbb E[Z]=v,\quad \mathbb E[ZZ^\top]=\tfrac{B^2}{m}I"
+            )
+            st.markdown("**Mechanism 1**: stage k privatises x_{k:d} at Δ_k = c_k − c_{k−1}; estimate")
+            st.latex(
+                r"\hat\nu_i=\frac{\sum_{k\le i}w_kY^k_{(i)}}{\sum_{k\le i}w_k},\qquad w_k=\frac{\Delta_k^2}{d-k+1}"
+            )
+            st.markdown(
+                "**Exact MSE before projection (analytic curve)**, ω = normalised weights, γ = 1 (2 as published):"
+            )
+            st.latex(
+                r"\mathrm{MSE}=\sum_i\Big[\sum_{k\le i}\omega_{ki}^2\frac{B_k^2/m_k-\gamma^2\overline{x_i^2}}{n}"
+                r"+(\gamma-1)^2\bar x_i^2\Big]"
+            )
+            st.markdown("**Theorem 2 bound** (up to a universal constant):")
+            st.latex(
+                r"\mathbb E\|\bar x-\Pi(\hat x)\|^2\lesssim\frac1n\sum_i\Big(\frac1{\sum_{k\le i}\Delta_k^2/(d-k+1)}\wedge d\Big)"  # noqa: E501 (one LaTeX formula)
+            )
+            st.markdown("**Corollary 1** (two groups: k features at δ, the rest at ε > 2δ, ζ = ½), up to a constant:")
+            st.latex(
+                r"\frac1n\Big(\frac{dk}{\delta^2}+\frac{(d-k)^2}{\varepsilon^2}\Big)\ \text{if } q\le\frac{e^{\delta/2}-1}{e^\varepsilon-1},"  # noqa: E501 (one LaTeX formula)
+                r"\qquad \frac1n\Big(\frac{dk}{\delta^2}+\frac{(d-k)^2}{\frac{d-k}{d}\delta^2+(c_d-\delta/2)^2}\Big)\ \text{otherwise}"  # noqa: E501 (one LaTeX formula)
+            )
     if state["preset"] != "Custom":
         key = fp.PRESET_KEYS[state["preset"]]
         st.info(

@@ -177,11 +177,15 @@ with ui.page_shell(gz) as page:
                 + (f", non-increasing from x = {m.from_size:g} on" if m.from_size is not None else "")
             )
     st.markdown(f"Numerical answer for ρ = {rho:g}, r = {r:g}: " + "; ".join(answer) + ".")
-    with st.expander("The numbers behind the chart", expanded=bool(st.query_params.get("lesson"))):
-        wide = scan.pivot(index="size", columns="alpha", values="loss")
-        wide.columns = [f"α = {a:g}" for a in wide.columns]
-        st.dataframe(wide.reset_index(), hide_index=True, key=state.key("scan_numbers"))
-        st.caption("The worst-direction D_α per group size x (the chart draws x at x + 1 on its log axis).")
+    numbers = ui.panel(
+        "The numbers behind the chart", key=state.key("numbers_open"), expanded=bool(st.query_params.get("lesson"))
+    )
+    with numbers:
+        if numbers.open:
+            wide = scan.pivot(index="size", columns="alpha", values="loss")
+            wide.columns = [f"α = {a:g}" for a in wide.columns]
+            st.dataframe(wide.reset_index(), hide_index=True, key=state.key("scan_numbers"))
+            st.caption("The worst-direction D_α per group size x (the chart draws x at x + 1 on its log axis).")
     unresolved_sizes = sorted(set(scan.loc[scan["loss"].isna(), "size"]))
     if unresolved_sizes:
         st.warning(
@@ -203,33 +207,36 @@ with ui.page_shell(gz) as page:
         "switch to Algorithm 1, which is ρ-zCDP for every group."
     )
 
-    with ui.formulas("Groupwise_zCDP"):
-        st.markdown(
-            "**Algorithm 1**: $X_i\\sim N(x_i,\\sigma^2)$, $Y_i\\sim N(X_i,(rX_i)^2)$, $\\sigma^2=1/(2\\rho)$; "
-            "**Algorithm 2**: $X_i\\sim N(x_i,(rx_i)^2)$. Accuracy bounds (analytic):"
-        )
-        st.latex(r"\mathbb E|Y_i-x_i|\le r x_i+\sigma\sqrt{1+r^2}\qquad \mathbb E|X_i-x_i|\le r x_i")
-        st.markdown(
-            "**Rényi divergence of Gaussians** ($s_\\alpha^2=\\alpha s_2^2+(1-\\alpha)s_1^2$; $+\\infty$ if $s_\\alpha^2\\le0$):"  # noqa: E501 (one LaTeX formula)
-        )
-        st.latex(
-            r"D_\alpha(N(\mu_1,s_1^2)\|N(\mu_2,s_2^2))=\log\frac{s_2}{s_1}+\frac{\log(s_2^2/s_\alpha^2)}{2(\alpha-1)}"
-            r"+\frac{\alpha(\mu_1-\mu_2)^2}{2s_\alpha^2}"
-        )
-        st.markdown("**Claimed budgets for Algorithm 2** (paper), to hold in *both* directions for neighbours x ± 1:")
-        st.latex(
-            r"D_\alpha\le\alpha\,v(D)_i+\xi(D)_i,\quad v(D)_i=\frac1{2r^2x_i^2},\quad "
-            r"\xi(D)_i=2\log\Big(1+\frac1{x_i}\Big)"
-        )
-        st.markdown(
-            "The reverse direction against x+1 has $s_\\alpha^2\\le 0$, hence $D_\\alpha=\\infty$, exactly when "
-            "$\\alpha\\ge (x+1)^2/(2x+1)$. **Algorithm 1, numerically**, with $U=1+rZ$:"
-        )
-        st.latex(
-            r"f_Y(y)=\int\varphi(z)\,N\big(y;\,x(1+rz),\,\sigma^2(1+rz)^2\big)\,dz,\qquad "
-            r"D_\alpha(f\|g)=\frac1{\alpha-1}\log\int f^\alpha g^{1-\alpha}\,dy"
-        )
-        st.markdown(
-            "Algorithm 1 is a post-processing of the Gaussian mechanism $X$, so $D_\\alpha\\le\\alpha\\rho$ "
-            "for every group; the question is whether it is smaller for larger groups."
-        )
+    with ui.formulas("Groupwise_zCDP") as shown:
+        if shown:
+            st.markdown(
+                "**Algorithm 1**: $X_i\\sim N(x_i,\\sigma^2)$, $Y_i\\sim N(X_i,(rX_i)^2)$, $\\sigma^2=1/(2\\rho)$; "
+                "**Algorithm 2**: $X_i\\sim N(x_i,(rx_i)^2)$. Accuracy bounds (analytic):"
+            )
+            st.latex(r"\mathbb E|Y_i-x_i|\le r x_i+\sigma\sqrt{1+r^2}\qquad \mathbb E|X_i-x_i|\le r x_i")
+            st.markdown(
+                "**Rényi divergence of Gaussians** ($s_\\alpha^2=\\alpha s_2^2+(1-\\alpha)s_1^2$; $+\\infty$ if $s_\\alpha^2\\le0$):"  # noqa: E501 (one LaTeX formula)
+            )
+            st.latex(
+                r"D_\alpha(N(\mu_1,s_1^2)\|N(\mu_2,s_2^2))=\log\frac{s_2}{s_1}+\frac{\log(s_2^2/s_\alpha^2)}{2(\alpha-1)}"
+                r"+\frac{\alpha(\mu_1-\mu_2)^2}{2s_\alpha^2}"
+            )
+            st.markdown(
+                "**Claimed budgets for Algorithm 2** (paper), to hold in *both* directions for neighbours x ± 1:"
+            )
+            st.latex(
+                r"D_\alpha\le\alpha\,v(D)_i+\xi(D)_i,\quad v(D)_i=\frac1{2r^2x_i^2},\quad "
+                r"\xi(D)_i=2\log\Big(1+\frac1{x_i}\Big)"
+            )
+            st.markdown(
+                "The reverse direction against x+1 has $s_\\alpha^2\\le 0$, hence $D_\\alpha=\\infty$, exactly when "
+                "$\\alpha\\ge (x+1)^2/(2x+1)$. **Algorithm 1, numerically**, with $U=1+rZ$:"
+            )
+            st.latex(
+                r"f_Y(y)=\int\varphi(z)\,N\big(y;\,x(1+rz),\,\sigma^2(1+rz)^2\big)\,dz,\qquad "
+                r"D_\alpha(f\|g)=\frac1{\alpha-1}\log\int f^\alpha g^{1-\alpha}\,dy"
+            )
+            st.markdown(
+                "Algorithm 1 is a post-processing of the Gaussian mechanism $X$, so $D_\\alpha\\le\\alpha\\rho$ "
+                "for every group; the question is whether it is smaller for larger groups."
+            )

@@ -139,8 +139,10 @@ with ui.page_shell(pu) as page:
         "independent demands (UP, UE, UT) suit demands unrelated to it; A makes no assumption. "
         "(This is the comparison of the papers' Tables 4 and 5; the formulas are under 'Formulas'.)"
     )
-    with st.expander("Glossary: the methods and terms in plain words"):
-        st.markdown(glossary_markdown(ALL_ALGS))
+    glossary = ui.panel("Glossary: the methods and terms in plain words", key=state.key("glossary_open"))
+    with glossary:
+        if glossary.open:
+            st.markdown(glossary_markdown(ALL_ALGS))
     ui.csv_download(result.hetero_summary, "hetero_summary.csv", state.key("dl_table"))
 
     c1, c2 = st.columns(2)
@@ -219,31 +221,33 @@ with ui.page_shell(pu) as page:
             ui.setting_button(state, "Use this setting here", "use_solution", ("scenario", sol.scenario_query))
     page.report_button()
 
-    with ui.formulas("Per_user_privacy", "Formulas behind the numbers"):
-        st.latex(
-            r"\text{HPF: } \tilde p=\sum_i w_ie_{x_i}+Z,\ Z_j\sim\mathrm{Lap}(b),\ \hat p=\Pi_\Delta(\tilde p);\qquad "
-            r"\text{HPM: } \hat\mu=\mathrm{clip}_{[0,1]}\Big(\sum_i w_ix_i+\mathrm{Lap}(b)\Big)"
-        )
-        st.latex(
-            r"b=\kappa\max_i\frac{w_i}{\varepsilon_i}\ (\kappa=2\text{ freq.},\ 1\text{ mean}),\qquad "
-            r"\varepsilon_i^{\rm eff}=\frac{\kappa w_i}{b}\le\varepsilon_i"
-        )
-        st.latex(
-            r"T=\tfrac12\|w-u\|_1,\ E_2=\|w-u\|_2,\ s=\max_i w_i/\varepsilon_i:\quad "
-            r"\mathrm{CP}=T+\kappa s\log\tfrac K\beta,\ \ \mathrm{CE}=(T+\kappa H_Ks)^2+\kappa^2S_Ks^2"
-        )
-        st.latex(
-            r"\mathrm{UP}=\min\big(\mathrm{CP},\ E_2\sqrt{\tfrac12\log\tfrac{4K}\beta}+\kappa s\log\tfrac{2K}\beta\big),\ \ "  # noqa: E501 (one LaTeX formula)
-            r"\mathrm{UE}=\min\big(\mathrm{CE},\ E_2^2(1+\log 2K)+2\kappa^2s^2(H_K^2+S_K)\big),\ \ "
-            r"\mathrm A=\tfrac14E_2^2+2\kappa^2s^2"
-        )
-        st.latex(
-            r"\text{optimum on } w(t)_i=\min(t\varepsilon_i,\mu(t)),\ \textstyle\sum_iw_i=1:\ "
-            r"s=t,\ T(t)=\sum_i(1/n-t\varepsilon_i)_+ \ \Rightarrow\ \text{exact }O(n\log n)\text{ search}"
-        )
-        st.markdown(
-            "Baselines: **UNI** w = 1/n; **PROP** w ∝ ε (public users take all the weight); **SM** keeps user i "
-            "with probability (e^{ε_i}−1)/(e^t−1), t = max finite ε (the paper's t = max ε would drop everyone "
-            "once one user is public), then a homogeneous t-DP estimator; **LDP** ε_i-LDP per user (Laplace / "
-            "k-RAPPOR) with weights minimising T² + Σ w_i² v_i."
-        )
+    with ui.formulas("Per_user_privacy", "Formulas behind the numbers") as shown:
+        if shown:
+            st.latex(
+                r"\text{HPF: } \tilde p=\sum_i w_ie_{x_i}+Z,\ Z_j\sim\mathrm{Lap}(b),\ "
+                r"\hat p=\Pi_\Delta(\tilde p);\qquad "
+                r"\text{HPM: } \hat\mu=\mathrm{clip}_{[0,1]}\Big(\sum_i w_ix_i+\mathrm{Lap}(b)\Big)"
+            )
+            st.latex(
+                r"b=\kappa\max_i\frac{w_i}{\varepsilon_i}\ (\kappa=2\text{ freq.},\ 1\text{ mean}),\qquad "
+                r"\varepsilon_i^{\rm eff}=\frac{\kappa w_i}{b}\le\varepsilon_i"
+            )
+            st.latex(
+                r"T=\tfrac12\|w-u\|_1,\ E_2=\|w-u\|_2,\ s=\max_i w_i/\varepsilon_i:\quad "
+                r"\mathrm{CP}=T+\kappa s\log\tfrac K\beta,\ \ \mathrm{CE}=(T+\kappa H_Ks)^2+\kappa^2S_Ks^2"
+            )
+            st.latex(
+                r"\mathrm{UP}=\min\big(\mathrm{CP},\ E_2\sqrt{\tfrac12\log\tfrac{4K}\beta}+\kappa s\log\tfrac{2K}\beta\big),\ \ "  # noqa: E501 (one LaTeX formula)
+                r"\mathrm{UE}=\min\big(\mathrm{CE},\ E_2^2(1+\log 2K)+2\kappa^2s^2(H_K^2+S_K)\big),\ \ "
+                r"\mathrm A=\tfrac14E_2^2+2\kappa^2s^2"
+            )
+            st.latex(
+                r"\text{optimum on } w(t)_i=\min(t\varepsilon_i,\mu(t)),\ \textstyle\sum_iw_i=1:\ "
+                r"s=t,\ T(t)=\sum_i(1/n-t\varepsilon_i)_+ \ \Rightarrow\ \text{exact }O(n\log n)\text{ search}"
+            )
+            st.markdown(
+                "Baselines: **UNI** w = 1/n; **PROP** w ∝ ε (public users take all the weight); **SM** keeps user i "
+                "with probability (e^{ε_i}−1)/(e^t−1), t = max finite ε (the paper's t = max ε would drop everyone "
+                "once one user is public), then a homogeneous t-DP estimator; **LDP** ε_i-LDP per user (Laplace / "
+                "k-RAPPOR) with weights minimising T² + Σ w_i² v_i."
+            )

@@ -100,26 +100,29 @@ with ui.page_shell(pr) as page:
 
     page.meaning_and_report()
 
-    with ui.formulas("Private_regression"):
-        st.markdown(
-            "Each user sends two independent copies $\\hat x^{(i,1)},\\hat x^{(i,2)}=M_{mean}(x^{(i)}, c/2)$ "
-            "(Mechanism 1 without projection, so each copy is unbiased); the server minimises"
-        )
-        st.latex(
-            r"\hat f(\theta)=\frac1{2n}\sum_i\Big(\theta^\top\hat z^{(i,1)}\hat z^{(i,2)\top}\theta"
-            r"-2\theta^\top\hat l^{(i,1)}\hat z^{(i,2)}\Big),\qquad \mathbb E\,\nabla\hat f(\theta)=\nabla f(\theta)"
-        )
-        st.markdown("by projected gradient descent over $\\Theta=\\{\\|\\theta\\|\\le R\\}$:")
-        st.latex(
-            r"\theta_{h+1}=\Pi_\Theta\big(\theta_h-\tfrac{\gamma_h}{L}\nabla\hat f(\theta_h)\big),\quad "
-            r"\gamma_h\in\{\gamma_0,\ \gamma_0(1+h)^{-\rho},\ \gamma_0/(1+\lambda h)\}"
-        )
-        st.markdown(
-            "Naive plug-in: one copy at c, $\\frac1n\\sum\\hat z\\hat z^\\top$ whose mean adds the channel's noise "
-            "covariance. min-δ LDP: the same two-copy estimator with every coordinate at min δ. Excess risk "
-            "$f(\\hat\\theta)-f^*$ on the non-private data; Theorem 3 bounds it by"
-        )
-        st.latex(
-            r"\max_{\theta\in\Theta}(\|\theta\|^2+\|\theta\|)\Big(\frac{\log d}{\sqrt n}(r^2+rd)\wedge d\Big),\quad "
-            r"r^2=\sum_i\frac1{\sum_{k\le i}(c_k-c_{k-1})^2/(d-k+1)}"
-        )
+    with ui.formulas("Private_regression") as shown:
+        if shown:
+            st.markdown(
+                "Each user sends two independent copies $\\hat x^{(i,1)},\\hat x^{(i,2)}=M_{mean}(x^{(i)}, c/2)$ "
+                "(Mechanism 1 without projection, so each copy is unbiased); the server minimises"
+            )
+            st.latex(
+                r"\hat f(\theta)=\frac1{2n}\sum_i\Big(\theta^\top\hat z^{(i,1)}\hat z^{(i,2)\top}\theta"
+                r"-2\theta^\top\hat l^{(i,1)}\hat z^{(i,2)}\Big),\qquad "
+                r"\mathbb E\,\nabla\hat f(\theta)=\nabla f(\theta)"
+            )
+            st.markdown("by projected gradient descent over $\\Theta=\\{\\|\\theta\\|\\le R\\}$:")
+            st.latex(
+                r"\theta_{h+1}=\Pi_\Theta\big(\theta_h-\tfrac{\gamma_h}{L}\nabla\hat f(\theta_h)\big),\quad "
+                r"\gamma_h\in\{\gamma_0,\ \gamma_0(1+h)^{-\rho},\ \gamma_0/(1+\lambda h)\}"
+            )
+            st.markdown(
+                "Naive plug-in: one copy at c, $\\frac1n\\sum\\hat z\\hat z^\\top$ whose mean adds the channel's noise "
+                "covariance. min-δ LDP: the same two-copy estimator with every coordinate at min δ. Excess risk "
+                "$f(\\hat\\theta)-f^*$ on the non-private data; Theorem 3 bounds it by"
+            )
+            st.latex(
+                r"\max_{\theta\in\Theta}(\|\theta\|^2+\|\theta\|)"
+                r"\Big(\frac{\log d}{\sqrt n}(r^2+rd)\wedge d\Big),\quad "
+                r"r^2=\sum_i\frac1{\sum_{k\le i}(c_k-c_{k-1})^2/(d-k+1)}"
+            )

@@ -278,10 +278,13 @@ def test_accuracy_solver_in_the_browser(page, server, artifacts):
 def test_quantile_dotplot_in_the_mechanism_lab(page, server, artifacts):
     """Twenty equally likely releases next to the true value."""
     page.goto(f"{server}/Mechanism_lab?trials=200")
-    page.locator(".js-plotly-plot").nth(4).wait_for(state="attached")
+    page.locator(".js-plotly-plot").nth(1).wait_for(state="attached")  # the first tab's two charts
     wait_idle(page)
-    page.get_by_role("tab", name="Bounded Laplace").click()
+    page.get_by_role("tab", name="Bounded Laplace").click()  # drawn once chosen (a lazy tab)
     page.get_by_text("Twenty equally likely releases").wait_for()
+    page.locator(".js-plotly-plot").nth(1).wait_for(state="attached")  # the tab's densities and dotplot
+    wait_idle(page)
+    assert "tab=Bounded+Laplace" in page.url or "tab=Bounded%20Laplace" in page.url  # the link opens it
     page.get_by_text("Twenty equally likely releases").scroll_into_view_if_needed()
     page.wait_for_timeout(800)
     assert_no_errors(page)

@@ -39,13 +39,13 @@ READ = """() => {
   const plain = (a) => a == null ? null : (ArrayBuffer.isView(a) ? Array.from(a)
       : Array.isArray(a) ? a.map(plain) : a);
   const out = [];
-  for (const el of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
-    const gd = el.querySelector('.js-plotly-plot');
+  for (const el of document.querySelectorAll('.hetdp-chart')) {
+    const gd = el;  // the chart's own div (hetdp_ui.chart_element), which plotly draws into
     let box = el.closest('[data-testid="stElementContainer"]') || el;
     let caption = null;
     for (let n = box.nextElementSibling; n; n = n.nextElementSibling) {
       const t = (n.textContent || '').trim();
-      if (n.querySelector('[data-testid="stPlotlyChart"]')) break;
+      if (n.querySelector('.hetdp-chart')) break;
       if (t.startsWith('Chart in words: ')) { caption = t; break; }
     }
     const r = el.getBoundingClientRect();
@@ -170,7 +170,7 @@ def check_charts_in_words(page, artifacts, name: str, path: str) -> None:
         if len(want) > 8:
             assert f"and {len(want) - 8} more series" in series
         if chart["visible"] and chart["labels"]:  # a chart with value labels: its picture, to look at
-            el = page.locator('[data-testid="stPlotlyChart"]').nth(i)
+            el = page.locator(".hetdp-chart").nth(i)
             el.scroll_into_view_if_needed()
             el.screenshot(path=str(artifacts / f"words_{name}_chart{i}.png"))
         assert not overlaps(chart["labels"]), f"{path}: chart {i}: overlapping labels {overlaps(chart['labels'])}"
