@@ -96,6 +96,16 @@ PROBE = """
 
 SLIDER = '[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]'
 
+#: a page has opened: its run over, at least one element in its main area, and every chart of it drawn
+SETTLED = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const main = document.querySelector('[data-testid="stMain"]');
+  if (!app || !main || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (!main.querySelector('[data-testid="stElementContainer"]')) return false;
+  const charts = main.querySelectorAll('.hetdp-chart, [data-testid="stPlotlyChart"]');
+  return [...charts].every((c) => c.querySelector('.main-svg'));
+}"""
+
 
 def script_state(pg) -> str | None:
     """The app's run state as Streamlit's frontend shows it (``running``, ``notRunning``, …)."""
@@ -124,7 +134,9 @@ def _open(browser, url: str):
     pg = ctx.new_page()
     pg.set_default_timeout(180_000)
     pg.goto(url)
-    pg.locator(".js-plotly-plot .main-svg").first.wait_for(state="attached")
+    # opened: its charts drawn (a new visitor's browser loads plotly.js when the first arrives), or, for a
+    # view without one (the guarantee lab's first tab), its run over
+    pg.wait_for_function(SETTLED, timeout=180_000)
     _idle(pg)
     return ctx, pg
 

@@ -272,3 +272,41 @@ def test_variants_without_q_skip_the_sums_of_squares_with_identical_results(vari
     assert (lean.b, lean.objective, lean.t) == (rich.b, rich.objective, rich.t)
     np.testing.assert_array_equal(lean.weights, rich.weights)
     np.testing.assert_array_equal(lean.eps_eff, rich.eps_eff)
+
+
+@pytest.mark.parametrize(
+    "n,k,eps,trials,public",
+    [(3000, 5, (0.05, 0.5, 2.0, 0.5, 0.05), 60, False), (500, 3, (0.001, 0.002, 0.003), 40, False),
+     (2000, 4, (0.5, 1.0, 2.0, 0.5), 25, True), (1200, 2, (np.inf, np.inf), 10, False)],
+)  # fmt: skip
+def test_the_sample_mechanisms_batched_releases_are_the_trial_by_trial_loops_to_the_bit(
+    monkeypatch, n, k, eps, trials, public
+):
+    """The correlated frequency releases of SM drawn several trials at a time are the loop's own, to the bit:
+    the same uniforms in the same order (a trial's keep-or-drop draws, then its Laplace draws), Laplace values
+    from them as numpy computes them, and counts per bin by a product — across batches, with trials that
+    keep nobody (tiny ε: the loop redraws that batch itself), public users and an infinite threshold."""
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, k, n)
+    demands = ht.demand_by_bin(x, eps_by_bin=eps)
+    if public:
+        demands[:3] = np.inf
+    monkeypatch.setattr(ht, "_SM_BATCH_DRAWS", 7 * (n + k))  # several batches
+    batched = ht.simulate(x, demands, algorithm="SM", problem="frequency", k=k, trials=trials, rng=11)
+    monkeypatch.setattr(ht, "_sm_frequency_batched", lambda *a, **kw: 0)  # the loop alone
+    loop = ht.simulate(x, demands, algorithm="SM", problem="frequency", k=k, trials=trials, rng=11)
+    assert np.array_equal(batched["estimates"], loop["estimates"])
+    assert np.array_equal(batched["errors"], loop["errors"])
+
+
+def test_laplace_values_from_uniforms_are_numpys_to_the_bit():
+    u = np.random.default_rng(3).random(50_000)
+    assert np.array_equal(ht._laplace_from_uniforms(u, 0.37), np.random.default_rng(3).laplace(0.0, 0.37, 50_000))
+
+
+def test_a_batch_in_which_a_trial_keeps_nobody_is_left_to_the_loop_with_the_generator_untouched():
+    rng = np.random.default_rng(2)
+    before = rng.bit_generator.state
+    run = ht._Run("frequency", 3, 5, rng, None, np.ones(3) / 3, np.empty(5), np.empty((5, 3)), {}, correlated=True)
+    assert ht._sm_frequency_batched(np.zeros(4, int), np.zeros(4), 1.0, run) == 0
+    assert rng.bit_generator.state == before

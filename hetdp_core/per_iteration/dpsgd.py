@@ -142,13 +142,7 @@ def theta_checks(*, thetas, a, sensitivity: float, eps: float) -> list:
     ins = {"sensitivity": sensitivity, "eps": eps}
     single = sensitivity / (eps * av)
     return [
-        check_le(
-            "θ_h ≥ Δ/(ε a_h) for every release h",
-            single,
-            th,
-            labels=[f"h = {h + 1}" for h in range(th.size)],
-            inputs=ins,
-        ),
+        check_le("θ_h ≥ Δ/(ε a_h) for every release h", single, th, labels=lambda h: f"h = {h + 1}", inputs=ins),
         check_le("θ_1 ≤ Δ/ε (first release is exactly ε a_1-DP)", th[:1], single[:1], inputs=ins),
     ]
 

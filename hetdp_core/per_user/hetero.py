@@ -177,6 +177,7 @@ class _Run:
     errs: np.ndarray
     ests: np.ndarray
     info: dict
+    correlated: bool = False  # ``perm`` returns the data itself (no per-trial permutation)
 
 
 def _simulate_weighted(x, demands, *, run: _Run, algorithm: str, beta: float, solver: str, w, setting: str) -> None:
@@ -224,7 +225,8 @@ def _simulate_sm(x, demands, *, run: _Run, sm_threshold: str) -> None:
         )
     keep_p = np.clip(keep_p, 0.0, 1.0)
     info.update(threshold=float(thr), keep_probability=keep_p)
-    for t_ in range(trials):
+    done = _sm_frequency_batched(x, keep_p, thr, run) if run.correlated and problem == "frequency" else 0
+    for t_ in range(done, trials):
         xs = perm(t_)[rng.random(n) < keep_p]
         ns = xs.size
         if ns == 0:
@@ -236,6 +238,58 @@ def _simulate_sm(x, demands, *, run: _Run, sm_threshold: str) -> None:
             est = min(max(xs.mean() + (rng.laplace(0.0, 1.0 / (ns * thr)) if np.isfinite(thr) else 0.0), 0.0), 1.0)
         errs[t_] = np.max(np.abs(est - truth)) if problem == "frequency" else abs(est - truth)
         ests[t_] = est
+
+
+#: uniforms one batch of the sample mechanism's trials draws at most (32 MB)
+_SM_BATCH_DRAWS = 4_000_000
+
+
+def _laplace_from_uniforms(u: np.ndarray, scale: float) -> np.ndarray:
+    """Laplace(0, ``scale``) values from the uniforms numpy's ``Generator.laplace`` would draw them from, as
+    it computes them (one double each: ``−scale·log(2 − 2U)`` for U ≥ ½, ``scale·log(2U)`` below, with the C
+    library's log, which ``math.log`` is — numpy's vectorised log differs from it in the last bit of 0.3 %
+    of values). A uniform of exactly 0 (which numpy would redraw) must not be passed."""
+    import math
+
+    return np.array(
+        [(0.0 - scale * math.log(2.0 - v - v)) if v >= 0.5 else (0.0 + scale * math.log(v + v)) for v in u.tolist()]
+    )
+
+
+def _sm_frequency_batched(x, keep_p, thr: float, run: _Run) -> int:
+    """The sample mechanism's frequency releases with the data in place (the correlated setting), several
+    trials at a time, drawing exactly the random numbers the trial-by-trial loop draws, in its order: a
+    trial's n keep-or-drop uniforms, then (a finite threshold) its k Laplace draws, one uniform each. The
+    counts of kept users per bin are one product of the keep matrix with the bins' indicator matrix (exact:
+    0/1 sums below 2²⁴ in float32), not a boolean index per trial. A batch in which a trial keeps nobody (the
+    loop then draws no noise) or a Laplace uniform is exactly 0 (numpy redraws it) is drawn again by the loop
+    from the same generator state. Returns how many trials it filled (the loop does the rest)."""
+    k, trials, rng, truth = run.k, run.trials, run.rng, run.truth
+    n = x.size
+    lap = bool(np.isfinite(thr))
+    m = k if lap else 0
+    per = max(1, min(trials, _SM_BATCH_DRAWS // (n + m)))
+    bins = np.zeros((n, k), np.float32)
+    bins[np.arange(n), x] = 1.0
+    done = 0
+    while done < trials:
+        c = min(per, trials - done)
+        state = rng.bit_generator.state
+        u = rng.random((c, n + m))
+        kept = u[:, :n] < keep_p
+        ns = np.count_nonzero(kept, axis=1)
+        if (ns == 0).any() or (lap and (u[:, n:] == 0.0).any()):
+            rng.bit_generator.state = state  # the loop draws these trials as it always has
+            return done
+        counts = (kept.view(np.uint8).astype(np.float32) @ bins).astype(np.float64)
+        noise = _laplace_from_uniforms(u[:, n:].ravel(), 2.0 / thr).reshape(c, k) if lap else 0.0
+        noisy = counts + noise
+        for j in range(c):
+            est = project_simplex(noisy[j] / ns[j])
+            run.errs[done + j] = np.max(np.abs(est - truth))
+            run.ests[done + j] = est
+        done += c
+    return done
 
 
 def _simulate_ldp(x, demands, *, run: _Run) -> None:
@@ -324,7 +378,7 @@ def simulate(
 
     errs = np.empty(trials)
     ests = np.empty((trials, k)) if problem == "frequency" else np.empty(trials)
-    run = _Run(problem, k, trials, rng, perm, truth, errs, ests, info)
+    run = _Run(problem, k, trials, rng, perm, truth, errs, ests, info, correlated=setting == "correlated")
     if algorithm in VARIANTS + ("UNI", "PROP"):
         _simulate_weighted(x, demands, run=run, algorithm=algorithm, beta=beta, solver=solver, w=w, setting=setting)
     elif algorithm == "SM":

@@ -196,11 +196,7 @@ def weight_checks(*, demands, eps_eff, weights, algorithm: str, b: float) -> lis
     ins = {"algorithm": algorithm, "b": b}
     return [
         check_le(
-            f"{algorithm}: effective ε_i ≤ demanded ε_i",
-            eps_eff,
-            demands,
-            labels=[f"user {i + 1}" for i in range(demands.size)],
-            inputs=ins,
+            f"{algorithm}: effective ε_i ≤ demanded ε_i", eps_eff, demands, labels=lambda i: f"user {i + 1}", inputs=ins
         ),
         check_le(
             f"{algorithm}: weights on the simplex (|Σw − 1| ≤ 1e-9, w ≥ 0)",
