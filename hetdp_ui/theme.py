@@ -9,6 +9,7 @@ integer multiple within a single decade.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,10 +44,23 @@ def log_ticks(lo: float, hi: float, *, min_ticks: int = 3) -> list[float]:
     return []
 
 
-def _axis_data(fig, name: str) -> np.ndarray:
-    """The positive finite numbers the traces drawn on axis ``name`` (``xaxis``, ``yaxis2`` …) give it."""
+def _array(v):
+    """A value of a figure's dictionary as data: plotly writes a numeric array as base64 (``{"dtype": …,
+    "bdata": …, "shape": …}``); anything else is as it is."""
+    if isinstance(v, dict) and "bdata" in v and "dtype" in v:
+        import base64
+
+        a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"])
+        shape = v.get("shape")
+        return a.reshape([int(n) for n in str(shape).split(",")]) if shape else a
+    return v
+
+
+def _axis_data(d: dict, name: str) -> np.ndarray:
+    """The positive finite numbers the traces drawn on axis ``name`` (``xaxis``, ``yaxis2`` …) of the
+    figure dictionary ``d`` give it."""
     parts = []
-    for arr in _axes_shown(fig).get(name, []):
+    for arr in _axes_shown(d).get(name, []):
         if arr is None:
             continue
         try:
@@ -57,29 +71,34 @@ def _axis_data(fig, name: str) -> np.ndarray:
     return np.concatenate(parts) if parts else np.empty(0)
 
 
-def tidy_log_axes(fig):
-    """Give every log axis without explicit ticks clean ticks computed from its data (or its set
-    range). Returns the figure (anything that is not a plotly figure is returned unchanged)."""
-    if not hasattr(fig, "layout") or not hasattr(fig, "data"):
-        return fig
-    for name in list(fig.layout.to_plotly_json()):
+def _tidy_log_axes(d: dict) -> None:
+    """:func:`tidy_log_axes` on a figure's dictionary."""
+    layout = d.setdefault("layout", {})
+    for name in list(layout):
         if not name.startswith(("xaxis", "yaxis")):
             continue
-        ax = fig.layout[name]
-        if ax.type != "log" or ax.tickvals is not None:
+        ax = layout[name]
+        if ax.get("type") != "log" or ax.get("tickvals") is not None:
             continue
-        if ax.range is not None and all(v is not None for v in ax.range):
-            lo, hi = 10.0 ** float(ax.range[0]), 10.0 ** float(ax.range[1])
+        rng = ax.get("range")
+        if rng is not None and all(v is not None for v in rng):
+            lo, hi = 10.0 ** float(rng[0]), 10.0 ** float(rng[1])
         else:
-            data = _axis_data(fig, name)
+            data = _axis_data(d, name)
             if data.size == 0:
                 continue
             lo, hi = float(data.min()), float(data.max())
         ticks = log_ticks(lo, hi)
         if len(ticks) >= 2:
-            ax.tickvals = ticks
-            ax.ticktext = [f"{t:g}" for t in ticks]
-    return fig
+            ax["tickvals"] = ticks
+            ax["ticktext"] = [f"{t:g}" for t in ticks]
+
+
+def tidy_log_axes(fig):
+    """Give every log axis without explicit ticks clean ticks computed from its data (or its set
+    range). Returns the figure, changed in place (anything that is not a plotly figure is returned
+    unchanged)."""
+    return _in_place(fig, _tidy_log_axes)
 
 
 # ---------------------------------------------------------------- one palette, one theme
@@ -207,45 +226,88 @@ def _remap(color):
     return color
 
 
+def _palette(d: dict) -> None:
+    """:func:`apply_palette` on a figure's dictionary."""
+    data, layout = d.setdefault("data", []), d.setdefault("layout", {})
+    dashes_taken = any((tr.get("line") or {}).get("dash") not in (None, "solid") for tr in data)
+    for tr in data:
+        kind = _TraceKind.of(tr.get("type", "scatter"))
+        style = METHOD_STYLES.get(method_of(tr.get("name")) or "")
+        if style is not None:
+            if tr.get("fill") in ("toself", "tonexty", "tozeroy"):
+                tr["fillcolor"] = rgba(style.color, 0.18)
+                continue
+            if kind.line:
+                line = tr.setdefault("line", {})
+                line["color"] = style.color
+                if line.get("dash") is None and not dashes_taken:
+                    line["dash"] = style.dash
+            if kind.marker:
+                marker = tr.setdefault("marker", {})
+                if not isinstance(marker.get("color"), (list, tuple)):
+                    marker["color"] = style.color
+                if tr.get("type", "scatter") == "scatter" and marker.get("symbol") is None:
+                    marker["symbol"] = style.symbol
+            continue
+        line = tr.get("line")
+        if kind.line and line is not None and line.get("color") is not None:
+            line["color"] = _remap(line["color"])
+        marker = tr.get("marker")
+        if kind.marker and marker is not None and isinstance(marker.get("color"), str):
+            marker["color"] = _remap(marker["color"])
+        if tr.get("fillcolor") is not None:
+            tr["fillcolor"] = _remap(tr["fillcolor"])
+    for shape in layout.get("shapes") or ():
+        line = shape.get("line")
+        if line is not None and line.get("color") is not None:
+            line["color"] = _remap(line["color"])
+        if shape.get("fillcolor") is not None:
+            shape["fillcolor"] = _remap(shape["fillcolor"])
+    layout["colorway"] = list(COLORWAY)
+    font = layout.setdefault("font", {})
+    font.update(size=14, color="#222222")
+    layout.setdefault("hoverlabel", {}).setdefault("font", {})["size"] = 13
+
+
 def apply_palette(fig):
     """Colour every trace from the palette: a known method gets its own colour, line style and
     marker (a figure whose builder set dashes — analytic curves, plan A — keeps them as the only
     dashes; its methods differ by colour and marker); other colours
-    are mapped from the old defaults. Sets the shared plot theme."""
-    if not hasattr(fig, "layout") or not hasattr(fig, "data"):
+    are mapped from the old defaults. Sets the shared plot theme. Returns the figure, changed in place."""
+    return _in_place(fig, _palette)
+
+
+@dataclass(frozen=True)
+class _TraceKind:
+    """Which of a trace type's properties the finishing reads: whether it has a ``line``, a ``marker``, and
+    cartesian axes (``xaxis``/``yaxis``), from plotly's own trace classes (once per type)."""
+
+    line: bool
+    marker: bool
+    cartesian: bool
+
+    @staticmethod
+    @functools.cache
+    def of(kind: str) -> _TraceKind:
+        import plotly.graph_objects as go
+
+        cls = {c.lower(): getattr(go, c) for c in dir(go) if c[0].isupper()}.get(kind)
+        props = cls()._valid_props if cls is not None else set()
+        return _TraceKind("line" in props, "marker" in props, "xaxis" in props)
+
+
+def _in_place(fig, step):
+    """``step`` (a finishing step on a figure's dictionary) done to ``fig`` in place: its dictionary
+    finished and written back (validated; the app's figures are finished by :func:`finish` without
+    this round trip). Anything that is not a plotly figure is returned unchanged."""
+    if not hasattr(fig, "layout") or not hasattr(fig, "data") or not hasattr(fig, "to_dict"):
         return fig
-    # where a builder already uses dashes for a meaning (analytic curves, plan A), methods are told
-    # apart by colour and marker only, so that a dash keeps that one meaning
-    dashes_taken = any(getattr(getattr(tr, "line", None), "dash", None) not in (None, "solid") for tr in fig.data)
-    for tr in fig.data:
-        style = METHOD_STYLES.get(method_of(getattr(tr, "name", None)) or "")
-        line = getattr(tr, "line", None)
-        marker = getattr(tr, "marker", None)
-        if style is not None:
-            if getattr(tr, "fill", None) in ("toself", "tonexty", "tozeroy"):
-                tr.fillcolor = rgba(style.color, 0.18)
-                continue
-            if line is not None:
-                line.color = style.color
-                if line.dash is None and not dashes_taken:
-                    line.dash = style.dash
-            if marker is not None:
-                marker.color = style.color if not isinstance(marker.color, (list, tuple)) else marker.color
-                if tr.type == "scatter" and marker.symbol is None:
-                    marker.symbol = style.symbol
-            continue
-        if line is not None and line.color is not None:
-            line.color = _remap(line.color)
-        if marker is not None and isinstance(marker.color, str):
-            marker.color = _remap(marker.color)
-        if getattr(tr, "fillcolor", None) is not None:
-            tr.fillcolor = _remap(tr.fillcolor)
-    for shape in fig.layout.shapes or ():
-        if shape.line is not None and shape.line.color is not None:
-            shape.line.color = _remap(shape.line.color)
-        if getattr(shape, "fillcolor", None) is not None:
-            shape.fillcolor = _remap(shape.fillcolor)
-    fig.update_layout(colorway=COLORWAY, font={"size": 14, "color": "#222222"}, hoverlabel={"font": {"size": 13}})
+    d = fig.to_dict()
+    step(d)
+    with fig.batch_update():
+        fig.layout = d["layout"]
+    fig.data = ()
+    fig.add_traces(d["data"])
     return fig
 
 
@@ -313,8 +375,32 @@ def add_band(fig, x, lo, hi, *, color: str, name: str, legendgroup: str, showleg
 
 def finish(fig):
     """Everything a built figure gets: the palette and theme, readable log axes, fixed margins for its
-    number axes."""
-    return fixed_margins(tidy_log_axes(apply_palette(fig)))
+    number axes. Returns the finished figure — a new one, made from the built figure's dictionary
+    finished as plain dicts and lists and not validated again: plotly's object model cost about 20 ms a
+    figure for these steps (its property paths, validators and deep copies), the dictionary well under one
+    (six Group-wise zCDP figures per slider step). Finishing a finished figure changes nothing. Anything
+    that is not a plotly figure is returned unchanged."""
+    if not hasattr(fig, "layout") or not hasattr(fig, "data") or not hasattr(fig, "to_dict"):
+        return fig
+    import plotly.graph_objects as go
+
+    d = _decoded(fig.to_dict())
+    _palette(d)
+    _tidy_log_axes(d)
+    _fixed_margins(d)
+    return go.Figure(d, _validate=False)
+
+
+def _decoded(v):
+    """A figure's dictionary with plotly's base64 arrays as numpy arrays again (``to_dict`` writes them for
+    the browser; the finished figure keeps arrays, as a built one does)."""
+    if isinstance(v, dict):
+        if "bdata" in v and "dtype" in v:
+            return _array(v)
+        return {k: _decoded(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_decoded(x) for x in v]
+    return v
 
 
 #: margins (pixels) that hold a number axis's tick labels and title without plotly measuring them: the
@@ -330,27 +416,31 @@ _MISSING = object()
 _NAMED_AT = ("box", "violin")
 
 
-def _axes_shown(fig) -> dict[str, list]:
-    """The cartesian axes the figure's traces are drawn on (``xaxis``, ``yaxis2`` …), each with its
-    traces' values on it (None where a trace gives none)."""
+def _axes_shown(d: dict) -> dict[str, list]:
+    """The cartesian axes the traces of the figure dictionary ``d`` are drawn on (``xaxis``, ``yaxis2`` …),
+    each with its traces' values on it (None where a trace gives none)."""
     axes: dict[str, list] = {}
-    for tr in fig.data:
+    for tr in d.get("data") or ():
+        kind = tr.get("type", "scatter")
+        if not _TraceKind.of(kind).cartesian:  # a pie, a polar trace
+            continue
         for letter in "xy":
-            ref = getattr(tr, f"{letter}axis", _MISSING)
-            if ref is _MISSING:  # not a cartesian trace (a pie, a polar trace)
-                continue
-            ref = ref or letter
-            values = getattr(tr, letter, None)
-            if values is None and tr.type in _NAMED_AT:
-                values = [tr.name or ""]  # its name is drawn on this axis: words
+            ref = tr.get(f"{letter}axis") or letter
+            values = _array(tr.get(letter))
+            if values is None and kind in _NAMED_AT:
+                values = [tr.get("name") or ""]  # its name is drawn on this axis: words
             axes.setdefault(f"{letter}axis{ref[1:]}", []).append(values)
     return axes
 
 
-def _numeric_axis(axis, values: list) -> bool:
-    """Whether an axis shows numbers only: not categories, dates or tick texts, not at the top, and every
-    trace's values on it numbers."""
-    if axis.type in ("category", "multicategory", "date") or axis.ticktext is not None or axis.side == "top":
+def _numeric_axis(axis: dict, values: list) -> bool:
+    """Whether an axis (its layout dictionary) shows numbers only: not categories, dates or tick texts, not
+    at the top, and every trace's values on it numbers."""
+    if (
+        axis.get("type") in ("category", "multicategory", "date")
+        or axis.get("ticktext") is not None
+        or axis.get("side") == "top"
+    ):
         return False
     for v in values:
         if v is None:
@@ -365,33 +455,37 @@ def _numeric_axis(axis, values: list) -> bool:
     return True
 
 
-def fixed_margins(fig):
-    """Turn off plotly's automatic margins (``automargin``) on every axis that shows numbers only and give
-    the figure margins that hold them (:data:`FIXED_MARGIN`; a builder's wider margin stays). With automatic
-    margins the browser measures every tick label and title at each redraw, and draws again when a margin
-    changes: a third of plotly's time in a slider step (Group-wise zCDP's six charts, CPU profile of
-    Chromium). Streamlit's chart theme sets zero side margins and relies on them; an axis with words
-    (categories, tick texts, dates, a box's name) keeps them, as does the legend (it still widens the margin
-    it needs)."""
-    if not hasattr(fig, "layout") or not hasattr(fig, "data"):
-        return fig
-    margin, fixed = fig.layout.margin, {}
-    for name, values in _axes_shown(fig).items():
-        axis = fig.layout[name]
+def _fixed_margins(d: dict) -> None:
+    """:func:`fixed_margins` on a figure's dictionary."""
+    layout = d.setdefault("layout", {})
+    fixed = {}
+    for name, values in _axes_shown(d).items():
+        axis = layout.get(name) or {}
         if not _numeric_axis(axis, values):
             continue
-        axis.automargin = False
+        layout.setdefault(name, axis)["automargin"] = False
         if name[0] == "x":
             fixed["b"] = FIXED_MARGIN["b"]
-        elif axis.side == "right":
+        elif axis.get("side") == "right":
             fixed["r"] = FIXED_MARGIN["r_axis"]
         else:
             fixed["l"] = FIXED_MARGIN["l"]
     if "b" in fixed or "l" in fixed:
         fixed.setdefault("r", FIXED_MARGIN["r"])
-    for side, value in fixed.items():
-        setattr(margin, side, max(value, getattr(margin, side) or 0))
-    return fig
+    if fixed:
+        margin = layout.setdefault("margin", {})
+        for side, value in fixed.items():
+            margin[side] = max(value, margin.get(side) or 0)
+
+
+def fixed_margins(fig):
+    """Turn off plotly's automatic margins (``automargin``) on every axis that shows numbers only and give
+    the figure margins that hold them (:data:`FIXED_MARGIN`; a builder's wider margin stays). With automatic
+    margins the browser measures every tick label and title at each redraw, and draws again when a margin
+    changes: a third of plotly's time in a slider step (Group-wise zCDP's six charts, CPU profile of
+    Chromium). An axis with words (categories, tick texts, dates, a box's name) keeps them, as does the
+    legend (it still widens the margin it needs). Returns the figure, changed in place."""
+    return _in_place(fig, _fixed_margins)
 
 
 #: the plot width value labels are laid out for (pixels; narrower than a page's charts, so labels that fit

@@ -223,7 +223,7 @@ def test_number_axes_get_fixed_margins_and_axes_with_words_keep_plotlys():
 
     ticks = go.Figure(go.Scatter(x=[1, 2], y=[1, 2]))
     ticks.update_yaxes(tickvals=[1, 2], ticktext=["a long tick text", "another"])
-    finish(ticks)
+    ticks = finish(ticks)  # a new, finished figure
     assert ticks.layout.yaxis.automargin is None and ticks.layout.xaxis.automargin is False
     assert ticks.layout.margin.l is None and ticks.layout.margin.r == FIXED_MARGIN["r"]
 
