@@ -2,11 +2,13 @@
 from one function, :func:`hetdp_ui.csvfile.csv_text`: a text cell or column name a spreadsheet would read
 as a formula (it begins with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) is written quoted with
 a leading apostrophe, and numbers stay numbers. Property tests (hypothesis) over every writer — the
-function itself, the pages' downloads, ``hetdp run --csv`` and a view's decision package (through a probe
-page registered like any page), ``hetdp ledger --csv`` and the ledger's decision package, ``hetdp class
-export`` and the store's export behind the Class page's button — with generated text starting with each of
+function itself, the pages' downloads, ``hetdp run --csv``, a view's decision package and the tables its
+``recompute.py`` writes (through a probe page registered like any page), ``hetdp ledger --csv`` and the
+ledger's decision package, ``hetdp class export`` and the store's export behind the Class page's button —
+with generated text starting with each of
 those characters and with negative numbers: no text cell begins with one of them, every number parses
-back equal, every other text comes back byte for byte. The issue's own names through the ledger page's
+back equal, every other text comes back byte for byte; ``hetdp reproduce`` (no user text) through the same
+writer. The issue's own names through the ledger page's
 downloads and the Class page's button; the pages and the JSON keep the names as typed; no other module
 writes CSV."""
 
@@ -197,7 +199,9 @@ def test_hetdp_run_csv_and_a_views_decision_package_defend_every_text_cell(probe
         written = (Path(out) / "probe.csv").read_bytes()
     capsys.readouterr()
     _check_table(written.decode(), df)
-    assert _package_tables(["csv_probe", "--query", f"case={case}"], capsys)["probe.csv"] == written
+    package = _package_tables(["csv_probe", "--query", f"case={case}"], capsys, recompute=True)
+    assert package["probe.csv"] == written
+    assert package["recomputed/probe.csv"] == written  # what the package's recompute.py writes, the same bytes
 
 
 # ---------------------------------------------------------------- the ledger: hetdp ledger --csv and its package
@@ -263,14 +267,22 @@ def _check_ledger(files: dict[str, bytes], js: dict, names: list[str]) -> None:
     assert any(r["reserve"] < 0 for r in js["headline"])  # negative numbers, parsed back equal above
 
 
-def _package_tables(args: list[str], capsys) -> dict[str, bytes]:
-    """The CSV tables of ``hetdp package … --no-execute`` (the decision package the page's button gives)."""
+def _package_tables(args: list[str], capsys, *, recompute: bool = False) -> dict[str, bytes]:
+    """The CSV tables of ``hetdp package … --no-execute`` (the decision package the page's button gives);
+    with ``recompute``, also the tables its ``recompute.py`` writes (``recomputed/<name>.csv``, run here:
+    it recomputes the view with the installed hetdp, which knows the probe page in this process)."""
+    import runpy
+
     from hetdp_ui.cli import main
 
     with tempfile.TemporaryDirectory() as out:
         assert main(["package", *args, "--no-execute", "--out", f"{out}/d.zip"]) == 0, capsys.readouterr().err
         with zipfile.ZipFile(f"{out}/d.zip") as z:
             tables = {n.removeprefix("tables/"): z.read(n) for n in z.namelist() if n.startswith("tables/")}
+            if recompute and "recompute.py" in z.namelist():
+                z.extractall(f"{out}/d")
+                runpy.run_path(f"{out}/d/recompute.py", run_name="__main__")
+                tables |= {f"recomputed/{p.name}": p.read_bytes() for p in Path(f"{out}/d/recomputed").glob("*.csv")}
     capsys.readouterr()
     return tables
 
@@ -429,3 +441,22 @@ def test_no_module_writes_csv_but_the_one_writer():
     assert pattern.search((ROOT / "app.py").read_text()) is None
     regression = (ROOT / "hetdp_core" / "per_feature" / "regression.py").read_text()
     assert regression.count(".to_csv(") == 1 and "def randhie_regression_bytes" in regression
+
+
+def test_hetdp_reproduce_writes_its_tables_through_the_one_writer(tmp_path, capsys):
+    """``hetdp reproduce`` (a paper figure's CSVs, the one writer that takes no user text: its cells are the
+    method names and numbers of a sweep) writes every table through :func:`csv_text`: each file is the
+    writer's text of the table it stands for, and no text cell of it begins with a formula character."""
+    from hetdp_ui.cli import main
+
+    assert main(["reproduce", "fig3", "--out", str(tmp_path), "--n", "200", "--trials", "5", "--json"]) == 0
+    capsys.readouterr()
+    files = sorted(tmp_path.glob("*.csv"))
+    assert len(files) == 2, files
+    for path in files:
+        raw = path.read_text(encoding="utf-8")
+        table = pd.read_csv(io.StringIO(raw), keep_default_na=False, dtype=str)
+        assert csv_text(pd.read_csv(path)) == raw  # the one writer's bytes
+        for col in table.columns:
+            for cell in [col, *table[col]]:
+                assert _is_number(cell) or not cell.startswith(FORMULA_START), (path.name, cell)
