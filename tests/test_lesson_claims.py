@@ -71,6 +71,28 @@ def test_a_lesson_with_a_false_claim_is_refused_in_one_line(tmp_path, capsys):
         check_lesson(parse_lesson(false, id="false"), runs=RUNS)
 
 
+def test_a_misconception_that_names_its_reading_is_checked_like_an_answer(tmp_path, capsys):
+    """A misconception's ``key`` (the reading the mistake makes: a_1 for a_4) must compute a value within its
+    numbers at the step's view: ``hetdp lesson check`` says so, and fails the lesson when it does not."""
+    block = (
+        '[[steps.question.misconception]]\nrange = [0.9, 1.1]\nkey = "dpsgd_schedule[h=1].a"\n'
+        'explain = "You read h = 1."\n'
+    )
+    good = BASE.replace("HINT", "h").replace("EXPLAIN", "e").replace("[[steps.claims]]", block + "[[steps.claims]]")
+    (checked,) = check_lesson(parse_lesson(good, id="m"), runs=RUNS)
+    assert checked.status == "ok" and "misconception 1's reading computes 1, within [0.9, 1.1]" in checked.message
+    wrong = good.replace("range = [0.9, 1.1]", "range = [2.9, 3.1]")
+    (checked,) = check_lesson(parse_lesson(wrong, id="m"), runs=RUNS)
+    assert checked.status == "wrong"
+    assert "misconception 1 reads 'dpsgd_schedule[h=1].a', which the core computes as 1, outside its [2.9, 3.1]" in (
+        checked.message
+    )
+    path = tmp_path / "wrong.toml"
+    path.write_text(wrong)
+    assert main(["lesson", "check", str(path)]) == 1
+    capsys.readouterr()
+
+
 @pytest.mark.parametrize("word", ["wins", "smaller", "than", "above", "<", "≥"])
 def test_a_question_that_compares_in_its_own_words_is_refused(word):
     ls = lesson(hint=f"A {word} B")

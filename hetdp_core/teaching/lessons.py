@@ -85,6 +85,10 @@ class Misconception:
     low: float | None = None
     high: float | None = None
     choice: str | None = None
+    #: the reading the mistake makes, as a key (a number question's, e.g. the simulated column instead of the
+    #: exact one): ``hetdp lesson check`` computes it and refuses the lesson when it falls outside the
+    #: misconception's numbers, so "you read the medians" names the medians' value
+    key: str | None = None
 
     def interval(self) -> tuple[float, float] | None:
         """The numbers this misconception covers (None for a choice)."""
@@ -329,7 +333,12 @@ def _with_misconceptions(q: Question, raw, where: str) -> Question:
                 raise InputError(f"{w}: 'choice' {c!r} is the right answer; a misconception is a wrong one.")
             out.append(Misconception(explain, choice=c))
             continue
-        _only(m, ("answer", "tolerance", "range", "explain"), w)
+        _only(m, ("answer", "tolerance", "range", "explain", "key"), w)
+        mkey = _text(m, "key", w, required=False, limit=MAX_SHORT) or None
+        if mkey is not None:
+            if q.variants:
+                raise InputError(f"{w}: 'key' needs one view; a question with variants has one per student.")
+            parse_key(mkey, where=w)
         if ("answer" in m) == ("range" in m):
             raise InputError(f"{w}: give either 'answer' (with an optional 'tolerance') or 'range' = [low, high].")
         if "range" in m:
@@ -341,7 +350,7 @@ def _with_misconceptions(q: Question, raw, where: str) -> Question:
                 or not r[0] < r[1]
             ):
                 raise InputError(f"{w}: 'range' must be [low, high] with finite numbers low < high; got {r!r}.")
-            mc = Misconception(explain, low=float(r[0]), high=float(r[1]))
+            mc = Misconception(explain, low=float(r[0]), high=float(r[1]), key=mkey)
         else:
             if "tolerance" in m:
                 tol = _number(m, "tolerance", w)
@@ -349,7 +358,7 @@ def _with_misconceptions(q: Question, raw, where: str) -> Question:
                     raise InputError(f"{w}: 'tolerance' must be positive; got {tol!r}.")
             else:
                 tol = q.tolerance
-            mc = Misconception(explain, answer=_number(m, "answer", w), tolerance=tol)
+            mc = Misconception(explain, answer=_number(m, "answer", w), tolerance=tol, key=mkey)
         lo, hi = mc.interval()
         a_lo, a_hi = q.answer - q.tolerance, q.answer + q.tolerance
         if lo <= a_hi and a_lo <= hi:
@@ -557,6 +566,19 @@ def check_lesson(lesson: Lesson, *, budget=None, runs: dict | None = None) -> li
                 msg += f"; misconception {right[0]} ({q.misconceptions[right[0] - 1].describe()}) covers that value"
             elif q.misconceptions:
                 msg += f"; {len(q.misconceptions)} misconception(s) are wrong answers"
+            for j, m in enumerate(q.misconceptions, start=1):  # a misconception that names its reading
+                if m.key is None:
+                    continue
+                read = evaluate_key(m.key, result.tables(), where=f"{where}, misconception {j}")
+                if m.matches(read):
+                    msg += f"; misconception {j}'s reading computes {read:.4g}, within {m.describe()}"
+                else:
+                    ok = False
+                    shown = f"{read:.4g}" if isinstance(read, float) else repr(read)
+                    msg += (
+                        f"; misconception {j} reads {m.key!r}, which the core computes as {shown}, outside its "
+                        f"{m.describe()}: update its numbers"
+                    )
             if q.variants:
                 varied = check_variants(step, where=where, runs=runs, budget=budget)
                 ok, msg = ok and varied.ok, f"{msg}; {varied.message}"
