@@ -10,7 +10,7 @@ from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
 from hetdp_core.accountants.ledger import ledger, parse_plan
-from hetdp_ui.chart_element import charts
+from hetdp_ui.chart_element import charts, figure_of
 
 PAGE = str(ROOT / "pages" / "release_ledger" / "page.py")
 SMALL = '[[release]]\nname = "counts"\nmechanism = "gaussian"\nnoise = 2.0\nrepeat = 3\ngroups = ["all"]\n'
@@ -41,6 +41,31 @@ def test_the_example_plan_shows_every_group_and_accountant():
         parse_plan(at.query_params["plan"][0] if isinstance(at.query_params["plan"], list) else at.query_params["plan"])
         is not None
     )  # the plan is in the link
+
+
+def test_the_words_and_the_chart_mark_the_headline_the_same_way():
+    """The page says how the totals chart marks each group's headline (figures.HEADLINE_MARK), and the chart
+    draws exactly that: a black outline on the headline accountant's bar of each group and on no other bar,
+    and a legend entry with the same words."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("ledger_figures", ROOT / "pages" / "release_ledger" / "figures.py")
+    figs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(figs)
+    at = _open()
+    assert any(f"the headline (the bar {figs.HEADLINE_MARK})" in c.value for c in at.caption)
+    assert not any("◆" in m.value for m in [*at.caption, *at.markdown])  # no mark the chart does not draw
+    totals = next(figure_of(c) for c in charts(at) if figure_of(c)["layout"]["title"]["text"].startswith("Total"))
+    expect = ledger(parse_plan((ROOT / "data" / "plans" / "census-and-survey.toml").read_text()), delta=1e-6)
+    head = {h.group: figs.ACCOUNTANT_LABELS[h.accountant] for h in expect.headline}
+    bars = [t for t in totals["data"] if t["type"] == "bar"]
+    for bar in bars:
+        widths = bar["marker"]["line"]["width"]
+        assert bar["marker"]["line"]["color"] == "black"
+        for group, width in zip(bar["x"], widths):
+            assert (width > 0) == (head[group] == bar["name"]), (group, bar["name"], width)
+    assert sum(w > 0 for bar in bars for w in bar["marker"]["line"]["width"]) == len(head)
+    assert any(str(t.get("name", "")).startswith(figs.HEADLINE_MARK) for t in totals["data"])
 
 
 def test_every_number_of_the_ledgers_result_table_is_in_its_csvs():

@@ -248,9 +248,20 @@ def test_per_users_ranking_names_the_lowest_error_and_its_ratio(beta, eps, seed)
         assert not uni
 
 
-def test_private_regressions_lowest_risk_is_the_lowest():
+@SLOW
+@given(
+    seed=st.integers(0, 30),
+    k=st.integers(0, 2),
+    demand=st.sampled_from([0.1, 0.5, 1.0, 2.0]),
+    axis=st.sampled_from(["n", "eps"]),
+    schedule=st.sampled_from(["constant", "poly", "inverse"]),
+)
+def test_private_regressions_lowest_risk_is_the_lowest(seed, k, demand, axis, schedule):
+    """The sentence naming the lowest median excess risk, over random views: its method has the lowest
+    median at the sweep's last point, and the value it cites is that median."""
     pr = get("Private_regression")
-    r = pr.run(pr.SCENARIO.from_query(dict(pr.PAGE_SPEC.fast_query)))
+    q = {**pr.PAGE_SPEC.fast_query, "steps": "50", "seed": str(seed), "k": str(k), "demand": str(demand)}
+    r = pr.run(pr.SCENARIO.from_query({**q, "axis": axis, "schedule": schedule}))
     risk = r.regression_excess_risk
     last = risk[risk[r.scenario.axis] == risk[r.scenario.axis].max()].dropna(subset=["median"])
     best = last.loc[last["median"].idxmin()]
@@ -307,3 +318,26 @@ def test_the_per_user_page_writes_beta_one_way():
     assert "PAC error (94.5 % quantile)" in table.columns
     assert all(u.endswith("in 94.5 % of releases") for u in table["in everyday units"])
     assert any("Lowest 94.5 %-quantile error" in m.value for m in at.markdown)
+
+
+@SLOW
+@given(
+    demands=st.lists(st.sampled_from(["0.05", "0.2", "0.5", "1", "2", "5", "inf"]), min_size=2, max_size=6),
+    eps=st.sampled_from([0.1, 0.5, 1.0, 2.0, 5.0, 20.0]),
+    q=st.sampled_from([0.0, 0.1, 0.4, 0.9, 1.0]),
+)
+def test_the_guarantee_labs_translator_sentence_follows_the_levels_it_cites(demands, eps, q):
+    """The translator's comparison (the caption under its table): Proposition 6 is "more conservative" exactly
+    when its LDP level, as written, is below Theorem 2's; the numbers it cites are the table's."""
+    lab = get("BCDP_guarantee_lab")
+    r = lab.run(lab.SCENARIO.from_query({"tr_demands": ",".join(demands), "tr_eps": str(eps), "tr_q": str(q)}))
+    thm2, prop6 = (f"{v:.4g}" for v in r.bcdp_translator_levels["LDP level"].to_numpy(float))
+    line = lab.translator_comparison(r)
+    if prop6 == thm2:
+        assert line == f"Proposition 6's LDP level equals Theorem 2's here ({prop6}, to four digits)."
+    elif float(prop6) < float(thm2):
+        assert line.startswith(
+            f"Proposition 6 is more conservative here (LDP level {prop6} against Theorem 2's {thm2})"
+        )
+    else:
+        assert line == f"Here Proposition 6's LDP level ({prop6}) is above Theorem 2's ({thm2})."

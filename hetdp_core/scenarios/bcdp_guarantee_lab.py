@@ -308,7 +308,7 @@ QUESTION = (
 )
 
 SCENARIO = GuaranteeLab
-__all__ = ["GuaranteeLab", "SCENARIO", "PRESETS", "run", "format_levels", "RR_QS"]
+__all__ = ["GuaranteeLab", "SCENARIO", "PRESETS", "run", "format_levels", "translator_comparison", "RR_QS"]
 __getattr__ = moved(__name__, {"levels_text": f"{__name__}:format_levels"})
 
 
@@ -323,6 +323,23 @@ def summarize(result: GuaranteeLabResult) -> tuple[str, ...]:
         "no test of its value does better than that trade-off.",
         f"Translator: Theorem 2 delivers LDP level {lv[0]:.3g}, Proposition 6 {lv[1]:.3g} for the same demands.",
     )
+
+
+def translator_comparison(result: GuaranteeLabResult) -> str:
+    """The translator's two allocations compared in one sentence, from their LDP levels (the table
+    ``bcdp_translator_levels``, to four significant digits as the sentence writes them): Proposition 6 is
+    called the more conservative exactly when its level, as written, is below Theorem 2's; levels that
+    are written alike are said to be equal to those digits."""
+    thm2, prop6 = (float(v) for v in result.bcdp_translator_levels["LDP level"].to_numpy(float))
+    a, b = f"{prop6:.4g}", f"{thm2:.4g}"
+    if a == b:
+        return f"Proposition 6's LDP level equals Theorem 2's here ({a}, to four digits)."
+    if float(a) < float(b):
+        return (
+            f"Proposition 6 is more conservative here (LDP level {a} against Theorem 2's {b}): "
+            "it ignores the tighter LDP level."
+        )
+    return f"Here Proposition 6's LDP level ({a}) is above Theorem 2's ({b})."
 
 
 #: parameters that mean something of this module's own (rows of hetdp_core.framework._doc's glossary)

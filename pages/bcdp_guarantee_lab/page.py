@@ -155,15 +155,9 @@ with ui.page_shell(lab) as page:
             cmp = result.bcdp_translator_levels
             st.dataframe(cmp, hide_index=True, key=state.key("translator_table"))
             ui.csv_download(cmp, "bcdp_translator_levels.csv", state.key("dl_translator_levels"))
-            thm2, prop6 = cmp["LDP level"].to_numpy(float)
             st.caption(
                 f"cvxpy status: {tr.status} after {tr.iterations} convex–concave steps. "
-                + (
-                    f"Proposition 6 is more conservative here (LDP level {prop6:.4g} against Theorem 2's {thm2:.4g}): "
-                    "it ignores the tighter LDP level."
-                    if prop6 < thm2
-                    else f"Here Proposition 6's LDP level ({prop6:.4g}) is not below Theorem 2's ({thm2:.4g})."
-                )
+                + lab.translator_comparison(result)
             )
             ui.csv_download(result.bcdp_translator, "bcdp_translator.csv", state.key("dl_tr"))
 

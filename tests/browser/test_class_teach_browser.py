@@ -18,6 +18,7 @@ from hetdp_ui.classroom.store import ClassStore
 
 from . import test_class_browser
 from .test_browser import type_in, wait_idle
+from .test_charts_in_words import check_charts_in_words
 from .test_class_browser import _context as one_context
 
 pytestmark = pytest.mark.browser
@@ -117,6 +118,23 @@ def test_a_class_that_strands_no_one_and_teaches_back(browser, server, artifacts
     inst.get_by_text(re.compile(r"1 of 3 students look stuck")).wait_for()
     shot(inst, inst.get_by_text("Who is where"), artifacts / "class_instructor_progress.png")
     shot(inst, inst.locator(".js-plotly-plot"), artifacts / "class_instructor_rows.png")
+    # the right answer and the known mistake on rows of their own, read from the chart the browser drew
+    rows = inst.evaluate(
+        "() => [...document.querySelectorAll('.hetdp-chart')].flatMap(g => (g.data || [])"
+        ".filter(t => t.type === 'box').map(t => [t.name, Array.from(t.x || [])]))"
+    )
+    right = [x for name, xs in rows if name.startswith("right") for x in xs]
+    mistake = [x for name, xs in rows if name.startswith("M1 ") for x in xs]
+    assert right == [0.09] and mistake == [0.2], rows  # Bao's 0.09 and Ada's 0.2: never one bar
+    check_charts_in_words(inst, artifacts, "class_instructor", "/Class")  # the class page's charts say what they draw
+
+    # a look-up counts as one: Chi opens the answer, then gives it — right, and recorded as looked up
+    chi.get_by_text("Show the answer to step 1").click()
+    wait_idle(chi)
+    check(chi, "0.09")
+    chi.get_by_text(re.compile(r"^Correct\.")).wait_for()
+    row = next(r for r in ClassStore().export_rows(code) if r["student"] == "Chi" and r["step"] == 1)
+    assert row["looked_up"] is True and row["last_right"] is True, row
 
     # Reveal to the class: the explanation reaches the students' screens without a reload
     inst.get_by_role("button", name="Reveal to the class").first.click()
