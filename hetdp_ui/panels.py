@@ -290,13 +290,19 @@ def solver_open(prefix: str) -> bool:
     return bool(st.session_state.get(flag))
 
 
+#: session key: the keys of the panels (:func:`panel`) a page has drawn, for a test that opens them all
+PANELS = "_hetdp_panels"
+
+
 def panel(label: str, *, key: str, expanded: bool = False, **options):
     """A panel whose content is drawn only while it is open: Streamlit's tracked expander (opening or
     closing it reruns the page; its ``.open`` says which). A page writes ``with box:`` and ``if box.open:``
     around its content. Closed, the content costs nothing — neither the server's script nor the browser,
     which otherwise draws a closed panel's formulas, tables and charts at every rerun, hidden (the stage
     schematic's chart, the formulas' LaTeX). An input drawn inside comes back from the URL while the panel
-    is closed (:meth:`hetdp_ui.state.PageState.init`). ``key`` is the session key of its open state."""
+    is closed (:meth:`hetdp_ui.state.PageState.init`). ``key`` is the session key of its open state (kept in
+    :data:`PANELS` too)."""
+    st.session_state.setdefault(PANELS, set()).add(key)
     return st.expander(label, expanded=expanded, key=key, on_change="rerun", **options)
 
 

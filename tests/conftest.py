@@ -38,6 +38,22 @@ def page_path(page: str) -> Path:
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
 
+def open_panels(at) -> None:
+    """Open every panel the page has drawn (:func:`hetdp_ui.panels.panel`: drawn only while open) and run it
+    again, until no new panel appears (a panel inside another)."""
+    from hetdp_ui.panels import PANELS
+
+    opened: set = set()
+    for _ in range(3):
+        keys = set(at.session_state[PANELS]) if PANELS in at.session_state else set()
+        if keys <= opened:
+            return
+        for key in keys - opened:
+            at.session_state[key] = True
+        opened |= keys
+        at.run()
+
+
 def each_tab(at):
     """The page of an AppTest drawn once per tab, in order (lazy tabs draw only the chosen one,
     :func:`hetdp_ui.panels.tabs`): yields each tab's label (None for a page without tabs) after opening it

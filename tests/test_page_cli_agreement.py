@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import streamlit.testing.v1.app_test as app_test_module
-from conftest import page_path, strict_json
+from conftest import each_tab, open_panels, page_path, strict_json
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
@@ -81,12 +81,15 @@ def page_downloads(page: str, query: str, monkeypatch) -> tuple[dict[str, bytes]
     for k, v in parse_qsl(query, keep_blank_values=True):
         at.query_params[k] = v
     at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-    # the page shows the scenario it was given (no URL parameter was rejected)
-    assert not [w.value for w in at.warning if "URL parameter" in w.value]
-    (short,) = [m.value for m in at.markdown if m.value.startswith("**In short** — ")]
-    page_downloads.shown = [d.value for d in at.dataframe] + [t.value for t in at.table]
+    page_downloads.shown = []
+    for _tab in each_tab(at):  # what a reader opens is drawn only while open: every tab, each with its panels
+        open_panels(at)
+        assert not at.exception, [e.value for e in at.exception]
+        assert not at.error, [e.value for e in at.error]
+        # the page shows the scenario it was given (no URL parameter was rejected)
+        assert not [w.value for w in at.warning if "URL parameter" in w.value]
+        (short,) = [m.value for m in at.markdown if m.value.startswith("**In short** — ")]
+        page_downloads.shown += [d.value for d in at.dataframe] + [t.value for t in at.table]
     return dict(_Capture.files), short
 
 

@@ -173,9 +173,21 @@ def _summary(errors: np.ndarray) -> dict:
     return {"median": float(med), "q25": float(q25), "q75": float(q75), "mean": float(errors.mean())}
 
 
-def _generator_inputs(xs, *, rng, **kw):
-    """What one method's releases depend on: the data, the generator's state and the settings."""
-    return xs, rng.bit_generator.state, kw
+def _generator_inputs(xs, *, rng, data=None, **kw):
+    """What one method's releases depend on: the data — ``data``, what it was drawn by, when the caller
+    knows it (hashing n × d numbers at every sweep point and method was a quarter of a Feature privacy
+    run), else its content —, the generator's state and the settings."""
+    return (xs if data is None else data), rng.bit_generator.state, kw
+
+
+def _data_keyed(estimate):
+    """``estimate(xs, **kw)`` that also takes ``data`` (what ``xs`` was drawn by: its memo key only)."""
+
+    def releases(xs, *, data=None, **kw):
+        return estimate(xs, **kw)
+
+    releases.__doc__ = estimate.__doc__
+    return releases
 
 
 #: each method's releases at a sweep point, kept by what they depend on (the data, the levels, their own
@@ -185,8 +197,8 @@ def _generator_inputs(xs, *, rng, **kw):
 _point_data = memoised(
     128 * 2**20, name="sweep points' data", key=lambda *, n, d, q, rng: (n, d, q, rng.bit_generator.state)
 )(q_mixture_data)
-mmean_releases = memoised(32 * 2**20, name="Mechanism 1 releases", key=_generator_inputs)(mmean_estimate)
-_BASELINE = memoised(32 * 2**20, name="min-δ LDP releases", key=_generator_inputs)(ldp_baseline_estimate)
+mmean_releases = memoised(32 * 2**20, name="Mechanism 1 releases", key=_generator_inputs)(_data_keyed(mmean_estimate))
+_BASELINE = memoised(32 * 2**20, name="min-δ LDP releases", key=_generator_inputs)(_data_keyed(ldp_baseline_estimate))
 
 
 def run_point(
@@ -225,8 +237,11 @@ def run_point(
             raise InputError("run_point needs either x (data) or n (number of users to draw); got neither.")
         n = _N.check("n", n, what=" (number of users)")
         check_cost(simulation_cost(n=n, d=d, trials=trials), max_cells)
-        x = _point_data(n=n, d=d, q=alloc.q if data_q is None else data_q, rng=g_data)
+        q_data = alloc.q if data_q is None else data_q
+        drawn = ("q-mixture", n, d, float(q_data), g_data.bit_generator.state)  # what draws these users
+        x = _point_data(n=n, d=d, q=q_data, rng=g_data)
     else:
+        drawn = None
         x = np.asarray(x, dtype=float)
         if x.ndim != 2 or x.shape[1] != d:
             raise InputError(f"x must have one column per feature (d = {d}); got shape {x.shape}.")
@@ -235,9 +250,14 @@ def run_point(
     xs = x[:, alloc.order]  # sorted coordinate order
     xbar = xs.mean(axis=0)
     # each method draws from its own generator (used for nothing else), so a kept value is the same draw
-    est = mmean_releases(xs, c_sorted=alloc.c_sorted, trials=trials, rng=g_mech, projection=projection, scale=scale)
+    data = None if drawn is None else (drawn, tuple(int(i) for i in alloc.order))  # what xs is: no hash of it
+    est = mmean_releases(
+        xs, data=data, c_sorted=alloc.c_sorted, trials=trials, rng=g_mech, projection=projection, scale=scale
+    )
     base_level = float(alloc.capped_demands.min())  # min δ (capped at ε)
-    base = _BASELINE(xs, level=base_level, trials=trials, rng=g_base, projection=baseline_projection, scale=scale)
+    base = _BASELINE(
+        xs, data=data, level=base_level, trials=trials, rng=g_base, projection=baseline_projection, scale=scale
+    )
     seconds = time.perf_counter() - t0
     err_m = ((est - xbar) ** 2).sum(axis=1)
     err_b = ((base - xbar) ** 2).sum(axis=1)
@@ -442,7 +462,7 @@ def sweep_points(
 
 def sweep(**kwargs) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run :func:`run_point` along one axis and return ``(summary, errors)`` tidy DataFrames
-    (``kwargs``: those of :func:`sweep_points`).
+    (``kwargs``: those of :func:`sweep_points`; the tables: :func:`sweep_tables`).
 
     * ``axis="q"``: the demand vector ``demands`` is fixed, q takes ``values`` (ζ heuristic per q
       unless ``zeta`` is given);
@@ -450,16 +470,19 @@ def sweep(**kwargs) -> tuple[pd.DataFrame, pd.DataFrame]:
     * ``axis="d"``: two-group demands, the first round(d·f) features at ``demand_sensitive``, the
       rest at ε, for each d in ``values``;
     * ``axis="f"``: dimension ``d``, fraction f of sensitive features takes ``values``.
-
-    ``summary`` has one row per (x, method) with median, q25, q75, mean, exact (closed-form,
-    pre-projection) MSE, the Theorem 2 bound shape and Corollary 1 (both with constant 1); ``errors`` has
-    one row per (x, method, trial).
     """
+    points = sweep_points(**kwargs)  # validates every argument, the axis included
+    return sweep_tables(kwargs["axis"], points)
+
+
+def sweep_tables(axis: str, points) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ``(summary, errors)`` tables of sweep points (:func:`sweep_points`' tuples, of one or several
+    calls), each built once from plain columns. ``summary`` has one row per (x, method) with median, q25,
+    q75, mean, exact (closed-form, pre-projection) MSE, the Theorem 2 bound shape and Corollary 1 (both
+    with constant 1); ``errors`` has one row per (x, method, trial)."""
     import pandas as pd
 
-    points = sweep_points(**kwargs)  # validates every argument, the axis included
-    axis = kwargs["axis"]
-    rows, err_rows = [], []
+    rows, xs, methods, trials, errors = [], [], [], [], []
     for v, users, dv, res in points:
         for method, errs, exact, bound, cor in (
             ("M_mean (BCDP)", res.errors_mmean, res.exact_mmean, res.bound_shape, res.corollary1),
@@ -479,8 +502,19 @@ def sweep(**kwargs) -> tuple[pd.DataFrame, pd.DataFrame]:
                     "n": users,
                 }
             )
-            err_rows.append(pd.DataFrame({axis: v, "method": method, "trial": np.arange(errs.size), "sq_error": errs}))
-    return pd.DataFrame(rows), pd.concat(err_rows, ignore_index=True)
+            xs.append(np.full(errs.size, v, dtype=float))
+            methods.append(np.full(errs.size, method, dtype=object))
+            trials.append(np.arange(errs.size))
+            errors.append(np.asarray(errs, dtype=float))
+    table = pd.DataFrame(
+        {
+            axis: np.concatenate(xs),
+            "method": np.concatenate(methods),
+            "trial": np.concatenate(trials),
+            "sq_error": np.concatenate(errors),
+        }
+    )
+    return pd.DataFrame(rows), table
 
 
 document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core.framework._doc)

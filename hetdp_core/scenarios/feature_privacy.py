@@ -28,7 +28,8 @@ from ..per_feature.bcdp_sim import (
     guarantee_report,
     point_rng,
     q_mixture_data,
-    sweep,
+    sweep_points,
+    sweep_tables,
     two_group_demands,
 )
 from ..per_feature.bcdp_sim import PRESETS as PAPER_PRESETS
@@ -221,7 +222,7 @@ PRESET_KEYS = {"Figure 3": "fig3", "Figure 4a": "fig4a", "Figure 4b": "fig4b"}
 
 
 def _point(value, *, s: FeaturePrivacy, demands, d, k, max_cells):
-    return sweep(
+    return sweep_points(
         axis=s.axis,
         values=(value,),
         demands=tuple(demands) if s.axis in ("q", "n") else None,
@@ -280,8 +281,10 @@ def release_quantiles(s: FeaturePrivacy, alloc, names) -> pd.DataFrame:
     d = alloc.c.size
     x = q_mixture_data(n=s.n, d=d, q=s.q, rng=point_rng(s.seed, float(s.q)))
     xs = x[:, alloc.order]
+    drawn = ("q-mixture", s.n, d, float(s.q), ("point_rng", s.seed))  # what draws x: its key, not its hash
     est_sorted = mmean_releases(  # its generator serves this draw only: a kept one is the same draw
         xs,
+        data=(drawn, tuple(int(i) for i in alloc.order)),
         c_sorted=alloc.c_sorted,
         trials=dot_trials(s.n, d),
         rng=np.random.default_rng([s.seed, 4242]),
@@ -391,8 +394,7 @@ def run(s: FeaturePrivacy, *, options: sc.RunOptions) -> FeaturePrivacyResult:
         options=options,
         label=lambda v: f"{s.axis} = {v:g}",
     )
-    summary = pd.concat([p[0] for p in parts], ignore_index=True)
-    errors = pd.concat([p[1] for p in parts], ignore_index=True)
+    summary, errors = sweep_tables(s.axis, [point for part in parts for point in part])  # built once
     summary = summary.drop(columns="seconds", errors="ignore")  # timing is not reproducible
     summary[PER_FEATURE] = per_feature_error(summary["median"], summary[s.axis] if s.axis == "d" else demands.size)
     return dataclasses.replace(
