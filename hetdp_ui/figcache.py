@@ -226,10 +226,57 @@ _JSON = Memo(64 * 2**20, size=lambda e: len(e[1]) + 200, name="chart JSON")
 def figure_json(fig) -> str:
     """plotly's JSON of ``fig`` as the browser draws it (a memoised figure's long lines at the points a
     screen shows: :func:`_share_to_dict`), memoised on the figure's identity: a memoised figure is shared
-    by every session, so a warm view sends the JSON it already wrote."""
+    by every session, so a warm view sends the JSON it already wrote. A figure made from plotly's dictionary
+    form (:func:`hetdp_ui.theme.dict_figure`) is written from that dictionary, as plotly would write it,
+    without plotly's objects (their ``to_dict`` deep-copies the figure, its template included)."""
     import plotly.io as pio
 
-    return _once(_JSON, id(fig), fig, lambda: pio.to_json(fig, validate=False))
+    from hetdp_ui.theme import DICT
+
+    def write() -> str:
+        d = getattr(fig, DICT, None)
+        if d is None:
+            return pio.to_json(fig, validate=False)
+        from plotly.io.json import to_json_plotly
+
+        layout = {k: _b64_copy(v) for k, v in d["layout"].items() if k != "template"}
+        if "template" in d["layout"]:
+            layout["template"] = d["layout"]["template"]
+        return to_json_plotly({"data": [_b64_copy(_screen_trace(t)) for t in d["data"]], "layout": layout})
+
+    return _once(_JSON, id(fig), fig, write)
+
+
+def _b64_copy(obj):
+    """``obj`` with its numpy arrays as plotly writes them for the browser (its own rule and encoding: every
+    array value of a dictionary but under the keys plotly skips), copied, not changed in place."""
+    from _plotly_utils.utils import is_homogeneous_array, is_skipped_key, to_typed_array_spec
+
+    if isinstance(obj, dict):
+        return {
+            k: v if is_skipped_key(k) else to_typed_array_spec(v) if is_homogeneous_array(v) else _b64_copy(v)
+            for k, v in obj.items()
+        }
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_b64_copy(v) if isinstance(v, (dict, list, tuple)) else v for v in obj)
+    return obj
+
+
+def _screen_trace(tr: dict) -> dict:
+    """A trace of a figure's dictionary with a long line at the points a screen shows (the rule of
+    :func:`_for_screen`)."""
+    if tr.get("type", "scatter") != "scatter" or "markers" in (tr.get("mode") or "lines"):
+        return tr
+    marker, line = tr.get("marker") or {}, tr.get("line") or {}
+    per_point = [tr.get(k) for k in _PER_POINT] + [marker.get("color"), marker.get("size"), line.get("color")]
+    if any(v is not None and not isinstance(v, (str, int, float)) for v in per_point):
+        return tr
+    try:
+        x, y = np.asarray(tr.get("x"), dtype=float), np.asarray(tr.get("y"), dtype=float)
+    except (TypeError, ValueError):
+        return tr
+    keep = screen_indices(x, y)
+    return tr if keep is None else {**tr, "x": x[keep], "y": y[keep]}
 
 
 #: CSV bytes of shared tables (the entry keeps its table alive, so both count)

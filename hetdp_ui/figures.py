@@ -16,9 +16,11 @@ from .theme import (
     OKABE_ITO,
     add_band,
     add_line,
+    dict_figure,
     label_anchor,
     label_rows,
     styled,
+    vline,
 )
 
 COLORS = {m: METHOD_STYLES[m].color for m in ("M_mean (BCDP)", "min-δ LDP")}
@@ -233,48 +235,53 @@ _PALETTE = tuple(COLORWAY)
 @memo_figure
 def quantile_dotplot_figure(quantiles, title: str = "") -> go.Figure:
     """Quantile dotplot (one row per mechanism): each dot is one of 20 equally likely released
-    values; dots that fall in the same bin are stacked; the dashed line is the true value."""
-    fig = go.Figure()
+    values; dots that fall in the same bin are stacked; the dashed line is the true value. Written as
+    plotly's dictionary (:func:`hetdp_ui.theme.dict_figure`)."""
     mechs = list(dict.fromkeys(quantiles["mechanism"]))
     vals = quantiles["released value"].to_numpy(float)
     lo, hi = float(vals.min()), float(vals.max())
     width = (hi - lo) / 30 if hi > lo else 1.0
+    data = []
     for row, m in enumerate(mechs):
         v = np.sort(quantiles.loc[quantiles["mechanism"] == m, "released value"].to_numpy(float))
         bins = np.floor((v - lo) / width)
         stack = np.array([np.sum(bins[:i] == b) for i, b in enumerate(bins)])
-        fig.add_trace(
-            go.Scatter(
-                x=lo + (bins + 0.5) * width,
-                y=row + 0.12 * stack,
-                mode="markers",
-                marker={"size": 9, "color": _PALETTE[row % len(_PALETTE)]},
-                name=m,
-                customdata=v,
-                meta={"values": v.tolist()},  # a dot is drawn at its bin; its value is what the chart says
-                hovertemplate=f"{m}: %{{customdata:.4g}}<extra></extra>",
-            )
+        data.append(
+            {
+                "type": "scatter",
+                "x": lo + (bins + 0.5) * width,
+                "y": row + 0.12 * stack,
+                "mode": "markers",
+                "marker": {"size": 9, "color": _PALETTE[row % len(_PALETTE)]},
+                "name": m,
+                "customdata": v,
+                "meta": {"values": v.tolist()},  # a dot is drawn at its bin; its value is what the chart says
+                "hovertemplate": f"{m}: %{{customdata:.4g}}<extra></extra>",
+            }
         )
     truth = quantiles.groupby("mechanism", sort=False)["true value"].first().reindex(mechs).to_numpy(float)
+    layout: dict = {}
     if np.allclose(truth, truth[0]):
-        fig.add_vline(x=float(truth[0]), line_dash="dash", annotation_text="true value")
+        shape, note = vline(float(truth[0]), dash="dash", text="true value")
+        layout.update(shapes=[shape], annotations=[note])
     else:  # one true value per row (e.g. per bin)
-        fig.add_trace(
-            go.Scatter(
-                x=truth,
-                y=np.arange(len(mechs)) - 0.15,
-                mode="markers",
-                name="true value",
-                marker={"symbol": "triangle-up", "size": 11, "color": "#222222"},
-                hovertemplate="true value %{x:.4g}<extra></extra>",
-            )
+        data.append(
+            {
+                "type": "scatter",
+                "x": truth,
+                "y": np.arange(len(mechs)) - 0.15,
+                "mode": "markers",
+                "name": "true value",
+                "marker": {"symbol": "triangle-up", "size": 11, "color": "#222222"},
+                "hovertemplate": "true value %{x:.4g}<extra></extra>",
+            }
         )
-    return styled(
-        fig,
-        "released value",
+    layout.update(
         yaxis={"tickvals": list(range(len(mechs))), "ticktext": mechs, "range": [-0.5, len(mechs) + 0.2]},
         showlegend=False,
         margin={"t": 40 if title else 10},
         height=120 + 70 * len(mechs),
-        title=title or None,
+        title={"text": title} if title else {},
+        xaxis={"title": {"text": "released value"}},
     )
+    return dict_figure(data, layout)
