@@ -231,7 +231,7 @@ def figure_json(fig) -> str:
     without plotly's objects (their ``to_dict`` deep-copies the figure, its template included)."""
     import plotly.io as pio
 
-    from hetdp_ui.theme import DICT
+    from hetdp_ui.figdict import DICT
 
     def write() -> str:
         d = getattr(fig, DICT, None)

@@ -8,6 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
+from .figdict import Fig, dict_figure, vline
 from .theme import (
     COLORWAY,
     GREY,
@@ -16,11 +17,9 @@ from .theme import (
     OKABE_ITO,
     add_band,
     add_line,
-    dict_figure,
     label_anchor,
     label_rows,
     styled,
-    vline,
 )
 
 COLORS = {m: METHOD_STYLES[m].color for m in ("M_mean (BCDP)", "min-δ LDP")}
@@ -32,14 +31,15 @@ AXIS_TITLES = {
 }
 
 
-def _plan_a_medians(fig: go.Figure, plan_a: pd.DataFrame, axis: str) -> None:
+def _plan_a_medians(fig: Fig, plan_a: pd.DataFrame, axis: str) -> None:
     """A pinned plan A's medians: dotted, open markers."""
     for method, grp in plan_a.groupby("method", sort=False):
         grp = grp.sort_values(axis)
         fig.add_trace(
-            go.Scatter(
-                x=grp[axis],
-                y=grp["median"],
+            dict(
+                type="scatter",
+                x=grp[axis].to_numpy(),
+                y=grp["median"].to_numpy(),
                 mode="lines+markers",
                 line={"color": COLORS.get(method, GREY), "dash": "dot", "width": 2},
                 marker={"symbol": "circle-open", "size": 8},
@@ -49,7 +49,7 @@ def _plan_a_medians(fig: go.Figure, plan_a: pd.DataFrame, axis: str) -> None:
         )
 
 
-def _bound_shapes(fig: go.Figure, grp: pd.DataFrame, x) -> None:
+def _bound_shapes(fig: Fig, grp: pd.DataFrame, x) -> None:
     """Theorem 2's bound shape and Corollary 1's (analytic, on the right axis), where the summary has them."""
     if grp["bound_shape"].notna().any():
         add_line(
@@ -75,7 +75,7 @@ def _bound_shapes(fig: go.Figure, grp: pd.DataFrame, x) -> None:
         )
 
 
-def _y_range(fig: go.Figure, summary: pd.DataFrame, plan_a, *, log_y: bool) -> float | None:
+def _y_range(fig: Fig, summary: pd.DataFrame, plan_a, *, log_y: bool) -> float | None:
     """Set the y-range from the simulated data (and plan A's medians); return its top (None: automatic)."""
     # the y-range follows the simulated data; an analytic curve may leave the plot (its values are
     # in the hover text and the CSV) rather than squash the simulated curves
@@ -96,7 +96,7 @@ def _y_range(fig: go.Figure, summary: pd.DataFrame, plan_a, *, log_y: bool) -> f
     return top
 
 
-def _marks_above(fig: go.Figure, summary: pd.DataFrame, axis: str, top: float, *, log_x: bool, log_y: bool) -> None:
+def _marks_above(fig: Fig, summary: pd.DataFrame, axis: str, top: float, *, log_x: bool, log_y: bool) -> None:
     """An analytic value above the chart, marked ▲ at its top edge with its number as a label under it
     (▲ 121); labels that would overlap go on rows further down. The trace carries the values themselves
     (``meta``), so the chart in words says the values, not the edge where they are drawn."""
@@ -108,8 +108,9 @@ def _marks_above(fig: go.Figure, summary: pd.DataFrame, axis: str, top: float, *
         above = grp[grp["exact_mse"] > top].sort_values(axis)
         if len(above):
             fig.add_trace(
-                go.Scatter(
-                    x=above[axis],
+                dict(
+                    type="scatter",
+                    x=above[axis].to_numpy(),
                     y=[top] * len(above),
                     mode="markers",
                     marker={"symbol": "triangle-up", "size": 10, "color": COLORS.get(method, GREY)},
@@ -152,14 +153,14 @@ def mse_sweep_figure(
     title: str = "",
     plan_a: pd.DataFrame | None = None,
     current: float | None = None,
-) -> go.Figure:
+) -> Fig:
     """Median squared error with the 25–75 % band per method (simulated), plus the analytic
     closed-form pre-projection MSE (dashed) and, optionally, the Theorem 2 bound shape (dotted).
     ``plan_a``: a pinned scenario's summary, drawn as dotted medians with open markers. ``current``:
     the view's own value of the swept quantity (the rest of the page uses it), marked by a line. The
     y-range follows the simulated data; an analytic value above it is marked at the top edge with
     its number (▲ 121), so that no value is out of sight."""
-    fig = go.Figure()
+    fig = Fig()  # written as plotly's dictionary (hetdp_ui.figdict)
     if plan_a is not None:
         _plan_a_medians(fig, plan_a, axis)
     for method, grp in summary.groupby("method", sort=False):
@@ -213,7 +214,7 @@ def mse_sweep_figure(
         )
     if axis == "n":
         fig.update_xaxes(type="log")
-    return fig
+    return fig.figure()
 
 
 @memo_figure

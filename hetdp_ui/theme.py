@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hetdp_core.reading.words import formatted
+from hetdp_ui.figdict import array
 
 __all__ = [
     "log_ticks",
@@ -42,18 +43,6 @@ def log_ticks(lo: float, hi: float, *, min_ticks: int = 3) -> list[float]:
         if len(inside) >= min_ticks or mult == tuple(range(1, 10)):
             return [float(f"{t:.12g}") for t in inside]
     return []
-
-
-def _array(v):
-    """A value of a figure's dictionary as data: plotly writes a numeric array as base64 (``{"dtype": …,
-    "bdata": …, "shape": …}``); anything else is as it is."""
-    if isinstance(v, dict) and "bdata" in v and "dtype" in v:
-        import base64
-
-        a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"])
-        shape = v.get("shape")
-        return a.reshape([int(n) for n in str(shape).split(",")]) if shape else a
-    return v
 
 
 def _axis_data(d: dict, name: str) -> np.ndarray:
@@ -302,7 +291,9 @@ def _in_place(fig, step):
     this round trip). Anything that is not a plotly figure is returned unchanged."""
     if not hasattr(fig, "layout") or not hasattr(fig, "data") or not hasattr(fig, "to_dict"):
         return fig
-    d = fig.to_dict()
+    from hetdp_ui.figdict import decoded
+
+    d = decoded(fig.to_dict())
     step(d)
     with fig.batch_update():
         fig.layout = d["layout"]
@@ -318,7 +309,10 @@ LEGEND_BELOW = {"legend": {"orientation": "h", "y": -0.25}, "margin": {"t": 10}}
 def styled(fig, x: str | None = None, y: str | None = None, *, log_x: bool = False, log_y: bool = False, **layout):
     """A figure's layout in one call: the white template, the axis titles ``x`` and ``y`` (log axes
     where asked) and any other layout (``**LEGEND_BELOW``, ``barmode``, ``title`` …). Returns ``fig``."""
-    _white_template(fig)
+    from hetdp_ui.figdict import Fig
+
+    if not isinstance(fig, Fig):  # a figure built as a dictionary gets the template when it is made
+        _white_template(fig)
     fig.update_layout(**layout)
     if x is not None or log_x:
         fig.update_xaxes(title_text=x, **({"type": "log"} if log_x else {}))
@@ -342,84 +336,52 @@ def _white_template(fig) -> None:
         layout._validate = True
 
 
-# ---------------------------------------------------------------- figures written as plotly's own dictionary
+def _add(fig, trace: dict) -> None:
+    """Add a scatter ``trace`` written as a dictionary: as it is to a figure built as a dictionary
+    (:class:`hetdp_ui.figdict.Fig`), as plotly's object to a plotly figure."""
+    from hetdp_ui.figdict import Fig
 
+    if isinstance(fig, Fig):
+        fig.add_trace(trace)
+    else:
+        import plotly.graph_objects as go
 
-@functools.cache
-def _white() -> dict:
-    """plotly's "plotly_white" template as a dictionary (written once; shared by every figure, read-only)."""
-    import plotly.io as pio
-
-    return pio.templates["plotly_white"].to_plotly_json()
-
-
-#: attribute of a figure made from plotly's dictionary form: that dictionary (numpy arrays in it, not base64),
-#: which finishing and the chart's JSON read instead of plotly's objects (:func:`figure_dict`)
-DICT = "_hetdp_dict"
-
-
-def dict_figure(data: list[dict], layout: dict):
-    """A figure from traces and a layout written as plotly's own dictionary form (what plotly writes for the
-    same calls: each builder that writes one is compared with plotly's objects in the tests), with the white
-    template, not validated: building a figure through plotly's objects cost a page's slider step 20–50 ms
-    a figure (a dotplot of ten rows: 47 ms), its dictionary well under one."""
-    return _wrap({"data": data, "layout": {"template": _white(), **layout}})
-
-
-def _wrap(d: dict):
-    """A plotly figure of the dictionary ``d`` (not validated), which it keeps (:data:`DICT`)."""
-    import plotly.graph_objects as go
-
-    fig = go.Figure(d, _validate=False)
-    object.__setattr__(fig, DICT, d)
-    return fig
-
-
-def figure_dict(fig) -> dict:
-    """A figure's dictionary with numpy arrays: the one it was made from (:func:`dict_figure`, :func:`finish`),
-    else plotly's ``to_dict`` with its base64 arrays decoded. Read-only: a figure may share it."""
-    d = getattr(fig, DICT, None)
-    return d if d is not None else _decoded(fig.to_dict())
-
-
-def vline(x: float, *, dash: str | None = None, color: str | None = None, text: str | None = None) -> tuple:
-    """(shape, annotation or None) of a vertical line across the plot at ``x`` with its label at the top
-    right, as plotly's ``add_vline`` writes them."""
-    line = {k: v for k, v in (("color", color), ("dash", dash)) if v is not None}
-    shape = {"type": "line", "x0": x, "x1": x, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain", "line": line}
-    if text is None:
-        return shape, None
-    note = {"showarrow": False, "text": text, "x": x, "xanchor": "left", "xref": "x"}
-    return shape, {**note, "y": 1, "yanchor": "top", "yref": "y domain"}
+        fig.add_trace(go.Scatter(**{k: v for k, v in trace.items() if k != "type"}))
 
 
 def add_line(fig, x, y, name: str, *, color=None, dash=None, mode: str = "lines", **kw) -> None:
-    """One line of a chart (``go.Scatter``) with its colour and dash given in one call; ``kw`` passes on
+    """One line of a chart (a scatter trace) with its colour and dash given in one call; ``kw`` passes on
     (``legendgroup``, ``yaxis``, ``marker``, hover text)."""
-    import plotly.graph_objects as go
-
     line = {k: v for k, v in (("color", color), ("dash", dash)) if v is not None}
-    fig.add_trace(go.Scatter(x=x, y=y, mode=mode, name=name, line=line or None, **kw))
+    trace = {"type": "scatter", "x": _data(x), "y": _data(y), "mode": mode, "name": name, **kw}
+    if line:
+        trace["line"] = line
+    _add(fig, trace)
+
+
+def _data(v):
+    """A column as a trace holds it (pandas' as its numpy array, as plotly stores it)."""
+    return v.to_numpy() if hasattr(v, "to_numpy") else v
 
 
 def add_band(fig, x, lo, hi, *, color: str, name: str, legendgroup: str, showlegend: bool = True):
     """A shaded band between ``lo`` and ``hi`` over ``x`` (e.g. the 25–75 % range of simulated errors)."""
-    import plotly.graph_objects as go
-
     x = np.asarray(x)
-    fig.add_trace(
-        go.Scatter(
-            x=np.concatenate([x, x[::-1]]),
-            y=np.concatenate([np.asarray(hi), np.asarray(lo)[::-1]]),
-            mode="lines",
-            fill="toself",
-            fillcolor=rgba(color, 0.18),
-            line={"width": 0},
-            hoverinfo="skip",
-            name=name,
-            legendgroup=legendgroup,
-            showlegend=showlegend,
-        )
+    _add(
+        fig,
+        {
+            "type": "scatter",
+            "x": np.concatenate([x, x[::-1]]),
+            "y": np.concatenate([np.asarray(hi), np.asarray(lo)[::-1]]),
+            "mode": "lines",
+            "fill": "toself",
+            "fillcolor": rgba(color, 0.18),
+            "line": {"width": 0},
+            "hoverinfo": "skip",
+            "name": name,
+            "legendgroup": legendgroup,
+            "showlegend": showlegend,
+        },
     )
     return fig
 
@@ -433,24 +395,14 @@ def finish(fig):
     that is not a plotly figure is returned unchanged."""
     if not hasattr(fig, "layout") or not hasattr(fig, "data") or not hasattr(fig, "to_dict"):
         return fig
+    from hetdp_ui.figdict import DICT, _wrap, decoded
+
     d = getattr(fig, DICT, None)
-    d = _decoded(fig.to_dict()) if d is None else {"data": [dict(t) for t in d["data"]], "layout": dict(d["layout"])}
+    d = decoded(fig.to_dict()) if d is None else {"data": [dict(t) for t in d["data"]], "layout": dict(d["layout"])}
     _palette(d)
     _tidy_log_axes(d)
     _fixed_margins(d)
     return _wrap(d)
-
-
-def _decoded(v):
-    """A figure's dictionary with plotly's base64 arrays as numpy arrays again (``to_dict`` writes them for
-    the browser; the finished figure keeps arrays, as a built one does)."""
-    if isinstance(v, dict):
-        if "bdata" in v and "dtype" in v:
-            return _array(v)
-        return {k: _decoded(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_decoded(x) for x in v]
-    return v
 
 
 #: margins (pixels) that hold a number axis's tick labels and title without plotly measuring them: the
@@ -476,7 +428,7 @@ def _axes_shown(d: dict) -> dict[str, list]:
             continue
         for letter in "xy":
             ref = tr.get(f"{letter}axis") or letter
-            values = _array(tr.get(letter))
+            values = array(tr.get(letter))
             if values is None and kind in _NAMED_AT:
                 values = [tr.get("name") or ""]  # its name is drawn on this axis: words
             axes.setdefault(f"{letter}axis{ref[1:]}", []).append(values)

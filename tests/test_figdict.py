@@ -1,0 +1,83 @@
+"""Figures written as plotly's dictionary (hetdp_ui/figdict.py) are the figures plotly's objects give for the
+same calls: each figure method the builders use, with magic underscores, titles given as text, lines with
+their labels at every position, axes updated across subplots — compared by plotly's own JSON of both."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.io as pio
+import pytest
+
+from hetdp_ui.figdict import Fig, dict_figure, figure_dict, nested
+
+
+def _same(fig: Fig, ref: go.Figure) -> None:
+    ref.update_layout(template=pio.templates["plotly_white"])
+    got = json.loads(pio.to_json(fig.figure(), validate=False))
+    want = json.loads(pio.to_json(ref, validate=False))
+    assert got == want
+
+
+def test_traces_with_magic_underscores_and_layout_titles_given_as_text():
+    x = np.linspace(0.0, 1.0, 5)
+    fig, ref = Fig(), go.Figure()
+    for f in (fig, ref):
+        f.add_scatter(x=x, y=x**2, mode="lines+markers", name="a", line_dash="dot", marker_line_color="#222222")
+        f.add_bar(x=["p", "q"], y=[1, 2], marker_color="#0072B2", marker_line_width=[3, 0], error_y={"array": [1, 2]})
+        f.update_layout(
+            title="A title",
+            legend_title="method",
+            barmode="group",
+            height=300,
+            yaxis2={"title": "right", "side": "right"},
+        )
+        f.update_layout(legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
+    _same(fig, ref)
+
+
+@pytest.mark.parametrize("second", [False, True])
+def test_axes_updates_reach_every_axis_of_a_letter(second):
+    fig, ref = Fig(), go.Figure()
+    for f in (fig, ref):
+        f.add_scatter(x=[1, 2], y=[3, 4])
+        if second:
+            f.update_layout(yaxis2={"overlaying": "y", "side": "right"})
+        f.update_xaxes(title_text="x", type="log")
+        f.update_yaxes(title_text="y", range=[0, 5])
+    _same(fig, ref)
+
+
+@pytest.mark.parametrize("position", [None, "top right", "top left", "bottom right", "bottom left"])
+def test_lines_and_their_labels_are_where_plotly_puts_them(position):
+    fig, ref = Fig(), go.Figure()
+    for f in (fig, ref):
+        f.add_scatter(x=[0, 1], y=[0, 1])
+        kw = {} if position is None else {"annotation_position": position}
+        f.add_vline(x=0.3, line_dash="dash", line_color="#666666", annotation_text="v", **kw)
+        f.add_hline(y=0.7, line_dash="dot", annotation_text="h", **kw)
+        f.add_vline(x=0.5)
+        f.add_annotation(x=0.1, y=0.2, text="n", showarrow=False, font={"size": 11})
+    _same(fig, ref)
+
+
+def test_a_dict_figure_keeps_its_dictionary_and_reads_as_plotlys():
+    d = {"type": "scatter", "x": np.arange(3.0), "y": np.ones(3), "name": "s"}
+    fig = dict_figure([d], {"height": 200})
+    assert figure_dict(fig)["data"][0] is d  # the dictionary it was made from: no copy, no base64
+    assert list(fig.data[0].x) == [0.0, 1.0, 2.0] and fig.layout.height == 200  # plotly's objects read it
+    plain = go.Figure(go.Scatter(x=[1, 2]))
+    assert figure_dict(plain)["data"][0]["x"] == [1, 2]
+
+
+def test_nested_reads_underscored_names_as_plotly_does():
+    assert nested({"marker_line_color": "k", "error_y": {"array": [1]}}) == {
+        "marker": {"line": {"color": "k"}},
+        "error_y": {"array": [1]},
+    }
+    assert nested({"legend_title": "t", "yaxis": {"title": "y"}}) == {
+        "legend": {"title": {"text": "t"}},
+        "yaxis": {"title": {"text": "y"}},
+    }
