@@ -10,7 +10,8 @@ import math
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
-from .theme import OKABE_ITO, label_anchor, label_rows, styled
+from .figdict import Fig, trace
+from .theme import OKABE_ITO, label_anchor, label_rows, styled_figure
 
 #: marker shape by unit of privacy: a whole person/user/household for a release, or a smaller unit
 SHAPES = {"release": "circle", "period": "diamond", "event": "square"}
@@ -77,7 +78,7 @@ def deployments_strip(placements: tuple, title: str = "Your levels among real de
     from hetdp_core.reading.deployments import deployments
 
     deps = deployments()
-    fig = go.Figure()
+    fig = Fig()
     names = {
         "release": "protects a person, user or household for a whole release",
         "period": "protects a user or device per day / month",
@@ -89,7 +90,8 @@ def deployments_strip(placements: tuple, title: str = "Your levels among real de
             if not pick:
                 continue
             fig.add_trace(
-                go.Scatter(
+                trace(
+                    "scatter",
                     x=[d.epsilon for d in pick],
                     y=[y] * len(pick),
                     mode="markers",
@@ -112,7 +114,7 @@ def deployments_strip(placements: tuple, title: str = "Your levels among real de
     above = 13 * central_rows + 18 * (max(rows, default=-1) + 1)
     fig.update_xaxes(range=[lo, hi])
     fig.update_yaxes(tickvals=[0, 1], ticktext=["local", "central"], range=[-1.0, 1.2], showgrid=False, title_text=None)
-    return styled(
+    return styled_figure(
         fig,
         "ε — hover a point for the deployment, its unit of privacy and period",
         None,

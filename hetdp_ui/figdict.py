@@ -4,7 +4,7 @@ Building a figure through plotly's objects costs 20–50 ms a figure on this pro
 property path parsed, validated, deep-copied: a dotplot of ten rows took 47 ms), its dictionary well under
 one. A builder writes its traces as dicts and uses :class:`Fig`, which has the few figure methods the
 builders call (``add_trace``, ``update_layout``, ``update_xaxes``/``update_yaxes``, ``add_vline``/``add_hline``,
-``add_annotation``) and writes what plotly writes for them; :meth:`Fig.figure` makes the plotly figure
+``add_vrect``, ``add_annotation``) and writes what plotly writes for them; :meth:`Fig.figure` makes the plotly figure
 (not validated), which keeps its dictionary (:data:`DICT`) for finishing (:func:`hetdp_ui.theme.finish`)
 and for the chart's JSON (:func:`hetdp_ui.figcache.figure_json`). Every builder written so is compared with
 what plotly's objects give for the same calls (``tests/test_figdict.py``) and, through the pages' figures,
@@ -23,8 +23,8 @@ __all__ = ["DICT", "Fig", "dict_figure", "figure_dict", "trace", "vline"]
 #: which finishing and the chart's JSON read instead of plotly's objects (:func:`figure_dict`)
 DICT = "_hetdp_dict"
 
-#: property names that hold an underscore themselves (``error_y`` is not ``error.y``)
-_UNDERSCORED = ("error_x", "error_y", "error_z")
+#: property names that hold an underscore themselves (``error_y`` is not ``error.y``): every one plotly has
+_UNDERSCORED = ("error_x", "error_y", "error_z", "paper_bgcolor", "plot_bgcolor", "copy_ystyle", "copy_zstyle")
 #: properties whose text may be given alone: plotly writes ``"title": "t"`` as ``{"text": "t"}``
 _TEXT_OR_DICT = ("title",)
 
@@ -117,12 +117,13 @@ def _at(path: list[str], value) -> dict:
 
 
 def _titled(key: str, value):
-    """A nested property: a title given as text is ``{"text": …}``; dictionaries inside are read the same way."""
+    """A nested property: a title given as text is ``{"text": …}``, a pandas column its array; dictionaries
+    inside are read the same way."""
     if key in _TEXT_OR_DICT and isinstance(value, str):
         return {"text": value}
     if isinstance(value, dict):
         return {k: _titled(k, v) for k, v in value.items()}
-    return value
+    return _column(value)
 
 
 def merge(into: dict, update: dict) -> dict:
@@ -133,8 +134,12 @@ def merge(into: dict, update: dict) -> dict:
             into.pop(k, None)
         elif isinstance(v, dict) and isinstance(into.get(k), dict):
             merge(into[k], v)
+        elif isinstance(v, dict):
+            made = merge({}, v)
+            if made or not v:  # a property given only as None (``title_text=None``) is not made; ``{}`` is
+                into[k] = made
         else:
-            into[k] = v if not isinstance(v, dict) else merge({}, v)
+            into[k] = v
     return into
 
 
@@ -235,6 +240,23 @@ class Fig:
                 yanchor = "top" if position.startswith("bottom") else "bottom"
                 note = {"x": x, "xanchor": xanchor, "xref": "x domain", "y": at, "yanchor": yanchor, "yref": "y"}
             self.layout.setdefault("annotations", []).append({"showarrow": False, "text": text, **note})
+        return self
+
+    def add_vrect(self, x0: float, x1: float, **props) -> Fig:
+        """A band across the plot from ``x0`` to ``x1`` and its label (plotly's positions: ``top right``, its
+        default, ``top left``, ``bottom left``, ``bottom right``)."""
+        text = props.pop("annotation_text", None)
+        position = (props.pop("annotation_position", None) or "top right").removeprefix("inside ")
+        style = nested({k: v for k, v in props.items() if v is not None})
+        shape = {"type": "rect", "x0": x0, "x1": x1, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain"}
+        self.layout.setdefault("shapes", []).append({**shape, **style})
+        if text is not None:
+            left = "left" in position
+            y, yanchor = (0, "bottom") if position.startswith("bottom") else (1, "top")
+            note = {"x": x0 if left else x1, "xanchor": "left" if left else "right", "xref": "x"}
+            self.layout.setdefault("annotations", []).append(
+                {"showarrow": False, "text": text, **note, "y": y, "yanchor": yanchor, "yref": "y domain"}
+            )
         return self
 
     def add_vline(self, x: float, **props) -> Fig:

@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
-from .figdict import Fig, dict_figure, vline
+from .figdict import Fig, dict_figure, trace, vline
 from .theme import (
     COLORWAY,
     GREY,
@@ -20,6 +20,7 @@ from .theme import (
     label_anchor,
     label_rows,
     styled,
+    styled_figure,
 )
 
 COLORS = {m: METHOD_STYLES[m].color for m in ("M_mean (BCDP)", "min-δ LDP")}
@@ -223,10 +224,10 @@ def line_figure(
 ):
     """One line per column of ``table`` against column ``x``; ``ys`` maps a column to its legend name.
     A generic builder for a new page's first chart (docs/contributing.md)."""
-    fig = go.Figure()
+    fig = Fig()
     for column, name in ys.items():
-        fig.add_trace(go.Scatter(x=table[x], y=table[column], mode="lines+markers", name=name))
-    return styled(fig, x_title, y_title, log_x=log_x, log_y=log_y, legend={"orientation": "h", "y": -0.25})
+        fig.add_trace(trace("scatter", x=table[x], y=table[column], mode="lines+markers", name=name))
+    return styled_figure(fig, x_title, y_title, log_x=log_x, log_y=log_y, legend={"orientation": "h", "y": -0.25})
 
 
 #: colours by row (plan A and plan B match): the shared colour-blind-safe palette (hetdp_ui/theme.py)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from hetdp_ui.figdict import Fig
 from hetdp_ui.theme import COLORWAY, GREY, finish, styled
 
 
@@ -20,7 +21,7 @@ def tradeoff_figure(meaning, *, title: str = "What an attacker can do at each fa
 def curves_figure(curves, *, fpr: float | None = None, title: str, legend: str = "level") -> go.Figure:
     """Trade-off curves (:class:`hetdp_core.reading.meaning.TradeoffCurve`, one per level or group) on a log FPR
     axis."""
-    fig = go.Figure()
+    fig = Fig()
     guess = np.logspace(-4, 0, 41)  # TPR = FPR, drawn on the log axis as a curve
     fig.add_scatter(
         x=guess, y=guess, mode="lines", name="blind guess", line=dict(color=GREY, dash="dot"), hoverinfo="skip"
@@ -46,4 +47,4 @@ def curves_figure(curves, *, fpr: float | None = None, title: str, legend: str =
         legend_title=legend,
         height=380,
     )
-    return finish(fig)
+    return finish(fig.figure())

@@ -321,6 +321,13 @@ def styled(fig, x: str | None = None, y: str | None = None, *, log_x: bool = Fal
     return fig
 
 
+def styled_figure(fig, x: str | None = None, y: str | None = None, **options):
+    """:func:`styled`, as a builder's last step: the plotly figure (made from a figure built as a dictionary,
+    :class:`hetdp_ui.figdict.Fig`)."""
+    fig = styled(fig, x, y, **options)
+    return fig.figure() if hasattr(fig, "figure") and not hasattr(fig, "to_dict") else fig
+
+
 def _white_template(fig) -> None:
     """Set plotly's "plotly_white" template on ``fig`` as plotly sets its default template: the registered,
     already validated object, assigned without validating it again. ``update_layout(template=...)``

@@ -34,7 +34,7 @@ def test_traces_with_magic_underscores_and_layout_titles_given_as_text():
             height=300,
             yaxis2={"title": "right", "side": "right"},
         )
-        f.update_layout(legend={"orientation": "h", "y": -0.25}, margin={"t": 10})
+        f.update_layout(legend={"orientation": "h", "y": -0.25}, margin={"t": 10}, plot_bgcolor="white")
     _same(fig, ref)
 
 
@@ -72,6 +72,36 @@ def test_a_dict_figure_keeps_its_dictionary_and_reads_as_plotlys():
     assert figure_dict(plain)["data"][0]["x"] == [1, 2]
 
 
+def test_every_property_name_that_holds_an_underscore_is_known():
+    """Magic underscores split a name at every underscore but in plotly's own names that hold one: those
+    are every such name of every plotly object (read from plotly, so a new one fails this test)."""
+    import importlib
+    import inspect
+    import pkgutil
+    import warnings
+
+    import plotly.graph_objs as objs
+
+    from hetdp_ui.figdict import _UNDERSCORED
+
+    found = set()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for m in pkgutil.walk_packages(objs.__path__, "plotly.graph_objs."):
+            try:
+                mod = importlib.import_module(m.name)
+            except ImportError:  # the FigureWidget module needs the optional anywidget
+                continue
+            for name, cls in vars(mod).items():
+                if inspect.isclass(cls) and name[0].isupper() and hasattr(cls, "_valid_props"):
+                    try:
+                        props = cls()._valid_props
+                    except Exception:  # a deprecated alias
+                        continue
+                    found |= {p for p in props if "_" in p}
+    assert found == set(_UNDERSCORED)
+
+
 def test_nested_reads_underscored_names_as_plotly_does():
     assert nested({"marker_line_color": "k", "error_y": {"array": [1]}}) == {
         "marker": {"line": {"color": "k"}},
@@ -81,3 +111,14 @@ def test_nested_reads_underscored_names_as_plotly_does():
         "legend": {"title": {"text": "t"}},
         "yaxis": {"title": {"text": "y"}},
     }
+
+
+@pytest.mark.parametrize("position", [None, "top right", "top left", "bottom left", "bottom right"])
+def test_a_band_and_its_label_are_where_plotly_puts_them(position):
+    fig, ref = Fig(), go.Figure()
+    for f in (fig, ref):
+        f.add_scatter(x=[0, 1], y=[0, 1])
+        kw = {} if position is None else {"annotation_position": position}
+        f.add_vrect(x0=0.2, x1=0.4, fillcolor="green", opacity=0.05, line_width=0, annotation_text="M1", **kw)
+        f.add_vrect(x0=0.5, x1=0.6, fillcolor="rgba(0,0,0,0.1)", line_width=0)
+    _same(fig, ref)

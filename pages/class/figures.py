@@ -7,7 +7,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from hetdp_core.reading.words import share
-from hetdp_ui.theme import GREY, OKABE_ITO, finish, rgba, styled
+from hetdp_ui.figdict import Fig, trace
+from hetdp_ui.theme import GREY, OKABE_ITO, finish, rgba, styled_figure
 
 
 def numbers_figure(stats) -> go.Figure:
@@ -20,18 +21,27 @@ def numbers_figure(stats) -> go.Figure:
     q = stats.question
     if q.kind == "your-choice":
         vals = np.asarray(stats.numbers, dtype=float)
-        fig = go.Figure(
-            go.Histogram(x=vals, nbinsx=min(40, max(5, len(vals))), marker_color=OKABE_ITO["blue"], name="choices")
+        fig = Fig(
+            [
+                trace(
+                    "histogram",
+                    x=vals,
+                    nbinsx=min(40, max(5, len(vals))),
+                    marker_color=OKABE_ITO["blue"],
+                    name="choices",
+                )
+            ]
         )
         title = "your choice: where the class put it"
-        return finish(styled(fig, "answer", "students", title=title, bargap=0.05, showlegend=False, height=300))
+        return finish(styled_figure(fig, "answer", "students", title=title, bargap=0.05, showlegend=False, height=300))
     relative = bool(stats.relative) and all(r is not None for r in stats.relative)
     xs = [100 * r for r in stats.relative] if relative else list(stats.numbers)
-    fig = go.Figure()
+    fig = Fig()
     rows = verdict_rows(stats)
     for label, color, idx in rows:
         fig.add_trace(
-            go.Box(
+            trace(
+                "box",
                 x=[xs[i] for i in idx],
                 name=f"{label} ({len(idx)})",
                 boxpoints="all",
@@ -66,7 +76,9 @@ def numbers_figure(stats) -> go.Figure:
         x_title = "first answer"
     height = 160 + 45 * len(rows)
     return finish(
-        styled(fig, x_title, "verdict", title="first answers, one dot per student", showlegend=False, height=height)
+        styled_figure(
+            fig, x_title, "verdict", title="first answers, one dot per student", showlegend=False, height=height
+        )
     )
 
 
@@ -88,8 +100,8 @@ def choices_figure(stats) -> go.Figure:
     q = stats.question
     names = list(stats.choices)
     colors = [OKABE_ITO["green"] if c == q.answer else GREY for c in names]
-    fig = go.Figure(go.Bar(x=names, y=[stats.choices[c] for c in names], marker_color=colors, name="students"))
-    return finish(styled(fig, "choice (green: right)", "students", title="first answers", height=280))
+    fig = Fig([trace("bar", x=names, y=[stats.choices[c] for c in names], marker_color=colors, name="students")])
+    return finish(styled_figure(fig, "choice (green: right)", "students", title="first answers", height=280))
 
 
 def poll_figure(history) -> go.Figure:
@@ -97,12 +109,13 @@ def poll_figure(history) -> go.Figure:
     (``history``: :class:`hetdp_core.teaching.poll.PollEstimate` snapshots), next to the raw share of "yes"
     sent. The estimate is drawn within [0, 1] (its unbiased value, possibly outside, on hover)."""
     hist = [h for h in history if h.n > 0]
-    fig = go.Figure()
+    fig = Fig()
     if hist:
         n = [h.n for h in hist]
         shown = [min(1.0, max(0.0, h.estimate)) for h in hist]
         fig.add_trace(
-            go.Scatter(
+            trace(
+                "scatter",
                 x=n,
                 y=shown,
                 error_y={
@@ -122,7 +135,8 @@ def poll_figure(history) -> go.Figure:
             )
         )
         fig.add_trace(
-            go.Scatter(
+            trace(
+                "scatter",
                 x=n,
                 y=[h.raw_share for h in hist],
                 mode="lines+markers",
@@ -132,4 +146,4 @@ def poll_figure(history) -> go.Figure:
             )
         )
     fig.update_yaxes(range=[-0.05, 1.05], tickformat=".0%")
-    return finish(styled(fig, "reports received", "share of yes", title="Class poll", height=320))
+    return finish(styled_figure(fig, "reports received", "share of yes", title="Class poll", height=320))

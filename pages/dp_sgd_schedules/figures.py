@@ -7,8 +7,9 @@ import numpy as np
 import plotly.graph_objects as go
 
 from hetdp_ui.figcache import memo_figure
+from hetdp_ui.figdict import Fig, trace
 from hetdp_ui.folders import PageFigure
-from hetdp_ui.theme import LEGEND_BELOW, METHOD_STYLES, OKABE_ITO, add_line, rgba, styled
+from hetdp_ui.theme import LEGEND_BELOW, METHOD_STYLES, OKABE_ITO, add_line, rgba, styled_figure
 
 METHOD_COLORS = {
     m: METHOD_STYLES[m].color for m in ("DP-SGD", "DP-SGD, a_h = 1", "SGD (no noise)", "GD (full gradient)")
@@ -18,10 +19,10 @@ METHOD_COLORS = {
 @memo_figure
 def theta_figure(result) -> go.Figure:
     sch = result.dpsgd_schedule
-    fig = go.Figure()
+    fig = Fig()
     add_line(fig, sch["h"], sch["theta"], "θ_h (Theorem 36, exact sums)")
     add_line(fig, sch["h"], sch["eps_release"], "release h is ε·a_h-DP", dash="dash", yaxis="y2")
-    return styled(
+    return styled_figure(
         fig,
         "iteration h",
         "θ_h",
@@ -36,9 +37,10 @@ def theta_figure(result) -> go.Figure:
 def region_figure(result) -> go.Figure:
     reg, s = result.dpsgd_region, result.scenario
     rr = reg["rho"].to_numpy()
-    fig = go.Figure()
+    fig = Fig()
     fig.add_trace(
-        go.Scatter(
+        trace(
+            "scatter",
             x=np.r_[rr, rr[::-1]],
             y=np.r_[np.maximum(1 - rr / 2, 0), np.full(rr.size, 3.0)],
             fill="toself",
@@ -47,11 +49,14 @@ def region_figure(result) -> go.Figure:
             name="2κ + ρ > 2: A3 → 0 (converges)",
         )
     )
-    fig.add_trace(go.Scatter(x=rr, y=1 - rr / 2, mode="lines", line={"color": OKABE_ITO["green"]}, name="2κ + ρ = 2"))
+    fig.add_trace(
+        trace("scatter", x=rr, y=1 - rr / 2, mode="lines", line={"color": OKABE_ITO["green"]}, name="2κ + ρ = 2")
+    )
     if s.lr == "poly":
         ok = bool(reg["your_point_converges"].iloc[0])
         fig.add_trace(
-            go.Scatter(
+            trace(
+                "scatter",
                 x=[s.rho],
                 y=[s.used_kappa],
                 mode="markers",
@@ -59,7 +64,7 @@ def region_figure(result) -> go.Figure:
                 marker={"size": 14, "color": OKABE_ITO["blue"] if ok else OKABE_ITO["vermillion"], "symbol": "star"},
             )
         )
-    return styled(
+    return styled_figure(
         fig, "ρ (learning-rate decay)", "κ (privacy decay)", xaxis_range=[0, 1], yaxis_range=[0, 3], **LEGEND_BELOW
     )
 
@@ -67,19 +72,20 @@ def region_figure(result) -> go.Figure:
 @memo_figure
 def bound_terms_figure(result) -> go.Figure:
     bt = result.dpsgd_bound_terms
-    fig = go.Figure()
+    fig = Fig()
     for col, name in (("A1", "A1 = ‖β0−β*‖²/Σγ"), ("A2", "A2 = Σγ²/Σγ"), ("A3", "A3 = Σγ²θ²/Σγ (privacy)")):
-        fig.add_trace(go.Scatter(x=bt["N"], y=bt[col], mode="lines", name=name))
-    return styled(fig, "N", log_x=True, log_y=True, **LEGEND_BELOW)
+        fig.add_trace(trace("scatter", x=bt["N"], y=bt[col], mode="lines", name=name))
+    return styled_figure(fig, "N", log_x=True, log_y=True, **LEGEND_BELOW)
 
 
 @memo_figure
 def trajectories_figure(result) -> go.Figure:
-    fig = go.Figure()
+    fig = Fig()
     for name, band in result.bands.items():
         col = METHOD_COLORS[name]
         fig.add_trace(
-            go.Scatter(
+            trace(
+                "scatter",
                 x=np.r_[band["h"], band["h"][::-1]],
                 y=np.r_[band["q90"], band["q10"][::-1]],
                 fill="toself",
@@ -91,7 +97,8 @@ def trajectories_figure(result) -> go.Figure:
             )
         )
         fig.add_trace(
-            go.Scatter(
+            trace(
+                "scatter",
                 x=band["h"],
                 y=band["median"],
                 mode="lines",
@@ -99,7 +106,7 @@ def trajectories_figure(result) -> go.Figure:
                 name=f"{name}: median over runs (simulated)",
             )
         )
-    return styled(fig, "iteration h", "‖β^(h) − β*‖", log_x=True, log_y=True, **LEGEND_BELOW)
+    return styled_figure(fig, "iteration h", "‖β^(h) − β*‖", log_x=True, log_y=True, **LEGEND_BELOW)
 
 
 FIGURES = (

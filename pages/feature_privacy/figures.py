@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.colors import get_colorscale
 
 from hetdp_ui.figcache import memo_figure
+from hetdp_ui.figdict import Fig, trace
 from hetdp_ui.figures import mse_sweep_figure, quantile_dotplot_figure
 from hetdp_ui.folders import PageFigure
-from hetdp_ui.theme import OKABE_ITO, styled
+from hetdp_ui.theme import OKABE_ITO, styled_figure
 
 
 @memo_figure
@@ -19,7 +21,7 @@ def c_vector_figure(
     """Per-feature demand δ, allocation c and guaranteed δ' as grouped bars (user order).
     ``plan_a`` = (names, c, guaranteed) of a pinned scenario: open markers over the bars."""
     shown = np.minimum(delta, eps * 1.5)
-    fig = go.Figure()
+    fig = Fig()
     fig.add_bar(x=names, y=shown, name="demanded δ (∞ shown at 1.5ε)", marker_color="#bbbbbb")
     fig.add_bar(x=names, y=guaranteed, name="guaranteed δ'", marker_color=OKABE_ITO["green"])
     fig.add_bar(x=names, y=c, name="budget spent on the feature (c_i)", marker_color=OKABE_ITO["blue"])
@@ -31,8 +33,10 @@ def c_vector_figure(
             (a_c, "plan A: allocated c", "circle-open", "blue"),
         ):
             marker = {"symbol": symbol, "size": 11, "color": OKABE_ITO[color], "line": {"width": 2}}
-            fig.add_trace(go.Scatter(x=list(a_names), y=y, mode="markers", name=name, marker=marker))
-    return styled(fig, None, "privacy level", barmode="group", legend={"orientation": "h", "y": -0.2}, margin={"t": 10})
+            fig.add_trace(trace("scatter", x=list(a_names), y=y, mode="markers", name=name, marker=marker))
+    return styled_figure(
+        fig, None, "privacy level", barmode="group", legend={"orientation": "h", "y": -0.2}, margin={"t": 10}
+    )
 
 
 @memo_figure
@@ -45,20 +49,25 @@ def stage_schematic_figure(names_sorted: list[str], stages: list) -> go.Figure:
         z[r, st.start :] = st.level
         for j in range(st.start, d):
             text[r][j] = f"{st.level:.3g}"
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=names_sorted,
-            y=[f"stage {st.k} (m={st.dims})" for st in stages],
-            text=text,
-            texttemplate="%{text}",
-            colorscale="Blues",
-            colorbar={"title": "Δ_k"},
-            hovertemplate="%{y}, %{x}: Δ=%{z:.4g}<extra></extra>",
-        )
+    fig = Fig(
+        [
+            trace(
+                "heatmap",
+                z=z,
+                x=names_sorted,
+                y=[f"stage {st.k} (m={st.dims})" for st in stages],
+                text=text,
+                texttemplate="%{text}",
+                colorscale=get_colorscale("Blues"),  # as plotly writes a named scale
+                colorbar={"title": "Δ_k"},
+                hovertemplate="%{y}, %{x}: Δ=%{z:.4g}<extra></extra>",
+            )
+        ]
     )
     fig.update_yaxes(autorange="reversed")
-    return styled(fig, "features (most private first)", margin={"t": 10}, height=max(220, 40 * len(stages) + 120))
+    return styled_figure(
+        fig, "features (most private first)", margin={"t": 10}, height=max(220, 40 * len(stages) + 120)
+    )
 
 
 def _c_vector(s, r, *, plan_a=None):

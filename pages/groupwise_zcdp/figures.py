@@ -8,9 +8,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from hetdp_ui.figcache import memo_figure
+from hetdp_ui.figdict import Fig, trace
 from hetdp_ui.figures import quantile_dotplot_figure
 from hetdp_ui.folders import PageFigure
-from hetdp_ui.theme import GREY, LEGEND_BELOW, OKABE_ITO, add_line, styled
+from hetdp_ui.theme import GREY, LEGEND_BELOW, OKABE_ITO, add_line, styled_figure
 
 BLUE, RED, GREEN = OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["green"]
 
@@ -19,10 +20,11 @@ BLUE, RED, GREEN = OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["green"
 def release_figure(stats: pd.DataFrame) -> go.Figure:
     """True counts (bars) and released counts: mean with the 2.5–97.5 % range (simulated)."""
     g = [f"g{int(i)}" for i in stats["group"]]
-    fig = go.Figure()
+    fig = Fig()
     fig.add_bar(x=g, y=stats["count"], name="true count", marker_color="#cccccc")
     fig.add_trace(
-        go.Scatter(
+        trace(
+            "scatter",
             x=g,
             y=stats["mean"],
             mode="markers",
@@ -37,35 +39,37 @@ def release_figure(stats: pd.DataFrame) -> go.Figure:
             },
         )
     )
-    return styled(fig, "group", "count", legend={"orientation": "h", "y": -0.2}, margin={"t": 10})
+    return styled_figure(fig, "group", "count", legend={"orientation": "h", "y": -0.2}, margin={"t": 10})
 
 
 @memo_figure
 def relative_error_figure(stats: pd.DataFrame) -> go.Figure:
     """Empirical E|error|/x (simulated) against the accuracy bound / x (analytic), groups with x > 0."""
     s = stats[stats["count"] > 0].sort_values("count")
-    fig = go.Figure()
+    fig = Fig()
     add_line(
         fig, s["count"], s["mean_abs_error"] / s["count"], "E|error| / x (simulated)", color=BLUE, mode="markers+lines"
     )
     add_line(fig, s["count"], s["bound"] / s["count"], "accuracy bound / x (analytic)", color=RED, dash="dash")
     fig.update_xaxes(type="log", title="group size x")
     fig.update_yaxes(type="log", title="relative error")
-    return styled(fig, **LEGEND_BELOW)
+    return styled_figure(fig, **LEGEND_BELOW)
 
 
 @memo_figure
 def budget_figure(sizes: np.ndarray, v: np.ndarray, xi: np.ndarray) -> go.Figure:
     """The paper's claimed budgets v = 1/(2r²x²) and ξ = 2 log(1 + 1/x) (analytic)."""
     m = sizes > 0
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=sizes[m], y=v[m], mode="lines+markers", name="v(D)_i = 1/(2r²x²)", line={"color": BLUE}))
+    fig = Fig()
     fig.add_trace(
-        go.Scatter(x=sizes[m], y=xi[m], mode="lines+markers", name="ξ(D)_i = 2 log(1+1/x)", line={"color": GREEN})
+        trace("scatter", x=sizes[m], y=v[m], mode="lines+markers", name="v(D)_i = 1/(2r²x²)", line={"color": BLUE})
+    )
+    fig.add_trace(
+        trace("scatter", x=sizes[m], y=xi[m], mode="lines+markers", name="ξ(D)_i = 2 log(1+1/x)", line={"color": GREEN})
     )
     fig.update_xaxes(type="log", title="group size x")
     fig.update_yaxes(type="log", title="budget (analytic)")
-    return styled(fig, **LEGEND_BELOW)
+    return styled_figure(fig, **LEGEND_BELOW)
 
 
 @memo_figure
@@ -83,7 +87,7 @@ def renyi_figure(alpha, up, down, claimed, violated, reference: str) -> go.Figur
         np.all(np.abs(up[both] - down[both]) <= 0.01 * np.maximum(np.abs(up[both]), 1e-300))
         and np.array_equal(np.isinf(up), np.isinf(down))
     )
-    fig = go.Figure()
+    fig = Fig()
     styles = (
         (up, "D_α(M(x) ‖ M(x±1))", {"color": BLUE, "width": 4}),
         (
@@ -94,12 +98,15 @@ def renyi_figure(alpha, up, down, claimed, violated, reference: str) -> go.Figur
     )
     for vals, name, line in styles:
         shown = np.where(np.isinf(vals), top, vals)
-        fig.add_trace(go.Scatter(x=alpha, y=shown, mode="lines", name=name, line=line))
-    fig.add_trace(go.Scatter(x=alpha, y=claimed, mode="lines", name=reference, line={"color": GREY, "dash": "dash"}))
+        fig.add_trace(trace("scatter", x=alpha, y=shown, mode="lines", name=name, line=line))
+    fig.add_trace(
+        trace("scatter", x=alpha, y=claimed, mode="lines", name=reference, line={"color": GREY, "dash": "dash"})
+    )
     worst = np.maximum(up, down)
     if violated.any():
         fig.add_trace(
-            go.Scatter(
+            trace(
+                "scatter",
                 x=alpha[violated],
                 y=np.where(np.isinf(worst), top, worst)[violated],
                 mode="markers",
@@ -109,7 +116,7 @@ def renyi_figure(alpha, up, down, claimed, violated, reference: str) -> go.Figur
         )
     if log_y:
         lo = float(positive.min()) / 2
-        return styled(
+        return styled_figure(
             fig,
             "Rényi order α",
             "divergence (log scale)",
@@ -117,18 +124,19 @@ def renyi_figure(alpha, up, down, claimed, violated, reference: str) -> go.Figur
             yaxis_range=[np.log10(lo), np.log10(top * 1.05)],
             **LEGEND_BELOW,
         )
-    return styled(fig, "Rényi order α", "divergence", yaxis_range=[0, top * 1.02], **LEGEND_BELOW)
+    return styled_figure(fig, "Rényi order α", "divergence", yaxis_range=[0, top * 1.02], **LEGEND_BELOW)
 
 
 @memo_figure
 def loss_vs_size_figure(df: pd.DataFrame) -> go.Figure:
     """Worst-direction D_α against the group size, one curve per α (numerical for Algorithm 1)."""
-    fig = go.Figure()
+    fig = Fig()
     palette = [BLUE, GREEN, RED, OKABE_ITO["purple"], OKABE_ITO["orange"]]
     for j, (al, g) in enumerate(df.groupby("alpha")):
         g = g.sort_values("size")
         fig.add_trace(
-            go.Scatter(
+            trace(
+                "scatter",
                 x=g["size"] + 1,
                 y=g["loss"],
                 mode="lines+markers",
@@ -138,7 +146,7 @@ def loss_vs_size_figure(df: pd.DataFrame) -> go.Figure:
         )
     fig.update_xaxes(type="log", title="group size x (plotted at x + 1)")
     fig.update_yaxes(type="log", title="max over directions of D_α")
-    return styled(fig, **LEGEND_BELOW)
+    return styled_figure(fig, **LEGEND_BELOW)
 
 
 def _renyi(s, r):

@@ -7,9 +7,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from hetdp_ui.figcache import memo_figure
+from hetdp_ui.figdict import Fig, trace
 from hetdp_ui.figures import quantile_dotplot_figure
 from hetdp_ui.folders import PageFigure
-from hetdp_ui.theme import COLORWAY, GREY, LEGEND_BELOW, styled
+from hetdp_ui.theme import COLORWAY, GREY, LEGEND_BELOW, styled_figure
 
 
 def _demand_axis(eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -31,20 +32,23 @@ _PALETTE = tuple(COLORWAY)  # the shared colour-blind-safe palette (hetdp_ui/the
 def error_cdf_figure(result, plan_a=None) -> go.Figure:
     """Error CDF per algorithm; ``plan_a`` (a pinned scenario's result) is overlaid dotted."""
     errors, beta = result.hetero_errors, result.scenario.beta
-    fig = go.Figure()
+    fig = Fig()
     colors = {}
     for i, alg in enumerate(errors.columns):
         e = np.sort(errors[alg].to_numpy())
         colors[alg] = _PALETTE[i % len(_PALETTE)]
         fig.add_trace(
-            go.Scatter(x=e, y=np.arange(1, e.size + 1) / e.size, mode="lines", name=alg, line={"color": colors[alg]})
+            trace(
+                "scatter", x=e, y=np.arange(1, e.size + 1) / e.size, mode="lines", name=alg, line={"color": colors[alg]}
+            )
         )
     if plan_a is not None:
         ea = plan_a.hetero_errors
         for i, alg in enumerate(ea.columns):
             e = np.sort(ea[alg].to_numpy())
             fig.add_trace(
-                go.Scatter(
+                trace(
+                    "scatter",
                     x=e,
                     y=np.arange(1, e.size + 1) / e.size,
                     mode="lines",
@@ -53,7 +57,9 @@ def error_cdf_figure(result, plan_a=None) -> go.Figure:
                 )
             )
     fig.add_hline(y=1 - beta, line_dash="dot", annotation_text="1 − β")
-    return styled(fig, "error (ℓ∞ for frequencies, |·| for means)", "fraction of trials", log_x=True, **LEGEND_BELOW)
+    return styled_figure(
+        fig, "error (ℓ∞ for frequencies, |·| for means)", "fraction of trials", log_x=True, **LEGEND_BELOW
+    )
 
 
 def _per_algorithm(result, plan_a, what: str):
@@ -71,7 +77,7 @@ def _per_algorithm(result, plan_a, what: str):
 @memo_figure
 def weights_figure(result, plan_a=None) -> go.Figure:
     """n·w_i against the demand per algorithm; ``plan_a`` (a pinned result) dotted."""
-    fig = go.Figure()
+    fig = Fig()
     for res, label, alg, info, pick, shown, color in _per_algorithm(result, plan_a, "weights"):
         fig.add_scatter(
             x=shown[pick],
@@ -81,14 +87,16 @@ def weights_figure(result, plan_a=None) -> go.Figure:
             line={"color": color, "dash": None if res is result else "dot"},
         )
     fig.add_hline(y=1.0, line_dash="dot", annotation_text="uniform")
-    return styled(fig, "demand ε_i (public drawn at the right)", "n · w_i", log_x=True, log_y=True, **LEGEND_BELOW)
+    return styled_figure(
+        fig, "demand ε_i (public drawn at the right)", "n · w_i", log_x=True, log_y=True, **LEGEND_BELOW
+    )
 
 
 @memo_figure
 def free_privacy_figure(result, plan_a=None) -> go.Figure:
     """Effective against demanded ε per user; ``plan_a`` (a pinned result) dotted."""
     eps = result.demands
-    fig = go.Figure()
+    fig = Fig()
     for res, label, alg, info, pick, shown, color in _per_algorithm(result, plan_a, "eps_eff"):
         ee = np.where(np.isinf(info.eps_eff), np.nan, info.eps_eff)
         # ε_eff is a function of the demand: one line per method (plan A dotted), not 300 markers each
@@ -102,7 +110,8 @@ def free_privacy_figure(result, plan_a=None) -> go.Figure:
     fin = eps[np.isfinite(eps)]
     if fin.size:
         fig.add_trace(
-            go.Scatter(
+            trace(
+                "scatter",
                 x=[fin.min(), fin.max()],
                 y=[fin.min(), fin.max()],
                 mode="lines",
@@ -110,7 +119,7 @@ def free_privacy_figure(result, plan_a=None) -> go.Figure:
                 name="ε_eff = ε (demand)",
             )
         )
-    return styled(fig, "demanded ε_i", "effective ε_i = κ w_i / b", log_x=True, log_y=True, **LEGEND_BELOW)
+    return styled_figure(fig, "demanded ε_i", "effective ε_i = κ w_i / b", log_x=True, log_y=True, **LEGEND_BELOW)
 
 
 FIGURES = (

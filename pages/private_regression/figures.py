@@ -8,8 +8,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from hetdp_ui.figcache import memo_figure
+from hetdp_ui.figdict import Fig, trace
 from hetdp_ui.folders import PageFigure
-from hetdp_ui.theme import GREY, LEGEND_BELOW, OKABE_ITO, add_band, add_line, styled
+from hetdp_ui.theme import GREY, LEGEND_BELOW, OKABE_ITO, add_band, add_line, styled_figure
 
 BLUE, RED, GREEN, PURPLE = OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["green"], OKABE_ITO["purple"]
 
@@ -19,7 +20,7 @@ COLORS = {"Algorithm 2 (two copies)": BLUE, "naive single copy": RED, "min-δ LD
 @memo_figure
 def excess_risk_figure(df: pd.DataFrame, axis: str) -> go.Figure:
     """Median excess risk with 25–75 % band per method (simulated; non-convex runs excluded)."""
-    fig = go.Figure()
+    fig = Fig()
     for method, g in df.groupby("method", sort=False):
         g = g.sort_values(axis)
         col = COLORS.get(method, GREY)
@@ -41,24 +42,29 @@ def excess_risk_figure(df: pd.DataFrame, axis: str) -> go.Figure:
         )
     fig.update_xaxes(type="log", title="number of users n" if axis == "n" else "ε (global LDP level)")
     fig.update_yaxes(type="log", title="excess risk f(θ̂) − f*")
-    return styled(fig, **LEGEND_BELOW)
+    return styled_figure(fig, **LEGEND_BELOW)
 
 
 @memo_figure
 def trajectory_figure(trajs: dict[str, np.ndarray], theta_star: np.ndarray) -> go.Figure:
     """‖θ_h − θ*‖ along projected gradient descent for one privatisation per method."""
-    fig = go.Figure()
+    fig = Fig()
     for method, traj in trajs.items():
         if traj is None:
             continue
         dist = np.linalg.norm(traj - theta_star, axis=1)
         fig.add_trace(
-            go.Scatter(
-                x=np.arange(dist.size), y=dist, mode="lines", name=method, line={"color": COLORS.get(method, GREY)}
+            trace(
+                "scatter",
+                x=np.arange(dist.size),
+                y=dist,
+                mode="lines",
+                name=method,
+                line={"color": COLORS.get(method, GREY)},
             )
         )
     fig.update_yaxes(type="log", title="‖θ_h − θ*‖")
-    return styled(fig, "gradient step h", **LEGEND_BELOW)
+    return styled_figure(fig, "gradient step h", **LEGEND_BELOW)
 
 
 FIGURES = (

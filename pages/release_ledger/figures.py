@@ -5,6 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from hetdp_core.accountants.ledger import Headline, Spend, Total
+from hetdp_ui.figdict import Fig
 from hetdp_ui.theme import COLORWAY, GREY, finish, styled
 
 #: how the totals chart marks each group's headline: the page's words and the chart's legend say this
@@ -21,7 +22,7 @@ ACCOUNTANT_LABELS = {
 def spend_figure(spend: list[Spend]) -> go.Figure:
     """One bar per group, one segment per release: the ε each release costs that group on its own
     (basic composition, repeats included) — who pays most, and for what."""
-    fig = go.Figure()
+    fig = Fig()
     groups = list(dict.fromkeys(s.group for s in spend))
     releases = list(dict.fromkeys(s.release for s in spend))
     for i, name in enumerate(releases):
@@ -42,7 +43,7 @@ def spend_figure(spend: list[Spend]) -> go.Figure:
         legend_title="release",
         height=max(260, 90 + 60 * len(groups), 110 + 24 * len(releases)),  # the legend fits
     )
-    return finish(fig)
+    return finish(fig.figure())
 
 
 def totals_figure(
@@ -53,7 +54,7 @@ def totals_figure(
     a thick black outline. An accountant with no finite bound has no bar."""
     import math
 
-    fig = go.Figure()
+    fig = Fig()
     groups = list(dict.fromkeys(t.group for t in totals))
     head = {h.group: h.accountant for h in headline or []}
     for i, acc in enumerate(ACCOUNTANT_LABELS):
@@ -86,4 +87,4 @@ def totals_figure(
         title="Total privacy loss per group",
         legend_title="accountant",
     )
-    return finish(fig)
+    return finish(fig.figure())
