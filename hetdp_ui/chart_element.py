@@ -78,7 +78,6 @@ export default function (component) {
     if (!gd.__hetdpResize) {
       let width = gd.clientWidth;
       gd.__hetdpResize = new ResizeObserver(() => {
-        if (!gd.isConnected) { gd.__hetdpResize.disconnect(); return; }
         if (gd.clientWidth !== width && gd._fullLayout) { width = gd.clientWidth; Plotly.Plots.resize(gd); }
       });
       gd.__hetdpResize.observe(gd);
@@ -87,6 +86,13 @@ export default function (component) {
   }).catch((err) => {
     gd.textContent = "This chart could not be drawn (" + err.message + "); its numbers are in the CSV below.";
   });
+  // called before the next figure is drawn here (the div stays) and when the chart leaves the page (the
+  // div goes): only then are plotly's listeners and the size observer let go
+  return () => setTimeout(() => {
+    if (gd.isConnected) return;
+    if (gd.__hetdpResize) { gd.__hetdpResize.disconnect(); gd.__hetdpResize = null; }
+    if (window.Plotly) window.Plotly.purge(gd);
+  }, 0);
 }
 """
 
