@@ -42,6 +42,7 @@ __all__ = [
     "parse_claims",
     "comparatives",
     "check_claims",
+    "misconception_readings",
 ]
 
 #: what the numbers that answer a step are: computed by a formula, or by simulating releases
@@ -348,6 +349,27 @@ lesson_id | str | The lesson's id (its file name without .toml).
 number | int | The step's number, from 1.
 result_of | callable | Runs a step's scenario (once per view) and returns the page's result.
 """
+
+
+def misconception_readings(q, tables: dict, *, where: str) -> tuple[bool, str]:
+    """The misconceptions of a number question that name the reading they are (``key``: the simulated column
+    read for the exact one, a ratio taken the other way round), each computed at the step's view with the
+    core: (every one within its numbers, what ``hetdp lesson check`` says of them)."""
+    ok, msg = True, ""
+    for j, m in enumerate(q.misconceptions, start=1):
+        if m.key is None:
+            continue
+        read = evaluate_key(m.key, tables, where=f"{where}, misconception {j}")
+        if m.matches(read):
+            msg += f"; misconception {j}'s reading computes {read:.4g}, within {m.describe()}"
+        else:
+            ok = False
+            shown = f"{read:.4g}" if isinstance(read, float) else repr(read)
+            msg += (
+                f"; misconception {j} reads {m.key!r}, which the core computes as {shown}, outside its "
+                f"{m.describe()}: update its numbers"
+            )
+    return ok, msg
 
 
 document(globals())  # numpydoc sections from the core's parameter glossary (hetdp_core.framework._doc)

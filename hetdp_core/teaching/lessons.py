@@ -32,7 +32,7 @@ from pathlib import Path
 
 from ..framework._doc import document
 from ..framework._validate import InputError
-from .lesson_claims import Claims, check_claims, parse_claims
+from .lesson_claims import Claims, check_claims, misconception_readings, parse_claims
 from .lesson_keys import AGGREGATES, _as_choice, evaluate_key, parse_key  # noqa: F401 (re-exported)
 from .lesson_variants import (
     VariantParam,
@@ -566,19 +566,10 @@ def check_lesson(lesson: Lesson, *, budget=None, runs: dict | None = None) -> li
                 msg += f"; misconception {right[0]} ({q.misconceptions[right[0] - 1].describe()}) covers that value"
             elif q.misconceptions:
                 msg += f"; {len(q.misconceptions)} misconception(s) are wrong answers"
-            for j, m in enumerate(q.misconceptions, start=1):  # a misconception that names its reading
-                if m.key is None:
-                    continue
-                read = evaluate_key(m.key, result.tables(), where=f"{where}, misconception {j}")
-                if m.matches(read):
-                    msg += f"; misconception {j}'s reading computes {read:.4g}, within {m.describe()}"
-                else:
-                    ok = False
-                    shown = f"{read:.4g}" if isinstance(read, float) else repr(read)
-                    msg += (
-                        f"; misconception {j} reads {m.key!r}, which the core computes as {shown}, outside its "
-                        f"{m.describe()}: update its numbers"
-                    )
+            read_ok, read_msg = misconception_readings(
+                q, result.tables(), where=where
+            )  # misconceptions that name their reading
+            ok, msg = ok and read_ok, msg + read_msg
             if q.variants:
                 varied = check_variants(step, where=where, runs=runs, budget=budget)
                 ok, msg = ok and varied.ok, f"{msg}; {varied.message}"
