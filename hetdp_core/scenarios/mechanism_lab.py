@@ -42,7 +42,7 @@ PAGE_SPEC = PageSpec(
         "&scores=3,1,4,1,5&bl_q=2&bl_lower=0&bl_upper=20&trials=700&seed=6"
     ),
     key_tables=("mech_privacy_profiles", "mech_example8"),
-    text_view={},
+    text_view={"tab": "Exponential mechanism"},  # its typed list (the scores) sits in that tab
     sources=(MAT4376_NOTES,),
     risk_field="eps",
 )
