@@ -10,7 +10,7 @@ import math
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
-from .figdict import Fig, trace
+from .figdict import Fig
 from .theme import OKABE_ITO, label_anchor, label_rows, styled_figure
 
 #: marker shape by unit of privacy: a whole person/user/household for a release, or a smaller unit
@@ -89,23 +89,20 @@ def deployments_strip(placements: tuple, title: str = "Your levels among real de
             pick = [d for d in deps if _kind(d) == kind and d.model == model]
             if not pick:
                 continue
-            fig.add_trace(
-                trace(
-                    "scatter",
-                    x=[d.epsilon for d in pick],
-                    y=[y] * len(pick),
-                    mode="markers",
-                    marker={
-                        "symbol": shape,
-                        "size": 11,
-                        "color": OKABE_ITO["blue"] if model == "central" else OKABE_ITO["orange"],
-                        "line": {"width": 1, "color": "white"},
-                    },
-                    name=f"{model}: {names[kind]}",
-                    text=[d.label for d in pick],
-                    customdata=[_short(d) for d in pick],
-                    hovertemplate="%{text}<extra></extra>",
-                )
+            fig.add_scatter(
+                x=[d.epsilon for d in pick],
+                y=[y] * len(pick),
+                mode="markers",
+                marker={
+                    "symbol": shape,
+                    "size": 11,
+                    "color": OKABE_ITO["blue"] if model == "central" else OKABE_ITO["orange"],
+                    "line": {"width": 1, "color": "white"},
+                },
+                name=f"{model}: {names[kind]}",
+                text=[d.label for d in pick],
+                customdata=[_short(d) for d in pick],
+                hovertemplate="%{text}<extra></extra>",
             )
     xs = [d.epsilon for d in deps] + [p.epsilon for p in placements if math.isfinite(p.epsilon) and p.epsilon > 0]
     lo, hi = math.log10(min(xs)) - 0.45, math.log10(max(xs)) + 0.45  # room for the end points' labels

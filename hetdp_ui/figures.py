@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .figcache import memo_figure
-from .figdict import Fig, dict_figure, trace, vline
+from .figdict import Fig, dict_figure, vline
 from .theme import (
     COLORWAY,
     GREY,
@@ -226,7 +226,7 @@ def line_figure(
     A generic builder for a new page's first chart (docs/contributing.md)."""
     fig = Fig()
     for column, name in ys.items():
-        fig.add_trace(trace("scatter", x=table[x], y=table[column], mode="lines+markers", name=name))
+        fig.add_scatter(x=table[x], y=table[column], mode="lines+markers", name=name)
     return styled_figure(fig, x_title, y_title, log_x=log_x, log_y=log_y, legend={"orientation": "h", "y": -0.25})
 
 

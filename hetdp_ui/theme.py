@@ -82,13 +82,6 @@ def _tidy_log_axes(d: dict) -> None:
             ax["ticktext"] = [f"{t:g}" for t in ticks]
 
 
-def tidy_log_axes(fig):
-    """Give every log axis without explicit ticks clean ticks computed from its data (or its set
-    range). Returns the figure, changed in place (anything that is not a plotly figure is returned
-    unchanged)."""
-    return _in_place(fig, _tidy_log_axes)
-
-
 # ---------------------------------------------------------------- one palette, one theme
 
 #: Okabe & Ito's colour-blind-safe palette (yellow is kept for fills: it is too light for lines)
@@ -263,6 +256,13 @@ def apply_palette(fig):
     dashes; its methods differ by colour and marker); other colours
     are mapped from the old defaults. Sets the shared plot theme. Returns the figure, changed in place."""
     return _in_place(fig, _palette)
+
+
+def tidy_log_axes(fig):
+    """Give every log axis without explicit ticks clean ticks computed from its data (or its set
+    range). Returns the figure, changed in place (anything that is not a plotly figure is returned
+    unchanged)."""
+    return _in_place(fig, _tidy_log_axes)
 
 
 @dataclass(frozen=True)

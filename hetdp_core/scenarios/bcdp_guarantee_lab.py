@@ -308,7 +308,7 @@ QUESTION = (
 )
 
 SCENARIO = GuaranteeLab
-__all__ = ["GuaranteeLab", "SCENARIO", "PRESETS", "run", "format_levels", "translator_comparison", "RR_QS"]
+__all__ = ["GuaranteeLab", "SCENARIO", "PRESETS", "run", "format_levels", "RR_QS"]
 __getattr__ = moved(__name__, {"levels_text": f"{__name__}:format_levels"})
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from hetdp_ui.figcache import memo_figure
-from hetdp_ui.figdict import Fig, trace
+from hetdp_ui.figdict import Fig
 from hetdp_ui.folders import PageFigure
 from hetdp_ui.theme import GREY, LEGEND_BELOW, OKABE_ITO, styled_figure
 
@@ -23,45 +23,17 @@ def rr_figure(df: pd.DataFrame, coordinate: int) -> go.Figure:
     / exact: no simulation)."""
     g = df[df["coordinate"] == coordinate].sort_values("q")
     fig = Fig()
-    fig.add_trace(
-        trace(
-            "scatter",
-            x=g["q"],
-            y=g["exact"],
-            mode="lines+markers",
-            name="exact BCDP δ_i (enumeration)",
-            line={"color": BLUE},
-        )
+    fig.add_scatter(
+        x=g["q"], y=g["exact"], mode="lines+markers", name="exact BCDP δ_i (enumeration)", line={"color": BLUE}
     )
-    fig.add_trace(
-        trace(
-            "scatter",
-            x=g["q"],
-            y=g["prop4"],
-            mode="lines",
-            name="Proposition 4 bound",
-            line={"color": RED, "dash": "dash"},
-        )
+    fig.add_scatter(
+        x=g["q"], y=g["prop4"], mode="lines", name="Proposition 4 bound", line={"color": RED, "dash": "dash"}
     )
-    fig.add_trace(
-        trace(
-            "scatter",
-            x=g["q"],
-            y=g["prop3"],
-            mode="lines",
-            name="Proposition 3 (LDP level Σc)",
-            line={"color": GREY, "dash": "dot"},
-        )
+    fig.add_scatter(
+        x=g["q"], y=g["prop3"], mode="lines", name="Proposition 3 (LDP level Σc)", line={"color": GREY, "dash": "dot"}
     )
-    fig.add_trace(
-        trace(
-            "scatter",
-            x=g["q"],
-            y=g["c"],
-            mode="lines",
-            name="c_i (its own RR level)",
-            line={"color": GREEN, "dash": "dashdot"},
-        )
+    fig.add_scatter(
+        x=g["q"], y=g["c"], mode="lines", name="c_i (its own RR level)", line={"color": GREEN, "dash": "dashdot"}
     )
     return styled_figure(
         fig, "correlation q (q-mixture prior)", f"privacy level of coordinate {coordinate}", **LEGEND_BELOW
@@ -74,58 +46,31 @@ def hypothesis_tests_figure(alpha_all, beta_all, alpha_np, beta_np, delta: float
     e^δ α + β = 1 and α + e^δ β = 1 below which no test may go."""
     fig = Fig()
     if alpha_all is not None:
-        fig.add_trace(
-            trace(
-                "scatter",
-                x=alpha_all,
-                y=beta_all,
-                mode="markers",
-                name="every rejection region R ⊆ Y",
-                marker={"color": BLUE, "size": 6, "opacity": 0.6},
-            )
+        fig.add_scatter(
+            x=alpha_all,
+            y=beta_all,
+            mode="markers",
+            name="every rejection region R ⊆ Y",
+            marker={"color": BLUE, "size": 6, "opacity": 0.6},
         )
-    fig.add_trace(
-        trace(
-            "scatter",
-            x=alpha_np,
-            y=beta_np,
-            mode="lines",
-            name="best tests (Neyman–Pearson boundary)",
-            line={"color": BLUE},
-        )
+    fig.add_scatter(
+        x=alpha_np, y=beta_np, mode="lines", name="best tests (Neyman–Pearson boundary)", line={"color": BLUE}
     )
     a = np.linspace(0, 1, 200)
     if math.isfinite(delta):
         e = math.exp(min(delta, 700.0))  # beyond e^700 both lines coincide with the axes on screen
-        fig.add_trace(
-            trace(
-                "scatter",
-                x=a,
-                y=np.clip(1 - e * a, 0, 1),
-                mode="lines",
-                name="e^δ α + β = 1",
-                line={"color": RED, "dash": "dash"},
-            )
+        fig.add_scatter(
+            x=a, y=np.clip(1 - e * a, 0, 1), mode="lines", name="e^δ α + β = 1", line={"color": RED, "dash": "dash"}
         )
-        fig.add_trace(
-            trace(
-                "scatter",
-                x=a,
-                y=np.clip((1 - a) / e, 0, 1),
-                mode="lines",
-                name="α + e^δ β = 1",
-                line={"color": RED, "dash": "dot"},
-            )
+        fig.add_scatter(
+            x=a, y=np.clip((1 - a) / e, 0, 1), mode="lines", name="α + e^δ β = 1", line={"color": RED, "dash": "dot"}
         )
-    fig.add_trace(
-        trace(
-            "scatter",
-            x=[0, 1],
-            y=[1, 0],
-            mode="lines",
-            name="no information (α + β = 1)",
-            line={"color": GREY, "dash": "dot", "width": 1},
-        )
+    fig.add_scatter(
+        x=[0, 1],
+        y=[1, 0],
+        mode="lines",
+        name="no information (α + β = 1)",
+        line={"color": GREY, "dash": "dot", "width": 1},
     )
     return styled_figure(
         fig, "type I error α", "type II error β", xaxis_range=[0, 1], yaxis_range=[0, 1], **LEGEND_BELOW, height=480

@@ -113,37 +113,31 @@ def poll_figure(history) -> go.Figure:
     if hist:
         n = [h.n for h in hist]
         shown = [min(1.0, max(0.0, h.estimate)) for h in hist]
-        fig.add_trace(
-            trace(
-                "scatter",
-                x=n,
-                y=shown,
-                error_y={
-                    "type": "data",
-                    "symmetric": False,
-                    "array": [h.high - y for h, y in zip(hist, shown)],
-                    "arrayminus": [y - h.low for h, y in zip(hist, shown)],
-                    "color": rgba(OKABE_ITO["blue"], 0.5),
-                },
-                customdata=[h.estimate for h in hist],
-                text=[f"{share(y)} (unbiased estimate {share(h.estimate)})" for h, y in zip(hist, shown)],
-                hovertemplate="%{text}, 95 % interval<extra></extra>",
-                meta={"quantity": "share"},  # the chart in words says it as the caption does (73.1 %)
-                mode="lines+markers",
-                name="estimated true share, 95 % interval",
-                line_color=OKABE_ITO["blue"],
-            )
+        fig.add_scatter(
+            x=n,
+            y=shown,
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [h.high - y for h, y in zip(hist, shown)],
+                "arrayminus": [y - h.low for h, y in zip(hist, shown)],
+                "color": rgba(OKABE_ITO["blue"], 0.5),
+            },
+            customdata=[h.estimate for h in hist],
+            text=[f"{share(y)} (unbiased estimate {share(h.estimate)})" for h, y in zip(hist, shown)],
+            hovertemplate="%{text}, 95 % interval<extra></extra>",
+            meta={"quantity": "share"},
+            mode="lines+markers",
+            name="estimated true share, 95 % interval",
+            line_color=OKABE_ITO["blue"],
         )
-        fig.add_trace(
-            trace(
-                "scatter",
-                x=n,
-                y=[h.raw_share for h in hist],
-                mode="lines+markers",
-                name="share of “yes” sent",
-                line={"color": GREY, "dash": "dot"},
-                meta={"quantity": "share"},
-            )
+        fig.add_scatter(
+            x=n,
+            y=[h.raw_share for h in hist],
+            mode="lines+markers",
+            name="share of “yes” sent",
+            line={"color": GREY, "dash": "dot"},
+            meta={"quantity": "share"},
         )
     fig.update_yaxes(range=[-0.05, 1.05], tickformat=".0%")
     return finish(styled_figure(fig, "reports received", "share of yes", title="Class poll", height=320))

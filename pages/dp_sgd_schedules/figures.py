@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from hetdp_ui.figcache import memo_figure
-from hetdp_ui.figdict import Fig, trace
+from hetdp_ui.figdict import Fig
 from hetdp_ui.folders import PageFigure
 from hetdp_ui.theme import LEGEND_BELOW, METHOD_STYLES, OKABE_ITO, add_line, rgba, styled_figure
 
@@ -38,31 +38,23 @@ def region_figure(result) -> go.Figure:
     reg, s = result.dpsgd_region, result.scenario
     rr = reg["rho"].to_numpy()
     fig = Fig()
-    fig.add_trace(
-        trace(
-            "scatter",
-            x=np.r_[rr, rr[::-1]],
-            y=np.r_[np.maximum(1 - rr / 2, 0), np.full(rr.size, 3.0)],
-            fill="toself",
-            fillcolor=rgba(OKABE_ITO["green"], 0.2),
-            line={"width": 0},
-            name="2κ + ρ > 2: A3 → 0 (converges)",
-        )
+    fig.add_scatter(
+        x=np.r_[rr, rr[::-1]],
+        y=np.r_[np.maximum(1 - rr / 2, 0), np.full(rr.size, 3.0)],
+        fill="toself",
+        fillcolor=rgba(OKABE_ITO["green"], 0.2),
+        line={"width": 0},
+        name="2κ + ρ > 2: A3 → 0 (converges)",
     )
-    fig.add_trace(
-        trace("scatter", x=rr, y=1 - rr / 2, mode="lines", line={"color": OKABE_ITO["green"]}, name="2κ + ρ = 2")
-    )
+    fig.add_scatter(x=rr, y=1 - rr / 2, mode="lines", line={"color": OKABE_ITO["green"]}, name="2κ + ρ = 2")
     if s.lr == "poly":
         ok = bool(reg["your_point_converges"].iloc[0])
-        fig.add_trace(
-            trace(
-                "scatter",
-                x=[s.rho],
-                y=[s.used_kappa],
-                mode="markers",
-                name="your (ρ, κ)",
-                marker={"size": 14, "color": OKABE_ITO["blue"] if ok else OKABE_ITO["vermillion"], "symbol": "star"},
-            )
+        fig.add_scatter(
+            x=[s.rho],
+            y=[s.used_kappa],
+            mode="markers",
+            name="your (ρ, κ)",
+            marker={"size": 14, "color": OKABE_ITO["blue"] if ok else OKABE_ITO["vermillion"], "symbol": "star"},
         )
     return styled_figure(
         fig, "ρ (learning-rate decay)", "κ (privacy decay)", xaxis_range=[0, 1], yaxis_range=[0, 3], **LEGEND_BELOW
@@ -74,7 +66,7 @@ def bound_terms_figure(result) -> go.Figure:
     bt = result.dpsgd_bound_terms
     fig = Fig()
     for col, name in (("A1", "A1 = ‖β0−β*‖²/Σγ"), ("A2", "A2 = Σγ²/Σγ"), ("A3", "A3 = Σγ²θ²/Σγ (privacy)")):
-        fig.add_trace(trace("scatter", x=bt["N"], y=bt[col], mode="lines", name=name))
+        fig.add_scatter(x=bt["N"], y=bt[col], mode="lines", name=name)
     return styled_figure(fig, "N", log_x=True, log_y=True, **LEGEND_BELOW)
 
 
@@ -83,28 +75,22 @@ def trajectories_figure(result) -> go.Figure:
     fig = Fig()
     for name, band in result.bands.items():
         col = METHOD_COLORS[name]
-        fig.add_trace(
-            trace(
-                "scatter",
-                x=np.r_[band["h"], band["h"][::-1]],
-                y=np.r_[band["q90"], band["q10"][::-1]],
-                fill="toself",
-                fillcolor=rgba(col, 0.15),
-                line={"width": 0},
-                hoverinfo="skip",
-                name=f"{name}: 10–90 %",
-                showlegend=False,
-            )
+        fig.add_scatter(
+            x=np.r_[band["h"], band["h"][::-1]],
+            y=np.r_[band["q90"], band["q10"][::-1]],
+            fill="toself",
+            fillcolor=rgba(col, 0.15),
+            line={"width": 0},
+            hoverinfo="skip",
+            name=f"{name}: 10–90 %",
+            showlegend=False,
         )
-        fig.add_trace(
-            trace(
-                "scatter",
-                x=band["h"],
-                y=band["median"],
-                mode="lines",
-                line={"color": col},
-                name=f"{name}: median over runs (simulated)",
-            )
+        fig.add_scatter(
+            x=band["h"],
+            y=band["median"],
+            mode="lines",
+            line={"color": col},
+            name=f"{name}: median over runs (simulated)",
         )
     return styled_figure(fig, "iteration h", "‖β^(h) − β*‖", log_x=True, log_y=True, **LEGEND_BELOW)
 

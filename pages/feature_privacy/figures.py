@@ -33,7 +33,7 @@ def c_vector_figure(
             (a_c, "plan A: allocated c", "circle-open", "blue"),
         ):
             marker = {"symbol": symbol, "size": 11, "color": OKABE_ITO[color], "line": {"width": 2}}
-            fig.add_trace(trace("scatter", x=list(a_names), y=y, mode="markers", name=name, marker=marker))
+            fig.add_scatter(x=list(a_names), y=y, mode="markers", name=name, marker=marker)
     return styled_figure(
         fig, None, "privacy level", barmode="group", legend={"orientation": "h", "y": -0.2}, margin={"t": 10}
     )

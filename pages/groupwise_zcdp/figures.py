@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from hetdp_ui.figcache import memo_figure
-from hetdp_ui.figdict import Fig, trace
+from hetdp_ui.figdict import Fig
 from hetdp_ui.figures import quantile_dotplot_figure
 from hetdp_ui.folders import PageFigure
 from hetdp_ui.theme import GREY, LEGEND_BELOW, OKABE_ITO, add_line, styled_figure
@@ -22,22 +22,19 @@ def release_figure(stats: pd.DataFrame) -> go.Figure:
     g = [f"g{int(i)}" for i in stats["group"]]
     fig = Fig()
     fig.add_bar(x=g, y=stats["count"], name="true count", marker_color="#cccccc")
-    fig.add_trace(
-        trace(
-            "scatter",
-            x=g,
-            y=stats["mean"],
-            mode="markers",
-            marker={"color": BLUE, "size": 9},
-            name="released: mean and 2.5–97.5 % (simulated)",
-            error_y={
-                "type": "data",
-                "symmetric": False,
-                "array": stats["q975"] - stats["mean"],
-                "arrayminus": stats["mean"] - stats["q025"],
-                "color": BLUE,
-            },
-        )
+    fig.add_scatter(
+        x=g,
+        y=stats["mean"],
+        mode="markers",
+        marker={"color": BLUE, "size": 9},
+        name="released: mean and 2.5–97.5 % (simulated)",
+        error_y={
+            "type": "data",
+            "symmetric": False,
+            "array": stats["q975"] - stats["mean"],
+            "arrayminus": stats["mean"] - stats["q025"],
+            "color": BLUE,
+        },
     )
     return styled_figure(fig, "group", "count", legend={"orientation": "h", "y": -0.2}, margin={"t": 10})
 
@@ -61,12 +58,8 @@ def budget_figure(sizes: np.ndarray, v: np.ndarray, xi: np.ndarray) -> go.Figure
     """The paper's claimed budgets v = 1/(2r²x²) and ξ = 2 log(1 + 1/x) (analytic)."""
     m = sizes > 0
     fig = Fig()
-    fig.add_trace(
-        trace("scatter", x=sizes[m], y=v[m], mode="lines+markers", name="v(D)_i = 1/(2r²x²)", line={"color": BLUE})
-    )
-    fig.add_trace(
-        trace("scatter", x=sizes[m], y=xi[m], mode="lines+markers", name="ξ(D)_i = 2 log(1+1/x)", line={"color": GREEN})
-    )
+    fig.add_scatter(x=sizes[m], y=v[m], mode="lines+markers", name="v(D)_i = 1/(2r²x²)", line={"color": BLUE})
+    fig.add_scatter(x=sizes[m], y=xi[m], mode="lines+markers", name="ξ(D)_i = 2 log(1+1/x)", line={"color": GREEN})
     fig.update_xaxes(type="log", title="group size x")
     fig.update_yaxes(type="log", title="budget (analytic)")
     return styled_figure(fig, **LEGEND_BELOW)
@@ -98,21 +91,16 @@ def renyi_figure(alpha, up, down, claimed, violated, reference: str) -> go.Figur
     )
     for vals, name, line in styles:
         shown = np.where(np.isinf(vals), top, vals)
-        fig.add_trace(trace("scatter", x=alpha, y=shown, mode="lines", name=name, line=line))
-    fig.add_trace(
-        trace("scatter", x=alpha, y=claimed, mode="lines", name=reference, line={"color": GREY, "dash": "dash"})
-    )
+        fig.add_scatter(x=alpha, y=shown, mode="lines", name=name, line=line)
+    fig.add_scatter(x=alpha, y=claimed, mode="lines", name=reference, line={"color": GREY, "dash": "dash"})
     worst = np.maximum(up, down)
     if violated.any():
-        fig.add_trace(
-            trace(
-                "scatter",
-                x=alpha[violated],
-                y=np.where(np.isinf(worst), top, worst)[violated],
-                mode="markers",
-                marker={"color": RED, "size": 6, "symbol": "x"},
-                name="claim violated (∞ drawn at the top)",
-            )
+        fig.add_scatter(
+            x=alpha[violated],
+            y=np.where(np.isinf(worst), top, worst)[violated],
+            mode="markers",
+            marker={"color": RED, "size": 6, "symbol": "x"},
+            name="claim violated (∞ drawn at the top)",
         )
     if log_y:
         lo = float(positive.min()) / 2
@@ -134,15 +122,12 @@ def loss_vs_size_figure(df: pd.DataFrame) -> go.Figure:
     palette = [BLUE, GREEN, RED, OKABE_ITO["purple"], OKABE_ITO["orange"]]
     for j, (al, g) in enumerate(df.groupby("alpha")):
         g = g.sort_values("size")
-        fig.add_trace(
-            trace(
-                "scatter",
-                x=g["size"] + 1,
-                y=g["loss"],
-                mode="lines+markers",
-                name=f"α = {al:g}",
-                line={"color": palette[j % len(palette)]},
-            )
+        fig.add_scatter(
+            x=g["size"] + 1,
+            y=g["loss"],
+            mode="lines+markers",
+            name=f"α = {al:g}",
+            line={"color": palette[j % len(palette)]},
         )
     fig.update_xaxes(type="log", title="group size x (plotted at x + 1)")
     fig.update_yaxes(type="log", title="max over directions of D_α")

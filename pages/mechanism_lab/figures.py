@@ -17,15 +17,12 @@ def noise_density_figure(result) -> go.Figure:
     dens = result.mech_noise_densities
     fig = Fig()
     for col in dens.columns[1:]:
-        fig.add_trace(
-            trace(
-                "scatter",
-                x=dens["noise"],
-                y=dens[col],
-                mode="lines",
-                name=col,
-                line={"dash": "dash" if col.startswith("mnm") else "solid"},
-            )
+        fig.add_scatter(
+            x=dens["noise"],
+            y=dens[col],
+            mode="lines",
+            name=col,
+            line={"dash": "dash" if col.startswith("mnm") else "solid"},
         )
     return styled_figure(fig, "added noise", "density", **LEGEND_BELOW)
 
@@ -35,17 +32,10 @@ def pareto_figure(result) -> go.Figure:
     pm = result.mech_pareto_mse
     fig = Fig()
     for mech, g in pm.groupby("mechanism"):
-        fig.add_trace(trace("scatter", x=g["eps"], y=g["mse"], mode="lines+markers", name=f"{mech} (simulated MSE)"))
+        fig.add_scatter(x=g["eps"], y=g["mse"], mode="lines+markers", name=f"{mech} (simulated MSE)")
     g0 = pm.groupby("eps")["mse_nonprivate"].first()
-    fig.add_trace(
-        trace(
-            "scatter",
-            x=g0.index,
-            y=g0.values,
-            mode="lines",
-            name="no privacy (simulated)",
-            line={"dash": "dot", "color": GREY},
-        )
+    fig.add_scatter(
+        x=g0.index, y=g0.values, mode="lines", name="no privacy (simulated)", line={"dash": "dot", "color": GREY}
     )
     fig.update_xaxes(type="log", title="ε")
     fig.update_yaxes(type="log", title="MSE of the noisy mean")
@@ -68,7 +58,7 @@ def bounded_laplace_figure(result) -> go.Figure:
     bl, s = result.mech_bounded_laplace, result.scenario
     fig = Fig()
     for col, dash in zip(bl.columns[1:], ("solid", "dash")):
-        fig.add_trace(trace("scatter", x=bl["output"], y=bl[col], mode="lines", name=col, line={"dash": dash}))
+        fig.add_scatter(x=bl["output"], y=bl[col], mode="lines", name=col, line={"dash": dash})
     fig.add_vrect(x0=s.bl_lower, x1=s.bl_upper, fillcolor="green", opacity=0.05, line_width=0)
     return styled_figure(fig, "output", "density", **LEGEND_BELOW)
 

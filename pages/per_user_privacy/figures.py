@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from hetdp_ui.figcache import memo_figure
-from hetdp_ui.figdict import Fig, trace
+from hetdp_ui.figdict import Fig
 from hetdp_ui.figures import quantile_dotplot_figure
 from hetdp_ui.folders import PageFigure
 from hetdp_ui.theme import COLORWAY, GREY, LEGEND_BELOW, styled_figure
@@ -37,24 +37,17 @@ def error_cdf_figure(result, plan_a=None) -> go.Figure:
     for i, alg in enumerate(errors.columns):
         e = np.sort(errors[alg].to_numpy())
         colors[alg] = _PALETTE[i % len(_PALETTE)]
-        fig.add_trace(
-            trace(
-                "scatter", x=e, y=np.arange(1, e.size + 1) / e.size, mode="lines", name=alg, line={"color": colors[alg]}
-            )
-        )
+        fig.add_scatter(x=e, y=np.arange(1, e.size + 1) / e.size, mode="lines", name=alg, line={"color": colors[alg]})
     if plan_a is not None:
         ea = plan_a.hetero_errors
         for i, alg in enumerate(ea.columns):
             e = np.sort(ea[alg].to_numpy())
-            fig.add_trace(
-                trace(
-                    "scatter",
-                    x=e,
-                    y=np.arange(1, e.size + 1) / e.size,
-                    mode="lines",
-                    name=f"plan A — {alg}",
-                    line={"color": colors.get(alg, _PALETTE[i % len(_PALETTE)]), "dash": "dot"},
-                )
+            fig.add_scatter(
+                x=e,
+                y=np.arange(1, e.size + 1) / e.size,
+                mode="lines",
+                name=f"plan A — {alg}",
+                line={"color": colors.get(alg, _PALETTE[i % len(_PALETTE)]), "dash": "dot"},
             )
     fig.add_hline(y=1 - beta, line_dash="dot", annotation_text="1 − β")
     return styled_figure(
@@ -109,15 +102,12 @@ def free_privacy_figure(result, plan_a=None) -> go.Figure:
         )
     fin = eps[np.isfinite(eps)]
     if fin.size:
-        fig.add_trace(
-            trace(
-                "scatter",
-                x=[fin.min(), fin.max()],
-                y=[fin.min(), fin.max()],
-                mode="lines",
-                line={"dash": "dash", "color": GREY},
-                name="ε_eff = ε (demand)",
-            )
+        fig.add_scatter(
+            x=[fin.min(), fin.max()],
+            y=[fin.min(), fin.max()],
+            mode="lines",
+            line={"dash": "dash", "color": GREY},
+            name="ε_eff = ε (demand)",
         )
     return styled_figure(fig, "demanded ε_i", "effective ε_i = κ w_i / b", log_x=True, log_y=True, **LEGEND_BELOW)
 

@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from hetdp_ui.figcache import memo_figure
-from hetdp_ui.figdict import Fig, trace
+from hetdp_ui.figdict import Fig
 from hetdp_ui.folders import PageFigure
 from hetdp_ui.theme import GREY, LEGEND_BELOW, OKABE_ITO, add_band, add_line, styled_figure
 
@@ -53,15 +53,8 @@ def trajectory_figure(trajs: dict[str, np.ndarray], theta_star: np.ndarray) -> g
         if traj is None:
             continue
         dist = np.linalg.norm(traj - theta_star, axis=1)
-        fig.add_trace(
-            trace(
-                "scatter",
-                x=np.arange(dist.size),
-                y=dist,
-                mode="lines",
-                name=method,
-                line={"color": COLORS.get(method, GREY)},
-            )
+        fig.add_scatter(
+            x=np.arange(dist.size), y=dist, mode="lines", name=method, line={"color": COLORS.get(method, GREY)}
         )
     fig.update_yaxes(type="log", title="‖θ_h − θ*‖")
     return styled_figure(fig, "gradient step h", **LEGEND_BELOW)
