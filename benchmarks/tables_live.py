@@ -154,8 +154,38 @@ def _open_summary(data: dict) -> list[str]:
     ]
 
 
-def render_live_readme(data: dict) -> str:
-    """README's short form: per page the step and first answer against the bare page, and the load."""
+def render_class_readme(runs: list | None, rush: list | None) -> str:
+    """README's sentence on a live class, from the recorded class loads (200 students) and rush (300)."""
+
+    def said(r: dict) -> str:
+        c, st = r.get("class", {}), r.get("class", {}).get("stored", {})
+        held = "" if all(r.get("promises", {}).values()) else " (**a promise failed**)"
+        return (
+            f"{r['db']}: {st.get('answers')} of {c.get('expected_answers')} answers stored once, live view "
+            f"refresh p95 {_s(c.get('refresh_p95_s'))}{held}"
+        )
+
+    parts = []
+    killed = [r for r in runs or [] if r.get("fault") == "kill" and "class" in r]
+    if killed:
+        parts.append(
+            f"A class of {killed[0]['class'].get('students')} students through two workers, one killed: "
+            + "; ".join(said(r) for r in killed)
+            + "."
+        )
+    if rush:
+        locked = sum(int(r.get("class", {}).get("locked_out") or 0) for r in rush)
+        parts.append(
+            f"A rush of {rush[0]['class'].get('students')} arriving in 10 s, a worker killed: "
+            + "; ".join(said(r) for r in rush)
+            + f"; {locked} locked out."
+        )
+    return " ".join(parts)
+
+
+def render_live_readme(data: dict, runs: list | None = None, rush: list | None = None) -> str:
+    """README's short form: per page the step and first answer against the bare page, and the load; then a
+    live class (:func:`render_class_readme`)."""
     t, charts = LIVE_TARGETS, data.get("first_chart") or {}
     rows = [
         [
@@ -174,4 +204,5 @@ def render_live_readme(data: dict) -> str:
         + "".join(f"{line} " for line in _open_summary(data))
         + f"*{data.get('recorded', 'date unknown')}, 2 cores: bare page's step {_s(bare)}; {_load(data)}. "
         "Targets ≤ 3×, ≤ 1.5×, ≤ 3× / ≤ 1.5× (bold: missed). `make bench-live` re-records it.*"
+        + (f" {render_class_readme(runs, rush)} (`make load`.)" if (runs or rush) else "")
     )

@@ -91,6 +91,8 @@ def test_feature_privacy_page_slider_changes_figure(page, server, artifacts):
     page.screenshot(path=str(artifacts / "feature_privacy_before.png"), full_page=True)
     before = plot_data(page, 0)
     assert before is not None
+    # every chart is redrawn in place (hetdp_ui/chart_element.py): the same divs after the slider moved
+    page.evaluate("() => document.querySelectorAll('.hetdp-chart').forEach((g, i) => { g.__hetdpMark = i + 1; })")
 
     slider = page.get_by_role("slider", name="q — correlation between features")
     slider.focus()
@@ -106,6 +108,8 @@ def test_feature_privacy_page_slider_changes_figure(page, server, artifacts):
     assert_no_errors(page)
     after = plot_data(page, 0)
     assert after != before
+    marks = page.evaluate("() => [...document.querySelectorAll('.hetdp-chart')].map(g => g.__hetdpMark || 0)")
+    assert marks and all(marks), marks  # no chart was unmounted and drawn anew
     assert "q=0.35" in page.url or "q=0.3" in page.url  # state is in the URL
     page.screenshot(path=str(artifacts / "feature_privacy_after.png"), full_page=True)
 
