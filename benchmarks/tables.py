@@ -371,6 +371,8 @@ DOC_OF = {"capacity": ROOT / "docs" / "operations.md"}
 
 #: the README's blocks: its performance table, from the live run
 README = ROOT / "README.md"
+
+
 def _live_readme() -> str | None:
     """README's performance block: the live pages' run (none recorded: no block), then a live class."""
     live = _read("live")
