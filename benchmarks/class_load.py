@@ -506,7 +506,7 @@ def one(db: str, fault: str, students: int, arrive: float, baseline: bool) -> di
             stop.set()
             sup.join(5)
             stack.stop()
-        result.update({"db": db, "fault": fault, "workers": 2, "machine_cpus": os.cpu_count()})
+        result.update({"db": db, "fault": fault, "workers": 2, "arrive_s": arrive, "machine_cpus": os.cpu_count()})
         return result
     finally:
         os.environ.clear()

@@ -82,8 +82,10 @@ FIRST_ANSWER = """() => {
   if (!main) return false;
   if (main.querySelector('.js-plotly-plot .main-svg')) return true;
   const app = document.querySelector('[data-testid="stApp"]');
+  // a chart's element that its script has not drawn into yet, or a placeholder still loading, is no answer
   return app.getAttribute('data-test-script-state') === 'notRunning'
-    && !main.querySelector('.hetdp-chart, [data-testid="stPlotlyChart"]')
+    && !main.querySelector('.hetdp-chart, [data-testid="stPlotlyChart"], [data-testid^="stBidiComponent"]')
+    && !main.querySelector('[data-testid="stSkeleton"]')
     && !!main.querySelector('[data-testid="stMetric"], [data-testid="stDataFrame"]');
 }"""
 

@@ -102,7 +102,9 @@ SETTLED = """() => {
   const main = document.querySelector('[data-testid="stMain"]');
   if (!app || !main || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   if (!main.querySelector('[data-testid="stElementContainer"]')) return false;
-  const charts = main.querySelectorAll('.hetdp-chart, [data-testid="stPlotlyChart"]');
+  if (main.querySelector('[data-testid="stSkeleton"]')) return false;  // an element still loading its code
+  // a chart's element counts before its script has made the chart's div
+  const charts = main.querySelectorAll('.hetdp-chart, [data-testid="stPlotlyChart"], [data-testid^="stBidiComponent"]');
   return [...charts].every((c) => c.querySelector('.main-svg'));
 }"""
 

@@ -169,18 +169,30 @@ def render_class_readme(runs: list | None, rush: list | None) -> str:
     killed = [r for r in runs or [] if r.get("fault") == "kill" and "class" in r]
     if killed:
         parts.append(
-            f"A class of {killed[0]['class'].get('students')} students through two workers, one killed: "
+            f"A class of {killed[0]['class'].get('students')} students through {_workers(killed[0])}, one killed: "
             + "; ".join(said(r) for r in killed)
             + "."
         )
     if rush:
         locked = sum(int(r.get("class", {}).get("locked_out") or 0) for r in rush)
         parts.append(
-            f"A rush of {rush[0]['class'].get('students')} arriving in 10 s, a worker killed: "
+            f"A rush of {rush[0]['class'].get('students')} arriving{_arrive(rush[0])}, a worker killed: "
             + "; ".join(said(r) for r in rush)
             + f"; {locked} locked out."
         )
     return " ".join(parts)
+
+
+def _workers(r: dict) -> str:
+    """ "two workers": a run's worker count in words."""
+    n = r.get("workers")
+    return {1: "one worker", 2: "two workers", 3: "three workers", 4: "four workers"}.get(n, f"{n} workers")
+
+
+def _arrive(r: dict) -> str:
+    """ " in 10 s": the seconds over which a run's students arrived (none said for a run that kept none)."""
+    s = r.get("arrive_s")
+    return "" if s is None else f" in {float(s):g} s"
 
 
 def render_live_readme(data: dict, runs: list | None = None, rush: list | None = None) -> str:
@@ -204,5 +216,5 @@ def render_live_readme(data: dict, runs: list | None = None, rush: list | None =
         + "".join(f"{line} " for line in _open_summary(data))
         + f"*{data.get('recorded', 'date unknown')}, 2 cores: bare page's step {_s(bare)}; {_load(data)}. "
         "Targets ≤ 3×, ≤ 1.5×, ≤ 3× / ≤ 1.5× (bold: missed). `make bench-live` re-records it.*"
-        + (f" {render_class_readme(runs, rush)} (`make load`.)" if (runs or rush) else "")
+        + (f" {said} (`make load`.)" if (said := render_class_readme(runs, rush)) else "")
     )

@@ -18,7 +18,8 @@ declaration that is never drawn: Streamlit serves a declared component's folder 
 ``component/<name>/``) and loaded once per browser tab. The figure goes as plotly's JSON (numbers as
 base64 typed arrays, long lines at the points a screen shows: :func:`hetdp_ui.figcache.figure_json`).
 
-The chart takes the app's body font and text colour; everything else is the figure's own (the white
+The chart takes the app's body font, and its text colour where the figure sets none (a finished figure
+sets its own); everything else is the figure's own (the white
 template every builder sets, :func:`hetdp_ui.theme.finish`), as in reports and static exports.
 """
 
@@ -73,8 +74,11 @@ export default function (component) {
   const css = getComputedStyle(gd);
   layout.font = Object.assign({family: css.fontFamily, color: css.color}, layout.font || {});
   const turn = (gd.__hetdpTurn = (gd.__hetdpTurn || 0) + 1);
+  gd.__hetdpGone = false;  // drawn here again (a chart that left and came back)
   plotly().then((Plotly) => {
-    if (turn !== gd.__hetdpTurn) return;
+    // a newer figure is on its way, or the chart left the page while plotly.js loaded
+    if (turn !== gd.__hetdpTurn || gd.__hetdpGone) return;
+    if (gd.__hetdpFailed) { gd.textContent = ""; gd.__hetdpFailed = false; }
     if (!gd.__hetdpResize) {
       let width = gd.clientWidth;
       gd.__hetdpResize = new ResizeObserver(() => {
@@ -84,12 +88,15 @@ export default function (component) {
     }
     return Plotly.react(gd, fig.data || [], layout, CONFIG);
   }).catch((err) => {
+    if (window.Plotly) window.Plotly.purge(gd);
+    gd.__hetdpFailed = true;  // the next figure starts from an empty div
     gd.textContent = "This chart could not be drawn (" + err.message + "); its numbers are in the CSV below.";
   });
   // called before the next figure is drawn here (the div stays) and when the chart leaves the page (the
   // div goes): only then are plotly's listeners and the size observer let go
   return () => setTimeout(() => {
     if (gd.isConnected) return;
+    gd.__hetdpGone = true;
     if (gd.__hetdpResize) { gd.__hetdpResize.disconnect(); gd.__hetdpResize = null; }
     if (window.Plotly) window.Plotly.purge(gd);
   }, 0);

@@ -180,6 +180,7 @@ def _share_to_dict(fig):
     build = getattr(fig, "to_dict", None)
     if build is None:  # not a plotly figure (a test's stand-in)
         return fig
+    object.__setattr__(fig, _SHARED, True)
     built: list = []
 
     def to_dict():
@@ -189,6 +190,19 @@ def _share_to_dict(fig):
 
     object.__setattr__(fig, "to_dict", to_dict)
     return fig
+
+
+#: set on a memoised (shared) figure: only those have their JSON and words memoised by identity, since
+#: a figure built afresh at every run would otherwise be kept alive by the memo, uncounted, until evicted
+_SHARED = "_hetdp_shared"
+
+
+def _shared_once(memo: Memo, fig, compute):
+    """``compute()`` memoised on ``fig``'s identity when ``fig`` is shared (:func:`memo_figure`); computed
+    each time for a figure of one run, which the memo would keep alive without counting it."""
+    if not getattr(fig, _SHARED, False):
+        return compute()
+    return _once(memo, id(fig), fig, compute)
 
 
 def clear() -> None:
@@ -213,11 +227,11 @@ _SUMMARY = Memo(16 * 2**20, size=lambda e: size_of(e[1]) + 200, name="chart summ
 
 
 def summary_text(fig) -> str:
-    """:func:`hetdp_ui.theme.summarize` of a figure, memoised on the figure's identity (memoised
-    figures are shared by every session, so a warm view does not summarise them again)."""
+    """:func:`hetdp_ui.theme.summarize` of a figure, memoised on the figure's identity when it is
+    a memoised figure (shared by every session, so a warm view does not summarise it again)."""
     from hetdp_ui.theme import summarize
 
-    return _once(_SUMMARY, id(fig), fig, lambda: summarize(fig))
+    return _shared_once(_SUMMARY, fig, lambda: summarize(fig))
 
 
 _JSON = Memo(64 * 2**20, size=lambda e: len(e[1]) + 200, name="chart JSON")
@@ -225,8 +239,9 @@ _JSON = Memo(64 * 2**20, size=lambda e: len(e[1]) + 200, name="chart JSON")
 
 def figure_json(fig) -> str:
     """plotly's JSON of ``fig`` as the browser draws it (a memoised figure's long lines at the points a
-    screen shows: :func:`_share_to_dict`), memoised on the figure's identity: a memoised figure is shared
-    by every session, so a warm view sends the JSON it already wrote. A figure made from plotly's dictionary
+    screen shows: :func:`_share_to_dict`), memoised on the figure's identity when it is a memoised
+    figure (shared by every session, so a warm view sends the JSON it already wrote; a figure built
+    afresh by one run is written each time, not kept alive by the memo). A figure made from plotly's dictionary
     form (:func:`hetdp_ui.theme.dict_figure`) is written from that dictionary, as plotly would write it,
     without plotly's objects (their ``to_dict`` deep-copies the figure, its template included)."""
     import plotly.io as pio
@@ -244,7 +259,7 @@ def figure_json(fig) -> str:
             layout["template"] = d["layout"]["template"]
         return to_json_plotly({"data": [_b64_copy(_screen_trace(t)) for t in d["data"]], "layout": layout})
 
-    return _once(_JSON, id(fig), fig, write)
+    return _shared_once(_JSON, fig, write)
 
 
 def _b64_copy(obj):

@@ -84,10 +84,11 @@ def decoded(v):
     return v
 
 
-def nested(props: dict) -> dict:
+def nested(props: dict, *, removals: bool = False) -> dict:
     """Keyword properties as plotly reads them: ``marker_line_color="k"`` is ``{"marker": {"line": {"color":
     "k"}}}`` (magic underscores, but for names that hold one: :data:`_UNDERSCORED`), and a title given as text
-    is ``{"text": …}``."""
+    is ``{"text": …}``. A property given as None is left out (a trace's or shape's, as plotly's constructors
+    do), or with ``removals`` kept as None: an update, which removes it when merged (:func:`merge`)."""
     out: dict = {}
     for key, value in props.items():
         parts, i = [], 0
@@ -100,14 +101,14 @@ def nested(props: dict) -> dict:
             else:
                 parts.append(names[i])
                 i += 1
-        merge(out, _at(parts, value))
+        merge(out, _at(parts, value, removals), keep=removals)
     return out
 
 
-def _at(path: list[str], value) -> dict:
+def _at(path: list[str], value, removals: bool = False) -> dict:
     if path[-1] in _TEXT_OR_DICT and isinstance(value, str):
         value = {"text": value}
-    elif path[-1] in _TEXT_OR_DICT and value is None:  # plotly writes a title set to None as an empty one
+    elif path[-1] in _TEXT_OR_DICT and value is None and not removals:  # plotly writes a title set to None as {}
         value = {}
     if isinstance(value, dict):
         value = {k: (_titled(k, v)) for k, v in value.items()}
@@ -126,16 +127,23 @@ def _titled(key: str, value):
     return _column(value)
 
 
-def merge(into: dict, update: dict) -> dict:
+def merge(into: dict, update: dict, *, keep: bool = False) -> dict:
     """``update`` merged into ``into`` as plotly's ``update`` does: dictionaries merged key by key, anything
-    else (numbers, text, lists, arrays) replaced; None removes a property."""
+    else (numbers, text, lists, arrays) replaced; None removes a property, and empties one that holds
+    properties (a title, a legend: plotly leaves ``{}``). With ``keep`` a None is kept as such (an update
+    being gathered: :func:`nested`)."""
     for k, v in update.items():
         if v is None:
-            into.pop(k, None)
+            if keep:
+                into[k] = None
+            elif isinstance(into.get(k), dict) or k in _TEXT_OR_DICT:
+                into[k] = {}
+            else:
+                into.pop(k, None)
         elif isinstance(v, dict) and isinstance(into.get(k), dict):
-            merge(into[k], v)
+            merge(into[k], v, keep=keep)
         elif isinstance(v, dict):
-            made = merge({}, v)
+            made = merge({}, v, keep=keep)
             if made or not v:  # a property given only as None (``title_text=None``) is not made; ``{}`` is
                 into[k] = made
         else:
@@ -186,13 +194,13 @@ class Fig:
         return self
 
     def add_scatter(self, **props) -> Fig:
-        return self.add_trace({"type": "scatter", **nested(props)})
+        return self.add_trace(trace("scatter", **props))
 
     def add_bar(self, **props) -> Fig:
-        return self.add_trace({"type": "bar", **nested(props)})
+        return self.add_trace(trace("bar", **props))
 
     def update_layout(self, **props) -> Fig:
-        merge(self.layout, nested(props))
+        merge(self.layout, nested(props, removals=True))
         return self
 
     def _axes(self, letter: str) -> list[str]:
@@ -203,13 +211,17 @@ class Fig:
         )
 
     def update_xaxes(self, **props) -> Fig:
-        for name in self._axes("x"):
-            merge(self.layout.setdefault(name, {}), nested(props))
-        return self
+        return self._update_axes("x", props)
 
     def update_yaxes(self, **props) -> Fig:
-        for name in self._axes("y"):
-            merge(self.layout.setdefault(name, {}), nested(props))
+        return self._update_axes("y", props)
+
+    def _update_axes(self, letter: str, props: dict) -> Fig:
+        update = nested(props, removals=True)
+        for name in self._axes(letter):
+            axis = merge(self.layout.get(name, {}), update)
+            if axis or name in self.layout:  # an update that only removes makes no axis, as in plotly
+                self.layout[name] = axis
         return self
 
     def add_annotation(self, **props) -> Fig:

@@ -334,8 +334,10 @@ def tabs(labels, *, key: str) -> list:
     read = f"_{key}_read"
     # the tabs are drawn at every run of their page, so a missing state means the page was just entered
     arrived = key not in st.session_state
-    if asked in labels and (arrived or st.session_state.get(read) != asked):
-        st.session_state[key] = asked  # a link that names a tab (or Back/Forward to one), news to this session
+    # the tab the address names: a link without one names the first tab (Back to it from a named tab)
+    named = asked if asked in labels else labels[0] if asked is None else None
+    if named is not None and (arrived or st.session_state.get(read) != asked):
+        st.session_state[key] = named  # a link that names a tab (or Back/Forward to one), news to this session
     st.session_state[read] = asked
     pending = st.session_state.pop(_OPEN_TAB, None)
     if pending in labels:

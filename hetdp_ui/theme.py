@@ -358,11 +358,14 @@ def _add(fig, trace: dict) -> None:
 def add_line(fig, x, y, name: str, *, color=None, dash=None, mode: str = "lines", **kw) -> None:
     """One line of a chart (a scatter trace) with its colour and dash given in one call; ``kw`` passes on
     (``legendgroup``, ``yaxis``, ``marker``, hover text)."""
+    from hetdp_ui.figdict import trace
+
     line = {k: v for k, v in (("color", color), ("dash", dash)) if v is not None}
-    trace = {"type": "scatter", "x": _data(x), "y": _data(y), "mode": mode, "name": name, **kw}
+    # kw read as plotly reads keywords (``marker_size=8`` is ``{"marker": {"size": 8}}``, a column its array)
+    tr = trace("scatter", x=_data(x), y=_data(y), mode=mode, name=name, **kw)
     if line:
-        trace["line"] = line
-    _add(fig, trace)
+        tr["line"] = {**(tr.get("line") or {}), **line}
+    _add(fig, tr)
 
 
 def _data(v):
@@ -404,11 +407,26 @@ def finish(fig):
     from hetdp_ui.figdict import DICT, _wrap, decoded
 
     d = getattr(fig, DICT, None)
-    d = decoded(fig.to_dict()) if d is None else {"data": [dict(t) for t in d["data"]], "layout": dict(d["layout"])}
+    if d is None:
+        d = decoded(fig.to_dict())
+    else:  # the shared white template stays shared (read-only); the rest is the finished figure's own
+        layout = {k: v if k == "template" else _tree_copy(v) for k, v in d["layout"].items()}
+        d = {"data": [_tree_copy(t) for t in d["data"]], "layout": layout}
     _palette(d)
     _tidy_log_axes(d)
     _fixed_margins(d)
     return _wrap(d)
+
+
+def _tree_copy(obj):
+    """``obj``'s dicts and lists copied, its arrays and other values shared: the finishing steps rewrite
+    nested dicts (a line's colour, an axis's ticks, the margins), never an array, and the built figure
+    (a caller's dict, a shared memoised figure) stays as it was."""
+    if isinstance(obj, dict):
+        return {k: _tree_copy(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_tree_copy(v) for v in obj]
+    return obj
 
 
 #: margins (pixels) that hold a number axis's tick labels and title without plotly measuring them: the

@@ -48,6 +48,34 @@ def test_the_readme_performance_table_is_the_rendering_of_the_live_run():
         assert shown.group(2) == render(), f"README.md's block {block!r} is not what its recorded run renders"
 
 
+def test_the_readme_s_class_sentence_is_said_from_the_recorded_runs():
+    """The class sentence names the recorded crowd, workers, arrival and stored answers, says a failed
+    promise, and is left out (with its `make load` pointer) when no class run is recorded."""
+    from benchmarks.tables_live import render_class_readme, render_live_readme
+
+    def run(db, fault, *, answers, expected, workers=2, arrive=None, held=True, locked=0):
+        r = {
+            "db": db,
+            "fault": fault,
+            "workers": workers,
+            "promises": {"every answer stored exactly once": held},
+            "class": {"students": 300, "expected_answers": expected, "refresh_p95_s": 1.25, "locked_out": locked},
+        }
+        r["class"]["stored"] = {"answers": answers}
+        return r if arrive is None else {**r, "arrive_s": arrive}
+
+    killed = [run("sqlite", "kill", answers=999, expected=1000, workers=3, held=False)]
+    rush = [run("postgresql", "kill", answers=1500, expected=1500, arrive=7.5, locked=2)]
+    said = render_class_readme(killed + [run("sqlite", "none", answers=1, expected=1)], rush)
+    assert "through three workers, one killed: sqlite: 999 of 1000 answers stored once" in said
+    assert "(**a promise failed**)" in said and "A rush of 300 arriving in 7.5 s" in said and "2 locked out" in said
+    assert "live view refresh p95 1.25 s" in said
+    assert render_class_readme([run("sqlite", "none", answers=1, expected=1)], None) == ""
+    live = {"pages": {}, "bare": {}, "load_average": {}}
+    assert "make load" not in render_live_readme(live, [run("sqlite", "none", answers=1, expected=1)], None)
+    assert render_live_readme(live, killed, None).endswith("(`make load`.)")
+
+
 def test_the_live_table_marks_every_target_met_or_not():
     """Each page's slider step and first answer are shown against their targets, met or not, with the load."""
     run = {

@@ -139,7 +139,14 @@ def test_a_whole_class_session_from_start_to_delete(url):
     shown_text = texts(inst)
     assert "What ε = 1 means for one student" in shown_text and "now thinks at most 73.2 %" in shown_text
     assert "As an attack:" in shown_text  # the meaning panel's attack sentence, at a 1 % false-positive rate
-    assert "Where the poll's ε lie among levels" in shown_text  # the deployments strip, for the poll's ε
+    # the deployments strip for the poll's ε: drawn once its panel is opened (the live view reruns every
+    # few seconds, and a closed panel draws nothing)
+    assert "Where ε = 1 lies among real deployments" in [e.label for e in inst.expander]
+    assert "Where the poll's ε lie among levels" not in shown_text
+    inst.session_state["class_poll_ctx_open"] = True
+    inst.run()
+    shown_text = texts(inst)
+    assert "Where the poll's ε lie among levels" in shown_text
     assert "it settles as reports arrive" in shown_text
     # a closed poll's estimate is final: it no longer says that it settles as reports arrive
     inst.button(key="class_poll_close").click().run()

@@ -38,6 +38,37 @@ def test_traces_with_magic_underscores_and_layout_titles_given_as_text():
     _same(fig, ref)
 
 
+def _same_dict(fig: Fig, ref: go.Figure) -> None:
+    """``fig``'s own dictionary (what the browser gets: :func:`hetdp_ui.figcache.figure_json`) is plotly's
+    (plotly's constructor would drop an emptied title of a second axis, which ``_same`` goes through)."""
+    from plotly.io.json import to_json_plotly
+
+    want = json.loads(pio.to_json(ref, validate=False))
+    want["layout"].pop("template", None)
+    assert json.loads(to_json_plotly({"data": fig.data, "layout": fig.layout})) == want
+
+
+def test_a_property_set_to_none_is_removed_as_plotly_removes_it():
+    """None in an update removes a property (a number, a title's text) or empties one that holds
+    properties (a title, a legend), as plotly's ``update`` does; None in a trace is no property."""
+    fig, ref = Fig(), go.Figure()
+    for f in (fig, ref):
+        f.add_scatter(x=[1, 2], y=[3, 4], name="a", marker_size=None, line_dash=None)
+        f.update_layout(title="A", height=300, width=500, legend={"y": 1}, yaxis2={"title": "right", "side": "right"})
+        f.update_xaxes(title_text="x", showgrid=True)
+        f.update_yaxes(title_text=None)  # only a removal: no property is made
+        f.update_layout(height=None, title=None, legend=None, yaxis2_title_text=None)
+        f.update_xaxes(title_text=None, showgrid=None)
+    _same_dict(fig, ref)
+    assert "height" not in fig.layout and fig.layout["title"] == {} and fig.layout["width"] == 500
+    fresh, ref = Fig(), go.Figure()
+    for f in (fresh, ref):
+        f.update_layout(title=None)  # a title set to None on a new figure: plotly writes an empty one
+        f.update_xaxes(title_text=None)
+    _same_dict(fresh, ref)
+    _same(fresh, ref)
+
+
 @pytest.mark.parametrize("second", [False, True])
 def test_axes_updates_reach_every_axis_of_a_letter(second):
     fig, ref = Fig(), go.Figure()
@@ -122,3 +153,35 @@ def test_a_band_and_its_label_are_where_plotly_puts_them(position):
         f.add_vrect(x0=0.2, x1=0.4, fillcolor="green", opacity=0.05, line_width=0, annotation_text="M1", **kw)
         f.add_vrect(x0=0.5, x1=0.6, fillcolor="rgba(0,0,0,0.1)", line_width=0)
     _same(fig, ref)
+
+
+def test_a_line_s_keywords_are_read_as_plotly_reads_them_on_both_kinds_of_figure():
+    import pandas as pd
+
+    from hetdp_ui.theme import add_line
+
+    col = pd.Series([1.0, 4.0, 9.0])
+    fig, ref = Fig(), go.Figure()
+    for f in (fig, ref):
+        add_line(f, col.index, col, "a", color="#0072B2", dash="dot", mode="lines+markers", marker_size=8, line_width=3)
+    _same(fig, ref)
+    assert fig.data[0]["line"] == {"width": 3, "color": "#0072B2", "dash": "dot"}
+
+
+def test_finishing_a_figure_leaves_the_built_one_as_it_was():
+    """``finish`` returns a new figure and rewrites none of the built one's dicts (a caller's, a shared one)."""
+    import copy
+
+    from hetdp_ui.figdict import DICT
+    from hetdp_ui.theme import finish
+
+    fig = Fig()
+    fig.add_scatter(x=np.arange(3.0), y=np.array([1.0, 10.0, 100.0]), name="a", line={"dash": "dot"})
+    fig.update_layout(yaxis_type="log", margin={"t": 10})
+    built = fig.figure()
+    before = copy.deepcopy(getattr(built, DICT))
+    done = finish(built)
+    assert done is not built
+    after = getattr(built, DICT)
+    assert json.dumps(after, default=list) == json.dumps(before, default=list)
+    assert getattr(done, DICT)["data"][0]["line"] != before["data"][0]["line"]  # the palette was set on the copy

@@ -368,6 +368,10 @@ def test_every_lesson_step_renders_and_its_answer_is_accepted(lesson_id, k):
 
     scenario = step_scenario(step)  # the page shows exactly the step's scenario
     assert all(at.query_params[n] == [v] or at.query_params[n] == v for n, v in scenario.to_query().items())
+    from urllib.parse import parse_qsl
+
+    tab = dict(parse_qsl(step.query)).get("tab")  # the tab the step's text reads from: one of its page's
+    assert tab is None or tab in [t.label for t in at.tabs], (f"step {k} names tab {tab!r}", [t.label for t in at.tabs])
     q = step.question
     if q is not None and q.kind == "your-choice":  # no right answer: the choice is kept and said back
         key = f"lesson_{lesson_id}_{k}"

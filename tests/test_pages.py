@@ -332,6 +332,23 @@ def test_lab_rr_and_test_view_react():
     assert charts(at)[0]["data"] != t0
 
 
+def test_back_to_a_page_s_first_tab_opens_it():
+    """The first tab has no ``tab=`` in the link, so Back from a named tab to it is an address without
+    one: the page opens its first tab and leaves the address as it is."""
+    at = fresh(LAB, tab="Randomized response vs bounds").run()
+    assert len(charts(at)) == 1
+    at.session_state["bcdp_guarantee_lab_tab"] = "Hypothesis tests (Theorem 1)"  # the reader chooses a tab
+    at.run()
+    del at.query_params["tab"]  # Back, to the address of the first tab
+    at.run()
+    assert_clean(at)
+    assert at.session_state["bcdp_guarantee_lab_tab"] == "Example 1" and not charts(at)
+    assert "tab" not in at.query_params
+    at.query_params["tab"] = "Randomized response vs bounds"  # Forward again
+    at.run()
+    assert at.session_state["bcdp_guarantee_lab_tab"] == "Randomized response vs bounds" and len(charts(at)) == 1
+
+
 def test_lab_bad_lists_show_message():
     at = fresh(LAB).run()
     at.sidebar.text_input(key="bcdp_guarantee_lab_rr_c").set_value("0.3,x").run()

@@ -484,6 +484,11 @@ def test_a_memoised_figure_builds_its_dict_and_json_once_and_serialises_as_befor
     pickle.loads(pickle.dumps(fig))  # plotly's __reduce__ writes _grid_str/_grid_ref into the dict it gets
     assert "_grid_str" not in fig.to_dict() and json.loads(pio.to_json(fig, validate=False)) == json.loads(first)
     assert json.loads(first)["data"][0]["name"] == "s" and len(built) == 1
+    # a figure built afresh by one run is written each time and not kept alive by the memos (it would
+    # never be asked for again, and the memo counts its JSON, not the figure it holds)
+    held = len(figcache._JSON), len(figcache._SUMMARY)
+    assert json.loads(figcache.figure_json(fresh)) == json.loads(first) and figcache.summary_text(fresh)
+    assert (len(figcache._JSON), len(figcache._SUMMARY)) == held
 
 
 def test_values_derived_from_a_shared_object_are_computed_once_per_object():

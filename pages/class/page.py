@@ -418,16 +418,19 @@ def poll_meaning(eps: float) -> None:
     """What the poll's ε means for one student, in the words and numbers of every page's meaning panel:
     an attacker's belief, an attack's success at a 1 % false-positive rate, real deployments' levels."""
     from hetdp_core.reading.deployments import place
-    from hetdp_ui.common import deployments_strip_section
+    from hetdp_ui.common import deployments_strip_section, panel
 
     row = class_panel.poll_meaning(eps)
     st.markdown(
         f"**What ε = {eps:g} means for one student.** Seeing what they sent, {row.in_words} that their "
         f"true answer is yes (the same for no). As an attack: {row.risk_in_words}."
     )
-    with st.expander(f"Where ε = {eps:g} lies among real deployments"):
-        placed = place(eps, who=f"this poll (local ε = {eps:g} per student's answer)", model="local")
-        deployments_strip_section((placed,), key="class_poll_ctx", what="the poll's ε")
+    # drawn only while open: the live view reruns every few seconds, and a closed strip costs nothing then
+    strip = panel(f"Where ε = {eps:g} lies among real deployments", key="class_poll_ctx_open")
+    with strip:
+        if strip.open:
+            placed = place(eps, who=f"this poll (local ε = {eps:g} per student's answer)", model="local")
+            deployments_strip_section((placed,), key="class_poll_ctx", what="the poll's ε")
 
 
 def _ask_class() -> None:
