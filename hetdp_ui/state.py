@@ -95,6 +95,8 @@ class PageState:
         page's first run after a page switch to the previous page's path — a bogus history entry
         that broke the Back button after a side trip."""
         problems = []
+        # this page's run count, for :meth:`_drawing` (which widgets the previous run drew)
+        self.run_no = st.session_state[f"_{self.prefix}_run"] = st.session_state.get(f"_{self.prefix}_run", 0) + 1
         here = self._url_values()
         seen = st.session_state.get(f"_{self.prefix}_url")
         before = st.session_state.get(_CURRENT_PAGE)
@@ -175,6 +177,24 @@ class PageState:
             k = self.key(name)
             if k in st.session_state:
                 st.session_state[k] = st.session_state[k]
+
+    def _drawing(self, name: str) -> str:
+        """The session key of the widget ``name`` about to be drawn; its value is sent with it when the
+        page's previous run did not draw it (a closed tab's or panel's input, or a run stopped before it).
+
+        Such a widget's value lives in the session as a plain value (Streamlit dropped the widget's state,
+        :meth:`init` put the value back). Once :meth:`_send_again`'s runs are over, a widget drawn again
+        would carry no value, and the browser would show its own default — an empty text box, seen in the
+        browser sweep after a sidebar change on another tab of the Mechanism lab — and send that back as
+        the reader's input. Assigned again in the run that draws it, the value goes with the element."""
+        k = self.key(name)
+        drawn = st.session_state.setdefault(f"_{self.prefix}_drawn", {})
+        run_no = getattr(self, "run_no", None)
+        if run_no is not None and drawn.get(name) != run_no - 1 and k in st.session_state:
+            st.session_state[k] = st.session_state[k]
+        if run_no is not None:
+            drawn[name] = run_no
+        return k
 
     def _sent(self) -> None:
         """A run drew the widgets: one fewer run in which the server's values are sent again."""
@@ -319,13 +339,15 @@ class ScenarioState(PageState):
         widget out of range). ``hi`` narrows
         the upper end where it depends on another widget (e.g. k ≤ d)."""
         lo, top = self._bounds(name, hi)
-        return (where or st.sidebar).slider(self.spec(name).shown, lo, top, key=self.key(name), **self._shown(name, kw))
+        return (where or st.sidebar).slider(
+            self.spec(name).shown, lo, top, key=self._drawing(name), **self._shown(name, kw)
+        )
 
     def number(self, name: str, *, where=None, **kw):
         """A number input whose range and label are the field's own (see :meth:`slider`)."""
         lo, hi = self._bounds(name)
         return (where or st.sidebar).number_input(
-            self.spec(name).shown, lo, hi, key=self.key(name), **self._shown(name, kw)
+            self.spec(name).shown, lo, hi, key=self._drawing(name), **self._shown(name, kw)
         )
 
     def _shown(self, name: str, kw: dict) -> dict:
@@ -346,7 +368,7 @@ class ScenarioState(PageState):
             raise AssertionError(f"{name}: options {bad or offered} are not values the field accepts ({sp.accepts()})")
         draw = getattr(where or st.sidebar, widget)
         kw.setdefault("format_func", sp.label_of)  # a number field's options may say more (``group 3``)
-        return draw(sp.shown, offered, key=self.key(name), **kw)
+        return draw(sp.shown, offered, key=self._drawing(name), **kw)
 
     def grid(self, name: str, options, *, where=None, log: bool = False, percent: bool = False, **kw):
         """A select-slider over a grid of the field's values, labelled by the field; the current value
@@ -357,7 +379,7 @@ class ScenarioState(PageState):
         bad = [v for v in options if not sp.admits(v)]
         if bad:
             raise AssertionError(f"{name}: grid points {bad[:3]} lie outside the field's range {sp.accepts()}")
-        key = self.key(name)
+        key = self._drawing(name)
         if percent:
             kw["format_func"] = lambda v: f"{100 * v:g} %"
         elif log:
@@ -366,12 +388,12 @@ class ScenarioState(PageState):
 
     def check(self, name: str, *, where=None, widget: str = "checkbox", **kw):
         """A checkbox (or ``widget="toggle"``) for a yes/no field, labelled by the field."""
-        return getattr(where or st.sidebar, widget)(self.spec(name).shown, key=self.key(name), **kw)
+        return getattr(where or st.sidebar, widget)(self.spec(name).shown, key=self._drawing(name), **kw)
 
     def text(self, name: str, *, where=None, **kw):
         """A text input for a field typed as text (a list of numbers, comma-separated), labelled by the
         field; the field's parser reads it (the same as a link's value)."""
-        return (where or st.sidebar).text_input(self.spec(name).shown, key=self.key(name), **kw)
+        return (where or st.sidebar).text_input(self.spec(name).shown, key=self._drawing(name), **kw)
 
     def session_values(self, scenario: Scenario) -> dict:
         return {n: self._session_form(sp, getattr(scenario, n)) for n, sp in scenario.specs().items()}

@@ -349,6 +349,24 @@ def test_back_to_a_page_s_first_tab_opens_it():
     assert at.session_state["bcdp_guarantee_lab_tab"] == "Randomized response vs bounds" and len(charts(at)) == 1
 
 
+def test_an_input_of_another_tab_comes_back_with_its_value_after_reruns_elsewhere():
+    """The Mechanism lab's scores sit in their own tab. Shown another tab, the reader moves a sidebar input
+    a few times, then comes back: the scores' text box is drawn with its value (the element carries it,
+    ``set_value``), not empty — the browser showed an empty box and sent it back as the reader's input."""
+    at = fresh(str(page_path("Mechanism_lab")), trials="200", tab="Exponential mechanism").run()
+    at.session_state["mechanism_lab_tab"] = "Bounded Laplace"
+    at.run()
+    for v in (1.01, 1.02, 1.03):  # more runs than the server's values are sent again for (RESEND_RUNS)
+        at.sidebar.number_input(key="mechanism_lab_sens").set_value(v).run()
+    at.session_state["mechanism_lab_tab"] = "Exponential mechanism"
+    at.run()
+    box = at.text_input(key="mechanism_lab_scores")
+    assert box.proto.set_value and box.proto.value == "15,20,25", (box.proto.set_value, box.proto.value)
+    at.run()  # drawn in the run before: the value is the browser's again, not sent once more
+    assert not at.text_input(key="mechanism_lab_scores").proto.set_value
+    assert_clean(at)
+
+
 def test_lab_bad_lists_show_message():
     at = fresh(LAB).run()
     at.sidebar.text_input(key="bcdp_guarantee_lab_rr_c").set_value("0.3,x").run()
