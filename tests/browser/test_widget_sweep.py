@@ -15,6 +15,7 @@ under tests/artifacts/.
 
 from __future__ import annotations
 
+import json
 import re
 from urllib.parse import urlencode
 
@@ -106,14 +107,20 @@ def test_first_sidebar_sliders_one_after_another(page, server, artifacts, path):
     assert opened, f"{path}: no panel to open"
     n = min(sliders().count(), 3)
     assert n >= 1
-    charts, link = _charts(page), page.url
-    assert charts, f"{path}: no chart drawn"
+    charts, metrics, link = _charts(page), _metrics(page), page.url
+    assert json.loads(charts), f"{path}: no chart drawn"
     for i in range(n):
         sliders().nth(i).focus()
         page.keyboard.press("ArrowRight")
         _idle(page)
         assert_no_errors(page)
-    assert _charts(page) != charts, f"{path}: the sliders moved and no chart changed"
+    # what the sliders drive is drawn anew: a chart, or where the view's only charts do not depend on
+    # them (the guarantee lab's Example 1: its answer is a table of probabilities and its levels; the
+    # meaning panel's strip places the translator's levels), its metrics and tables
+    if path in METRICS_VIEW:
+        assert _metrics(page) != metrics, f"{path}: the sliders moved and no metric or table changed"
+    else:
+        assert _charts(page) != charts, f"{path}: the sliders moved and no chart changed"
     assert page.url != link, f"{path}: the sliders moved and the link stayed {link}"
     # then another widget, which is where the group-wise zCDP crash appeared
     sliders().first.focus()
@@ -127,11 +134,26 @@ def test_first_sidebar_sliders_one_after_another(page, server, artifacts, path):
     assert blocked == [], blocked
 
 
+#: pages whose default view's first sidebar sliders drive metrics, not a chart
+METRICS_VIEW = {"BCDP_guarantee_lab"}
+
+
+def _metrics(page) -> list:
+    """The values of the page's metrics and the cells of its tables, as shown (a table is a canvas: its
+    cells read from the grid's accessible table, :class:`Grid`)."""
+    tables = page.locator('[data-testid="stDataFrame"]:visible')
+    cells = [sorted(Grid(page, tables.nth(i)).cells().items()) for i in range(tables.count())]
+    return [page.locator('[data-testid="stMetricValue"]').all_inner_texts(), cells]
+
+
 def _charts(page) -> str:
-    """The data of every chart drawn on the page (plotly's own: its traces' x, y and z), as JSON."""
+    """What every chart drawn on the page shows (plotly's own: its traces' x, y and z, and the lines and
+    labels its layout draws — a level is a line on the deployments strip, whose points stay), as JSON."""
     return page.evaluate(
-        "() => JSON.stringify([...document.querySelectorAll('.js-plotly-plot')]"
-        ".map(p => (p.data || []).map(t => [t.x, t.y, t.z])))"
+        "() => JSON.stringify([...document.querySelectorAll('.js-plotly-plot')].map(p => ["
+        "(p.data || []).map(t => [t.x, t.y, t.z]),"
+        "((p.layout || {}).shapes || []).map(s => [s.x0, s.x1, s.y0, s.y1]),"
+        "((p.layout || {}).annotations || []).map(a => [a.x, a.y, a.text])]))"
     )
 
 
