@@ -74,7 +74,8 @@ def array(v):
 
 def decoded(v):
     """A figure's dictionary with plotly's base64 arrays as numpy arrays again (``to_dict`` writes them for
-    the browser; a finished figure keeps arrays, as a built one does)."""
+    the browser; a finished figure keeps arrays, as a built one does): its dicts and lists are new, its
+    arrays and other values shared."""
     if isinstance(v, dict):
         if "bdata" in v and "dtype" in v:
             return array(v)

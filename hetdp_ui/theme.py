@@ -409,24 +409,14 @@ def finish(fig):
     d = getattr(fig, DICT, None)
     if d is None:
         d = decoded(fig.to_dict())
-    else:  # the shared white template stays shared (read-only); the rest is the finished figure's own
-        layout = {k: v if k == "template" else _tree_copy(v) for k, v in d["layout"].items()}
-        d = {"data": [_tree_copy(t) for t in d["data"]], "layout": layout}
+    else:  # a copy of its dicts and lists (``decoded``: its arrays are numpy already, shared), so the built
+        # figure stays as it was; the white template stays shared (read-only)
+        layout = {k: v if k == "template" else decoded(v) for k, v in d["layout"].items()}
+        d = {"data": [decoded(t) for t in d["data"]], "layout": layout}
     _palette(d)
     _tidy_log_axes(d)
     _fixed_margins(d)
     return _wrap(d)
-
-
-def _tree_copy(obj):
-    """``obj``'s dicts and lists copied, its arrays and other values shared: the finishing steps rewrite
-    nested dicts (a line's colour, an axis's ticks, the margins), never an array, and the built figure
-    (a caller's dict, a shared memoised figure) stays as it was."""
-    if isinstance(obj, dict):
-        return {k: _tree_copy(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_tree_copy(v) for v in obj]
-    return obj
 
 
 #: margins (pixels) that hold a number axis's tick labels and title without plotly measuring them: the
