@@ -102,7 +102,7 @@ class Tally:
     def answer(self, run: Run, worker: str | None = None) -> None:
         """One *Check my answer*: its latency, and whether a slow one said it was queued."""
         self.answers.append(run.seconds)
-        queued = run.has(QUEUED_ANSWER)
+        queued = any(run.has(words) for words in QUEUED_ANSWER)
         self.queued_answers += queued
         if run.seconds > SLOW_ANSWER and not queued:
             self.slow_unqueued += 1
@@ -185,8 +185,11 @@ class Student:
     first_worker: str | None = None  # where its first connection went (through nginx)
 
 
-#: what an answer queued by the server says (hetdp_ui.class_queue), and a page opening in turn
-QUEUED_ANSWER, QUEUED_PAGE = "Your answer is queued", "this page opens in turn"
+#: what an answer queued by the server says (hetdp_ui.class_queue) while it waits or once its turn has come
+#: (a browser may get only the second: Streamlit replaces an element's unsent update), and a page opening
+#: in turn
+QUEUED_ANSWER = ("Your answer is queued", "Your answer was queued")
+QUEUED_PAGE = "this page opens in turn"
 #: an answer slower than this must have said it was queued (the notice comes after 2 s of waiting)
 SLOW_ANSWER = 5.0
 

@@ -179,11 +179,12 @@ def record(code: str, token: str, widget: str, step: int, given) -> None:
     got = pending.get(widget)
     nonce = got[1] if got and got[0] == given else secrets.token_hex(12)
     pending[widget] = (given, nonce)
-    from hetdp_ui.class_queue import ANSWER_WORDS, WRITE, queued
+    from hetdp_ui.class_queue import ANSWER_TURN_WORDS, ANSWER_WORDS, WRITE, queued
 
     looked = bool(st.session_state.get(f"{widget}_looked"))
     try:
-        with queued(WRITE, ANSWER_WORDS):  # in the order answers arrived, before any student's page
+        # in the order answers arrived, before any student's page; a wait that was shown stays said
+        with queued(WRITE, ANSWER_WORDS, turn_words=ANSWER_TURN_WORDS):
             r = store().record(code, token, step=step, given=given, nonce=nonce, looked_up=looked)
     except InputError as exc:
         pending.pop(widget, None)

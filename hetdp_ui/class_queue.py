@@ -56,6 +56,10 @@ _INSTRUCTOR = "_class_queue_instructor"
 JOINED = "_class_queue_joined"
 
 ANSWER_WORDS = "Your answer is queued ({place} on this server): it will be stored in order — keep this page open."
+#: what a queued answer's notice says once its turn has come (it stays for the rest of the run: Streamlit
+#: sends a run's elements in batches, and under a rush a batch can leave the server seconds late; a notice
+#: removed at its turn was then replaced before it was ever sent, and the student never saw it)
+ANSWER_TURN_WORDS = "Your answer was queued for {seconds:.0f} s on this server; it is stored in its turn."
 PAGE_WORDS = "The class is busy: this page opens in turn ({place} on this server)."
 
 
@@ -109,11 +113,12 @@ def comes_first(fn):
 
 
 @contextlib.contextmanager
-def queued(priority: int | None, words: str, *, note=None):
+def queued(priority: int | None, words: str, *, note=None, turn_words: str | None = None):
     """Run the block in its turn of :data:`QUEUE` (at once when ``priority`` is None); after
     :data:`NOTICE_AFTER` seconds of waiting ``words`` (with ``{place}``) are shown in ``note`` (an
-    ``st.empty()``; made where the block draws when it first waits, if not given) and removed when its turn
-    comes. A run that waits past :data:`WAIT` raises BusyError (an InputError)."""
+    ``st.empty()``; made where the block draws when it first waits, if not given) and, when its turn comes,
+    removed — or replaced by ``turn_words`` (with ``{seconds}`` waited), which stay. A run that waits past
+    :data:`WAIT` raises BusyError (an InputError)."""
     if priority is None:
         yield
         return
@@ -134,7 +139,9 @@ def queued(priority: int | None, words: str, *, note=None):
         shown, at = position, now
 
     with QUEUE(on_wait=on_wait, priority=priority):
-        if shown is not None:
+        if shown is not None and turn_words:
+            note.info(turn_words.format(seconds=time.monotonic() - t0), icon=":material/hourglass_bottom:")
+        elif shown is not None:
             note.empty()
         yield
 

@@ -8,6 +8,7 @@ same student continuing on the other worker. Latency promises are measured by `m
 
 import asyncio
 import os
+import re
 import signal
 import sys
 import threading
@@ -171,6 +172,8 @@ def test_a_waiting_answer_says_it_is_queued_is_stored_in_its_turn_and_the_instru
     first, second, refresh, waiting = load.arun(go())
     assert waiting and refresh.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" and refresh.has("students joined")
     assert second.has(queued_words) and not first.has(queued_words), (first.texts, second.texts)
+    # its notice stays once its turn came, saying how long it waited (seconds rounded: at least 2)
+    assert re.search(r"Your answer was queued for ([2-9]|\d\d+) s", " ".join(second.texts)), second.texts
     assert first.has("Your answer was recorded (attempt 1)") and second.has("Your answer was recorded (attempt 1)")
     with store.engine.connect() as c:
         from sqlalchemy import text

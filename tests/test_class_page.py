@@ -387,3 +387,32 @@ def test_a_students_page_keeps_its_elements_in_place_whether_its_run_waited_or_n
         children = list(at.main.children.values())
         places[waits] = [i for i, c in enumerate(children) if getattr(c, "value", None) == "the page's first line"]
     assert places[0] == places[1] == [1], places  # after the notice's place, in both runs
+
+
+def _queued_answer():
+    import streamlit as st
+
+    from hetdp_ui.class_queue import ANSWER_TURN_WORDS, ANSWER_WORDS, WRITE, queued
+
+    with queued(WRITE, ANSWER_WORDS, turn_words=ANSWER_TURN_WORDS):
+        st.caption("stored")
+
+
+def test_a_queued_answers_notice_stays_and_says_how_long_it_waited(monkeypatch):
+    """An answer's notice is replaced when its turn comes, not removed: Streamlit replaces an element's
+    update that it has not sent yet, so under a rush a notice removed at its turn never reached the
+    browser. A run that did not wait long enough for the notice draws none."""
+    from hetdp_ui import class_queue
+
+    for after, waits, said in ((0.0, 2, True), (60.0, 2, False), (0.0, 0, False)):
+        monkeypatch.setattr(class_queue, "NOTICE_AFTER", after)
+        monkeypatch.setattr(class_queue, "QUEUE", _Queue(waits))
+        at = AppTest.from_function(_queued_answer, default_timeout=60)
+        at.run()
+        assert not at.exception, at.exception
+        infos = [i.value for i in at.info]
+        if said:
+            assert len(infos) == 1 and infos[0].startswith("Your answer was queued for 0 s on this server"), infos
+        else:
+            assert infos == [], infos
+        assert [c.value for c in at.caption] == ["stored"]
