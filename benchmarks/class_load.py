@@ -84,13 +84,10 @@ class Tally:
     polls: list[float] = field(default_factory=list)
     exceptions: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    not_recorded: int = 0
-    reconnects: int = 0
     failures: list[str] = field(default_factory=list)
-    locked_out: int = 0
-    queued_answers: int = 0  # answers that said they were queued
-    slow_unqueued: int = 0  # answers slower than SLOW_ANSWER that did not
-    queued_pages: int = 0
+    not_recorded = reconnects = locked_out = queued_pages = 0
+    queued_answers = slow_unqueued = 0  # answers that said they were queued; slower than SLOW_ANSWER that did not
+    handed_back = 0  # step pages that moved the student back to their own worker (hetdp_ui.handback)
     slow: list = field(default_factory=list)  # (start, seconds, worker) of slow answers not said queued
     t0: float = field(default_factory=time.time)  # when the phase started (wall clock)
     joined_on: dict[str, int] = field(default_factory=dict)  # worker → students who arrived there
@@ -185,11 +182,11 @@ class Student:
     first_worker: str | None = None  # where its first connection went (through nginx)
 
 
-#: what an answer queued by the server says (hetdp_ui.class_queue) while it waits or once its turn has come
-#: (a browser may get only the second: Streamlit replaces an element's unsent update), and a page opening
-#: in turn
-QUEUED_ANSWER = ("Your answer is queued", "Your answer was queued")
-QUEUED_PAGE = "this page opens in turn"
+#: what the server says (hetdp_ui.class_queue, .handback): a queued answer, waiting or once its turn came (a
+#: browser may get only the second: Streamlit replaces an unsent update), a page opening in turn, a step page
+#: handing its student back to their own worker (the websocket then closes)
+QUEUED_ANSWER, QUEUED_PAGE = ("Your answer is queued", "Your answer was queued"), "this page opens in turn"
+HANDED_BACK = "Moving you back to your own server"
 #: an answer slower than this must have said it was queued (the notice comes after 2 s of waiting)
 SLOW_ANSWER = 5.0
 
@@ -263,6 +260,7 @@ async def walk(b: Browser, code: str, me: Student, lesson, i: int, opened, rnd, 
             run = await b.run(page, link)
             tally.opens.append(run.seconds)
             tally.queued_pages += run.has(QUEUED_PAGE)
+            tally.handed_back += run.has(HANDED_BACK)
             tally.note(run)
         else:
             run, opened = opened, None
@@ -376,6 +374,7 @@ def _class_summary(tally: Tally, *, students: int, seconds: float, cpu) -> dict:
         "answers_said_queued": tally.queued_answers,
         "slow_answers_not_said_queued": tally.slow_unqueued,
         "pages_said_queued": tally.queued_pages,
+        "handed_back": tally.handed_back,
         "students_arrived_on": dict(sorted(tally.joined_on.items())),
         "slow_answers_not_said_queued_first": tally.slow[:10],
         "exceptions": len(tally.exceptions),

@@ -156,6 +156,12 @@ def in_turn(page_url: str):
     # the page was drawn anew when the class was busy (its open panels closed, what was typed and not yet
     # sent was lost)
     note = st.empty() if priority is not None and priority != FIRST else None
+    if priority in (WRITE, PAGE) and st.query_params.get("me"):  # a student's step page
+        from hetdp_ui import handback
+
+        if handback.hand_back():  # failed over to this worker: back to their own, which serves again
+            note.info(handback.WORDS, icon=":material/swap_horiz:")
+            st.stop()
     try:
         with queued(priority, PAGE_WORDS, note=note):
             yield

@@ -91,6 +91,7 @@ http {{
             proxy_set_header Upgrade $http_upgrade;
             proxy_set_header Connection $connection_upgrade;
             proxy_set_header Host $host;
+            proxy_set_header X-Hetdp-Proxy "{host}:{port}";
             proxy_read_timeout 86400s;
             proxy_buffering off;
         }}
@@ -220,11 +221,18 @@ class Stack:
 
     def _worker(self, port: int) -> subprocess.Popen:
         log = open(self.log_dir / f"worker-{port}.log", "ab")
+        # where a failed-over student's own worker is asked for, and who this worker is (hetdp_ui.handback)
+        env = {
+            **self.env,
+            "HETDP_PROXY_URL": f"http://{_reach(self.host)}:{self.port}",
+            "HETDP_PROXY_ID": f"{self.host}:{self.port}",
+            "HETDP_WORKER_ADDR": f"{_reach(self.worker_host)}:{port}",
+        }
         try:
             return subprocess.Popen(
                 streamlit_command(port, address=self.worker_host),
                 cwd=ROOT,
-                env=self.env,
+                env=env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )

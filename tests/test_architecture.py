@@ -34,7 +34,16 @@ CORE = sorted((ROOT / "hetdp_core").rglob("*.py"))
 #: must stay Streamlit-free (found by walking the package, not listed)
 STREAMLIT_UI = {
     *("state.py", "widgets.py", "chart_element.py", "execution.py", "panels.py", "exports.py", "page.py", "common.py"),
-    *("nav.py", "lesson_panel.py", "class_panel.py", "class_queue.py", "launch.py", "actions.py", "streamlit_fix.py"),
+    *(
+        "nav.py",
+        "lesson_panel.py",
+        "class_panel.py",
+        "class_queue.py",
+        "handback.py",
+        "launch.py",
+        "actions.py",
+        "streamlit_fix.py",
+    ),
 }
 STREAMLIT_FREE_UI = sorted(
     str(p.relative_to(ROOT / "hetdp_ui"))

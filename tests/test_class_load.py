@@ -186,3 +186,60 @@ def test_a_waiting_answer_says_it_is_queued_is_stored_in_its_turn_and_the_instru
             {"c": s.code},
         )
         assert [r.name for r in order] == ["Ada", "Bob"]
+
+
+def test_a_student_who_failed_over_goes_back_to_their_own_worker_once_it_serves_again():
+    """`make serve` with two workers. Ada's route goes to worker A; A is killed and her step page opens on
+    B (nginx's next worker). A is restarted; Ada's next step page on B stops, says she is moving, and B
+    closes her websocket once her session is idle; her reconnect opens the step on A, as Ada. Bob, whose
+    route goes to B, opens his steps on B before and after: never moved. (The rush without this: the
+    restarted worker idled at 0 % CPU while the survivor held the whole class at 100 %.)"""
+    from hetdp_ui import handback
+    from hetdp_ui.classroom.store import ClassStore
+    from hetdp_ui.serve import Stack
+
+    stack = Stack(workers=2, port=load.free_port()).start(timeout=240)
+    try:
+        a, b = (f"127.0.0.1:{p}" for p in stack.worker_ports)
+        homes = {f"student-{i}": handback.home_of(f"student-{i}", stack.url) for i in range(64)}
+        ada = next(r for r, h in homes.items() if h == a)
+        bob = next(r for r, h in homes.items() if h == b)
+        store = ClassStore(db.database_url())
+        s = store.start(class_load.LESSON)
+        page = class_load.bundled_lesson(class_load.LESSON).steps[0].page
+
+        def link(name):
+            token = store.join(s.code, name)
+            return urlencode({"lesson": class_load.LESSON, "step": 1, "class": s.code, "me": token})
+
+        links = {"Ada": link("Ada"), "Bob": link("Bob")}
+        stack.procs[0].kill()
+        stack.procs[0].wait(10)
+
+        async def go():
+            async with load.Browser(stack.url, cookie=ada) as on_b, load.Browser(stack.url, cookie=bob) as bobs:
+                first = await on_b.run(page, links["Ada"])
+                assert on_b.worker.endswith(b) and first.has("as **Ada**"), (on_b.worker, first.texts)
+                assert (await bobs.run(page, links["Bob"])).has("as **Bob**") and bobs.worker == b
+                t0 = time.monotonic()
+                assert stack.supervise_once() == [f"worker-{stack.worker_ports[0]}"]  # A restarts
+                while handback.home_of(ada, stack.url) != a:
+                    assert time.monotonic() - t0 < 180, "worker A did not serve again"
+                    await asyncio.sleep(0.5)
+                await asyncio.sleep(max(0.0, handback.CHECK_EVERY - (time.monotonic() - t0)))
+                moved = await on_b.run(page, links["Ada"])
+                assert moved.has(handback.WORDS) and not moved.has("Question"), moved.texts
+                with pytest.raises(load.Disconnected):  # B closes Ada's websocket once she is idle
+                    async with asyncio.timeout(60):
+                        while True:
+                            await asyncio.sleep(0.5)
+                            await on_b.run(page, links["Ada"], fragment=first.auto_rerun, auto=True)
+                again = await bobs.run(page, links["Bob"])  # Bob is at home on B: he stays
+                assert again.has("as **Bob**") and not again.has(handback.WORDS) and bobs.worker == b
+            async with load.Browser(stack.url, cookie=ada) as home:
+                back = await home.run(page, links["Ada"])
+                assert home.worker == a and back.has("as **Ada**") and not back.has(handback.WORDS), back.texts
+
+        load.arun(go())
+    finally:
+        stack.stop()

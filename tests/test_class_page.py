@@ -416,3 +416,59 @@ def test_a_queued_answers_notice_stays_and_says_how_long_it_waited(monkeypatch):
         else:
             assert infos == [], infos
         assert [c.value for c in at.caption] == ["stored"]
+
+
+def test_a_routes_own_worker_is_the_one_nginx_named_at_the_first_try():
+    """handback.home_of reads nginx's X-Hetdp-Worker: one address is the route's own worker, serving; a
+    list (nginx tried the route's worker, then the next) means its own worker is down: None. The route
+    goes as the route cookie."""
+    import http.server
+    import threading
+
+    from hetdp_ui import handback
+
+    seen = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            seen.append(self.headers.get("Cookie"))
+            self.send_response(200)
+            self.send_header("X-Hetdp-Worker", self.server.say)
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{srv.server_address[1]}"
+    try:
+        srv.say = "127.0.0.1:8502"
+        assert handback.home_of("student-7", url) == "127.0.0.1:8502"
+        srv.say = "127.0.0.1:8502, 127.0.0.1:8503"
+        assert handback.home_of("student-7", url) is None
+        srv.say = ""
+        assert handback.home_of("student-7", url) is None
+    finally:
+        srv.shutdown()
+    assert seen == ["hetdp_route=student-7"] * 3
+
+
+def test_outside_make_serve_nobody_is_handed_back(monkeypatch):
+    """A worker that `make serve` did not start (no proxy named in its environment) never hands back."""
+    from hetdp_ui import handback
+
+    for name in (handback.PROXY_ENV, handback.PROXY_ID_ENV, handback.SELF_ENV):
+        monkeypatch.delenv(name, raising=False)
+
+    def page():
+        import streamlit as st
+
+        from hetdp_ui import handback
+
+        st.write(str(handback.hand_back()))
+
+    at = AppTest.from_function(page, default_timeout=30)
+    at.run()
+    assert not at.exception and at.markdown[0].value == "False"
