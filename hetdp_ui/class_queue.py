@@ -29,6 +29,7 @@ import time
 
 import streamlit as st
 
+from hetdp_ui import handback
 from hetdp_ui.limits import Admission, BusyError
 
 #: runs of a class's students executing at once per worker (the others wait their turn)
@@ -157,13 +158,15 @@ def in_turn(page_url: str):
     # sent was lost)
     note = st.empty() if priority is not None and priority != FIRST else None
     if priority in (WRITE, PAGE) and st.query_params.get("me"):  # a student's step page
-        from hetdp_ui import handback
-
-        if handback.hand_back():  # failed over to this worker: back to their own, which serves again
+        if handback.hand_back(page_url):  # failed over to this worker: back to their own, serving again
             note.info(handback.WORDS, icon=":material/swap_horiz:")
+            handback.reload_page()
             st.stop()
     try:
         with queued(priority, PAGE_WORDS, note=note):
             yield
     except BusyError as exc:
         st.error(str(exc), icon=":material/hourglass_disabled:")
+        return
+    if priority in (WRITE, PAGE) and st.query_params.get("me"):
+        handback.seen(page_url)  # the address the run leaves: a click's run starts there, and stays here

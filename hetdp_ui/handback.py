@@ -11,12 +11,15 @@ So as a class student's step page starts to open, before it queues, a worker tha
 started asks its nginx, at most every :data:`CHECK_EVERY` seconds, where this browser's route cookie goes
 now (a health request with that cookie; nginx's ``X-Hetdp-Worker`` names the worker that answered).
 While the answer is another worker that answered at the first try, this worker hands the student back:
-the run stops at once (the page says it is moving), and once the session is idle — no run running or
-requested, nothing left to send — the worker closes the websocket (code 1012, "service restart"); the
-browser reconnects, as after a restart, to its own worker, which opens the same step from the link (a
-class student's identity is in the link). A session whose route comes here is marked at home and never
-asks again; the instructor's live view is never handed back (one client, it comes first); a browser that
-came through another machine's nginx is never handed back (its nginx hashes over other workers).
+the run stops at once (the page says it is moving and reloads itself: a new request, which nginx sends
+to the route's own worker, opens the same step from the link — a class student's identity is in the
+link), and once the session is idle — no run running or requested, nothing left to send — the worker
+closes the websocket (code 1012, "service restart"), which moves a client that runs no scripts (the
+load tool reconnects, as a browser after a restart). Only a run that opens a page is handed back,
+never a click's run (its action would be lost with the session). A session whose route comes here is
+marked at home and never asks again; the instructor's live view is never handed back (one client, it
+comes first); a browser that came through another machine's nginx is never handed back (its nginx
+hashes over other workers).
 
 The idle check and the close run on Streamlit's event loop, where the browser's messages are handled: a
 click that arrived before the check runs on this worker (the session is then not idle and the close
@@ -44,8 +47,8 @@ PROXY_ENV, PROXY_ID_ENV, SELF_ENV = "HETDP_PROXY_URL", "HETDP_PROXY_ID", "HETDP_
 CHECK_EVERY = 5.0
 #: how long the close waits for what the session still has to send (checked every half second)
 IDLE_TRIES = 40
-#: session key: "home", or when this session last looked
-_KEY = "_handback"
+#: session keys: "home", or when this session last looked; the page and address its last run opened
+_KEY, _OPENED = "_handback", "_handback_opened"
 #: what the page says while it is handed back
 WORDS = "Moving you back to your own server of this class (it is serving again): the step reopens there."
 #: the websocket close code: "service restart" (the browser reconnects)
@@ -61,9 +64,14 @@ def home_of(route: str, proxy: str, *, timeout: float = 1.0) -> str | None:
     return addr if addr and "," not in addr else None
 
 
-def hand_back(*, now: float | None = None) -> bool:
-    """Called as a class student's step page starts: hand this session back when its route's worker is
-    another one that serves (True when a hand-back was scheduled: the run then stops)."""
+def hand_back(page_url: str, *, now: float | None = None) -> bool:
+    """Called as a class student's step page ``page_url`` starts: hand this session back when its route's
+    worker is another one that serves (True when a hand-back was scheduled: the run then stops). Only a
+    run that opens a page (another page or address than this session's run before) is handed back: a
+    click's run is not stopped (its action would be lost with the session)."""
+    if st.session_state.get(_OPENED) == _address(page_url):
+        return False
+    seen(page_url)
     proxy, me = os.environ.get(PROXY_ENV), os.environ.get(SELF_ENV)
     # only a browser that came through this worker's own nginx (another machine's nginx that lists this
     # worker hashes routes over other workers: asking ours would send the browser round in circles)
@@ -89,6 +97,25 @@ def hand_back(*, now: float | None = None) -> bool:
 
     ctx = get_script_run_ctx()
     return ctx is not None and close_when_idle(ctx.session_id)
+
+
+def _address(page_url: str) -> tuple:
+    return page_url, tuple(sorted(st.query_params.to_dict().items()))
+
+
+def seen(page_url: str) -> None:
+    """Remember the page and address this run leaves the browser at (as it starts, and as it ends: a run
+    writes its inputs into the address, and the next run, a click's, starts there)."""
+    st.session_state[_OPENED] = _address(page_url)
+
+
+def reload_page() -> None:
+    """A browser reloads the page (a script in a zero-height component frame, which reloads the app's
+    window: a new request, which nginx sends to the route's own worker); the websocket's close
+    (:func:`close_when_idle`) moves a client that runs no scripts."""
+    from streamlit.components.v1 import html
+
+    html("<script>window.parent.location.reload()</script>", height=0)
 
 
 def close_when_idle(session_id: str) -> bool:

@@ -123,3 +123,64 @@ def test_an_instructor_sees_three_students_answer_live(browser, server, artifact
     store = ClassStore()  # the server's database (the suite's data directory)
     assert store.counts(code) == {"students": 3, "answers": 3, "poll_reports": 1}
     store.delete(code)
+
+
+def test_a_student_moved_off_a_dead_worker_goes_back_to_it_in_the_browser(browser, artifacts):
+    """`make serve` with two workers, in Chromium. Ada's route goes to worker A; A is killed, and her step
+    page opens on B. A is restarted; her click on *Next step* opens step 2, which reloads itself — on
+    A, as Ada, at step 2 (a second websocket; the page served by the restarted process)."""
+    import time
+    from urllib.parse import urlencode
+
+    from hetdp_ui import handback
+    from hetdp_ui.classroom import db
+    from hetdp_ui.serve import Stack
+
+    lesson = "1-bcdp-feature-privacy"
+    stack = Stack(workers=2, port=_free_port()).start(timeout=240)
+    try:
+        a = f"127.0.0.1:{stack.worker_ports[0]}"
+        ada = next(r for r in (f"student-{i}" for i in range(64)) if handback.home_of(r, stack.url) == a)
+        store = ClassStore(db.database_url())
+        s = store.start(lesson)
+        token = store.join(s.code, "Ada")
+        stack.procs[0].kill()
+        stack.procs[0].wait(10)
+        ctx, pg = _context(browser)
+        ctx.add_cookies([{"name": "hetdp_route", "value": ada, "url": stack.url}])
+        sockets = []
+        pg.on("websocket", lambda ws: sockets.append(ws.url))
+        pg.goto(
+            f"{stack.url}/Feature_privacy?" + urlencode({"lesson": lesson, "step": 1, "class": s.code, "me": token})
+        )
+        pg.get_by_text("Step 1 of 5").first.wait_for()
+        assert len(sockets) == 1
+        t0 = time.monotonic()
+        stack.supervise_once()  # A restarts
+        while handback.home_of(ada, stack.url) != a:
+            assert time.monotonic() - t0 < 180, "worker A did not serve again"
+            time.sleep(0.5)
+        time.sleep(max(0.0, handback.CHECK_EVERY + 0.5 - (time.monotonic() - t0)))
+        pg.get_by_role("button", name="Next step →").click()
+        pg.get_by_text("Step 2 of 5").first.wait_for()
+        deadline = time.monotonic() + 60
+        while len(sockets) < 2:
+            assert time.monotonic() < deadline, "the page did not reconnect"
+            pg.wait_for_timeout(250)
+        pg.get_by_text("Step 2 of 5").first.wait_for()
+        pg.wait_for_timeout(1000)
+        pg.screenshot(path=str(artifacts / "class_handed_back.png"))
+        assert "step=2" in pg.url and pg.get_by_text(re.compile(r"as\s+Ada")).count() >= 1
+        assert pg.get_by_text("Moving you back").count() == 0
+        assert store.counts(s.code)["students"] == 1
+        ctx.close()
+    finally:
+        stack.stop()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
