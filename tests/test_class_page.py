@@ -467,7 +467,7 @@ def test_outside_make_serve_nobody_is_handed_back(monkeypatch):
 
         from hetdp_ui import handback
 
-        st.write(str(handback.hand_back()))
+        st.write(str(handback.hand_back("Feature_privacy")))
 
     at = AppTest.from_function(page, default_timeout=30)
     at.run()
