@@ -474,14 +474,18 @@ def test_a_process_tree_holds_the_process_and_its_grandchildren_parents_first():
 
     sh = subprocess.Popen(["sh", "-c", "sh -c 'sleep 30 & wait' & wait"], start_new_session=True)
     try:
+
+        def names(tree):
+            return [open(f"/proc/{p}/cmdline").read().split("\0")[0] for p in tree]
+
+        # until the grandchild exists and has become `sleep` (forked, it is still a `sh` until its exec)
         deadline = time.monotonic() + 10
         tree = process_tree(sh.pid)
-        while len(tree) < 3 and time.monotonic() < deadline:
+        while (len(tree) < 3 or names(tree)[-1] != "sleep") and time.monotonic() < deadline:
             time.sleep(0.05)
             tree = process_tree(sh.pid)
         assert tree[0] == sh.pid and len(tree) == 3, tree
-        names = [open(f"/proc/{p}/cmdline").read().split("\0")[0] for p in tree]
-        assert names == ["sh", "sh", "sleep"], names
+        assert names(tree) == ["sh", "sh", "sleep"], names(tree)
         assert process_tree(2**22 + 12345) == [2**22 + 12345]  # no such process: itself only
     finally:
         os.killpg(sh.pid, 9)
