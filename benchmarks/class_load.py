@@ -60,10 +60,12 @@ import load  # noqa: E402
 from class_checks import count_rows  # noqa: E402
 from class_faults import Tmpfs, disk_full_fault, flood, kill_fault, pg_restart_fault  # noqa: E402, F401
 from load import Browser, Disconnected, Run  # noqa: E402
+from load import percentile as p  # noqa: E402
 
 from hetdp_core.teaching.lessons import bundled_lesson  # noqa: E402
 from hetdp_ui.class_panel import POLL_REFRESH  # noqa: E402
 from hetdp_ui.folders import LIVE_CLASS, page_for  # noqa: E402
+from hetdp_ui.handback import WORDS as HANDED_BACK  # noqa: E402  (a step page moving its student back)
 
 #: the live-class page's URL path (the page playing the live-class role)
 CLASS = page_for(LIVE_CLASS).url
@@ -84,10 +86,14 @@ class Tally:
     polls: list[float] = field(default_factory=list)
     exceptions: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    not_recorded: int = 0
+    reconnects: int = 0
     failures: list[str] = field(default_factory=list)
-    not_recorded = reconnects = locked_out = queued_pages = 0
-    queued_answers = slow_unqueued = 0  # answers that said they were queued; slower than SLOW_ANSWER that did not
-    handed_back = 0  # step pages that moved the student back to their own worker (hetdp_ui.handback)
+    locked_out: int = 0
+    queued_answers: int = 0  # answers that said they were queued
+    slow_unqueued: int = 0  # answers slower than SLOW_ANSWER that did not
+    queued_pages: int = 0
+    handed_back: int = 0  # step pages that moved the student back to their own worker (hetdp_ui.handback)
     slow: list = field(default_factory=list)  # (start, seconds, worker) of slow answers not said queued
     t0: float = field(default_factory=time.time)  # when the phase started (wall clock)
     joined_on: dict[str, int] = field(default_factory=dict)  # worker → students who arrived there
@@ -104,11 +110,6 @@ class Tally:
         if run.seconds > SLOW_ANSWER and not queued:
             self.slow_unqueued += 1
             self.slow.append((round(time.time() - run.seconds - self.t0, 1), round(run.seconds, 1), worker))
-
-
-def p(values, q):
-    v = sorted(values)
-    return round(v[min(len(v) - 1, int(round(q * (len(v) - 1))))], 3) if v else None
 
 
 def _answer_state(lesson, k: int, widgets: dict, i: int):
@@ -182,11 +183,9 @@ class Student:
     first_worker: str | None = None  # where its first connection went (through nginx)
 
 
-#: what the server says (hetdp_ui.class_queue, .handback): a queued answer, waiting or once its turn came (a
-#: browser may get only the second: Streamlit replaces an unsent update), a page opening in turn, a step page
-#: handing its student back to their own worker (the websocket then closes)
+#: what the server says (hetdp_ui.class_queue): a queued answer, waiting or once its turn came (a browser
+#: may get only the second: Streamlit replaces an unsent update), and a page opening in turn
 QUEUED_ANSWER, QUEUED_PAGE = ("Your answer is queued", "Your answer was queued"), "this page opens in turn"
-HANDED_BACK = "Moving you back to your own server"
 #: an answer slower than this must have said it was queued (the notice comes after 2 s of waiting)
 SLOW_ANSWER = 5.0
 

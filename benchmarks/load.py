@@ -243,14 +243,19 @@ async def crowd(url: str, page: str, queries: list[str]) -> list[View]:
     return list(await asyncio.gather(*(open_view(url, page, q) for q in queries)))
 
 
+def percentile(values, q: float) -> float | None:
+    """The nearest-rank ``q`` quantile of ``values`` (rounded to the millisecond), None for none."""
+    v = sorted(values)
+    return round(v[min(len(v) - 1, int(round(q * (len(v) - 1))))], 3) if v else None
+
+
 def summary(views: list[View]) -> dict:
-    lat = sorted(v.seconds for v in views)
-    p = lambda f: lat[min(len(lat) - 1, int(round(f * (len(lat) - 1))))]  # noqa: E731
+    lat = [v.seconds for v in views]
     return {
         "users": len(views),
-        "p50_s": round(p(0.5), 3),
-        "p95_s": round(p(0.95), 3),
-        "max_s": round(lat[-1], 3),
+        "p50_s": percentile(lat, 0.5),
+        "p95_s": percentile(lat, 0.95),
+        "max_s": round(max(lat), 3),
         "finished": sum(v.finished for v in views),
         "failures": sum(bool(v.failure) for v in views),
         "exceptions": sum(len(v.exceptions) for v in views),

@@ -157,16 +157,16 @@ def in_turn(page_url: str):
     # the page was drawn anew when the class was busy (its open panels closed, what was typed and not yet
     # sent was lost)
     note = st.empty() if priority is not None and priority != FIRST else None
-    if priority in (WRITE, PAGE) and st.query_params.get("me"):  # a student's step page
-        if handback.hand_back(page_url):  # failed over to this worker: back to their own, serving again
-            note.info(handback.WORDS, icon=":material/swap_horiz:")
-            handback.reload_page()
-            st.stop()
+    step_page = priority in (WRITE, PAGE) and bool(st.query_params.get("me"))  # a class student's step
+    if step_page and handback.hand_back(page_url):  # failed over to this worker: back to their own one
+        note.info(handback.WORDS, icon=":material/swap_horiz:")
+        handback.reload_page()
+        st.stop()
     try:
         with queued(priority, PAGE_WORDS, note=note):
             yield
     except BusyError as exc:
         st.error(str(exc), icon=":material/hourglass_disabled:")
         return
-    if priority in (WRITE, PAGE) and st.query_params.get("me"):
+    if step_page:
         handback.seen(page_url)  # the address the run leaves: a click's run starts there, and stays here

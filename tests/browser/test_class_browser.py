@@ -129,15 +129,21 @@ def test_a_student_moved_off_a_dead_worker_goes_back_to_it_in_the_browser(browse
     """`make serve` with two workers, in Chromium. Ada's route goes to worker A; A is killed, and her step
     page opens on B. A is restarted; her click on *Next step* opens step 2, which reloads itself — on
     A, as Ada, at step 2 (a second websocket; the page served by the restarted process)."""
+    import sys
     import time
     from urllib.parse import urlencode
+
+    from conftest import ROOT
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import load
 
     from hetdp_ui import handback
     from hetdp_ui.classroom import db
     from hetdp_ui.serve import Stack
 
     lesson = "1-bcdp-feature-privacy"
-    stack = Stack(workers=2, port=_free_port()).start(timeout=240)
+    stack = Stack(workers=2, port=load.free_port()).start(timeout=240)
     try:
         a = f"127.0.0.1:{stack.worker_ports[0]}"
         ada = next(r for r in (f"student-{i}" for i in range(64)) if handback.home_of(r, stack.url) == a)
@@ -176,11 +182,3 @@ def test_a_student_moved_off_a_dead_worker_goes_back_to_it_in_the_browser(browse
         ctx.close()
     finally:
         stack.stop()
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
