@@ -106,11 +106,12 @@ _scan_installed_components_once()
 def _compile_each_script_once() -> None:
     """Every new ``AppTest`` has its own ``ScriptCache``, which parses the page's script, adds Streamlit's
     "magic" to its syntax tree and compiles it again (~0.1 s a page, some 20 s of `make check`'s CPU); a
-    server compiles a script once. The compiled code is kept per test process by the script's path, its
-    text and the magic setting, so an edited or copied script (tests/test_contributing.py) is compiled
-    afresh; code objects are immutable, so sharing one changes nothing a page does."""
+    server compiles a script once. Streamlit's own compile is kept per test process for each version of a
+    script file (its path, inode, size and modification time) and the magic setting, so an edited or
+    copied script (tests/test_contributing.py) is compiled afresh; code objects are immutable, so sharing
+    one changes nothing a page does."""
     import functools
-    import os.path
+    import os
 
     from streamlit import config
     from streamlit.runtime.scriptrunner import script_cache
@@ -118,14 +119,14 @@ def _compile_each_script_once() -> None:
     compile_ = script_cache.ScriptCache.get_bytecode
 
     @functools.lru_cache(maxsize=256)
-    def compiled(path: str, text: bytes, magic: bool):
+    def compiled(path: str, version: tuple, magic: bool):
         return compile_(script_cache.ScriptCache(), path)
 
     def get_bytecode(self, script_path: str):
         path = os.path.abspath(script_path)
-        with open(path, "rb") as f:
-            text = f.read()
-        return compiled(path, text, bool(config.get_option("runner.magicEnabled")))
+        st = os.stat(path)
+        version = (st.st_ino, st.st_size, st.st_mtime_ns)
+        return compiled(path, version, bool(config.get_option("runner.magicEnabled")))
 
     script_cache.ScriptCache.get_bytecode = get_bytecode
 
@@ -259,8 +260,8 @@ def _fresh_run_cache(request):
     are kept from test to test: they are deterministic functions of their arguments (seeds included) and
     their values are read-only, so a value computed by an earlier test is the value this test would
     compute (about a fifth of `make check`'s CPU was the same default views simulated again). A test that
-    patches anything (``monkeypatch``, ``forked_runs``) starts with them empty too, so a patched core is
-    what computes."""
+    uses ``monkeypatch`` (``forked_runs`` does) starts with them empty too, so a patched core is what
+    computes."""
     import sys
 
     mod = sys.modules.get("hetdp_ui.execution")
@@ -270,7 +271,7 @@ def _fresh_run_cache(request):
     if fig is not None:
         fig.clear()
     memo = sys.modules.get("hetdp_core.framework.memo")
-    if memo is not None and {"monkeypatch", "forked_runs"} & set(request.fixturenames):
+    if memo is not None and "monkeypatch" in request.fixturenames:
         memo.clear_memoised()
     yield
 
