@@ -49,10 +49,10 @@ def _views(module):
 
 def test_the_pages_with_a_quick_part():
     """Every analysis page but Group-wise zCDP (whose analytic part — Algorithm 1's divergences — is its
-    costly one) and Per-user privacy (whose weights are computed with each method's simulation) shows its
-    quick part first."""
+    costly one) shows its quick part first."""
     assert set(QUICK) == {
         "Feature_privacy",
+        "Per_user_privacy",
         "BCDP_guarantee_lab",
         "Private_regression",
         "Mechanism_lab",

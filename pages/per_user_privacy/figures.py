@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from hetdp_core.scenarios import per_user_privacy as pu
 from hetdp_ui.figcache import memo_figure
 from hetdp_ui.figdict import Fig
 from hetdp_ui.figures import quantile_dotplot_figure
@@ -55,26 +56,34 @@ def error_cdf_figure(result, plan_a=None) -> go.Figure:
     )
 
 
-def _per_algorithm(result, plan_a, what: str):
-    """(result, label prefix, algorithm, its info, users to draw, demands shown, colour) for every
-    algorithm of ``result`` and of a pinned ``plan_a`` that computed ``what`` (weights, eps_eff)."""
+def _per_algorithm(result, plan_a, values):
+    """(result, label prefix, algorithm, its values, users to draw, demands shown, colour) for every
+    algorithm of ``result`` and of a pinned ``plan_a`` for which ``values(res, alg)`` (per user) is not
+    None; colours by the algorithm's place in the scenario's list."""
     for res, label in ((result, ""), (plan_a, "plan A — ")):
         if res is None:
             continue
         pick, shown = _demand_axis(res.demands)
-        for i, (alg, info) in enumerate(res.infos.items()):
-            if getattr(info, what) is not None:
-                yield res, label, alg, info, pick, shown, _PALETTE[i % len(_PALETTE)]
+        for i, alg in enumerate(res.scenario.algs):
+            v = values(res, alg)
+            if v is not None:
+                yield res, label, alg, v, pick, shown, _PALETTE[i % len(_PALETTE)]
+
+
+def _effective(res, alg):
+    """Every user's effective level under a weighted algorithm (the others have none)."""
+    return res.weightings[alg].eps_eff if alg in res.weightings else None
 
 
 @memo_figure
 def weights_figure(result, plan_a=None) -> go.Figure:
-    """n·w_i against the demand per algorithm; ``plan_a`` (a pinned result) dotted."""
+    """n·w_i against the demand per algorithm; ``plan_a`` (a pinned result) dotted. The weighted
+    algorithms' come from the quick part (drawn before the simulations); LDP's from its run."""
     fig = Fig()
-    for res, label, alg, info, pick, shown, color in _per_algorithm(result, plan_a, "weights"):
+    for res, label, alg, w, pick, shown, color in _per_algorithm(result, plan_a, pu.weights_of):
         fig.add_scatter(
             x=shown[pick],
-            y=info.weights[pick] * res.demands.size,
+            y=w[pick] * res.demands.size,
             mode="lines",  # a curve of the demand: one path, not 300 markers per method
             name=f"{label}{alg}",
             line={"color": color, "dash": None if res is result else "dot"},
@@ -90,8 +99,8 @@ def free_privacy_figure(result, plan_a=None) -> go.Figure:
     """Effective against demanded ε per user; ``plan_a`` (a pinned result) dotted."""
     eps = result.demands
     fig = Fig()
-    for res, label, alg, info, pick, shown, color in _per_algorithm(result, plan_a, "eps_eff"):
-        ee = np.where(np.isinf(info.eps_eff), np.nan, info.eps_eff)
+    for res, label, alg, eff, pick, shown, color in _per_algorithm(result, plan_a, _effective):
+        ee = np.where(np.isinf(eff), np.nan, eff)
         # ε_eff is a function of the demand: one line per method (plan A dotted), not 300 markers each
         fig.add_scatter(
             x=shown[pick],

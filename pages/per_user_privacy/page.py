@@ -102,7 +102,6 @@ with ui.page_shell(pu) as page:
     result = page.run(upload=upload)
     scenario, ab = page.scenario, page.plan_a
     desc = result.description
-    errors = result.hetero_errors
     eps = result.demands
     st.caption(
         f"Data: {desc}. Demands: {np.isinf(eps).sum():,} public users, finite ε from "
@@ -111,47 +110,17 @@ with ui.page_shell(pu) as page:
         f"setting: {state['setting']}."
     )
 
-    # ------------------------------------------------------------------ table
-    table = result.hetero_summary
-    best = table.iloc[:, 1].idxmin()
+    # the weights and what each user gets come before the simulations (the page's quick part): their
+    # charts are drawn first, in their places below the accuracy table, which follows with the releases
     st.subheader("How accurate is each method?")
-    pac_col = next(c for c in table.columns if c.startswith("PAC error"))
-    everyday = [
-        (
-            f"± {100 * v:.2g} percentage points on each bin's share"
-            if scenario.problem == "frequency"
-            else f"± {v:.3g} on the published mean (data in [0, 1])"
-        )
-        + f", in {quantile_share(scenario.beta)} of releases"
-        for v in table[pac_col]
-    ]
-    shown = table.round(6).assign(
-        method=[method_label(a) for a in table["algorithm"]], **{"in everyday units": everyday}
-    )
-    st.dataframe(
-        shown[["method", "in everyday units", *[c for c in table.columns if c != "algorithm"]]],
-        hide_index=True,
-        key=state.key("table"),
-    )
-    st.markdown(
-        f"Lowest worst-case (PAC) error here: **{method_label(table.loc[best, 'algorithm'])}**. "
-        "Methods for data-dependent demands (CP, CE, CT) suit demands that depend on a person's value; those for "
-        "independent demands (UP, UE, UT) suit demands unrelated to it; A makes no assumption. "
-        "(This is the comparison of the papers' Tables 4 and 5; the formulas are under 'Formulas'.)"
-    )
+    accuracy = st.container()
     glossary = ui.panel("Glossary: the methods and terms in plain words", key=state.key("glossary_open"))
     with glossary:
         if glossary.open:
             st.markdown(glossary_markdown(ALL_ALGS))
-    ui.csv_download(result.hetero_summary, "hetero_summary.csv", state.key("dl_table"))
+    downloads = st.container()
 
     c1, c2 = st.columns(2)
-    with c1:
-        st.subheader("Error CDFs (simulated)")
-        page.chart("cdf", plan_a=ab[1] if ab is not None else None)
-        ui.csv_download(
-            result.hetero_errors, "hetero_errors.csv", state.key("dl_err"), "Download the error samples (CSV)"
-        )
     with c2:
         st.subheader("Weights against demands")
         page.chart("weights", plan_a=ab[1] if ab is not None else None)
@@ -159,17 +128,7 @@ with ui.page_shell(pu) as page:
             "The HPF/HPM weights are proportional to ε for strict users and saturate at a common level for "
             "relaxed ones: w_i = min(t ε_i, μ)."
         )
-
-    qd = result.hetero_release_quantiles
-    st.markdown(
-        f"**Twenty equally likely published values** of the {'mean' if scenario.problem == 'mean' else 'histogram'} "
-        f"under {scenario.algs[0]} next to the true value (▲ for each bin): each dot is one possible release "
-        f"(quantiles of the {scenario.trials} simulated releases)."
-    )
-    page.chart("dotplot")
-    if ab is not None:
-        page.chart("dotplot", result=ab[1], key=state.key("dotplot_a"), title="plan A")
-    ui.csv_download(qd, "hetero_release_quantiles.csv", state.key("dl_dots"))
+    releases = st.container()
 
     st.subheader("Free privacy: what each user actually gets")
     ui.show_checks(result.checks)
@@ -179,6 +138,55 @@ with ui.page_shell(pu) as page:
         "below it (ε_eff ≤ ε is a tested invariant)."
     )
     ui.csv_download(result.hetero_weights, "hetero_weights.csv", state.key("dl_w"))
+
+    # ------------------------------------------------------------------ the simulations
+    with accuracy:
+        table = result.hetero_summary
+        best = table.iloc[:, 1].idxmin()
+        pac_col = next(c for c in table.columns if c.startswith("PAC error"))
+        everyday = [
+            (
+                f"± {100 * v:.2g} percentage points on each bin's share"
+                if scenario.problem == "frequency"
+                else f"± {v:.3g} on the published mean (data in [0, 1])"
+            )
+            + f", in {quantile_share(scenario.beta)} of releases"
+            for v in table[pac_col]
+        ]
+        shown = table.round(6).assign(
+            method=[method_label(a) for a in table["algorithm"]], **{"in everyday units": everyday}
+        )
+        st.dataframe(
+            shown[["method", "in everyday units", *[c for c in table.columns if c != "algorithm"]]],
+            hide_index=True,
+            key=state.key("table"),
+        )
+        st.markdown(
+            f"Lowest worst-case (PAC) error here: **{method_label(table.loc[best, 'algorithm'])}**. "
+            "Methods for data-dependent demands (CP, CE, CT) suit demands that depend on a person's value; those "
+            "for independent demands (UP, UE, UT) suit demands unrelated to it; A makes no assumption. "
+            "(This is the comparison of the papers' Tables 4 and 5; the formulas are under 'Formulas'.)"
+        )
+    with downloads:
+        ui.csv_download(result.hetero_summary, "hetero_summary.csv", state.key("dl_table"))
+    with c1:
+        st.subheader("Error CDFs (simulated)")
+        page.chart("cdf", plan_a=ab[1] if ab is not None else None)
+        ui.csv_download(
+            result.hetero_errors, "hetero_errors.csv", state.key("dl_err"), "Download the error samples (CSV)"
+        )
+    with releases:
+        qd = result.hetero_release_quantiles
+        st.markdown(
+            f"**Twenty equally likely published values** of the "
+            f"{'mean' if scenario.problem == 'mean' else 'histogram'} under {scenario.algs[0]} next to the true "
+            f"value (▲ for each bin): each dot is one possible release (quantiles of the {scenario.trials} "
+            "simulated releases)."
+        )
+        page.chart("dotplot")
+        if ab is not None:
+            page.chart("dotplot", result=ab[1], key=state.key("dotplot_a"), title="plan A")
+        ui.csv_download(qd, "hetero_release_quantiles.csv", state.key("dl_dots"))
     page.meaning_panel()
 
     with st.expander("What privacy do I need for this accuracy?", expanded=ui.solver_open(state.prefix)):

@@ -9,6 +9,7 @@ LDP. Seeds: the data from ``seed``, group demands from ``seed + 1``, algorithm j
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import partial
 
@@ -23,6 +24,7 @@ from ...framework.scenario import Cost, InputError, Interval, Numbers, Options, 
 from ...materials.datasets import SOURCE_SYNONYMS, SOURCES, data_path
 from ...materials.sources import HETERO_PAPER
 from ...per_user import hetero as ht
+from ...per_user.objectives import Weights
 from ...reading.meaning import Level
 from .._common import map_points
 
@@ -225,7 +227,7 @@ class MethodRun:
     ldp_variance: float | None = None
 
 
-def _one(alg: str, *, s: PerUserPrivacy, x, demands, k):
+def _one(alg: str, *, s: PerUserPrivacy, x, demands, k, weightings):
     r = ht.simulate(
         x,
         demands,
@@ -238,6 +240,7 @@ def _one(alg: str, *, s: PerUserPrivacy, x, demands, k):
         rng=np.random.default_rng([s.seed, ALL_ALGS.index(alg)]),
         solver=s.solver,
         sm_threshold=s.sm_threshold,
+        w=weightings.get(alg),  # the quick part's: the same weights the simulation would compute
     )
     return r["errors"], MethodRun(estimates=r["estimates"], truth=r["truth"], **r["info"])
 
@@ -268,6 +271,9 @@ class PerUserResult(Result):
         Every user's demanded ε (∞: no demand).
     infos : dict of str to MethodRun
         Algorithm → what its simulation and weighting computed (``weights``, ``b``, ``eps_eff``, …).
+    weightings : dict of str to Weights
+        Weighted algorithm (:data:`WEIGHTED`) → its weights, noise scale b and every user's effective
+        level (the quick part: no simulation).
     description : str
         The data in words (source, users, bins).
     k : int
@@ -281,14 +287,38 @@ class PerUserResult(Result):
 
     demands: np.ndarray
     infos: dict[str, MethodRun]
+    weightings: dict[str, Weights]
     description: str
     k: int
 
 
-@sc.page_run
-def run(s: PerUserPrivacy, *, options: sc.RunOptions) -> PerUserResult:
-    """Tables: ``hetero_summary`` (PAC error, MSE, b, bias bound per algorithm), ``hetero_errors``
-    (error samples), ``hetero_weights`` (demands and each weighting's weights)."""
+#: the algorithms whose weights come before any simulation (the quick part): the weighted estimators. SM
+#: weights nobody (it samples users) and LDP's weights are its run's cvxpy solve
+WEIGHTED = ht.VARIANTS + ("UNI", "PROP")
+
+
+def quick_cost(s: PerUserPrivacy) -> Cost:
+    """The quick part's cost: the weighted algorithms' weights — the fast exact solver sorts the demands
+    (≈ 3e-7 s per user and algorithm, measured: 0.05 s for UP at n = 200 000), cvxpy ≈ 6e-5 s per user —
+    and the data and demands themselves."""
+    n = s.n if s.dataset == "synthetic" else 6000 if s.dataset != "upload" else 1_000_000
+    weighted = [a for a in s.algs if a in WEIGHTED]
+    seconds = n * sum(6e-5 if s.solver == "cvxpy" and a not in ("UNI", "PROP") else 3e-7 for a in weighted)
+    return Cost(
+        seconds=seconds,
+        bytes=n * 8 * (4 + 2 * len(weighted)),
+        driver=f"the weights of {len(weighted)} weighted algorithms for n = {n:,} users",
+    )
+
+
+def _weights_table(demands: np.ndarray, weights: dict[str, np.ndarray]) -> pd.DataFrame:
+    """Per user: the demand and each algorithm's weight (``hetero_weights``)."""
+    return pd.DataFrame({"eps": demands, **{f"w_{a}": w for a, w in weights.items()}})
+
+
+def _quick_parts(s: PerUserPrivacy, options: sc.RunOptions) -> tuple[PerUserResult, np.ndarray, int]:
+    """(the quick part's partial result, the users' values, the number of bins): every input check of
+    the run, the data and demands, and the weighted algorithms' weights with their checks."""
     # an upload's size is known from its bytes before it is parsed: the estimate uses its row count
     upload, budget = options.upload, options.budget
     rows = (upload.count(b"\n") or upload.count(b"\r")) if (s.dataset == "upload" and upload) else None
@@ -307,9 +337,50 @@ def run(s: PerUserPrivacy, *, options: sc.RunOptions) -> PerUserResult:
             f"{MAX_LDP_USERS:,}. Use fewer users or deselect LDP."
         )
     demands = s.demands(x)
-    outs = map_points(partial(_one, s=s, x=x, demands=demands, k=k), s.algs, options=options, label=str)
+    weightings = {
+        a: ht.weights(demands, algorithm=a, problem=s.problem, k=max(k, 2), beta=s.beta, solver=s.solver)
+        for a in s.algs
+        if a in WEIGHTED
+    }
+    checks = []
+    for alg, w in weightings.items():
+        checks += ht.weight_checks(demands=demands, eps_eff=w.eps_eff, weights=w.weights, algorithm=alg, b=w.b)
+    pending = ("hetero_summary", "hetero_errors", "hetero_release_quantiles", "infos")
+    known = {"hetero_weights": _weights_table(demands, {a: w.weights for a, w in weightings.items()})}
+    if "LDP" in s.algs:  # its weights are its run's solve
+        pending, known = pending + ("hetero_weights",), {}
+    q = sc.partial_result(
+        PerUserResult,
+        s,
+        pending=pending,
+        **known,
+        checks=tuple(checks),
+        demands=demands,
+        weightings=weightings,
+        description=desc,
+        k=int(k),
+    )
+    return sc.with_meaning(q), x, int(k)
+
+
+@sc.page_quick
+def quick(s: PerUserPrivacy, *, options: sc.RunOptions) -> PerUserResult:
+    """The data, every user's demand, the weighted algorithms' weights and effective levels, and their
+    checks (ε_eff,i ≤ ε_i; weights on the simplex), with every input checked: everything but the
+    simulated releases (and LDP's weights, a cvxpy solve of its run)."""
+    return _quick_parts(s, options)[0]
+
+
+@sc.page_run
+def run(s: PerUserPrivacy, *, options: sc.RunOptions) -> PerUserResult:
+    """Tables: ``hetero_summary`` (PAC error, MSE, b, bias bound per algorithm), ``hetero_errors``
+    (error samples), ``hetero_weights`` (demands and each weighting's weights)."""
+    q, x, k = _quick_parts(s, options)
+    demands, weightings = q.demands, q.weightings
+    one = partial(_one, s=s, x=x, demands=demands, k=k, weightings=weightings)
+    outs = map_points(one, s.algs, options=options, label=str)
     res = dict(zip(s.algs, outs))
-    rows, checks = [], []
+    rows = []
     for alg, (errs, info) in res.items():
         sm = ht.summarize(errs, beta=s.beta)
         w = info.weights
@@ -324,21 +395,23 @@ def run(s: PerUserPrivacy, *, options: sc.RunOptions) -> PerUserResult:
                 or ("" if alg != "SM" else f"threshold t = {np.nan if info.threshold is None else info.threshold:.3g}"),
             }
         )
-        if info.eps_eff is not None:
-            checks += ht.weight_checks(demands=demands, eps_eff=info.eps_eff, weights=w, algorithm=alg, b=info.b)
-    weights = {f"w_{a}": info.weights for a, (_, info) in res.items() if info.weights is not None}
-    return PerUserResult(
-        scenario=s,
+    weights = {a: info.weights for a, (_, info) in res.items() if info.weights is not None}
+    return dataclasses.replace(
+        q,
         hetero_summary=pd.DataFrame(rows),
         hetero_errors=pd.DataFrame({alg: errs for alg, (errs, _) in res.items()}),
-        hetero_weights=pd.DataFrame({"eps": demands, **weights}),
+        hetero_weights=q.hetero_weights if "LDP" not in s.algs else _weights_table(demands, weights),
         hetero_release_quantiles=release_quantiles(s, res),
-        checks=tuple(checks),
-        demands=demands,
         infos={a: info for a, (_, info) in res.items()},
-        description=desc,
-        k=int(k),
     )
+
+
+def weights_of(result: PerUserResult, alg: str) -> np.ndarray | None:
+    """The weights algorithm ``alg`` gives the users: a weighted estimator's from the quick part, LDP's
+    from its run (its cvxpy solve); None for SM, which samples users instead."""
+    if alg in result.weightings:
+        return result.weightings[alg].weights
+    return result.infos[alg].weights if alg == "LDP" else None
 
 
 def levels(result: Result, *, max_groups: int = 12) -> list[Level]:
@@ -347,9 +420,8 @@ def levels(result: Result, *, max_groups: int = 12) -> list[Level]:
     (ε_eff ≤ ε_i is checked by the run). More than ``max_groups`` distinct demands are grouped
     into ``max_groups`` quantile groups (demanded = the group's smallest ε: the strictest)."""
     demands = np.asarray(result.demands, float)
-    infos = result.infos
-    alg = next((a for a, info in infos.items() if info.eps_eff is not None), None)
-    eff = np.asarray(infos[alg].eps_eff, float) if alg else None
+    alg = next(iter(result.weightings), None)  # the first weighted algorithm (the others have no ε_eff)
+    eff = np.asarray(result.weightings[alg].eps_eff, float) if alg else None
     distinct = np.unique(demands)
     if distinct.size <= max_groups:
         groups = [demands == v for v in distinct]
