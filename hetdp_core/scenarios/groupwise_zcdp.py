@@ -8,6 +8,7 @@ in the group size?), answered numerically.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -200,14 +201,31 @@ class GroupwiseZcdpResult(Result):
         return self.zcdp_group_summary is None
 
 
-@sc.page_run
-def run(s: GroupwiseZcdp, *, options: RunOptions) -> GroupwiseZcdpResult:
-    """Tables: ``zcdp_releases`` (simulated releases per group), ``zcdp_renyi_curve`` (D_α of the
-    chosen group, both directions), ``zcdp_claimed_budgets`` (v, ξ vs size), ``zcdp_group_summary``
-    (promised vs actual; Algorithm 1 only up to 40 groups) and ``zcdp_loss_vs_size`` (the open
-    question: Algorithm 1's loss vs size for α = 2, 5, 10)."""
+def quick_cost(s: GroupwiseZcdp) -> Cost:
+    """The quick part's cost: the simulated releases (≈ 3e-8 s per group and trial, and the dotplot's
+    2 × 100 000 releases) and, for Algorithm 1, the chosen group's numerical divergences (Algorithm 2's
+    are closed-form; values already computed cost nothing)."""
+    counts, algorithm, alphas, _, _ = _plan(s)
+    secs = (counts.size * s.trials + 2 * DOT_RELEASES) * 3e-8
+    if algorithm == 1:
+        x = float(counts[s.group - 1])
+        secs += zcdp.algorithm1_seconds(x=x, rho=s.rho, r=s.r, alpha=alphas)
+        secs += zcdp.algorithm1_seconds(x=x, rho=s.rho, r=s.r, alpha=(2.0,))
+    return Cost(
+        seconds=secs,
+        bytes=(counts.size * s.trials + 2 * DOT_RELEASES) * 8 * 4,
+        driver=f"the releases of {counts.size} groups and the chosen group's divergences (Algorithm {algorithm})",
+    )
+
+
+@sc.page_quick
+def quick(s: GroupwiseZcdp, *, options: RunOptions) -> GroupwiseZcdpResult:
+    """The simulated releases, the chosen group's D_α in both directions with the claim checked, the
+    claimed budgets and the dotplot's releases, with every input checked: everything but the per-group
+    summary and the open question's scan (Algorithm 1's divergences over the group sizes, the costly
+    part)."""
     sc.check_budget(s, options.budget)
-    counts, algorithm, alphas, scan_alphas, scan_sizes = _plan(s)
+    counts, algorithm, alphas, _, _ = _plan(s)
     stats = zcdp.release_summary(counts, rho=s.rho, r=s.r, algorithm=algorithm, trials=s.trials, rng=s.seed)
     x_sel = float(counts[s.group - 1])
     curves = zcdp.renyi_curves(algorithm=algorithm, x=x_sel, rho=s.rho, r=s.r, alpha=alphas)
@@ -225,6 +243,33 @@ def run(s: GroupwiseZcdp, *, options: RunOptions) -> GroupwiseZcdpResult:
     sizes = np.unique(np.concatenate([counts, np.geomspace(1, max(counts.max(), 2), 30).round()]))
     v, xi = zcdp.claimed_budget(sizes, r=s.r)
     budgets = pd.DataFrame({"size": sizes, "v": v, "xi": xi})
+    return sc.with_meaning(
+        sc.partial_result(
+            GroupwiseZcdpResult,
+            s,
+            pending=("zcdp_group_summary", "zcdp_loss_vs_size", "monotonicity"),
+            zcdp_releases=stats,
+            zcdp_renyi_curve=curve,
+            zcdp_claimed_budgets=budgets,
+            zcdp_release_quantiles=release_quantiles(s, x_sel),
+            checks=tuple(zcdp.curve_checks(curves, rho=s.rho)),
+            counts=counts,
+            curves=curves,
+            claim=claim,
+            at2=at2,
+            x_sel=x_sel,
+        )
+    )
+
+
+@sc.page_run
+def run(s: GroupwiseZcdp, *, options: RunOptions) -> GroupwiseZcdpResult:
+    """Tables: ``zcdp_releases`` (simulated releases per group), ``zcdp_renyi_curve`` (D_α of the
+    chosen group, both directions), ``zcdp_claimed_budgets`` (v, ξ vs size) (these three: :func:`quick`),
+    ``zcdp_group_summary`` (promised vs actual; Algorithm 1 only up to 40 groups) and ``zcdp_loss_vs_size``
+    (the open question: Algorithm 1's loss vs size for α = 2, 5, 10)."""
+    q = quick(s, options=options)
+    counts, algorithm, _, scan_alphas, scan_sizes = _plan(s)
     summary = None
     if not (algorithm == 1 and counts.size > MAX_ALG1_SUMMARY):
         summary = zcdp.group_summary(counts, rho=s.rho, r=s.r, algorithm=algorithm, alpha_max=s.alpha_max)
@@ -234,21 +279,8 @@ def run(s: GroupwiseZcdp, *, options: RunOptions) -> GroupwiseZcdpResult:
             options.progress(i / scan_sizes.size, f"x = {sz:g}")
         parts.append(zcdp.divergence_vs_size(sizes=[sz], alphas=scan_alphas, rho=s.rho, r=s.r, algorithm=1))
     scan = pd.concat(parts, ignore_index=True)
-    return GroupwiseZcdpResult(
-        scenario=s,
-        zcdp_releases=stats,
-        zcdp_renyi_curve=curve,
-        zcdp_claimed_budgets=budgets,
-        zcdp_group_summary=summary,
-        zcdp_loss_vs_size=scan,
-        zcdp_release_quantiles=release_quantiles(s, x_sel),
-        checks=tuple(zcdp.curve_checks(curves, rho=s.rho)),
-        counts=counts,
-        curves=curves,
-        claim=claim,
-        at2=at2,
-        x_sel=float(x_sel),
-        monotonicity=zcdp.loss_monotonicity(scan, rel_tol=1e-9),
+    return dataclasses.replace(
+        q, zcdp_group_summary=summary, zcdp_loss_vs_size=scan, monotonicity=zcdp.loss_monotonicity(scan, rel_tol=1e-9)
     )
 
 
