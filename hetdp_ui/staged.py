@@ -1,7 +1,8 @@
 """A page's result in two stages (Streamlit-free): the quick part first, the rest when first read.
 
 A page whose core module has a quick part (the ``quick`` hook: the guarantee checks, the analytic curves
-and every input check, computed without simulation) gets a :class:`Staged` result from its shell: reading
+and every input check, computed without simulation — or, on Group-wise zCDP, whose costly part is its
+numerical divergences, everything but them) gets a :class:`Staged` result from its shell: reading
 a field that the quick part computed answers at once; reading any other field — or calling a method of
 the result — waits for the page's whole run (cached, with its progress bar where the page reads it). So
 a page draws everything up to its first simulated field while the simulation has not even started: the
