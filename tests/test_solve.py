@@ -202,3 +202,31 @@ def test_the_solvers_answer_survives_pinning_and_unpinning_plan_a(slug, query):
     assert not at.exception and shown() == answer
     at.number_input(key=f"{slug}_target").set_value(0.3 if slug == "feature_privacy" else 0.02).run()
     assert shown() == []  # another question: the answer to the old one is not shown
+
+
+def test_the_binomial_quantile_is_scipys_binom_ppf():
+    """The solvers' confidence intervals take order statistics at binomial quantiles, computed from
+    scipy.special (a solve does not import scipy.stats); scipy.stats' ``binom.ppf`` is the oracle, over
+    the sizes a solve draws (to 10⁵ releases), the quantiles it asks for (the median, a PAC level 1 − β)
+    and levels from 10⁻⁹ to 0.999, both tails."""
+    from scipy import stats
+
+    from hetdp_core.reading.solve import binomial_quantile
+
+    sizes = [*range(1, 300), 512, 1000, 1168, 4096, 12_345, 100_000]
+    ps = (1e-6, 0.01, 0.05, 0.25, 0.5, 0.9, 0.945, 0.95, 0.99, 1 - 1e-6)
+    levels = (1e-9, 0.001, 0.025, 0.3, 0.7, 0.975, 0.999)
+    ties = 0
+    for n in sizes:
+        for p in ps:
+            want = stats.binom.ppf(levels, n, p).astype(int)
+            for lev, w in zip(levels, want):
+                got = binomial_quantile(lev, n=n, p=p)
+                if got != w:  # only where P(K ≤ k) equals the level in exact arithmetic: the smaller k is right
+                    k = min(got, w)
+                    assert got == k and abs(stats.binom.cdf(k, n, p) - lev) <= 1e-12 * lev, (n, p, lev, got, w)
+                    ties += 1
+    assert ties <= 3  # (n = 3, p = 0.9: P(K = 0) = 0.001 exactly)
+    # a tie in exact arithmetic (P(K ≤ 3) = ½ for n = 7, p = ½) is the smallest k, not the next one
+    assert binomial_quantile(0.5, n=7, p=0.5) == 3
+    assert binomial_quantile(0.001, n=3, p=0.9) == 0
