@@ -211,7 +211,7 @@ def test_the_binomial_quantile_is_scipys_binom_ppf():
     and levels from 10⁻⁹ to 0.999, both tails."""
     from scipy import stats
 
-    from hetdp_core.reading.solve import binomial_quantile
+    from hetdp_core.reading.intervals import binomial_quantile
 
     sizes = [*range(1, 300), 512, 1000, 1168, 4096, 12_345, 100_000]
     ps = (1e-6, 0.01, 0.05, 0.25, 0.5, 0.9, 0.945, 0.95, 0.99, 1 - 1e-6)

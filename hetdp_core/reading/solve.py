@@ -30,6 +30,7 @@ from ..framework._validate import InputError
 from ..framework.constraints import Interval
 from ..per_feature.bcdp import privacy_allocation
 from ..per_feature.bcdp_sim import point_rng, q_mixture_data
+from .intervals import statistic_interval
 
 __all__ = [
     "Solution",
@@ -214,38 +215,6 @@ def _stat(errors: np.ndarray, statistic: str) -> float:
     return float(np.median(errors) if statistic == "median" else np.mean(errors))
 
 
-def _interval(values: np.ndarray, quantile: float | None = None) -> tuple[float, float]:
-    """95 % confidence interval of the ``quantile`` of ``values`` (binomial order statistics), or,
-    with ``quantile`` None, of their mean (± 1.96 standard errors)."""
-    e = np.sort(values)
-    if quantile is None:
-        se = float(e.std(ddof=1) / np.sqrt(e.size))
-        return float(e.mean() - 1.96 * se), float(e.mean() + 1.96 * se)
-    lo_k = binomial_quantile(0.025, n=e.size, p=quantile)
-    hi_k = binomial_quantile(0.975, n=e.size, p=quantile)
-    return float(e[max(lo_k - 1, 0)]), float(e[min(hi_k, e.size - 1)])
-
-
-def binomial_quantile(level: float, *, n: int, p: float) -> int:
-    """The ``level``-quantile of the Binomial(n, p) law for 0 < level < 1 and 0 < p < 1: the smallest k
-    with P(K ≤ k) ≥ level, from scipy.special's binomial CDF (``bdtr``) and its inverse in k (``bdtrik``:
-    a continuous estimate, corrected to that smallest k). scipy.special comes with the core already;
-    scipy.stats, whose ``binom.ppf`` gives the same values (tested), would cost a solve about 0.5 s of
-    imports."""
-    from scipy.special import bdtr, bdtrik
-
-    est = float(bdtrik(level, n, p))
-    k = min(max(int(np.ceil(est)), 0), n) if np.isfinite(est) else n // 2
-    # a CDF equal to the level in exact arithmetic (a tie, as P(K ≤ 3) = ½ for n = 7, p = ½) may be
-    # computed a rounding error below it: it counts as reaching the level
-    floor = level * (1 - 1e-12)
-    while k > 0 and bdtr(k - 1, n, p) >= floor:
-        k -= 1
-    while k < n and bdtr(k, n, p) < floor:
-        k += 1
-    return k
-
-
 class _Sampler:
     """Releases at any scaling in batches with common random numbers (batch b has the same seed at
     every scaling, so the error is a smooth-ish function of the scaling up to the discreteness of the
@@ -270,7 +239,7 @@ class _Sampler:
         and the answer's bracket says how far the simulation could tell)."""
         for b in range(1, len(BATCHES) + 1):
             e = self.errors(scale, b)
-            lo, hi = _interval(e, 0.5 if self.statistic == "median" else None)
+            lo, hi = statistic_interval(e, 0.5 if self.statistic == "median" else None)
             if hi <= self.target:
                 return "meets"
             if lo > self.target:
@@ -346,7 +315,7 @@ def _checked(s, x, scale: float, a: float, *, target: float, statistic: str, hi:
         for size in CHECK_BATCHES:  # sequential: stop as soon as the interval lies on one side of the target
             more = _errors(s, x, scale, trials=size, seed=[s.seed, 7919, attempt, fresh.size])
             fresh = np.concatenate([fresh, more])
-            c_lo, c_hi = _interval(fresh, 0.5 if statistic == "median" else None)
+            c_lo, c_hi = statistic_interval(fresh, 0.5 if statistic == "median" else None)
             if c_hi <= target or c_lo > target:
                 break
         checked += fresh.size

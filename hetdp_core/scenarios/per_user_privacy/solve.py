@@ -12,7 +12,8 @@ import numpy as np
 from ...framework._doc import document
 from ...framework._validate import InputError
 from ...framework.constraints import Interval
-from ...reading.solve import TARGET_MAX, TARGET_MIN, LinkedAnswer, _interval, _smallest_meeting
+from ...reading.intervals import statistic_interval
+from ...reading.solve import TARGET_MAX, TARGET_MIN, LinkedAnswer, _smallest_meeting
 
 __all__ = ["SOLVE_TRIALS", "REFINE_TRIALS", "PRECISION", "PerUserSolution", "solve_per_user"]
 
@@ -116,9 +117,9 @@ def _interval_at(errors_at, *, metric: str, beta: float):
         if (sc, n_tr) not in memo:
             e = np.sort(errors_at(sc, trials_=n_tr))
             if metric == "pac":
-                memo[sc, n_tr] = (float(np.quantile(e, 1 - beta)), *_interval(e, 1 - beta))
+                memo[sc, n_tr] = (float(np.quantile(e, 1 - beta)), *statistic_interval(e, 1 - beta))
             else:
-                memo[sc, n_tr] = (float(np.mean(e**2)), *_interval(e**2))
+                memo[sc, n_tr] = (float(np.mean(e**2)), *statistic_interval(e**2))
         return memo[sc, n_tr]
 
     return ci_at
