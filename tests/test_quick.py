@@ -85,6 +85,51 @@ def test_a_quick_part_refuses_what_the_run_refuses():
         fp.quick(QUICK["Mechanism_lab"].SCENARIO())
 
 
+def test_a_per_user_quick_part_refuses_a_histogram_of_one_bin_as_the_run_does():
+    """A frequency upload whose values are all one bin (k = 1) is refused by the quick part, before any
+    chart is drawn from weights for two bins — also with only the baselines selected, whose weights
+    never look at k."""
+    from hetdp_core.framework.scenario import InputError, RunOptions
+    from hetdp_core.scenarios import per_user_privacy as pu
+
+    one_bin = b"bin\n" + b"0\n" * 50
+    for algs in (("CP", "UNI"), ("UNI", "PROP", "SM")):
+        s = pu.SCENARIO(dataset="upload", problem="frequency", demand="groups", algs=algs, trials=20)
+        for step in (pu.quick, pu.run):
+            with pytest.raises(InputError, match="k .*number of bins"):
+                step(s, options=RunOptions(upload=one_bin))
+
+
+@pytest.mark.parametrize("view", ["default", "Synthetic mean, groups with 1 % public users"])
+def test_the_per_user_run_simulates_as_without_the_quick_parts_weights(view):
+    """The run hands each weighted method the weights its quick part computed; its releases are those
+    the simulation draws when it computes the weights itself (the numbers of the page before its quick
+    part)."""
+    from hetdp_core.per_user import hetero as ht
+    from hetdp_core.scenarios import per_user_privacy as pu
+
+    s = pu.SCENARIO(trials=30) if view == "default" else dataclasses.replace(pu.PRESETS[view], trials=30)
+    r = pu.run(s)
+    x, k, _ = pu.load_data(s)
+    assert set(r.weightings) == {a for a in s.algs if a in ht.WEIGHTED} != set()
+    for alg in s.algs:
+        alone = ht.simulate(
+            x,
+            s.demands(x),
+            algorithm=alg,
+            problem=s.problem,
+            k=k,
+            beta=s.beta,
+            trials=s.trials,
+            setting=s.setting,
+            rng=np.random.default_rng([s.seed, pu.ALL_ALGS.index(alg)]),
+            solver=s.solver,
+            sm_threshold=s.sm_threshold,
+        )
+        assert np.array_equal(r.hetero_errors[alg].to_numpy(), alone["errors"]), alg
+        assert np.array_equal(np.asarray(r.infos[alg].estimates), alone["estimates"]), alg
+
+
 def test_a_partial_result_names_every_field_once():
     from hetdp_core.framework.scenario import partial_result
     from hetdp_core.scenarios import feature_privacy as fp

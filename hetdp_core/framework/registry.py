@@ -145,8 +145,9 @@ HOOKS: Mapping[str, str] = MappingProxyType(
         "(none: every finite cell of the spec's key tables)",
         "paper_preset": "paper_preset(key, *, variant, trials, …) -> scenario: a paper figure's setup at its "
         "full size, as published or corrected, for reproductions and the benchmarks (none: no paper figure)",
-        "quick": "quick(scenario, *, options) -> result: the part of the run computed without simulation (the "
-        "guarantee checks, the analytic curves, every input check), the other fields PENDING "
+        "quick": "quick(scenario, *, options) -> result: the cheap part of the run (the guarantee checks, the "
+        "analytic curves, every input check; where the analytic part is the costly one, as on Group-wise zCDP, "
+        "the few simulated releases instead), the other fields PENDING "
         "(hetdp_core.framework.scenario.partial_result); the run builds on it and the app shows it first (none: the "
         "page shows its whole run at once)",
         "quick_cost": "quick_cost(scenario) -> Cost: what the quick part costs when it is not negligible; the app "

@@ -479,10 +479,11 @@ def _page_call(fn, scenario, options: RunOptions | None):
 
 
 def page_quick(quick):
-    """Decorator of a page's ``quick(scenario, *, options)``, the part of its run computed without
-    simulation — the guarantee checks, the analytic curves and every input check of the run — which the
-    app shows first (:func:`partial_result`; the page's ``run`` builds on it). Arguments are checked as
-    by :func:`page_run`; an input the run would refuse is refused here."""
+    """Decorator of a page's ``quick(scenario, *, options)``, the cheap part of its run — the guarantee
+    checks, the analytic curves and every input check of the run (on Group-wise zCDP, whose analytic part
+    is the costly one, its few simulated releases too) — which the app shows first (:func:`partial_result`;
+    the page's ``run`` builds on it). Arguments are checked as by :func:`page_run`; an input the run would
+    refuse is refused here."""
     import functools
 
     @functools.wraps(quick)

@@ -46,7 +46,6 @@ from .objectives import (
     _BINS,
     _EPS_BY_BIN,
     _HIGHS,
-    _K,
     _K_2,
     _K_3,
     _LOWS,
@@ -58,7 +57,9 @@ from .objectives import (
     MAX_USERS,
     PROBLEMS,
     VARIANTS,
+    WEIGHTED,
     Weights,
+    check_bins,
     check_demands,
     eps_effective,
     kappa_of,
@@ -73,6 +74,8 @@ __all__ = [
     "VARIANTS",
     "BASELINES",
     "ALGORITHMS",
+    "WEIGHTED",
+    "check_bins",
     "check_demands",
     "kappa_of",
     "noise_scale",
@@ -358,7 +361,7 @@ def simulate(
     estimates combined with weights minimising T² + Σ w_i² v_i (cvxpy)."""
     algorithm = check_choice("algorithm", algorithm, ALGORITHMS)
     problem = check_choice("problem", problem, PROBLEMS)
-    k = _K(problem, k) if problem == "frequency" else 1
+    k = check_bins(problem, k)
     demands = check_demands(demands)
     x = _check_data(x, problem, k)
     if x.size != demands.size:
@@ -379,7 +382,7 @@ def simulate(
     errs = np.empty(trials)
     ests = np.empty((trials, k)) if problem == "frequency" else np.empty(trials)
     run = _Run(problem, k, trials, rng, perm, truth, errs, ests, info, correlated=setting == "correlated")
-    if algorithm in VARIANTS + ("UNI", "PROP"):
+    if algorithm in WEIGHTED:
         _simulate_weighted(x, demands, run=run, algorithm=algorithm, beta=beta, solver=solver, w=w, setting=setting)
     elif algorithm == "SM":
         _simulate_sm(x, demands, run=run, sm_threshold=sm_threshold)

@@ -18,8 +18,17 @@ from ..framework._doc import document
 from ..framework._validate import MIN_EPS, check_choice
 from ..framework.constraints import Interval
 
-__all__ = ["PROBLEMS", "VARIANTS", "BASELINES", "ALGORITHMS"]  # the problems' and the algorithms' names
-__all__ += ["check_demands", "kappa_of", "noise_scale", "eps_effective", "objective_value", "Weights", "weight_checks"]
+__all__ = ["PROBLEMS", "VARIANTS", "BASELINES", "ALGORITHMS", "WEIGHTED"]  # the problems' and algorithms' names
+__all__ += [
+    "check_bins",
+    "check_demands",
+    "kappa_of",
+    "noise_scale",
+    "eps_effective",
+    "objective_value",
+    "Weights",
+    "weight_checks",
+]
 
 #: this part of hetero's numerics shares its rows of the core's glossary
 GLOSSARY_KEY = "hetero"
@@ -28,6 +37,9 @@ PROBLEMS = ("frequency", "mean")
 VARIANTS = ("CP", "CE", "UP", "UE", "A", "CT", "UT")
 BASELINES = ("UNI", "PROP", "SM", "LDP")
 ALGORITHMS = VARIANTS + BASELINES
+#: the weighted estimators: a weight per user, computed before any release (SM samples users; LDP's
+#: weights combine its users' local releases)
+WEIGHTED = VARIANTS + ("UNI", "PROP")
 _BASES = {
     "CP": ("P1",),
     "CE": ("E1",),
@@ -66,12 +78,13 @@ def kappa_of(problem: str) -> float:
     return 2.0 if check_choice("problem", problem, PROBLEMS) == "frequency" else 1.0
 
 
-def _K(problem: str, k: int) -> int:
+def check_bins(problem: str, k: int) -> int:
+    """The number of bins K of a problem's release: ``k`` for a histogram (2 to 10 000), 1 for a mean."""
     return _K_2.check("k", k, what=" (number of bins)") if problem == "frequency" else 1
 
 
 def _consts(problem: str, k: int, beta: float) -> dict:
-    K = _K(problem, k)
+    K = check_bins(problem, k)
     beta = _BETA.check("beta", beta, what=" (failure probability β)")
     j = np.arange(1, K + 1)
     return {

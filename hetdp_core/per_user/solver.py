@@ -21,6 +21,7 @@ from .objectives import (
     _BASES,
     _Q_BASES,
     VARIANTS,
+    WEIGHTED,
     Weights,
     _base_deriv,
     _base_value,
@@ -374,7 +375,7 @@ def baseline_weights(demands, *, algorithm: str, problem: str) -> Weights:
 
 def weights(demands, *, algorithm: str, problem: str, k: int = 2, beta: float = 0.05, solver: str = "fast") -> Weights:
     """Weights of any weighted algorithm (variants, UNI, PROP)."""
-    algorithm = check_choice("algorithm", algorithm, VARIANTS + ("UNI", "PROP"))
+    algorithm = check_choice("algorithm", algorithm, WEIGHTED)
     solver = check_choice("solver", solver, ("fast", "cvxpy"))
     if algorithm in ("UNI", "PROP"):
         return baseline_weights(demands, algorithm=algorithm, problem=problem)

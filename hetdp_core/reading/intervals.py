@@ -7,7 +7,7 @@ import numpy as np
 __all__ = ["binomial_quantile", "statistic_interval"]
 
 
-def statistic_interval(values: np.ndarray, quantile: float | None = None) -> tuple[float, float]:
+def statistic_interval(values: np.ndarray, *, quantile: float | None = None) -> tuple[float, float]:
     """95 % confidence interval of the ``quantile`` of ``values`` (binomial order statistics), or,
     with ``quantile`` None, of their mean (± 1.96 standard errors).
 

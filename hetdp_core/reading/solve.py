@@ -239,7 +239,7 @@ class _Sampler:
         and the answer's bracket says how far the simulation could tell)."""
         for b in range(1, len(BATCHES) + 1):
             e = self.errors(scale, b)
-            lo, hi = statistic_interval(e, 0.5 if self.statistic == "median" else None)
+            lo, hi = statistic_interval(e, quantile=0.5 if self.statistic == "median" else None)
             if hi <= self.target:
                 return "meets"
             if lo > self.target:
@@ -315,7 +315,7 @@ def _checked(s, x, scale: float, a: float, *, target: float, statistic: str, hi:
         for size in CHECK_BATCHES:  # sequential: stop as soon as the interval lies on one side of the target
             more = _errors(s, x, scale, trials=size, seed=[s.seed, 7919, attempt, fresh.size])
             fresh = np.concatenate([fresh, more])
-            c_lo, c_hi = statistic_interval(fresh, 0.5 if statistic == "median" else None)
+            c_lo, c_hi = statistic_interval(fresh, quantile=0.5 if statistic == "median" else None)
             if c_hi <= target or c_lo > target:
                 break
         checked += fresh.size

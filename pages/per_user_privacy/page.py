@@ -110,8 +110,9 @@ with ui.page_shell(pu) as page:
         f"setting: {state['setting']}."
     )
 
-    # the weights and what each user gets come before the simulations (the page's quick part): their
-    # charts are drawn first, in their places below the accuracy table, which follows with the releases
+    # what each user gets and the weights come before the simulations (the page's quick part): their charts
+    # are drawn first, in their places below the accuracy table, which follows with the releases (with LDP
+    # selected, the weights chart waits for the run: LDP's weights are its cvxpy solve)
     st.subheader("How accurate is each method?")
     accuracy = st.container()
     glossary = ui.panel("Glossary: the methods and terms in plain words", key=state.key("glossary_open"))
@@ -121,13 +122,6 @@ with ui.page_shell(pu) as page:
     downloads = st.container()
 
     c1, c2 = st.columns(2)
-    with c2:
-        st.subheader("Weights against demands")
-        page.chart("weights", plan_a=ab[1] if ab is not None else None)
-        st.caption(
-            "The HPF/HPM weights are proportional to ε for strict users and saturate at a common level for "
-            "relaxed ones: w_i = min(t ε_i, μ)."
-        )
     releases = st.container()
 
     st.subheader("Free privacy: what each user actually gets")
@@ -138,6 +132,13 @@ with ui.page_shell(pu) as page:
         "below it (ε_eff ≤ ε is a tested invariant)."
     )
     ui.csv_download(result.hetero_weights, "hetero_weights.csv", state.key("dl_w"))
+    with c2:
+        st.subheader("Weights against demands")
+        page.chart("weights", plan_a=ab[1] if ab is not None else None)
+        st.caption(
+            "The HPF/HPM weights are proportional to ε for strict users and saturate at a common level for "
+            "relaxed ones: w_i = min(t ε_i, μ)."
+        )
 
     # ------------------------------------------------------------------ the simulations
     with accuracy:

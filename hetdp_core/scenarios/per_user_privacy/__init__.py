@@ -227,7 +227,9 @@ class MethodRun:
     ldp_variance: float | None = None
 
 
-def _one(alg: str, *, s: PerUserPrivacy, x, demands, k, weightings):
+def _one(method: tuple[str, Weights | None], *, s: PerUserPrivacy, x, demands, k):
+    """One method's simulated releases: ``method`` is (its name, the quick part's weights or None)."""
+    alg, w = method
     r = ht.simulate(
         x,
         demands,
@@ -240,7 +242,7 @@ def _one(alg: str, *, s: PerUserPrivacy, x, demands, k, weightings):
         rng=np.random.default_rng([s.seed, ALL_ALGS.index(alg)]),
         solver=s.solver,
         sm_threshold=s.sm_threshold,
-        w=weightings.get(alg),  # the quick part's: the same weights the simulation would compute
+        w=w,  # the quick part's: the same weights the simulation would compute
     )
     return r["errors"], MethodRun(estimates=r["estimates"], truth=r["truth"], **r["info"])
 
@@ -272,8 +274,8 @@ class PerUserResult(Result):
     infos : dict of str to MethodRun
         Algorithm → what its simulation and weighting computed (``weights``, ``b``, ``eps_eff``, …).
     weightings : dict of str to Weights
-        Weighted algorithm (:data:`WEIGHTED`) → its weights, noise scale b and every user's effective
-        level (the quick part: no simulation).
+        Weighted algorithm (:data:`hetdp_core.per_user.hetero.WEIGHTED`) → its weights, noise scale b
+        and every user's effective level (the quick part: no simulation).
     description : str
         The data in words (source, users, bins).
     k : int
@@ -292,17 +294,12 @@ class PerUserResult(Result):
     k: int
 
 
-#: the algorithms whose weights come before any simulation (the quick part): the weighted estimators. SM
-#: weights nobody (it samples users) and LDP's weights are its run's cvxpy solve
-WEIGHTED = ht.VARIANTS + ("UNI", "PROP")
-
-
 def quick_cost(s: PerUserPrivacy) -> Cost:
     """The quick part's cost: the weighted algorithms' weights — the fast exact solver sorts the demands
     (≈ 3e-7 s per user and algorithm, measured: 0.05 s for UP at n = 200 000), cvxpy ≈ 6e-5 s per user —
     and the data and demands themselves."""
     n = s.n if s.dataset == "synthetic" else 6000 if s.dataset != "upload" else 1_000_000
-    weighted = [a for a in s.algs if a in WEIGHTED]
+    weighted = [a for a in s.algs if a in ht.WEIGHTED]
     seconds = n * sum(6e-5 if s.solver == "cvxpy" and a not in ("UNI", "PROP") else 3e-7 for a in weighted)
     return Cost(
         seconds=seconds,
@@ -337,10 +334,13 @@ def _quick_parts(s: PerUserPrivacy, options: sc.RunOptions) -> tuple[PerUserResu
             f"{MAX_LDP_USERS:,}. Use fewer users or deselect LDP."
         )
     demands = s.demands(x)
+    bins = max(ht.check_bins(s.problem, k), 2)  # as the simulation checks it: a histogram of one bin is refused
+    # the weighted estimators' weights come before any release; SM weights nobody (it samples users) and
+    # LDP's weights are its run's cvxpy solve
     weightings = {
-        a: ht.weights(demands, algorithm=a, problem=s.problem, k=max(k, 2), beta=s.beta, solver=s.solver)
+        a: ht.weights(demands, algorithm=a, problem=s.problem, k=bins, beta=s.beta, solver=s.solver)
         for a in s.algs
-        if a in WEIGHTED
+        if a in ht.WEIGHTED
     }
     checks = []
     for alg, w in weightings.items():
@@ -377,8 +377,8 @@ def run(s: PerUserPrivacy, *, options: sc.RunOptions) -> PerUserResult:
     (error samples), ``hetero_weights`` (demands and each weighting's weights)."""
     q, x, k = _quick_parts(s, options)
     demands, weightings = q.demands, q.weightings
-    one = partial(_one, s=s, x=x, demands=demands, k=k, weightings=weightings)
-    outs = map_points(one, s.algs, options=options, label=str)
+    one = partial(_one, s=s, x=x, demands=demands, k=k)
+    outs = map_points(one, [(a, weightings.get(a)) for a in s.algs], options=options, label=lambda p: p[0])
     res = dict(zip(s.algs, outs))
     rows = []
     for alg, (errs, info) in res.items():
@@ -417,7 +417,7 @@ def weights_of(result: PerUserResult, alg: str) -> np.ndarray | None:
 def levels(result: Result, *, max_groups: int = 12) -> list[Level]:
     """The page's privacy levels per group of users with the same demand ε_i: the demand and the
     largest effective level ε_eff = κ w_i / b that the first weighted algorithm delivers in the group
-    (ε_eff ≤ ε_i is checked by the run). More than ``max_groups`` distinct demands are grouped
+    (ε_eff ≤ ε_i is checked with the weights, before any release). More than ``max_groups`` distinct demands are grouped
     into ``max_groups`` quantile groups (demanded = the group's smallest ε: the strictest)."""
     demands = np.asarray(result.demands, float)
     alg = next(iter(result.weightings), None)  # the first weighted algorithm (the others have no ε_eff)
@@ -448,9 +448,8 @@ def key_numbers(result: PerUserResult) -> dict:
     for _, row in t.iterrows():
         out[f"{pac}, {row['algorithm']}"] = float(row[pac])
         out[f"MSE, {row['algorithm']}"] = float(row["MSE"])
-    for alg, info in result.infos.items():
-        if info.eps_eff is not None:
-            out[f"largest effective ε, {alg}"] = float(np.max(info.eps_eff))
+    for alg, w in result.weightings.items():
+        out[f"largest effective ε, {alg}"] = float(np.max(w.eps_eff))
     return out
 
 

@@ -117,7 +117,7 @@ def _interval_at(errors_at, *, metric: str, beta: float):
         if (sc, n_tr) not in memo:
             e = np.sort(errors_at(sc, trials_=n_tr))
             if metric == "pac":
-                memo[sc, n_tr] = (float(np.quantile(e, 1 - beta)), *statistic_interval(e, 1 - beta))
+                memo[sc, n_tr] = (float(np.quantile(e, 1 - beta)), *statistic_interval(e, quantile=1 - beta))
             else:
                 memo[sc, n_tr] = (float(np.mean(e**2)), *statistic_interval(e**2))
         return memo[sc, n_tr]
