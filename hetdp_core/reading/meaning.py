@@ -66,6 +66,17 @@ def zcdp_to_eps(*, rho, delta: float) -> np.ndarray:
     return zcdp_epsilon(r, DELTA.check("delta", delta, what=" (failure probability)"))
 
 
+#: levels this close (relative) are one level: an effective level computed as κ w_i / b lands a rounding
+#: error away from the demand it equals (0.05000000000000001 for 0.05)
+SAME_LEVEL_RTOL = 1e-9
+
+
+def same_exposure(a: tuple, b: tuple) -> bool:
+    """Whether two :attr:`LevelMeaning.exposure` keys are equal up to rounding (:data:`SAME_LEVEL_RTOL`):
+    levels that print the same and are the same up to the arithmetic are tied, not ranked by it."""
+    return all(x == y or abs(x - y) <= SAME_LEVEL_RTOL * max(abs(x), abs(y)) for x, y in zip(a, b))
+
+
 def compact_names(names) -> str:
     """Levels that say the same, named in one phrase: "x1", "x1, x2, x3", or "x3, x4, …, x10 (8 levels)"."""
     names = [str(n) for n in names]

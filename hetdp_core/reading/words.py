@@ -94,14 +94,14 @@ def most_exposed(meaning) -> str | None:
     """ "Most exposed: release h = 2000, at level 2000 — an attacker who …": the level of ``meaning`` (a
     :class:`hetdp_core.reading.meaning.Meaning`) whose person is most exposed — the largest level, ties broken by
     the level the sentence reads, then by the any-attacker level
-    (:meth:`~hetdp_core.reading.meaning.Meaning.most_exposed`); levels tied on all three are named together.
-    None without levels."""
+    (:meth:`~hetdp_core.reading.meaning.Meaning.most_exposed`); levels tied on all three, up to rounding
+    (:func:`~hetdp_core.reading.meaning.same_exposure`), are named together. None without levels."""
     worst = None if meaning is None else meaning.most_exposed()
     if worst is None:
         return None
-    from .meaning import compact_names
+    from .meaning import compact_names, same_exposure
 
-    names = compact_names(r.level.name for r in meaning.rows if r.exposure == worst.exposure)
+    names = compact_names(r.level.name for r in meaning.rows if same_exposure(r.exposure, worst.exposure))
     v = worst.level
     shown = level(worst.basis)
     any_attacker = (
