@@ -91,6 +91,10 @@ def test_levels_equal_up_to_rounding_are_named_together():
     # a level that differs beyond rounding is still told apart
     lv = [Level("a", 0.05), Level("b", 0.05 * (1 + 1e-6)), Level("c", 0.05 * (1 + 1e-13))]
     assert most_exposed(meaning_of(lv, prior=0.01)).startswith("Most exposed: b, at level")
+    # an infinite level, or none for any attacker, equals only itself
+    assert not same_exposure((math.inf, 1.0, -math.inf), (1e300, 1.0, -math.inf))
+    assert not same_exposure((1.0, 1.0, -math.inf), (1.0, 1.0, 2.0))
+    assert same_exposure((math.inf, 1.0, -math.inf), (math.inf, 1.0 + 1e-15, -math.inf))
 
 
 def test_a_tie_at_100_percent_is_broken_by_the_level_not_by_list_order():

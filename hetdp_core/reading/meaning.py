@@ -73,8 +73,12 @@ SAME_LEVEL_RTOL = 1e-9
 
 def same_exposure(a: tuple, b: tuple) -> bool:
     """Whether two :attr:`LevelMeaning.exposure` keys are equal up to rounding (:data:`SAME_LEVEL_RTOL`):
-    levels that print the same and are the same up to the arithmetic are tied, not ranked by it."""
-    return all(x == y or abs(x - y) <= SAME_LEVEL_RTOL * max(abs(x), abs(y)) for x, y in zip(a, b))
+    levels that print the same and are the same up to the arithmetic are tied, not ranked by it. An
+    infinite value (no protection; no any-attacker level) equals only itself."""
+    return all(
+        x == y or (np.isfinite(x) and np.isfinite(y) and abs(x - y) <= SAME_LEVEL_RTOL * max(abs(x), abs(y)))
+        for x, y in zip(a, b)
+    )
 
 
 def compact_names(names) -> str:
