@@ -72,9 +72,21 @@ WIDGETS = sorted(SWEPT | set(UNSWEPT))
 PRESET = "Preset"
 
 
+#: every chart element of the page has been drawn: a chart's script draws it once plotly.js has loaded,
+#: which a new visitor's browser does when its first chart arrives — seconds after the run is over on a
+#: loaded machine (a full run found the guarantee lab's only chart, the meaning panel's deployments strip,
+#: not yet drawn: "no chart drawn")
+CHARTS_DRAWN = (
+    "() => [...document.querySelectorAll('.hetdp-chart, [data-testid^=\"stBidiComponent\"]')]"
+    ".every((c) => c.querySelector('.main-svg'))"
+)
+
+
 def _idle(page):
-    """The run is over and drawn: no 'running' status, no placeholder skeleton left (both in ``IDLE``)."""
+    """The run is over and drawn: no 'running' status, no placeholder skeleton left (both in ``IDLE``),
+    every chart drawn (``CHARTS_DRAWN``)."""
     wait_idle(page, timeout=120_000)
+    page.wait_for_function(CHARTS_DRAWN, timeout=120_000)
 
 
 def _clean(page, what: str):
