@@ -19,16 +19,8 @@ from ..framework._validate import MIN_EPS, check_choice
 from ..framework.constraints import Interval
 
 __all__ = ["PROBLEMS", "VARIANTS", "BASELINES", "ALGORITHMS", "WEIGHTED"]  # the problems' and algorithms' names
-__all__ += [
-    "check_bins",
-    "check_demands",
-    "kappa_of",
-    "noise_scale",
-    "eps_effective",
-    "objective_value",
-    "Weights",
-    "weight_checks",
-]
+__all__ += ["check_bins", "check_demands", "kappa_of", "noise_scale", "eps_effective"]
+__all__ += ["objective_value", "Weights", "weight_checks"]
 
 #: this part of hetero's numerics shares its rows of the core's glossary
 GLOSSARY_KEY = "hetero"
