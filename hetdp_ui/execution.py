@@ -68,12 +68,11 @@ def staged_run(scenario: Scenario, *, upload: bytes | None = None):
     """The page's result for its shell. A page whose core has a quick part (the ``quick`` hook) gets a
     :class:`~hetdp_ui.staged.Staged` result: the quick part computed now, here (the checks, the analytic
     curves, every input check — and Group-wise zCDP's few simulated releases, whose costly part is
-    analytic), and the whole run (:func:`run_scenario`, cached,
-    with its progress bar) the first time the page reads what only the run computes — so what the page
-    draws before that appears first. A view whose run is cached already, or a page without a quick part,
-    gets its run at once. Raises InputError for bad input (the quick part checks every input the run
-    does); a run stopped later (its limits, a busy server) is shown where the page read it, and the page
-    stops there."""
+    analytic), and the whole run (:func:`run_scenario`, cached, with its progress bar) the first time the
+    page reads what only the run computes — so what the page draws before that appears first. A view whose
+    run is cached already, or a page without a quick part, gets its run at once. Raises InputError for bad
+    input (the quick part checks every input the run does); a run stopped later (its limits, a busy server)
+    is shown where the page read it, and the page stops there."""
     from hetdp_core.framework.registry import hook
     from hetdp_core.framework.scenario import PENDING, with_meaning
     from hetdp_core.scenarios import get

@@ -113,21 +113,9 @@ def test_the_per_user_run_simulates_as_without_the_quick_parts_weights(view):
     x, k, _ = pu.load_data(s)
     assert set(r.weightings) == {a for a in s.algs if a in ht.WEIGHTED} != set()
     for alg in s.algs:
-        alone = ht.simulate(
-            x,
-            s.demands(x),
-            algorithm=alg,
-            problem=s.problem,
-            k=k,
-            beta=s.beta,
-            trials=s.trials,
-            setting=s.setting,
-            rng=np.random.default_rng([s.seed, pu.ALL_ALGS.index(alg)]),
-            solver=s.solver,
-            sm_threshold=s.sm_threshold,
-        )
-        assert np.array_equal(r.hetero_errors[alg].to_numpy(), alone["errors"]), alg
-        assert np.array_equal(np.asarray(r.infos[alg].estimates), alone["estimates"]), alg
+        errors, alone = pu._one((alg, None), s=s, x=x, demands=s.demands(x), k=k)  # no weights handed in
+        assert np.array_equal(r.hetero_errors[alg].to_numpy(), errors), alg
+        assert np.array_equal(np.asarray(r.infos[alg].estimates), np.asarray(alone.estimates)), alg
 
 
 def test_a_partial_result_names_every_field_once():

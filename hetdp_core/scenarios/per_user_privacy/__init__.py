@@ -395,12 +395,16 @@ def run(s: PerUserPrivacy, *, options: sc.RunOptions) -> PerUserResult:
                 or ("" if alg != "SM" else f"threshold t = {np.nan if info.threshold is None else info.threshold:.3g}"),
             }
         )
-    weights = {a: info.weights for a, (_, info) in res.items() if info.weights is not None}
+    weights_table = q.hetero_weights
+    if weights_table is sc.PENDING:  # the quick part left it to the run (LDP's weights are its solve)
+        weights_table = _weights_table(
+            demands, {a: info.weights for a, (_, info) in res.items() if info.weights is not None}
+        )
     return dataclasses.replace(
         q,
         hetero_summary=pd.DataFrame(rows),
         hetero_errors=pd.DataFrame({alg: errs for alg, (errs, _) in res.items()}),
-        hetero_weights=q.hetero_weights if "LDP" not in s.algs else _weights_table(demands, weights),
+        hetero_weights=weights_table,
         hetero_release_quantiles=release_quantiles(s, res),
         infos={a: info for a, (_, info) in res.items()},
     )
@@ -417,8 +421,9 @@ def weights_of(result: PerUserResult, alg: str) -> np.ndarray | None:
 def levels(result: Result, *, max_groups: int = 12) -> list[Level]:
     """The page's privacy levels per group of users with the same demand ε_i: the demand and the
     largest effective level ε_eff = κ w_i / b that the first weighted algorithm delivers in the group
-    (ε_eff ≤ ε_i is checked with the weights, before any release). More than ``max_groups`` distinct demands are grouped
-    into ``max_groups`` quantile groups (demanded = the group's smallest ε: the strictest)."""
+    (ε_eff ≤ ε_i is checked with the weights, before any release). More than ``max_groups`` distinct
+    demands are grouped into ``max_groups`` quantile groups (demanded = the group's smallest ε: the
+    strictest)."""
     demands = np.asarray(result.demands, float)
     alg = next(iter(result.weightings), None)  # the first weighted algorithm (the others have no ε_eff)
     eff = np.asarray(result.weightings[alg].eps_eff, float) if alg else None
