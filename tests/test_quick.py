@@ -100,6 +100,35 @@ def test_a_per_user_quick_part_refuses_a_histogram_of_one_bin_as_the_run_does():
                 step(s, options=RunOptions(upload=one_bin))
 
 
+def test_a_per_user_view_computes_its_quick_part_once_for_the_quick_part_and_the_run(monkeypatch):
+    """The app computes a view's quick part and then its run, which begins with the same part: the
+    weights are solved once for both (the second is the memo's), and the run's result is the one computed
+    without the memo; an upload's quick part is computed each time (its bytes are not kept)."""
+    from hetdp_core.framework.memo import clear_memoised
+    from hetdp_core.framework.scenario import RunOptions
+    from hetdp_core.per_user import hetero as ht
+    from hetdp_core.scenarios import per_user_privacy as pu
+
+    solved = []
+    weights = ht.weights
+    monkeypatch.setattr(ht, "weights", lambda *a, **kw: solved.append(kw["algorithm"]) or weights(*a, **kw))
+    s = pu.SCENARIO(trials=20, n=20_000)
+    methods = [a for a in s.algs if a in ht.WEIGHTED]
+    q = pu.quick(s, options=RunOptions())
+    r = pu.run(s, options=RunOptions())
+    assert solved == methods
+    assert same(q.weightings, r.weightings) and same(q.hetero_weights, r.hetero_weights)
+    clear_memoised()
+    alone = pu.run(s, options=RunOptions())
+    assert solved == methods * 2
+    assert same(alone, r)
+    upload = b"bin\n" + b"".join(b"%d\n" % (i % 4) for i in range(200))
+    u = dataclasses.replace(s, dataset="upload", n=1000)
+    for _ in range(2):
+        pu.quick(u, options=RunOptions(upload=upload))
+    assert solved == methods * 4
+
+
 @pytest.mark.parametrize("view", ["default", "Synthetic mean, groups with 1 % public users"])
 def test_the_per_user_run_simulates_as_without_the_quick_parts_weights(view):
     """The run hands each weighted method the weights its quick part computed; its releases are those
