@@ -67,12 +67,20 @@ RUNS_OBSERVER = """
 (() => {
   window.__hetdpRuns = 0;
   window.__hetdpState = null;
+  window.__hetdpRunAt = -1;  // when the last run started (the page's clock)
+  window.__hetdpInputAt = 0;  // when the last input event came (a key, a click, a typed value)
   const look = () => {
     const app = document.querySelector('[data-testid="stApp"]');
     const state = app && app.getAttribute('data-test-script-state');
-    if (state === 'running' && window.__hetdpState !== 'running') window.__hetdpRuns += 1;
+    if (state === 'running' && window.__hetdpState !== 'running') {
+      window.__hetdpRuns += 1;
+      window.__hetdpRunAt = performance.now();
+    }
     window.__hetdpState = state;
   };
+  for (const type of ['keydown', 'pointerdown', 'click', 'input', 'change']) {
+    window.addEventListener(type, () => { window.__hetdpInputAt = performance.now(); }, true);
+  }
   new MutationObserver(look).observe(document, {
     subtree: true, childList: true, attributes: true, attributeFilter: ['data-test-script-state'],
   });

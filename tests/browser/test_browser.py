@@ -35,19 +35,21 @@ RUN_START_MS = 450
 
 def wait_idle(page, timeout=60_000):
     """Wait until Streamlit has finished the run the last action started: first until a run has started
-    since this call — at most :data:`RUN_START_MS`, for the rerun to reach the server (a run going on
-    already may be an earlier one) — then until the app root says notRunning and the 'running' status
-    widget is gone. The page's run counter (``RUNS_OBSERVER``, tests/browser/conftest.py) ends the first
-    wait as soon as the run starts; without it (a context made elsewhere) the first wait is the whole of
-    it."""
+    since the page's last input event (a key, a click, a typed value) — at most :data:`RUN_START_MS`, for
+    the rerun to reach the server; none started then: the action made no run, or one still going on took
+    it — then until the app root says notRunning and the 'running' status widget is gone. The page's run
+    observer (``RUNS_OBSERVER``, tests/browser/conftest.py) notes when each run starts and when the last
+    input came, so a run that started while the action's call was still returning ends the first wait at
+    once (counting runs from this call on waited the whole of it for a run that had already come: about
+    a hundred times in the widget sweep); without it (a context made elsewhere) the first wait is the
+    whole of it."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    runs = page.evaluate("() => window.__hetdpRuns")
-    if runs is None:
+    if page.evaluate("() => window.__hetdpRunAt === undefined"):
         page.wait_for_timeout(RUN_START_MS)
     else:
         try:
-            page.wait_for_function(f"() => window.__hetdpRuns > {runs}", timeout=RUN_START_MS)
+            page.wait_for_function("() => window.__hetdpRunAt > window.__hetdpInputAt", timeout=RUN_START_MS)
         except PlaywrightTimeout:
             pass  # no run started: an action without a rerun, or one whose run was over already
     page.wait_for_function(IDLE, timeout=timeout)

@@ -192,6 +192,14 @@ class Grid:
         return self.el.locator('[data-testid="data-grid-canvas"]').bounding_box()
 
     def cells(self) -> dict[tuple[int, int], tuple[str, bool]]:
+        """The cells of the grid's accessible table, once it has any (a grid drawn anew fills it a few frames
+        after the run is over; at most 30 s, then what is there)."""
+        try:
+            self.page.wait_for_function(
+                "e => e.querySelector('[data-testid^=\"glide-cell-\"]')", arg=self.el.element_handle(), timeout=30_000
+            )
+        except PlaywrightTimeout:
+            pass  # an empty table: no cell to wait for
         raw = self.el.evaluate(
             "e => [...e.querySelectorAll('[data-testid^=\"glide-cell-\"]')].map(c => "
             "[c.getAttribute('data-testid'), c.textContent, c.getAttribute('aria-readonly') === 'true'])"
