@@ -340,6 +340,11 @@ def test_the_per_user_page_writes_beta_one_way():
     assert "PAC error (94.5 % quantile)" in table.columns
     assert all(u.endswith("in 94.5 % of releases") for u in table["in everyday units"])
     assert any("Lowest 94.5 %-quantile error" in m.value for m in at.markdown)
+    # the sentence under the table names the method of the table's lowest PAC error
+    (line,) = [m.value for m in at.markdown if m.value.startswith("Lowest worst-case (PAC) error here:")]
+    pac = table["PAC error (94.5 % quantile)"]
+    assert pac.nunique() == len(pac)  # no tie in this view: one method is the lowest
+    assert f"**{table.loc[pac.idxmin(), 'method']}**" in line, (line, table[["method", pac.name]])
 
 
 @SLOW

@@ -143,8 +143,8 @@ with ui.page_shell(pu) as page:
     # ------------------------------------------------------------------ the simulations
     with accuracy:
         table = result.hetero_summary
-        best = table.iloc[:, 1].idxmin()
         pac_col = next(c for c in table.columns if c.startswith("PAC error"))
+        best = table[pac_col].idxmin()  # the sentence below names the lowest of this column
         everyday = [
             (
                 f"± {100 * v:.2g} percentage points on each bin's share"
