@@ -267,10 +267,34 @@ def summary(views: list[View]) -> dict:
 
 
 # ------------------------------------------------------------------ a server with `make run` settings
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _ephemeral_low() -> int:
+    """The first of the kernel's ephemeral ports (the source ports it gives outgoing connections)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768  # Linux's default range starts here
+
+
+def free_port(span: int = 8) -> int:
+    """A port of 127.0.0.1 that is free now, with the ``span`` ports after it (a stack's workers listen on
+    port+1 …), below the kernel's ephemeral range. A port handed out by the kernel (``bind(0)``) lies in
+    that range: a health check polling it before the server listens can be given that very port as its
+    own source port and connect to itself, so it reads its own request back as the answer (a full run's
+    class-load test failed so, on ``BadStatusLine('GET /_stcore/health HTTP/1.1')``) — and while it is
+    connected there, the server cannot take the port."""
+    import random
+
+    hi = _ephemeral_low() - span - 1
+    for _ in range(200):
+        base = random.randint(10_000, max(hi, 10_001))
+        try:
+            for p in range(base, base + span + 1):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", p))
+        except OSError:
+            continue  # taken (or just let go, in TIME_WAIT): another
+        return base
+    raise RuntimeError(f"no {span + 1} free ports in a row on 127.0.0.1 below {hi + span + 1}")
 
 
 def start_server(port: int) -> subprocess.Popen:

@@ -40,6 +40,7 @@ Ctrl-C (or SIGTERM) stops nginx and every worker.
 from __future__ import annotations
 
 import argparse
+import http.client
 import os
 import secrets
 import shutil
@@ -133,10 +134,13 @@ MAX_RESTARTS = 10
 
 
 def _healthy(url: str) -> bool:
+    """Whether ``url``'s Streamlit answers its health check with 200. No server there, or anything that is
+    not an HTTP answer (a connection that reached itself: :func:`benchmarks.load.free_port`), is not
+    healthy."""
     try:
         with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
             return r.status == 200
-    except OSError:
+    except (OSError, http.client.HTTPException):
         return False
 
 

@@ -177,13 +177,13 @@ def _same(a, b) -> bool:
 def _hetdp_app_serves_the_home_page(env_dir, cwd):
     """`hetdp app` from the wheel (the page files, docs and settings ship in it): the server answers
     its health check and serves the app, whose pages are the installed copies."""
-    import socket
     import time
     import urllib.request
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from load import free_port  # below the ephemeral ports: the health check cannot reach itself
+
+    port = free_port()
     proc = subprocess.Popen(
         [str(env_dir / "bin" / "hetdp"), "app", "--port", str(port), "--address", "127.0.0.1"],
         cwd=cwd,

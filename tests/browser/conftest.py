@@ -4,8 +4,8 @@ No silent skips: if Chromium or the server cannot start, the tests fail with the
 """
 
 import os
-import socket
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,9 +33,12 @@ CLICK_TRACE = ROOT / "tests" / "artifacts" / f"clicks-{WORKER}.log"
 
 
 def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free port below the kernel's ephemeral range (:func:`benchmarks.load.free_port`: the health check
+    cannot connect to itself there)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from load import free_port
+
+    return free_port()
 
 
 @pytest.fixture(scope="session")
