@@ -128,18 +128,23 @@ def screen_indices(x: np.ndarray, y: np.ndarray, most: int = SCREEN_POINTS) -> n
     n = y.size
     if n <= most or x.size != n or not np.all(np.diff(x) > 0):
         return None
-    runs = np.array_split(np.arange(n), most // 4)
-    keep = set()
-    with np.errstate(invalid="ignore"):
-        for r in runs:
-            seg = y[r]
-            keep.update((int(r[0]), int(r[-1])))
-            if np.isfinite(seg).any():
-                keep.update((int(r[np.nanargmin(seg)]), int(r[np.nanargmax(seg)])))
+    k = most // 4  # runs as numpy's array_split cuts them: the first n % k one point longer
+    sizes = np.full(k, n // k)
+    sizes[: n % k] += 1
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    idx = starts[:, None] + np.arange(sizes[0])[None, :]  # every run at once, the shorter ones padded
+    inside = np.arange(sizes[0])[None, :] < sizes[:, None]
+    seg = np.where(inside, y[np.minimum(idx, n - 1)], np.nan)
+    finite = (np.isfinite(seg) & inside).any(axis=1)
+    rows = np.flatnonzero(finite)
+    # the first lowest and first highest of each run, NaN skipped (a run with no finite value adds none)
+    lo = np.argmin(np.where(np.isnan(seg), np.inf, seg), axis=1)
+    hi = np.argmax(np.where(np.isnan(seg), -np.inf, seg), axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         lead = x / 10.0 ** np.floor(np.log10(np.abs(x)))
-        keep.update(np.flatnonzero((x == 0) | (np.abs(lead - np.round(lead)) < 1e-9)).tolist())
-    return np.array(sorted(keep))
+        rounds = np.flatnonzero((x == 0) | (np.abs(lead - np.round(lead)) < 1e-9))
+    ends = starts + sizes - 1
+    return np.unique(np.concatenate([starts, ends, starts[rows] + lo[rows], starts[rows] + hi[rows], rounds]))
 
 
 def _b64(a: np.ndarray) -> dict:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import threading
+import weakref
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
@@ -49,8 +50,29 @@ def size_of(obj, _depth: int = 0) -> int:
     if isinstance(obj, (list, tuple, set, frozenset)):
         return sys.getsizeof(obj) + sum(size_of(v, _depth + 1) for v in obj)
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return sys.getsizeof(obj) + sum(size_of(getattr(obj, f.name), _depth + 1) for f in dataclasses.fields(obj))
+        frozen = type(obj).__dataclass_params__.frozen
+        kept = _FROZEN_SIZES.get(id(obj)) if frozen else None
+        if kept is not None and kept[0]() is obj:
+            return kept[1]
+        total = sys.getsizeof(obj) + sum(size_of(getattr(obj, f.name), _depth + 1) for f in dataclasses.fields(obj))
+        if frozen:
+            _keep_size(obj, total)
+        return total
     return sys.getsizeof(obj)
+
+
+#: the sizes of frozen dataclasses (a page's result, its staged parts) by identity, while they live: one
+#: result is sized by every memo that keeps something derived from it (its figures, CSVs, summaries), at
+#: every put — walking its tables again each time cost a slider step 20-40 ms
+_FROZEN_SIZES: dict[int, tuple[weakref.ref, int]] = {}
+
+
+def _keep_size(obj, total: int) -> None:
+    try:
+        ref = weakref.ref(obj, lambda _r, key=id(obj): _FROZEN_SIZES.pop(key, None))
+    except TypeError:  # a dataclass with slots and no __weakref__: sized again next time
+        return
+    _FROZEN_SIZES[id(obj)] = (ref, total)
 
 
 #: values of an object (text) column whose sizes are counted; the column is sized from them
