@@ -169,13 +169,15 @@ def bounded_laplace_profile(
     if not upper - lower > sens:
         raise InputError(f"the domain [l, u] = [{lower:g}, {upper:g}] must be wider than the sensitivity Δ = {sens:g}.")
     ts = sens * np.linspace(1 / 16, 1.0, 16)
+    # every (t, q) pair of the grid in one call (row j: t_j's 401 values of q), then the rows in order
+    qs = np.linspace(lower, upper - ts, 401, axis=1)
+    dd, tails = _bl_pair(e, qs, ts[:, None], b, lower, upper)
     best = {"delta": 0.0, "tail": 0.0, "q": lower, "t": sens}  # the search's running state
-    for t in ts:
-        qs = np.linspace(lower, upper - t, 401)
-        d, tail = _bl_pair(e, qs, t, b, lower, upper)
+    for j, t in enumerate(ts):
+        d, tail = dd[j], tails[j]
         i = int(np.argmax(d))
         if d[i] >= best["delta"]:
-            best.update(delta=float(d[i]), q=float(qs[i]), t=float(t))
+            best.update(delta=float(d[i]), q=float(qs[j, i]), t=float(t))
         best["tail"] = max(best["tail"], float(tail.max()))
     # refine the worst pair's q (the grid step is (u − l)/400)
     step = (upper - lower) / 400
