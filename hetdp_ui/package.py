@@ -50,7 +50,13 @@ def execute_notebook(nb) -> tuple[object, str]:
     with tempfile.TemporaryDirectory(prefix="hetdp-package-") as cwd:
         # Unix sockets in this folder, not TCP ports: a port found free may be taken before the kernel binds it
         km = KernelManager(kernel_name="python3", transport="ipc", ip=f"{cwd}/kernel")
-        NotebookClient(nb, km=km, timeout=600, resources={"metadata": {"path": cwd}}).execute()
+        # nbclient shuts down only a kernel it made itself: one handed to it stays alive after the run
+        # unless asked (cleanup_kc). A server that built decision packages kept one idle kernel process
+        # per package (seen in a CI run: four, 7-10 minutes after their packages were made)
+        client = NotebookClient(
+            nb, km=km, timeout=600, resources={"metadata": {"path": cwd}}, shutdown_kernel="immediate"
+        )
+        client.execute(cleanup_kc=True)
     return nb, "executed when the package was made (outputs included)"
 
 

@@ -126,3 +126,35 @@ def test_a_page_adds_its_packager_only_after_hetdp_package_exists():
         add_packager(sub, ["x"], lambda a: b"")
     register(sub)
     assert add_packager(sub, ["My-Page"], len).get_default("packagers") == {"my_page": len}
+
+
+def _my_kernels() -> list[int]:
+    """This process's children that are Jupyter kernels."""
+    import os
+    from pathlib import Path
+
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmd = (proc / "cmdline").read_bytes()
+        except OSError:  # gone meanwhile
+            continue
+        if ppid == os.getpid() and b"ipykernel" in cmd:
+            found.append(int(proc.name))
+    return found
+
+
+def test_a_notebook_run_leaves_no_kernel_behind():
+    """nbclient keeps a kernel it was handed alive after the run: a server kept one idle kernel process per
+    decision package it built (four in one CI run). Each run now shuts its kernel down."""
+    from hetdp_ui.package import execute_notebook
+
+    before = _my_kernels()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 6 * 7\nx")])
+    for _ in range(2):
+        done, how = execute_notebook(nb)
+        assert how.startswith("executed") and done.cells[0].outputs[0]["data"]["text/plain"] == "42"
+    assert _my_kernels() == before
