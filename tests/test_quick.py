@@ -262,3 +262,34 @@ def test_a_tables_size_is_its_buffers_without_pandas_memory_usage():
     exact = int(text.memory_usage(deep=True, index=True).sum())
     assert 0.5 * exact < size_of(text) < 3 * exact
     assert size_of(pd.DataFrame()) > 0 and size_of(df.iloc[:0]) >= 0
+
+
+def test_a_frozen_result_is_sized_once_while_it_lives_and_afresh_after():
+    """size_of keeps a frozen dataclass's size by identity while the object lives (every memo that keeps
+    something derived from a result sizes it again at every put); a new object, even one that takes a
+    dead one's identity, is sized afresh, and a mutable dataclass is never kept."""
+    import dataclasses
+    import gc
+
+    from hetdp_core.framework import memo
+
+    @dataclasses.dataclass(frozen=True)
+    class Frozen:
+        a: object
+
+    @dataclasses.dataclass
+    class Loose:
+        a: object
+
+    one = Frozen(np.zeros(1000))
+    assert memo.size_of(one) == memo.size_of(Frozen(np.zeros(1000))) > 8000
+    assert id(one) in memo._FROZEN_SIZES
+    key = id(one)
+    del one
+    gc.collect()
+    assert key not in memo._FROZEN_SIZES  # gone with its object
+    assert memo.size_of(Frozen(np.zeros(10))) < 1000  # sized, not read from a dead object's entry
+    loose = Loose(np.zeros(1000))
+    first = memo.size_of(loose)
+    loose.a = np.zeros(10)
+    assert memo.size_of(loose) < first and id(loose) not in memo._FROZEN_SIZES

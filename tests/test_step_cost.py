@@ -68,3 +68,39 @@ def test_a_figure_keeps_its_points_and_sends_a_screens_worth(mode):
 
     n_sent = len(base64.b64decode(sent["x"]["bdata"])) // 8
     assert n_sent == (5000 if mode == "markers" else n_sent) and (mode == "markers" or n_sent <= SCREEN_POINTS + 64)
+
+
+def _screen_indices_run_by_run(x, y, most=SCREEN_POINTS):
+    """The decimation as first written, one run of points at a time (the oracle of the vectorised one)."""
+    n = y.size
+    if n <= most or x.size != n or not np.all(np.diff(x) > 0):
+        return None
+    keep = set()
+    with np.errstate(invalid="ignore"):
+        for r in np.array_split(np.arange(n), most // 4):
+            seg = y[r]
+            keep.update((int(r[0]), int(r[-1])))
+            if np.isfinite(seg).any():
+                keep.update((int(r[np.nanargmin(seg)]), int(r[np.nanargmax(seg)])))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lead = x / 10.0 ** np.floor(np.log10(np.abs(x)))
+        keep.update(np.flatnonzero((x == 0) | (np.abs(lead - np.round(lead)) < 1e-9)).tolist())
+    return np.array(sorted(keep))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_screen_points_are_those_a_run_by_run_scan_keeps(seed):
+    """All runs at once keep exactly the points the run-by-run scan kept, with NaN, ±inf, ties, runs with no
+    finite value, lengths just above the screen's and far above it."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([SCREEN_POINTS + 1, SCREEN_POINTS + 299, 5_000, 20_011]))
+    x = np.cumsum(rng.random(n) + 1e-3) - rng.random() * n * 0.3  # crosses 0: round values of both signs
+    y = rng.normal(size=n)
+    if seed % 2:
+        y = np.round(y)  # ties: the first lowest and highest are kept
+    for value, share in ((np.nan, 0.3 * (seed % 3 == 0)), (np.inf, 0.1 * (seed % 5 == 0)), (-np.inf, 0.1)):
+        y[rng.random(n) < share] = value
+    if seed % 7 == 0:
+        y[: n // 3] = np.nan  # whole runs without a finite value
+    expect, got = _screen_indices_run_by_run(x, y), screen_indices(x, y)
+    assert expect is not None and got is not None and got.tolist() == expect.tolist()
