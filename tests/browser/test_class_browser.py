@@ -34,16 +34,20 @@ def contexts():
         ctx.close()
 
 
-def test_an_instructor_sees_three_students_answer_live(browser, server, artifacts, contexts):
+def _start(browser, contexts, server):
+    """The instructor's page with a session of the first lesson started: (page, class code)."""
     ctx, inst = _context(browser)
     contexts.append(ctx)
     inst.goto(f"{server}/Class?teach=1-bcdp-feature-privacy")
     wait_idle(inst)
     inst.get_by_role("button", name="Start the session").click()
     inst.wait_for_url(re.compile(r"key="))
-    q = parse_qs(urlparse(inst.url).query)
-    code = q["code"][0]
     inst.get_by_text("Live", exact=True).wait_for()
+    return inst, parse_qs(urlparse(inst.url).query)["code"][0]
+
+
+def test_an_instructor_sees_three_students_answer_live(browser, server, artifacts, contexts):
+    inst, code = _start(browser, contexts, server)
     wait_idle(inst)
     assert_no_errors(inst)
     qr = inst.locator('[data-testid="stImage"] img').first
@@ -121,14 +125,7 @@ def _join(browser, contexts, server, code: str, name: str):
 def test_a_private_poll_reaches_the_students_and_its_report_the_live_view(browser, server, artifacts, contexts):
     """The poll of the class above, in a test of its own (the whole walk took 57.7 s of a full run on a slow
     host, near the 60-s limit), with two students."""
-    ctx, inst = _context(browser)
-    contexts.append(ctx)
-    inst.goto(f"{server}/Class?teach=1-bcdp-feature-privacy")
-    wait_idle(inst)
-    inst.get_by_role("button", name="Start the session").click()
-    inst.wait_for_url(re.compile(r"key="))
-    code = parse_qs(urlparse(inst.url).query)["code"][0]
-    inst.get_by_text("Live", exact=True).wait_for()
+    inst, code = _start(browser, contexts, server)
     ada, bao = (_join(browser, contexts, server, code, name) for name in ("Ada", "Bao"))
 
     # the private poll: asked by the instructor (a form: the question and its ε are sent with the
