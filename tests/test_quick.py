@@ -289,6 +289,9 @@ def test_a_frozen_result_is_sized_once_while_it_lives_and_afresh_after():
     gc.collect()
     assert key not in memo._FROZEN_SIZES  # gone with its object
     assert memo.size_of(Frozen(np.zeros(10))) < 1000  # sized, not read from a dead object's entry
+    # counted first deep inside a container, where the depth limit cuts the count short, then by itself: in full
+    deep = Frozen(Frozen(np.zeros(1000)))
+    assert memo.size_of([[[[deep]]]]) < 8000 < memo.size_of(deep) == memo.size_of(Frozen(Frozen(np.zeros(1000))))
     loose = Loose(np.zeros(1000))
     first = memo.size_of(loose)
     loose.a = np.zeros(10)

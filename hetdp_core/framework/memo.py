@@ -52,27 +52,30 @@ def size_of(obj, _depth: int = 0) -> int:
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         frozen = type(obj).__dataclass_params__.frozen
         kept = _FROZEN_SIZES.get(id(obj)) if frozen else None
-        if kept is not None and kept[0]() is obj:
+        # a size counted at this depth or above (as deep or deeper into the object) serves; one counted
+        # further down, where the depth limit cut the count short, does not
+        if kept is not None and kept[0]() is obj and kept[2] <= _depth:
             return kept[1]
         total = sys.getsizeof(obj) + sum(size_of(getattr(obj, f.name), _depth + 1) for f in dataclasses.fields(obj))
         if frozen:
-            _keep_size(obj, total)
+            _keep_size(obj, total, _depth)
         return total
     return sys.getsizeof(obj)
 
 
-#: the sizes of frozen dataclasses (a page's result, its staged parts) by identity, while they live: one
-#: result is sized by every memo that keeps something derived from it (its figures, CSVs, summaries), at
-#: every put — walking its tables again each time cost a slider step 20-40 ms
-_FROZEN_SIZES: dict[int, tuple[weakref.ref, int]] = {}
+#: the sizes of frozen dataclasses (a page's result, its staged parts) by identity, while they live, with
+#: the depth they were counted at: one result is sized by every memo that keeps something derived from it
+#: (its figures, CSVs, summaries), at every put — walking its tables again each time cost a slider step
+#: 20-40 ms
+_FROZEN_SIZES: dict[int, tuple[weakref.ref, int, int]] = {}
 
 
-def _keep_size(obj, total: int) -> None:
+def _keep_size(obj, total: int, depth: int) -> None:
     try:
         ref = weakref.ref(obj, lambda _r, key=id(obj): _FROZEN_SIZES.pop(key, None))
     except TypeError:  # a dataclass with slots and no __weakref__: sized again next time
         return
-    _FROZEN_SIZES[id(obj)] = (ref, total)
+    _FROZEN_SIZES[id(obj)] = (ref, total, depth)
 
 
 #: values of an object (text) column whose sizes are counted; the column is sized from them

@@ -57,15 +57,19 @@ def bounded_laplace_b(*, sensitivity: float, eps: float, delta: float, lower: fl
     if sens >= upper - lower:
         raise InputError(f"sensitivity must be smaller than the domain width u − l = {upper - lower:g}; got {sens:g}.")
 
-    def g(b):
-        dC = bounded_laplace_C(lower + sens, b=b, lower=lower, upper=upper) / bounded_laplace_C(
+    def dC(b):
+        return bounded_laplace_C(lower + sens, b=b, lower=lower, upper=upper) / bounded_laplace_C(
             lower, b=b, lower=lower, upper=upper
         )
-        return b * (eps - np.log(dC) - math.log1p(-delta)) - sens
+
+    def g(b):
+        return b * (eps - math.log(dC(b)) - math.log1p(-delta)) - sens
 
     b_lo = 0.5 * sens / (eps - math.log1p(-delta))
     grid = np.geomspace(b_lo, sens / eps * 1e3 + 10 * (upper - lower), 4000)
-    vals = g(grid)  # the whole scan at once (a loop over the 4 000 points cost a slider step 30-90 ms)
+    # the scan's signs at once (a loop over the 4 000 points cost a slider step 30-90 ms); Brent's method
+    # below refines with the scalar g (the C library's log, as before)
+    vals = grid * (eps - np.log(dC(grid)) - math.log1p(-delta)) - sens
     if vals[0] >= 0:  # cannot happen (see above); never return it silently
         raise ArithmeticError(f"bounded_laplace_b: g({grid[0]:g}) = {vals[0]:g} >= 0 at the start of the bracket.")
     idx = np.flatnonzero(vals >= 0)
@@ -75,7 +79,7 @@ def bounded_laplace_b(*, sensitivity: float, eps: float, delta: float, lower: fl
     # scipy.optimize (0.4 s) is imported where it is used: importing the page modules stays cheap (a menu does)
     from scipy.optimize import brentq
 
-    return float(brentq(lambda b: float(g(b)), grid[i - 1], grid[i], xtol=1e-14, rtol=1e-13))
+    return float(brentq(g, grid[i - 1], grid[i], xtol=1e-14, rtol=1e-13))
 
 
 def bounded_laplace_density(v, *, q: float, b: float, lower: float, upper: float) -> np.ndarray:
