@@ -135,8 +135,7 @@ def screen_indices(x: np.ndarray, y: np.ndarray, most: int = SCREEN_POINTS) -> n
     idx = starts[:, None] + np.arange(sizes[0])[None, :]  # every run at once, the shorter ones padded
     inside = np.arange(sizes[0])[None, :] < sizes[:, None]
     seg = np.where(inside, y[np.minimum(idx, n - 1)], np.nan)
-    finite = (np.isfinite(seg) & inside).any(axis=1)
-    rows = np.flatnonzero(finite)
+    rows = np.flatnonzero(np.isfinite(seg).any(axis=1))  # the padding is NaN: never finite
     # the first lowest and first highest of each run, NaN skipped (a run with no finite value adds none)
     lo = np.argmin(np.where(np.isnan(seg), np.inf, seg), axis=1)
     hi = np.argmax(np.where(np.isnan(seg), -np.inf, seg), axis=1)

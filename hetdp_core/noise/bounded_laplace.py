@@ -62,14 +62,14 @@ def bounded_laplace_b(*, sensitivity: float, eps: float, delta: float, lower: fl
             lower, b=b, lower=lower, upper=upper
         )
 
-    def g(b):
-        return b * (eps - math.log(dC(b)) - math.log1p(-delta)) - sens
+    def g(b, log=math.log):
+        return b * (eps - log(dC(b)) - math.log1p(-delta)) - sens
 
     b_lo = 0.5 * sens / (eps - math.log1p(-delta))
     grid = np.geomspace(b_lo, sens / eps * 1e3 + 10 * (upper - lower), 4000)
-    # the scan's signs at once (a loop over the 4 000 points cost a slider step 30-90 ms); Brent's method
-    # below refines with the scalar g (the C library's log, as before)
-    vals = grid * (eps - np.log(dC(grid)) - math.log1p(-delta)) - sens
+    # the scan's signs at once with numpy's log (a loop over the 4 000 points cost a slider step 30-90 ms);
+    # Brent's method below refines with the C library's log, as before
+    vals = g(grid, np.log)
     if vals[0] >= 0:  # cannot happen (see above); never return it silently
         raise ArithmeticError(f"bounded_laplace_b: g({grid[0]:g}) = {vals[0]:g} >= 0 at the start of the bracket.")
     idx = np.flatnonzero(vals >= 0)
