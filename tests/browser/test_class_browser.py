@@ -34,20 +34,36 @@ def contexts():
         ctx.close()
 
 
-def _start(browser, contexts, server):
-    """The instructor's page with a session of the first lesson started: (page, class code)."""
+def start(browser, contexts, server, lesson: str = "1-bcdp-feature-privacy"):
+    """The instructor's page with a session of ``lesson`` started: (page, class code, instructor key); the
+    page's browser context is closed after the test's report (``contexts``)."""
     ctx, inst = _context(browser)
     contexts.append(ctx)
-    inst.goto(f"{server}/Class?teach=1-bcdp-feature-privacy")
+    inst.goto(f"{server}/Class?teach={lesson}")
     wait_idle(inst)
     inst.get_by_role("button", name="Start the session").click()
     inst.wait_for_url(re.compile(r"key="))
+    q = parse_qs(urlparse(inst.url).query)
     inst.get_by_text("Live", exact=True).wait_for()
-    return inst, parse_qs(urlparse(inst.url).query)["code"][0]
+    return inst, q["code"][0], q["key"][0]
+
+
+def join(browser, contexts, server, code: str, name: str, page: str = "Feature_privacy", **kw):
+    """A student ``name`` who joined the class ``code`` through its link, on the lesson's ``page`` and idle;
+    ``kw``: the browser context's options (a phone's viewport)."""
+    ctx, pg = _context(browser, **kw)
+    contexts.append(ctx)
+    pg.goto(f"{server}/Class?code={code}")
+    type_in(pg.get_by_role("textbox", name=re.compile("your display name")), name)
+    pg.get_by_role("button", name="Join").click()
+    pg.wait_for_url(re.compile(rf"/{page}\?.*me="))
+    pg.get_by_text(f"as {name}").first.wait_for()
+    wait_idle(pg, timeout=180_000)
+    return pg
 
 
 def test_an_instructor_sees_three_students_answer_live(browser, server, artifacts, contexts):
-    inst, code = _start(browser, contexts, server)
+    inst, code, _key = start(browser, contexts, server)
     wait_idle(inst)
     assert_no_errors(inst)
     qr = inst.locator('[data-testid="stImage"] img').first
@@ -110,23 +126,11 @@ def test_an_instructor_sees_three_students_answer_live(browser, server, artifact
     store.delete(code)
 
 
-def _join(browser, contexts, server, code: str, name: str):
-    ctx, pg = _context(browser)
-    contexts.append(ctx)
-    pg.goto(f"{server}/Class?code={code}")
-    type_in(pg.get_by_role("textbox", name=re.compile("your display name")), name)
-    pg.get_by_role("button", name="Join").click()
-    pg.wait_for_url(re.compile(r"/Feature_privacy\?.*me="))
-    pg.get_by_text(f"as {name}").wait_for()
-    wait_idle(pg, timeout=180_000)
-    return pg
-
-
 def test_a_private_poll_reaches_the_students_and_its_report_the_live_view(browser, server, artifacts, contexts):
     """The poll of the class above, in a test of its own (the whole walk took 57.7 s of a full run on a slow
     host, near the 60-s limit), with two students."""
-    inst, code = _start(browser, contexts, server)
-    ada, bao = (_join(browser, contexts, server, code, name) for name in ("Ada", "Bao"))
+    inst, code, _key = start(browser, contexts, server)
+    ada, bao = (join(browser, contexts, server, code, name) for name in ("Ada", "Bao"))
 
     # the private poll: asked by the instructor (a form: the question and its ε are sent with the
     # click), confirmed on the instructor's page, and shown on the students' pages without a reload

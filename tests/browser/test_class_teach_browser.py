@@ -20,6 +20,7 @@ from . import test_class_browser
 from .test_browser import type_in, wait_idle
 from .test_charts_in_words import check_charts_in_words
 from .test_class_browser import _context as one_context
+from .test_class_browser import join, start
 
 pytestmark = pytest.mark.browser
 #: the browser contexts of a test, closed after its report (tests/browser/test_class_browser.py)
@@ -48,28 +49,6 @@ def shot(pg, locator, path) -> None:
 def no_crash(pg) -> None:
     assert pg.locator(CRASH).count() == 0, pg.locator(CRASH).first.inner_text()
     assert pg.get_by_text("This app has encountered an error").count() == 0
-
-
-def start(browser, contexts, server, lesson: str):
-    inst = _context(browser, contexts)
-    inst.goto(f"{server}/Class?teach={lesson}")
-    wait_idle(inst)
-    inst.get_by_role("button", name="Start the session").click()
-    inst.wait_for_url(re.compile(r"key="))
-    q = parse_qs(urlparse(inst.url).query)
-    inst.get_by_text("Live", exact=True).wait_for()
-    return inst, q["code"][0], q["key"][0]
-
-
-def join(browser, contexts, server, code: str, name: str, page: str, **kw):
-    pg = _context(browser, contexts, **kw)
-    pg.goto(f"{server}/Class?code={code}")
-    type_in(pg.get_by_role("textbox", name=re.compile("your display name")), name)
-    pg.get_by_role("button", name="Join").click()
-    pg.wait_for_url(re.compile(rf"/{page}\?.*me="))
-    pg.get_by_text(f"as {name}").first.wait_for()
-    wait_idle(pg, timeout=180_000)
-    return pg
 
 
 def check(pg, value: str) -> None:
