@@ -249,7 +249,23 @@ def memoised(max_bytes: int, *, name: str, key: Callable | None = None):
                 return fn(*args, **kw)
             return memo.get_or_compute(k, lambda: _read_only(fn(*args, **kw)))
 
+        def many(calls, compute_many):
+            """The values of several calls (each a dict of keyword arguments): those kept are served,
+            the others computed together by ``compute_many(missing_calls)`` — one value per call, in
+            order, each the value ``fn(**call)`` would give — and kept like ``fn``'s own."""
+            calls = list(calls)
+            keys = [content_key(key(**c) if key is not None else ((), tuple(sorted(c.items())))) for c in calls]
+            missing = object()
+            values = [memo.get(k, missing) for k in keys]
+            todo = [i for i, v in enumerate(values) if v is missing]
+            if todo:
+                for i, v in zip(todo, compute_many([calls[i] for i in todo]), strict=True):
+                    values[i] = _read_only(v)
+                    memo.put(keys[i], values[i])
+            return values
+
         wrapper.memo = memo
+        wrapper.many = many
         return wrapper
 
     return deco

@@ -16,6 +16,7 @@ C = 1: shapes). With γ_h = (1+h)^{−ρ} and a_h = h^κ, A3 ≈ N^{2−ρ−2κ
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -43,6 +44,8 @@ __all__ = [
     "example33_data",
     "example34_data",
     "simulate",
+    "simulate_methods",
+    "Runs",
     "region",
 ]
 
@@ -263,45 +266,125 @@ def simulate(
     ``problem``: ``mean`` (Example 33, L_i = (x_i − β)²) or ``ridge`` (Example 34,
     L_i = ½(u_i − β0 − β1 v_i)² + λβ1²/2; β kept in [−R, R]² so the gradient sensitivity is bounded).
     """
+    return simulate_methods(
+        problem=problem,
+        data=data,
+        gammas=gammas,
+        runs=[Runs(method=method, thetas=thetas, trials=trials, rng=rng)],
+        lam=lam,
+        radius=radius,
+    )[0]
+
+
+@dataclass(frozen=True)
+class Runs:
+    """One method's share of :func:`simulate_methods`: its kind (``dpsgd``, ``sgd``, ``gd``), noise
+    scales θ_h, number of independent runs and its own generator."""
+
+    method: str
+    thetas: object
+    trials: int
+    rng: object
+
+
+def simulate_methods(
+    *, problem: str, data, gammas, runs, lam: float = 0.1, radius: float = RIDGE_RADIUS, progress=None
+) -> list[np.ndarray]:
+    """:func:`simulate` for several methods on the same data and learning rates at once: one
+    trajectory array (trials, N + 1, p) per :class:`Runs`, each the same numbers as its own
+    :func:`simulate` call (each method draws from its own generator, in the same order; every
+    operation is elementwise, so stacking the methods' runs changes no sum). One Python loop over the
+    N steps serves every method: the loop, not the arithmetic, is most of a step's cost.
+    ``progress(fraction, label)``, when given, is called at every twentieth of the steps."""
     problem = check_choice("problem", problem, ("mean", "ridge"))
-    method = check_choice("method", method, ("dpsgd", "sgd", "gd"))
     x = np.asarray(data, dtype=float)
     g = POSITIVE.check_vector("learning rates γ_h", gammas, max_length=1_000_000)
-    th = NONNEGATIVE.check_vector("noise scales θ_h", thetas, length=g.size)
-    runs = _TRIALS.check("trials", trials, what=" (independent runs)")
+    runs = list(runs)
+    if not runs:
+        raise InputError("runs must name at least one method to simulate: pass one Runs per method.")
+    plans = []
+    for r in runs:
+        method = check_choice("method", r.method, ("dpsgd", "sgd", "gd"))
+        th = NONNEGATIVE.check_vector("noise scales θ_h", r.thetas, length=g.size)
+        k = _TRIALS.check("trials", r.trials, what=" (independent runs)")
+        if k * g.size > 20_000_000:
+            raise InputError(f"compute size: trials × steps = {k * g.size:.3g} exceeds 2e7. Reduce trials or steps.")
+        plans.append((method, th, k, as_generator(r.rng)))
     radius = POSITIVE.check("radius", radius)
-    if runs * g.size > 20_000_000:
-        raise InputError(f"compute size: trials × steps = {runs * g.size:.3g} exceeds 2e7. Reduce trials or steps.")
-    rng = as_generator(rng)
     p = 1 if problem == "mean" else 2
-    beta = np.zeros((runs, p))
-    traj = np.empty((runs, g.size + 1, p))
-    traj[:, 0] = beta
+    total = sum(k for _, _, k, _ in plans)
+    traj = np.empty((total, g.size + 1, p))
+    traj[:, 0] = 0.0
     # a step size above the stability limit (mean: γ ≥ 1) makes the iterates grow geometrically; they
     # overflow to ±inf/NaN, which the caller reports as divergence (no warnings on the way)
     with np.errstate(over="ignore", invalid="ignore"):
-        _run_steps(problem, method, x, g, th, runs, p, lam, radius, rng, beta, traj)
-    return traj
+        _run_steps(problem, x, g, plans, lam, radius, traj, progress)
+    if len(plans) == 1:
+        return [traj]
+    edges = np.cumsum([0] + [k for _, _, k, _ in plans])
+    return [traj[edges[i] : edges[i + 1]].copy() for i in range(len(plans))]
 
 
-def _run_steps(problem, method, x, g, th, runs, p, lam, radius, rng, beta, traj) -> None:
+def _run_steps(problem, x, g, plans, lam, radius, traj, progress=None) -> None:
+    """The N steps of every method's runs, stacked (rows of ``traj``): the sampled methods' gradients
+    at one data point per run, the full gradient for ``gd``, Laplace noise θ_h Z_h added to the
+    ``dpsgd`` rows, then the step and (ridge) the clip to [−R, R]²."""
     n = x.shape[0]
+    p = traj.shape[2]
+    rows, start = [], 0
+    for method, th, k, rng in plans:
+        rows.append((method, th, slice(start, start + k), k, rng))
+        start += k
+    # each sampled method's data points, one row of indices per step: a noiseless method's come in blocks
+    # of steps (a generator fills a block with the numbers its step-by-step draws give: nothing else
+    # draws from it in between); a noisy one's step by step, each before that step's noise
+    sampled = [
+        (sl, _index_rows(rng, n, k, g.size, blocked=method == "sgd"))
+        for method, _, sl, k, rng in rows
+        if method != "gd"
+    ]
+    full = [r for r in rows if r[0] == "gd"]
+    noisy = [(r[1], r[2], r[3], r[4]) for r in rows if r[0] == "dpsgd"]
+    pick = np.zeros((start,) + x.shape[1:])
+    if problem == "mean":
+        mean = x.mean()
+        for _, _, sl, _, _ in full:
+            pick[sl] = mean  # GD's gradient −2(x̄ − β) is the sampled one at the point x̄
+    else:
+        u_all, v_all = x[:, 0][None, :], x[:, 1][None, :]
+    beta = traj[:, 0]
+    every = max(1, g.size // 20) if progress is not None else g.size + 1
     for h in range(1, g.size + 1):
-        if method == "gd":
-            if problem == "mean":
-                grad = -2.0 * (x.mean() - beta)
-            else:
-                r = x[:, 0][None, :] - beta[:, :1] - beta[:, 1:] * x[:, 1][None, :]
-                grad = np.column_stack([-r.mean(1), -(x[:, 1][None, :] * r).mean(1) + lam * beta[:, 1]])
+        if h % every == 0:
+            progress(h / g.size, f"step {h:,} of {g.size:,}")
+        for sl, idx in sampled:
+            pick[sl] = x[next(idx)]
+        if problem == "mean":
+            grad = (-2.0 * (pick - beta[:, 0]))[:, None]
         else:
-            pick = x[rng.integers(0, n, runs)]
-            grad = _grad(problem, beta, pick, lam)
-        if method == "dpsgd":
-            grad = grad + th[h - 1] * rng.laplace(0.0, 1.0, (runs, p))
+            grad = _grad("ridge", beta, pick, lam)
+            for _, _, sl, _, _ in full:
+                b = beta[sl]
+                r = u_all - b[:, :1] - b[:, 1:] * v_all
+                grad[sl] = np.column_stack([-r.mean(1), -(v_all * r).mean(1) + lam * b[:, 1]])
+        for th, sl, k, rng in noisy:
+            grad[sl] = grad[sl] + th[h - 1] * rng.laplace(0.0, 1.0, (k, p))
         beta = beta - g[h - 1] * grad
         if problem == "ridge":
             beta = np.clip(beta, -radius, radius)
         traj[:, h] = beta
+
+
+def _index_rows(rng, n: int, k: int, steps: int, *, blocked: bool):
+    """The data points of ``k`` runs, one array of indices in [0, n) per step, drawn from ``rng`` at
+    each step (``blocked=False``) or ahead in blocks of about 2¹⁸ indices (the same numbers)."""
+    if not blocked:
+        for _ in range(steps):
+            yield rng.integers(0, n, k)
+        return
+    per = max(1, 2**18 // k)
+    for s in range(0, steps, per):
+        yield from rng.integers(0, n, (min(per, steps - s), k))
 
 
 def region(rho, kappa) -> np.ndarray:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -198,6 +199,17 @@ _simulate = memoised(64 * 2**20, name="DP-SGD runs", key=lambda *, rng, **kw: (r
 )
 
 
+def _simulate_together(calls: list[dict], *, progress=None) -> list[np.ndarray]:
+    """The methods not kept yet, simulated in one step loop (:func:`hetdp_core.per_iteration.dpsgd.simulate_methods`:
+    the same numbers as one :func:`~hetdp_core.per_iteration.dpsgd.simulate` call each); they share the
+    data, the learning rates and the problem."""
+    c0 = calls[0]
+    runs = [sg.Runs(method=c["method"], thetas=c["thetas"], trials=c["trials"], rng=c["rng"]) for c in calls]
+    return sg.simulate_methods(
+        problem=c0["problem"], data=c0["data"], gammas=c0["gammas"], runs=runs, lam=c0["lam"], progress=progress
+    )
+
+
 @sc.page_quick
 def quick(s: DpSgdSchedules, *, options: sc.RunOptions) -> DpSgdResult:
     """The schedules, the convergence region, the bound terms and their slopes, the noise checks:
@@ -254,21 +266,24 @@ def run(s: DpSgdSchedules, *, options: sc.RunOptions) -> DpSgdResult:
     x, target = data(s)
     bands, finals, diverged = {}, {}, []
     methods = s.methods()
-    for i, m in enumerate(methods):
-        if options.progress is not None:
-            options.progress(i / len(methods), m)
+    calls = []
+    for m in methods:
         thm = th if m != "DP-SGD, a_h = 1" else schedules(s, priv="constant", kappa=0.0)[2]
         kind = {"SGD (no noise)": "sgd", "GD (full gradient)": "gd"}.get(m, "dpsgd")
-        traj = _simulate(
-            problem=s.problem,
-            data=x,
-            gammas=g,
-            thetas=thm,
-            trials=1 if kind == "gd" else s.trials,
-            method=kind,
-            lam=s.lam,
-            rng=np.random.default_rng([s.seed, 1 + METHODS.index(m)]),
+        calls.append(
+            dict(
+                problem=s.problem,
+                data=x,
+                gammas=g,
+                thetas=thm,
+                trials=1 if kind == "gd" else s.trials,
+                method=kind,
+                lam=s.lam,
+                rng=np.random.default_rng([s.seed, 1 + METHODS.index(m)]),
+            )
         )
+    trajs = _simulate.many(calls, partial(_simulate_together, progress=options.progress))
+    for m, traj in zip(methods, trajs, strict=True):
         err = sg.distances(traj, target)
         bad = np.any(err > sg.DIVERGED * max(1.0, float(err[0, 0])), axis=0)
         if bad.any():
