@@ -22,6 +22,11 @@ QUIET  := PYTHONWARNINGS="ignore:Editable installation"
 # kernel the suite starts; compileall only rewrites what changed
 COMPILE := $(PY) -m compileall -q hetdp_core hetdp_ui pages benchmarks
 
+# pytest keeps its assertion-rewritten test modules as .pyc files beside them (tests/__pycache__, git-ignored)
+# only when Python may write bytecode: with PYTHONDONTWRITEBYTECODE set, each worker rewrote all 200 test
+# modules at every run (collection 15 s a worker here, 7 s with them kept)
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest
+
 $(STAMP): pyproject.toml | $(PY)
 	$(QUIET) $(PIP) install --quiet -e .
 	touch $@
@@ -96,13 +101,13 @@ dev: $(STAMP)
 # The slowest tests are printed
 test: $(TSTAMP) chromium nginx postgresql lint
 	$(COMPILE)
-	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadgroup --durations=25
+	$(PYTEST) -q -p no:cacheprovider -n 2 --dist loadgroup --durations=25
 
 # for every change (under 2 minutes): lint, then the unit, property, statistical and AppTest tests —
 # no real browser, none marked slow (tests/conftest.py: SLOW; `make test` runs them)
 check: $(TSTAMP) lint
 	$(COMPILE)
-	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadgroup -m "not browser and not slow" --durations=10
+	$(PYTEST) -q -p no:cacheprovider -n 2 --dist loadgroup -m "not browser and not slow" --durations=10
 
 # ruff: lint and format check (pyproject's [tool.ruff]); `make format` rewrites
 lint: $(TSTAMP)
@@ -115,7 +120,7 @@ format: $(TSTAMP)
 
 # everything but the real-browser tests (quick local loop)
 test-fast: $(TSTAMP)
-	$(PY) -m pytest -q -p no:cacheprovider -m "not browser"
+	$(PYTEST) -q -p no:cacheprovider -m "not browser"
 
 # byte-compiled first, as an installed package is (otherwise every CLI start compiles our modules);
 # the first-chart timings drive Chromium (test extras: Playwright), `--no-browser` skips them
