@@ -54,9 +54,10 @@ def test_methods_together_are_each_methods_own_loop(problem, schedule, gamma0, s
     th1 = sg.theta(gammas=g, a=np.ones(steps), sensitivity=sens, eps=1.0)
     plan = [("dpsgd", th, 7), ("dpsgd", th1, 5), ("sgd", np.zeros(steps), 700), ("gd", np.zeros(steps), 1)]
     runs = [
-        sg.Runs(method=m, thetas=t, trials=k, rng=np.random.default_rng([seed, i])) for i, (m, t, k) in enumerate(plan)
+        sg.MethodRuns(method=m, thetas=t, trials=k, rng=np.random.default_rng([seed, i]))
+        for i, (m, t, k) in enumerate(plan)
     ]
-    together = sg.simulate_methods(problem=problem, data=x, gammas=g, runs=runs, lam=0.1)
+    together = sg.simulate_methods(problem=problem, data=x, gammas=g, methods=runs, lam=0.1)
     assert len(together) == len(plan)
     diverged = False
     for i, ((m, t, k), got) in enumerate(zip(plan, together)):
@@ -81,16 +82,18 @@ def test_methods_together_are_each_methods_own_loop(problem, schedule, gamma0, s
 def test_simulate_methods_refuses_bad_runs():
     g = np.full(10, 0.1)
     x = np.linspace(0, 1, 20)
-    with pytest.raises(InputError, match="runs must name at least one method"):
-        sg.simulate_methods(problem="mean", data=x, gammas=g, runs=[])
+    with pytest.raises(InputError, match="methods must name at least one method"):
+        sg.simulate_methods(problem="mean", data=x, gammas=g, methods=[])
     with pytest.raises(InputError, match="method"):
-        sg.simulate_methods(problem="mean", data=x, gammas=g, runs=[sg.Runs(method="adam", thetas=g, trials=2, rng=0)])
+        sg.simulate_methods(
+            problem="mean", data=x, gammas=g, methods=[sg.MethodRuns(method="adam", thetas=g, trials=2, rng=0)]
+        )
     with pytest.raises(InputError, match="noise scales"):
-        sg.simulate_methods(problem="mean", data=x, gammas=g, runs=[sg.Runs("dpsgd", np.ones(3), 2, 0)])
+        sg.simulate_methods(problem="mean", data=x, gammas=g, methods=[sg.MethodRuns("dpsgd", np.ones(3), 2, 0)])
     with pytest.raises(InputError, match="rng"):
-        sg.simulate_methods(problem="mean", data=x, gammas=g, runs=[sg.Runs("dpsgd", g, 2, "seven")])
+        sg.simulate_methods(problem="mean", data=x, gammas=g, methods=[sg.MethodRuns("dpsgd", g, 2, "seven")])
     with pytest.raises(InputError, match="trials"):
-        sg.simulate_methods(problem="mean", data=x, gammas=g, runs=[sg.Runs("dpsgd", g, 0, 0)])
+        sg.simulate_methods(problem="mean", data=x, gammas=g, methods=[sg.MethodRuns("dpsgd", g, 0, 0)])
 
 
 def test_a_memoised_function_serves_what_it_keeps_and_computes_the_rest_together():

@@ -45,7 +45,7 @@ __all__ = [
     "example34_data",
     "simulate",
     "simulate_methods",
-    "Runs",
+    "MethodRuns",
     "region",
 ]
 
@@ -270,14 +270,14 @@ def simulate(
         problem=problem,
         data=data,
         gammas=gammas,
-        runs=[Runs(method=method, thetas=thetas, trials=trials, rng=rng)],
+        methods=[MethodRuns(method=method, thetas=thetas, trials=trials, rng=rng)],
         lam=lam,
         radius=radius,
     )[0]
 
 
 @dataclass(frozen=True)
-class Runs:
+class MethodRuns:
     """One method's share of :func:`simulate_methods`: its kind (``dpsgd``, ``sgd``, ``gd``), noise
     scales θ_h, number of independent runs and its own generator."""
 
@@ -288,10 +288,10 @@ class Runs:
 
 
 def simulate_methods(
-    *, problem: str, data, gammas, runs, lam: float = 0.1, radius: float = RIDGE_RADIUS, progress=None
+    *, problem: str, data, gammas, methods, lam: float = 0.1, radius: float = RIDGE_RADIUS, progress=None
 ) -> list[np.ndarray]:
     """:func:`simulate` for several methods on the same data and learning rates at once: one
-    trajectory array (trials, N + 1, p) per :class:`Runs`, each the same numbers as its own
+    trajectory array (trials, N + 1, p) per :class:`MethodRuns`, each the same numbers as its own
     :func:`simulate` call (each method draws from its own generator, in the same order; every
     operation is elementwise, so stacking the methods' runs changes no sum). One Python loop over the
     N steps serves every method: the loop, not the arithmetic, is most of a step's cost.
@@ -299,11 +299,11 @@ def simulate_methods(
     problem = check_choice("problem", problem, ("mean", "ridge"))
     x = np.asarray(data, dtype=float)
     g = POSITIVE.check_vector("learning rates γ_h", gammas, max_length=1_000_000)
-    runs = list(runs)
-    if not runs:
-        raise InputError("runs must name at least one method to simulate: pass one Runs per method.")
+    methods = list(methods)
+    if not methods:
+        raise InputError("methods must name at least one method to simulate: pass one MethodRuns per method.")
     plans = []
-    for r in runs:
+    for r in methods:
         method = check_choice("method", r.method, ("dpsgd", "sgd", "gd"))
         th = NONNEGATIVE.check_vector("noise scales θ_h", r.thetas, length=g.size)
         k = _TRIALS.check("trials", r.trials, what=" (independent runs)")

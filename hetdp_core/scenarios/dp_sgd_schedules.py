@@ -204,9 +204,9 @@ def _simulate_together(calls: list[dict], *, progress=None) -> list[np.ndarray]:
     the same numbers as one :func:`~hetdp_core.per_iteration.dpsgd.simulate` call each); they share the
     data, the learning rates and the problem."""
     c0 = calls[0]
-    runs = [sg.Runs(method=c["method"], thetas=c["thetas"], trials=c["trials"], rng=c["rng"]) for c in calls]
+    methods = [sg.MethodRuns(method=c["method"], thetas=c["thetas"], trials=c["trials"], rng=c["rng"]) for c in calls]
     return sg.simulate_methods(
-        problem=c0["problem"], data=c0["data"], gammas=c0["gammas"], runs=runs, lam=c0["lam"], progress=progress
+        problem=c0["problem"], data=c0["data"], gammas=c0["gammas"], methods=methods, lam=c0["lam"], progress=progress
     )
 
 
