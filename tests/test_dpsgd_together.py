@@ -124,3 +124,22 @@ def test_a_memoised_function_serves_what_it_keeps_and_computes_the_rest_together
     assert again[0] is got[2] and again[1] is got[0]
     with pytest.raises(ValueError):  # a batch that returns fewer values than it was asked for
         square.many([{"v": 9, "rng": np.random.default_rng(0)}], lambda missing: [])
+
+
+def test_calls_without_a_content_key_are_computed_and_not_kept():
+    from hetdp_core.framework.memo import memoised
+
+    @memoised(2**20, name="test: opaque", key=lambda *, v: (v,))
+    def ident(*, v):
+        return v
+
+    batches = []
+
+    def together(missing):
+        batches.append(len(missing))
+        return [c["v"] for c in missing]
+
+    opaque = object()  # no content key: computed each time, never kept
+    assert ident.many([{"v": opaque}, {"v": opaque}], together) == [opaque, opaque]
+    assert ident.many([{"v": opaque}], together) == [opaque]
+    assert batches == [2, 1] and len(ident.memo) == 0

@@ -252,9 +252,14 @@ def memoised(max_bytes: int, *, name: str, key: Callable | None = None):
         def many(calls, compute_many):
             """The values of several calls (each a dict of keyword arguments): those kept are served,
             the others computed together by ``compute_many(missing_calls)`` — one value per call, in
-            order, each the value ``fn(**call)`` would give — and kept like ``fn``'s own."""
+            order, each the value ``fn(**call)`` would give — and kept like ``fn``'s own. Unlike a single
+            call, two threads asking for the same missing values at once may both compute them (the
+            same values). Calls whose arguments have no content key are all computed, none kept."""
             calls = list(calls)
-            keys = [content_key(key(**c) if key is not None else ((), tuple(sorted(c.items())))) for c in calls]
+            try:
+                keys = [content_key(key(**c) if key is not None else ((), tuple(sorted(c.items())))) for c in calls]
+            except TypeError:
+                return list(compute_many(calls))
             missing = object()
             values = [memo.get(k, missing) for k in keys]
             todo = [i for i, v in enumerate(values) if v is missing]

@@ -282,9 +282,9 @@ class MethodRuns:
     scales θ_h, number of independent runs and its own generator."""
 
     method: str
-    thetas: object
+    thetas: np.ndarray | list[float]
     trials: int
-    rng: object
+    rng: np.random.Generator | int | None
 
 
 def simulate_methods(
