@@ -289,7 +289,7 @@ compare:page | module | The page's scenario module.
 datasets:name | str | File name in the bundled data.
 dpsgd:data | numpy.ndarray | The example's data.
 dpsgd:target | array_like | The minimiser β* the runs approach.
-dpsgd:methods | list of MethodRuns | The methods to simulate together: each its kind, noise scales θ_h, number of runs and own generator.
+dpsgd:methods | list of MethodRuns | The methods simulated together: kind, noise scales θ_h, runs, generator.
 dpsgd:schedule | {'constant', 'poly', 'step', 'custom', 'inverse'} | Learning-rate schedule.
 dpsgd:kind | {'constant', 'power'} | Privacy schedule: a_h = 1, or a_h = h^κ.
 dpsgd:problem | {'mean', 'ridge'} | Example 33 (clipped mean) or Example 34 (ridge regression).
