@@ -241,10 +241,13 @@ def memoised(max_bytes: int, *, name: str, key: Callable | None = None):
         memo = Memo(max_bytes, name=name)
         _MEMOISED.append(memo)
 
+        def key_of(*args, **kw):  # the one key of a call: a single call and many() share their entries
+            return content_key(key(*args, **kw) if key is not None else (args, tuple(sorted(kw.items()))))
+
         @functools.wraps(fn)
         def wrapper(*args, **kw):
             try:
-                k = content_key(key(*args, **kw) if key is not None else (args, tuple(sorted(kw.items()))))
+                k = key_of(*args, **kw)
             except TypeError:
                 return fn(*args, **kw)
             return memo.get_or_compute(k, lambda: _read_only(fn(*args, **kw)))
@@ -257,7 +260,7 @@ def memoised(max_bytes: int, *, name: str, key: Callable | None = None):
             same values). Calls whose arguments have no content key are all computed, none kept."""
             calls = list(calls)
             try:
-                keys = [content_key(key(**c) if key is not None else ((), tuple(sorted(c.items())))) for c in calls]
+                keys = [key_of(**c) for c in calls]
             except TypeError:
                 return list(compute_many(calls))
             missing = object()

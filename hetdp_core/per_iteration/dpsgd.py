@@ -331,25 +331,24 @@ def _run_steps(problem, x, g, plans, lam, radius, traj, progress=None) -> None:
     ``dpsgd`` rows, then the step and (ridge) the clip to [−R, R]²."""
     n = x.shape[0]
     p = traj.shape[2]
-    rows, start = [], 0
+    rows, start = [], 0  # (method, θ, its rows of traj, its generator)
     for method, th, k, rng in plans:
-        rows.append((method, th, slice(start, start + k), k, rng))
+        rows.append((method, th, slice(start, start + k), rng))
         start += k
     # each sampled method's data points, one row of indices per step: a noiseless method's come in blocks
     # of steps (a generator fills a block with the numbers its step-by-step draws give: nothing else
     # draws from it in between); a noisy one's step by step, each before that step's noise
     sampled = [
-        (sl, _index_rows(rng, n, k, g.size, blocked=method == "sgd"))
-        for method, _, sl, k, rng in rows
+        (sl, _index_rows(rng, n, sl.stop - sl.start, g.size, blocked=method == "sgd"))
+        for method, _, sl, rng in rows
         if method != "gd"
     ]
-    full = [r for r in rows if r[0] == "gd"]
-    noisy = [(r[1], r[2], r[3], r[4]) for r in rows if r[0] == "dpsgd"]
+    full = [sl for method, _, sl, _ in rows if method == "gd"]
+    noisy = [(th, sl, rng) for method, th, sl, rng in rows if method == "dpsgd"]
     pick = np.zeros((start,) + x.shape[1:])
     if problem == "mean":
-        mean = x.mean()
-        for _, _, sl, _, _ in full:
-            pick[sl] = mean  # GD's gradient −2(x̄ − β) is the sampled one at the point x̄
+        for sl in full:
+            pick[sl] = x.mean()  # GD's gradient −2(x̄ − β) is the sampled one at the point x̄
     else:
         u_all, v_all = x[:, 0][None, :], x[:, 1][None, :]
     beta = traj[:, 0]
@@ -359,16 +358,14 @@ def _run_steps(problem, x, g, plans, lam, radius, traj, progress=None) -> None:
             progress(h / g.size, f"step {h:,} of {g.size:,}")
         for sl, idx in sampled:
             pick[sl] = x[next(idx)]
-        if problem == "mean":
-            grad = (-2.0 * (pick - beta[:, 0]))[:, None]
-        else:
-            grad = _grad("ridge", beta, pick, lam)
-            for _, _, sl, _, _ in full:
+        grad = _grad(problem, beta, pick, lam)
+        if problem == "ridge":
+            for sl in full:
                 b = beta[sl]
                 r = u_all - b[:, :1] - b[:, 1:] * v_all
                 grad[sl] = np.column_stack([-r.mean(1), -(v_all * r).mean(1) + lam * b[:, 1]])
-        for th, sl, k, rng in noisy:
-            grad[sl] = grad[sl] + th[h - 1] * rng.laplace(0.0, 1.0, (k, p))
+        for th, sl, rng in noisy:
+            grad[sl] = grad[sl] + th[h - 1] * rng.laplace(0.0, 1.0, (sl.stop - sl.start, p))
         beta = beta - g[h - 1] * grad
         if problem == "ridge":
             beta = np.clip(beta, -radius, radius)

@@ -173,7 +173,7 @@ def test_a_closed_poll_reaches_every_student(browser, server, artifacts, context
 def test_a_close_reopen_and_delete_reach_every_student(browser, server, artifacts, contexts):
     """Close, reopen and delete a session while two students are on its pages: every banner follows by
     itself, and a student who keeps clicking after the delete gets no error page."""
-    inst, code, key = start(browser, contexts, server, "2-bcdp-guarantee-lab")
+    inst, code, _key = start(browser, contexts, server, "2-bcdp-guarantee-lab")
     ada = join(browser, contexts, server, code, "Ada", "BCDP_guarantee_lab")
     bao = join(browser, contexts, server, code, "Bao", "BCDP_guarantee_lab")
     url_before = bao.url
