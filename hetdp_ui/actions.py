@@ -62,7 +62,7 @@ streamlit_fix.install()  # a click no longer lost inside Streamlit itself (see t
 INTENTS = "_hetdp_intents"
 #: environment variable: a file to which every click recorded, acted on or dropped is appended, one line
 #: each (the browser tests' servers set it: a lost click in a CI log then says where it went)
-TRACE_ENV = "HETDP_TRACE_CLICKS"
+TRACE_ENV = streamlit_fix.TRACE_ENV
 #: seconds after a navigation's target was first shown during which a run of the place it left
 #: navigates again (a request sent before the browser learned the new address), and after which
 #: the click is done

@@ -610,3 +610,38 @@ def test_streamlits_own_yield_points_no_longer_drop_a_click_before_its_callback(
     with pytest.raises(TypeError):
         state.safe.on_script_will_rerun("the click")
     assert runner._execing is True
+
+
+def test_the_click_trace_notes_a_click_where_it_reaches_the_server_and_where_its_run_applies_it(tmp_path, monkeypatch):
+    """hetdp_ui.streamlit_fix's trace (the browser tests' servers): a form's submit or a button's click in
+    a request is one line when the request reaches the server and one when its run applies it, named by
+    the widget's key; a slider's value is no click; no trace file set, nothing is written."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetStates
+
+    from hetdp_ui import streamlit_fix
+
+    states = WidgetStates()
+    click = states.widgets.add()
+    click.id, click.trigger_value = "$$ID-0123abcd-class_poll_open", True
+    slider = states.widgets.add()
+    slider.id, slider.double_value = "$$ID-89ab-class_poll_eps", 1.0
+    unclicked = states.widgets.add()
+    unclicked.id, unclicked.trigger_value = "$$ID-cdef-class_poll_close", False
+    assert streamlit_fix._triggers(states) == ["class_poll_open"]
+
+    path = tmp_path / "clicks.log"
+    monkeypatch.delenv(streamlit_fix.TRACE_ENV, raising=False)
+    streamlit_fix._trace_triggers("reached the server", states, type("S", (), {"id": "session-1"})())
+    assert not path.exists()
+    monkeypatch.setenv(streamlit_fix.TRACE_ENV, str(path))
+    seen = []
+    request_rerun = streamlit_fix._traced_request_rerun(lambda self, cs: seen.append(cs))
+    client_state = type("CS", (), {"widget_states": states, "fragment_id": ""})()
+    request_rerun(type("S", (), {"id": "session-1"})(), client_state)
+    assert seen == [client_state]  # Streamlit's own method still handles the request
+    streamlit_fix._trace_triggers("applied by its run", states, type("R", (), {"_session_id": "session-1"})())
+    lines = path.read_text().splitlines()
+    assert [line.split(" ", 1)[1] for line in lines] == [
+        "session- run-page=- click-page=- reached the server class_poll_open",
+        "session- run-page=- click-page=- applied by its run class_poll_open",
+    ]
