@@ -441,17 +441,19 @@ def _healthy_worker(port):
     return _healthy(f"http://127.0.0.1:{port}")
 
 
-def test_twenty_concurrent_heavy_users_keep_memory_bounded(server):
-    """20 users, 20 different uncached heavy views (about 2 s and 0.85 GiB each) at once: at most two
+def test_eight_concurrent_heavy_users_keep_memory_bounded(server):
+    """8 users, 8 different uncached heavy views (about 2 s and 0.85 GiB each) at once: at most two
     run at a time (admission control) in limited child processes; the server's memory, children
-    included, stays under 4 GiB, and every user gets a result (or "busy"), never an exception."""
+    included, stays under 4 GiB — run all at once they would take 6.8 GiB —, and every user gets a
+    result (or "busy"), never an exception. The suite's small version (20 users took 84 s beside a CPU
+    hog); ``make load``'s fault run (benchmarks/faults.py) sends 40."""
     url, pid = server
     with load.PeakRSS(pid) as mem:
-        views = load.arun(load.crowd(url, "Mechanism_lab", [f"trials=5000&n=10000&seed={i}" for i in range(20)]))
+        views = load.arun(load.crowd(url, "Mechanism_lab", [f"trials=5000&n=10000&seed={i}" for i in range(8)]))
     s = load.summary(views)
     assert s["failures"] == 0 and s["exceptions"] == 0, s
     assert all(v.finished and (not v.errors or all("busy" in e for e in v.errors)) for v in views), s
-    assert sum(not v.errors for v in views) >= 10, s
+    assert sum(not v.errors for v in views) >= 4, s
     assert mem.peak < 4 * 2**30, mem.peak / 2**30
 
 
